@@ -1,0 +1,16 @@
+"""tapejax: TensorFlow's eager autodiff semantics (GradientTape, ForwardAccumulator, custom gradients)
+over JAX arrays, with every numeric kernel jit-compiled."""
+from .tensor import Tensor, Variable, constant, convert_to_tensor
+from . import ops as _ops
+from .ops import numpy
+from .ops.core import OpDef
+from .backprop import GradientTape, UnconnectedGradients
+from .tape_set import stop_recording
+from .config import config
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Tensor", "Variable", "constant", "convert_to_tensor", "numpy", "GradientTape", "UnconnectedGradients",
+    "stop_recording", "config", "OpDef",
+]

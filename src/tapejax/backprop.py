@@ -1,0 +1,271 @@
+"""GradientTape: the user-facing reverse-mode API (watch, gradient, jacobian, batch_jacobian)."""
+from __future__ import annotations
+
+import contextlib
+import enum
+import warnings
+from typing import Any, Iterator, List, Optional
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import tape_set, vspace
+from .tape import GradientStats, Tape
+from .tensor import Tensor, Variable, _is_float, convert_to_tensor
+
+
+class UnconnectedGradients(enum.Enum):
+    """What ``gradient`` returns for a source the target does not depend on."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+def _unconnected(value) -> UnconnectedGradients:
+    try:
+        return UnconnectedGradients(value.value if isinstance(value, UnconnectedGradients) else value)
+    except ValueError:
+        raise ValueError(f"Unknown value for unconnected_gradients: {value!r}; use "
+                         "tj.UnconnectedGradients.NONE ('none') or tj.UnconnectedGradients.ZERO ('zero').") from None
+
+
+def _is_leaf(x) -> bool:
+    return x is None or isinstance(x, (Tensor, Variable))
+
+
+def flatten(structure):
+    """Flatten a nested structure of Tensors/Variables (None kept as a leaf, like tf.nest)."""
+    return jax.tree_util.tree_flatten(structure, is_leaf=_is_leaf)
+
+
+def _zeros_like_source(s) -> Tensor:
+    if isinstance(s, Variable):
+        return Tensor(vspace.zeros_like(s._value))
+    if isinstance(s, Tensor):
+        return Tensor(vspace.zeros_like(s._value))
+    return Tensor(vspace.zeros_like(jnp.asarray(s)))
+
+
+def _as_tensor_result(g) -> Optional[Tensor]:
+    if g is None or isinstance(g, Tensor):
+        return g
+    return Tensor(g)
+
+
+class GradientTape:
+    """Records operations on watched tensors so that gradients can be computed (as ``tf.GradientTape``).
+
+    Args:
+      persistent: allow several ``gradient``/``jacobian`` calls; otherwise the tape frees its
+        resources at the first one and a second raises ``RuntimeError``.
+      watch_accessed_variables: watch every trainable Variable read while the tape is active.
+    """
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
+        self._persistent = bool(persistent)
+        self._watch_accessed_variables = bool(watch_accessed_variables)
+        self._tape: Optional[Tape] = None
+        self._recording = False
+        self._watched_after_use: tuple = ()
+        self.last_gradient_stats: Optional[GradientStats] = None
+
+    # -- context --------------------------------------------------------------------------------------
+    def __enter__(self) -> "GradientTape":
+        self._push_tape()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._recording:
+            self._pop_tape()
+
+    def _push_tape(self) -> None:
+        if self._recording:
+            raise ValueError("Tape is still recording: a GradientTape cannot be entered while it is active.")
+        if self._tape is None:
+            self._tape = Tape(self._persistent, self._watch_accessed_variables)
+        tape_set.push_tape(self._tape)
+        self._recording = True
+
+    def _pop_tape(self) -> None:
+        if not self._recording:
+            raise ValueError("Tape is not recording.")
+        tape_set.pop_tape(self._tape)
+        self._recording = False
+
+    @contextlib.contextmanager
+    def stop_recording(self) -> Iterator[None]:
+        """Context: ops run inside are not recorded on this tape (other tapes still record)."""
+        if self._tape is None or not self._recording:
+            raise ValueError("GradientTape.stop_recording() needs the tape to be recording (inside its context).")
+        self._tape.paused = True
+        try:
+            yield
+        finally:
+            if self._tape is not None:
+                self._tape.paused = False
+
+    def reset(self) -> None:
+        """Forget everything recorded and watched; recording goes on if the tape is active."""
+        was_recording = self._recording
+        if was_recording:
+            self._pop_tape()
+        self._tape = None
+        if was_recording:
+            self._push_tape()
+
+    # -- watching -------------------------------------------------------------------------------------
+    def watch(self, tensor: Any) -> None:
+        """Watch a Tensor, a Variable, or a nested structure of them."""
+        if self._tape is None:
+            self._tape = Tape(self._persistent, self._watch_accessed_variables)
+        leaves, _ = flatten(tensor)
+        for t in leaves:
+            if isinstance(t, Variable):
+                if not _is_float(t.dtype):
+                    warnings.warn(f"GradientTape.watch: variable '{t.name}' has dtype {t.dtype}; only floating "
+                                  "dtypes are differentiable, its gradient will be None.", UserWarning, stacklevel=2)
+                self._tape.watch_variable(t)
+            elif isinstance(t, Tensor):
+                if not _is_float(t.dtype):
+                    warnings.warn(f"GradientTape.watch: tensor of dtype {t.dtype} is not differentiable (only "
+                                  "floating dtypes are); its gradient will be None.", UserWarning, stacklevel=2)
+                self._tape.watch(t._id)
+            elif t is None:
+                raise ValueError("GradientTape.watch: cannot watch None.")
+            else:
+                raise ValueError(f"GradientTape.watch: passed an object of type {type(t).__name__}, not a "
+                                 "tj.Tensor or tj.Variable. Convert it with tj.constant(...) and watch the result.")
+
+    def watched_variables(self) -> tuple:
+        """The Variables this tape watches, in the order they were first watched."""
+        if self._tape is None:
+            return self._watched_after_use
+        return tuple(self._tape.watched_variables.values())
+
+    # -- gradients ------------------------------------------------------------------------------------
+    def _check_usable(self, what: str) -> None:
+        if self._tape is None:
+            raise RuntimeError(f"A non-persistent GradientTape can only be used to compute one set of gradients "
+                               f"(or jacobians); {what} was called again. Use GradientTape(persistent=True) to "
+                               "call it several times.")
+
+    def gradient(self, target: Any, sources: Any, output_gradients: Any = None,
+                 unconnected_gradients: Any = UnconnectedGradients.NONE) -> Any:
+        """Gradient of ``target`` (summed over a nested structure) w.r.t. ``sources`` (same structure back)."""
+        self._check_usable("gradient()")
+        unconnected = _unconnected(unconnected_gradients)
+        if self._recording and not self._persistent:
+            self._pop_tape()
+        flat_targets, _ = flatten(target)
+        flat_sources, source_tree = flatten(sources)
+        out_grads = self._output_gradients(flat_targets, output_gradients)
+        tape = self._tape
+
+        target_ids: List[int] = []
+        keep_out_grads: List[Any] = []
+        for t, og in zip(flat_targets, out_grads):
+            if t is None:
+                continue
+            if isinstance(t, Variable):
+                tid, dtype = t._handle_id, t.dtype
+            else:
+                t = t if isinstance(t, Tensor) else convert_to_tensor(t)
+                tid, dtype = t._id, t.dtype
+            if not _is_float(dtype):
+                continue  # as TF: a non-float target contributes no gradient
+            target_ids.append(tid)
+            keep_out_grads.append(og)
+        target_set = set(target_ids)
+
+        source_ids: List[int] = []
+        that_are_targets = {}
+        for s in flat_sources:
+            if isinstance(s, Variable):
+                sid, arr = s._handle_id, s._value
+            elif isinstance(s, Tensor):
+                sid, arr = s._id, s._value
+            elif s is None:
+                raise ValueError("GradientTape.gradient: a source is None.")
+            else:
+                raise ValueError(f"GradientTape.gradient: source of type {type(s).__name__} is not a tj.Tensor "
+                                 "or tj.Variable; only recorded tensors can be differentiated against.")
+            if not _is_float(arr.dtype):
+                sid = -1 - len(source_ids)  # an id no tape knows: its gradient is None, as in TF
+            source_ids.append(sid)
+            if sid in target_set:
+                that_are_targets[sid] = (tuple(arr.shape), arr.dtype, _sharding(arr))
+
+        recording = tape_set.any_recording()
+        if recording:
+            keep_out_grads = [None if g is None else (g if isinstance(g, Tensor) else Tensor(g)) for g in keep_out_grads]
+        else:
+            keep_out_grads = [None if g is None else (g._value if isinstance(g, Tensor) else g) for g in keep_out_grads]
+        stats = GradientStats()
+        try:
+            grads = tape.compute_gradient(target_ids, source_ids, that_are_targets, keep_out_grads, recording, stats)
+        finally:
+            self.last_gradient_stats = stats
+            if not self._persistent:
+                self._watched_after_use = tuple(tape.watched_variables.values())
+                self._tape = None
+        result = []
+        for s, g in zip(flat_sources, grads):
+            g = _as_tensor_result(g)
+            if g is None and unconnected is UnconnectedGradients.ZERO:
+                g = _zeros_like_source(s)
+            result.append(g)
+        return jax.tree_util.tree_unflatten(source_tree, result)
+
+    def _output_gradients(self, flat_targets: list, output_gradients: Any) -> list:
+        if output_gradients is None:
+            return [None] * len(flat_targets)
+        flat_og, _ = flatten(output_gradients)
+        if len(flat_og) != len(flat_targets):
+            raise ValueError(f"GradientTape.gradient: got {len(flat_og)} output_gradients for {len(flat_targets)} "
+                             "targets; pass one per flattened target (None for ones).")
+        result = []
+        for t, og in zip(flat_targets, flat_og):
+            if og is None:
+                result.append(None)
+                continue
+            t_shape = tuple(t.shape)
+            if isinstance(og, Variable):
+                og = og.read_value()
+            og_t = og if isinstance(og, Tensor) else convert_to_tensor(og, dtype=_target_dtype(t))
+            if tuple(og_t.shape) != t_shape:
+                if og_t.size == 1 and og_t.ndim == 0:
+                    from .ops import numpy as tnp
+                    og_t = tnp.broadcast_to(og_t, t_shape)
+                else:
+                    raise ValueError(f"GradientTape.gradient: output_gradients of shape {tuple(og_t.shape)} does not "
+                                     f"match its target of shape {t_shape}; pass a gradient of the target's shape "
+                                     "(or a scalar).")
+            result.append(og_t)
+        return result
+
+    # -- Jacobians ------------------------------------------------------------------------------------
+    def jacobian(self, target: Any, sources: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
+                 parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
+        """Full Jacobian ``target.shape + source.shape`` for each source (one vectorized backward pass)."""
+        from .jacobian import jacobian
+        return jacobian(self, target, sources, _unconnected(unconnected_gradients), experimental_use_pfor)
+
+    def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
+                       parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
+        """Per-example Jacobian ``(batch,) + target.shape[1:] + source.shape[1:]``."""
+        from .jacobian import batch_jacobian
+        return batch_jacobian(self, target, source, _unconnected(unconnected_gradients), experimental_use_pfor)
+
+
+def _target_dtype(t):
+    try:
+        return t.dtype
+    except AttributeError:
+        return None
+
+
+def _sharding(arr):
+    if isinstance(arr, jax.core.Tracer):
+        return None
+    return getattr(arr, "sharding", None)

@@ -1,0 +1,71 @@
+"""Runtime configuration: early-aggregation thresholds of the backward pass.
+
+While the gradients waiting to be summed into one tensor are more than
+``aggregation_min_count`` *and* weigh more than ``aggregation_min_bytes`` (real bytes: elements x
+itemsize), the tape sums them at once to free memory (tape.h's early aggregation).
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Iterator, Optional
+
+_FALLBACK_MIN_BYTES = 128 * 1024 * 1024
+# Fraction of a device's memory that pending gradients of one tensor may take before early aggregation.
+_DEVICE_MEMORY_FRACTION = 64
+
+
+def _default_min_bytes() -> int:
+    """128 MiB, or 1/64 of the default device's memory where the backend reports it."""
+    try:
+        import jax
+
+        stats = jax.devices()[0].memory_stats() or {}
+        limit = stats.get("bytes_limit")
+        if limit:
+            return max(int(limit) // _DEVICE_MEMORY_FRACTION, 1 << 20)
+    except Exception:  # a backend without memory_stats: keep the fallback
+        pass
+    return _FALLBACK_MIN_BYTES
+
+
+class _Config(threading.local):
+    """Settable thresholds; ``with tj.config.aggregation(...)`` sets them for a block (per thread)."""
+
+    def __init__(self) -> None:
+        self.aggregation_min_count: int = 4
+        self._min_bytes: Optional[int] = None
+
+    @property
+    def aggregation_min_bytes(self) -> int:
+        if self._min_bytes is None:
+            self._min_bytes = _default_min_bytes()
+        return self._min_bytes
+
+    @aggregation_min_bytes.setter
+    def aggregation_min_bytes(self, value: int) -> None:
+        if value < 0:
+            raise ValueError(f"tj.config.aggregation_min_bytes must be >= 0, got {value}")
+        self._min_bytes = int(value)
+
+    @contextlib.contextmanager
+    def aggregation(self, min_count: Optional[int] = None, min_bytes: Optional[int] = None) -> Iterator[None]:
+        """Set the early-aggregation thresholds inside a ``with`` block, restoring them after."""
+        old = (self.aggregation_min_count, self._min_bytes)
+        try:
+            if min_count is not None:
+                if min_count < 0:
+                    raise ValueError(f"min_count must be >= 0, got {min_count}")
+                self.aggregation_min_count = int(min_count)
+            if min_bytes is not None:
+                self.aggregation_min_bytes = min_bytes
+            yield
+        finally:
+            self.aggregation_min_count, self._min_bytes = old
+
+    def __repr__(self) -> str:
+        return (f"tj.config(aggregation_min_count={self.aggregation_min_count}, "
+                f"aggregation_min_bytes={self.aggregation_min_bytes})")
+
+
+config = _Config()

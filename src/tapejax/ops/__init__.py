@@ -1,0 +1,5 @@
+"""The op machinery (core) and the op surfaces (numpy, nn)."""
+from . import core, numpy  # noqa: F401
+from ._operators import install as _install
+
+_install()

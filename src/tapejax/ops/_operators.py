@@ -1,0 +1,43 @@
+"""Python operators and array methods of Tensor and Variable, as recorded ops."""
+from __future__ import annotations
+
+from ..tensor import Tensor, Variable
+from . import numpy as tnp
+
+
+def _swap(f):
+    return lambda self, other: f(other, self)
+
+
+def _method_reduce(f):
+    def m(self, axis=None, keepdims=False, **kw):
+        return f(self, axis=axis, keepdims=keepdims, **kw)
+    return m
+
+
+def install() -> None:
+    ops = {
+        "__add__": tnp.add, "__radd__": _swap(tnp.add),
+        "__sub__": tnp.subtract, "__rsub__": _swap(tnp.subtract),
+        "__mul__": tnp.multiply, "__rmul__": _swap(tnp.multiply),
+        "__truediv__": tnp.divide, "__rtruediv__": _swap(tnp.divide),
+        "__floordiv__": tnp.floor_divide, "__rfloordiv__": _swap(tnp.floor_divide),
+        "__mod__": tnp.mod, "__rmod__": _swap(tnp.mod),
+        "__pow__": tnp.power, "__rpow__": _swap(tnp.power),
+        "__matmul__": tnp.matmul, "__rmatmul__": _swap(tnp.matmul),
+        "__neg__": tnp.negative, "__pos__": lambda self: self, "__abs__": tnp.abs,
+        "__lt__": tnp.less, "__le__": tnp.less_equal, "__gt__": tnp.greater, "__ge__": tnp.greater_equal,
+        "__eq__": tnp.equal, "__ne__": tnp.not_equal,
+        "__and__": tnp.logical_and, "__or__": tnp.logical_or, "__invert__": tnp.logical_not,
+        "__getitem__": tnp.getitem,
+        "reshape": lambda self, *shape, **kw: tnp.reshape(self, shape[0] if len(shape) == 1 else shape, **kw),
+        "astype": tnp.astype,
+        "sum": _method_reduce(tnp.sum), "mean": _method_reduce(tnp.mean),
+        "max": _method_reduce(tnp.max), "min": _method_reduce(tnp.min), "prod": _method_reduce(tnp.prod),
+        "transpose": lambda self, *axes: tnp.transpose(self, (axes[0] if len(axes) == 1 else axes) or None),
+        "squeeze": tnp.squeeze, "flatten": tnp.ravel, "ravel": tnp.ravel,
+        "T": property(lambda self: tnp.transpose(self)),
+    }
+    for cls in (Tensor, Variable):
+        for name, f in ops.items():
+            setattr(cls, name, f)

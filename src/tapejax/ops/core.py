@@ -1,0 +1,434 @@
+"""Op definition and dispatch: one jit-compiled forward, backward (VJP) and forward-mode (JVP) kernel per op.
+
+An op is a pure JAX function ``fn(*arrays, **static)`` returning an array or a tuple of arrays. Kernels,
+compiled once per set of static parameters:
+
+* forward      ``fn`` jitted: used when nothing records (the fast path, no bookkeeping at all).
+* forward_res  ``(outputs, residuals)``: a hand-written ``fwd``, or ``jax.vjp`` of ``fn`` whose ``VJP``
+               object is a pytree of residual arrays. Residuals live in the backward closure, so the
+               backward kernel never recomputes the forward.
+* backward     ``(residuals, output cotangents) -> input cotangents``. ``None`` cotangents become zeros
+               inside the compiled kernel (free), except at the op's ``accepts_none`` indices, where the
+               rule gets ``None``. Only the input gradients asked for are returned, so XLA drops the rest.
+* jvp          a hand-written rule, ``jax.jvp`` of ``fn``, or, for an op whose only rule is a custom
+               backward, the transpose of that backward (tape.h's ForwardpropFromTape, done by XLA).
+
+When an outer tape or accumulator records a backward pass, the backward kernel is not run on raw arrays
+but dispatched as an op of its own (``grad_op``) whose inputs are the forward op's inputs and the
+cotangents; its kernels are derived the same way, so derivatives exist to any order.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Dict, Optional, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import tape_set
+from ..tensor import Tensor, Variable, _is_float
+
+_registry: Dict[str, "OpDef"] = {}
+
+
+def registry() -> Dict[str, "OpDef"]:
+    """All named ops (name -> OpDef)."""
+    return dict(_registry)
+
+
+def freeze(v: Any) -> Any:
+    """Make a static parameter hashable (lists -> tuples, numpy scalars -> Python)."""
+    if isinstance(v, (list, tuple)):
+        return tuple(freeze(x) for x in v)
+    if isinstance(v, dict):
+        return tuple(sorted((k, freeze(x)) for k, x in v.items()))
+    if isinstance(v, np.ndarray):
+        return freeze(v.tolist())
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
+
+
+def _zeros_for(x):
+    return jnp.zeros(jnp.shape(x), jnp.result_type(x))
+
+
+def _as_tuple(out):
+    return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+
+class _Kernels:
+    """The jitted kernels of one op for one set of static parameters.
+
+    ``spec`` (static) is ``(multi, ((shape, dtype, is_float), ...))`` for the outputs.
+    ``diff`` (static) are the positions of the float Tensor arguments (the only ones a gradient can be
+    asked for); ``needed`` (static) the positions whose gradient is wanted now.
+    """
+
+    __slots__ = ("forward", "forward_res", "backward", "jvp", "forward_res_impl", "backward_impl", "jvp_impl")
+
+    def __init__(self, op: "OpDef", static: dict) -> None:
+        fn = functools.partial(op.fn, **static) if static else op.fn
+        part = (lambda f: functools.partial(f, **static) if (f is not None and static) else f)
+        fwd, bwd, jvp_rule = part(op.fwd), part(op.bwd), part(op.jvp_rule)
+        accepts_none = op.accepts_none
+
+        def with_diff(dyn, diff):
+            """fn as a function of the arguments at positions ``diff`` only."""
+            def f(*d):
+                full = list(dyn)
+                for i, v in zip(diff, d):
+                    full[i] = v
+                return fn(*full)
+            return f
+
+        def fill(cts, spec, keep_none):
+            multi, outs = spec
+            filled = []
+            for i, (c, (shape, dtype, is_float)) in enumerate(zip(cts, outs)):
+                if c is None and is_float and not (keep_none and i in accepts_none):
+                    c = jnp.zeros(shape, dtype)
+                filled.append(c)
+            return filled
+
+        if bwd is not None:
+            def forward_res(diff, dyn):
+                if fwd is not None:
+                    return fwd(*dyn)
+                out = fn(*dyn)
+                return out, (tuple(dyn), out)
+
+            def pullback(res, cts, spec, diff):
+                filled = fill(cts, spec, keep_none=True)
+                g = _as_tuple(bwd(res, tuple(filled) if spec[0] else filled[0]))
+                return g
+        else:
+            def forward_res(diff, dyn):
+                def f(*d):
+                    out = with_diff(dyn, diff)(*d)
+                    return tuple(o for o in _as_tuple(out) if _is_float(o.dtype)), out
+                _, vjp_fn, out = jax.vjp(f, *[dyn[i] for i in diff], has_aux=True)
+                return out, vjp_fn
+
+            def pullback(res, cts, spec, diff):
+                filled = fill(cts, spec, keep_none=False)
+                fl = tuple(c for c, (_, _, is_float) in zip(filled, spec[1]) if is_float)
+                g = res(fl)
+                full = [None] * (max(diff) + 1 if diff else 0)
+                for i, v in zip(diff, g):
+                    full[i] = v
+                return tuple(full)
+
+        def backward(res, cts, spec, diff, needed):
+            g = pullback(res, cts, spec, diff)
+            return tuple(g[i] if i < len(g) else None for i in needed)
+
+        if jvp_rule is not None:
+            def jvp(diff, dyn, tangents, out):
+                full_t = [_zeros_for(x) for x in dyn]
+                for i, t in zip(diff, tangents):
+                    if t is not None:
+                        full_t[i] = t
+                return jvp_rule(tuple(dyn), tuple(full_t), out)
+        elif bwd is not None:
+            # Only a custom backward: the JVP is its transpose (a backward is linear in the cotangents).
+            def jvp(diff, dyn, tangents, out):
+                o, res = forward_res(diff, dyn)
+                outs = _as_tuple(o)
+                float_idx = [k for k, x in enumerate(outs) if _is_float(x.dtype)]
+                spec = (isinstance(o, (tuple, list)),
+                        tuple((x.shape, x.dtype, _is_float(x.dtype)) for x in outs))
+
+                def lin(cts_float):
+                    cts = [None] * len(outs)
+                    for k, c in zip(float_idx, cts_float):
+                        cts[k] = c
+                    g = pullback(res, tuple(cts), spec, diff)
+                    return tuple(g[i] if (i < len(g) and g[i] is not None) else _zeros_for(dyn[i]) for i in diff)
+                example = tuple(_zeros_for(outs[k]) for k in float_idx)
+                t = tuple(tg if tg is not None else _zeros_for(dyn[i]) for tg, i in zip(tangents, diff))
+                (ct_float,) = jax.linear_transpose(lin, example)(t)
+                result = [None] * len(outs)
+                for k, c in zip(float_idx, ct_float):
+                    result[k] = c
+                return tuple(result) if spec[0] else result[0]
+        else:
+            def jvp(diff, dyn, tangents, out):
+                def f(*d):
+                    outs = _as_tuple(with_diff(dyn, diff)(*d))
+                    return tuple(o for o in outs if _is_float(o.dtype))
+                t = tuple(tg if tg is not None else _zeros_for(dyn[i]) for tg, i in zip(tangents, diff))
+                _, tf = jax.jvp(f, tuple(dyn[i] for i in diff), t)
+                outs = _as_tuple(out)
+                it = iter(tf)
+                result = [next(it) if _is_float(o.dtype) else None for o in outs]
+                return tuple(result) if isinstance(out, (tuple, list)) else result[0]
+
+        self.forward = jax.jit(fn)
+        self.forward_res = jax.jit(forward_res, static_argnums=0)
+        self.backward = jax.jit(backward, static_argnums=(2, 3, 4))
+        self.jvp = jax.jit(jvp, static_argnums=0)
+        self.forward_res_impl, self.backward_impl, self.jvp_impl = forward_res, backward, jvp
+
+
+class OpDef:
+    """A named op: its JAX function, optional hand-written rules, and its cached kernels.
+
+    Args:
+      fn: ``fn(*arrays, **static)`` returning an array or a tuple of arrays.
+      fwd/bwd: optional hand-written reverse rule. ``fwd(*arrays, **static) -> (outputs, residuals)``;
+        ``bwd(residuals, cotangents, **static) -> one gradient (or None) per array argument``, where
+        ``cotangents`` is one array for a single-output op and a tuple otherwise. With ``bwd`` and no
+        ``fwd`` the residuals are ``(inputs, outputs)``.
+      jvp: optional hand-written forward rule ``jvp(primals, tangents, outputs, **static) -> output tangents``.
+      accepts_none: output indices whose cotangent the rule takes as ``None`` instead of zeros
+        (tape.h's FunctionsAcceptingNoneForIndicesMap, declared per op).
+      samples: ``() -> list of (args, static kwargs)``, used by the registry-wide gradient test.
+    """
+
+    def __init__(self, name: str, fn: Callable, *, fwd: Optional[Callable] = None, bwd: Optional[Callable] = None,
+                 jvp: Optional[Callable] = None, accepts_none: Sequence[int] = (), samples=None,
+                 register: bool = True, replayable: bool = True) -> None:
+        if fwd is not None and bwd is None:
+            raise ValueError(f"op '{name}': a custom fwd needs a bwd")
+        self.name = name
+        self.fn = fn
+        self.fwd = fwd
+        self.bwd = bwd
+        self.jvp_rule = jvp
+        self.accepts_none = frozenset(accepts_none)
+        self.samples = samples
+        self.replayable = replayable
+        self.differentiable = True  # False: never recorded (comparisons, argmax...)
+        self._kernels: Dict[Any, _Kernels] = {}
+        self._derived: Dict[Any, "OpDef"] = {}
+        if register:
+            _registry[name] = self
+
+    def __repr__(self) -> str:
+        return f"<tj op {self.name}>"
+
+    def kernels(self, static: dict) -> _Kernels:
+        key = tuple(sorted(static.items())) if static else ()
+        k = self._kernels.get(key)
+        if k is None:
+            k = self._kernels[key] = _Kernels(self, static)
+        return k
+
+    def set_backward(self, fwd: Optional[Callable], bwd: Callable) -> None:
+        """Replace the reverse rule (``tj.RegisterGradient``). The JVP becomes its transpose, unless the op
+        has a hand-written JVP rule; cached kernels are rebuilt."""
+        self.fwd, self.bwd = fwd, bwd
+        self.jvp_rule = None
+        self._kernels.clear()
+        self._derived.clear()
+
+    def __call__(self, *args, **static):
+        return apply(self, args, static)
+
+    # -- ops computing this op's derivatives, dispatched when an outer tape/accumulator records --------
+    def grad_op(self, static: dict, spec, diff: tuple, needed: tuple, none_mask: tuple) -> "OpDef":
+        key = ("grad", tuple(sorted(static.items())), spec, diff, needed, none_mask)
+        g = self._derived.get(key)
+        if g is None:
+            k = self.kernels(static)
+            n_ct = sum(1 for m in none_mask if not m)
+
+            def grad_fn(*args):
+                dyn = args[:len(args) - n_ct]
+                given = iter(args[len(args) - n_ct:])
+                cts = tuple(None if m else next(given) for m in none_mask)
+                _, res = k.forward_res_impl(diff, tuple(dyn))
+                return k.backward_impl(res, cts, spec, diff, needed)
+            g = self._derived[key] = OpDef(f"{self.name}_grad", grad_fn, register=False)
+        return g
+
+    def jvp_op(self, static: dict, diff: tuple) -> "OpDef":
+        key = ("jvp", tuple(sorted(static.items())), diff)
+        j = self._derived.get(key)
+        if j is None:
+            k = self.kernels(static)
+            n = len(diff)
+            fn = functools.partial(self.fn, **static) if static else self.fn
+
+            def jvp_fn(*args):
+                dyn, tans = tuple(args[:len(args) - n]), tuple(args[len(args) - n:])
+                return k.jvp_impl(diff, dyn, tans, fn(*dyn))
+            j = self._derived[key] = OpDef(f"{self.name}_jvp", jvp_fn, register=False)
+        return j
+
+
+# ---------------------------------------------------------------------------------------------------
+# Dispatch
+# ---------------------------------------------------------------------------------------------------
+
+def _bad_arg(op: OpDef, i: int, a: Any) -> TypeError:
+    return TypeError(f"tj op '{op.name}': argument {i} is a {type(a).__name__} ({a!r:.60}); expected a "
+                     "tj.Tensor, tj.Variable, jax/numpy array, Python number or list of numbers. "
+                     "Convert it with tj.constant(...) first.")
+
+
+def _raw(op: OpDef, args: Sequence[Any]):
+    """Unwrap arguments: (raw values for the kernels, the argument list with Variables read)."""
+    raw = []
+    conv = None
+    for i, a in enumerate(args):
+        t = type(a)
+        if t is Tensor:
+            raw.append(a._value)
+        elif t is float or t is int or t is bool:
+            raw.append(a)
+        elif isinstance(a, Tensor):
+            raw.append(a._value)
+        elif isinstance(a, Variable):
+            r = a.read_value()
+            if conv is None:
+                conv = list(args)
+            conv[i] = r
+            raw.append(r._value)
+        elif isinstance(a, (jax.Array, np.ndarray, np.generic, complex)) or isinstance(a, jax.core.Tracer):
+            raw.append(a)
+        elif isinstance(a, (list, tuple)):
+            try:
+                from ..tensor import convert_to_tensor
+                v = convert_to_tensor(a)
+            except TypeError:
+                raise _bad_arg(op, i, a) from None
+            if conv is None:
+                conv = list(args)
+            conv[i] = v
+            raw.append(v._value)
+        elif a is None:
+            raise _bad_arg(op, i, a)
+        else:
+            jarr = getattr(a, "__jax_array__", None)
+            if jarr is None:
+                raise _bad_arg(op, i, a)
+            raw.append(jarr())
+    return raw, (conv if conv is not None else args)
+
+
+def _wrap(out):
+    if isinstance(out, (tuple, list)):
+        return tuple(Tensor(o) for o in out)
+    return Tensor(out)
+
+
+def apply(op: OpDef, args: Sequence[Any], static: dict):
+    """Run ``op`` on ``args``; record it on every tape/accumulator of this thread that watches an input."""
+    raw, args = _raw(op, args)
+    st = tape_set.state
+    if not ((st.tapes or st.accumulators) and not st.stopped) or not op.differentiable:
+        return _wrap(op.kernels(static).forward(*raw))
+    return _apply_recorded(op, args, raw, static)
+
+
+def _apply_recorded(op: OpDef, args, raw, static):
+    ids = []
+    diff = []
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor) and _is_float(a._value.dtype):
+            ids.append(a._id)
+            diff.append(i)
+    tapes = [t for t in tape_set.recording_tapes() if t.should_record(ids)] if ids else []
+    accs = [a for a in tape_set.recording_accumulators() if a.should_record(ids)] if ids else []
+    k = op.kernels(static)
+    if not tapes and not accs:
+        return _wrap(k.forward(*raw))
+    diff = tuple(diff)
+    out, res = k.forward_res(diff, tuple(raw))
+    result = _wrap(out)
+    outs = result if isinstance(result, tuple) else (result,)
+    spec = (isinstance(result, tuple), tuple((tuple(o.shape), o.dtype, _is_float(o.dtype)) for o in outs))
+    if tapes:
+        bf = BackwardFunction(op, static, res, args, diff, spec)
+        for t in tapes:
+            t.record_operation(op.name, outs, ids, bf)
+    for acc in accs:
+        acc.accumulate(op, static, args, raw, diff, outs, out)
+    return result
+
+
+class BackwardFunction:
+    """What the tape keeps for one recorded op: the residuals and what is needed to differentiate again.
+
+    ``inputs`` keeps the op's Tensor arguments so that, under an outer recording tape, the backward
+    pass can be dispatched as an op of those tensors (for higher-order gradients, as TF's gradient
+    functions reference op inputs)."""
+
+    __slots__ = ("op", "static", "res", "inputs", "diff", "spec")
+
+    def __init__(self, op: OpDef, static: dict, res, inputs, diff: tuple, spec) -> None:
+        self.op, self.static, self.res, self.inputs, self.diff, self.spec = op, static, res, inputs, diff, spec
+
+    @property
+    def input_positions(self) -> tuple:
+        return self.diff
+
+    def residual_bytes(self) -> int:
+        from ..vspace import nbytes
+        return sum(nbytes(x) for x in jax.tree_util.tree_leaves(self.res) if hasattr(x, "shape"))
+
+    def __call__(self, cts: list, needed_idx: Sequence[int], recording: bool) -> list:
+        """cts: one cotangent (or None) per output. needed_idx: indices into the recorded inputs whose
+        gradient is wanted. Returns one gradient (or None) per recorded input."""
+        needed = tuple(self.diff[j] for j in needed_idx)
+        result = [None] * len(self.diff)
+        if not needed:
+            return result
+        if not recording:
+            k = self.op.kernels(self.static)
+            raw_cts = tuple(c._value if isinstance(c, Tensor) else c for c in cts)
+            grads = k.backward(self.res, raw_cts, self.spec, self.diff, needed)
+        else:
+            none_mask = tuple(c is None for c in cts)
+            g_op = self.op.grad_op(self.static, self.spec, self.diff, needed, none_mask)
+            given = [c for c in cts if c is not None]
+            grads = apply(g_op, list(self.inputs) + given, {})
+            if not isinstance(grads, tuple):
+                grads = (grads,)
+        for j, g in zip(needed_idx, grads):
+            result[j] = g
+        return result
+
+
+class IdentityBackward:
+    """Backward function of ops whose gradient is the incoming gradient (variable reads, pass-through)."""
+
+    __slots__ = ()
+    diff = (0,)
+
+    def residual_bytes(self) -> int:
+        return 0
+
+    def __call__(self, cts, needed_idx, recording):
+        return [cts[0]]
+
+
+IDENTITY_BACKWARD = IdentityBackward()
+
+
+def record_variable_read(var: Variable, t: Tensor) -> None:
+    """Record ``t = read(var)`` against the variable's handle id on the active tapes/accumulators."""
+    if not _is_float(t._value.dtype):
+        return
+    handle = var._handle_id
+    for tape in tape_set.recording_tapes():
+        if tape.watch_accessed_variables and var.trainable:
+            tape.watch_variable(var)
+        if tape.should_record((handle,)):
+            tape.record_operation("ReadVariable", (t,), [handle], IDENTITY_BACKWARD)
+    for acc in tape_set.recording_accumulators():
+        acc.record_identity(handle, t)
+
+
+def record_identity(name: str, src: Tensor, dst: Tensor) -> None:
+    """Record ``dst = src`` (gradient and tangent pass straight through)."""
+    if not _is_float(src._value.dtype):
+        return
+    for tape in tape_set.recording_tapes():
+        if tape.should_record((src._id,)):
+            tape.record_operation(name, (dst,), [src._id], IDENTITY_BACKWARD)
+    for acc in tape_set.recording_accumulators():
+        acc.record_identity(src._id, dst)

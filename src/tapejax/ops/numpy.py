@@ -1,0 +1,917 @@
+"""``tj.numpy``: the differentiable array API, mirroring ``jax.numpy`` names and signatures.
+
+Each op is declared once, next to its gradient rules and its sample inputs (used by the registry-wide
+gradient test). Hot ops have hand-written backward kernels that keep only what they need; the others
+derive theirs from ``jax.vjp``/``jax.jvp``. Derivatives at kinks and ties follow TensorFlow's
+conventions (see API.md), in both modes.
+"""
+from __future__ import annotations
+
+import builtins
+import functools
+from typing import Any, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from ..tensor import Tensor, Variable, convert_to_tensor
+from .core import OpDef, freeze
+from .rules import cast_like, mul_no_nan, unbroadcast
+
+# -- sample inputs for the registry-wide gradient test --------------------------------------------------
+_rng = np.random.default_rng(0)
+
+
+def _r(*shape, lo=-1.5, hi=1.5):
+    return np.asarray(_rng.uniform(lo, hi, size=shape), np.float32)
+
+
+def _pos(*shape):
+    return _r(*shape, lo=0.3, hi=2.0)
+
+
+def _samples(*cases):
+    """Samples: each case is (args tuple, static kwargs dict)."""
+    return lambda: list(cases)
+
+
+# -- elementwise unary ops ------------------------------------------------------------------------------
+
+def _unary(name: str, f, d, *, no_nan: bool = False, domain=_r, surface_name=None):
+    """An elementwise op whose derivative is ``d(x, y)`` (y = f(x)); gradient g*d, tangent t*d.
+
+    ``no_nan``: the derivative may be infinite (sqrt...): a zero incoming gradient gives 0, not NaN."""
+    mul = mul_no_nan if no_nan else (lambda g, dd: g * dd)
+
+    def fwd(x):
+        y = f(x)
+        return y, (x, y)
+
+    def bwd(res, g):
+        x, y = res
+        return (cast_like(mul(g, d(x, y)), x),)
+
+    def jvp(primals, tangents, out):
+        return mul(tangents[0], d(primals[0], out))
+
+    op = OpDef(name, f, fwd=fwd, bwd=bwd, jvp=jvp, samples=_samples(((domain(3, 4),), {})))
+
+    def surface(x):
+        return op(x)
+    surface.__name__ = surface_name or name
+    surface.__doc__ = f"Elementwise ``jax.numpy.{surface_name or name}``, recorded with its gradient."
+    return surface
+
+
+negative = _unary("negative", jnp.negative, lambda x, y: -jnp.ones_like(x))
+exp = _unary("exp", jnp.exp, lambda x, y: y)
+exp2 = _unary("exp2", jnp.exp2, lambda x, y: y * jnp.log(2.0).astype(y.dtype))
+log = _unary("log", jnp.log, lambda x, y: 1 / x, domain=_pos)
+log2 = _unary("log2", jnp.log2, lambda x, y: 1 / (x * jnp.log(2.0).astype(x.dtype)), domain=_pos)
+log10 = _unary("log10", jnp.log10, lambda x, y: 1 / (x * jnp.log(10.0).astype(x.dtype)), domain=_pos)
+log1p = _unary("log1p", jnp.log1p, lambda x, y: 1 / (1 + x), domain=_pos)
+expm1 = _unary("expm1", jnp.expm1, lambda x, y: y + 1)
+sqrt = _unary("sqrt", jnp.sqrt, lambda x, y: 0.5 / y, no_nan=True, domain=_pos)
+rsqrt_ = _unary("rsqrt", jax.lax.rsqrt, lambda x, y: -0.5 * y / x, no_nan=True, domain=_pos)
+cbrt = _unary("cbrt", jnp.cbrt, lambda x, y: 1 / (3 * y * y), no_nan=True, domain=_pos)
+square = _unary("square", jnp.square, lambda x, y: 2 * x)
+reciprocal = _unary("reciprocal", jnp.reciprocal, lambda x, y: -y * y, no_nan=True, domain=_pos)
+tanh = _unary("tanh", jnp.tanh, lambda x, y: 1 - y * y)
+sin = _unary("sin", jnp.sin, lambda x, y: jnp.cos(x))
+cos = _unary("cos", jnp.cos, lambda x, y: -jnp.sin(x))
+tan = _unary("tan", jnp.tan, lambda x, y: 1 + y * y, domain=lambda *s: _r(*s, lo=-1.0, hi=1.0))
+arcsin = _unary("arcsin", jnp.arcsin, lambda x, y: jax.lax.rsqrt(1 - x * x), no_nan=True,
+                domain=lambda *s: _r(*s, lo=-0.8, hi=0.8))
+arccos = _unary("arccos", jnp.arccos, lambda x, y: -jax.lax.rsqrt(1 - x * x), no_nan=True,
+                domain=lambda *s: _r(*s, lo=-0.8, hi=0.8))
+arctan = _unary("arctan", jnp.arctan, lambda x, y: 1 / (1 + x * x))
+sinh = _unary("sinh", jnp.sinh, lambda x, y: jnp.cosh(x))
+cosh = _unary("cosh", jnp.cosh, lambda x, y: jnp.sinh(x))
+arcsinh = _unary("arcsinh", jnp.arcsinh, lambda x, y: jax.lax.rsqrt(x * x + 1))
+arctanh = _unary("arctanh", jnp.arctanh, lambda x, y: 1 / (1 - x * x), no_nan=True,
+                 domain=lambda *s: _r(*s, lo=-0.8, hi=0.8))
+# TF: d|x|/dx = sign(x), 0 at 0.
+abs = _unary("abs", jnp.abs, lambda x, y: jnp.sign(x))
+absolute = abs
+fabs = abs
+sign = _unary("sign", jnp.sign, lambda x, y: jnp.zeros_like(x))
+floor = _unary("floor", jnp.floor, lambda x, y: jnp.zeros_like(x))
+ceil = _unary("ceil", jnp.ceil, lambda x, y: jnp.zeros_like(x))
+round = _unary("round", jnp.round, lambda x, y: jnp.zeros_like(x))
+rint = round
+trunc = _unary("trunc", jnp.trunc, lambda x, y: jnp.zeros_like(x))
+positive = _unary("positive", jnp.positive, lambda x, y: jnp.ones_like(x))
+sigmoid_ = _unary("sigmoid", jax.nn.sigmoid, lambda x, y: y * (1 - y))
+erf_ = _unary("erf", jax.scipy.special.erf, lambda x, y: (2 / np.sqrt(np.pi)) * jnp.exp(-x * x))
+
+
+# -- elementwise binary ops ------------------------------------------------------------------------------
+
+def _binary(name: str, f, dx, dy, *, domain_y=_r, jvp=None, surface_name=None):
+    """Broadcasting binary op with partials ``dx(x, y, out, g)`` and ``dy(x, y, out, g)`` (already times g)."""
+
+    def fwd(x, y):
+        out = f(x, y)
+        return out, (x, y, out)
+
+    def bwd(res, g):
+        x, y, out = res
+        return (cast_like(unbroadcast(dx(x, y, out, g), jnp.shape(x)), x),
+                cast_like(unbroadcast(dy(x, y, out, g), jnp.shape(y)), y))
+
+    def default_jvp(primals, tangents, out):
+        x, y = primals
+        tx, ty = tangents
+        return dx(x, y, out, tx) + dy(x, y, out, ty)
+
+    op = OpDef(name, f, fwd=fwd, bwd=bwd, jvp=jvp or default_jvp,
+               samples=_samples(((_r(3, 4), domain_y(3, 4)), {}), ((_r(2, 3, 4), domain_y(4)), {}),
+                                ((_r(3, 1), domain_y(1, 4)), {})))
+
+    def surface(x, y):
+        return op(x, y)
+    surface.__name__ = surface_name or name
+    surface.__doc__ = f"Broadcasting ``jax.numpy.{surface_name or name}``, recorded with its gradient."
+    return surface
+
+
+def _shape_only(f, sx, sy):
+    def fwd(x, y):
+        return f(x, y), (jnp.zeros((0,) + jnp.shape(x), jnp.result_type(x)),
+                         jnp.zeros((0,) + jnp.shape(y), jnp.result_type(y)))
+
+    def bwd(res, g):
+        tx, ty = res
+        return (cast_like(unbroadcast(sx * g, tx.shape[1:]), tx),
+                cast_like(unbroadcast(sy * g, ty.shape[1:]), ty))
+
+    def jvp(primals, tangents, out):
+        tx, ty = tangents
+        return jnp.broadcast_to(sx * tx + sy * ty, out.shape).astype(out.dtype)
+    return fwd, bwd, jvp
+
+
+_add_rules = _shape_only(jnp.add, 1, 1)
+_add = OpDef("add", jnp.add, fwd=_add_rules[0], bwd=_add_rules[1], jvp=_add_rules[2],
+             samples=_samples(((_r(3, 4), _r(3, 4)), {}), ((_r(2, 3, 4), _r(4)), {}), ((_r(3, 1), _r(1, 4)), {})))
+_sub_rules = _shape_only(jnp.subtract, 1, -1)
+_subtract = OpDef("subtract", jnp.subtract, fwd=_sub_rules[0], bwd=_sub_rules[1], jvp=_sub_rules[2],
+                  samples=_samples(((_r(3, 4), _r(3, 4)), {}), ((_r(2, 3, 4), _r(4)), {})))
+
+
+def add(x, y):
+    """Broadcasting ``jax.numpy.add``."""
+    return _add(x, y)
+
+
+def subtract(x, y):
+    """Broadcasting ``jax.numpy.subtract``."""
+    return _subtract(x, y)
+
+
+def _mul_fwd(x, y):
+    return x * y, (x, y)
+
+
+def _mul_bwd(res, g):
+    x, y = res
+    return (cast_like(unbroadcast(g * y, jnp.shape(x)), x), cast_like(unbroadcast(g * x, jnp.shape(y)), y))
+
+
+_multiply = OpDef("multiply", jnp.multiply, fwd=_mul_fwd, bwd=_mul_bwd,
+                  jvp=lambda p, t, out: t[0] * p[1] + p[0] * t[1],
+                  samples=_samples(((_r(3, 4), _r(3, 4)), {}), ((_r(2, 3, 4), _r(4)), {}), ((_r(3, 1), _r(1, 4)), {})))
+
+
+def multiply(x, y):
+    """Broadcasting ``jax.numpy.multiply``."""
+    return _multiply(x, y)
+
+
+divide = _binary("divide", jnp.divide, lambda x, y, o, g: g / y, lambda x, y, o, g: -g * o / y,
+                 domain_y=_pos, surface_name="divide")
+true_divide = divide
+
+
+def _pow_dy(x, y, out, g):
+    # TF: the gradient w.r.t. the exponent is 0 where x <= 0 (log undefined).
+    safe_log = jnp.where(x > 0, jnp.log(jnp.where(x > 0, x, 1)), 0)
+    return g * out * safe_log
+
+
+def _pow_dx(x, y, out, g):
+    # TF: y * x**(y-1); written so that x == 0, y == 0 gives 0 rather than NaN.
+    return g * jnp.where(y == 0, 0, y * jnp.power(x, jnp.where(y == 0, 1, y - 1)))
+
+
+power = _binary("power", jnp.power, _pow_dx, _pow_dy, surface_name="power")
+pow = power
+
+
+def _max_dx(x, y, o, g):
+    return jnp.where(x >= y, g, jnp.zeros_like(g))
+
+
+def _max_dy(x, y, o, g):
+    return jnp.where(x >= y, jnp.zeros_like(g), g)
+
+
+# TF: at a tie the whole gradient goes to the first argument.
+maximum = _binary("maximum", jnp.maximum, _max_dx, _max_dy)
+minimum = _binary("minimum", jnp.minimum, lambda x, y, o, g: jnp.where(x <= y, g, jnp.zeros_like(g)),
+                  lambda x, y, o, g: jnp.where(x <= y, jnp.zeros_like(g), g))
+arctan2 = _binary("arctan2", jnp.arctan2, lambda x, y, o, g: g * y / (x * x + y * y),
+                  lambda x, y, o, g: -g * x / (x * x + y * y), domain_y=_pos)
+# TF FloorMod: d/dx = 1, d/dy = -floor(x / y).
+mod = _binary("mod", jnp.mod, lambda x, y, o, g: g, lambda x, y, o, g: -g * jnp.floor(x / y), domain_y=_pos)
+remainder = mod
+floor_divide = _binary("floor_divide", jnp.floor_divide, lambda x, y, o, g: jnp.zeros_like(g),
+                       lambda x, y, o, g: jnp.zeros_like(g), domain_y=_pos)
+
+
+def _nondiff(name, f):
+    op = OpDef(name, f, register=False)
+    op.differentiable = False
+
+    def surface(*args, **kw):
+        return op(*args, **{k: freeze(v) for k, v in kw.items()})
+    surface.__name__ = name
+    return surface
+
+
+equal = _nondiff("equal", jnp.equal)
+not_equal = _nondiff("not_equal", jnp.not_equal)
+less = _nondiff("less", jnp.less)
+less_equal = _nondiff("less_equal", jnp.less_equal)
+greater = _nondiff("greater", jnp.greater)
+greater_equal = _nondiff("greater_equal", jnp.greater_equal)
+logical_and = _nondiff("logical_and", jnp.logical_and)
+logical_or = _nondiff("logical_or", jnp.logical_or)
+logical_not = _nondiff("logical_not", jnp.logical_not)
+logical_xor = _nondiff("logical_xor", jnp.logical_xor)
+isnan = _nondiff("isnan", jnp.isnan)
+isinf = _nondiff("isinf", jnp.isinf)
+isfinite = _nondiff("isfinite", jnp.isfinite)
+_argmax = _nondiff("argmax", lambda x, axis=None, keepdims=False: jnp.argmax(x, axis=axis, keepdims=keepdims))
+_argmin = _nondiff("argmin", lambda x, axis=None, keepdims=False: jnp.argmin(x, axis=axis, keepdims=keepdims))
+_argsort = _nondiff("argsort", lambda x, axis=-1: jnp.argsort(x, axis=axis))
+_any = _nondiff("any", lambda x, axis=None, keepdims=False: jnp.any(x, axis=axis, keepdims=keepdims))
+_all = _nondiff("all", lambda x, axis=None, keepdims=False: jnp.all(x, axis=axis, keepdims=keepdims))
+bitwise_and = _nondiff("bitwise_and", jnp.bitwise_and)
+bitwise_or = _nondiff("bitwise_or", jnp.bitwise_or)
+bitwise_not = _nondiff("bitwise_not", jnp.bitwise_not)
+invert = bitwise_not
+
+
+def argmax(a, axis=None, keepdims=False):
+    return _argmax(a, axis=axis, keepdims=keepdims)
+
+
+def argmin(a, axis=None, keepdims=False):
+    return _argmin(a, axis=axis, keepdims=keepdims)
+
+
+def argsort(a, axis=-1):
+    return _argsort(a, axis=axis)
+
+
+def any(a, axis=None, keepdims=False):
+    return _any(a, axis=freeze(axis), keepdims=keepdims)
+
+
+def all(a, axis=None, keepdims=False):
+    return _all(a, axis=freeze(axis), keepdims=keepdims)
+
+
+# -- reductions ------------------------------------------------------------------------------------------
+
+def _norm_axis(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, int):
+        axis = (axis,)
+    return tuple(sorted(a % ndim if ndim else 0 for a in axis))
+
+
+def _sum_fwd(x, axis=None, keepdims=False):
+    return jnp.sum(x, axis=axis, keepdims=keepdims), jnp.zeros((0,) + jnp.shape(x), jnp.result_type(x))
+
+
+def _expand_back(g, shape, axis, keepdims):
+    axes = _norm_axis(axis, len(shape))
+    if not keepdims:
+        g = jnp.expand_dims(g, axes) if axes else g
+    return jnp.broadcast_to(g, shape)
+
+
+def _sum_bwd(res, g, axis=None, keepdims=False):
+    return (_expand_back(g, res.shape[1:], axis, keepdims).astype(res.dtype),)
+
+
+_sum = OpDef("sum", lambda x, axis=None, keepdims=False: jnp.sum(x, axis=axis, keepdims=keepdims),
+             fwd=_sum_fwd, bwd=_sum_bwd,
+             jvp=lambda p, t, out, axis=None, keepdims=False: jnp.sum(t[0], axis=axis, keepdims=keepdims),
+             samples=_samples(((_r(3, 4),), {}), ((_r(2, 3, 4),), {"axis": 1}),
+                              ((_r(2, 3, 4),), {"axis": (0, 2), "keepdims": True})))
+
+
+def _mean_bwd(res, g, axis=None, keepdims=False):
+    shape = res.shape[1:]
+    n = int(np.prod([shape[a] for a in _norm_axis(axis, len(shape))], dtype=np.int64))
+    return (_expand_back(g / n, shape, axis, keepdims).astype(res.dtype),)
+
+
+_mean = OpDef("mean", lambda x, axis=None, keepdims=False: jnp.mean(x, axis=axis, keepdims=keepdims),
+              fwd=_sum_fwd, bwd=_mean_bwd,
+              jvp=lambda p, t, out, axis=None, keepdims=False: jnp.mean(t[0], axis=axis, keepdims=keepdims),
+              samples=_samples(((_r(3, 4),), {}), ((_r(2, 3, 4),), {"axis": -1}),
+                               ((_r(2, 3, 4),), {"axis": (0, 1), "keepdims": True})))
+
+
+def _reduction(name, f, samples_domain=_r, **extra):
+    op = OpDef(name, f, samples=_samples(((samples_domain(3, 4),), {}), ((samples_domain(2, 3, 4),), {"axis": 1}),
+                                         ((samples_domain(2, 3, 4),), {"axis": (0, 2), "keepdims": True})))
+    return op
+
+
+def sum(a, axis=None, dtype=None, keepdims=False):
+    """``jax.numpy.sum``."""
+    out = _sum(a, axis=freeze(axis), keepdims=bool(keepdims))
+    return out if dtype is None else astype(out, dtype)
+
+
+def mean(a, axis=None, dtype=None, keepdims=False):
+    """``jax.numpy.mean``."""
+    out = _mean(a, axis=freeze(axis), keepdims=bool(keepdims))
+    return out if dtype is None else astype(out, dtype)
+
+
+_max = _reduction("max", lambda x, axis=None, keepdims=False: jnp.max(x, axis=axis, keepdims=keepdims))
+_min = _reduction("min", lambda x, axis=None, keepdims=False: jnp.min(x, axis=axis, keepdims=keepdims))
+_prod = _reduction("prod", lambda x, axis=None, keepdims=False: jnp.prod(x, axis=axis, keepdims=keepdims))
+_var = _reduction("var", lambda x, axis=None, keepdims=False, ddof=0:
+                  jnp.var(x, axis=axis, keepdims=keepdims, ddof=ddof))
+_std = _reduction("std", lambda x, axis=None, keepdims=False, ddof=0:
+                  jnp.std(x, axis=axis, keepdims=keepdims, ddof=ddof))
+
+
+def max(a, axis=None, keepdims=False):
+    """``jax.numpy.max`` (gradient shared equally among tied maxima, as TF's reduce_max)."""
+    return _max(a, axis=freeze(axis), keepdims=bool(keepdims))
+
+
+amax = max
+
+
+def min(a, axis=None, keepdims=False):
+    """``jax.numpy.min``."""
+    return _min(a, axis=freeze(axis), keepdims=bool(keepdims))
+
+
+amin = min
+
+
+def prod(a, axis=None, keepdims=False):
+    """``jax.numpy.prod``."""
+    return _prod(a, axis=freeze(axis), keepdims=bool(keepdims))
+
+
+def var(a, axis=None, ddof=0, keepdims=False):
+    """``jax.numpy.var``."""
+    return _var(a, axis=freeze(axis), keepdims=bool(keepdims), ddof=ddof)
+
+
+def std(a, axis=None, ddof=0, keepdims=False):
+    """``jax.numpy.std``."""
+    return _std(a, axis=freeze(axis), keepdims=bool(keepdims), ddof=ddof)
+
+
+_cumsum = OpDef("cumsum", lambda x, axis=None: jnp.cumsum(x, axis=axis),
+                samples=_samples(((_r(3, 4),), {"axis": 1}), ((_r(5),), {})))
+_cumprod = OpDef("cumprod", lambda x, axis=None: jnp.cumprod(x, axis=axis),
+                 samples=_samples(((_pos(3, 4),), {"axis": 0})))
+
+
+def cumsum(a, axis=None, dtype=None):
+    """``jax.numpy.cumsum``."""
+    return _cumsum(a, axis=axis)
+
+
+def cumprod(a, axis=None, dtype=None):
+    return _cumprod(a, axis=axis)
+
+
+def _add_n_fn(*xs):
+    total = xs[0]
+    for x in xs[1:]:
+        total = total + x
+    return total
+
+
+_add_n = OpDef("add_n", _add_n_fn,
+               bwd=lambda res, g: tuple(cast_like(unbroadcast(g, jnp.shape(x)), x) for x in res[0]),
+               jvp=lambda p, t, out: _add_n_fn(*t),
+               samples=_samples(((_r(3), _r(3), _r(3)), {})))
+
+
+def add_n(xs: Sequence[Any]):
+    """Sum of a list of same-shape tensors in one op (TF's add_n)."""
+    xs = list(xs)
+    if not xs:
+        raise ValueError("add_n: needs at least one tensor")
+    return _add_n(*xs)
+
+
+# -- linear algebra ---------------------------------------------------------------------------------
+
+def _matmul_bwd(res, g):
+    (x, y), _ = res
+    xs, ys = jnp.shape(x), jnp.shape(y)
+    if len(xs) == 1 and len(ys) == 1:
+        return cast_like(g * y, x), cast_like(g * x, y)
+    x2 = x[None, :] if len(xs) == 1 else x
+    y2 = y[:, None] if len(ys) == 1 else y
+    g2 = g
+    if len(xs) == 1:
+        g2 = jnp.expand_dims(g2, -2)
+    if len(ys) == 1:
+        g2 = jnp.expand_dims(g2, -1)
+    gx = jnp.matmul(g2, jnp.swapaxes(y2, -1, -2))
+    gy = jnp.matmul(jnp.swapaxes(x2, -1, -2), g2)
+    gx = unbroadcast(gx, x2.shape).reshape(xs)
+    gy = unbroadcast(gy, y2.shape).reshape(ys)
+    return cast_like(gx, x), cast_like(gy, y)
+
+
+_matmul = OpDef("matmul", jnp.matmul, bwd=_matmul_bwd,
+                jvp=lambda p, t, out: jnp.matmul(t[0], p[1]) + jnp.matmul(p[0], t[1]),
+                samples=_samples(((_r(3, 4), _r(4, 5)), {}), ((_r(2, 3, 4), _r(4, 2)), {}),
+                                 ((_r(4), _r(4, 3)), {}), ((_r(3, 4), _r(4)), {}), ((_r(4), _r(4)), {})))
+
+
+def _matmul_fwd(x, y):
+    return jnp.matmul(x, y), ((x, y), None)
+
+
+_matmul.fwd = _matmul_fwd
+
+
+def matmul(a, b):
+    """``jax.numpy.matmul`` (also the ``@`` operator)."""
+    return _matmul(a, b)
+
+
+_dot = OpDef("dot", jnp.dot, samples=_samples(((_r(3, 4), _r(4, 5)), {}), ((_r(4), _r(4)), {})))
+
+
+def dot(a, b):
+    """``jax.numpy.dot``."""
+    return _dot(a, b)
+
+
+_einsum = OpDef("einsum", lambda *ops, subscripts: jnp.einsum(subscripts, *ops),
+                samples=_samples(((_r(3, 4), _r(4, 5)), {"subscripts": "ij,jk->ik"}),
+                                 ((_r(2, 3),), {"subscripts": "ij->ji"})))
+
+
+def einsum(subscripts: str, *operands):
+    """``jax.numpy.einsum`` (the string form)."""
+    return _einsum(*operands, subscripts=subscripts)
+
+
+_outer = OpDef("outer", jnp.outer, samples=_samples(((_r(3), _r(4)), {})))
+
+
+def outer(a, b):
+    return _outer(a, b)
+
+
+def _norm_fn(x, ord=None, axis=None, keepdims=False):
+    return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+
+
+_norm = OpDef("norm", _norm_fn, samples=_samples(((_r(3, 4),), {}), ((_r(3, 4),), {"axis": 1}),
+                                               ((_r(3, 4),), {"ord": 1, "axis": 0})))
+
+
+class linalg:
+    """``tj.numpy.linalg``."""
+
+    @staticmethod
+    def norm(x, ord=None, axis=None, keepdims=False):
+        """``jax.numpy.linalg.norm``."""
+        return _norm(x, ord=freeze(ord), axis=freeze(axis), keepdims=bool(keepdims))
+
+
+# -- shapes -----------------------------------------------------------------------------------------
+
+def _token(x):
+    """A zero-size array carrying x's shape and dtype: all a shape op's backward needs."""
+    return jnp.zeros((0,) + jnp.shape(x), jnp.result_type(x))
+
+
+_reshape = OpDef("reshape", lambda x, shape: jnp.reshape(x, shape),
+                 fwd=lambda x, shape: (jnp.reshape(x, shape), _token(x)),
+                 bwd=lambda res, g, shape: (jnp.reshape(g, res.shape[1:]),),
+                 jvp=lambda p, t, out, shape: jnp.reshape(t[0], shape),
+                 samples=_samples(((_r(3, 4),), {"shape": (2, 6)}), ((_r(3, 4),), {"shape": (-1,)})))
+
+
+def reshape(a, shape=None, order="C", **kw):
+    """``jax.numpy.reshape``."""
+    if shape is None:
+        shape = kw.pop("newshape")
+    if isinstance(shape, int):
+        shape = (shape,)
+    return _reshape(a, shape=freeze(shape))
+
+
+def _transpose_bwd(res, g, axes):
+    inv = tuple(np.argsort(axes)) if axes is not None else None
+    return (jnp.transpose(g, inv),)
+
+
+_transpose = OpDef("transpose", lambda x, axes=None: jnp.transpose(x, axes),
+                   fwd=lambda x, axes=None: (jnp.transpose(x, axes), None),
+                   bwd=_transpose_bwd,
+                   jvp=lambda p, t, out, axes=None: jnp.transpose(t[0], axes),
+                   samples=_samples(((_r(3, 4),), {}), ((_r(2, 3, 4),), {"axes": (1, 2, 0)})))
+
+
+def transpose(a, axes=None):
+    """``jax.numpy.transpose``."""
+    if axes is not None:
+        nd = np.ndim(a) if not isinstance(a, (Tensor, Variable)) else a.ndim
+        axes = tuple(int(x) % nd for x in axes)
+    return _transpose(a, axes=axes)
+
+
+def swapaxes(a, axis1, axis2):
+    nd = a.ndim if isinstance(a, (Tensor, Variable)) else np.ndim(a)
+    perm = list(range(nd))
+    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
+    return transpose(a, perm)
+
+
+def moveaxis(a, source, destination):
+    nd = a.ndim if isinstance(a, (Tensor, Variable)) else np.ndim(a)
+    perm = [i for i in range(nd) if i != source % nd]
+    perm.insert(destination % nd, source % nd)
+    return transpose(a, perm)
+
+
+def squeeze(a, axis=None):
+    """``jax.numpy.squeeze``."""
+    shape = tuple(a.shape) if isinstance(a, (Tensor, Variable)) else np.shape(a)
+    axes = _norm_axis(axis, len(shape)) if axis is not None else tuple(i for i, s in enumerate(shape) if s == 1)
+    for ax in axes:
+        if shape[ax] != 1:
+            raise ValueError(f"squeeze: cannot squeeze axis {ax} of size {shape[ax]} (shape {shape})")
+    return reshape(a, tuple(s for i, s in enumerate(shape) if i not in axes))
+
+
+def expand_dims(a, axis):
+    """``jax.numpy.expand_dims``."""
+    shape = tuple(a.shape) if isinstance(a, (Tensor, Variable)) else np.shape(a)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    nd = len(shape) + len(axes)
+    axes = sorted(x % nd for x in axes)
+    new = list(shape)
+    for ax in axes:
+        new.insert(ax, 1)
+    return reshape(a, tuple(new))
+
+
+def ravel(a):
+    return reshape(a, (-1,))
+
+
+_broadcast_to = OpDef("broadcast_to", lambda x, shape: jnp.broadcast_to(x, shape),
+                      fwd=lambda x, shape: (jnp.broadcast_to(x, shape), _token(x)),
+                      bwd=lambda res, g, shape: (unbroadcast(g, res.shape[1:]).astype(res.dtype),),
+                      jvp=lambda p, t, out, shape: jnp.broadcast_to(t[0], shape),
+                      samples=_samples(((_r(3, 1),), {"shape": (2, 3, 4)}), ((_r(4),), {"shape": (3, 4)})))
+
+
+def broadcast_to(array, shape):
+    """``jax.numpy.broadcast_to``."""
+    if isinstance(shape, int):
+        shape = (shape,)
+    return _broadcast_to(array, shape=freeze(shape))
+
+
+def _concat_bwd(res, g, axis):
+    tokens = res
+    sizes = np.cumsum([t.shape[1:][axis] for t in tokens])[:-1]
+    return tuple(jnp.split(g, sizes, axis=axis))
+
+
+_concatenate = OpDef("concatenate", lambda *xs, axis=0: jnp.concatenate(xs, axis=axis),
+                     fwd=lambda *xs, axis=0: (jnp.concatenate(xs, axis=axis), tuple(_token(x) for x in xs)),
+                     bwd=lambda res, g, axis=0: _concat_bwd(res, g, axis),
+                     jvp=lambda p, t, out, axis=0: jnp.concatenate(t, axis=axis),
+                     samples=_samples(((_r(2, 3), _r(4, 3)), {"axis": 0}), ((_r(2, 3), _r(2, 1)), {"axis": 1})))
+
+
+def concatenate(arrays, axis=0):
+    """``jax.numpy.concatenate``."""
+    arrays = list(arrays)
+    nd = arrays[0].ndim if isinstance(arrays[0], (Tensor, Variable)) else np.ndim(arrays[0])
+    return _concatenate(*arrays, axis=axis % nd if nd else 0)
+
+
+concat = concatenate
+
+_stack = OpDef("stack", lambda *xs, axis=0: jnp.stack(xs, axis=axis),
+               samples=_samples(((_r(2, 3), _r(2, 3)), {"axis": 0}), ((_r(2, 3), _r(2, 3), _r(2, 3)), {"axis": 2})))
+
+
+def stack(arrays, axis=0):
+    """``jax.numpy.stack``."""
+    return _stack(*list(arrays), axis=axis)
+
+
+_split = OpDef("split", lambda x, indices_or_sections, axis=0: tuple(jnp.split(x, indices_or_sections, axis=axis)),
+               samples=_samples(((_r(6, 2),), {"indices_or_sections": 3}),
+                                ((_r(2, 5),), {"indices_or_sections": (1, 3), "axis": 1})))
+
+
+def split(ary, indices_or_sections, axis=0):
+    """``jax.numpy.split``: a list of tensors."""
+    return list(_split(ary, indices_or_sections=freeze(indices_or_sections), axis=axis))
+
+
+_take = OpDef("take", lambda x, idx, axis=None, mode=None: jnp.take(x, idx, axis=axis, mode=mode),
+              samples=_samples(((_r(5, 3), np.array([0, 2, 2, 4])), {"axis": 0}),
+                               ((_r(5, 3), np.array([[1, 0], [2, 2]])), {"axis": 1})))
+
+
+def take(a, indices, axis=None, mode=None):
+    """``jax.numpy.take`` (repeated indices accumulate their gradients)."""
+    return _take(a, indices, axis=axis, mode=mode)
+
+
+_take_along_axis = OpDef("take_along_axis", lambda x, idx, axis: jnp.take_along_axis(x, idx, axis=axis),
+                         samples=_samples(((_r(3, 4), np.array([[0, 1], [3, 3], [2, 0]])), {"axis": 1})))
+
+
+def take_along_axis(arr, indices, axis):
+    """``jax.numpy.take_along_axis``."""
+    return _take_along_axis(arr, indices, axis=axis)
+
+
+_pad = OpDef("pad", lambda x, pad_width, mode="constant", constant_values=0:
+             jnp.pad(x, pad_width, mode=mode, constant_values=constant_values) if mode == "constant"
+             else jnp.pad(x, pad_width, mode=mode),
+             samples=_samples(((_r(3, 4),), {"pad_width": ((1, 2), (0, 1))}),
+                              ((_r(3, 4),), {"pad_width": ((1, 1), (2, 2)), "mode": "reflect"})))
+
+
+def pad(array, pad_width, mode="constant", constant_values=0):
+    """``jax.numpy.pad`` (constant, edge, reflect, symmetric, wrap)."""
+    if isinstance(pad_width, int):
+        nd = array.ndim if isinstance(array, (Tensor, Variable)) else np.ndim(array)
+        pad_width = ((pad_width, pad_width),) * nd
+    return _pad(array, pad_width=freeze(pad_width), mode=mode, constant_values=freeze(constant_values))
+
+
+_tile = OpDef("tile", lambda x, reps: jnp.tile(x, reps), samples=_samples(((_r(2, 3),), {"reps": (2, 1)})))
+
+
+def tile(A, reps):
+    """``jax.numpy.tile``."""
+    return _tile(A, reps=freeze(reps if not isinstance(reps, int) else (reps,)))
+
+
+_repeat = OpDef("repeat", lambda x, repeats, axis=None: jnp.repeat(x, repeats, axis=axis),
+                samples=_samples(((_r(2, 3),), {"repeats": 2, "axis": 1})))
+
+
+def repeat(a, repeats, axis=None):
+    return _repeat(a, repeats=freeze(repeats), axis=axis)
+
+
+_flip = OpDef("flip", lambda x, axis=None: jnp.flip(x, axis=axis), samples=_samples(((_r(3, 4),), {"axis": 1})))
+
+
+def flip(m, axis=None):
+    """``jax.numpy.flip``."""
+    return _flip(m, axis=freeze(axis))
+
+
+_sort = OpDef("sort", lambda x, axis=-1: jnp.sort(x, axis=axis), samples=_samples(((_r(3, 5),), {"axis": -1})))
+
+
+def sort(a, axis=-1):
+    """``jax.numpy.sort``."""
+    return _sort(a, axis=axis)
+
+
+def _where_fn(c, x, y):
+    return jnp.where(c, x, y)
+
+
+_where = OpDef("where", _where_fn,
+               samples=_samples(((np.array([[True, False, True, False]] * 3), _r(3, 4), _r(3, 4)), {}),
+                                ((np.array([True, False, True, True]), _r(3, 4), _r(4)), {})))
+
+
+def where(condition, x=None, y=None):
+    """``jax.numpy.where`` (three-argument form; the one-argument form is not differentiable)."""
+    if x is None and y is None:
+        return tuple(Tensor(a) for a in jnp.where(jnp.asarray(condition)))
+    return _where(condition, x, y)
+
+
+def _clip_fn(x, lo, hi):
+    return jnp.clip(x, lo, hi)
+
+
+def _clip_bwd(res, g):
+    (x, lo, hi), _ = res
+    inside = (x >= lo) & (x <= hi)  # TF: at the bounds the gradient passes through to x
+    z = jnp.zeros_like(g)
+    return (cast_like(jnp.where(inside, g, z), x),
+            cast_like(unbroadcast(jnp.where(x < lo, g, z), jnp.shape(lo)), lo),
+            cast_like(unbroadcast(jnp.where(x > hi, g, z), jnp.shape(hi)), hi))
+
+
+def _clip_jvp(p, t, out):
+    x, lo, hi = p
+    tx, tlo, thi = t
+    return jnp.where(x < lo, tlo, jnp.where(x > hi, thi, tx)) * jnp.ones_like(out)
+
+
+_clip = OpDef("clip", _clip_fn, bwd=_clip_bwd, jvp=_clip_jvp,
+              samples=_samples(((_r(3, 4), np.float32(-0.5), np.float32(0.7)), {})))
+
+
+def clip(a, a_min=None, a_max=None, **kw):
+    """``jax.numpy.clip``; at the bounds the gradient passes through (TF's convention)."""
+    a_min = kw.pop("min", a_min)
+    a_max = kw.pop("max", a_max)
+    lo = -jnp.inf if a_min is None else a_min
+    hi = jnp.inf if a_max is None else a_max
+    return _clip(a, lo, hi)
+
+
+def _astype_fn(x, dtype):
+    return x.astype(dtype)
+
+
+_astype = OpDef("astype", _astype_fn, samples=_samples(((_r(3),), {"dtype": jnp.float16})))
+
+
+def astype(x, dtype):
+    """Cast; float -> float casts pass gradients (cast back), casts to int/bool are not differentiable."""
+    return _astype(x, dtype=jnp.dtype(dtype))
+
+
+# -- indexing -----------------------------------------------------------------------------------------
+
+def _split_index(idx):
+    """Static index structure plus the array leaves of an index (advanced indexing)."""
+    if not isinstance(idx, tuple):
+        idx = (idx,)
+    arrays = []
+    static = []
+    for part in idx:
+        if isinstance(part, (Tensor, Variable)):
+            arrays.append(part)
+            static.append(("a",))
+        elif isinstance(part, (np.ndarray, jax.Array, list)):
+            arrays.append(np.asarray(part) if isinstance(part, list) else part)
+            static.append(("a",))
+        elif isinstance(part, slice):
+            static.append(("s", _static_int(part.start), _static_int(part.stop), _static_int(part.step)))
+        elif part is None:
+            static.append(("n",))
+        elif part is Ellipsis:
+            static.append(("e",))
+        else:
+            static.append(("i", _static_int(part)))
+    return tuple(static), arrays
+
+
+def _static_int(v):
+    if v is None:
+        return None
+    if isinstance(v, (Tensor, Variable)):
+        return int(v.numpy())
+    return int(v)
+
+
+def _build_index(static, arrays):
+    it = iter(arrays)
+    out = []
+    for s in static:
+        kind = s[0]
+        if kind == "a":
+            out.append(next(it))
+        elif kind == "s":
+            out.append(slice(s[1], s[2], s[3]))
+        elif kind == "n":
+            out.append(None)
+        elif kind == "e":
+            out.append(Ellipsis)
+        else:
+            out.append(s[1])
+    return tuple(out)
+
+
+def _getitem_fn(x, *arrays, index):
+    return x[_build_index(index, arrays)]
+
+
+def _getitem_fwd(x, *arrays, index):
+    return x[_build_index(index, arrays)], (_token(x), arrays)
+
+
+def _getitem_bwd(res, g, index):
+    tok, arrays = res
+    z = jnp.zeros(tok.shape[1:], tok.dtype)
+    return (z.at[_build_index(index, arrays)].add(g.astype(tok.dtype)),) + (None,) * len(arrays)
+
+
+_getitem = OpDef("getitem", _getitem_fn, fwd=_getitem_fwd, bwd=_getitem_bwd,
+                 jvp=lambda p, t, out, index: t[0][_build_index(index, p[1:])],
+                 samples=_samples(((_r(4, 5),), {"index": (("i", 1),)}),
+                                  ((_r(4, 5),), {"index": (("s", 1, None, 2), ("s", None, 3, None))}),
+                                  ((_r(4, 5), np.array([0, 3, 0])), {"index": (("a",),)}),
+                                  ((_r(4, 5),), {"index": (("e",), ("n",), ("i", -1))})))
+
+
+def getitem(x, idx):
+    """``x[idx]``: basic and advanced (integer/boolean array) indexing."""
+    static, arrays = _split_index(idx)
+    arrays = [np.nonzero(np.asarray(a))[0] if (not isinstance(a, (Tensor, Variable)) and np.asarray(a).dtype == bool)
+              else a for a in arrays]
+    return _getitem(x, *arrays, index=static)
+
+
+# -- misc -----------------------------------------------------------------------------------------
+
+def zeros_like(a, dtype=None):
+    return Tensor(jnp.zeros_like(jnp.asarray(a), dtype=dtype))
+
+
+def ones_like(a, dtype=None):
+    return Tensor(jnp.ones_like(jnp.asarray(a), dtype=dtype))
+
+
+def zeros(shape, dtype=jnp.float32):
+    return Tensor(jnp.zeros(shape, dtype))
+
+
+def ones(shape, dtype=jnp.float32):
+    return Tensor(jnp.ones(shape, dtype))
+
+
+def full(shape, fill_value, dtype=None):
+    return Tensor(jnp.full(shape, fill_value, dtype))
+
+
+def arange(*args, **kw):
+    return Tensor(jnp.arange(*args, **kw))
+
+
+def linspace(*args, **kw):
+    return Tensor(jnp.linspace(*args, **kw))
+
+
+def eye(*args, **kw):
+    return Tensor(jnp.eye(*args, **kw))
+
+
+def asarray(a, dtype=None):
+    return convert_to_tensor(a, dtype)
+
+
+array = asarray
+
+
+def shape(a):
+    return tuple(a.shape) if isinstance(a, (Tensor, Variable)) else np.shape(a)
+
+
+def ndim(a):
+    return len(shape(a))
+
+
+def size(a):
+    return int(np.prod(shape(a), dtype=np.int64))
+
+
+float32 = jnp.float32
+float16 = jnp.float16
+bfloat16 = jnp.bfloat16
+float64 = jnp.float64
+int32 = jnp.int32
+int64 = jnp.int64
+bool_ = jnp.bool_
+pi = np.pi
+e = np.e
+inf = np.inf
+nan = np.nan
+newaxis = None

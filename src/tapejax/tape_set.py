@@ -1,0 +1,97 @@
+"""The per-thread set of active tapes and forward accumulators, and the dispatch of records to them.
+
+Every op asks ``active()`` first; when it is false (nothing recording in this thread) the op takes the
+fast path and no bookkeeping happens at all.
+"""
+from __future__ import annotations
+
+import contextlib
+import threading
+from typing import Iterator, List
+
+
+class _State(threading.local):
+    def __init__(self) -> None:
+        self.tapes: List = []          # GradientTape internals, outermost first
+        self.accumulators: List = []   # ForwardAccumulator internals, outermost first
+        self.stopped: int = 0          # depth of tj.stop_recording() blocks
+
+    # Cheap enough for the per-op hot path: two list truth tests and an int.
+    def active(self) -> bool:
+        return (bool(self.tapes) or bool(self.accumulators)) and not self.stopped
+
+
+state = _State()
+
+
+def active() -> bool:
+    """True when an op executed now could be recorded by some tape or accumulator of this thread."""
+    s = state
+    return (bool(s.tapes) or bool(s.accumulators)) and not s.stopped
+
+
+def recording_tapes() -> list:
+    s = state
+    if s.stopped:
+        return []
+    return [t for t in s.tapes if t.recording]
+
+
+def recording_accumulators() -> list:
+    s = state
+    if s.stopped:
+        return []
+    return [a for a in s.accumulators if a.recording]
+
+
+def push_tape(tape) -> None:
+    state.tapes.append(tape)
+
+
+def pop_tape(tape) -> None:
+    try:
+        state.tapes.remove(tape)
+    except ValueError:
+        pass
+
+
+def push_accumulator(acc) -> None:
+    state.accumulators.append(acc)
+
+
+def pop_accumulator(acc) -> None:
+    try:
+        state.accumulators.remove(acc)
+    except ValueError:
+        pass
+
+
+def any_recording() -> bool:
+    """True when some tape or accumulator of this thread would record an op now."""
+    s = state
+    if s.stopped:
+        return False
+    return any(t.recording for t in s.tapes) or any(a.recording for a in s.accumulators)
+
+
+@contextlib.contextmanager
+def stop_recording() -> Iterator[None]:
+    """Context: nothing executed inside is recorded on any tape or accumulator of this thread."""
+    state.stopped += 1
+    try:
+        yield
+    finally:
+        state.stopped -= 1
+
+
+@contextlib.contextmanager
+def paused(items) -> Iterator[None]:
+    """Pause the given tapes/accumulators (e.g. a tape while its own backward pass runs)."""
+    saved = [(x, x.paused) for x in items]
+    for x in items:
+        x.paused = True
+    try:
+        yield
+    finally:
+        for x, was in saved:
+            x.paused = was

@@ -1,0 +1,385 @@
+"""Tensor (an immutable, identified jax.Array), Variable (mutable state) and conversion.
+
+Every Tensor gets an id that is never reused in the process; tapes and accumulators refer to
+tensors by id only. When a Tensor that a tape or accumulator knows about is garbage collected, they
+are told (``_trackers``), so the tape can free the ops nothing can reach any more (tape.h DeleteTrace).
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Any, Optional
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import tape_set
+
+_next_id = itertools.count(1).__next__
+
+
+def _is_float(dtype) -> bool:
+    return jnp.issubdtype(dtype, jnp.inexact)
+
+
+class Tensor:
+    """Immutable wrapper around one ``jax.Array``. Operators and methods are recorded ops."""
+
+    __slots__ = ("_value", "_id", "_trackers", "__weakref__")
+    # numpy should defer to our reflected operators (np_array * tensor -> Tensor).
+    __array_priority__ = 100
+
+    def __init__(self, value: Any) -> None:
+        self._value = value
+        self._id = _next_id()
+        self._trackers = None  # tapes/accumulators to tell when this tensor dies
+
+    def __del__(self) -> None:
+        trackers = self._trackers
+        if trackers:
+            for t in trackers:
+                try:
+                    t._tensor_died(self._id)
+                except Exception:  # never raise from a finalizer (e.g. at interpreter exit)
+                    pass
+
+    def _track(self, tracker) -> None:
+        if self._trackers is None:
+            self._trackers = [tracker]
+        elif tracker not in self._trackers:
+            self._trackers.append(tracker)
+
+    # -- properties -----------------------------------------------------------------------------
+    @property
+    def value(self) -> jax.Array:
+        return self._value
+
+    @property
+    def id(self) -> int:
+        return self._id
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self._value.shape)
+
+    @property
+    def dtype(self):
+        return self._value.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self._value.shape, dtype=np.int64))
+
+    @property
+    def device(self):
+        v = self._value
+        try:
+            return v.device
+        except Exception:
+            devs = getattr(v, "devices", None)
+            return next(iter(devs())) if devs else None
+
+    @property
+    def sharding(self):
+        return getattr(self._value, "sharding", None)
+
+    def numpy(self) -> np.ndarray:
+        _require_concrete(self, "numpy()")
+        return np.asarray(self._value)
+
+    def __array__(self, dtype=None, copy=None):
+        _require_concrete(self, "np.asarray()")
+        a = np.asarray(self._value)
+        return a.astype(dtype) if dtype is not None else a
+
+    def __jax_array__(self):
+        return self._value
+
+    def ref(self) -> "_Ref":
+        """A hashable reference to this tensor (Tensors themselves are unhashable, as in TF)."""
+        return _Ref(self)
+
+    def __hash__(self):
+        raise TypeError("tj.Tensor is unhashable (== is elementwise). Use tensor.ref() as the key instead.")
+
+    def __repr__(self) -> str:
+        v = self._value
+        if isinstance(v, jax.core.Tracer):
+            return f"<tj.Tensor shape={self.shape} dtype={self.dtype} (traced)>"
+        return f"<tj.Tensor shape={self.shape} dtype={self.dtype} numpy={np.asarray(v)}>"
+
+    __str__ = __repr__
+
+    def __bool__(self) -> bool:
+        if self.size != 1:
+            raise ValueError(f"The truth value of a tj.Tensor of shape {self.shape} is ambiguous; "
+                             "use tj.numpy.any(...) or tj.numpy.all(...), or compare a size-1 tensor.")
+        _require_concrete(self, "bool()")
+        return bool(np.asarray(self._value).reshape(()))
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tj.Tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tj.Tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __float__(self) -> float:
+        _require_concrete(self, "float()")
+        return float(np.asarray(self._value))
+
+    def __int__(self) -> int:
+        _require_concrete(self, "int()")
+        return int(np.asarray(self._value))
+
+    def __index__(self) -> int:
+        if not jnp.issubdtype(self.dtype, jnp.integer):
+            raise TypeError(f"only integer tj.Tensors can be used as an index, got {self.dtype}")
+        return int(self)
+
+
+class _Ref:
+    __slots__ = ("_obj",)
+
+    def __init__(self, obj):
+        self._obj = obj
+
+    def deref(self):
+        return self._obj
+
+    def __hash__(self):
+        return id(self._obj)
+
+    def __eq__(self, other):
+        return isinstance(other, _Ref) and other._obj is self._obj
+
+
+def _require_concrete(t: Tensor, what: str) -> None:
+    if isinstance(t._value, jax.core.Tracer):
+        raise TypeError(
+            f"tj.Tensor.{what} needs a concrete value, but this tensor is being traced (inside tj.function "
+            "or a jax transform). Return the tensor from the function and convert it outside, or use "
+            "tj.numpy ops (e.g. tj.numpy.where instead of Python if).")
+
+
+jax.tree_util.register_pytree_node(Tensor, lambda t: ((t._value,), None), lambda _, c: Tensor(c[0]))
+
+
+class Variable:
+    """Mutable state. Reads inside an active tape are recorded against the variable's handle id, so a
+    gradient with respect to the variable sums over all its reads; each read sees the value current then."""
+
+    __array_priority__ = 100
+
+    def __init__(self, initial_value: Any, trainable: bool = True, name: Optional[str] = None,
+                 dtype: Any = None) -> None:
+        if callable(initial_value):
+            initial_value = initial_value()
+        value = convert_to_tensor(initial_value, dtype=dtype).value
+        self._value = value
+        self._handle_id = _next_id()
+        self._trainable = bool(trainable)
+        self._name = name if name is not None else f"Variable:{self._handle_id}"
+
+    # -- reads ------------------------------------------------------------------------------------
+    def read_value(self) -> Tensor:
+        """The current value as a Tensor; recorded on active tapes/accumulators as a read of this variable."""
+        t = Tensor(self._value)
+        if tape_set.active():
+            from .ops.core import record_variable_read
+            record_variable_read(self, t)
+        return t
+
+    def value(self) -> Tensor:
+        return self.read_value()
+
+    def numpy(self) -> np.ndarray:
+        return np.asarray(self._value)
+
+    def __array__(self, dtype=None, copy=None):
+        a = np.asarray(self._value)
+        return a.astype(dtype) if dtype is not None else a
+
+    def __jax_array__(self):
+        return self._value
+
+    # -- writes -----------------------------------------------------------------------------------
+    def _checked(self, value: Any, op: str):
+        new = convert_to_tensor(value, dtype=self.dtype).value if not isinstance(value, (Tensor, Variable)) \
+            else (value.read_value() if isinstance(value, Variable) else value).value
+        if tuple(new.shape) != self.shape:
+            raise ValueError(f"Variable.{op}: value of shape {tuple(new.shape)} does not match the variable "
+                             f"'{self._name}' of shape {self.shape}; reshape the value first. "
+                             "The variable is unchanged.")
+        if new.dtype != self.dtype:
+            raise ValueError(f"Variable.{op}: value of dtype {new.dtype} does not match the variable "
+                             f"'{self._name}' of dtype {self.dtype}; cast with .astype({self.dtype}) first. "
+                             "The variable is unchanged.")
+        return new
+
+    def assign(self, value: Any, read_value: bool = True) -> "Variable":
+        self._value = self._checked(value, "assign")
+        return self
+
+    def assign_add(self, delta: Any, read_value: bool = True) -> "Variable":
+        d = self._checked(delta, "assign_add")
+        self._value = _add_kernel(self._value, d)
+        return self
+
+    def assign_sub(self, delta: Any, read_value: bool = True) -> "Variable":
+        d = self._checked(delta, "assign_sub")
+        self._value = _sub_kernel(self._value, d)
+        return self
+
+    # -- properties -----------------------------------------------------------------------------
+    @property
+    def trainable(self) -> bool:
+        return self._trainable
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self._value.shape)
+
+    @property
+    def dtype(self):
+        return self._value.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self._value.shape, dtype=np.int64))
+
+    @property
+    def device(self):
+        return Tensor(self._value).device
+
+    @property
+    def id(self) -> int:
+        """The variable's handle id: what tapes record its reads against."""
+        return self._handle_id
+
+    def ref(self) -> _Ref:
+        return _Ref(self)
+
+    def __hash__(self):
+        return id(self)
+
+    def __repr__(self) -> str:
+        return (f"<tj.Variable '{self._name}' shape={self.shape} dtype={self.dtype} "
+                f"numpy={np.array2string(np.asarray(self._value), separator=' ')}>")
+
+    def __bool__(self) -> bool:
+        return bool(self.read_value())
+
+    def __len__(self) -> int:
+        return len(self.read_value())
+
+    def __iter__(self):
+        return iter(self.read_value())
+
+    def __float__(self) -> float:
+        return float(self.read_value())
+
+    def __int__(self) -> int:
+        return int(self.read_value())
+
+    def __getattr__(self, name):
+        # Tensor methods (reshape, sum, astype, T, ...) act on a recorded read.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.read_value(), name)
+
+
+_add_kernel = jax.jit(jnp.add)
+_sub_kernel = jax.jit(jnp.subtract)
+
+
+def _default_dtype(value: Any):
+    """TF's defaults with x64 off: Python float -> float32, int -> int32, bool -> bool."""
+    if isinstance(value, bool):
+        return jnp.bool_
+    if isinstance(value, int):
+        return jnp.int32
+    if isinstance(value, float):
+        return jnp.float32
+    if isinstance(value, complex):
+        return jnp.complex64
+    return None
+
+
+def convert_to_tensor(value: Any, dtype: Any = None) -> Tensor:
+    """A Tensor from a Tensor, Variable (its recorded read), jax/numpy array, Python number or list."""
+    if isinstance(value, Tensor):
+        if dtype is not None and value.dtype != jnp.dtype(dtype):
+            raise ValueError(f"convert_to_tensor: tensor of dtype {value.dtype} requested as {jnp.dtype(dtype)}; "
+                             "use tj.numpy.astype / Tensor.astype to cast.")
+        return value
+    if isinstance(value, Variable):
+        return convert_to_tensor(value.read_value(), dtype)
+    if isinstance(value, jax.Array) or isinstance(value, jax.core.Tracer):
+        arr = value if dtype is None else value.astype(dtype)
+        return Tensor(arr)
+    if dtype is None:
+        dtype = _default_dtype(value)
+        if dtype is None and isinstance(value, (list, tuple)):
+            dtype = _default_list_dtype(value)
+    try:
+        if isinstance(value, (list, tuple)):
+            value = _materialize_nested(value)
+        arr = jnp.asarray(value, dtype=dtype)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"Cannot convert {type(value).__name__} {value!r:.80} to a tj.Tensor: {e}") from None
+    return Tensor(arr)
+
+
+def _materialize_nested(value):
+    if isinstance(value, (list, tuple)):
+        return [_materialize_nested(v) for v in value]
+    if isinstance(value, (Tensor, Variable)):
+        return np.asarray(value)
+    return value
+
+
+def _default_list_dtype(value):
+    flat = []
+
+    def walk(v):
+        if isinstance(v, (list, tuple)):
+            for x in v:
+                walk(x)
+        else:
+            flat.append(v)
+
+    walk(value)
+    if flat and all(isinstance(v, bool) for v in flat):
+        return jnp.bool_
+    if flat and all(isinstance(v, (int, bool)) and not isinstance(v, float) for v in flat):
+        return jnp.int32
+    if flat and all(isinstance(v, (int, float, bool)) for v in flat):
+        return jnp.float32
+    return None
+
+
+def constant(value: Any, dtype: Any = None) -> Tensor:
+    """A new Tensor holding ``value`` (TF's dtype defaults with x64 off)."""
+    if isinstance(value, Tensor):
+        return value if dtype is None else Tensor(value.value.astype(dtype))
+    if isinstance(value, Variable):
+        value = value._value
+    if isinstance(value, (jax.Array, np.ndarray)) and dtype is not None:
+        return Tensor(jnp.asarray(value).astype(dtype))
+    return convert_to_tensor(value, dtype)
