@@ -6,11 +6,12 @@ from .ops import numpy
 from .ops.core import OpDef
 from .backprop import GradientTape, UnconnectedGradients
 from .tape_set import stop_recording
+from .forwardprop import ForwardAccumulator
 from .config import config
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "Variable", "constant", "convert_to_tensor", "numpy", "GradientTape", "UnconnectedGradients",
-    "stop_recording", "config", "OpDef",
+    "stop_recording", "config", "OpDef", "ForwardAccumulator",
 ]

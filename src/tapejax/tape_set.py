@@ -15,6 +15,7 @@ class _State(threading.local):
         self.tapes: List = []          # GradientTape internals, outermost first
         self.accumulators: List = []   # ForwardAccumulator internals, outermost first
         self.stopped: int = 0          # depth of tj.stop_recording() blocks
+        self.variable_watchers: List = []  # dicts collecting Variables read (custom_gradient)
 
     # Cheap enough for the per-op hot path: two list truth tests and an int.
     def active(self) -> bool:
@@ -95,3 +96,14 @@ def paused(items) -> Iterator[None]:
     finally:
         for x, was in saved:
             x.paused = was
+
+
+@contextlib.contextmanager
+def watch_variable_reads() -> Iterator[dict]:
+    """Context yielding a dict (insertion-ordered) of every Variable read inside, recorded or not."""
+    seen: dict = {}
+    state.variable_watchers.append(seen)
+    try:
+        yield seen
+    finally:
+        state.variable_watchers.remove(seen)

@@ -32,22 +32,26 @@ class Tensor:
     def __init__(self, value: Any) -> None:
         self._value = value
         self._id = _next_id()
-        self._trackers = None  # tapes/accumulators to tell when this tensor dies
+        self._trackers = None  # weak refs to the tapes/accumulators to tell when this tensor dies
 
     def __del__(self) -> None:
         trackers = self._trackers
         if trackers:
-            for t in trackers:
-                try:
-                    t._tensor_died(self._id)
-                except Exception:  # never raise from a finalizer (e.g. at interpreter exit)
-                    pass
+            for ref in trackers:
+                owner = ref()
+                if owner is not None:
+                    try:
+                        owner._tensor_died(self._id)
+                    except Exception:  # never raise from a finalizer (e.g. at interpreter exit)
+                        pass
 
-    def _track(self, tracker) -> None:
-        if self._trackers is None:
-            self._trackers = [tracker]
-        elif tracker not in self._trackers:
-            self._trackers.append(tracker)
+    def _track(self, ref) -> None:
+        """Tell the owner of weak reference ``ref`` (a tape or accumulator) when this tensor dies."""
+        tr = self._trackers
+        if tr is None:
+            self._trackers = [ref]
+        elif ref not in tr:
+            tr.append(ref)
 
     # -- properties -----------------------------------------------------------------------------
     @property
@@ -192,6 +196,10 @@ class Variable:
     def read_value(self) -> Tensor:
         """The current value as a Tensor; recorded on active tapes/accumulators as a read of this variable."""
         t = Tensor(self._value)
+        st = tape_set.state
+        if st.variable_watchers:
+            for w in st.variable_watchers:
+                w.setdefault(id(self), self)
         if tape_set.active():
             from .ops.core import record_variable_read
             record_variable_read(self, t)

@@ -244,8 +244,10 @@ class OpDef:
             g = self._derived[key] = OpDef(f"{self.name}_grad", grad_fn, register=False)
         return g
 
-    def jvp_op(self, static: dict, diff: tuple) -> "OpDef":
-        key = ("jvp", tuple(sorted(static.items())), diff)
+    def jvp_op(self, static: dict, diff: tuple, batched: bool = False) -> "OpDef":
+        """An op computing this op's output tangents from ``(*args, *tangents)``; with ``batched`` the
+        tangents carry a leading batch axis (tape.h's use_batch) and the JVP kernel is vmapped."""
+        key = ("jvp", tuple(sorted(static.items())), diff, batched)
         j = self._derived.get(key)
         if j is None:
             k = self.kernels(static)
@@ -254,9 +256,22 @@ class OpDef:
 
             def jvp_fn(*args):
                 dyn, tans = tuple(args[:len(args) - n]), tuple(args[len(args) - n:])
-                return k.jvp_impl(diff, dyn, tans, fn(*dyn))
+                out = fn(*dyn)
+                if batched:
+                    return jax.vmap(lambda t: k.jvp_impl(diff, dyn, t, out))(tans)
+                return k.jvp_impl(diff, dyn, tans, out)
             j = self._derived[key] = OpDef(f"{self.name}_jvp", jvp_fn, register=False)
         return j
+
+    def batched_jvp_kernel(self, static: dict, diff: tuple):
+        """The JVP kernel vmapped over a leading tangent axis (compiled once per op, static and diff)."""
+        key = ("bjvp", tuple(sorted(static.items())), diff)
+        f = self._derived.get(key)
+        if f is None:
+            k = self.kernels(static)
+            f = self._derived[key] = jax.jit(
+                lambda dyn, tans, out: jax.vmap(lambda t: k.jvp_impl(diff, dyn, t, out))(tans))
+        return f
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -1,0 +1,226 @@
+"""ForwardAccumulator: forward-mode autodiff (a port of tape.h's ForwardAccumulator).
+
+Every op executed while the accumulator is active and has a watched input runs its jit-compiled JVP
+kernel at once; the resulting tangents are kept per tensor id. The JVP computation of an accumulator
+is run with that accumulator (and the accumulators entered after it) paused, so it never sees its own
+work, while tapes and the accumulators entered before it record it: that nesting gives
+forward-over-forward, forward-over-reverse and reverse-over-forward derivatives.
+"""
+from __future__ import annotations
+
+import contextlib
+import warnings
+import weakref
+from typing import Any, Dict, Iterator, Optional
+
+import jax
+import jax.numpy as jnp
+
+from . import tape_set, vspace
+from .backprop import UnconnectedGradients, _unconnected, flatten
+from .tensor import Tensor, Variable, _is_float, convert_to_tensor
+
+
+class Accumulator:
+    """The recording state of one ForwardAccumulator: tangents by tensor id."""
+
+    def __init__(self, use_batch: bool = False) -> None:
+        self.tangents: Dict[int, Tensor] = {}
+        self.paused = False
+        self.use_batch = use_batch
+        self._weak = weakref.ref(self)
+
+    @property
+    def recording(self) -> bool:
+        return not self.paused
+
+    def should_record(self, ids) -> bool:
+        tg = self.tangents
+        for i in ids:
+            if i in tg:
+                return True
+        return False
+
+    def watch(self, tensor_id: int, tangent: Tensor) -> None:
+        old = self.tangents.get(tensor_id)
+        if old is not None:
+            from .ops import numpy as tnp
+            tangent = tnp.add(old, tangent)
+        self.tangents[tensor_id] = tangent
+
+    def _tensor_died(self, tensor_id: int) -> None:
+        self.tangents.pop(tensor_id, None)
+
+    def _store(self, tensor: Tensor, tangent: Optional[Tensor]) -> None:
+        if tangent is None or tensor._id in self.tangents:
+            return  # the first tangent recorded for a tensor is the connected one (tape.h)
+        self.tangents[tensor._id] = tangent
+        tensor._track(self._weak)
+
+    def record_identity(self, src_id: int, dst: Tensor) -> None:
+        t = self.tangents.get(src_id)
+        if t is not None:
+            self._store(dst, t)
+
+    @contextlib.contextmanager
+    def computing(self) -> Iterator[None]:
+        """Pause this accumulator and those entered after it while it computes tangents."""
+        accs = tape_set.state.accumulators
+        inner = accs[accs.index(self):] if self in accs else [self]
+        with tape_set.paused(inner):
+            yield
+
+    def _zeros(self, like) -> Tensor:
+        arr = like._value if isinstance(like, Tensor) else jnp.asarray(like)
+        return Tensor(vspace.zeros_like(arr))
+
+    def accumulate(self, op, static, args, raw, diff, outs, out) -> None:
+        """Compute and store the tangents of ``outs`` for one recorded op."""
+        tans = [self.tangents.get(args[i]._id) for i in diff]
+        if all(t is None for t in tans):
+            return
+        with self.computing():
+            if tape_set.any_recording():
+                # Outer tapes/accumulators watch the JVP computation: dispatch it as an op of its own.
+                from .ops.core import apply
+                batch = self._batch_size()
+                filled = [t if t is not None else self._zeros_batched(args[i], batch) for t, i in zip(tans, diff)]
+                res = apply(op.jvp_op(static, diff, self.use_batch), list(args) + filled, {})
+            else:
+                raw_t = tuple(t._value if t is not None else None for t in tans)
+                if self.use_batch:
+                    res_raw = op.batched_jvp_kernel(static, diff)(tuple(raw), raw_t, out)
+                else:
+                    res_raw = op.kernels(static).jvp(diff, tuple(raw), raw_t, out)
+                res = jax.tree_util.tree_map(Tensor, res_raw)
+        res = res if isinstance(res, tuple) else (res,)
+        for o, t in zip(outs, res):
+            if t is not None and _is_float(o._value.dtype):
+                self._store(o, t)
+
+    def accumulate_from_backward(self, outs, input_ids, backward) -> None:
+        """Tangents for an op known only by its backward function (custom gradients): the JVP is the
+        transpose of the backward function, found by differentiating it w.r.t. its cotangents
+        (tape.h's ForwardpropFromTape)."""
+        from .backprop import GradientTape
+        in_tans = [self.tangents.get(i) for i in input_ids]
+        if all(t is None for t in in_tans):
+            return
+        float_outs = [o for o in outs if _is_float(o._value.dtype)]
+        with self.computing():
+            aids = [Tensor(vspace.ones_like(o._value)) for o in float_outs]
+            with GradientTape(persistent=True) as tape:
+                tape.watch(aids)
+                it = iter(aids)
+                cts = [next(it) if _is_float(o._value.dtype) else None for o in outs]
+                grads = backward(cts, list(range(len(input_ids))), True)
+            targets, og = [], []
+            for g, t in zip(grads, in_tans):
+                if g is not None and t is not None:
+                    targets.append(g if isinstance(g, Tensor) else Tensor(g))
+                    og.append(t)
+            if not targets:
+                return
+            out_tans = tape.gradient(targets, aids, output_gradients=og)
+        for o, t in zip(float_outs, out_tans):
+            self._store(o, t)
+
+    def _batch_size(self) -> Optional[int]:
+        if not self.use_batch:
+            return None
+        for t in self.tangents.values():
+            return t.shape[0]
+        return None
+
+    def _zeros_batched(self, like, batch: Optional[int]) -> Tensor:
+        arr = like._value if isinstance(like, Tensor) else jnp.asarray(like)
+        if batch is None:
+            return Tensor(vspace.zeros_like(arr))
+        return Tensor(vspace.zeros_from_spec((batch,) + tuple(arr.shape), arr.dtype))
+
+
+class ForwardAccumulator:
+    """Computes Jacobian-vector products with forward-mode autodiff (as ``tf.autodiff.ForwardAccumulator``).
+
+    Args:
+      primals: a Tensor or Variable, or a nested structure of them, to watch.
+      tangents: matching structure of tangents (same shapes and dtypes as the primals).
+    """
+
+    def __init__(self, primals: Any, tangents: Any, use_batch: bool = False) -> None:
+        self._acc = Accumulator(use_batch)
+        self._recording = False
+        self._watch(primals, tangents)
+
+    @classmethod
+    def _batch_accumulator(cls, primals: Any, tangents: Any) -> "ForwardAccumulator":
+        """Tangents carry a leading batch axis; JVP kernels are vmapped over it (tape.h's use_batch)."""
+        return cls(primals, tangents, use_batch=True)
+
+    def __enter__(self) -> "ForwardAccumulator":
+        if self._recording:
+            raise ValueError("ForwardAccumulator is already active: it cannot be entered twice.")
+        tape_set.push_accumulator(self._acc)
+        self._recording = True
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._recording:
+            tape_set.pop_accumulator(self._acc)
+            self._recording = False
+
+    def _watch(self, primals: Any, tangents: Any) -> None:
+        flat_p, tree_p = flatten(primals)
+        flat_t, tree_t = flatten(tangents)
+        if len(flat_p) != len(flat_t):
+            raise ValueError(f"ForwardAccumulator: got {len(flat_p)} primals but {len(flat_t)} tangents; pass "
+                             "a tangent for each primal, in a matching structure.")
+        seen = set()
+        for p, t in zip(flat_p, flat_t):
+            if isinstance(p, Variable):
+                pid, shape, dtype = p._handle_id, p.shape, p.dtype
+            elif isinstance(p, Tensor):
+                pid, shape, dtype = p._id, p.shape, p.dtype
+            else:
+                raise ValueError(f"ForwardAccumulator: primal of type {type(p).__name__} is not a tj.Tensor or "
+                                 "tj.Variable; convert it with tj.constant(...) first and use that tensor.")
+            if pid in seen:
+                raise ValueError(f"ForwardAccumulator: the same tensor (shape {shape}) was given as a primal twice.")
+            seen.add(pid)
+            tt = t.read_value() if isinstance(t, Variable) else (t if isinstance(t, Tensor) else
+                                                                  convert_to_tensor(t, dtype=dtype))
+            want = ((tt.shape[0],) + tuple(shape)) if self._acc.use_batch and tt.ndim else tuple(shape)
+            if tuple(tt.shape) != want:
+                raise ValueError(f"ForwardAccumulator: tangent of shape {tuple(tt.shape)} does not match its primal "
+                                 f"of shape {tuple(shape)}" + (" (plus a leading batch axis)" if self._acc.use_batch
+                                                              else "") + "; pass a tangent of the primal's shape.")
+            if tt.dtype != dtype:
+                raise ValueError(f"ForwardAccumulator: tangent of dtype {tt.dtype} does not match its primal of "
+                                 f"dtype {dtype}; cast the tangent with .astype({dtype}).")
+            if not _is_float(dtype):
+                warnings.warn(f"ForwardAccumulator: primal of dtype {dtype} is not differentiable; its tangent is "
+                              "ignored.", UserWarning, stacklevel=3)
+                continue
+            self._acc.watch(pid, tt)
+
+    def jvp(self, primals: Any, unconnected_gradients: Any = UnconnectedGradients.NONE) -> Any:
+        """The tangent of each primal (Tensor or Variable) in ``primals``, in the same structure."""
+        unconnected = _unconnected(unconnected_gradients)
+        flat, tree = flatten(primals)
+        out = []
+        for p in flat:
+            if isinstance(p, Variable):
+                t = self._acc.tangents.get(p._handle_id)
+                arr = p._value
+            elif isinstance(p, Tensor):
+                t = self._acc.tangents.get(p._id)
+                arr = p._value
+            elif p is None:
+                out.append(None)
+                continue
+            else:
+                raise ValueError(f"ForwardAccumulator.jvp: expected tj.Tensor or tj.Variable, got {type(p).__name__}")
+            if t is None and unconnected is UnconnectedGradients.ZERO:
+                t = Tensor(vspace.zeros_like(arr)) if not self._acc.use_batch else None
+            out.append(t)
+        return jax.tree_util.tree_unflatten(tree, out)
