@@ -7,6 +7,7 @@ from .ops.core import OpDef
 from .backprop import GradientTape, UnconnectedGradients
 from .tape_set import stop_recording
 from .forwardprop import ForwardAccumulator
+from .custom_gradient import custom_gradient, recompute_grad, grad_pass_through, stop_gradient
 from .config import config
 
 __version__ = "0.1.0"
@@ -14,4 +15,5 @@ __version__ = "0.1.0"
 __all__ = [
     "Tensor", "Variable", "constant", "convert_to_tensor", "numpy", "GradientTape", "UnconnectedGradients",
     "stop_recording", "config", "OpDef", "ForwardAccumulator",
+    "custom_gradient", "recompute_grad", "grad_pass_through", "stop_gradient",
 ]
