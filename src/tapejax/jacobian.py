@@ -1,0 +1,153 @@
+"""GradientTape.jacobian and batch_jacobian.
+
+With ``experimental_use_pfor=True`` the Jacobian is one batched backward pass: for fixed residuals the
+tape's backward computation is a pure function of the output gradient, so it is traced once under
+``jax.vmap`` over the basis of output gradients (every backward kernel is batched by XLA) instead of
+being looped row by row. When an outer tape or accumulator records the computation (higher-order
+Jacobians), the rows are computed one by one so that the outer tape sees ordinary recorded ops.
+"""
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Callable, List
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from . import tape_set
+from .backprop import UnconnectedGradients, flatten
+from .tensor import Tensor, Variable, convert_to_tensor
+
+
+def _shape_dtype(x):
+    if isinstance(x, (Tensor, Variable)):
+        return tuple(x.shape), x.dtype
+    arr = jnp.asarray(x)
+    return tuple(arr.shape), arr.dtype
+
+
+@contextlib.contextmanager
+def _held(gt):
+    """Keep a non-persistent tape alive across several backward passes, consuming it at the end."""
+    was = gt._persistent
+    gt._persistent = True
+    gt._tape.persistent = True
+    try:
+        yield
+    finally:
+        gt._persistent = was
+        if gt._tape is not None:
+            gt._tape.persistent = was
+            if not was:
+                gt._watched_after_use = tuple(gt._tape.watched_variables.values())
+                gt._tape = None
+
+
+def _rows(gt, target, flat_sources, basis_rows: Callable[[int], Any], n: int, use_pfor: bool):
+    """Gradients of ``target`` w.r.t. each source for each of n output gradients: a list (per source) of
+    stacked results of shape (n,) + source.shape, or None where unconnected."""
+    gt._check_usable("jacobian()")
+    if gt._recording and not gt._persistent:
+        gt._pop_tape()
+    if use_pfor and not tape_set.any_recording():
+        unconnected = set()
+
+        def one(og):
+            gs = gt.gradient(target, flat_sources, output_gradients=[Tensor(og)])
+            out = []
+            for i, (g, s) in enumerate(zip(gs, flat_sources)):
+                if g is None:
+                    unconnected.add(i)
+                    shape, dtype = _shape_dtype(s)
+                    out.append(jnp.zeros(shape, dtype))
+                else:
+                    out.append(g.value)
+            return out
+        basis = basis_rows(-1)
+        with tape_set.stop_recording():
+            stacked = jax.vmap(one)(basis)
+        return [None if i in unconnected else Tensor(r) for i, r in enumerate(stacked)]
+    from .ops import numpy as tnp
+    per_source: List[List[Any]] = [[] for _ in flat_sources]
+    with _held(gt):
+        for j in range(n):
+            gs = gt.gradient(target, flat_sources, output_gradients=[basis_rows(j)])
+            for i, g in enumerate(gs):
+                per_source[i].append(g)
+    result = []
+    for i, rows in enumerate(per_source):
+        if all(r is None for r in rows):
+            result.append(None)
+            continue
+        shape, dtype = _shape_dtype(flat_sources[i])
+        rows = [r if r is not None else Tensor(jnp.zeros(shape, dtype)) for r in rows]
+        result.append(tnp.stack(rows))
+    return result
+
+
+def _finish(results, flat_sources, out_shape_of, unconnected):
+    from .ops import numpy as tnp
+    out = []
+    for r, s in zip(results, flat_sources):
+        shape, dtype = _shape_dtype(s)
+        want = out_shape_of(shape)
+        if r is None:
+            out.append(Tensor(jnp.zeros(want, dtype)) if unconnected is UnconnectedGradients.ZERO else None)
+        else:
+            out.append(tnp.reshape(r, want))
+    return out
+
+
+def jacobian(gt, target, sources, unconnected: UnconnectedGradients, use_pfor: bool):
+    gt._check_usable("jacobian()")
+    if not use_pfor and not gt._persistent:
+        raise RuntimeError("GradientTape must be created with persistent=True to compute the jacobian with "
+                           "experimental_use_pfor=False.")
+    flat_sources, tree = flatten(sources)
+    t_shape, t_dtype = _shape_dtype(target)
+    n = int(np.prod(t_shape, dtype=np.int64))
+    if n == 0:
+        if not gt._persistent:
+            gt.gradient(target, flat_sources)  # consumes the tape, as any jacobian call does
+        out = [Tensor(jnp.zeros(t_shape + _shape_dtype(s)[0], _shape_dtype(s)[1])) for s in flat_sources]
+        return jax.tree_util.tree_unflatten(tree, out)
+    eye = jnp.eye(n, dtype=t_dtype)
+
+    def basis(j):
+        if j < 0:
+            return eye.reshape((n,) + t_shape)
+        return Tensor(eye[j].reshape(t_shape))
+    rows = _rows(gt, target, flat_sources, basis, n, use_pfor)
+    out = _finish(rows, flat_sources, lambda s: t_shape + s, unconnected)
+    return jax.tree_util.tree_unflatten(tree, out)
+
+
+def batch_jacobian(gt, target, source, unconnected: UnconnectedGradients, use_pfor: bool):
+    gt._check_usable("batch_jacobian()")
+    if not use_pfor and not gt._persistent:
+        raise RuntimeError("GradientTape must be created with persistent=True to compute the batch_jacobian "
+                           "with experimental_use_pfor=False.")
+    t_shape, t_dtype = _shape_dtype(target)
+    s_shape, s_dtype = _shape_dtype(source)
+    if not t_shape or not s_shape or t_shape[0] != s_shape[0]:
+        raise ValueError(f"batch_jacobian: the first dimension of target shape {t_shape} and source shape "
+                         f"{s_shape} must match (the batch); both need at least one dimension.")
+    b = t_shape[0]
+    m = int(np.prod(t_shape[1:], dtype=np.int64))
+    want = (b,) + t_shape[1:] + s_shape[1:]
+    if b == 0 or m == 0:
+        if not gt._persistent:
+            gt.gradient(target, source)
+        return Tensor(jnp.zeros(want, s_dtype))
+    eye = jnp.eye(m, dtype=t_dtype).reshape((m, 1) + t_shape[1:])
+    full = jnp.broadcast_to(eye, (m,) + t_shape)
+
+    def basis(j):
+        return full if j < 0 else Tensor(full[j])
+    (rows,) = _rows(gt, target, [source], basis, m, use_pfor)
+    if rows is None:
+        return Tensor(jnp.zeros(want, s_dtype)) if unconnected is UnconnectedGradients.ZERO else None
+    from .ops import numpy as tnp
+    # rows: (m, b) + source.shape[1:]  ->  (b, m) + source.shape[1:]  ->  want
+    return tnp.reshape(tnp.moveaxis(rows, 0, 1), want)

@@ -1,0 +1,256 @@
+"""tj.Tensor and tj.constant: identity, properties, conversion, pytree, operators, repr."""
+import gc
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tapejax as tj
+
+
+def test_ids_unique_and_never_reused():
+    seen = set()
+    for _ in range(200):
+        t = tj.constant(1.0)
+        assert t.id not in seen
+        seen.add(t.id)
+        del t
+        gc.collect()
+    a = tj.constant([1.0, 2.0])
+    b = a + 1.0
+    assert a.id != b.id
+    assert isinstance(a.id, int)
+
+
+def test_properties():
+    arr = jnp.arange(6, dtype=jnp.float32).reshape(2, 3)
+    t = tj.Tensor(arr)
+    assert t.value is arr
+    assert isinstance(t.value, jax.Array)
+    assert t.shape == (2, 3)
+    assert isinstance(t.shape, tuple)
+    assert t.dtype == jnp.float32
+    assert t.ndim == 2
+    assert t.size == 6
+    assert t.device == jax.devices()[0]
+
+
+def test_scalar_properties():
+    t = tj.constant(3.5)
+    assert t.shape == ()
+    assert t.ndim == 0
+    assert t.size == 1
+
+
+def test_numpy_and_asarray():
+    t = tj.constant([[1.0, 2.0], [3.0, 4.0]])
+    n = t.numpy()
+    assert isinstance(n, np.ndarray)
+    np.testing.assert_array_equal(n, [[1, 2], [3, 4]])
+    a = np.asarray(t)
+    assert isinstance(a, np.ndarray) and a.dtype == np.float32
+    np.testing.assert_array_equal(a, n)
+    a64 = np.asarray(t, dtype=np.float64)
+    assert a64.dtype == np.float64
+    j = jnp.asarray(t)
+    assert isinstance(j, jax.Array)
+    np.testing.assert_array_equal(np.asarray(j), n)
+    # jnp functions accept tensors directly
+    np.testing.assert_allclose(np.asarray(jnp.sum(t)), 10.0)
+
+
+def test_pytree_roundtrip():
+    t = tj.constant([1.0, 2.0, 3.0])
+    tree = {"a": t, "b": [t * 2.0, (tj.constant(1),)]}
+    leaves, treedef = jax.tree_util.tree_flatten(tree)
+    assert len(leaves) == 3
+    assert all(isinstance(l, jax.Array) for l in leaves)
+    back = jax.tree_util.tree_unflatten(treedef, leaves)
+    assert isinstance(back["a"], tj.Tensor)
+    np.testing.assert_array_equal(back["a"].numpy(), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(back["b"][0].numpy(), [2.0, 4.0, 6.0])
+    assert isinstance(back["b"][1], tuple) and back["b"][1][0].dtype == jnp.int32
+    mapped = jax.tree_util.tree_map(lambda x: x + 1, tree)
+    np.testing.assert_array_equal(mapped["a"].numpy(), [2.0, 3.0, 4.0])
+
+
+def test_tensor_through_jax_transform():
+    t = tj.constant([1.0, 2.0, 3.0])
+    out = jax.jit(lambda x: x.value * 2)(t)
+    np.testing.assert_array_equal(np.asarray(out), [2.0, 4.0, 6.0])
+
+
+@pytest.mark.parametrize("dtype_in,expected", [
+    (1.5, jnp.float32), (2, jnp.int32), (True, jnp.bool_),
+    ([1.0, 2.0], jnp.float32), ([1, 2], jnp.int32), ([True, False], jnp.bool_),
+    ([1, 2.5], jnp.float32), ([[1, 2], [3, 4]], jnp.int32),
+])
+def test_constant_dtype_defaults(dtype_in, expected):
+    assert tj.constant(dtype_in).dtype == expected
+    assert tj.convert_to_tensor(dtype_in).dtype == expected
+
+
+def test_constant_explicit_dtype_and_sources():
+    assert tj.constant(1, dtype=jnp.float32).dtype == jnp.float32
+    assert tj.constant(np.array([1.0, 2.0], np.float64), dtype=jnp.float32).dtype == jnp.float32
+    n = tj.constant(np.array([1, 2], np.int32))
+    assert n.dtype == jnp.int32
+    j = tj.constant(jnp.ones(3))
+    assert isinstance(j, tj.Tensor) and j.shape == (3,)
+    t = tj.constant([1.0])
+    assert tj.constant(t).shape == (1,)
+    assert tj.convert_to_tensor(t) is t
+    v = tj.Variable([1.0, 2.0])
+    np.testing.assert_array_equal(tj.constant(v).numpy(), [1.0, 2.0])
+
+
+def test_arithmetic_operators_match_numpy():
+    a_np = np.array([1.5, -2.0, 3.0], np.float32)
+    b_np = np.array([0.5, 4.0, -2.5], np.float32)
+    a, b = tj.constant(a_np), tj.constant(b_np)
+    cases = [
+        (a + b, a_np + b_np), (a - b, a_np - b_np), (a * b, a_np * b_np), (a / b, a_np / b_np),
+        (a // b, a_np // b_np), (a % b, a_np % b_np), (abs(a) ** b, np.abs(a_np) ** b_np),
+        (-a, -a_np), (abs(a), np.abs(a_np)),
+        (a + 1.0, a_np + 1), (2.0 - a, 2 - a_np), (3.0 * a, 3 * a_np), (1.0 / b, 1 / b_np),
+        (7.0 // b, 7 // b_np), (7.0 % b, np.mod(7, b_np)), (2.0 ** a, 2.0 ** a_np),
+        (a_np * b, a_np * b_np),
+    ]
+    for got, want in cases:
+        assert isinstance(got, tj.Tensor)
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+
+
+def test_matmul():
+    x_np = np.arange(6, dtype=np.float32).reshape(2, 3)
+    y_np = np.arange(12, dtype=np.float32).reshape(3, 4)
+    r = tj.constant(x_np) @ tj.constant(y_np)
+    assert isinstance(r, tj.Tensor) and r.shape == (2, 4)
+    np.testing.assert_allclose(r.numpy(), x_np @ y_np)
+    r2 = x_np @ tj.constant(y_np)
+    assert isinstance(r2, tj.Tensor)
+    np.testing.assert_allclose(r2.numpy(), x_np @ y_np)
+
+
+def test_comparisons_give_bool_tensors():
+    a = tj.constant([1.0, 2.0, 3.0])
+    b = tj.constant([3.0, 2.0, 1.0])
+    for got, want in [(a < b, [True, False, False]), (a <= b, [True, True, False]),
+                      (a > b, [False, False, True]), (a >= b, [False, True, True]),
+                      (a == b, [False, True, False]), (a != b, [True, False, True]),
+                      (a > 1.5, [False, True, True])]:
+        assert isinstance(got, tj.Tensor)
+        assert got.dtype == jnp.bool_
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_comparison_not_recorded():
+    x = tj.constant([1.0, 2.0])
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        c = x > 1.0
+        y = (x * x).sum()
+    assert c.dtype == jnp.bool_
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [2.0, 4.0])
+
+
+def test_bool():
+    assert bool(tj.constant(True)) is True
+    assert bool(tj.constant([0.0])) is False
+    assert bool(tj.constant([[2.0]])) is True
+    assert bool(tj.constant(3.0) > 2.0) is True
+    with pytest.raises(ValueError):
+        bool(tj.constant([1.0, 2.0]))
+
+
+def test_indexing_basic_and_advanced():
+    m_np = np.arange(12, dtype=np.float32).reshape(3, 4)
+    m = tj.constant(m_np)
+    cases = [
+        (m[1], m_np[1]), (m[1:], m_np[1:]), (m[:, 2], m_np[:, 2]), (m[-1, ::2], m_np[-1, ::2]),
+        (m[None, 0], m_np[None, 0]), (m[..., 1], m_np[..., 1]), (m[1, 2], m_np[1, 2]),
+        (m[[0, 2]], m_np[[0, 2]]), (m[np.array([2, 0]), np.array([1, 3])], m_np[[2, 0], [1, 3]]),
+        (m[tj.constant([1, 1, 0])], m_np[[1, 1, 0]]), (m[m_np > 5], m_np[m_np > 5]),
+    ]
+    for got, want in cases:
+        assert isinstance(got, tj.Tensor)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_indexing_is_differentiable():
+    x_np = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    x = tj.constant(x_np)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = (x[tj.constant([0, 0, 3])] * x[1:3].sum()).sum()
+    g = tape.gradient(y, x)
+
+    def f(v):
+        return (v[jnp.array([0, 0, 3])] * v[1:3].sum()).sum()
+    np.testing.assert_allclose(g.numpy(), np.asarray(jax.grad(f)(jnp.asarray(x_np))), rtol=1e-6)
+
+
+def test_T_reshape_astype():
+    m_np = np.arange(6, dtype=np.float32).reshape(2, 3)
+    m = tj.constant(m_np)
+    np.testing.assert_array_equal(m.T.numpy(), m_np.T)
+    assert m.reshape(3, 2).shape == (3, 2)
+    assert m.reshape((6,)).shape == (6,)
+    assert m.reshape(-1).shape == (6,)
+    np.testing.assert_array_equal(m.reshape(3, 2).numpy(), m_np.reshape(3, 2))
+    c = m.astype(jnp.int32)
+    assert c.dtype == jnp.int32
+    np.testing.assert_array_equal(c.numpy(), m_np.astype(np.int32))
+    assert isinstance(m.T, tj.Tensor) and isinstance(c, tj.Tensor)
+
+
+def test_reductions():
+    m_np = np.array([[1.0, 5.0, -2.0], [4.0, 0.5, 3.0]], np.float32)
+    m = tj.constant(m_np)
+    np.testing.assert_allclose(m.sum().numpy(), m_np.sum())
+    np.testing.assert_allclose(m.sum(axis=0).numpy(), m_np.sum(axis=0))
+    np.testing.assert_allclose(m.mean().numpy(), m_np.mean(), rtol=1e-6)
+    np.testing.assert_allclose(m.mean(axis=1, keepdims=True).numpy(), m_np.mean(axis=1, keepdims=True), rtol=1e-6)
+    np.testing.assert_allclose(m.max().numpy(), 5.0)
+    np.testing.assert_allclose(m.max(axis=1).numpy(), [5.0, 4.0])
+    np.testing.assert_allclose(m.min().numpy(), -2.0)
+    np.testing.assert_allclose(m.min(axis=0).numpy(), [1.0, 0.5, -2.0])
+
+
+def test_methods_are_recorded():
+    x_np = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    x = tj.constant(x_np)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = (x.T.reshape(4) * x.reshape(-1)).sum() + x.mean() * x.max() + abs(-x).min() + (x ** 2 @ x).sum()
+
+    def f(v):
+        return (v.T.reshape(4) * v.reshape(-1)).sum() + v.mean() * v.max() + jnp.abs(-v).min() + (v ** 2 @ v).sum()
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), np.asarray(jax.grad(f)(jnp.asarray(x_np))), rtol=1e-5)
+
+
+def test_repr_format():
+    assert repr(tj.constant([1.0, 2.0, 3.0])) == "<tj.Tensor shape=(3,) dtype=float32 numpy=[1. 2. 3.]>"
+    assert repr(tj.constant(2)) == "<tj.Tensor shape=() dtype=int32 numpy=2>"
+    assert repr(tj.constant([True])) == "<tj.Tensor shape=(1,) dtype=bool numpy=[ True]>"
+
+
+def test_tensor_unhashable_but_ref_is():
+    t = tj.constant(1.0)
+    with pytest.raises(TypeError):
+        hash(t)
+    d = {t.ref(): 1}
+    assert d[t.ref()] == 1
+    assert t.ref().deref() is t
+
+
+def test_float_int_len_iter():
+    assert float(tj.constant(2.5)) == 2.5
+    assert int(tj.constant(3)) == 3
+    t = tj.constant([[1.0, 2.0], [3.0, 4.0]])
+    assert len(t) == 2
+    rows = list(t)
+    assert len(rows) == 2 and rows[1].shape == (2,)
+    np.testing.assert_array_equal(rows[1].numpy(), [3.0, 4.0])
