@@ -4,6 +4,7 @@ from .tensor import Tensor, Variable, constant, convert_to_tensor
 from . import ops as _ops
 from .ops import numpy
 from .ops.core import OpDef
+from .ops.api import op, RegisterGradient
 from .backprop import GradientTape, UnconnectedGradients
 from .tape_set import stop_recording
 from .forwardprop import ForwardAccumulator
@@ -14,6 +15,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "Variable", "constant", "convert_to_tensor", "numpy", "GradientTape", "UnconnectedGradients",
-    "stop_recording", "config", "OpDef", "ForwardAccumulator",
+    "stop_recording", "config", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
     "custom_gradient", "recompute_grad", "grad_pass_through", "stop_gradient",
 ]

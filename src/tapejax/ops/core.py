@@ -352,7 +352,13 @@ def _apply_recorded(op: OpDef, args, raw, static):
     if not tapes and not accs:
         return _wrap(k.forward(*raw))
     diff = tuple(diff)
-    out, res = k.forward_res(diff, tuple(raw))
+    try:
+        out, res = k.forward_res(diff, tuple(raw))
+    except Exception as e:
+        if not _is_no_gradient_error(e):
+            raise
+        # JAX cannot differentiate this function: run it, and fail only if a gradient is asked for.
+        out, res = k.forward(*raw), NoGradient(op.name, str(e).splitlines()[0])
     result = _wrap(out)
     outs = result if isinstance(result, tuple) else (result,)
     spec = (isinstance(result, tuple), tuple((tuple(o.shape), o.dtype, _is_float(o.dtype)) for o in outs))
@@ -392,6 +398,8 @@ class BackwardFunction:
         result = [None] * len(self.diff)
         if not needed:
             return result
+        if isinstance(self.res, NoGradient):
+            raise self.res.error()
         if not recording:
             k = self.op.kernels(self.static)
             raw_cts = tuple(c._value if isinstance(c, Tensor) else c for c in cts)
@@ -406,6 +414,24 @@ class BackwardFunction:
         for j, g in zip(needed_idx, grads):
             result[j] = g
         return result
+
+
+def _is_no_gradient_error(e: Exception) -> bool:
+    msg = str(e)
+    return "differentiation does not work" in msg or "not differentiable" in msg.lower() or \
+        "can't apply forward-mode" in msg.lower() or "Differentiation rule for" in msg
+
+
+class NoGradient:
+    """Residual stand-in for an op JAX cannot differentiate: asking for its gradient raises LookupError."""
+
+    def __init__(self, name: str, why: str) -> None:
+        self.name, self.why = name, why
+
+    def error(self) -> LookupError:
+        return LookupError(f"No gradient defined for op '{self.name}' ({self.why}). Wrap the computation in "
+                           "tj.stop_gradient, or give the op a gradient with tj.op(..., vjp=...) / "
+                           "tj.RegisterGradient.")
 
 
 class IdentityBackward:

@@ -1,0 +1,343 @@
+"""tj.ForwardAccumulator: forward-mode JVPs, nesting with tapes/accumulators, errors, memory."""
+import gc
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tapejax as tj
+from tapejax import numpy as tnp
+
+
+def _np(x):
+    return np.asarray(x.value if isinstance(x, tj.Tensor) else x)
+
+
+def _close(a, b, rtol=1e-5, atol=1e-6):
+    np.testing.assert_allclose(_np(a), np.asarray(b), rtol=rtol, atol=atol)
+
+
+# --- the same math written for tapejax (m=tnp) and for jax (m=jnp) ---
+
+def chain_elementwise(m, x):
+    return m.sin(x) * m.exp(x) + m.log1p(x * x) / (1.0 + m.tanh(x))
+
+
+def chain_linear(m, x, w):
+    return m.sum(m.tanh(m.matmul(x, w)) ** 2, axis=-1)
+
+
+def chain_reduce(m, x):
+    y = m.sqrt(x * x + 1.0)
+    return m.mean(m.cumsum(y, axis=0) * m.cos(y))
+
+
+KEY = jax.random.PRNGKey(0)
+
+
+@pytest.mark.parametrize("fn", [chain_elementwise, chain_reduce])
+def test_jvp_single_input_chains(fn):
+    x0 = jax.random.normal(KEY, (3, 4), jnp.float32)
+    v0 = jax.random.normal(jax.random.PRNGKey(1), (3, 4), jnp.float32)
+    x = tj.constant(x0)
+    with tj.ForwardAccumulator(x, tj.constant(v0)) as acc:
+        y = fn(tnp, x)
+    want_y, want_t = jax.jvp(lambda a: fn(jnp, a), (x0,), (v0,))
+    _close(y, want_y)
+    _close(acc.jvp(y), want_t, rtol=1e-4, atol=1e-5)
+
+
+def test_jvp_two_inputs_matmul():
+    x0 = jax.random.normal(KEY, (5, 3), jnp.float32)
+    w0 = jax.random.normal(jax.random.PRNGKey(2), (3, 4), jnp.float32)
+    vx = jax.random.normal(jax.random.PRNGKey(3), (5, 3), jnp.float32)
+    vw = jax.random.normal(jax.random.PRNGKey(4), (3, 4), jnp.float32)
+    x, w = tj.constant(x0), tj.constant(w0)
+    with tj.ForwardAccumulator([x, w], [vx, vw]) as acc:
+        y = chain_linear(tnp, x, w)
+    _, want = jax.jvp(lambda a, b: chain_linear(jnp, a, b), (x0, w0), (vx, vw))
+    _close(acc.jvp(y), want, rtol=1e-4, atol=1e-5)
+    # only w has a tangent: a separate accumulator
+    with tj.ForwardAccumulator(w, vw) as acc2:
+        y2 = chain_linear(tnp, x, w)
+    _, want2 = jax.jvp(lambda b: chain_linear(jnp, x0, b), (w0,), (vw,))
+    _close(acc2.jvp(y2), want2, rtol=1e-4, atol=1e-5)
+
+
+def test_python_operators_and_indexing():
+    x0 = jnp.array([0.5, 1.5, -2.0], jnp.float32)
+    v0 = jnp.array([1.0, -1.0, 0.5], jnp.float32)
+    x = tj.constant(x0)
+
+    def f(m, a):
+        return (a ** 3 - 2.0 * a)[jnp.array([2, 0])] / (a[1] + 4.0)
+
+    with tj.ForwardAccumulator(x, v0) as acc:
+        y = f(tnp, x)
+    _, want = jax.jvp(lambda a: f(jnp, a), (x0,), (v0,))
+    _close(acc.jvp(y), want)
+
+
+def test_nested_structures_of_primals_and_tangents():
+    a0, b0, c0 = jnp.float32(1.5), jnp.array([1.0, 2.0], jnp.float32), jnp.array([[3.0]], jnp.float32)
+    ta, tb, tc = jnp.float32(0.5), jnp.array([-1.0, 2.0], jnp.float32), jnp.array([[4.0]], jnp.float32)
+    a, b, c = tj.constant(a0), tj.constant(b0), tj.constant(c0)
+    primals = {"a": a, "rest": [b, (c,)]}
+    tangents = {"a": ta, "rest": [tb, (tc,)]}
+    with tj.ForwardAccumulator(primals, tangents) as acc:
+        y1 = a * tnp.sum(b)
+        y2 = tnp.exp(c) * b
+    out = acc.jvp({"first": y1, "second": (y2, [a])})
+    assert isinstance(out, dict) and set(out) == {"first", "second"}
+    assert isinstance(out["second"], tuple) and isinstance(out["second"][1], list)
+
+    def f(a_, b_, c_):
+        return a_ * jnp.sum(b_), jnp.exp(c_) * b_
+    _, (w1, w2) = jax.jvp(f, (a0, b0, c0), (ta, tb, tc))
+    _close(out["first"], w1)
+    _close(out["second"][0], w2)
+    _close(out["second"][1][0], ta)  # a primal's own tangent
+
+
+def test_mismatched_structures_raise():
+    a, b = tj.constant(1.0), tj.constant(2.0)
+    with pytest.raises(ValueError):
+        tj.ForwardAccumulator([a, b], [1.0])
+
+
+def test_variable_as_primal_reads_carry_tangent():
+    v = tj.Variable([1.0, 2.0, 3.0])
+    tan = jnp.array([0.1, 0.2, 0.3], jnp.float32)
+    with tj.ForwardAccumulator(v, tan) as acc:
+        y = tnp.sum(v * v)           # read through an operator
+        z = tnp.exp(v.read_value())  # explicit read
+    _close(acc.jvp(y), 2.0 * jnp.sum(jnp.array([1.0, 2.0, 3.0]) * tan))
+    _close(acc.jvp(z), jnp.exp(jnp.array([1.0, 2.0, 3.0])) * tan)
+    _close(acc.jvp(v), tan)
+
+
+def test_unwatched_inputs_are_zero_tangents():
+    x0, c0 = jnp.float32(0.7), jnp.float32(2.5)
+    x, c = tj.constant(x0), tj.constant(c0)
+    with tj.ForwardAccumulator(x, 1.0) as acc:
+        y = x * c + tnp.sin(c) * x ** 2
+    want = jax.jvp(lambda a: a * c0 + jnp.sin(c0) * a ** 2, (x0,), (jnp.float32(1.0),))[1]
+    _close(acc.jvp(y), want)
+
+
+def test_unconnected_none_and_zero():
+    x = tj.constant([1.0, 2.0])
+    other = tj.constant([[3.0, 4.0, 5.0]])
+    with tj.ForwardAccumulator(x, [1.0, 1.0]) as acc:
+        u = other * 2.0
+    assert acc.jvp(u) is None
+    assert acc.jvp(u, unconnected_gradients=tj.UnconnectedGradients.NONE) is None
+    z = acc.jvp(u, unconnected_gradients=tj.UnconnectedGradients.ZERO)
+    assert z.shape == (1, 3) and z.dtype == jnp.float32
+    _close(z, np.zeros((1, 3)))
+    z2 = acc.jvp([u], unconnected_gradients="zero")
+    assert isinstance(z2, list) and z2[0].shape == (1, 3)
+    with pytest.raises(ValueError):
+        acc.jvp(u, unconnected_gradients="sometimes")
+
+
+def test_tangent_shape_mismatch_raises():
+    x = tj.constant([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError):
+        tj.ForwardAccumulator(x, [1.0, 2.0])
+    with pytest.raises(ValueError):
+        tj.ForwardAccumulator(x, jnp.ones((3, 1), jnp.float32))
+
+
+def test_tangent_dtype_mismatch_raises():
+    x = tj.constant([1.0, 2.0])
+    with pytest.raises(ValueError):
+        tj.ForwardAccumulator(x, tj.constant(jnp.array([1.0, 2.0], jnp.float16)))
+    v = tj.Variable([1.0, 2.0])
+    with pytest.raises(ValueError):
+        tj.ForwardAccumulator(v, tj.constant([1, 2]))
+
+
+def test_same_primal_twice_raises():
+    x = tj.constant(1.0)
+    with pytest.raises(ValueError):
+        tj.ForwardAccumulator([x, x], [1.0, 2.0])
+    v = tj.Variable(1.0)
+    with pytest.raises(ValueError):
+        tj.ForwardAccumulator((v, v), (1.0, 1.0))
+
+
+def test_forward_over_forward_second_derivative():
+    def f(m, x):
+        return m.sin(x) * x ** 3
+
+    x0 = jnp.float32(0.8)
+    x = tj.constant(x0)
+    with tj.ForwardAccumulator(x, 1.0) as outer:
+        with tj.ForwardAccumulator(x, 1.0) as inner:
+            y = f(tnp, x)
+        dy = inner.jvp(y)
+    d2y = outer.jvp(dy)
+    g = lambda a: f(jnp, a)
+    want1 = jax.grad(g)(x0)
+    want2 = jax.grad(jax.grad(g))(x0)
+    _close(dy, want1, rtol=1e-5)
+    _close(d2y, want2, rtol=1e-4)
+    # the outer accumulator also sees the primal computation
+    _close(outer.jvp(y), want1, rtol=1e-5)
+
+
+def test_forward_over_reverse_hvp():
+    def f(m, x):
+        return m.sum(m.tanh(x) ** 2 * m.exp(-x) + x[0] * x)
+
+    x0 = jnp.array([0.3, -1.2, 2.0], jnp.float32)
+    v0 = jnp.array([1.0, 0.5, -2.0], jnp.float32)
+    x = tj.constant(x0)
+    with tj.ForwardAccumulator(x, v0) as acc:
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            y = f(tnp, x)
+        g = tape.gradient(y, x)
+    hvp = acc.jvp(g)
+    g_fn = jax.grad(lambda a: f(jnp, a))
+    want_g, want_hvp = jax.jvp(g_fn, (x0,), (v0,))
+    _close(g, want_g, rtol=1e-5)
+    _close(hvp, want_hvp, rtol=1e-4, atol=1e-5)
+    _close(hvp, jax.hessian(lambda a: f(jnp, a))(x0) @ v0, rtol=1e-4, atol=1e-5)
+
+
+def test_forward_over_reverse_with_variable():
+    v = tj.Variable([0.5, -0.25])
+    tan = jnp.array([1.0, 2.0], jnp.float32)
+    with tj.ForwardAccumulator(v, tan) as acc:
+        with tj.GradientTape() as tape:
+            y = tnp.sum(tnp.sin(v) * v ** 2)
+        g = tape.gradient(y, v)
+    x0 = jnp.array([0.5, -0.25], jnp.float32)
+    _, want = jax.jvp(jax.grad(lambda a: jnp.sum(jnp.sin(a) * a ** 2)), (x0,), (tan,))
+    _close(acc.jvp(g), want, rtol=1e-4)
+
+
+def test_reverse_over_forward():
+    def f(m, x):
+        return m.exp(x[0]) * m.sin(x[1]) + x[0] * x[1] ** 2
+
+    x0 = jnp.array([0.4, 1.1], jnp.float32)
+    v0 = jnp.array([2.0, -1.0], jnp.float32)
+    x = tj.constant(x0)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        with tj.ForwardAccumulator(x, v0) as acc:
+            y = f(tnp, x)
+        jvp = acc.jvp(y)
+    g = tape.gradient(jvp, x)
+    want = jax.grad(lambda a: jax.jvp(lambda b: f(jnp, b), (a,), (v0,))[1])(x0)
+    _close(jvp, jax.jvp(lambda b: f(jnp, b), (x0,), (v0,))[1], rtol=1e-5)
+    _close(g, want, rtol=1e-4)
+
+
+def test_reverse_over_forward_wrt_tangent():
+    # the JVP is linear in the tangent: gradient w.r.t. the tangent tensor is the gradient of f
+    x0 = jnp.array([0.4, 1.1], jnp.float32)
+    x = tj.constant(x0)
+    t = tj.constant([1.0, 1.0])
+    with tj.GradientTape() as tape:
+        tape.watch(t)
+        with tj.ForwardAccumulator(x, t) as acc:
+            y = tnp.sum(tnp.sin(x) * x)
+        jvp = acc.jvp(y)
+    g = tape.gradient(jvp, t)
+    _close(g, jax.grad(lambda a: jnp.sum(jnp.sin(a) * a))(x0), rtol=1e-5)
+
+
+def test_accumulator_does_not_see_its_own_jvp_computations():
+    x = tj.constant(1.5)
+    with tj.ForwardAccumulator(x, 1.0) as acc:
+        y = x * x * x
+        dy = acc.jvp(y)
+        # dy was computed by acc's own JVP kernels: acc must not have recorded a tangent for it
+        assert acc.jvp(dy) is None
+        # and a tensor computed from dy inside the accumulator has the JVP through dy only if dy
+        # had a tangent, so it has none either
+        z = dy * 2.0
+        assert acc.jvp(z) is None
+    _close(dy, 3 * 1.5 ** 2)
+
+
+def test_inner_accumulator_jvp_not_visible_to_itself_but_to_outer():
+    x = tj.constant(0.5)
+    with tj.ForwardAccumulator(x, 1.0) as outer:
+        with tj.ForwardAccumulator(x, 1.0) as inner:
+            y = tnp.exp(2.0 * x)
+            d = inner.jvp(y)
+            assert inner.jvp(d) is None
+    _close(outer.jvp(d), 4.0 * np.exp(1.0), rtol=1e-5)
+
+
+def test_stop_recording_and_stop_gradient_under_accumulator():
+    x = tj.constant(2.0)
+    with tj.ForwardAccumulator(x, 1.0) as acc:
+        with tj.stop_recording():
+            a = x * 3.0
+        b = tj.stop_gradient(x) * 3.0
+        c = x * 3.0
+    assert acc.jvp(a) is None
+    assert acc.jvp(b) is None
+    _close(acc.jvp(c), 3.0)
+
+
+def test_int_outputs_have_no_tangent():
+    x = tj.constant([1.5, 2.5])
+    with tj.ForwardAccumulator(x, [1.0, 1.0]) as acc:
+        i = x.astype(jnp.int32)
+        b = x > 2.0
+    assert acc.jvp(i) is None
+    assert acc.jvp(b) is None
+
+
+def test_tangents_freed_when_tensor_dies():
+    x = tj.constant(jnp.ones((16,), jnp.float32))
+    with tj.ForwardAccumulator(x, jnp.ones((16,), jnp.float32)) as acc:
+        base = len(acc._acc.tangents)
+        ys = [tnp.sin(x) * float(i) for i in range(10)]
+        gc.collect()
+        grown = len(acc._acc.tangents)
+        assert grown >= base + 10
+        del ys
+        gc.collect()
+        assert len(acc._acc.tangents) <= grown - 10
+        # the watched primal keeps its tangent
+        assert acc.jvp(x) is not None
+
+
+def test_reentering_active_accumulator_raises():
+    x = tj.constant(1.0)
+    acc = tj.ForwardAccumulator(x, 1.0)
+    with acc:
+        with pytest.raises(ValueError):
+            acc.__enter__()
+
+
+def test_batched_tangents_identity_basis_gives_jacobian():
+    def f(m, x):
+        return m.tanh(m.matmul(W0, x)) * m.sum(x ** 2)
+
+    W0 = jax.random.normal(KEY, (3, 4), jnp.float32)
+    x0 = jax.random.normal(jax.random.PRNGKey(5), (4,), jnp.float32)
+    x = tj.constant(x0)
+    basis = jnp.eye(4, dtype=jnp.float32)
+    with tj.ForwardAccumulator._batch_accumulator(x, basis) as acc:
+        y = f(tnp, x)
+    jt = acc.jvp(y)  # (4, 3): tangent k is J[:, k]
+    assert jt.shape == (4, 3)
+    want = jax.jacfwd(lambda a: f(jnp, a))(x0)  # (3, 4)
+    _close(jt, want.T, rtol=1e-4, atol=1e-5)
+    _close(y, f(jnp, x0), rtol=1e-5)
+
+
+def test_batched_tangent_shape_mismatch_raises():
+    x = tj.constant(jnp.ones((4,), jnp.float32))
+    with pytest.raises(ValueError):
+        tj.ForwardAccumulator._batch_accumulator(x, jnp.ones((4, 3), jnp.float32))

@@ -1,0 +1,132 @@
+"""tj.op and tj.RegisterGradient."""
+import jax
+import jax.numpy as jnp
+import jax.lax as lax
+import numpy as np
+import pytest
+
+import tapejax as tj
+
+
+def test_derived_kernels_match_jax():
+    @tj.op
+    def f(x, y):
+        return jnp.sin(x) * y
+
+    x, y = tj.constant([1.0, 2.0]), tj.constant([3.0, 4.0])
+    with tj.GradientTape() as t:
+        t.watch([x, y])
+        z = tj.numpy.sum(f(x, y))
+    gx, gy = t.gradient(z, [x, y])
+    ex, ey = jax.grad(lambda a, b: jnp.sum(jnp.sin(a) * b), argnums=(0, 1))(x.value, y.value)
+    np.testing.assert_allclose(gx.numpy(), ex, rtol=1e-6)
+    np.testing.assert_allclose(gy.numpy(), ey, rtol=1e-6)
+    with tj.ForwardAccumulator(x, tj.constant([1.0, -1.0])) as acc:
+        z = f(x, y)
+    _, ej = jax.jvp(lambda a: jnp.sin(a) * y.value, (x.value,), (jnp.array([1.0, -1.0]),))
+    np.testing.assert_allclose(acc.jvp(z).numpy(), ej, rtol=1e-6)
+
+
+def test_custom_vjp_static_arg_and_transposed_jvp():
+    @tj.op(vjp=lambda p, out, g: (g * 100.0, None), nondiff_argnums=(1,))
+    def scale(x, k):
+        return x * k
+
+    x = tj.constant([1.0, 2.0])
+    with tj.GradientTape() as t:
+        t.watch(x)
+        z = scale(x, 3.0)
+    np.testing.assert_allclose(z.numpy(), [3.0, 6.0])
+    np.testing.assert_allclose(t.gradient(z, x).numpy(), [100.0, 100.0])
+    with tj.ForwardAccumulator(x, tj.constant([1.0, 0.0])) as acc:
+        z = scale(x, 3.0)
+    np.testing.assert_allclose(acc.jvp(z).numpy(), [100.0, 0.0])
+
+
+def test_custom_jvp_rule_used_in_forward_mode():
+    @tj.op(jvp=lambda p, t: 5.0 * t[0])
+    def ident(x):
+        return x + 0.0
+
+    x = tj.constant([1.0, 2.0])
+    with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0])) as acc:
+        z = ident(x)
+    np.testing.assert_allclose(acc.jvp(z).numpy(), [5.0, 5.0])
+
+
+def test_multi_output_op_and_second_order():
+    @tj.op
+    def two(x):
+        return jnp.sin(x), jnp.cos(x)
+
+    x = tj.constant(0.7)
+    with tj.GradientTape() as t2:
+        t2.watch(x)
+        with tj.GradientTape() as t1:
+            t1.watch(x)
+            s, c = two(x)
+            y = s * c
+        g = t1.gradient(y, x)
+    h = t2.gradient(g, x)
+    f = lambda a: jnp.sin(a) * jnp.cos(a)
+    np.testing.assert_allclose(g.numpy(), jax.grad(f)(0.7), rtol=1e-5)
+    np.testing.assert_allclose(h.numpy(), jax.grad(jax.grad(f))(0.7), rtol=1e-5)
+
+
+def test_only_one_output_used_gets_zero_for_the_other():
+    @tj.op
+    def two(x):
+        return jnp.sin(x), jnp.cos(x)
+
+    x = tj.constant(0.3)
+    with tj.GradientTape() as t:
+        t.watch(x)
+        _, c = two(x)
+    np.testing.assert_allclose(t.gradient(c, x).numpy(), -np.sin(0.3), rtol=1e-6)
+
+
+def test_non_differentiable_function_raises_lookup_error_naming_op():
+    @tj.op(name="my_loop")
+    def loop(x):
+        return lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2), (0, x))[1]
+
+    x = tj.constant([1.0, 2.0])
+    with tj.GradientTape(persistent=True) as t:
+        t.watch(x)
+        z = loop(x)
+        w = x * 2.0
+    np.testing.assert_allclose(z.numpy(), [8.0, 16.0])
+    with pytest.raises(LookupError, match="my_loop"):
+        t.gradient(z, x)
+    # the persistent tape stays usable
+    np.testing.assert_allclose(t.gradient(w, x).numpy(), [2.0, 2.0])
+
+
+def test_register_gradient_replaces_backward_kernel():
+    @tj.op(name="softsign_for_register")
+    def softsign(x):
+        return x / (1 + jnp.abs(x))
+
+    x = tj.constant([0.5, -2.0])
+
+    @tj.RegisterGradient("softsign_for_register")
+    def _grad(primals, out, ct):
+        return (ct * 7.0,)
+
+    with tj.GradientTape() as t:
+        t.watch(x)
+        z = softsign(x)
+    np.testing.assert_allclose(t.gradient(z, x).numpy(), [7.0, 7.0])
+    with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0])) as acc:
+        z = softsign(x)
+    np.testing.assert_allclose(acc.jvp(z).numpy(), [7.0, 7.0])
+
+
+def test_register_gradient_unknown_op():
+    with pytest.raises(LookupError, match="no_such_op"):
+        tj.RegisterGradient("no_such_op")(lambda p, o, c: c)
+
+
+def test_bad_argument_type_names_op():
+    with pytest.raises(TypeError, match="multiply"):
+        tj.numpy.multiply(tj.constant(1.0), object())
