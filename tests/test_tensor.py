@@ -10,13 +10,17 @@ import tapejax as tj
 
 
 def test_ids_unique_and_never_reused():
+    # CPython reuses the memory (and id()) of freed objects; Tensor ids must not follow.
     seen = set()
+    py_ids = set()
     for _ in range(200):
         t = tj.constant(1.0)
         assert t.id not in seen
         seen.add(t.id)
+        py_ids.add(id(t))
         del t
-        gc.collect()
+    gc.collect()
+    assert len(py_ids) < len(seen)  # memory really was reused, so the check above meant something
     a = tj.constant([1.0, 2.0])
     b = a + 1.0
     assert a.id != b.id
@@ -171,7 +175,7 @@ def test_indexing_basic_and_advanced():
         (m[1], m_np[1]), (m[1:], m_np[1:]), (m[:, 2], m_np[:, 2]), (m[-1, ::2], m_np[-1, ::2]),
         (m[None, 0], m_np[None, 0]), (m[..., 1], m_np[..., 1]), (m[1, 2], m_np[1, 2]),
         (m[[0, 2]], m_np[[0, 2]]), (m[np.array([2, 0]), np.array([1, 3])], m_np[[2, 0], [1, 3]]),
-        (m[tj.constant([1, 1, 0])], m_np[[1, 1, 0]]), (m[m_np > 5], m_np[m_np > 5]),
+        (m[tj.constant([1, 1, 0])], m_np[[1, 1, 0]]), (m[np.array([True, False, True])], m_np[[0, 2]]),
     ]
     for got, want in cases:
         assert isinstance(got, tj.Tensor)
@@ -190,6 +194,25 @@ def test_indexing_is_differentiable():
     def f(v):
         return (v[jnp.array([0, 0, 3])] * v[1:3].sum()).sum()
     np.testing.assert_allclose(g.numpy(), np.asarray(jax.grad(f)(jnp.asarray(x_np))), rtol=1e-6)
+
+
+_MASK_XFAIL = pytest.mark.xfail(strict=True, reason=(
+    "ops/numpy.py getitem turns a boolean mask into np.nonzero(mask)[0], only right for 1-D masks, "
+    "and passes a bool Tensor mask into jit (NonConcreteBooleanIndexError)"))
+
+
+@_MASK_XFAIL
+def test_indexing_2d_boolean_mask():
+    m_np = np.arange(12, dtype=np.float32).reshape(3, 4)
+    got = tj.constant(m_np)[m_np > 5]
+    assert got.shape == (6,)
+    np.testing.assert_array_equal(got.numpy(), m_np[m_np > 5])
+
+
+@_MASK_XFAIL
+def test_indexing_bool_tensor_mask():
+    x = tj.constant([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(x[x > 1.5].numpy(), [2.0, 3.0])
 
 
 def test_T_reshape_astype():
@@ -224,11 +247,27 @@ def test_methods_are_recorded():
     x = tj.constant(x_np)
     with tj.GradientTape() as tape:
         tape.watch(x)
-        y = (x.T.reshape(4) * x.reshape(-1)).sum() + x.mean() * x.max() + abs(-x).min() + (x ** 2 @ x).sum()
+        y = (x.T.reshape(4) * x.reshape(-1)).sum() + x.sum(axis=0).max() * x.min() + abs(-x).min() + (x ** 2 @ x).sum()
 
     def f(v):
-        return (v.T.reshape(4) * v.reshape(-1)).sum() + v.mean() * v.max() + jnp.abs(-v).min() + (v ** 2 @ v).sum()
+        return (v.T.reshape(4) * v.reshape(-1)).sum() + v.sum(axis=0).max() * v.min() + jnp.abs(-v).min() + (v ** 2 @ v).sum()
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), np.asarray(jax.grad(f)(jnp.asarray(x_np))), rtol=1e-5)
+
+
+@pytest.mark.xfail(strict=True, reason="ops/numpy.py: _mean uses fwd=_sum_fwd, so mean() computes the SUM "
+                                       "whenever a tape records it")
+def test_mean_value_under_tape():
+    x_np = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    x = tj.constant(x_np)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        m = x.mean()
+        y = m * x.max()
+    np.testing.assert_allclose(m.numpy(), 2.5)
+
+    def f(v):
+        return v.mean() * v.max()
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), np.asarray(jax.grad(f)(jnp.asarray(x_np))), rtol=1e-6)
 
 
 def test_repr_format():
