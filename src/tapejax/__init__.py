@@ -3,6 +3,7 @@ over JAX arrays, with every numeric kernel jit-compiled."""
 from .tensor import Tensor, Variable, constant, convert_to_tensor
 from . import ops as _ops
 from .ops import numpy
+from .ops import nn
 from .ops.core import OpDef
 from .ops.api import op, RegisterGradient
 from .backprop import GradientTape, UnconnectedGradients
@@ -10,11 +11,12 @@ from .tape_set import stop_recording
 from .forwardprop import ForwardAccumulator
 from .custom_gradient import custom_gradient, recompute_grad, grad_pass_through, stop_gradient
 from .config import config
+from .graph.function import function
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Tensor", "Variable", "constant", "convert_to_tensor", "numpy", "GradientTape", "UnconnectedGradients",
-    "stop_recording", "config", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
+    "Tensor", "Variable", "constant", "convert_to_tensor", "numpy", "nn", "GradientTape", "UnconnectedGradients",
+    "stop_recording", "config", "function", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
     "custom_gradient", "recompute_grad", "grad_pass_through", "stop_gradient",
 ]

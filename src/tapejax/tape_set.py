@@ -16,6 +16,7 @@ class _State(threading.local):
         self.accumulators: List = []   # ForwardAccumulator internals, outermost first
         self.stopped: int = 0          # depth of tj.stop_recording() blocks
         self.variable_watchers: List = []  # dicts collecting Variables read (custom_gradient)
+        self.capture = None            # the tj.function trace in progress (Variable values), if any
 
     # Cheap enough for the per-op hot path: two list truth tests and an int.
     def active(self) -> bool:
@@ -107,3 +108,16 @@ def watch_variable_reads() -> Iterator[dict]:
         yield seen
     finally:
         state.variable_watchers.remove(seen)
+
+
+@contextlib.contextmanager
+def isolated(capture=None) -> Iterator[None]:
+    """A fresh tape set (no tapes, accumulators or stop_recording) for tracing a tj.function: outer
+    eager tapes must never see traced values; ``capture`` becomes the active Variable capture."""
+    s = state
+    saved = (s.tapes, s.accumulators, s.stopped, s.capture)
+    s.tapes, s.accumulators, s.stopped, s.capture = [], [], 0, capture
+    try:
+        yield
+    finally:
+        s.tapes, s.accumulators, s.stopped, s.capture = saved

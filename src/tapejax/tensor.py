@@ -195,7 +195,7 @@ class Variable:
     # -- reads ------------------------------------------------------------------------------------
     def read_value(self) -> Tensor:
         """The current value as a Tensor; recorded on active tapes/accumulators as a read of this variable."""
-        t = Tensor(self._value)
+        t = Tensor(self._current())
         st = tape_set.state
         if st.variable_watchers:
             for w in st.variable_watchers:
@@ -209,14 +209,13 @@ class Variable:
         return self.read_value()
 
     def numpy(self) -> np.ndarray:
-        return np.asarray(self._value)
+        return self.read_value().numpy()
 
     def __array__(self, dtype=None, copy=None):
-        a = np.asarray(self._value)
-        return a.astype(dtype) if dtype is not None else a
+        return self.read_value().__array__(dtype)
 
     def __jax_array__(self):
-        return self._value
+        return self._current()
 
     # -- writes -----------------------------------------------------------------------------------
     def _checked(self, value: Any, op: str):
@@ -232,18 +231,32 @@ class Variable:
                              "The variable is unchanged.")
         return new
 
+    def _current(self):
+        """The value now: inside a tj.function trace, the traced value (which sees earlier assignments)."""
+        cap = tape_set.state.capture
+        if cap is not None:
+            return cap.read(self)
+        return self._value
+
+    def _set(self, value) -> None:
+        cap = tape_set.state.capture
+        if cap is not None:
+            cap.write(self, value)  # written back when the tj.function call returns
+        else:
+            self._value = value
+
     def assign(self, value: Any, read_value: bool = True) -> "Variable":
-        self._value = self._checked(value, "assign")
+        self._set(self._checked(value, "assign"))
         return self
 
     def assign_add(self, delta: Any, read_value: bool = True) -> "Variable":
         d = self._checked(delta, "assign_add")
-        self._value = _add_kernel(self._value, d)
+        self._set(_add_kernel(self._current(), d))
         return self
 
     def assign_sub(self, delta: Any, read_value: bool = True) -> "Variable":
         d = self._checked(delta, "assign_sub")
-        self._value = _sub_kernel(self._value, d)
+        self._set(_sub_kernel(self._current(), d))
         return self
 
     # -- properties -----------------------------------------------------------------------------

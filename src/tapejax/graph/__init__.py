@@ -1,0 +1,1 @@
+"""Compiled (graph) mode: tj.function, tj.gradients, tj.differentiate."""

@@ -1,0 +1,201 @@
+"""tj.function: trace a tapejax program (tapes, accumulators, custom gradients, Variable assignments
+included) into one XLA program per input signature with ``jax.jit``.
+
+Variables read or assigned inside are lifted into explicit inputs and outputs: their current values
+go in, their assignments come out and are written back when the call returns (nothing is written if
+the call raises). Under an outer eager tape or accumulator, a call is recorded as one op whose
+backward and forward-mode kernels are the compiled VJP/JVP of the traced function.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any, Callable, Dict, List, Optional
+
+import jax
+import numpy as np
+
+from .. import tape_set
+from ..ops.core import OpDef, apply
+from ..tensor import Tensor, Variable
+from .capture import Capture
+
+
+def _is_leaf(x) -> bool:
+    return x is None or isinstance(x, (Tensor, Variable))
+
+
+def _is_array(x) -> bool:
+    return isinstance(x, (Tensor, jax.Array, np.ndarray)) or isinstance(x, jax.core.Tracer)
+
+
+def _static_key(x):
+    try:
+        hash(x)
+        return (type(x), x)
+    except TypeError:
+        return ("id", id(x))
+
+
+class _Concrete:
+    """One traced signature: the compiled program and what the trace learned about its outputs."""
+
+    def __init__(self) -> None:
+        self.out_tree = None
+        self.out_static: Dict[int, Any] = {}  # output leaf position -> non-array Python value
+        self.out_arrays: List[int] = []
+        self.assigned: List[Variable] = []
+        self.jitted = None
+        self.op: Optional[OpDef] = None
+
+
+class Function:
+    """A traced, compiled tapejax function (see ``tj.function``)."""
+
+    def __init__(self, f: Callable, jit_compile: bool = True, donate_variables: bool = False) -> None:
+        functools.update_wrapper(self, f)
+        self._f = f
+        self._jit_compile = jit_compile
+        self._donate = donate_variables
+        self._variables: List[Variable] = []
+        self._cache: Dict[Any, _Concrete] = {}
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return self
+        return functools.partial(self, obj)
+
+    def __repr__(self) -> str:
+        return f"<tj.function {getattr(self._f, '__name__', self._f)} ({len(self._cache)} traced signatures)>"
+
+    # -- calling ------------------------------------------------------------------------------------
+    def __call__(self, *args, **kwargs):
+        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
+        dyn_pos, dyn_vals, sig = [], [], []
+        for i, x in enumerate(leaves):
+            if isinstance(x, Variable):
+                self._know(x)
+                sig.append(("var", id(x)))
+            elif _is_array(x):
+                v = x._value if isinstance(x, Tensor) else x
+                dyn_pos.append(i)
+                dyn_vals.append(v)
+                sig.append(("arr", tuple(np.shape(v)), str(v.dtype)))
+            else:
+                sig.append(_static_key(x))
+        base_key = (treedef, tuple(sig))
+        for _ in range(100):
+            key = base_key + (tuple(id(v) for v in self._variables),)
+            conc = self._cache.get(key)
+            if conc is None:
+                conc = self._trace(leaves, treedef, dyn_pos, dyn_vals)
+                if conc is None:
+                    continue  # new variables were found: retrace with them as inputs
+                self._cache[key] = conc
+            break
+        var_vals = [v._value for v in self._variables]
+        if tape_set.any_recording():
+            outs, new_vals = self._call_recorded(conc, leaves, dyn_pos)
+        else:
+            outs, new_vals = conc.jitted(var_vals, dyn_vals)
+            outs = [Tensor(o) for o in outs]
+        for v, new in zip(conc.assigned, new_vals):
+            v._value = new._value if isinstance(new, Tensor) else new
+        it = iter(outs)
+        flat = [conc.out_static[i] if i in conc.out_static else next(it)
+                for i in range(len(conc.out_static) + len(conc.out_arrays))]
+        return jax.tree_util.tree_unflatten(conc.out_tree, flat)
+
+    def _know(self, v: Variable) -> None:
+        if all(v is not k for k in self._variables):
+            self._variables.append(v)
+
+    # -- tracing ------------------------------------------------------------------------------------
+    def _pure(self, conc: _Concrete, leaves, treedef, dyn_pos, variables):
+        """The traced program: (variable values, dynamic leaves) -> (output arrays, assigned values)."""
+        f = self._f
+
+        def pure(var_vals, dyn_vals):
+            cap = Capture(variables, var_vals)
+            call_leaves = list(leaves)
+            for p, v in zip(dyn_pos, dyn_vals):
+                call_leaves[p] = Tensor(v)
+            args, kwargs = jax.tree_util.tree_unflatten(treedef, call_leaves)
+            with tape_set.isolated(cap):
+                tape_set.push_tape(cap.graph)
+                out = f(*args, **kwargs)
+                out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
+                arrays, static, positions = [], {}, []
+                for i, o in enumerate(out_leaves):
+                    if isinstance(o, Variable):
+                        o = o.read_value()
+                    if isinstance(o, Tensor):
+                        arrays.append(o._value)
+                        positions.append(i)
+                    elif _is_array(o):
+                        arrays.append(o)
+                        positions.append(i)
+                    else:
+                        static[i] = o
+            conc.out_tree, conc.out_static, conc.out_arrays = out_tree, static, positions
+            conc.assigned = list(cap.assigned.values())
+            conc.missing = list(cap.missing.values())
+            return arrays, [cap.values[id(v)] for v in conc.assigned]
+        return pure
+
+    def _trace(self, leaves, treedef, dyn_pos, dyn_vals) -> Optional[_Concrete]:
+        conc = _Concrete()
+        variables = list(self._variables)
+        pure = self._pure(conc, leaves, treedef, dyn_pos, variables)
+        var_vals = [v._value for v in variables]
+        jax.eval_shape(pure, var_vals, dyn_vals)  # learns outputs, assignments and new variables
+        if conc.missing:
+            for v in conc.missing:
+                self._know(v)
+            return None
+        donate = ()
+        if self._donate and conc.assigned and jax.default_backend() != "cpu":
+            donate = (0,)
+            assigned_ids = {id(v) for v in conc.assigned}
+
+            def split(assigned_vals, other_vals, dyn):
+                it_a, it_o = iter(assigned_vals), iter(other_vals)
+                full = [next(it_a) if id(v) in assigned_ids else next(it_o) for v in variables]
+                return pure(full, dyn)
+            compiled = jax.jit(split, donate_argnums=donate)
+
+            def call(var_vals, dyn):
+                a = [x for v, x in zip(variables, var_vals) if id(v) in assigned_ids]
+                o = [x for v, x in zip(variables, var_vals) if id(v) not in assigned_ids]
+                return compiled(a, o, dyn)
+            conc.jitted = call
+        else:
+            conc.jitted = jax.jit(pure)
+        n_vars = len(variables)
+
+        def op_fn(*flat):
+            var_vals, dyn = list(flat[:n_vars]), list(flat[n_vars:])
+            outs, new_vals = pure(var_vals, dyn)
+            return tuple(outs) + tuple(new_vals)
+        conc.op = OpDef(f"function:{getattr(self._f, '__name__', 'f')}", op_fn, register=False)
+        return conc
+
+    def _call_recorded(self, conc: _Concrete, leaves, dyn_pos):
+        """Under an outer tape/accumulator: one recorded op of the variables' reads and the inputs."""
+        reads = [v.read_value() for v in self._variables]
+        inputs = [leaves[p] if isinstance(leaves[p], Tensor) else leaves[p] for p in dyn_pos]
+        result = apply(conc.op, reads + inputs, {})
+        result = result if isinstance(result, tuple) else (result,)
+        n_out = len(conc.out_arrays)
+        return list(result[:n_out]), list(result[n_out:])
+
+
+def function(f: Optional[Callable] = None, *, jit_compile: bool = True, donate_variables: bool = False):
+    """Trace ``f`` into one XLA program per input signature and run it (as ``tf.function``).
+
+    Python scalars and other non-array arguments are part of the signature (a new value retraces);
+    Tensors and arrays are traced by shape and dtype. Usable as ``@tj.function`` or
+    ``@tj.function(donate_variables=True)``.
+    """
+    if f is None:
+        return lambda g: Function(g, jit_compile=jit_compile, donate_variables=donate_variables)
+    return Function(f, jit_compile=jit_compile, donate_variables=donate_variables)
