@@ -12,11 +12,12 @@ from .forwardprop import ForwardAccumulator
 from .custom_gradient import custom_gradient, recompute_grad, grad_pass_through, stop_gradient
 from .config import config
 from .graph.function import function
+from .graph.gradients import gradients, AggregationMethod
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "Variable", "constant", "convert_to_tensor", "numpy", "nn", "GradientTape", "UnconnectedGradients",
-    "stop_recording", "config", "function", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
+    "stop_recording", "config", "function", "gradients", "AggregationMethod", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
     "custom_gradient", "recompute_grad", "grad_pass_through", "stop_gradient",
 ]
