@@ -13,11 +13,12 @@ from .custom_gradient import custom_gradient, recompute_grad, grad_pass_through,
 from .config import config
 from .graph.function import function
 from .graph.gradients import gradients, AggregationMethod
+from .graph.differentiate import differentiate
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "Variable", "constant", "convert_to_tensor", "numpy", "nn", "GradientTape", "UnconnectedGradients",
-    "stop_recording", "config", "function", "gradients", "AggregationMethod", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
+    "stop_recording", "config", "function", "gradients", "AggregationMethod", "differentiate", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
     "custom_gradient", "recompute_grad", "grad_pass_through", "stop_gradient",
 ]

@@ -353,7 +353,10 @@ def _apply_recorded(op: OpDef, args, raw, static):
         return _wrap(k.forward(*raw))
     diff = tuple(diff)
     try:
-        out, res = k.forward_res(diff, tuple(raw))
+        # Inside a tj.function trace the kernel is inlined, so residuals that are the op's own inputs or
+        # outputs stay the same traced values (tj.differentiate references them instead of copying).
+        fr = k.forward_res if tape_set.state.capture is None else k.forward_res_impl
+        out, res = fr(diff, tuple(raw))
     except Exception as e:
         if not _is_no_gradient_error(e):
             raise

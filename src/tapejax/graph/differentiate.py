@@ -1,0 +1,293 @@
+"""tj.differentiate: split a function into a compiled forward program ``inputs -> (outputs, residuals)``
+and a compiled backward program ``(output gradients, residuals) -> input gradients`` (the ideas of
+TorchScript's autodiff.cpp, over tapejax's recorded graph).
+
+Captures are classified as in autodiff.cpp:
+
+* values that are already inputs or outputs are referenced, not duplicated;
+* constants (values that do not depend on the inputs) and zero-size shape tokens are lifted into the
+  backward program instead of being captured;
+* only temporaries the backward program actually reads are captured: each op's backward kernel is
+  traced and residuals it never reads are dropped (dead-code elimination), and a temporary used by
+  several ops is captured once.
+
+In the backward program, gradients are symbolic zeros (None) until something flows into them: an op
+whose incoming gradients are all symbolic zero does not run, ``None`` output gradients are accepted,
+and an input nothing flows to gets ``None``.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.extend.core import Literal
+
+from .. import tape_set, vspace
+from ..ops.core import BackwardFunction, IdentityBackward, NoGradient
+from ..tensor import Tensor, _is_float
+from .capture import Capture
+
+
+def _used_invars(closed_jaxpr) -> List[bool]:
+    """Which inputs of a jaxpr the live part of it reads (backward liveness from the outputs)."""
+    jaxpr = closed_jaxpr.jaxpr
+    live = {v for v in jaxpr.outvars if not isinstance(v, Literal)}
+    for eqn in reversed(jaxpr.eqns):
+        if any(o in live for o in eqn.outvars) or eqn.effects:
+            for v in eqn.invars:
+                if not isinstance(v, Literal):
+                    live.add(v)
+    return [v in live for v in jaxpr.invars]
+
+
+class CaptureInfo:
+    """One value the forward program hands to the backward program."""
+
+    __slots__ = ("op", "kind", "shape", "dtype", "nbytes", "index")
+
+    def __init__(self, op: str, kind: str, shape, dtype, index: int) -> None:
+        self.op, self.kind, self.shape, self.dtype, self.index = op, kind, tuple(shape), jnp.dtype(dtype), index
+        self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+
+    def __repr__(self) -> str:
+        return f"{self.kind}(op={self.op}, shape={self.shape}, dtype={self.dtype}, bytes={self.nbytes})"
+
+
+class Residuals:
+    """What the forward program returns for the backward program: the captured temporaries, plus
+    references (not copies) to the inputs and outputs the backward program reads."""
+
+    def __init__(self, temporaries: list, inputs: list, outputs: list) -> None:
+        self.temporaries, self.inputs, self.outputs = temporaries, inputs, outputs
+
+    @property
+    def nbytes(self) -> int:
+        return sum(vspace.nbytes(t) for t in self.temporaries)
+
+
+class Differentiated:
+    """The forward and backward programs of ``f`` and the report of what crosses between them."""
+
+    def __init__(self, f: Callable, example_args: Sequence[Any]) -> None:
+        self._f = f
+        self.name = getattr(f, "__name__", "f")
+        example = [a._value if isinstance(a, Tensor) else jnp.asarray(a) for a in example_args]
+        self._n_in = len(example)
+        self._plan: Optional[dict] = None
+        self._forward = jax.jit(self._forward_impl)
+        self._backward = jax.jit(self._backward_impl)
+        self._forward(*example)  # trace once: builds the plan and the report
+        plan = self._plan
+        self.captures: List[CaptureInfo] = plan["report"]
+        self.residual_bytes = sum(c.nbytes for c in self.captures if c.kind == "temporary")
+        self.referenced_inputs = sorted(plan["used_inputs"])
+        self.referenced_outputs = sorted(plan["used_outputs"])
+
+    # -- forward --------------------------------------------------------------------------------------
+    def _forward_impl(self, *args):
+        cap = Capture([], [])
+        with tape_set.isolated(cap):
+            tape_set.push_tape(cap.graph)
+            inputs = [Tensor(a) for a in args]
+            out = self._f(*inputs)
+        multi = isinstance(out, (tuple, list))
+        outs = list(out) if multi else [out]
+        outs = [o if isinstance(o, Tensor) else Tensor(jnp.asarray(o)) for o in outs]
+        if self._plan is None:
+            self._plan = self._make_plan(cap.graph, inputs, outs, multi)
+        plan = self._plan
+        temps = [_leaf(cap.graph, ref) for ref in plan["temp_refs"]]
+        return [o._value for o in outs], temps
+
+    def _make_plan(self, graph, inputs: List[Tensor], outs: List[Tensor], multi: bool) -> dict:
+        tt, ops = graph.tensor_tape, graph.op_tape
+        in_ids = [t._id for t in inputs]
+        out_ids = [t._id for t in outs]
+        # Ops between the inputs and the outputs.
+        anc, stack = {}, list(out_ids)
+        while stack:
+            op_id = tt.get(stack.pop())
+            if op_id is None or op_id == -1 or op_id in anc or op_id not in ops:
+                continue
+            anc[op_id] = ops[op_id]
+            stack.extend(anc[op_id].input_ids)
+        reached, changed = set(in_ids), True
+        between = {}
+        for op_id in sorted(anc):  # op ids grow in execution order: one forward sweep suffices
+            e = anc[op_id]
+            if any(i in reached for i in e.input_ids):
+                between[op_id] = e
+                reached.update(info[0] for info in e.outputs)
+        in_values = {id(t._value): k for k, t in enumerate(inputs)}
+        out_values = {id(t._value): k for k, t in enumerate(outs)}
+        temp_index: Dict[int, int] = {}
+        temp_refs, report, op_plans = [], [], []
+        used_inputs, used_outputs = set(), set()
+        for op_id in sorted(between):
+            e = between[op_id]
+            bf = e.backward
+            needed_idx = tuple(j for j, i in enumerate(e.input_ids) if i in reached)
+            if isinstance(bf, IdentityBackward):
+                op_plans.append((op_id, e, None, None, needed_idx))
+                continue
+            if not isinstance(bf, BackwardFunction):
+                raise NotImplementedError(
+                    f"tj.differentiate: op '{e.op_type}' has a Python backward function (custom_gradient / "
+                    "recompute_grad), which cannot be split into a separate backward program. Use "
+                    "tj.function with a GradientTape instead.")
+            if isinstance(bf.res, NoGradient):
+                raise bf.res.error()
+            leaves, treedef = jax.tree_util.tree_flatten(bf.res)
+            used = self._used_residuals(bf, leaves, treedef, needed_idx)
+            sources = []
+            for leaf, u in zip(leaves, used):
+                shape, dtype = jnp.shape(leaf), jnp.result_type(leaf)
+                if not u or int(np.prod(shape, dtype=np.int64)) == 0:
+                    sources.append(("zeros", shape, dtype))
+                elif not isinstance(leaf, jax.core.Tracer):
+                    sources.append(("const", leaf))
+                elif id(leaf) in in_values:
+                    sources.append(("input", in_values[id(leaf)]))
+                    used_inputs.add(in_values[id(leaf)])
+                elif id(leaf) in out_values:
+                    sources.append(("output", out_values[id(leaf)]))
+                    used_outputs.add(out_values[id(leaf)])
+                else:
+                    k = temp_index.get(id(leaf))
+                    if k is None:
+                        k = temp_index[id(leaf)] = len(temp_refs)
+                        temp_refs.append((op_id, len(sources)))
+                        report.append(CaptureInfo(e.op_type, "temporary", shape, dtype, k))
+                    sources.append(("temp", k))
+            op_plans.append((op_id, e, treedef, sources, needed_idx))
+        for k in sorted(used_inputs):
+            report.append(CaptureInfo("input", "input (referenced)", inputs[k].shape, inputs[k].dtype, k))
+        for k in sorted(used_outputs):
+            report.append(CaptureInfo("output", "output (referenced)", outs[k].shape, outs[k].dtype, k))
+        return {"in_ids": in_ids, "out_ids": out_ids, "ops": op_plans, "temp_refs": temp_refs, "report": report,
+                "used_inputs": used_inputs, "used_outputs": used_outputs, "multi": multi, "graph": graph,
+                "out_specs": [(o.shape, o.dtype) for o in outs], "in_specs": [(t.shape, t.dtype) for t in inputs]}
+
+    @staticmethod
+    def _used_residuals(bf: BackwardFunction, leaves, treedef, needed_idx) -> List[bool]:
+        needed = tuple(bf.diff[j] for j in needed_idx)
+        if not needed:
+            return [False] * len(leaves)
+        k = bf.op.kernels(bf.static)
+        cts = tuple(jnp.zeros(shape, dtype) if is_f else None for shape, dtype, is_f in bf.spec[1])
+
+        def run(*res_leaves):
+            res = jax.tree_util.tree_unflatten(treedef, res_leaves)
+            return k.backward_impl(res, cts, bf.spec, bf.diff, needed)
+        avals = [jax.ShapeDtypeStruct(jnp.shape(l), jnp.result_type(l)) for l in leaves]
+        return _used_invars(jax.make_jaxpr(run)(*avals))
+
+    # -- backward -------------------------------------------------------------------------------------
+    def _backward_impl(self, out_grads, temps, inputs, outputs):
+        plan = self._plan
+        grads: Dict[int, List[Any]] = {}
+        for oid, g in zip(plan["out_ids"], out_grads):
+            if g is not None:
+                grads.setdefault(oid, []).append(g)
+        for op_id, e, treedef, sources, needed_idx in reversed(plan["ops"]):
+            out_g = []
+            for info in e.outputs:
+                lst = grads.pop(info[0], None)
+                out_g.append(None if not lst else (lst[0] if len(lst) == 1 else vspace.aggregate(lst)))
+            if all(g is None for g in out_g) or not needed_idx:
+                continue  # symbolic zeros in, symbolic zeros out: the block does not run
+            if treedef is None:  # identity
+                in_g = [out_g[0]]
+            else:
+                leaves = []
+                for src in sources:
+                    kind = src[0]
+                    if kind == "zeros":
+                        leaves.append(jnp.zeros(src[1], src[2]))
+                    elif kind == "const":
+                        leaves.append(src[1])
+                    elif kind == "input":
+                        leaves.append(inputs[src[1]])
+                    elif kind == "output":
+                        leaves.append(outputs[src[1]])
+                    else:
+                        leaves.append(temps[src[1]])
+                bf = e.backward
+                res = jax.tree_util.tree_unflatten(treedef, leaves)
+                bf2 = BackwardFunction(bf.op, bf.static, res, bf.inputs, bf.diff, bf.spec)
+                in_g = bf2(out_g, list(needed_idx), False)
+            for j, i in enumerate(e.input_ids):
+                g = in_g[j] if j < len(in_g) else None
+                if g is not None:
+                    grads.setdefault(i, []).append(g)
+        result = []
+        for iid in plan["in_ids"]:
+            lst = grads.get(iid)
+            result.append(None if not lst else (lst[0] if len(lst) == 1 else vspace.aggregate(lst)))
+        return result
+
+    # -- public ---------------------------------------------------------------------------------------
+    def forward(self, *args):
+        """Run the compiled forward program: ``(outputs, residuals)``."""
+        arrays = [a._value if isinstance(a, Tensor) else jnp.asarray(a) for a in args]
+        outs, temps = self._forward(*arrays)
+        plan = self._plan
+        res = Residuals(temps, [arrays[k] if k in plan["used_inputs"] else None for k in range(len(arrays))],
+                        [outs[k] if k in plan["used_outputs"] else None for k in range(len(outs))])
+        touts = [Tensor(o) for o in outs]
+        return (tuple(touts) if plan["multi"] else touts[0]), res
+
+    def backward(self, output_gradients, residuals: Residuals):
+        """Run the compiled backward program: one gradient per input (None where symbolic zero)."""
+        og = list(output_gradients) if isinstance(output_gradients, (tuple, list)) else [output_gradients]
+        if len(og) != len(self._plan["out_ids"]):
+            raise ValueError(f"differentiate('{self.name}').backward: got {len(og)} output gradients for "
+                             f"{len(self._plan['out_ids'])} outputs.")
+        raw = []
+        for g, (shape, dtype) in zip(og, self._plan["out_specs"]):
+            if g is None:
+                raw.append(None)
+                continue
+            g = g._value if isinstance(g, Tensor) else jnp.asarray(g, dtype)
+            if tuple(g.shape) != tuple(shape):
+                raise ValueError(f"differentiate('{self.name}').backward: output gradient of shape {tuple(g.shape)}"
+                                 f" does not match its output of shape {tuple(shape)}.")
+            raw.append(g)
+        grads = self._backward(raw, residuals.temporaries, residuals.inputs, residuals.outputs)
+        return [None if g is None else Tensor(g) for g in grads]
+
+    def summary(self) -> str:
+        lines = [f"tj.differentiate('{self.name}'): {len(self.captures)} captures, "
+                 f"{self.residual_bytes} bytes of captured temporaries"]
+        for c in self.captures:
+            lines.append(f"  {c.kind:22s} {c.op:24s} shape={c.shape} dtype={c.dtype} bytes={c.nbytes}")
+        return "\n".join(lines)
+
+    __repr__ = summary
+
+
+def _leaf(graph, ref):
+    op_id, k = ref
+    return jax.tree_util.tree_leaves(graph.op_tape[op_id].backward.res)[k]
+
+
+def differentiate(f: Callable, *example_args) -> Differentiated:
+    """Split ``f`` into compiled forward and backward programs (see module docstring)."""
+    return Differentiated(f, example_args)
+
+
+def jax_vjp_residual_bytes(f: Callable, *args) -> int:
+    """Bytes of the residuals ``jax.vjp`` keeps for the same tapejax function (for comparison)."""
+    arrays = [a._value if isinstance(a, Tensor) else jnp.asarray(a) for a in args]
+
+    def raw(*xs):
+        with tape_set.isolated(None):
+            out = f(*[Tensor(x) for x in xs])
+        return jax.tree_util.tree_map(lambda t: t._value if isinstance(t, Tensor) else t, out,
+                                      is_leaf=lambda t: isinstance(t, Tensor))
+    _, vjp_fn = jax.vjp(raw, *arrays)
+    in_ids = {id(a) for a in arrays}
+    return sum(vspace.nbytes(l) for l in jax.tree_util.tree_leaves(vjp_fn)
+               if hasattr(l, "shape") and id(l) not in in_ids)
