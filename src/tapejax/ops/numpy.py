@@ -323,7 +323,9 @@ def _mean_bwd(res, g, axis=None, keepdims=False):
 
 
 _mean = OpDef("mean", lambda x, axis=None, keepdims=False: jnp.mean(x, axis=axis, keepdims=keepdims),
-              fwd=_sum_fwd, bwd=_mean_bwd,
+              fwd=lambda x, axis=None, keepdims=False: (jnp.mean(x, axis=axis, keepdims=keepdims),
+                                                         _sum_fwd(x)[1]),
+              bwd=_mean_bwd,
               jvp=lambda p, t, out, axis=None, keepdims=False: jnp.mean(t[0], axis=axis, keepdims=keepdims),
               samples=_samples(((_r(3, 4),), {}), ((_r(2, 3, 4),), {"axis": -1}),
                                ((_r(2, 3, 4),), {"axis": (0, 1), "keepdims": True})))
