@@ -21,7 +21,7 @@ from .capture import Capture
 
 
 def _is_leaf(x) -> bool:
-    return x is None or isinstance(x, (Tensor, Variable))
+    return x is None or type(x) is Tensor or isinstance(x, (Tensor, Variable))
 
 
 def _is_array(x) -> bool:
@@ -79,7 +79,7 @@ class Function:
                 v = x._value if isinstance(x, Tensor) else x
                 dyn_pos.append(i)
                 dyn_vals.append(v)
-                sig.append(("arr", tuple(np.shape(v)), str(v.dtype)))
+                sig.append((v.shape, v.dtype))
             else:
                 sig.append(_static_key(x))
         base_key = (treedef, tuple(sig))
@@ -147,7 +147,9 @@ class Function:
         variables = list(self._variables)
         pure = self._pure(conc, leaves, treedef, dyn_pos, variables)
         var_vals = [v._value for v in variables]
-        jax.eval_shape(pure, var_vals, dyn_vals)  # learns outputs, assignments and new variables
+        plain = jax.jit(pure)
+        # One Python execution of f per signature (as tf.function): jit reuses this trace when called.
+        plain.trace(var_vals, dyn_vals)  # learns outputs, assignments and new variables
         if conc.missing:
             for v in conc.missing:
                 self._know(v)
@@ -169,7 +171,7 @@ class Function:
                 return compiled(a, o, dyn)
             conc.jitted = call
         else:
-            conc.jitted = jax.jit(pure)
+            conc.jitted = plain
         n_vars = len(variables)
 
         def op_fn(*flat):
