@@ -228,3 +228,37 @@ def test_nested_tapes_variable_second_derivative():
     h = outer.gradient(g, v)
     np.testing.assert_allclose(g.numpy(), 3 * 1.5 ** 2, rtol=1e-6)
     np.testing.assert_allclose(h.numpy(), 6 * 1.5, rtol=1e-6)
+
+
+def test_lossy_python_values_raise_like_tf():
+    # TF: convert_to_tensor(1.5, dtype=int32) is an error, not a silent truncation
+    v = tj.Variable([1, 2])
+    for bad in ([1.5, 2.5], np.array([0.5, 1.0])):
+        with pytest.raises(ValueError):
+            v.assign(bad)
+        np.testing.assert_array_equal(v.numpy(), [1, 2])
+    with pytest.raises(ValueError):
+        v.assign_add([0.5, 0.5])
+    np.testing.assert_array_equal(v.numpy(), [1, 2])
+    b = tj.Variable([True, False])
+    with pytest.raises(ValueError):
+        b.assign([1, 0])
+    np.testing.assert_array_equal(b.numpy(), [True, False])
+
+
+def test_numpy_values_convert_to_float_variable():
+    v = tj.Variable([1.0, 2.0])
+    v.assign(np.array([3.0, 4.0]))  # float64 numpy: converted, as TF
+    assert v.dtype == jnp.float32
+    np.testing.assert_array_equal(v.numpy(), [3.0, 4.0])
+    v.assign_add(np.array([1, 1]))
+    np.testing.assert_array_equal(v.numpy(), [4.0, 5.0])
+
+
+def test_jax_array_of_other_dtype_raises():
+    v = tj.Variable([1.0, 2.0])
+    with pytest.raises(ValueError):
+        v.assign(jnp.array([1, 2], jnp.int32))
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+    v.assign(jnp.array([5.0, 6.0], jnp.float32))
+    np.testing.assert_array_equal(v.numpy(), [5.0, 6.0])

@@ -98,21 +98,21 @@ class GradientTape:
         """Context: ops run inside are not recorded on this tape (other tapes still record)."""
         if self._tape is None or not self._recording:
             raise ValueError("GradientTape.stop_recording() needs the tape to be recording (inside its context).")
-        self._tape.paused = True
+        tape = self._tape
+        was_paused = tape.paused
+        tape.paused = True
         try:
             yield
         finally:
-            if self._tape is not None:
-                self._tape.paused = False
+            tape.paused = was_paused  # nested blocks: only the outermost one resumes recording
 
     def reset(self) -> None:
-        """Forget everything recorded and watched; recording goes on if the tape is active."""
-        was_recording = self._recording
-        if was_recording:
-            self._pop_tape()
+        """Forget everything recorded and watched, and go on recording (as TF, only inside the context)."""
+        if not self._recording:
+            raise ValueError("GradientTape.reset() must be called inside the tape's context (while it records).")
+        self._pop_tape()
         self._tape = None
-        if was_recording:
-            self._push_tape()
+        self._push_tape()
 
     # -- watching -------------------------------------------------------------------------------------
     def watch(self, tensor: Any) -> None:
@@ -157,9 +157,9 @@ class GradientTape:
         unconnected = _unconnected(unconnected_gradients)
         if self._recording and not self._persistent:
             self._pop_tape()
-        flat_targets, _ = flatten(target)
+        flat_targets, target_tree = flatten(target)
         flat_sources, source_tree = flatten(sources)
-        out_grads = self._output_gradients(flat_targets, output_gradients)
+        out_grads = self._output_gradients(flat_targets, output_gradients, target_tree)
         tape = self._tape
 
         target_ids: List[int] = []
@@ -217,10 +217,19 @@ class GradientTape:
             result.append(g)
         return jax.tree_util.tree_unflatten(source_tree, result)
 
-    def _output_gradients(self, flat_targets: list, output_gradients: Any) -> list:
+    def _output_gradients(self, flat_targets: list, output_gradients: Any, target_tree=None) -> list:
         if output_gradients is None:
             return [None] * len(flat_targets)
         flat_og, _ = flatten(output_gradients)
+        if len(flat_og) != len(flat_targets) and target_tree is not None:
+            # Python lists are values too (e.g. {"y": [1., 2.]} for a dict target): match the target's
+            # structure, keeping whatever sits at a target leaf whole.
+            try:
+                up_to = target_tree.flatten_up_to(output_gradients)
+                flat_og = [g if (g is None or isinstance(g, (Tensor, Variable)))
+                           else convert_to_tensor(g, dtype=_target_dtype(t)) for g, t in zip(up_to, flat_targets)]
+            except (ValueError, TypeError):
+                pass  # not values of the target's structure: the count error below
         if len(flat_og) != len(flat_targets):
             raise ValueError(f"GradientTape.gradient: got {len(flat_og)} output_gradients for {len(flat_targets)} "
                              "targets; pass one per flattened target (None for ones).")

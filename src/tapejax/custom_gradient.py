@@ -133,6 +133,10 @@ def custom_gradient(f: Callable = None) -> Callable:
 def _record(name, outs, ids, positions, arg_count, variables, grad_fn) -> None:
     if not outs or not ids or not tape_set.active():
         return
+    for t in tape_set.recording_tapes():  # TF reads the variables as op inputs: tapes watch them (even if
+        if t.watch_accessed_variables:     # f read them under stop_recording, as recompute_grad does)
+            for v in variables:
+                t.watch_variable(v)
     tapes = [t for t in tape_set.recording_tapes() if t.should_record(ids)]
     accs = [a for a in tape_set.recording_accumulators() if a.should_record(ids)]
     if not tapes and not accs:

@@ -171,7 +171,15 @@ class ForwardAccumulator:
 
     def _watch(self, primals: Any, tangents: Any) -> None:
         flat_p, tree_p = flatten(primals)
-        flat_t, tree_t = flatten(tangents)
+        if tree_p.num_nodes == 1 and tree_p.num_leaves == 1:
+            flat_t = [tangents]  # one primal: its tangent may be a Python list / array of its shape
+        else:
+            flat_t, tree_t = flatten(tangents)
+            if len(flat_t) != len(flat_p):
+                try:  # tangents given as lists/arrays inside the primals' structure
+                    flat_t = tree_p.flatten_up_to(tangents)
+                except (ValueError, TypeError):
+                    pass
         if len(flat_p) != len(flat_t):
             raise ValueError(f"ForwardAccumulator: got {len(flat_p)} primals but {len(flat_t)} tangents; pass "
                              "a tangent for each primal, in a matching structure.")

@@ -18,8 +18,19 @@ from . import tape_set
 _next_id = itertools.count(1).__next__
 
 
+_float_dtypes: dict = {}  # dtype -> is inexact; jnp.issubdtype costs ~1 us and runs on every recorded op
+
+
 def _is_float(dtype) -> bool:
-    return jnp.issubdtype(dtype, jnp.inexact)
+    try:
+        return _float_dtypes[dtype]
+    except (KeyError, TypeError):
+        r = bool(jnp.issubdtype(dtype, jnp.inexact))
+        try:
+            _float_dtypes[dtype] = r
+        except TypeError:  # unhashable dtype-like
+            pass
+        return r
 
 
 class Tensor:
@@ -219,8 +230,13 @@ class Variable:
 
     # -- writes -----------------------------------------------------------------------------------
     def _checked(self, value: Any, op: str):
-        new = convert_to_tensor(value, dtype=self.dtype).value if not isinstance(value, (Tensor, Variable)) \
-            else (value.read_value() if isinstance(value, Variable) else value).value
+        if isinstance(value, (Tensor, Variable)):
+            new = (value.read_value() if isinstance(value, Variable) else value).value
+        elif isinstance(value, (jax.Array, jax.core.Tracer)):
+            new = value  # an array has a dtype of its own: checked strictly below, like a Tensor
+        else:
+            _check_lossless(value, self.dtype, f"Variable.{op}", self._name)
+            new = convert_to_tensor(value, dtype=self.dtype).value
         if tuple(new.shape) != self.shape:
             raise ValueError(f"Variable.{op}: value of shape {tuple(new.shape)} does not match the variable "
                              f"'{self._name}' of shape {self.shape}; reshape the value first. "
@@ -327,6 +343,19 @@ class Variable:
 
 _add_kernel = jax.jit(jnp.add)
 _sub_kernel = jax.jit(jnp.subtract)
+
+
+def _check_lossless(value: Any, dtype, what: str, name: str) -> None:
+    """As TF's conversion with a requested dtype: Python/numpy floats do not silently become ints or
+    bools (nor complex numbers reals)."""
+    try:
+        kind = np.asarray(value).dtype.kind
+    except Exception:
+        return  # let the conversion report it
+    target = jnp.dtype(dtype).kind
+    if (target in "iub" and kind in "fc") or (target == "b" and kind in "iu") or (target != "c" and kind == "c"):
+        raise ValueError(f"{what}: value {value!r:.60} (numpy kind '{kind}') cannot be converted to the "
+                         f"variable '{name}' of dtype {jnp.dtype(dtype)} without loss. The variable is unchanged.")
 
 
 def _default_dtype(value: Any):

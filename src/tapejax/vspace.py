@@ -6,6 +6,7 @@ tape or accumulator records the backward pass (then the sums are recorded ops to
 from __future__ import annotations
 
 import collections
+import math
 import functools
 from typing import Any, List, Sequence
 
@@ -31,10 +32,17 @@ def _zeros(shape, dtype):
     return jnp.zeros(shape, dtype)
 
 
+_itemsize: dict = {}
+
+
 def nbytes(x: Any) -> int:
-    """Real bytes of an array or Tensor: elements x itemsize."""
-    v = x.value if isinstance(x, Tensor) else x
-    return int(np.prod(v.shape, dtype=np.int64)) * jnp.dtype(v.dtype).itemsize
+    """Real bytes of an array or Tensor: elements x itemsize (runs twice per op of a backward pass: no numpy)."""
+    v = x._value if type(x) is Tensor else (x.value if isinstance(x, Tensor) else x)
+    dt = v.dtype
+    size = _itemsize.get(dt)
+    if size is None:
+        size = _itemsize[dt] = jnp.dtype(dt).itemsize
+    return math.prod(v.shape) * size
 
 
 def _filled(kind: str, shape: tuple, dtype, sharding) -> jax.Array:

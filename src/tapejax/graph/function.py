@@ -28,6 +28,12 @@ def _is_array(x) -> bool:
     return isinstance(x, (Tensor, jax.Array, np.ndarray)) or isinstance(x, jax.core.Tracer)
 
 
+def _strong(x):
+    """The signature is shape and dtype (as tf.function): a weakly typed value (e.g. jnp.full(3, 2.0))
+    must not make jax.jit retrace, so it is passed with a strong dtype."""
+    return jax.lax.convert_element_type(x, x.dtype) if getattr(x, "weak_type", False) else x
+
+
 def _static_key(x):
     try:
         hash(x)
@@ -76,7 +82,7 @@ class Function:
                 self._know(x)
                 sig.append(("var", id(x)))
             elif _is_array(x):
-                v = x._value if isinstance(x, Tensor) else x
+                v = _strong(x._value if isinstance(x, Tensor) else x)
                 dyn_pos.append(i)
                 dyn_vals.append(v)
                 sig.append((v.shape, v.dtype))
@@ -92,7 +98,7 @@ class Function:
                     continue  # new variables were found: retrace with them as inputs
                 self._cache[key] = conc
             break
-        var_vals = [v._value for v in self._variables]
+        var_vals = [_strong(v._value) for v in self._variables]
         if tape_set.any_recording():
             outs, new_vals = self._call_recorded(conc, leaves, dyn_pos)
         else:
@@ -146,7 +152,7 @@ class Function:
         conc = _Concrete()
         variables = list(self._variables)
         pure = self._pure(conc, leaves, treedef, dyn_pos, variables)
-        var_vals = [v._value for v in variables]
+        var_vals = [_strong(v._value) for v in variables]
         plain = jax.jit(pure)
         # One Python execution of f per signature (as tf.function): jit reuses this trace when called.
         plain.trace(var_vals, dyn_vals)  # learns outputs, assignments and new variables

@@ -161,10 +161,8 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
         needed_idx = [j for j, i in enumerate(entry.input_ids) if i in reached or i in x_set]
         in_grads = [None] * len(entry.input_ids)
         if needed_idx and any(g is not None for g in out_grads):
-            try:
-                in_grads = entry.backward(out_grads, needed_idx, True)
-            except LookupError:
-                raise
+            from ..tape import _call_backward  # names the op in a LookupError when it has no gradient
+            in_grads = _call_backward(entry, out_grads, needed_idx, True)
         for j, i in enumerate(entry.input_ids):
             g = in_grads[j] if j < len(in_grads) else None
             if g is not None:

@@ -66,7 +66,8 @@ class _Kernels:
     asked for); ``needed`` (static) the positions whose gradient is wanted now.
     """
 
-    __slots__ = ("forward", "forward_res", "backward", "jvp", "forward_res_impl", "backward_impl", "jvp_impl")
+    __slots__ = ("forward", "forward_res", "backward", "jvp", "forward_res_impl", "backward_impl", "jvp_impl",
+                 "_plans")
 
     def __init__(self, op: "OpDef", static: dict) -> None:
         fn = functools.partial(op.fn, **static) if static else op.fn
@@ -170,6 +171,90 @@ class _Kernels:
         self.backward = jax.jit(backward, static_argnums=(2, 3, 4))
         self.jvp = jax.jit(jvp, static_argnums=0)
         self.forward_res_impl, self.backward_impl, self.jvp_impl = forward_res, backward, jvp
+        self._plans: Dict[tuple, Any] = {}
+
+    def run_forward_res(self, diff: tuple, raw: Sequence[Any]):
+        """``forward_res(diff, raw)``, returning from the kernel only the residuals it computes.
+
+        Residuals that are the op's own inputs or outputs (most hand-written ``fwd``s keep ``x`` and
+        ``y``) are put back in Python: every array a jitted call returns costs ~2 us."""
+        plan = self._plans.get(diff)
+        if plan is None:
+            plan = self._plans[diff] = _ResidualPlan(self.forward_res_impl, diff)
+        if plan is not False:
+            try:
+                flat = plan.kernel(*raw)
+            except _PlanMismatch:
+                self._plans[diff] = False  # layout depends on the inputs' signature: always the full kernel
+            else:
+                return plan.rebuild(raw, flat)
+        return self.forward_res(diff, tuple(raw))
+
+
+class _PlanMismatch(Exception):
+    pass
+
+
+class _ResidualPlan:
+    """Where each residual of ``forward_res`` comes from: input i, output j, a zero-size array (only its
+    shape and dtype matter), or a new array the kernel returns. Found by the first trace; a later trace
+    (another input signature) with a different layout raises ``_PlanMismatch`` and the op goes back to
+    the full kernel."""
+
+    __slots__ = ("kernel", "layout", "out_tree", "res_tree", "n_out", "single", "_empties")
+
+    def __init__(self, impl: Callable, diff: tuple) -> None:
+        self.layout = None
+        self._empties: Dict[int, Any] = {}
+
+        def slim(*dyn):
+            out, res = impl(diff, dyn)
+            out_leaves, out_tree = jax.tree_util.tree_flatten(out)
+            res_leaves, res_tree = jax.tree_util.tree_flatten(res)
+            layout, new = [], []
+            for leaf in res_leaves:
+                src = next((("in", i) for i, d in enumerate(dyn) if leaf is d), None)
+                if src is None:
+                    src = next((("out", j) for j, o in enumerate(out_leaves) if leaf is o), None)
+                if src is None:
+                    shape = getattr(leaf, "shape", None)
+                    aval = getattr(leaf, "aval", None)
+                    if shape is not None and 0 in shape and aval is not None and not aval.weak_type:
+                        src = ("empty", tuple(shape), leaf.dtype)
+                    else:
+                        src = ("new", len(new))
+                        new.append(leaf)
+                layout.append(src)
+            sig = (out_tree, res_tree, tuple(layout))
+            if self.layout is None:
+                self.out_tree, self.res_tree, self.layout = sig
+                self.n_out = len(out_leaves)
+                self.single = out_tree.num_leaves == 1 and out_tree.num_nodes == 1
+            elif sig != (self.out_tree, self.res_tree, self.layout):
+                raise _PlanMismatch()
+            return tuple(out_leaves) + tuple(new)
+        self.kernel = jax.jit(slim)
+
+    def rebuild(self, raw, flat):
+        n_out = self.n_out
+        leaves = []
+        for k, src in enumerate(self.layout):
+            kind = src[0]
+            if kind == "in":
+                leaves.append(raw[src[1]])
+            elif kind == "out":
+                leaves.append(flat[src[1]])
+            elif kind == "new":
+                leaves.append(flat[n_out + src[1]])
+            else:
+                e = self._empties.get(k)
+                if e is None:
+                    e = jnp.zeros(src[1], src[2])
+                    if not isinstance(e, jax.core.Tracer):
+                        self._empties[k] = e
+                leaves.append(e)
+        out = flat[0] if self.single else jax.tree_util.tree_unflatten(self.out_tree, flat[:n_out])
+        return out, jax.tree_util.tree_unflatten(self.res_tree, leaves)
 
 
 class OpDef:
@@ -284,6 +369,32 @@ def _bad_arg(op: OpDef, i: int, a: Any) -> TypeError:
                      "Convert it with tj.constant(...) first.")
 
 
+# Python scalars as device arrays, made once per (type, value). A jitted kernel turns a Python scalar
+# argument into a weakly typed array on every call (~5 us); a weakly typed jax.Array of the same value
+# gives the kernel the same abstract value (dtype, weak type), so results are identical.
+_SCALAR_CACHE_MAX = 4096
+_scalars: Dict[Any, Any] = {}
+
+
+def _scalar(a):
+    key = (type(a), a)
+    v = _scalars.get(key)
+    if v is not None:
+        return v
+    if a != a or (a == 0 and type(a) is float):
+        return a  # NaN never hits a dict; -0.0 == 0.0 would share an entry
+    try:
+        v = jnp.asarray(a)
+    except (OverflowError, TypeError):
+        return a  # let the kernel raise its own error
+    if isinstance(v, jax.core.Tracer):
+        return a  # made inside a trace (tj.function): never cache a tracer
+    if len(_scalars) >= _SCALAR_CACHE_MAX:
+        _scalars.clear()
+    _scalars[key] = v
+    return v
+
+
 def _raw(op: OpDef, args: Sequence[Any]):
     """Unwrap arguments: (raw values for the kernels, the argument list with Variables read)."""
     raw = []
@@ -293,7 +404,7 @@ def _raw(op: OpDef, args: Sequence[Any]):
         if t is Tensor:
             raw.append(a._value)
         elif t is float or t is int or t is bool:
-            raw.append(a)
+            raw.append(_scalar(a))
         elif isinstance(a, Tensor):
             raw.append(a._value)
         elif isinstance(a, Variable):
@@ -355,8 +466,10 @@ def _apply_recorded(op: OpDef, args, raw, static):
     try:
         # Inside a tj.function trace the kernel is inlined, so residuals that are the op's own inputs or
         # outputs stay the same traced values (tj.differentiate references them instead of copying).
-        fr = k.forward_res if tape_set.state.capture is None else k.forward_res_impl
-        out, res = fr(diff, tuple(raw))
+        if tape_set.state.capture is None:
+            out, res = k.run_forward_res(diff, raw)
+        else:
+            out, res = k.forward_res_impl(diff, tuple(raw))
     except Exception as e:
         if not _is_no_gradient_error(e):
             raise

@@ -108,7 +108,7 @@ erf_ = _unary("erf", jax.scipy.special.erf, lambda x, y: (2 / np.sqrt(np.pi)) * 
 
 # -- elementwise binary ops ------------------------------------------------------------------------------
 
-def _binary(name: str, f, dx, dy, *, domain_y=_r, jvp=None, surface_name=None):
+def _binary(name: str, f, dx, dy, *, domain_x=_r, domain_y=_r, jvp=None, surface_name=None):
     """Broadcasting binary op with partials ``dx(x, y, out, g)`` and ``dy(x, y, out, g)`` (already times g)."""
 
     def fwd(x, y):
@@ -126,8 +126,8 @@ def _binary(name: str, f, dx, dy, *, domain_y=_r, jvp=None, surface_name=None):
         return dx(x, y, out, tx) + dy(x, y, out, ty)
 
     op = OpDef(name, f, fwd=fwd, bwd=bwd, jvp=jvp or default_jvp,
-               samples=_samples(((_r(3, 4), domain_y(3, 4)), {}), ((_r(2, 3, 4), domain_y(4)), {}),
-                                ((_r(3, 1), domain_y(1, 4)), {})))
+               samples=_samples(((domain_x(3, 4), domain_y(3, 4)), {}), ((domain_x(2, 3, 4), domain_y(4)), {}),
+                                ((domain_x(3, 1), domain_y(1, 4)), {})))
 
     def surface(x, y):
         return op(x, y)
@@ -197,15 +197,15 @@ true_divide = divide
 def _pow_dy(x, y, out, g):
     # TF: the gradient w.r.t. the exponent is 0 where x <= 0 (log undefined).
     safe_log = jnp.where(x > 0, jnp.log(jnp.where(x > 0, x, 1)), 0)
-    return g * out * safe_log
+    return mul_no_nan(g, out * safe_log)
 
 
 def _pow_dx(x, y, out, g):
-    # TF: y * x**(y-1); written so that x == 0, y == 0 gives 0 rather than NaN.
-    return g * jnp.where(y == 0, 0, y * jnp.power(x, jnp.where(y == 0, 1, y - 1)))
+    # TF: mul_no_nan(y * x**(y-1), g); written so that x == 0, y == 0 gives 0 rather than NaN.
+    return mul_no_nan(g, jnp.where(y == 0, 0, y * jnp.power(x, jnp.where(y == 0, 1, y - 1))))
 
 
-power = _binary("power", jnp.power, _pow_dx, _pow_dy, surface_name="power")
+power = _binary("power", jnp.power, _pow_dx, _pow_dy, domain_x=_pos, surface_name="power")
 pow = power
 
 
@@ -529,7 +529,7 @@ def reshape(a, shape=None, order="C", **kw):
     return _reshape(a, shape=freeze(shape))
 
 
-def _transpose_bwd(res, g, axes):
+def _transpose_bwd(res, g, axes=None):
     inv = tuple(np.argsort(axes)) if axes is not None else None
     return (jnp.transpose(g, inv),)
 

@@ -1,0 +1,705 @@
+"""tj.function: tracing, retracing, Variable capture/write-back, tapes/accumulators inside and outside.
+
+Expected values come from plain JAX (jax.grad / jax.jvp / a jax training loop) or TF's documented
+tf.function semantics, never from tapejax itself."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tapejax as tj
+from tapejax import numpy as tnp
+
+
+def _np(x):
+    if isinstance(x, tj.Variable):
+        return x.numpy()
+    return np.asarray(x.value if isinstance(x, tj.Tensor) else x)
+
+
+def _close(a, b, rtol=1e-5, atol=1e-6):
+    np.testing.assert_allclose(_np(a), np.asarray(b), rtol=rtol, atol=atol)
+
+
+def _data():
+    k = jax.random.split(jax.random.PRNGKey(0), 4)
+    x = jax.random.normal(k[0], (8, 5), jnp.float32)
+    y = jax.random.normal(k[1], (8, 3), jnp.float32)
+    w0 = jax.random.normal(k[2], (5, 3), jnp.float32) * 0.5
+    b0 = jax.random.normal(k[3], (3,), jnp.float32) * 0.1
+    return x, y, w0, b0
+
+
+def _jax_loss(w, b, x, y):
+    return jnp.mean((jnp.tanh(x @ w + b) - y) ** 2)
+
+
+def _jax_training(w, b, x, y, lr, steps):
+    losses = []
+    for _ in range(steps):
+        loss, (gw, gb) = jax.value_and_grad(_jax_loss, argnums=(0, 1))(w, b, x, y)
+        losses.append(loss)
+        w, b = w - lr * gw, b - lr * gb
+    return losses, w, b
+
+
+def _make_step(w, b):
+    def step(x, y, lr):
+        with tj.GradientTape() as tape:
+            pred = tnp.tanh(x @ w + b)
+            loss = tnp.mean((pred - y) ** 2)
+        gw, gb = tape.gradient(loss, [w, b])
+        w.assign_sub(lr * gw)
+        b.assign_sub(lr * gb)
+        return loss
+    return step
+
+
+# --------------------------------------------------------------------------------------------------
+# training step
+# --------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("decorate", [
+    lambda f: tj.function(f),
+    lambda f: tj.function(donate_variables=True)(f),
+    lambda f: tj.function(f, donate_variables=True),
+])
+def test_training_step_matches_eager_and_jax(decorate):
+    x, y, w0, b0 = _data()
+    steps, lr = 5, 0.3
+    exp_losses, exp_w, exp_b = _jax_training(w0, b0, x, y, lr, steps)
+
+    we, be = tj.Variable(w0), tj.Variable(b0)
+    eager = _make_step(we, be)
+    # (eager: operands as tj Tensors -- `jax.Array @ Variable` is computed by jax itself, unrecorded)
+    xt, yt = tj.constant(x), tj.constant(y)
+    eager_losses = [eager(xt, yt, lr) for _ in range(steps)]
+
+    wf, bf = tj.Variable(w0), tj.Variable(b0)
+    compiled = decorate(_make_step(wf, bf))
+    f_losses = [compiled(x, y, lr) for _ in range(steps)]
+
+    for le, lf, lj in zip(eager_losses, f_losses, exp_losses):
+        _close(le, lj, rtol=1e-5)
+        _close(lf, lj, rtol=1e-5)
+    _close(we, exp_w, rtol=1e-5, atol=1e-6)
+    _close(be, exp_b, rtol=1e-5, atol=1e-6)
+    _close(wf, exp_w, rtol=1e-5, atol=1e-6)
+    _close(bf, exp_b, rtol=1e-5, atol=1e-6)
+    # the losses really decrease: the parameters were written back between calls
+    assert float(_np(f_losses[-1])) < float(_np(f_losses[0]))
+
+
+def test_decorator_forms():
+    @tj.function
+    def a(x):
+        return x * 2.0
+
+    @tj.function()
+    def b(x):
+        return x * 3.0
+
+    @tj.function(jit_compile=True, donate_variables=True)
+    def c(x):
+        return x * 4.0
+
+    x = jnp.arange(3.0)
+    _close(a(x), np.arange(3.0) * 2)
+    _close(b(x), np.arange(3.0) * 3)
+    _close(c(x), np.arange(3.0) * 4)
+    assert a.__name__ == "a"
+    assert isinstance(a(x), tj.Tensor)
+
+
+def test_donate_variables_on_cpu_writes_back_and_old_reads_stay_valid():
+    v = tj.Variable(jnp.arange(4.0))
+    before = v.read_value()
+
+    @tj.function(donate_variables=True)
+    def inc():
+        v.assign_add(tnp.ones(4))
+        return v.read_value() * 1.0
+
+    out1 = inc()
+    out2 = inc()
+    _close(out1, np.arange(4.0) + 1)
+    _close(out2, np.arange(4.0) + 2)
+    _close(v, np.arange(4.0) + 2)
+    _close(before, np.arange(4.0))  # a read taken before the calls still holds its value
+
+
+def test_method_decoration():
+    class Model:
+        def __init__(self):
+            self.w = tj.Variable(2.0)
+
+        @tj.function
+        def __call__(self, x):
+            return self.w * x
+
+    m = Model()
+    _close(m(tj.constant(3.0)), 6.0)
+    m.w.assign(5.0)
+    _close(m(tj.constant(3.0)), 15.0)
+
+
+# --------------------------------------------------------------------------------------------------
+# tracing and retracing
+# --------------------------------------------------------------------------------------------------
+
+def test_one_trace_per_signature_and_retrace_rules():
+    count = [0]
+
+    @tj.function
+    def f(x, scale):
+        count[0] += 1
+        return tnp.sin(x) * scale
+
+    x3 = jnp.arange(3.0, dtype=jnp.float32)
+    _close(f(x3, 2.0), np.sin(np.arange(3.0)) * 2.0)
+    assert count[0] == 1
+    # new array values, same shape/dtype: no retrace (also for numpy and Tensor inputs)
+    _close(f(x3 + 1.0, 2.0), np.sin(np.arange(3.0) + 1.0) * 2.0)
+    _close(f(np.ones(3, np.float32), 2.0), np.sin(np.ones(3)) * 2.0)
+    _close(f(tj.constant([0.5, 0.25, 0.0]), 2.0), np.sin([0.5, 0.25, 0.0]) * 2.0)
+    _close(f(jnp.full(3, 0.5), 2.0), np.sin(np.full(3, 0.5)) * 2.0)  # weakly typed float32: same signature
+    assert count[0] == 1
+    # new shape: retrace
+    _close(f(jnp.ones(4, jnp.float32), 2.0), np.sin(np.ones(4)) * 2.0)
+    assert count[0] == 2
+    # new dtype: retrace
+    out16 = f(jnp.ones(3, jnp.float16), 2.0)
+    assert out16.dtype == jnp.float16
+    assert count[0] == 3
+    # new Python scalar value: retrace (it is part of the signature, as in tf.function)
+    _close(f(x3, 3.0), np.sin(np.arange(3.0)) * 3.0)
+    assert count[0] == 4
+    _close(f(x3, 3.0), np.sin(np.arange(3.0)) * 3.0)
+    _close(f(x3, 2.0), np.sin(np.arange(3.0)) * 2.0)  # back to an old signature: cached
+    assert count[0] == 4
+
+
+def test_python_scalar_value_is_baked_into_the_trace():
+    count = [0]
+
+    @tj.function
+    def f(x, n):
+        count[0] += 1
+        for _ in range(n):  # Python control flow on a static argument
+            x = x * 2.0
+        return x
+
+    _close(f(tj.constant(1.0), 3), 8.0)
+    _close(f(tj.constant(1.0), 5), 32.0)
+    _close(f(tj.constant(2.0), 3), 16.0)
+    assert count[0] == 2
+
+
+def test_variables_do_not_retrace_when_their_value_changes():
+    count = [0]
+    v = tj.Variable(jnp.ones(3))
+
+    @tj.function
+    def f(x):
+        count[0] += 1
+        return tnp.sum(v * x)
+
+    _close(f(jnp.ones(3)), 3.0)
+    first = count[0]
+    assert first >= 1
+    for k in range(2, 5):
+        v.assign(jnp.full(3, float(k)))
+        _close(f(jnp.ones(3)), 3.0 * k)
+    assert count[0] == first
+    # a new input signature traces exactly once more
+    _close(f(jnp.ones((2, 3))), 2 * 3 * 4.0)
+    assert count[0] == first + 1
+
+
+# --------------------------------------------------------------------------------------------------
+# Variables inside
+# --------------------------------------------------------------------------------------------------
+
+def test_read_after_assign_sees_new_value_and_is_written_back():
+    v = tj.Variable(jnp.array([1.0, 2.0]))
+    u = tj.Variable(10.0)
+
+    @tj.function
+    def f(x):
+        r0 = v.read_value()
+        v.assign(v * 3.0)          # [3, 6]
+        r1 = v.read_value()
+        v.assign_add(x)            # [3 + x0, 6 + x1]
+        r2 = v + 0.0
+        v.assign_sub(tnp.ones(2))  # [2 + x0, 5 + x1]
+        return r0, r1, r2, u * 1.0  # u only read
+
+    r0, r1, r2, ru = f(jnp.array([0.5, 0.25]))
+    _close(r0, [1.0, 2.0])
+    _close(r1, [3.0, 6.0])
+    _close(r2, [3.5, 6.25])
+    _close(ru, 10.0)
+    _close(v, [2.5, 5.25])
+    _close(u, 10.0)
+    # the second call starts from the written-back value
+    r0, r1, r2, _ = f(jnp.array([0.0, 0.0]))
+    _close(r0, [2.5, 5.25])
+    _close(r1, [7.5, 15.75])
+    _close(v, [6.5, 14.75])
+
+
+def test_assign_is_not_visible_outside_until_the_call_returns_and_eager_assign_is_seen():
+    v = tj.Variable(1.0)
+
+    @tj.function
+    def f():
+        v.assign(v + 1.0)
+        return v.read_value()
+
+    _close(f(), 2.0)
+    v.assign(100.0)  # an eager assignment between calls is seen by the next call
+    _close(f(), 101.0)
+    _close(v, 101.0)
+
+
+def test_variable_returned_directly():
+    v = tj.Variable(jnp.arange(3.0))
+
+    @tj.function
+    def f():
+        v.assign(v * 2.0)
+        return v
+
+    out = f()
+    assert isinstance(out, tj.Tensor)
+    _close(out, np.arange(3.0) * 2)
+    _close(v, np.arange(3.0) * 2)
+
+
+def test_variable_first_seen_in_a_later_call():
+    a = tj.Variable(1.0)
+    b = tj.Variable(5.0)
+    registry = {"a": a, "b": b}
+
+    @tj.function
+    def f(x, which):
+        var = registry[which]
+        var.assign_add(1.0)
+        return x * var
+
+    _close(f(tj.constant(2.0), "a"), 4.0)
+    _close(a, 2.0)
+    _close(b, 5.0)
+    # 'b' is first seen on this call's trace
+    _close(f(tj.constant(2.0), "b"), 12.0)
+    _close(b, 6.0)
+    _close(a, 2.0)
+    # both signatures keep working and keep their variables live
+    _close(f(tj.constant(1.0), "a"), 3.0)
+    _close(f(tj.constant(1.0), "b"), 7.0)
+    _close(a, 3.0)
+    _close(b, 7.0)
+
+
+def test_global_switched_variable_seen_on_retrace():
+    a = tj.Variable(1.0)
+    b = tj.Variable(10.0)
+    state = {"v": a}
+
+    @tj.function
+    def f(x):
+        return tnp.sum(x) * state["v"]
+
+    _close(f(jnp.ones(2)), 2.0)
+    state["v"] = b
+    # a new signature retraces and picks up the variable now referenced (as tf.function would)
+    _close(f(jnp.ones(3)), 30.0)
+    b.assign(20.0)
+    _close(f(jnp.ones(3)), 60.0)
+
+
+@pytest.mark.parametrize("bad", ["numpy", "bool", "float", "raise"])
+def test_exception_inside_leaves_variables_unchanged(bad):
+    v = tj.Variable(jnp.array([1.0, 2.0]))
+    w = tj.Variable(3.0)
+
+    @tj.function
+    def f(x):
+        v.assign(v * 10.0)
+        w.assign_add(1.0)
+        s = tnp.sum(v * x)
+        if bad == "numpy":
+            s.numpy()
+        elif bad == "bool":
+            if s > 0:
+                return s
+        elif bad == "float":
+            float(s)
+        else:
+            raise ValueError("user error")
+        return s
+
+    expected_exc = ValueError if bad == "raise" else TypeError
+    with pytest.raises(expected_exc) as ei:
+        f(jnp.ones(2))
+    if bad != "raise":
+        msg = str(ei.value)
+        assert "tj.function" in msg or "traced" in msg
+    _close(v, [1.0, 2.0])
+    _close(w, 3.0)
+
+
+def test_exception_in_later_retrace_leaves_variables_unchanged():
+    v = tj.Variable(1.0)
+
+    @tj.function
+    def f(x, fail):
+        v.assign_add(1.0)
+        if fail:
+            raise RuntimeError("boom")
+        return v * x
+
+    _close(f(tj.constant(1.0), False), 2.0)
+    with pytest.raises(RuntimeError):
+        f(tj.constant(1.0), True)
+    _close(v, 2.0)
+    _close(f(tj.constant(1.0), False), 3.0)
+
+
+def test_wrong_shape_assign_inside_raises_and_leaves_variable():
+    v = tj.Variable(jnp.ones(3))
+
+    @tj.function
+    def f():
+        v.assign(tnp.zeros(3))
+        v.assign(tnp.zeros(4))
+        return v.read_value()
+
+    with pytest.raises(ValueError):
+        f()
+    _close(v, np.ones(3))
+
+
+# --------------------------------------------------------------------------------------------------
+# autodiff machinery inside a tj.function
+# --------------------------------------------------------------------------------------------------
+
+def test_tape_inside_matches_jax_grad_and_hessian():
+    def g(x):
+        return jnp.sum(jnp.sin(x) * x ** 2)
+
+    @tj.function
+    def f(x):
+        with tj.GradientTape() as t2:
+            t2.watch(x)
+            with tj.GradientTape() as t1:
+                t1.watch(x)
+                y = tnp.sum(tnp.sin(x) * x ** 2)
+            gx = t1.gradient(y, x)
+        # Hessian-vector product with ones == row sums of the Hessian
+        hv = t2.gradient(gx, x)
+        return y, gx, hv
+
+    x = jnp.array([0.3, -1.2, 2.0])
+    y, gx, hv = f(x)
+    _close(y, g(x))
+    _close(gx, jax.grad(g)(x), rtol=1e-5)
+    _close(hv, jax.hessian(g)(x).sum(axis=1), rtol=1e-5, atol=1e-5)
+
+
+def test_forward_accumulator_inside():
+    def g(x):
+        return jnp.exp(jnp.sin(x)) * x
+
+    @tj.function
+    def f(x, t):
+        with tj.ForwardAccumulator(x, t) as acc:
+            y = tnp.exp(tnp.sin(x)) * x
+        return y, acc.jvp(y)
+
+    x = jnp.array([0.1, 0.7, -2.0])
+    t = jnp.array([1.0, -0.5, 2.0])
+    y, jvp = f(x, t)
+    ey, ejvp = jax.jvp(g, (x,), (t,))
+    _close(y, ey)
+    _close(jvp, ejvp, rtol=1e-5)
+
+
+def test_forward_over_reverse_inside():
+    def g(x):
+        return jnp.sum(jnp.tanh(x) ** 3)
+
+    @tj.function
+    def hvp(x, v):
+        with tj.ForwardAccumulator(x, v) as acc:
+            with tj.GradientTape() as tape:
+                tape.watch(x)
+                y = tnp.sum(tnp.tanh(x) ** 3)
+            gx = tape.gradient(y, x)
+        return acc.jvp(gx)
+
+    x = jnp.array([0.2, -0.4, 1.1])
+    v = jnp.array([1.0, 2.0, -1.0])
+    _close(hvp(x, v), jax.jvp(jax.grad(g), (x,), (v,))[1], rtol=1e-5, atol=1e-6)
+
+
+@tj.custom_gradient
+def _log1pexp(x):
+    e = tnp.exp(x)
+
+    def grad(dy):
+        return dy * (1 - 1 / (1 + e))
+    return tnp.log(1 + e), grad
+
+
+@tj.custom_gradient
+def _scaled_identity(x):
+    def grad(dy):
+        return dy * 3.0  # deliberately not the true derivative
+    return x * 1.0, grad
+
+
+def test_custom_gradient_inside():
+    @tj.function
+    def g(x):
+        with tj.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = _log1pexp(x)
+            z = tnp.sum(_scaled_identity(x) * 2.0)
+        return tape.gradient(y, x), tape.gradient(z, x)
+
+    x = jnp.array([100.0, 0.0, -3.0])
+    gy, gz = g(x)
+    _close(gy, jax.nn.sigmoid(x), rtol=1e-6)  # 1.0 at 100 (not NaN)
+    _close(gz, np.full(3, 6.0))
+
+
+def test_custom_gradient_with_variables_inside():
+    v = tj.Variable(2.0)
+
+    @tj.custom_gradient
+    def f_with_var(x):
+        y = x * v
+
+        def grad(dy, variables=None):
+            return dy * v, [dy * x * 10.0]  # variable gradient scaled by 10 to prove it is used
+        return y, grad
+
+    @tj.function
+    def f(x):
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            y = f_with_var(x)
+        return tape.gradient(y, [x, v])
+
+    gx, gv = f(tj.constant(3.0))
+    _close(gx, 2.0)
+    _close(gv, 30.0)
+
+
+def test_recompute_grad_inside_including_variables():
+    w = tj.Variable(jnp.array([[0.5, -0.3], [0.2, 0.8], [1.0, 0.1]]))
+
+    def block(x):
+        return tnp.tanh(x @ w)
+
+    rblock = tj.recompute_grad(block)
+
+    @tj.function
+    def f(x):
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            y = tnp.sum(rblock(x) ** 2)
+        return (y,) + tuple(tape.gradient(y, [x, w]))
+
+    def jf(x, wv):
+        return jnp.sum(jnp.tanh(x @ wv) ** 2)
+
+    x = jnp.array([[1.0, -2.0, 0.5], [0.3, 0.3, 0.3]])
+    y, gx, gw = f(x)
+    ex, ew = jax.grad(jf, argnums=(0, 1))(x, w.value().value)
+    _close(y, jf(x, w.value().value), rtol=1e-6)
+    _close(gx, ex, rtol=1e-5)
+    _close(gw, ew, rtol=1e-5)
+
+
+# --------------------------------------------------------------------------------------------------
+# a tj.function call under outer tapes / accumulators
+# --------------------------------------------------------------------------------------------------
+
+def test_call_under_outer_tape_first_and_second_order():
+    v = tj.Variable(jnp.array([2.0, -1.0, 0.5]))
+
+    @tj.function
+    def f(x):
+        return tnp.sum(tnp.sin(x) * v * x)
+
+    def jf(x, vv):
+        return jnp.sum(jnp.sin(x) * vv * x)
+
+    x = tj.constant([0.7, -0.2, 1.5])
+    xv, vv = x.value, v.value().value
+    with tj.GradientTape() as t2:
+        t2.watch(x)
+        with tj.GradientTape() as t1:
+            t1.watch(x)
+            y = f(x)
+        gx, gv = t1.gradient(y, [x, v])
+    hx = t2.gradient(gx, x)
+    _close(y, jf(xv, vv), rtol=1e-6)
+    _close(gx, jax.grad(jf, 0)(xv, vv), rtol=1e-5)
+    _close(gv, jax.grad(jf, 1)(xv, vv), rtol=1e-5)
+    _close(hx, jax.hessian(jf, 0)(xv, vv).sum(axis=0), rtol=1e-5, atol=1e-6)
+
+
+def test_call_under_outer_tape_second_order_wrt_variable():
+    v = tj.Variable(jnp.array([0.3, 1.2]))
+
+    @tj.function
+    def f(x):
+        return tnp.sum(tnp.exp(v * x))
+
+    def jf(vv, x):
+        return jnp.sum(jnp.exp(vv * x))
+
+    x = jnp.array([1.5, -0.5])
+    with tj.GradientTape() as t2:
+        with tj.GradientTape() as t1:
+            y = f(x)
+        gv = t1.gradient(y, v)
+    hv = t2.gradient(gv, v)
+    vv = v.value().value
+    _close(gv, jax.grad(jf)(vv, x), rtol=1e-5)
+    _close(hv, jax.hessian(jf)(vv, x).sum(axis=0), rtol=1e-5)
+
+
+def test_call_under_outer_tape_with_assignment_writes_back_and_differentiates():
+    v = tj.Variable(jnp.array([1.0, 2.0]))
+    counter = tj.Variable(0.0)
+
+    @tj.function
+    def f(x):
+        counter.assign_add(1.0)
+        return tnp.sum(tnp.tanh(x * v))
+
+    x = tj.constant([0.5, -0.5])
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    g = tape.gradient(y, x)
+    _close(counter, 1.0)
+    vv = np.array([1.0, 2.0])
+    _close(y, np.sum(np.tanh(np.array([0.5, -0.5]) * vv)), rtol=1e-6)
+    _close(g, jax.grad(lambda z: jnp.sum(jnp.tanh(z * vv)))(x.value), rtol=1e-5)
+
+
+def test_call_under_outer_forward_accumulator():
+    v = tj.Variable(jnp.array([1.5, -0.5, 2.0]))
+
+    @tj.function
+    def f(x):
+        return tnp.exp(tnp.sin(x) * v), tnp.sum(x ** 3)
+
+    def jf(x, vv):
+        return jnp.exp(jnp.sin(x) * vv), jnp.sum(x ** 3)
+
+    x = tj.constant([0.2, -0.9, 1.3])
+    t = tj.constant([1.0, 0.5, -2.0])
+    with tj.ForwardAccumulator(x, t) as acc:
+        y1, y2 = f(x)
+    vv = v.value().value
+    (e1, e2), (j1, j2) = jax.jvp(lambda z: jf(z, vv), (x.value,), (t.value,))
+    _close(y1, e1, rtol=1e-6)
+    _close(y2, e2, rtol=1e-6)
+    _close(acc.jvp(y1), j1, rtol=1e-5)
+    _close(acc.jvp(y2), j2, rtol=1e-5)
+
+
+def test_call_under_outer_accumulator_wrt_variable():
+    v = tj.Variable(jnp.array([0.4, -1.1]))
+
+    @tj.function
+    def f(x):
+        return tnp.sin(v * x)
+
+    x = jnp.array([2.0, 3.0])
+    tv = jnp.array([1.0, -1.0])
+    with tj.ForwardAccumulator(v, tv) as acc:
+        y = f(x)
+    _close(acc.jvp(y), jax.jvp(lambda vv: jnp.sin(vv * x), (v.value().value,), (tv,))[1], rtol=1e-5)
+
+
+def test_nested_tj_functions_under_outer_tape():
+    @tj.function
+    def inner(x):
+        return tnp.sin(x) * x
+
+    @tj.function
+    def outer(x):
+        return tnp.sum(inner(x) ** 2)
+
+    def jf(x):
+        return jnp.sum((jnp.sin(x) * x) ** 2)
+
+    x = tj.constant([0.5, 1.0, -2.0])
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = outer(x)
+    _close(y, jf(x.value), rtol=1e-6)
+    _close(tape.gradient(y, x), jax.grad(jf)(x.value), rtol=1e-5)
+
+
+# --------------------------------------------------------------------------------------------------
+# nested structures
+# --------------------------------------------------------------------------------------------------
+
+def test_nested_structures_in_and_out():
+    count = [0]
+
+    @tj.function
+    def f(inputs, pair, *, scale=1.0):
+        count[0] += 1
+        a, (b, c) = inputs["a"], inputs["bc"]
+        return {"sum": (a + b) * scale, "pair": (c * 2.0, pair[0] - pair[1]), "tag": "ok", "n": 3}
+
+    inputs = {"a": jnp.ones(2), "bc": (jnp.arange(2.0), tj.constant([5.0, 6.0]))}
+    out = f(inputs, (jnp.float32(3.0), np.float32(1.0)), scale=2.0)
+    assert set(out) == {"sum", "pair", "tag", "n"}
+    assert isinstance(out["pair"], tuple) and len(out["pair"]) == 2
+    assert out["tag"] == "ok" and out["n"] == 3
+    _close(out["sum"], [2.0, 4.0])
+    _close(out["pair"][0], [10.0, 12.0])
+    _close(out["pair"][1], 2.0)
+    out2 = f({"a": jnp.zeros(2), "bc": (jnp.ones(2), tj.constant([1.0, 1.0]))},
+             (jnp.float32(0.0), np.float32(1.0)), scale=2.0)
+    _close(out2["sum"], [2.0, 2.0])
+    assert count[0] == 1
+    f(inputs, (jnp.float32(3.0), np.float32(1.0)), scale=3.0)
+    assert count[0] == 2
+
+
+def test_list_output_and_none_output():
+    @tj.function
+    def f(x):
+        return [x + 1.0, None, (x * 2.0,)]
+
+    out = f(jnp.ones(2))
+    assert isinstance(out, list) and out[1] is None and isinstance(out[2], tuple)
+    _close(out[0], [2.0, 2.0])
+    _close(out[2][0], [2.0, 2.0])
+
+
+def test_nested_structure_under_outer_tape():
+    @tj.function
+    def f(d):
+        return {"y": tnp.sum(d["x"] ** 2 * d["w"][0])}
+
+    x = tj.constant([1.0, 2.0])
+    w = tj.constant([3.0, -1.0])
+    with tj.GradientTape() as tape:
+        tape.watch([x, w])
+        out = f({"x": x, "w": (w,)})
+    gx, gw = tape.gradient(out["y"], [x, w])
+    _close(out["y"], 3.0 - 4.0)
+    _close(gx, 2 * np.array([1.0, 2.0]) * np.array([3.0, -1.0]))
+    _close(gw, np.array([1.0, 4.0]))

@@ -1,0 +1,407 @@
+"""tj.gradients (tf.gradients semantics inside a tj.function) and tj.AggregationMethod.
+
+Expected values are from jax.grad / jax.hessian of the same math, or the examples of the tf.gradients /
+tf.AggregationMethod docstrings."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tapejax as tj
+from tapejax import numpy as tnp
+
+
+def _np(x):
+    if isinstance(x, tj.Variable):
+        return x.numpy()
+    return np.asarray(x.value if isinstance(x, tj.Tensor) else x)
+
+
+def _close(a, b, rtol=1e-5, atol=1e-6):
+    np.testing.assert_allclose(_np(a), np.asarray(b), rtol=rtol, atol=atol)
+
+
+ALL_METHODS = [None, tj.AggregationMethod.ADD_N, tj.AggregationMethod.DEFAULT,
+               tj.AggregationMethod.EXPERIMENTAL_TREE, tj.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N]
+
+
+def test_outside_tj_function_raises_runtime_error():
+    x = tj.constant(1.0)
+    with pytest.raises(RuntimeError, match="GradientTape"):
+        tj.gradients(x * 2.0, [x])
+    # also under an eager tape: still not a graph
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 2.0
+        with pytest.raises(RuntimeError):
+            tj.gradients(y, x)
+
+
+def test_gradient_wrt_arguments_matches_jax():
+    def jf(x, w):
+        return jnp.sum(jnp.tanh(x @ w) ** 2) + jnp.sum(jnp.sin(w))
+
+    @tj.function
+    def f(x, w):
+        y = tnp.sum(tnp.tanh(x @ w) ** 2) + tnp.sum(tnp.sin(w))
+        return tj.gradients(y, [x, w])
+
+    x = jnp.array([[0.5, -1.0, 2.0], [0.1, 0.2, 0.3]])
+    w = jnp.array([[0.3, -0.2], [0.8, 0.5], [-1.0, 0.4]])
+    gx, gw = f(x, w)
+    ex, ew = jax.grad(jf, argnums=(0, 1))(x, w)
+    _close(gx, ex, rtol=1e-5)
+    _close(gw, ew, rtol=1e-5)
+
+
+def test_gradient_wrt_tensor_created_inside():
+    @tj.function
+    def f(x):
+        h = tnp.sin(x) * 3.0   # created inside the trace
+        y = tnp.sum(h ** 2 + tnp.exp(h))
+        return tj.gradients(y, h)
+
+    x = jnp.array([0.2, -0.7, 1.4])
+    (gh,) = f(x)
+    h = np.sin(np.asarray(x)) * 3.0
+    _close(gh, 2 * h + np.exp(h), rtol=1e-5)
+
+
+def test_gradient_wrt_value_captured_from_outside():
+    c = tj.constant([1.0, 2.0, 3.0])      # a closure capture, not an argument
+    raw = jnp.array([0.5, 0.5, 0.5])      # a jax array captured and converted inside
+
+    @tj.function
+    def f(x):
+        r = tj.convert_to_tensor(raw)
+        y = tnp.sum(c ** 2 * x + r * c)
+        return tj.gradients(y, [c, x, r])
+
+    x = jnp.array([2.0, -1.0, 0.5])
+    gc, gx, gr = f(x)
+    _close(gc, 2 * np.array([1.0, 2.0, 3.0]) * np.asarray(x) + 0.5)
+    _close(gx, np.array([1.0, 4.0, 9.0]))
+    _close(gr, np.array([1.0, 2.0, 3.0]))
+
+
+def test_gradient_wrt_variables_sums_over_reads():
+    v = tj.Variable(jnp.array([0.5, -1.5]))
+
+    def jf(vv, x):
+        a = vv * x
+        b = jnp.sin(vv * 2.0)  # second read, after an assignment would change nothing here
+        return jnp.sum(a * b)
+
+    @tj.function
+    def f(x):
+        a = v * x
+        b = tnp.sin(v.read_value() * 2.0)
+        y = tnp.sum(a * b)
+        return tj.gradients(y, [v, x])
+
+    x = jnp.array([3.0, 0.25])
+    gv, gx = f(x)
+    vv = v.value().value
+    _close(gv, jax.grad(jf, 0)(vv, x), rtol=1e-5)
+    _close(gx, jax.grad(jf, 1)(vv, x), rtol=1e-5)
+
+
+def test_gradients_of_sum_of_ys_and_always_a_list():
+    @tj.function
+    def f(x):
+        y1 = x ** 2
+        y2 = tnp.sin(x)
+        g_list = tj.gradients([y1, y2], [x])
+        g_single = tj.gradients(y1, x)           # single x: still a list
+        g_tuple = tj.gradients((y1, y2), (x,))   # tuple xs: still a list
+        return g_list, g_single, g_tuple
+
+    x = jnp.array([0.3, 1.2])
+    g_list, g_single, g_tuple = f(x)
+    assert isinstance(g_list, list) and len(g_list) == 1
+    assert isinstance(g_single, list) and len(g_single) == 1
+    assert isinstance(g_tuple, list) and len(g_tuple) == 1
+    _close(g_list[0], 2 * np.asarray(x) + np.cos(np.asarray(x)), rtol=1e-6)
+    _close(g_single[0], 2 * np.asarray(x))
+
+
+def test_grad_ys_default_custom_and_shape_mismatch():
+    @tj.function
+    def f(x, gy):
+        y = x * x
+        default = tj.gradients(y, x)
+        custom = tj.gradients(y, x, grad_ys=gy)
+        scalar_y = tnp.sum(y)
+        custom_scalar = tj.gradients(scalar_y, x, grad_ys=3.0)
+        two = tj.gradients([y, scalar_y], x, grad_ys=[gy, None])  # None -> ones for that y
+        return default, custom, custom_scalar, two
+
+    x = jnp.array([1.0, -2.0, 3.0])
+    gy = jnp.array([10.0, 0.5, -1.0])
+    default, custom, custom_scalar, two = f(x, gy)
+    _close(default[0], 2 * np.asarray(x))
+    _close(custom[0], 2 * np.asarray(x) * np.asarray(gy))
+    _close(custom_scalar[0], 3.0 * 2 * np.asarray(x))
+    _close(two[0], 2 * np.asarray(x) * np.asarray(gy) + 2 * np.asarray(x))
+
+    @tj.function
+    def bad_shape(x):
+        return tj.gradients(x * x, x, grad_ys=tnp.ones(4))
+
+    with pytest.raises(ValueError):
+        bad_shape(x)
+
+    @tj.function
+    def bad_count(x):
+        return tj.gradients([x * x, x * 2.0], x, grad_ys=[tnp.ones(3)])
+
+    with pytest.raises(ValueError):
+        bad_count(x)
+
+
+def test_stop_gradients_docstring_example():
+    # tf.gradients docstring: a = 0; b = 2 * a; g = tf.gradients(a + b, [a, b], stop_gradients=[a, b])
+    # gives [1.0, 1.0] (total derivative would be [3.0, 1.0]).
+    @tj.function
+    def f():
+        a = tj.constant(0.0)
+        b = 2.0 * a
+        stopped = tj.gradients(a + b, [a, b], stop_gradients=[a, b])
+        total = tj.gradients(a + b, [a, b])
+        return stopped, total
+
+    stopped, total = f()
+    _close(stopped[0], 1.0)
+    _close(stopped[1], 1.0)
+    _close(total[0], 3.0)
+    _close(total[1], 1.0)
+
+
+def test_stop_gradients_on_intermediate_blocks_the_path():
+    @tj.function
+    def f(x):
+        h = tnp.sin(x)
+        y = tnp.sum(h * x)
+        return tj.gradients(y, x, stop_gradients=h)
+
+    x = jnp.array([0.4, -1.0])
+    (g,) = f(x)
+    _close(g, np.sin(np.asarray(x)))  # h treated as a constant
+
+
+@pytest.mark.parametrize("unconnected", [tj.UnconnectedGradients.NONE, "none",
+                                         tj.UnconnectedGradients.ZERO, "zero"])
+def test_unconnected_none_and_zero(unconnected):
+    v = tj.Variable(jnp.ones((2, 2)))
+
+    @tj.function
+    def f(x, z):
+        y = tnp.sum(x * 2.0)
+        return tj.gradients(y, [x, z, v], unconnected_gradients=unconnected)
+
+    x = jnp.ones(3)
+    z = jnp.ones((4,))
+    gx, gz, gv = f(x, z)
+    _close(gx, np.full(3, 2.0))
+    if unconnected in (tj.UnconnectedGradients.NONE, "none"):
+        assert gz is None and gv is None
+    else:
+        _close(gz, np.zeros(4))
+        assert tuple(gz.shape) == (4,)
+        _close(gv, np.zeros((2, 2)))
+        assert tuple(gv.shape) == (2, 2)
+
+
+def test_unknown_unconnected_value_raises():
+    @tj.function
+    def f(x):
+        return tj.gradients(x * 2.0, x, unconnected_gradients="bogus")
+
+    with pytest.raises(ValueError):
+        f(jnp.ones(2))
+
+
+@pytest.mark.parametrize("method", ALL_METHODS + [0, 1, 2])
+def test_aggregation_methods_give_the_same_result(method):
+    # the tf.AggregationMethod docstring example: x = 1; y = 2x; z = y + y + y + y -> dz/dx = 8, dz/dy = 4
+    @tj.function
+    def doc_example():
+        x = tj.constant(1.0)
+        y = x * 2.0
+        z = y + y + y + y
+        return tj.gradients(z, [x, y], aggregation_method=method)
+
+    gx, gy = doc_example()
+    _close(gx, 8.0)
+    _close(gy, 4.0)
+
+    # a multi-path graph: x used by many ops whose results recombine
+    def jf(x):
+        a = jnp.sin(x)
+        b = x * a
+        c = jnp.exp(-x) * b + a * a
+        return jnp.sum(c + b * x + jnp.tanh(a) + x)
+
+    @tj.function
+    def f(x):
+        a = tnp.sin(x)
+        b = x * a
+        c = tnp.exp(-x) * b + a * a
+        y = tnp.sum(c + b * x + tnp.tanh(a) + x)
+        return tj.gradients(y, [x, a], aggregation_method=method)
+
+    x = jnp.array([0.3, -1.1, 2.2, 0.0])
+    gx, ga = f(x)
+    _close(gx, jax.grad(jf)(x), rtol=1e-5, atol=1e-6)
+    xn = np.asarray(x, np.float64)
+    an = np.sin(xn)
+    # d y / d a (a as an independent node): x * (exp(-x) + x) * [via b] + 2a + sech^2(a)
+    _close(ga, xn * (np.exp(-xn) + xn) + 2 * an + 1 / np.cosh(an) ** 2, rtol=1e-5)
+
+
+@pytest.mark.parametrize("bad", [3, -1, "add_n", "EXPERIMENTAL_TREE", object()])
+def test_unknown_aggregation_method_raises(bad):
+    @tj.function
+    def f(x):
+        return tj.gradients(x * 2.0, x, aggregation_method=bad)
+
+    with pytest.raises(ValueError):
+        f(jnp.ones(2))
+
+
+def test_aggregation_method_enum_values_match_tf():
+    assert tj.AggregationMethod.ADD_N.value == 0
+    assert tj.AggregationMethod.DEFAULT.value == tj.AggregationMethod.ADD_N.value
+    assert tj.AggregationMethod.EXPERIMENTAL_TREE.value == 1
+    assert tj.AggregationMethod.EXPERIMENTAL_ACCUMULATE_N.value == 2
+
+
+def test_second_order_gradients_of_gradients():
+    def jf(x):
+        return jnp.sum(jnp.sin(x) * x ** 3)
+
+    @tj.function
+    def f(x):
+        y = tnp.sum(tnp.sin(x) * x ** 3)
+        (g,) = tj.gradients(y, x)
+        (h,) = tj.gradients(g, x)          # sum over rows of the Hessian
+        (h2,) = tj.gradients(tnp.sum(g * g), x)
+        return g, h, h2
+
+    x = jnp.array([0.5, -1.3, 2.0])
+    g, h, h2 = f(x)
+    H = jax.hessian(jf)(x)
+    _close(g, jax.grad(jf)(x), rtol=1e-5)
+    _close(h, H.sum(axis=0), rtol=1e-5, atol=1e-5)
+    _close(h2, jax.grad(lambda z: jnp.sum(jax.grad(jf)(z) ** 2))(x), rtol=1e-5, atol=1e-4)
+
+
+def test_second_order_wrt_variable():
+    v = tj.Variable(jnp.array([0.7, -0.2]))
+
+    def jf(vv):
+        return jnp.sum(jnp.exp(vv) * vv ** 2)
+
+    @tj.function
+    def f():
+        y = tnp.sum(tnp.exp(v) * v ** 2)
+        (g,) = tj.gradients(y, v)
+        (h,) = tj.gradients(g, v)
+        return g, h
+
+    g, h = f()
+    vv = v.value().value
+    _close(g, jax.grad(jf)(vv), rtol=1e-5)
+    _close(h, jax.hessian(jf)(vv).sum(axis=0), rtol=1e-5)
+
+
+def test_gradients_result_usable_in_training_update():
+    w = tj.Variable(jnp.array([1.0, -2.0, 0.5]))
+
+    @tj.function
+    def step(x):
+        loss = tnp.sum((w * x - 1.0) ** 2)
+        (g,) = tj.gradients(loss, w)
+        w.assign_sub(0.1 * g)
+        return loss
+
+    x = jnp.array([0.5, 1.0, 2.0])
+    wv = jnp.array([1.0, -2.0, 0.5])
+    for _ in range(3):
+        loss, g = jax.value_and_grad(lambda ww: jnp.sum((ww * x - 1.0) ** 2))(wv)
+        _close(step(x), loss, rtol=1e-6)
+        wv = wv - 0.1 * g
+    _close(w, wv, rtol=1e-6)
+
+
+def test_gradients_under_outer_eager_tape():
+    # tj.gradients inside a tj.function, the tj.function differentiated by an outer tape
+    @tj.function
+    def grad_f(x):
+        return tj.gradients(tnp.sum(tnp.sin(x) * x), x)[0]
+
+    x = tj.constant([0.2, 1.0])
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        g = grad_f(x)
+        s = tnp.sum(g)
+    h = tape.gradient(s, x)
+    jf = lambda z: jnp.sum(jnp.sin(z) * z)  # noqa: E731
+    _close(g, jax.grad(jf)(x.value), rtol=1e-6)
+    _close(h, jax.hessian(jf)(x.value).sum(axis=0), rtol=1e-5)
+
+
+_while_op = tj.op(
+    lambda x: jax.lax.while_loop(lambda c: c[1] < 3, lambda c: (c[0] * 1.5, c[1] + 1), (x, 0))[0],
+    name="my_while_loop")
+
+
+def test_op_without_gradient_on_path_raises_lookup_error():
+    @tj.function
+    def f(x):
+        y = _while_op(x) * x
+        return tj.gradients(y, x)
+
+    with pytest.raises(LookupError, match="my_while_loop"):
+        f(jnp.float32(2.0))
+
+
+def test_op_without_gradient_off_path_is_fine():
+    @tj.function
+    def f(x):
+        h = tnp.sin(x)
+        side = _while_op(h)                    # not an ancestor of y
+        blocked = tj.stop_gradient(_while_op(x))  # on a stopped path
+        y = tnp.sum(h * x + blocked)
+        return tj.gradients(y, x), side
+
+    x = jnp.array([0.5, 2.0])
+    (g,), side = f(x)
+    xn = np.asarray(x)
+    _close(g, np.cos(xn) * xn + np.sin(xn), rtol=1e-5)
+    _close(side, np.sin(xn) * 1.5 ** 3, rtol=1e-5)
+
+
+def test_op_without_gradient_stopped_via_stop_gradients_argument():
+    @tj.function
+    def f(x):
+        w = _while_op(x)
+        y = tnp.sum(w * x)
+        return tj.gradients(y, x, stop_gradients=[w])
+
+    x = jnp.array([1.0, 2.0])
+    (g,) = f(x)
+    _close(g, np.asarray(x) * 1.5 ** 3, rtol=1e-5)
+
+
+def test_integer_xs_and_ys():
+    @tj.function
+    def f(x, n):
+        y = tnp.sum(x * 2.0)
+        k = n * 2
+        return tj.gradients(y, [x, n]), tj.gradients(k, x)
+
+    (gx, gn), (gk,) = f(jnp.ones(2), jnp.array([1, 2], jnp.int32))
+    _close(gx, [2.0, 2.0])
+    assert gn is None   # integer x: no gradient (as tf.gradients for non-trainable dtypes)
+    assert gk is None   # integer y: nothing flows

@@ -1,0 +1,135 @@
+"""Memory: residuals are freed after a non-persistent gradient, and ops nothing can reach are freed
+while the tape is still open (tape.h's DeleteTrace). Measured with jax.live_arrays()."""
+import gc
+
+import jax
+import numpy as np
+
+import tapejax as tj
+
+tnp = tj.numpy
+
+N = 1_000_000
+MB4 = N * 4  # bytes of one float32 array of N elements
+
+
+def live_bytes() -> int:
+    gc.collect()
+    return sum(a.nbytes for a in jax.live_arrays() if not a.is_deleted())
+
+
+def _warm():
+    # compile the kernels used below once, so their constants do not show up in the measurements
+    x = tj.constant(np.linspace(0.0, 1.0, N, dtype=np.float32))
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = tnp.exp(tnp.exp(tnp.exp(x))).sum()
+        d = tnp.exp(tnp.exp(x))
+        y2 = tnp.sin(x).sum()
+    tape.gradient([y, y2], x)
+    del d
+
+
+def test_residuals_freed_after_non_persistent_gradient():
+    _warm()
+    x = tj.constant(np.linspace(0.0, 1.0, N, dtype=np.float32))
+    base = live_bytes()
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = tnp.exp(tnp.exp(tnp.exp(x))).sum()  # intermediates only reachable through the tape
+    during = live_bytes()
+    # three exp ops keep (at least) their outputs as residuals
+    assert during - base >= 3 * MB4
+    g = tape.gradient(y, x)
+    assert g.shape == (N,)
+    after = live_bytes()
+    # everything but the gradient itself (and a few scalars) is gone
+    assert after - base <= MB4 + 4096, (base, during, after)
+    assert tape._tape is None
+    del g
+    assert live_bytes() - base <= 4096
+
+
+def test_persistent_tape_keeps_residuals_until_dropped():
+    _warm()
+    x = tj.constant(np.linspace(0.0, 1.0, N, dtype=np.float32))
+    base = live_bytes()
+    tape = tj.GradientTape(persistent=True)
+    with tape:
+        tape.watch(x)
+        y = tnp.exp(tnp.exp(x)).sum()
+    g = tape.gradient(y, x)
+    del g
+    kept = live_bytes()
+    assert kept - base >= 2 * MB4  # still usable: residuals must still be there
+    g = tape.gradient(y, x)
+    del g, tape
+    assert live_bytes() - base <= 4096
+
+
+def test_dead_branch_freed_while_tape_open():
+    _warm()
+    x = tj.constant(np.linspace(0.0, 1.0, N, dtype=np.float32))
+    base = live_bytes()
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = tnp.sin(x).sum()
+        n_live = len(tape._tape.op_tape)
+        dead = tnp.exp(tnp.exp(x))  # two ops; the inner output is only reachable through `dead`
+        n_with_dead = len(tape._tape.op_tape)
+        with_dead = live_bytes()
+        assert n_with_dead == n_live + 2
+        assert with_dead - base >= 2 * MB4
+        del dead
+        gc.collect()
+        assert len(tape._tape.op_tape) == n_live
+        without_dead = live_bytes()
+        assert with_dead - without_dead >= 2 * MB4, (base, with_dead, without_dead)
+    g = tape.gradient(y, x)
+    np.testing.assert_allclose(g.numpy()[:3], np.cos(np.linspace(0.0, 1.0, N, dtype=np.float32)[:3]), rtol=1e-6)
+
+
+def test_op_kept_while_one_output_or_consumer_alive():
+    x = tj.constant(np.arange(4, dtype=np.float32))
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        a = x * 2.0
+        b = a * 3.0
+        n = len(tape._tape.op_tape)
+        del a  # still used by b's op: both ops stay
+        gc.collect()
+        assert len(tape._tape.op_tape) == n
+        del b  # now nothing reaches either op
+        gc.collect()
+        assert len(tape._tape.op_tape) == n - 2
+        c = x * 4.0
+    np.testing.assert_allclose(tape.gradient(c, x).numpy(), [4.0] * 4)
+
+
+def test_long_dead_chain_no_recursion_limit():
+    x = tj.constant(1.0)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = x
+        for _ in range(3000):
+            y = y + 1.0
+        assert len(tape._tape.op_tape) >= 3000
+        del y
+        gc.collect()
+        assert len(tape._tape.op_tape) == 0
+
+
+def test_reset_frees_recorded_ops():
+    _warm()
+    x = tj.constant(np.linspace(0.0, 1.0, N, dtype=np.float32))
+    base = live_bytes()
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tnp.exp(tnp.exp(x)).sum()
+        assert live_bytes() - base >= 2 * MB4
+        tape.reset()
+        assert live_bytes() - base <= 4096
+        tape.watch(x)  # reset forgot the watch too
+        z = (x * 2.0).sum()
+    assert tape.gradient(y, x) is None
+    np.testing.assert_allclose(tape.gradient(z, x).numpy()[:2], [2.0, 2.0])
