@@ -312,6 +312,9 @@ def test_global_switched_variable_seen_on_retrace():
 
     _close(f(jnp.ones(2)), 2.0)
     state["v"] = b
+    # Same signature: as tf.function, the Python global was read at trace time and the existing
+    # trace keeps using the variable it captured (no retrace on a Python-side change).
+    _close(f(jnp.ones(2)), 2.0)
     # a new signature retraces and picks up the variable now referenced (as tf.function would)
     _close(f(jnp.ones(3)), 30.0)
     b.assign(20.0)
@@ -703,3 +706,53 @@ def test_nested_structure_under_outer_tape():
     _close(out["y"], 3.0 - 4.0)
     _close(gx, 2 * np.array([1.0, 2.0]) * np.array([3.0, -1.0]))
     _close(gw, np.array([1.0, 4.0]))
+
+
+def test_tape_inside_sees_assignment_between_reads():
+    w = tj.Variable(2.0)
+
+    @tj.function
+    def f(x):
+        with tj.GradientTape() as tape:
+            a = w * x          # reads 2.0
+            w.assign(5.0)
+            b = w * x * x      # reads 5.0
+            y = a + b
+        return y, tape.gradient(y, [w, x])
+
+    y, (gw, gx) = f(tj.constant(3.0))
+    _close(y, 2.0 * 3.0 + 5.0 * 9.0)
+    _close(gw, 3.0 + 9.0)             # sums over both reads
+    _close(gx, 2.0 + 2 * 5.0 * 3.0)
+    _close(w, 5.0)
+
+
+def test_call_under_forward_over_reverse_and_third_order():
+    @tj.function
+    def f(x):
+        return tnp.sum(tnp.sin(x) ** 3)
+
+    def jf(x):
+        return jnp.sum(jnp.sin(x) ** 3)
+
+    x = tj.constant([0.3, 1.1])
+    v = tj.constant([1.0, -2.0])
+    with tj.ForwardAccumulator(x, v) as acc:
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        g = tape.gradient(y, x)
+    _close(acc.jvp(g), jax.jvp(jax.grad(jf), (x.value,), (v.value,))[1], rtol=1e-5)
+
+    with tj.GradientTape() as t3:
+        t3.watch(x)
+        with tj.GradientTape() as t2:
+            t2.watch(x)
+            with tj.GradientTape() as t1:
+                t1.watch(x)
+                y = f(x)
+            g1 = t1.gradient(y, x)
+        g2 = t2.gradient(g1, x)
+    g3 = t3.gradient(g2, x)
+    expected = jax.grad(lambda z: jnp.sum(jax.grad(lambda w: jnp.sum(jax.grad(jf)(w)))(z)))(x.value)
+    _close(g3, expected, rtol=1e-4, atol=1e-5)

@@ -296,3 +296,16 @@ def test_float_int_len_iter():
     rows = list(t)
     assert len(rows) == 2 and rows[1].shape == (2,)
     np.testing.assert_array_equal(rows[1].numpy(), [3.0, 4.0])
+
+
+def test_jax_array_on_the_left_of_a_watched_tensor_refuses_instead_of_dropping_the_gradient():
+    x = tj.constant([1.0, 2.0])
+    a = jnp.ones(2)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        with pytest.raises(TypeError, match="silently drop its gradient"):
+            a * x
+        y = tj.numpy.multiply(a, x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [1.0, 1.0])
+    # Outside any tape the conversion is allowed (no gradient can be lost).
+    np.testing.assert_allclose(np.asarray(jnp.asarray(x)), [1.0, 2.0])

@@ -214,6 +214,8 @@ class GradientTape:
             g = _as_tensor_result(g)
             if g is None and unconnected is UnconnectedGradients.ZERO:
                 g = _zeros_like_source(s)
+            elif g is not None:
+                g = _placed_like(s, g)
             result.append(g)
         return jax.tree_util.tree_unflatten(source_tree, result)
 
@@ -272,6 +274,21 @@ def _target_dtype(t):
         return t.dtype
     except AttributeError:
         return None
+
+
+def _placed_like(source, g: Tensor) -> Tensor:
+    """``g`` with the sharding of its source. XLA's sharding propagation may give a gradient another
+    placement (sum's backward broadcasts a replicated scalar, so the gradient of a batch-sharded source
+    would come back replicated); gradients come back placed as their sources, as in TF."""
+    want = _sharding(source._value)
+    have = _sharding(g._value)
+    if want is None or have is None or have == want or have.is_equivalent_to(want, g._value.ndim):
+        return g
+    moved = Tensor(jax.device_put(g._value, want))
+    if tape_set.any_recording():  # an outer tape differentiates this gradient: keep it connected
+        from .ops.core import record_identity
+        record_identity("Reshard", g, moved)
+    return moved
 
 
 def _sharding(arr):

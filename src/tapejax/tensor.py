@@ -112,6 +112,8 @@ class Tensor:
         return a.astype(dtype) if dtype is not None else a
 
     def __jax_array__(self):
+        if tape_set.state.tapes or tape_set.state.accumulators:
+            _refuse_untracked_use(self._id, "tj.Tensor")
         return self._value
 
     def ref(self) -> "_Ref":
@@ -158,6 +160,24 @@ class Tensor:
         if not jnp.issubdtype(self.dtype, jnp.integer):
             raise TypeError(f"only integer tj.Tensors can be used as an index, got {self.dtype}")
         return int(self)
+
+
+def _refuse_untracked_use(tensor_id: int, kind: str, variable=None) -> None:
+    """JAX converts objects with ``__jax_array__`` itself (``jax_array * tensor``, ``jnp.asarray``): the
+    result would silently lose its gradient. Refuse while a tape or accumulator follows this value."""
+    for t in tape_set.recording_tapes():
+        watched = tensor_id in t.tensor_tape or (
+            variable is not None and t.watch_accessed_variables and variable.trainable)
+        if watched:
+            break
+    else:
+        if not any(tensor_id in a.tangents for a in tape_set.recording_accumulators()):
+            return
+    raise TypeError(
+        f"A {kind} recorded by an active GradientTape/ForwardAccumulator was converted to a raw jax array "
+        "(e.g. `jax_array * tensor` or jnp.<fn>(tensor)), which would silently drop its gradient. Use tj.numpy "
+        "ops or operators with the tj value (`tensor * jax_array`, tj.numpy.multiply(jax_array, tensor)), or "
+        "take `.value` explicitly if no gradient is wanted.")
 
 
 class _Ref:
@@ -226,6 +246,8 @@ class Variable:
         return self.read_value().__array__(dtype)
 
     def __jax_array__(self):
+        if tape_set.state.tapes or tape_set.state.accumulators:
+            _refuse_untracked_use(self._handle_id, "tj.Variable", variable=self)
         return self._current()
 
     # -- writes -----------------------------------------------------------------------------------
@@ -245,6 +267,8 @@ class Variable:
             raise ValueError(f"Variable.{op}: value of dtype {new.dtype} does not match the variable "
                              f"'{self._name}' of dtype {self.dtype}; cast with .astype({self.dtype}) first. "
                              "The variable is unchanged.")
+        if getattr(new, "weak_type", False):
+            new = jax.lax.convert_element_type(new, self.dtype)  # keep the variable's dtype strong
         return new
 
     def _current(self):

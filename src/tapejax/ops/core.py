@@ -457,8 +457,17 @@ def _apply_recorded(op: OpDef, args, raw, static):
         if isinstance(a, Tensor) and _is_float(a._value.dtype):
             ids.append(a._id)
             diff.append(i)
-    tapes = [t for t in tape_set.recording_tapes() if t.should_record(ids)] if ids else []
-    accs = [a for a in tape_set.recording_accumulators() if a.should_record(ids)] if ids else []
+    st = tape_set.state
+    if not ids:
+        tapes = accs = ()
+    elif len(st.tapes) == 1 and not st.accumulators and not st.stopped:
+        # One tape, no accumulator (the common case): no intermediate lists.
+        t = st.tapes[0]
+        tapes = (t,) if (t.recording and t.should_record(ids)) else ()
+        accs = ()
+    else:
+        tapes = [t for t in tape_set.recording_tapes() if t.should_record(ids)]
+        accs = [a for a in tape_set.recording_accumulators() if a.should_record(ids)]
     k = op.kernels(static)
     if not tapes and not accs:
         return _wrap(k.forward(*raw))
@@ -475,9 +484,14 @@ def _apply_recorded(op: OpDef, args, raw, static):
             raise
         # JAX cannot differentiate this function: run it, and fail only if a gradient is asked for.
         out, res = k.forward(*raw), NoGradient(op.name, str(e).splitlines()[0])
-    result = _wrap(out)
-    outs = result if isinstance(result, tuple) else (result,)
-    spec = (isinstance(result, tuple), tuple((tuple(o.shape), o.dtype, _is_float(o.dtype)) for o in outs))
+    if isinstance(out, (tuple, list)):
+        result = outs = tuple(Tensor(o) for o in out)
+        spec = (True, tuple((tuple(o.shape), o.dtype, _is_float(o.dtype)) for o in out))
+    else:
+        result = Tensor(out)
+        outs = (result,)
+        dt = out.dtype
+        spec = (False, ((tuple(out.shape), dt, _is_float(dt)),))
     if tapes:
         bf = BackwardFunction(op, static, res, args, diff, spec)
         for t in tapes:
@@ -510,16 +524,26 @@ class BackwardFunction:
     def __call__(self, cts: list, needed_idx: Sequence[int], recording: bool) -> list:
         """cts: one cotangent (or None) per output. needed_idx: indices into the recorded inputs whose
         gradient is wanted. Returns one gradient (or None) per recorded input."""
-        needed = tuple(self.diff[j] for j in needed_idx)
-        result = [None] * len(self.diff)
+        diff = self.diff
+        if len(needed_idx) == len(diff):
+            needed = diff  # the common case: every recorded input (the tape asks in order)
+        else:
+            needed = tuple(diff[j] for j in needed_idx)
+        result = [None] * len(diff)
         if not needed:
             return result
         if isinstance(self.res, NoGradient):
             raise self.res.error()
         if not recording:
             k = self.op.kernels(self.static)
-            raw_cts = tuple(c._value if isinstance(c, Tensor) else c for c in cts)
-            grads = k.backward(self.res, raw_cts, self.spec, self.diff, needed)
+            if len(cts) == 1:
+                c = cts[0]
+                raw_cts = (c._value if isinstance(c, Tensor) else c,)
+            else:
+                raw_cts = tuple(c._value if isinstance(c, Tensor) else c for c in cts)
+            grads = k.backward(self.res, raw_cts, self.spec, diff, needed)
+            if needed is diff:
+                return list(grads)
         else:
             none_mask = tuple(c is None for c in cts)
             g_op = self.op.grad_op(self.static, self.spec, self.diff, needed, none_mask)

@@ -460,8 +460,10 @@ def _dropout_fn(x, key, rate):
     return jnp.where(keep, x / (1.0 - rate), jnp.zeros_like(x)).astype(jnp.result_type(x))
 
 
-_dropout = OpDef("dropout", _dropout_fn, samples=_samples(((_r(4, 5), jax.random.PRNGKey(0)), {"rate": 0.5}),
-                                                          ((_r(3, 4), jax.random.key(3)), {"rate": 0.25})))
+# Samples built lazily: a PRNG key made at import would start JAX's backend, and then
+# jax.distributed.initialize (tj.distributed.initialize) could no longer be called after `import tapejax`.
+_dropout = OpDef("dropout", _dropout_fn, samples=lambda: [((_r(4, 5), jax.random.PRNGKey(0)), {"rate": 0.5}),
+                                                          ((_r(3, 4), jax.random.key(3)), {"rate": 0.25})])
 
 
 def dropout(x, rate, key):
@@ -519,7 +521,9 @@ def _xent_jvp(p, t, out, axis=-1):
 
 
 def _probs(*shape, axis=-1):
-    return np.asarray(jax.nn.softmax(_r(*shape, lo=-2, hi=2), axis=axis), np.float32)
+    z = _r(*shape, lo=-2, hi=2).astype(np.float64)  # numpy, not jax: nothing may start JAX's backend at import
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return np.asarray(e / e.sum(axis=axis, keepdims=True), np.float32)
 
 
 _xent = OpDef("softmax_cross_entropy_with_logits", _xent_fn, fwd=_xent_fwd, bwd=_xent_bwd, jvp=_xent_jvp,
