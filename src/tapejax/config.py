@@ -35,6 +35,10 @@ class _Config(threading.local):
     def __init__(self) -> None:
         self.aggregation_min_count: int = 4
         self._min_bytes: Optional[int] = None
+        # Replay (see replay.py): a backward pass whose tape structure recurs runs as one compiled program.
+        self.replay: bool = False  # off by default: compiling a long tape costs seconds once per structure
+        self.replay_warmup: int = 2       # op-by-op passes of a structure before it is compiled
+        self.replay_cache_size: int = 64  # compiled backward programs kept (least recently used dropped)
 
     @property
     def aggregation_min_bytes(self) -> int:
@@ -65,7 +69,8 @@ class _Config(threading.local):
 
     def __repr__(self) -> str:
         return (f"tj.config(aggregation_min_count={self.aggregation_min_count}, "
-                f"aggregation_min_bytes={self.aggregation_min_bytes})")
+                f"aggregation_min_bytes={self.aggregation_min_bytes}, replay={self.replay}, "
+                f"replay_warmup={self.replay_warmup})")
 
 
 config = _Config()

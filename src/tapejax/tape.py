@@ -74,6 +74,7 @@ class Tape:
         self.next_op_id = 0
         self.watched_variables: Dict[int, Any] = {}  # handle id -> Variable, in order of watching
         self.paused = False
+        self.last_replay = ""  # how the last backward pass ran (see replay.py)
         self._weak = weakref.ref(self)
 
     @property
@@ -188,125 +189,139 @@ class Tape:
                          sources_that_are_targets: Dict[int, Any], output_gradients: Sequence[Any],
                          recording: bool, stats: GradientStats) -> List[Any]:
         """Gradients (raw arrays, or Tensors when ``recording``) of the targets w.r.t. the sources."""
-        sources_set = set(source_ids)
         ops, usage, missing = self._prepare(target_ids)
-        tt = self.tensor_tape
-        gradients: Dict[int, List[Any]] = {}
-        pending_bytes = 0
-        peak = 0
+        if not recording and config.replay:
+            from . import replay
+            result = replay.try_replay(self, ops, usage, missing, target_ids, source_ids,
+                                       sources_that_are_targets, output_gradients, stats)
+            if result is not None:
+                return result
+        return run_backprop(ops, usage, missing, self.tensor_tape, self.persistent, target_ids, source_ids,
+                            sources_that_are_targets, output_gradients, recording, stats)
 
-        def make_ones(info_shape, info_dtype, sharding):
-            arr = vspace.ones_from_spec(tuple(info_shape), info_dtype, _placement(sharding))
-            return Tensor(arr) if recording else arr
 
-        # Seed the targets.
-        for i, tid in enumerate(target_ids):
-            g = output_gradients[i] if output_gradients else None
-            if g is None:
-                op_id = tt.get(tid)
-                if op_id is not None and op_id != -1 and op_id in ops:
-                    entry = ops[op_id]
-                    info = next(x for x in entry.outputs if x[0] == tid)
-                    g = make_ones(info[1], info[2], info[3])
-                elif tid in sources_that_are_targets:
-                    shape, dtype, sharding = sources_that_are_targets[tid]
-                    g = make_ones(shape, dtype, sharding)
-                else:
-                    continue
-            gradients.setdefault(tid, []).append(g)
-            pending_bytes += vspace.nbytes(g)
-        peak = pending_bytes
+def run_backprop(ops: Dict[int, OpEntry], usage: Dict[int, int], missing: Dict[int, int], tt: Dict[int, int],
+                 persistent: bool, target_ids: Sequence[int], source_ids: Sequence[int],
+                 sources_that_are_targets: Dict[int, Any], output_gradients: Sequence[Any],
+                 recording: bool, stats: GradientStats) -> List[Any]:
+    """Steps 2-4 of the algorithm over a pruned tape (also traced once by the replay of a recurring tape)."""
+    sources_set = set(source_ids)
+    gradients: Dict[int, List[Any]] = {}
+    pending_bytes = 0
+    peak = 0
 
-        stack = [op_id for op_id in ops if op_id not in missing]
-        stack.reverse()
-        min_count = config.aggregation_min_count
-        min_bytes = config.aggregation_min_bytes
-        aggregate = vspace.aggregate_tensors if recording else vspace.aggregate
-        ops_run = 0
-        early = 0
-        while stack:
-            op_id = stack.pop()
-            entry = ops.pop(op_id, None)
-            if entry is None:
+    def make_ones(info_shape, info_dtype, sharding):
+        arr = vspace.ones_from_spec(tuple(info_shape), info_dtype, _placement(sharding))
+        return Tensor(arr) if recording else arr
+
+    # Seed the targets.
+    for i, tid in enumerate(target_ids):
+        g = output_gradients[i] if output_gradients else None
+        if g is None:
+            op_id = tt.get(tid)
+            if op_id is not None and op_id != -1 and op_id in ops:
+                entry = ops[op_id]
+                info = next(x for x in entry.outputs if x[0] == tid)
+                g = make_ones(info[1], info[2], info[3])
+            elif tid in sources_that_are_targets:
+                shape, dtype, sharding = sources_that_are_targets[tid]
+                g = make_ones(shape, dtype, sharding)
+            else:
                 continue
-            out_grads = []
-            any_grad = False
-            for info in entry.outputs:
-                oid = info[0]
-                gl = gradients.get(oid)
+        gradients.setdefault(tid, []).append(g)
+        pending_bytes += vspace.nbytes(g)
+    peak = pending_bytes
+
+    stack = [op_id for op_id in ops if op_id not in missing]
+    stack.reverse()
+    min_count = config.aggregation_min_count
+    min_bytes = config.aggregation_min_bytes
+    aggregate = vspace.aggregate_tensors if recording else vspace.aggregate
+    ops_run = 0
+    early = 0
+    while stack:
+        op_id = stack.pop()
+        entry = ops.pop(op_id, None)
+        if entry is None:
+            continue
+        out_grads = []
+        any_grad = False
+        for info in entry.outputs:
+            oid = info[0]
+            gl = gradients.get(oid)
+            if gl is None:
+                out_grads.append(None)
+                continue
+            any_grad = True
+            g = gl[0] if len(gl) == 1 else aggregate(gl)
+            if oid in sources_set:
+                if len(gl) > 1:
+                    pending_bytes -= sum(vspace.nbytes(x) for x in gl) - vspace.nbytes(g)
+                    gl[:] = [g]
+            else:
+                del gradients[oid]
+                pending_bytes -= sum(vspace.nbytes(x) for x in gl)
+            out_grads.append(g)
+        in_ids = entry.input_ids
+        needed_idx = [j for j, iid in enumerate(in_ids) if iid in tt or iid in sources_set]
+        if any_grad and needed_idx:
+            in_grads = _call_backward(entry, out_grads, needed_idx, recording)
+            ops_run += 1
+        else:
+            in_grads = ()
+        if not persistent:
+            entry.backward = None  # release residuals as soon as the op has run
+        for j, iid in enumerate(in_ids):
+            g = in_grads[j] if in_grads else None
+            if g is not None:
+                gl = gradients.get(iid)
                 if gl is None:
-                    out_grads.append(None)
-                    continue
-                any_grad = True
-                g = gl[0] if len(gl) == 1 else aggregate(gl)
-                if oid in sources_set:
-                    if len(gl) > 1:
-                        pending_bytes -= sum(vspace.nbytes(x) for x in gl) - vspace.nbytes(g)
-                        gl[:] = [g]
-                else:
-                    del gradients[oid]
-                    pending_bytes -= sum(vspace.nbytes(x) for x in gl)
-                out_grads.append(g)
-            in_ids = entry.input_ids
-            needed_idx = [j for j, iid in enumerate(in_ids) if iid in tt or iid in sources_set]
-            if any_grad and needed_idx:
-                in_grads = _call_backward(entry, out_grads, needed_idx, recording)
-                ops_run += 1
-            else:
-                in_grads = ()
-            if not self.persistent:
-                entry.backward = None  # release residuals as soon as the op has run
-            for j, iid in enumerate(in_ids):
-                g = in_grads[j] if in_grads else None
-                if g is not None:
-                    gl = gradients.get(iid)
-                    if gl is None:
-                        gradients[iid] = gl = []
-                    gl.append(g)
-                    nb = vspace.nbytes(g)
-                    pending_bytes += nb
-                    if pending_bytes > peak:
-                        peak = pending_bytes
-                    if len(gl) > min_count and len(gl) * nb > min_bytes:
-                        s = aggregate(gl)
-                        pending_bytes -= sum(vspace.nbytes(x) for x in gl) - vspace.nbytes(s)
-                        gl[:] = [s]
-                        early += 1
-                n = usage.get(iid)
-                if n is None:
-                    continue
-                n -= 1
-                usage[iid] = n
-                if n > 0:
-                    continue
-                producer = tt.get(iid)
-                if producer is None:
-                    if iid not in sources_set:
-                        gl = gradients.pop(iid, None)
-                        if gl:
-                            pending_bytes -= sum(vspace.nbytes(x) for x in gl)
-                    continue
-                if producer == -1:
-                    continue
-                m = missing.get(producer)
-                if m is not None:
-                    m -= 1
-                    missing[producer] = m
-                    if m == 0:
-                        stack.append(producer)
-        result = []
-        for sid in source_ids:
-            gl = gradients.get(sid)
-            if not gl:
-                result.append(None)
-            else:
-                g = gl[0] if len(gl) == 1 else aggregate(gl)
-                gl[:] = [g]
-                result.append(g)
-        stats.peak_pending_bytes = peak
-        stats.ops_run = ops_run
-        stats.early_aggregations = early
-        return result
+                    gradients[iid] = gl = []
+                gl.append(g)
+                nb = vspace.nbytes(g)
+                pending_bytes += nb
+                if pending_bytes > peak:
+                    peak = pending_bytes
+                if len(gl) > min_count and len(gl) * nb > min_bytes:
+                    s = aggregate(gl)
+                    pending_bytes -= sum(vspace.nbytes(x) for x in gl) - vspace.nbytes(s)
+                    gl[:] = [s]
+                    early += 1
+            n = usage.get(iid)
+            if n is None:
+                continue
+            n -= 1
+            usage[iid] = n
+            if n > 0:
+                continue
+            producer = tt.get(iid)
+            if producer is None:
+                if iid not in sources_set:
+                    gl = gradients.pop(iid, None)
+                    if gl:
+                        pending_bytes -= sum(vspace.nbytes(x) for x in gl)
+                continue
+            if producer == -1:
+                continue
+            m = missing.get(producer)
+            if m is not None:
+                m -= 1
+                missing[producer] = m
+                if m == 0:
+                    stack.append(producer)
+    result = []
+    for sid in source_ids:
+        gl = gradients.get(sid)
+        if not gl:
+            result.append(None)
+        else:
+            g = gl[0] if len(gl) == 1 else aggregate(gl)
+            gl[:] = [g]
+            result.append(g)
+    stats.peak_pending_bytes = peak
+    stats.ops_run = ops_run
+    stats.early_aggregations = early
+    return result
 
 
 def _placement(sharding):

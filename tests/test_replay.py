@@ -1,0 +1,137 @@
+"""Replay of a recurring backward pass as one compiled program (tj.config.replay)."""
+import numpy as np
+import pytest
+
+import tapejax as tj
+from tapejax import replay
+
+tnp = tj.numpy
+
+
+@pytest.fixture(autouse=True)
+def replay_on():
+    replay.clear()
+    with_replay = tj.config.replay, tj.config.replay_warmup, tj.config.replay_cache_size
+    tj.config.replay, tj.config.replay_warmup = True, 2
+    yield
+    tj.config.replay, tj.config.replay_warmup, tj.config.replay_cache_size = with_replay
+    replay.clear()
+
+
+def _chain_grad(x0, n=20, persistent=False):
+    with tj.GradientTape(persistent=persistent) as t:
+        t.watch(x0)
+        x = x0
+        for _ in range(n):
+            x = tnp.tanh(x * 1.01 + 0.1)
+        y = tnp.sum(x * x)
+    g = t.gradient(y, x0)
+    return g, t
+
+
+def test_replayed_results_equal_op_by_op_exactly():
+    x0 = tj.constant(np.linspace(-1, 1, 16).astype(np.float32))
+    tj.config.replay = False
+    ref, _ = _chain_grad(x0)
+    tj.config.replay = True
+    modes = []
+    for _ in range(5):
+        g, t = _chain_grad(x0, persistent=True)
+        np.testing.assert_array_equal(g.numpy(), ref.numpy())
+        modes.append(t._tape.last_replay)
+    assert modes[0].startswith("op by op (warm-up 1")
+    assert modes[1].startswith("op by op (warm-up 2")
+    assert all(m.startswith("replayed") for m in modes[2:]), modes
+
+
+def test_replay_with_variables_multi_output_and_fanout():
+    rng = np.random.default_rng(0)
+    w = tj.Variable(rng.standard_normal((4, 3)).astype(np.float32))
+    b = tj.Variable(np.zeros(3, np.float32))
+    x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
+
+    def grads():
+        with tj.GradientTape() as t:
+            h = tnp.tanh(x @ w + b)
+            parts = tnp.split(h, 3, axis=1)
+            loss = tnp.sum(parts[0] * parts[2]) + tnp.mean(h) + tnp.sum(h * h)
+        return [g.numpy() for g in t.gradient(loss, [w, b])], t
+
+    tj.config.replay = False
+    ref, _ = grads()
+    tj.config.replay = True
+    for _ in range(4):
+        got, _ = grads()
+        for a, r in zip(got, ref):
+            np.testing.assert_array_equal(a, r)
+
+
+def test_new_shape_or_structure_is_not_confused_with_a_cached_program():
+    for n in (5, 6, 5, 6, 5, 6):
+        x0 = tj.constant(np.linspace(-1, 1, n).astype(np.float32))
+        g, _ = _chain_grad(x0, n=3)
+        tj.config.replay = False
+        ref, _ = _chain_grad(x0, n=3)
+        tj.config.replay = True
+        np.testing.assert_array_equal(g.numpy(), ref.numpy())
+    for depth in (3, 4, 3, 4, 3, 4):
+        x0 = tj.constant(np.ones(4, np.float32))
+        g, _ = _chain_grad(x0, n=depth)
+        tj.config.replay = False
+        ref, _ = _chain_grad(x0, n=depth)
+        tj.config.replay = True
+        np.testing.assert_array_equal(g.numpy(), ref.numpy())
+
+
+def test_custom_gradient_tapes_fall_back_and_say_why():
+    @tj.custom_gradient
+    def f(x):
+        return x * 2.0, lambda dy: dy * 5.0
+
+    x = tj.constant([1.0, 2.0])
+    for _ in range(4):
+        with tj.GradientTape(persistent=True) as t:
+            t.watch(x)
+            y = tnp.sum(f(x))
+        np.testing.assert_allclose(t.gradient(y, x).numpy(), [5.0, 5.0])
+        assert "Python backward function" in t._tape.last_replay
+
+
+def test_higher_order_is_not_replayed_and_stays_correct():
+    x = tj.constant(0.7)
+    for _ in range(4):
+        with tj.GradientTape() as outer:
+            outer.watch(x)
+            with tj.GradientTape() as inner:
+                inner.watch(x)
+                y = tnp.sin(x) * x
+            g = inner.gradient(y, x)
+        h = outer.gradient(g, x)
+        np.testing.assert_allclose(h.numpy(), 2 * np.cos(0.7) - 0.7 * np.sin(0.7), rtol=1e-5)
+
+
+def test_stats_and_cache_bound():
+    tj.config.replay_cache_size = 2
+    for n in (3, 4, 5):
+        for _ in range(3):
+            x0 = tj.constant(np.ones(4, np.float32))
+            with tj.GradientTape() as t:
+                t.watch(x0)
+                x = x0
+                for _ in range(n):
+                    x = tnp.exp(x * 0.1)
+                y = tnp.sum(x)
+            t.gradient(y, x0)
+            assert t.last_gradient_stats.ops_run == n * 2 + 1
+    assert len(replay._programs) == 2
+
+
+def test_output_gradients_and_persistent_tape_reuse():
+    x0 = tj.constant(np.linspace(0, 1, 6).astype(np.float32))
+    with tj.GradientTape(persistent=True) as t:
+        t.watch(x0)
+        y = tnp.exp(x0) * 3.0
+    og = tj.constant(np.arange(6, dtype=np.float32))
+    results = [t.gradient(y, x0, output_gradients=og).numpy() for _ in range(4)]
+    for r in results:
+        np.testing.assert_allclose(r, np.exp(np.linspace(0, 1, 6)) * 3.0 * np.arange(6), rtol=1e-6)
