@@ -1,14 +1,20 @@
-"""Train a 2-layer MLP on a generated two-class spiral, eagerly, with tj.GradientTape and tj.Variable.
+"""`make demo`: train a small classifier on a generated two-class spiral, eagerly and compiled.
 
-Each step runs the forward pass under a tape, asks it for the gradients of the loss with respect to
-the (automatically watched) trainable Variables and applies plain SGD with ``assign_sub``. At the end
-the same step is timed against ``jax.jit(jax.value_and_grad(loss))`` (and ``tj.function`` where
-available). No downloads; about 15 seconds on 2 CPU cores.
+1. Eagerly: each step runs the forward pass under a ``tj.GradientTape``, asks it for the gradients of the
+   loss with respect to the (automatically watched) trainable ``tj.Variable``s, and applies SGD with
+   ``assign_sub``.
+2. The same Python step wrapped in ``tj.function``: traced once into one XLA program, from the same
+   initial weights (the loss curves agree).
+3. ``tj.debug.gradcheck`` of the loss against central finite differences.
+4. A timing table of one step: tapejax eager, tj.function, and ``jax.jit(jax.value_and_grad)``.
 
-Run: ``make demo`` or ``.venv/bin/python examples/demo.py``
+No downloads; well under a minute on 2 CPU cores.
+
+Run: ``make demo`` or ``.venv/bin/python examples/demo.py [--steps N]``
 """
 from __future__ import annotations
 
+import argparse
 import statistics
 import time
 
@@ -20,8 +26,6 @@ import tapejax as tj
 
 tnp = tj.numpy
 
-STEPS = 1000
-PRINT_EVERY = 100
 LR = 0.3
 HIDDEN = 64
 
@@ -46,18 +50,15 @@ def init_params(seed: int = 1):
     }
 
 
-# -- tapejax: eager ------------------------------------------------------------------------------------
+# -- tapejax ----------------------------------------------------------------------------------------------
+
+def tj_logits(params, x):
+    h = tnp.tanh(x @ params["w1"] + params["b1"])
+    return h @ params["w2"] + params["b2"]
+
 
 def tj_loss(params, x, y_onehot):
-    h = tnp.tanh(x @ params["w1"] + params["b1"])
-    logits = h @ params["w2"] + params["b2"]
-    return -tnp.mean(tnp.sum(tj.nn.log_softmax(logits) * y_onehot, axis=-1))
-
-
-def tj_accuracy(params, x, labels):
-    h = tnp.tanh(x @ params["w1"] + params["b1"])
-    logits = h @ params["w2"] + params["b2"]
-    return float(np.mean(np.argmax(np.asarray(logits), axis=-1) == labels))
+    return -tnp.mean(tnp.sum(tj.nn.log_softmax(tj_logits(params, x)) * y_onehot, axis=-1))
 
 
 def tj_step(params, x, y):
@@ -69,7 +70,11 @@ def tj_step(params, x, y):
     return loss
 
 
-# -- the same step in plain JAX, jitted --------------------------------------------------------------------
+def accuracy(params, x, labels) -> float:
+    return float(np.mean(np.argmax(np.asarray(tj_logits(params, x).value), axis=-1) == labels))
+
+
+# -- the same step in plain JAX, jitted ---------------------------------------------------------------------
 
 def jax_loss(params, x, y_onehot):
     h = jnp.tanh(x @ params["w1"] + params["b1"])
@@ -83,58 +88,88 @@ def jax_step(params, x, y):
     return jax.tree_util.tree_map(lambda p, g: p - LR * g, params, grads), loss
 
 
-def median_step_time(step, n: int = 30) -> float:
-    step()  # warm
+# -- helpers ----------------------------------------------------------------------------------------------
+
+def sparkline(values) -> str:
+    bars = "▁▂▃▄▅▆▇█"
+    lo, hi = min(values), max(values)
+    return "".join(bars[int((v - lo) / (hi - lo + 1e-12) * (len(bars) - 1))] for v in values)
+
+
+def train(step, params, x, y, labels, steps: int, title: str):
+    every = max(1, steps // 8)
+    losses = []
+    t0 = time.perf_counter()
+    for i in range(1, steps + 1):
+        loss = float(step(params, x, y))
+        losses.append(loss)
+        if i == 1 or i % every == 0 or i == steps:
+            print(f"  step {i:5d}  loss {loss:.4f}  accuracy {accuracy(params, x, labels):.3f}")
+    dt = time.perf_counter() - t0
+    print(f"  {title}: {steps} steps in {dt:.2f} s; loss curve {sparkline(losses[::max(1, steps // 60)])}")
+    return losses
+
+
+def median_time(fn, n: int) -> float:
+    fn()
+    fn()
     ts = []
     for _ in range(n):
         t0 = time.perf_counter()
-        step()
+        fn()
         ts.append(time.perf_counter() - t0)
     return statistics.median(ts)
 
 
-def main() -> None:
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=600, help="training steps per mode")
+    ap.add_argument("--timing-runs", type=int, default=30, help="timed steps per mode in the table")
+    args = ap.parse_args(argv)
+
     x_np, y_np = spiral()
     labels = np.argmax(y_np, axis=-1)
     x, y = tj.constant(x_np), tj.constant(y_np)
-    params = {k: tj.Variable(v, name=k) for k, v in init_params().items()}
+    print(f"2-class spiral, {len(x_np)} points; MLP 2-{HIDDEN}-2 (tanh), softmax cross-entropy, SGD lr={LR}; "
+          f"jax {jax.__version__} on {jax.devices()[0].platform}")
 
-    print(f"2-class spiral, {len(x_np)} points; MLP 2-{HIDDEN}-2 (tanh), softmax cross-entropy, SGD lr={LR}")
-    t0 = time.perf_counter()
-    for step in range(1, STEPS + 1):
-        loss = tj_step(params, x, y)
-        if step == 1 or step % PRINT_EVERY == 0:
-            print(f"step {step:4d}  loss {float(loss):.4f}  accuracy {tj_accuracy(params, x, labels):.3f}")
-    train_s = time.perf_counter() - t0
-    print(f"trained {STEPS} eager steps in {train_s:.2f} s")
+    print("\n1. eager: tj.GradientTape + tj.Variable.assign_sub")
+    eager_params = {k: tj.Variable(v, name=k) for k, v in init_params().items()}
+    eager_losses = train(tj_step, eager_params, x, y, labels, args.steps, "eager")
 
-    # The same step, timed: eager tapejax vs jax.jit(jax.value_and_grad(...)) (and tj.function if present).
-    def eager():
-        jax.block_until_ready(tj_step(params, x, y).value)
+    print("\n2. compiled: the same step in tj.function (one XLA program per input signature)")
+    fn_params = {k: tj.Variable(v, name=k) for k, v in init_params().items()}
+    compiled_step = tj.function(tj_step)
+    fn_losses = train(compiled_step, fn_params, x, y, labels, args.steps, "tj.function")
+    diff = max(abs(a - b) for a, b in zip(eager_losses, fn_losses))
+    print(f"  largest difference between the eager and compiled loss curves: {diff:.2e}")
 
-    jparams = {k: jnp.asarray(v) for k, v in init_params().items()}
+    print("\n3. gradient check (tj.debug.gradcheck: tape vs central finite differences, 24 elements per weight)")
+    p0 = {k: tj.constant(v) for k, v in init_params().items()}
+    xs, ys = tj.constant(x_np[::16]), tj.constant(y_np[::16])
+    check = tj.debug.gradcheck(lambda w1, b1, w2, b2: tj_loss({"w1": w1, "b1": b1, "w2": w2, "b2": b2}, xs, ys),
+                               p0["w1"], p0["b1"], p0["w2"], p0["b2"], max_elements=24)
+    print(f"  {check}")
+
+    print(f"\n4. one training step, median of {args.timing_runs}:")
+    jstate = {"p": {k: jnp.asarray(v) for k, v in init_params().items()}}
     jx, jy = jnp.asarray(x_np), jnp.asarray(y_np)
-    state = {"p": jparams}
 
     def jitted():
-        state["p"], loss = jax_step(state["p"], jx, jy)
+        jstate["p"], loss = jax_step(jstate["p"], jx, jy)
         loss.block_until_ready()
 
-    rows = [("tapejax eager GradientTape", median_step_time(eager)),
-            ("jax.jit(jax.value_and_grad)", median_step_time(jitted))]
-    if hasattr(tj, "function"):
-        try:
-            compiled = tj.function(tj_step)
-
-            def tj_fn():
-                jax.block_until_ready(getattr(compiled(params, x, y), "value", None))
-            rows.append(("tj.function (compiled step)", median_step_time(tj_fn)))
-        except Exception as e:  # optional: report, do not fail the demo
-            print(f"(tj.function not timed: {type(e).__name__}: {e})")
-    base = rows[0][1]
-    print("\nper training step (median of 30):")
+    rows = [("tapejax eager (GradientTape)", median_time(lambda: tj_step(eager_params, x, y).value.block_until_ready(),
+                                                         args.timing_runs)),
+            ("tapejax tj.function", median_time(lambda: compiled_step(fn_params, x, y).value.block_until_ready(),
+                                                args.timing_runs)),
+            ("jax.jit(jax.value_and_grad)", median_time(jitted, args.timing_runs))]
+    base = rows[-1][1]
+    print(f"  {'mode':32s} {'ms / step':>10s} {'vs jax.jit':>11s}")
     for name, t in rows:
-        print(f"  {name:30s} {t * 1e3:8.3f} ms   ({base / t:5.1f}x vs eager)")
+        print(f"  {name:32s} {t * 1e3:10.3f} {t / base:10.1f}x")
+    if not check:
+        raise SystemExit("gradcheck failed")
 
 
 if __name__ == "__main__":

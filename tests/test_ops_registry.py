@@ -1,10 +1,14 @@
 """Registry-wide gradient test: every registered op, on each of its sample inputs, checked against JAX.
 
-For each ``(op, sample)``: (a) the recorded forward equals ``op.fn``; (b) the tape gradient equals
+For each ``(op, sample)``, in one test (ids ``op-name-sampleN``; all failures of a case are reported
+together): (a) the recorded forward equals ``op.fn``; (b) the tape gradient equals
 ``jax.vjp`` of ``op.fn`` (random cotangents on every float output, and on the first output alone, which
 exercises the ops that take ``None`` for the others); (c) the JVP kernel, and ``tj.ForwardAccumulator``,
 equal ``jax.jvp``; (d) central finite differences of ``op.fn`` agree with the tape gradient; (e) nested
 tapes give jax's Hessian-vector product of a scalarized version.
+
+All of JAX's reference values for a case are computed by one jitted function (one compile per case), which
+keeps the file fast; the tapejax side runs through its ordinary paths.
 """
 from __future__ import annotations
 
@@ -121,169 +125,137 @@ def _tensors(args, diff):
     return srcs, full
 
 
-def _setup(op, args, static):
-    diff = _diff(args)
+
+def _reference(op, args, static, diff, eps):
+    """One jitted function computing all of JAX's reference values for a case."""
     f = _fn_of_diff(op, args, static, diff)
-    primals = tuple(jnp.asarray(args[i]) for i in diff)
-    outs = f(*primals)
-    rng = _rng(op, static, len(args))
-    cts = tuple(_random_like(rng, o) for o in outs)
-    return diff, f, primals, outs, cts, rng
+
+    def ref(primals, cts, tangents, vs, cts_first):
+        outs, vjp = jax.vjp(f, *primals)
+        grads = vjp(cts)
+        grads_first = vjp(cts_first)
+        _, jvp_out = jax.jvp(f, primals, tangents)
+
+        def scalar(*d):
+            return sum(jnp.sum(o * c) for o, c in zip(f(*d), cts))
+        argnums = tuple(range(len(primals)))
+        _, hvp = jax.jvp(lambda *d: jax.grad(scalar, argnums=argnums)(*d), primals, vs)
+        # finite differences along vs (the values of f at primals +/- eps * vs)
+        plus = f(*[p + (eps * v).astype(p.dtype) for p, v in zip(primals, vs)])
+        minus = f(*[p - (eps * v).astype(p.dtype) for p, v in zip(primals, vs)])
+        return outs, grads, grads_first, jvp_out, hvp, plus, minus
+    return jax.jit(ref)
 
 
-# -- (a) forward -----------------------------------------------------------------------------------------
+_FD_EPS = {name: 1e-4 for name in ("floor", "ceil", "round", "trunc", "sign", "floor_divide", "mod")}
+
+
+class _Errors(list):
+    def check(self, fn, *a, **kw):
+        try:
+            fn(*a, **kw)
+        except AssertionError as e:
+            self.append(str(e))
+
 
 @pytest.mark.parametrize("op,args,static", CASES)
-def test_forward(op, args, static):
-    expected = _tuple(op.fn(*_raw(args), **static))
+def test_op_sample(op, args, static):
+    errors = _Errors()
+    expected_outs = _tuple(op.fn(*_raw(args), **static))
+
+    # (a) forward, unrecorded and recorded, equals op.fn; samples must lie inside the op's domain
     got = _tuple(op(*args, **static))
-    assert len(got) == len(expected)
-    for g, e in zip(got, expected):
+    assert len(got) == len(expected_outs)
+    for g, e in zip(got, expected_outs):
         assert isinstance(g, tj.Tensor)
-        assert g.dtype == e.dtype and tuple(g.shape) == tuple(e.shape)
-        _close(g, e, f"{op.name} forward", e.dtype)
+        assert g.dtype == e.dtype and tuple(g.shape) == tuple(e.shape), (g.dtype, e.dtype, g.shape, e.shape)
+        errors.check(_close, g, e, f"(a) {op.name} forward", e.dtype)
         if jnp.issubdtype(e.dtype, jnp.floating):
             assert np.all(np.isfinite(np.asarray(e, np.float64))), f"{op.name}: sample outside the op's domain"
-    # also recorded (forward_res path): same values
+
     diff = _diff(args)
-    if diff:
-        srcs, full = _tensors(args, diff)
-        with tj.GradientTape() as tape:
-            tape.watch(srcs)
-            got = _tuple(op(*full, **static))
-        for g, e in zip(got, expected):
-            _close(g, e, f"{op.name} recorded forward", e.dtype)
+    float_outs = [o for o in expected_outs if jnp.issubdtype(o.dtype, jnp.floating)]
+    if not diff or not float_outs:
+        assert not errors, "\n".join(errors)
+        pytest.skip("no float input or output")
 
+    rng = _rng(op, static, len(args))
+    primals = tuple(jnp.asarray(args[i]) for i in diff)
+    cts = tuple(jnp.asarray(_random_like(rng, o)) for o in float_outs)
+    cts_first = (cts[0],) + tuple(jnp.zeros_like(c) for c in cts[1:])
+    tangents = tuple(jnp.asarray(_random_like(rng, p)) for p in primals)
+    vs = [_random_like(rng, p).astype(np.float32) for p in primals]
+    vs = tuple(jnp.asarray(v / max(1.0, float(np.sqrt(np.sum(v.astype(np.float64) ** 2))))) for v in vs)
+    low = min(jnp.dtype(o.dtype).itemsize for o in float_outs) <= 2
+    eps = _FD_EPS.get(op.name, 5e-2 if low else 1e-2)
+    r_outs, r_grads, r_grads_first, r_jvp, r_hvp, r_plus, r_minus = _reference(op, args, static, diff, eps)(
+        primals, cts, tangents, vs, cts_first)
 
-# -- (b) reverse mode ----------------------------------------------------------------------------------
-
-def _tape_grads(op, args, static, diff, cts, only_first=False):
+    # (a) recorded forward
     srcs, full = _tensors(args, diff)
-    with tj.GradientTape() as tape:
+    with tj.GradientTape(persistent=True) as tape:
         tape.watch(srcs)
         out = _float_outs(_tuple(op(*full, **static)))
-    if only_first:
-        out, cts = out[:1], cts[:1]
-    return tape.gradient(out, srcs, output_gradients=list(cts))
+    for g, e in zip(out, r_outs):
+        errors.check(_close, g, e, f"(a) {op.name} recorded forward", e.dtype)
 
+    # (b) reverse mode: random cotangents on every float output, then on the first output alone (the other
+    # outputs' gradients arrive as None: the accepts_none path)
+    grads = tape.gradient(out, srcs, output_gradients=list(cts))
+    for i, (g, e) in enumerate(zip(grads, r_grads)):
+        errors.check(_close, g, e, f"(b) {op.name} tape gradient of arg {diff[i]} vs jax.vjp", primals[i].dtype)
+    if len(out) > 1:
+        grads_first = tape.gradient(out[0], srcs, output_gradients=cts[0])
+        for i, (g, e) in enumerate(zip(grads_first, r_grads_first)):
+            errors.check(_close, g, e, f"(b) {op.name} gradient of arg {diff[i]}, first output only",
+                         primals[i].dtype)
+    del tape
 
-@pytest.mark.parametrize("op,args,static", CASES)
-def test_vjp_matches_jax(op, args, static):
-    diff, f, primals, outs, cts, _ = _setup(op, args, static)
-    if not diff or not outs:
-        pytest.skip("no float input or output")
-    _, vjp = jax.vjp(f, *primals)
-    expected = vjp(tuple(jnp.asarray(c) for c in cts))
-    got = _tape_grads(op, args, static, diff, cts)
-    for i, (g, e) in enumerate(zip(got, expected)):
-        _close(g, e, f"{op.name} grad of arg {diff[i]}", primals[i].dtype)
-    if len(outs) > 1:
-        # only the first output gets a gradient: the others come in as None (accepts_none) or zeros
-        zero_rest = (jnp.asarray(cts[0]),) + tuple(jnp.zeros_like(o) for o in outs[1:])
-        expected = vjp(zero_rest)
-        got = _tape_grads(op, args, static, diff, cts, only_first=True)
-        for i, (g, e) in enumerate(zip(got, expected)):
-            _close(g, e, f"{op.name} grad of arg {diff[i]} (first output only)", primals[i].dtype)
-
-
-# -- (c) forward mode ----------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("op,args,static", CASES)
-def test_jvp_matches_jax(op, args, static):
-    diff, f, primals, outs, _, rng = _setup(op, args, static)
-    if not diff or not outs:
-        pytest.skip("no float input or output")
-    tangents = tuple(jnp.asarray(_random_like(rng, p)) for p in primals)
-    _, expected = jax.jvp(f, primals, tangents)
-
+    # (c) forward mode: the JVP kernel, then tj.ForwardAccumulator
     raw = _raw(args)
-    out = op.fn(*raw, **static)
     k = op.kernels(static)
-    got = _float_outs_or_none(out, k.jvp(diff, tuple(raw), tangents, out))
-    assert len(got) == len(expected)
-    for g, e in zip(got, expected):
-        _close(g, e, f"{op.name} jvp kernel", e.dtype)
-
-    srcs, full = _tensors(args, diff)
-    with tj.ForwardAccumulator(srcs, [tj.constant(t) for t in tangents]) as acc:
+    kernel_out = _float_outs_or_none(op.fn(*raw, **static), k.jvp(diff, tuple(raw), tangents, op.fn(*raw, **static)))
+    assert len(kernel_out) == len(r_jvp)
+    for g, e in zip(kernel_out, r_jvp):
+        errors.check(_close, g, e, f"(c) {op.name} JVP kernel vs jax.jvp", e.dtype)
+    with tj.ForwardAccumulator(srcs, [tj.Tensor(t) for t in tangents]) as acc:
         res = _float_outs(_tuple(op(*full, **static)))
-    got = acc.jvp(res)
-    for g, e in zip(got, expected):
-        _close(g, e, f"{op.name} ForwardAccumulator", e.dtype)
+    for g, e in zip(acc.jvp(res), r_jvp):
+        errors.check(_close, g, e, f"(c) {op.name} ForwardAccumulator vs jax.jvp", e.dtype)
+
+    # (d) central finite differences of op.fn along vs agree with the tape gradient
+    def dot(xs, ys):
+        return sum(float(np.sum(np.asarray(x, np.float64) * np.asarray(y, np.float64)))
+                   for x, y in zip(xs, ys) if x is not None)
+    fd = (dot(r_plus, cts) - dot(r_minus, cts)) / (2 * eps)
+    analytic = dot([None if g is None else g.numpy() for g in grads], vs)
+    scale = sum(float(np.sum(np.abs(np.asarray(o, np.float64) * np.asarray(c, np.float64))))
+                for o, c in zip(r_outs, cts))
+    tol = (5e-2 if low else 1e-2) * (1.0 + abs(analytic)) + (1e-2 if low else 2e-3) * scale
+    if not (np.isfinite(fd) and abs(fd - analytic) <= tol):
+        errors.append(f"(d) {op.name}: finite differences {fd} vs tape {analytic} (tol {tol})")
+
+    # (e) second order: nested tapes give jax's Hessian-vector product of sum(cts * f)
+    if not low:
+        with tj.GradientTape() as outer:
+            outer.watch(srcs)
+            with tj.GradientTape() as inner:
+                inner.watch(srcs)
+                out = _float_outs(_tuple(op(*full, **static)))
+            g = inner.gradient(out, srcs, output_gradients=list(cts))
+        keep = [(gi, v) for gi, v in zip(g, vs) if gi is not None]
+        if keep:
+            hvp = outer.gradient([gi for gi, _ in keep], srcs, output_gradients=[v for _, v in keep],
+                                 unconnected_gradients=tj.UnconnectedGradients.ZERO)
+        else:
+            hvp = [None] * len(srcs)
+        for i, (h, e) in enumerate(zip(hvp, r_hvp)):
+            errors.check(_close, h, e, f"(e) {op.name} Hessian-vector product, arg {diff[i]}", primals[i].dtype)
+
+    assert not errors, "\n\n".join(errors)
 
 
 def _float_outs_or_none(out, tan):
     outs, tans = _tuple(out), _tuple(tan)
     assert len(outs) == len(tans)
     return [t for o, t in zip(outs, tans) if jnp.issubdtype(o.dtype, jnp.floating)]
-
-
-# -- (d) finite differences ------------------------------------------------------------------------------
-
-_FD_EPS = {name: 1e-4 for name in ("floor", "ceil", "round", "trunc", "sign", "floor_divide", "mod")}
-
-
-@pytest.mark.parametrize("op,args,static", CASES)
-def test_finite_differences(op, args, static):
-    diff, f, primals, outs, cts, rng = _setup(op, args, static)
-    if not diff or not outs:
-        pytest.skip("no float input or output")
-    low = builtins_min(jnp.dtype(o.dtype).itemsize for o in outs) <= 2
-    # piecewise-constant ops (and mod, with jumps): a step small enough not to cross a jump
-    eps = _FD_EPS.get(op.name, 5e-2 if low else 1e-2)
-    vs = [_random_like(rng, p).astype(np.float32) for p in primals]
-    vs = [v / max(1.0, float(np.sqrt(np.sum(v.astype(np.float64) ** 2)))) for v in vs]
-    fj = jax.jit(f)
-
-    def s(h):
-        pts = tuple(jnp.asarray((np.asarray(p, np.float64) + h * v).astype(np.asarray(p).dtype))
-                    for p, v in zip(primals, vs))
-        return sum(float(np.sum(np.asarray(o, np.float64) * np.asarray(c, np.float64)))
-                   for o, c in zip(fj(*pts), cts))
-
-    fd = (s(eps) - s(-eps)) / (2 * eps)
-    assert np.isfinite(fd), f"{op.name}: finite differences are not finite"
-    grads = _tape_grads(op, args, static, diff, cts)
-    analytic = sum(float(np.sum(np.asarray(g.numpy(), np.float64) * v)) for g, v in zip(grads, vs) if g is not None)
-    scale = sum(float(np.sum(np.abs(np.asarray(o, np.float64) * np.asarray(c, np.float64)))) for o, c in zip(outs, cts))
-    tol = (5e-2 if low else 1e-2) * (1.0 + abs(analytic)) + (1e-2 if low else 2e-3) * scale
-    assert abs(fd - analytic) <= tol, f"{op.name}: finite differences {fd} vs tape {analytic} (tol {tol})"
-
-
-def builtins_min(it):
-    return min(it)
-
-
-# -- (e) second order ------------------------------------------------------------------------------------
-
-@pytest.mark.parametrize("op,args,static", CASES)
-def test_hessian_vector_product(op, args, static):
-    diff, f, primals, outs, cts, rng = _setup(op, args, static)
-    if not diff or not outs:
-        pytest.skip("no float input or output")
-    if any(jnp.dtype(o.dtype).itemsize <= 2 for o in outs):
-        pytest.skip("low-precision output")
-    vs = tuple(jnp.asarray(_random_like(rng, p)) for p in primals)
-    jcts = tuple(jnp.asarray(c) for c in cts)
-
-    def scalar(*d):
-        return sum(jnp.sum(o * c) for o, c in zip(f(*d), jcts))
-
-    argnums = tuple(range(len(primals)))
-    _, expected = jax.jvp(lambda *d: jax.grad(scalar, argnums=argnums)(*d), primals, vs)
-
-    srcs, full = _tensors(args, diff)
-    with tj.GradientTape() as outer:
-        outer.watch(srcs)
-        with tj.GradientTape() as inner:
-            inner.watch(srcs)
-            out = _float_outs(_tuple(op(*full, **static)))
-        g = inner.gradient(out, srcs, output_gradients=list(cts))
-    keep = [(gi, v) for gi, v in zip(g, vs) if gi is not None]
-    if keep:
-        got = outer.gradient([gi for gi, _ in keep], srcs, output_gradients=[v for _, v in keep],
-                             unconnected_gradients=tj.UnconnectedGradients.ZERO)
-    else:
-        got = [None] * len(srcs)
-    for i, (h, e) in enumerate(zip(got, expected)):
-        _close(h, e, f"{op.name} Hessian-vector product, arg {diff[i]}", primals[i].dtype)

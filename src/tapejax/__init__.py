@@ -11,6 +11,7 @@ from .tape_set import stop_recording
 from .forwardprop import ForwardAccumulator
 from .custom_gradient import custom_gradient, recompute_grad, grad_pass_through, stop_gradient
 from .config import config
+from . import debug
 from .graph.function import function
 from .graph.gradients import gradients, AggregationMethod
 from .graph.differentiate import differentiate
@@ -20,5 +21,5 @@ __version__ = "0.1.0"
 __all__ = [
     "Tensor", "Variable", "constant", "convert_to_tensor", "numpy", "nn", "GradientTape", "UnconnectedGradients",
     "stop_recording", "config", "function", "gradients", "AggregationMethod", "differentiate", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
-    "custom_gradient", "recompute_grad", "grad_pass_through", "stop_gradient",
+    "custom_gradient", "recompute_grad", "grad_pass_through", "stop_gradient", "debug",
 ]

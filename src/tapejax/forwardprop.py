@@ -16,7 +16,7 @@ from typing import Any, Dict, Iterator, Optional
 import jax
 import jax.numpy as jnp
 
-from . import tape_set, vspace
+from . import debug as _debug, tape_set, vspace
 from .backprop import UnconnectedGradients, _unconnected, flatten
 from .tensor import Tensor, Variable, _is_float, convert_to_tensor
 
@@ -94,6 +94,8 @@ class Accumulator:
                     res_raw = op.kernels(static).jvp(diff, tuple(raw), raw_t, out)
                 res = jax.tree_util.tree_map(Tensor, res_raw)
         res = res if isinstance(res, tuple) else (res,)
+        if _debug._checking:  # tj.debug.check_numerics
+            _debug._check_jvp(op, outs, res, tans)
         for o, t in zip(outs, res):
             if t is not None and _is_float(o._value.dtype):
                 self._store(o, t)

@@ -27,6 +27,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import tape_set
+from .. import debug as _debug
 from ..tensor import Tensor, Variable, _is_float
 
 _registry: Dict[str, "OpDef"] = {}
@@ -446,7 +447,10 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
     raw, args = _raw(op, args)
     st = tape_set.state
     if not ((st.tapes or st.accumulators) and not st.stopped) or not op.differentiable:
-        return _wrap(op.kernels(static).forward(*raw))
+        out = _wrap(op.kernels(static).forward(*raw))
+        if st.tapes:  # tj.debug: a marker of the unrecorded op, for explain_gradient
+            _debug._note_unrecorded(op, args, out)
+        return out
     return _apply_recorded(op, args, raw, static)
 
 
@@ -470,7 +474,10 @@ def _apply_recorded(op: OpDef, args, raw, static):
         accs = [a for a in tape_set.recording_accumulators() if a.should_record(ids)]
     k = op.kernels(static)
     if not tapes and not accs:
-        return _wrap(k.forward(*raw))
+        out = _wrap(k.forward(*raw))
+        if st.tapes:  # tj.debug: a marker of the unrecorded op, for explain_gradient
+            _debug._note_unrecorded(op, args, out)
+        return out
     diff = tuple(diff)
     try:
         # Inside a tj.function trace the kernel is inlined, so residuals that are the op's own inputs or
@@ -494,6 +501,8 @@ def _apply_recorded(op: OpDef, args, raw, static):
         spec = (False, ((tuple(out.shape), dt, _is_float(dt)),))
     if tapes:
         bf = BackwardFunction(op, static, res, args, diff, spec)
+        if _debug._checking:  # tj.debug.check_numerics: where the user called this op
+            bf.site = _debug._call_site()
         for t in tapes:
             t.record_operation(op.name, outs, ids, bf)
     for acc in accs:
@@ -508,7 +517,7 @@ class BackwardFunction:
     pass can be dispatched as an op of those tensors (for higher-order gradients, as TF's gradient
     functions reference op inputs)."""
 
-    __slots__ = ("op", "static", "res", "inputs", "diff", "spec")
+    __slots__ = ("op", "static", "res", "inputs", "diff", "spec", "site")
 
     def __init__(self, op: OpDef, static: dict, res, inputs, diff: tuple, spec) -> None:
         self.op, self.static, self.res, self.inputs, self.diff, self.spec = op, static, res, inputs, diff, spec
@@ -542,6 +551,8 @@ class BackwardFunction:
             else:
                 raw_cts = tuple(c._value if isinstance(c, Tensor) else c for c in cts)
             grads = k.backward(self.res, raw_cts, self.spec, diff, needed)
+            if _debug._checking:
+                _debug._check_backward(self, cts, grads, needed)
             if needed is diff:
                 return list(grads)
         else:
@@ -551,6 +562,8 @@ class BackwardFunction:
             grads = apply(g_op, list(self.inputs) + given, {})
             if not isinstance(grads, tuple):
                 grads = (grads,)
+            if _debug._checking:
+                _debug._check_backward(self, cts, grads, needed)
         for j, g in zip(needed_idx, grads):
             result[j] = g
         return result
