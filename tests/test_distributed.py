@@ -100,6 +100,16 @@ def test_every_op_on_sharded_inputs_under_function(sharded_run):
     assert sharded_run["function_failures"] == {}, json.dumps(sharded_run["function_failures"], indent=1)[:6000]
 
 
+def test_report_mismatches_that_raw_jax_reproduces(sharded_run):
+    """Cases where tapejax disagrees with the one-device numbers but equals raw JAX jitted with the same
+    shardings are XLA's (e.g. jax 0.10.2: a grouped convolution's weight gradient with the batch sharded
+    over one axis of a 2x4 mesh comes out 4x too large). Reported, not failed."""
+    if sharded_run["upstream"]:
+        import warnings
+        warnings.warn("XLA/JAX mismatches on sharded inputs (raw JAX agrees with tapejax): "
+                      + json.dumps(sharded_run["upstream"])[:2000])
+
+
 def test_gradients_and_vspace_keep_sharding(sharded_run):
     assert sharded_run["placement_failures"] == [], sharded_run["placement_failures"]
 
@@ -228,7 +238,6 @@ def test_import_does_not_start_jax():
 # The 8-device worker (run as `python tests/test_distributed.py worker OUT.json`).
 # ---------------------------------------------------------------------------------------------------
 
-FUNCTION_JVP = os.environ.get("FJ") == "1"
 ALL_OPS_ENV = "TAPEJAX_TEST_SHARDED_ALL_OPS"  # =1: the eager sweep covers every sample of every op (slow)
 # Ops swept eagerly by default (a tj.function sweep always covers every op): one per family of kernels.
 EAGER_SUBSET = ("add", "multiply", "tanh", "sum", "max", "matmul", "reshape", "getitem", "concatenate", "take",
@@ -350,12 +359,38 @@ def _worker(out_path: str) -> None:
             for k, (j, r) in enumerate(zip(fl_jvps, ref_jvps)):
                 close(j, r, f"{what} jvp of output {k}")
 
+    def raw_args(c, xs):
+        args = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in c["args"]]
+        for i, x in zip(c["diff"], xs):
+            args[i] = x
+        return args
+    raw_sharded = jax.jit(lambda xss: [raw_case(c, raw_args(c, xs)) for c, xs in zip(cases, xss)])
+    sharded_inputs = [[full[i] for i in c["diff"]] for c in cases for full in [sharded_tensors(c)]]
+    raw_ref = []
+
+    def upstream_or_fail(c, got, e, where):
+        """A mismatch that raw JAX, jitted with the same shardings, reproduces is XLA's, not tapejax's."""
+        if not isinstance(e, AssertionError):
+            return fail(where, c["cid"], e)
+        if not raw_ref:
+            raw_ref.append(raw_sharded([[x.value for x in xs] for xs in sharded_inputs]))
+        r = raw_ref[0][cases.index(c)]
+        try:
+            for k, (g, rr) in enumerate(zip(got[1] or (), r[1] or ())):
+                close(g, rr, f"raw JAX gradient {k}")
+            for k, (g, rr) in enumerate(zip(got[0], r[0])):
+                close(g, rr, f"raw JAX output {k}")
+        except AssertionError:
+            return fail(where, c["cid"], e)
+        result["upstream"][c["cid"]] = str(e)[:400]
+
     # Eagerly: forward, tape gradient (sharding of the sources) and ForwardAccumulator on sharded inputs.
     n_eager = 0
     for c in cases:
         if not c["eager"]:
             continue
         n_eager += 1
+        outs = grads = jvps = None
         try:
             full = sharded_tensors(c)
             op, static = c["op"], c["static"]
@@ -373,13 +408,11 @@ def _worker(out_path: str) -> None:
                 jvps = [acc.jvp(o) for o in o2 if jnp.issubdtype(o.dtype, jnp.floating)]
             check(c, outs, grads, jvps, srcs, "eager")
         except Exception as e:
-            fail(result["op_failures"], c["cid"], e)
+            upstream_or_fail(c, (outs, grads, jvps), e, result["op_failures"])
     result["n_eager_cases"] = n_eager
     timing["eager"] = time.monotonic() - t0
 
     # Every op under one tj.function: forward, tape gradient and ForwardAccumulator, sharded inputs.
-    sharded_inputs = [[full[i] for i in c["diff"]] for c in cases for full in [sharded_tensors(c)]]
-
     @tj.function
     def sweep(all_srcs):
         res = []
@@ -395,11 +428,10 @@ def _worker(out_path: str) -> None:
                     t.watch(srcs)
                     fl = [o for o in tup(op(*full, **static)) if jnp.issubdtype(o.dtype, jnp.floating)]
                 grads = t.gradient(fl, list(srcs), output_gradients=c["cts"], unconnected_gradients="zero")
-                if FUNCTION_JVP:
-                    with tj.ForwardAccumulator(list(srcs), [tj.constant(tg) for tg in c["tans"]]) as acc:
-                        o2 = tup(op(*full, **static))
-                    jvps = [acc.jvp(o, unconnected_gradients="zero") for o in o2
-                            if jnp.issubdtype(o.dtype, jnp.floating)]
+                with tj.ForwardAccumulator(list(srcs), [tj.constant(tg) for tg in c["tans"]]) as acc:
+                    o2 = tup(op(*full, **static))
+                jvps = [acc.jvp(o, unconnected_gradients="zero") for o in o2
+                        if jnp.issubdtype(o.dtype, jnp.floating)]
             res.append((outs, grads, jvps))
         return res
     try:
@@ -407,29 +439,11 @@ def _worker(out_path: str) -> None:
     except Exception as e:
         fail(result["function_failures"], "<trace>", e)
         swept = []
-    # The same program in raw JAX with the same shardings, to tell tapejax bugs from XLA's.
-    def raw_args(c, xs):
-        args = [jnp.asarray(a) if isinstance(a, np.ndarray) else a for a in c["args"]]
-        for i, x in zip(c["diff"], xs):
-            args[i] = x
-        return args
-    raw_sharded = jax.jit(lambda xss: [raw_case(c, raw_args(c, xs)) for c, xs in zip(cases, xss)])
-    raw_ref = None
     for c, got in zip(cases, swept):
         try:
             check(c, *got, None, "tj.function")
-        except AssertionError as e:
-            if raw_ref is None:
-                raw_ref = raw_sharded([[x.value for x in s] for s in sharded_inputs])
-            try:  # raw JAX under jit with the same shardings gives the same numbers: XLA's bug, not ours
-                r = raw_ref[cases.index(c)]
-                for k, (g, rr) in enumerate(zip(got[1] or (), r[1] or ())):
-                    close(g, rr, f"raw JAX gradient {k}")
-                result["upstream"][c["cid"]] = str(e)[:400]
-            except AssertionError:
-                fail(result["function_failures"], c["cid"], e)
         except Exception as e:
-            fail(result["function_failures"], c["cid"], e)
+            upstream_or_fail(c, got, e, result["function_failures"])
     timing["function"] = time.monotonic() - t0
 
     # Placement: vspace keeps sharding; gradient seeds, unconnected zeros, Variables.

@@ -223,7 +223,8 @@ class GradientTape:
         if output_gradients is None:
             return [None] * len(flat_targets)
         flat_og, _ = flatten(output_gradients)
-        if len(flat_og) != len(flat_targets) and target_tree is not None:
+        if len(flat_og) != len(flat_targets) and target_tree is not None and \
+                not all(g is None or isinstance(g, (Tensor, Variable)) for g in flat_og):
             # Python lists are values too (e.g. {"y": [1., 2.]} for a dict target): match the target's
             # structure, keeping whatever sits at a target leaf whole.
             try:

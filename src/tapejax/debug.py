@@ -464,6 +464,14 @@ def gradcheck(f: Callable, *args: Any, eps: float = 1e-3, atol: float = 1e-3, rt
       raise_on_failure: raise :class:`GradcheckError` (an ``AssertionError``) with the details instead
         of returning a failed result.
     Returns: a :class:`GradcheckResult` (truthy when ok; ``str`` gives a one-line report)."""
+    for name, value, low in (("eps", eps, "> 0"), ("atol", atol, ">= 0"), ("rtol", rtol, ">= 0")):
+        ok = isinstance(value, (int, float, np.floating, np.integer)) and np.isfinite(value) and \
+            (value > 0 if low == "> 0" else value >= 0)
+        if not ok:  # a NaN tolerance would make every comparison fail (or pass) silently
+            raise ValueError(f"gradcheck: {name}={value!r} must be a finite number {low}; e.g. eps=1e-3, "
+                             "atol=1e-3, rtol=1e-2 for float32.")
+    if max_elements is not None and (not isinstance(max_elements, (int, np.integer)) or max_elements < 1):
+        raise ValueError(f"gradcheck: max_elements={max_elements!r} must be a positive int or None.")
     from .backprop import GradientTape, UnconnectedGradients
     from .tensor import Tensor, Variable, convert_to_tensor
 
@@ -540,7 +548,7 @@ def gradcheck(f: Callable, *args: Any, eps: float = 1e-3, atol: float = 1e-3, rt
                 fm = eval_with(i, xp)
                 num[e] = (fp - fm) / (2 * h)
                 err = abs(ga[e] - num[e])
-                rel = err / max(abs(num[e]), 1e-12)
+                rel = err / max(abs(num[e]), atol, 1e-12)  # relative to values above the noise floor
                 bad = not (err <= atol + rtol * abs(num[e]))  # NaN fails
                 checked += 1
                 if bad:

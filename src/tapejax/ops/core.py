@@ -446,12 +446,36 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
     """Run ``op`` on ``args``; record it on every tape/accumulator of this thread that watches an input."""
     raw, args = _raw(op, args)
     st = tape_set.state
-    if not ((st.tapes or st.accumulators) and not st.stopped) or not op.differentiable:
-        out = _wrap(op.kernels(static).forward(*raw))
-        if st.tapes:  # tj.debug: a marker of the unrecorded op, for explain_gradient
-            _debug._note_unrecorded(op, args, out)
-        return out
-    return _apply_recorded(op, args, raw, static)
+    try:
+        if not ((st.tapes or st.accumulators) and not st.stopped) or not op.differentiable:
+            out = _wrap(op.kernels(static).forward(*raw))
+            if st.tapes:  # tj.debug: a marker of the unrecorded op, for explain_gradient
+                _debug._note_unrecorded(op, args, out)
+            return out
+        return _apply_recorded(op, args, raw, static)
+    except (TypeError, ValueError) as e:  # free on the fast path (zero-cost try)
+        named = _named_error(op, raw, static, e)
+        if named is None:
+            raise
+        raise named from e
+
+
+def _named_error(op: OpDef, raw, static: dict, e: Exception) -> Optional[Exception]:
+    """A bare jax error from a kernel (``dot_general requires contracting dimensions...``) with the op,
+    its arguments' dtypes and shapes and the fix in front; None to keep the error as it is."""
+    msg = str(e)
+    if type(e) not in (TypeError, ValueError) or msg.startswith("tj op '"):
+        return None
+    def desc(r):
+        shape = getattr(r, "shape", None)
+        dtype = getattr(r, "dtype", None)
+        if shape is None or dtype is None:
+            return repr(r)[:20]
+        return f"{dtype}{list(shape)}"
+    shown = {k: v for k, v in static.items() if v is not None}
+    params = f" with {', '.join(f'{k}={v!r:.40}' for k, v in shown.items())}" if shown else ""
+    return type(e)(f"tj op '{op.name}' on arguments {', '.join(desc(r) for r in raw)}{params}: {msg}\n"
+                   f"Fix the arguments' shapes or dtypes (tj.numpy/tj.nn follow jax.numpy/jax.nn's rules).")
 
 
 def _apply_recorded(op: OpDef, args, raw, static):

@@ -583,4 +583,9 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits):
     if _shape(labels) != _shape(logits)[:-1]:
         raise ValueError(f"sparse_softmax_cross_entropy_with_logits: labels of shape {_shape(labels)} must have "
                          f"the shape of logits without its last dimension, {_shape(logits)[:-1]}")
+    ldt = labels.dtype if isinstance(labels, (Tensor, Variable)) else np.asarray(labels).dtype
+    if not np.issubdtype(ldt, np.integer):  # as TF: float labels would silently give a wrong loss
+        raise TypeError(f"sparse_softmax_cross_entropy_with_logits: labels must be integer class indices, got "
+                        f"dtype {ldt}; cast them with .astype(jnp.int32), or use "
+                        "softmax_cross_entropy_with_logits for probability labels.")
     return _sparse_xent(labels, logits)[0]

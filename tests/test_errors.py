@@ -1,0 +1,522 @@
+"""Bad input and faults.
+
+* A table of every error in API.md's "Errors users get", plus wrong dtypes, mismatched tangents,
+  non-tensor Python objects passed to ops, bad shapes and bad tolerances: each raises its exception type
+  with a message naming the op or shapes and saying what to do.
+* Exceptions inside a tape or accumulator context, a backward kernel, a JVP kernel, a custom_gradient
+  grad_fn or a tj.function leave no tape or accumulator active (``tapejax.tape_set.state``) and nothing
+  corrupted; a persistent tape stays usable after a failed ``gradient`` call.
+"""
+from __future__ import annotations
+
+import re
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tapejax as tj
+from tapejax import tape_set
+
+tnp = tj.numpy
+
+
+def _x():
+    return tj.constant([1.0, 2.0, 3.0])
+
+
+def _taped(f, persistent=False):
+    """(tape, x, f(x)) with x watched."""
+    x = _x()
+    with tj.GradientTape(persistent=persistent) as t:
+        t.watch(x)
+        y = f(x)
+    return t, x, y
+
+
+# -- the cases ---------------------------------------------------------------------------------------------
+
+def second_gradient_call():
+    t, x, y = _taped(lambda x: x * x)
+    t.gradient(y, x)
+    t.gradient(y, x)
+
+
+def output_gradients_wrong_shape():
+    t, x, y = _taped(lambda x: x * x)
+    t.gradient(y, x, output_gradients=tj.constant([1.0, 2.0]))
+
+
+def output_gradients_wrong_count():
+    t, x, y = _taped(lambda x: x * x)
+    t.gradient(y, x, output_gradients=[tj.constant([1.0, 2.0, 3.0])] * 2)
+
+
+def output_gradients_wrong_count_structure():
+    t, x, y = _taped(lambda x: x * x)
+    t.gradient([y, y], x, output_gradients=[None, None, None])
+
+
+def custom_gradient_wrong_count():
+    @tj.custom_gradient
+    def mul(a, b):
+        return a * b, lambda dy: dy  # one gradient for two inputs
+    t, x, y = _taped(lambda x: mul(x, x))
+    t.gradient(y, x)
+
+
+def custom_gradient_without_variables_kwarg():
+    v = tj.Variable([1.0, 2.0, 3.0])
+
+    @tj.custom_gradient
+    def scale(a):
+        return a * v, lambda dy: dy * v
+    scale(_x())
+
+
+_while = tj.op(lambda v: jax.lax.while_loop(lambda c: c[0] < 3, lambda c: (c[0] + 1, c[1] * 2.0), (0, v))[1],
+               name="doubling_loop")
+
+
+def op_without_gradient():
+    t, x, y = _taped(lambda x: tnp.sum(_while(x) * 3.0))
+    t.gradient(y, x)
+
+
+def unknown_aggregation_method():
+    @tj.function
+    def f(a):
+        return tj.gradients(a * a, [a], aggregation_method="bogus")
+    f(_x())
+
+
+def unknown_unconnected_gradients():
+    t, x, y = _taped(lambda x: x * x)
+    t.gradient(y, x, unconnected_gradients="bogus")
+
+
+def gradients_outside_function():
+    x = _x()
+    tj.gradients(x * x, [x])
+
+
+def batch_jacobian_mismatched_batch():
+    a = tj.constant(np.ones((3, 2), np.float32))
+    with tj.GradientTape() as t:
+        t.watch(a)
+        y = tnp.sum(a) * tnp.ones((4, 2))
+    t.batch_jacobian(y, a)
+
+
+def jacobian_no_pfor_non_persistent():
+    t, x, y = _taped(lambda x: x * x)
+    t.jacobian(y, x, experimental_use_pfor=False)
+
+
+def tangent_wrong_shape():
+    tj.ForwardAccumulator(_x(), tj.constant([1.0, 2.0]))
+
+
+def tangent_wrong_dtype():
+    tj.ForwardAccumulator(_x(), tj.constant([1, 2, 3]))
+
+
+def tangent_wrong_count():
+    x = _x()
+    tj.ForwardAccumulator([x, x * 2.0], [tj.constant([1.0, 2.0, 3.0])])
+
+
+def tangent_nested_shape():
+    x = _x()
+    tj.ForwardAccumulator({"a": x, "b": x * 2.0}, {"a": np.ones(3, np.float32), "b": np.ones(4, np.float32)})
+
+
+def primal_not_a_tensor():
+    tj.ForwardAccumulator(np.ones(3, np.float32), np.ones(3, np.float32))
+
+
+def op_given_object():
+    tnp.add(_x(), object())
+
+
+def op_given_none():
+    tnp.exp(None)
+
+
+def op_given_string():
+    tnp.exp("abc")
+
+
+def operator_with_string():
+    _x() + "a"
+
+
+def op_given_dict():
+    tnp.multiply(_x(), {"a": 1})
+
+
+def matmul_shape_mismatch():
+    tnp.matmul(np.ones((2, 3), np.float32), tj.constant(np.ones((4, 5), np.float32)))
+
+
+def broadcast_mismatch_under_tape():
+    _taped(lambda x: x + tj.constant(np.ones((4, 5), np.float32)))
+
+
+def reshape_wrong_size():
+    tnp.reshape(_x(), (2, 2))
+
+
+def float_indices():
+    tnp.take(_x(), tj.constant([0.5]))
+
+
+def float_labels_sparse_xent():
+    tj.nn.sparse_softmax_cross_entropy_with_logits(tj.constant([0.0, 1.0]), tj.constant(np.ones((2, 3), np.float32)))
+
+
+def variable_assign_lossy_dtype():
+    tj.Variable([1, 2]).assign([1.5, 2.5])
+
+
+def variable_assign_wrong_dtype_tensor():
+    tj.Variable([1.0, 2.0]).assign(tj.constant([1, 2]))
+
+
+def variable_assign_wrong_shape():
+    tj.Variable([1.0, 2.0]).assign_add([1.0, 2.0, 3.0])
+
+
+def convert_with_wrong_dtype():
+    tj.convert_to_tensor(_x(), dtype=jnp.int32)
+
+
+def constant_from_string():
+    tj.constant("abc")
+
+
+def watch_object():
+    with tj.GradientTape() as t:
+        t.watch(object())
+
+
+def source_not_a_tensor():
+    t, x, y = _taped(lambda x: x * x)
+    t.gradient(y, [x, "x"])
+
+
+def truth_of_vector():
+    bool(_x() > 1.0)
+
+
+def tape_entered_twice():
+    t = tj.GradientTape()
+    with t:
+        with t:
+            pass
+
+
+def gradcheck_nan_tolerance():
+    tj.debug.gradcheck(lambda a: tnp.sum(a * a), _x(), atol=float("nan"))
+
+
+def gradcheck_negative_eps():
+    tj.debug.gradcheck(lambda a: tnp.sum(a * a), _x(), eps=-1e-3)
+
+
+def aggregation_threshold_negative():
+    tj.config.aggregation_min_bytes = -1
+
+
+# (case, exception type, regexes that must all appear in the message)
+CASES = [
+    (second_gradient_call, RuntimeError, [r"non-persistent", r"persistent=True"]),
+    (output_gradients_wrong_shape, ValueError, [r"\(2,\)", r"\(3,\)", r"output_gradients"]),
+    (output_gradients_wrong_count, ValueError, [r"\b2\b.*\b1\b", r"one per flattened target"]),
+    (output_gradients_wrong_count_structure, ValueError, [r"\b3\b.*\b2\b", r"one per flattened target"]),
+    (custom_gradient_wrong_count, ValueError, [r"'mul'", r"returned 1 gradients", r"expected 2"]),
+    (custom_gradient_without_variables_kwarg, TypeError, [r"'scale'", r"variables"]),
+    (op_without_gradient, LookupError, [r"'doubling_loop'", r"gradient"]),
+    (unknown_aggregation_method, ValueError, [r"bogus", r"AggregationMethod"]),
+    (unknown_unconnected_gradients, ValueError, [r"bogus", r"UnconnectedGradients"]),
+    (gradients_outside_function, RuntimeError, [r"tj.function", r"GradientTape"]),
+    (batch_jacobian_mismatched_batch, ValueError, [r"\(4, 2\)", r"\(3, 2\)", r"first dimension"]),
+    (jacobian_no_pfor_non_persistent, RuntimeError, [r"persistent=True", r"experimental_use_pfor"]),
+    (tangent_wrong_shape, ValueError, [r"\(2,\)", r"\(3,\)", r"tangent"]),
+    (tangent_wrong_dtype, ValueError, [r"int32", r"float32", r"astype"]),
+    (tangent_wrong_count, ValueError, [r"2 primals", r"1 tangents"]),
+    (tangent_nested_shape, ValueError, [r"\(4,\)", r"\(3,\)"]),
+    (primal_not_a_tensor, ValueError, [r"ndarray", r"tj.constant"]),
+    (op_given_object, TypeError, [r"'add'", r"argument 1", r"object", r"tj.constant"]),
+    (op_given_none, TypeError, [r"'exp'", r"NoneType", r"tj.constant"]),
+    (op_given_string, TypeError, [r"'exp'", r"str", r"tj.constant"]),
+    (operator_with_string, TypeError, [r"'add'", r"str"]),
+    (op_given_dict, TypeError, [r"'multiply'", r"dict"]),
+    (matmul_shape_mismatch, TypeError, [r"'matmul'", r"\[2, 3\]", r"\[4, 5\]", r"Fix"]),
+    (broadcast_mismatch_under_tape, (TypeError, ValueError), [r"'add'", r"\[3\]", r"\[4, 5\]"]),
+    (reshape_wrong_size, TypeError, [r"'reshape'", r"\(2, 2\)", r"\[3\]"]),
+    (float_indices, ValueError, [r"'take'", r"integer"]),
+    (float_labels_sparse_xent, TypeError, [r"sparse_softmax_cross_entropy_with_logits", r"float32", r"int32"]),
+    (variable_assign_lossy_dtype, ValueError, [r"int32", r"without loss", r"unchanged"]),
+    (variable_assign_wrong_dtype_tensor, ValueError, [r"int32", r"float32", r"astype"]),
+    (variable_assign_wrong_shape, ValueError, [r"\(3,\)", r"\(2,\)", r"unchanged"]),
+    (convert_with_wrong_dtype, ValueError, [r"float32", r"int32", r"astype"]),
+    (constant_from_string, TypeError, [r"str", r"tj.Tensor"]),
+    (watch_object, ValueError, [r"object", r"tj.constant"]),
+    (source_not_a_tensor, ValueError, [r"str", r"source"]),
+    (truth_of_vector, ValueError, [r"\(3,\)", r"any|all"]),
+    (tape_entered_twice, ValueError, [r"still recording"]),
+    (gradcheck_nan_tolerance, ValueError, [r"atol", r"nan"]),
+    (gradcheck_negative_eps, ValueError, [r"eps=-0.001", r"> 0"]),
+    (aggregation_threshold_negative, ValueError, [r"aggregation_min_bytes", r"-1"]),
+]
+
+
+def _clean_state():
+    s = tape_set.state
+    assert s.tapes == [] and s.accumulators == [], (s.tapes, s.accumulators)
+    assert s.stopped == 0 and s.capture is None and s.variable_watchers == []
+
+
+@pytest.mark.parametrize("case,exc,patterns", CASES, ids=[c[0].__name__ for c in CASES])
+def test_error_table(case, exc, patterns):
+    with pytest.raises(exc) as info:
+        case()
+    msg = str(info.value)
+    for p in patterns:
+        assert re.search(p, msg, re.IGNORECASE), f"{case.__name__}: {p!r} not in message:\n{msg}"
+    assert "Traceback" not in msg
+    _clean_state()
+
+
+def test_watching_non_float_warns_then_none():
+    i = tj.constant([1, 2])
+    with tj.GradientTape() as t:
+        with pytest.warns(UserWarning, match=r"int32.*None"):
+            t.watch(i)
+        y = i * 2
+    assert t.gradient(y, i) is None
+    v = tj.Variable([1, 2])
+    with tj.GradientTape() as t:
+        with pytest.warns(UserWarning, match=r"int32"):
+            t.watch(v)
+        y = v * 2
+    assert t.gradient(y, v) is None
+
+
+def test_non_float_primal_warns():
+    with pytest.warns(UserWarning, match=r"int32"):
+        acc = tj.ForwardAccumulator(tj.constant([1, 2]), tj.constant([1, 2]))
+    assert acc is not None
+
+
+def test_gradient_of_int_source_is_none_not_an_error():
+    x = _x()
+    i = tj.constant([1, 2, 3])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with tj.GradientTape() as t:
+            t.watch([x, i])
+            y = tnp.sum(x * i)
+    gx, gi = t.gradient(y, [x, i])
+    np.testing.assert_allclose(gx.numpy(), [1.0, 2.0, 3.0])
+    assert gi is None
+
+
+def test_no_error_leaves_a_variable_changed():
+    v = tj.Variable([1.0, 2.0])
+    for bad in ([1.0, 2.0, 3.0], tj.constant([1, 2]), "x"):
+        with pytest.raises((ValueError, TypeError)):
+            v.assign(bad)
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+
+
+# -- faults leave no state behind ----------------------------------------------------------------------
+
+class Boom(Exception):
+    pass
+
+
+def test_exception_inside_tape_context():
+    x = _x()
+    with pytest.raises(Boom):
+        with tj.GradientTape() as t:
+            t.watch(x)
+            y = x * x
+            raise Boom()
+    _clean_state()
+    # the tape recorded up to the fault and still differentiates that
+    np.testing.assert_allclose(t.gradient(y, x).numpy(), [2.0, 4.0, 6.0])
+
+
+def test_exception_inside_nested_tapes_accumulators_and_stop_recording():
+    x = _x()
+    with pytest.raises(Boom):
+        with tj.GradientTape() as outer:
+            outer.watch(x)
+            with tj.ForwardAccumulator(x, tj.constant([1.0, 0.0, 0.0])):
+                with tj.GradientTape(persistent=True) as inner:
+                    inner.watch(x)
+                    with tj.stop_recording():
+                        with inner.stop_recording():
+                            raise Boom()
+    _clean_state()
+    assert not inner._tape.paused
+
+
+def test_exception_inside_accumulator_context():
+    x = _x()
+    with pytest.raises(Boom):
+        with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0, 1.0])) as acc:
+            y = x * 3.0
+            raise Boom()
+    _clean_state()
+    np.testing.assert_allclose(acc.jvp(y).numpy(), [3.0, 3.0, 3.0])
+    with acc:  # can be entered again
+        z = y * 2.0
+    np.testing.assert_allclose(acc.jvp(z).numpy(), [6.0, 6.0, 6.0])
+    _clean_state()
+
+
+def _flaky_op(fail: list):
+    def vjp(primals, cts):
+        if fail:
+            fail.pop()
+            raise Boom("backward kernel failed")
+        return (2.0 * primals[0] * cts,)
+    return tj.op(lambda a: a * a, name="flaky_square", vjp=vjp)
+
+
+def test_persistent_tape_usable_after_failed_backward_kernel():
+    fail = [True]
+    sq = _flaky_op(fail)
+    x = _x()
+    with tj.GradientTape(persistent=True) as t:
+        t.watch(x)
+        y = tnp.sum(sq(x))
+        z = tnp.sum(x * 3.0)
+    with pytest.raises(Boom, match="flaky_square"):
+        t.gradient(y, x)
+    _clean_state()
+    assert t._tape is not None and not t._tape.paused
+    np.testing.assert_allclose(t.gradient(z, x).numpy(), [3.0, 3.0, 3.0])
+    np.testing.assert_allclose(t.gradient(y, x).numpy(), [2.0, 4.0, 6.0])  # the same target, now working
+    np.testing.assert_allclose(t.jacobian(y, x).numpy(), [2.0, 4.0, 6.0])
+
+
+def test_failed_backward_kernel_under_outer_tape():
+    fail = [True]
+    sq = _flaky_op(fail)
+    x = _x()
+    with tj.GradientTape() as outer:
+        outer.watch(x)
+        with tj.GradientTape(persistent=True) as inner:
+            inner.watch(x)
+            y = tnp.sum(sq(x))
+        with pytest.raises(Boom):
+            inner.gradient(y, x)
+        g = inner.gradient(y, x)
+        s = tnp.sum(g)
+    np.testing.assert_allclose(outer.gradient(s, x).numpy(), [2.0, 2.0, 2.0])
+    _clean_state()
+
+
+def test_non_persistent_tape_after_failed_gradient():
+    sq = _flaky_op([True])
+    t, x, y = _taped(lambda x: tnp.sum(sq(x)))
+    with pytest.raises(Boom):
+        t.gradient(y, x)
+    _clean_state()
+    with pytest.raises(RuntimeError, match="non-persistent"):  # consumed, as in TF
+        t.gradient(y, x)
+
+
+def test_exception_in_custom_gradient_grad_fn():
+    calls = []
+
+    @tj.custom_gradient
+    def clip_grad(a):
+        def grad(dy):
+            calls.append(1)
+            if len(calls) == 1:
+                raise Boom("grad_fn failed")
+            return tnp.clip(dy, -0.5, 0.5)
+        return a * 1.0, grad
+
+    x = _x()
+    with tj.GradientTape(persistent=True) as t:
+        t.watch(x)
+        y = tnp.sum(clip_grad(x) * 2.0)
+    with pytest.raises(Boom, match="grad_fn failed"):
+        t.gradient(y, x)
+    _clean_state()
+    np.testing.assert_allclose(t.gradient(y, x).numpy(), [0.5, 0.5, 0.5])
+    # and under an outer tape and an accumulator (grad_fn transposed for the JVP)
+    calls.clear()
+    with tj.GradientTape() as outer:
+        outer.watch(x)
+        with tj.GradientTape() as inner:
+            inner.watch(x)
+            y = tnp.sum(clip_grad(x))
+        with pytest.raises(Boom):
+            inner.gradient(y, x)
+    _clean_state()
+    calls.clear()
+    with pytest.raises(Boom):
+        with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0, 1.0])):
+            clip_grad(x)
+    _clean_state()
+
+
+def test_exception_in_jvp_kernel():
+    def bad_jvp(primals, tangents):
+        raise Boom("jvp kernel failed")
+    f = tj.op(lambda a: a * 2.0, name="bad_jvp_op", jvp=bad_jvp)
+    x = _x()
+    acc = tj.ForwardAccumulator(x, tj.constant([1.0, 1.0, 1.0]))
+    with pytest.raises(Boom):
+        with acc:
+            f(x)
+    _clean_state()
+    assert not acc._acc.paused
+    with acc:
+        y = x * 5.0
+    np.testing.assert_allclose(acc.jvp(y).numpy(), [5.0, 5.0, 5.0])
+
+
+def test_exception_inside_function_leaves_no_state_and_variables_unchanged():
+    v = tj.Variable([1.0, 2.0])
+
+    @tj.function
+    def step(x, fail):
+        with tj.GradientTape() as t:
+            y = tnp.sum(v * x)
+        v.assign_sub(t.gradient(y, v))
+        if fail:
+            raise Boom()
+        return y
+
+    with tj.GradientTape() as outer:
+        with pytest.raises(Boom):
+            step(tj.constant([1.0, 1.0]), True)
+        assert tape_set.state.tapes == [outer._tape] and tape_set.state.capture is None
+    _clean_state()
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+    step(tj.constant([1.0, 1.0]), False)
+    np.testing.assert_array_equal(v.numpy(), [0.0, 1.0])
+
+
+def test_exception_in_watched_variable_read_inside_custom_gradient():
+    v = tj.Variable([1.0, 2.0, 3.0])
+
+    @tj.custom_gradient
+    def f(a):
+        _ = a * v
+        raise Boom()
+
+    with pytest.raises(Boom):
+        with tj.GradientTape():
+            f(_x())
+    _clean_state()
