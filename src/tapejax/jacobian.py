@@ -50,7 +50,7 @@ def _rows(gt, target, flat_sources, basis_rows: Callable[[int], Any], n: int, us
     gt._check_usable("jacobian()")
     if gt._recording and not gt._persistent:
         gt._pop_tape()
-    if use_pfor and not tape_set.any_recording():
+    if use_pfor and not tape_set.any_user_recording():
         unconnected = set()
 
         def one(og):

@@ -76,6 +76,15 @@ def any_recording() -> bool:
     return any(t.recording for t in s.tapes) or any(a.recording for a in s.accumulators)
 
 
+def any_user_recording() -> bool:
+    """Like any_recording, ignoring the graph a tj.function trace records for tj.gradients."""
+    s = state
+    if s.stopped:
+        return False
+    return any(t.recording and not getattr(t, "records_everything", False) for t in s.tapes) or \
+        any(a.recording for a in s.accumulators)
+
+
 @contextlib.contextmanager
 def stop_recording() -> Iterator[None]:
     """Context: nothing executed inside is recorded on any tape or accumulator of this thread."""

@@ -166,6 +166,8 @@ def _refuse_untracked_use(tensor_id: int, kind: str, variable=None) -> None:
     """JAX converts objects with ``__jax_array__`` itself (``jax_array * tensor``, ``jnp.asarray``): the
     result would silently lose its gradient. Refuse while a tape or accumulator follows this value."""
     for t in tape_set.recording_tapes():
+        if getattr(t, "records_everything", False):
+            continue  # a tj.function trace's graph: not a user tape whose gradient would be lost
         watched = tensor_id in t.tensor_tape or (
             variable is not None and t.watch_accessed_variables and variable.trainable)
         if watched:

@@ -10,6 +10,8 @@ class GraphRecorder(Tape):
     """A persistent tape that records every op with a float input (the trace's graph, for tj.gradients
     and tj.differentiate). Nothing is freed while the trace runs."""
 
+    records_everything = True
+
     def __init__(self) -> None:
         super().__init__(persistent=True, watch_accessed_variables=False)
 
