@@ -4,6 +4,11 @@ from .tensor import Tensor, Variable, constant, convert_to_tensor
 from . import ops as _ops
 from .ops import numpy
 from .ops import nn
+import sys as _sys
+
+# `import tapejax.numpy as tnp` / `from tapejax.nn import relu` work like jax.numpy / jax.nn.
+_sys.modules[__name__ + ".numpy"] = numpy
+_sys.modules[__name__ + ".nn"] = nn
 from .ops.core import OpDef
 from .ops.api import op, RegisterGradient
 from .backprop import GradientTape, UnconnectedGradients
