@@ -200,12 +200,6 @@ def test_indexing_is_differentiable():
     np.testing.assert_allclose(g.numpy(), np.asarray(jax.grad(f)(jnp.asarray(x_np))), rtol=1e-6)
 
 
-_MASK_XFAIL = pytest.mark.xfail(strict=True, reason=(
-    "ops/numpy.py getitem turns a boolean mask into np.nonzero(mask)[0], only right for 1-D masks, "
-    "and passes a bool Tensor mask into jit (NonConcreteBooleanIndexError)"))
-
-
-@_MASK_XFAIL
 def test_indexing_2d_boolean_mask():
     m_np = np.arange(12, dtype=np.float32).reshape(3, 4)
     got = tj.constant(m_np)[m_np > 5]
@@ -213,7 +207,6 @@ def test_indexing_2d_boolean_mask():
     np.testing.assert_array_equal(got.numpy(), m_np[m_np > 5])
 
 
-@_MASK_XFAIL
 def test_indexing_bool_tensor_mask():
     x = tj.constant([1.0, 2.0, 3.0])
     np.testing.assert_array_equal(x[x > 1.5].numpy(), [2.0, 3.0])

@@ -779,7 +779,13 @@ def _split_index(idx):
     arrays = []
     static = []
     for part in idx:
-        if isinstance(part, (Tensor, Variable)):
+        mask = _bool_mask(part)
+        if mask is not None:
+            # A boolean mask of k dims selects like the k integer arrays of its nonzero positions (as numpy).
+            for ax in np.nonzero(mask):
+                arrays.append(ax.astype(np.int32))
+                static.append(("a",))
+        elif isinstance(part, (Tensor, Variable)):
             arrays.append(part)
             static.append(("a",))
         elif isinstance(part, (np.ndarray, jax.Array, list)):
@@ -794,6 +800,24 @@ def _split_index(idx):
         else:
             static.append(("i", _static_int(part)))
     return tuple(static), arrays
+
+
+def _bool_mask(part):
+    """The numpy value of a boolean-mask index, or None if ``part`` is not one."""
+    if isinstance(part, Variable):
+        part = part.read_value()
+    if isinstance(part, Tensor):
+        if part.dtype != jnp.bool_:
+            return None
+        if isinstance(part.value, jax.core.Tracer):
+            raise IndexError("getitem: a boolean mask that is being traced (inside tj.function) has a data-dependent "
+                             "result shape; use tj.numpy.where(mask, x, 0) or index with a concrete mask.")
+        return np.asarray(part.value)
+    if isinstance(part, (np.ndarray, jax.Array, list)):
+        arr = np.asarray(part) if not isinstance(part, jax.core.Tracer) else None
+        if arr is not None and arr.dtype == bool:
+            return arr
+    return None
 
 
 def _static_int(v):
@@ -847,8 +871,6 @@ _getitem = OpDef("getitem", _getitem_fn, fwd=_getitem_fwd, bwd=_getitem_bwd,
 def getitem(x, idx):
     """``x[idx]``: basic and advanced (integer/boolean array) indexing."""
     static, arrays = _split_index(idx)
-    arrays = [np.nonzero(np.asarray(a))[0] if (not isinstance(a, (Tensor, Variable)) and np.asarray(a).dtype == bool)
-              else a for a in arrays]
     return _getitem(x, *arrays, index=static)
 
 
