@@ -99,11 +99,15 @@ def _finish(results, flat_sources, out_shape_of, unconnected):
     return out
 
 
-def jacobian(gt, target, sources, unconnected: UnconnectedGradients, use_pfor: bool):
-    gt._check_usable("jacobian()")
+def _check_callable(gt, what: str, use_pfor: bool) -> None:
+    gt._check_usable(f"{what}()")
     if not use_pfor and not gt._persistent:
-        raise RuntimeError("GradientTape must be created with persistent=True to compute the jacobian with "
+        raise RuntimeError(f"GradientTape must be created with persistent=True to compute the {what} with "
                            "experimental_use_pfor=False.")
+
+
+def jacobian(gt, target, sources, unconnected: UnconnectedGradients, use_pfor: bool):
+    _check_callable(gt, "jacobian", use_pfor)
     flat_sources, tree = flatten(sources)
     t_shape, t_dtype = _shape_dtype(target)
     n = int(np.prod(t_shape, dtype=np.int64))
@@ -124,10 +128,7 @@ def jacobian(gt, target, sources, unconnected: UnconnectedGradients, use_pfor: b
 
 
 def batch_jacobian(gt, target, source, unconnected: UnconnectedGradients, use_pfor: bool):
-    gt._check_usable("batch_jacobian()")
-    if not use_pfor and not gt._persistent:
-        raise RuntimeError("GradientTape must be created with persistent=True to compute the batch_jacobian "
-                           "with experimental_use_pfor=False.")
+    _check_callable(gt, "batch_jacobian", use_pfor)
     t_shape, t_dtype = _shape_dtype(target)
     s_shape, s_dtype = _shape_dtype(source)
     if not t_shape or not s_shape or t_shape[0] != s_shape[0]:
