@@ -1,7 +1,7 @@
 """tapejax: TensorFlow's eager autodiff semantics (GradientTape, ForwardAccumulator, custom gradients)
 over JAX arrays, with every numeric kernel jit-compiled."""
 from .tensor import Tensor, Variable, constant, convert_to_tensor
-from . import ops as _ops
+from . import ops as _ops  # noqa: F401  (installs the Tensor operators)
 from .ops import numpy
 from .ops import nn
 import sys as _sys

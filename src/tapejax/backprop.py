@@ -8,7 +8,6 @@ from typing import Any, Iterator, List, Optional
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from . import tape_set, vspace
 from .tape import GradientStats, Tape

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import tape_set
 from .backprop import UnconnectedGradients, flatten
-from .tensor import Tensor, Variable, convert_to_tensor
+from .tensor import Tensor, Variable
 
 
 def _shape_dtype(x):

@@ -28,7 +28,7 @@ The gradient algorithm:
 from __future__ import annotations
 
 import weakref
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Sequence
 
 from . import vspace
 from .config import config

@@ -26,7 +26,7 @@ from jax.extend.core import Literal
 
 from .. import tape_set, vspace
 from ..ops.core import BackwardFunction, IdentityBackward, NoGradient
-from ..tensor import Tensor, _is_float
+from ..tensor import Tensor
 from .capture import Capture
 
 
@@ -113,7 +113,7 @@ class Differentiated:
                 continue
             anc[op_id] = ops[op_id]
             stack.extend(anc[op_id].input_ids)
-        reached, changed = set(in_ids), True
+        reached = set(in_ids)
         between = {}
         for op_id in sorted(anc):  # op ids grow in execution order: one forward sweep suffices
             e = anc[op_id]

@@ -9,9 +9,8 @@ Backward functions are dispatched as recorded ops, so gradients of gradients wor
 from __future__ import annotations
 
 import enum
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List
 
-import jax
 
 from .. import tape_set
 from ..backprop import UnconnectedGradients, _unconnected, flatten

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from .core import OpDef, freeze, registry
 

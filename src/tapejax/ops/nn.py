@@ -10,7 +10,6 @@ The other ops derive their kernels from ``jax.vjp``/``jax.jvp``. Derivatives at 
 from __future__ import annotations
 
 import numbers
-from typing import Any, Optional, Sequence
 
 import jax
 import jax.numpy as jnp

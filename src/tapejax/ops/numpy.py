@@ -7,8 +7,6 @@ conventions (see API.md), in both modes.
 """
 from __future__ import annotations
 
-import builtins
-import functools
 from typing import Any, Sequence
 
 import jax
