@@ -51,14 +51,15 @@ def test_eager_training_does_not_leak():
                 with tj.ForwardAccumulator(w1, tangent) as acc:
                     loss = tnp.mean((tj.nn.sigmoid(x @ w1 + b1) @ w2 - y) ** 2)
                 jvp = acc.jvp(loss)
-            grads = t.gradient(loss + 0.0 * jvp, params)
+                total = loss + 0.0 * jvp
+            grads = t.gradient(total, params)
         else:  # second order: nested tapes
             with tj.GradientTape() as outer:
                 with tj.GradientTape() as inner:
                     loss = tnp.mean((tnp.tanh(x @ w1 + b1) @ w2 - y) ** 2)
                 g = inner.gradient(loss, w2)
-                pen = tnp.sum(g * g)
-            grads = outer.gradient(loss + 0.01 * pen, params)
+                total = loss + 0.01 * tnp.sum(g * g)
+            grads = outer.gradient(total, params)
         for v, g in zip(params, grads):
             v.assign_sub(0.01 * g)
         return float(loss)
