@@ -21,7 +21,7 @@ $(STAMP_BENCH): pyproject.toml | $(PY)
 	touch $@
 
 test: $(STAMP_TEST)
-	$(PY) -m pytest tests -q -n 2 -p no:cacheprovider
+	$(PY) -m pytest tests -n 2 -p no:cacheprovider
 
 demo: $(STAMP_TEST)
 	$(PY) examples/demo.py
