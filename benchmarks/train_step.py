@@ -94,6 +94,23 @@ def median_time(fn, repeats=50, warmup=5):
     return statistics.median(ts), statistics.quantiles(ts, n=4)
 
 
+def interleaved_medians(a, b, rounds=200, warmup=10):
+    """Median times of a and b, called alternately so the machine's drift hits both alike."""
+    for _ in range(warmup):
+        a()
+        b()
+    ta, tb = [], []
+    for _ in range(rounds):
+        t0 = time.perf_counter()
+        a()
+        t1 = time.perf_counter()
+        b()
+        t2 = time.perf_counter()
+        ta.append(t1 - t0)
+        tb.append(t2 - t1)
+    return statistics.median(ta), statistics.median(tb)
+
+
 def main() -> None:
     print(f"device: {jax.devices()[0]}  jax {jax.__version__}")
     rng = np.random.default_rng(0)
@@ -132,10 +149,7 @@ def main() -> None:
         l_j, _ = jax_step([jnp.asarray(p) for p in params0], jx, jy)
         l_t = tj_step(tx, ty)
         assert np.allclose(float(l_j), float(l_t), rtol=1e-4), (name, float(l_j), float(l_t))
-        t_jax, _ = median_time(run_jax)
-        t_tj, _ = median_time(run_tj)
-        t_jax2, _ = median_time(run_jax)  # twice, interleaved, to see the drift of this shared machine
-        t_jax = min(t_jax, t_jax2)
+        t_tj, t_jax = interleaved_medians(run_tj, run_jax)
         rows.append((name, t_tj, t_jax))
 
         d = tj.differentiate(lambda x, y, *p: loss(tnp, tnn, list(p), x, y), x, y, *params0)

@@ -64,6 +64,8 @@ class Function:
         self._donate = donate_variables
         self._variables: List[Variable] = []
         self._cache: Dict[Any, _Concrete] = {}
+        # Calls whose positional arguments are all Tensors (a training step): a cheaper key, same programs.
+        self._fast: Dict[Any, tuple] = {}
 
     def __get__(self, obj, objtype=None):
         if obj is None:
@@ -75,6 +77,16 @@ class Function:
 
     # -- calling ------------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if not kwargs and all(type(a) is Tensor for a in args):
+            dyn_vals = [_strong(a._value) for a in args]
+            fast_key = (tuple((v.shape, v.dtype) for v in dyn_vals), len(self._variables))
+            hit = self._fast.get(fast_key)
+            if hit is not None and not tape_set.any_recording():
+                conc, variables = hit
+                outs, new_vals = conc.jitted([_strong(v._value) for v in variables], dyn_vals)
+                return self._finish(conc, [Tensor(o) for o in outs], new_vals)
+        else:
+            fast_key = None
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
         dyn_pos, dyn_vals, sig = [], [], []
         for i, x in enumerate(leaves):
@@ -98,12 +110,19 @@ class Function:
                     continue  # new variables were found: retrace with them as inputs
                 self._cache[key] = conc
             break
+        if fast_key is not None and fast_key[1] == len(self._variables):
+            self._fast[fast_key] = (conc, list(self._variables))
         var_vals = [_strong(v._value) for v in self._variables]
         if tape_set.any_recording():
             outs, new_vals = self._call_recorded(conc, leaves, dyn_pos)
         else:
             outs, new_vals = conc.jitted(var_vals, dyn_vals)
             outs = [Tensor(o) for o in outs]
+        return self._finish(conc, outs, new_vals)
+
+    @staticmethod
+    def _finish(conc: "_Concrete", outs: list, new_vals: list):
+        """Write the assignments back and rebuild the outputs' structure."""
         for v, new in zip(conc.assigned, new_vals):
             v._value = new._value if isinstance(new, Tensor) else new
         it = iter(outs)
