@@ -17,49 +17,10 @@ import jax.numpy as jnp
 import numpy as np
 
 import tapejax as tj
+from chain import setup_tapejax, setup_tf, setup_torch  # the same chain as benchmarks/chain.py
 from tapejax import replay
 
 tnp = tj.numpy
-
-
-def chain_tapejax(x0, iters):
-    def run():
-        with tj.GradientTape() as t:
-            t.watch(x0)
-            x = x0
-            for _ in range(iters):
-                x = tnp.tanh(x * 1.01 + 0.1)
-            s = tnp.sum(x)
-        return t.gradient(s, x0).numpy()
-    return run
-
-
-def chain_torch(iters):
-    import torch
-    x0 = torch.linspace(-1, 1, 16, requires_grad=True)
-
-    def run():
-        x = x0
-        for _ in range(iters):
-            x = torch.tanh(x * 1.01 + 0.1)
-        (g,) = torch.autograd.grad(x.sum(), x0)
-        return g.numpy()
-    return run
-
-
-def chain_tf(iters):
-    import tensorflow as tf
-    x0 = tf.constant(np.linspace(-1, 1, 16).astype(np.float32))
-
-    def run():
-        with tf.GradientTape() as t:
-            t.watch(x0)
-            x = x0
-            for _ in range(iters):
-                x = tf.tanh(x * 1.01 + 0.1)
-            s = tf.reduce_sum(x)
-        return t.gradient(s, x0).numpy()
-    return run
 
 
 def mlp_setup():
@@ -137,12 +98,11 @@ def main():
     a = ap.parse_args()
     replay.clear()
     print(f"device: {jax.devices()[0]}  jax {jax.__version__}")
-    x0 = tj.constant(np.linspace(-1, 1, 16).astype(np.float32))
-    rows = [("tapejax op by op", chain_tapejax(x0, a.iters), False),
-            ("tapejax replay", chain_tapejax(x0, a.iters), True)]
-    for name, make in (("torch eager", chain_torch), ("TF eager", chain_tf)):
+    rows = [("tapejax op by op", setup_tapejax(a.iters)[2], False),
+            ("tapejax replay", setup_tapejax(a.iters)[2], True)]
+    for name, setup in (("torch eager", setup_torch), ("TF eager", setup_tf)):
         try:
-            rows.append((name, make(a.iters), None))
+            rows.append((name, setup(a.iters)[2], None))
         except ImportError:
             print(f"({name} not installed: skipped; `make bench` installs it)")
     ref = rows[0][1]()
