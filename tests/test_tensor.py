@@ -299,6 +299,8 @@ def test_jax_array_on_the_left_of_a_watched_tensor_refuses_instead_of_dropping_t
         with pytest.raises(TypeError, match="silently drop its gradient"):
             a * x
         y = tj.numpy.multiply(a, x)
+        # An explicit conversion asks for the raw value and is allowed (API.md: jnp.asarray(t) works).
+        np.testing.assert_allclose(np.asarray(jnp.asarray(y)), [1.0, 2.0])
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), [1.0, 1.0])
     # Outside any tape the conversion is allowed (no gradient can be lost).
     np.testing.assert_allclose(np.asarray(jnp.asarray(x)), [1.0, 2.0])

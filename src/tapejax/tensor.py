@@ -7,6 +7,7 @@ are told (``_trackers``), so the tape can free the ops nothing can reach any mor
 from __future__ import annotations
 
 import itertools
+import sys
 from typing import Any, Optional
 
 import jax
@@ -112,7 +113,7 @@ class Tensor:
         return a.astype(dtype) if dtype is not None else a
 
     def __jax_array__(self):
-        if tape_set.state.tapes or tape_set.state.accumulators:
+        if (tape_set.state.tapes or tape_set.state.accumulators) and _from_jax_operator():
             _refuse_untracked_use(self._id, "tj.Tensor")
         return self._value
 
@@ -162,6 +163,12 @@ class Tensor:
         return int(self)
 
 
+def _from_jax_operator() -> bool:
+    """True when a jax.Array operator (``jax_array * tensor``) is converting us: JAX calls ``__jax_array__``
+    from its ``_operator_*`` methods. An explicit ``jnp.asarray(t)`` asks for the raw array and is allowed."""
+    return sys._getframe(2).f_code.co_name.startswith("_operator_")
+
+
 def _refuse_untracked_use(tensor_id: int, kind: str, variable=None) -> None:
     """JAX converts objects with ``__jax_array__`` itself (``jax_array * tensor``, ``jnp.asarray``): the
     result would silently lose its gradient. Refuse while a tape or accumulator follows this value."""
@@ -177,7 +184,7 @@ def _refuse_untracked_use(tensor_id: int, kind: str, variable=None) -> None:
             return
     raise TypeError(
         f"A {kind} recorded by an active GradientTape/ForwardAccumulator was converted to a raw jax array "
-        "(e.g. `jax_array * tensor` or jnp.<fn>(tensor)), which would silently drop its gradient. Use tj.numpy "
+        "by a jax operator (e.g. `jax_array * tensor`), which would silently drop its gradient. Use tj.numpy "
         "ops or operators with the tj value (`tensor * jax_array`, tj.numpy.multiply(jax_array, tensor)), or "
         "take `.value` explicitly if no gradient is wanted.")
 
@@ -248,7 +255,7 @@ class Variable:
         return self.read_value().__array__(dtype)
 
     def __jax_array__(self):
-        if tape_set.state.tapes or tape_set.state.accumulators:
+        if (tape_set.state.tapes or tape_set.state.accumulators) and _from_jax_operator():
             _refuse_untracked_use(self._handle_id, "tj.Variable", variable=self)
         return self._current()
 
