@@ -39,6 +39,11 @@ class _Config(threading.local):
         self.replay: bool = False  # off by default: compiling a long tape costs seconds once per structure
         self.replay_warmup: int = 2       # op-by-op passes of a structure before it is compiled
         self.replay_cache_size: int = 64  # compiled backward programs kept (least recently used dropped)
+        # Fence each op's kernel in the compiled program so results equal the op-by-op kernels bit for
+        # bit; False lets XLA fuse across ops (faster; results may differ in the last bits, as jax.jit's).
+        self.replay_exact: bool = True
+        # Deferred execution (see lazy.py): ops recorded by a single tape run when their value is needed.
+        self.lazy: bool = True
 
     @property
     def aggregation_min_bytes(self) -> int:

@@ -178,12 +178,12 @@ def _note_unrecorded(op, args, out) -> None:
     out_ids = tuple(o._id for o in outs if hasattr(o, "_id"))
     if not out_ids:
         return
-    ins = [a for a in args if hasattr(a, "_id") and hasattr(a, "_value")]
+    ins = [a for a in args if hasattr(a, "_id") and hasattr(a, "dtype")]
     if not ins:
         return  # made from constants only: nothing can connect through it
     in_ids = tuple(a._id for a in ins)
-    in_dtypes = tuple(a._value.dtype for a in ins)
-    dtypes = tuple(o._value.dtype for o in outs if hasattr(o, "_id"))
+    in_dtypes = tuple(a.dtype for a in ins)  # .dtype, not ._value: a deferred output must not run here
+    dtypes = tuple(o.dtype for o in outs if hasattr(o, "_id"))
     for t in st.tapes:
         lin = t.__dict__.get("_debug_lineage")
         if lin is None:

@@ -15,74 +15,146 @@ differentiated or are marked ``replayable=False``) are not replayed; ``last_repl
 from __future__ import annotations
 
 import collections
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import jax
+import jax.numpy as jnp
+import numpy as np
 
+from . import lazy, vspace
 from .config import config
-from .ops.core import BackwardFunction, IdentityBackward, NoGradient
+from .ops.core import BackwardFunction, IdentityBackward, NoGradient, _as_tuple
 from .tape import GradientStats, OpEntry, run_backprop
 
 _seen: "collections.Counter" = collections.Counter()
 _programs: "collections.OrderedDict[Any, _Program]" = collections.OrderedDict()
 _SEEN_MAX = 4096
+_TRUE = np.bool_(True)  # the fences' run-time predicate (see _fence)
 
 
 class _Program:
-    __slots__ = ("fn", "stats")
+    __slots__ = ("fn", "stats", "exported")
 
     def __init__(self, fn) -> None:
         self.fn = fn
         self.stats: Optional[GradientStats] = None
+        self.exported: tuple = ()  # trace indices of the deferred ops whose values it returns
 
 
-def _structure(ops: Dict[int, OpEntry], usage, missing, tt, target_ids, source_ids, that_are_targets,
-               output_gradients):
-    """(signature, residual leaves, local snapshot) or (None, reason, None) when not replayable."""
+def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_targets, output_gradients,
+               fuse: bool):
+    """(signature, leaves, plan) or (None, reason, None) when not replayable. Runs at every ``gradient``
+    of a replay-enabled tape, so it is kept to a few dict operations per op.
+
+    With ``fuse`` the ops whose forward is still deferred (lazy.py) are recomputed inside the program:
+    their arguments become leaves and their residuals never leave it."""
     local: Dict[int, int] = {}
-
-    def lid(i: int) -> int:
-        k = local.get(i)
-        if k is None:
-            k = local[i] = len(local)
-        return k
+    setd = local.setdefault
+    leaves: List[Any] = []
+    node_sig: List[Any] = []
+    nodes: List[lazy.Node] = []
+    node_index: Dict[int, int] = {}
+    if fuse:
+        roots = []
+        for e in ops.values():
+            bf = e.backward
+            if type(bf) is BackwardFunction and bf.node is not None:
+                roots.append(bf.node)
+        nodes = lazy.pending_ancestors(roots)
+        if nodes:
+            recorded = {id(n) for n in roots}
+            node_index = {id(n): j for j, n in enumerate(nodes)}
+            leaf_pos: Dict[int, int] = {}
+            LazyTensor = lazy.LazyTensor
+            for n in nodes:
+                refs = []
+                for r in n.raw:
+                    if type(r) is LazyTensor:
+                        p = r._pending_node()
+                        if p is not None:
+                            refs.append((node_index[id(p)], r._index))
+                            continue
+                        r = r._value
+                    k = leaf_pos.get(id(r))
+                    if k is None:
+                        k = leaf_pos[id(r)] = len(leaves)
+                        leaves.append(r)
+                    refs.append(k)
+                node_sig.append((n.kernels, n.diff, n.type, tuple(refs), id(n) in recorded))
 
     sig: List[Any] = []
-    leaves: List[Any] = []
-    snap_ops = []
-    for op_id, e in ops.items():
+    kinds: List[Any] = []  # per op: ("lazy", node) / ("res", treedef, start, end) / ("identity",)
+    for e in ops.values():
         bf = e.backward
+        outs = e.outputs
         if type(bf) is BackwardFunction:
-            if isinstance(bf.res, NoGradient) or not bf.op.replayable:
+            if not bf.op.replayable:
                 return None, f"op '{e.op_type}' cannot be replayed", None
-            flat, treedef = jax.tree_util.tree_flatten(bf.res)
-            start = len(leaves)
-            leaves.extend(flat)
-            kernels = bf.op.kernels(bf.static)
-            bsig = (kernels, bf.spec, bf.diff, treedef)
-            bdesc = (bf.op, bf.static, bf.diff, bf.spec, treedef, start, len(leaves))
+            j = node_index.get(id(bf.node)) if bf.node is not None else None
+            if j is not None:
+                # The node's type fixes the kernels and output shapes.
+                bsig = j
+                kinds.append(("lazy", j))
+            else:
+                res = bf.residuals()
+                if isinstance(res, NoGradient):
+                    return None, f"op '{e.op_type}' cannot be replayed", None
+                flat, treedef = jax.tree_util.tree_flatten(res)
+                start = len(leaves)
+                leaves.extend(flat)
+                bsig = (bf.op.kernels(bf.static), bf.spec, bf.diff, treedef)
+                kinds.append(("res", treedef, start, len(leaves)))
         elif isinstance(bf, IdentityBackward):
-            bsig = bdesc = ("identity",)
+            bsig = "identity"
+            kinds.append(("identity",))
         else:
             return None, f"op '{e.op_type}' has a Python backward function ({type(bf).__name__})", None
-        outs = tuple((lid(info[0]), tuple(info[1]), info[2]) for info in e.outputs)
-        ins = tuple(lid(i) for i in e.input_ids)
-        # Where each input comes from matters (known to the tape, which op made it).
-        prov = tuple(tt.get(i, None) is not None for i in e.input_ids)
-        sig.append((bsig, outs, ins, prov))
-        snap_ops.append((e.op_type, outs, ins, bdesc))
-    tgt = tuple(lid(t) for t in target_ids)
-    src = tuple(lid(s) for s in source_ids)
+        if len(outs) == 1:
+            ol = setd(outs[0][0], len(local))
+        else:
+            ol = tuple([setd(o[0], len(local)) for o in outs])
+        if bsig == "identity" or type(bsig) is tuple:
+            ol = (ol, tuple((tuple(o[1]), o[2]) for o in outs))
+        ids = e.input_ids
+        # Where each input comes from matters too (known to the tape or not).
+        sig.append((bsig, ol, tuple([setd(i, len(local)) for i in ids]), tuple([i in tt for i in ids])))
+    # The deferred ops making the targets: their values come back with the gradients.
+    exported = []
+    for t in target_ids:
+        e = ops.get(tt.get(t, -1))
+        if e is not None and type(e.backward) is BackwardFunction and e.backward.node is not None:
+            j = node_index.get(id(e.backward.node))
+            if j is not None and j not in exported:
+                exported.append(j)
+    tgt = tuple([setd(t, len(local)) for t in target_ids])
+    src = tuple([setd(s, len(local)) for s in source_ids])
     og = tuple(None if g is None else (tuple(g.shape), g.dtype) for g in output_gradients) if output_gradients else ()
-    sat = tuple(sorted((lid(k), tuple(v[0]), v[1]) for k, v in that_are_targets.items()))
+    sat = tuple(sorted((local[k], tuple(v[0]), v[1]) for k, v in that_are_targets.items()))
     # tensor_tape, usage and missing counts restricted to these ops follow from the structure above
     # (pruning is deterministic), so they are not part of the key; they are renamed only when compiling.
-    key = (tuple(sig), tgt, src, og, sat, config.aggregation_min_count, config.aggregation_min_bytes)
-    return key, leaves, (snap_ops, local, ops, usage, missing, tt, tgt, src, sat)
+    key = (tuple(node_sig), tuple(sig), tuple(exported), tgt, src, og, sat, config.aggregation_min_count,
+           config.aggregation_min_bytes, config.replay_exact)
+    return key, leaves, (local, kinds, node_sig, exported, nodes, tgt, src, sat)
+
+
+def _snapshot(ops: Dict[int, OpEntry], usage, missing, tt, plan):
+    """What compiling needs, in local ids (only when a structure is compiled)."""
+    local, kinds, node_sig, exported, nodes, tgt, src, sat = plan
+    snap_ops = []
+    for e, kind in zip(ops.values(), kinds):
+        bf = e.backward
+        outs = tuple((local[o[0]], tuple(o[1]), o[2]) for o in e.outputs)
+        ins = tuple(local[i] for i in e.input_ids)
+        if kind[0] == "identity":
+            bdesc = kind
+        else:
+            bdesc = (kind[0], bf.op, bf.static, bf.diff, bf.spec) + kind[1:]
+        snap_ops.append((e.op_type, outs, ins, bdesc))
+    return (snap_ops, local, ops, usage, missing, tt, tgt, src, sat, node_sig, exported)
 
 
 def _localize(snapshot):
-    snap_ops, local, ops, usage, missing, tt, tgt, src, sat = snapshot
+    snap_ops, local, ops, usage, missing, tt, tgt, src, sat = snapshot[:9]
     op_index = {op_id: k for k, op_id in enumerate(ops)}
     tt_local = {}
     for tid, l in local.items():
@@ -94,26 +166,65 @@ def _localize(snapshot):
     return snap_ops, tt_local, usage_local, missing_local, tgt, src, sat
 
 
-def _build(snapshot) -> _Program:
+def _fence(pred, f: Callable, *args):
+    """``f(*args)`` as a separate XLA computation: XLA fuses nothing across a conditional whose predicate
+    is only known at run time, so the program computes what the op-by-op kernels compute, bit for bit
+    (a plain program would, e.g., contract one op's multiply and the next op's add into an FMA)."""
+    def skipped(*a):
+        return jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(f, *a))
+    return jax.lax.cond(pred, f, skipped, *args)
+
+
+class _FencedBackward:
+    """A backward function whose kernel runs fenced (see ``_fence``)."""
+
+    __slots__ = ("bf", "pred")
+
+    def __init__(self, bf, pred) -> None:
+        self.bf, self.pred = bf, pred
+
+    def __call__(self, cts, needed_idx, recording):
+        return _fence(self.pred, lambda c: self.bf(c, needed_idx, recording), list(cts))
+
+
+def _build(snapshot, exact: bool) -> _Program:
     snap_ops, tt_local, usage_local, missing_local, tgt, src, sat = _localize(snapshot)
+    node_sig, exported = snapshot[9], snapshot[10]
     program = _Program(None)
 
-    def backward_pass(leaves, out_grads):
+    def step(leaves, out_grads, pred):
+        def fenced(f, *args):
+            return _fence(pred, f, *args) if exact else f(*args)
+        values, residuals = [], {}
+        for j, (kernels, diff, _, refs, recorded) in enumerate(node_sig):
+            args = tuple(leaves[r] if type(r) is int else values[r[0]][r[1]] for r in refs)
+            if recorded:
+                out, residuals[j] = fenced(lambda *a: kernels.forward_res_impl(diff, a), *args)
+            else:
+                out = fenced(kernels.forward, *args)
+            values.append(_as_tuple(out))
         ops = {}
         for k, (op_type, outs, ins, bdesc) in enumerate(snap_ops):
-            if bdesc[0] == "identity":
+            kind = bdesc[0]
+            if kind == "identity":
                 bf = IdentityBackward()
+            elif kind == "lazy":
+                _, op, static, diff, spec, j = bdesc
+                bf = BackwardFunction(op, static, residuals[j], None, diff, spec)
             else:
-                op, static, diff, spec, treedef, a, b = bdesc
+                _, op, static, diff, spec, treedef, a, b = bdesc
                 bf = BackwardFunction(op, static, jax.tree_util.tree_unflatten(treedef, leaves[a:b]), None, diff, spec)
+            if exact and kind != "identity":
+                bf = _FencedBackward(bf, pred)
             ops[k] = OpEntry(op_type, tuple((o[0], o[1], o[2], None) for o in outs), list(ins), bf)
         stats = GradientStats()
         that_are_targets = {l: (shape, dtype, None) for l, shape, dtype in sat}
         result = run_backprop(ops, dict(usage_local), dict(missing_local), tt_local, True, list(tgt), list(src),
-                              that_are_targets, list(out_grads), False, stats)
+                              that_are_targets, list(out_grads), False, stats,
+                              aggregate=(lambda gl: fenced(vspace.aggregate, gl)) if exact else None)
         program.stats = stats
-        return result
-    program.fn = jax.jit(backward_pass)
+        return result, [values[j] for j in exported]
+    program.fn = jax.jit(step)
     return program
 
 
@@ -122,8 +233,8 @@ def try_replay(tape, ops, usage, missing, target_ids: Sequence[int], source_ids:
     """Run the backward pass as one compiled program if its structure recurs; None to go op by op."""
     if not ops:
         return None
-    key, leaves, snapshot = _structure(ops, usage, missing, tape.tensor_tape, target_ids, source_ids,
-                                       that_are_targets, output_gradients)
+    key, leaves, plan = _structure(ops, tape.tensor_tape, target_ids, source_ids, that_are_targets,
+                                   output_gradients, fuse=not tape.persistent)
     if key is None:
         tape.last_replay = f"op by op: {leaves}"
         return None
@@ -135,19 +246,109 @@ def try_replay(tape, ops, usage, missing, target_ids: Sequence[int], source_ids:
         if n <= config.replay_warmup:
             tape.last_replay = f"op by op (warm-up {n}/{config.replay_warmup})"
             return None
-        program = _programs[key] = _build(snapshot)
+        program = _programs[key] = _build(_snapshot(ops, usage, missing, tape.tensor_tape, plan), config.replay_exact)
         while len(_programs) > config.replay_cache_size:
             _programs.popitem(last=False)
     else:
         _programs.move_to_end(key)
     og = list(output_gradients) if output_gradients else []
-    result = program.fn(leaves, og)
+    result, exported = program.fn(leaves, og, _TRUE)
+    nodes = plan[4]
+    for j, values in zip(plan[3], exported):
+        nodes[j].set_values(tuple(values))
+    for e in ops.values():  # deferred ops recomputed by the program: their residuals are not needed
+        if type(e.backward) is BackwardFunction:
+            e.backward.node = None
     ops.clear()  # the residuals have been consumed; a non-persistent tape lets them go now
     s = program.stats
     stats.peak_pending_bytes, stats.ops_run, stats.early_aggregations = s.peak_pending_bytes, s.ops_run, \
         s.early_aggregations
     tape.last_replay = f"replayed as one compiled program ({s.ops_run} backward ops)"
     return result
+
+
+# -- the fast path: a tape whose every op was deferred (lazy.Trace) ------------------------------------
+
+NOT_TRACED = object()  # run_trace's answer when the tape's trace cannot be used
+
+
+def run_trace(tape, target_ids: Sequence[int], source_ids: Sequence[int], that_are_targets, output_gradients,
+              stats: GradientStats):
+    """The gradient from the compiled program of the tape's trace: NOT_TRACED when the trace is broken or
+    one of its ops was computed already, None during warm-up (the caller goes op by op)."""
+    tr = tape.trace
+    if tr is None or not tr.intact():
+        return NOT_TRACED
+    ident = tr.ident
+    og = list(output_gradients) if output_gradients else []
+    key = ("trace", tuple(tr.tokens), tuple([ident(t) for t in target_ids]), tuple([ident(s) for s in source_ids]),
+           tuple(None if g is None else (tuple(g.shape), g.dtype) for g in og),
+           tuple(sorted((ident(k), tuple(v[0]), v[1]) for k, v in that_are_targets.items())),
+           config.aggregation_min_count, config.aggregation_min_bytes, config.replay_exact)
+    program = _programs.get(key)
+    if program is None:
+        n = _seen[key] = _seen[key] + 1
+        if len(_seen) > _SEEN_MAX:
+            _seen.clear()
+        if n <= config.replay_warmup:
+            tape.last_replay = f"op by op (warm-up {n}/{config.replay_warmup})"
+            return None
+        ops, usage, missing = tape._prepare(target_ids)
+        snapshot = _trace_snapshot(tr, ops, usage, missing, tape.tensor_tape, target_ids, source_ids,
+                                   that_are_targets)
+        program = _build(snapshot, config.replay_exact)
+        program.exported = tuple(snapshot[10])
+        _programs[key] = program
+        while len(_programs) > config.replay_cache_size:
+            _programs.popitem(last=False)
+    else:
+        _programs.move_to_end(key)
+    result, exported = program.fn(tr.leaves, og, _TRUE)
+    for j, values in zip(program.exported, exported):
+        tr.nodes[j].set_values(tuple(values))
+    tape.finish()
+    s = program.stats
+    stats.peak_pending_bytes, stats.ops_run, stats.early_aggregations = s.peak_pending_bytes, s.ops_run, \
+        s.early_aggregations
+    tape.last_replay = f"replayed as one compiled program ({s.ops_run} backward ops, forward included)"
+    return result
+
+
+def _trace_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, target_ids, source_ids, that_are_targets):
+    """_build's input for a trace: every deferred op of the trace (XLA drops those nothing uses) and the
+    pruned tape's backward ops, in local ids."""
+    local: Dict[int, int] = {}
+    setd = local.setdefault
+    snap_ops = []
+    recorded = set()
+    for e in ops.values():
+        bf = e.backward
+        if type(bf) is BackwardFunction and bf.node is not None and bf.node.trace is tr:
+            bdesc = ("lazy", bf.op, bf.static, bf.diff, bf.spec, bf.node.tix)
+            recorded.add(bf.node.tix)
+        elif isinstance(bf, IdentityBackward):
+            bdesc = ("identity",)
+        else:
+            raise RuntimeError(f"tapejax internal error: op '{e.op_type}' is on a traced tape but not in its trace")
+        outs = tuple((setd(o[0], len(local)), tuple(o[1]), o[2]) for o in e.outputs)
+        ins = tuple(setd(i, len(local)) for i in e.input_ids)
+        snap_ops.append((e.op_type, outs, ins, bdesc))
+    node_sig = []
+    for n in tr.nodes:
+        refs = tuple((r._node.tix, r._index) if type(r) is lazy.LazyTensor else tr.leaf_pos[id(r)] for r in n.raw)
+        # (the token's refs also name the tensors; the program only needs where each value comes from)
+        node_sig.append((n.kernels, n.diff, n.type, refs, n.tix in recorded))
+    exported = []
+    for t in target_ids:
+        e = ops.get(tt.get(t, -1))
+        if e is not None and type(e.backward) is BackwardFunction and e.backward.node is not None:
+            j = e.backward.node.tix
+            if j not in exported:
+                exported.append(j)
+    tgt = tuple(setd(t, len(local)) for t in target_ids)
+    src = tuple(setd(s, len(local)) for s in source_ids)
+    sat = tuple(sorted((local[k], tuple(v[0]), v[1]) for k, v in that_are_targets.items()))
+    return (snap_ops, local, ops, usage, missing, tt, tgt, src, sat, node_sig, exported)
 
 
 def clear() -> None:

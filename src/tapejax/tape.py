@@ -30,7 +30,7 @@ from __future__ import annotations
 import weakref
 from typing import Any, Dict, List, Sequence
 
-from . import vspace
+from . import lazy, vspace
 from .config import config
 from .tensor import Tensor
 
@@ -76,6 +76,8 @@ class Tape:
         self.paused = False
         self.last_replay = ""  # how the last backward pass ran (see replay.py)
         self._weak = weakref.ref(self)
+        # The tape's structure as data, for replay (lazy.Trace); only where a replay could use it.
+        self.trace = lazy.Trace() if (config.lazy and config.replay and not persistent) else None
 
     @property
     def recording(self) -> bool:
@@ -91,14 +93,35 @@ class Tape:
 
     def watch(self, tensor_id: int) -> None:
         self.tensor_tape.setdefault(tensor_id, -1)
+        if self.trace is not None:
+            self.trace.add(("watch", self.trace.ident(tensor_id)))
 
     def watch_variable(self, var) -> None:
         h = var._handle_id
         if h not in self.watched_variables:
             self.watched_variables[h] = var
             self.tensor_tape.setdefault(h, -1)
+            if self.trace is not None:
+                self.trace.add(("watch", self.trace.ident(h)))
+
+    def record_read(self, handle_id: int, t: Tensor, backward) -> None:
+        """Record ``t = read(variable)`` (an identity from the variable's handle)."""
+        trace, self.trace = self.trace, None  # record_operation would break it
+        self.record_operation("ReadVariable", (t,), [handle_id], backward)
+        self.trace = trace
+        if trace is not None:
+            trace.add(("read", trace.ident(handle_id), trace.ident(t._id)))
+
+    def finish(self) -> None:
+        """A non-persistent tape after its gradient: forget everything; tensors dying later cost nothing."""
+        self.op_tape = {}
+        self.tensor_tape = {}
+        self.tensor_usage = {}
+        self.trace = None
 
     def record_operation(self, op_type: str, outputs: Sequence[Tensor], input_ids: Sequence[int], backward) -> None:
+        if self.trace is not None:
+            self.trace.break_()
         usage = self.tensor_usage
         for i in input_ids:
             usage[i] = usage.get(i, 0) + 1
@@ -118,6 +141,34 @@ class Tape:
             v = o._value
             infos.append((oid, v.shape, v.dtype, None if isinstance(v, Tracer) else v.sharding))
         self.op_tape[op_id] = OpEntry(op_type, tuple(infos), list(input_ids), backward)
+
+    def record_deferred(self, op_type: str, outputs: tuple, input_ids: list, backward, infos: tuple) -> None:
+        """``record_operation`` for outputs not computed yet (lazy.py): ``infos`` gives each output's
+        (shape, dtype, sharding); the outputs are new tensors."""
+        usage = self.tensor_usage
+        for i in input_ids:
+            usage[i] = usage.get(i, 0) + 1
+        op_id = self.next_op_id
+        self.next_op_id = op_id + 1
+        tt = self.tensor_tape
+        weak = self._weak
+        if len(outputs) == 1:
+            o = outputs[0]
+            oid = o._id
+            tt[oid] = op_id
+            usage[oid] = 1
+            o._trackers = [weak]
+            out_infos = ((oid,) + infos[0],)
+        else:
+            out_infos = []
+            for o, info in zip(outputs, infos):
+                oid = o._id
+                tt[oid] = op_id
+                usage[oid] = 1
+                o._trackers = [weak]
+                out_infos.append((oid,) + info)
+            out_infos = tuple(out_infos)
+        self.op_tape[op_id] = OpEntry(op_type, out_infos, input_ids, backward)
 
     def _tensor_died(self, tensor_id: int) -> None:
         self.delete_trace(tensor_id)
@@ -148,6 +199,8 @@ class Tape:
             stack.extend(entry.input_ids)
 
     def clear(self) -> None:
+        if self.trace is not None:
+            self.trace.break_()
         self.tensor_tape.clear()
         self.tensor_usage.clear()
         self.op_tape.clear()
@@ -189,9 +242,16 @@ class Tape:
                          sources_that_are_targets: Dict[int, Any], output_gradients: Sequence[Any],
                          recording: bool, stats: GradientStats) -> List[Any]:
         """Gradients (raw arrays, or Tensors when ``recording``) of the targets w.r.t. the sources."""
+        from . import replay
+        traced = False
+        if not recording and config.replay and self.trace is not None and not self.persistent:
+            result = replay.run_trace(self, target_ids, source_ids, sources_that_are_targets, output_gradients,
+                                      stats)
+            if result is not None and result is not replay.NOT_TRACED:
+                return result
+            traced = result is None  # warm-up of a trace: op by op, no second warm-up count below
         ops, usage, missing = self._prepare(target_ids)
-        if not recording and config.replay:
-            from . import replay
+        if not recording and config.replay and not traced:
             result = replay.try_replay(self, ops, usage, missing, target_ids, source_ids,
                                        sources_that_are_targets, output_gradients, stats)
             if result is not None:
@@ -203,8 +263,9 @@ class Tape:
 def run_backprop(ops: Dict[int, OpEntry], usage: Dict[int, int], missing: Dict[int, int], tt: Dict[int, int],
                  persistent: bool, target_ids: Sequence[int], source_ids: Sequence[int],
                  sources_that_are_targets: Dict[int, Any], output_gradients: Sequence[Any],
-                 recording: bool, stats: GradientStats) -> List[Any]:
-    """Steps 2-4 of the algorithm over a pruned tape (also traced once by the replay of a recurring tape)."""
+                 recording: bool, stats: GradientStats, aggregate=None) -> List[Any]:
+    """Steps 2-4 of the algorithm over a pruned tape (also traced once by the replay of a recurring tape,
+    which may pass its own ``aggregate``)."""
     sources_set = set(source_ids)
     gradients: Dict[int, List[Any]] = {}
     pending_bytes = 0
@@ -236,7 +297,8 @@ def run_backprop(ops: Dict[int, OpEntry], usage: Dict[int, int], missing: Dict[i
     stack.reverse()
     min_count = config.aggregation_min_count
     min_bytes = config.aggregation_min_bytes
-    aggregate = vspace.aggregate_tensors if recording else vspace.aggregate
+    if aggregate is None:
+        aggregate = vspace.aggregate_tensors if recording else vspace.aggregate
     ops_run = 0
     early = 0
     while stack:

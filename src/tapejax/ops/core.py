@@ -28,6 +28,9 @@ import numpy as np
 
 from .. import tape_set
 from .. import debug as _debug
+from .. import lazy
+from ..config import config
+from ..lazy import ArrayImpl, LazyTensor
 from ..tensor import Tensor, Variable, _is_float
 
 _registry: Dict[str, "OpDef"] = {}
@@ -396,8 +399,9 @@ def _scalar(a):
     return v
 
 
-def _raw(op: OpDef, args: Sequence[Any]):
-    """Unwrap arguments: (raw values for the kernels, the argument list with Variables read)."""
+def _raw(op: OpDef, args: Sequence[Any], keep_lazy: bool = False):
+    """Unwrap arguments: (raw values for the kernels, the argument list with Variables read). With
+    ``keep_lazy`` a LazyTensor whose value is still pending stays in the raw list as itself."""
     raw = []
     conv = None
     for i, a in enumerate(args):
@@ -406,6 +410,9 @@ def _raw(op: OpDef, args: Sequence[Any]):
             raw.append(a._value)
         elif t is float or t is int or t is bool:
             raw.append(_scalar(a))
+        elif t is LazyTensor:
+            c = a._concrete
+            raw.append(c if c is not None else (a if keep_lazy else a._value))
         elif isinstance(a, Tensor):
             raw.append(a._value)
         elif isinstance(a, Variable):
@@ -444,9 +451,16 @@ def _wrap(out):
 
 def apply(op: OpDef, args: Sequence[Any], static: dict):
     """Run ``op`` on ``args``; record it on every tape/accumulator of this thread that watches an input."""
-    raw, args = _raw(op, args)
     st = tape_set.state
+    lazy = (config.lazy and len(st.tapes) == 1 and not st.accumulators and not st.stopped and op.differentiable
+            and st.capture is None and not _debug._checking)
+    raw, args = _raw(op, args, lazy)
     try:
+        if lazy:
+            out = _apply_lazy(op, args, raw, static)
+            if out is not None:
+                return out
+            raw = [r._value if type(r) is LazyTensor else r for r in raw]
         if not ((st.tapes or st.accumulators) and not st.stopped) or not op.differentiable:
             out = _wrap(op.kernels(static).forward(*raw))
             if st.tapes:  # tj.debug: a marker of the unrecorded op, for explain_gradient
@@ -476,6 +490,75 @@ def _named_error(op: OpDef, raw, static: dict, e: Exception) -> Optional[Excepti
     params = f" with {', '.join(f'{k}={v!r:.40}' for k, v in shown.items())}" if shown else ""
     return type(e)(f"tj op '{op.name}' on arguments {', '.join(desc(r) for r in raw)}{params}: {msg}\n"
                    f"Fix the arguments' shapes or dtypes (tj.numpy/tj.nn follow jax.numpy/jax.nn's rules).")
+
+
+def _apply_lazy(op: OpDef, args, raw, static):
+    """Record ``op`` without running it (lazy.py); None when it must run now: an argument that is not
+    a plain array on the default device, or an op JAX cannot differentiate. Also adds the op to the
+    tape's trace (one loop over the arguments does both: this runs for every op)."""
+    tape = tape_set.state.tapes[0]
+    trace = tape.trace
+    if trace is not None and trace.broken:
+        trace = None
+    avals = []
+    refs = []
+    mask = 0
+    bit = 1
+    for a, r in zip(args, raw):
+        if type(r) is LazyTensor:
+            avals.append(r._aval)
+            mask |= bit
+            if trace is not None:
+                n = r._node
+                if n.trace is trace:
+                    refs.append((n.tix, r._index))  # the tensor made by that traced op
+                else:
+                    trace.break_()
+                    trace = None
+        elif type(r) is ArrayImpl and not r._committed:
+            avals.append(r.aval)
+            is_tensor = isinstance(a, Tensor)
+            if is_tensor:
+                mask |= bit
+            if trace is not None:
+                k = trace.leaf_pos.get(id(r))
+                if k is None:
+                    k = trace.add_leaf(r)
+                refs.append((-1 - k, trace.ident(a._id)) if is_tensor else k)
+        else:
+            return None
+        bit <<= 1
+    typ = lazy.op_type(op, static, mask, avals)
+    if typ is None:
+        return None
+    ids = []
+    recorded = False
+    tt = tape.tensor_tape
+    for i in typ.diff:
+        tid = args[i]._id
+        ids.append(tid)
+        if tid in tt:
+            recorded = True
+    recorded = recorded and not tape.paused
+    node = lazy.Node(typ, raw, recorded)
+    if typ.multi:
+        outs = tuple(LazyTensor(node, j, av) for j, av in enumerate(typ.avals))
+        result = outs
+    else:
+        result = LazyTensor(node, 0, typ.avals[0])
+        outs = (result,)
+    if recorded:
+        bf = BackwardFunction(op, static, None, args, typ.diff, typ.spec)
+        bf.node = node
+        tape.record_deferred(op.name, outs, ids, bf, typ.infos)
+    else:
+        _debug._note_unrecorded(op, args, result)
+    if trace is not None:
+        node.trace = trace
+        node.tix = len(trace.nodes)
+        trace.nodes.append(node)
+        trace.tokens.append((typ, recorded, tuple(refs), outs[0]._id - trace.base))
+    return result
 
 
 def _apply_recorded(op: OpDef, args, raw, static):
@@ -541,10 +624,18 @@ class BackwardFunction:
     pass can be dispatched as an op of those tensors (for higher-order gradients, as TF's gradient
     functions reference op inputs)."""
 
-    __slots__ = ("op", "static", "res", "inputs", "diff", "spec", "site")
+    __slots__ = ("op", "static", "res", "inputs", "diff", "spec", "site", "node")
 
     def __init__(self, op: OpDef, static: dict, res, inputs, diff: tuple, spec) -> None:
         self.op, self.static, self.res, self.inputs, self.diff, self.spec = op, static, res, inputs, diff, spec
+        self.node = None  # a deferred op (lazy.py): the residuals come when it runs
+
+    def residuals(self):
+        node = self.node
+        if node is not None:
+            self.res = lazy.take_residuals(node)
+            self.node = None
+        return self.res
 
     @property
     def input_positions(self) -> tuple:
@@ -552,6 +643,8 @@ class BackwardFunction:
 
     def residual_bytes(self) -> int:
         from ..vspace import nbytes
+        if self.node is not None:
+            return sum(nbytes(a) for a in self.node.type.avals)  # not run yet: about its outputs' size
         return sum(nbytes(x) for x in jax.tree_util.tree_leaves(self.res) if hasattr(x, "shape"))
 
     def __call__(self, cts: list, needed_idx: Sequence[int], recording: bool) -> list:
@@ -565,6 +658,8 @@ class BackwardFunction:
         result = [None] * len(diff)
         if not needed:
             return result
+        if self.node is not None:
+            self.residuals()
         if isinstance(self.res, NoGradient):
             raise self.res.error()
         if not recording:
@@ -636,7 +731,7 @@ def record_variable_read(var: Variable, t: Tensor) -> None:
         if tape.watch_accessed_variables and var.trainable:
             tape.watch_variable(var)
         if tape.should_record((handle,)):
-            tape.record_operation("ReadVariable", (t,), [handle], IDENTITY_BACKWARD)
+            tape.record_read(handle, t, IDENTITY_BACKWARD)
     for acc in tape_set.recording_accumulators():
         acc.record_identity(handle, t)
 

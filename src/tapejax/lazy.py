@@ -1,0 +1,250 @@
+"""Deferred execution of the ops a tape records.
+
+While exactly one GradientTape records (no accumulator, no tj.function trace), an op whose arguments
+are all plain device arrays on the default device does not run its kernel: its output is a
+``LazyTensor`` whose shape and dtype are known at once (``jax.eval_shape`` of the op's kernel, cached
+per op, static parameters and argument types, so shape and dtype errors still raise at the call) and
+whose value is computed when first asked for. Because jax arrays are immutable, computing later gives
+exactly the value computing now would have.
+
+A value is asked for by anything that reads ``tensor.value`` (printing, ``numpy()``, an op outside the
+tape, a Variable assign). Then the pending ops it depends on run one by one, each with the same kernel
+as eager execution (``materialize``). At ``gradient`` time the replay (replay.py) instead runs the
+pending forward ops and the backward pass of a recurring tape as one compiled program: a training step
+becomes one dispatch, the targets' values coming back with the gradients.
+"""
+from __future__ import annotations
+
+import threading
+from typing import Any, Dict, List, Optional, Tuple
+
+import jax
+import jax.numpy as jnp
+
+from .tensor import Tensor, _is_float, _next_id
+
+ArrayImpl = type(jnp.zeros(()))
+_lock = threading.RLock()
+_next_seq = iter(range(1, 1 << 62)).__next__
+_NO_RES = object()  # residuals not computed (``None`` is a valid residual)
+
+
+class OpType:
+    """What one op produces for one set of static parameters and argument types: the kernels, the
+    differentiable argument positions, the output abstract values and the tape's output records."""
+
+    __slots__ = ("kernels", "diff", "avals", "multi", "spec", "infos")
+
+    def __init__(self, kernels, diff: tuple, avals: tuple, multi: bool) -> None:
+        self.kernels = kernels
+        self.diff = diff
+        self.avals = avals
+        self.multi = multi
+        self.spec = (multi, tuple((a.shape, a.dtype, _is_float(a.dtype)) for a in avals))
+        self.infos = tuple((a.shape, a.dtype, None) for a in avals)  # (shape, dtype, sharding) per output
+
+
+_types: Dict[Any, Any] = {}
+_TYPES_MAX = 8192
+
+
+def op_type(op, static: dict, tensor_mask: int, avals: list):
+    """The cached OpType of ``op`` with ``static`` on arguments of abstract values ``avals`` (bit i of
+    ``tensor_mask`` set when argument i is a Tensor); None when the op cannot be deferred (JAX cannot
+    differentiate it: it must run now so that only asking for a gradient fails). A shape or dtype error
+    raises here, as the eager call would."""
+    key = (op, tensor_mask, *avals) if not static else (op, tensor_mask, *avals, tuple(sorted(static.items())))
+    t = _types.get(key)
+    if t is not None:
+        return t or None
+    kernels = op.kernels(static)
+    diff = tuple(i for i, a in enumerate(avals) if (tensor_mask >> i) & 1 and _is_float(a.dtype))
+    structs = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals]
+    try:
+        out = jax.eval_shape(lambda *d: kernels.forward_res_impl(diff, d)[0], *structs)
+    except Exception as e:
+        from .ops.core import _is_no_gradient_error
+        if not _is_no_gradient_error(e):
+            raise
+        t = False
+    else:
+        multi = isinstance(out, (tuple, list))
+        outs = tuple(out) if multi else (out,)
+        t = OpType(kernels, diff,
+                   tuple(jax.core.ShapedArray(o.shape, o.dtype, weak_type=o.weak_type) for o in outs), multi)
+    if len(_types) >= _TYPES_MAX:
+        _types.clear()
+    _types[key] = t
+    return t or None
+
+
+class Node:
+    """One deferred op: its kernels and arguments (device arrays or LazyTensors) until it has run."""
+
+    __slots__ = ("kernels", "diff", "type", "raw", "values", "res", "recorded", "seq", "trace", "tix")
+
+    def __init__(self, type_: OpType, raw: list, recorded: bool) -> None:
+        self.kernels = type_.kernels
+        self.diff = type_.diff
+        self.type = type_
+        self.raw = raw
+        self.values: Optional[tuple] = None
+        self.res = _NO_RES  # the residuals, when the op ran eagerly and a tape recorded it
+        self.recorded = recorded
+        self.seq = _next_seq()
+        self.trace = None  # the Trace that lists it, and its index there
+        self.tix = -1
+
+    def set_values(self, values: tuple) -> None:
+        self.values = values
+        self.raw = None  # let the arguments go
+
+
+class LazyTensor(Tensor):
+    """A Tensor whose value is computed when first read (see the module docstring)."""
+
+    __slots__ = ("_node", "_index", "_aval", "_concrete")
+
+    def __init__(self, node: Node, index: int, aval) -> None:
+        self._id = _next_id()
+        self._trackers = None
+        self._node = node
+        self._index = index
+        self._aval = aval
+        self._concrete = None
+
+    @property
+    def _value(self):
+        c = self._concrete
+        if c is None:
+            node = self._node
+            if node.values is None:
+                materialize(node)
+            c = self._concrete = node.values[self._index]
+            self._node = None
+        return c
+
+    def _pending_node(self) -> Optional[Node]:
+        """The node still to run for this tensor's value, or None once it is known."""
+        node = self._node
+        if node is None or node.values is not None:
+            return None
+        return node
+
+    @property
+    def shape(self) -> tuple:
+        return self._aval.shape
+
+    @property
+    def dtype(self):
+        return self._aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._aval.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self._aval.size)
+
+
+def pending_ancestors(nodes) -> List[Node]:
+    """The not yet computed nodes ``nodes`` depend on (themselves included), oldest first."""
+    seen: Dict[int, Node] = {}
+    stack = [n for n in nodes if n.values is None]
+    while stack:
+        n = stack.pop()
+        if id(n) in seen:
+            continue
+        seen[id(n)] = n
+        for r in n.raw:
+            if type(r) is LazyTensor:
+                p = r._pending_node()
+                if p is not None and id(p) not in seen:
+                    stack.append(p)
+    return sorted(seen.values(), key=lambda n: n.seq)
+
+
+def concrete_args(node: Node) -> list:
+    return [r._value if type(r) is LazyTensor else r for r in node.raw]
+
+
+def materialize(node: Node) -> None:
+    """Run ``node`` and the pending nodes it depends on, one kernel each, oldest first (eager order)."""
+    from .ops.core import _as_tuple
+    with _lock:
+        for n in pending_ancestors([node]):
+            if n.values is not None:
+                continue
+            raw = concrete_args(n)
+            k = n.kernels
+            if n.recorded:  # op_type() traced forward_res already: it differentiates
+                out, n.res = k.run_forward_res(n.diff, raw)
+            else:
+                out = k.forward(*raw)
+            n.set_values(_as_tuple(out))
+
+
+def take_residuals(node: Node):
+    """The residuals of a recorded node (computing it if needed); the node forgets them."""
+    if node.values is None:
+        materialize(node)
+    res = node.res
+    if res is _NO_RES:
+        raise RuntimeError("tapejax internal error: the residuals of a deferred op were already used")
+    node.res = _NO_RES
+    return res
+
+
+class Trace:
+    """What one GradientTape recorded, as data: a token per deferred op, variable read and watch, and
+    the device arrays the deferred ops read (``leaves``, each once, in order of first use).
+
+    Tensors are named relative to the trace (``id - base`` for tensors made while it records, a
+    first-use index for older ones), so the tokens of two steps of a training loop are equal exactly
+    when the two tapes have the same structure. replay.py keys compiled programs on them, which makes
+    the per-step cost of finding the program a hash of the token list instead of a walk over the tape.
+    Anything else recorded on the tape (an op that ran eagerly, a custom gradient) breaks the trace."""
+
+    __slots__ = ("base", "tokens", "nodes", "leaves", "leaf_pos", "outer", "broken")
+
+    def __init__(self) -> None:
+        self.base = _next_id()
+        self.tokens: List[Any] = []
+        self.nodes: List[Node] = []
+        self.leaves: List[Any] = []
+        self.leaf_pos: Dict[int, int] = {}
+        self.outer: Dict[int, int] = {}
+        self.broken = False
+
+    def ident(self, tid: int) -> int:
+        """A tensor id in the trace's naming: >= 0 for tensors made after the trace began."""
+        if tid > self.base:
+            return tid - self.base
+        k = self.outer.get(tid)
+        if k is None:
+            k = self.outer[tid] = len(self.outer)
+        return -1 - k
+
+    def add_leaf(self, array) -> int:
+        k = self.leaf_pos[id(array)] = len(self.leaves)
+        self.leaves.append(array)
+        return k
+
+    def add(self, token: tuple) -> None:
+        self.tokens.append(token)
+
+    def break_(self) -> None:
+        """Something the trace cannot describe was recorded: forget it all (replay takes the slow path)."""
+        self.broken = True
+        self.tokens = self.nodes = self.leaves = []
+        self.leaf_pos = self.outer = {}
+
+    def intact(self) -> bool:
+        """True while every deferred op of the trace is still pending (none was computed eagerly)."""
+        if self.broken:
+            return False
+        for n in self.nodes:
+            if n.values is not None:
+                return False
+        return True
