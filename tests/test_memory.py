@@ -1,11 +1,23 @@
 """Memory: residuals are freed after a non-persistent gradient, and ops nothing can reach are freed
-while the tape is still open (tape.h's DeleteTrace). Measured with jax.live_arrays()."""
+while the tape is still open (tape.h's DeleteTrace). Measured with jax.live_arrays().
+
+These tests are about the residuals of ops that ran, so deferred execution (tj.config.lazy, which
+would compute nothing until the gradient) is off here; tests/test_lazy.py covers memory with it on."""
 import gc
 
 import jax
 import numpy as np
+import pytest
 
 import tapejax as tj
+
+
+@pytest.fixture(autouse=True)
+def eager_ops():
+    old = tj.config.lazy
+    tj.config.lazy = False
+    yield
+    tj.config.lazy = old
 
 tnp = tj.numpy
 

@@ -5,7 +5,9 @@ tapejax adds no communication of its own. Every process runs the same program; a
 (gloo over TCP on CPU, NCCL on GPU) move the data. This module only
 
 * reads the coordinator address, process count and process id that ``python -m tapejax.launch`` (or a
-  cluster manager) puts in the environment and calls ``jax.distributed.initialize`` with them, and
+  cluster manager) puts in the environment and calls ``jax.distributed.initialize`` with them,
+* makes the XLA CPU client start enough threads for multi-process collectives (``PJRT_NPROC``, see
+  ``cpu_client_threads_needed``: without it, eager op-by-op steps deadlock intermittently), and
 * gives short names for building global arrays from per-process data (``shard_batch``), replicated
   parameters (``replicate``) and for bringing values back to the host (``to_numpy``).
 
@@ -24,6 +26,7 @@ Typical use (see ``examples/data_parallel.py``)::
 from __future__ import annotations
 
 import os
+import re
 from typing import Any, Optional
 
 import numpy as np
@@ -83,10 +86,79 @@ def initialize(coordinator_address: Optional[str] = None, num_processes: Optiona
         raise RuntimeError("tapejax.distributed.initialize() must be called before any JAX computation (JAX "
                            "has already started its backend in this process, so it cannot join a "
                            "multi-process run). Call it first thing in the script, right after the imports.")
+    ensure_cpu_client_threads()
     jax.distributed.initialize(coordinator_address=coordinator_address, num_processes=num_processes,
                                process_id=process_id, **kwargs)
     _initialized = True
     return True
+
+
+ENV_PJRT_NPROC = "PJRT_NPROC"
+_DEVICE_COUNT_FLAG = re.compile(r"--xla_force_host_platform_device_count=(\d+)")
+
+
+def _local_cpu_device_count(environ=None) -> int:
+    """The number of CPU devices JAX will create in this process (``jax_num_cpu_devices`` or
+    ``--xla_force_host_platform_device_count`` in ``XLA_FLAGS``; 1 by default)."""
+    environ = os.environ if environ is None else environ
+    if environ is os.environ:
+        try:
+            import jax
+            n = jax.config.jax_num_cpu_devices
+            if n is not None and n >= 0:
+                return int(n)
+        except AttributeError:
+            pass
+    m = _DEVICE_COUNT_FLAG.findall(environ.get("XLA_FLAGS", ""))
+    return int(m[-1]) if m else 1
+
+
+def _available_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def cpu_client_threads_needed(local_devices: int) -> int:
+    """Threads the XLA CPU client's launch/execute pool needs so that multi-process collectives cannot
+    deadlock: ``2 * local_devices + 1``.
+
+    Why: jaxlib's CPU client (``PjRtCpuClient``) runs every multi-device program by scheduling one launch
+    task per local device on a pool of ``max(#cpus, #local devices)`` threads; a launch task first takes a
+    slot of the device's in-flight limit (32 programs) and blocks while none is free, and a device's
+    execution of a program with a collective (gloo all-reduce etc.) blocks its thread until every process
+    joins. When eager op-by-op dispatch runs 32 programs ahead, a launch task can block on the in-flight
+    limit of device d while the earlier program that would free the slot still needs a thread to run its
+    collective on device d; with #local devices threads, the other threads are all inside that same
+    collective, so nothing moves and every process waits forever (seen as a hang of about 1 run in 4
+    with 2 processes x 4 devices on a 2-core machine). At most ``local_devices`` launch tasks and
+    ``local_devices`` collective executions block at once, so one more thread than that always leaves a
+    thread to finish the collective."""
+    return 2 * max(1, int(local_devices)) + 1
+
+
+def ensure_cpu_client_threads(local_devices: Optional[int] = None, environ=None) -> int:
+    """Raise the XLA CPU client's thread count (``PJRT_NPROC``, read when JAX creates the client) to
+    :func:`cpu_client_threads_needed` if the current setting (``PJRT_NPROC``, else ``NPROC``, else the
+    number of usable CPUs) is lower. Only has an effect before JAX starts its backend; never lowers a
+    setting. Returns the thread count in force."""
+    environ = os.environ if environ is None else environ
+    if local_devices is None:
+        local_devices = _local_cpu_device_count(environ)
+    current = None
+    for name in (ENV_PJRT_NPROC, "NPROC"):
+        v = environ.get(name)
+        if v is not None and v.strip().isdigit():
+            current = int(v)
+            break
+    if current is None:
+        current = _available_cpus()
+    needed = cpu_client_threads_needed(local_devices)
+    if current < needed:
+        environ[ENV_PJRT_NPROC] = str(needed)
+        return needed
+    return current
 
 
 def shutdown() -> None:

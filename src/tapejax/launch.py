@@ -8,7 +8,9 @@ Picks a free port on the loopback address, starts ``n`` copies of the script wit
     TAPEJAX_COORDINATOR_ADDRESS=127.0.0.1:PORT   TAPEJAX_NUM_PROCESSES=n   TAPEJAX_PROCESS_ID=i
 
 (read by ``tapejax.distributed.initialize()``, which hands them to ``jax.distributed.initialize``) and
-waits for all of them. ``--local-devices k`` gives each process ``k`` simulated CPU devices
+waits for all of them. It also raises ``PJRT_NPROC`` (the XLA CPU client's thread count) to
+``2 * local devices + 1`` when it is lower, which multi-process CPU collectives need to be deadlock-free
+(see ``tapejax.distributed.cpu_client_threads_needed``). ``--local-devices k`` gives each process ``k`` simulated CPU devices
 (``XLA_FLAGS=--xla_force_host_platform_device_count=k``). If one process fails, the others are stopped
 and the launcher exits with the failing status (124 on ``--timeout``), so a CI job sees the failure.
 Only the loopback address is used: this is for one machine; on a cluster, set the three variables
@@ -25,7 +27,7 @@ import sys
 import time
 from typing import List, Optional, Sequence
 
-from .distributed import ENV_COORDINATOR, ENV_NUM_PROCESSES, ENV_PROCESS_ID
+from .distributed import ENV_COORDINATOR, ENV_NUM_PROCESSES, ENV_PROCESS_ID, ensure_cpu_client_threads
 
 LOOPBACK = "127.0.0.1"
 
@@ -53,6 +55,9 @@ def child_env(process_id: int, num_processes: int, port: int, local_devices: Opt
     flags = _xla_flags(env.get("XLA_FLAGS", ""), local_devices)
     if flags:
         env["XLA_FLAGS"] = flags
+    # Enough XLA CPU client threads that collectives of eagerly dispatched programs cannot deadlock
+    # (PJRT_NPROC; see tapejax.distributed.cpu_client_threads_needed). Never lowers a user's setting.
+    ensure_cpu_client_threads(environ=env)
     return env
 
 

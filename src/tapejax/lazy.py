@@ -172,7 +172,9 @@ def concrete_args(node: Node) -> list:
 def materialize(node: Node) -> None:
     """Run ``node`` and the pending nodes it depends on, one kernel each, oldest first (eager order)."""
     from .ops.core import _as_tuple
-    with _lock:
+    # Concrete values even when asked for while a jax transformation traces (a jitted function reading
+    # a pending tensor): the kernels must run, not be staged into the caller's trace.
+    with _lock, jax.ensure_compile_time_eval():
         for n in pending_ancestors([node]):
             if n.values is not None:
                 continue

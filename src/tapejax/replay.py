@@ -170,9 +170,16 @@ def _fence(pred, f: Callable, *args):
     """``f(*args)`` as a separate XLA computation: XLA fuses nothing across a conditional whose predicate
     is only known at run time, so the program computes what the op-by-op kernels compute, bit for bit
     (a plain program would, e.g., contract one op's multiply and the next op's add into an FMA)."""
-    def skipped(*a):
-        return jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(f, *a))
-    return jax.lax.cond(pred, f, skipped, *args)
+    trees = []
+
+    def flat(*a):
+        leaves, tree = jax.tree_util.tree_flatten(f(*a))
+        trees.append(tree)
+        return leaves
+    shapes = jax.eval_shape(flat, *args)
+    leaves = jax.lax.cond(pred, flat, lambda *a: [jnp.zeros(s.shape, s.dtype) for s in shapes], *args)
+    # The tree of the branch that made these leaves (a VJP residual's tree names its own trace).
+    return jax.tree_util.tree_unflatten(trees[-1], leaves)
 
 
 class _FencedBackward:

@@ -409,7 +409,8 @@ def _raw(op: OpDef, args: Sequence[Any], keep_lazy: bool = False):
         if t is Tensor:
             raw.append(a._value)
         elif t is float or t is int or t is bool:
-            raw.append(_scalar(a))
+            v = _scalars.get((t, a))
+            raw.append(v if v is not None else _scalar(a))
         elif t is LazyTensor:
             c = a._concrete
             raw.append(c if c is not None else (a if keep_lazy else a._value))

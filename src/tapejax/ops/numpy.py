@@ -14,7 +14,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..tensor import Tensor, Variable, convert_to_tensor
-from .core import OpDef, freeze
+from .core import OpDef, apply, freeze
 from .rules import cast_like, mul_no_nan, unbroadcast
 
 # -- sample inputs for the registry-wide gradient test --------------------------------------------------
@@ -56,7 +56,7 @@ def _unary(name: str, f, d, *, no_nan: bool = False, domain=_r, surface_name=Non
     op = OpDef(name, f, fwd=fwd, bwd=bwd, jvp=jvp, samples=_samples(((domain(3, 4),), {})))
 
     def surface(x):
-        return op(x)
+        return apply(op, (x,), {})
     surface.__name__ = surface_name or name
     surface.__doc__ = f"Elementwise ``jax.numpy.{surface_name or name}``, recorded with its gradient."
     return surface
@@ -128,7 +128,7 @@ def _binary(name: str, f, dx, dy, *, domain_x=_r, domain_y=_r, jvp=None, surface
                                 ((domain_x(3, 1), domain_y(1, 4)), {})))
 
     def surface(x, y):
-        return op(x, y)
+        return apply(op, (x, y), {})
     surface.__name__ = surface_name or name
     surface.__doc__ = f"Broadcasting ``jax.numpy.{surface_name or name}``, recorded with its gradient."
     return surface
@@ -160,12 +160,12 @@ _subtract = OpDef("subtract", jnp.subtract, fwd=_sub_rules[0], bwd=_sub_rules[1]
 
 def add(x, y):
     """Broadcasting ``jax.numpy.add``."""
-    return _add(x, y)
+    return apply(_add, (x, y), {})
 
 
 def subtract(x, y):
     """Broadcasting ``jax.numpy.subtract``."""
-    return _subtract(x, y)
+    return apply(_subtract, (x, y), {})
 
 
 def _mul_fwd(x, y):
@@ -184,7 +184,7 @@ _multiply = OpDef("multiply", jnp.multiply, fwd=_mul_fwd, bwd=_mul_bwd,
 
 def multiply(x, y):
     """Broadcasting ``jax.numpy.multiply``."""
-    return _multiply(x, y)
+    return apply(_multiply, (x, y), {})
 
 
 divide = _binary("divide", jnp.divide, lambda x, y, o, g: g / y, lambda x, y, o, g: -g * o / y,
