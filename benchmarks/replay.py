@@ -1,5 +1,6 @@
-"""Issue-6 benchmark: eager backward op by op versus replayed as one compiled program, side by side
-with torch eager and TF eager in one run.
+"""Issue-6 benchmark: eager execution op by op (every kernel dispatched at once, backward op by op)
+versus deferred ops replayed as one compiled program, side by side with torch eager and TF eager in
+one run.
 
 1. The op-overhead chain (300 x `tanh(x * 1.01 + 0.1)` on 16 floats, gradient of the sum): us per op.
 2. The MLP 64-256-256-256-10 eager train step (batch 128, tanh, MSE, SGD): ms per step, vs jax.jit.
@@ -81,14 +82,16 @@ def timed(rows, rounds):
 
 
 def _with_mode(fn, mode):
+    """mode False: every op runs its kernel at once and the backward goes op by op; True: ops are
+    deferred (tj.config.lazy) and a recurring step is replayed as one program (tj.config.replay)."""
     if mode is None:
         return fn()
-    old = tj.config.replay
-    tj.config.replay = mode
+    old = tj.config.replay, tj.config.lazy
+    tj.config.replay = tj.config.lazy = mode
     try:
         return fn()
     finally:
-        tj.config.replay = old
+        tj.config.replay, tj.config.lazy = old
 
 
 def main():

@@ -11,10 +11,11 @@ tnp = tj.numpy
 @pytest.fixture(autouse=True)
 def replay_on():
     replay.clear()
-    with_replay = tj.config.replay, tj.config.replay_warmup, tj.config.replay_cache_size
-    tj.config.replay, tj.config.replay_warmup = True, 2
+    with_replay = tj.config.replay, tj.config.replay_warmup, tj.config.replay_cache_size, tj.config.replay_exact
+    # exact: each op fenced in the program, so results must equal op-by-op execution bit for bit
+    tj.config.replay, tj.config.replay_warmup, tj.config.replay_exact = True, 2, True
     yield
-    tj.config.replay, tj.config.replay_warmup, tj.config.replay_cache_size = with_replay
+    tj.config.replay, tj.config.replay_warmup, tj.config.replay_cache_size, tj.config.replay_exact = with_replay
     replay.clear()
 
 
@@ -135,3 +136,15 @@ def test_output_gradients_and_persistent_tape_reuse():
     results = [t.gradient(y, x0, output_gradients=og).numpy() for _ in range(4)]
     for r in results:
         np.testing.assert_allclose(r, np.exp(np.linspace(0, 1, 6)) * 3.0 * np.arange(6), rtol=1e-6)
+
+
+def test_unfenced_replay_is_close_to_op_by_op():
+    tj.config.replay_exact = False  # XLA may fuse across ops: equal up to rounding, as jax.jit
+    x0 = tj.constant(np.linspace(-1, 1, 16).astype(np.float32))
+    tj.config.replay = False
+    ref, _ = _chain_grad(x0, n=30)
+    tj.config.replay = True
+    for _ in range(4):
+        g, t = _chain_grad(x0, n=30)
+        np.testing.assert_allclose(g.numpy(), ref.numpy(), rtol=2e-6, atol=1e-7)
+    assert t.last_replay.startswith("replayed"), t.last_replay

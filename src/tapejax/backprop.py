@@ -68,6 +68,8 @@ class GradientTape:
         self._recording = False
         self._watched_after_use: tuple = ()
         self.last_gradient_stats: Optional[GradientStats] = None
+        # How the last gradient ran: "op by op ...", or "replayed as one compiled program ..." (replay.py).
+        self.last_replay: str = ""
 
     # -- context --------------------------------------------------------------------------------------
     def __enter__(self) -> "GradientTape":
@@ -201,10 +203,12 @@ class GradientTape:
         else:
             keep_out_grads = [None if g is None else (g._value if isinstance(g, Tensor) else g) for g in keep_out_grads]
         stats = GradientStats()
+        tape.last_replay = ""
         try:
             grads = tape.compute_gradient(target_ids, source_ids, that_are_targets, keep_out_grads, recording, stats)
         finally:
             self.last_gradient_stats = stats
+            self.last_replay = tape.last_replay or "op by op"
             if not self._persistent:
                 self._watched_after_use = tuple(tape.watched_variables.values())
                 self._tape = None

@@ -36,12 +36,12 @@ class _Config(threading.local):
         self.aggregation_min_count: int = 4
         self._min_bytes: Optional[int] = None
         # Replay (see replay.py): a backward pass whose tape structure recurs runs as one compiled program.
-        self.replay: bool = False  # off by default: compiling a long tape costs seconds once per structure
+        self.replay: bool = True  # a structure is compiled only after it recurred replay_warmup times
         self.replay_warmup: int = 2       # op-by-op passes of a structure before it is compiled
         self.replay_cache_size: int = 64  # compiled backward programs kept (least recently used dropped)
         # Fence each op's kernel in the compiled program so results equal the op-by-op kernels bit for
         # bit; False lets XLA fuse across ops (faster; results may differ in the last bits, as jax.jit's).
-        self.replay_exact: bool = True
+        self.replay_exact: bool = False
         # Deferred execution (see lazy.py): ops recorded by a single tape run when their value is needed.
         self.lazy: bool = True
 

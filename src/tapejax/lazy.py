@@ -92,7 +92,7 @@ class Node:
         self.res = _NO_RES  # the residuals, when the op ran eagerly and a tape recorded it
         self.recorded = recorded
         self.seq = _next_seq()
-        self.trace = None  # the Trace that lists it, and its index there
+        self.trace = 0  # the uid of the Trace that lists it, and its index there
         self.tix = -1
 
     def set_values(self, values: tuple) -> None:
@@ -208,9 +208,10 @@ class Trace:
     the per-step cost of finding the program a hash of the token list instead of a walk over the tape.
     Anything else recorded on the tape (an op that ran eagerly, a custom gradient) breaks the trace."""
 
-    __slots__ = ("base", "tokens", "nodes", "leaves", "leaf_pos", "outer", "broken")
+    __slots__ = ("uid", "base", "tokens", "nodes", "leaves", "leaf_pos", "outer", "broken")
 
     def __init__(self) -> None:
+        self.uid = _next_seq()  # what its nodes keep (not the trace itself: no reference cycle)
         self.base = _next_id()
         self.tokens: List[Any] = []
         self.nodes: List[Node] = []

@@ -330,7 +330,7 @@ def _trace_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, target_ids,
     recorded = set()
     for e in ops.values():
         bf = e.backward
-        if type(bf) is BackwardFunction and bf.node is not None and bf.node.trace is tr:
+        if type(bf) is BackwardFunction and bf.node is not None and bf.node.trace == tr.uid:
             bdesc = ("lazy", bf.op, bf.static, bf.diff, bf.spec, bf.node.tix)
             recorded.add(bf.node.tix)
         elif isinstance(bf, IdentityBackward):

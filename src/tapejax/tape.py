@@ -250,6 +250,7 @@ class Tape:
             if result is not None and result is not replay.NOT_TRACED:
                 return result
             traced = result is None  # warm-up of a trace: op by op, no second warm-up count below
+            self.trace = None  # not used: let its ops go as the backward pass runs
         ops, usage, missing = self._prepare(target_ids)
         if not recording and config.replay and not traced:
             result = replay.try_replay(self, ops, usage, missing, target_ids, source_ids,

@@ -511,7 +511,7 @@ def _apply_lazy(op: OpDef, args, raw, static):
             mask |= bit
             if trace is not None:
                 n = r._node
-                if n.trace is trace:
+                if n.trace == trace.uid:
                     refs.append((n.tix, r._index))  # the tensor made by that traced op
                 else:
                     trace.break_()
@@ -555,7 +555,7 @@ def _apply_lazy(op: OpDef, args, raw, static):
     else:
         _debug._note_unrecorded(op, args, result)
     if trace is not None:
-        node.trace = trace
+        node.trace = trace.uid
         node.tix = len(trace.nodes)
         trace.nodes.append(node)
         trace.tokens.append((typ, recorded, tuple(refs), outs[0]._id - trace.base))
