@@ -4,7 +4,10 @@
 ``sum(x)``. One "op" is one of the 3 primitive ops per iteration; the time per op covers its forward
 (with recording) and its share of the backward pass. Side by side in one process, each when importable:
 
-* tapejax          ``tj.GradientTape`` (eager, every kernel a jitted JAX call)
+* tapejax          ``tj.GradientTape`` with the defaults: ops deferred while the tape records and,
+                   after two warm-up steps, forward and backward replayed as one compiled program
+* tapejax eager    the same with ``tj.config.lazy = replay = False``: every kernel a jitted JAX call
+                   dispatched at once, the backward op by op
 * raw jit (floor)  the same chain as direct calls of ``jax.jit``'ed mul/add/tanh on raw arrays, then
                    the matching jitted backward kernels (tanh: ``g * (1 - y*y)``, mul: ``g * 1.01``; the
                    add's VJP is the identity): 5 jitted calls per iteration and no bookkeeping at all,
@@ -53,12 +56,14 @@ def expected_gradient(iters: int) -> np.ndarray:
 
 # -- the contenders: each setup returns (name, version, run) where run() returns the gradient ----------
 
-def setup_tapejax(iters: int):
+def setup_tapejax(iters: int, eager: bool = False):
+    """tapejax with its defaults (ops deferred while the tape records, the recurring step replayed as
+    one compiled program), or with ``eager`` every kernel dispatched at once and the backward op by op."""
     import tapejax as tj
     tnp = tj.numpy
     x0 = tj.constant(X0)
 
-    def run():
+    def chain():
         with tj.GradientTape() as tape:
             tape.watch(x0)
             x = x0
@@ -67,7 +72,23 @@ def setup_tapejax(iters: int):
             s = tnp.sum(x)
         g = tape.gradient(s, x0)
         return np.asarray(g.value.block_until_ready())
+
+    def run():
+        if not eager:
+            return chain()
+        old = tj.config.lazy, tj.config.replay
+        tj.config.lazy = tj.config.replay = False
+        try:
+            return chain()
+        finally:
+            tj.config.lazy, tj.config.replay = old
+    if eager:
+        return "tapejax eager op by op (lazy=False, replay=False)", tj.__version__, run
     return "tapejax GradientTape", tj.__version__, run
+
+
+def setup_tapejax_eager(iters: int):
+    return setup_tapejax(iters, eager=True)
 
 
 def setup_raw_jit(iters: int):
@@ -143,6 +164,7 @@ def setup_autograd(iters: int):
 
 CONTENDERS: Dict[str, Callable] = {
     "tapejax": setup_tapejax,
+    "eager": setup_tapejax_eager,
     "jit": setup_raw_jit,
     "tf": setup_tf,
     "torch": setup_torch,

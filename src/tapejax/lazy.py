@@ -148,6 +148,10 @@ class LazyTensor(Tensor):
         return int(self._aval.size)
 
 
+# A pytree like Tensor (flattening reads the value).
+jax.tree_util.register_pytree_node(LazyTensor, lambda t: ((t._value,), None), lambda _, c: Tensor(c[0]))
+
+
 def pending_ancestors(nodes) -> List[Node]:
     """The not yet computed nodes ``nodes`` depend on (themselves included), oldest first."""
     seen: Dict[int, Node] = {}

@@ -453,11 +453,11 @@ def _wrap(out):
 def apply(op: OpDef, args: Sequence[Any], static: dict):
     """Run ``op`` on ``args``; record it on every tape/accumulator of this thread that watches an input."""
     st = tape_set.state
-    lazy = (config.lazy and len(st.tapes) == 1 and not st.accumulators and not st.stopped and op.differentiable
-            and st.capture is None and not _debug._checking)
-    raw, args = _raw(op, args, lazy)
+    deferred = (config.lazy and len(st.tapes) == 1 and not st.accumulators and not st.stopped
+                and op.differentiable and st.capture is None and not _debug._checking)
+    raw, args = _raw(op, args, deferred)
     try:
-        if lazy:
+        if deferred:
             out = _apply_lazy(op, args, raw, static)
             if out is not None:
                 return out

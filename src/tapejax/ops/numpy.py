@@ -203,7 +203,31 @@ def _pow_dx(x, y, out, g):
     return mul_no_nan(g, jnp.where(y == 0, 0, y * jnp.power(x, jnp.where(y == 0, 1, y - 1))))
 
 
-power = _binary("power", jnp.power, _pow_dx, _pow_dy, domain_x=_pos, surface_name="power")
+_power = _binary("power", jnp.power, _pow_dx, _pow_dy, domain_x=_pos, surface_name="power")
+
+
+def _ipow_bwd(res, g, *, n):
+    (x,), _ = res
+    if n == 0:
+        return (jnp.zeros_like(x),)
+    return (cast_like(mul_no_nan(g, n * jnp.power(x, n - 1)), x),)
+
+
+# x ** n for a Python int n: jax.numpy's integer_pow (x * x for n = 2), as jnp.power(x, 2) computes it.
+_integer_pow = OpDef("integer_pow", lambda x, *, n: jnp.power(x, n), bwd=_ipow_bwd,
+                     jvp=lambda p, t, out, *, n: t[0] * (n * jnp.power(p[0], n - 1) if n else 0 * p[0]),
+                     # its own generator: drawing from _rng here would shift every later op's samples
+                     samples=lambda: [((np.random.default_rng(n + 10).uniform(0.3, 1.5, (3, 4)).astype(np.float32),),
+                                       {"n": n}) for n in (2, 3, -2, 0)])
+
+
+def power(x, y):
+    """Broadcasting ``jax.numpy.power`` (a Python int exponent computes as jax.numpy's integer power)."""
+    if type(y) is int and isinstance(x, (Tensor, Variable)):
+        return apply(_integer_pow, (x,), {"n": y})
+    return _power(x, y)
+
+
 pow = power
 
 
