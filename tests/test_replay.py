@@ -11,11 +11,14 @@ tnp = tj.numpy
 @pytest.fixture(autouse=True)
 def replay_on():
     replay.clear()
-    with_replay = tj.config.replay, tj.config.replay_warmup, tj.config.replay_cache_size, tj.config.replay_exact
-    # exact: each op fenced in the program, so results must equal op-by-op execution bit for bit
-    tj.config.replay, tj.config.replay_warmup, tj.config.replay_exact = True, 2, True
+    saved = (tj.config.replay, tj.config.replay_warmup, tj.config.replay_cache_size, tj.config.replay_exact,
+             tj.config.replay_background)
+    # exact: each op fenced in the program, so results must equal op-by-op execution bit for bit;
+    # compiled at once, so the third step is replayed deterministically
+    tj.config.replay, tj.config.replay_warmup, tj.config.replay_exact, tj.config.replay_background = True, 2, True, False
     yield
-    tj.config.replay, tj.config.replay_warmup, tj.config.replay_cache_size, tj.config.replay_exact = with_replay
+    (tj.config.replay, tj.config.replay_warmup, tj.config.replay_cache_size, tj.config.replay_exact,
+     tj.config.replay_background) = saved
     replay.clear()
 
 
@@ -148,3 +151,45 @@ def test_unfenced_replay_is_close_to_op_by_op():
         g, t = _chain_grad(x0, n=30)
         np.testing.assert_allclose(g.numpy(), ref.numpy(), rtol=2e-6, atol=1e-7)
     assert t.last_replay.startswith("replayed"), t.last_replay
+
+
+def test_background_compile_goes_op_by_op_until_ready_and_long_tapes_never_compile():
+    tj.config.replay_background = True
+    x0 = tj.constant(np.linspace(-1, 1, 8).astype(np.float32))
+    tj.config.replay = False
+    ref, _ = _chain_grad(x0, n=40)
+    tj.config.replay = True
+    modes = []
+    for _ in range(3):
+        g, t = _chain_grad(x0, n=40)
+        modes.append(t.last_replay)
+        np.testing.assert_array_equal(g.numpy(), ref.numpy())
+    assert modes[2].startswith("op by op (the replay program is compiling") or modes[2].startswith("replayed"), modes
+    replay.wait()
+    g, t = _chain_grad(x0, n=40)
+    assert t.last_replay.startswith("replayed"), t.last_replay
+    np.testing.assert_array_equal(g.numpy(), ref.numpy())
+    old = tj.config.replay_max_ops
+    tj.config.replay_max_ops = 50
+    try:
+        for _ in range(4):
+            g, t = _chain_grad(x0, n=40)  # 121 ops
+        assert "replay_max_ops" in t.last_replay, t.last_replay
+        np.testing.assert_array_equal(g.numpy(), ref.numpy())
+    finally:
+        tj.config.replay_max_ops = old
+
+
+def test_a_program_that_fails_to_compile_falls_back_to_op_by_op(monkeypatch):
+    x0 = tj.constant(np.linspace(-1, 1, 8).astype(np.float32))
+    tj.config.replay = False
+    ref, _ = _chain_grad(x0, n=5)
+    tj.config.replay = True
+
+    def broken(self, leaves, og):
+        self.failed = "XlaRuntimeError: simulated"
+    monkeypatch.setattr(replay._Program, "compile", broken)
+    for _ in range(4):
+        g, t = _chain_grad(x0, n=5)
+        np.testing.assert_array_equal(g.numpy(), ref.numpy())
+    assert "compiling the replay program failed" in t.last_replay, t.last_replay

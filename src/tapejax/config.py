@@ -42,6 +42,10 @@ class _Config(threading.local):
         # Fence each op's kernel in the compiled program so results equal the op-by-op kernels bit for
         # bit; False lets XLA fuse across ops (faster; results may differ in the last bits, as jax.jit's).
         self.replay_exact: bool = False
+        # Compile a replay program in a background thread (the steps meanwhile go op by op), so that
+        # a long step never stalls the loop; False compiles at once (the step waits).
+        self.replay_background: bool = True
+        self.replay_max_ops: int = 5000  # longer tapes always go op by op (XLA compile time grows fast)
         # Deferred execution (see lazy.py): ops recorded by a single tape run when their value is needed.
         self.lazy: bool = True
 

@@ -15,6 +15,7 @@ differentiated or are marked ``replayable=False``) are not replayed; ``last_repl
 from __future__ import annotations
 
 import collections
+import threading
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import jax
@@ -33,12 +34,58 @@ _TRUE = np.bool_(True)  # the fences' run-time predicate (see _fence)
 
 
 class _Program:
-    __slots__ = ("fn", "stats", "exported")
+    """One compiled step. ``compiled`` is None while XLA compiles it (in the background) and after a
+    failed compile (``failed`` says why); until then the steps of its structure go op by op."""
+
+    __slots__ = ("fn", "stats", "exported", "compiled", "failed")
 
     def __init__(self, fn) -> None:
         self.fn = fn
         self.stats: Optional[GradientStats] = None
         self.exported: tuple = ()  # trace indices of the deferred ops whose values it returns
+        self.compiled = None
+        self.failed = ""
+
+    def compile(self, leaves, og) -> None:
+        """Trace now (it reads this thread's tj.config), compile now or in a background thread."""
+        try:
+            lowered = self.fn.lower(leaves, og, _TRUE)
+        except Exception as e:  # never fail the user's step: fall back to op by op
+            self.failed = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            return
+
+        def finish():
+            try:
+                self.compiled = lowered.compile()
+            except Exception as e:
+                self.failed = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        if config.replay_background:
+            t = threading.Thread(target=finish, name="tapejax-replay-compile", daemon=True)
+            _compiling.append(t)
+            t.start()
+        else:
+            finish()
+
+    def state(self) -> str:
+        """Why this program did not run (for last_replay), or "" when it is ready."""
+        if self.compiled is not None:
+            return ""
+        if self.failed:
+            return f"op by op: compiling the replay program failed ({self.failed})"
+        return "op by op (the replay program is compiling in the background)"
+
+
+_compiling: List[threading.Thread] = []
+
+
+def wait(timeout: Optional[float] = None) -> None:
+    """Block until the replay programs compiling in the background are ready (benchmarks, tests)."""
+    while _compiling:
+        t = _compiling[0]
+        t.join(timeout)
+        if t.is_alive():
+            return
+        _compiling.remove(t)
 
 
 def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_targets, output_gradients,
@@ -240,6 +287,9 @@ def try_replay(tape, ops, usage, missing, target_ids: Sequence[int], source_ids:
     """Run the backward pass as one compiled program if its structure recurs; None to go op by op."""
     if not ops:
         return None
+    if len(ops) > config.replay_max_ops:
+        tape.last_replay = f"op by op: {len(ops)} ops exceed tj.config.replay_max_ops ({config.replay_max_ops})"
+        return None
     key, leaves, plan = _structure(ops, tape.tensor_tape, target_ids, source_ids, that_are_targets,
                                    output_gradients, fuse=not tape.persistent)
     if key is None:
@@ -256,10 +306,14 @@ def try_replay(tape, ops, usage, missing, target_ids: Sequence[int], source_ids:
         program = _programs[key] = _build(_snapshot(ops, usage, missing, tape.tensor_tape, plan), config.replay_exact)
         while len(_programs) > config.replay_cache_size:
             _programs.popitem(last=False)
+        program.compile(leaves, list(output_gradients) if output_gradients else [])
     else:
         _programs.move_to_end(key)
+    if program.compiled is None:
+        tape.last_replay = program.state()
+        return None
     og = list(output_gradients) if output_gradients else []
-    result, exported = program.fn(leaves, og, _TRUE)
+    result, exported = program.compiled(leaves, og, _TRUE)
     nodes = plan[4]
     for j, values in zip(plan[3], exported):
         nodes[j].set_values(tuple(values))
@@ -279,13 +333,18 @@ def try_replay(tape, ops, usage, missing, target_ids: Sequence[int], source_ids:
 NOT_TRACED = object()  # run_trace's answer when the tape's trace cannot be used
 
 
-def run_trace(tape, target_ids: Sequence[int], source_ids: Sequence[int], that_are_targets, output_gradients,
-              stats: GradientStats):
+def run_trace(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Sequence[int], that_are_targets,
+              output_gradients, stats: GradientStats):
     """The gradient from the compiled program of the tape's trace: NOT_TRACED when the trace is broken or
-    one of its ops was computed already, None during warm-up (the caller goes op by op)."""
+    one of its ops was computed already, None when the caller goes op by op (warm-up, compiling, too
+    long). ``prepare()`` is the tape's (memoized) pruning step."""
     tr = tape.trace
     if tr is None or not tr.intact():
         return NOT_TRACED
+    if len(tr.tokens) > config.replay_max_ops:
+        tape.last_replay = (f"op by op: {len(tr.tokens)} recorded ops exceed tj.config.replay_max_ops "
+                            f"({config.replay_max_ops})")
+        return None
     ident = tr.ident
     og = list(output_gradients) if output_gradients else []
     key = ("trace", tuple(tr.tokens), tuple([ident(t) for t in target_ids]), tuple([ident(s) for s in source_ids]),
@@ -300,7 +359,7 @@ def run_trace(tape, target_ids: Sequence[int], source_ids: Sequence[int], that_a
         if n <= config.replay_warmup:
             tape.last_replay = f"op by op (warm-up {n}/{config.replay_warmup})"
             return None
-        ops, usage, missing = tape._prepare(target_ids)
+        ops, usage, missing = prepare()
         snapshot = _trace_snapshot(tr, ops, usage, missing, tape.tensor_tape, target_ids, source_ids,
                                    that_are_targets)
         program = _build(snapshot, config.replay_exact)
@@ -308,9 +367,13 @@ def run_trace(tape, target_ids: Sequence[int], source_ids: Sequence[int], that_a
         _programs[key] = program
         while len(_programs) > config.replay_cache_size:
             _programs.popitem(last=False)
+        program.compile(tr.leaves, og)
     else:
         _programs.move_to_end(key)
-    result, exported = program.fn(tr.leaves, og, _TRUE)
+    if program.compiled is None:
+        tape.last_replay = program.state()
+        return None
+    result, exported = program.compiled(tr.leaves, og, _TRUE)
     for j, values in zip(program.exported, exported):
         tr.nodes[j].set_values(tuple(values))
     tape.finish()
@@ -359,6 +422,6 @@ def _trace_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, target_ids,
 
 
 def clear() -> None:
-    """Forget every compiled backward program and warm-up count."""
+    """Forget every compiled program and warm-up count (compiles under way finish unused)."""
     _seen.clear()
     _programs.clear()

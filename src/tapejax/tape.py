@@ -243,15 +243,21 @@ class Tape:
                          recording: bool, stats: GradientStats) -> List[Any]:
         """Gradients (raw arrays, or Tensors when ``recording``) of the targets w.r.t. the sources."""
         from . import replay
+        prepared = []
+
+        def prepare():
+            if not prepared:
+                prepared.append(self._prepare(target_ids))
+            return prepared[0]
         traced = False
         if not recording and config.replay and self.trace is not None and not self.persistent:
-            result = replay.run_trace(self, target_ids, source_ids, sources_that_are_targets, output_gradients,
-                                      stats)
+            result = replay.run_trace(self, prepare, target_ids, source_ids, sources_that_are_targets,
+                                      output_gradients, stats)
             if result is not None and result is not replay.NOT_TRACED:
                 return result
-            traced = result is None  # warm-up of a trace: op by op, no second warm-up count below
+            traced = result is None  # op by op (warm-up, compiling...): not the slow replay path below
             self.trace = None  # not used: let its ops go as the backward pass runs
-        ops, usage, missing = self._prepare(target_ids)
+        ops, usage, missing = prepare()
         if not recording and config.replay and not traced:
             result = replay.try_replay(self, ops, usage, missing, target_ids, source_ids,
                                        sources_that_are_targets, output_gradients, stats)
