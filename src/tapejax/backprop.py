@@ -10,6 +10,7 @@ import jax
 import jax.numpy as jnp
 
 from . import tape_set, vspace
+from .lazy import LazyTensor
 from .tape import GradientStats, Tape
 from .tensor import Tensor, Variable, _is_float, convert_to_tensor
 
@@ -184,6 +185,8 @@ class GradientTape:
         for s in flat_sources:
             if isinstance(s, Variable):
                 sid, arr = s._handle_id, s._value
+            elif isinstance(s, LazyTensor) and s._pending_node() is not None:
+                sid, arr = s._id, s._aval  # not computed yet (lazy.py): made on the default device
             elif isinstance(s, Tensor):
                 sid, arr = s._id, s._value
             elif s is None:
@@ -195,7 +198,8 @@ class GradientTape:
                 sid = -1 - len(source_ids)  # an id no tape knows: its gradient is None, as in TF
             source_ids.append(sid)
             if sid in target_set:
-                that_are_targets[sid] = (tuple(arr.shape), arr.dtype, _sharding(arr))
+                that_are_targets[sid] = (tuple(arr.shape), arr.dtype, None if arr is getattr(s, "_aval", None)
+                                         else _sharding(arr))
 
         recording = tape_set.any_recording()
         if recording:
@@ -284,6 +288,8 @@ def _placed_like(source, g: Tensor) -> Tensor:
     """``g`` with the sharding of its source. XLA's sharding propagation may give a gradient another
     placement (sum's backward broadcasts a replicated scalar, so the gradient of a batch-sharded source
     would come back replicated); gradients come back placed as their sources, as in TF."""
+    if isinstance(source, LazyTensor) and source._pending_node() is not None:
+        return g  # a deferred op's output lives on the default device, as the gradient does
     want = _sharding(source._value)
     have = _sharding(g._value)
     if want is None or have is None or have == want or have.is_equivalent_to(want, g._value.ndim):
