@@ -62,10 +62,10 @@ def op_type(op, static: dict, tensor_mask: int, avals: list):
     structs = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals]
     try:
         out = jax.eval_shape(lambda *d: kernels.forward_res_impl(diff, d)[0], *structs)
-    except Exception as e:
-        from .ops.core import _is_no_gradient_error
-        if not _is_no_gradient_error(e):
-            raise
+    except Exception:
+        # Either a user error (the forward itself fails: raise it, as the eager call would) or JAX
+        # cannot differentiate the op (a callback...): then it runs now, as in eager mode.
+        jax.eval_shape(kernels.forward, *structs)
         t = False
     else:
         multi = isinstance(out, (tuple, list))
@@ -76,6 +76,18 @@ def op_type(op, static: dict, tensor_mask: int, avals: list):
         _types.clear()
     _types[key] = t
     return t or None
+
+
+_scalar_avals: Dict[type, Any] = {}
+
+
+def scalar_aval(x):
+    """The abstract value of a Python scalar argument (weakly typed, as jit sees it)."""
+    t = type(x)
+    av = _scalar_avals.get(t)
+    if av is None:
+        av = _scalar_avals[t] = jax.typeof(x)
+    return av
 
 
 class Node:

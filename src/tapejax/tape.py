@@ -242,7 +242,8 @@ class Tape:
                          sources_that_are_targets: Dict[int, Any], output_gradients: Sequence[Any],
                          recording: bool, stats: GradientStats) -> List[Any]:
         """Gradients (raw arrays, or Tensors when ``recording``) of the targets w.r.t. the sources."""
-        from . import replay
+        from . import debug, replay
+        replaying = config.replay and not recording and not debug._checking  # check_numerics: every kernel
         prepared = []
 
         def prepare():
@@ -250,7 +251,7 @@ class Tape:
                 prepared.append(self._prepare(target_ids))
             return prepared[0]
         traced = False
-        if not recording and config.replay and self.trace is not None and not self.persistent:
+        if replaying and self.trace is not None and not self.persistent:
             result = replay.run_trace(self, prepare, target_ids, source_ids, sources_that_are_targets,
                                       output_gradients, stats)
             if result is not None and result is not replay.NOT_TRACED:
@@ -258,7 +259,7 @@ class Tape:
             traced = result is None  # op by op (warm-up, compiling...): not the slow replay path below
             self.trace = None  # not used: let its ops go as the backward pass runs
         ops, usage, missing = prepare()
-        if not recording and config.replay and not traced:
+        if replaying and not traced:
             result = replay.try_replay(self, ops, usage, missing, target_ids, source_ids,
                                        sources_that_are_targets, output_gradients, stats)
             if result is not None:

@@ -493,6 +493,9 @@ def _named_error(op: OpDef, raw, static: dict, e: Exception) -> Optional[Excepti
                    f"Fix the arguments' shapes or dtypes (tj.numpy/tj.nn follow jax.numpy/jax.nn's rules).")
 
 
+_PY_SCALARS = (float,)  # raw Python floats: -0.0 and NaN, which the scalar cache leaves as they are
+
+
 def _apply_lazy(op: OpDef, args, raw, static):
     """Record ``op`` without running it (lazy.py); None when it must run now: an argument that is not
     a plain array on the default device, or an op JAX cannot differentiate. Also adds the op to the
@@ -516,8 +519,8 @@ def _apply_lazy(op: OpDef, args, raw, static):
                 else:
                     trace.break_()
                     trace = None
-        elif type(r) is ArrayImpl and not r._committed:
-            avals.append(r.aval)
+        elif (type(r) is ArrayImpl and not r._committed) or type(r) in _PY_SCALARS:
+            avals.append(r.aval if type(r) is ArrayImpl else lazy.scalar_aval(r))
             is_tensor = isinstance(a, Tensor)
             if is_tensor:
                 mask |= bit
