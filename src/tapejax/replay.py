@@ -14,6 +14,7 @@ differentiated or are marked ``replayable=False``) are not replayed; ``last_repl
 """
 from __future__ import annotations
 
+import atexit
 import collections
 import threading
 from typing import Any, Callable, Dict, List, Optional, Sequence
@@ -86,6 +87,10 @@ def wait(timeout: Optional[float] = None) -> None:
         if t.is_alive():
             return
         _compiling.remove(t)
+
+
+# XLA aborts the process if the interpreter shuts down while it compiles: let compiles finish first.
+atexit.register(wait)
 
 
 def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_targets, output_gradients,
