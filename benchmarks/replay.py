@@ -3,7 +3,8 @@ versus deferred ops replayed as one compiled program, side by side with torch ea
 one run.
 
 1. The op-overhead chain (300 x `tanh(x * 1.01 + 0.1)` on 16 floats, gradient of the sum): us per op.
-2. The MLP 64-256-256-256-10 eager train step (batch 128, tanh, MSE, SGD): ms per step, vs jax.jit.
+2. The MLP 64-256-256-256-10 eager train step (batch 128, tanh, MSE, SGD): ms per step, vs jax.jit,
+   with torch eager and TF eager running the same step (benchmarks/workloads.py).
 
 Run: .venv/bin/python benchmarks/replay.py [--rounds N]
 """
@@ -127,6 +128,12 @@ def main():
     rows = [("tapejax eager, op by op", mlp_tapejax(params, x, y), False),
             ("tapejax eager, replay", mlp_tapejax(params, x, y), True),
             ("jax.jit(value_and_grad) + update", mlp_jax(params, x, y), None)]
+    import workloads  # the suite's MLP step (same shapes) for torch and TF
+    for name, mode in (("torch eager", "torch"), ("TF eager", "tf")):
+        try:
+            rows.append((name, workloads.build_train_step("mlp", mode, "default", jax.devices()[0]), None))
+        except (workloads.NotApplicable, ImportError) as e:
+            print(f"({name}: {e})")
     med = timed(rows, a.rounds * 3)
     base = med["jax.jit(value_and_grad) + update"]
     print("\n### MLP 64-256-256-256-10 eager train step (batch 128)\n")
