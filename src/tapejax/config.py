@@ -45,7 +45,7 @@ class _Config(threading.local):
         # Compile a replay program in a background thread (the steps meanwhile go op by op), so that
         # a long step never stalls the loop; False compiles at once (the step waits).
         self.replay_background: bool = True
-        self.replay_max_ops: int = 5000  # longer tapes always go op by op (XLA compile time grows fast)
+        self.replay_max_ops: int = 1000  # longer tapes always go op by op (XLA compile time grows fast)
         # Deferred execution (see lazy.py): ops recorded by a single tape run when their value is needed.
         self.lazy: bool = True
 
