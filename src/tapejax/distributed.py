@@ -89,6 +89,14 @@ def initialize(coordinator_address: Optional[str] = None, num_processes: Optiona
     ensure_cpu_client_threads()
     jax.distributed.initialize(coordinator_address=coordinator_address, num_processes=num_processes,
                                process_id=process_id, **kwargs)
+    # Every process must launch the same programs in the same order (each program's collectives pair up
+    # across processes). A replay program compiled in a background thread is picked up at a step that
+    # depends on compile timing, different in each process: the processes' collectives then mismatch
+    # (gloo aborts with "Received data size doesn't match expected size", or they hang). Compiling in the
+    # foreground switches every process at the same step. (tj.config is per thread: this covers the
+    # thread that calls initialize(), normally the one that trains.)
+    from .config import config
+    config.replay_background = False
     _initialized = True
     return True
 

@@ -60,13 +60,11 @@ def op_type(op, static: dict, tensor_mask: int, avals: list):
     kernels = op.kernels(static)
     diff = tuple(i for i, a in enumerate(avals) if (tensor_mask >> i) & 1 and _is_float(a.dtype))
     structs = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals]
+    out = jax.eval_shape(kernels.forward, *structs)  # a user error raises here, as the eager call would
     try:
-        out = jax.eval_shape(lambda *d: kernels.forward_res_impl(diff, d)[0], *structs)
+        jax.eval_shape(lambda *d: kernels.forward_res_impl(diff, d)[0], *structs)
     except Exception:
-        # Either a user error (the forward itself fails: raise it, as the eager call would) or JAX
-        # cannot differentiate the op (a callback...): then it runs now, as in eager mode.
-        jax.eval_shape(kernels.forward, *structs)
-        t = False
+        t = False  # JAX cannot differentiate it (a callback...): it runs now, as in eager mode
     else:
         multi = isinstance(out, (tuple, list))
         outs = tuple(out) if multi else (out,)

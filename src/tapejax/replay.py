@@ -292,6 +292,8 @@ def try_replay(tape, ops, usage, missing, target_ids: Sequence[int], source_ids:
     """Run the backward pass as one compiled program if its structure recurs; None to go op by op."""
     if not ops:
         return None
+    if output_gradients and any(isinstance(g, jax.core.Tracer) for g in output_gradients):
+        return None  # the backward pass is being traced (a vmapped jacobian): it is compiled by that trace
     if len(ops) > config.replay_max_ops:
         tape.last_replay = f"op by op: {len(ops)} ops exceed tj.config.replay_max_ops ({config.replay_max_ops})"
         return None
@@ -346,6 +348,8 @@ def run_trace(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Se
     tr = tape.trace
     if tr is None or not tr.intact():
         return NOT_TRACED
+    if output_gradients and any(isinstance(g, jax.core.Tracer) for g in output_gradients):
+        return NOT_TRACED  # the backward pass is being traced (a vmapped jacobian)
     if len(tr.tokens) > config.replay_max_ops:
         tape.last_replay = (f"op by op: {len(tr.tokens)} recorded ops exceed tj.config.replay_max_ops "
                             f"({config.replay_max_ops})")
