@@ -19,11 +19,13 @@ import threading
 from typing import Any, Dict, List, Optional, Tuple
 
 import jax
-import jax.numpy as jnp
 
 from .tensor import Tensor, _is_float, _next_id
 
-ArrayImpl = type(jnp.zeros(()))
+try:  # the concrete jax.Array class, without starting a backend at import (tapejax.distributed needs that)
+    from jax._src.array import ArrayImpl
+except ImportError:  # pragma: no cover - another jax layout: only LazyTensor arguments are deferred then
+    ArrayImpl = None
 _lock = threading.RLock()
 _next_seq = iter(range(1, 1 << 62)).__next__
 _NO_RES = object()  # residuals not computed (``None`` is a valid residual)

@@ -67,6 +67,15 @@ class _Program:
         else:
             finish()
 
+    def __call__(self, leaves, og):
+        try:
+            return self.compiled(leaves, og, _TRUE)
+        except (TypeError, ValueError):
+            # Arguments placed otherwise than at compile time (another default device, resharded
+            # residuals): the jitted function compiles for them instead.
+            self.compiled = self.fn
+            return self.fn(leaves, og, _TRUE)
+
     def state(self) -> str:
         """Why this program did not run (for last_replay), or "" when it is ready."""
         if self.compiled is not None:
@@ -320,7 +329,7 @@ def try_replay(tape, ops, usage, missing, target_ids: Sequence[int], source_ids:
         tape.last_replay = program.state()
         return None
     og = list(output_gradients) if output_gradients else []
-    result, exported = program.compiled(leaves, og, _TRUE)
+    result, exported = program(leaves, og)
     nodes = plan[4]
     for j, values in zip(plan[3], exported):
         nodes[j].set_values(tuple(values))
@@ -382,7 +391,7 @@ def run_trace(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Se
     if program.compiled is None:
         tape.last_replay = program.state()
         return None
-    result, exported = program.compiled(tr.leaves, og, _TRUE)
+    result, exported = program(tr.leaves, og)
     for j, values in zip(program.exported, exported):
         tr.nodes[j].set_values(tuple(values))
     tape.finish()
