@@ -45,8 +45,10 @@ def _env(devices=None, **extra):
 @pytest.fixture(scope="module")
 def multiprocess_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("mp") / "result.json"
-    cmd = [sys.executable, "-m", "tapejax.launch", "-n", "2", "--local-devices", "4", "--timeout", "240",
-           str(EXAMPLE), "--mode", "function", "--out", str(out)]
+    # Both steps: one tj.function program per step, and op by op (eager GradientTape, each op its own
+    # multi-device program with its own collectives). A hang fails through the launcher's timeout.
+    cmd = [sys.executable, "-m", "tapejax.launch", "-n", "2", "--local-devices", "4", "--timeout", "180",
+           str(EXAMPLE), "--mode", "both", "--out", str(out)]
     proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     yield proc, out
     if proc.poll() is None:
@@ -132,11 +134,21 @@ def test_two_processes_match_single_process(sharded_run, multiprocess_result):
     result, log = multiprocess_result
     assert result["process_count"] == 2 and result["device_count"] == 8, log
     ref = sharded_run["training"]
-    # tj.function only: the op-by-op (eager) step across processes hangs intermittently in jax 0.10.2's
-    # CPU (gloo) collectives (about 1 run in 4: the two processes block in different small collective
-    # programs), so it is not run here; see examples/data_parallel.py --mode eager.
     _assert_same_training(result["function"], ref["function"]["one_device"], "2 processes vs one device")
     _assert_same_training(result["function"], ref["function"]["sharded"], "2 processes vs 8 devices")
+
+
+def test_two_processes_eager_step_matches_single_process(sharded_run, multiprocess_result):
+    """The op-by-op GradientTape step (no tj.function) across 2 processes x 4 devices. Guards two
+    failures: jaxlib's CPU client deadlocking about 1 run in 4 without enough threads (a launch blocked
+    on a device's in-flight limit held the thread its collective needed; see
+    tapejax.distributed.cpu_client_threads_needed), and processes switching to a background-compiled
+    replay program at different steps (gloo aborts: collective size mismatch)."""
+    result, log = multiprocess_result
+    ref = sharded_run["training"]
+    _assert_same_training(result["eager"], ref["eager"]["one_device"], "eager, 2 processes vs one device")
+    _assert_same_training(result["eager"], ref["eager"]["sharded"], "eager, 2 processes vs 8 devices")
+    _assert_same_training(result["eager"], result["function"], "eager vs tj.function, 2 processes")
 
 
 # -- the launcher and initialize() ------------------------------------------------------------------------
@@ -147,7 +159,7 @@ _CHILD = textwrap.dedent("""
     out, behaviour = sys.argv[1], sys.argv[2]
     with open(os.path.join(out, f"env{pid}.json"), "w") as f:
         json.dump({k: os.environ.get(k) for k in ("TAPEJAX_COORDINATOR_ADDRESS", "TAPEJAX_NUM_PROCESSES",
-                   "TAPEJAX_PROCESS_ID", "XLA_FLAGS")} | {"argv": sys.argv[1:]}, f)
+                   "TAPEJAX_PROCESS_ID", "XLA_FLAGS", "PJRT_NPROC")} | {"argv": sys.argv[1:]}, f)
     if behaviour == "fail" and pid == 1:
         sys.exit(3)
     if behaviour in ("fail", "hang"):
@@ -176,6 +188,20 @@ def test_launcher_sets_environment(tmp_path):
     assert all(e["TAPEJAX_NUM_PROCESSES"] == "3" for e in envs)
     assert all("--xla_force_host_platform_device_count=2" in e["XLA_FLAGS"] for e in envs)
     assert all(e["argv"] == [str(tmp_path), "ok"] for e in envs)
+    assert all(int(e["PJRT_NPROC"]) >= 5 for e in envs), "2 local devices need 5 XLA CPU client threads"
+
+
+def test_cpu_client_threads_are_raised_never_lowered():
+    from tapejax.distributed import cpu_client_threads_needed, ensure_cpu_client_threads
+    assert cpu_client_threads_needed(4) == 9
+    env = {"XLA_FLAGS": "--foo --xla_force_host_platform_device_count=4", "NPROC": "2"}
+    assert ensure_cpu_client_threads(environ=env) == 9 and env["PJRT_NPROC"] == "9"
+    env = {"XLA_FLAGS": "--xla_force_host_platform_device_count=4", "PJRT_NPROC": "3"}
+    assert ensure_cpu_client_threads(environ=env) == 9 and env["PJRT_NPROC"] == "9"
+    env = {"XLA_FLAGS": "--xla_force_host_platform_device_count=4", "PJRT_NPROC": "64"}
+    assert ensure_cpu_client_threads(environ=env) == 64 and env["PJRT_NPROC"] == "64"
+    env = {"NPROC": "16"}  # one device per process: 3 threads suffice
+    assert ensure_cpu_client_threads(environ=env) == 16 and "PJRT_NPROC" not in env
 
 
 def test_launcher_propagates_failure_and_stops_the_others(tmp_path):
