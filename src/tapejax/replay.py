@@ -60,7 +60,9 @@ class _Program:
                 self.compiled = lowered.compile()
             except Exception as e:
                 self.failed = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-        if config.replay_background:
+        # Several processes must switch to the program at the same step (their collectives pair up),
+        # which a background compile's timing cannot promise: compile in the foreground there.
+        if config.replay_background and jax.process_count() == 1:
             t = threading.Thread(target=finish, name="tapejax-replay-compile", daemon=True)
             _compiling.append(t)
             t.start()
