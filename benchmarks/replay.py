@@ -46,6 +46,9 @@ def mlp_tapejax(params, x, y):
             loss = tnp.mean((h @ vs[-1] - ty) ** 2)
         for v, g in zip(vs, tape.gradient(loss, vs)):
             v.assign_sub(0.01 * g)
+        # The step is over when the variables are updated (an op-by-op step returns with its backward
+        # pass still running on the device; jax.jit's value and new parameters come out together).
+        jax.block_until_ready([v.read_value().value for v in vs])
         return loss.numpy()
     return run
 

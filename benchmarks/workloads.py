@@ -216,7 +216,9 @@ def build_train_step(kind: str, mode: str, size: str, device) -> Callable:
                 p.assign_sub(g * LR)
             return lo
         fn = step if mode == "tapejax" else tj.function(step)
-        return lambda: _block(fn(params, x, y))
+        # Wait for the updated variables too, not just the loss: an eager step returns with its backward
+        # pass and updates still running on the device (jax.jit's loss and new parameters come together).
+        return lambda: _block((fn(params, x, y), [p.read_value() for p in params]))
     if mode in ("jax.jit", "jax"):
         B = _JAX()
         state = {"p": [_place(device, p) for p in p0]}

@@ -29,8 +29,9 @@ from .ops.core import BackwardFunction, IdentityBackward, NoGradient, _as_tuple
 from .tape import GradientStats, OpEntry, run_backprop
 
 _seen: "collections.Counter" = collections.Counter()
-_programs: "collections.OrderedDict[Any, _Program]" = collections.OrderedDict()
+_programs: Dict[Any, "_Program"] = {}
 _SEEN_MAX = 4096
+_tick = iter(range(1, 1 << 62)).__next__  # use order of the programs (least recently used dropped)
 _TRUE = np.bool_(True)  # the fences' run-time predicate (see _fence)
 
 
@@ -38,10 +39,11 @@ class _Program:
     """One compiled step. ``compiled`` is None while XLA compiles it (in the background) and after a
     failed compile (``failed`` says why); until then the steps of its structure go op by op."""
 
-    __slots__ = ("fn", "stats", "exported", "compiled", "failed")
+    __slots__ = ("fn", "stats", "exported", "compiled", "failed", "used")
 
     def __init__(self, fn) -> None:
         self.fn = fn
+        self.used = _tick()
         self.stats: Optional[GradientStats] = None
         self.exported: tuple = ()  # trace indices of the deferred ops whose values it returns
         self.compiled = None
@@ -321,12 +323,11 @@ def try_replay(tape, ops, usage, missing, target_ids: Sequence[int], source_ids:
         if n <= config.replay_warmup:
             tape.last_replay = f"op by op (warm-up {n}/{config.replay_warmup})"
             return None
-        program = _programs[key] = _build(_snapshot(ops, usage, missing, tape.tensor_tape, plan), config.replay_exact)
-        while len(_programs) > config.replay_cache_size:
-            _programs.popitem(last=False)
+        program = _build(_snapshot(ops, usage, missing, tape.tensor_tape, plan), config.replay_exact)
+        _store(key, program)
         program.compile(leaves, list(output_gradients) if output_gradients else [])
     else:
-        _programs.move_to_end(key)
+        program.used = _tick()  # (a key of a long tape is costly to hash: no second lookup to reorder)
     if program.compiled is None:
         tape.last_replay = program.state()
         return None
@@ -384,12 +385,10 @@ def run_trace(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Se
                                    that_are_targets)
         program = _build(snapshot, config.replay_exact)
         program.exported = tuple(snapshot[10])
-        _programs[key] = program
-        while len(_programs) > config.replay_cache_size:
-            _programs.popitem(last=False)
+        _store(key, program)
         program.compile(tr.leaves, og)
     else:
-        _programs.move_to_end(key)
+        program.used = _tick()  # (a key of a long tape is costly to hash: no second lookup to reorder)
     if program.compiled is None:
         tape.last_replay = program.state()
         return None
@@ -439,6 +438,12 @@ def _trace_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, target_ids,
     src = tuple(setd(s, len(local)) for s in source_ids)
     sat = tuple(sorted((local[k], tuple(v[0]), v[1]) for k, v in that_are_targets.items()))
     return (snap_ops, local, ops, usage, missing, tt, tgt, src, sat, node_sig, exported)
+
+
+def _store(key, program: _Program) -> None:
+    _programs[key] = program
+    while len(_programs) > config.replay_cache_size:
+        del _programs[min(_programs.items(), key=lambda kv: kv[1].used)[0]]
 
 
 def clear() -> None:

@@ -133,11 +133,10 @@ class Tape:
             oid = o._id
             self.tensor_tape[oid] = op_id
             usage[oid] = 1
-            tr = o._trackers
-            if tr is None:
-                o._trackers = [weak]
-            elif weak not in tr:
-                tr.append(weak)
+            if o._trackers is None:
+                o._trackers = weak
+            else:
+                o._track(weak)
             v = o._value
             infos.append((oid, v.shape, v.dtype, None if isinstance(v, Tracer) else v.sharding))
         self.op_tape[op_id] = OpEntry(op_type, tuple(infos), list(input_ids), backward)
@@ -157,7 +156,7 @@ class Tape:
             oid = o._id
             tt[oid] = op_id
             usage[oid] = 1
-            o._trackers = [weak]
+            o._trackers = weak
             out_infos = ((oid,) + infos[0],)
         else:
             out_infos = []
@@ -165,7 +164,7 @@ class Tape:
                 oid = o._id
                 tt[oid] = op_id
                 usage[oid] = 1
-                o._trackers = [weak]
+                o._trackers = weak
                 out_infos.append((oid,) + info)
             out_infos = tuple(out_infos)
         self.op_tape[op_id] = OpEntry(op_type, out_infos, input_ids, backward)

@@ -44,12 +44,12 @@ class Tensor:
     def __init__(self, value: Any) -> None:
         self._value = value
         self._id = _next_id()
-        self._trackers = None  # weak refs to the tapes/accumulators to tell when this tensor dies
+        self._trackers = None  # weak ref (or list of them) to the tapes/accumulators to tell when it dies
 
     def __del__(self) -> None:
         trackers = self._trackers
-        if trackers:
-            for ref in trackers:
+        if trackers is not None:
+            for ref in (trackers if type(trackers) is list else (trackers,)):
                 owner = ref()
                 if owner is not None:
                     try:
@@ -61,9 +61,12 @@ class Tensor:
         """Tell the owner of weak reference ``ref`` (a tape or accumulator) when this tensor dies."""
         tr = self._trackers
         if tr is None:
-            self._trackers = [ref]
-        elif ref not in tr:
-            tr.append(ref)
+            self._trackers = ref  # one owner (the common case): the weak reference itself, no list
+        elif type(tr) is list:
+            if ref not in tr:
+                tr.append(ref)
+        elif tr is not ref:
+            self._trackers = [tr, ref]
 
     # -- properties -----------------------------------------------------------------------------
     @property

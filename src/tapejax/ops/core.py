@@ -515,7 +515,8 @@ def _apply_lazy(op: OpDef, args, raw, static):
             if trace is not None:
                 n = r._node
                 if n.trace == trace.uid:
-                    refs.append((n.tix, r._index))  # the tensor made by that traced op
+                    j = r._index  # the tensor made by that traced op, as one int (no tuple to allocate)
+                    refs.append((n.tix << 8) | j if j < 256 else (n.tix, j))
                 else:
                     trace.break_()
                     trace = None
@@ -528,7 +529,7 @@ def _apply_lazy(op: OpDef, args, raw, static):
                 k = trace.leaf_pos.get(id(r))
                 if k is None:
                     k = trace.add_leaf(r)
-                refs.append((-1 - k, trace.ident(a._id)) if is_tensor else k)
+                refs.append((-1 - k, trace.ident(a._id)) if is_tensor else -1 - k)
         else:
             return None
         bit <<= 1
@@ -561,7 +562,7 @@ def _apply_lazy(op: OpDef, args, raw, static):
         node.trace = trace.uid
         node.tix = len(trace.nodes)
         trace.nodes.append(node)
-        trace.tokens.append((typ, recorded, tuple(refs), outs[0]._id - trace.base))
+        trace.tokens.append((typ, recorded, outs[0]._id - trace.base, *refs))
     return result
 
 
