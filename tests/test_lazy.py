@@ -1021,3 +1021,32 @@ def test_process_exits_cleanly_while_a_replay_program_compiles():
     proc = subprocess.run([sys.executable, "-c", _EXIT_SCRIPT], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, (proc.returncode, proc.stdout[-500:], proc.stderr[-1500:])
     assert proc.stdout.startswith("done")
+
+
+def test_ops_past_replay_max_ops_run_at_once_and_the_gradient_is_unchanged():
+    # A tape longer than replay_max_ops is never replayed: deferring its later ops would only delay them.
+    x0 = tj.constant(np.linspace(-1, 1, 8).astype(np.float32))
+
+    def run():
+        with tj.GradientTape() as tape:
+            tape.watch(x0)
+            xs = [x0]
+            for _ in range(30):
+                xs.append(tnp.sin(xs[-1]))
+            s = tnp.sum(xs[-1])
+        return tape, xs, tape.gradient(s, x0)
+
+    with mode(False):
+        _, _, ref = run()
+    old = tj.config.replay_max_ops
+    tj.config.replay_max_ops = 10
+    try:
+        with mode(True, True):
+            for _ in range(4):  # past the warm-up: a program would exist if the tape were short enough
+                tape, xs, g = run()
+    finally:
+        tj.config.replay_max_ops = old
+    assert type(xs[1]) is LazyTensor
+    assert [type(x) for x in xs[12:]] == [Tensor] * len(xs[12:])
+    assert "replay_max_ops" in tape.last_replay, tape.last_replay
+    np.testing.assert_array_equal(g.numpy(), ref.numpy())

@@ -224,7 +224,7 @@ class Trace:
     the per-step cost of finding the program a hash of the token list instead of a walk over the tape.
     Anything else recorded on the tape (an op that ran eagerly, a custom gradient) breaks the trace."""
 
-    __slots__ = ("uid", "base", "tokens", "nodes", "leaves", "leaf_pos", "outer", "broken")
+    __slots__ = ("uid", "base", "tokens", "nodes", "leaves", "leaf_pos", "outer", "broken", "too_long")
 
     def __init__(self) -> None:
         self.uid = _next_seq()  # what its nodes keep (not the trace itself: no reference cycle)
@@ -235,6 +235,7 @@ class Trace:
         self.leaf_pos: Dict[int, int] = {}
         self.outer: Dict[int, int] = {}
         self.broken = False
+        self.too_long = False  # past tj.config.replay_max_ops: never replayed, so ops stop being deferred
 
     def ident(self, tid: int) -> int:
         """A tensor id in the trace's naming: >= 0 for tensors made after the trace began."""

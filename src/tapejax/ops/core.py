@@ -502,8 +502,17 @@ def _apply_lazy(op: OpDef, args, raw, static):
     tape's trace (one loop over the arguments does both: this runs for every op)."""
     tape = tape_set.state.tapes[0]
     trace = tape.trace
-    if trace is not None and trace.broken:
-        trace = None
+    if trace is not None:
+        if trace.broken:
+            if trace.too_long:
+                return None
+            trace = None
+        elif len(trace.tokens) >= config.replay_max_ops:
+            # This step will never be replayed as one program: deferring the rest of its ops would
+            # only delay them. They run at once from here (the pending ones when first needed).
+            trace.break_()
+            trace.too_long = True
+            return None
     avals = []
     refs = []
     mask = 0
