@@ -12,6 +12,7 @@ extra arrays that a leak of one array per 100 steps leaves between the two measu
 from __future__ import annotations
 
 import gc
+import sys
 
 import jax
 import numpy as np
@@ -163,3 +164,21 @@ def test_dropped_tapes_free_their_residuals():
         del t, y, _
     after = _live()
     assert after[0] <= base[0] + 5 and after[1] <= base[1] + 2 * 256 * 256 * 4, (base, after)
+
+
+def test_the_measurement_catches_a_leak(monkeypatch):
+    # The flat-count test must be able to fail: a step that keeps one array every 10 steps is flagged.
+    this = sys.modules[__name__]
+    monkeypatch.setattr(this, "STEP_FIRST", 50)
+    monkeypatch.setattr(this, "STEP_LAST", 400)  # 35 arrays kept between the measurements (20 allowed)
+    step = _make_step()
+    kept = []
+
+    def leaky(i):
+        loss = step(i)
+        if i % 10 == 0:
+            kept.append(jax.numpy.full((8,), float(i)))  # a fresh device array the loop forgets to drop
+        return loss
+
+    bad = growth(*run_steps(leaky))
+    assert any("live jax arrays grew" in b for b in bad), bad
