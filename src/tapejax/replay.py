@@ -39,10 +39,11 @@ class _Program:
     """One compiled step. ``compiled`` is None while XLA compiles it (in the background) and after a
     failed compile (``failed`` says why); until then the steps of its structure go op by op."""
 
-    __slots__ = ("fn", "stats", "exported", "compiled", "failed", "used")
+    __slots__ = ("fn", "stats", "exported", "compiled", "failed", "used", "extra")
 
     def __init__(self, fn) -> None:
         self.fn = fn
+        self.extra: tuple = ()  # arguments after (leaves, output gradients): the fences' predicate
         self.used = _tick()
         self.stats: Optional[GradientStats] = None
         self.exported: tuple = ()  # trace indices of the deferred ops whose values it returns
@@ -52,7 +53,7 @@ class _Program:
     def compile(self, leaves, og) -> None:
         """Trace now (it reads this thread's tj.config), compile now or in a background thread."""
         try:
-            lowered = self.fn.lower(leaves, og, _TRUE)
+            lowered = self.fn.lower(leaves, og, *self.extra)
         except Exception as e:  # never fail the user's step: fall back to op by op
             self.failed = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
             return
@@ -73,12 +74,12 @@ class _Program:
 
     def __call__(self, leaves, og):
         try:
-            return self.compiled(leaves, og, _TRUE)
+            return self.compiled(leaves, og, *self.extra)
         except (TypeError, ValueError):
             # Arguments placed otherwise than at compile time (another default device, resharded
             # residuals): the jitted function compiles for them instead.
             self.compiled = self.fn
-            return self.fn(leaves, og, _TRUE)
+            return self.fn(leaves, og, *self.extra)
 
     def state(self) -> str:
         """Why this program did not run (for last_replay), or "" when it is ready."""
@@ -295,8 +296,18 @@ def _build(snapshot, exact: bool) -> _Program:
                               that_are_targets, list(out_grads), False, stats,
                               aggregate=(lambda gl: fenced(vspace.aggregate, gl)) if exact else None)
         program.stats = stats
-        return result, [values[j] for j in exported]
-    program.fn = jax.jit(step)
+        # The forward values first: XLA's CPU runtime ran jax.value_and_grad of the MLP step of
+        # benchmarks/replay.py ~9% slower with the scalar loss after the gradients (shuffled A/B).
+        return [values[j] for j in exported], result
+    # The step is a call inside the compiled function, not the compiled function itself: with jax 0.10
+    # on CPU the same optimized HLO ran 10-15% faster that way (the MLP step of benchmarks/replay.py,
+    # shuffled A/B against jax.jit(jax.value_and_grad); the cause was not found).
+    inner = jax.jit(step)
+    if exact:
+        program.fn = jax.jit(lambda leaves, out_grads, pred: inner(leaves, out_grads, pred))
+        program.extra = (_TRUE,)
+    else:  # no predicate argument when nothing is fenced
+        program.fn = jax.jit(lambda leaves, out_grads: inner(leaves, out_grads, None))
     return program
 
 
@@ -332,7 +343,7 @@ def try_replay(tape, ops, usage, missing, target_ids: Sequence[int], source_ids:
         tape.last_replay = program.state()
         return None
     og = list(output_gradients) if output_gradients else []
-    result, exported = program(leaves, og)
+    exported, result = program(leaves, og)
     nodes = plan[4]
     for j, values in zip(plan[3], exported):
         nodes[j].set_values(tuple(values))
@@ -392,7 +403,7 @@ def run_trace(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Se
     if program.compiled is None:
         tape.last_replay = program.state()
         return None
-    result, exported = program(tr.leaves, og)
+    exported, result = program(tr.leaves, og)
     for j, values in zip(program.exported, exported):
         tr.nodes[j].set_values(tuple(values))
     tape.finish()
