@@ -133,10 +133,7 @@ class Tape:
             oid = o._id
             self.tensor_tape[oid] = op_id
             usage[oid] = 1
-            if o._trackers is None:
-                o._trackers = weak
-            else:
-                o._track(weak)
+            o._track(weak)
             v = o._value
             infos.append((oid, v.shape, v.dtype, None if isinstance(v, Tracer) else v.sharding))
         self.op_tape[op_id] = OpEntry(op_type, tuple(infos), list(input_ids), backward)
