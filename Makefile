@@ -33,6 +33,7 @@ demo: $(STAMP_TEST)
 
 bench: $(STAMP_BENCH)
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/memory.py
 
 $(STAMP_NB): pyproject.toml | $(PY)
 	@echo "Installing tapejax with JupyterLab, ipykernel and matplotlib into $(VENV) (pip install -e '.[notebooks]'; first run only)..."
