@@ -43,7 +43,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import tape_set
+from .. import tape_set
 
 __all__ = [
     "check_numerics", "NumericsError", "gradcheck", "GradcheckResult", "GradcheckError",
@@ -57,7 +57,7 @@ __all__ = [
 
 _checking = False  # read on the hot path (ops/core.py, forwardprop.py): one module attribute test
 _depth = 0
-_PKG_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_PKG_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # the tapejax package
 
 
 class NumericsError(FloatingPointError):
@@ -303,8 +303,8 @@ class GradientExplanation:
 
 
 def _inner_tape(tape):
-    from .backprop import GradientTape
-    from .tape import Tape
+    from ..backprop import GradientTape
+    from ..tape import Tape
     if isinstance(tape, Tape):
         return tape
     if not isinstance(tape, GradientTape):
@@ -318,7 +318,7 @@ def _tape_used(tape) -> bool:
 
 
 def _id_dtype(x) -> Tuple[int, Any, str]:
-    from .tensor import Tensor, Variable
+    from ..tensor import Tensor, Variable
     if isinstance(x, Variable):
         return x._handle_id, x.dtype, f"variable '{x.name}'"
     if isinstance(x, Tensor):
@@ -347,7 +347,7 @@ def explain_gradient(tape, target: Any, source: Any) -> GradientExplanation:
       target: a Tensor or Variable, or a nested structure of them (as for ``gradient``).
       source: one Tensor or Variable.
     Returns: a :class:`GradientExplanation`; ``print`` it, or test ``.reason``."""
-    from .backprop import flatten
+    from ..backprop import flatten
     E = GradientExplanation
     sid, sdt, sdesc = _id_dtype(source)
     if _tape_used(tape):
@@ -361,7 +361,7 @@ def explain_gradient(tape, target: Any, source: Any) -> GradientExplanation:
     inner = _inner_tape(tape)
     if inner is None or sid not in inner.tensor_tape:
         hint = "call tape.watch(x) inside the tape's context, before computing with it"
-        from .tensor import Variable
+        from ..tensor import Variable
         if isinstance(source, Variable):
             if not source.trainable:
                 hint = "the variable is not trainable (trainable=False): watch it explicitly with tape.watch(v)"
@@ -377,7 +377,7 @@ def explain_gradient(tape, target: Any, source: Any) -> GradientExplanation:
         return E(E.NOT_WATCHED, f"The source {sdesc} was never watched by this tape, nor produced by an op the tape "
                                 f"recorded: {hint}.")
     targets = [t for t in flatten(target)[0] if t is not None]
-    from .tensor import Tensor, Variable
+    from ..tensor import Tensor, Variable
     raw = next((t for t in targets if not isinstance(t, (Tensor, Variable))), None)
     if raw is not None:
         why = _raw_jax_hint(inner, sid) or ("it was computed by JAX (or NumPy) directly, which no tape records. Use "
@@ -547,13 +547,13 @@ def gradcheck(f: Callable, *args: Any, eps: float = 1e-3, atol: float = 1e-3, rt
                              "atol=1e-3, rtol=1e-2 for float32.")
     if max_elements is not None and (not isinstance(max_elements, (int, np.integer)) or max_elements < 1):
         raise ValueError(f"gradcheck: max_elements={max_elements!r} must be a positive int or None.")
-    from .backprop import GradientTape, UnconnectedGradients
-    from .tensor import Tensor, Variable, convert_to_tensor
+    from ..backprop import GradientTape, UnconnectedGradients
+    from ..tensor import Tensor, Variable, convert_to_tensor
 
     def total(out) -> Any:
-        from .backprop import flatten
+        from ..backprop import flatten
         leaves = [x for x in flatten(out)[0] if x is not None]
-        from .ops import numpy as tnp
+        from ..ops import numpy as tnp
         s = None
         for leaf in leaves:
             v = tnp.sum(leaf.read_value() if isinstance(leaf, Variable) else leaf)
@@ -789,7 +789,7 @@ class AccumulatorSummary:
 
 def accumulator_summary(acc) -> AccumulatorSummary:
     """The tangents a ``tj.ForwardAccumulator`` holds (see :class:`AccumulatorSummary`)."""
-    from .forwardprop import ForwardAccumulator
+    from ..forwardprop import ForwardAccumulator
     if not isinstance(acc, ForwardAccumulator):
         raise TypeError(f"tj.debug.accumulator_summary: expected a tj.ForwardAccumulator, got {type(acc).__name__}")
     inner = acc._acc
@@ -826,7 +826,7 @@ def _pending_layout(node):
     layout = _layouts.get(typ)
     if layout is not None:
         return layout
-    from .lazy import scalar_aval
+    from ..lazy import scalar_aval
 
     def struct(r):
         aval = r if hasattr(r, "shape") and hasattr(r, "dtype") else scalar_aval(r)
@@ -857,7 +857,7 @@ def _pending_layout(node):
 def _array_key(x):
     """Identity of the array behind ``x`` for counting shared residuals once: a computed value by its
     object, a tensor not computed yet by its tensor id (its value will be one array)."""
-    from .lazy import LazyTensor
+    from ..lazy import LazyTensor
     if isinstance(x, LazyTensor):
         pending = x._pending_node() is not None
         return ("tensor", x._id) if pending else id(x._value)
