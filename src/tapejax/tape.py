@@ -248,7 +248,7 @@ class Tape:
         """Gradients (raw arrays, or Tensors when ``recording``) of the targets w.r.t. the sources."""
         from . import replay
         # Under check_numerics every kernel runs on its own, so each one is checked.
-        replaying = config.replay and not recording and not tape_set.state.debug_checking
+        replaying = config.replay and not recording and not (tape_set.numerics_checks and tape_set.state.debug_checking)
         prepared = []
 
         def prepare():

@@ -6,7 +6,9 @@ fast path and no bookkeeping happens at all.
 Debug hooks: ``tj.debug`` sits above every module that runs ops, so they never import it. It plugs in
 here instead: ``debug_hooks`` (one object for the process: the same functions serve every thread) holds
 the callables it installs at import, each a no-op until then; ``state.debug_checking`` says whether
-``tj.debug.check_numerics()`` is on in this thread, the one flag the per-op hot path tests.
+``tj.debug.check_numerics()`` is on in this thread. The per-op hot path first tests the process-wide
+count ``numerics_checks`` (a module attribute: a threading.local attribute costs a few times more), and
+reads the per-thread flag only while some thread checks: ``numerics_checks and state.debug_checking``.
 """
 from __future__ import annotations
 
@@ -41,6 +43,9 @@ class DebugHooks:
 
 
 debug_hooks = DebugHooks()
+
+numerics_checks = 0  # open checking_numerics() blocks, all threads together (see the module docstring)
+_numerics_lock = threading.Lock()
 
 
 class _State(threading.local):
@@ -146,6 +151,23 @@ def paused(items) -> Iterator[None]:
     finally:
         for x, was in saved:
             x.paused = was
+
+
+@contextlib.contextmanager
+def checking_numerics() -> Iterator[None]:
+    """Context: ``tj.debug.check_numerics()`` is on in this thread (``state.debug_checking``) until exit."""
+    global numerics_checks
+    s = state
+    was = s.debug_checking
+    with _numerics_lock:  # += from two threads at once could lose a count
+        numerics_checks += 1
+    s.debug_checking = True
+    try:
+        yield
+    finally:
+        s.debug_checking = was
+        with _numerics_lock:
+            numerics_checks -= 1
 
 
 @contextlib.contextmanager

@@ -6,8 +6,8 @@ Terms. A *backward kernel* (VJP) turns the gradient of an op's outputs into grad
 or in Jupyter/IPython the cell (``In [3], line 2``).
 
 How it works. ``check_numerics()`` sets ``tape_set.state.debug_checking`` for the current thread only,
-and restores its previous value on exit (so nesting works and other threads are unaffected). While it
-is set:
+and restores its previous value on exit (so nesting works and other threads are unaffected); the hot
+path tests it behind the process-wide count ``tape_set.numerics_checks``. While it is set:
 
 1. op dispatch (ops/core.py) stores the call site on each recorded op's backward function
    (``debug_hooks.call_site``) and runs ops eagerly (no deferral, no replay), so every kernel is seen;
@@ -69,13 +69,8 @@ def check_numerics() -> Iterator[None]:
     forward ran before the context was entered are still checked, but their call site is unknown.
     Checking is per thread (it covers the ops and gradients this thread runs) and syncs with the device
     after every kernel: use it to debug, not to train fast."""
-    st = tape_set.state
-    was = st.debug_checking
-    st.debug_checking = True
-    try:
+    with tape_set.checking_numerics():
         yield
-    finally:
-        st.debug_checking = was
 
 
 def call_site() -> Optional[Tuple[str, int, str]]:

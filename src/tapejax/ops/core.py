@@ -565,7 +565,8 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
         static = {k: v for k, v in static.items() if k != "name"}
     st = tape_set.state
     deferred = (config.lazy and len(st.tapes) == 1 and not st.accumulators and not st.stopped
-                and op.differentiable and st.capture is None and not st.debug_checking)
+                and op.differentiable and st.capture is None
+                and not (tape_set.numerics_checks and st.debug_checking))
     raw, args = _raw(op, args, deferred)
     if st.capture is not None:  # a tj.function trace: Tensors it closes over are inputs of the program
         raw = st.capture.substitute(args, raw)
@@ -747,7 +748,7 @@ def _apply_recorded(op: OpDef, args, raw, static):
         spec = (False, ((tuple(out.shape), dt, _is_float(dt)),))
     if tapes:
         bf = BackwardFunction(op, static, res, args, diff, spec)
-        if st.debug_checking:  # tj.debug.check_numerics: where the user called this op
+        if tape_set.numerics_checks and st.debug_checking:  # tj.debug.check_numerics: where the user called this op
             bf.site = tape_set.debug_hooks.call_site()
         for t in tapes:
             t.record_operation(op.name, outs, ids, bf)
@@ -829,7 +830,7 @@ class BackwardFunction:
             else:
                 raw_cts = tuple(c._value if isinstance(c, Tensor) else c for c in cts)
             grads = k.backward(self.res, raw_cts, self.spec, diff, needed)
-            if tape_set.state.debug_checking:
+            if tape_set.numerics_checks and tape_set.state.debug_checking:
                 tape_set.debug_hooks.check_backward(self, cts, grads, needed)
             if needed is diff:
                 return list(grads)
@@ -840,7 +841,7 @@ class BackwardFunction:
             grads = apply(g_op, list(self.inputs) + given, {})
             if not isinstance(grads, tuple):
                 grads = (grads,)
-            if tape_set.state.debug_checking:
+            if tape_set.numerics_checks and tape_set.state.debug_checking:
                 tape_set.debug_hooks.check_backward(self, cts, grads, needed)
         for j, g in zip(needed_idx, grads):
             result[j] = g
