@@ -167,7 +167,6 @@ def accumulator_summary(acc) -> AccumulatorSummary:
     return AccumulatorSummary(rows, sum(seen.values()), inner.use_batch, acc._recording)
 
 
-
 def summary(tape) -> TapeSummary:
     """Ops recorded on ``tape`` in order, their output shapes/dtypes, and the bytes each backward closure
     keeps alive (its residuals), with totals. ``print`` it, or display it in Jupyter (HTML table).
@@ -192,7 +191,6 @@ def summary(tape) -> TapeSummary:
     watched = [i for i, o in inner.tensor_tape.items() if o == -1 and i not in inner.watched_variables]
     names = [v.name for v in inner.watched_variables.values()]
     return TapeSummary(rows, watched, names, total, sum(seen.values()), inner.persistent)
-
 
 
 def accumulator_html(acc) -> str:
