@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 import tapejax as tj
-from tapejax import debug
+from tapejax import debug, tape_set
+from tapejax.debug import draw
 
 tnp = tj.numpy
 
@@ -65,7 +66,7 @@ def test_without_check_numerics_nan_passes_silently_and_no_site_is_recorded():
     assert not np.all(np.isfinite(g.numpy()))
     bfs = [e.backward for e in tape._tape.op_tape.values()]
     assert bfs and not any(hasattr(bf, "site") for bf in bfs)  # zero cost: nothing captured
-    assert debug._checking is False
+    assert tape_set.state.debug_checking is False
 
 
 def test_check_numerics_forward_outside_context_says_site_unknown():
@@ -84,12 +85,12 @@ def test_check_numerics_finite_gradients_do_not_raise_and_context_restores_flag(
     with debug.check_numerics():
         with debug.check_numerics():
             pass
-        assert debug._checking is True  # nested exit keeps the outer one on
+        assert tape_set.state.debug_checking is True  # nested exit keeps the outer one on
         with tj.GradientTape() as tape:
             tape.watch(x)
             s = tnp.sum(tnp.exp(x) * x)
         g = tape.gradient(s, x)
-    assert debug._checking is False
+    assert tape_set.state.debug_checking is False
     np.testing.assert_allclose(g.numpy(), np.exp([1.0, 3.0]) * (1 + np.array([1.0, 3.0])), rtol=1e-5)
 
 
@@ -117,6 +118,66 @@ def test_check_numerics_higher_order_backward_is_checked():
             with pytest.raises(FloatingPointError, match="sqrt"):
                 inner.gradient(s, x)  # recorded by `outer`: dispatched as an op, still checked
 
+
+
+def test_check_numerics_is_per_thread():
+    """Entering check_numerics in one thread neither checks nor slows another thread's gradients."""
+    import threading
+    entered, other_done = threading.Event(), threading.Event()
+    seen = {}
+
+    def checking_thread():
+        try:
+            with debug.check_numerics():
+                entered.set()
+                other_done.wait(60)
+                seen["flag_inside"] = tape_set.state.debug_checking
+                x = tj.constant([1.0, 3.0])
+                with tj.GradientTape() as tape:
+                    tape.watch(x)
+                    s = tnp.sum(tnp.sqrt(x - 1.0))
+                try:
+                    tape.gradient(s, x)
+                except debug.NumericsError as e:
+                    seen["own_error"] = e.op
+        finally:
+            entered.set()
+
+    t = threading.Thread(target=checking_thread)
+    t.start()
+    try:
+        assert entered.wait(60)
+        assert tape_set.state.debug_checking is False  # this thread: not checking
+        x = tj.constant([1.0, 3.0])
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            s = tnp.sum(tnp.sqrt(x - 1.0))
+        g = tape.gradient(s, x)  # Inf at 0, silently: the other thread's check_numerics is not ours
+        assert not np.all(np.isfinite(g.numpy()))
+    finally:
+        other_done.set()
+        t.join(60)
+    assert seen == {"flag_inside": True, "own_error": "sqrt"}  # the checking thread still checks its own
+
+
+def test_modules_below_debug_reach_it_only_through_hooks():
+    """No module outside tj.debug imports it (the per-op path reads tape_set's hooks instead)."""
+    import ast
+    import pathlib
+    root = pathlib.Path(tj.__file__).parent
+    offenders = []
+    for path in root.rglob("*.py"):
+        rel = path.relative_to(root).as_posix()
+        if rel == "__init__.py" or rel.startswith("debug/"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] + [f"{node.module or ''}.{a.name}" for a in node.names]
+                if any(n.split(".")[-1] == "debug" or ".debug." in f".{n}." for n in names):
+                    offenders.append(f"{rel}:{node.lineno}")
+            elif isinstance(node, ast.Import) and any("tapejax.debug" in a.name for a in node.names):
+                offenders.append(f"{rel}:{node.lineno}")
+    assert not offenders, offenders
 
 # -- gradcheck ----------------------------------------------------------------------------------------
 
@@ -332,7 +393,7 @@ def test_to_dot_has_ops_tensors_and_edges():
 
 def test_render_graph_without_dot_writes_dot_file(tmp_path, monkeypatch):
     tape, _, keep = _recorded()
-    monkeypatch.setattr(debug.shutil, "which", lambda name: None)
+    monkeypatch.setattr(draw.shutil, "which", lambda name: None)
     out = debug.render_graph(tape, str(tmp_path / "g.png"))
     assert out is None
     assert (tmp_path / "g.dot").read_text().startswith("digraph")

@@ -119,8 +119,7 @@ class GradientTape:
 
     def _repr_html_(self) -> str:
         """Jupyter: the tape summary (ops, bytes kept for the backward pass, what is watched)."""
-        from .debug import tape_html  # debug imports this module: import at call time
-        return tape_html(self)
+        return tape_set.debug_hooks.tape_html(self)  # installed by tj.debug
 
     # -- watching -------------------------------------------------------------------------------------
     def watch(self, tensor: Any) -> None:

@@ -18,7 +18,7 @@ from typing import Any, Dict, Iterator, Optional
 import jax
 import jax.numpy as jnp
 
-from . import debug as _debug, tape_set, vspace
+from . import tape_set, vspace
 from .backprop import UnconnectedGradients, _unconnected, flatten
 from .tensor import Tensor, Variable, _is_float, convert_to_tensor
 
@@ -103,8 +103,8 @@ class Accumulator:
                     res_raw = op.kernels(static).jvp(diff, tuple(raw), raw_t, out)
                 res = jax.tree_util.tree_map(Tensor, res_raw)
         res = res if isinstance(res, tuple) else (res,)
-        if _debug._checking:  # tj.debug.check_numerics
-            _debug._check_jvp(op, outs, res, tans)
+        if tape_set.numerics_checks and tape_set.state.debug_checking:  # tj.debug.check_numerics
+            tape_set.debug_hooks.check_jvp(op, outs, res, tans)
         conn = op.connections  # a tj.function call: no tangent for an output no input with one reaches
         given = frozenset(i for i, t in zip(diff, tans) if t is not None) if conn is not None else None
         for k, (o, t) in enumerate(zip(outs, res)):
@@ -185,7 +185,7 @@ class ForwardAccumulator:
 
     def _repr_html_(self) -> str:
         """Jupyter: the tensors carrying a tangent, with the tangents' shapes and bytes."""
-        return _debug.accumulator_summary(self)._repr_html_()
+        return tape_set.debug_hooks.accumulator_html(self)  # installed by tj.debug
 
     def _watch(self, primals: Any, tangents: Any) -> None:
         flat_p, tree_p = flatten(primals)

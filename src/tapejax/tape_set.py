@@ -2,13 +2,50 @@
 
 Every op asks ``active()`` first; when it is false (nothing recording in this thread) the op takes the
 fast path and no bookkeeping happens at all.
+
+Debug hooks: ``tj.debug`` sits above every module that runs ops, so they never import it. It plugs in
+here instead: ``debug_hooks`` (one object for the process: the same functions serve every thread) holds
+the callables it installs at import, each a no-op until then; ``state.debug_checking`` says whether
+``tj.debug.check_numerics()`` is on in this thread. The per-op hot path first tests the process-wide
+count ``numerics_checks`` (a module attribute: a threading.local attribute costs a few times more), and
+reads the per-thread flag only while some thread checks: ``numerics_checks and state.debug_checking``.
 """
 from __future__ import annotations
 
 import contextlib
 import itertools
 import threading
-from typing import Iterator, List
+from typing import Any, Callable, Iterator, List, Optional
+
+
+def _ignore(*args) -> None:
+    return None
+
+
+class DebugHooks:
+    """Where ``tj.debug`` plugs into the lower layers. Callers test ``state.debug_checking`` (or that a
+    tape is active) before calling a hook, so an unused hook costs nothing."""
+
+    def __init__(self) -> None:
+        # (op, args, out): an op ran while a GradientTape was active but no tape recorded it.
+        self.note_unrecorded: Callable[[Any, Any, Any], None] = _ignore
+        # (tensor_id, site): user code handed a followed value to a plain JAX function at ``site``.
+        self.note_raw_jax_use: Callable[[int, str], None] = _ignore
+        # () -> where user code called the op running now (kept on its backward function while checking).
+        self.call_site: Callable[[], Any] = _ignore
+        # (backward_fn, cotangents, grads, positions) / (op, outs, tangents, input_tangents): raise at
+        # the first NaN or Inf while checking.
+        self.check_backward: Callable[[Any, Any, Any, Any], None] = _ignore
+        self.check_jvp: Callable[[Any, Any, Any, Any], None] = _ignore
+        # (GradientTape) / (ForwardAccumulator) -> HTML for Jupyter, or None (plain repr).
+        self.tape_html: Callable[[Any], Optional[str]] = _ignore
+        self.accumulator_html: Callable[[Any], Optional[str]] = _ignore
+
+
+debug_hooks = DebugHooks()
+
+numerics_checks = 0  # open checking_numerics() blocks, all threads together (see the module docstring)
+_numerics_lock = threading.Lock()
 
 
 class _State(threading.local):
@@ -18,6 +55,7 @@ class _State(threading.local):
         self.stopped: int = 0          # depth of tj.stop_recording() blocks
         self.variable_watchers: List = []  # dicts collecting Variables read (custom_gradient)
         self.capture = None            # the tj.function trace in progress (Variable values), if any
+        self.debug_checking: bool = False  # inside tj.debug.check_numerics() (this thread only)
 
     # Cheap enough for the per-op hot path: two list truth tests and an int.
     def active(self) -> bool:
@@ -113,6 +151,23 @@ def paused(items) -> Iterator[None]:
     finally:
         for x, was in saved:
             x.paused = was
+
+
+@contextlib.contextmanager
+def checking_numerics() -> Iterator[None]:
+    """Context: ``tj.debug.check_numerics()`` is on in this thread (``state.debug_checking``) until exit."""
+    global numerics_checks
+    s = state
+    was = s.debug_checking
+    with _numerics_lock:  # += from two threads at once could lose a count
+        numerics_checks += 1
+    s.debug_checking = True
+    try:
+        yield
+    finally:
+        s.debug_checking = was
+        with _numerics_lock:
+            numerics_checks -= 1
 
 
 @contextlib.contextmanager

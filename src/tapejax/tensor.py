@@ -280,8 +280,7 @@ def _warn_raw_jax_use(obj, tensor_id: int, variable, explicit_ok: bool = False) 
     filename, lineno = frame.f_code.co_filename, frame.f_lineno
     line = linecache.getline(filename, lineno).strip()
     site = f"{filename}:{lineno}" + (f" ({line})" if line else "")
-    from . import debug
-    debug.note_raw_jax_use(tensor_id, site)
+    tape_set.debug_hooks.note_raw_jax_use(tensor_id, site)
     what = f"tj.Variable '{variable.name}'" if variable is not None else "tj.Tensor"
     warnings.warn_explicit(
         f"A {what} of shape {obj.shape} and dtype {obj.dtype} followed by an active GradientTape/ForwardAccumulator "

@@ -27,7 +27,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import tape_set
-from .. import debug as _debug
 from .. import lazy
 from ..config import config
 from ..lazy import ArrayImpl, LazyTensor
@@ -566,7 +565,8 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
         static = {k: v for k, v in static.items() if k != "name"}
     st = tape_set.state
     deferred = (config.lazy and len(st.tapes) == 1 and not st.accumulators and not st.stopped
-                and op.differentiable and st.capture is None and not _debug._checking)
+                and op.differentiable and st.capture is None
+                and not (tape_set.numerics_checks and st.debug_checking))
     raw, args = _raw(op, args, deferred)
     if st.capture is not None:  # a tj.function trace: Tensors it closes over are inputs of the program
         raw = st.capture.substitute(args, raw)
@@ -579,7 +579,7 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
         if not ((st.tapes or st.accumulators) and not st.stopped) or not op.differentiable:
             out = _wrap(op.kernels(static).forward(*raw))
             if st.tapes:  # tj.debug: a marker of the unrecorded op, for explain_gradient
-                _debug._note_unrecorded(op, args, out)
+                tape_set.debug_hooks.note_unrecorded(op, args, out)
             return out
         return _apply_recorded(op, args, raw, static)
     except (TypeError, ValueError) as e:  # free on the fast path (zero-cost try)
@@ -692,7 +692,7 @@ def _apply_lazy(op: OpDef, args, raw, static):
         bf.node = node
         tape.record_deferred(op.name, outs, ids, bf, typ.infos)
     else:
-        _debug._note_unrecorded(op, args, result)
+        tape_set.debug_hooks.note_unrecorded(op, args, result)
     if trace is not None:
         node.trace = trace.uid
         node.tix = len(trace.nodes)
@@ -723,7 +723,7 @@ def _apply_recorded(op: OpDef, args, raw, static):
     if not tapes and not accs:
         out = _wrap(k.forward(*raw))
         if st.tapes:  # tj.debug: a marker of the unrecorded op, for explain_gradient
-            _debug._note_unrecorded(op, args, out)
+            tape_set.debug_hooks.note_unrecorded(op, args, out)
         return out
     diff = tuple(diff)
     try:
@@ -748,8 +748,8 @@ def _apply_recorded(op: OpDef, args, raw, static):
         spec = (False, ((tuple(out.shape), dt, _is_float(dt)),))
     if tapes:
         bf = BackwardFunction(op, static, res, args, diff, spec)
-        if _debug._checking:  # tj.debug.check_numerics: where the user called this op
-            bf.site = _debug._call_site()
+        if tape_set.numerics_checks and st.debug_checking:  # tj.debug.check_numerics: where the user called this op
+            bf.site = tape_set.debug_hooks.call_site()
         for t in tapes:
             t.record_operation(op.name, outs, ids, bf)
     for acc in accs:
@@ -830,8 +830,8 @@ class BackwardFunction:
             else:
                 raw_cts = tuple(c._value if isinstance(c, Tensor) else c for c in cts)
             grads = k.backward(self.res, raw_cts, self.spec, diff, needed)
-            if _debug._checking:
-                _debug._check_backward(self, cts, grads, needed)
+            if tape_set.numerics_checks and tape_set.state.debug_checking:
+                tape_set.debug_hooks.check_backward(self, cts, grads, needed)
             if needed is diff:
                 return list(grads)
         else:
@@ -841,8 +841,8 @@ class BackwardFunction:
             grads = apply(g_op, list(self.inputs) + given, {})
             if not isinstance(grads, tuple):
                 grads = (grads,)
-            if _debug._checking:
-                _debug._check_backward(self, cts, grads, needed)
+            if tape_set.numerics_checks and tape_set.state.debug_checking:
+                tape_set.debug_hooks.check_backward(self, cts, grads, needed)
         for j, g in zip(needed_idx, grads):
             result[j] = g
         return result
