@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import contextlib
-import enum
 import warnings
 from typing import Any, Iterator, List, Optional
 
@@ -11,32 +10,9 @@ import jax.numpy as jnp
 
 from . import tape_set, vspace
 from .lazy import LazyTensor
+from .nest import UnconnectedGradients, flatten, unconnected_gradients_of
 from .tape import GradientStats, Tape
 from .tensor import Tensor, Variable, _is_float, convert_to_tensor
-
-
-class UnconnectedGradients(enum.Enum):
-    """What ``gradient`` returns for a source the target does not depend on."""
-
-    NONE = "none"
-    ZERO = "zero"
-
-
-def _unconnected(value) -> UnconnectedGradients:
-    try:
-        return UnconnectedGradients(value.value if isinstance(value, UnconnectedGradients) else value)
-    except ValueError:
-        raise ValueError(f"Unknown value for unconnected_gradients: {value!r}; use "
-                         "tj.UnconnectedGradients.NONE ('none') or tj.UnconnectedGradients.ZERO ('zero').") from None
-
-
-def _is_leaf(x) -> bool:
-    return x is None or isinstance(x, (Tensor, Variable))
-
-
-def flatten(structure):
-    """Flatten a nested structure of Tensors/Variables (None kept as a leaf, like tf.nest)."""
-    return jax.tree_util.tree_flatten(structure, is_leaf=_is_leaf)
 
 
 def _zeros_like_source(s) -> Tensor:
@@ -162,7 +138,7 @@ class GradientTape:
                  unconnected_gradients: Any = UnconnectedGradients.NONE) -> Any:
         """Gradient of ``target`` (summed over a nested structure) w.r.t. ``sources`` (same structure back)."""
         self._check_usable("gradient()")
-        unconnected = _unconnected(unconnected_gradients)
+        unconnected = unconnected_gradients_of(unconnected_gradients)
         if self._recording and not self._persistent:
             self._pop_tape()
         if target is None:  # TF's wording
@@ -277,13 +253,13 @@ class GradientTape:
                  parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
         """Full Jacobian ``target.shape + source.shape`` for each source (one vectorized backward pass)."""
         from .jacobian import jacobian
-        return jacobian(self, target, sources, _unconnected(unconnected_gradients), experimental_use_pfor)
+        return jacobian(self, target, sources, unconnected_gradients_of(unconnected_gradients), experimental_use_pfor)
 
     def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
                        parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
         """Per-example Jacobian ``(batch,) + target.shape[1:] + source.shape[1:]``."""
         from .jacobian import batch_jacobian
-        return batch_jacobian(self, target, source, _unconnected(unconnected_gradients), experimental_use_pfor)
+        return batch_jacobian(self, target, source, unconnected_gradients_of(unconnected_gradients), experimental_use_pfor)
 
 
 def _target_dtype(t):

@@ -347,7 +347,7 @@ def explain_gradient(tape, target: Any, source: Any) -> GradientExplanation:
       target: a Tensor or Variable, or a nested structure of them (as for ``gradient``).
       source: one Tensor or Variable.
     Returns: a :class:`GradientExplanation`; ``print`` it, or test ``.reason``."""
-    from .backprop import flatten
+    from .nest import flatten
     E = GradientExplanation
     sid, sdt, sdesc = _id_dtype(source)
     if _tape_used(tape):
@@ -547,11 +547,12 @@ def gradcheck(f: Callable, *args: Any, eps: float = 1e-3, atol: float = 1e-3, rt
                              "atol=1e-3, rtol=1e-2 for float32.")
     if max_elements is not None and (not isinstance(max_elements, (int, np.integer)) or max_elements < 1):
         raise ValueError(f"gradcheck: max_elements={max_elements!r} must be a positive int or None.")
-    from .backprop import GradientTape, UnconnectedGradients
+    from .backprop import GradientTape
+    from .nest import UnconnectedGradients
     from .tensor import Tensor, Variable, convert_to_tensor
 
     def total(out) -> Any:
-        from .backprop import flatten
+        from .nest import flatten
         leaves = [x for x in flatten(out)[0] if x is not None]
         from .ops import numpy as tnp
         s = None

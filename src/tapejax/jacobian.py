@@ -16,7 +16,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import tape_set
-from .backprop import UnconnectedGradients, flatten
+from .nest import UnconnectedGradients, flatten
 from .tensor import Tensor, Variable
 
 

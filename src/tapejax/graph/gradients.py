@@ -14,7 +14,7 @@ from typing import Any, Dict, List
 import jax.numpy as jnp
 
 from .. import tape_set
-from ..backprop import UnconnectedGradients, _unconnected, flatten
+from ..nest import UnconnectedGradients, flatten, unconnected_gradients_of
 from ..tensor import Tensor, Variable, _is_float, convert_to_tensor
 
 
@@ -55,7 +55,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
     if cap is None:
         raise RuntimeError("tj.gradients is only valid inside a tj.function (it differentiates the traced graph). "
                            "In eager code use tj.GradientTape.")
-    unconnected = _unconnected(unconnected_gradients)
+    unconnected = unconnected_gradients_of(unconnected_gradients)
     method = _aggregation(aggregation_method)
     ys_l, _ = flatten(ys)
     xs_l, _ = flatten(xs)
