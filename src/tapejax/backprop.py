@@ -11,7 +11,8 @@ import jax.numpy as jnp
 from . import tape_set, vspace
 from .lazy import LazyTensor
 from .nest import UnconnectedGradients, flatten, unconnected_gradients_of
-from .tape import GradientStats, Tape
+from .sweep import GradientStats
+from .tape import Tape
 from .tensor import Tensor, Variable, _is_float, convert_to_tensor
 
 
