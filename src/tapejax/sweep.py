@@ -29,7 +29,7 @@ The algorithm:
 3. Ops with nothing missing go on a stack. Pop an op, sum the pending gradients of each output, call
    its backward function (through ``call``, by default ``call_backward``) for its known inputs
    unless no gradient reached it, and add the results to the pending lists of those inputs; a
-   gradient for an input the graph does not know is dropped. When all uses of an input have run, its
+   gradient for an input that is not known is dropped. When all uses of an input have run, its
    producer has one output less missing; at zero the producer goes on the stack. A pending list
    longer than ``min_count`` and heavier than ``min_bytes`` is summed at once (early aggregation).
    A source's pending list is summed but kept when its producer runs.
@@ -254,14 +254,13 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
             if n > 0:
                 continue
             producer = tt.get(iid)
-            if producer is None:
-                # Unknown to the graph: its gradient is dropped even when it is a source, so an unwatched
-                # source gets None (tape.h ComputeGradient).
-                gl = gradients.pop(iid, None)
-                if gl:
-                    pending_bytes -= sum(nbytes(x) for x in gl)
-                continue
-            if producer == -1:
+            if producer is None or producer == -1:
+                if iid not in known:
+                    # Its gradient is dropped even when it is a source, so an unwatched source gets None
+                    # (tape.h ComputeGradient).
+                    gl = gradients.pop(iid, None)
+                    if gl:
+                        pending_bytes -= sum(nbytes(x) for x in gl)
                 continue
             m = missing.get(producer)
             if m is not None:
