@@ -8,7 +8,7 @@ from typing import Any, Iterator, List, Optional
 import jax
 import jax.numpy as jnp
 
-from . import tape_set, vspace
+from . import jacobian as jacobians, tape_set, vspace
 from .lazy import LazyTensor
 from .nest import UnconnectedGradients, flatten, unconnected_gradients_of
 from .sweep import GradientStats
@@ -253,15 +253,42 @@ class GradientTape:
     def jacobian(self, target: Any, sources: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
                  parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
         """Full Jacobian ``target.shape + source.shape`` for each source (one vectorized backward pass)."""
-        from .jacobian import jacobian
-        return jacobian(self, target, sources, unconnected_gradients_of(unconnected_gradients), experimental_use_pfor)
+        unconnected = unconnected_gradients_of(unconnected_gradients)
+        self._start_jacobian("jacobian", experimental_use_pfor)
+        return jacobians.jacobian(self.gradient, self._kept, target, sources, unconnected, experimental_use_pfor)
 
     def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
                        parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
         """Per-example Jacobian ``(batch,) + target.shape[1:] + source.shape[1:]``."""
-        from .jacobian import batch_jacobian
-        return batch_jacobian(self, target, source, unconnected_gradients_of(unconnected_gradients), experimental_use_pfor)
+        unconnected = unconnected_gradients_of(unconnected_gradients)
+        self._start_jacobian("batch_jacobian", experimental_use_pfor)
+        return jacobians.batch_jacobian(self.gradient, self._kept, target, source, unconnected,
+                                        experimental_use_pfor)
 
+    def _start_jacobian(self, what: str, use_pfor: bool) -> None:
+        self._check_usable(f"{what}()")
+        if not use_pfor and not self._persistent:
+            raise RuntimeError(f"GradientTape must be created with persistent=True to compute the {what} with "
+                               "experimental_use_pfor=False.")
+        if self._recording and not self._persistent:
+            self._pop_tape()
+
+    @contextlib.contextmanager
+    def _kept(self) -> Iterator[None]:
+        """Context: ``gradient`` may be called several times inside (a Jacobian row by row); a
+        non-persistent tape is used up when it exits."""
+        was = self._persistent
+        self._persistent = True
+        self._tape.persistent = True
+        try:
+            yield
+        finally:
+            self._persistent = was
+            if self._tape is not None:
+                self._tape.persistent = was
+                if not was:
+                    self._watched_after_use = self._tape.variables_by_creation()
+                    self._tape = None
 
 def _target_dtype(t):
     try:
