@@ -28,8 +28,8 @@ The algorithm:
    symbolic-zero sweep (``ones_for=None``), nothing.
 3. Ops with nothing missing go on a stack. Pop an op, sum the pending gradients of each output, call
    its backward function (through ``call``, by default ``call_backward``) for its known inputs
-   unless no gradient reached it, and add the results to the pending lists of those inputs; a
-   gradient for an input that is not known is dropped. When all uses of an input have run, its
+   unless no gradient reached it, and add the results to the pending lists of those inputs (a
+   gradient given anyway for an input outside ``known`` is dropped). When all uses of an input have run, its
    producer has one output less missing; at zero the producer goes on the stack. A pending list
    longer than ``min_count`` and heavier than ``min_bytes`` is summed at once (early aggregation).
    A source's pending list is summed but kept when its producer runs.
