@@ -2,41 +2,18 @@
 from __future__ import annotations
 
 import contextlib
-import enum
 import warnings
 from typing import Any, Iterator, List, Optional
 
 import jax
 import jax.numpy as jnp
 
-from . import tape_set, vspace
+from . import jacobian as jacobians, tape_set, vspace
 from .lazy import LazyTensor
-from .tape import GradientStats, Tape
+from .nest import UnconnectedGradients, flatten, unconnected_gradients_of
+from .sweep import GradientStats
+from .tape import Tape
 from .tensor import Tensor, Variable, _is_float, convert_to_tensor
-
-
-class UnconnectedGradients(enum.Enum):
-    """What ``gradient`` returns for a source the target does not depend on."""
-
-    NONE = "none"
-    ZERO = "zero"
-
-
-def _unconnected(value) -> UnconnectedGradients:
-    try:
-        return UnconnectedGradients(value.value if isinstance(value, UnconnectedGradients) else value)
-    except ValueError:
-        raise ValueError(f"Unknown value for unconnected_gradients: {value!r}; use "
-                         "tj.UnconnectedGradients.NONE ('none') or tj.UnconnectedGradients.ZERO ('zero').") from None
-
-
-def _is_leaf(x) -> bool:
-    return x is None or isinstance(x, (Tensor, Variable))
-
-
-def flatten(structure):
-    """Flatten a nested structure of Tensors/Variables (None kept as a leaf, like tf.nest)."""
-    return jax.tree_util.tree_flatten(structure, is_leaf=_is_leaf)
 
 
 def _zeros_like_source(s) -> Tensor:
@@ -161,7 +138,7 @@ class GradientTape:
                  unconnected_gradients: Any = UnconnectedGradients.NONE) -> Any:
         """Gradient of ``target`` (summed over a nested structure) w.r.t. ``sources`` (same structure back)."""
         self._check_usable("gradient()")
-        unconnected = _unconnected(unconnected_gradients)
+        unconnected = unconnected_gradients_of(unconnected_gradients)
         if self._recording and not self._persistent:
             self._pop_tape()
         if target is None:  # TF's wording
@@ -275,15 +252,42 @@ class GradientTape:
     def jacobian(self, target: Any, sources: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
                  parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
         """Full Jacobian ``target.shape + source.shape`` for each source (one vectorized backward pass)."""
-        from .jacobian import jacobian
-        return jacobian(self, target, sources, _unconnected(unconnected_gradients), experimental_use_pfor)
+        unconnected = unconnected_gradients_of(unconnected_gradients)
+        self._start_jacobian("jacobian", experimental_use_pfor)
+        return jacobians.jacobian(self.gradient, self._kept, target, sources, unconnected, experimental_use_pfor)
 
     def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
                        parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
         """Per-example Jacobian ``(batch,) + target.shape[1:] + source.shape[1:]``."""
-        from .jacobian import batch_jacobian
-        return batch_jacobian(self, target, source, _unconnected(unconnected_gradients), experimental_use_pfor)
+        unconnected = unconnected_gradients_of(unconnected_gradients)
+        self._start_jacobian("batch_jacobian", experimental_use_pfor)
+        return jacobians.batch_jacobian(self.gradient, self._kept, target, source, unconnected,
+                                        experimental_use_pfor)
 
+    def _start_jacobian(self, what: str, use_pfor: bool) -> None:
+        self._check_usable(f"{what}()")
+        if not use_pfor and not self._persistent:
+            raise RuntimeError(f"GradientTape must be created with persistent=True to compute the {what} with "
+                               "experimental_use_pfor=False.")
+        if self._recording and not self._persistent:
+            self._pop_tape()
+
+    @contextlib.contextmanager
+    def _kept(self) -> Iterator[None]:
+        """Context: ``gradient`` may be called several times inside (a Jacobian row by row); a
+        non-persistent tape is used up when it exits."""
+        was = self._persistent
+        self._persistent = True
+        self._tape.persistent = True
+        try:
+            yield
+        finally:
+            self._persistent = was
+            if self._tape is not None:
+                self._tape.persistent = was
+                if not was:
+                    self._watched_after_use = self._tape.variables_by_creation()
+                    self._tape = None
 
 def _target_dtype(t):
     try:

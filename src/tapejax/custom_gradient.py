@@ -23,7 +23,8 @@ import jax
 import jax.numpy as jnp
 
 from . import tape_set, vspace
-from .backprop import GradientTape, UnconnectedGradients
+from .backprop import GradientTape
+from .nest import UnconnectedGradients
 from .ops import linear_rule
 from .ops.core import OpDef, record_identity
 from .tensor import Tensor, Variable, convert_to_tensor

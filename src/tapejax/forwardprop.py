@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 
 from . import tape_set, vspace
-from .backprop import UnconnectedGradients, _unconnected, flatten
+from .nest import UnconnectedGradients, flatten, unconnected_gradients_of as _unconnected
 from .tensor import Tensor, Variable, _is_float, convert_to_tensor
 
 

@@ -1,23 +1,29 @@
-"""GradientTape.jacobian and batch_jacobian.
+"""GradientTape.jacobian and batch_jacobian, over the tape's ``gradient``.
 
 With ``experimental_use_pfor=True`` the Jacobian is one batched backward pass: for fixed residuals the
 tape's backward computation is a pure function of the output gradient, so it is traced once under
 ``jax.vmap`` over the basis of output gradients (every backward kernel is batched by XLA) instead of
 being looped row by row. When an outer tape or accumulator records the computation (higher-order
 Jacobians), the rows are computed one by one so that the outer tape sees ordinary recorded ops.
+
+The tape is reached only through two callables: ``gradient(target, sources, output_gradients=...)``
+(``GradientTape.gradient``) and ``kept()``, a context inside which ``gradient`` may be called several
+times (a non-persistent tape is used up when it exits).
 """
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Callable, List
+from typing import Any, Callable, ContextManager, List
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from . import tape_set
-from .backprop import UnconnectedGradients, flatten
+from .nest import UnconnectedGradients, flatten
 from .tensor import Tensor, Variable
+
+Gradient = Callable[..., list]
+Kept = Callable[[], ContextManager]
 
 
 def _shape_dtype(x):
@@ -27,34 +33,15 @@ def _shape_dtype(x):
     return tuple(arr.shape), arr.dtype
 
 
-@contextlib.contextmanager
-def _held(gt):
-    """Keep a non-persistent tape alive across several backward passes, consuming it at the end."""
-    was = gt._persistent
-    gt._persistent = True
-    gt._tape.persistent = True
-    try:
-        yield
-    finally:
-        gt._persistent = was
-        if gt._tape is not None:
-            gt._tape.persistent = was
-            if not was:
-                gt._watched_after_use = gt._tape.variables_by_creation()
-                gt._tape = None
-
-
-def _rows(gt, target, flat_sources, basis_rows: Callable[[int], Any], n: int, use_pfor: bool):
+def _rows(gradient: Gradient, kept: Kept, target, flat_sources, basis_rows: Callable[[int], Any], n: int,
+          use_pfor: bool):
     """Gradients of ``target`` w.r.t. each source for each of n output gradients: a list (per source) of
     stacked results of shape (n,) + source.shape, or None where unconnected."""
-    gt._check_usable("jacobian()")
-    if gt._recording and not gt._persistent:
-        gt._pop_tape()
     if use_pfor and not tape_set.any_user_recording():
         unconnected = set()
 
         def one(og):
-            gs = gt.gradient(target, flat_sources, output_gradients=[Tensor(og)])
+            gs = gradient(target, flat_sources, output_gradients=[Tensor(og)])
             out = []
             for i, (g, s) in enumerate(zip(gs, flat_sources)):
                 if g is None:
@@ -72,9 +59,9 @@ def _rows(gt, target, flat_sources, basis_rows: Callable[[int], Any], n: int, us
         return [None if i in unconnected else Tensor(r) for i, r in enumerate(stacked)]
     from .ops import numpy as tnp
     per_source: List[List[Any]] = [[] for _ in flat_sources]
-    with _held(gt):
+    with kept():
         for j in range(n):
-            gs = gt.gradient(target, flat_sources, output_gradients=[basis_rows(j)])
+            gs = gradient(target, flat_sources, output_gradients=[basis_rows(j)])
             for i, g in enumerate(gs):
                 per_source[i].append(g)
     result = []
@@ -86,6 +73,12 @@ def _rows(gt, target, flat_sources, basis_rows: Callable[[int], Any], n: int, us
         rows = [r if r is not None else Tensor(jnp.zeros(shape, dtype)) for r in rows]
         result.append(tnp.stack(rows))
     return result
+
+
+def _use_up(kept: Kept) -> None:
+    """Nothing to compute: a non-persistent tape is used up all the same, as by any jacobian call."""
+    with kept():
+        pass
 
 
 def _finish(results, flat_sources, out_shape_of, unconnected):
@@ -101,21 +94,14 @@ def _finish(results, flat_sources, out_shape_of, unconnected):
     return out
 
 
-def _check_callable(gt, what: str, use_pfor: bool) -> None:
-    gt._check_usable(f"{what}()")
-    if not use_pfor and not gt._persistent:
-        raise RuntimeError(f"GradientTape must be created with persistent=True to compute the {what} with "
-                           "experimental_use_pfor=False.")
-
-
-def jacobian(gt, target, sources, unconnected: UnconnectedGradients, use_pfor: bool):
-    _check_callable(gt, "jacobian", use_pfor)
+def jacobian(gradient: Gradient, kept: Kept, target, sources, unconnected: UnconnectedGradients,
+             use_pfor: bool) -> Any:
+    """The Jacobian ``target.shape + source.shape`` of ``target`` w.r.t. each of ``sources`` (same structure)."""
     flat_sources, tree = flatten(sources)
     t_shape, t_dtype = _shape_dtype(target)
     n = int(np.prod(t_shape, dtype=np.int64))
     if n == 0:
-        if not gt._persistent:
-            gt.gradient(target, flat_sources)  # consumes the tape, as any jacobian call does
+        _use_up(kept)
         out = [Tensor(jnp.zeros(t_shape + _shape_dtype(s)[0], _shape_dtype(s)[1])) for s in flat_sources]
         return jax.tree_util.tree_unflatten(tree, out)
     eye = jnp.eye(n, dtype=t_dtype)
@@ -124,13 +110,14 @@ def jacobian(gt, target, sources, unconnected: UnconnectedGradients, use_pfor: b
         if j < 0:
             return eye.reshape((n,) + t_shape)
         return Tensor(eye[j].reshape(t_shape))
-    rows = _rows(gt, target, flat_sources, basis, n, use_pfor)
+    rows = _rows(gradient, kept, target, flat_sources, basis, n, use_pfor)
     out = _finish(rows, flat_sources, lambda s: t_shape + s, unconnected)
     return jax.tree_util.tree_unflatten(tree, out)
 
 
-def batch_jacobian(gt, target, source, unconnected: UnconnectedGradients, use_pfor: bool):
-    _check_callable(gt, "batch_jacobian", use_pfor)
+def batch_jacobian(gradient: Gradient, kept: Kept, target, source, unconnected: UnconnectedGradients,
+                   use_pfor: bool) -> Any:
+    """The per-example Jacobian ``(batch,) + target.shape[1:] + source.shape[1:]``."""
     t_shape, t_dtype = _shape_dtype(target)
     s_shape, s_dtype = _shape_dtype(source)
     for what, shape in (("target", t_shape), ("source", s_shape)):
@@ -145,15 +132,14 @@ def batch_jacobian(gt, target, source, unconnected: UnconnectedGradients, use_pf
     m = int(np.prod(t_shape[1:], dtype=np.int64))
     want = (b,) + t_shape[1:] + s_shape[1:]
     if b == 0 or m == 0:
-        if not gt._persistent:
-            gt.gradient(target, source)
+        _use_up(kept)
         return Tensor(jnp.zeros(want, s_dtype))
     eye = jnp.eye(m, dtype=t_dtype).reshape((m, 1) + t_shape[1:])
     full = jnp.broadcast_to(eye, (m,) + t_shape)
 
     def basis(j):
         return full if j < 0 else Tensor(full[j])
-    (rows,) = _rows(gt, target, [source], basis, m, use_pfor)
+    (rows,) = _rows(gradient, kept, target, [source], basis, m, use_pfor)
     if rows is None:
         return Tensor(jnp.zeros(want, s_dtype)) if unconnected is UnconnectedGradients.ZERO else None
     from .ops import numpy as tnp

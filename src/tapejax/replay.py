@@ -5,7 +5,7 @@ structural signature of the pruned tape is computed (each op's kernels, static p
 shapes and dtypes, residual structure, the connectivity in local ids, which inputs can take a
 gradient, the targets, sources and output gradients given, and the aggregation thresholds). After
 ``tj.config.replay_warmup`` op-by-op passes of one signature, the backward algorithm itself
-(``tape.run_backprop``) is traced once under ``jax.jit`` as a function of all residual arrays and the
+(``sweep.backprop``) is traced once under ``jax.jit`` as a function of all residual arrays and the
 output gradients, and later passes are a single dispatch. The traced program calls the same kernels in
 the same order with the same aggregation as the op-by-op pass.
 
@@ -34,7 +34,8 @@ import numpy as np
 from . import lazy, vspace
 from .config import config
 from .ops.core import BackwardFunction, IdentityBackward, NoGradient, _as_tuple
-from .tape import GradientStats, OpEntry, run_backprop
+from .sweep import GradientStats, backprop
+from .tape import OpEntry
 
 _seen: "collections.Counter" = collections.Counter()
 _programs: Dict[Any, "_Program"] = {}
@@ -314,9 +315,9 @@ def _build(snapshot, exact: bool) -> _Program:
             ops[k] = OpEntry(op_type, tuple((o[0], o[1], o[2], None) for o in outs), list(ins), bf)
         stats = GradientStats()
         that_are_targets = {l: (shape, dtype, None) for l, shape, dtype in sat}
-        result = run_backprop(ops, dict(usage_local), dict(missing_local), tt_local, True, list(tgt), list(src),
-                              that_are_targets, list(out_grads), False, stats,
-                              aggregate=(lambda gl: fenced(vspace.aggregate, gl)) if exact else None)
+        result = backprop(ops, dict(usage_local), dict(missing_local), tt_local, list(tgt), list(src),
+                          list(out_grads), ones_for=that_are_targets, stats=stats,
+                          aggregate=(lambda gl: fenced(vspace.aggregate, gl)) if exact else None)
         program.stats = stats
         # The forward values first: XLA's CPU runtime ran jax.value_and_grad of the MLP step of
         # benchmarks/replay.py ~9% slower with the scalar loss after the gradients (shuffled A/B).

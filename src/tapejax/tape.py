@@ -1,4 +1,5 @@
-"""The tape: recording ops, freeing what nothing can reach, and the reverse-mode gradient algorithm.
+"""The tape: recording ops and freeing what nothing can reach. The gradient algorithm over it (prune,
+then the reverse sweep) is sweep.py's.
 
 Terminology (as in TensorFlow's tape.h, which this ports):
 
@@ -11,27 +12,17 @@ Terminology (as in TensorFlow's tape.h, which this ports):
   alive plus one per recorded op using it. When a Tensor dies its usage drops; at zero its producing op
   is dropped if none of that op's outputs is still in use, and the drop cascades to the op's inputs.
 
-The gradient algorithm:
-
-1. Prune: walk back from the targets over ``tensor_tape`` and collect only the ops that lead to them,
-   counting how often each tensor is used as an input of those ops (``usage``) and, per op, how many of
-   its outputs still wait for their gradient (``missing``). A non-persistent tape gives its backward
-   functions away here and forgets everything else at once.
-2. Seed: each target gets the given output gradient, or ones (also targets that are sources).
-3. Ops with nothing missing go on a stack. Pop an op, sum the gradients pending for each of its outputs,
-   call its backward function for the inputs whose gradient can matter (inputs known to the tape: an
-   unknown input's gradient would be dropped, even for a source, so an unwatched source gets None as
-   in TF), and add the results to the pending lists of those inputs. When all uses of an input are
-   accounted for, the op that produced it has one output less missing; at zero it goes on the stack.
-   When a pending list grows past a count and a byte threshold it is summed at once (early aggregation).
-4. The sources' pending lists are summed; what is left is unconnected.
+A gradient (``compute_gradient``) runs sweep.py's algorithm over ``tensor_tape`` and ``op_tape``: prune
+to the ops leading to the targets, seed the targets with ones, run the backward functions in reverse
+and sum what reaches the sources. A non-persistent tape gives its pruned backward functions to the
+sweep, forgets everything else at once, and drops each backward function as soon as it has run.
 """
 from __future__ import annotations
 
 import weakref
 from typing import Any, Dict, List, Sequence
 
-from . import lazy, tape_set, vspace
+from . import lazy, sweep, tape_set
 from .config import config
 from .tensor import Tensor
 
@@ -46,21 +37,6 @@ class OpEntry:
         self.outputs = outputs  # ((id, shape, dtype, sharding), ...)
         self.input_ids = input_ids
         self.backward = backward
-
-
-class GradientStats:
-    """What the last backward pass did."""
-
-    __slots__ = ("peak_pending_bytes", "ops_run", "early_aggregations")
-
-    def __init__(self) -> None:
-        self.peak_pending_bytes = 0
-        self.ops_run = 0
-        self.early_aggregations = 0
-
-    def __repr__(self) -> str:
-        return (f"GradientStats(peak_pending_bytes={self.peak_pending_bytes}, ops_run={self.ops_run}, "
-                f"early_aggregations={self.early_aggregations})")
 
 
 class Tape:
@@ -202,49 +178,10 @@ class Tape:
             del ops[op_id]
             stack.extend(entry.input_ids)
 
-    def clear(self) -> None:
-        if self.trace is not None:
-            self.trace.break_()
-        self.tensor_tape.clear()
-        self.tensor_usage.clear()
-        self.op_tape.clear()
-        self.watched_variables.clear()
-
     # -- the gradient algorithm ---------------------------------------------------------------------------
-    def _prepare(self, target_ids: Sequence[int]):
-        tt = self.tensor_tape
-        ops: Dict[int, OpEntry] = {}
-        usage: Dict[int, int] = {}
-        stack = list(target_ids)
-        while stack:
-            tid = stack.pop()
-            op_id = tt.get(tid)
-            if op_id is None or op_id == -1 or op_id in ops:
-                continue
-            entry = self.op_tape.get(op_id)
-            if entry is None:
-                continue
-            ops[op_id] = entry
-            for i in entry.input_ids:
-                if i in usage:
-                    usage[i] += 1
-                else:
-                    usage[i] = 1
-                    if i in tt:
-                        stack.append(i)
-        missing: Dict[int, int] = {}
-        for tid in usage:
-            op_id = tt.get(tid)
-            if op_id is not None and op_id != -1:
-                missing[op_id] = missing.get(op_id, 0) + 1
-        if not self.persistent:
-            # Backward functions not on the path die now; the needed ones are owned by `ops`.
-            self.op_tape = {}
-        return ops, usage, missing
-
     def compute_gradient(self, target_ids: Sequence[int], source_ids: Sequence[int],
                          sources_that_are_targets: Dict[int, Any], output_gradients: Sequence[Any],
-                         recording: bool, stats: GradientStats) -> List[Any]:
+                         recording: bool, stats: sweep.GradientStats) -> List[Any]:
         """Gradients (raw arrays, or Tensors when ``recording``) of the targets w.r.t. the sources."""
         from . import replay
         # Under check_numerics every kernel runs on its own, so each one is checked.
@@ -253,7 +190,10 @@ class Tape:
 
         def prepare():
             if not prepared:
-                prepared.append(self._prepare(target_ids))
+                prepared.append(sweep.prune(self.tensor_tape, self.op_tape, target_ids))
+                if not self.persistent:
+                    # Backward functions not on the path die now; the needed ones are owned by the pruned ops.
+                    self.op_tape = {}
             return prepared[0]
         traced = False
         if replaying and self.trace is not None and not self.persistent:
@@ -269,153 +209,7 @@ class Tape:
                                        sources_that_are_targets, output_gradients, stats)
             if result is not None:
                 return result
-        return run_backprop(ops, usage, missing, self.tensor_tape, self.persistent, target_ids, source_ids,
-                            sources_that_are_targets, output_gradients, recording, stats)
+        return sweep.backprop(ops, usage, missing, self.tensor_tape, target_ids, source_ids, output_gradients,
+                              recording=recording, ones_for=sources_that_are_targets, release=not self.persistent,
+                              stats=stats)
 
-
-def run_backprop(ops: Dict[int, OpEntry], usage: Dict[int, int], missing: Dict[int, int], tt: Dict[int, int],
-                 persistent: bool, target_ids: Sequence[int], source_ids: Sequence[int],
-                 sources_that_are_targets: Dict[int, Any], output_gradients: Sequence[Any],
-                 recording: bool, stats: GradientStats, aggregate=None) -> List[Any]:
-    """Steps 2-4 of the algorithm over a pruned tape (also traced once by the replay of a recurring tape,
-    which may pass its own ``aggregate``)."""
-    sources_set = set(source_ids)
-    gradients: Dict[int, List[Any]] = {}
-    pending_bytes = 0
-    peak = 0
-
-    def make_ones(info_shape, info_dtype, sharding):
-        arr = vspace.ones_from_spec(tuple(info_shape), info_dtype, _placement(sharding))
-        return Tensor(arr) if recording else arr
-
-    # Seed the targets.
-    for i, tid in enumerate(target_ids):
-        g = output_gradients[i] if output_gradients else None
-        if g is None:
-            op_id = tt.get(tid)
-            if op_id is not None and op_id != -1 and op_id in ops:
-                entry = ops[op_id]
-                info = next(x for x in entry.outputs if x[0] == tid)
-                g = make_ones(info[1], info[2], info[3])
-            elif tid in sources_that_are_targets:
-                shape, dtype, sharding = sources_that_are_targets[tid]
-                g = make_ones(shape, dtype, sharding)
-            else:
-                continue
-        gradients.setdefault(tid, []).append(g)
-        pending_bytes += vspace.nbytes(g)
-    peak = pending_bytes
-
-    stack = [op_id for op_id in ops if op_id not in missing]
-    stack.reverse()
-    min_count = config.aggregation_min_count
-    min_bytes = config.aggregation_min_bytes
-    if aggregate is None:
-        aggregate = vspace.aggregate_tensors if recording else vspace.aggregate
-    ops_run = 0
-    early = 0
-    while stack:
-        op_id = stack.pop()
-        entry = ops.pop(op_id, None)
-        if entry is None:
-            continue
-        out_grads = []
-        any_grad = False
-        for info in entry.outputs:
-            oid = info[0]
-            gl = gradients.get(oid)
-            if gl is None:
-                out_grads.append(None)
-                continue
-            any_grad = True
-            g = gl[0] if len(gl) == 1 else aggregate(gl)
-            if oid in sources_set:
-                if len(gl) > 1:
-                    pending_bytes -= sum(vspace.nbytes(x) for x in gl) - vspace.nbytes(g)
-                    gl[:] = [g]
-            else:
-                del gradients[oid]
-                pending_bytes -= sum(vspace.nbytes(x) for x in gl)
-            out_grads.append(g)
-        in_ids = entry.input_ids
-        # Only inputs the tape knows can keep a gradient (an unknown one's is dropped below).
-        needed_idx = [j for j, iid in enumerate(in_ids) if iid in tt]
-        if any_grad and needed_idx:
-            in_grads = _call_backward(entry, out_grads, needed_idx, recording)
-            ops_run += 1
-        else:
-            in_grads = ()
-        if not persistent:
-            entry.backward = None  # release residuals as soon as the op has run
-        for j, iid in enumerate(in_ids):
-            g = in_grads[j] if in_grads else None
-            if g is not None:
-                gl = gradients.get(iid)
-                if gl is None:
-                    gradients[iid] = gl = []
-                gl.append(g)
-                nb = vspace.nbytes(g)
-                pending_bytes += nb
-                if pending_bytes > peak:
-                    peak = pending_bytes
-                if len(gl) > min_count and len(gl) * nb > min_bytes:
-                    s = aggregate(gl)
-                    pending_bytes -= sum(vspace.nbytes(x) for x in gl) - vspace.nbytes(s)
-                    gl[:] = [s]
-                    early += 1
-            n = usage.get(iid)
-            if n is None:
-                continue
-            n -= 1
-            usage[iid] = n
-            if n > 0:
-                continue
-            producer = tt.get(iid)
-            if producer is None:
-                # Not watched nor computed from a watched tensor: its gradient is dropped even when it
-                # is a source, so an unwatched source gets None (tape.h ComputeGradient).
-                gl = gradients.pop(iid, None)
-                if gl:
-                    pending_bytes -= sum(vspace.nbytes(x) for x in gl)
-                continue
-            if producer == -1:
-                continue
-            m = missing.get(producer)
-            if m is not None:
-                m -= 1
-                missing[producer] = m
-                if m == 0:
-                    stack.append(producer)
-    result = []
-    for sid in source_ids:
-        gl = gradients.get(sid)
-        if not gl:
-            result.append(None)
-        else:
-            g = gl[0] if len(gl) == 1 else aggregate(gl)
-            gl[:] = [g]
-            result.append(g)
-    stats.peak_pending_bytes = peak
-    stats.ops_run = ops_run
-    stats.early_aggregations = early
-    return result
-
-
-def _placement(sharding):
-    return vspace._sharding_of_spec(sharding)
-
-
-def _call_backward(entry: OpEntry, out_grads: list, needed_idx: list, recording: bool):
-    try:
-        return entry.backward(out_grads, needed_idx, recording)
-    except LookupError:
-        raise
-    except Exception as e:  # name the op: a bare jax error deep in a kernel tells the user nothing
-        msg = str(e)
-        if "differentiation does not work" in msg or "not differentiable" in msg.lower():
-            raise LookupError(f"No gradient defined for op '{entry.op_type}': {msg.splitlines()[0]}") from e
-        try:
-            wrapped = type(e)(f"in the backward kernel of op '{entry.op_type}': {msg}")
-        except Exception:
-            raise e from None
-        raise wrapped from e

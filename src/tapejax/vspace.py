@@ -136,7 +136,7 @@ def aggregate_tensors(grads: List[Tensor]) -> Tensor:
     return tnp.add_n(grads)
 
 
-def _sharding_of_spec(sharding):
+def placement(sharding):
     """The placement to give a new array: None for the default device (no device_put needed)."""
     if sharding is None:
         return None

@@ -11,9 +11,11 @@ Captures are classified as in autodiff.cpp:
   traced and residuals it never reads are dropped (dead-code elimination), and a temporary used by
   several ops is captured once.
 
-In the backward program, gradients are symbolic zeros (None) until something flows into them: an op
-whose incoming gradients are all symbolic zero does not run, ``None`` output gradients are accepted,
-and an input nothing flows to gets ``None``.
+The backward program is sweep.py's reverse sweep over the ops between the inputs and the outputs
+(``sweep.prune_between``), traced once, each op's backward kernel reading its residuals from the
+captures. Gradients are symbolic zeros (None) until something flows into them: an op whose incoming
+gradients are all symbolic zero does not run, ``None`` output gradients are accepted, and an input
+nothing flows to gets ``None``.
 """
 from __future__ import annotations
 
@@ -23,9 +25,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import tape_set, vspace
+from .. import sweep, tape_set, vspace
 from ..ops.core import BackwardFunction, IdentityBackward, NoGradient
 from ..ops import linear_rule
+from ..tape import OpEntry
 from ..tensor import Tensor
 from .capture import Capture
 
@@ -90,31 +93,15 @@ class Differentiated:
         return [o._value for o in outs], temps
 
     def _make_plan(self, graph, inputs: List[Tensor], outs: List[Tensor], multi: bool) -> dict:
-        tt, ops = graph.tensor_tape, graph.op_tape
         in_ids = [t._id for t in inputs]
         out_ids = [t._id for t in outs]
-        # Ops between the inputs and the outputs.
-        anc, stack = {}, list(out_ids)
-        while stack:
-            op_id = tt.get(stack.pop())
-            if op_id is None or op_id == -1 or op_id in anc or op_id not in ops:
-                continue
-            anc[op_id] = ops[op_id]
-            stack.extend(anc[op_id].input_ids)
-        reached = set(in_ids)
-        between = {}
-        for op_id in sorted(anc):  # op ids grow in execution order: one forward sweep suffices
-            e = anc[op_id]
-            if any(i in reached for i in e.input_ids):
-                between[op_id] = e
-                reached.update(info[0] for info in e.outputs)
+        between, usage, missing, reached = sweep.prune_between(graph.tensor_tape, graph.op_tape, out_ids, in_ids)
         in_values = {id(t._value): k for k, t in enumerate(inputs)}
         out_values = {id(t._value): k for k, t in enumerate(outs)}
         temp_index: Dict[int, int] = {}
         temp_refs, report, op_plans = [], [], []
         used_inputs, used_outputs = set(), set()
-        for op_id in sorted(between):
-            e = between[op_id]
+        for op_id, e in between.items():
             bf = e.backward
             needed_idx = tuple(j for j, i in enumerate(e.input_ids) if i in reached)
             if isinstance(bf, IdentityBackward):
@@ -160,7 +147,8 @@ class Differentiated:
             report.append(CaptureInfo("input", "input (referenced)", inputs[k].shape, inputs[k].dtype, k))
         for k in sorted(used_outputs):
             report.append(CaptureInfo("output", "output (referenced)", outs[k].shape, outs[k].dtype, k))
-        return {"in_ids": in_ids, "out_ids": out_ids, "ops": op_plans, "temp_refs": temp_refs, "report": report,
+        return {"in_ids": in_ids, "out_ids": out_ids, "ops": op_plans, "usage": usage, "missing": missing,
+                "reached": reached, "temp_refs": temp_refs, "report": report,
                 "used_inputs": used_inputs, "used_outputs": used_outputs, "multi": multi, "graph": graph,
                 "out_specs": [(o.shape, o.dtype) for o in outs], "in_specs": [(t.shape, t.dtype) for t in inputs]}
 
@@ -181,49 +169,14 @@ class Differentiated:
     # -- backward -------------------------------------------------------------------------------------
     def _backward_impl(self, out_grads, temps, inputs, outputs):
         plan = self._plan
-        grads: Dict[int, List[Any]] = {}
-        for oid, g in zip(plan["out_ids"], out_grads):
-            if g is not None:
-                grads.setdefault(oid, []).append(g)
-        for op_id, e, treedef, sources, needed_idx in reversed(plan["ops"]):
-            out_g = []
-            for info in e.outputs:
-                lst = grads.pop(info[0], None)
-                out_g.append(None if not lst else (lst[0] if len(lst) == 1 else vspace.aggregate(lst)))
-            if all(g is None for g in out_g) or not needed_idx:
-                continue  # symbolic zeros in, symbolic zeros out: the block does not run
-            if treedef is None:  # identity
-                in_g = [out_g[0]]
-            else:
-                leaves = []
-                for src in sources:
-                    kind = src[0]
-                    if kind == "zeros":
-                        leaves.append(jnp.zeros(src[1], src[2]))
-                    elif kind == "const":
-                        leaves.append(src[1])
-                    elif kind == "input":
-                        leaves.append(inputs[src[1]])
-                    elif kind == "output":
-                        leaves.append(outputs[src[1]])
-                    else:
-                        leaves.append(temps[src[1]])
-                if isinstance(treedef, _CustomRule):
-                    in_g = treedef(leaves, out_g)
-                else:
-                    bf = e.backward
-                    res = jax.tree_util.tree_unflatten(treedef, leaves)
-                    bf2 = BackwardFunction(bf.op, bf.static, res, bf.inputs, bf.diff, bf.spec)
-                    in_g = bf2(out_g, list(needed_idx), False)
-            for j, i in enumerate(e.input_ids):
-                g = in_g[j] if j < len(in_g) else None
-                if g is not None:
-                    grads.setdefault(i, []).append(g)
-        result = []
-        for iid in plan["in_ids"]:
-            lst = grads.get(iid)
-            result.append(None if not lst else (lst[0] if len(lst) == 1 else vspace.aggregate(lst)))
-        return result
+        values = {"temp": temps, "input": inputs, "output": outputs}
+        ops = {}
+        for op_id, e, treedef, sources, _ in plan["ops"]:
+            step = e.backward if treedef is None else _Step(e.backward, treedef, sources, values)
+            ops[op_id] = OpEntry(e.op_type, e.outputs, e.input_ids, step)
+        # Symbolic zeros: a None output gradient seeds nothing, and an op nothing flows into does not run.
+        return sweep.backprop(ops, dict(plan["usage"]), dict(plan["missing"]), plan["graph"].tensor_tape,
+                              plan["out_ids"], plan["in_ids"], list(out_grads), known=plan["reached"])
 
     # -- public ---------------------------------------------------------------------------------------
     def forward(self, *args):
@@ -263,6 +216,32 @@ class Differentiated:
         return "\n".join(lines)
 
     __repr__ = summary
+
+
+class _Step:
+    """An op's backward function in the backward program: its kernel on residuals gathered from what the
+    forward program handed over (``values``: temporaries, inputs, outputs) and from the plan."""
+
+    __slots__ = ("bf", "treedef", "sources", "values")
+
+    def __init__(self, bf, treedef, sources, values) -> None:
+        self.bf, self.treedef, self.sources, self.values = bf, treedef, sources, values
+
+    def __call__(self, cts, needed_idx, recording):
+        leaves = []
+        for src in self.sources:
+            kind = src[0]
+            if kind == "zeros":
+                leaves.append(jnp.zeros(src[1], src[2]))
+            elif kind == "const":
+                leaves.append(src[1])
+            else:
+                leaves.append(self.values[kind][src[1]])
+        if isinstance(self.treedef, _CustomRule):
+            return self.treedef(leaves, cts)
+        bf = self.bf
+        res = jax.tree_util.tree_unflatten(self.treedef, leaves)
+        return BackwardFunction(bf.op, bf.static, res, bf.inputs, bf.diff, bf.spec)(cts, needed_idx, False)
 
 
 class _CustomRule:

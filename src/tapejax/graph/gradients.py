@@ -2,19 +2,20 @@
 ``tf.gradients`` semantics (a port of the ideas of gradients_util.py).
 
 Only ops between ``xs`` and ``ys`` run: ops that are ancestors of ``ys`` (not crossing a
-``stop_gradients`` tensor) and descendants of ``xs``. Each op runs once all gradients of its outputs
-have arrived (pending counts); contributions to one tensor are summed as the aggregation method says.
-Backward functions are dispatched as recorded ops, so gradients of gradients work.
+``stop_gradients`` tensor) and descendants of ``xs`` (``sweep.prune_between``). The sweep itself is
+sweep.py's: each op runs once all gradients of its outputs have arrived, with its backward function
+dispatched as recorded ops, so gradients of gradients work. Contributions to one tensor are summed as
+the aggregation method says: all at once (``ADD_N``) or pairwise as they arrive (the others).
 """
 from __future__ import annotations
 
 import enum
-from typing import Any, Dict, List
+from typing import Any, List
 
 import jax.numpy as jnp
 
-from .. import tape_set
-from ..backprop import UnconnectedGradients, _unconnected, flatten
+from .. import sweep, tape_set, vspace
+from ..nest import UnconnectedGradients, flatten, unconnected_gradients_of
 from ..tensor import Tensor, Variable, _is_float, convert_to_tensor
 
 
@@ -39,11 +40,6 @@ def _aggregation(method) -> AggregationMethod:
                      "EXPERIMENTAL_TREE or EXPERIMENTAL_ACCUMULATE_N.")
 
 
-def _sum(grads: List[Tensor]) -> Tensor:
-    from ..ops import numpy as tnp
-    return grads[0] if len(grads) == 1 else tnp.add_n(grads)
-
-
 def _id_of(x) -> int:
     return x._handle_id if isinstance(x, Variable) else x._id
 
@@ -55,7 +51,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
     if cap is None:
         raise RuntimeError("tj.gradients is only valid inside a tj.function (it differentiates the traced graph). "
                            "In eager code use tj.GradientTape.")
-    unconnected = _unconnected(unconnected_gradients)
+    unconnected = unconnected_gradients_of(unconnected_gradients)
     method = _aggregation(aggregation_method)
     ys_l, _ = flatten(ys)
     xs_l, _ = flatten(xs)
@@ -70,64 +66,10 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
         if len(grad_ys_l) != len(ys_l):
             raise ValueError(f"tj.gradients: {len(grad_ys_l)} grad_ys for {len(ys_l)} ys; pass one per y.")
     stop_ids = {_id_of(s) for s in flatten(stop_gradients)[0] if s is not None} if stop_gradients is not None else set()
-    graph = cap.graph
-    tt, ops_all = graph.tensor_tape, graph.op_tape
 
-    # Ops between xs and ys: ancestors of ys (stopping at stop_gradients) ...
-    y_ids = [_id_of(y) for y in ys_l]
-    x_ids = [_id_of(x) for x in xs_l]
-    x_set = set(x_ids)
-    ancestors: Dict[int, Any] = {}
-    stack = [i for i in y_ids if i not in stop_ids]
-    seen = set()
-    while stack:
-        tid = stack.pop()
-        if tid in seen:
-            continue
-        seen.add(tid)
-        op_id = tt.get(tid)
-        if op_id is None or op_id == -1 or op_id in ancestors:
-            continue
-        entry = ops_all.get(op_id)
-        if entry is None:
-            continue
-        ancestors[op_id] = entry
-        for i in entry.input_ids:
-            if i not in stop_ids:
-                stack.append(i)
-    # ... that are descendants of xs.
-    consumers: Dict[int, List[int]] = {}
-    for op_id, entry in ancestors.items():
-        for i in entry.input_ids:
-            consumers.setdefault(i, []).append(op_id)
-    between: Dict[int, Any] = {}
-    reached = set(x_ids)
-    stack = list(x_ids)
-    while stack:
-        tid = stack.pop()
-        for op_id in consumers.get(tid, ()):
-            if op_id in between:
-                continue
-            entry = ancestors[op_id]
-            between[op_id] = entry
-            for info in entry.outputs:
-                if info[0] not in reached and info[0] not in stop_ids:
-                    reached.add(info[0])
-                    stack.append(info[0])
-
-    # Pending counts: how many uses (by ops between) each tensor's gradient waits for.
-    pending: Dict[int, int] = {}
-    for entry in between.values():
-        for i in entry.input_ids:
-            pending[i] = pending.get(i, 0) + 1
-    grads: Dict[int, List[Tensor]] = {}
-
-    def add(tid: int, g: Tensor) -> None:
-        lst = grads.setdefault(tid, [])
-        lst.append(g)
-        if method is not AggregationMethod.ADD_N and len(lst) > 1:
-            lst[:] = [_sum(lst)]  # pairwise, as contributions arrive
-
+    # Seed: one gradient per float y (ones unless given).
+    y_ids: List[int] = []
+    seeds: List[Tensor] = []
     for y, gy in zip(ys_l, grad_ys_l):
         arr = y._current() if isinstance(y, Variable) else y._value
         if not _is_float(arr.dtype):
@@ -136,51 +78,34 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
             if jnp.issubdtype(arr.dtype, jnp.complexfloating):  # ones would be an arbitrary direction (TF)
                 raise TypeError(f"tj.gradients: Gradients of complex tensors ({y!r}) must set grad_ys (y.dtype = "
                                 f"{arr.dtype}); pass grad_ys=[...] with one gradient per y.")
-            from .. import vspace
             gy = Tensor(vspace.ones_like(arr))
         else:
             gy = gy if isinstance(gy, Tensor) else convert_to_tensor(gy, dtype=arr.dtype)
             if tuple(gy.shape) != tuple(arr.shape):
                 raise ValueError(f"tj.gradients: grad_ys of shape {tuple(gy.shape)} does not match its y of shape "
                                  f"{tuple(arr.shape)}.")
-        add(_id_of(y), gy)
+        y_ids.append(_id_of(y))
+        seeds.append(gy)
 
-    # Ready ops: all outputs' consumers (between) done. Count outputs' outstanding uses per op.
-    waiting: Dict[int, int] = {}
-    for op_id, entry in between.items():
-        waiting[op_id] = sum(pending.get(info[0], 0) for info in entry.outputs)
-    ready = [op_id for op_id, n in waiting.items() if n == 0]
-    done = set()
-    while ready:
-        op_id = ready.pop()
-        if op_id in done:
-            continue
-        done.add(op_id)
-        entry = between[op_id]
-        out_grads = []
-        for info in entry.outputs:
-            lst = grads.get(info[0])
-            out_grads.append(_sum(lst) if lst else None)
-        needed_idx = [j for j, i in enumerate(entry.input_ids) if i in reached or i in x_set]
-        in_grads = [None] * len(entry.input_ids)
-        if needed_idx and any(g is not None for g in out_grads):
-            from ..tape import _call_backward  # names the op in a LookupError when it has no gradient
-            in_grads = _call_backward(entry, out_grads, needed_idx, True)
-        for j, i in enumerate(entry.input_ids):
-            g = in_grads[j] if j < len(in_grads) else None
-            if g is not None:
-                add(i, g if isinstance(g, Tensor) else Tensor(g))
-            producer = tt.get(i)
-            if producer is not None and producer in waiting:
-                waiting[producer] -= 1
-                if waiting[producer] == 0:
-                    ready.append(producer)
+    # Only ops between xs and ys run: the sweep over the trace's graph, its backward functions dispatched
+    # as recorded ops (gradients of gradients work), summed as the aggregation method says.
+    graph = cap.graph
+    x_ids = [_id_of(x) for x in xs_l]
+    ops, usage, missing, reached = sweep.prune_between(graph.tensor_tape, graph.op_tape, y_ids, x_ids, stop_ids)
+    pairwise = method is not AggregationMethod.ADD_N  # sum as contributions arrive, not once all have
+    grads = sweep.backprop(ops, usage, missing, graph.tensor_tape, y_ids, x_ids, seeds, recording=True,
+                           known=reached, call=_call_recorded, min_count=1 if pairwise else sweep.NEVER,
+                           min_bytes=-1)
     result = []
-    for x in xs_l:
-        lst = grads.get(_id_of(x))
-        g = _sum(lst) if lst else None
+    for x, g in zip(xs_l, grads):
         if g is None and unconnected is UnconnectedGradients.ZERO:
             from ..ops import numpy as tnp
             g = tnp.zeros_like(x._current() if isinstance(x, Variable) else x._value)
         result.append(g)
     return result
+
+
+def _call_recorded(entry, out_grads: list, needed_idx: list, recording: bool) -> list:
+    """A backward function's gradients as Tensors (a Python backward function may return arrays)."""
+    grads = sweep.call_backward(entry, out_grads, needed_idx, recording)
+    return [g if g is None or isinstance(g, Tensor) else Tensor(g) for g in grads]

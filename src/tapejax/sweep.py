@@ -1,0 +1,291 @@
+"""The reverse sweep: prune a recorded graph to what a gradient needs, then run its backward functions
+from the targets back to the sources. Written once; GradientTape.gradient, the replayed program
+(replay.py traces it), tj.gradients and tj.differentiate's backward program all call it.
+
+Terminology:
+
+* graph    recorded ops as two dicts. ``tensor_tape`` maps a tensor id to the id of the op that made
+           it (-1 for a watched tensor or a variable handle); ``op_tape`` maps an op id to its entry:
+           ``op_type``, ``outputs`` (one (id, shape, dtype, sharding) per output), ``input_ids`` and
+           ``backward``. A GradientTape's tape and a tj.function trace's graph are both graphs
+           (tape.py). Op ids grow in the order the ops ran.
+* target   what is differentiated (the ``y`` in dy/dx); source: what it is differentiated with respect
+           to (the ``x``); stop: a tensor treated as a constant (tj.gradients' ``stop_gradients``).
+* known    the tensors whose gradient can matter. A backward function is asked only for its inputs
+           in ``known``: for a tape, every tensor the tape knows (an unwatched source gets None, as in
+           TF); between sources and targets, the tensors reached from the sources.
+* pending  the gradient contributions that arrived for a tensor and are not summed yet.
+* usage    per tensor, how many kept ops use it as an input and have not run yet; missing: per op,
+           how many of its outputs still wait for some of those uses.
+
+The algorithm:
+
+1. Prune (``prune``): walk back from the targets over ``tensor_tape`` and keep the ops that lead to
+   them, counting ``usage`` and ``missing``. ``prune_between`` keeps, of those, only the ops that
+   are also descendants of a source, and crosses no stop tensor (tf.gradients, tj.differentiate).
+2. Seed (``backprop``): each target gets its output gradient; a target given None gets ones (shaped
+   as the op output it is, or as ``ones_for`` says for a target that is a source) or, for a
+   symbolic-zero sweep (``ones_for=None``), nothing.
+3. Ops with nothing missing go on a stack. Pop an op, sum the pending gradients of each output, call
+   its backward function (through ``call``, by default ``call_backward``) for its known inputs
+   unless no gradient reached it, and add the results to the pending lists of those inputs (a
+   gradient given anyway for an input outside ``known`` is dropped). When all uses of an input have run, its
+   producer has one output less missing; at zero the producer goes on the stack. A pending list
+   longer than ``min_count`` and heavier than ``min_bytes`` is summed at once (early aggregation).
+   A source's pending list is summed but kept when its producer runs.
+4. The sources' pending lists are summed (through ``aggregate``, the sweep's vector space); an empty
+   one is None, unconnected. ``stats`` receives the peak pending bytes, the backward functions run and
+   the early aggregations.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+from . import vspace
+from .config import config
+from .tensor import Tensor
+
+
+class GradientStats:
+    """What the last backward pass did."""
+
+    __slots__ = ("peak_pending_bytes", "ops_run", "early_aggregations")
+
+    def __init__(self) -> None:
+        self.peak_pending_bytes = 0
+        self.ops_run = 0
+        self.early_aggregations = 0
+
+    def __repr__(self) -> str:
+        return (f"GradientStats(peak_pending_bytes={self.peak_pending_bytes}, ops_run={self.ops_run}, "
+                f"early_aggregations={self.early_aggregations})")
+
+
+NEVER = sys.maxsize  # a min_count that never aggregates early
+
+
+# -- 1. prune ---------------------------------------------------------------------------------------------
+def prune(tensor_tape: Dict[int, int], op_tape: Dict[int, Any], target_ids: Iterable[int]):
+    """The ops leading to the targets: ``(ops, usage, missing)``, ops in the order they were found."""
+    tt = tensor_tape
+    ops: Dict[int, Any] = {}
+    usage: Dict[int, int] = {}
+    stack = list(target_ids)
+    while stack:
+        op_id = tt.get(stack.pop())
+        if op_id is None or op_id == -1 or op_id in ops:
+            continue  # unknown, watched, or seen
+        entry = op_tape.get(op_id)
+        if entry is None:
+            continue  # freed (nothing could reach it)
+        ops[op_id] = entry
+        for i in entry.input_ids:
+            if i in usage:
+                usage[i] += 1
+            else:  # (usage doubles as the set of tensors walked already)
+                usage[i] = 1
+                if i in tt:
+                    stack.append(i)
+    return ops, usage, _missing(usage, tt)
+
+
+def prune_between(tensor_tape: Dict[int, int], op_tape: Dict[int, Any], target_ids: Iterable[int],
+                  source_ids: Iterable[int], stop_ids: Iterable[int] = ()):
+    """The ops that lead to the targets and descend from a source, crossing no stop tensor:
+    ``(ops, usage, missing, reached)`` with ops in the order they ran and ``reached`` the tensors the
+    sources reach (the sources included), which is the ``known`` of their sweep."""
+    stop = set(stop_ids)
+    if stop:  # a stop tensor is a constant: the walk back does not go through it
+        tensor_tape_ = {t: p for t, p in tensor_tape.items() if t not in stop}
+    else:
+        tensor_tape_ = tensor_tape
+    ancestors = prune(tensor_tape_, op_tape, target_ids)[0]
+    reached = set(source_ids)
+    ops: Dict[int, Any] = {}
+    for op_id in sorted(ancestors):  # in the order they ran: one forward pass finds the descendants
+        entry = ancestors[op_id]
+        if any(i in reached for i in entry.input_ids):
+            ops[op_id] = entry
+            reached.update(info[0] for info in entry.outputs if info[0] not in stop)
+    usage: Dict[int, int] = {}
+    for entry in ops.values():
+        for i in entry.input_ids:
+            usage[i] = usage.get(i, 0) + 1
+    return ops, usage, _missing(usage, tensor_tape), reached
+
+
+def _missing(usage: Dict[int, int], tt: Dict[int, int]) -> Dict[int, int]:
+    missing: Dict[int, int] = {}
+    for tid in usage:
+        op_id = tt.get(tid)
+        if op_id is not None and op_id != -1:
+            missing[op_id] = missing.get(op_id, 0) + 1
+    return missing
+
+
+# -- calling one backward function ------------------------------------------------------------------------
+def call_backward(entry, out_grads: list, needed_idx: list, recording: bool) -> list:
+    """``entry.backward(out_grads, needed_idx, recording)``, with errors that name the op: a bare JAX
+    error deep in a kernel tells the user nothing."""
+    try:
+        return entry.backward(out_grads, needed_idx, recording)
+    except LookupError:
+        raise
+    except Exception as e:
+        msg = str(e)
+        if "differentiation does not work" in msg or "not differentiable" in msg.lower():
+            raise LookupError(f"No gradient defined for op '{entry.op_type}': {msg.splitlines()[0]}") from e
+        try:
+            wrapped = type(e)(f"in the backward kernel of op '{entry.op_type}': {msg}")
+        except Exception:  # an exception type that cannot be rebuilt from a message
+            raise e from None
+        raise wrapped from e
+
+
+# -- 2-4. the reverse sweep -------------------------------------------------------------------------------
+def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int], tensor_tape: Dict[int, int],
+             target_ids: Sequence[int], source_ids: Sequence[int], output_gradients: Sequence[Any] = (), *,
+             recording: bool = False, ones_for: Optional[Dict[int, Tuple]] = None, known=None,
+             call: Callable = call_backward, aggregate: Optional[Callable] = None, release: bool = False,
+             min_count: Optional[int] = None, min_bytes: Optional[int] = None,
+             stats: Optional[GradientStats] = None) -> List[Any]:
+    """Steps 2-4 over a pruned graph (``ops``, ``usage`` and ``missing`` are consumed): one gradient
+    (or None) per source.
+
+    Gradients are raw arrays, or Tensors when ``recording`` (an outer tape records the sweep: the
+    backward functions run as recorded ops and sums are ``add_n``). ``ones_for``: None for a
+    symbolic-zero sweep (a None output gradient seeds nothing), else ones seed the targets given None,
+    and the dict gives (shape, dtype, sharding) of targets that are not outputs of a kept op.
+    ``known`` defaults to ``tensor_tape``; ``call(entry, out_grads, needed_idx, recording)`` runs one
+    backward function; ``aggregate(list)`` sums a pending list; ``release`` drops each backward
+    function once it has run (a non-persistent tape frees residuals as it goes); ``min_count`` and
+    ``min_bytes`` default to the tj.config aggregation thresholds."""
+    tt = tensor_tape
+    if known is None:
+        known = tt
+    if aggregate is None:
+        aggregate = vspace.aggregate_tensors if recording else vspace.aggregate
+    if min_count is None:
+        min_count = config.aggregation_min_count
+    if min_bytes is None:
+        min_bytes = config.aggregation_min_bytes
+    nbytes = vspace.nbytes
+    sources_set = set(source_ids)
+    gradients: Dict[int, List[Any]] = {}
+    pending_bytes = 0
+
+    # 2. Seed the targets.
+    for i, tid in enumerate(target_ids):
+        g = output_gradients[i] if output_gradients else None
+        if g is None:
+            if ones_for is None:
+                continue
+            op_id = tt.get(tid)
+            if op_id is not None and op_id != -1 and op_id in ops:
+                info = next(x for x in ops[op_id].outputs if x[0] == tid)
+                g = _ones(info[1], info[2], info[3], recording)
+            elif tid in ones_for:
+                g = _ones(*ones_for[tid], recording)
+            else:
+                continue  # not computed from anything the graph knows
+        gradients.setdefault(tid, []).append(g)
+        pending_bytes += nbytes(g)
+    peak = pending_bytes
+
+    # 3. Run the ops whose outputs' gradients are complete.
+    stack = [op_id for op_id in ops if op_id not in missing]
+    stack.reverse()
+    ops_run = 0
+    early = 0
+    while stack:
+        op_id = stack.pop()
+        entry = ops.pop(op_id, None)
+        if entry is None:
+            continue
+        out_grads = []
+        any_grad = False
+        for info in entry.outputs:
+            oid = info[0]
+            gl = gradients.get(oid)
+            if gl is None:
+                out_grads.append(None)
+                continue
+            any_grad = True
+            g = gl[0] if len(gl) == 1 else aggregate(gl)
+            if oid in sources_set:
+                if len(gl) > 1:
+                    pending_bytes -= sum(nbytes(x) for x in gl) - nbytes(g)
+                    gl[:] = [g]
+            else:
+                del gradients[oid]
+                pending_bytes -= sum(nbytes(x) for x in gl)
+            out_grads.append(g)
+        in_ids = entry.input_ids
+        needed_idx = [j for j, iid in enumerate(in_ids) if iid in known]
+        if any_grad and needed_idx:
+            in_grads = call(entry, out_grads, needed_idx, recording)
+            ops_run += 1
+        else:
+            in_grads = ()  # symbolic zeros in, symbolic zeros out: the op does not run
+        if release:
+            entry.backward = None
+        for j, iid in enumerate(in_ids):
+            g = in_grads[j] if in_grads else None
+            if g is not None:
+                gl = gradients.get(iid)
+                if gl is None:
+                    gradients[iid] = gl = []
+                gl.append(g)
+                nb = nbytes(g)
+                pending_bytes += nb
+                if pending_bytes > peak:
+                    peak = pending_bytes
+                if len(gl) > min_count and len(gl) * nb > min_bytes:
+                    s = aggregate(gl)
+                    pending_bytes -= sum(nbytes(x) for x in gl) - nbytes(s)
+                    gl[:] = [s]
+                    early += 1
+            n = usage.get(iid)
+            if n is None:
+                continue
+            n -= 1
+            usage[iid] = n
+            if n > 0:
+                continue
+            producer = tt.get(iid)
+            if producer is None or producer == -1:
+                if iid not in known:
+                    # Its gradient is dropped even when it is a source, so an unwatched source gets None
+                    # (tape.h ComputeGradient).
+                    gl = gradients.pop(iid, None)
+                    if gl:
+                        pending_bytes -= sum(nbytes(x) for x in gl)
+                continue
+            m = missing.get(producer)
+            if m is not None:
+                m -= 1
+                missing[producer] = m
+                if m == 0:
+                    stack.append(producer)
+
+    # 4. Sum what reached the sources.
+    result = []
+    for sid in source_ids:
+        gl = gradients.get(sid)
+        if not gl:
+            result.append(None)
+        else:
+            g = gl[0] if len(gl) == 1 else aggregate(gl)
+            gl[:] = [g]
+            result.append(g)
+    if stats is not None:
+        stats.peak_pending_bytes = peak
+        stats.ops_run = ops_run
+        stats.early_aggregations = early
+    return result
+
+
+def _ones(shape, dtype, sharding, recording: bool):
+    arr = vspace.ones_from_spec(tuple(shape), dtype, vspace.placement(sharding))
+    return Tensor(arr) if recording else arr

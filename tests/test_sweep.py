@@ -1,0 +1,114 @@
+"""sweep.py on hand-built graphs: what each prune keeps, the ready order's counts, symbolic zeros,
+early aggregation thresholds, the drop of unknown inputs, and errors naming the op."""
+import numpy as np
+import pytest
+
+from tapejax import sweep
+from tapejax.tape import OpEntry
+
+F32 = np.float32
+
+
+def _out(tid):
+    return (tid, (), F32, None)
+
+
+class Scale:
+    """Backward of ``y = sum(c_k * x_k)``: the gradient of input k is ``c_k * ct``; records its calls."""
+
+    def __init__(self, *cs):
+        self.cs, self.calls = cs, []
+
+    def __call__(self, cts, needed_idx, recording):
+        self.calls.append(list(needed_idx))
+        return [F32(c) * cts[0] if j in needed_idx else None for j, c in enumerate(self.cs)]
+
+
+def _graph():
+    """x(1) and w(2) watched; a(10) = 2x [op 0]; b(11) = 3a + w [op 1]; c(12) = 5a [op 2];
+    d(13) = 7b + 11c [op 3]; e(14) = 13w [op 4] (not on the way to d); s(20) stops nothing yet."""
+    tt = {1: -1, 2: -1, 10: 0, 11: 1, 12: 2, 13: 3, 14: 4}
+    ops = {0: OpEntry("A", (_out(10),), [1], Scale(2)),
+           1: OpEntry("B", (_out(11),), [10, 2], Scale(3, 1)),
+           2: OpEntry("C", (_out(12),), [10], Scale(5)),
+           3: OpEntry("D", (_out(13),), [11, 12], Scale(7, 11)),
+           4: OpEntry("E", (_out(14),), [2], Scale(13))}
+    return tt, ops
+
+
+def test_prune_keeps_ancestors_and_counts_uses():
+    tt, op_tape = _graph()
+    ops, usage, missing = sweep.prune(tt, op_tape, [13])
+    assert sorted(ops) == [0, 1, 2, 3]  # E does not lead to d
+    assert usage == {11: 1, 12: 1, 10: 2, 2: 1, 1: 1}
+    assert missing == {1: 1, 2: 1, 0: 1}  # D has nothing missing: it runs first
+
+
+def test_prune_between_descendants_of_sources_and_stops():
+    tt, op_tape = _graph()
+    ops, usage, missing, reached = sweep.prune_between(tt, op_tape, [13], [2])
+    assert sorted(ops) == [1, 3]  # only B and D descend from w
+    assert reached == {2, 11, 13}
+    ops, _, _, reached = sweep.prune_between(tt, op_tape, [13], [1], stop_ids=[11])
+    assert sorted(ops) == [0, 2, 3]  # b is a constant: B is not walked back through
+    assert 11 not in reached
+
+
+def test_backprop_matches_the_chain_rule_and_counts():
+    tt, op_tape = _graph()
+    stats = sweep.GradientStats()
+    gx, gw = sweep.backprop(*sweep.prune(tt, op_tape, [13]), tt, [13], [1, 2], ones_for={}, stats=stats)
+    # dd/dx = (7*3 + 11*5) * 2, dd/dw = 7
+    assert float(gx) == pytest.approx((7 * 3 + 11 * 5) * 2)
+    assert float(gw) == pytest.approx(7)
+    assert stats.ops_run == 4 and stats.early_aggregations == 0
+    assert stats.peak_pending_bytes >= 8  # a's two contributions were pending at once
+
+
+def test_symbolic_zero_sweep_runs_nothing():
+    tt, op_tape = _graph()
+    stats = sweep.GradientStats()
+    grads = sweep.backprop(*sweep.prune(tt, op_tape, [13]), tt, [13], [1, 2], [None], ones_for=None, stats=stats)
+    assert grads == [None, None]
+    assert stats.ops_run == 0
+    assert all(not op.backward.calls for op in op_tape.values())
+
+
+def test_early_aggregation_thresholds():
+    tt, op_tape = _graph()
+    stats = sweep.GradientStats()
+    gx, _ = sweep.backprop(*sweep.prune(tt, op_tape, [13]), tt, [13], [1, 2], ones_for={}, min_count=1,
+                           min_bytes=-1, stats=stats)
+    assert stats.early_aggregations == 1  # a's second contribution
+    assert float(gx) == pytest.approx((7 * 3 + 11 * 5) * 2)
+    tt, op_tape = _graph()
+    sweep.backprop(*sweep.prune(tt, op_tape, [13]), tt, [13], [1, 2], ones_for={}, min_count=sweep.NEVER,
+                   stats=stats)
+    assert stats.early_aggregations == 0
+
+
+def test_known_limits_what_backward_functions_are_asked_for():
+    tt, op_tape = _graph()
+    del tt[2]  # w unwatched: B is asked for a only, and w's gradient is None
+    ops, usage, missing = sweep.prune(tt, op_tape, [13])
+    _, gw = sweep.backprop(ops, usage, missing, tt, [13], [1, 2], ones_for={})
+    assert gw is None
+    assert op_tape[1].backward.calls == [[0]]
+
+
+def test_release_drops_backward_functions_as_they_run():
+    tt, op_tape = _graph()
+    sweep.backprop(*sweep.prune(tt, op_tape, [13]), tt, [13], [1], ones_for={}, release=True)
+    assert [op_tape[k].backward is None for k in range(5)] == [True, True, True, True, False]
+
+
+def test_call_backward_names_the_op():
+    def broken(cts, needed_idx, recording):
+        raise ValueError("shapes (2,) and (3,) do not match")
+    with pytest.raises(ValueError, match="in the backward kernel of op 'MatMul': shapes"):
+        sweep.call_backward(OpEntry("MatMul", (_out(5),), [1], broken), [F32(1)], [0], False)
+
+    def undifferentiable(cts, needed_idx, recording):
+        raise TypeError("argument is not differentiable")
+    with pytest.raises(LookupError, match="No gradient defined for op 'Floor'"):
+        sweep.call_backward(OpEntry("Floor", (_out(5),), [1], undifferentiable), [F32(1)], [0], False)
