@@ -131,8 +131,8 @@ def op(fn: Optional[Callable] = None, *, name: Optional[str] = None, vjp: Option
     ``fn(*args, **kwargs)`` takes arrays (positional; those at ``nondiff_argnums`` and all keyword arguments
     are static, hashable parameters) and returns an array or a tuple of arrays. A positional argument may be
     a pytree of arrays (a dict of parameters, a list of arrays): ``fn`` receives the same structure, each
-    leaf is differentiated on its own, and a custom ``vjp`` returns the same structure for that argument. Kernels not given are
-    derived with ``jax.vjp``/``jax.jvp``:
+    leaf is differentiated on its own, and a custom ``vjp`` returns the same structure for that argument.
+    Kernels not given are derived with ``jax.vjp``/``jax.jvp``:
 
     * ``vjp(primals, outputs, cotangents)`` (or ``vjp(primals, cotangents)``) returns one gradient per
       positional argument (None allowed); cotangents is one array, or a tuple for several outputs.
