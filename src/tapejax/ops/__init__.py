@@ -1,4 +1,4 @@
-"""The op machinery (core) and the op surfaces (numpy, numpy.linalg, nn, random)."""
+"""The op machinery (core), how ops are declared (declare) and the op surfaces (numpy, numpy.linalg, nn, random)."""
 from . import core, numpy, linalg, nn, random  # noqa: F401
 from ._operators import install as _install
 
@@ -7,5 +7,4 @@ _install()
 from .api import accept_name as _accept_name  # noqa: E402
 
 # After _install: the Python operators keep the ops themselves (no extra call layer on the hot path).
-for _ns in (numpy, linalg, nn, random):
-    _accept_name(_ns)
+_accept_name(numpy, linalg, nn, random)

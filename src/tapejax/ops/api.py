@@ -13,31 +13,25 @@ from ..tensor import Tensor, Variable
 from .core import OpDef, freeze, registry
 
 
-def accept_name(namespace: Any) -> None:
-    """Give every public op defined in ``namespace`` (a module, or a class of static methods such as
-    ``tj.numpy.linalg``) a ``name=`` keyword, accepted and ignored: a TF op's name only names its graph node,
-    and tapejax has no graph names. Done once here rather than in each op's signature."""
-    is_module = inspect.ismodule(namespace)
-    home = namespace.__name__ if is_module else namespace.__module__
-    for attr, f in list(vars(namespace).items()):
-        if attr.startswith("_"):
-            continue
-        if isinstance(f, staticmethod):
-            f = f.__func__
-        if not inspect.isfunction(f) or f.__module__ != home:
-            continue  # classes, dtypes, and helpers imported from elsewhere (apply, freeze) stay as they are
-        try:
-            if "name" in inspect.signature(f).parameters:
+def accept_name(*namespaces: Any) -> None:
+    """Give every public op function of the op surface modules ``namespaces`` a ``name=`` keyword, accepted
+    and ignored: a TF op's name only names its graph node, and tapejax has no graph names. Done once here
+    rather than in each op's signature. A function one surface takes from another (``tj.nn.tanh`` is
+    ``tj.numpy.tanh``) and aliases (``absolute`` of ``abs``) share one wrapper."""
+    homes = {ns.__name__ for ns in namespaces}
+    wrappers: dict = {}
+    for ns in namespaces:
+        for attr, f in list(vars(ns).items()):
+            if attr.startswith("_") or not inspect.isfunction(f) or f.__module__ not in homes:
+                continue  # classes, dtypes, and helpers imported from elsewhere (apply, freeze) stay as they are
+            try:
+                if "name" in inspect.signature(f).parameters:
+                    continue
+            except (TypeError, ValueError):
                 continue
-        except (TypeError, ValueError):
-            continue
-        wrapped = _ignoring_name(f)
-        setattr(namespace, attr, wrapped if is_module else staticmethod(wrapped))
-    if is_module:
-        for sub in vars(namespace).values():
-            if inspect.isclass(sub) and sub.__module__ == home and not issubclass(sub, BaseException) \
-                    and sub.__doc__ and sub.__doc__.startswith("``tj."):
-                accept_name(sub)  # op namespaces such as tj.numpy.linalg
+            if f not in wrappers:
+                wrappers[f] = _ignoring_name(f)
+            setattr(ns, attr, wrappers[f])
 
 
 def _ignoring_name(f: Callable) -> Callable:
@@ -137,8 +131,8 @@ def op(fn: Optional[Callable] = None, *, name: Optional[str] = None, vjp: Option
     ``fn(*args, **kwargs)`` takes arrays (positional; those at ``nondiff_argnums`` and all keyword arguments
     are static, hashable parameters) and returns an array or a tuple of arrays. A positional argument may be
     a pytree of arrays (a dict of parameters, a list of arrays): ``fn`` receives the same structure, each
-    leaf is differentiated on its own, and a custom ``vjp`` returns the same structure for that argument. Kernels not given are
-    derived with ``jax.vjp``/``jax.jvp``:
+    leaf is differentiated on its own, and a custom ``vjp`` returns the same structure for that argument.
+    Kernels not given are derived with ``jax.vjp``/``jax.jvp``:
 
     * ``vjp(primals, outputs, cotangents)`` (or ``vjp(primals, cotangents)``) returns one gradient per
       positional argument (None allowed); cotangents is one array, or a tuple for several outputs.
@@ -156,8 +150,7 @@ def op(fn: Optional[Callable] = None, *, name: Optional[str] = None, vjp: Option
         return fn(*_merge(_unflatten(dyn, _tree), _pos, nondiff), **kw)
 
     definition = OpDef(op_name, core_fn, bwd=_user_bwd(vjp, nondiff) if vjp is not None else None,
-                       jvp=_user_jvp(jvp, nondiff) if jvp is not None else None)
-    definition.user_defined = True  # not part of the built-in op surface (the registry test skips it)
+                       jvp=_user_jvp(jvp, nondiff) if jvp is not None else None, user_defined=True)
 
     @functools.wraps(fn)
     def call(*args, name=None, **kwargs):  # name: TF's op name, accepted and ignored (no graph to name)

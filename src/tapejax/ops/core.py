@@ -372,11 +372,15 @@ class OpDef:
       accepts_none: output indices whose cotangent the rule takes as ``None`` instead of zeros
         (tape.h's FunctionsAcceptingNoneForIndicesMap, declared per op).
       samples: ``() -> list of (args, static kwargs)``, used by the registry-wide gradient test.
+      differentiable: False for an op whose outputs have no gradient (comparisons, argmax, random draws):
+        it is never recorded.
+      user_defined: made with ``tj.op`` (not part of the built-in op surface the registry tests cover).
     """
 
     def __init__(self, name: str, fn: Callable, *, fwd: Optional[Callable] = None, bwd: Optional[Callable] = None,
                  jvp: Optional[Callable] = None, accepts_none: Sequence[int] = (), samples=None,
-                 register: bool = True, replayable: bool = True) -> None:
+                 register: bool = True, replayable: bool = True, differentiable: bool = True,
+                 user_defined: bool = False) -> None:
         if fwd is not None and bwd is None:
             raise ValueError(f"op '{name}': a custom fwd needs a bwd")
         self.name = name
@@ -387,7 +391,8 @@ class OpDef:
         self.accepts_none = frozenset(accepts_none)
         self.samples = samples
         self.replayable = replayable
-        self.differentiable = True  # False: never recorded (comparisons, argmax...)
+        self.differentiable = differentiable
+        self.user_defined = user_defined
         # For an op whose outputs need not depend on all its inputs (a tj.function call): per output, the
         # argument positions it depends on. Gradients and tangents with no path are None, as TF's.
         self.connections: Optional[tuple] = None

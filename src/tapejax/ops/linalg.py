@@ -1,7 +1,8 @@
 """``tj.numpy.linalg``: matrix decompositions and solvers, mirroring ``jax.numpy.linalg``'s signatures.
 
-Each op is one line of the table below: its JAX function, its sample inputs (for the registry-wide
-gradient test) and a comment on the derivative convention. Where TensorFlow's gradient
+One family, one table (declare.py says how ops are declared): each op is one ``OpDef`` line, its JAX
+function, its sample inputs (well-conditioned: distinct eigen/singular values, far from singular) and a
+comment on the derivative convention. No op has a hand-written rule. Where TensorFlow's gradient
 (``tensorflow/python/ops/linalg_grad.py``) and JAX's agree, the kernels are derived from JAX
 (``jax.vjp``/``jax.jvp`` of the op's function, core.py). Where they differ, the op's *function* is written
 so that its exact derivative is TF's, so every path (tape, accumulator, tj.function, jax.grad of a call)
@@ -32,6 +33,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .core import OpDef, apply, freeze
+from .declare import samples as _samples
 
 # -- well-conditioned sample inputs ----------------------------------------------------------------------
 _rng = np.random.default_rng(16)
@@ -66,11 +68,6 @@ def _distinct_sv(m, n):
 
 def _rect(*shape):
     return _f32(_rng.uniform(-1.5, 1.5, size=shape))
-
-
-def _samples(*cases):
-    """Samples, drawn once at import (numpy only): each case is (args tuple, static kwargs dict)."""
-    return lambda: list(cases)
 
 
 # -- the ops' functions (what JAX differentiates: each exactly the convention documented above) ----------
@@ -109,40 +106,28 @@ def _qr_fn(a, mode="reduced"):
     return out if mode == "r" else tuple(out)
 
 
-def _linalg_op(name: str, fn, samples) -> OpDef:
-    """A linalg op whose kernels JAX derives from ``fn`` (its rules are the function's exact derivatives)."""
-    return OpDef(name, fn, samples=samples)
-
-
-# name        function                                                          samples (args, static)
-_solve = _linalg_op("linalg_solve", jnp.linalg.solve, _samples(
+# name                function                                                  samples (args, static)
+_solve = OpDef("linalg_solve", jnp.linalg.solve, samples=_samples(
     ((_general(), _rect(3, 2)), {}), ((_general(2), _rect(2, 3, 1)), {})))  # TF: grad_b = A^-H g, grad_a = -grad_b x^H
-_inv = _linalg_op("linalg_inv", jnp.linalg.inv, _samples(
+_inv = OpDef("linalg_inv", jnp.linalg.inv, samples=_samples(
     ((_general(),), {}), ((_general(2),), {})))  # TF: -A^-H g A^-H
-_cholesky = _linalg_op("linalg_cholesky", lambda a, upper=False, symmetrize_input=True: jnp.linalg.cholesky(
-    a, upper=upper, symmetrize_input=symmetrize_input), _samples(
+_cholesky = OpDef("linalg_cholesky", jnp.linalg.cholesky, samples=_samples(
     ((_spd(),), {}), ((_spd(4),), {"upper": True})))  # TF: symmetrized (X + X^H)/2, as JAX's
-_det = _linalg_op("linalg_det", jnp.linalg.det, _samples(
+_det = OpDef("linalg_det", jnp.linalg.det, samples=_samples(
     ((_general(),), {}), ((_general(2),), {})))  # TF: g * det * A^-T
-_slogdet = _linalg_op("linalg_slogdet", lambda a, method=None: tuple(jnp.linalg.slogdet(a, method=method)), _samples(
+_slogdet = OpDef("linalg_slogdet", lambda a, method=None: tuple(jnp.linalg.slogdet(a, method=method)), samples=_samples(
     ((_general(),), {}), ((-_general(2),), {})))  # TF: logabsdet's g * A^-T; sign: zero derivative
-_eigh = _linalg_op("linalg_eigh", _eigh_fn, _samples(
+_eigh = OpDef("linalg_eigh", _eigh_fn, samples=_samples(
     ((_spd(),), {}), ((_spd(4),), {"UPLO": "U"}), ((_spd(),), {"symmetrize_input": True})))  # TF: the read triangle's
-_svd = _linalg_op("linalg_svd", _svd_fn, _samples(
+_svd = OpDef("linalg_svd", _svd_fn, samples=_samples(
     ((_distinct_sv(3, 3),), {}), ((_distinct_sv(4, 3),), {"full_matrices": False}),
     ((_distinct_sv(3, 4),), {"full_matrices": False}), ((_distinct_sv(4, 3),), {"compute_uv": False})))  # TF = JAX
-_qr = _linalg_op("linalg_qr", _qr_fn, _samples(
+_qr = OpDef("linalg_qr", _qr_fn, samples=_samples(
     ((_general(),), {}), ((_rect(5, 3),), {}), ((_rect(3, 5),), {}), ((_rect(4, 3),), {"mode": "r"})))  # TF = JAX
-_lstsq = _linalg_op("linalg_lstsq", lambda a, b, rcond=None: tuple(jnp.linalg.lstsq(a, b, rcond=rcond)), _samples(
+_lstsq = OpDef("linalg_lstsq", lambda a, b, rcond=None: tuple(jnp.linalg.lstsq(a, b, rcond=rcond)), samples=_samples(
     ((_distinct_sv(5, 3), _rect(5, 2)), {}), ((_distinct_sv(4, 3), _rect(4, 1)[:, 0]), {})))  # TF: normal eqs = JAX
-
-
-def _norm_fn(x, ord=None, axis=None, keepdims=False):
-    return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
-
-
-_norm = OpDef("norm", _norm_fn, samples=_samples(((_rect(3, 4),), {}), ((_rect(3, 4),), {"axis": 1}),
-                                                ((_rect(3, 4),), {"ord": 1, "axis": 0})))
+_norm = OpDef("norm", jnp.linalg.norm, samples=_samples(
+    ((_rect(3, 4),), {}), ((_rect(3, 4),), {"axis": 1}), ((_rect(3, 4),), {"ord": 1, "axis": 0})))  # TF = JAX
 
 # -- results, named like jax.numpy.linalg's ---------------------------------------------------------------
 SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])

@@ -1,11 +1,21 @@
 """``tj.nn``: neural-network ops, mirroring ``jax.nn`` names and defaults, plus TF's fused ops.
 
-Every op is declared once, beside its gradient rules and its sample inputs (used by the registry-wide
-gradient test). ``relu``, ``softmax``, ``log_softmax`` and the two cross-entropy losses have hand-written
-backward kernels that keep only what they need; ``batch_norm`` has a hand-written backward too (it has
-three outputs and takes ``None`` for the gradients of the last two, as tape.h's FusedBatchNorm entry).
-The other ops derive their kernels from ``jax.vjp``/``jax.jvp``. Derivatives at kinks follow TF
-(``relu`` and ``relu6`` have derivative 0 at their kinks, ``leaky_relu`` has ``negative_slope`` at 0).
+Ops are declared by family (declare.py says how), one line per op in each table, with the TF convention
+it follows beside it. Ops without hand-written rules derive their kernels from ``jax.vjp``/``jax.jvp`` of
+their function. The tables:
+
+* activations: ``relu`` and ``relu6`` have hand-written rules with derivative 0 at their kinks (TF's
+  ``ReluGrad``/``Relu6Grad``; ``relu`` keeps only its output); ``leaky_relu``'s function is written so that
+  its derivative at 0 is ``negative_slope`` (TF's ``LeakyReluGrad``); the others are derived.
+  ``sigmoid`` and ``tanh`` are ``tj.numpy``'s ops.
+* softmax family (``_from_output``): ``softmax`` and ``log_softmax`` read only their output in both
+  rules (TF's ``SoftmaxGrad``/``LogSoftmaxGrad``); ``logsumexp`` is derived. ``one_hot`` has no gradient.
+* convolution and pooling: derived (JAX's transposed convolutions and window scatters).
+* normalization: ``layer_norm`` is derived; ``batch_norm`` (TF's ``FusedBatchNorm``) has three outputs
+  and a hand-written backward taking ``None`` for the last two (``accepts_none``, tape.h's entry).
+* losses: TF's fused cross entropies, outputs ``(loss, backprop)``, with hand-written rules that take
+  ``None`` for the backprop output's gradient.
+
 Complex inputs (where jax.nn accepts them) get TF's gradient convention: the fused rules are written as
 JAX-convention derivatives and wrapped with ``rules.tf_complex_bwd`` (the derived kernels convert in core).
 """
@@ -20,6 +30,7 @@ import numpy as np
 from ..tensor import Tensor, Variable, convert_to_tensor
 from . import numpy as tnp
 from .core import OpDef, freeze
+from .declare import not_differentiable as _not_differentiable, samples as _samples
 from .rules import tf_complex_bwd
 
 __all__ = [
@@ -29,7 +40,7 @@ __all__ = [
     "sparse_softmax_cross_entropy_with_logits", "batch_norm",
 ]
 
-# -- sample inputs --------------------------------------------------------------------------------------
+# -- sample inputs (declare.py: drawn in declaration order) ------------------------------------------------
 _rng = np.random.default_rng(1)
 
 
@@ -44,18 +55,6 @@ def _away_from_zero(*shape, margin=0.2, hi=1.5):
     return np.asarray(mag * sgn, np.float32)
 
 
-def _samples(*cases):
-    return lambda: list(cases)
-
-
-def _ndim(x) -> int:
-    return x.ndim if isinstance(x, (Tensor, Variable)) else np.ndim(x)
-
-
-def _shape(x) -> tuple:
-    return tuple(x.shape) if isinstance(x, (Tensor, Variable)) else tuple(np.shape(x))
-
-
 def _axis(axis, ndim):
     """A normalized static axis: an int, or a sorted tuple of ints (None: all axes)."""
     if axis is None:
@@ -67,18 +66,42 @@ def _axis(axis, ndim):
 
 # -- activations ----------------------------------------------------------------------------------------
 
-def _relu_fwd(x):
-    y = jnp.maximum(x, jnp.zeros_like(x))
-    return y, y  # the output alone decides the gradient
+def _relu_fn(x):
+    return jnp.maximum(x, jnp.zeros_like(x))
 
 
-def _relu_bwd(y, g):
-    return (jnp.where(y > 0, g, jnp.zeros_like(g)),)  # TF ReluGrad: 0 at 0
+def _relu6_fn(x):
+    return jnp.minimum(jnp.maximum(x, 0), 6).astype(jnp.result_type(x))
 
 
-_relu = OpDef("relu", lambda x: jnp.maximum(x, jnp.zeros_like(x)), fwd=_relu_fwd, bwd=_relu_bwd,
+def _leaky_relu_fn(x, negative_slope=0.01):
+    # TF LeakyReluGrad: slope at 0 (jax's where(x >= 0, ...) would give 1 there).
+    return jnp.where(x > 0, x, negative_slope * x).astype(jnp.result_type(x))
+
+
+def _relu6_mask(x):
+    return (x > 0) & (x < 6)
+
+
+# name                   function          rules (none: derived by JAX) and samples             TF convention
+_relu = OpDef("relu", _relu_fn, fwd=lambda x: (_relu_fn(x),) * 2,  # the output alone decides the gradient
+              bwd=lambda y, g: (jnp.where(y > 0, g, jnp.zeros_like(g)),),  # ReluGrad: 0 at 0
               jvp=lambda p, t, out: jnp.where(p[0] > 0, t[0], jnp.zeros_like(t[0])),
               samples=_samples(((_away_from_zero(3, 4),), {})))
+_relu6 = OpDef("relu6", _relu6_fn, bwd=lambda res, g: (jnp.where(_relu6_mask(res[0][0]), g, 0 * g),),  # 0 at 0, 6
+               jvp=lambda p, t, out: jnp.where(_relu6_mask(p[0]), t[0], 0 * t[0]),
+               samples=_samples(((np.asarray([[-1.0, 0.5, 3.0], [5.5, 7.0, -0.3]], np.float32),), {})))
+_gelu = OpDef("gelu", jax.nn.gelu, samples=_samples(((_r(3, 4),), {"approximate": True}),
+                                                    ((_r(3, 4),), {"approximate": False})))
+_log_sigmoid = OpDef("log_sigmoid", jax.nn.log_sigmoid, samples=_samples(((_r(3, 4, lo=-4, hi=4),), {})))
+_softplus = OpDef("softplus", jax.nn.softplus, samples=_samples(((_r(3, 4, lo=-4, hi=4),), {})))
+_silu = OpDef("silu", jax.nn.silu, samples=_samples(((_r(3, 4, lo=-3, hi=3),), {})))
+_elu = OpDef("elu", jax.nn.elu, samples=_samples(((_away_from_zero(3, 4),), {}),
+                                                 ((_away_from_zero(3, 4),), {"alpha": 0.5})))
+_leaky_relu = OpDef("leaky_relu", _leaky_relu_fn, samples=_samples(  # LeakyReluGrad: negative_slope at 0
+    ((_away_from_zero(3, 4),), {}), ((_away_from_zero(3, 4),), {"negative_slope": 0.2})))
+sigmoid = tnp.sigmoid  # ``jax.nn.sigmoid``: the same op as tj.numpy's
+tanh = tnp.tanh
 
 
 def relu(x):
@@ -86,22 +109,9 @@ def relu(x):
     return _relu(x)
 
 
-def _relu6_fn(x):
-    return jnp.minimum(jnp.maximum(x, 0), 6).astype(jnp.result_type(x))
-
-
-_relu6 = OpDef("relu6", _relu6_fn, bwd=lambda res, g: (jnp.where((res[0][0] > 0) & (res[0][0] < 6), g, 0 * g),),
-               jvp=lambda p, t, out: jnp.where((p[0] > 0) & (p[0] < 6), t[0], 0 * t[0]),
-               samples=_samples(((np.asarray([[-1.0, 0.5, 3.0], [5.5, 7.0, -0.3]], np.float32),), {})))
-
-
 def relu6(x):
     """``jax.nn.relu6``; derivative 0 at 0 and 6 (TF's Relu6Grad)."""
     return _relu6(x)
-
-
-_gelu = OpDef("gelu", lambda x, approximate=True: jax.nn.gelu(x, approximate=approximate),
-              samples=_samples(((_r(3, 4),), {"approximate": True}), ((_r(3, 4),), {"approximate": False})))
 
 
 def gelu(x, approximate: bool = True):
@@ -109,28 +119,14 @@ def gelu(x, approximate: bool = True):
     return _gelu(x, approximate=bool(approximate))
 
 
-def sigmoid(x):
-    """``jax.nn.sigmoid`` (the same op as ``tj.numpy``'s ``sigmoid``)."""
-    return tnp.sigmoid_(x)
-
-
-_log_sigmoid = OpDef("log_sigmoid", jax.nn.log_sigmoid, samples=_samples(((_r(3, 4, lo=-4, hi=4),), {})))
-
-
 def log_sigmoid(x):
     """``jax.nn.log_sigmoid``."""
     return _log_sigmoid(x)
 
 
-_softplus = OpDef("softplus", jax.nn.softplus, samples=_samples(((_r(3, 4, lo=-4, hi=4),), {})))
-
-
 def softplus(x):
     """``jax.nn.softplus``: ``log(1 + exp(x))``."""
     return _softplus(x)
-
-
-_silu = OpDef("silu", jax.nn.silu, samples=_samples(((_r(3, 4, lo=-3, hi=3),), {})))
 
 
 def silu(x):
@@ -140,22 +136,10 @@ def silu(x):
 
 swish = silu
 
-_elu = OpDef("elu", lambda x, alpha=1.0: jax.nn.elu(x, alpha),
-             samples=_samples(((_away_from_zero(3, 4),), {}), ((_away_from_zero(3, 4),), {"alpha": 0.5})))
-
 
 def elu(x, alpha=1.0):
     """``jax.nn.elu``."""
     return _elu(x, alpha=float(alpha))
-
-
-def _leaky_relu_fn(x, negative_slope=0.01):
-    # TF LeakyReluGrad: slope at 0 (jax's where(x >= 0, ...) would give 1 there).
-    return jnp.where(x > 0, x, negative_slope * x).astype(jnp.result_type(x))
-
-
-_leaky_relu = OpDef("leaky_relu", _leaky_relu_fn, samples=_samples(((_away_from_zero(3, 4),), {}),
-                                                                    ((_away_from_zero(3, 4),), {"negative_slope": 0.2})))
 
 
 def leaky_relu(x, negative_slope=0.01):
@@ -163,90 +147,55 @@ def leaky_relu(x, negative_slope=0.01):
     return _leaky_relu(x, negative_slope=float(negative_slope))
 
 
-tanh = tnp.tanh
-
-
 # -- softmax family ---------------------------------------------------------------------------------------
 
-def _softmax_fn(x, axis=-1):
-    return jax.nn.softmax(x, axis=axis)
+def _from_output(name: str, f, grad, tangent, samples) -> OpDef:
+    """An op of one array whose rules read only its output ``y``, its one residual: ``grad(y, g, **static)``
+    (a JAX-convention product, made TF's by ``tf_complex_bwd``) and ``tangent(y, t, **static)``."""
+
+    def fwd(x, **static):
+        y = f(x, **static)
+        return y, y
+    return OpDef(name, f, fwd=fwd, bwd=tf_complex_bwd(lambda y, g, **static: (grad(y, g, **static),)),
+                 jvp=lambda p, t, y, **static: tangent(y, t[0], **static), samples=samples)
 
 
-def _softmax_fwd(x, axis=-1):
-    y = jax.nn.softmax(x, axis=axis)
-    return y, y
+def _softmax_product(y, v, axis=-1):
+    return y * (v - jnp.sum(v * y, axis=axis, keepdims=True))  # its Jacobian is symmetric: gradient = tangent
 
 
-def _softmax_bwd(y, g, axis=-1):
-    return (y * (g - jnp.sum(g * y, axis=axis, keepdims=True)),)
-
-
-def _softmax_jvp(p, t, y, axis=-1):
-    return y * (t[0] - jnp.sum(t[0] * y, axis=axis, keepdims=True))
-
-
-_softmax = OpDef("softmax", _softmax_fn, fwd=_softmax_fwd, bwd=tf_complex_bwd(_softmax_bwd), jvp=_softmax_jvp,
-                 samples=_samples(((_r(3, 4),), {"axis": 1}), ((_r(2, 3, 4),), {"axis": 1}),
-                                  ((_r(2, 3, 4),), {"axis": (0, 2)})))
+# name                               function               gradient (g) / tangent (t) from y      TF convention
+_softmax = _from_output("softmax", jax.nn.softmax, _softmax_product, _softmax_product, _samples(  # SoftmaxGrad
+    ((_r(3, 4),), {"axis": 1}), ((_r(2, 3, 4),), {"axis": 1}), ((_r(2, 3, 4),), {"axis": (0, 2)})))
+_log_softmax = _from_output("log_softmax", jax.nn.log_softmax,  # LogSoftmaxGrad
+                            lambda y, g, axis=-1: g - jnp.exp(y) * jnp.sum(g, axis=axis, keepdims=True),
+                            lambda y, t, axis=-1: t - jnp.sum(jnp.exp(y) * t, axis=axis, keepdims=True),
+                            _samples(((_r(3, 4),), {"axis": 1}), ((_r(2, 3, 4),), {"axis": 0})))
+_logsumexp = OpDef("logsumexp", lambda a, *b, axis=None, keepdims=False:
+                   jax.nn.logsumexp(a, axis=axis, b=b[0] if b else None, keepdims=keepdims),
+                   samples=_samples(((_r(3, 4),), {"axis": None, "keepdims": False}),
+                                    ((_r(2, 3, 4),), {"axis": 1, "keepdims": True}),
+                                    ((_r(3, 4), _r(3, 4, lo=0.5, hi=2.0)), {"axis": (1,), "keepdims": False})))
+_one_hot = _not_differentiable("one_hot", jax.nn.one_hot)
 
 
 def softmax(x, axis=-1):
     """``jax.nn.softmax`` over ``axis`` (an int or a tuple of ints)."""
-    return _softmax(x, axis=_axis(axis, _ndim(x)))
-
-
-def _log_softmax_fn(x, axis=-1):
-    return jax.nn.log_softmax(x, axis=axis)
-
-
-def _log_softmax_fwd(x, axis=-1):
-    y = jax.nn.log_softmax(x, axis=axis)
-    return y, y
-
-
-def _log_softmax_bwd(y, g, axis=-1):
-    return (g - jnp.exp(y) * jnp.sum(g, axis=axis, keepdims=True),)
-
-
-def _log_softmax_jvp(p, t, y, axis=-1):
-    return t[0] - jnp.sum(jnp.exp(y) * t[0], axis=axis, keepdims=True)
-
-
-_log_softmax = OpDef("log_softmax", _log_softmax_fn, fwd=_log_softmax_fwd, bwd=tf_complex_bwd(_log_softmax_bwd),
-                     jvp=_log_softmax_jvp,
-                     samples=_samples(((_r(3, 4),), {"axis": 1}), ((_r(2, 3, 4),), {"axis": 0})))
+    return _softmax(x, axis=_axis(axis, tnp.ndim(x)))
 
 
 def log_softmax(x, axis=-1):
     """``jax.nn.log_softmax`` over ``axis``."""
-    return _log_softmax(x, axis=_axis(axis, _ndim(x)))
-
-
-def _logsumexp_fn(a, *b, axis=None, keepdims=False):
-    return jax.nn.logsumexp(a, axis=axis, b=b[0] if b else None, keepdims=keepdims)
-
-
-_logsumexp = OpDef("logsumexp", _logsumexp_fn,
-                   samples=_samples(((_r(3, 4),), {"axis": None, "keepdims": False}),
-                                    ((_r(2, 3, 4),), {"axis": 1, "keepdims": True}),
-                                    ((_r(3, 4), _r(3, 4, lo=0.5, hi=2.0)), {"axis": (1,), "keepdims": False})))
+    return _log_softmax(x, axis=_axis(axis, tnp.ndim(x)))
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     """``jax.nn.logsumexp`` (``b``: optional scale factors, broadcast against ``a``)."""
     if return_sign:
         raise NotImplementedError("tj.nn.logsumexp: return_sign=True is not supported")
-    axis = None if axis is None else _axis(axis, _ndim(a))
+    axis = None if axis is None else _axis(axis, tnp.ndim(a))
     args = (a,) if b is None else (a, b)
     return _logsumexp(*args, axis=axis, keepdims=bool(keepdims))
-
-
-def _one_hot_fn(x, num_classes, dtype=jnp.float32, axis=-1):
-    return jax.nn.one_hot(x, num_classes, dtype=dtype, axis=axis)
-
-
-_one_hot = OpDef("one_hot", _one_hot_fn, register=False)
-_one_hot.differentiable = False
 
 
 def one_hot(x, num_classes, *, dtype=jnp.float32, axis=-1):
@@ -256,16 +205,7 @@ def one_hot(x, num_classes, *, dtype=jnp.float32, axis=-1):
 
 # -- convolution and pooling -------------------------------------------------------------------------
 
-def _conv_fn(x, w, window_strides, padding, lhs_dilation=None, rhs_dilation=None, dimension_numbers=None,
-             feature_group_count=1, batch_group_count=1, precision=None, preferred_element_type=None):
-    return jax.lax.conv_general_dilated(x, w, window_strides, padding, lhs_dilation=lhs_dilation,
-                                        rhs_dilation=rhs_dilation, dimension_numbers=dimension_numbers,
-                                        feature_group_count=feature_group_count,
-                                        batch_group_count=batch_group_count, precision=precision,
-                                        preferred_element_type=preferred_element_type)
-
-
-_conv = OpDef("conv", _conv_fn, samples=_samples(
+_conv = OpDef("conv", jax.lax.conv_general_dilated, samples=_samples(
     ((_r(2, 3, 5, 5), _r(4, 3, 3, 3)), {"window_strides": (1, 1), "padding": "SAME"}),
     ((_r(1, 2, 6, 5), _r(3, 2, 2, 3)), {"window_strides": (2, 1), "padding": ((1, 0), (0, 1)),
                                         "rhs_dilation": (1, 2)}),
@@ -388,36 +328,35 @@ def layer_norm(x, scale=None, offset=None, axis=-1, epsilon=1e-5):
     """Layer normalization: ``(x - mean) / sqrt(var + epsilon) * scale + offset``, with the moments taken
     over ``axis`` (an int or tuple). ``scale``/``offset`` have the shape of the normalized axes (or any
     shape broadcasting against ``x``)."""
-    ax = _axis(axis, _ndim(x))
+    ax = _axis(axis, tnp.ndim(x))
     params = tuple(p for p in (scale, offset) if p is not None)
     return _layer_norm(x, *params, axis=ax, epsilon=float(epsilon), has_scale=scale is not None,
                        has_offset=offset is not None)
 
 
-def _bn_shape(ndim, axis):
-    return tuple(-1 if i == axis else 1 for i in range(ndim))
+def _bn_axes(shape, axis):
+    """The reduced axes, their element count, and the shape a per-channel vector broadcasts with."""
+    red = tuple(i for i in range(len(shape)) if i != axis)
+    bs = tuple(-1 if i == axis else 1 for i in range(len(shape)))
+    return red, int(np.prod([shape[i] for i in red], dtype=np.int64)), bs
+
+
+def _bn_moments(x, epsilon, axis):
+    red, n, bs = _bn_axes(x.shape, axis)
+    mean = jnp.mean(x, axis=red)
+    var = jnp.mean(jnp.square(x - mean.reshape(bs)), axis=red)
+    return mean, var, jax.lax.rsqrt(var + epsilon), n, bs
 
 
 def _bn_fn(x, scale, offset, epsilon=1e-3, axis=-1):
-    red = tuple(i for i in range(x.ndim) if i != axis)
-    n = int(np.prod([x.shape[i] for i in red], dtype=np.int64))
-    mean = jnp.mean(x, axis=red)
-    var = jnp.mean(jnp.square(x - mean.reshape(_bn_shape(x.ndim, axis))), axis=red)
-    inv = jax.lax.rsqrt(var + epsilon)
-    bs = _bn_shape(x.ndim, axis)
+    mean, var, inv, n, bs = _bn_moments(x, epsilon, axis)
     y = (x - mean.reshape(bs)) * (inv * scale).reshape(bs) + offset.reshape(bs)
-    bessel = n / max(n - 1, 1)
-    return y, mean, var * bessel
+    return y, mean, var * (n / max(n - 1, 1))
 
 
 def _bn_fwd(x, scale, offset, epsilon=1e-3, axis=-1):
-    red = tuple(i for i in range(x.ndim) if i != axis)
-    n = int(np.prod([x.shape[i] for i in red], dtype=np.int64))
-    bs = _bn_shape(x.ndim, axis)
-    mean = jnp.mean(x, axis=red)
-    var = jnp.mean(jnp.square(x - mean.reshape(bs)), axis=red)
-    inv = jax.lax.rsqrt(var + epsilon)
-    xhat = (x - mean.reshape(bs)) * inv.reshape(bs)
+    mean, var, inv, n, bs = _bn_moments(x, epsilon, axis)
+    xhat = (x - mean.reshape(bs)) * inv.reshape(bs)  # kept for the backward
     y = xhat * scale.reshape(bs) + offset.reshape(bs)
     return (y, mean, var * (n / max(n - 1, 1))), (xhat, inv, scale)
 
@@ -425,9 +364,7 @@ def _bn_fwd(x, scale, offset, epsilon=1e-3, axis=-1):
 def _bn_bwd(res, cts, epsilon=1e-3, axis=-1):
     xhat, inv, scale = res
     gy, gmean, gvar = cts  # gmean/gvar may be None (accepts_none): the common case, nothing to add
-    red = tuple(i for i in range(xhat.ndim) if i != axis)
-    n = int(np.prod([xhat.shape[i] for i in red], dtype=np.int64))
-    bs = _bn_shape(xhat.ndim, axis)
+    red, n, bs = _bn_axes(xhat.shape, axis)
     sum_gy = jnp.sum(gy, axis=red)
     sum_gy_xhat = jnp.sum(gy * xhat, axis=red)
     dx = (scale * inv).reshape(bs) / n * (n * gy - sum_gy.reshape(bs) - xhat * sum_gy_xhat.reshape(bs))
@@ -452,7 +389,7 @@ def batch_norm(x, scale, offset, epsilon=1e-3, axis=-1):
     Returns ``(y, batch_mean, batch_var)``; as TF's fused kernel, ``batch_var`` is the Bessel-corrected
     (``n / (n - 1)``) variance meant for running averages, while ``y`` uses the biased one. Gradients
     flow from all three outputs."""
-    ax = _axis(axis, _ndim(x))
+    ax = _axis(axis, tnp.ndim(x))
     return _batch_norm(x, scale, offset, epsilon=float(epsilon), axis=ax)
 
 
@@ -483,19 +420,18 @@ def dropout(x, rate, key):
     return _dropout(x, key, rate=float(rate))
 
 
-# -- cross entropies (TF's fused ops: outputs (loss, backprop)) ------------------------------------------
-
-def _xent_fn(labels, logits, axis=-1):
-    lsm = jax.nn.log_softmax(logits, axis=axis)
-    loss = -jnp.sum(labels * lsm, axis=axis)
-    return loss, jnp.exp(lsm) - labels
-
+# -- losses: TF's fused cross entropies, outputs (loss, backprop) --------------------------------------------
+# Both rules take None for the backprop output's gradient (accepts_none): only a loss is usually differentiated.
 
 def _xent_fwd(labels, logits, axis=-1):
     lsm = jax.nn.log_softmax(logits, axis=axis)
     loss = -jnp.sum(labels * lsm, axis=axis)
     backprop = jnp.exp(lsm) - labels
     return (loss, backprop), (backprop, lsm)
+
+
+def _xent_fn(labels, logits, axis=-1):
+    return _xent_fwd(labels, logits, axis)[0]  # XLA drops the residuals nothing reads
 
 
 def _xent_bwd(res, cts, axis=-1):
@@ -523,27 +459,6 @@ def _xent_jvp(p, t, out, axis=-1):
     return t_loss, sm * t_lsm - t_labels
 
 
-def _probs(*shape, axis=-1):
-    z = _r(*shape, lo=-2, hi=2).astype(np.float64)  # numpy, not jax: nothing may start JAX's backend at import
-    e = np.exp(z - z.max(axis=axis, keepdims=True))
-    return np.asarray(e / e.sum(axis=axis, keepdims=True), np.float32)
-
-
-_xent = OpDef("softmax_cross_entropy_with_logits", _xent_fn, fwd=_xent_fwd, bwd=tf_complex_bwd(_xent_bwd),
-              jvp=_xent_jvp, accepts_none=(1,),
-              samples=_samples(((_probs(3, 5), _r(3, 5)), {"axis": 1}),
-                               ((_probs(2, 4, 3, axis=0), _r(2, 4, 3)), {"axis": 0})))
-
-
-def softmax_cross_entropy_with_logits(labels, logits, axis=-1):
-    """``tf.nn.softmax_cross_entropy_with_logits``: per-example ``-sum(labels * log_softmax(logits))`` over
-    ``axis``. Differentiable in both arguments (one fused op, as TF's SoftmaxCrossEntropyWithLogits)."""
-    if _shape(labels) != _shape(logits):
-        raise ValueError(f"softmax_cross_entropy_with_logits: labels of shape {_shape(labels)} and logits of "
-                         f"shape {_shape(logits)} must have the same shape")
-    return _xent(labels, logits, axis=_axis(axis, _ndim(logits)))[0]
-
-
 def _sparse_xent_fn(labels, logits):
     lsm = jax.nn.log_softmax(logits, axis=-1)
     onehot = jax.nn.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
@@ -563,7 +478,7 @@ def _sparse_xent_bwd(res, cts):
     if g_bp is not None:
         sm = backprop + jax.nn.one_hot(labels, backprop.shape[-1], dtype=backprop.dtype)
         d_logits = d_logits + sm * (g_bp - jnp.sum(g_bp * sm, axis=-1, keepdims=True))
-    return None, d_logits.astype(backprop.dtype)
+    return None, d_logits.astype(backprop.dtype)  # labels: integer class indices, no gradient
 
 
 def _sparse_xent_jvp(p, t, out):
@@ -575,18 +490,38 @@ def _sparse_xent_jvp(p, t, out):
     return -jnp.sum(onehot * t_lsm, axis=-1), sm * t_lsm
 
 
+def _probs(*shape, axis=-1):
+    z = _r(*shape, lo=-2, hi=2).astype(np.float64)  # numpy, not jax: nothing may start JAX's backend at import
+    e = np.exp(z - z.max(axis=axis, keepdims=True))
+    return np.asarray(e / e.sum(axis=axis, keepdims=True), np.float32)
+
+
+# name                                              function       rules                                   TF op
+_xent = OpDef("softmax_cross_entropy_with_logits", _xent_fn, fwd=_xent_fwd, bwd=tf_complex_bwd(_xent_bwd),
+              jvp=_xent_jvp, accepts_none=(1,),  # SoftmaxCrossEntropyWithLogits
+              samples=_samples(((_probs(3, 5), _r(3, 5)), {"axis": 1}),
+                               ((_probs(2, 4, 3, axis=0), _r(2, 4, 3)), {"axis": 0})))
 _sparse_xent = OpDef("sparse_softmax_cross_entropy_with_logits", _sparse_xent_fn, fwd=_sparse_xent_fwd,
-                     bwd=tf_complex_bwd(_sparse_xent_bwd), jvp=_sparse_xent_jvp, accepts_none=(1,),
+                     bwd=tf_complex_bwd(_sparse_xent_bwd), jvp=_sparse_xent_jvp, accepts_none=(1,),  # Sparse...
                      samples=_samples(((np.array([0, 3, 2], np.int32), _r(3, 4)), {}),
                                       ((np.array([[1, 0], [2, 2]], np.int32), _r(2, 2, 3)), {})))
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1):
+    """``tf.nn.softmax_cross_entropy_with_logits``: per-example ``-sum(labels * log_softmax(logits))`` over
+    ``axis``. Differentiable in both arguments (one fused op, as TF's SoftmaxCrossEntropyWithLogits)."""
+    if tnp.shape(labels) != tnp.shape(logits):
+        raise ValueError(f"softmax_cross_entropy_with_logits: labels of shape {tnp.shape(labels)} and logits of "
+                         f"shape {tnp.shape(logits)} must have the same shape")
+    return _xent(labels, logits, axis=_axis(axis, tnp.ndim(logits)))[0]
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits):
     """``tf.nn.sparse_softmax_cross_entropy_with_logits``: ``labels`` are class indices of shape
     ``logits.shape[:-1]``; returns the per-example losses. Not differentiable w.r.t. ``labels``."""
-    if _shape(labels) != _shape(logits)[:-1]:
-        raise ValueError(f"sparse_softmax_cross_entropy_with_logits: labels of shape {_shape(labels)} must have "
-                         f"the shape of logits without its last dimension, {_shape(logits)[:-1]}")
+    if tnp.shape(labels) != tnp.shape(logits)[:-1]:
+        raise ValueError(f"sparse_softmax_cross_entropy_with_logits: labels of shape {tnp.shape(labels)} must have "
+                         f"the shape of logits without its last dimension, {tnp.shape(logits)[:-1]}")
     ldt = labels.dtype if isinstance(labels, (Tensor, Variable)) else np.asarray(labels).dtype
     if not np.issubdtype(ldt, np.integer):  # as TF: float labels would silently give a wrong loss
         raise TypeError(f"sparse_softmax_cross_entropy_with_logits: labels must be integer class indices, got "

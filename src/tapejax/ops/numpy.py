@@ -1,14 +1,34 @@
 """``tj.numpy``: the differentiable array API, mirroring ``jax.numpy`` names and signatures.
 
-Each op is declared once, next to its gradient rules and its sample inputs (used by the registry-wide
-gradient test). Hot ops have hand-written backward kernels that keep only what they need; the others
-derive theirs from ``jax.vjp``/``jax.jvp``. Derivatives at kinks and ties follow TensorFlow's
-conventions (see API.md), in both modes.
+Ops are declared by family (declare.py says how): a factory, then a table with one line per op, its
+derivative beside it and a comment on the TF convention it follows where TF's gradient is not simply the
+derivative of the function. Hand-written rules keep only the residuals they need; the other ops' kernels
+are derived by JAX from their function. The tables, in file order:
 
-Complex values follow TF's convention too: a backward rule computes ``grad * conj(dy/dx)`` (JAX's VJPs
-compute ``ct * dy/dx``), so for a real loss the gradient is ``conj(jax.grad(L))``. Hand-written rules
-conjugate explicitly (``rules.conj``, ``rules.tf_complex_vjp``); derived kernels are converted in core.
-Tangents (JVP rules) are the same in both conventions.
+* elementwise unary (``_unary``): ``d(x, y)``, the derivative at ``x`` (``y = f(x)``); the gradient is
+  ``g * conj(d)``, the tangent ``t * d``. TF's ``SqrtGrad``, ``RsqrtGrad``, ``ReciprocalGrad``... multiply
+  with ``mul_no_nan`` (``no_nan=True``): a zero gradient gives 0 where the derivative is infinite. ``abs``
+  has derivative ``sign(x)``, 0 at 0. Rounding ops have derivative 0. ``sigmoid``, ``rsqrt`` and ``erf``
+  (TF's ``tf.math`` names) are here too; ``tj.nn.sigmoid`` is the same op.
+* elementwise binary (``_binary``): the partial products ``dx(x, y, out, g)``, ``dy(...)``; gradients are
+  summed back over broadcast axes. ``maximum``/``minimum`` give a tie's whole gradient to ``x`` (TF's
+  ``MaximumGrad``); ``power``'s exponent gradient is 0 where ``x <= 0`` (TF's ``PowGrad``); ``mod`` is TF's
+  ``FloorMod`` (``d/dy = -floor(x / y)``).
+* predicates (``_predicate``): comparisons, logic, bit operations; no gradient, never recorded.
+* reductions (``_reduction``): ``sum``/``mean`` are linear (their backward keeps only the input's shape);
+  ``max``/``min`` share a tie's gradient equally (TF's ``reduce_max``, as JAX); the others are derived.
+* matrix products: ``matmul`` (backward on the conjugated operands, TF's complex convention), ``dot``,
+  ``einsum``, ``outer``.
+* shape ops: those that only move or copy elements (``_linear_shape_op``: reshape, transpose,
+  broadcast_to, concatenate) have the tangent ``f(t)`` and a backward that reads only the inputs' shapes;
+  the others are derived (the scatter-add of their gathers). ``clip`` passes the gradient to ``x`` at the
+  bounds (TF's ``ClipByValueGrad``).
+* indexing: ``getitem``, whose backward scatter-adds into zeros of the input's shape.
+
+Complex values follow TF's convention: a backward rule computes ``grad * conj(dy/dx)`` (JAX's VJPs compute
+``ct * dy/dx``), so for a real loss the gradient is ``conj(jax.grad(L))``. Hand-written rules conjugate
+explicitly (``rules.conj``, ``rules.tf_complex_vjp``); derived kernels are converted in core. Tangents
+(JVP rules) are the same in both conventions.
 
 Indexing (``getitem``, ``take``, ``take_along_axis``) raises ``IndexError`` for out-of-bounds indices
 and ``TypeError`` for float ones, as TF and NumPy, whenever the index values are known (see ``getitem``).
@@ -17,17 +37,19 @@ from __future__ import annotations
 
 import builtins
 import operator
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ..tensor import Tensor, Variable, convert_to_tensor
+from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from .core import OpDef, apply, freeze
+from .declare import not_differentiable as _not_differentiable, samples as _samples
 from .rules import cast_like, conj, mul_no_nan, tf_complex_vjp, unbroadcast
 
-# -- sample inputs for the registry-wide gradient test --------------------------------------------------
+# -- sample inputs for the registry-wide gradient test (declare.py: drawn in declaration order) ------------
 _rng = np.random.default_rng(0)
 
 
@@ -39,15 +61,26 @@ def _pos(*shape):
     return _r(*shape, lo=0.3, hi=2.0)
 
 
-def _samples(*cases):
-    """Samples: each case is (args tuple, static kwargs dict)."""
-    return lambda: list(cases)
+def _between(lo, hi):
+    return lambda *shape: _r(*shape, lo=lo, hi=hi)
+
+
+def _token(x):
+    """A zero-size array carrying x's shape and dtype: all a backward that reads only shapes needs."""
+    return jnp.zeros((0,) + jnp.shape(x), jnp.result_type(x))
+
+
+def _public(surface: Callable, name: str, doc: str) -> Callable:
+    surface.__name__ = surface.__qualname__ = name
+    surface.__doc__ = doc
+    return surface
 
 
 # -- elementwise unary ops ------------------------------------------------------------------------------
 
-def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, domain=_r, surface_name=None):
-    """An elementwise op whose derivative is ``d(x, y)`` (y = f(x)); gradient g*conj(d), tangent t*d.
+def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, domain=_r) -> Callable:
+    """The public function of an elementwise op whose derivative is ``d(x, y)`` (y = f(x)); gradient
+    g*conj(d), tangent t*d.
 
     ``no_nan``: the derivative may be infinite (sqrt...): a zero incoming gradient gives 0, not NaN.
     ``real_out``: the op maps complex to real (abs); ``d`` is then JAX's ``dy/dz`` (the tangent is
@@ -68,14 +101,13 @@ def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, dom
         return jnp.real(t).astype(out.dtype) if real_out and jnp.iscomplexobj(t) else t
 
     op = OpDef(name, f, fwd=fwd, bwd=bwd, jvp=jvp, samples=_samples(((domain(3, 4),), {})))
-
-    def surface(x):
-        return apply(op, (x,), {})
-    surface.__name__ = surface_name or name
-    surface.__doc__ = f"Elementwise ``jax.numpy.{surface_name or name}``, recorded with its gradient."
-    return surface
+    of = f" (``jax.numpy.{name}``)" if getattr(jnp, name, None) is f else ""
+    return _public(lambda x: apply(op, (x,), {}), name, f"Elementwise ``{name}``{of}, recorded with its gradient.")
 
 
+_zero = lambda x, y: jnp.zeros_like(x)  # noqa: E731  (piecewise-constant ops: derivative 0, as TF)
+
+# name                     function                 derivative d(x, y), y = f(x)                   TF convention
 negative = _unary("negative", jnp.negative, lambda x, y: -jnp.ones_like(x))
 exp = _unary("exp", jnp.exp, lambda x, y: y)
 exp2 = _unary("exp2", jnp.exp2, lambda x, y: y * jnp.log(2.0).astype(y.dtype))
@@ -84,44 +116,42 @@ log2 = _unary("log2", jnp.log2, lambda x, y: 1 / (x * jnp.log(2.0).astype(x.dtyp
 log10 = _unary("log10", jnp.log10, lambda x, y: 1 / (x * jnp.log(10.0).astype(x.dtype)), domain=_pos)
 log1p = _unary("log1p", jnp.log1p, lambda x, y: 1 / (1 + x), domain=_pos)
 expm1 = _unary("expm1", jnp.expm1, lambda x, y: y + 1)
-sqrt = _unary("sqrt", jnp.sqrt, lambda x, y: 0.5 / y, no_nan=True, domain=_pos)
-rsqrt_ = _unary("rsqrt", jax.lax.rsqrt, lambda x, y: -0.5 * y / x, no_nan=True, domain=_pos)
+sqrt = _unary("sqrt", jnp.sqrt, lambda x, y: 0.5 / y, no_nan=True, domain=_pos)  # SqrtGrad: 0 for g = 0
+rsqrt = _unary("rsqrt", jax.lax.rsqrt, lambda x, y: -0.5 * y / x, no_nan=True, domain=_pos)  # tf.math.rsqrt
 cbrt = _unary("cbrt", jnp.cbrt, lambda x, y: 1 / (3 * y * y), no_nan=True, domain=_pos)
 square = _unary("square", jnp.square, lambda x, y: 2 * x)
 reciprocal = _unary("reciprocal", jnp.reciprocal, lambda x, y: -y * y, no_nan=True, domain=_pos)
 tanh = _unary("tanh", jnp.tanh, lambda x, y: 1 - y * y)
 sin = _unary("sin", jnp.sin, lambda x, y: jnp.cos(x))
 cos = _unary("cos", jnp.cos, lambda x, y: -jnp.sin(x))
-tan = _unary("tan", jnp.tan, lambda x, y: 1 + y * y, domain=lambda *s: _r(*s, lo=-1.0, hi=1.0))
-arcsin = _unary("arcsin", jnp.arcsin, lambda x, y: jax.lax.rsqrt(1 - x * x), no_nan=True,
-                domain=lambda *s: _r(*s, lo=-0.8, hi=0.8))
+tan = _unary("tan", jnp.tan, lambda x, y: 1 + y * y, domain=_between(-1.0, 1.0))
+arcsin = _unary("arcsin", jnp.arcsin, lambda x, y: jax.lax.rsqrt(1 - x * x), no_nan=True, domain=_between(-0.8, 0.8))
 arccos = _unary("arccos", jnp.arccos, lambda x, y: -jax.lax.rsqrt(1 - x * x), no_nan=True,
-                domain=lambda *s: _r(*s, lo=-0.8, hi=0.8))
+                domain=_between(-0.8, 0.8))
 arctan = _unary("arctan", jnp.arctan, lambda x, y: 1 / (1 + x * x))
 sinh = _unary("sinh", jnp.sinh, lambda x, y: jnp.cosh(x))
 cosh = _unary("cosh", jnp.cosh, lambda x, y: jnp.sinh(x))
 arcsinh = _unary("arcsinh", jnp.arcsinh, lambda x, y: jax.lax.rsqrt(x * x + 1))
-arctanh = _unary("arctanh", jnp.arctanh, lambda x, y: 1 / (1 - x * x), no_nan=True,
-                 domain=lambda *s: _r(*s, lo=-0.8, hi=0.8))
+arctanh = _unary("arctanh", jnp.arctanh, lambda x, y: 1 / (1 - x * x), no_nan=True, domain=_between(-0.8, 0.8))
 # TF: d|x|/dx = sign(x), 0 at 0; for complex z, TF's gradient is g * z/|z| (conj of JAX's conj(z)/|z|).
 abs = _unary("abs", jnp.abs, lambda x, y: conj(jnp.sign(x)), real_out=True)
-absolute = abs
-fabs = abs
-sign = _unary("sign", jnp.sign, lambda x, y: jnp.zeros_like(x))
-floor = _unary("floor", jnp.floor, lambda x, y: jnp.zeros_like(x))
-ceil = _unary("ceil", jnp.ceil, lambda x, y: jnp.zeros_like(x))
-round = _unary("round", jnp.round, lambda x, y: jnp.zeros_like(x))
-rint = round
-trunc = _unary("trunc", jnp.trunc, lambda x, y: jnp.zeros_like(x))
+sign = _unary("sign", jnp.sign, _zero)
+floor = _unary("floor", jnp.floor, _zero)
+ceil = _unary("ceil", jnp.ceil, _zero)
+round = _unary("round", jnp.round, _zero)
+trunc = _unary("trunc", jnp.trunc, _zero)
 positive = _unary("positive", jnp.positive, lambda x, y: jnp.ones_like(x))
-sigmoid_ = _unary("sigmoid", jax.nn.sigmoid, lambda x, y: y * (1 - y))
-erf_ = _unary("erf", jax.scipy.special.erf, lambda x, y: (2 / np.sqrt(np.pi)) * jnp.exp(-x * x))
+sigmoid = _unary("sigmoid", jax.nn.sigmoid, lambda x, y: y * (1 - y))  # tf.math.sigmoid; also tj.nn.sigmoid
+erf = _unary("erf", jax.scipy.special.erf, lambda x, y: (2 / np.sqrt(np.pi)) * jnp.exp(-x * x))  # tf.math.erf
+absolute = fabs = abs
+rint = round
 
 
 # -- elementwise binary ops ------------------------------------------------------------------------------
 
-def _binary(name: str, f, dx, dy, *, domain_x=_r, domain_y=_r, jvp=None, surface_name=None):
-    """Broadcasting binary op with partials ``dx(x, y, out, g)`` and ``dy(x, y, out, g)`` (already times g)."""
+def _partial_rules(f, dx, dy) -> dict:
+    """Rules from the partial products ``dx(x, y, out, g)`` and ``dy(...)`` (JAX's convention, ``g * df/dx``,
+    converted to TF's around them); the residuals are x, y and the output."""
 
     def fwd(x, y):
         out = f(x, y)
@@ -129,32 +159,23 @@ def _binary(name: str, f, dx, dy, *, domain_x=_r, domain_y=_r, jvp=None, surface
 
     def bwd(res, g):
         x, y, out = res
-        # dx/dy are JAX-convention (ct * partial) products: TF's complex convention conjugates around them.
         gx = tf_complex_vjp(lambda c: dx(x, y, out, c), g)
         gy = tf_complex_vjp(lambda c: dy(x, y, out, c), g)
         return (cast_like(unbroadcast(gx, jnp.shape(x)), x),
                 cast_like(unbroadcast(gy, jnp.shape(y)), y))
 
-    def default_jvp(primals, tangents, out):
+    def jvp(primals, tangents, out):
         x, y = primals
         tx, ty = tangents
         return dx(x, y, out, tx) + dy(x, y, out, ty)
-
-    op = OpDef(name, f, fwd=fwd, bwd=bwd, jvp=jvp or default_jvp,
-               samples=_samples(((domain_x(3, 4), domain_y(3, 4)), {}), ((domain_x(2, 3, 4), domain_y(4)), {}),
-                                ((domain_x(3, 1), domain_y(1, 4)), {})))
-
-    def surface(x, y):
-        return apply(op, (x, y), {})
-    surface.__name__ = surface_name or name
-    surface.__doc__ = f"Broadcasting ``jax.numpy.{surface_name or name}``, recorded with its gradient."
-    return surface
+    return {"fwd": fwd, "bwd": bwd, "jvp": jvp}
 
 
-def _shape_only(f, sx, sy):
+def _linear_rules(f, sx, sy) -> dict:
+    """Rules of ``f(x, y) = sx * x + sy * y`` (add, subtract): the residuals are only the shapes."""
+
     def fwd(x, y):
-        return f(x, y), (jnp.zeros((0,) + jnp.shape(x), jnp.result_type(x)),
-                         jnp.zeros((0,) + jnp.shape(y), jnp.result_type(y)))
+        return f(x, y), (_token(x), _token(y))
 
     def bwd(res, g):
         tx, ty = res
@@ -164,29 +185,7 @@ def _shape_only(f, sx, sy):
     def jvp(primals, tangents, out):
         tx, ty = tangents
         return jnp.broadcast_to(sx * tx + sy * ty, out.shape).astype(out.dtype)
-    return fwd, bwd, jvp
-
-
-_add_rules = _shape_only(jnp.add, 1, 1)
-_add = OpDef("add", jnp.add, fwd=_add_rules[0], bwd=_add_rules[1], jvp=_add_rules[2],
-             samples=_samples(((_r(3, 4), _r(3, 4)), {}), ((_r(2, 3, 4), _r(4)), {}), ((_r(3, 1), _r(1, 4)), {})))
-_sub_rules = _shape_only(jnp.subtract, 1, -1)
-_subtract = OpDef("subtract", jnp.subtract, fwd=_sub_rules[0], bwd=_sub_rules[1], jvp=_sub_rules[2],
-                  samples=_samples(((_r(3, 4), _r(3, 4)), {}), ((_r(2, 3, 4), _r(4)), {})))
-
-
-def add(x, y):
-    """Broadcasting ``jax.numpy.add``."""
-    return apply(_add, (x, y), {})
-
-
-def subtract(x, y):
-    """Broadcasting ``jax.numpy.subtract``."""
-    return apply(_subtract, (x, y), {})
-
-
-def _mul_fwd(x, y):
-    return x * y, (x, y)
+    return {"fwd": fwd, "bwd": bwd, "jvp": jvp}
 
 
 def _mul_bwd(res, g):
@@ -196,19 +195,13 @@ def _mul_bwd(res, g):
             cast_like(unbroadcast(g * conj(x), jnp.shape(y)), y))
 
 
-_multiply = OpDef("multiply", jnp.multiply, fwd=_mul_fwd, bwd=_mul_bwd,
-                  jvp=lambda p, t, out: t[0] * p[1] + p[0] * t[1],
-                  samples=_samples(((_r(3, 4), _r(3, 4)), {}), ((_r(2, 3, 4), _r(4)), {}), ((_r(3, 1), _r(1, 4)), {})))
+_MULTIPLY_RULES = {"fwd": lambda x, y: (x * y, (x, y)), "bwd": _mul_bwd,  # the operands only, not the output
+                   "jvp": lambda p, t, out: t[0] * p[1] + p[0] * t[1]}
 
 
-def multiply(x, y):
-    """Broadcasting ``jax.numpy.multiply``."""
-    return apply(_multiply, (x, y), {})
-
-
-divide = _binary("divide", jnp.divide, lambda x, y, o, g: g / y, lambda x, y, o, g: -g * o / y,
-                 domain_y=_pos, surface_name="divide")
-true_divide = divide
+def _pow_dx(x, y, out, g):
+    # TF: mul_no_nan(y * x**(y-1), g); written so that x == 0, y == 0 gives 0 rather than NaN.
+    return mul_no_nan(g, jnp.where(y == 0, 0, y * jnp.power(x, jnp.where(y == 0, 1, y - 1))))
 
 
 def _pow_dy(x, y, out, g):
@@ -217,12 +210,36 @@ def _pow_dy(x, y, out, g):
     return mul_no_nan(g, out * safe_log)
 
 
-def _pow_dx(x, y, out, g):
-    # TF: mul_no_nan(y * x**(y-1), g); written so that x == 0, y == 0 gives 0 rather than NaN.
-    return mul_no_nan(g, jnp.where(y == 0, 0, y * jnp.power(x, jnp.where(y == 0, 1, y - 1))))
+def _binary(name: str, f, dx=None, dy=None, *, rules=None, domain_x=_r, domain_y=_r, cases: int = 3) -> Callable:
+    """The public function of a broadcasting elementwise op ``f(x, y)``: rules from the partial products
+    ``dx``/``dy`` (``_partial_rules``) unless ``rules`` gives fwd, bwd and jvp. Samples: the first ``cases``
+    of (same shapes, a broadcast vector, an outer broadcast)."""
+    shapes = (((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((3, 1), (1, 4)))[:cases]
+    op = OpDef(name, f, **(rules or _partial_rules(f, dx, dy)),
+               samples=_samples(*(((domain_x(*sx), domain_y(*sy)), {}) for sx, sy in shapes)))
+    return _public(lambda x, y: apply(op, (x, y), {}), name,
+                   f"Broadcasting ``jax.numpy.{name}``, recorded with its gradient.")
 
 
-_power = _binary("power", jnp.power, _pow_dx, _pow_dy, domain_x=_pos, surface_name="power")
+_gx = lambda x, y, o, g: g  # noqa: E731
+_no_grad = lambda x, y, o, g: jnp.zeros_like(g)  # noqa: E731
+
+# name                       function          partial products dx, dy (g * df/dx)             TF convention
+add = _binary("add", jnp.add, rules=_linear_rules(jnp.add, 1, 1))
+subtract = _binary("subtract", jnp.subtract, rules=_linear_rules(jnp.subtract, 1, -1), cases=2)
+multiply = _binary("multiply", jnp.multiply, rules=_MULTIPLY_RULES)
+divide = _binary("divide", jnp.divide, lambda x, y, o, g: g / y, lambda x, y, o, g: -g * o / y, domain_y=_pos)
+_power = _binary("power", jnp.power, _pow_dx, _pow_dy, domain_x=_pos)  # PowGrad: mul_no_nan, log_x = 0 at x <= 0
+maximum = _binary("maximum", jnp.maximum, lambda x, y, o, g: jnp.where(x >= y, g, jnp.zeros_like(g)),
+                  lambda x, y, o, g: jnp.where(x >= y, jnp.zeros_like(g), g))  # MaximumGrad: a tie goes to x
+minimum = _binary("minimum", jnp.minimum, lambda x, y, o, g: jnp.where(x <= y, g, jnp.zeros_like(g)),
+                  lambda x, y, o, g: jnp.where(x <= y, jnp.zeros_like(g), g))  # MinimumGrad: a tie goes to x
+arctan2 = _binary("arctan2", jnp.arctan2, lambda x, y, o, g: g * y / (x * x + y * y),
+                  lambda x, y, o, g: -g * x / (x * x + y * y), domain_y=_pos)
+mod = _binary("mod", jnp.mod, _gx, lambda x, y, o, g: -g * jnp.floor(x / y), domain_y=_pos)  # FloorMod
+floor_divide = _binary("floor_divide", jnp.floor_divide, _no_grad, _no_grad, domain_y=_pos)  # piecewise constant
+true_divide = divide
+remainder = mod
 
 
 def _ipow_bwd(res, g, *, n):
@@ -250,79 +267,48 @@ def power(x, y):
 pow = power
 
 
-def _max_dx(x, y, o, g):
-    return jnp.where(x >= y, g, jnp.zeros_like(g))
+# -- predicates: comparisons, logic and bit operations (bool or int results: no gradient, never recorded) ---
+
+def _predicate(f) -> Callable:
+    op = _not_differentiable(f.__name__, f)
+    return _public(lambda *args, **kw: apply(op, args, {k: freeze(v) for k, v in kw.items()}), f.__name__,
+                   f"``jax.numpy.{f.__name__}`` (not differentiable).")
 
 
-def _max_dy(x, y, o, g):
-    return jnp.where(x >= y, jnp.zeros_like(g), g)
-
-
-# TF: at a tie the whole gradient goes to the first argument.
-maximum = _binary("maximum", jnp.maximum, _max_dx, _max_dy)
-minimum = _binary("minimum", jnp.minimum, lambda x, y, o, g: jnp.where(x <= y, g, jnp.zeros_like(g)),
-                  lambda x, y, o, g: jnp.where(x <= y, jnp.zeros_like(g), g))
-arctan2 = _binary("arctan2", jnp.arctan2, lambda x, y, o, g: g * y / (x * x + y * y),
-                  lambda x, y, o, g: -g * x / (x * x + y * y), domain_y=_pos)
-# TF FloorMod: d/dx = 1, d/dy = -floor(x / y).
-mod = _binary("mod", jnp.mod, lambda x, y, o, g: g, lambda x, y, o, g: -g * jnp.floor(x / y), domain_y=_pos)
-remainder = mod
-floor_divide = _binary("floor_divide", jnp.floor_divide, lambda x, y, o, g: jnp.zeros_like(g),
-                       lambda x, y, o, g: jnp.zeros_like(g), domain_y=_pos)
-
-
-def _nondiff(name, f):
-    op = OpDef(name, f, register=False)
-    op.differentiable = False
-
-    def surface(*args, **kw):
-        return op(*args, **{k: freeze(v) for k, v in kw.items()})
-    surface.__name__ = name
-    return surface
-
-
-equal = _nondiff("equal", jnp.equal)
-not_equal = _nondiff("not_equal", jnp.not_equal)
-less = _nondiff("less", jnp.less)
-less_equal = _nondiff("less_equal", jnp.less_equal)
-greater = _nondiff("greater", jnp.greater)
-greater_equal = _nondiff("greater_equal", jnp.greater_equal)
-logical_and = _nondiff("logical_and", jnp.logical_and)
-logical_or = _nondiff("logical_or", jnp.logical_or)
-logical_not = _nondiff("logical_not", jnp.logical_not)
-logical_xor = _nondiff("logical_xor", jnp.logical_xor)
-isnan = _nondiff("isnan", jnp.isnan)
-isinf = _nondiff("isinf", jnp.isinf)
-isfinite = _nondiff("isfinite", jnp.isfinite)
-_argmax = _nondiff("argmax", lambda x, axis=None, keepdims=False: jnp.argmax(x, axis=axis, keepdims=keepdims))
-_argmin = _nondiff("argmin", lambda x, axis=None, keepdims=False: jnp.argmin(x, axis=axis, keepdims=keepdims))
-_argsort = _nondiff("argsort", lambda x, axis=-1: jnp.argsort(x, axis=axis))
-_any = _nondiff("any", lambda x, axis=None, keepdims=False: jnp.any(x, axis=axis, keepdims=keepdims))
-_all = _nondiff("all", lambda x, axis=None, keepdims=False: jnp.all(x, axis=axis, keepdims=keepdims))
-bitwise_and = _nondiff("bitwise_and", jnp.bitwise_and)
-bitwise_or = _nondiff("bitwise_or", jnp.bitwise_or)
-bitwise_not = _nondiff("bitwise_not", jnp.bitwise_not)
+(equal, not_equal, less, less_equal, greater, greater_equal, logical_and, logical_or, logical_not, logical_xor,
+ isnan, isinf, isfinite, bitwise_and, bitwise_or, bitwise_not) = map(_predicate, (
+    jnp.equal, jnp.not_equal, jnp.less, jnp.less_equal, jnp.greater, jnp.greater_equal, jnp.logical_and,
+    jnp.logical_or, jnp.logical_not, jnp.logical_xor, jnp.isnan, jnp.isinf, jnp.isfinite, jnp.bitwise_and,
+    jnp.bitwise_or, jnp.bitwise_not))
 invert = bitwise_not
+# index and truth reductions: static axis/keepdims
+_argmax, _argmin, _argsort, _any, _all = (_not_differentiable(f.__name__, f) for f in (
+    jnp.argmax, jnp.argmin, jnp.argsort, jnp.any, jnp.all))
 
 
 def argmax(a, axis=None, keepdims=False):
-    return _argmax(a, axis=axis, keepdims=keepdims)
+    """``jax.numpy.argmax`` (not differentiable)."""
+    return apply(_argmax, (a,), {"axis": freeze(axis), "keepdims": keepdims})
 
 
 def argmin(a, axis=None, keepdims=False):
-    return _argmin(a, axis=axis, keepdims=keepdims)
+    """``jax.numpy.argmin`` (not differentiable)."""
+    return apply(_argmin, (a,), {"axis": freeze(axis), "keepdims": keepdims})
 
 
 def argsort(a, axis=-1):
-    return _argsort(a, axis=axis)
+    """``jax.numpy.argsort`` (not differentiable)."""
+    return apply(_argsort, (a,), {"axis": freeze(axis)})
 
 
 def any(a, axis=None, keepdims=False):
-    return _any(a, axis=freeze(axis), keepdims=keepdims)
+    """``jax.numpy.any``."""
+    return apply(_any, (a,), {"axis": freeze(axis), "keepdims": keepdims})
 
 
 def all(a, axis=None, keepdims=False):
-    return _all(a, axis=freeze(axis), keepdims=keepdims)
+    """``jax.numpy.all``."""
+    return apply(_all, (a,), {"axis": freeze(axis), "keepdims": keepdims})
 
 
 # -- reductions ------------------------------------------------------------------------------------------
@@ -335,10 +321,6 @@ def _norm_axis(axis, ndim):
     return tuple(sorted(a % ndim if ndim else 0 for a in axis))
 
 
-def _sum_fwd(x, axis=None, keepdims=False):
-    return jnp.sum(x, axis=axis, keepdims=keepdims), jnp.zeros((0,) + jnp.shape(x), jnp.result_type(x))
-
-
 def _expand_back(g, shape, axis, keepdims):
     axes = _norm_axis(axis, len(shape))
     if not keepdims:
@@ -346,36 +328,36 @@ def _expand_back(g, shape, axis, keepdims):
     return jnp.broadcast_to(g, shape)
 
 
-def _sum_bwd(res, g, axis=None, keepdims=False):
-    return (_expand_back(g, res.shape[1:], axis, keepdims).astype(res.dtype),)
+def _reduction(name: str, f, samples=None, **rules) -> OpDef:
+    """A reduction ``f(x, axis=None, keepdims=False, ...)``; samples: all axes, one axis, two kept axes."""
+    return OpDef(name, f, **rules, samples=samples or _samples(
+        ((_r(3, 4),), {}), ((_r(2, 3, 4),), {"axis": 1}), ((_r(2, 3, 4),), {"axis": (0, 2), "keepdims": True})))
 
 
-_sum = OpDef("sum", lambda x, axis=None, keepdims=False: jnp.sum(x, axis=axis, keepdims=keepdims),
-             fwd=_sum_fwd, bwd=_sum_bwd,
-             jvp=lambda p, t, out, axis=None, keepdims=False: jnp.sum(t[0], axis=axis, keepdims=keepdims),
-             samples=_samples(((_r(3, 4),), {}), ((_r(2, 3, 4),), {"axis": 1}),
-                              ((_r(2, 3, 4),), {"axis": (0, 2), "keepdims": True})))
+def _linear_reduction(name: str, f, *, mean: bool, samples=None) -> OpDef:
+    """A sum or mean: the tangent is ``f(t)``; the backward broadcasts ``g`` back over the reduced axes
+    (divided by their size for a mean), reading only the input's shape."""
+
+    def bwd(tok, g, axis=None, keepdims=False):
+        shape = tok.shape[1:]
+        if mean:
+            g = g / int(np.prod([shape[a] for a in _norm_axis(axis, len(shape))], dtype=np.int64))
+        return (_expand_back(g, shape, axis, keepdims).astype(tok.dtype),)
+    return _reduction(name, f, samples, fwd=lambda x, **static: (f(x, **static), _token(x)), bwd=bwd,
+                      jvp=lambda p, t, out, **static: f(t[0], **static))
 
 
-def _mean_bwd(res, g, axis=None, keepdims=False):
-    shape = res.shape[1:]
-    n = int(np.prod([shape[a] for a in _norm_axis(axis, len(shape))], dtype=np.int64))
-    return (_expand_back(g / n, shape, axis, keepdims).astype(res.dtype),)
-
-
-_mean = OpDef("mean", lambda x, axis=None, keepdims=False: jnp.mean(x, axis=axis, keepdims=keepdims),
-              fwd=lambda x, axis=None, keepdims=False: (jnp.mean(x, axis=axis, keepdims=keepdims),
-                                                         _sum_fwd(x)[1]),
-              bwd=_mean_bwd,
-              jvp=lambda p, t, out, axis=None, keepdims=False: jnp.mean(t[0], axis=axis, keepdims=keepdims),
-              samples=_samples(((_r(3, 4),), {}), ((_r(2, 3, 4),), {"axis": -1}),
-                               ((_r(2, 3, 4),), {"axis": (0, 1), "keepdims": True})))
-
-
-def _reduction(name, f, samples_domain=_r, **extra):
-    op = OpDef(name, f, samples=_samples(((samples_domain(3, 4),), {}), ((samples_domain(2, 3, 4),), {"axis": 1}),
-                                         ((samples_domain(2, 3, 4),), {"axis": (0, 2), "keepdims": True})))
-    return op
+# name                           function      rules / samples                        TF convention
+_sum = _linear_reduction("sum", jnp.sum, mean=False)
+_mean = _linear_reduction("mean", jnp.mean, mean=True, samples=_samples(
+    ((_r(3, 4),), {}), ((_r(2, 3, 4),), {"axis": -1}), ((_r(2, 3, 4),), {"axis": (0, 1), "keepdims": True})))
+_max = _reduction("max", jnp.max)  # reduce_max: tied maxima share the gradient equally (as JAX's)
+_min = _reduction("min", jnp.min)  # reduce_min: the same
+_prod = _reduction("prod", jnp.prod)
+_var = _reduction("var", jnp.var)
+_std = _reduction("std", jnp.std)
+_cumsum = _reduction("cumsum", jnp.cumsum, _samples(((_r(3, 4),), {"axis": 1}), ((_r(5),), {})))
+_cumprod = _reduction("cumprod", jnp.cumprod, _samples(((_pos(3, 4),), {"axis": 0})))
 
 
 def sum(a, axis=None, dtype=None, keepdims=False):
@@ -390,29 +372,14 @@ def mean(a, axis=None, dtype=None, keepdims=False):
     return out if dtype is None else astype(out, dtype)
 
 
-_max = _reduction("max", lambda x, axis=None, keepdims=False: jnp.max(x, axis=axis, keepdims=keepdims))
-_min = _reduction("min", lambda x, axis=None, keepdims=False: jnp.min(x, axis=axis, keepdims=keepdims))
-_prod = _reduction("prod", lambda x, axis=None, keepdims=False: jnp.prod(x, axis=axis, keepdims=keepdims))
-_var = _reduction("var", lambda x, axis=None, keepdims=False, ddof=0:
-                  jnp.var(x, axis=axis, keepdims=keepdims, ddof=ddof))
-_std = _reduction("std", lambda x, axis=None, keepdims=False, ddof=0:
-                  jnp.std(x, axis=axis, keepdims=keepdims, ddof=ddof))
-
-
 def max(a, axis=None, keepdims=False):
     """``jax.numpy.max`` (gradient shared equally among tied maxima, as TF's reduce_max)."""
     return _max(a, axis=freeze(axis), keepdims=bool(keepdims))
 
 
-amax = max
-
-
 def min(a, axis=None, keepdims=False):
     """``jax.numpy.min``."""
     return _min(a, axis=freeze(axis), keepdims=bool(keepdims))
-
-
-amin = min
 
 
 def prod(a, axis=None, keepdims=False):
@@ -430,19 +397,18 @@ def std(a, axis=None, ddof=0, keepdims=False):
     return _std(a, axis=freeze(axis), keepdims=bool(keepdims), ddof=ddof)
 
 
-_cumsum = OpDef("cumsum", lambda x, axis=None: jnp.cumsum(x, axis=axis),
-                samples=_samples(((_r(3, 4),), {"axis": 1}), ((_r(5),), {})))
-_cumprod = OpDef("cumprod", lambda x, axis=None: jnp.cumprod(x, axis=axis),
-                 samples=_samples(((_pos(3, 4),), {"axis": 0})))
-
-
 def cumsum(a, axis=None, dtype=None):
     """``jax.numpy.cumsum``."""
     return _cumsum(a, axis=axis)
 
 
 def cumprod(a, axis=None, dtype=None):
+    """``jax.numpy.cumprod``."""
     return _cumprod(a, axis=axis)
+
+
+amax = max
+amin = min
 
 
 def _add_n_fn(*xs):
@@ -466,7 +432,7 @@ def add_n(xs: Sequence[Any]):
     return _add_n(*xs)
 
 
-# -- linear algebra ---------------------------------------------------------------------------------
+# -- matrix products ---------------------------------------------------------------------------------
 
 def _matmul_bwd(res, g):
     (x, y), _ = res
@@ -488,17 +454,16 @@ def _matmul_bwd(res, g):
     return cast_like(gx, x), cast_like(gy, y)
 
 
-_matmul = OpDef("matmul", jnp.matmul, bwd=_matmul_bwd,
+# name                   function       rules (matmul keeps its operands, not its output)   samples
+_matmul = OpDef("matmul", jnp.matmul, fwd=lambda x, y: (jnp.matmul(x, y), ((x, y), None)), bwd=_matmul_bwd,
                 jvp=lambda p, t, out: jnp.matmul(t[0], p[1]) + jnp.matmul(p[0], t[1]),
                 samples=_samples(((_r(3, 4), _r(4, 5)), {}), ((_r(2, 3, 4), _r(4, 2)), {}),
                                  ((_r(4), _r(4, 3)), {}), ((_r(3, 4), _r(4)), {}), ((_r(4), _r(4)), {})))
-
-
-def _matmul_fwd(x, y):
-    return jnp.matmul(x, y), ((x, y), None)
-
-
-_matmul.fwd = _matmul_fwd
+_dot = OpDef("dot", jnp.dot, samples=_samples(((_r(3, 4), _r(4, 5)), {}), ((_r(4), _r(4)), {})))
+_einsum = OpDef("einsum", lambda *ops, subscripts: jnp.einsum(subscripts, *ops),
+                samples=_samples(((_r(3, 4), _r(4, 5)), {"subscripts": "ij,jk->ik"}),
+                                 ((_r(2, 3),), {"subscripts": "ij->ji"})))
+_outer = OpDef("outer", jnp.outer, samples=_samples(((_r(3), _r(4)), {})))
 
 
 def matmul(a, b):
@@ -506,17 +471,9 @@ def matmul(a, b):
     return _matmul(a, b)
 
 
-_dot = OpDef("dot", jnp.dot, samples=_samples(((_r(3, 4), _r(4, 5)), {}), ((_r(4), _r(4)), {})))
-
-
 def dot(a, b):
     """``jax.numpy.dot``."""
     return _dot(a, b)
-
-
-_einsum = OpDef("einsum", lambda *ops, subscripts: jnp.einsum(subscripts, *ops),
-                samples=_samples(((_r(3, 4), _r(4, 5)), {"subscripts": "ij,jk->ik"}),
-                                 ((_r(2, 3),), {"subscripts": "ij->ji"})))
 
 
 def einsum(subscripts: str, *operands):
@@ -524,263 +481,65 @@ def einsum(subscripts: str, *operands):
     return _einsum(*operands, subscripts=subscripts)
 
 
-_outer = OpDef("outer", jnp.outer, samples=_samples(((_r(3), _r(4)), {})))
-
-
 def outer(a, b):
+    """``jax.numpy.outer``."""
     return _outer(a, b)
 
 
-# ``tj.numpy.linalg`` (norm, solve, inv, cholesky, det, slogdet, eigh, svd, qr, lstsq): ops/linalg.py.
-from . import linalg  # noqa: E402
-_rng.uniform(size=36)  # the draws of norm's samples, once here: later ops keep their sample values
+_rng.uniform(size=36)  # the draws of linalg.norm's samples (declared here once): later samples stay as they were
 
 
 # -- shapes -----------------------------------------------------------------------------------------
 
-def _token(x):
-    """A zero-size array carrying x's shape and dtype: all a shape op's backward needs."""
-    return jnp.zeros((0,) + jnp.shape(x), jnp.result_type(x))
+def _linear_shape_op(name: str, f, transpose, samples, *, tokens: bool = True) -> OpDef:
+    """An op that only moves or copies elements: its tangent is ``f`` of the tangents, and its backward
+    ``transpose(tokens, g, **static)`` reads only the inputs' shapes (``_token``s; no residual at all with
+    ``tokens=False``, where the static parameters say everything)."""
+
+    def fwd(*xs, **static):
+        return f(*xs, **static), (tuple(_token(x) for x in xs) if tokens else None)
+    return OpDef(name, f, fwd=fwd, bwd=transpose, jvp=lambda p, t, out, **static: f(*t, **static), samples=samples)
 
 
-_reshape = OpDef("reshape", lambda x, shape: jnp.reshape(x, shape),
-                 fwd=lambda x, shape: (jnp.reshape(x, shape), _token(x)),
-                 bwd=lambda res, g, shape: (jnp.reshape(g, res.shape[1:]),),
-                 jvp=lambda p, t, out, shape: jnp.reshape(t[0], shape),
-                 samples=_samples(((_r(3, 4),), {"shape": (2, 6)}), ((_r(3, 4),), {"shape": (-1,)})))
-
-
-def reshape(a, shape=None, order="C", **kw):
-    """``jax.numpy.reshape``."""
-    if shape is None:
-        shape = kw.pop("newshape")
-    if isinstance(shape, int):
-        shape = (shape,)
-    return _reshape(a, shape=freeze(shape))
-
-
-def _transpose_bwd(res, g, axes=None):
-    inv = tuple(np.argsort(axes)) if axes is not None else None
-    return (jnp.transpose(g, inv),)
-
-
-_transpose = OpDef("transpose", lambda x, axes=None: jnp.transpose(x, axes),
-                   fwd=lambda x, axes=None: (jnp.transpose(x, axes), None),
-                   bwd=_transpose_bwd,
-                   jvp=lambda p, t, out, axes=None: jnp.transpose(t[0], axes),
-                   samples=_samples(((_r(3, 4),), {}), ((_r(2, 3, 4),), {"axes": (1, 2, 0)})))
-
-
-def transpose(a, axes=None):
-    """``jax.numpy.transpose``."""
-    if axes is not None:
-        nd = np.ndim(a) if not isinstance(a, (Tensor, Variable)) else a.ndim
-        axes = tuple(int(x) % nd for x in axes)
-    return _transpose(a, axes=axes)
-
-
-def swapaxes(a, axis1, axis2):
-    nd = a.ndim if isinstance(a, (Tensor, Variable)) else np.ndim(a)
-    perm = list(range(nd))
-    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
-    return transpose(a, perm)
-
-
-def moveaxis(a, source, destination):
-    nd = a.ndim if isinstance(a, (Tensor, Variable)) else np.ndim(a)
-    perm = [i for i in range(nd) if i != source % nd]
-    perm.insert(destination % nd, source % nd)
-    return transpose(a, perm)
-
-
-def squeeze(a, axis=None):
-    """``jax.numpy.squeeze``."""
-    shape = tuple(a.shape) if isinstance(a, (Tensor, Variable)) else np.shape(a)
-    axes = _norm_axis(axis, len(shape)) if axis is not None else tuple(i for i, s in enumerate(shape) if s == 1)
-    for ax in axes:
-        if shape[ax] != 1:
-            raise ValueError(f"squeeze: cannot squeeze axis {ax} of size {shape[ax]} (shape {shape})")
-    return reshape(a, tuple(s for i, s in enumerate(shape) if i not in axes))
-
-
-def expand_dims(a, axis):
-    """``jax.numpy.expand_dims``."""
-    shape = tuple(a.shape) if isinstance(a, (Tensor, Variable)) else np.shape(a)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    nd = len(shape) + len(axes)
-    axes = sorted(x % nd for x in axes)
-    new = list(shape)
-    for ax in axes:
-        new.insert(ax, 1)
-    return reshape(a, tuple(new))
-
-
-def ravel(a):
-    return reshape(a, (-1,))
-
-
-_broadcast_to = OpDef("broadcast_to", lambda x, shape: jnp.broadcast_to(x, shape),
-                      fwd=lambda x, shape: (jnp.broadcast_to(x, shape), _token(x)),
-                      bwd=lambda res, g, shape: (unbroadcast(g, res.shape[1:]).astype(res.dtype),),
-                      jvp=lambda p, t, out, shape: jnp.broadcast_to(t[0], shape),
-                      samples=_samples(((_r(3, 1),), {"shape": (2, 3, 4)}), ((_r(4),), {"shape": (3, 4)})))
-
-
-def broadcast_to(array, shape):
-    """``jax.numpy.broadcast_to``."""
-    if isinstance(shape, int):
-        shape = (shape,)
-    return _broadcast_to(array, shape=freeze(shape))
-
-
-def _concat_bwd(res, g, axis):
-    tokens = res
+def _concat_bwd(tokens, g, axis=0):
     sizes = np.cumsum([t.shape[1:][axis] for t in tokens])[:-1]
     return tuple(jnp.split(g, sizes, axis=axis))
 
 
-_concatenate = OpDef("concatenate", lambda *xs, axis=0: jnp.concatenate(xs, axis=axis),
-                     fwd=lambda *xs, axis=0: (jnp.concatenate(xs, axis=axis), tuple(_token(x) for x in xs)),
-                     bwd=lambda res, g, axis=0: _concat_bwd(res, g, axis),
-                     jvp=lambda p, t, out, axis=0: jnp.concatenate(t, axis=axis),
-                     samples=_samples(((_r(2, 3), _r(4, 3)), {"axis": 0}), ((_r(2, 3), _r(2, 1)), {"axis": 1})))
-
-
-def concatenate(arrays, axis=0):
-    """``jax.numpy.concatenate``."""
-    arrays = list(arrays)
-    nd = arrays[0].ndim if isinstance(arrays[0], (Tensor, Variable)) else np.ndim(arrays[0])
-    return _concatenate(*arrays, axis=axis % nd if nd else 0)
-
-
-concat = concatenate
-
+# name                                function                                       backward from the shapes
+_reshape = _linear_shape_op("reshape", lambda x, shape: jnp.reshape(x, shape),
+                            lambda toks, g, shape: (jnp.reshape(g, toks[0].shape[1:]),),
+                            _samples(((_r(3, 4),), {"shape": (2, 6)}), ((_r(3, 4),), {"shape": (-1,)})))
+_transpose = _linear_shape_op("transpose", lambda x, axes=None: jnp.transpose(x, axes),
+                              lambda _, g, axes=None: (jnp.transpose(g, axes and tuple(np.argsort(axes))),),
+                              _samples(((_r(3, 4),), {}), ((_r(2, 3, 4),), {"axes": (1, 2, 0)})), tokens=False)
+_broadcast_to = _linear_shape_op("broadcast_to", lambda x, shape: jnp.broadcast_to(x, shape),
+                                 lambda toks, g, shape: (unbroadcast(g, toks[0].shape[1:]).astype(toks[0].dtype),),
+                                 _samples(((_r(3, 1),), {"shape": (2, 3, 4)}), ((_r(4),), {"shape": (3, 4)})))
+_concatenate = _linear_shape_op("concatenate", lambda *xs, axis=0: jnp.concatenate(xs, axis=axis), _concat_bwd,
+                                _samples(((_r(2, 3), _r(4, 3)), {"axis": 0}), ((_r(2, 3), _r(2, 1)), {"axis": 1})))
+# derived by JAX (the gradient of a gather is the scatter-add of g: repeated indices accumulate)
 _stack = OpDef("stack", lambda *xs, axis=0: jnp.stack(xs, axis=axis),
                samples=_samples(((_r(2, 3), _r(2, 3)), {"axis": 0}), ((_r(2, 3), _r(2, 3), _r(2, 3)), {"axis": 2})))
-
-
-def stack(arrays, axis=0):
-    """``jax.numpy.stack``."""
-    return _stack(*list(arrays), axis=axis)
-
-
 _split = OpDef("split", lambda x, indices_or_sections, axis=0: tuple(jnp.split(x, indices_or_sections, axis=axis)),
                samples=_samples(((_r(6, 2),), {"indices_or_sections": 3}),
                                 ((_r(2, 5),), {"indices_or_sections": (1, 3), "axis": 1})))
-
-
-def split(ary, indices_or_sections, axis=0):
-    """``jax.numpy.split``: a list of tensors."""
-    return list(_split(ary, indices_or_sections=freeze(indices_or_sections), axis=axis))
-
-
-_take = OpDef("take", lambda x, idx, axis=None, mode=None: jnp.take(x, idx, axis=axis, mode=mode),
-              samples=_samples(((_r(5, 3), np.array([0, 2, 2, 4])), {"axis": 0}),
-                               ((_r(5, 3), np.array([[1, 0], [2, 2]])), {"axis": 1})))
-
-
-def take(a, indices, axis=None, mode=None):
-    """``jax.numpy.take`` (repeated indices accumulate their gradients).
-
-    With the default ``mode=None``, concrete indices outside ``[-n, n)`` raise ``IndexError`` and float
-    indices ``TypeError`` (as TF's gather and NumPy), where jax.numpy would fill with NaN. An explicit
-    ``mode`` ('clip', 'wrap', 'fill', 'promise_in_bounds') keeps JAX's semantics, and so do traced indices
-    (inside ``tj.function``/``jax.jit`` their values are not known: JAX's fill applies)."""
-    shape = _shape_of(a)
-    if mode is None:
-        if axis is None:
-            n, ax = int(np.prod(shape, dtype=np.int64)), "None (the flattened tensor)"
-        else:
-            ax = _check_axis("take", axis, len(shape))
-            n = shape[ax]
-        _check_index_array("take", indices, ax, n, shape)
-    else:
-        _check_index_dtype("take", indices)
-    return _take(a, indices, axis=axis, mode=mode)
-
-
-_take_along_axis = OpDef("take_along_axis", lambda x, idx, axis: jnp.take_along_axis(x, idx, axis=axis),
+_take = OpDef("take", jnp.take, samples=_samples(((_r(5, 3), np.array([0, 2, 2, 4])), {"axis": 0}),
+                                                 ((_r(5, 3), np.array([[1, 0], [2, 2]])), {"axis": 1})))
+_take_along_axis = OpDef("take_along_axis", jnp.take_along_axis,
                          samples=_samples(((_r(3, 4), np.array([[0, 1], [3, 3], [2, 0]])), {"axis": 1})))
-
-
-def take_along_axis(arr, indices, axis):
-    """``jax.numpy.take_along_axis``; concrete out-of-bounds indices raise ``IndexError``, float indices
-    ``TypeError`` (traced indices keep JAX's fill, as ``take``)."""
-    shape = _shape_of(arr)
-    if axis is not None:
-        ax = _check_axis("take_along_axis", axis, len(shape))
-        _check_index_array("take_along_axis", indices, ax, shape[ax], shape)
-    else:
-        _check_index_array("take_along_axis", indices, "None (the flattened tensor)",
-                           int(np.prod(shape, dtype=np.int64)), shape)
-    return _take_along_axis(arr, indices, axis=axis)
-
-
 _pad = OpDef("pad", lambda x, pad_width, mode="constant", constant_values=0:
              jnp.pad(x, pad_width, mode=mode, constant_values=constant_values) if mode == "constant"
              else jnp.pad(x, pad_width, mode=mode),
              samples=_samples(((_r(3, 4),), {"pad_width": ((1, 2), (0, 1))}),
                               ((_r(3, 4),), {"pad_width": ((1, 1), (2, 2)), "mode": "reflect"})))
-
-
-def pad(array, pad_width, mode="constant", constant_values=0):
-    """``jax.numpy.pad`` (constant, edge, reflect, symmetric, wrap)."""
-    if isinstance(pad_width, int):
-        nd = array.ndim if isinstance(array, (Tensor, Variable)) else np.ndim(array)
-        pad_width = ((pad_width, pad_width),) * nd
-    return _pad(array, pad_width=freeze(pad_width), mode=mode, constant_values=freeze(constant_values))
-
-
-_tile = OpDef("tile", lambda x, reps: jnp.tile(x, reps), samples=_samples(((_r(2, 3),), {"reps": (2, 1)})))
-
-
-def tile(A, reps):
-    """``jax.numpy.tile``."""
-    return _tile(A, reps=freeze(reps if not isinstance(reps, int) else (reps,)))
-
-
-_repeat = OpDef("repeat", lambda x, repeats, axis=None: jnp.repeat(x, repeats, axis=axis),
-                samples=_samples(((_r(2, 3),), {"repeats": 2, "axis": 1})))
-
-
-def repeat(a, repeats, axis=None):
-    return _repeat(a, repeats=freeze(repeats), axis=axis)
-
-
-_flip = OpDef("flip", lambda x, axis=None: jnp.flip(x, axis=axis), samples=_samples(((_r(3, 4),), {"axis": 1})))
-
-
-def flip(m, axis=None):
-    """``jax.numpy.flip``."""
-    return _flip(m, axis=freeze(axis))
-
-
-_sort = OpDef("sort", lambda x, axis=-1: jnp.sort(x, axis=axis), samples=_samples(((_r(3, 5),), {"axis": -1})))
-
-
-def sort(a, axis=-1):
-    """``jax.numpy.sort``."""
-    return _sort(a, axis=axis)
-
-
-def _where_fn(c, x, y):
-    return jnp.where(c, x, y)
-
-
-_where = OpDef("where", _where_fn,
+_tile = OpDef("tile", jnp.tile, samples=_samples(((_r(2, 3),), {"reps": (2, 1)})))
+_repeat = OpDef("repeat", jnp.repeat, samples=_samples(((_r(2, 3),), {"repeats": 2, "axis": 1})))
+_flip = OpDef("flip", jnp.flip, samples=_samples(((_r(3, 4),), {"axis": 1})))
+_sort = OpDef("sort", jnp.sort, samples=_samples(((_r(3, 5),), {"axis": -1})))
+_where = OpDef("where", jnp.where,
                samples=_samples(((np.array([[True, False, True, False]] * 3), _r(3, 4), _r(3, 4)), {}),
                                 ((np.array([True, False, True, True]), _r(3, 4), _r(4)), {})))
-
-
-def where(condition, x=None, y=None):
-    """``jax.numpy.where`` (three-argument form; the one-argument form is not differentiable)."""
-    if x is None and y is None:
-        return tuple(Tensor(a) for a in jnp.where(jnp.asarray(condition)))
-    return _where(condition, x, y)
-
-
-def _clip_fn(x, lo, hi):
-    return jnp.clip(x, lo, hi)
 
 
 def _clip_bwd(res, g):
@@ -798,8 +557,161 @@ def _clip_jvp(p, t, out):
     return jnp.where(x < lo, tlo, jnp.where(x > hi, thi, tx)) * jnp.ones_like(out)
 
 
-_clip = OpDef("clip", _clip_fn, bwd=_clip_bwd, jvp=_clip_jvp,
+_clip = OpDef("clip", jnp.clip, bwd=_clip_bwd, jvp=_clip_jvp,  # ClipByValueGrad: bounds pass to x
               samples=_samples(((_r(3, 4), np.float32(-0.5), np.float32(0.7)), {})))
+# float -> float casts pass gradients (cast back); casts to int/bool are not differentiable (JAX's float0)
+_astype = OpDef("astype", lambda x, dtype: x.astype(dtype), samples=_samples(((_r(3),), {"dtype": jnp.float16})))
+
+
+def reshape(a, shape=None, order="C", **kw):
+    """``jax.numpy.reshape``."""
+    if shape is None:
+        shape = kw.pop("newshape")
+    if isinstance(shape, int):
+        shape = (shape,)
+    return _reshape(a, shape=freeze(shape))
+
+
+def transpose(a, axes=None):
+    """``jax.numpy.transpose``."""
+    if axes is not None:
+        nd = ndim(a)
+        axes = tuple(int(x) % nd for x in axes)
+    return _transpose(a, axes=axes)
+
+
+def swapaxes(a, axis1, axis2):
+    """``jax.numpy.swapaxes`` (a transpose)."""
+    perm = list(range(ndim(a)))
+    perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
+    return transpose(a, perm)
+
+
+def moveaxis(a, source, destination):
+    """``jax.numpy.moveaxis`` (a transpose)."""
+    nd = ndim(a)
+    perm = [i for i in range(nd) if i != source % nd]
+    perm.insert(destination % nd, source % nd)
+    return transpose(a, perm)
+
+
+def squeeze(a, axis=None):
+    """``jax.numpy.squeeze`` (a reshape)."""
+    shp = shape(a)
+    axes = _norm_axis(axis, len(shp)) if axis is not None else tuple(i for i, s in enumerate(shp) if s == 1)
+    for ax in axes:
+        if shp[ax] != 1:
+            raise ValueError(f"squeeze: cannot squeeze axis {ax} of size {shp[ax]} (shape {shp})")
+    return reshape(a, tuple(s for i, s in enumerate(shp) if i not in axes))
+
+
+def expand_dims(a, axis):
+    """``jax.numpy.expand_dims`` (a reshape)."""
+    new = list(shape(a))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    nd = len(new) + len(axes)
+    for ax in sorted(x % nd for x in axes):
+        new.insert(ax, 1)
+    return reshape(a, tuple(new))
+
+
+def ravel(a):
+    """``jax.numpy.ravel`` (a reshape)."""
+    return reshape(a, (-1,))
+
+
+def broadcast_to(array, shape):
+    """``jax.numpy.broadcast_to``."""
+    if isinstance(shape, int):
+        shape = (shape,)
+    return _broadcast_to(array, shape=freeze(shape))
+
+
+def concatenate(arrays, axis=0):
+    """``jax.numpy.concatenate``."""
+    arrays = list(arrays)
+    nd = ndim(arrays[0])
+    return _concatenate(*arrays, axis=axis % nd if nd else 0)
+
+
+concat = concatenate
+
+
+def stack(arrays, axis=0):
+    """``jax.numpy.stack``."""
+    return _stack(*list(arrays), axis=axis)
+
+
+def split(ary, indices_or_sections, axis=0):
+    """``jax.numpy.split``: a list of tensors."""
+    return list(_split(ary, indices_or_sections=freeze(indices_or_sections), axis=axis))
+
+
+def take(a, indices, axis=None, mode=None):
+    """``jax.numpy.take`` (repeated indices accumulate their gradients).
+
+    With the default ``mode=None``, concrete indices outside ``[-n, n)`` raise ``IndexError`` and float
+    indices ``TypeError`` (as TF's gather and NumPy), where jax.numpy would fill with NaN. An explicit
+    ``mode`` ('clip', 'wrap', 'fill', 'promise_in_bounds') keeps JAX's semantics, and so do traced indices
+    (inside ``tj.function``/``jax.jit`` their values are not known: JAX's fill applies)."""
+    shp = shape(a)
+    if mode is None:
+        if axis is None:
+            n, ax = int(np.prod(shp, dtype=np.int64)), "None (the flattened tensor)"
+        else:
+            ax = _check_axis("take", axis, len(shp))
+            n = shp[ax]
+        _check_index_array("take", indices, ax, n, shp)
+    else:
+        _check_index_dtype("take", indices)
+    return _take(a, indices, axis=axis, mode=mode)
+
+
+def take_along_axis(arr, indices, axis):
+    """``jax.numpy.take_along_axis``; concrete out-of-bounds indices raise ``IndexError``, float indices
+    ``TypeError`` (traced indices keep JAX's fill, as ``take``)."""
+    shp = shape(arr)
+    if axis is not None:
+        ax = _check_axis("take_along_axis", axis, len(shp))
+        _check_index_array("take_along_axis", indices, ax, shp[ax], shp)
+    else:
+        _check_index_array("take_along_axis", indices, "None (the flattened tensor)",
+                           int(np.prod(shp, dtype=np.int64)), shp)
+    return _take_along_axis(arr, indices, axis=axis)
+
+
+def pad(array, pad_width, mode="constant", constant_values=0):
+    """``jax.numpy.pad`` (constant, edge, reflect, symmetric, wrap)."""
+    if isinstance(pad_width, int):
+        pad_width = ((pad_width, pad_width),) * ndim(array)
+    return _pad(array, pad_width=freeze(pad_width), mode=mode, constant_values=freeze(constant_values))
+
+
+def tile(A, reps):
+    """``jax.numpy.tile``."""
+    return _tile(A, reps=freeze(reps if not isinstance(reps, int) else (reps,)))
+
+
+def repeat(a, repeats, axis=None):
+    """``jax.numpy.repeat``."""
+    return _repeat(a, repeats=freeze(repeats), axis=axis)
+
+
+def flip(m, axis=None):
+    """``jax.numpy.flip``."""
+    return _flip(m, axis=freeze(axis))
+
+
+def sort(a, axis=-1):
+    """``jax.numpy.sort``."""
+    return _sort(a, axis=axis)
+
+
+def where(condition, x=None, y=None):
+    """``jax.numpy.where`` (three-argument form; the one-argument form is not differentiable)."""
+    if x is None and y is None:
+        return tuple(Tensor(a) for a in jnp.where(jnp.asarray(condition)))
+    return _where(condition, x, y)
 
 
 def clip(a, a_min=None, a_max=None, **kw):
@@ -809,13 +721,6 @@ def clip(a, a_min=None, a_max=None, **kw):
     lo = -jnp.inf if a_min is None else a_min
     hi = jnp.inf if a_max is None else a_max
     return _clip(a, lo, hi)
-
-
-def _astype_fn(x, dtype):
-    return x.astype(dtype)
-
-
-_astype = OpDef("astype", _astype_fn, samples=_samples(((_r(3),), {"dtype": jnp.float16})))
 
 
 def astype(x, dtype):
@@ -828,10 +733,6 @@ def astype(x, dtype):
 # and its gradient then lands on the clamped element). Static parts (ints, slices) are checked against the
 # shape at the call; index arrays when their values are concrete. Under tracing (tj.function, jax.jit)
 # an index array's values are unknown and JAX's behaviour applies: getitem clamps, take fills.
-
-def _shape_of(x) -> tuple:
-    return tuple(x.shape) if isinstance(x, (Tensor, Variable)) else tuple(np.shape(x))
-
 
 def _check_axis(op: str, axis, ndim: int) -> int:
     ax = operator.index(axis)
@@ -1037,10 +938,11 @@ def getitem(x, idx):
     known until it runs, and JAX's gather then clamps out-of-bounds indices (TF's XLA gather does the
     same)."""
     static, arrays = _split_index(idx)
-    _check_index(static, arrays, _shape_of(x))
+    _check_index(static, arrays, shape(x))
     return _getitem(x, *arrays, index=static)
 
 
+# -- misc -----------------------------------------------------------------------------------------
 # -- misc -----------------------------------------------------------------------------------------
 
 def zeros_like(a, dtype=None):
@@ -1082,8 +984,9 @@ def asarray(a, dtype=None):
 array = asarray
 
 
-def shape(a):
-    return tuple(a.shape) if isinstance(a, (Tensor, Variable)) else np.shape(a)
+def shape(a) -> tuple:
+    """``jax.numpy.shape``: the static shape of a Tensor, Variable, array or nested list."""
+    return tuple(a.shape) if isinstance(a, (Tensor, Variable)) else tuple(np.shape(a))
 
 
 def ndim(a):

@@ -30,6 +30,7 @@ import numpy as np
 from ..tensor import Tensor, Variable
 from . import numpy as tnp
 from .core import OpDef, apply, freeze
+from .declare import not_differentiable as _not_differentiable
 
 __all__ = ["key", "split", "fold_in", "normal", "uniform", "categorical", "bernoulli", "permutation", "shuffle",
            "Generator"]
@@ -58,26 +59,19 @@ def _static_shape(shape, what: str) -> tuple:
     return shape
 
 
-def _not_differentiable(name: str, fn) -> OpDef:
-    """An op whose outputs have no gradient w.r.t. any input (never recorded: the gradient is None)."""
-    op = OpDef(name, fn, register=False)
-    op.differentiable = False
-    return op
-
-
-# name                                        function (key first, shape/dtype static)           TF's gradient
-_normal = _not_differentiable("random_normal", lambda k, shape, dtype: jax.random.normal(k, shape, dtype))  # none
-_uniform01 = _not_differentiable("random_uniform", lambda k, shape, dtype: jax.random.uniform(k, shape, dtype))  # none
+# Two families. Draws (``_not_differentiable``, declare.py): no output has a gradient, so none is recorded.
+# name                                        function (key first; shape, dtype static)            TF's gradient
+_normal = _not_differentiable("random_normal", jax.random.normal)  # none (RandomStandardNormal)
+_uniform01 = _not_differentiable("random_uniform", jax.random.uniform)  # none (RandomUniform)
 _randint = _not_differentiable("random_randint", lambda k, lo, hi, shape, dtype: jax.random.randint(k, shape, lo, hi,
                                                                                                    dtype))  # none
-_categorical = _not_differentiable("random_categorical", lambda k, logits, axis, shape: jax.random.categorical(
-    k, logits, axis=axis, shape=shape))  # NotDifferentiable("Multinomial")
-_bernoulli = _not_differentiable("random_bernoulli", lambda k, p, shape: jax.random.bernoulli(k, p, shape))  # bool
-_split = _not_differentiable("random_split", lambda k, num: jax.random.split(k, num))
-_fold_in = _not_differentiable("random_fold_in", lambda k, data: jax.random.fold_in(k, data))
+_categorical = _not_differentiable("random_categorical", jax.random.categorical)  # NotDifferentiable("Multinomial")
+_bernoulli = _not_differentiable("random_bernoulli", jax.random.bernoulli)  # a bool draw
+_split = _not_differentiable("random_split", jax.random.split)
+_fold_in = _not_differentiable("random_fold_in", jax.random.fold_in)
 
+# Shuffles: a gather with a fixed permutation, differentiable w.r.t. x (JAX's derivative: the inverse scatter).
 _PERM_X = np.asarray(np.random.default_rng(17).uniform(-1.5, 1.5, size=(4, 3)), np.float32)
-# a gather with a fixed permutation: JAX's derivative (the inverse scatter), w.r.t. x only
 _permutation = OpDef("random_permutation", lambda x, k, axis=0, independent=False: jax.random.permutation(
     k, x, axis=axis, independent=independent),
     # keys made when the samples are asked for: a key made at import would start JAX's backend

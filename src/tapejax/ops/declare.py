@@ -1,0 +1,51 @@
+"""How an op is declared: the conventions and helpers shared by the op surfaces (tj.numpy, tj.numpy.linalg,
+tj.nn, tj.random).
+
+Terms:
+
+* op       an ``OpDef`` (core.py): a JAX function ``fn(*arrays, **static)``, optional hand-written rules
+           (``fwd``/``bwd``/``jvp``) and sample inputs. Kernels not written by hand are derived by JAX.
+* family   ops alike in arity and in the shape of their rules (elementwise unary, binary, reductions,
+           shape ops, activations, losses, decompositions, random draws).
+* factory  one function per family that calls ``OpDef(...)`` once, with everything the op needs.
+* table    after the factory, one line per op: its name, its JAX function, its derivative and a comment on
+           the TF convention it follows. ``numpy.py``'s elementwise unary table is the model.
+* surface  the public function users call (``tj.numpy.exp``). Where it only passes the op its arrays
+           (elementwise families) the factory returns it; otherwise a short ``def`` below the table turns
+           the ``jax.numpy``/``jax.nn`` signature into static parameters (``freeze``) and calls the op.
+* samples  ``() -> [(args, static), ...]``, the inputs of the registry-wide gradient test
+           (tests/test_ops_registry.py, test_path_consistency.py). Each module draws them from its own
+           seeded generator, at import and in declaration order: moving an op within a module changes the
+           samples of the ops after it.
+
+To declare an op:
+
+1. Add one line to its family's table (each surface module's docstring lists its tables). An op with
+   no family is one ``OpDef(name, fn, fwd=..., bwd=..., jvp=..., samples=...)``, its rules written just
+   above it.
+2. Give every option to the constructor (``differentiable=False``, ``accepts_none=...``): an op is never
+   changed after it is built.
+3. Write a rule by hand only to follow a TF convention JAX does not (kinks, ties, complex values: see
+   rules.py) or to keep fewer residuals; otherwise the kernels derived from ``fn`` are its exact
+   derivatives. Rule pieces used by several families live in rules.py.
+4. Name the op (the registry key) as TF or jax names it; its OpDef is ``_name`` in the module, and the
+   surface has the public name.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from .core import OpDef
+
+
+def samples(*cases: Any) -> Callable[[], list]:
+    """An op's sample inputs: each case is ``(args tuple, static kwargs dict)``, drawn once (numpy only:
+    nothing may start JAX's backend at import, or ``jax.distributed.initialize`` could not run after it)."""
+    return lambda: list(cases)
+
+
+def not_differentiable(name: str, fn: Callable) -> OpDef:
+    """An op whose outputs have no gradient w.r.t. any input (comparisons, argmax, random draws): it is never
+    recorded, so a gradient through it is None, as TF's ops registered ``NotDifferentiable``. Not in the
+    registry (which lists the ops with derivatives to test)."""
+    return OpDef(name, fn, register=False, differentiable=False)
