@@ -23,6 +23,7 @@ import pytest
 
 import tapejax as tj
 from tapejax.ops.core import registry
+from conftest import close_scaled
 
 tnp = tj.numpy
 
@@ -80,14 +81,6 @@ def _cases():
     return out
 
 
-def _close(actual, expected, what):
-    actual = np.asarray(actual.numpy() if isinstance(actual, tj.Tensor) else actual, np.complex128)
-    expected = np.asarray(expected, np.complex128)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
-    scale = max(1.0, float(np.max(np.abs(expected)))) if expected.size else 1.0
-    np.testing.assert_allclose(actual, expected, rtol=2e-4, atol=2e-5 * scale, err_msg=what)
-
-
 def test_no_complex_list_names_registered_ops():
     for name in NO_COMPLEX:
         assert name.split("-sample")[0] in _REGISTRY, name
@@ -129,7 +122,7 @@ def test_op_complex_gradient_is_tf_convention(op, args, static):
     for i, (g, e) in enumerate(zip(grads, expected)):
         assert g is not None, f"{op.name}: no gradient for argument {diff[i]}"
         assert g.dtype == srcs[i].dtype
-        _close(g, e, f"{op.name}: gradient of arg {diff[i]} vs conj(jax.grad)")
+        close_scaled(g, e, f"{op.name}: gradient of arg {diff[i]} vs conj(jax.grad)", dtype=np.complex128)
 
     # Forward mode is the same in both conventions: the accumulator's tangents equal jax.jvp's.
     tangents = [np.asarray(rng.standard_normal(p.shape) + 1j * rng.standard_normal(p.shape), np.complex64)
@@ -145,7 +138,7 @@ def test_op_complex_gradient_is_tf_convention(op, args, static):
         res = [o for o in _tuple(op(*full, **static)) if _inexact(o)]
     for k, (t, e) in enumerate(zip(acc.jvp(res), expected_t)):
         assert t is not None and t.dtype == e.dtype, (op.name, k, t, e.dtype)
-        _close(t, e, f"{op.name}: tangent of output {k} vs jax.jvp")
+        close_scaled(t, e, f"{op.name}: tangent of output {k} vs jax.jvp", dtype=np.complex128)
 
 
 # -- named cases -------------------------------------------------------------------------------------------
@@ -304,7 +297,7 @@ def test_every_path_agrees_on_complex_gradients():
     for name, got in (("eager", eager), ("tape in tj.function", with_tape(z, w)),
                       ("tj.gradients", with_gradients(z, w)), ("outer tape over tj.function", over_function)):
         for g, e in zip(got, expected):
-            _close(g, e, name)
+            close_scaled(g, e, name, dtype=np.complex128)
 
 
 def test_second_order_complex():
@@ -325,7 +318,7 @@ def test_second_order_complex():
             loss = tnp.sum(tnp.abs(tnp.sin(z) * z) ** 2)
         g = inner.gradient(loss, z)
         loss2 = tnp.sum(tnp.abs(g) ** 2)
-    _close(outer.gradient(loss2, z), expected, "second order")
+    close_scaled(outer.gradient(loss2, z), expected, "second order", dtype=np.complex128)
 
 
 def test_custom_vjp_op_tangent_is_unchanged():

@@ -8,23 +8,7 @@ import pytest
 
 import tapejax as tj
 from tapejax import numpy as tnp
-
-
-def _np(x):
-    return np.asarray(x.value if isinstance(x, tj.Tensor) else x)
-
-
-def _close(a, b, rtol=1e-5, atol=1e-6):
-    np.testing.assert_allclose(_np(a), np.asarray(b), rtol=rtol, atol=atol)
-
-
-@tj.custom_gradient
-def log1pexp(x):
-    e = tnp.exp(x)
-
-    def grad(dy):
-        return dy * (1 - 1 / (1 + e))
-    return tnp.log(1 + e), grad
+from conftest import close, log1pexp, to_numpy
 
 
 def test_log1pexp_gradient_at_100_is_one():
@@ -34,7 +18,7 @@ def test_log1pexp_gradient_at_100_is_one():
         y = log1pexp(x)
     g = tape.gradient(y, x)
     assert g.dtype == jnp.float32
-    _close(g, 1.0)
+    close(g, 1.0)
 
 
 def test_log1pexp_naive_gradient_is_nan_for_contrast():
@@ -43,7 +27,7 @@ def test_log1pexp_naive_gradient_is_nan_for_contrast():
     with tj.GradientTape() as tape:
         tape.watch(x)
         y = tnp.log(1 + tnp.exp(x))
-    assert np.isnan(_np(tape.gradient(y, x)))
+    assert np.isnan(to_numpy(tape.gradient(y, x)))
 
 
 def test_log1pexp_forward_mode_uses_custom_gradient():
@@ -52,13 +36,13 @@ def test_log1pexp_forward_mode_uses_custom_gradient():
         y = log1pexp(x)
     t = acc.jvp(y)
     assert t is not None
-    _close(t, 1.0)
+    close(t, 1.0)
     # and at a moderate point it equals the true derivative (sigmoid)
     x = tj.constant(0.3)
     with tj.ForwardAccumulator(x, 2.0) as acc:
         y = log1pexp(x)
-    _close(acc.jvp(y), 2.0 * jax.nn.sigmoid(0.3), rtol=1e-5)
-    _close(y, np.log1p(np.exp(0.3)), rtol=1e-6)
+    close(acc.jvp(y), 2.0 * jax.nn.sigmoid(0.3), rtol=1e-5)
+    close(y, np.log1p(np.exp(0.3)), rtol=1e-6)
 
 
 @pytest.mark.parametrize("x0", [-1.5, 0.5, 2.0])
@@ -72,9 +56,9 @@ def test_log1pexp_second_order_nested_tapes(x0):
         g = inner.gradient(y, x)
     h = outer.gradient(g, x)
     f = lambda a: jnp.log1p(jnp.exp(a))
-    _close(g, jax.jit(jax.grad(f))(jnp.float32(x0)), rtol=1e-5)
+    close(g, jax.jit(jax.grad(f))(jnp.float32(x0)), rtol=1e-5)
     assert h is not None
-    _close(h, jax.jit(jax.grad(jax.grad(f)))(jnp.float32(x0)), rtol=1e-4)
+    close(h, jax.jit(jax.grad(jax.grad(f)))(jnp.float32(x0)), rtol=1e-4)
 
 
 def test_bar_two_inputs_tf_docstring():
@@ -93,12 +77,12 @@ def test_bar_two_inputs_tf_docstring():
         tape.watch(x)
         tape.watch(y)
         z = bar(x, y)
-    _close(z, 6.0)
-    _close(tape.gradient(z, x), 3.0)
-    _close(tape.gradient(z, y), 2.0)
+    close(z, 6.0)
+    close(tape.gradient(z, x), 3.0)
+    close(tape.gradient(z, y), 2.0)
     gx, gy = tape.gradient(z, [x, y])
-    _close(gx, 3.0)
-    _close(gy, 2.0)
+    close(gx, 3.0)
+    close(gy, 2.0)
 
 
 def test_custom_gradient_is_really_used():
@@ -113,7 +97,7 @@ def test_custom_gradient_is_really_used():
     with tj.GradientTape() as tape:
         tape.watch(x)
         y = tnp.sum(f(x) * 3.0)
-    _close(tape.gradient(y, x), [30.0, 30.0])
+    close(tape.gradient(y, x), [30.0, 30.0])
 
 
 def test_nested_structure_inputs_and_outputs():
@@ -141,9 +125,9 @@ def test_nested_structure_inputs_and_outputs():
         out = f({"a": a, "b": b}, (c, k))
         loss = tnp.sum(out["s"] * out["s"]) + tnp.sum(out["t"][0]) + 4.0 * out["t"][1]
     assert isinstance(out, dict) and isinstance(out["t"], tuple)
-    _close(out["s"], a0 * c0)
-    _close(out["t"][0], b0 * 2.0)
-    _close(out["t"][1], jnp.sum(a0))
+    close(out["s"], a0 * c0)
+    close(out["t"][0], b0 * 2.0)
+    close(out["t"][1], jnp.sum(a0))
     grads = tape.gradient(loss, {"a": a, "b": b, "c": c, "k": k})
     assert seen["shapes"] == ((2,), (1, 1), ())
 
@@ -151,9 +135,9 @@ def test_nested_structure_inputs_and_outputs():
         s, t0, t1 = a_ * c_, b_ * 2.0, jnp.sum(a_)
         return jnp.sum(s * s) + jnp.sum(t0) + 4.0 * t1
     ga, gb, gc = jax.jit(jax.grad(ref, argnums=(0, 1, 2)))(a0, b0, c0)
-    _close(grads["a"], ga)
-    _close(grads["b"], gb)
-    _close(grads["c"], gc)
+    close(grads["a"], ga)
+    close(grads["b"], gb)
+    close(grads["c"], gc)
     assert grads["k"] is None
 
 
@@ -163,7 +147,7 @@ def test_outputs_without_gradient_get_zero_dy():
     @tj.custom_gradient
     def two(x):
         def grad(dy1, dy2):
-            seen.append((_np(dy1).copy(), _np(dy2).copy(), dy2.dtype))
+            seen.append((to_numpy(dy1).copy(), to_numpy(dy2).copy(), dy2.dtype))
             return dy1 * 2.0 + tnp.reshape(dy2, (3,)) * 5.0
         return (x * 2.0, tnp.reshape(x * 5.0, (3, 1))), grad
 
@@ -173,7 +157,7 @@ def test_outputs_without_gradient_get_zero_dy():
         y1, y2 = two(x)
         loss = tnp.sum(y1)
     g = tape.gradient(loss, x)
-    _close(g, [2.0, 2.0, 2.0])
+    close(g, [2.0, 2.0, 2.0])
     dy1, dy2, dt = seen[0]
     np.testing.assert_array_equal(dy1, np.ones(3, np.float32))
     assert dy2.shape == (3, 1) and dt == jnp.float32
@@ -233,8 +217,8 @@ def test_variables_read_inside_get_variable_grads():
         y = tnp.sum(f(x))
     gx, gw = tape.gradient(y, [x, w])
     assert len(received["vars"]) == 1 and received["vars"][0] is w
-    _close(gx, [2.0, -1.0])
-    _close(gw, [300.0, 400.0])
+    close(gx, [2.0, -1.0])
+    close(gw, [300.0, 400.0])
 
 
 def test_variables_order_of_first_read_and_inputs_excluded():
@@ -258,10 +242,10 @@ def test_variables_order_of_first_read_and_inputs_excluded():
         y = f(x, v_in)
     gx, gin, g2, g1 = tape.gradient(y, [x, v_in, v2, v1])
     assert [v.name for v in received["vars"]] == [v2.name, v1.name]
-    _close(gx, 3.0)
-    _close(gin, 2.0)
-    _close(g2, 10.0)
-    _close(g1, 20.0)
+    close(gx, 3.0)
+    close(gin, 2.0)
+    close(g2, 10.0)
+    close(g1, 20.0)
 
 
 def test_grad_fn_without_variables_param_raises_type_error_at_call():
@@ -294,8 +278,8 @@ def test_grad_fn_with_kwargs_accepts_variables():
         tape.watch(x)
         y = f(x)
     gx, gw = tape.gradient(y, [x, w])
-    _close(gx, 2.0)
-    _close(gw, 3.0)
+    close(gx, 2.0)
+    close(gw, 3.0)
 
 
 def test_variable_output_returned_as_read_value():
@@ -314,10 +298,10 @@ def test_variable_output_returned_as_read_value():
         tape.watch(x)
         y = f(x)
     assert isinstance(y, tj.Tensor) and not isinstance(y, tj.Variable)
-    _close(y, [3.0, 4.5])
+    close(y, [3.0, 4.5])
     v.assign([0.0, 0.0])
-    _close(y, [3.0, 4.5])  # a snapshot, not the variable
-    _close(tape.gradient(y, x), [3.0, 3.0])
+    close(y, [3.0, 4.5])  # a snapshot, not the variable
+    close(tape.gradient(y, x), [3.0, 3.0])
 
 
 def test_second_order_fused_backprop_pattern():
@@ -351,12 +335,12 @@ def test_second_order_fused_backprop_pattern():
             y = op_with_fused_backprop(x)
         g = inner.gradient(y, x)
     h = outer.gradient(g, x)
-    _close(y, x0 ** 3)
-    _close(g, 3.0 * x0 ** 2)
+    close(y, x0 ** 3)
+    close(g, 3.0 * x0 ** 2)
     assert calls["second"] == 1
-    _close(h, 6.0 * x0)
+    close(h, 6.0 * x0)
     # against jax for the same math
-    _close(h, jax.jit(jax.grad(lambda a: jnp.sum(jax.grad(lambda b: jnp.sum(b ** 3))(a))))(x0))
+    close(h, jax.jit(jax.grad(lambda a: jnp.sum(jax.grad(lambda b: jnp.sum(b ** 3))(a))))(x0))
 
 
 def test_second_order_differentiates_ops_grad_fn_runs():
@@ -379,14 +363,14 @@ def test_second_order_differentiates_ops_grad_fn_runs():
         g = t1.gradient(y, x)
     h = t2.gradient(g, x)
     ref = lambda a: jnp.sin(a) ** 2
-    _close(g, jax.jit(jax.grad(ref))(x0), rtol=1e-5)
-    _close(h, jax.jit(jax.grad(jax.grad(ref)))(x0), rtol=1e-4)
+    close(g, jax.jit(jax.grad(ref))(x0), rtol=1e-5)
+    close(h, jax.jit(jax.grad(jax.grad(ref)))(x0), rtol=1e-4)
 
 
 def test_custom_gradient_outside_tape_is_plain_call():
     x = tj.constant(1.0)
     y = log1pexp(x)
-    _close(y, np.log1p(np.e), rtol=1e-6)
+    close(y, np.log1p(np.e), rtol=1e-6)
 
 
 # --------------------------- recompute_grad ---------------------------------
@@ -419,15 +403,15 @@ def test_recompute_grad_values_and_first_order():
             loss = tnp.sum(y * y)
         results.append((y, tape.gradient(loss, [x, w, s])))
     (y_a, g_a), (y_b, g_b) = results
-    _close(y_b, y_a)
+    close(y_b, y_a)
     for ga, gb in zip(g_a, g_b):
         assert gb is not None
-        _close(gb, ga, rtol=1e-5, atol=1e-5)
+        close(gb, ga, rtol=1e-5, atol=1e-5)
     # and against jax
     ref = lambda a, w_, s_: jnp.sum(_block(jnp, a, w_, s_) ** 2)
     want = jax.jit(jax.grad(ref, argnums=(0, 1, 2)))(x0, W1, jnp.float32(1.5))
     for gb, wv in zip(g_b, want):
-        _close(gb, wv, rtol=1e-4, atol=1e-5)
+        close(gb, wv, rtol=1e-4, atol=1e-5)
 
 
 def test_recompute_grad_second_order():
@@ -449,10 +433,10 @@ def test_recompute_grad_second_order():
         gx_ = jax.grad(lambda b: jnp.sum(_block(jnp, b, w_, s_) ** 2))(a)
         return jnp.sum(gx_ * gx_)
     want = jax.jit(jax.grad(ref, argnums=(0, 1, 2)))(x0, W1, jnp.float32(0.75))
-    _close(gx, jax.jit(jax.grad(lambda b: jnp.sum(_block(jnp, b, W1, 0.75) ** 2)))(x0), rtol=1e-4, atol=1e-5)
+    close(gx, jax.jit(jax.grad(lambda b: jnp.sum(_block(jnp, b, W1, 0.75) ** 2)))(x0), rtol=1e-4, atol=1e-5)
     for got, wv in zip((hx, hw, hs), want):
         assert got is not None
-        _close(got, wv, rtol=1e-3, atol=1e-4)
+        close(got, wv, rtol=1e-3, atol=1e-4)
 
 
 def test_recompute_grad_second_order_wrt_variable():
@@ -471,7 +455,7 @@ def test_recompute_grad_second_order_wrt_variable():
     def ref(w_):
         g = jax.grad(lambda v: jnp.sum(_block(jnp, x0, v, 2.0) ** 2))(w_)
         return jnp.sum(g ** 2)
-    _close(hw, jax.jit(jax.grad(ref))(W1), rtol=1e-3, atol=1e-4)
+    close(hw, jax.jit(jax.grad(ref))(W1), rtol=1e-3, atol=1e-4)
 
 
 def test_recompute_grad_under_forward_accumulator_raises():
@@ -497,7 +481,7 @@ def test_recompute_grad_reruns_f_in_backward():
     assert len(calls) == 1
     g = tape.gradient(y, x)
     assert len(calls) == 2
-    _close(g, np.exp(0.5) * 1.5, rtol=1e-6)
+    close(g, np.exp(0.5) * 1.5, rtol=1e-6)
 
 
 def _live_bytes():
@@ -534,7 +518,7 @@ def test_recompute_grad_keeps_fewer_live_bytes(monkeypatch):
     assert measured["recompute"] <= 4 * layer
     assert measured["recompute"] * 5 < measured["plain"]
     for a, b in zip(grads["plain"], grads["recompute"]):
-        _close(b, a, rtol=1e-4, atol=1e-5)
+        close(b, a, rtol=1e-4, atol=1e-5)
 
 
 # --------------------------- grad_pass_through -------------------------------
@@ -544,9 +528,9 @@ def test_grad_pass_through_tf_docstring_assign():
     z = tj.Variable(3.0, name="z")
     with tj.GradientTape() as tape:
         y = tj.grad_pass_through(x.assign)(z ** 2)
-    _close(y, 9.0)
-    _close(x.numpy(), 9.0)
-    _close(tape.gradient(y, z), 6.0)
+    close(y, 9.0)
+    close(x.numpy(), 9.0)
+    close(tape.gradient(y, z), 6.0)
 
 
 def test_grad_pass_through_rounding():
@@ -555,14 +539,14 @@ def test_grad_pass_through_rounding():
         tape.watch(x)
         r = tj.grad_pass_through(tnp.round)(x)
         loss = tnp.sum(r * tnp.array([1.0, 2.0, 3.0]))
-    _close(r, [0.0, 2.0, -2.0])
-    _close(tape.gradient(loss, x), [1.0, 2.0, 3.0])
+    close(r, [0.0, 2.0, -2.0])
+    close(tape.gradient(loss, x), [1.0, 2.0, 3.0])
     # the plain op has zero gradient: the pass-through is what makes it 1
     with tj.GradientTape() as tape:
         tape.watch(x)
         r2 = tnp.sum(tnp.round(x))
     g2 = tape.gradient(r2, x, unconnected_gradients="zero")
-    _close(g2, [0.0, 0.0, 0.0])
+    close(g2, [0.0, 0.0, 0.0])
 
 
 def test_grad_pass_through_variables_inside_get_none():
@@ -572,9 +556,9 @@ def test_grad_pass_through_variables_inside_get_none():
         tape.watch(x)
         y = tj.grad_pass_through(lambda a: a * v + v)(x)
         loss = tnp.sum(y * 3.0)
-    _close(y, [8.0, 12.0])
+    close(y, [8.0, 12.0])
     gx, gv = tape.gradient(loss, [x, v])
-    _close(gx, [3.0, 3.0])  # identity, not v
+    close(gx, [3.0, 3.0])  # identity, not v
     assert gv is None
 
 
@@ -585,11 +569,11 @@ def test_grad_pass_through_multiple_outputs():
         tape.watch([x, y])
         a, b = tj.grad_pass_through(lambda p, q: (p * q, q ** 3))(x, y)
         loss = a * 2.0 + b
-    _close(a, 10.0)
-    _close(b, 125.0)
+    close(a, 10.0)
+    close(b, 125.0)
     gx, gy = tape.gradient(loss, [x, y])
-    _close(gx, 2.0)
-    _close(gy, 1.0)
+    close(gx, 2.0)
+    close(gy, 1.0)
 
 
 def test_recompute_grad_variable_watching_follows_tape_setting():

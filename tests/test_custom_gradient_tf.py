@@ -7,14 +7,7 @@ import pytest
 
 import tapejax as tj
 from tapejax import numpy as tnp
-
-
-def _np(x):
-    return np.asarray(x.value if isinstance(x, tj.Tensor) else x)
-
-
-def _close(a, b, rtol=1e-5, atol=1e-6):
-    np.testing.assert_allclose(_np(a), np.asarray(b, np.float32), rtol=rtol, atol=atol)
+from conftest import close, to_numpy
 
 
 # ----------------- item 4: outputs that are Python / NumPy values -------------------------------------
@@ -37,8 +30,8 @@ def test_numpy_or_python_output_is_converted_and_recorded(to_host):
         tape.watch(x)
         y = f(x)
     assert isinstance(y, tj.Tensor)
-    _close(y, 6.0)
-    _close(tape.gradient(y, x), 5.0)
+    close(y, 6.0)
+    close(tape.gradient(y, x), 5.0)
     assert ran == [True]
 
 
@@ -51,7 +44,7 @@ def test_numpy_output_forward_mode_uses_grad_fn():
     with tj.ForwardAccumulator(x, tj.constant([1.0, 3.0])) as acc:
         y = f(x)
     assert isinstance(y, tj.Tensor)
-    _close(acc.jvp(y), [5.0, 15.0])
+    close(acc.jvp(y), [5.0, 15.0])
 
 
 def test_nested_mixed_outputs_are_all_tensors():
@@ -63,7 +56,7 @@ def test_nested_mixed_outputs_are_all_tensors():
         out = (x * 2.0, [np.float32(3.0) * x.numpy(), 7.0], {"a": x * x, "b": 1.0})
 
         def grad(*dys):
-            seen.append([_np(d).tolist() for d in dys])
+            seen.append([to_numpy(d).tolist() for d in dys])
             d0, d1, d2, d3, d4 = dys
             return d0 * 2.0 + d1 * 3.0 + d3 * 2.0 * x
         return out, grad
@@ -75,11 +68,11 @@ def test_nested_mixed_outputs_are_all_tensors():
         loss = y0 + y1 + y2 + d["a"] + d["b"]
     for t in (y0, y1, y2, d["a"], d["b"]):
         assert isinstance(t, tj.Tensor)
-    _close(y1, 6.0)
-    _close(y2, 7.0)
-    _close(d["b"], 1.0)
+    close(y1, 6.0)
+    close(y2, 7.0)
+    close(d["b"], 1.0)
     assert sorted(d) == ["a", "b"]
-    _close(tape.gradient(loss, x), 2.0 + 3.0 + 4.0)  # d0*2 + d1*3 + d3*2x with all dys 1
+    close(tape.gradient(loss, x), 2.0 + 3.0 + 4.0)  # d0*2 + d1*3 + d3*2x with all dys 1
     assert seen == [[1.0, 1.0, 1.0, 1.0, 1.0]]
 
 
@@ -94,7 +87,7 @@ def test_int_and_none_outputs():
         tape.watch(x)
         y, i, n = f(x)
     assert isinstance(i, tj.Tensor) and i.dtype == np.int32 and n is None
-    _close(tape.gradient(y, x), 4.0)
+    close(tape.gradient(y, x), 4.0)
 
 
 def test_numpy_inputs_give_tensor_outputs():
@@ -125,8 +118,8 @@ def test_recompute_grad_variable_argument_first_order():
     rf = tj.recompute_grad(lambda x, w: x * w)
     with tj.GradientTape() as tape:
         y = rf(c, v)
-    _close(y, [3.0, 8.0])
-    _close(tape.gradient(y, v), [3.0, 4.0])
+    close(y, [3.0, 8.0])
+    close(tape.gradient(y, v), [3.0, 4.0])
 
 
 def test_recompute_grad_variable_argument_both_inputs_explicit_watch():
@@ -137,8 +130,8 @@ def test_recompute_grad_variable_argument_both_inputs_explicit_watch():
         tape.watch([c, v])
         y = rf(c, v)
     gc, gv = tape.gradient(y, [c, v])
-    _close(gc, [1.0, 4.0])   # w^2
-    _close(gv, [6.0, 16.0])  # 2xw
+    close(gc, [1.0, 4.0])   # w^2
+    close(gv, [6.0, 16.0])  # 2xw
 
 
 def test_recompute_grad_variable_argument_second_order():
@@ -153,9 +146,9 @@ def test_recompute_grad_variable_argument_second_order():
         gv = inner.gradient(loss, v)
         z = tnp.sum(gv * gv)
         s = tnp.sum(gv)
-    _close(gv, [6.0, 16.0])
-    _close(outer.gradient(z, v), [72.0, 256.0])
-    _close(outer.gradient(s, c), [2.0, 4.0])
+    close(gv, [6.0, 16.0])
+    close(outer.gradient(z, v), [72.0, 256.0])
+    close(outer.gradient(s, c), [2.0, 4.0])
 
 
 def test_variable_argument_is_watched_like_a_read():
@@ -170,7 +163,7 @@ def test_variable_argument_is_watched_like_a_read():
     with tj.GradientTape() as tape:
         y = f(c, v)
     assert [u.name for u in tape.watched_variables()] == [v.name]
-    _close(tape.gradient(y, v), 7.0)
+    close(tape.gradient(y, v), 7.0)
 
 
 def test_recompute_grad_variable_argument_inside_function():
@@ -181,7 +174,7 @@ def test_recompute_grad_variable_argument_inside_function():
         with tj.GradientTape() as tape:
             y = tj.recompute_grad(lambda x, w: x * w * w)(c, v)
         return tape.gradient(y, v)
-    _close(step(tj.constant([3.0, 4.0])), [6.0, 16.0])
+    close(step(tj.constant([3.0, 4.0])), [6.0, 16.0])
 
 
 # ----------------- item 8: custom_gradient on a method -----------------------------------------------
@@ -212,10 +205,10 @@ def test_custom_gradient_method_binds_self():
     with tj.GradientTape() as tape:
         tape.watch([x1, x2])
         y = m.multiply(x1, x2)
-    _close(y, 15.0)
+    close(y, 15.0)
     g1, g2 = tape.gradient(y, [x1, x2])
-    _close(g1, 3.0)
-    _close(g2, 5.0)
+    close(g1, 3.0)
+    close(g2, 5.0)
     assert _Model.multiply.__name__ == "multiply" and m.multiply.__name__ == "multiply"
 
 
@@ -226,9 +219,9 @@ def test_custom_gradient_method_reading_attribute_variable():
         tape.watch(x)
         y = m.scale(x)
     gx, gw = tape.gradient(y, [x, m.w])
-    _close(y, 6.0)
-    _close(gx, 10.0)
-    _close(gw, 100.0)
+    close(y, 6.0)
+    close(gx, 10.0)
+    close(gw, 100.0)
 
 
 # ----------------- item 9: dicts keyed by v.ref() ----------------------------------------------------
@@ -244,10 +237,10 @@ def test_recompute_grad_dict_with_ref_keys():
     with tj.GradientTape() as tape:
         tape.watch([x1, x2])
         y = rf({v1.ref(): x1, v2.ref(): x2})
-    _close(y, 1.0 * 9.0 + 2.0 * 16.0)
+    close(y, 1.0 * 9.0 + 2.0 * 16.0)
     g1, g2 = tape.gradient(y, [x1, x2])
-    _close(g1, 6.0)   # 2 v1 x1
-    _close(g2, 16.0)  # 2 v2 x2
+    close(g1, 6.0)   # 2 v1 x1
+    close(g2, 16.0)  # 2 v2 x2
 
 
 def test_custom_gradient_dict_with_ref_keys_in_and_out():
@@ -268,10 +261,10 @@ def test_custom_gradient_dict_with_ref_keys_in_and_out():
         out = f({v1.ref(): x1, v2.ref(): x2})
         loss = out[v1.ref()] + 3.0 * out[v2.ref()]
     assert list(out) == [v1.ref(), v2.ref()]
-    _close(out[v2.ref()], 8.0)
+    close(out[v2.ref()], 8.0)
     g1, g2 = tape.gradient(loss, [x1, x2])
-    _close(g1, 10.0)
-    _close(g2, 60.0)
+    close(g1, 10.0)
+    close(g2, 60.0)
 
 
 # ----------------- item 13: error texts --------------------------------------------------------------

@@ -20,6 +20,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 import tapejax as tj
+from conftest import close_scaled
 
 SHAPES = [(3, 4), (4,), (3, 1), ()]
 UNARY = ["tanh", "sin", "square", "neg", "exp_tanh", "sum_all", "sum_last", "mean_first", "max_last",
@@ -116,14 +117,6 @@ def programs(draw):
     return shape_idx, program, draw(st.integers(0, 2**31 - 1))
 
 
-def _close(got, want, what):
-    got = np.zeros(np.shape(want)) if got is None else np.asarray(got, np.float64)
-    want = np.asarray(want, np.float64)
-    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
-    scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
-    np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-5 * scale, err_msg=what)
-
-
 @settings(max_examples=10, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(programs())
@@ -154,14 +147,14 @@ def test_random_programs_match_jax(spec):
     with tj.GradientTape() as tape:
         tape.watch(xs)
         out = run(program, xs, shapes, TJ)
-    _close(out.numpy(), want_out, "output")
+    close_scaled(out.numpy(), want_out, "output")
     grads = tape.gradient(out, xs, unconnected_gradients="zero")
     for k, (g, w) in enumerate(zip(grads, want_grads)):
-        _close(g.numpy(), w, f"gradient of input {k}")
+        close_scaled(g.numpy(), w, f"gradient of input {k}")
     # forward mode
     with tj.ForwardAccumulator(xs, [tj.constant(t) for t in tangents]) as acc:
         out = run(program, xs, shapes, TJ)
-    _close(acc.jvp(out, unconnected_gradients="zero").numpy(), want_jvp, "jvp")
+    close_scaled(acc.jvp(out, unconnected_gradients="zero").numpy(), want_jvp, "jvp")
     # second order: nested tapes (a Hessian-vector product)
     with tj.GradientTape() as outer:
         outer.watch(xs)
@@ -172,4 +165,4 @@ def test_random_programs_match_jax(spec):
         target = tj.numpy.add_n([tj.numpy.sum(gi * w) for gi, w in zip(g, weights)])
     hvp = outer.gradient(target, xs, unconnected_gradients="zero")
     for k, (h, w) in enumerate(zip(hvp, want_hvp)):
-        _close(h.numpy(), w, f"second derivative (HVP) w.r.t. input {k}")
+        close_scaled(h.numpy(), w, f"second derivative (HVP) w.r.t. input {k}")

@@ -8,14 +8,7 @@ import pytest
 import tapejax as tj
 from tapejax import numpy as tnp
 from tapejax.graph.differentiate import jax_vjp_residual_bytes
-
-
-def _np(x):
-    return np.asarray(x.value if isinstance(x, tj.Tensor) else x)
-
-
-def _close(a, b, rtol=1e-5, atol=1e-6):
-    np.testing.assert_allclose(_np(a), np.asarray(b), rtol=rtol, atol=atol)
+from conftest import close, to_numpy
 
 
 def _keys(n, seed=0):
@@ -57,14 +50,14 @@ def test_mlp_forward_backward_match_jax_vjp(mlp):
     d, x, ws = mlp
     out, res = d.forward(x, *ws)
     ref_out, vjp = jax.vjp(jax_mlp, x, *ws)
-    _close(out, ref_out, rtol=1e-5, atol=1e-5)
+    close(out, ref_out, rtol=1e-5, atol=1e-5)
     ct = jax.random.normal(_keys(1, 7)[0], ref_out.shape, jnp.float32)
     grads = d.backward((ct,), res)
     expected = vjp(ct)
     assert len(grads) == 4
     for g, e in zip(grads, expected):
         assert tuple(g.shape) == tuple(e.shape)
-        _close(g, e, rtol=1e-4, atol=1e-5)
+        close(g, e, rtol=1e-4, atol=1e-5)
 
 
 def test_mlp_loss_backward_matches_jax_grad_and_accepts_python_scalar():
@@ -78,14 +71,14 @@ def test_mlp_loss_backward_matches_jax_grad_and_accepts_python_scalar():
 
     d = tj.differentiate(loss, x, *ws)
     out, res = d.forward(x, *ws)
-    _close(out, jloss(x, *ws), rtol=1e-6)
+    close(out, jloss(x, *ws), rtol=1e-6)
     grads = d.backward(1.0, res)  # a single output: a bare gradient is accepted
     for g, e in zip(grads, jax.grad(jloss, argnums=(0, 1, 2, 3))(x, *ws)):
-        _close(g, e, rtol=1e-4, atol=1e-6)
+        close(g, e, rtol=1e-4, atol=1e-6)
     # scaled output gradient scales the input gradients
     grads2 = d.backward((2.5,), res)
     for g, g2 in zip(grads, grads2):
-        _close(g2, 2.5 * _np(g), rtol=1e-5, atol=1e-7)
+        close(g2, 2.5 * to_numpy(g), rtol=1e-5, atol=1e-7)
 
 
 def test_programs_are_reusable_with_new_values(mlp):
@@ -93,10 +86,10 @@ def test_programs_are_reusable_with_new_values(mlp):
     x2, ws2 = _mlp_params(sizes=(64, 256, 256, 10), batch=32, seed=2)
     out, res = d.forward(x2, *ws2)
     ref, vjp = jax.vjp(jax_mlp, x2, *ws2)
-    _close(out, ref, rtol=1e-5, atol=1e-6)
+    close(out, ref, rtol=1e-5, atol=1e-6)
     ct = jnp.ones(ref.shape)
     for g, e in zip(d.backward((ct,), res), vjp(ct)):
-        _close(g, e, rtol=1e-4, atol=1e-5)
+        close(g, e, rtol=1e-4, atol=1e-5)
 
 
 def _multi(x, y):
@@ -118,12 +111,12 @@ def test_multi_output_matches_jax_vjp():
     assert isinstance(outs, tuple) and len(outs) == 3
     ref, vjp = jax.vjp(_jmulti, x, y)
     for o, r in zip(outs, ref):
-        _close(o, r, rtol=1e-6)
+        close(o, r, rtol=1e-6)
     cts = (jnp.array([1.0, 2.0, -1.0]), jnp.array([0.5, -0.5, 3.0]), jnp.float32(2.0))
     gx, gy = d.backward(cts, res)
     ex, ey = vjp(cts)
-    _close(gx, ex, rtol=1e-5)
-    _close(gy, ey, rtol=1e-5)
+    close(gx, ex, rtol=1e-5)
+    close(gy, ey, rtol=1e-5)
 
 
 def test_none_output_gradients_are_symbolic_zeros():
@@ -139,11 +132,11 @@ def test_none_output_gradients_are_symbolic_zeros():
     ga = jnp.array([1.0, -2.0, 0.5])
     gx, gy = d.backward((ga, None, None), res)
     ex, ey = vjp((ga, zero3, jnp.float32(0.0)))
-    _close(gx, ex, rtol=1e-5)
-    _close(gy, ey, rtol=1e-5)
+    close(gx, ex, rtol=1e-5)
+    close(gy, ey, rtol=1e-5)
     gx, gy = d.backward((None, None, jnp.float32(3.0)), res)
-    _close(gx, 3.0 * np.asarray(y), rtol=1e-6)
-    _close(gy, 3.0 * np.asarray(x), rtol=1e-6)
+    close(gx, 3.0 * np.asarray(y), rtol=1e-6)
+    close(gy, 3.0 * np.asarray(x), rtol=1e-6)
 
 
 def test_partial_none_gives_none_for_unreached_input():
@@ -155,11 +148,11 @@ def test_partial_none_gives_none_for_unreached_input():
     d = tj.differentiate(f, x, y)
     _, res = d.forward(x, y)
     gx, gy = d.backward((jnp.ones(2), None), res)
-    _close(gx, np.cos(np.asarray(x)), rtol=1e-6)
+    close(gx, np.cos(np.asarray(x)), rtol=1e-6)
     assert gy is None
     gx, gy = d.backward((None, jnp.full(2, 2.0)), res)
     assert gx is None
-    _close(gy, 2.0 * np.exp(np.asarray(y)), rtol=1e-6)
+    close(gy, 2.0 * np.exp(np.asarray(y)), rtol=1e-6)
 
 
 def test_input_not_used_gets_none():
@@ -169,7 +162,7 @@ def test_input_not_used_gets_none():
     d = tj.differentiate(f, jnp.ones(2), jnp.ones(5))
     _, res = d.forward(jnp.ones(2), jnp.ones(5))
     gx, gu = d.backward((jnp.ones(2),), res)
-    _close(gx, [3.0, 3.0])
+    close(gx, [3.0, 3.0])
     assert gu is None
 
 
@@ -188,9 +181,9 @@ def test_function_with_constants_matches_jax_and_lifts_constants():
     x = jnp.array([[0.1, 0.2, 0.3], [-0.4, 0.5, -0.6]])
     d = tj.differentiate(f, x)
     out, res = d.forward(x)
-    _close(out, jf(x), rtol=1e-6)
+    close(out, jf(x), rtol=1e-6)
     (g,) = d.backward((1.0,), res)
-    _close(g, jax.grad(jf)(x), rtol=1e-5)
+    close(g, jax.grad(jf)(x), rtol=1e-5)
     # constants do not depend on the inputs: nothing of shape (2, 3) other than what sin's backward
     # needs may be captured as a temporary; x * c needs only c (a constant) for dx.
     temps = [c for c in d.captures if c.kind == "temporary"]
@@ -208,7 +201,7 @@ def test_product_with_constant_captures_nothing():
     _, res = d.forward(jnp.ones((2, 3)))
     assert res.nbytes == 0
     (g,) = d.backward((2.0,), res)
-    _close(g, 2.0 * np.asarray(CONST))
+    close(g, 2.0 * np.asarray(CONST))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -258,7 +251,7 @@ def test_inputs_and_outputs_are_referenced_not_captured():
     ref, vjp = jax.vjp(lambda a, b: jnp.tanh(a @ b), x, w)
     ct = jnp.arange(20.0).reshape(4, 5) / 20
     for g, e in zip(d.backward((ct,), res), vjp(ct)):
-        _close(g, e, rtol=1e-5)
+        close(g, e, rtol=1e-5)
 
 
 def test_unread_residual_is_not_captured():
@@ -276,7 +269,7 @@ def test_unread_residual_is_not_captured():
     x = jnp.linspace(-1, 1, n)
     _, res = d.forward(x)
     (g,) = d.backward((1.0,), res)
-    _close(g, jax.grad(lambda z: jnp.sum(jnp.tanh(z * 3.0)))(x), rtol=1e-5, atol=1e-6)
+    close(g, jax.grad(lambda z: jnp.sum(jnp.tanh(z * 3.0)))(x), rtol=1e-5, atol=1e-6)
 
 
 def test_temporary_used_by_several_ops_is_captured_once():
@@ -288,7 +281,7 @@ def test_temporary_used_by_several_ops_is_captured_once():
     d = tj.differentiate(f, x)
     _, res = d.forward(x)
     (g,) = d.backward((1.0,), res)
-    _close(g, jax.grad(lambda z: jnp.sum((jnp.exp(z) + 1.0) ** 2 * z))(x), rtol=1e-5)
+    close(g, jax.grad(lambda z: jnp.sum((jnp.exp(z) + 1.0) ** 2 * z))(x), rtol=1e-5)
     # jax's own vjp of the same function in plain JAX keeps at least as much; and no temporary is
     # reported twice for the same array
     _, vjp_fn = jax.vjp(lambda z: jnp.sum((jnp.exp(z) + 1.0) ** 2 * z), x)
@@ -343,10 +336,10 @@ def test_residual_bytes_not_more_than_jax_vjp_tanh_chain():
     assert d.residual_bytes <= 5 * x.size * 4
     out, res = d.forward(x)
     ref, vjp = jax.vjp(_jtanh_chain, x)
-    _close(out, ref, rtol=1e-6)
+    close(out, ref, rtol=1e-6)
     ct = jnp.cos(x)
     (g,) = d.backward((ct,), res)
-    _close(g, vjp(ct)[0], rtol=1e-5, atol=1e-6)
+    close(g, vjp(ct)[0], rtol=1e-5, atol=1e-6)
 
 
 def test_residual_bytes_not_more_than_jax_vjp_elementwise():
@@ -357,11 +350,11 @@ def test_residual_bytes_not_more_than_jax_vjp_elementwise():
     jax_bytes = jax_vjp_residual_bytes(_elementwise, x, y)
     assert d.residual_bytes <= jax_bytes, (d.residual_bytes, jax_bytes, d.summary())
     out, res = d.forward(x, y)
-    _close(out, _jelementwise(x, y), rtol=1e-5)
+    close(out, _jelementwise(x, y), rtol=1e-5)
     gx, gy = d.backward((1.0,), res)
     ex, ey = jax.grad(_jelementwise, argnums=(0, 1))(x, y)
-    _close(gx, ex, rtol=1e-4, atol=1e-5)
-    _close(gy, ey, rtol=1e-4, atol=1e-5)
+    close(gx, ex, rtol=1e-4, atol=1e-5)
+    close(gy, ey, rtol=1e-4, atol=1e-5)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -12,13 +12,8 @@ tnp = tj.numpy
 
 
 @pytest.fixture
-def lazy_mode():
-    old = tj.config.lazy
-
-    def set_(v):
-        tj.config.lazy = v
-    yield set_
-    tj.config.lazy = old
+def lazy_mode(config):
+    return lambda v: setattr(config, "lazy", v)  # (the conftest's config fixture puts it back)
 
 
 def _classifier_tape():

@@ -8,14 +8,7 @@ import pytest
 
 import tapejax as tj
 from tapejax import numpy as tnp
-
-
-def _np(x):
-    return np.asarray(x.value if isinstance(x, tj.Tensor) else x)
-
-
-def _close(a, b, rtol=1e-5, atol=1e-6):
-    np.testing.assert_allclose(_np(a), np.asarray(b), rtol=rtol, atol=atol)
+from conftest import close
 
 
 # --- the same math written for tapejax (m=tnp) and for jax (m=jnp) ---
@@ -44,8 +37,8 @@ def test_jvp_single_input_chains(fn):
     with tj.ForwardAccumulator(x, tj.constant(v0)) as acc:
         y = fn(tnp, x)
     want_y, want_t = jax.jit(lambda a, v: jax.jvp(lambda b: fn(jnp, b), (a,), (v,)))(x0, v0)
-    _close(y, want_y)
-    _close(acc.jvp(y), want_t, rtol=1e-4, atol=1e-5)
+    close(y, want_y)
+    close(acc.jvp(y), want_t, rtol=1e-4, atol=1e-5)
 
 
 def test_jvp_two_inputs_matmul():
@@ -57,12 +50,12 @@ def test_jvp_two_inputs_matmul():
     with tj.ForwardAccumulator([x, w], [vx, vw]) as acc:
         y = chain_linear(tnp, x, w)
     _, want = jax.jit(lambda *p: jax.jvp(lambda a, b: chain_linear(jnp, a, b), p[:2], p[2:]))(x0, w0, vx, vw)
-    _close(acc.jvp(y), want, rtol=1e-4, atol=1e-5)
+    close(acc.jvp(y), want, rtol=1e-4, atol=1e-5)
     # only w has a tangent: a separate accumulator
     with tj.ForwardAccumulator(w, vw) as acc2:
         y2 = chain_linear(tnp, x, w)
     _, want2 = jax.jit(lambda b, t: jax.jvp(lambda c: chain_linear(jnp, x0, c), (b,), (t,)))(w0, vw)
-    _close(acc2.jvp(y2), want2, rtol=1e-4, atol=1e-5)
+    close(acc2.jvp(y2), want2, rtol=1e-4, atol=1e-5)
 
 
 def test_python_operators_and_indexing():
@@ -76,7 +69,7 @@ def test_python_operators_and_indexing():
     with tj.ForwardAccumulator(x, v0) as acc:
         y = f(tnp, x)
     _, want = jax.jit(lambda a, v: jax.jvp(lambda b: f(jnp, b), (a,), (v,)))(x0, v0)
-    _close(acc.jvp(y), want)
+    close(acc.jvp(y), want)
 
 
 def test_nested_structures_of_primals_and_tangents():
@@ -95,9 +88,9 @@ def test_nested_structures_of_primals_and_tangents():
     def f(a_, b_, c_):
         return a_ * jnp.sum(b_), jnp.exp(c_) * b_
     _, (w1, w2) = jax.jit(lambda p, t: jax.jvp(f, p, t))((a0, b0, c0), (ta, tb, tc))
-    _close(out["first"], w1)
-    _close(out["second"][0], w2)
-    _close(out["second"][1][0], ta)  # a primal's own tangent
+    close(out["first"], w1)
+    close(out["second"][0], w2)
+    close(out["second"][1][0], ta)  # a primal's own tangent
 
 
 def test_mismatched_structures_raise():
@@ -112,9 +105,9 @@ def test_variable_as_primal_reads_carry_tangent():
     with tj.ForwardAccumulator(v, tan) as acc:
         y = tnp.sum(v * v)           # read through an operator
         z = tnp.exp(v.read_value())  # explicit read
-    _close(acc.jvp(y), 2.0 * jnp.sum(jnp.array([1.0, 2.0, 3.0]) * tan))
-    _close(acc.jvp(z), jnp.exp(jnp.array([1.0, 2.0, 3.0])) * tan)
-    _close(acc.jvp(v), tan)
+    close(acc.jvp(y), 2.0 * jnp.sum(jnp.array([1.0, 2.0, 3.0]) * tan))
+    close(acc.jvp(z), jnp.exp(jnp.array([1.0, 2.0, 3.0])) * tan)
+    close(acc.jvp(v), tan)
 
 
 def test_unwatched_inputs_are_zero_tangents():
@@ -123,7 +116,7 @@ def test_unwatched_inputs_are_zero_tangents():
     with tj.ForwardAccumulator(x, 1.0) as acc:
         y = x * c + tnp.sin(c) * x ** 2
     want = jax.jit(jax.grad(lambda a: a * c0 + jnp.sin(c0) * a ** 2))(x0)
-    _close(acc.jvp(y), want)
+    close(acc.jvp(y), want)
 
 
 def test_unconnected_none_and_zero():
@@ -135,7 +128,7 @@ def test_unconnected_none_and_zero():
     assert acc.jvp(u, unconnected_gradients=tj.UnconnectedGradients.NONE) is None
     z = acc.jvp(u, unconnected_gradients=tj.UnconnectedGradients.ZERO)
     assert z.shape == (1, 3) and z.dtype == jnp.float32
-    _close(z, np.zeros((1, 3)))
+    close(z, np.zeros((1, 3)))
     z2 = acc.jvp([u], unconnected_gradients="zero")
     assert isinstance(z2, list) and z2[0].shape == (1, 3)
     with pytest.raises(ValueError):
@@ -182,10 +175,10 @@ def test_forward_over_forward_second_derivative():
     g = lambda a: f(jnp, a)
     want1 = jax.jit(jax.grad(g))(x0)
     want2 = jax.jit(jax.grad(jax.grad(g)))(x0)
-    _close(dy, want1, rtol=1e-5)
-    _close(d2y, want2, rtol=1e-4)
+    close(dy, want1, rtol=1e-5)
+    close(d2y, want2, rtol=1e-4)
     # the outer accumulator also sees the primal computation
-    _close(outer.jvp(y), want1, rtol=1e-5)
+    close(outer.jvp(y), want1, rtol=1e-5)
 
 
 def f_sin(m, x):
@@ -206,9 +199,9 @@ def test_forward_over_reverse_hvp():
     hvp = acc.jvp(g)
     g_fn = jax.grad(lambda a: f(jnp, a))
     want_g, want_hvp, hess = jax.jit(lambda a, v: jax.jvp(g_fn, (a,), (v,)) + (jax.hessian(lambda b: f(jnp, b))(a),))(x0, v0)
-    _close(g, want_g, rtol=1e-5)
-    _close(hvp, want_hvp, rtol=1e-4, atol=1e-5)
-    _close(hvp, hess @ v0, rtol=1e-4, atol=1e-5)
+    close(g, want_g, rtol=1e-5)
+    close(hvp, want_hvp, rtol=1e-4, atol=1e-5)
+    close(hvp, hess @ v0, rtol=1e-4, atol=1e-5)
 
 
 def test_forward_over_reverse_with_variable():
@@ -220,7 +213,7 @@ def test_forward_over_reverse_with_variable():
         g = tape.gradient(y, v)
     x0 = jnp.array([0.5, -0.25, 1.0], jnp.float32)
     _, want = jax.jit(lambda p, t: jax.jvp(jax.grad(lambda a: jnp.sum(jnp.sin(a) * a ** 2)), (p,), (t,)))(x0, tan)
-    _close(acc.jvp(g), want, rtol=1e-4)
+    close(acc.jvp(g), want, rtol=1e-4)
 
 
 def test_reverse_over_forward():
@@ -235,8 +228,8 @@ def test_reverse_over_forward():
         jvp = acc.jvp(y)
     g = tape.gradient(jvp, x)
     want = jax.jit(jax.grad(lambda a: jax.jvp(lambda b: f(jnp, b), (a,), (v0,))[1]))(x0)
-    _close(jvp, jax.jit(lambda a: jax.jvp(lambda b: f(jnp, b), (a,), (v0,))[1])(x0), rtol=1e-5)
-    _close(g, want, rtol=1e-4)
+    close(jvp, jax.jit(lambda a: jax.jvp(lambda b: f(jnp, b), (a,), (v0,))[1])(x0), rtol=1e-5)
+    close(g, want, rtol=1e-4)
 
 
 def test_reverse_over_forward_wrt_tangent():
@@ -250,7 +243,7 @@ def test_reverse_over_forward_wrt_tangent():
             y = f_sin(tnp, x)
         jvp = acc.jvp(y)
     g = tape.gradient(jvp, t)
-    _close(g, jax.jit(jax.grad(lambda a: f_sin(jnp, a)))(x0), rtol=1e-5)
+    close(g, jax.jit(jax.grad(lambda a: f_sin(jnp, a)))(x0), rtol=1e-5)
 
 
 def test_accumulator_does_not_see_its_own_jvp_computations():
@@ -264,7 +257,7 @@ def test_accumulator_does_not_see_its_own_jvp_computations():
         # had a tangent, so it has none either
         z = dy * 2.0
         assert acc.jvp(z) is None
-    _close(dy, 3 * 1.5 ** 2)
+    close(dy, 3 * 1.5 ** 2)
 
 
 def test_inner_accumulator_jvp_not_visible_to_itself_but_to_outer():
@@ -274,7 +267,7 @@ def test_inner_accumulator_jvp_not_visible_to_itself_but_to_outer():
             y = tnp.exp(2.0 * x)
             d = inner.jvp(y)
             assert inner.jvp(d) is None
-    _close(outer.jvp(d), 4.0 * np.exp(1.0), rtol=1e-5)
+    close(outer.jvp(d), 4.0 * np.exp(1.0), rtol=1e-5)
 
 
 def test_stop_recording_and_stop_gradient_under_accumulator():
@@ -286,7 +279,7 @@ def test_stop_recording_and_stop_gradient_under_accumulator():
         c = x * 3.0
     assert acc.jvp(a) is None
     assert acc.jvp(b) is None
-    _close(acc.jvp(c), 3.0)
+    close(acc.jvp(c), 3.0)
 
 
 def test_int_outputs_have_no_tangent():
@@ -334,8 +327,8 @@ def test_batched_tangents_identity_basis_gives_jacobian():
     jt = acc.jvp(y)  # (4, 3): tangent k is J[:, k]
     assert jt.shape == (4, 3)
     want = jax.jit(jax.jacfwd(lambda a: f(jnp, a)))(x0)  # (3, 4)
-    _close(jt, want.T, rtol=1e-4, atol=1e-5)
-    _close(y, f(jnp, x0), rtol=1e-5)
+    close(jt, want.T, rtol=1e-4, atol=1e-5)
+    close(y, f(jnp, x0), rtol=1e-5)
 
 
 def test_batched_tangent_shape_mismatch_raises():
@@ -350,4 +343,4 @@ def test_tangents_as_python_lists_inside_structure():
     with tj.ForwardAccumulator([a, b], [[0.5, -1.0], 2.0]) as acc:
         y = tnp.sum(a * a) * b
     # d/dt [sum(a^2) b] = 2 a.ta b + sum(a^2) tb = 2*(0.5 - 2)*3 + 5*2
-    _close(acc.jvp(y), 2.0 * (0.5 - 2.0) * 3.0 + 5.0 * 2.0)
+    close(acc.jvp(y), 2.0 * (0.5 - 2.0) * 3.0 + 5.0 * 2.0)

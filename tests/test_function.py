@@ -9,16 +9,7 @@ import pytest
 
 import tapejax as tj
 from tapejax import numpy as tnp
-
-
-def _np(x):
-    if isinstance(x, tj.Variable):
-        return x.numpy()
-    return np.asarray(x.value if isinstance(x, tj.Tensor) else x)
-
-
-def _close(a, b, rtol=1e-5, atol=1e-6):
-    np.testing.assert_allclose(_np(a), np.asarray(b), rtol=rtol, atol=atol)
+from conftest import close, log1pexp, to_numpy
 
 
 def _data():
@@ -80,14 +71,14 @@ def test_training_step_matches_eager_and_jax(decorate):
     f_losses = [compiled(x, y, lr) for _ in range(steps)]
 
     for le, lf, lj in zip(eager_losses, f_losses, exp_losses):
-        _close(le, lj, rtol=1e-5)
-        _close(lf, lj, rtol=1e-5)
-    _close(we, exp_w, rtol=1e-5, atol=1e-6)
-    _close(be, exp_b, rtol=1e-5, atol=1e-6)
-    _close(wf, exp_w, rtol=1e-5, atol=1e-6)
-    _close(bf, exp_b, rtol=1e-5, atol=1e-6)
+        close(le, lj, rtol=1e-5)
+        close(lf, lj, rtol=1e-5)
+    close(we, exp_w, rtol=1e-5, atol=1e-6)
+    close(be, exp_b, rtol=1e-5, atol=1e-6)
+    close(wf, exp_w, rtol=1e-5, atol=1e-6)
+    close(bf, exp_b, rtol=1e-5, atol=1e-6)
     # the losses really decrease: the parameters were written back between calls
-    assert float(_np(f_losses[-1])) < float(_np(f_losses[0]))
+    assert float(to_numpy(f_losses[-1])) < float(to_numpy(f_losses[0]))
 
 
 def test_decorator_forms():
@@ -104,9 +95,9 @@ def test_decorator_forms():
         return x * 4.0
 
     x = jnp.arange(3.0)
-    _close(a(x), np.arange(3.0) * 2)
-    _close(b(x), np.arange(3.0) * 3)
-    _close(c(x), np.arange(3.0) * 4)
+    close(a(x), np.arange(3.0) * 2)
+    close(b(x), np.arange(3.0) * 3)
+    close(c(x), np.arange(3.0) * 4)
     assert a.__name__ == "a"
     assert isinstance(a(x), tj.Tensor)
 
@@ -122,10 +113,10 @@ def test_donate_variables_on_cpu_writes_back_and_old_reads_stay_valid():
 
     out1 = inc()
     out2 = inc()
-    _close(out1, np.arange(4.0) + 1)
-    _close(out2, np.arange(4.0) + 2)
-    _close(v, np.arange(4.0) + 2)
-    _close(before, np.arange(4.0))  # a read taken before the calls still holds its value
+    close(out1, np.arange(4.0) + 1)
+    close(out2, np.arange(4.0) + 2)
+    close(v, np.arange(4.0) + 2)
+    close(before, np.arange(4.0))  # a read taken before the calls still holds its value
 
 
 def test_method_decoration():
@@ -138,9 +129,9 @@ def test_method_decoration():
             return self.w * x
 
     m = Model()
-    _close(m(tj.constant(3.0)), 6.0)
+    close(m(tj.constant(3.0)), 6.0)
     m.w.assign(5.0)
-    _close(m(tj.constant(3.0)), 15.0)
+    close(m(tj.constant(3.0)), 15.0)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -156,26 +147,26 @@ def test_one_trace_per_signature_and_retrace_rules():
         return tnp.sin(x) * scale
 
     x3 = jnp.arange(3.0, dtype=jnp.float32)
-    _close(f(x3, 2.0), np.sin(np.arange(3.0)) * 2.0)
+    close(f(x3, 2.0), np.sin(np.arange(3.0)) * 2.0)
     assert count[0] == 1
     # new array values, same shape/dtype: no retrace (also for numpy and Tensor inputs)
-    _close(f(x3 + 1.0, 2.0), np.sin(np.arange(3.0) + 1.0) * 2.0)
-    _close(f(np.ones(3, np.float32), 2.0), np.sin(np.ones(3)) * 2.0)
-    _close(f(tj.constant([0.5, 0.25, 0.0]), 2.0), np.sin([0.5, 0.25, 0.0]) * 2.0)
-    _close(f(jnp.full(3, 0.5), 2.0), np.sin(np.full(3, 0.5)) * 2.0)  # weakly typed float32: same signature
+    close(f(x3 + 1.0, 2.0), np.sin(np.arange(3.0) + 1.0) * 2.0)
+    close(f(np.ones(3, np.float32), 2.0), np.sin(np.ones(3)) * 2.0)
+    close(f(tj.constant([0.5, 0.25, 0.0]), 2.0), np.sin([0.5, 0.25, 0.0]) * 2.0)
+    close(f(jnp.full(3, 0.5), 2.0), np.sin(np.full(3, 0.5)) * 2.0)  # weakly typed float32: same signature
     assert count[0] == 1
     # new shape: retrace
-    _close(f(jnp.ones(4, jnp.float32), 2.0), np.sin(np.ones(4)) * 2.0)
+    close(f(jnp.ones(4, jnp.float32), 2.0), np.sin(np.ones(4)) * 2.0)
     assert count[0] == 2
     # new dtype: retrace
     out16 = f(jnp.ones(3, jnp.float16), 2.0)
     assert out16.dtype == jnp.float16
     assert count[0] == 3
     # new Python scalar value: retrace (it is part of the signature, as in tf.function)
-    _close(f(x3, 3.0), np.sin(np.arange(3.0)) * 3.0)
+    close(f(x3, 3.0), np.sin(np.arange(3.0)) * 3.0)
     assert count[0] == 4
-    _close(f(x3, 3.0), np.sin(np.arange(3.0)) * 3.0)
-    _close(f(x3, 2.0), np.sin(np.arange(3.0)) * 2.0)  # back to an old signature: cached
+    close(f(x3, 3.0), np.sin(np.arange(3.0)) * 3.0)
+    close(f(x3, 2.0), np.sin(np.arange(3.0)) * 2.0)  # back to an old signature: cached
     assert count[0] == 4
 
 
@@ -189,9 +180,9 @@ def test_python_scalar_value_is_baked_into_the_trace():
             x = x * 2.0
         return x
 
-    _close(f(tj.constant(1.0), 3), 8.0)
-    _close(f(tj.constant(1.0), 5), 32.0)
-    _close(f(tj.constant(2.0), 3), 16.0)
+    close(f(tj.constant(1.0), 3), 8.0)
+    close(f(tj.constant(1.0), 5), 32.0)
+    close(f(tj.constant(2.0), 3), 16.0)
     assert count[0] == 2
 
 
@@ -204,15 +195,15 @@ def test_variables_do_not_retrace_when_their_value_changes():
         count[0] += 1
         return tnp.sum(v * x)
 
-    _close(f(jnp.ones(3)), 3.0)
+    close(f(jnp.ones(3)), 3.0)
     first = count[0]
     assert first >= 1
     for k in range(2, 5):
         v.assign(jnp.full(3, float(k)))
-        _close(f(jnp.ones(3)), 3.0 * k)
+        close(f(jnp.ones(3)), 3.0 * k)
     assert count[0] == first
     # a new input signature traces exactly once more
-    _close(f(jnp.ones((2, 3))), 2 * 3 * 4.0)
+    close(f(jnp.ones((2, 3))), 2 * 3 * 4.0)
     assert count[0] == first + 1
 
 
@@ -235,17 +226,17 @@ def test_read_after_assign_sees_new_value_and_is_written_back():
         return r0, r1, r2, u * 1.0  # u only read
 
     r0, r1, r2, ru = f(jnp.array([0.5, 0.25]))
-    _close(r0, [1.0, 2.0])
-    _close(r1, [3.0, 6.0])
-    _close(r2, [3.5, 6.25])
-    _close(ru, 10.0)
-    _close(v, [2.5, 5.25])
-    _close(u, 10.0)
+    close(r0, [1.0, 2.0])
+    close(r1, [3.0, 6.0])
+    close(r2, [3.5, 6.25])
+    close(ru, 10.0)
+    close(v, [2.5, 5.25])
+    close(u, 10.0)
     # the second call starts from the written-back value
     r0, r1, r2, _ = f(jnp.array([0.0, 0.0]))
-    _close(r0, [2.5, 5.25])
-    _close(r1, [7.5, 15.75])
-    _close(v, [6.5, 14.75])
+    close(r0, [2.5, 5.25])
+    close(r1, [7.5, 15.75])
+    close(v, [6.5, 14.75])
 
 
 def test_assign_is_not_visible_outside_until_the_call_returns_and_eager_assign_is_seen():
@@ -256,10 +247,10 @@ def test_assign_is_not_visible_outside_until_the_call_returns_and_eager_assign_i
         v.assign(v + 1.0)
         return v.read_value()
 
-    _close(f(), 2.0)
+    close(f(), 2.0)
     v.assign(100.0)  # an eager assignment between calls is seen by the next call
-    _close(f(), 101.0)
-    _close(v, 101.0)
+    close(f(), 101.0)
+    close(v, 101.0)
 
 
 def test_variable_returned_directly():
@@ -272,8 +263,8 @@ def test_variable_returned_directly():
 
     out = f()
     assert isinstance(out, tj.Tensor)
-    _close(out, np.arange(3.0) * 2)
-    _close(v, np.arange(3.0) * 2)
+    close(out, np.arange(3.0) * 2)
+    close(v, np.arange(3.0) * 2)
 
 
 def test_variable_first_seen_in_a_later_call():
@@ -287,18 +278,18 @@ def test_variable_first_seen_in_a_later_call():
         var.assign_add(1.0)
         return x * var
 
-    _close(f(tj.constant(2.0), "a"), 4.0)
-    _close(a, 2.0)
-    _close(b, 5.0)
+    close(f(tj.constant(2.0), "a"), 4.0)
+    close(a, 2.0)
+    close(b, 5.0)
     # 'b' is first seen on this call's trace
-    _close(f(tj.constant(2.0), "b"), 12.0)
-    _close(b, 6.0)
-    _close(a, 2.0)
+    close(f(tj.constant(2.0), "b"), 12.0)
+    close(b, 6.0)
+    close(a, 2.0)
     # both signatures keep working and keep their variables live
-    _close(f(tj.constant(1.0), "a"), 3.0)
-    _close(f(tj.constant(1.0), "b"), 7.0)
-    _close(a, 3.0)
-    _close(b, 7.0)
+    close(f(tj.constant(1.0), "a"), 3.0)
+    close(f(tj.constant(1.0), "b"), 7.0)
+    close(a, 3.0)
+    close(b, 7.0)
 
 
 def test_global_switched_variable_seen_on_retrace():
@@ -310,15 +301,15 @@ def test_global_switched_variable_seen_on_retrace():
     def f(x):
         return tnp.sum(x) * state["v"]
 
-    _close(f(jnp.ones(2)), 2.0)
+    close(f(jnp.ones(2)), 2.0)
     state["v"] = b
     # Same signature: as tf.function, the Python global was read at trace time and the existing
     # trace keeps using the variable it captured (no retrace on a Python-side change).
-    _close(f(jnp.ones(2)), 2.0)
+    close(f(jnp.ones(2)), 2.0)
     # a new signature retraces and picks up the variable now referenced (as tf.function would)
-    _close(f(jnp.ones(3)), 30.0)
+    close(f(jnp.ones(3)), 30.0)
     b.assign(20.0)
-    _close(f(jnp.ones(3)), 60.0)
+    close(f(jnp.ones(3)), 60.0)
 
 
 @pytest.mark.parametrize("bad", ["numpy", "bool", "float", "raise"])
@@ -348,8 +339,8 @@ def test_exception_inside_leaves_variables_unchanged(bad):
     if bad != "raise":
         msg = str(ei.value)
         assert "tj.function" in msg or "traced" in msg
-    _close(v, [1.0, 2.0])
-    _close(w, 3.0)
+    close(v, [1.0, 2.0])
+    close(w, 3.0)
 
 
 def test_exception_in_later_retrace_leaves_variables_unchanged():
@@ -362,11 +353,11 @@ def test_exception_in_later_retrace_leaves_variables_unchanged():
             raise RuntimeError("boom")
         return v * x
 
-    _close(f(tj.constant(1.0), False), 2.0)
+    close(f(tj.constant(1.0), False), 2.0)
     with pytest.raises(RuntimeError):
         f(tj.constant(1.0), True)
-    _close(v, 2.0)
-    _close(f(tj.constant(1.0), False), 3.0)
+    close(v, 2.0)
+    close(f(tj.constant(1.0), False), 3.0)
 
 
 def test_wrong_shape_assign_inside_raises_and_leaves_variable():
@@ -380,7 +371,7 @@ def test_wrong_shape_assign_inside_raises_and_leaves_variable():
 
     with pytest.raises(ValueError):
         f()
-    _close(v, np.ones(3))
+    close(v, np.ones(3))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -405,9 +396,9 @@ def test_tape_inside_matches_jax_grad_and_hessian():
 
     x = jnp.array([0.3, -1.2, 2.0])
     y, gx, hv = f(x)
-    _close(y, g(x))
-    _close(gx, jax.grad(g)(x), rtol=1e-5)
-    _close(hv, jax.hessian(g)(x).sum(axis=1), rtol=1e-5, atol=1e-5)
+    close(y, g(x))
+    close(gx, jax.grad(g)(x), rtol=1e-5)
+    close(hv, jax.hessian(g)(x).sum(axis=1), rtol=1e-5, atol=1e-5)
 
 
 def test_forward_accumulator_inside():
@@ -424,8 +415,8 @@ def test_forward_accumulator_inside():
     t = jnp.array([1.0, -0.5, 2.0])
     y, jvp = f(x, t)
     ey, ejvp = jax.jvp(g, (x,), (t,))
-    _close(y, ey)
-    _close(jvp, ejvp, rtol=1e-5)
+    close(y, ey)
+    close(jvp, ejvp, rtol=1e-5)
 
 
 def test_forward_over_reverse_inside():
@@ -443,16 +434,7 @@ def test_forward_over_reverse_inside():
 
     x = jnp.array([0.2, -0.4, 1.1])
     v = jnp.array([1.0, 2.0, -1.0])
-    _close(hvp(x, v), jax.jvp(jax.grad(g), (x,), (v,))[1], rtol=1e-5, atol=1e-6)
-
-
-@tj.custom_gradient
-def _log1pexp(x):
-    e = tnp.exp(x)
-
-    def grad(dy):
-        return dy * (1 - 1 / (1 + e))
-    return tnp.log(1 + e), grad
+    close(hvp(x, v), jax.jvp(jax.grad(g), (x,), (v,))[1], rtol=1e-5, atol=1e-6)
 
 
 @tj.custom_gradient
@@ -467,14 +449,14 @@ def test_custom_gradient_inside():
     def g(x):
         with tj.GradientTape(persistent=True) as tape:
             tape.watch(x)
-            y = _log1pexp(x)
+            y = log1pexp(x)
             z = tnp.sum(_scaled_identity(x) * 2.0)
         return tape.gradient(y, x), tape.gradient(z, x)
 
     x = jnp.array([100.0, 0.0, -3.0])
     gy, gz = g(x)
-    _close(gy, jax.nn.sigmoid(x), rtol=1e-6)  # 1.0 at 100 (not NaN)
-    _close(gz, np.full(3, 6.0))
+    close(gy, jax.nn.sigmoid(x), rtol=1e-6)  # 1.0 at 100 (not NaN)
+    close(gz, np.full(3, 6.0))
 
 
 def test_custom_gradient_with_variables_inside():
@@ -496,8 +478,8 @@ def test_custom_gradient_with_variables_inside():
         return tape.gradient(y, [x, v])
 
     gx, gv = f(tj.constant(3.0))
-    _close(gx, 2.0)
-    _close(gv, 30.0)
+    close(gx, 2.0)
+    close(gv, 30.0)
 
 
 def test_recompute_grad_inside_including_variables():
@@ -521,9 +503,9 @@ def test_recompute_grad_inside_including_variables():
     x = jnp.array([[1.0, -2.0, 0.5], [0.3, 0.3, 0.3]])
     y, gx, gw = f(x)
     ex, ew = jax.grad(jf, argnums=(0, 1))(x, w.value().value)
-    _close(y, jf(x, w.value().value), rtol=1e-6)
-    _close(gx, ex, rtol=1e-5)
-    _close(gw, ew, rtol=1e-5)
+    close(y, jf(x, w.value().value), rtol=1e-6)
+    close(gx, ex, rtol=1e-5)
+    close(gw, ew, rtol=1e-5)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -549,10 +531,10 @@ def test_call_under_outer_tape_first_and_second_order():
             y = f(x)
         gx, gv = t1.gradient(y, [x, v])
     hx = t2.gradient(gx, x)
-    _close(y, jf(xv, vv), rtol=1e-6)
-    _close(gx, jax.grad(jf, 0)(xv, vv), rtol=1e-5)
-    _close(gv, jax.grad(jf, 1)(xv, vv), rtol=1e-5)
-    _close(hx, jax.hessian(jf, 0)(xv, vv).sum(axis=0), rtol=1e-5, atol=1e-6)
+    close(y, jf(xv, vv), rtol=1e-6)
+    close(gx, jax.grad(jf, 0)(xv, vv), rtol=1e-5)
+    close(gv, jax.grad(jf, 1)(xv, vv), rtol=1e-5)
+    close(hx, jax.hessian(jf, 0)(xv, vv).sum(axis=0), rtol=1e-5, atol=1e-6)
 
 
 def test_call_under_outer_tape_second_order_wrt_variable():
@@ -572,8 +554,8 @@ def test_call_under_outer_tape_second_order_wrt_variable():
         gv = t1.gradient(y, v)
     hv = t2.gradient(gv, v)
     vv = v.value().value
-    _close(gv, jax.grad(jf)(vv, x), rtol=1e-5)
-    _close(hv, jax.hessian(jf)(vv, x).sum(axis=0), rtol=1e-5)
+    close(gv, jax.grad(jf)(vv, x), rtol=1e-5)
+    close(hv, jax.hessian(jf)(vv, x).sum(axis=0), rtol=1e-5)
 
 
 def test_call_under_outer_tape_with_assignment_writes_back_and_differentiates():
@@ -590,10 +572,10 @@ def test_call_under_outer_tape_with_assignment_writes_back_and_differentiates():
         tape.watch(x)
         y = f(x)
     g = tape.gradient(y, x)
-    _close(counter, 1.0)
+    close(counter, 1.0)
     vv = np.array([1.0, 2.0])
-    _close(y, np.sum(np.tanh(np.array([0.5, -0.5]) * vv)), rtol=1e-6)
-    _close(g, jax.grad(lambda z: jnp.sum(jnp.tanh(z * vv)))(x.value), rtol=1e-5)
+    close(y, np.sum(np.tanh(np.array([0.5, -0.5]) * vv)), rtol=1e-6)
+    close(g, jax.grad(lambda z: jnp.sum(jnp.tanh(z * vv)))(x.value), rtol=1e-5)
 
 
 def test_call_under_outer_forward_accumulator():
@@ -612,10 +594,10 @@ def test_call_under_outer_forward_accumulator():
         y1, y2 = f(x)
     vv = v.value().value
     (e1, e2), (j1, j2) = jax.jvp(lambda z: jf(z, vv), (x.value,), (t.value,))
-    _close(y1, e1, rtol=1e-6)
-    _close(y2, e2, rtol=1e-6)
-    _close(acc.jvp(y1), j1, rtol=1e-5)
-    _close(acc.jvp(y2), j2, rtol=1e-5)
+    close(y1, e1, rtol=1e-6)
+    close(y2, e2, rtol=1e-6)
+    close(acc.jvp(y1), j1, rtol=1e-5)
+    close(acc.jvp(y2), j2, rtol=1e-5)
 
 
 def test_call_under_outer_accumulator_wrt_variable():
@@ -629,7 +611,7 @@ def test_call_under_outer_accumulator_wrt_variable():
     tv = jnp.array([1.0, -1.0])
     with tj.ForwardAccumulator(v, tv) as acc:
         y = f(x)
-    _close(acc.jvp(y), jax.jvp(lambda vv: jnp.sin(vv * x), (v.value().value,), (tv,))[1], rtol=1e-5)
+    close(acc.jvp(y), jax.jvp(lambda vv: jnp.sin(vv * x), (v.value().value,), (tv,))[1], rtol=1e-5)
 
 
 def test_nested_tj_functions_under_outer_tape():
@@ -648,8 +630,8 @@ def test_nested_tj_functions_under_outer_tape():
     with tj.GradientTape() as tape:
         tape.watch(x)
         y = outer(x)
-    _close(y, jf(x.value), rtol=1e-6)
-    _close(tape.gradient(y, x), jax.grad(jf)(x.value), rtol=1e-5)
+    close(y, jf(x.value), rtol=1e-6)
+    close(tape.gradient(y, x), jax.grad(jf)(x.value), rtol=1e-5)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -670,12 +652,12 @@ def test_nested_structures_in_and_out():
     assert set(out) == {"sum", "pair", "tag", "n"}
     assert isinstance(out["pair"], tuple) and len(out["pair"]) == 2
     assert out["tag"] == "ok" and out["n"] == 3
-    _close(out["sum"], [2.0, 4.0])
-    _close(out["pair"][0], [10.0, 12.0])
-    _close(out["pair"][1], 2.0)
+    close(out["sum"], [2.0, 4.0])
+    close(out["pair"][0], [10.0, 12.0])
+    close(out["pair"][1], 2.0)
     out2 = f({"a": jnp.zeros(2), "bc": (jnp.ones(2), tj.constant([1.0, 1.0]))},
              (jnp.float32(0.0), np.float32(1.0)), scale=2.0)
-    _close(out2["sum"], [2.0, 2.0])
+    close(out2["sum"], [2.0, 2.0])
     assert count[0] == 1
     f(inputs, (jnp.float32(3.0), np.float32(1.0)), scale=3.0)
     assert count[0] == 2
@@ -688,8 +670,8 @@ def test_list_output_and_none_output():
 
     out = f(jnp.ones(2))
     assert isinstance(out, list) and out[1] is None and isinstance(out[2], tuple)
-    _close(out[0], [2.0, 2.0])
-    _close(out[2][0], [2.0, 2.0])
+    close(out[0], [2.0, 2.0])
+    close(out[2][0], [2.0, 2.0])
 
 
 def test_nested_structure_under_outer_tape():
@@ -703,9 +685,9 @@ def test_nested_structure_under_outer_tape():
         tape.watch([x, w])
         out = f({"x": x, "w": (w,)})
     gx, gw = tape.gradient(out["y"], [x, w])
-    _close(out["y"], 3.0 - 4.0)
-    _close(gx, 2 * np.array([1.0, 2.0]) * np.array([3.0, -1.0]))
-    _close(gw, np.array([1.0, 4.0]))
+    close(out["y"], 3.0 - 4.0)
+    close(gx, 2 * np.array([1.0, 2.0]) * np.array([3.0, -1.0]))
+    close(gw, np.array([1.0, 4.0]))
 
 
 def test_tape_inside_sees_assignment_between_reads():
@@ -722,10 +704,10 @@ def test_tape_inside_sees_assignment_between_reads():
         return y, tape.gradient(y, [w, x])
 
     y, (gw, gx) = f(tj.constant(3.0))
-    _close(y, 2.0 * 3.0 + 5.0 * 9.0)
-    _close(gw, 3.0 + 9.0)             # sums over both reads
-    _close(gx, 2.0 + 2 * 5.0 * 3.0)
-    _close(w, 5.0)
+    close(y, 2.0 * 3.0 + 5.0 * 9.0)
+    close(gw, 3.0 + 9.0)             # sums over both reads
+    close(gx, 2.0 + 2 * 5.0 * 3.0)
+    close(w, 5.0)
 
 
 def test_call_under_forward_over_reverse_and_third_order():
@@ -743,7 +725,7 @@ def test_call_under_forward_over_reverse_and_third_order():
             tape.watch(x)
             y = f(x)
         g = tape.gradient(y, x)
-    _close(acc.jvp(g), jax.jvp(jax.grad(jf), (x.value,), (v.value,))[1], rtol=1e-5)
+    close(acc.jvp(g), jax.jvp(jax.grad(jf), (x.value,), (v.value,))[1], rtol=1e-5)
 
     with tj.GradientTape() as t3:
         t3.watch(x)
@@ -756,4 +738,4 @@ def test_call_under_forward_over_reverse_and_third_order():
         g2 = t2.gradient(g1, x)
     g3 = t3.gradient(g2, x)
     expected = jax.grad(lambda z: jnp.sum(jax.grad(lambda w: jnp.sum(jax.grad(jf)(w)))(z)))(x.value)
-    _close(g3, expected, rtol=1e-4, atol=1e-5)
+    close(g3, expected, rtol=1e-4, atol=1e-5)

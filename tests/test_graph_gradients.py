@@ -9,16 +9,7 @@ import pytest
 
 import tapejax as tj
 from tapejax import numpy as tnp
-
-
-def _np(x):
-    if isinstance(x, tj.Variable):
-        return x.numpy()
-    return np.asarray(x.value if isinstance(x, tj.Tensor) else x)
-
-
-def _close(a, b, rtol=1e-5, atol=1e-6):
-    np.testing.assert_allclose(_np(a), np.asarray(b), rtol=rtol, atol=atol)
+from conftest import close
 
 
 ALL_METHODS = [None, tj.AggregationMethod.ADD_N, tj.AggregationMethod.DEFAULT,
@@ -50,8 +41,8 @@ def test_gradient_wrt_arguments_matches_jax():
     w = jnp.array([[0.3, -0.2], [0.8, 0.5], [-1.0, 0.4]])
     gx, gw = f(x, w)
     ex, ew = jax.grad(jf, argnums=(0, 1))(x, w)
-    _close(gx, ex, rtol=1e-5)
-    _close(gw, ew, rtol=1e-5)
+    close(gx, ex, rtol=1e-5)
+    close(gw, ew, rtol=1e-5)
 
 
 def test_gradient_wrt_tensor_created_inside():
@@ -64,7 +55,7 @@ def test_gradient_wrt_tensor_created_inside():
     x = jnp.array([0.2, -0.7, 1.4])
     (gh,) = f(x)
     h = np.sin(np.asarray(x)) * 3.0
-    _close(gh, 2 * h + np.exp(h), rtol=1e-5)
+    close(gh, 2 * h + np.exp(h), rtol=1e-5)
 
 
 def test_gradient_wrt_value_captured_from_outside():
@@ -79,9 +70,9 @@ def test_gradient_wrt_value_captured_from_outside():
 
     x = jnp.array([2.0, -1.0, 0.5])
     gc, gx, gr = f(x)
-    _close(gc, 2 * np.array([1.0, 2.0, 3.0]) * np.asarray(x) + 0.5)
-    _close(gx, np.array([1.0, 4.0, 9.0]))
-    _close(gr, np.array([1.0, 2.0, 3.0]))
+    close(gc, 2 * np.array([1.0, 2.0, 3.0]) * np.asarray(x) + 0.5)
+    close(gx, np.array([1.0, 4.0, 9.0]))
+    close(gr, np.array([1.0, 2.0, 3.0]))
 
 
 def test_gradient_wrt_variables_sums_over_reads():
@@ -102,8 +93,8 @@ def test_gradient_wrt_variables_sums_over_reads():
     x = jnp.array([3.0, 0.25])
     gv, gx = f(x)
     vv = v.value().value
-    _close(gv, jax.grad(jf, 0)(vv, x), rtol=1e-5)
-    _close(gx, jax.grad(jf, 1)(vv, x), rtol=1e-5)
+    close(gv, jax.grad(jf, 0)(vv, x), rtol=1e-5)
+    close(gx, jax.grad(jf, 1)(vv, x), rtol=1e-5)
 
 
 def test_gradients_of_sum_of_ys_and_always_a_list():
@@ -121,8 +112,8 @@ def test_gradients_of_sum_of_ys_and_always_a_list():
     assert isinstance(g_list, list) and len(g_list) == 1
     assert isinstance(g_single, list) and len(g_single) == 1
     assert isinstance(g_tuple, list) and len(g_tuple) == 1
-    _close(g_list[0], 2 * np.asarray(x) + np.cos(np.asarray(x)), rtol=1e-6)
-    _close(g_single[0], 2 * np.asarray(x))
+    close(g_list[0], 2 * np.asarray(x) + np.cos(np.asarray(x)), rtol=1e-6)
+    close(g_single[0], 2 * np.asarray(x))
 
 
 def test_grad_ys_default_custom_and_shape_mismatch():
@@ -139,10 +130,10 @@ def test_grad_ys_default_custom_and_shape_mismatch():
     x = jnp.array([1.0, -2.0, 3.0])
     gy = jnp.array([10.0, 0.5, -1.0])
     default, custom, custom_scalar, two = f(x, gy)
-    _close(default[0], 2 * np.asarray(x))
-    _close(custom[0], 2 * np.asarray(x) * np.asarray(gy))
-    _close(custom_scalar[0], 3.0 * 2 * np.asarray(x))
-    _close(two[0], 2 * np.asarray(x) * np.asarray(gy) + 2 * np.asarray(x))
+    close(default[0], 2 * np.asarray(x))
+    close(custom[0], 2 * np.asarray(x) * np.asarray(gy))
+    close(custom_scalar[0], 3.0 * 2 * np.asarray(x))
+    close(two[0], 2 * np.asarray(x) * np.asarray(gy) + 2 * np.asarray(x))
 
     @tj.function
     def bad_shape(x):
@@ -171,10 +162,10 @@ def test_stop_gradients_docstring_example():
         return stopped, total
 
     stopped, total = f()
-    _close(stopped[0], 1.0)
-    _close(stopped[1], 1.0)
-    _close(total[0], 3.0)
-    _close(total[1], 1.0)
+    close(stopped[0], 1.0)
+    close(stopped[1], 1.0)
+    close(total[0], 3.0)
+    close(total[1], 1.0)
 
 
 def test_stop_gradients_on_intermediate_blocks_the_path():
@@ -186,7 +177,7 @@ def test_stop_gradients_on_intermediate_blocks_the_path():
 
     x = jnp.array([0.4, -1.0])
     (g,) = f(x)
-    _close(g, np.sin(np.asarray(x)))  # h treated as a constant
+    close(g, np.sin(np.asarray(x)))  # h treated as a constant
 
 
 @pytest.mark.parametrize("unconnected", [tj.UnconnectedGradients.NONE, "none",
@@ -202,13 +193,13 @@ def test_unconnected_none_and_zero(unconnected):
     x = jnp.ones(3)
     z = jnp.ones((4,))
     gx, gz, gv = f(x, z)
-    _close(gx, np.full(3, 2.0))
+    close(gx, np.full(3, 2.0))
     if unconnected in (tj.UnconnectedGradients.NONE, "none"):
         assert gz is None and gv is None
     else:
-        _close(gz, np.zeros(4))
+        close(gz, np.zeros(4))
         assert tuple(gz.shape) == (4,)
-        _close(gv, np.zeros((2, 2)))
+        close(gv, np.zeros((2, 2)))
         assert tuple(gv.shape) == (2, 2)
 
 
@@ -232,8 +223,8 @@ def test_aggregation_methods_give_the_same_result(method):
         return tj.gradients(z, [x, y], aggregation_method=method)
 
     gx, gy = doc_example()
-    _close(gx, 8.0)
-    _close(gy, 4.0)
+    close(gx, 8.0)
+    close(gy, 4.0)
 
     # a multi-path graph: x used by many ops whose results recombine
     def jf(x):
@@ -252,11 +243,11 @@ def test_aggregation_methods_give_the_same_result(method):
 
     x = jnp.array([0.3, -1.1, 2.2, 0.0])
     gx, ga = f(x)
-    _close(gx, jax.grad(jf)(x), rtol=1e-5, atol=1e-6)
+    close(gx, jax.grad(jf)(x), rtol=1e-5, atol=1e-6)
     xn = np.asarray(x, np.float64)
     an = np.sin(xn)
     # d y / d a (a as an independent node): x * (exp(-x) + x) * [via b] + 2a + sech^2(a)
-    _close(ga, xn * (np.exp(-xn) + xn) + 2 * an + 1 / np.cosh(an) ** 2, rtol=1e-5)
+    close(ga, xn * (np.exp(-xn) + xn) + 2 * an + 1 / np.cosh(an) ** 2, rtol=1e-5)
 
 
 @pytest.mark.parametrize("bad", [3, -1, "add_n", "EXPERIMENTAL_TREE", object()])
@@ -291,9 +282,9 @@ def test_second_order_gradients_of_gradients():
     x = jnp.array([0.5, -1.3, 2.0])
     g, h, h2 = f(x)
     H = jax.hessian(jf)(x)
-    _close(g, jax.grad(jf)(x), rtol=1e-5)
-    _close(h, H.sum(axis=0), rtol=1e-5, atol=1e-5)
-    _close(h2, jax.grad(lambda z: jnp.sum(jax.grad(jf)(z) ** 2))(x), rtol=1e-5, atol=1e-4)
+    close(g, jax.grad(jf)(x), rtol=1e-5)
+    close(h, H.sum(axis=0), rtol=1e-5, atol=1e-5)
+    close(h2, jax.grad(lambda z: jnp.sum(jax.grad(jf)(z) ** 2))(x), rtol=1e-5, atol=1e-4)
 
 
 def test_second_order_wrt_variable():
@@ -311,8 +302,8 @@ def test_second_order_wrt_variable():
 
     g, h = f()
     vv = v.value().value
-    _close(g, jax.grad(jf)(vv), rtol=1e-5)
-    _close(h, jax.hessian(jf)(vv).sum(axis=0), rtol=1e-5)
+    close(g, jax.grad(jf)(vv), rtol=1e-5)
+    close(h, jax.hessian(jf)(vv).sum(axis=0), rtol=1e-5)
 
 
 def test_gradients_result_usable_in_training_update():
@@ -329,9 +320,9 @@ def test_gradients_result_usable_in_training_update():
     wv = jnp.array([1.0, -2.0, 0.5])
     for _ in range(3):
         loss, g = jax.value_and_grad(lambda ww: jnp.sum((ww * x - 1.0) ** 2))(wv)
-        _close(step(x), loss, rtol=1e-6)
+        close(step(x), loss, rtol=1e-6)
         wv = wv - 0.1 * g
-    _close(w, wv, rtol=1e-6)
+    close(w, wv, rtol=1e-6)
 
 
 def test_gradients_under_outer_eager_tape():
@@ -347,8 +338,8 @@ def test_gradients_under_outer_eager_tape():
         s = tnp.sum(g)
     h = tape.gradient(s, x)
     jf = lambda z: jnp.sum(jnp.sin(z) * z)  # noqa: E731
-    _close(g, jax.grad(jf)(x.value), rtol=1e-6)
-    _close(h, jax.hessian(jf)(x.value).sum(axis=0), rtol=1e-5)
+    close(g, jax.grad(jf)(x.value), rtol=1e-6)
+    close(h, jax.hessian(jf)(x.value).sum(axis=0), rtol=1e-5)
 
 
 _while_op = tj.op(
@@ -378,8 +369,8 @@ def test_op_without_gradient_off_path_is_fine():
     x = jnp.array([0.5, 2.0])
     (g,), side = f(x)
     xn = np.asarray(x)
-    _close(g, np.cos(xn) * xn + np.sin(xn), rtol=1e-5)
-    _close(side, np.sin(xn) * 1.5 ** 3, rtol=1e-5)
+    close(g, np.cos(xn) * xn + np.sin(xn), rtol=1e-5)
+    close(side, np.sin(xn) * 1.5 ** 3, rtol=1e-5)
 
 
 def test_op_without_gradient_stopped_via_stop_gradients_argument():
@@ -391,7 +382,7 @@ def test_op_without_gradient_stopped_via_stop_gradients_argument():
 
     x = jnp.array([1.0, 2.0])
     (g,) = f(x)
-    _close(g, np.asarray(x) * 1.5 ** 3, rtol=1e-5)
+    close(g, np.asarray(x) * 1.5 ** 3, rtol=1e-5)
 
 
 def test_integer_xs_and_ys():
@@ -402,6 +393,6 @@ def test_integer_xs_and_ys():
         return tj.gradients(y, [x, n]), tj.gradients(k, x)
 
     (gx, gn), (gk,) = f(jnp.ones(2), jnp.array([1, 2], jnp.int32))
-    _close(gx, [2.0, 2.0])
+    close(gx, [2.0, 2.0])
     assert gn is None   # integer x: no gradient (as tf.gradients for non-trainable dtypes)
     assert gk is None   # integer y: nothing flows

@@ -6,14 +6,7 @@ import pytest
 
 import tapejax as tj
 from tapejax import numpy as tnp
-
-
-def _np(x):
-    return np.asarray(x.value if isinstance(x, tj.Tensor) else x)
-
-
-def _close(a, b, rtol=1e-5, atol=1e-6):
-    np.testing.assert_allclose(_np(a), np.asarray(b), rtol=rtol, atol=atol)
+from conftest import close
 
 
 X0 = jax.random.normal(jax.random.PRNGKey(0), (2, 4), jnp.float32)
@@ -40,7 +33,7 @@ def test_scalar_target(pfor):
         y = f_scalar(tnp, v)
     j = tape.jacobian(y, v, experimental_use_pfor=pfor)
     assert j.shape == (3,)
-    _close(j, jax.jit(jax.jacrev(lambda a: f_scalar(jnp, a)))(V0), rtol=1e-5)
+    close(j, jax.jit(jax.jacrev(lambda a: f_scalar(jnp, a)))(V0), rtol=1e-5)
 
 
 @pytest.mark.parametrize("pfor", PFOR)
@@ -51,7 +44,7 @@ def test_vector_target_vector_source(pfor):
         y = tnp.sin(v) * v ** 2
     j = tape.jacobian(y, v, experimental_use_pfor=pfor)
     assert j.shape == (3, 3)
-    _close(j, jax.jit(jax.jacrev(lambda a: jnp.sin(a) * a ** 2))(V0), rtol=1e-5)
+    close(j, jax.jit(jax.jacrev(lambda a: jnp.sin(a) * a ** 2))(V0), rtol=1e-5)
 
 
 @pytest.mark.parametrize("pfor", PFOR)
@@ -63,8 +56,8 @@ def test_matrix_target_list_of_sources(pfor):
     jx, jw = tape.jacobian(y, [x, w], experimental_use_pfor=pfor)
     assert jx.shape == (2, 3, 2, 4) and jw.shape == (2, 3, 4, 3)
     wx, ww = jax.jit(jax.jacrev(lambda a, b: f_layer(jnp, a, b), argnums=(0, 1)))(X0, W0)
-    _close(jx, wx, rtol=1e-5, atol=1e-6)
-    _close(jw, ww, rtol=1e-5, atol=1e-6)
+    close(jx, wx, rtol=1e-5, atol=1e-6)
+    close(jw, ww, rtol=1e-5, atol=1e-6)
 
 
 def test_dict_and_variable_sources():
@@ -76,8 +69,8 @@ def test_dict_and_variable_sources():
     out = tape.jacobian(y, {"x": x, "w": w})
     assert isinstance(out, dict) and set(out) == {"x", "w"}
     wx, ww = jax.jit(jax.jacrev(lambda a, b: f_layer(jnp, a, b), argnums=(0, 1)))(X0, W0)
-    _close(out["x"], wx, rtol=1e-5, atol=1e-6)
-    _close(out["w"], ww, rtol=1e-5, atol=1e-6)
+    close(out["x"], wx, rtol=1e-5, atol=1e-6)
+    close(out["w"], ww, rtol=1e-5, atol=1e-6)
 
 
 def test_tuple_sources_keep_structure():
@@ -98,10 +91,10 @@ def test_pfor_and_loop_agree():
     b = tape.jacobian(y, [x, w], experimental_use_pfor=False)
     for p, q in zip(a, b):
         assert p.shape == q.shape
-        _close(p, q, rtol=1e-6, atol=1e-7)
+        close(p, q, rtol=1e-6, atol=1e-7)
     ba = tape.batch_jacobian(y, x, experimental_use_pfor=True)
     bb = tape.batch_jacobian(y, x, experimental_use_pfor=False)
-    _close(ba, bb, rtol=1e-6, atol=1e-7)
+    close(ba, bb, rtol=1e-6, atol=1e-7)
 
 
 def test_pfor_is_one_vectorized_backward_pass():
@@ -140,7 +133,7 @@ def test_non_persistent_tape_consumed_by_jacobian():
     with tj.GradientTape() as tape:
         tape.watch(v)
         y = v * 3.0
-    _close(tape.jacobian(y, v), 3.0 * np.eye(3))
+    close(tape.jacobian(y, v), 3.0 * np.eye(3))
     with pytest.raises(RuntimeError):
         tape.jacobian(y, v)
 
@@ -167,7 +160,7 @@ def test_zero_size_dimensions(pfor):
         y = v * 2.0 + tnp.sum(e)
     je, jv = tape.jacobian(y, [e, v], experimental_use_pfor=pfor, unconnected_gradients="zero")
     assert je.shape == (3, 0, 3)
-    _close(jv, 2.0 * np.eye(3))
+    close(jv, 2.0 * np.eye(3))
     # batch_jacobian with an empty batch and with an empty feature dim
     with tj.GradientTape(persistent=not pfor) as tape:
         tape.watch(e)
@@ -191,10 +184,10 @@ def test_unconnected_none_and_zero(pfor):
         y = v * 2.0
     jv, ju = tape.jacobian(y, [v, u], experimental_use_pfor=pfor)
     assert ju is None
-    _close(jv, 2.0 * np.eye(3))
+    close(jv, 2.0 * np.eye(3))
     ju = tape.jacobian(y, u, unconnected_gradients=tj.UnconnectedGradients.ZERO, experimental_use_pfor=pfor)
     assert ju.shape == (3, 2, 4)
-    _close(ju, np.zeros((3, 2, 4)))
+    close(ju, np.zeros((3, 2, 4)))
     with tj.GradientTape(persistent=True) as tape:
         tape.watch([u, v])
         yb = u * 3.0
@@ -204,7 +197,7 @@ def test_unconnected_none_and_zero(pfor):
     assert tape.batch_jacobian(yb, vb, experimental_use_pfor=pfor) is None
     z = tape.batch_jacobian(yb, vb, unconnected_gradients="zero", experimental_use_pfor=pfor)
     assert z.shape == (2, 4, 3)
-    _close(z, np.zeros((2, 4, 3)))
+    close(z, np.zeros((2, 4, 3)))
 
 
 def test_partially_connected_rows():
@@ -217,7 +210,7 @@ def test_partially_connected_rows():
     for pfor in PFOR:
         j = tape.jacobian(y, v, experimental_use_pfor=pfor)
         want = jax.jit(jax.jacrev(lambda a: jnp.concatenate([a * a, jnp.array([1.0, 2.0])])))(V0)
-        _close(j, want)
+        close(j, want)
 
 
 @pytest.mark.parametrize("pfor", PFOR)
@@ -230,7 +223,7 @@ def test_batch_jacobian_vs_vmap_jacrev(pfor):
     bj = tape.batch_jacobian(y, x, experimental_use_pfor=pfor)
     assert bj.shape == (2, 3, 4)
     want = jax.jit(jax.vmap(jax.jacrev(lambda a: f_layer(jnp, a, W0))))(X0)
-    _close(bj, want, rtol=1e-5, atol=1e-6)
+    close(bj, want, rtol=1e-5, atol=1e-6)
 
 
 def test_batch_jacobian_higher_rank():
@@ -242,7 +235,7 @@ def test_batch_jacobian_higher_rank():
     bj = tape.batch_jacobian(y, x)
     assert bj.shape == (2, 2, 3, 2, 3)
     f = lambda a: jnp.sin(a) * jnp.sum(a, axis=-1, keepdims=True)
-    _close(bj, jax.jit(jax.vmap(jax.jacrev(f)))(x0), rtol=1e-5, atol=1e-6)
+    close(bj, jax.jit(jax.vmap(jax.jacrev(f)))(x0), rtol=1e-5, atol=1e-6)
 
 
 def test_batch_jacobian_mismatched_first_dims_raises():
@@ -267,7 +260,7 @@ def test_hessian_via_jacobian_of_gradient():
             g = inner.gradient(y, v)
         h = outer.jacobian(g, v, experimental_use_pfor=pfor)
         assert h.shape == (3, 3)
-        _close(h, jax.jit(jax.hessian(lambda a: f_scalar(jnp, a)))(V0), rtol=1e-4, atol=1e-5)
+        close(h, jax.jit(jax.hessian(lambda a: f_scalar(jnp, a)))(V0), rtol=1e-4, atol=1e-5)
 
 
 def test_jacobian_inside_outer_tape_is_differentiable():
@@ -284,9 +277,9 @@ def test_jacobian_inside_outer_tape_is_differentiable():
     def ref(a):
         jj = jax.jacrev(lambda b: jnp.sin(b) * b ** 2)(a)
         return jnp.sum(jj * jj)
-    _close(j, jax.jit(jax.jacrev(lambda b: jnp.sin(b) * b ** 2))(V0), rtol=1e-5)
+    close(j, jax.jit(jax.jacrev(lambda b: jnp.sin(b) * b ** 2))(V0), rtol=1e-5)
     assert g is not None
-    _close(g, jax.jit(jax.grad(ref))(V0), rtol=1e-4, atol=1e-5)
+    close(g, jax.jit(jax.grad(ref))(V0), rtol=1e-4, atol=1e-5)
 
 
 def test_batch_jacobian_inside_outer_tape_is_differentiable():
@@ -304,4 +297,4 @@ def test_batch_jacobian_inside_outer_tape_is_differentiable():
     def ref(b):
         jj = jax.vmap(jax.jacrev(lambda a: f_layer(jnp, a, b)))(X0)
         return jnp.sum(jj ** 2)
-    _close(g, jax.jit(jax.grad(ref))(W0), rtol=1e-4, atol=1e-5)
+    close(g, jax.jit(jax.grad(ref))(W0), rtol=1e-4, atol=1e-5)

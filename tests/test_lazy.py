@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
-from tapejax import replay, tape_set
+from tapejax import tape_set
 from tapejax.lazy import LazyTensor
 from tapejax.tensor import Tensor
 
@@ -33,32 +33,13 @@ def _settings(replay_=False):
         cfg.replay_background = False  # compile when the structure recurs: replayed from the next step on
 
 
-_SAVED = ("lazy", "replay", "replay_warmup", "replay_exact", "replay_background")
-
-
 @pytest.fixture(autouse=True)
-def lazy_config():
-    cfg = tj.config
-    saved = {k: getattr(cfg, k) for k in _SAVED if hasattr(cfg, k)}
-    replay.clear()
-    _settings()
-    yield
-    for k, v in saved.items():
-        setattr(cfg, k, v)
-    if hasattr(replay, "wait"):
-        replay.wait()
-    replay.clear()
+def lazy_config(replay_now):
+    tj.config.replay = False  # (put back by replay_now) tests that replay turn it on
 
 
-@contextlib.contextmanager
 def mode(lazy, replay_=False):
-    cfg = tj.config
-    saved = cfg.lazy, cfg.replay
-    cfg.lazy, cfg.replay = lazy, replay_
-    try:
-        yield
-    finally:
-        cfg.lazy, cfg.replay = saved
+    return tj.config.override(lazy=lazy, replay=replay_)
 
 
 def eager(fn, *args, **kw):

@@ -14,10 +14,8 @@ import tapejax as tj
 
 @pytest.fixture(autouse=True)
 def eager_ops():
-    old = tj.config.lazy
-    tj.config.lazy = False
-    yield
-    tj.config.lazy = old
+    with tj.config.override(lazy=False):
+        yield
 
 tnp = tj.numpy
 

@@ -21,6 +21,7 @@ import pytest
 
 import tapejax as tj
 from tapejax.ops.core import registry
+from conftest import close_scaled
 
 # The built-in op surface (ops users define with tj.op, e.g. in other test modules, are not part of it).
 _REGISTRY = {n: op for n, op in registry().items() if not getattr(op, "user_defined", False)}
@@ -108,14 +109,7 @@ def _tol(dtype):
 
 
 def _close(actual, expected, what, dtype=np.float32):
-    if actual is None:
-        actual = np.zeros_like(np.asarray(expected))
-    actual = np.asarray(actual.numpy() if isinstance(actual, tj.Tensor) else actual, np.float64)
-    expected = np.asarray(expected, np.float64)
-    assert actual.shape == expected.shape, f"{what}: shape {actual.shape} != {expected.shape}"
-    tol = _tol(dtype)
-    scale = max(1.0, float(np.max(np.abs(expected)))) if expected.size else 1.0
-    np.testing.assert_allclose(actual, expected, rtol=tol["rtol"], atol=tol["atol"] * scale, err_msg=what)
+    close_scaled(actual, expected, what, **_tol(dtype))
 
 
 def _tensors(args, diff):

@@ -18,8 +18,6 @@ differ in the last bits); ``None`` must be ``None`` on every tapejax path exactl
 """
 from __future__ import annotations
 
-import contextlib
-
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -28,27 +26,14 @@ import pytest
 import tapejax as tj
 from tapejax import replay
 from tapejax.ops.core import registry
+from conftest import log1pexp, to_numpy
 
 tnp = tj.numpy
 RTOL, ATOL = 2e-4, 2e-5  # float32 rounding of fused programs (XLA may reassociate sums)
 
 
-@contextlib.contextmanager
-def settings(**kw):
-    saved = {k: getattr(tj.config, k) for k in kw}
-    for k, v in kw.items():
-        setattr(tj.config, k, v)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            setattr(tj.config, k, v)
-
-
 def _np(t):
-    if t is None:
-        return None
-    return np.asarray(t.numpy() if isinstance(t, (tj.Tensor, tj.Variable)) else t, np.float64)
+    return to_numpy(t, np.float64)
 
 
 class Case:
@@ -146,15 +131,6 @@ def _registry_cases():
 
 
 @tj.custom_gradient
-def log1pexp(x):
-    e = tnp.exp(x)
-
-    def grad(dy):
-        return dy * (1 - 1 / (1 + e))
-    return tnp.log(1 + e), grad
-
-
-@tj.custom_gradient
 def square_custom(x):
     return x * x, lambda dy: 4.0 * dy * x
 
@@ -227,18 +203,18 @@ def eager(case):
 
 
 def path_eager(case):
-    with settings(lazy=False, replay=False):
+    with tj.config.override(lazy=False, replay=False):
         return eager(case)
 
 
 def path_deferred(case):
-    with settings(lazy=True, replay=False):
+    with tj.config.override(lazy=True, replay=False):
         return eager(case)
 
 
 def path_replayed(case, exact=False):
     # one op-by-op warm-up pass, then the compiled program
-    with settings(lazy=True, replay=True, replay_background=False, replay_exact=exact, replay_warmup=1):
+    with tj.config.override(lazy=True, replay=True, replay_background=False, replay_exact=exact, replay_warmup=1):
         for _ in range(2):
             ts = case.tensors()
             with tj.GradientTape() as t:
@@ -352,7 +328,7 @@ def _inner_grad_dot(case, ts):
 
 
 def so_eager(case):
-    with settings(lazy=False):
+    with tj.config.override(lazy=False):
         ts = case.tensors()
         with tj.GradientTape() as outer:
             outer.watch(ts)

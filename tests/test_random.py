@@ -133,20 +133,7 @@ def test_generator_inside_function_draws_anew_each_call():
                                   jax.random.normal(jax.random.key(4), (3,)))
 
 
-@pytest.fixture
-def replay_on():
-    replay.clear()
-    saved = (tj.config.replay, tj.config.replay_warmup, tj.config.replay_exact, tj.config.replay_background,
-             tj.config.lazy)
-    tj.config.replay, tj.config.replay_warmup, tj.config.replay_exact, tj.config.replay_background = True, 2, True, False
-    tj.config.lazy = True
-    yield
-    (tj.config.replay, tj.config.replay_warmup, tj.config.replay_exact, tj.config.replay_background,
-     tj.config.lazy) = saved
-    replay.clear()
-
-
-def test_generator_in_a_replayed_step_draws_anew_each_step(replay_on):
+def test_generator_in_a_replayed_step_draws_anew_each_step(replay_now):
     g = tj.random.Generator.from_seed(11)
     ref = tj.random.Generator.from_seed(11)
     w = tj.Variable(np.ones(4, np.float32))

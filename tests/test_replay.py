@@ -8,18 +8,9 @@ from tapejax import replay
 tnp = tj.numpy
 
 
-@pytest.fixture(autouse=True)
-def replay_on():
-    replay.clear()
-    saved = (tj.config.replay, tj.config.replay_warmup, tj.config.replay_cache_size, tj.config.replay_exact,
-             tj.config.replay_background)
-    # exact: each op fenced in the program, so results must equal op-by-op execution bit for bit;
-    # compiled at once, so the third step is replayed deterministically
-    tj.config.replay, tj.config.replay_warmup, tj.config.replay_exact, tj.config.replay_background = True, 2, True, False
-    yield
-    (tj.config.replay, tj.config.replay_warmup, tj.config.replay_cache_size, tj.config.replay_exact,
-     tj.config.replay_background) = saved
-    replay.clear()
+# exact: each op fenced in the program, so results must equal op-by-op execution bit for bit;
+# compiled at once, so the third step is replayed deterministically
+pytestmark = pytest.mark.usefixtures("replay_now")
 
 
 def _chain_grad(x0, n=20, persistent=False):

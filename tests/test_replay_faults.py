@@ -18,16 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 tnp = tj.numpy
 
 
-@pytest.fixture(autouse=True)
-def replay_on():
-    replay.clear()
-    saved = (tj.config.replay, tj.config.replay_warmup, tj.config.replay_cache_size, tj.config.replay_exact,
-             tj.config.replay_background)
-    tj.config.replay, tj.config.replay_warmup, tj.config.replay_exact, tj.config.replay_background = True, 2, True, False
-    yield
-    (tj.config.replay, tj.config.replay_warmup, tj.config.replay_cache_size, tj.config.replay_exact,
-     tj.config.replay_background) = saved
-    replay.clear()
+pytestmark = pytest.mark.usefixtures("replay_now")
 
 
 def _step(x0, n=4, persistent=False):

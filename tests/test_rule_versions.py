@@ -18,11 +18,9 @@ NEW = np.array(X, np.float32) * 10
 def cosh_rules():
     op = registry()["cosh"]
     saved_rules = (op.fwd, op.bwd, op.jvp_rule)
-    saved = (tj.config.lazy, tj.config.replay, tj.config.replay_warmup, tj.config.replay_background)
-    tj.config.replay_warmup, tj.config.replay_background = 2, False  # compiled at once: the 3rd step replays
     replay.clear()
-    yield op
-    (tj.config.lazy, tj.config.replay, tj.config.replay_warmup, tj.config.replay_background) = saved
+    with tj.config.override(replay_warmup=2, replay_background=False):  # compiled at once: the 3rd step replays
+        yield op
     op.set_backward(saved_rules[0], saved_rules[1])  # (set_backward drops the JVP rule: put it back)
     op.jvp_rule = saved_rules[2]
     replay.clear()

@@ -10,28 +10,14 @@ import numpy as np
 import pytest
 
 import tapejax as tj
-from tapejax import replay
 
 tnp = tj.numpy
 
 
 @pytest.fixture
-def replay_now():
-    """Replay compiled at once after two op-by-op warm-up passes (so the third pass is replayed)."""
-    replay.clear()
-    saved = (tj.config.replay, tj.config.replay_warmup, tj.config.replay_background, tj.config.lazy)
-    tj.config.replay, tj.config.replay_warmup, tj.config.replay_background = True, 2, False
-    yield
-    tj.config.replay, tj.config.replay_warmup, tj.config.replay_background, tj.config.lazy = saved
-    replay.clear()
-
-
-@pytest.fixture
 def eager():
-    saved = tj.config.lazy
-    tj.config.lazy = False
-    yield
-    tj.config.lazy = saved
+    with tj.config.override(lazy=False):
+        yield
 
 
 # -- item 1: only watched tensors (and what was computed from them) receive gradients -----------------

@@ -1,0 +1,76 @@
+"""What the test files share: comparison helpers, config isolation, the replay fixture.
+
+Helpers (test files import them: ``from conftest import close``; pytest puts tests/ on sys.path):
+  to_numpy(x)                 a Tensor's or Variable's value, or anything array-like, as a NumPy array
+  close(a, b, rtol, atol)     elementwise within tolerances (np.testing.assert_allclose of to_numpy(a))
+  close_scaled(got, want, what, rtol, atol, dtype)
+                              a whole op's result: the same shape, and within rtol plus an atol scaled
+                              by want's largest magnitude (outputs of any size are compared alike);
+                              ``got`` None counts as zeros (an unconnected gradient)
+  log1pexp                    TF's custom_gradient example: log(1 + e^x) with a gradient that stays
+                              finite for large x (1 at x = 100, where the autodiff of the formula is NaN)
+
+Fixtures:
+  config (autouse)            every test runs inside ``tj.config.override`` of all settings, so whatever
+                              a test sets on tj.config (in its main thread) is put back after it
+  replay_now                  replay on, compiled at once (not in a background thread) after the default
+                              two op-by-op warm-up passes, so the third pass of a structure is replayed;
+                              replay_exact, so replayed results equal op-by-op results bit for bit;
+                              compiled programs forgotten before and after
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tapejax as tj
+
+try:  # issue 14 moves replay.py into the deferred/ package
+    from tapejax.deferred import replay
+except ImportError:
+    from tapejax import replay
+
+tnp = tj.numpy
+
+
+def to_numpy(x, dtype=None):
+    """``x`` as a NumPy array (a Tensor's value, a Variable's current value); None stays None."""
+    if x is None:
+        return None
+    return np.asarray(x.value if isinstance(x, tj.Tensor) else x, dtype)
+
+
+def close(a, b, rtol=1e-5, atol=1e-6):
+    np.testing.assert_allclose(to_numpy(a), np.asarray(b), rtol=rtol, atol=atol)
+
+
+def close_scaled(got, want, what, rtol=2e-4, atol=2e-5, dtype=np.float64):
+    want = np.asarray(want, dtype)
+    got = np.zeros_like(want) if got is None else to_numpy(got, dtype)
+    assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
+    scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=atol * scale, err_msg=what)
+
+
+@tj.custom_gradient
+def log1pexp(x):
+    e = tnp.exp(x)
+
+    def grad(dy):
+        return dy * (1 - 1 / (1 + e))
+    return tnp.log(1 + e), grad
+
+
+@pytest.fixture(autouse=True)
+def config():
+    with tj.config.override(**tj.config.settings()) as cfg:
+        yield cfg
+
+
+@pytest.fixture
+def replay_now():
+    replay.clear()
+    with tj.config.override(lazy=True, replay=True, replay_warmup=2, replay_exact=True, replay_background=False):
+        yield
+    replay.wait()
+    replay.clear()
