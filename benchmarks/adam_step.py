@@ -217,7 +217,7 @@ def run(workloads: List[str] = WORKLOADS, contenders: List[str] = CONTENDERS, ro
         torch_threads: int = 1) -> Dict:
     """Time every contender on every workload, round-robin. Returns ``{"rows": [...], "skipped": [...],
     "markdown": str}``."""
-    import tapejax.replay
+    import tapejax.deferred.replay
     device = device or jax.devices()[0]
     torch_note = ""
     if "torch eager" in contenders and device.platform == "cpu":
@@ -246,7 +246,7 @@ def run(workloads: List[str] = WORKLOADS, contenders: List[str] = CONTENDERS, ro
             for _ in range(warmup):
                 fn()
             if c == "tapejax eager":  # let the step's replay program finish compiling (jit compiles in warm-up)
-                tapejax.replay.wait()
+                tapejax.deferred.replay.wait()
                 fn()
             fns[c] = fn
         ref = first.get("jax.jit", next(iter(first.values()), None))

@@ -177,8 +177,8 @@ def measure(runs: List[Tuple[str, str, Callable]], rounds: int, warmup: int) -> 
         for _ in range(warmup):
             run()
     if "tapejax" in sys.modules:  # tapejax's recurring step: let its replay program finish compiling
-        import tapejax.replay
-        tapejax.replay.wait()
+        import tapejax.deferred.replay
+        tapejax.deferred.replay.wait()
         for _, _, run in runs:
             run()
     times: Dict[str, List[float]] = {name: [] for name, _, _ in runs}

@@ -20,7 +20,7 @@ import numpy as np
 
 import tapejax as tj
 from chain import setup_tapejax, setup_tf, setup_torch  # the same chain as benchmarks/chain.py
-from tapejax import replay
+from tapejax.deferred import replay
 
 tnp = tj.numpy
 

@@ -35,7 +35,7 @@ sys.path.insert(0, str(HERE))
 
 import jax  # noqa: E402
 
-import tapejax.replay  # noqa: E402
+import tapejax.deferred.replay  # noqa: E402
 import workloads as W  # noqa: E402
 import adam_step  # noqa: E402
 
@@ -63,7 +63,7 @@ def time_it(fn, warmup: int, repeats: int, budget_s: float, settle: bool = False
         fn()
     if settle:  # a recurring tapejax step: let its replay program finish compiling (as jit's does in warm-up)
         fn()
-        tapejax.replay.wait()
+        tapejax.deferred.replay.wait()
         fn()
     ts = []
     start = time.perf_counter()

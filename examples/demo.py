@@ -30,7 +30,7 @@ import numpy as np
 import optax
 
 import tapejax as tj
-from tapejax import replay as tj_replay
+from tapejax.deferred import replay as tj_replay
 
 tnp = tj.numpy
 

@@ -28,7 +28,7 @@ import tapejax as tj
 try:  # issue 14 moves replay.py into the deferred/ package
     from tapejax.deferred import replay
 except ImportError:
-    from tapejax import replay
+    from tapejax.deferred import replay
 
 tnp = tj.numpy
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
-from tapejax.lazy import LazyTensor
+from tapejax.tensor import LazyTensor
 
 tnp = tj.numpy
 

@@ -18,7 +18,7 @@ import pytest
 
 import tapejax as tj
 from tapejax import tape_set
-from tapejax.lazy import LazyTensor
+from tapejax.tensor import LazyTensor
 from tapejax.tensor import Tensor
 
 tnp = tj.numpy

@@ -27,7 +27,8 @@ MAX_NEW_ARRAYS, MAX_NEW_BYTES, MAX_NEW_OBJECTS = 20, 8 * 1024, 10
 
 
 def _tracked_types():
-    from tapejax import backprop, forwardprop, lazy, tape
+    from tapejax import backprop, forwardprop, tape
+    from tapejax.deferred import lazy
     return {"Tensor": tj.Tensor, "GradientTape": backprop.GradientTape, "Tape": tape.Tape,
             "OpEntry": tape.OpEntry, "ForwardAccumulator": forwardprop.ForwardAccumulator,
             "Accumulator": forwardprop.Accumulator, "lazy.Node": lazy.Node}

@@ -27,7 +27,7 @@ from conftest import close_scaled
 _REGISTRY = {n: op for n, op in registry().items() if not getattr(op, "user_defined", False)}
 
 
-def _is_float(a) -> bool:
+def is_float(a) -> bool:
     if isinstance(a, (np.ndarray, np.generic, jax.Array)):
         dt = a.dtype
         return not jax.dtypes.issubdtype(dt, jax.dtypes.prng_key) and jnp.issubdtype(dt, jnp.floating)
@@ -70,7 +70,7 @@ def _rng(op, static, salt):
 
 
 def _diff(args):
-    return tuple(i for i, a in enumerate(args) if _is_float(a))
+    return tuple(i for i, a in enumerate(args) if is_float(a))
 
 
 def _raw(args):

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
-from tapejax import replay
+from tapejax.deferred import replay
 from tapejax.ops.core import registry
 from conftest import log1pexp, to_numpy
 

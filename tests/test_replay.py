@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
-from tapejax import replay
+from tapejax.deferred import replay
 
 tnp = tj.numpy
 

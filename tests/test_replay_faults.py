@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
-from tapejax import replay
+from tapejax.deferred import replay
 
 ROOT = Path(__file__).resolve().parents[1]
 tnp = tj.numpy
@@ -39,7 +39,7 @@ _PLACEMENT_WORKER = textwrap.dedent("""
     import jax
     import numpy as np
     import tapejax as tj
-    from tapejax import replay
+    from tapejax.deferred import replay
 
     tj.config.replay_background, tj.config.replay_exact = False, True  # compiled at once; bitwise results
     tnp = tj.numpy

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
-from tapejax import replay
+from tapejax.deferred import replay
 from tapejax.ops.core import registry
 
 tnp = tj.numpy

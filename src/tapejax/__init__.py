@@ -2,6 +2,7 @@
 over JAX arrays, with every numeric kernel jit-compiled."""
 from .tensor import Tensor, Variable, constant, convert_to_tensor
 from . import ops as _ops  # noqa: F401  (installs the Tensor operators)
+from . import deferred as _deferred  # noqa: F401  (installs deferred execution and replay)
 from .ops import numpy
 from .ops import nn
 from .ops import random

@@ -9,11 +9,11 @@ import jax
 import jax.numpy as jnp
 
 from . import jacobian as jacobians, tape_set, vspace
-from .lazy import LazyTensor
+from .tensor import LazyTensor
 from .nest import UnconnectedGradients, flatten, unconnected_gradients_of
 from .sweep import GradientStats
 from .tape import Tape
-from .tensor import Tensor, Variable, _is_float, convert_to_tensor
+from .tensor import Tensor, Variable, is_float, convert_to_tensor
 
 
 def _zeros_like_source(s) -> Tensor:
@@ -106,12 +106,12 @@ class GradientTape:
         leaves, _ = flatten(tensor)
         for t in leaves:
             if isinstance(t, Variable):
-                if not _is_float(t.dtype):
+                if not is_float(t.dtype):
                     warnings.warn(f"GradientTape.watch: variable '{t.name}' has dtype {t.dtype}; only floating "
                                   "dtypes are differentiable, its gradient will be None.", UserWarning, stacklevel=2)
                 self._tape.watch_variable(t)
             elif isinstance(t, Tensor):
-                if not _is_float(t.dtype):
+                if not is_float(t.dtype):
                     warnings.warn(f"GradientTape.watch: tensor of dtype {t.dtype} is not differentiable (only "
                                   "floating dtypes are); its gradient will be None.", UserWarning, stacklevel=2)
                 self._tape.watch(t._id)
@@ -159,7 +159,7 @@ class GradientTape:
             else:
                 t = t if isinstance(t, Tensor) else convert_to_tensor(t)
                 tid, dtype = t._id, t.dtype
-            if not _is_float(dtype):
+            if not is_float(dtype):
                 continue  # as TF: a non-float target contributes no gradient
             target_ids.append(tid)
             keep_out_grads.append(og)
@@ -179,7 +179,7 @@ class GradientTape:
             else:
                 raise ValueError(f"GradientTape.gradient: source of type {type(s).__name__} is not a tj.Tensor "
                                  "or tj.Variable; only recorded tensors can be differentiated against.")
-            if not _is_float(arr.dtype):
+            if not is_float(arr.dtype):
                 sid = -1 - len(source_ids)  # an id no tape knows: its gradient is None, as in TF
             source_ids.append(sid)
             if sid in target_set:

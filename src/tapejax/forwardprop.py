@@ -20,7 +20,7 @@ import jax.numpy as jnp
 
 from . import tape_set, vspace
 from .nest import UnconnectedGradients, flatten, unconnected_gradients_of as _unconnected
-from .tensor import Tensor, Variable, _is_float, convert_to_tensor
+from .tensor import Tensor, Variable, is_float, convert_to_tensor
 
 
 class Accumulator:
@@ -108,7 +108,7 @@ class Accumulator:
         conn = op.connections  # a tj.function call: no tangent for an output no input with one reaches
         given = frozenset(i for i, t in zip(diff, tans) if t is not None) if conn is not None else None
         for k, (o, t) in enumerate(zip(outs, res)):
-            if t is not None and _is_float(o._value.dtype) and (given is None or conn[k] & given):
+            if t is not None and is_float(o._value.dtype) and (given is None or conn[k] & given):
                 self._store(o, t)
 
     def accumulate_from_backward(self, outs, input_ids, backward) -> None:
@@ -119,13 +119,13 @@ class Accumulator:
         in_tans = [self.tangents.get(i) for i in input_ids]
         if all(t is None for t in in_tans):
             return
-        float_outs = [o for o in outs if _is_float(o._value.dtype)]
+        float_outs = [o for o in outs if is_float(o._value.dtype)]
         with self.computing():
             aids = [Tensor(vspace.ones_like(o._value)) for o in float_outs]
             with GradientTape(persistent=True) as tape:
                 tape.watch(aids)
                 it = iter(aids)
-                cts = [next(it) if _is_float(o._value.dtype) else None for o in outs]
+                cts = [next(it) if is_float(o._value.dtype) else None for o in outs]
                 grads = backward(cts, list(range(len(input_ids))), True)
             targets, og = [], []
             for g, t in zip(grads, in_tans):
@@ -224,7 +224,7 @@ class ForwardAccumulator:
             if tt.dtype != dtype:
                 raise ValueError(f"ForwardAccumulator: tangent of dtype {tt.dtype} does not match its primal of "
                                  f"dtype {dtype}; cast the tangent with .astype({dtype}).")
-            if not _is_float(dtype):
+            if not is_float(dtype):
                 warnings.warn(f"ForwardAccumulator: primal of dtype {dtype} is not differentiable; its tangent is "
                               "ignored.", UserWarning, stacklevel=3)
                 continue

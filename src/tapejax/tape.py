@@ -22,11 +22,29 @@ from __future__ import annotations
 import weakref
 from typing import Any, Dict, List, Sequence
 
-from . import lazy, sweep, tape_set
+from . import sweep, tape_set
 from .config import config
 from .tensor import Tensor
 
 from jax.core import Tracer
+
+
+# Registration points for deferred execution and replay (deferred/), a layer above the tape:
+# ``_new_step_record()`` makes the per-tape record of a step's structure, and ``_replayer(tape, prepare,
+# target_ids, source_ids, sources_that_are_targets, output_gradients, stats)`` answers a gradient from
+# a compiled program, or None for the sweep.
+_new_step_record = None
+_replayer = None
+
+
+def set_step_recorder(factory) -> None:
+    global _new_step_record
+    _new_step_record = factory
+
+
+def set_replayer(replayer) -> None:
+    global _replayer
+    _replayer = replayer
 
 
 class OpEntry:
@@ -55,8 +73,11 @@ class Tape:
         self.paused = False
         self.last_replay = ""  # how the last backward pass ran (see replay.py)
         self._weak = weakref.ref(self)
-        # The tape's structure as data, for replay (lazy.Trace); only where a replay could use it.
-        self.trace = lazy.Trace() if (config.lazy and config.replay and not persistent) else None
+        # The tape's structure as data, for replay (deferred/lazy.py's Trace); only where a replay could
+        # use it. ``record_operation`` and ``watch`` keep it in step; the tape knows it only through
+        # its methods (add, ident, break_).
+        self.trace = _new_step_record() if (_new_step_record is not None and config.lazy and config.replay
+                                            and not persistent) else None
 
     @property
     def recording(self) -> bool:
@@ -183,9 +204,9 @@ class Tape:
                          sources_that_are_targets: Dict[int, Any], output_gradients: Sequence[Any],
                          recording: bool, stats: sweep.GradientStats) -> List[Any]:
         """Gradients (raw arrays, or Tensors when ``recording``) of the targets w.r.t. the sources."""
-        from . import replay
         # Under check_numerics every kernel runs on its own, so each one is checked.
-        replaying = config.replay and not recording and not (tape_set.numerics_checks and tape_set.state.debug_checking)
+        replaying = (_replayer is not None and config.replay and not recording
+                     and not (tape_set.numerics_checks and tape_set.state.debug_checking))
         prepared = []
 
         def prepare():
@@ -195,20 +216,12 @@ class Tape:
                     # Backward functions not on the path die now; the needed ones are owned by the pruned ops.
                     self.op_tape = {}
             return prepared[0]
-        traced = False
-        if replaying and self.trace is not None and not self.persistent:
-            result = replay.run_trace(self, prepare, target_ids, source_ids, sources_that_are_targets,
-                                      output_gradients, stats)
-            if result is not None and result is not replay.NOT_TRACED:
-                return result
-            traced = result is None  # op by op (warm-up, compiling...): not the slow replay path below
-            self.trace = None  # not used: let its ops go as the backward pass runs
-        ops, usage, missing = prepare()
-        if replaying and not traced:
-            result = replay.try_replay(self, ops, usage, missing, target_ids, source_ids,
-                                       sources_that_are_targets, output_gradients, stats)
+        if replaying:
+            result = _replayer(self, prepare, target_ids, source_ids, sources_that_are_targets, output_gradients,
+                               stats)
             if result is not None:
                 return result
+        ops, usage, missing = prepare()
         return sweep.backprop(ops, usage, missing, self.tensor_tape, target_ids, source_ids, output_gradients,
                               recording=recording, ones_for=sources_that_are_targets, release=not self.persistent,
                               stats=stats)

@@ -44,6 +44,18 @@ class DebugHooks:
 
 debug_hooks = DebugHooks()
 
+
+class RecordHooks:
+    """Where the op layer plugs recording into the base layer: a Variable (tensor.py) cannot import the
+    recorder, which sits above it, so the recorder installs itself here at import."""
+
+    def __init__(self) -> None:
+        # (variable, tensor): ``tensor = read(variable)`` happened while something records (Variable.read_value).
+        self.variable_read: Callable[[Any, Any], None] = _ignore
+
+
+record_hooks = RecordHooks()
+
 numerics_checks = 0  # open checking_numerics() blocks, all threads together (see the module docstring)
 _numerics_lock = threading.Lock()
 

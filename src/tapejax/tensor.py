@@ -19,12 +19,17 @@ import numpy as np
 
 from . import tape_set
 
-_next_id = itertools.count(1).__next__
+try:  # the concrete jax.Array class, without starting a backend at import (tapejax.distributed needs that)
+    from jax._src.array import ArrayImpl
+except ImportError:  # pragma: no cover - another jax layout: only LazyTensor arguments are deferred then
+    ArrayImpl = None
+
+next_id = itertools.count(1).__next__
 
 
 def new_id() -> int:
     """A fresh id. Ids only grow, so a Tensor whose id is below one taken now was made before now."""
-    return _next_id()
+    return next_id()
 
 
 _scope = threading.local()  # .prefix: the name scope Variables created now get ("" or "a/b/")
@@ -50,7 +55,7 @@ def name_scope(name: str) -> Iterator[str]:
 _float_dtypes: dict = {}  # dtype -> is inexact; jnp.issubdtype costs ~1 us and runs on every recorded op
 
 
-def _is_float(dtype) -> bool:
+def is_float(dtype) -> bool:
     try:
         return _float_dtypes[dtype]
     except (KeyError, TypeError):
@@ -71,7 +76,7 @@ class Tensor:
 
     def __init__(self, value: Any) -> None:
         self._value = value
-        self._id = _next_id()
+        self._id = next_id()
         self._trackers = None  # weak ref (or list of them) to the tapes/accumulators to tell when it dies
 
     def __del__(self) -> None:
@@ -381,6 +386,60 @@ def _require_concrete(t: Tensor, what: str) -> None:
 jax.tree_util.register_pytree_node(Tensor, _tree_flatten_tensor, lambda _, c: Tensor(c[0]))
 
 
+class LazyTensor(Tensor):
+    """A Tensor whose value is produced on first read: the output of an op that deferred execution
+    (deferred/lazy.py) recorded without running. Shape and dtype are known at once (``aval``); reading
+    the value asks the pending op (``node``, any object with ``values`` and ``compute()``) to run."""
+
+    __slots__ = ("_node", "_index", "_aval", "_concrete")
+
+    def __init__(self, node, index: int, aval) -> None:
+        self._id = next_id()
+        self._trackers = None
+        self._node = node
+        self._index = index
+        self._aval = aval
+        self._concrete = None
+
+    @property
+    def _value(self):
+        c = self._concrete
+        if c is None:
+            node = self._node
+            if node.values is None:
+                node.compute()
+            c = self._concrete = node.values[self._index]
+            self._node = None
+        return c
+
+    def _pending_node(self):
+        """The node still to run for this tensor's value, or None once it is known."""
+        node = self._node
+        if node is None or node.values is not None:
+            return None
+        return node
+
+    @property
+    def shape(self) -> tuple:
+        return self._aval.shape
+
+    @property
+    def dtype(self):
+        return self._aval.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._aval.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self._aval.size)
+
+
+# A pytree like Tensor (flattening reads the value).
+jax.tree_util.register_pytree_node(LazyTensor, pytree_flatten, lambda _, c: Tensor(c[0]))
+
+
 class Variable:
     """Mutable state. Reads inside an active tape are recorded against the variable's handle id, so a
     gradient with respect to the variable sums over all its reads; each read sees the value current then."""
@@ -397,7 +456,7 @@ class Variable:
             initial_value = initial_value()
         value = convert_to_tensor(initial_value, dtype=dtype).value
         self._value = value
-        self._handle_id = _next_id()
+        self._handle_id = next_id()
         self._trainable = bool(trainable)
         self._name = current_name_scope() + (name if name is not None else f"Variable:{self._handle_id}")
 
@@ -410,8 +469,7 @@ class Variable:
             for w in st.variable_watchers:
                 w.setdefault(id(self), self)
         if tape_set.active():
-            from .ops.core import record_variable_read
-            record_variable_read(self, t)
+            tape_set.record_hooks.variable_read(self, t)
         return t
 
     def value(self) -> Tensor:

@@ -128,12 +128,20 @@ def aggregate(grads: Sequence[Any]) -> Any:
     return _sum_n(moved)
 
 
+_recorded_sum = None  # tj.numpy.add_n, installed by the op layer (set_recorded_sum): ops sit above vspace
+
+
+def set_recorded_sum(add_n) -> None:
+    """Registration point for the op that sums Tensors on the tape (the ops layer calls it at import)."""
+    global _recorded_sum
+    _recorded_sum = add_n
+
+
 def aggregate_tensors(grads: List[Tensor]) -> Tensor:
     """Recorded sum of Tensors (used while an outer tape or accumulator records the backward pass)."""
-    from .ops import numpy as tnp
     if len(grads) == 1:
         return grads[0]
-    return tnp.add_n(grads)
+    return _recorded_sum(grads)
 
 
 def placement(sharding):

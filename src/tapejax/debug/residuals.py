@@ -23,7 +23,8 @@ from typing import Any, Dict, List, Optional, Tuple
 import jax
 import numpy as np
 
-from ..lazy import LazyTensor, scalar_aval
+from ..deferred.lazy import scalar_aval
+from ..tensor import LazyTensor
 
 # Residual layouts of op types, found abstractly (see pending_layout); bounded like lazy.py's cache.
 _layouts: Dict[Any, Any] = {}

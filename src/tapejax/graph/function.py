@@ -22,8 +22,8 @@ from typing import Any, Callable, Dict, List, Optional
 import jax
 import numpy as np
 
-from .. import lazy, tape_set
-from ..ops.core import OpDef, apply
+from .. import tape_set
+from ..ops.core import OpDef, apply, rules_epoch
 from ..tensor import Tensor, Variable
 from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture
 
@@ -107,7 +107,7 @@ class Function:
         if not kwargs and all(type(a) is Tensor for a in args):
             dyn_vals = [_strong(a._value) for a in args]
             fast_key = (tuple((v.shape, v.dtype) for v in dyn_vals), len(self._variables), len(self._tensors),
-                        lazy.rules_epoch())
+                        rules_epoch())
             hit = self._fast.get(fast_key)
             if hit is not None and not tape_set.any_recording():
                 conc, variables = hit
@@ -130,7 +130,7 @@ class Function:
             else:
                 sig.append(_static_key(x))
         # A RegisterGradient since the last trace retraces: the program carries the rules of its ops.
-        base_key = (treedef, tuple(sig), lazy.rules_epoch())
+        base_key = (treedef, tuple(sig), rules_epoch())
         try:
             conc = self._concrete(base_key, leaves, treedef, dyn_pos, dyn_vals)
         except BuildEagerly:

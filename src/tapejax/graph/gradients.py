@@ -16,7 +16,7 @@ import jax.numpy as jnp
 
 from .. import sweep, tape_set, vspace
 from ..nest import UnconnectedGradients, flatten, unconnected_gradients_of
-from ..tensor import Tensor, Variable, _is_float, convert_to_tensor
+from ..tensor import Tensor, Variable, is_float, convert_to_tensor
 
 
 class AggregationMethod(enum.Enum):
@@ -72,7 +72,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
     seeds: List[Tensor] = []
     for y, gy in zip(ys_l, grad_ys_l):
         arr = y._current() if isinstance(y, Variable) else y._value
-        if not _is_float(arr.dtype):
+        if not is_float(arr.dtype):
             continue
         if gy is None:
             if jnp.issubdtype(arr.dtype, jnp.complexfloating):  # ones would be an arbitrary direction (TF)

@@ -27,15 +27,28 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import tape_set
-from .. import lazy
 from ..config import config
-from ..lazy import ArrayImpl, LazyTensor
-from ..tensor import Tensor, Variable, _is_float
+from ..tensor import ArrayImpl, LazyTensor, Tensor, Variable, is_float
 from . import linear_rule
 from .linear_rule import LinearRule
 from .rules import tf_complex_vjp
 
 _registry: Dict[str, "OpDef"] = {}
+
+
+# Bumped whenever an op's rules change (tj.RegisterGradient -> OpDef.set_backward). It is part of the
+# key of every cache holding kernels beyond the op itself (deferred op types, replay programs,
+# tj.function traces), so that the change takes effect at the next op on every path.
+_rules_epoch = 0
+
+
+def rules_changed() -> None:
+    global _rules_epoch
+    _rules_epoch += 1
+
+
+def rules_epoch() -> int:
+    return _rules_epoch
 
 
 def registry() -> Dict[str, "OpDef"]:
@@ -73,7 +86,7 @@ def _zeros_for(x):
     return jnp.zeros(jnp.shape(x), jnp.result_type(x))
 
 
-def _as_tuple(out):
+def as_tuple(out):
     return tuple(out) if isinstance(out, (tuple, list)) else (out,)
 
 
@@ -118,16 +131,16 @@ def with_linear_rule(fn: Callable, jvp: Callable, transpose: Callable) -> Callab
     @traced.defjvp
     def traced_jvp(primals, tangents):
         out = traced(*primals)
-        outs = _as_tuple(out)
-        diff = tuple(i for i, x in enumerate(primals) if _is_float(jnp.result_type(x)))
-        float_out = tuple(k for k, o in enumerate(outs) if _is_float(o.dtype))
+        outs = as_tuple(out)
+        diff = tuple(i for i, x in enumerate(primals) if is_float(jnp.result_type(x)))
+        float_out = tuple(k for k, o in enumerate(outs) if is_float(o.dtype))
         key = (diff, tuple((jnp.shape(x), jnp.result_type(x)) for x in primals))
         hit = rules.get(key)
         if hit is None:
             n_out, zero = len(outs), {k: (outs[k].shape, outs[k].dtype) for k in float_out}  # no tracer kept
 
             def forward(dyn, tans):
-                t = _as_tuple(jvp(diff, tuple(dyn), tuple(tans), fn(*dyn)))
+                t = as_tuple(jvp(diff, tuple(dyn), tuple(tans), fn(*dyn)))
                 return [t[k] if t[k] is not None else jnp.zeros(*zero[k]) for k in float_out]
 
             def transposed(dyn, cts):
@@ -190,13 +203,13 @@ class _Kernels:
 
             def pullback(res, cts, spec, diff):
                 filled = fill(cts, spec, keep_none=True)
-                g = _as_tuple(bwd(res, tuple(filled) if spec[0] else filled[0]))
+                g = as_tuple(bwd(res, tuple(filled) if spec[0] else filled[0]))
                 return g
         else:
             def forward_res(diff, dyn):
                 def f(*d):
                     out = with_diff(dyn, diff)(*d)
-                    return tuple(o for o in _as_tuple(out) if _is_float(o.dtype)), out
+                    return tuple(o for o in as_tuple(out) if is_float(o.dtype)), out
                 _, vjp_fn, out = jax.vjp(f, *[dyn[i] for i in diff], has_aux=True)
                 return out, vjp_fn
 
@@ -224,10 +237,10 @@ class _Kernels:
             # Only a custom backward: the JVP is its transpose (a backward is linear in the cotangents).
             def jvp(diff, dyn, tangents, out):
                 o, res = forward_res(diff, dyn)
-                outs = _as_tuple(o)
-                float_idx = [k for k, x in enumerate(outs) if _is_float(x.dtype)]
+                outs = as_tuple(o)
+                float_idx = [k for k, x in enumerate(outs) if is_float(x.dtype)]
                 spec = (isinstance(o, (tuple, list)),
-                        tuple((x.shape, x.dtype, _is_float(x.dtype)) for x in outs))
+                        tuple((x.shape, x.dtype, is_float(x.dtype)) for x in outs))
 
                 def lin(cts_float):
                     cts = [None] * len(outs)
@@ -246,13 +259,13 @@ class _Kernels:
         else:
             def jvp(diff, dyn, tangents, out):
                 def f(*d):
-                    outs = _as_tuple(with_diff(dyn, diff)(*d))
-                    return tuple(o for o in outs if _is_float(o.dtype))
+                    outs = as_tuple(with_diff(dyn, diff)(*d))
+                    return tuple(o for o in outs if is_float(o.dtype))
                 t = tuple(tg if tg is not None else _zeros_for(dyn[i]) for tg, i in zip(tangents, diff))
                 _, tf = jax.jvp(f, tuple(dyn[i] for i in diff), t)
-                outs = _as_tuple(out)
+                outs = as_tuple(out)
                 it = iter(tf)
-                result = [next(it) if _is_float(o.dtype) else None for o in outs]
+                result = [next(it) if is_float(o.dtype) else None for o in outs]
                 return tuple(result) if isinstance(out, (tuple, list)) else result[0]
 
         def transpose(diff, dyn, cts):
@@ -265,7 +278,7 @@ class _Kernels:
         def spec_of(dyn):
             out = jax.eval_shape(fn, *dyn)
             return (isinstance(out, (tuple, list)),
-                    tuple((tuple(o.shape), o.dtype, _is_float(o.dtype)) for o in _as_tuple(out)))
+                    tuple((tuple(o.shape), o.dtype, is_float(o.dtype)) for o in as_tuple(out)))
 
         self.traced = with_linear_rule(fn, jvp, transpose)
         self.forward = jax.jit(self.traced)
@@ -418,7 +431,7 @@ class OpDef:
         self.jvp_rule = None
         self._kernels.clear()
         self._derived.clear()
-        lazy.rules_changed()  # deferred op types and replay programs built with the old rule: not used again
+        rules_changed()  # deferred op types and replay programs built with the old rule: not used again
 
     def __call__(self, *args, **static):
         return apply(self, args, static)
@@ -563,13 +576,24 @@ def _wrap(out):
     return Tensor(out)
 
 
+# The deferred-execution layer (deferred/lazy.py) plugs in here: ``(op, args, raw, static)`` -> the op's
+# pending outputs, or None when it must run now. It sits above the ops, so it installs itself at import.
+_deferral: Optional[Callable] = None
+
+
+def set_deferral(defer: Optional[Callable]) -> None:
+    """Registration point for deferred execution (see ``_deferral``)."""
+    global _deferral
+    _deferral = defer
+
+
 def apply(op: OpDef, args: Sequence[Any], static: dict):
     """Run ``op`` on ``args``; record it on every tape/accumulator of this thread that watches an input.
     A ``name`` in ``static`` is TF's op name: accepted and ignored (it only names a graph node)."""
     if static and "name" in static:
         static = {k: v for k, v in static.items() if k != "name"}
     st = tape_set.state
-    deferred = (config.lazy and len(st.tapes) == 1 and not st.accumulators and not st.stopped
+    deferred = (_deferral is not None and config.lazy and len(st.tapes) == 1 and not st.accumulators and not st.stopped
                 and op.differentiable and st.capture is None
                 and not (tape_set.numerics_checks and st.debug_checking))
     raw, args = _raw(op, args, deferred)
@@ -577,7 +601,7 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
         raw = st.capture.substitute(args, raw)
     try:
         if deferred:
-            out = _apply_lazy(op, args, raw, static)
+            out = _deferral(op, args, raw, static)
             if out is not None:
                 return out
             raw = [r._value if type(r) is LazyTensor else r for r in raw]
@@ -624,93 +648,11 @@ def _named_error(op: OpDef, raw, static: dict, e: Exception) -> Optional[Excepti
                    f"Fix the arguments' shapes or dtypes (tj.numpy/tj.nn follow jax.numpy/jax.nn's rules).")
 
 
-_PY_SCALARS = (float,)  # raw Python floats: -0.0 and NaN, which the scalar cache leaves as they are
-
-
-def _apply_lazy(op: OpDef, args, raw, static):
-    """Record ``op`` without running it (lazy.py); None when it must run now: an argument that is not
-    a plain array on the default device, or an op JAX cannot differentiate. Also adds the op to the
-    tape's trace (one loop over the arguments does both: this runs for every op)."""
-    tape = tape_set.state.tapes[0]
-    trace = tape.trace
-    if trace is not None:
-        if trace.broken:
-            if trace.too_long:
-                return None
-            trace = None
-        elif len(trace.tokens) >= config.replay_max_ops:
-            # This step will never be replayed as one program: deferring the rest of its ops would
-            # only delay them. They run at once from here (the pending ones when first needed).
-            trace.break_()
-            trace.too_long = True
-            return None
-    avals = []
-    refs = []
-    mask = 0
-    bit = 1
-    for a, r in zip(args, raw):
-        if type(r) is LazyTensor:
-            avals.append(r._aval)
-            mask |= bit
-            if trace is not None:
-                n = r._node
-                if n.trace == trace.uid:
-                    j = r._index  # the tensor made by that traced op, as one int (no tuple to allocate)
-                    refs.append((n.tix << 8) | j if j < 256 else (n.tix, j))
-                else:
-                    trace.break_()
-                    trace = None
-        elif (type(r) is ArrayImpl and not r._committed) or type(r) in _PY_SCALARS:
-            avals.append(r.aval if type(r) is ArrayImpl else lazy.scalar_aval(r))
-            is_tensor = isinstance(a, Tensor)
-            if is_tensor:
-                mask |= bit
-            if trace is not None:
-                k = trace.leaf_pos.get(id(r))
-                if k is None:
-                    k = trace.add_leaf(r)
-                refs.append((-1 - k, trace.ident(a._id)) if is_tensor else -1 - k)
-        else:
-            return None
-        bit <<= 1
-    typ = lazy.op_type(op, static, mask, avals)
-    if typ is None:
-        return None
-    ids = []
-    recorded = False
-    tt = tape.tensor_tape
-    for i in typ.diff:
-        tid = args[i]._id
-        ids.append(tid)
-        if tid in tt:
-            recorded = True
-    recorded = recorded and not tape.paused
-    node = lazy.Node(typ, raw, recorded)
-    if typ.multi:
-        outs = tuple(LazyTensor(node, j, av) for j, av in enumerate(typ.avals))
-        result = outs
-    else:
-        result = LazyTensor(node, 0, typ.avals[0])
-        outs = (result,)
-    if recorded:
-        bf = BackwardFunction(op, static, None, args, typ.diff, typ.spec)
-        bf.node = node
-        tape.record_deferred(op.name, outs, ids, bf, typ.infos)
-    else:
-        tape_set.debug_hooks.note_unrecorded(op, args, result)
-    if trace is not None:
-        node.trace = trace.uid
-        node.tix = len(trace.nodes)
-        trace.nodes.append(node)
-        trace.tokens.append((typ, recorded, outs[0]._id - trace.base, *refs))
-    return result
-
-
 def _apply_recorded(op: OpDef, args, raw, static):
     ids = []
     diff = []
     for i, a in enumerate(args):
-        if isinstance(a, Tensor) and _is_float(a._value.dtype):
+        if isinstance(a, Tensor) and is_float(a._value.dtype):
             ids.append(a._id)
             diff.append(i)
     st = tape_set.state
@@ -745,12 +687,12 @@ def _apply_recorded(op: OpDef, args, raw, static):
         out, res = k.forward(*raw), NoGradient(op.name, str(e).splitlines()[0])
     if isinstance(out, (tuple, list)):
         result = outs = tuple(Tensor(o) for o in out)
-        spec = (True, tuple((tuple(o.shape), o.dtype, _is_float(o.dtype)) for o in out))
+        spec = (True, tuple((tuple(o.shape), o.dtype, is_float(o.dtype)) for o in out))
     else:
         result = Tensor(out)
         outs = (result,)
         dt = out.dtype
-        spec = (False, ((tuple(out.shape), dt, _is_float(dt)),))
+        spec = (False, ((tuple(out.shape), dt, is_float(dt)),))
     if tapes:
         bf = BackwardFunction(op, static, res, args, diff, spec)
         if tape_set.numerics_checks and st.debug_checking:  # tj.debug.check_numerics: where the user called this op
@@ -768,7 +710,7 @@ def _traced_forward_res(k: _Kernels, diff: tuple, raw):
     residuals that are outputs are those same values (tj.differentiate references, not copies, them)."""
     out_r, res = k.forward_res_impl(diff, tuple(raw))
     out = k.traced(*raw)
-    same = {id(a): b for a, b in zip(_as_tuple(out_r), _as_tuple(out))}
+    same = {id(a): b for a, b in zip(as_tuple(out_r), as_tuple(out))}
     return out, jax.tree_util.tree_map(lambda leaf: same.get(id(leaf), leaf), res)
 
 
@@ -784,12 +726,12 @@ class BackwardFunction:
     def __init__(self, op: OpDef, static: dict, res, inputs, diff: tuple, spec) -> None:
         self.op, self.static, self.res, self.inputs, self.diff, self.spec = op, static, res, inputs, diff, spec
         self.node = None  # a deferred op (lazy.py): the residuals come when it runs
-        self.epoch = lazy.rules_epoch()  # the rules the residuals were made for
+        self.epoch = rules_epoch()  # the rules the residuals were made for
 
     def residuals(self):
         node = self.node
         if node is not None:
-            self.res = lazy.take_residuals(node)
+            self.res = node.take_residuals()
             self.node = None
         return self.res
 
@@ -824,11 +766,11 @@ class BackwardFunction:
             raise self.res.error()
         if not recording:
             k = self.op.kernels(self.static)
-            if self.epoch != lazy.rules_epoch() and self.inputs is not None:
+            if self.epoch != rules_epoch() and self.inputs is not None:
                 # A RegisterGradient since this op ran: its gradient is the rule of now (as TF looks the
                 # gradient function up at backward time), on residuals that rule makes.
                 raw = tuple(a._value if isinstance(a, Tensor) else a for a in self.inputs)
-                self.res, self.epoch = k.forward_res(diff, raw)[1], lazy.rules_epoch()
+                self.res, self.epoch = k.forward_res(diff, raw)[1], rules_epoch()
             if len(cts) == 1:
                 c = cts[0]
                 raw_cts = (c._value if isinstance(c, Tensor) else c,)
@@ -889,7 +831,7 @@ IDENTITY_BACKWARD = IdentityBackward()
 
 def record_variable_read(var: Variable, t: Tensor) -> None:
     """Record ``t = read(var)`` against the variable's handle id on the active tapes/accumulators."""
-    if not _is_float(t._value.dtype):
+    if not is_float(t._value.dtype):
         return
     handle = var._handle_id
     for tape in tape_set.recording_tapes():
@@ -903,10 +845,13 @@ def record_variable_read(var: Variable, t: Tensor) -> None:
 
 def record_identity(name: str, src: Tensor, dst: Tensor) -> None:
     """Record ``dst = src`` (gradient and tangent pass straight through)."""
-    if not _is_float(src._value.dtype):
+    if not is_float(src._value.dtype):
         return
     for tape in tape_set.recording_tapes():
         if tape.should_record((src._id,)):
             tape.record_operation(name, (dst,), [src._id], IDENTITY_BACKWARD)
     for acc in tape_set.recording_accumulators():
         acc.record_identity(src._id, dst)
+
+
+tape_set.record_hooks.variable_read = record_variable_read  # Variable.read_value records through this

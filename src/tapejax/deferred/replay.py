@@ -14,7 +14,7 @@ differentiated or are marked ``replayable=False``) are not replayed; ``last_repl
 
 A key also holds what the program was built for beyond the tape: the default device (a compiled
 program runs where it was compiled; arguments committed elsewhere make it fall back to its jitted
-function, which compiles per placement) and the rules epoch (``lazy.rules_changed``: a
+function, which compiles per placement) and the rules epoch (``ops.core.rules_changed``: a
 ``tj.RegisterGradient`` makes every older program unreachable). An interrupted compile removes its
 program, so a later step compiles again. A structure whose program was dropped from the full cache
 ``_MAX_EVICTIONS`` times is compiled again only into free room (more recurring structures than
@@ -31,11 +31,13 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import lazy, vspace
-from .config import config
-from .ops.core import BackwardFunction, IdentityBackward, NoGradient, _as_tuple
-from .sweep import GradientStats, backprop
-from .tape import OpEntry
+from .. import tape as tape_module, vspace
+from ..config import config
+from ..ops.core import BackwardFunction, IdentityBackward, NoGradient, as_tuple, rules_epoch
+from ..sweep import GradientStats, backprop
+from ..tape import OpEntry
+from ..tensor import LazyTensor
+from . import lazy
 
 _seen: "collections.Counter" = collections.Counter()
 _programs: Dict[Any, "_Program"] = {}
@@ -153,7 +155,6 @@ def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_tar
             recorded = {id(n) for n in roots}
             node_index = {id(n): j for j, n in enumerate(nodes)}
             leaf_pos: Dict[int, int] = {}
-            LazyTensor = lazy.LazyTensor
             for n in nodes:
                 refs = []
                 for r in n.raw:
@@ -222,7 +223,7 @@ def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_tar
     # (pruning is deterministic), so they are not part of the key; they are renamed only when compiling.
     # A compiled program runs on the device it was compiled for: where the step runs is part of the key.
     key = (tuple(node_sig), tuple(sig), tuple(exported), tgt, src, og, sat, config.aggregation_min_count,
-           config.aggregation_min_bytes, config.replay_exact, jax.config.jax_default_device, lazy.rules_epoch())
+           config.aggregation_min_bytes, config.replay_exact, jax.config.jax_default_device, rules_epoch())
     return key, leaves, (local, kinds, node_sig, exported, nodes, tgt, src, sat)
 
 
@@ -298,7 +299,7 @@ def _build(snapshot, exact: bool) -> _Program:
                 out, residuals[j] = fenced(lambda *a: kernels.forward_res_impl(diff, a), *args)
             else:
                 out = fenced(kernels.forward, *args)
-            values.append(_as_tuple(out))
+            values.append(as_tuple(out))
         ops = {}
         for k, (op_type, outs, ins, bdesc) in enumerate(snap_ops):
             kind = bdesc[0]
@@ -409,7 +410,7 @@ def run_trace(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Se
            tuple(None if g is None else (tuple(g.shape), g.dtype) for g in og),
            tuple(sorted((ident(k), tuple(v[0]), v[1]) for k, v in that_are_targets.items())),
            config.aggregation_min_count, config.aggregation_min_bytes, config.replay_exact,
-           jax.config.jax_default_device, lazy.rules_epoch())  # (as in _structure)
+           jax.config.jax_default_device, rules_epoch())  # (as in _structure)
     program = _programs.get(key)
     if program is None:
         n = _seen[key] = _seen[key] + 1
@@ -465,7 +466,7 @@ def _trace_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, target_ids,
         snap_ops.append((e.op_type, outs, ins, bdesc))
     node_sig = []
     for n in tr.nodes:
-        refs = tuple((r._node.tix, r._index) if type(r) is lazy.LazyTensor else tr.leaf_pos[id(r)] for r in n.raw)
+        refs = tuple((r._node.tix, r._index) if type(r) is LazyTensor else tr.leaf_pos[id(r)] for r in n.raw)
         # (the token's refs also name the tensors; the program only needs where each value comes from)
         node_sig.append((n.kernels, n.diff, n.type, refs, n.tix in recorded))
     exported = []
@@ -521,3 +522,27 @@ def clear() -> None:
     _seen.clear()
     _programs.clear()
     _evictions.clear()
+
+
+def gradient(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Sequence[int], that_are_targets,
+             output_gradients, stats: GradientStats) -> Optional[List[Any]]:
+    """The tape's gradient from a compiled program, or None to go op by op (the tape then sweeps).
+
+    The one entry point the tape calls (through ``tape.set_replayer``). Two sources of a program:
+    a tape whose every op was deferred is keyed by its step record's tokens (``run_trace``, which
+    also runs the forward); any other non-persistent tape by the structure of its pruned ops
+    (``try_replay``, backward only). ``prepare()`` is the tape's memoized pruning step."""
+    traced = False
+    if tape.trace is not None and not tape.persistent:
+        result = run_trace(tape, prepare, target_ids, source_ids, that_are_targets, output_gradients, stats)
+        if result is not None and result is not NOT_TRACED:
+            return result
+        traced = result is None  # op by op (warm-up, compiling...): not the structure route below
+        tape.trace = None  # not used: let its ops go as the backward pass runs
+    if traced:
+        return None
+    ops, usage, missing = prepare()
+    return try_replay(tape, ops, usage, missing, target_ids, source_ids, that_are_targets, output_gradients, stats)
+
+
+tape_module.set_replayer(gradient)

@@ -20,13 +20,11 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import jax
 
-from . import tensor
-from .tensor import Tensor, _is_float, _next_id
+from .. import tape as tape_module, tape_set
+from ..config import config
+from ..ops.core import BackwardFunction, OpDef, as_tuple, rules_epoch, set_deferral
+from ..tensor import ArrayImpl, LazyTensor, Tensor, is_float, next_id
 
-try:  # the concrete jax.Array class, without starting a backend at import (tapejax.distributed needs that)
-    from jax._src.array import ArrayImpl
-except ImportError:  # pragma: no cover - another jax layout: only LazyTensor arguments are deferred then
-    ArrayImpl = None
 _lock = threading.RLock()
 _next_seq = iter(range(1, 1 << 62)).__next__
 _NO_RES = object()  # residuals not computed (``None`` is a valid residual)
@@ -43,40 +41,24 @@ class OpType:
         self.diff = diff
         self.avals = avals
         self.multi = multi
-        self.spec = (multi, tuple((a.shape, a.dtype, _is_float(a.dtype)) for a in avals))
+        self.spec = (multi, tuple((a.shape, a.dtype, is_float(a.dtype)) for a in avals))
         self.infos = tuple((a.shape, a.dtype, None) for a in avals)  # (shape, dtype, sharding) per output
 
 
 _types: Dict[Any, Any] = {}
 _TYPES_MAX = 8192
-# Bumped whenever an op's rules change (tj.RegisterGradient -> OpDef.set_backward). It is part of the
-# key of every cache holding kernels beyond the op itself (op types here, replay programs), so that the
-# change takes effect at the next op on every path instead of the old kernels living on in a cache.
-_rules_epoch = 0
-
-
-def rules_changed() -> None:
-    global _rules_epoch
-    _rules_epoch += 1
-
-
-def rules_epoch() -> int:
-    """The current rules version (see ``rules_changed``)."""
-    return _rules_epoch
-
-
 def op_type(op, static: dict, tensor_mask: int, avals: list):
     """The cached OpType of ``op`` with ``static`` on arguments of abstract values ``avals`` (bit i of
     ``tensor_mask`` set when argument i is a Tensor); None when the op cannot be deferred (JAX cannot
     differentiate it: it must run now so that only asking for a gradient fails). A shape or dtype error
     raises here, as the eager call would."""
-    e = _rules_epoch
+    e = rules_epoch()
     key = (op, e, tensor_mask, *avals) if not static else (op, e, tensor_mask, *avals, tuple(sorted(static.items())))
     t = _types.get(key)
     if t is not None:
         return t or None
     kernels = op.kernels(static)
-    diff = tuple(i for i, a in enumerate(avals) if (tensor_mask >> i) & 1 and _is_float(a.dtype))
+    diff = tuple(i for i, a in enumerate(avals) if (tensor_mask >> i) & 1 and is_float(a.dtype))
     structs = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals]
     out = jax.eval_shape(kernels.forward, *structs)  # a user error raises here, as the eager call would
     try:
@@ -127,57 +109,13 @@ class Node:
         self.values = values
         self.raw = None  # let the arguments go
 
+    def compute(self) -> None:
+        """Run this op (and the pending ones it reads): what a LazyTensor asks when its value is read."""
+        materialize(self)
 
-class LazyTensor(Tensor):
-    """A Tensor whose value is computed when first read (see the module docstring)."""
-
-    __slots__ = ("_node", "_index", "_aval", "_concrete")
-
-    def __init__(self, node: Node, index: int, aval) -> None:
-        self._id = _next_id()
-        self._trackers = None
-        self._node = node
-        self._index = index
-        self._aval = aval
-        self._concrete = None
-
-    @property
-    def _value(self):
-        c = self._concrete
-        if c is None:
-            node = self._node
-            if node.values is None:
-                materialize(node)
-            c = self._concrete = node.values[self._index]
-            self._node = None
-        return c
-
-    def _pending_node(self) -> Optional[Node]:
-        """The node still to run for this tensor's value, or None once it is known."""
-        node = self._node
-        if node is None or node.values is not None:
-            return None
-        return node
-
-    @property
-    def shape(self) -> tuple:
-        return self._aval.shape
-
-    @property
-    def dtype(self):
-        return self._aval.dtype
-
-    @property
-    def ndim(self) -> int:
-        return self._aval.ndim
-
-    @property
-    def size(self) -> int:
-        return int(self._aval.size)
-
-
-# A pytree like Tensor (flattening reads the value).
-jax.tree_util.register_pytree_node(LazyTensor, tensor.pytree_flatten, lambda _, c: Tensor(c[0]))
+    def take_residuals(self):
+        """The residuals of this recorded op (running it if needed); the node forgets them."""
+        return take_residuals(self)
 
 
 def pending_ancestors(nodes) -> List[Node]:
@@ -203,7 +141,6 @@ def concrete_args(node: Node) -> list:
 
 def materialize(node: Node) -> None:
     """Run ``node`` and the pending nodes it depends on, one kernel each, oldest first (eager order)."""
-    from .ops.core import _as_tuple
     # Concrete values even when asked for while a jax transformation traces (a jitted function reading
     # a pending tensor): the kernels must run, not be staged into the caller's trace.
     with _lock, jax.ensure_compile_time_eval():
@@ -216,7 +153,7 @@ def materialize(node: Node) -> None:
                 out, n.res = k.run_forward_res(n.diff, raw)
             else:
                 out = k.forward(*raw)
-            n.set_values(_as_tuple(out))
+            n.set_values(as_tuple(out))
 
 
 def take_residuals(node: Node):
@@ -244,7 +181,7 @@ class Trace:
 
     def __init__(self) -> None:
         self.uid = _next_seq()  # what its nodes keep (not the trace itself: no reference cycle)
-        self.base = _next_id()
+        self.base = next_id()
         self.tokens: List[Any] = []
         self.nodes: List[Node] = []
         self.leaves: List[Any] = []
@@ -284,3 +221,91 @@ class Trace:
             if n.values is not None:
                 return False
         return True
+
+
+# -- recording an op without running it (ops/core.py's dispatch calls this through set_deferral) ----
+
+_PY_SCALARS = (float,)  # raw Python floats: -0.0 and NaN, which the scalar cache leaves as they are
+
+
+def defer(op: OpDef, args, raw, static):
+    """Record ``op`` without running it (lazy.py); None when it must run now: an argument that is not
+    a plain array on the default device, or an op JAX cannot differentiate. Also adds the op to the
+    tape's trace (one loop over the arguments does both: this runs for every op)."""
+    tape = tape_set.state.tapes[0]
+    trace = tape.trace
+    if trace is not None:
+        if trace.broken:
+            if trace.too_long:
+                return None
+            trace = None
+        elif len(trace.tokens) >= config.replay_max_ops:
+            # This step will never be replayed as one program: deferring the rest of its ops would
+            # only delay them. They run at once from here (the pending ones when first needed).
+            trace.break_()
+            trace.too_long = True
+            return None
+    avals = []
+    refs = []
+    mask = 0
+    bit = 1
+    for a, r in zip(args, raw):
+        if type(r) is LazyTensor:
+            avals.append(r._aval)
+            mask |= bit
+            if trace is not None:
+                n = r._node
+                if n.trace == trace.uid:
+                    j = r._index  # the tensor made by that traced op, as one int (no tuple to allocate)
+                    refs.append((n.tix << 8) | j if j < 256 else (n.tix, j))
+                else:
+                    trace.break_()
+                    trace = None
+        elif (type(r) is ArrayImpl and not r._committed) or type(r) in _PY_SCALARS:
+            avals.append(r.aval if type(r) is ArrayImpl else scalar_aval(r))
+            is_tensor = isinstance(a, Tensor)
+            if is_tensor:
+                mask |= bit
+            if trace is not None:
+                k = trace.leaf_pos.get(id(r))
+                if k is None:
+                    k = trace.add_leaf(r)
+                refs.append((-1 - k, trace.ident(a._id)) if is_tensor else -1 - k)
+        else:
+            return None
+        bit <<= 1
+    typ = op_type(op, static, mask, avals)
+    if typ is None:
+        return None
+    ids = []
+    recorded = False
+    tt = tape.tensor_tape
+    for i in typ.diff:
+        tid = args[i]._id
+        ids.append(tid)
+        if tid in tt:
+            recorded = True
+    recorded = recorded and not tape.paused
+    node = Node(typ, raw, recorded)
+    if typ.multi:
+        outs = tuple(LazyTensor(node, j, av) for j, av in enumerate(typ.avals))
+        result = outs
+    else:
+        result = LazyTensor(node, 0, typ.avals[0])
+        outs = (result,)
+    if recorded:
+        bf = BackwardFunction(op, static, None, args, typ.diff, typ.spec)
+        bf.node = node
+        tape.record_deferred(op.name, outs, ids, bf, typ.infos)
+    else:
+        tape_set.debug_hooks.note_unrecorded(op, args, result)
+    if trace is not None:
+        node.trace = trace.uid
+        node.tix = len(trace.nodes)
+        trace.nodes.append(node)
+        trace.tokens.append((typ, recorded, outs[0]._id - trace.base, *refs))
+    return result
+
+
+set_deferral(defer)
+tape_module.set_step_recorder(Trace)
