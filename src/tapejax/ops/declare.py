@@ -30,7 +30,7 @@ To declare an op:
    derivatives. Rule pieces used by several families live in rules.py.
 4. Name the op (its registry key, which ``tj.RegisterGradient`` takes) as jax or TF names it. The surface
    has the name users call (``tj.numpy``/``tj.nn`` mirror ``jax.numpy``/``jax.nn``, with ``tf.math``/
-   ``tf.nn`` names where jax has none); every other module-level name, the OpDef included, starts with ``_``.
+   ``tf.nn`` names where jax has none); every other name the module defines, the OpDef included, starts with ``_``.
 """
 from __future__ import annotations
 
