@@ -6,7 +6,6 @@ import inspect
 from typing import Any, Callable, Optional, Sequence
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 from ..tensor import Tensor, Variable

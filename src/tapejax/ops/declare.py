@@ -28,8 +28,9 @@ To declare an op:
 3. Write a rule by hand only to follow a TF convention JAX does not (kinks, ties, complex values: see
    rules.py) or to keep fewer residuals; otherwise the kernels derived from ``fn`` are its exact
    derivatives. Rule pieces used by several families live in rules.py.
-4. Name the op (the registry key) as TF or jax names it; its OpDef is ``_name`` in the module, and the
-   surface has the public name.
+4. Name the op (its registry key, which ``tj.RegisterGradient`` takes) as jax or TF names it. The surface
+   has the name users call (``tj.numpy``/``tj.nn`` mirror ``jax.numpy``/``jax.nn``, with ``tf.math``/
+   ``tf.nn`` names where jax has none); every other name the module defines, the OpDef included, starts with ``_``.
 """
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """``tj.random``: stateless random ops on JAX keys (as ``jax.random``) and TF's stateful ``Generator``.
 
 Stateless ops take a key (``tj.random.key(seed)``, ``jax.random.key``/``PRNGKey``, or one of those in a
-Tensor) and return Tensors. What is differentiable follows TF's ops:
+Tensor) and return Tensors. They are declared in two tables (declare.py): the draws, built with
+``not_differentiable`` (never recorded), and the shuffle, whose kernels JAX derives. What is
+differentiable follows TF's ops:
 
 * no output is differentiable w.r.t. a key (an integer bit pattern); ``normal``/``uniform``'s draws are
   constants of the step (TF's RandomStandardNormal/RandomUniform have no gradient);
