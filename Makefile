@@ -25,7 +25,9 @@ $(STAMP_BENCH): pyproject.toml | $(PY)
 	-$(PY) -m pip install -q tensorflow-cpu autograd matplotlib 'torch==2.13.0' || $(PY) -m pip install -q tensorflow-cpu autograd matplotlib torch
 	touch $@
 
+# Layers (pyproject's [tool.importlinter]) first: seconds, and a broken layer is worth knowing before 10 minutes of tests.
 test: $(STAMP_TEST)
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest tests -n 2 -p no:cacheprovider
 
 demo: $(STAMP_TEST)
