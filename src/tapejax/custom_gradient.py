@@ -22,7 +22,7 @@ from typing import Any, Callable, List
 import jax
 import jax.numpy as jnp
 
-from . import tape_set, vspace
+from . import record, tape_set, vspace
 from .backprop import GradientTape
 from .nest import UnconnectedGradients
 from .ops import linear_rule
@@ -290,13 +290,11 @@ def _record(name, outs, ids, positions, arg_count, variables, arg_variables, gra
         if t.watch_accessed_variables:
             for v in list(variables) + list(arg_variables):
                 t.watch_variable(v)
-    tapes = [t for t in tape_set.recording_tapes() if t.should_record(ids)]
-    accs = [a for a in tape_set.recording_accumulators() if a.should_record(ids)]
+    tapes, accs = record.recorders(ids)
     if tapes:
         bf = CustomGradientBackward(name, grad_fn, outs, positions, arg_count, variables)
         bf.traced_rule = traced_rule
-        for t in tapes:
-            t.record_operation(name, outs, ids, bf)
+        record.record_operation(tapes, name, outs, ids, bf)
     if accs:
         bf = CustomGradientBackward(name, grad_fn, outs, positions, arg_count, variables,
                                     error_prefix=f"custom_gradient '{name}' (grad_fn transposed for forward "

@@ -26,7 +26,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import tape_set
+from .. import record, tape_set
 from ..config import config
 from ..tensor import ArrayImpl, LazyTensor, Tensor, Variable, is_float
 from . import linear_rule
@@ -656,16 +656,7 @@ def _apply_recorded(op: OpDef, args, raw, static):
             ids.append(a._id)
             diff.append(i)
     st = tape_set.state
-    if not ids:
-        tapes = accs = ()
-    elif len(st.tapes) == 1 and not st.accumulators and not st.stopped:
-        # One tape, no accumulator (the common case): no intermediate lists.
-        t = st.tapes[0]
-        tapes = (t,) if (t.recording and t.should_record(ids)) else ()
-        accs = ()
-    else:
-        tapes = [t for t in tape_set.recording_tapes() if t.should_record(ids)]
-        accs = [a for a in tape_set.recording_accumulators() if a.should_record(ids)]
+    tapes, accs = record.recorders(ids)
     k = op.kernels(static)
     if not tapes and not accs:
         out = _wrap(k.forward(*raw))
@@ -697,8 +688,7 @@ def _apply_recorded(op: OpDef, args, raw, static):
         bf = BackwardFunction(op, static, res, args, diff, spec)
         if tape_set.numerics_checks and st.debug_checking:  # tj.debug.check_numerics: where the user called this op
             bf.site = tape_set.debug_hooks.call_site()
-        for t in tapes:
-            t.record_operation(op.name, outs, ids, bf)
+        record.record_operation(tapes, op.name, outs, ids, bf)
     for acc in accs:
         acc.accumulate(op, static, args, raw, diff, outs, out)
     return result
@@ -834,12 +824,11 @@ def record_variable_read(var: Variable, t: Tensor) -> None:
     if not is_float(t._value.dtype):
         return
     handle = var._handle_id
-    for tape in tape_set.recording_tapes():
-        if tape.watch_accessed_variables and var.trainable:
-            tape.watch_variable(var)
-        if tape.should_record((handle,)):
-            tape.record_read(handle, t, IDENTITY_BACKWARD)
-    for acc in tape_set.recording_accumulators():
+    record.watch_read_variables((var,))
+    tapes, accs = record.recorders((handle,))
+    for tape in tapes:
+        tape.record_read(handle, t, IDENTITY_BACKWARD)
+    for acc in accs:
         acc.record_identity(handle, t)
 
 
@@ -847,10 +836,9 @@ def record_identity(name: str, src: Tensor, dst: Tensor) -> None:
     """Record ``dst = src`` (gradient and tangent pass straight through)."""
     if not is_float(src._value.dtype):
         return
-    for tape in tape_set.recording_tapes():
-        if tape.should_record((src._id,)):
-            tape.record_operation(name, (dst,), [src._id], IDENTITY_BACKWARD)
-    for acc in tape_set.recording_accumulators():
+    tapes, accs = record.recorders((src._id,))
+    record.record_operation(tapes, name, (dst,), [src._id], IDENTITY_BACKWARD)
+    for acc in accs:
         acc.record_identity(src._id, dst)
 
 

@@ -1,0 +1,49 @@
+"""Which tapes and accumulators record an op: the one decision every recording goes through.
+
+Terminology: a *recorder* is a GradientTape's tape or a ForwardAccumulator's state on this thread's
+stacks (tape_set). A recorder *takes* an op when it is recording (not paused, not under
+``stop_recording``) and one of the op's inputs is known to it (``should_record``: watched, or made by
+an op it took). Ops (ops/core.py), Variable reads and identities (ops/core.py), custom gradients
+(custom_gradient.py) and tj.function calls (an op like any other) all ask ``recorders`` and then
+record on each tape it returns (``Tape.record_operation``; deferred ops use ``Tape.record_deferred``,
+the same entry for outputs not computed yet) and hand each accumulator its forward-mode work.
+
+Recorders are reached duck-typed through tape_set, so this module sits below the tapes' and
+accumulators' owners. The one-tape case (the common one) allocates nothing.
+"""
+from __future__ import annotations
+
+from typing import Sequence, Tuple
+
+from . import tape_set
+
+_NONE: Tuple = ()
+
+
+def recorders(ids: Sequence[int]) -> Tuple[Sequence, Sequence]:
+    """(tapes, accumulators) of this thread that take an op whose inputs have ``ids``."""
+    st = tape_set.state
+    if not ids or st.stopped:
+        return _NONE, _NONE
+    if len(st.tapes) == 1 and not st.accumulators:
+        t = st.tapes[0]
+        return ((t,) if (t.recording and t.should_record(ids)) else _NONE), _NONE
+    tapes = [t for t in st.tapes if t.recording and t.should_record(ids)]
+    accs = [a for a in st.accumulators if a.recording and a.should_record(ids)]
+    return tapes, accs
+
+
+def watch_read_variables(variables) -> None:
+    """A read of ``variables`` happened: tapes that watch accessed variables watch them (TF), before
+    ``recorders`` decides, so that the read itself is taken."""
+    for t in tape_set.recording_tapes():
+        if t.watch_accessed_variables:
+            for v in variables:
+                if v.trainable:
+                    t.watch_variable(v)
+
+
+def record_operation(tapes: Sequence, op_type: str, outputs, input_ids, backward) -> None:
+    """Record one op on each of ``tapes`` (from ``recorders``)."""
+    for t in tapes:
+        t.record_operation(op_type, outputs, input_ids, backward)
