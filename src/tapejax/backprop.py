@@ -14,6 +14,8 @@ from .nest import UnconnectedGradients, flatten, unconnected_gradients_of
 from .sweep import GradientStats
 from .tape import Tape
 from .tensor import Tensor, Variable, is_float, convert_to_tensor
+from .ops.core import record_identity
+from .ops import numpy as tnp
 
 
 def _zeros_like_source(s) -> Tensor:
@@ -46,7 +48,7 @@ class GradientTape:
         self._recording = False
         self._watched_after_use: tuple = ()
         self.last_gradient_stats: Optional[GradientStats] = None
-        # How the last gradient ran: "op by op ...", or "replayed as one compiled program ..." (replay.py).
+        # How the last gradient ran: "op by op ...", or "replayed as one compiled program ..." (deferred/replay.py).
         self.last_replay: str = ""
 
     # -- context --------------------------------------------------------------------------------------
@@ -171,7 +173,7 @@ class GradientTape:
             if isinstance(s, Variable):
                 sid, arr = s._handle_id, s._value
             elif isinstance(s, LazyTensor) and s._pending_node() is not None:
-                sid, arr = s._id, s._aval  # not computed yet (lazy.py): made on the default device
+                sid, arr = s._id, s._aval  # not computed yet (deferred/lazy.py): made on the default device
             elif isinstance(s, Tensor):
                 sid, arr = s._id, s._value
             elif s is None:
@@ -239,7 +241,6 @@ class GradientTape:
             og_t = og if isinstance(og, Tensor) else convert_to_tensor(og, dtype=_target_dtype(t))
             if tuple(og_t.shape) != t_shape:
                 if og_t.size == 1 and og_t.ndim == 0:
-                    from .ops import numpy as tnp
                     og_t = tnp.broadcast_to(og_t, t_shape)
                 else:
                     raise ValueError(f"GradientTape.gradient: output_gradients of shape {tuple(og_t.shape)} does not "
@@ -308,7 +309,6 @@ def _placed_like(source, g: Tensor) -> Tensor:
         return g
     moved = Tensor(jax.device_put(g._value, want))
     if tape_set.any_recording():  # an outer tape differentiates this gradient: keep it connected
-        from .ops.core import record_identity
         record_identity("Reshard", g, moved)
     return moved
 

@@ -383,8 +383,7 @@ def grad_pass_through(f: Callable) -> Callable:
     return wrapped
 
 
-_stop_gradient = OpDef("stop_gradient", jax.lax.stop_gradient, register=False)
-_stop_gradient.differentiable = False
+_stop_gradient = OpDef("stop_gradient", jax.lax.stop_gradient, register=False, differentiable=False)
 
 
 def stop_gradient(x: Any) -> Tensor:

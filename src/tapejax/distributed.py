@@ -95,7 +95,7 @@ def initialize(coordinator_address: Optional[str] = None, num_processes: Optiona
     # (gloo aborts with "Received data size doesn't match expected size", or they hang). Compiling in the
     # foreground switches every process at the same step. (tj.config is per thread: this covers the
     # thread that calls initialize() and, when that is the main thread, threads that first use
-    # tj.config later; replay.py also compiles in the foreground whenever jax.process_count() > 1.)
+    # tj.config later; deferred/replay.py also compiles in the foreground whenever jax.process_count() > 1.)
     from .config import config
     config.replay_background = False
     _initialized = True

@@ -21,6 +21,9 @@ import jax.numpy as jnp
 from . import tape_set, vspace
 from .nest import UnconnectedGradients, flatten, unconnected_gradients_of as _unconnected
 from .tensor import Tensor, Variable, is_float, convert_to_tensor
+from .backprop import GradientTape
+from .ops.core import apply
+from .ops import numpy as tnp
 
 
 class Accumulator:
@@ -48,7 +51,6 @@ class Accumulator:
     def watch(self, tensor_id: int, tangent: Tensor) -> None:
         old = self.tangents.get(tensor_id)
         if old is not None:
-            from .ops import numpy as tnp
             tangent = tnp.add(old, tangent)
         self.tangents[tensor_id] = tangent
 
@@ -91,7 +93,6 @@ class Accumulator:
         with self.computing():
             if tape_set.any_recording():
                 # Outer tapes/accumulators watch the JVP computation: dispatch it as an op of its own.
-                from .ops.core import apply
                 batch = self._batch_size()
                 filled = [t if t is not None else self._zeros_batched(args[i], batch) for t, i in zip(tans, diff)]
                 res = apply(op.jvp_op(static, diff, self.use_batch), list(args) + filled, {})
@@ -115,7 +116,6 @@ class Accumulator:
         """Tangents for an op known only by its backward function (custom gradients): the JVP is the
         transpose of the backward function, found by differentiating it w.r.t. its cotangents
         (tape.h's ForwardpropFromTape)."""
-        from .backprop import GradientTape
         in_tans = [self.tangents.get(i) for i in input_ids]
         if all(t is None for t in in_tans):
             return

@@ -21,6 +21,7 @@ import numpy as np
 from . import tape_set
 from .nest import UnconnectedGradients, flatten
 from .tensor import Tensor, Variable
+from .ops import numpy as tnp
 
 Gradient = Callable[..., list]
 Kept = Callable[[], ContextManager]
@@ -57,7 +58,6 @@ def _rows(gradient: Gradient, kept: Kept, target, flat_sources, basis_rows: Call
         with tape_set.isolated(tape_set.state.capture):
             stacked = jax.vmap(one)(basis)
         return [None if i in unconnected else Tensor(r) for i, r in enumerate(stacked)]
-    from .ops import numpy as tnp
     per_source: List[List[Any]] = [[] for _ in flat_sources]
     with kept():
         for j in range(n):
@@ -82,7 +82,6 @@ def _use_up(kept: Kept) -> None:
 
 
 def _finish(results, flat_sources, out_shape_of, unconnected):
-    from .ops import numpy as tnp
     out = []
     for r, s in zip(results, flat_sources):
         shape, dtype = _shape_dtype(s)
@@ -142,6 +141,5 @@ def batch_jacobian(gradient: Gradient, kept: Kept, target, source, unconnected: 
     (rows,) = _rows(gradient, kept, target, [source], basis, m, use_pfor)
     if rows is None:
         return Tensor(jnp.zeros(want, s_dtype)) if unconnected is UnconnectedGradients.ZERO else None
-    from .ops import numpy as tnp
     # rows: (m, b) + source.shape[1:]  ->  (b, m) + source.shape[1:]  ->  want
     return tnp.reshape(tnp.moveaxis(rows, 0, 1), want)

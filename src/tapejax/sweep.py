@@ -1,6 +1,6 @@
 """The reverse sweep: prune a recorded graph to what a gradient needs, then run its backward functions
 from the targets back to the sources. Written once; GradientTape.gradient, the replayed program
-(replay.py traces it), tj.gradients and tj.differentiate's backward program all call it.
+(deferred/replay.py traces it), tj.gradients and tj.differentiate's backward program all call it.
 
 Terminology:
 

@@ -71,9 +71,9 @@ class Tape:
         self.next_op_id = 0
         self.watched_variables: Dict[int, Any] = {}  # handle id -> Variable, in order of watching
         self.paused = False
-        self.last_replay = ""  # how the last backward pass ran (see replay.py)
+        self.last_replay = ""  # how the last backward pass ran (see deferred/replay.py)
         self._weak = weakref.ref(self)
-        # The tape's structure as data, for replay (deferred/lazy.py's Trace); only where a replay could
+        # The tape's structure as data, for replay (deferred/deferred/lazy.py's Trace); only where a replay could
         # use it. ``record_operation`` and ``watch`` keep it in step; the tape knows it only through
         # its methods (add, ident, break_).
         self.trace = _new_step_record() if (_new_step_record is not None and config.lazy and config.replay
@@ -144,7 +144,7 @@ class Tape:
         self.op_tape[op_id] = OpEntry(op_type, tuple(infos), list(input_ids), backward)
 
     def record_deferred(self, op_type: str, outputs: tuple, input_ids: list, backward, infos: tuple) -> None:
-        """``record_operation`` for outputs not computed yet (lazy.py): ``infos`` gives each output's
+        """``record_operation`` for outputs not computed yet (deferred/lazy.py): ``infos`` gives each output's
         (shape, dtype, sharding); the outputs are new tensors."""
         usage = self.tensor_usage
         for i in input_ids:

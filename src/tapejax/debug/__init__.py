@@ -11,7 +11,7 @@
   ``stop_gradient`` / ``stop_recording``; it crosses a non-float dtype; or the tape was already used.
 * ``summary(tape)``  ops in order with output shapes/dtypes and the bytes each backward closure keeps
   alive (text, and an HTML table in Jupyter, also a GradientTape's own ``_repr_html_``); a deferred op
-  (lazy.py) counts the residuals it will keep, so the numbers do not depend on ``tj.config.lazy``.
+  (deferred/lazy.py) counts the residuals it will keep, so the numbers do not depend on ``tj.config.lazy``.
   ``accumulator_summary(acc)``: the tangents a ForwardAccumulator holds (its ``_repr_html_``).
 * ``plot_tape(tape)``  the tape drawn with matplotlib (a Figure; shown inline in Jupyter);
   ``to_dot(tape)`` / ``render_graph(tape, path)`` draw it with Graphviz (PNG only when ``dot`` exists).

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ..backprop import flatten
+from ..nest import flatten
 from ..tensor import Tensor, Variable
 from .lineage import markers, markers_truncated, raw_jax_hint
 from .tapes import inner_tape, is_float, tape_used

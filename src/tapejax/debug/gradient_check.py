@@ -20,7 +20,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..backprop import GradientTape, UnconnectedGradients, flatten
+from ..backprop import GradientTape
+from ..nest import UnconnectedGradients, flatten
 from ..ops import numpy as tnp
 from ..tensor import Tensor, Variable, convert_to_tensor
 from .tapes import is_float

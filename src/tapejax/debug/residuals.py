@@ -4,7 +4,7 @@ Terms. The *residuals* of a recorded op are the arrays its backward function (VJ
 backward pass runs: often its own inputs or outputs, sometimes arrays its kernel makes. Two ops may hold
 the same array (``sin`` keeps its input, which ``exp`` kept as its output): it is one allocation, so
 each residual comes with an *identity* and the unique total counts each identity once. A *deferred* op
-(lazy.py) has not run yet: it holds no residuals, but will.
+(deferred/lazy.py) has not run yet: it holds no residuals, but will.
 
 Algorithm, per tape entry (``residuals_of``):
 
@@ -26,7 +26,7 @@ import numpy as np
 from ..deferred.lazy import scalar_aval
 from ..tensor import LazyTensor
 
-# Residual layouts of op types, found abstractly (see pending_layout); bounded like lazy.py's cache.
+# Residual layouts of op types, found abstractly (see pending_layout); bounded like deferred/lazy.py's cache.
 _layouts: Dict[Any, Any] = {}
 _LAYOUTS_MAX = 4096
 

@@ -9,7 +9,7 @@ exactly the value computing now would have.
 
 A value is asked for by anything that reads ``tensor.value`` (printing, ``numpy()``, an op outside the
 tape, a Variable assign). Then the pending ops it depends on run one by one, each with the same kernel
-as eager execution (``materialize``). At ``gradient`` time the replay (replay.py) instead runs the
+as eager execution (``materialize``). At ``gradient`` time the replay (deferred/replay.py) instead runs the
 pending forward ops and the backward pass of a recurring tape as one compiled program: a training step
 becomes one dispatch, the targets' values coming back with the gradients.
 """
@@ -229,7 +229,7 @@ _PY_SCALARS = (float,)  # raw Python floats: -0.0 and NaN, which the scalar cach
 
 
 def defer(op: OpDef, args, raw, static):
-    """Record ``op`` without running it (lazy.py); None when it must run now: an argument that is not
+    """Record ``op`` without running it (deferred/lazy.py); None when it must run now: an argument that is not
     a plain array on the default device, or an op JAX cannot differentiate. Also adds the op to the
     tape's trace (one loop over the arguments does both: this runs for every op)."""
     tape = tape_set.state.tapes[0]

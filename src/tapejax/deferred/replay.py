@@ -10,7 +10,7 @@ output gradients, and later passes are a single dispatch. The traced program cal
 the same order with the same aggregation as the op-by-op pass.
 
 Tapes holding arbitrary Python backward functions (custom_gradient ``grad_fn``s, ops that cannot be
-differentiated or are marked ``replayable=False``) are not replayed; ``last_replay`` says why.
+differentiated) are not replayed; ``last_replay`` says why.
 
 A key also holds what the program was built for beyond the tape: the default device (a compiled
 program runs where it was compiled; arguments committed elsewhere make it fall back to its jitted
@@ -136,7 +136,7 @@ def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_tar
     """(signature, leaves, plan) or (None, reason, None) when not replayable. Runs at every ``gradient``
     of a replay-enabled tape, so it is kept to a few dict operations per op.
 
-    With ``fuse`` the ops whose forward is still deferred (lazy.py) are recomputed inside the program:
+    With ``fuse`` the ops whose forward is still deferred (deferred/lazy.py) are recomputed inside the program:
     their arguments become leaves and their residuals never leave it."""
     local: Dict[int, int] = {}
     setd = local.setdefault
@@ -177,8 +177,6 @@ def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_tar
         bf = e.backward
         outs = e.outputs
         if type(bf) is BackwardFunction:
-            if not bf.op.replayable:
-                return None, f"op '{e.op_type}' cannot be replayed", None
             j = node_index.get(id(bf.node)) if bf.node is not None else None
             if j is not None:
                 # The node's type fixes the kernels and output shapes.

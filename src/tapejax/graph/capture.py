@@ -32,9 +32,6 @@ class GraphRecorder(Tape):
     def _tensor_died(self, tensor_id: int) -> None:
         pass  # the graph keeps everything until the trace ends
 
-    def record_variable(self, var) -> None:
-        self.tensor_tape.setdefault(var._handle_id, -1)
-
 
 class Capture:
     """Variable values inside one trace: reads see the traced value (including assignments made earlier

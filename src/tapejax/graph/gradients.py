@@ -17,6 +17,7 @@ import jax.numpy as jnp
 from .. import sweep, tape_set, vspace
 from ..nest import UnconnectedGradients, flatten, unconnected_gradients_of
 from ..tensor import Tensor, Variable, is_float, convert_to_tensor
+from ..ops import numpy as tnp
 
 
 class AggregationMethod(enum.Enum):
@@ -99,7 +100,6 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
     result = []
     for x, g in zip(xs_l, grads):
         if g is None and unconnected is UnconnectedGradients.ZERO:
-            from ..ops import numpy as tnp
             g = tnp.zeros_like(x._current() if isinstance(x, Variable) else x._value)
         result.append(g)
     return result

@@ -26,9 +26,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import record, tape_set
+from .. import record, tape_set, vspace
 from ..config import config
-from ..tensor import ArrayImpl, LazyTensor, Tensor, Variable, is_float
+from ..tensor import ArrayImpl, LazyTensor, Tensor, Variable, convert_to_tensor, is_float
 from . import linear_rule
 from .linear_rule import LinearRule
 from .rules import tf_complex_vjp
@@ -392,7 +392,7 @@ class OpDef:
 
     def __init__(self, name: str, fn: Callable, *, fwd: Optional[Callable] = None, bwd: Optional[Callable] = None,
                  jvp: Optional[Callable] = None, accepts_none: Sequence[int] = (), samples=None,
-                 register: bool = True, replayable: bool = True, differentiable: bool = True,
+                 register: bool = True, differentiable: bool = True,
                  user_defined: bool = False) -> None:
         if fwd is not None and bwd is None:
             raise ValueError(f"op '{name}': a custom fwd needs a bwd")
@@ -403,7 +403,6 @@ class OpDef:
         self.jvp_rule = jvp
         self.accepts_none = frozenset(accepts_none)
         self.samples = samples
-        self.replayable = replayable
         self.differentiable = differentiable
         self.user_defined = user_defined
         # For an op whose outputs need not depend on all its inputs (a tj.function call): per output, the
@@ -552,7 +551,6 @@ def _raw(op: OpDef, args: Sequence[Any], keep_lazy: bool = False):
             raw.append(a)
         elif isinstance(a, (list, tuple)):
             try:
-                from ..tensor import convert_to_tensor
                 v = convert_to_tensor(a)
             except TypeError:
                 raise _bad_arg(op, i, a) from None
@@ -715,7 +713,7 @@ class BackwardFunction:
 
     def __init__(self, op: OpDef, static: dict, res, inputs, diff: tuple, spec) -> None:
         self.op, self.static, self.res, self.inputs, self.diff, self.spec = op, static, res, inputs, diff, spec
-        self.node = None  # a deferred op (lazy.py): the residuals come when it runs
+        self.node = None  # a deferred op (deferred/lazy.py): the residuals come when it runs
         self.epoch = rules_epoch()  # the rules the residuals were made for
 
     def residuals(self):
@@ -725,15 +723,10 @@ class BackwardFunction:
             self.node = None
         return self.res
 
-    @property
-    def input_positions(self) -> tuple:
-        return self.diff
-
     def residual_bytes(self) -> int:
-        from ..vspace import nbytes
         if self.node is not None:
-            return sum(nbytes(a) for a in self.node.type.avals)  # not run yet: about its outputs' size
-        return sum(nbytes(x) for x in jax.tree_util.tree_leaves(self.res) if hasattr(x, "shape"))
+            return sum(vspace.nbytes(a) for a in self.node.type.avals)  # not run yet: about its outputs' size
+        return sum(vspace.nbytes(x) for x in jax.tree_util.tree_leaves(self.res) if hasattr(x, "shape"))
 
     def __call__(self, cts: list, needed_idx: Sequence[int], recording: bool) -> list:
         """cts: one cotangent (or None) per output. needed_idx: indices into the recorded inputs whose
