@@ -67,7 +67,29 @@ def is_float(dtype) -> bool:
         return r
 
 
-class Tensor:
+class ArrayShape:
+    """shape / dtype / ndim / size read from ``_value``: what Tensor and Variable share."""
+
+    __slots__ = ()
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self._value.shape)
+
+    @property
+    def dtype(self):
+        return self._value.dtype
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self._value.shape, dtype=np.int64))
+
+
+class Tensor(ArrayShape):
     """Immutable wrapper around one ``jax.Array``. Operators and methods are recorded ops."""
 
     __slots__ = ("_value", "_id", "_trackers", "__weakref__")
@@ -109,22 +131,6 @@ class Tensor:
     @property
     def id(self) -> int:
         return self._id
-
-    @property
-    def shape(self) -> tuple:
-        return tuple(self._value.shape)
-
-    @property
-    def dtype(self):
-        return self._value.dtype
-
-    @property
-    def ndim(self) -> int:
-        return self._value.ndim
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self._value.shape, dtype=np.int64))
 
     @property
     def device(self):
@@ -440,7 +446,7 @@ class LazyTensor(Tensor):
 jax.tree_util.register_pytree_node(LazyTensor, pytree_flatten, lambda _, c: Tensor(c[0]))
 
 
-class Variable:
+class Variable(ArrayShape):
     """Mutable state. Reads inside an active tape are recorded against the variable's handle id, so a
     gradient with respect to the variable sums over all its reads; each read sees the value current then."""
 
@@ -558,22 +564,6 @@ class Variable:
     @property
     def name(self) -> str:
         return self._name
-
-    @property
-    def shape(self) -> tuple:
-        return tuple(self._value.shape)
-
-    @property
-    def dtype(self):
-        return self._value.dtype
-
-    @property
-    def ndim(self) -> int:
-        return self._value.ndim
-
-    @property
-    def size(self) -> int:
-        return int(np.prod(self._value.shape, dtype=np.int64))
 
     @property
     def device(self):

@@ -348,24 +348,12 @@ def try_replay(tape, ops, usage, missing, target_ids: Sequence[int], source_ids:
     if key is None:
         tape.last_replay = f"op by op: {leaves}"
         return None
-    program = _programs.get(key)
-    if program is None:
-        n = _seen[key] = _seen[key] + 1
-        if len(_seen) > _SEEN_MAX:
-            _seen.clear()
-        if n <= config.replay_warmup:
-            tape.last_replay = f"op by op (warm-up {n}/{config.replay_warmup})"
-            return None
-        why = _thrashing(key)
-        if why:
-            tape.last_replay = why
-            return None
+    def build():
         program = _build(_snapshot(ops, usage, missing, tape.tensor_tape, plan), config.replay_exact)
         _install(key, program, leaves, list(output_gradients) if output_gradients else [])
-    else:
-        program.used = _tick()  # (a key of a long tape is costly to hash: no second lookup to reorder)
-    if program.compiled is None:
-        tape.last_replay = program.state()
+        return program
+    program = _ready_program(tape, key, build)
+    if program is None:
         return None
     og = list(output_gradients) if output_gradients else []
     exported, result = program(leaves, og)
@@ -409,28 +397,16 @@ def run_trace(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Se
            tuple(sorted((ident(k), tuple(v[0]), v[1]) for k, v in that_are_targets.items())),
            config.aggregation_min_count, config.aggregation_min_bytes, config.replay_exact,
            jax.config.jax_default_device, rules_epoch())  # (as in _structure)
-    program = _programs.get(key)
-    if program is None:
-        n = _seen[key] = _seen[key] + 1
-        if len(_seen) > _SEEN_MAX:
-            _seen.clear()
-        if n <= config.replay_warmup:
-            tape.last_replay = f"op by op (warm-up {n}/{config.replay_warmup})"
-            return None
-        why = _thrashing(key)
-        if why:
-            tape.last_replay = why
-            return None
+    def build():
         ops, usage, missing = prepare()
         snapshot = _trace_snapshot(tr, ops, usage, missing, tape.tensor_tape, target_ids, source_ids,
                                    that_are_targets)
         program = _build(snapshot, config.replay_exact)
         program.exported = tuple(snapshot[10])
         _install(key, program, tr.leaves, og)
-    else:
-        program.used = _tick()  # (a key of a long tape is costly to hash: no second lookup to reorder)
-    if program.compiled is None:
-        tape.last_replay = program.state()
+        return program
+    program = _ready_program(tape, key, build)
+    if program is None:
         return None
     exported, result = program(tr.leaves, og)
     for j, values in zip(program.exported, exported):
@@ -478,6 +454,30 @@ def _trace_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, target_ids,
     src = tuple(setd(s, len(local)) for s in source_ids)
     sat = tuple(sorted((local[k], tuple(v[0]), v[1]) for k, v in that_are_targets.items()))
     return (snap_ops, local, ops, usage, missing, tt, tgt, src, sat, node_sig, exported)
+
+
+def _ready_program(tape, key, build: Callable) -> Optional[_Program]:
+    """The compiled program for ``key``, or None (op by op; ``tape.last_replay`` says why): counted
+    warm-up passes first, then ``build()`` (which compiles and installs it), unless the key thrashes."""
+    program = _programs.get(key)
+    if program is None:
+        n = _seen[key] = _seen[key] + 1
+        if len(_seen) > _SEEN_MAX:
+            _seen.clear()
+        if n <= config.replay_warmup:
+            tape.last_replay = f"op by op (warm-up {n}/{config.replay_warmup})"
+            return None
+        why = _thrashing(key)
+        if why:
+            tape.last_replay = why
+            return None
+        program = build()
+    else:
+        program.used = _tick()  # (a key of a long tape is costly to hash: no second lookup to reorder)
+    if program.compiled is None:
+        tape.last_replay = program.state()
+        return None
+    return program
 
 
 def _thrashing(key) -> str:
