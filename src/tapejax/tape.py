@@ -73,10 +73,10 @@ class Tape:
         self.paused = False
         self.last_replay = ""  # how the last backward pass ran (see deferred/replay.py)
         self._weak = weakref.ref(self)
-        # The tape's structure as data, for replay (deferred/deferred/lazy.py's Trace); only where a replay could
+        # The tape's structure as data, for replay (deferred/deferred/lazy.py's StepRecord); only where a replay could
         # use it. ``record_operation`` and ``watch`` keep it in step; the tape knows it only through
         # its methods (add, ident, break_).
-        self.trace = _new_step_record() if (_new_step_record is not None and config.lazy and config.replay
+        self.step_record = _new_step_record() if (_new_step_record is not None and config.lazy and config.replay
                                             and not persistent) else None
 
     @property
@@ -93,16 +93,16 @@ class Tape:
 
     def watch(self, tensor_id: int) -> None:
         self.tensor_tape.setdefault(tensor_id, -1)
-        if self.trace is not None:
-            self.trace.add(("watch", self.trace.ident(tensor_id)))
+        if self.step_record is not None:
+            self.step_record.add(("watch", self.step_record.ident(tensor_id)))
 
     def watch_variable(self, var) -> None:
         h = var._handle_id
         if h not in self.watched_variables:
             self.watched_variables[h] = var
             self.tensor_tape.setdefault(h, -1)
-            if self.trace is not None:
-                self.trace.add(("watch", self.trace.ident(h)))
+            if self.step_record is not None:
+                self.step_record.add(("watch", self.step_record.ident(h)))
 
     def variables_by_creation(self) -> tuple:
         """The watched Variables in order of creation, as TF (handle ids come from a process-wide
@@ -111,22 +111,22 @@ class Tape:
 
     def record_read(self, handle_id: int, t: Tensor, backward) -> None:
         """Record ``t = read(variable)`` (an identity from the variable's handle)."""
-        trace, self.trace = self.trace, None  # record_operation would break it
+        record, self.step_record = self.step_record, None  # record_operation would break it
         self.record_operation("ReadVariable", (t,), [handle_id], backward)
-        self.trace = trace
-        if trace is not None:
-            trace.add(("read", trace.ident(handle_id), trace.ident(t._id)))
+        self.step_record = record
+        if record is not None:
+            record.add(("read", record.ident(handle_id), record.ident(t._id)))
 
     def finish(self) -> None:
         """A non-persistent tape after its gradient: forget everything; tensors dying later cost nothing."""
         self.op_tape = {}
         self.tensor_tape = {}
         self.tensor_usage = {}
-        self.trace = None
+        self.step_record = None
 
     def record_operation(self, op_type: str, outputs: Sequence[Tensor], input_ids: Sequence[int], backward) -> None:
-        if self.trace is not None:
-            self.trace.break_()
+        if self.step_record is not None:
+            self.step_record.break_()
         usage = self.tensor_usage
         for i in input_ids:
             usage[i] = usage.get(i, 0) + 1

@@ -1,7 +1,7 @@
 """Deferred execution and replay: a layer over the eager tape, plugged in through registration points.
 
 * ``lazy``: while one GradientTape records, ops are recorded without running (their outputs are
-  ``LazyTensor``s) and the tape's step is described as data (``Trace``) — installed into the op
+  ``LazyTensor``s) and the tape's step is described as data (``StepRecord``) — installed into the op
   dispatch (``ops.core.set_deferral``) and the tape (``tape.set_step_recorder``).
 * ``replay``: at ``gradient`` time a recurring step runs as one compiled program — installed into
   the tape (``tape.set_replayer``).

@@ -91,7 +91,7 @@ def scalar_aval(x):
 class Node:
     """One deferred op: its kernels and arguments (device arrays or LazyTensors) until it has run."""
 
-    __slots__ = ("kernels", "diff", "type", "raw", "values", "res", "recorded", "seq", "trace", "tix")
+    __slots__ = ("kernels", "diff", "type", "raw", "values", "res", "recorded", "seq", "record_uid", "tix")
 
     def __init__(self, type_: OpType, raw: list, recorded: bool) -> None:
         self.kernels = type_.kernels
@@ -102,7 +102,7 @@ class Node:
         self.res = _NO_RES  # the residuals, when the op ran eagerly and a tape recorded it
         self.recorded = recorded
         self.seq = _next_seq()
-        self.trace = 0  # the uid of the Trace that lists it, and its index there
+        self.record_uid = 0  # the uid of the StepRecord that lists it, and its index there
         self.tix = -1
 
     def set_values(self, values: tuple) -> None:
@@ -142,7 +142,7 @@ def concrete_args(node: Node) -> list:
 def materialize(node: Node) -> None:
     """Run ``node`` and the pending nodes it depends on, one kernel each, oldest first (eager order)."""
     # Concrete values even when asked for while a jax transformation traces (a jitted function reading
-    # a pending tensor): the kernels must run, not be staged into the caller's trace.
+    # a pending tensor): the kernels must run, not be staged into the caller's record.
     with _lock, jax.ensure_compile_time_eval():
         for n in pending_ancestors([node]):
             if n.values is not None:
@@ -167,20 +167,20 @@ def take_residuals(node: Node):
     return res
 
 
-class Trace:
+class StepRecord:
     """What one GradientTape recorded, as data: a token per deferred op, variable read and watch, and
     the device arrays the deferred ops read (``leaves``, each once, in order of first use).
 
-    Tensors are named relative to the trace (``id - base`` for tensors made while it records, a
+    Tensors are named relative to the record (``id - base`` for tensors made while it records, a
     first-use index for older ones), so the tokens of two steps of a training loop are equal exactly
     when the two tapes have the same structure. replay.py keys compiled programs on them, which makes
     the per-step cost of finding the program a hash of the token list instead of a walk over the tape.
-    Anything else recorded on the tape (an op that ran eagerly, a custom gradient) breaks the trace."""
+    Anything else recorded on the tape (an op that ran eagerly, a custom gradient) breaks the record."""
 
     __slots__ = ("uid", "base", "tokens", "nodes", "leaves", "leaf_pos", "outer", "broken", "too_long")
 
     def __init__(self) -> None:
-        self.uid = _next_seq()  # what its nodes keep (not the trace itself: no reference cycle)
+        self.uid = _next_seq()  # what its nodes keep (not the record itself: no reference cycle)
         self.base = next_id()
         self.tokens: List[Any] = []
         self.nodes: List[Node] = []
@@ -191,7 +191,7 @@ class Trace:
         self.too_long = False  # past tj.config.replay_max_ops: never replayed, so ops stop being deferred
 
     def ident(self, tid: int) -> int:
-        """A tensor id in the trace's naming: >= 0 for tensors made after the trace began."""
+        """A tensor id in the record's naming: >= 0 for tensors made after the record began."""
         if tid > self.base:
             return tid - self.base
         k = self.outer.get(tid)
@@ -208,13 +208,13 @@ class Trace:
         self.tokens.append(token)
 
     def break_(self) -> None:
-        """Something the trace cannot describe was recorded: forget it all (replay takes the slow path)."""
+        """Something the record cannot describe was recorded: forget it all (replay takes the slow path)."""
         self.broken = True
         self.tokens = self.nodes = self.leaves = []
         self.leaf_pos = self.outer = {}
 
     def intact(self) -> bool:
-        """True while every deferred op of the trace is still pending (none was computed eagerly)."""
+        """True while every deferred op of the record is still pending (none was computed eagerly)."""
         if self.broken:
             return False
         for n in self.nodes:
@@ -231,19 +231,19 @@ _PY_SCALARS = (float,)  # raw Python floats: -0.0 and NaN, which the scalar cach
 def defer(op: OpDef, args, raw, static):
     """Record ``op`` without running it (deferred/lazy.py); None when it must run now: an argument that is not
     a plain array on the default device, or an op JAX cannot differentiate. Also adds the op to the
-    tape's trace (one loop over the arguments does both: this runs for every op)."""
+    tape's step record (one loop over the arguments does both: this runs for every op)."""
     tape = tape_set.state.tapes[0]
-    trace = tape.trace
-    if trace is not None:
-        if trace.broken:
-            if trace.too_long:
+    record = tape.step_record
+    if record is not None:
+        if record.broken:
+            if record.too_long:
                 return None
-            trace = None
-        elif len(trace.tokens) >= config.replay_max_ops:
+            record = None
+        elif len(record.tokens) >= config.replay_max_ops:
             # This step will never be replayed as one program: deferring the rest of its ops would
             # only delay them. They run at once from here (the pending ones when first needed).
-            trace.break_()
-            trace.too_long = True
+            record.break_()
+            record.too_long = True
             return None
     avals = []
     refs = []
@@ -253,24 +253,24 @@ def defer(op: OpDef, args, raw, static):
         if type(r) is LazyTensor:
             avals.append(r._aval)
             mask |= bit
-            if trace is not None:
+            if record is not None:
                 n = r._node
-                if n.trace == trace.uid:
+                if n.record_uid == record.uid:
                     j = r._index  # the tensor made by that traced op, as one int (no tuple to allocate)
                     refs.append((n.tix << 8) | j if j < 256 else (n.tix, j))
                 else:
-                    trace.break_()
-                    trace = None
+                    record.break_()
+                    record = None
         elif (type(r) is ArrayImpl and not r._committed) or type(r) in _PY_SCALARS:
             avals.append(r.aval if type(r) is ArrayImpl else scalar_aval(r))
             is_tensor = isinstance(a, Tensor)
             if is_tensor:
                 mask |= bit
-            if trace is not None:
-                k = trace.leaf_pos.get(id(r))
+            if record is not None:
+                k = record.leaf_pos.get(id(r))
                 if k is None:
-                    k = trace.add_leaf(r)
-                refs.append((-1 - k, trace.ident(a._id)) if is_tensor else -1 - k)
+                    k = record.add_leaf(r)
+                refs.append((-1 - k, record.ident(a._id)) if is_tensor else -1 - k)
         else:
             return None
         bit <<= 1
@@ -299,13 +299,13 @@ def defer(op: OpDef, args, raw, static):
         tape.record_deferred(op.name, outs, ids, bf, typ.infos)
     else:
         tape_set.debug_hooks.note_unrecorded(op, args, result)
-    if trace is not None:
-        node.trace = trace.uid
-        node.tix = len(trace.nodes)
-        trace.nodes.append(node)
-        trace.tokens.append((typ, recorded, outs[0]._id - trace.base, *refs))
+    if record is not None:
+        node.record_uid = record.uid
+        node.tix = len(record.nodes)
+        record.nodes.append(node)
+        record.tokens.append((typ, recorded, outs[0]._id - record.base, *refs))
     return result
 
 
 set_deferral(defer)
-tape_module.set_step_recorder(Trace)
+tape_module.set_step_recorder(StepRecord)

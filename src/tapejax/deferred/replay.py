@@ -25,7 +25,7 @@ from __future__ import annotations
 import atexit
 import collections
 import threading
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -64,12 +64,12 @@ class _Program:
         self.extra: tuple = ()  # arguments after (leaves, output gradients): the fences' predicate
         self.used = _tick()
         self.stats: Optional[GradientStats] = None
-        self.exported: tuple = ()  # trace indices of the deferred ops whose values it returns
+        self.exported: tuple = ()  # record indices of the deferred ops whose values it returns
         self.compiled = None
         self.failed = ""
 
     def compile(self, leaves, og) -> None:
-        """Trace now (it reads this thread's tj.config), compile now or in a background thread."""
+        """StepRecord now (it reads this thread's tj.config), compile now or in a background thread."""
         try:
             lowered = self.fn.lower(leaves, og, *self.extra)
         except Exception as e:  # never fail the user's step: fall back to op by op
@@ -222,10 +222,45 @@ def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_tar
     # A compiled program runs on the device it was compiled for: where the step runs is part of the key.
     key = (tuple(node_sig), tuple(sig), tuple(exported), tgt, src, og, sat, config.aggregation_min_count,
            config.aggregation_min_bytes, config.replay_exact, jax.config.jax_default_device, rules_epoch())
-    return key, leaves, (local, kinds, node_sig, exported, nodes, tgt, src, sat)
+    return key, leaves, StructurePlan(local, kinds, node_sig, exported, nodes, tgt, src, sat)
 
 
-def _snapshot(ops: Dict[int, OpEntry], usage, missing, tt, plan):
+class StructurePlan(NamedTuple):
+    """What ``_structure`` learns of a pruned tape besides its key: local ids, each op's backward kind,
+    the deferred nodes to recompute (their signatures and the nodes), which node values to export, and
+    targets / sources / sources that are targets in local ids."""
+    local: dict
+    kinds: list
+    node_sig: list
+    exported: list
+    nodes: list
+    targets: tuple
+    sources: tuple
+    that_are_targets: tuple
+
+
+class Snapshot(NamedTuple):
+    """What compiling a replay program needs, taken from the pruned tape at build time.
+
+    ``ops`` are (op_type, outputs, inputs, backward description) in local ids (``local``: tape id ->
+    local id); ``tape_ops``, ``usage``, ``missing``, ``tensor_tape`` the pruned tape as the sweep sees
+    it; ``targets``/``sources``/``that_are_targets`` in local ids; ``nodes`` the deferred forward ops the
+    program recomputes (kernels, diff, type, argument refs, recorded); ``exported`` which of those
+    nodes' values come back out."""
+    ops: list
+    local: dict
+    tape_ops: dict
+    usage: dict
+    missing: dict
+    tensor_tape: dict
+    targets: tuple
+    sources: tuple
+    that_are_targets: tuple
+    nodes: list
+    exported: list
+
+
+def _snapshot(ops: Dict[int, OpEntry], usage, missing, tt, plan: StructurePlan) -> Snapshot:
     """What compiling needs, in local ids (only when a structure is compiled)."""
     local, kinds, node_sig, exported, nodes, tgt, src, sat = plan
     snap_ops = []
@@ -238,11 +273,13 @@ def _snapshot(ops: Dict[int, OpEntry], usage, missing, tt, plan):
         else:
             bdesc = (kind[0], bf.op, bf.static, bf.diff, bf.spec) + kind[1:]
         snap_ops.append((e.op_type, outs, ins, bdesc))
-    return (snap_ops, local, ops, usage, missing, tt, tgt, src, sat, node_sig, exported)
+    return Snapshot(snap_ops, local, ops, usage, missing, tt, tgt, src, sat, node_sig, exported)
 
 
-def _localize(snapshot):
-    snap_ops, local, ops, usage, missing, tt, tgt, src, sat = snapshot[:9]
+def _localize(snapshot: Snapshot):
+    snap_ops, local, ops, usage, missing, tt = (snapshot.ops, snapshot.local, snapshot.tape_ops, snapshot.usage,
+                                                snapshot.missing, snapshot.tensor_tape)
+    tgt, src, sat = snapshot.targets, snapshot.sources, snapshot.that_are_targets
     op_index = {op_id: k for k, op_id in enumerate(ops)}
     tt_local = {}
     for tid, l in local.items():
@@ -266,7 +303,7 @@ def _fence(pred, f: Callable, *args):
         return leaves
     shapes = jax.eval_shape(flat, *args)
     leaves = jax.lax.cond(pred, flat, lambda *a: [jnp.zeros(s.shape, s.dtype) for s in shapes], *args)
-    # The tree of the branch that made these leaves (a VJP residual's tree names its own trace).
+    # The tree of the branch that made these leaves (a VJP residual's tree names its own record).
     return jax.tree_util.tree_unflatten(trees[-1], leaves)
 
 
@@ -282,9 +319,9 @@ class _FencedBackward:
         return _fence(self.pred, lambda c: self.bf(c, needed_idx, recording), list(cts))
 
 
-def _build(snapshot, exact: bool) -> _Program:
+def _build(snapshot: Snapshot, exact: bool) -> _Program:
     snap_ops, tt_local, usage_local, missing_local, tgt, src, sat = _localize(snapshot)
-    node_sig, exported = snapshot[9], snapshot[10]
+    node_sig, exported = snapshot.nodes, snapshot.exported
     program = _Program(None)
 
     def step(leaves, out_grads, pred):
@@ -357,8 +394,8 @@ def try_replay(tape, ops, usage, missing, target_ids: Sequence[int], source_ids:
         return None
     og = list(output_gradients) if output_gradients else []
     exported, result = program(leaves, og)
-    nodes = plan[4]
-    for j, values in zip(plan[3], exported):
+    nodes = plan.nodes
+    for j, values in zip(plan.exported, exported):
         nodes[j].set_values(tuple(values))
     for e in ops.values():  # deferred ops recomputed by the program: their residuals are not needed
         if type(e.backward) is BackwardFunction:
@@ -371,38 +408,38 @@ def try_replay(tape, ops, usage, missing, target_ids: Sequence[int], source_ids:
     return result
 
 
-# -- the fast path: a tape whose every op was deferred (lazy.Trace) ------------------------------------
+# -- the fast path: a tape whose every op was deferred (lazy.StepRecord) ------------------------------------
 
-NOT_TRACED = object()  # run_trace's answer when the tape's trace cannot be used
+NO_STEP_RECORD = object()  # run_step_record's answer when the tape's step record cannot be used
 
 
-def run_trace(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Sequence[int], that_are_targets,
+def run_step_record(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Sequence[int], that_are_targets,
               output_gradients, stats: GradientStats):
-    """The gradient from the compiled program of the tape's trace: NOT_TRACED when the trace is broken or
+    """The gradient from the compiled program of the tape's step record: NO_STEP_RECORD when the record is broken or
     one of its ops was computed already, None when the caller goes op by op (warm-up, compiling, too
     long). ``prepare()`` is the tape's (memoized) pruning step."""
-    tr = tape.trace
+    tr = tape.step_record
     if tr is None or not tr.intact():
-        return NOT_TRACED
+        return NO_STEP_RECORD
     if output_gradients and any(isinstance(g, jax.core.Tracer) for g in output_gradients):
-        return NOT_TRACED  # the backward pass is being traced (a vmapped jacobian)
+        return NO_STEP_RECORD  # the backward pass is being traced (a vmapped jacobian)
     if len(tr.tokens) > config.replay_max_ops:
         tape.last_replay = (f"op by op: {len(tr.tokens)} recorded ops exceed tj.config.replay_max_ops "
                             f"({config.replay_max_ops})")
         return None
     ident = tr.ident
     og = list(output_gradients) if output_gradients else []
-    key = ("trace", tuple(tr.tokens), tuple([ident(t) for t in target_ids]), tuple([ident(s) for s in source_ids]),
+    key = ("record", tuple(tr.tokens), tuple([ident(t) for t in target_ids]), tuple([ident(s) for s in source_ids]),
            tuple(None if g is None else (tuple(g.shape), g.dtype) for g in og),
            tuple(sorted((ident(k), tuple(v[0]), v[1]) for k, v in that_are_targets.items())),
            config.aggregation_min_count, config.aggregation_min_bytes, config.replay_exact,
            jax.config.jax_default_device, rules_epoch())  # (as in _structure)
     def build():
         ops, usage, missing = prepare()
-        snapshot = _trace_snapshot(tr, ops, usage, missing, tape.tensor_tape, target_ids, source_ids,
+        snapshot = _step_record_snapshot(tr, ops, usage, missing, tape.tensor_tape, target_ids, source_ids,
                                    that_are_targets)
         program = _build(snapshot, config.replay_exact)
-        program.exported = tuple(snapshot[10])
+        program.exported = tuple(snapshot.exported)
         _install(key, program, tr.leaves, og)
         return program
     program = _ready_program(tape, key, build)
@@ -419,8 +456,8 @@ def run_trace(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Se
     return result
 
 
-def _trace_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, target_ids, source_ids, that_are_targets):
-    """_build's input for a trace: every deferred op of the trace (XLA drops those nothing uses) and the
+def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, target_ids, source_ids, that_are_targets):
+    """_build's input for a record: every deferred op of the record (XLA drops those nothing uses) and the
     pruned tape's backward ops, in local ids."""
     local: Dict[int, int] = {}
     setd = local.setdefault
@@ -428,13 +465,13 @@ def _trace_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, target_ids,
     recorded = set()
     for e in ops.values():
         bf = e.backward
-        if type(bf) is BackwardFunction and bf.node is not None and bf.node.trace == tr.uid:
+        if type(bf) is BackwardFunction and bf.node is not None and bf.node.record_uid == tr.uid:
             bdesc = ("lazy", bf.op, bf.static, bf.diff, bf.spec, bf.node.tix)
             recorded.add(bf.node.tix)
         elif isinstance(bf, IdentityBackward):
             bdesc = ("identity",)
         else:
-            raise RuntimeError(f"tapejax internal error: op '{e.op_type}' is on a traced tape but not in its trace")
+            raise RuntimeError(f"tapejax internal error: op '{e.op_type}' is on a traced tape but not in its record")
         outs = tuple((setd(o[0], len(local)), tuple(o[1]), o[2]) for o in e.outputs)
         ins = tuple(setd(i, len(local)) for i in e.input_ids)
         snap_ops.append((e.op_type, outs, ins, bdesc))
@@ -453,7 +490,7 @@ def _trace_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, target_ids,
     tgt = tuple(setd(t, len(local)) for t in target_ids)
     src = tuple(setd(s, len(local)) for s in source_ids)
     sat = tuple(sorted((local[k], tuple(v[0]), v[1]) for k, v in that_are_targets.items()))
-    return (snap_ops, local, ops, usage, missing, tt, tgt, src, sat, node_sig, exported)
+    return Snapshot(snap_ops, local, ops, usage, missing, tt, tgt, src, sat, node_sig, exported)
 
 
 def _ready_program(tape, key, build: Callable) -> Optional[_Program]:
@@ -527,16 +564,16 @@ def gradient(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Seq
     """The tape's gradient from a compiled program, or None to go op by op (the tape then sweeps).
 
     The one entry point the tape calls (through ``tape.set_replayer``). Two sources of a program:
-    a tape whose every op was deferred is keyed by its step record's tokens (``run_trace``, which
+    a tape whose every op was deferred is keyed by its step record's tokens (``run_step_record``, which
     also runs the forward); any other non-persistent tape by the structure of its pruned ops
     (``try_replay``, backward only). ``prepare()`` is the tape's memoized pruning step."""
     traced = False
-    if tape.trace is not None and not tape.persistent:
-        result = run_trace(tape, prepare, target_ids, source_ids, that_are_targets, output_gradients, stats)
-        if result is not None and result is not NOT_TRACED:
+    if tape.step_record is not None and not tape.persistent:
+        result = run_step_record(tape, prepare, target_ids, source_ids, that_are_targets, output_gradients, stats)
+        if result is not None and result is not NO_STEP_RECORD:
             return result
         traced = result is None  # op by op (warm-up, compiling...): not the structure route below
-        tape.trace = None  # not used: let its ops go as the backward pass runs
+        tape.step_record = None  # not used: let its ops go as the backward pass runs
     if traced:
         return None
     ops, usage, missing = prepare()
