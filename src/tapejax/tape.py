@@ -16,6 +16,11 @@ A gradient (``compute_gradient``) runs sweep.py's algorithm over ``tensor_tape``
 to the ops leading to the targets, seed the targets with ones, run the backward functions in reverse
 and sum what reaches the sources. A non-persistent tape gives its pruned backward functions to the
 sweep, forgets everything else at once, and drops each backward function as soon as it has run.
+
+Deferred execution and replay (deferred/) sit above the tape and plug in through two registration
+points: ``set_step_recorder`` (a per-tape record of the step's structure, kept in step by ``watch`` and
+the recorders) and ``set_replayer`` (asked first by ``compute_gradient``; it answers with the gradients
+of a compiled program or None, and the sweep runs).
 """
 from __future__ import annotations
 

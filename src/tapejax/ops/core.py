@@ -16,6 +16,21 @@ compiled once per set of static parameters:
 When an outer tape or accumulator records a backward pass, the backward kernel is not run on raw arrays
 but dispatched as an op of its own (``grad_op``) whose inputs are the forward op's inputs and the
 cotangents; its kernels are derived the same way, so derivatives exist to any order.
+
+Dispatch (``apply``), the flow of one op on each path:
+
+* nothing records          the forward kernel on raw arrays, a new Tensor; nothing else.
+* deferred (the default    exactly one GradientTape records, no accumulator, no trace: the op goes to the
+  while one tape records)  registered deferral (deferred/lazy.py ``defer``), which records it on the tape
+                           without running it (LazyTensor outputs) and adds it to the tape's step record;
+                           at ``gradient`` time the replayer (deferred/replay.py) may run the whole step
+                           as one compiled program, else the sweep (sweep.py) runs it op by op.
+* eager                    otherwise: ``record.recorders`` names the tapes and accumulators that take the
+                           op; the forward runs with residuals (``forward_res``) and each tape records a
+                           ``BackwardFunction``; each accumulator runs the JVP kernel now.
+* traced                   inside tj.function or a JAX transform: the op runs through ``traced`` (its
+                           outputs carry tapejax's rules as a ``custom_jvp``, ops/linear_rule.py) and is
+                           recorded on the trace's graph (graph/capture.py) like an eager op.
 """
 from __future__ import annotations
 
