@@ -5,8 +5,8 @@ stacks (tape_set). A recorder *takes* an op when it is recording (not paused, no
 ``stop_recording``) and one of the op's inputs is known to it (``should_record``: watched, or made by
 an op it took). Ops (ops/core.py), Variable reads and identities (ops/core.py), custom gradients
 (custom_gradient.py) and tj.function calls (an op like any other) all ask ``recorders`` and then
-record on each tape it returns (``Tape.record_operation``; deferred ops use ``Tape.record_deferred``,
-the same entry for outputs not computed yet) and hand each accumulator its forward-mode work.
+record on each tape it returns (``Tape.record_operation``, also for deferred ops, whose outputs
+are not computed yet) and hand each accumulator its forward-mode work.
 
 Recorders are reached duck-typed through tape_set, so this module sits below the tapes' and
 accumulators' owners. The one-tape case (the common one) allocates nothing.

@@ -25,7 +25,7 @@ of a compiled program or None, and the sweep runs).
 from __future__ import annotations
 
 import weakref
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from . import sweep, tape_set
 from .config import config
@@ -129,28 +129,13 @@ class Tape:
         self.tensor_usage = {}
         self.step_record = None
 
-    def record_operation(self, op_type: str, outputs: Sequence[Tensor], input_ids: Sequence[int], backward) -> None:
-        if self.step_record is not None:
-            self.step_record.break_()
-        usage = self.tensor_usage
-        for i in input_ids:
-            usage[i] = usage.get(i, 0) + 1
-        op_id = self.next_op_id
-        self.next_op_id += 1
-        infos = []
-        weak = self._weak
-        for o in outputs:
-            oid = o._id
-            self.tensor_tape[oid] = op_id
-            usage[oid] = 1
-            o._track(weak)
-            v = o._value
-            infos.append((oid, v.shape, v.dtype, None if isinstance(v, Tracer) else v.sharding))
-        self.op_tape[op_id] = OpEntry(op_type, tuple(infos), list(input_ids), backward)
+    def record_operation(self, op_type: str, outputs: Sequence[Tensor], input_ids: Sequence[int], backward,
+                         infos: Optional[tuple] = None) -> None:
+        """Record one op: its outputs, the ids of its inputs, its backward function.
 
-    def record_deferred(self, op_type: str, outputs: tuple, input_ids: list, backward, infos: tuple) -> None:
-        """``record_operation`` for outputs not computed yet (deferred/lazy.py): ``infos`` gives each output's
-        (shape, dtype, sharding); the outputs are new tensors."""
+        ``infos`` is given for outputs not computed yet (deferred/lazy.py): each output's (shape, dtype,
+        sharding); those outputs are new tensors that the step record lists already. Without it the
+        outputs' values are at hand, and anything recorded that way breaks the step record."""
         usage = self.tensor_usage
         for i in input_ids:
             usage[i] = usage.get(i, 0) + 1
@@ -158,7 +143,20 @@ class Tape:
         self.next_op_id = op_id + 1
         tt = self.tensor_tape
         weak = self._weak
-        if len(outputs) == 1:
+        if infos is None:
+            if self.step_record is not None:
+                self.step_record.break_()
+            out_infos = []
+            for o in outputs:
+                oid = o._id
+                tt[oid] = op_id
+                usage[oid] = 1
+                o._track(weak)  # (it may be tracked by another tape already)
+                v = o._value
+                out_infos.append((oid, v.shape, v.dtype, None if isinstance(v, Tracer) else v.sharding))
+            self.op_tape[op_id] = OpEntry(op_type, tuple(out_infos), list(input_ids), backward)
+            return
+        if len(outputs) == 1:  # (the common case: no intermediate list)
             o = outputs[0]
             oid = o._id
             tt[oid] = op_id

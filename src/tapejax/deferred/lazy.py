@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import jax
 
-from .. import tape as tape_module, tape_set
+from .. import record as record_module, tape as tape_module, tape_set
 from ..config import config
 from ..ops.core import BackwardFunction, OpDef, as_tuple, rules_epoch, set_deferral
 from ..tensor import ArrayImpl, LazyTensor, Tensor, is_float, next_id
@@ -77,6 +77,12 @@ def op_type(op, static: dict, tensor_mask: int, avals: list):
 
 
 _scalar_avals: Dict[type, Any] = {}
+
+
+def over_replay_limit(n_ops: int) -> bool:
+    """A step of ``n_ops`` ops is never replayed (XLA compile time grows fast): the one check of
+    ``tj.config.replay_max_ops``, for deferring (stop at the limit) and for replaying."""
+    return n_ops > config.replay_max_ops
 
 
 def scalar_aval(x):
@@ -239,7 +245,7 @@ def defer(op: OpDef, args, raw, static):
             if record.too_long:
                 return None
             record = None
-        elif len(record.tokens) >= config.replay_max_ops:
+        elif over_replay_limit(len(record.tokens) + 1):
             # This step will never be replayed as one program: deferring the rest of its ops would
             # only delay them. They run at once from here (the pending ones when first needed).
             record.break_()
@@ -277,15 +283,8 @@ def defer(op: OpDef, args, raw, static):
     typ = op_type(op, static, mask, avals)
     if typ is None:
         return None
-    ids = []
-    recorded = False
-    tt = tape.tensor_tape
-    for i in typ.diff:
-        tid = args[i]._id
-        ids.append(tid)
-        if tid in tt:
-            recorded = True
-    recorded = recorded and not tape.paused
+    ids = [args[i]._id for i in typ.diff]
+    recorded = bool(record_module.recorders(ids)[0])  # the one decision (here: the one tape, or none)
     node = Node(typ, raw, recorded)
     if typ.multi:
         outs = tuple(LazyTensor(node, j, av) for j, av in enumerate(typ.avals))
@@ -296,7 +295,7 @@ def defer(op: OpDef, args, raw, static):
     if recorded:
         bf = BackwardFunction(op, static, None, args, typ.diff, typ.spec)
         bf.node = node
-        tape.record_deferred(op.name, outs, ids, bf, typ.infos)
+        tape.record_operation(op.name, outs, ids, bf, typ.infos)
     else:
         tape_set.debug_hooks.note_unrecorded(op, args, result)
     if record is not None:

@@ -377,7 +377,7 @@ def try_replay(tape, ops, usage, missing, target_ids: Sequence[int], source_ids:
         return None
     if output_gradients and any(isinstance(g, jax.core.Tracer) for g in output_gradients):
         return None  # the backward pass is being traced (a vmapped jacobian): it is compiled by that trace
-    if len(ops) > config.replay_max_ops:
+    if lazy.over_replay_limit(len(ops)):
         tape.last_replay = f"op by op: {len(ops)} ops exceed tj.config.replay_max_ops ({config.replay_max_ops})"
         return None
     key, leaves, plan = _structure(ops, tape.tensor_tape, target_ids, source_ids, that_are_targets,
@@ -423,7 +423,7 @@ def run_step_record(tape, prepare: Callable, target_ids: Sequence[int], source_i
         return NO_STEP_RECORD
     if output_gradients and any(isinstance(g, jax.core.Tracer) for g in output_gradients):
         return NO_STEP_RECORD  # the backward pass is being traced (a vmapped jacobian)
-    if len(tr.tokens) > config.replay_max_ops:
+    if lazy.over_replay_limit(len(tr.tokens)):
         tape.last_replay = (f"op by op: {len(tr.tokens)} recorded ops exceed tj.config.replay_max_ops "
                             f"({config.replay_max_ops})")
         return None

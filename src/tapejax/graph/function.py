@@ -275,8 +275,9 @@ class Function:
             var_vals, dyn = list(flat[:n_vars]), list(flat[n_vars:])
             outs, new_vals = pure(var_vals, dyn)
             return tuple(outs) + tuple(new_vals)
-        conc.op = OpDef(f"function:{getattr(self._f, '__name__', 'f')}", op_fn, register=False)
-        conc.op.connections = conc.connections  # TF's None between inputs and outputs with no path
+        # connections: TF's None between inputs and outputs with no path.
+        conc.op = OpDef(f"function:{getattr(self._f, '__name__', 'f')}", op_fn, register=False,
+                        connections=conc.connections)
         return conc
 
     def _call_recorded(self, conc: _Concrete, leaves, dyn_pos):

@@ -403,12 +403,15 @@ class OpDef:
       differentiable: False for an op whose outputs have no gradient (comparisons, argmax, random draws):
         it is never recorded.
       user_defined: made with ``tj.op`` (not part of the built-in op surface the registry tests cover).
+      connections: for an op whose outputs need not depend on all its inputs (a tj.function call): per
+        output, the argument positions it depends on. Gradients and tangents with no path are None, as
+        TF's. None: every output depends on every input.
     """
 
     def __init__(self, name: str, fn: Callable, *, fwd: Optional[Callable] = None, bwd: Optional[Callable] = None,
                  jvp: Optional[Callable] = None, accepts_none: Sequence[int] = (), samples=None,
                  register: bool = True, differentiable: bool = True,
-                 user_defined: bool = False) -> None:
+                 user_defined: bool = False, connections: Optional[tuple] = None) -> None:
         if fwd is not None and bwd is None:
             raise ValueError(f"op '{name}': a custom fwd needs a bwd")
         self.name = name
@@ -420,9 +423,7 @@ class OpDef:
         self.samples = samples
         self.differentiable = differentiable
         self.user_defined = user_defined
-        # For an op whose outputs need not depend on all its inputs (a tj.function call): per output, the
-        # argument positions it depends on. Gradients and tangents with no path are None, as TF's.
-        self.connections: Optional[tuple] = None
+        self.connections = connections
         self._kernels: Dict[Any, _Kernels] = {}
         self._derived: Dict[Any, "OpDef"] = {}
         if register:
