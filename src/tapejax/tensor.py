@@ -542,6 +542,11 @@ class Variable(ArrayShape):
         else:
             self._value = value
 
+    def write_back(self, value) -> None:
+        """Store the value a compiled program computed for this Variable (tj.function's assignments,
+        already checked when they were traced): no conversion, no recording."""
+        self._value = value
+
     def assign(self, value: Any, read_value: bool = True) -> "Variable":
         self._set(self._checked(value, "assign"))
         return self

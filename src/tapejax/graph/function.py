@@ -184,7 +184,7 @@ class Function:
     def _finish(conc: "_Concrete", outs: list, new_vals: list):
         """Write the assignments back and rebuild the outputs' structure."""
         for v, new in zip(conc.assigned, new_vals):
-            v._value = new._value if isinstance(new, Tensor) else new
+            v.write_back(new.value if isinstance(new, Tensor) else new)
         it = iter(outs)
         flat = [conc.out_static[i] if i in conc.out_static else next(it)
                 for i in range(len(conc.out_static) + len(conc.out_arrays))]
