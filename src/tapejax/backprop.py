@@ -12,7 +12,7 @@ from . import jacobian as jacobians, tape_set, vspace
 from .tensor import LazyTensor
 from .nest import UnconnectedGradients, flatten, unconnected_gradients_of
 from .sweep import GradientStats
-from .tape import Tape
+from .tape import Tape, new_tape
 from .tensor import Tensor, Variable, is_float, convert_to_tensor
 from .ops.core import record_identity
 from .ops import numpy as tnp
@@ -65,7 +65,7 @@ class GradientTape:
             raise ValueError("Tape is still recording, This can happen if you try to re-enter an already-active "
                              "tape. Exit its `with` block first (or use a second GradientTape).")
         if self._tape is None:
-            self._tape = Tape(self._persistent, self._watch_accessed_variables)
+            self._tape = new_tape(self._persistent, self._watch_accessed_variables)
         tape_set.push_tape(self._tape)
         self._recording = True
 
@@ -104,7 +104,7 @@ class GradientTape:
     def watch(self, tensor: Any) -> None:
         """Watch a Tensor, a Variable, or a nested structure of them."""
         if self._tape is None:
-            self._tape = Tape(self._persistent, self._watch_accessed_variables)
+            self._tape = new_tape(self._persistent, self._watch_accessed_variables)
         leaves, _ = flatten(tensor)
         for t in leaves:
             if isinstance(t, Variable):

@@ -17,10 +17,10 @@ to the ops leading to the targets, seed the targets with ones, run the backward 
 and sum what reaches the sources. A non-persistent tape gives its pruned backward functions to the
 sweep, forgets everything else at once, and drops each backward function as soon as it has run.
 
-Deferred execution and replay (deferred/) sit above the tape and plug in through two registration
-points: ``set_step_recorder`` (a per-tape record of the step's structure, kept in step by ``watch`` and
-the recorders) and ``set_replayer`` (asked first by ``compute_gradient``; it answers with the gradients
-of a compiled program or None, and the sweep runs).
+Deferred execution and replay (deferred/) sit above the tape and plug in through one registration
+point, ``set_tape_type``: GradientTape makes its tapes with ``new_tape``, and deferred/ registers a
+subclass that also keeps the step as data and may answer ``compute_gradient`` from a compiled program.
+This module knows nothing of either.
 """
 from __future__ import annotations
 
@@ -28,28 +28,9 @@ import weakref
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import sweep, tape_set
-from .config import config
 from .tensor import Tensor
 
 from jax.core import Tracer
-
-
-# Registration points for deferred execution and replay (deferred/), a layer above the tape:
-# ``_new_step_record()`` makes the per-tape record of a step's structure, and ``_replayer(tape, prepare,
-# target_ids, source_ids, sources_that_are_targets, output_gradients, stats)`` answers a gradient from
-# a compiled program, or None for the sweep.
-_new_step_record = None
-_replayer = None
-
-
-def set_step_recorder(factory) -> None:
-    global _new_step_record
-    _new_step_record = factory
-
-
-def set_replayer(replayer) -> None:
-    global _replayer
-    _replayer = replayer
 
 
 class OpEntry:
@@ -78,11 +59,6 @@ class Tape:
         self.paused = False
         self.last_replay = ""  # how the last backward pass ran (see deferred/replay.py)
         self._weak = weakref.ref(self)
-        # The tape's structure as data, for replay (deferred/deferred/lazy.py's StepRecord); only where a replay could
-        # use it. ``record_operation`` and ``watch`` keep it in step; the tape knows it only through
-        # its methods (add, ident, break_).
-        self.step_record = _new_step_record() if (_new_step_record is not None and config.lazy and config.replay
-                                            and not persistent) else None
 
     @property
     def recording(self) -> bool:
@@ -98,16 +74,15 @@ class Tape:
 
     def watch(self, tensor_id: int) -> None:
         self.tensor_tape.setdefault(tensor_id, -1)
-        if self.step_record is not None:
-            self.step_record.add(("watch", self.step_record.ident(tensor_id)))
 
-    def watch_variable(self, var) -> None:
-        h = var._handle_id
-        if h not in self.watched_variables:
-            self.watched_variables[h] = var
-            self.tensor_tape.setdefault(h, -1)
-            if self.step_record is not None:
-                self.step_record.add(("watch", self.step_record.ident(h)))
+    def watch_variable(self, var) -> bool:
+        """Watch a Variable's handle; True when it was not watched yet."""
+        h = var.id
+        if h in self.watched_variables:
+            return False
+        self.watched_variables[h] = var
+        self.tensor_tape.setdefault(h, -1)
+        return True
 
     def variables_by_creation(self) -> tuple:
         """The watched Variables in order of creation, as TF (handle ids come from a process-wide
@@ -116,26 +91,20 @@ class Tape:
 
     def record_read(self, handle_id: int, t: Tensor, backward) -> None:
         """Record ``t = read(variable)`` (an identity from the variable's handle)."""
-        record, self.step_record = self.step_record, None  # record_operation would break it
         self.record_operation("ReadVariable", (t,), [handle_id], backward)
-        self.step_record = record
-        if record is not None:
-            record.add(("read", record.ident(handle_id), record.ident(t._id)))
 
     def finish(self) -> None:
         """A non-persistent tape after its gradient: forget everything; tensors dying later cost nothing."""
         self.op_tape = {}
         self.tensor_tape = {}
         self.tensor_usage = {}
-        self.step_record = None
 
     def record_operation(self, op_type: str, outputs: Sequence[Tensor], input_ids: Sequence[int], backward,
                          infos: Optional[tuple] = None) -> None:
         """Record one op: its outputs, the ids of its inputs, its backward function.
 
         ``infos`` is given for outputs not computed yet (deferred/lazy.py): each output's (shape, dtype,
-        sharding); those outputs are new tensors that the step record lists already. Without it the
-        outputs' values are at hand, and anything recorded that way breaks the step record."""
+        sharding); those outputs are new tensors. Without it the outputs' values are at hand."""
         usage = self.tensor_usage
         for i in input_ids:
             usage[i] = usage.get(i, 0) + 1
@@ -144,8 +113,6 @@ class Tape:
         tt = self.tensor_tape
         weak = self._weak
         if infos is None:
-            if self.step_record is not None:
-                self.step_record.break_()
             out_infos = []
             for o in outputs:
                 oid = o._id
@@ -203,29 +170,43 @@ class Tape:
             stack.extend(entry.input_ids)
 
     # -- the gradient algorithm ---------------------------------------------------------------------------
-    def compute_gradient(self, target_ids: Sequence[int], source_ids: Sequence[int],
-                         sources_that_are_targets: Dict[int, Any], output_gradients: Sequence[Any],
-                         recording: bool, stats: sweep.GradientStats) -> List[Any]:
-        """Gradients (raw arrays, or Tensors when ``recording``) of the targets w.r.t. the sources."""
-        # Under check_numerics every kernel runs on its own, so each one is checked.
-        replaying = (_replayer is not None and config.replay and not recording
-                     and not (tape_set.numerics_checks and tape_set.state.debug_checking))
-        prepared = []
+    def prune(self, target_ids: Sequence[int]) -> tuple:
+        """sweep.prune of the tape to the ops leading to the targets. A non-persistent tape forgets the
+        rest now: backward functions not on the path die, the needed ones are owned by the pruned ops."""
+        pruned = sweep.prune(self.tensor_tape, self.op_tape, target_ids)
+        if not self.persistent:
+            self.op_tape = {}
+        return pruned
 
-        def prepare():
-            if not prepared:
-                prepared.append(sweep.prune(self.tensor_tape, self.op_tape, target_ids))
-                if not self.persistent:
-                    # Backward functions not on the path die now; the needed ones are owned by the pruned ops.
-                    self.op_tape = {}
-            return prepared[0]
-        if replaying:
-            result = _replayer(self, prepare, target_ids, source_ids, sources_that_are_targets, output_gradients,
-                               stats)
-            if result is not None:
-                return result
-        ops, usage, missing = prepare()
+    def sweep(self, pruned: tuple, target_ids: Sequence[int], source_ids: Sequence[int],
+              sources_that_are_targets: Dict[int, Any], output_gradients: Sequence[Any], recording: bool,
+              stats: sweep.GradientStats) -> List[Any]:
+        """The reverse sweep over the pruned tape (``prune``'s answer)."""
+        ops, usage, missing = pruned
         return sweep.backprop(ops, usage, missing, self.tensor_tape, target_ids, source_ids, output_gradients,
                               recording=recording, ones_for=sources_that_are_targets, release=not self.persistent,
                               stats=stats)
 
+    def compute_gradient(self, target_ids: Sequence[int], source_ids: Sequence[int],
+                         sources_that_are_targets: Dict[int, Any], output_gradients: Sequence[Any],
+                         recording: bool, stats: sweep.GradientStats) -> List[Any]:
+        """Gradients (raw arrays, or Tensors when ``recording``) of the targets w.r.t. the sources."""
+        return self.sweep(self.prune(target_ids), target_ids, source_ids, sources_that_are_targets,
+                          output_gradients, recording, stats)
+
+
+# The registration point for the layer above (deferred/): the type of the tapes GradientTape makes.
+_tape_type = Tape
+
+
+def set_tape_type(tape_type: type) -> None:
+    """Make ``new_tape`` build ``tape_type`` (a subclass of Tape)."""
+    global _tape_type
+    if not issubclass(tape_type, Tape):
+        raise TypeError(f"set_tape_type: {tape_type!r} is not a subclass of tapejax.tape.Tape")
+    _tape_type = tape_type
+
+
+def new_tape(persistent: bool = False, watch_accessed_variables: bool = True) -> Tape:
+    """A tape of the registered type (``Tape`` unless deferred/ registered its subclass)."""
+    return _tape_type(persistent, watch_accessed_variables)

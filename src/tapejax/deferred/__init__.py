@@ -2,10 +2,11 @@
 
 * ``lazy``: while one GradientTape records, ops are recorded without running (their outputs are
   ``LazyTensor``s) and the tape's step is described as data (``StepRecord``) — installed into the op
-  dispatch (``ops.core.set_deferral``) and the tape (``tape.set_step_recorder``).
-* ``replay``: at ``gradient`` time a recurring step runs as one compiled program — installed into
-  the tape (``tape.set_replayer``).
+  dispatch (``ops.core.set_deferral``).
+* ``replay``: at ``gradient`` time a recurring step runs as one compiled program.
+* ``step_tape``: the tape GradientTape records on (``tape.set_tape_type``): the eager tape keeping its
+  StepRecord in step and asking ``replay.gradient`` before sweeping.
 
-Importing this package installs both; ``tapejax/__init__.py`` does.
+Importing this package installs them; ``tapejax/__init__.py`` does.
 """
-from . import lazy, replay  # noqa: F401  (importing installs the hooks)
+from . import lazy, replay, step_tape  # noqa: F401  (importing installs the hooks)

@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import jax
 
-from .. import record as record_module, tape as tape_module, tape_set
+from .. import record as record_module, tape_set
 from ..config import config
 from ..ops.core import BackwardFunction, OpDef, as_tuple, rules_epoch, set_deferral
 from ..tensor import ArrayImpl, LazyTensor, Tensor, is_float, next_id
@@ -307,4 +307,3 @@ def defer(op: OpDef, args, raw, static):
 
 
 set_deferral(defer)
-tape_module.set_step_recorder(StepRecord)

@@ -31,7 +31,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import tape as tape_module, vspace
+from .. import vspace
 from ..config import config
 from ..ops.core import BackwardFunction, IdentityBackward, NoGradient, as_tuple, rules_epoch
 from ..sweep import GradientStats, backprop
@@ -410,19 +410,12 @@ def try_replay(tape, ops, usage, missing, target_ids: Sequence[int], source_ids:
 
 # -- the fast path: a tape whose every op was deferred (lazy.StepRecord) ------------------------------------
 
-NO_STEP_RECORD = object()  # run_step_record's answer when the tape's step record cannot be used
-
-
-def run_step_record(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Sequence[int], that_are_targets,
-              output_gradients, stats: GradientStats):
-    """The gradient from the compiled program of the tape's step record: NO_STEP_RECORD when the record is broken or
-    one of its ops was computed already, None when the caller goes op by op (warm-up, compiling, too
-    long). ``prepare()`` is the tape's (memoized) pruning step."""
-    tr = tape.step_record
-    if tr is None or not tr.intact():
-        return NO_STEP_RECORD
-    if output_gradients and any(isinstance(g, jax.core.Tracer) for g in output_gradients):
-        return NO_STEP_RECORD  # the backward pass is being traced (a vmapped jacobian)
+def run_step_record(tape, tr: "lazy.StepRecord", prepare: Callable, target_ids: Sequence[int],
+                    source_ids: Sequence[int], that_are_targets, output_gradients,
+                    stats: GradientStats) -> Optional[List[Any]]:
+    """The gradient from the compiled program of the step record ``tr`` (intact: every op of it still
+    pending), or None when the caller goes op by op (warm-up, compiling, too long). ``prepare()`` is
+    the tape's (memoized) pruning step."""
     if lazy.over_replay_limit(len(tr.tokens)):
         tape.last_replay = (f"op by op: {len(tr.tokens)} recorded ops exceed tj.config.replay_max_ops "
                             f"({config.replay_max_ops})")
@@ -563,21 +556,14 @@ def gradient(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Seq
              output_gradients, stats: GradientStats) -> Optional[List[Any]]:
     """The tape's gradient from a compiled program, or None to go op by op (the tape then sweeps).
 
-    The one entry point the tape calls (through ``tape.set_replayer``). Two sources of a program:
+    The one entry point (step_tape.StepTape.compute_gradient calls it). Two keys find a program:
     a tape whose every op was deferred is keyed by its step record's tokens (``run_step_record``, which
     also runs the forward); any other non-persistent tape by the structure of its pruned ops
     (``try_replay``, backward only). ``prepare()`` is the tape's memoized pruning step."""
-    traced = False
-    if tape.step_record is not None and not tape.persistent:
-        result = run_step_record(tape, prepare, target_ids, source_ids, that_are_targets, output_gradients, stats)
-        if result is not None and result is not NO_STEP_RECORD:
-            return result
-        traced = result is None  # op by op (warm-up, compiling...): not the structure route below
-        tape.step_record = None  # not used: let its ops go as the backward pass runs
-    if traced:
-        return None
+    record, tape.step_record = tape.step_record, None  # used now or not at all: its ops may go as the sweep runs
+    traced_backward = output_gradients and any(isinstance(g, jax.core.Tracer) for g in output_gradients)
+    if record is not None and record.intact() and not traced_backward and not tape.persistent:
+        return run_step_record(tape, record, prepare, target_ids, source_ids, that_are_targets, output_gradients,
+                               stats)
     ops, usage, missing = prepare()
     return try_replay(tape, ops, usage, missing, target_ids, source_ids, that_are_targets, output_gradients, stats)
-
-
-tape_module.set_replayer(gradient)
