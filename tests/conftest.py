@@ -25,10 +25,7 @@ import pytest
 
 import tapejax as tj
 
-try:  # issue 14 moves replay.py into the deferred/ package
-    from tapejax.deferred import replay
-except ImportError:
-    from tapejax.deferred import replay
+from tapejax.deferred import replay
 
 tnp = tj.numpy
 

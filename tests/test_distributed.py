@@ -59,8 +59,14 @@ def multiprocess_run(tmp_path_factory):
 @pytest.fixture(scope="module")
 def sharded_run(multiprocess_run, tmp_path_factory):
     out = tmp_path_factory.mktemp("sharded") / "result.json"
-    r = subprocess.run([sys.executable, __file__, "worker", str(out)], env=_env(devices=8),
-                       capture_output=True, text=True, timeout=300)
+    for attempt in range(2):
+        r = subprocess.run([sys.executable, __file__, "worker", str(out)], env=_env(devices=8),
+                           capture_output=True, text=True, timeout=300)
+        # XLA:CPU's in-process collectives abort the process when not all 8 device threads reach an
+        # all-reduce within 40 s, which happened once on a 2-core machine running the two-process job
+        # and the other test worker beside it. That abort (and only it) is retried once.
+        if r.returncode == 0 or "Termination timeout for `all reduce" not in r.stderr:
+            break
     assert r.returncode == 0, f"8-device worker failed:\n{r.stdout[-4000:]}\n{r.stderr[-8000:]}"
     return json.loads(out.read_text())
 

@@ -109,9 +109,10 @@ def _is_dtype(v) -> bool:
         return False
 
 
-# Known: XLA:CPU compiles the convolution's backward differently inside the replayed program than as its
-# own kernel, so replay_exact is not bit for bit there (1.4e-6; also before this test existed). Those
-# ops are compared to tolerance, and test_replay_exact_convolution_bit_for_bit records the gap (xfail).
+# Known: on some CPUs XLA compiles the convolution's backward differently inside the replayed program
+# than as its own kernel, so replay_exact is not bit for bit there (1.4e-6 on one machine, exact on
+# another). Those ops are compared to tolerance, and test_replay_exact_convolution_within_a_few_ulps
+# bounds the gap.
 REPLAY_EXACT_KNOWN_DIFFERENT = {"conv"}
 
 
@@ -442,11 +443,15 @@ def test_custom_gradient_at_100_on_every_path():
         np.testing.assert_allclose(path(case)[0], 1.0, err_msg=path.__name__)
 
 
-@pytest.mark.xfail(strict=True, reason="XLA:CPU convolution backward differs inside the replayed program")
-def test_replay_exact_convolution_bit_for_bit():
+def test_replay_exact_convolution_within_a_few_ulps():
+    """Known limit of replay_exact: XLA:CPU may pick another convolution algorithm inside the replayed
+    program on some CPUs (1.4e-6 apart on one machine, bit for bit on another), so the convolution
+    is held to a few units in the last place rather than bit for bit; every other op is bit for bit."""
     case = next(c for c in CASES if c.name == "op:conv")
-    for got, want in zip(path_replayed(case, exact=True)[0], path_deferred(case)):
-        np.testing.assert_array_equal(got, want)
+    got, why = path_replayed(case, exact=True)
+    assert why.startswith("replayed"), why
+    for g, want in zip(got, path_deferred(case)):
+        np.testing.assert_array_max_ulp(np.asarray(g, np.float32), np.asarray(want, np.float32), maxulp=64)
 
 
 def test_conventions_hold_on_the_reference_path():
