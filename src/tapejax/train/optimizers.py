@@ -131,12 +131,17 @@ class Optimizer:
             idx = tuple(position[id(v)] for _, v in present)
             params = [v.read_value().value for _, v in present]
             state = [s.read_value().value for s in self._state]
-            new_params, new_state = self._step((idx, len(self._built)), g_vals, state, params)
+            # One compiled call computes the new params, state and step count (one dispatch per step).
+            new_params, new_state, new_count = self._step((idx, len(self._built)), g_vals, state, params,
+                                                          self._iterations.read_value().value)
+            # The values come from the update itself (shapes and dtypes as the variables'): outside a
+            # tj.function they are stored as they are; inside one, assign records them for write-back.
+            store = Variable.assign if tape_set.state.capture is not None else Variable.write_back
             for (_, v), new in zip(present, new_params):
-                v.assign(new)
+                store(v, new)
             for s, new in zip(self._state, new_state):
-                s.assign(new)
-            self._iterations.assign_add(1)
+                store(s, new)
+            store(self._iterations, new_count)
         return self._iterations
 
     def minimize(self, loss: Any, var_list: Any, tape: Optional[GradientTape] = None) -> Variable:
@@ -156,8 +161,9 @@ class Optimizer:
         grads = tape.gradient(loss, var_list)
         return self.apply_gradients(zip(grads, var_list))
 
-    def _update(self, key, grads, state_leaves, params):
-        """One optax step on the Variables at ``idx`` (jitted; ``key`` = (idx, number built))."""
+    def _update(self, key, grads, state_leaves, params, count):
+        """One optax step on the Variables at ``idx`` (jitted; ``key`` = (idx, number built)), and the
+        step count plus one."""
         idx, n = key
         state = jax.tree_util.tree_unflatten(self._state_tree, state_leaves)
 
@@ -178,7 +184,11 @@ class Optimizer:
                     merged[i] = new[j]
                 return merged
             new_sub = jax.tree_util.tree_map(merge, state, new_sub, is_leaf=per_variable)
-        return new_params, jax.tree_util.tree_leaves(new_sub)
+        # Stored without conversion (write_back): each value keeps its Variable's dtype, strongly typed.
+        new_params = [jax.lax.convert_element_type(n, o.dtype) for n, o in zip(new_params, params)]
+        new_state = [jax.lax.convert_element_type(n, o.dtype)
+                     for n, o in zip(jax.tree_util.tree_leaves(new_sub), state_leaves)]
+        return new_params, new_state, count + jnp.ones((), count.dtype)
 
     def __repr__(self) -> str:
         return f"<tj.optimizers.{type(self).__name__} '{self.name}' iterations={int(self._iterations.numpy())}>"
