@@ -17,6 +17,7 @@ and on sharded Variables (the update is a jitted function of the Variables' arra
 """
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any, Callable, Iterable, List, Optional, Tuple, Union
@@ -55,6 +56,7 @@ class Optimizer:
         self._state: List[Variable] = []
         self._state_tree = None
         self._step = jax.jit(self._update, static_argnums=(0,))
+        self._step_donating = jax.jit(self._update, static_argnums=(0,), donate_argnums=(2, 3, 4))
 
     # -- public state -------------------------------------------------------------------------------
     @property
@@ -131,12 +133,15 @@ class Optimizer:
             idx = tuple(position[id(v)] for _, v in present)
             params = [v.read_value().value for _, v in present]
             state = [s.read_value().value for s in self._state]
-            # One compiled call computes the new params, state and step count (one dispatch per step).
-            new_params, new_state, new_count = self._step((idx, len(self._built)), g_vals, state, params,
-                                                          self._iterations.read_value().value)
+            count = [self._iterations.read_value().value]
+            # One compiled call computes the new params, state and step count (one dispatch per step); it
+            # reuses the old buffers (donation) when nothing but the Variables holds them.
+            traced = tape_set.state.capture is not None
+            step = self._step if traced or not _only_held_by_variables(params, state, count) else self._step_donating
+            new_params, new_state, new_count = step((idx, len(self._built)), g_vals, state, params, count.pop())
             # The values come from the update itself (shapes and dtypes as the variables'): outside a
             # tj.function they are stored as they are; inside one, assign records them for write-back.
-            store = Variable.assign if tape_set.state.capture is not None else Variable.write_back
+            store = Variable.assign if traced else Variable.write_back
             for (_, v), new in zip(present, new_params):
                 store(v, new)
             for s, new in zip(self._state, new_state):
@@ -192,6 +197,14 @@ class Optimizer:
 
     def __repr__(self) -> str:
         return f"<tj.optimizers.{type(self).__name__} '{self.name}' iterations={int(self._iterations.numpy())}>"
+
+
+def _only_held_by_variables(*value_lists: list) -> bool:
+    """True when each array in the lists is referenced only by its Variable and its list (CPython's
+    reference count: the Variable's, the list's and getrefcount's own argument). A Tensor, a pending op
+    or a user's name still holding an old value then keeps it from being donated: donating would delete
+    it under them. Holders outside Python (a NumPy view on CPU, DLPack) make XLA decline the donation."""
+    return all(sys.getrefcount(values[i]) <= 3 for values in value_lists for i in range(len(values)))
 
 
 def _check_variables(variables: list, where: str) -> list:
