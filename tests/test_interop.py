@@ -214,6 +214,43 @@ def test_optax_takes_a_pytree_of_variables():
         np.testing.assert_allclose(v2.numpy(), expected[1], rtol=1e-4)
 
 
+@pytest.mark.skipif(importlib.util.find_spec("optax") is None,
+                    reason="optax is not installed in this environment (pip install optax to run this test)")
+@pytest.mark.parametrize("name", ["sgd_momentum", "adam", "adagrad"])
+def test_optax_loop_on_variables_matches_optax_on_arrays(name):
+    # init and update take the Variables; apply_updates takes their values (Tensors) and gives arrays.
+    # (apply_updates(variables, updates) cannot work: JAX matches two trees' nodes by exact registered
+    # type, and the updates are Tensors; README "From JAX".)
+    import optax
+    make = {"sgd_momentum": lambda: optax.sgd(0.1, momentum=0.9), "adam": lambda: optax.adam(0.1),
+            "adagrad": lambda: optax.adagrad(0.1)}[name]
+    w0, b0 = np.array([1.0, -2.0, 0.5], np.float32), np.float32(3.0)
+
+    def grads_of(w, b):  # loss = sum(sin(w) * w) + b**2, by hand
+        return [np.sin(w) + w * np.cos(w), 2 * b]
+
+    tx = make()
+    ref, state = [jnp.asarray(w0), jnp.asarray(b0)], None
+    state = tx.init(ref)
+    for _ in range(3):
+        u, state = tx.update([jnp.asarray(g) for g in grads_of(*map(np.asarray, ref))], state, ref)
+        ref = optax.apply_updates(ref, u)
+
+    vs = [tj.Variable(w0), tj.Variable(b0)]
+    tx = make()
+    state = tx.init(vs)
+    for _ in range(3):
+        with tj.GradientTape() as tape:
+            loss = tnp.sum(tnp.sin(vs[0]) * vs[0]) + vs[1] * vs[1]
+        grads = tape.gradient(loss, vs)
+        updates, state = tx.update(grads, state, vs)
+        new = optax.apply_updates([v.value() for v in vs], updates)
+        for v, n in zip(vs, new):
+            v.assign(n)
+    for v, r in zip(vs, ref):
+        np.testing.assert_allclose(v.numpy(), np.asarray(r), rtol=1e-5, atol=1e-6)
+
+
 # -- tj.op with pytree arguments -----------------------------------------------------------------------------
 
 def test_op_takes_pytrees_and_differentiates_each_leaf():

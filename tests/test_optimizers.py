@@ -267,6 +267,35 @@ def test_optimizer_state_is_not_recorded_on_an_outer_tape():
 
 
 # -- clipping ----------------------------------------------------------------------------------------
+def test_values_read_before_a_step_keep_their_values():
+    # The update reuses the Variables' old buffers only when nothing else holds them.
+    w, b = tj.Variable([1.0, 2.0]), tj.Variable(3.0)
+    opt = tj.optimizers.Adam(0.1)
+    grads = [tj.constant([0.5, -0.5]), tj.constant(1.0)]
+    opt.apply_gradients(zip(grads, [w, b]))
+    before_w, before_b, before_m = w.read_value(), b.numpy(), opt.variables[1].read_value()
+    with tj.GradientTape() as tape:
+        loss = tnp.sum(w * w) + b  # a forward value computed from the old weights
+    snapshot = (before_w.numpy().copy(), np.array(before_b), before_m.numpy().copy(), loss.numpy().copy())
+    for _ in range(3):
+        opt.apply_gradients(zip(grads, [w, b]))
+    np.testing.assert_array_equal(before_w.numpy(), snapshot[0])
+    np.testing.assert_array_equal(before_b, snapshot[1])
+    np.testing.assert_array_equal(before_m.numpy(), snapshot[2])
+    np.testing.assert_array_equal(loss.numpy(), snapshot[3])
+    assert not np.array_equal(w.numpy(), snapshot[0])
+    # and the steps are optax's, whichever buffers they used
+    tx = _keras_adam(optax.adam, 0.1)
+    p = [jnp.array([1.0, 2.0]), jnp.array(3.0)]
+    state = tx.init(p)
+    for _ in range(4):
+        u, state = tx.update([g.value for g in grads], state, p)
+        p = optax.apply_updates(p, u)
+    np.testing.assert_allclose(w.numpy(), p[0], rtol=1e-6)
+    np.testing.assert_allclose(b.numpy(), p[1], rtol=1e-6)
+    assert int(opt.iterations.numpy()) == 4 and opt.iterations.dtype == jnp.int32
+
+
 def test_clip_by_norm_values_and_axes():
     t = np.array([[3.0, 4.0], [0.3, 0.4]], np.float32)
     np.testing.assert_allclose(tj.clip_by_norm(t, 1.0).numpy(), t / np.linalg.norm(t), rtol=1e-6)

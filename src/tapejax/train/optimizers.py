@@ -17,6 +17,7 @@ and on sharded Variables (the update is a jitted function of the Variables' arra
 """
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Sequence
 from typing import Any, Callable, Iterable, List, Optional, Tuple, Union
@@ -55,6 +56,7 @@ class Optimizer:
         self._state: List[Variable] = []
         self._state_tree = None
         self._step = jax.jit(self._update, static_argnums=(0,))
+        self._step_donating = jax.jit(self._update, static_argnums=(0,), donate_argnums=(2, 3, 4))
 
     # -- public state -------------------------------------------------------------------------------
     @property
@@ -131,12 +133,20 @@ class Optimizer:
             idx = tuple(position[id(v)] for _, v in present)
             params = [v.read_value().value for _, v in present]
             state = [s.read_value().value for s in self._state]
-            new_params, new_state = self._step((idx, len(self._built)), g_vals, state, params)
+            count = [self._iterations.read_value().value]
+            # One compiled call computes the new params, state and step count (one dispatch per step); it
+            # reuses the old buffers (donation) when nothing but the Variables holds them.
+            traced = tape_set.state.capture is not None
+            step = self._step if traced or not _only_held_by_variables(params, state, count) else self._step_donating
+            new_params, new_state, new_count = step((idx, len(self._built)), g_vals, state, params, count.pop())
+            # The values come from the update itself (shapes and dtypes as the variables'): outside a
+            # tj.function they are stored as they are; inside one, assign records them for write-back.
+            store = Variable.assign if traced else Variable.write_back
             for (_, v), new in zip(present, new_params):
-                v.assign(new)
+                store(v, new)
             for s, new in zip(self._state, new_state):
-                s.assign(new)
-            self._iterations.assign_add(1)
+                store(s, new)
+            store(self._iterations, new_count)
         return self._iterations
 
     def minimize(self, loss: Any, var_list: Any, tape: Optional[GradientTape] = None) -> Variable:
@@ -156,8 +166,9 @@ class Optimizer:
         grads = tape.gradient(loss, var_list)
         return self.apply_gradients(zip(grads, var_list))
 
-    def _update(self, key, grads, state_leaves, params):
-        """One optax step on the Variables at ``idx`` (jitted; ``key`` = (idx, number built))."""
+    def _update(self, key, grads, state_leaves, params, count):
+        """One optax step on the Variables at ``idx`` (jitted; ``key`` = (idx, number built)), and the
+        step count plus one."""
         idx, n = key
         state = jax.tree_util.tree_unflatten(self._state_tree, state_leaves)
 
@@ -178,10 +189,22 @@ class Optimizer:
                     merged[i] = new[j]
                 return merged
             new_sub = jax.tree_util.tree_map(merge, state, new_sub, is_leaf=per_variable)
-        return new_params, jax.tree_util.tree_leaves(new_sub)
+        # Stored without conversion (write_back): each value keeps its Variable's dtype, strongly typed.
+        new_params = [jax.lax.convert_element_type(n, o.dtype) for n, o in zip(new_params, params)]
+        new_state = [jax.lax.convert_element_type(n, o.dtype)
+                     for n, o in zip(jax.tree_util.tree_leaves(new_sub), state_leaves)]
+        return new_params, new_state, count + jnp.ones((), count.dtype)
 
     def __repr__(self) -> str:
         return f"<tj.optimizers.{type(self).__name__} '{self.name}' iterations={int(self._iterations.numpy())}>"
+
+
+def _only_held_by_variables(*value_lists: list) -> bool:
+    """True when each array in the lists is referenced only by its Variable and its list (CPython's
+    reference count: the Variable's, the list's and getrefcount's own argument). A Tensor, a pending op
+    or a user's name still holding an old value then keeps it from being donated: donating would delete
+    it under them. Holders outside Python (a NumPy view on CPU, DLPack) make XLA decline the donation."""
+    return all(sys.getrefcount(values[i]) <= 3 for values in value_lists for i in range(len(values)))
 
 
 def _check_variables(variables: list, where: str) -> list:
