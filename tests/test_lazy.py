@@ -84,6 +84,12 @@ def pending(t) -> bool:
     return type(t) is LazyTensor and t._pending_node() is not None
 
 
+def from_program(t) -> bool:
+    """``t``'s value came back with the gradients, or comes with them: it is known, or its node is
+    exported by the replayed step's program (deferred/pending.py), which runs when either is read."""
+    return not pending(t) or t._pending_node().step is not None
+
+
 def _rand(rng, *shape, scale=1.0):
     return (rng.standard_normal(shape) * scale).astype(np.float32)
 
@@ -112,7 +118,7 @@ def _mlp_program(x, w1, b1, w2, labels, checks=None, stop=True):
         # stop_gradient is not differentiable: it runs now (reading its argument), its gradient is None
         loss2 = loss + tnp.sum(tj.stop_gradient(parts[1]) * o[:, 1:2]) if stop else loss
     grads = t.gradient(loss2, [w1, b1, w2])
-    exported = not pending(loss2)   # the target's value came back with the gradients
+    exported = from_program(loss2)
     return as_np([loss2, h, parts, k, mask, o, grads]), (t.last_replay, exported)
 
 
@@ -464,7 +470,7 @@ def _train(steps=6, lr=0.1, seed=3):
             loss = tnp.mean(err * err) + 1e-3 * tnp.sum(w * w)   # w read twice
         loss_kinds.append(type(loss))
         gw, gb = t.gradient(loss, [w, b])
-        exported.append(not pending(loss))
+        exported.append(from_program(loss))
         modes.append(t.last_replay)
         losses.append(loss.numpy())
         w.assign_sub(lr * gw)
@@ -706,6 +712,9 @@ def test_memory_deferred_ops_allocate_nothing_until_needed(with_replay):
         assert _big_live().keys() == before.keys()     # nothing computed, nothing live
     g = t.gradient(y, x)
     assert t.last_replay.startswith("replayed" if with_replay else "op by op"), t.last_replay
+    if with_replay:  # the replayed step runs when its gradient (or its loss) is first read
+        assert _big_live().keys() == before.keys()
+    g.value
     after = _big_live()
     new = set(after) - set(before)
     assert len(new) <= 2, [after[i].shape for i in new]   # the gradient, and the target's value if computed
@@ -736,6 +745,7 @@ def test_memory_dead_pending_branch_never_runs(with_replay):
         assert _big_live().keys() == before.keys()
     g = t.gradient(y, x)
     assert t.last_replay.startswith("replayed" if with_replay else "op by op"), t.last_replay
+    g.value
     assert node.values is None                  # the dead branch never ran
     assert set(_big_live()) - set(before) == {id(g.value)}
     np.testing.assert_allclose(g.numpy(), np.cos(x.numpy()), rtol=1e-6)
@@ -753,6 +763,7 @@ def test_memory_gradient_wrt_a_pending_intermediate_does_not_compute_it():
         y = tnp.sum(tnp.sin(h))
     gx, gh = t.gradient(y, [x, h])
     assert t.last_replay.startswith("replayed"), t.last_replay
+    gx.value  # runs the step (both gradients)
     assert pending(h)
     assert set(_big_live()) - set(before) == {id(gx.value), id(gh.value)}
     ref = eager(lambda: as_np([tnp.exp(x)]))[0]

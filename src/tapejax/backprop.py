@@ -13,7 +13,7 @@ from .tensor import LazyTensor
 from .nest import UnconnectedGradients, flatten, unconnected_gradients_of
 from .sweep import GradientStats
 from .tape import Tape, new_tape
-from .tensor import Tensor, Variable, is_float, convert_to_tensor
+from .tensor import Tensor, Variable, is_float, convert_to_tensor, pending_source
 from .ops.core import record_identity
 from .ops import numpy as tnp
 
@@ -301,8 +301,10 @@ def _placed_like(source, g: Tensor) -> Tensor:
     """``g`` with the sharding of its source. XLA's sharding propagation may give a gradient another
     placement (sum's backward broadcasts a replicated scalar, so the gradient of a batch-sharded source
     would come back replicated); gradients come back placed as their sources, as in TF."""
-    if isinstance(source, LazyTensor) and source._pending_node() is not None:
-        return g  # a deferred op's output lives on the default device, as the gradient does
+    if (isinstance(source, LazyTensor) and source._pending_node() is not None) or pending_source(g) is not None:
+        # A deferred op's output lives on the default device, as the gradient does; a gradient of a
+        # pending replayed step too (its program reads only uncommitted default-device arrays).
+        return g
     want = _sharding(source._value)
     have = _sharding(g._value)
     if want is None or have is None or have == want or have.is_equivalent_to(want, g._value.ndim):

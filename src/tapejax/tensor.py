@@ -92,7 +92,7 @@ class ArrayShape:
 class Tensor(ArrayShape):
     """Immutable wrapper around one ``jax.Array``. Operators and methods are recorded ops."""
 
-    __slots__ = ("_value", "_id", "_trackers", "__weakref__")
+    __slots__ = ("_value", "_id", "_trackers", "_pending", "__weakref__")
     # numpy should defer to our reflected operators (np_array * tensor -> Tensor).
     __array_priority__ = 100
 
@@ -100,6 +100,22 @@ class Tensor(ArrayShape):
         self._value = value
         self._id = next_id()
         self._trackers = None  # weak ref (or list of them) to the tapes/accumulators to tell when it dies
+
+    def __getattr__(self, name: str):
+        # Reached only for a slot never set (no cost on the normal path): ``_value`` of a pending tensor
+        # (see pending_tensor), computed now, and ``_pending`` of every other tensor.
+        if name == "_pending":
+            return None
+        if name == "_value":
+            source = self._pending
+            if source is not None:
+                node, index = source
+                if node.values is None:
+                    node.compute()
+                value = self._value = node.values[index]
+                self._pending = None
+                return value
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __del__(self) -> None:
         trackers = self._trackers
@@ -390,6 +406,27 @@ def _require_concrete(t: Tensor, what: str) -> None:
 
 
 jax.tree_util.register_pytree_node(Tensor, _tree_flatten_tensor, lambda _, c: Tensor(c[0]))
+
+
+def pending_tensor(node, index: int) -> Tensor:
+    """A Tensor whose value, ``node.values[index]``, is computed (``node.compute()``) when first read.
+    Unlike a LazyTensor it is a plain Tensor to JAX's pytrees and to type checks: what deferred/pending.py
+    gives as the gradients of a replayed step that has not run yet."""
+    t = Tensor.__new__(Tensor)
+    t._id = next_id()
+    t._trackers = None
+    t._pending = (node, index)
+    return t
+
+
+def pending_source(t) -> Optional[tuple]:
+    """``(node, index)`` of a tensor made by ``pending_tensor`` whose node has not run yet; else None."""
+    if type(t) is not Tensor:
+        return None
+    source = t._pending
+    if source is None or source[0].values is not None:
+        return None
+    return source
 
 
 class LazyTensor(Tensor):

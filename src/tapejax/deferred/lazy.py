@@ -97,7 +97,7 @@ def scalar_aval(x):
 class Node:
     """One deferred op: its kernels and arguments (device arrays or LazyTensors) until it has run."""
 
-    __slots__ = ("kernels", "diff", "type", "raw", "values", "res", "recorded", "seq", "record_uid", "tix")
+    __slots__ = ("kernels", "diff", "type", "raw", "values", "res", "recorded", "seq", "record_uid", "tix", "step")
 
     def __init__(self, type_: OpType, raw: list, recorded: bool) -> None:
         self.kernels = type_.kernels
@@ -110,13 +110,19 @@ class Node:
         self.seq = _next_seq()
         self.record_uid = 0  # the uid of the StepRecord that lists it, and its index there
         self.tix = -1
+        self.step = None  # the pending replay step (deferred/pending.py) that computes its value, if any
 
     def set_values(self, values: tuple) -> None:
         self.values = values
         self.raw = None  # let the arguments go
 
     def compute(self) -> None:
-        """Run this op (and the pending ones it reads): what a LazyTensor asks when its value is read."""
+        """Run this op (and the pending ones it reads): what a LazyTensor asks when its value is read. A
+        value that a pending replayed step exports comes from running that step."""
+        if self.step is not None:
+            self.step.compute()
+            if self.values is not None:
+                return
         materialize(self)
 
     def take_residuals(self):

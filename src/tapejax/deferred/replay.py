@@ -28,8 +28,6 @@ import threading
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
 
 import jax
-import jax.numpy as jnp
-import numpy as np
 
 from .. import vspace
 from ..config import config
@@ -37,7 +35,8 @@ from ..ops.core import BackwardFunction, IdentityBackward, NoGradient, as_tuple,
 from ..sweep import GradientStats, backprop
 from ..tape import OpEntry
 from ..tensor import LazyTensor
-from . import lazy
+from . import lazy, pending
+from .fence import TRUE, fence
 
 _seen: "collections.Counter" = collections.Counter()
 _programs: Dict[Any, "_Program"] = {}
@@ -48,14 +47,14 @@ _SEEN_MAX = 4096
 _evictions: Dict[Any, int] = {}
 _MAX_EVICTIONS = 2
 _tick = iter(range(1, 1 << 62)).__next__  # use order of the programs (least recently used dropped)
-_TRUE = np.bool_(True)  # the fences' run-time predicate (see _fence)
 
 
 class _Program:
     """One compiled step. ``compiled`` is None while XLA compiles it (in the background) and after a
     failed compile (``failed`` says why); until then the steps of its structure go op by op."""
 
-    __slots__ = ("fn", "stats", "exported", "compiled", "failed", "used", "extra", "key", "interrupted")
+    __slots__ = ("fn", "stats", "exported", "compiled", "failed", "used", "extra", "key", "interrupted", "out_info",
+                 "fused")
 
     def __init__(self, fn) -> None:
         self.fn = fn
@@ -67,11 +66,14 @@ class _Program:
         self.exported: tuple = ()  # record indices of the deferred ops whose values it returns
         self.compiled = None
         self.failed = ""
+        self.out_info = None  # the (exported values, gradients) shapes and dtypes, from lowering
+        self.fused: Dict[Any, Any] = {}  # this program with an update after it (pending.run_with_update)
 
     def compile(self, leaves, og) -> None:
         """StepRecord now (it reads this thread's tj.config), compile now or in a background thread."""
         try:
             lowered = self.fn.lower(leaves, og, *self.extra)
+            self.out_info = lowered.out_info
         except Exception as e:  # never fail the user's step: fall back to op by op
             self.failed = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
             return
@@ -291,24 +293,8 @@ def _localize(snapshot: Snapshot):
     return snap_ops, tt_local, usage_local, missing_local, tgt, src, sat
 
 
-def _fence(pred, f: Callable, *args):
-    """``f(*args)`` as a separate XLA computation: XLA fuses nothing across a conditional whose predicate
-    is only known at run time, so the program computes what the op-by-op kernels compute, bit for bit
-    (a plain program would, e.g., contract one op's multiply and the next op's add into an FMA)."""
-    trees = []
-
-    def flat(*a):
-        leaves, tree = jax.tree_util.tree_flatten(f(*a))
-        trees.append(tree)
-        return leaves
-    shapes = jax.eval_shape(flat, *args)
-    leaves = jax.lax.cond(pred, flat, lambda *a: [jnp.zeros(s.shape, s.dtype) for s in shapes], *args)
-    # The tree of the branch that made these leaves (a VJP residual's tree names its own record).
-    return jax.tree_util.tree_unflatten(trees[-1], leaves)
-
-
 class _FencedBackward:
-    """A backward function whose kernel runs fenced (see ``_fence``)."""
+    """A backward function whose kernel runs fenced (see fence.py)."""
 
     __slots__ = ("bf", "pred")
 
@@ -316,7 +302,7 @@ class _FencedBackward:
         self.bf, self.pred = bf, pred
 
     def __call__(self, cts, needed_idx, recording):
-        return _fence(self.pred, lambda c: self.bf(c, needed_idx, recording), list(cts))
+        return fence(self.pred, lambda c: self.bf(c, needed_idx, recording), list(cts))
 
 
 def _build(snapshot: Snapshot, exact: bool) -> _Program:
@@ -326,7 +312,7 @@ def _build(snapshot: Snapshot, exact: bool) -> _Program:
 
     def step(leaves, out_grads, pred):
         def fenced(f, *args):
-            return _fence(pred, f, *args) if exact else f(*args)
+            return fence(pred, f, *args) if exact else f(*args)
         values, residuals = [], {}
         for j, (kernels, diff, _, refs, recorded) in enumerate(node_sig):
             args = tuple(leaves[r] if type(r) is int else values[r[0]][r[1]] for r in refs)
@@ -364,7 +350,7 @@ def _build(snapshot: Snapshot, exact: bool) -> _Program:
     inner = jax.jit(step)
     if exact:
         program.fn = jax.jit(lambda leaves, out_grads, pred: inner(leaves, out_grads, pred))
-        program.extra = (_TRUE,)
+        program.extra = (TRUE,)
     else:  # no predicate argument when nothing is fenced
         program.fn = jax.jit(lambda leaves, out_grads: inner(leaves, out_grads, None))
     return program
@@ -438,9 +424,8 @@ def run_step_record(tape, tr: "lazy.StepRecord", prepare: Callable, target_ids: 
     program = _ready_program(tape, key, build)
     if program is None:
         return None
-    exported, result = program(tr.leaves, og)
-    for j, values in zip(program.exported, exported):
-        tr.nodes[j].set_values(tuple(values))
+    # The program runs when its results are first read, or with an optimizer's update (pending.py).
+    result = pending.gradients(program, tr.leaves, og, [tr.nodes[j] for j in program.exported])
     tape.finish()
     s = program.stats
     stats.peak_pending_bytes, stats.ops_run, stats.early_aggregations = s.peak_pending_bytes, s.ops_run, \

@@ -28,6 +28,7 @@ import optax
 
 from .. import tape_set
 from ..backprop import GradientTape
+from ..deferred import pending
 from ..ops import numpy as tnp
 from ..tensor import Tensor, Variable, convert_to_tensor, name_scope
 
@@ -57,6 +58,9 @@ class Optimizer:
         self._state_tree = None
         self._step = jax.jit(self._update, static_argnums=(0,))
         self._step_donating = jax.jit(self._update, static_argnums=(0,), donate_argnums=(2, 3, 4))
+        # How the last update ran: "fused into the replayed step" (one program with the step's forward and
+        # backward pass, deferred/pending.py) or "one compiled update".
+        self.last_update = ""
 
     # -- public state -------------------------------------------------------------------------------
     @property
@@ -123,22 +127,36 @@ class Optimizer:
             warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the loss; they are "
                           "left unchanged.", UserWarning, stacklevel=2)
         with tape_set.stop_recording():  # an update is not part of any differentiated computation
-            g_vals = []
-            for g, v in present:
-                g = convert_to_tensor(g).value
-                if tuple(g.shape) != v.shape:
-                    raise ValueError(f"apply_gradients: gradient of shape {tuple(g.shape)} for variable {v.name!r} "
+            traced = tape_set.state.capture is not None
+            given = [g if isinstance(g, Tensor) else convert_to_tensor(g) for g, _ in present]
+            step = None if traced else pending.pending_step_of(given)
+            for g, (_, v) in zip(given, present):
+                shape = pending.shape_of(step, g) if step is not None else tuple(g.shape)
+                if shape != v.shape:
+                    raise ValueError(f"apply_gradients: gradient of shape {shape} for variable {v.name!r} "
                                      f"of shape {v.shape}.")
-                g_vals.append(g)
-            idx = tuple(position[id(v)] for _, v in present)
+            key = (tuple(position[id(v)] for _, v in present), len(self._built))
             params = [v.read_value().value for _, v in present]
             state = [s.read_value().value for s in self._state]
             count = [self._iterations.read_value().value]
-            # One compiled call computes the new params, state and step count (one dispatch per step); it
-            # reuses the old buffers (donation) when nothing but the Variables holds them.
-            traced = tape_set.state.capture is not None
-            step = self._step if traced or not _only_held_by_variables(params, state, count) else self._step_donating
-            new_params, new_state, new_count = step((idx, len(self._built)), g_vals, state, params, count.pop())
+            new = None
+            if step is not None:
+                # Gradients of a replayed step that has not run: the step and this update run as one
+                # compiled program (values as running them one after the other).
+                try:
+                    new = pending.run_with_update(step, given, (self, key),
+                                                  lambda *a: self._update(key, *a), (state, params, count[0]))
+                    self.last_update = "fused into the replayed step"
+                except Exception:  # (compiling the fused program failed: the step and update run apart)
+                    new = None
+            if new is None:
+                g_vals = [g.value for g in given]
+                # One compiled call computes the new params, state and step count (one dispatch per step);
+                # it reuses the old buffers (donation) when nothing but the Variables holds them.
+                donate = not traced and _only_held_by_variables(params, state, count)
+                new = (self._step_donating if donate else self._step)(key, g_vals, state, params, count.pop())
+                self.last_update = "one compiled update"
+            new_params, new_state, new_count = new
             # The values come from the update itself (shapes and dtypes as the variables'): outside a
             # tj.function they are stored as they are; inside one, assign records them for write-back.
             store = Variable.assign if traced else Variable.write_back

@@ -1,0 +1,27 @@
+"""Fencing: one part of a compiled program computed exactly as it would be on its own."""
+from __future__ import annotations
+
+from typing import Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+TRUE = np.bool_(True)  # the run-time predicate fenced programs take as an argument
+
+
+def fence(pred, f: Callable, *args):
+    """``f(*args)`` as a separate XLA computation: XLA fuses nothing across a conditional whose predicate
+    is only known at run time, so the program computes what the op-by-op kernels compute, bit for bit
+    (a plain program would, e.g., contract one op's multiply and the next op's add into an FMA).
+    ``pred`` is a traced boolean that is True when the program runs (``TRUE`` passed as an argument)."""
+    trees = []
+
+    def flat(*a):
+        leaves, tree = jax.tree_util.tree_flatten(f(*a))
+        trees.append(tree)
+        return leaves
+    shapes = jax.eval_shape(flat, *args)
+    leaves = jax.lax.cond(pred, flat, lambda *a: [jnp.zeros(s.shape, s.dtype) for s in shapes], *args)
+    # The tree of the branch that made these leaves (a VJP residual's tree names its own record).
+    return jax.tree_util.tree_unflatten(trees[-1], leaves)

@@ -1,0 +1,166 @@
+"""The optimizer's update fused into the replayed step (issue "Training loops", item 3).
+
+Once an eager step recurs, ``tape.gradient`` gives the gradients of the replayed step before its program
+has run (deferred/pending.py), and ``apply_gradients`` runs the program and the optax update as one
+compiled program. What a user can observe must be what op-by-op execution gives: the losses, the
+gradients, the Variables before and after the update, bit for bit under replay_exact (the
+``replay_now`` fixture), whatever is read in between, and an exception leaves every Variable as it was.
+"""
+from __future__ import annotations
+
+import numpy as np
+import optax
+import pytest
+
+import tapejax as tj
+
+tnp = tj.numpy
+STEPS = 6
+FUSED = "fused into the replayed step"
+
+
+def _train(make_opt, steps=STEPS, read=None, **cfg):
+    """A small tanh layer trained eagerly; ``read(step, loss, grads, variables)`` runs between
+    ``tape.gradient`` and ``apply_gradients``. Returns losses, gradients, final variables, update modes."""
+    rng = np.random.default_rng(0)
+    w = tj.Variable(rng.standard_normal((4, 3)).astype(np.float32), name="w")
+    b = tj.Variable(np.zeros(3, np.float32), name="b")
+    x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
+    opt = make_opt()
+    losses, grads, modes = [], [], []
+    with tj.config.override(**cfg):
+        for step in range(steps):
+            with tj.GradientTape() as tape:
+                loss = tnp.mean(tnp.tanh(x @ w + b) ** 2)
+            g = tape.gradient(loss, [w, b])
+            if read is not None:
+                read(step, loss, g, (w, b))
+            opt.apply_gradients(zip(g, [w, b]))
+            modes.append(opt.last_update)
+            losses.append(np.asarray(loss.numpy()))
+            grads.append([gi.numpy() for gi in g])
+    return losses, grads, [w.numpy(), b.numpy()], modes
+
+
+def _op_by_op(make_opt, **kw):
+    return _train(make_opt, lazy=False, replay=False, **kw)
+
+
+def _assert_equal(got, want):
+    losses, grads, params, _ = got
+    r_losses, r_grads, r_params, _ = want
+    for a, b in zip(losses, r_losses):
+        np.testing.assert_array_equal(a, b)
+    for ga, gb in zip(grads, r_grads):
+        for a, b in zip(ga, gb):
+            np.testing.assert_array_equal(a, b)
+    for a, b in zip(params, r_params):
+        np.testing.assert_array_equal(a, b)
+
+
+OPTIMIZERS = {
+    "adam": lambda: tj.optimizers.Adam(0.05),
+    "sgd_momentum": lambda: tj.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+    "rmsprop": lambda: tj.optimizers.RMSprop(0.01),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_fused_loop_equals_op_by_op_bit_for_bit(replay_now, name):
+    got = _train(OPTIMIZERS[name])
+    _assert_equal(got, _op_by_op(OPTIMIZERS[name]))
+    modes = got[3]
+    assert modes[:2] == ["one compiled update"] * 2, modes  # warm-up: op by op, then the update alone
+    assert modes[2:] == [FUSED] * (STEPS - 2), modes
+
+
+def test_fused_without_replay_exact_is_close(replay_now):
+    with tj.config.override(replay_exact=False):
+        got = _train(OPTIMIZERS["adam"])
+    want = _op_by_op(OPTIMIZERS["adam"])
+    assert got[3][2:] == [FUSED] * (STEPS - 2), got[3]
+    for a, b in zip(got[2], want[2]):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_reading_the_loss_before_the_update(replay_now):
+    """Printing the loss runs the step's program; the update then runs on its own, same values."""
+    seen = []
+    got = _train(OPTIMIZERS["adam"], read=lambda s, loss, g, v: seen.append(float(loss)))
+    ref_seen = []
+    want = _op_by_op(OPTIMIZERS["adam"], read=lambda s, loss, g, v: ref_seen.append(float(loss)))
+    assert seen == ref_seen
+    _assert_equal(got, want)
+    assert FUSED not in got[3], got[3]
+
+
+def test_reading_gradients_before_the_update(replay_now):
+    got = _train(OPTIMIZERS["adam"], read=lambda s, loss, g, v: [gi.numpy() for gi in g])
+    _assert_equal(got, _op_by_op(OPTIMIZERS["adam"]))
+    assert FUSED not in got[3], got[3]
+
+
+def test_reading_variables_before_the_update_keeps_the_fusion(replay_now):
+    """A Variable read between gradient and update is its value before the update; the step still fuses."""
+    before, ref_before = [], []
+    got = _train(OPTIMIZERS["adam"], read=lambda s, loss, g, v: before.append([x.numpy() for x in v]))
+    want = _op_by_op(OPTIMIZERS["adam"], read=lambda s, loss, g, v: ref_before.append([x.numpy() for x in v]))
+    for a, b in zip(before, ref_before):
+        for x, y in zip(a, b):
+            np.testing.assert_array_equal(x, y)
+    _assert_equal(got, want)
+    assert got[3][2:] == [FUSED] * (STEPS - 2), got[3]
+
+
+def test_gradients_through_optax_directly(replay_now):
+    """The replayed step's gradients are plain Tensors to JAX's pytrees: optax takes them with Tensor state."""
+    tx = optax.adam(0.05)
+    rng = np.random.default_rng(0)
+    w = tj.Variable(rng.standard_normal((4, 3)).astype(np.float32))
+    x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
+    state = tx.init([w.value()])
+    for _ in range(4):
+        with tj.GradientTape() as tape:
+            loss = tnp.sum(tnp.tanh(x @ w) ** 2)
+        g = tape.gradient(loss, [w])
+        assert type(g[0]) is tj.Tensor
+        updates, state = tx.update(g, state, [w.value()])
+        w.assign(optax.apply_updates([w.value()], updates)[0])
+    assert tape.last_replay.startswith("replayed"), tape.last_replay
+
+
+def _failing_transformation():
+    def init(params):
+        return optax.EmptyState()
+
+    def update(updates, state, params=None):
+        raise FloatingPointError("update failed on purpose")
+    return optax.GradientTransformation(init, update)
+
+
+def test_an_exception_in_the_update_leaves_every_variable_as_it_was(replay_now):
+    good = OPTIMIZERS["adam"]
+    rng = np.random.default_rng(0)
+    w = tj.Variable(rng.standard_normal((4, 3)).astype(np.float32))
+    x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
+    opt, bad = good(), tj.optimizers.from_optax(_failing_transformation())
+    for step in range(4):
+        with tj.GradientTape() as tape:
+            loss = tnp.sum(tnp.tanh(x @ w) ** 2)
+        g = tape.gradient(loss, [w])
+        if step < 3:
+            opt.apply_gradients(zip(g, [w]))
+            continue
+        kept = w.numpy()
+        iterations = int(bad.iterations.numpy())
+        with pytest.raises(FloatingPointError, match="on purpose"):
+            bad.apply_gradients(zip(g, [w]))
+        np.testing.assert_array_equal(w.numpy(), kept)
+        assert int(bad.iterations.numpy()) == iterations
+        # the step itself is intact: its loss and gradient are what op by op gives
+        with tj.config.override(lazy=False, replay=False):
+            with tj.GradientTape() as ref_tape:
+                ref_loss = tnp.sum(tnp.tanh(x @ w) ** 2)
+            ref_g = ref_tape.gradient(ref_loss, [w])
+        np.testing.assert_array_equal(loss.numpy(), ref_loss.numpy())
+        np.testing.assert_array_equal(g[0].numpy(), ref_g[0].numpy())
