@@ -20,6 +20,11 @@ from . import tape_set
 _NONE: Tuple = ()
 
 
+def takes(recorder, ids: Sequence[int]) -> bool:
+    """Whether ``recorder`` takes an op whose inputs have ``ids`` (this thread not under stop_recording)."""
+    return recorder.recording and recorder.should_record(ids)
+
+
 def recorders(ids: Sequence[int]) -> Tuple[Sequence, Sequence]:
     """(tapes, accumulators) of this thread that take an op whose inputs have ``ids``."""
     st = tape_set.state
@@ -27,9 +32,9 @@ def recorders(ids: Sequence[int]) -> Tuple[Sequence, Sequence]:
         return _NONE, _NONE
     if len(st.tapes) == 1 and not st.accumulators:
         t = st.tapes[0]
-        return ((t,) if (t.recording and t.should_record(ids)) else _NONE), _NONE
-    tapes = [t for t in st.tapes if t.recording and t.should_record(ids)]
-    accs = [a for a in st.accumulators if a.recording and a.should_record(ids)]
+        return ((t,) if takes(t, ids) else _NONE), _NONE
+    tapes = [t for t in st.tapes if takes(t, ids)]
+    accs = [a for a in st.accumulators if takes(a, ids)]
     return tapes, accs
 
 

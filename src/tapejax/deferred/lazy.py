@@ -187,9 +187,11 @@ class StepRecord:
     first-use index for older ones), so the tokens of two steps of a training loop are equal exactly
     when the two tapes have the same structure. replay.py keys compiled programs on them, which makes
     the per-step cost of finding the program a hash of the token list instead of a walk over the tape.
-    Anything else recorded on the tape (an op that ran eagerly, a custom gradient) breaks the record."""
+    Anything else recorded on the tape (an op that ran eagerly, a custom gradient) breaks the record:
+    ``entries`` counts the tape entries the record describes, so the tape's own count of entries
+    (``Tape.next_op_id``) differing from it says something else was recorded (``describes``)."""
 
-    __slots__ = ("uid", "base", "tokens", "nodes", "leaves", "leaf_pos", "outer", "broken", "too_long")
+    __slots__ = ("uid", "base", "tokens", "nodes", "leaves", "leaf_pos", "outer", "broken", "too_long", "entries")
 
     def __init__(self) -> None:
         self.uid = _next_seq()  # what its nodes keep (not the record itself: no reference cycle)
@@ -201,6 +203,7 @@ class StepRecord:
         self.outer: Dict[int, int] = {}
         self.broken = False
         self.too_long = False  # past tj.config.replay_max_ops: never replayed, so ops stop being deferred
+        self.entries = 0
 
     def ident(self, tid: int) -> int:
         """A tensor id in the record's naming: >= 0 for tensors made after the record began."""
@@ -225,9 +228,14 @@ class StepRecord:
         self.tokens = self.nodes = self.leaves = []
         self.leaf_pos = self.outer = {}
 
-    def intact(self) -> bool:
-        """True while every deferred op of the record is still pending (none was computed eagerly)."""
-        if self.broken:
+    def describes(self, tape) -> bool:
+        """Whether every entry of ``tape`` (whose step this is) is one the record made or noted."""
+        return not self.broken and self.entries == tape.next_op_id
+
+    def intact(self, tape) -> bool:
+        """True while the record describes ``tape`` and every deferred op of it is still pending (none
+        was computed eagerly)."""
+        if not self.describes(tape):
             return False
         for n in self.nodes:
             if n.values is not None:
@@ -250,6 +258,9 @@ def defer(op: OpDef, args, raw, static):
         if record.broken:
             if record.too_long:
                 return None
+            record = None
+        elif record.entries != tape.next_op_id:  # something else was recorded on the tape
+            record.break_()
             record = None
         elif over_replay_limit(len(record.tokens) + 1):
             # This step will never be replayed as one program: deferring the rest of its ops would
@@ -290,7 +301,9 @@ def defer(op: OpDef, args, raw, static):
     if typ is None:
         return None
     ids = [args[i]._id for i in typ.diff]
-    recorded = bool(record_module.recorders(ids)[0])  # the one decision (here: the one tape, or none)
+    # The one decision (record.takes), asked of the one recorder there is (ops/core.py defers only then,
+    # never under stop_recording).
+    recorded = bool(ids) and record_module.takes(tape, ids)
     node = Node(typ, raw, recorded)
     if typ.multi:
         outs = tuple(LazyTensor(node, j, av) for j, av in enumerate(typ.avals))
@@ -302,6 +315,8 @@ def defer(op: OpDef, args, raw, static):
         bf = BackwardFunction(op, static, None, args, typ.diff, typ.spec)
         bf.node = node
         tape.record_operation(op.name, outs, ids, bf, typ.infos)
+        if record is not None:
+            record.entries += 1
     else:
         tape_set.debug_hooks.note_unrecorded(op, args, result)
     if record is not None:

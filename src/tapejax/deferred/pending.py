@@ -24,13 +24,16 @@ class PendingStep:
     """One call of a replay program, not run yet: ``args`` for it, the record nodes whose values it
     exports, and (once run) ``values``: the gradients, one per source (None for no gradient)."""
 
-    __slots__ = ("program", "args", "nodes", "values")
+    __slots__ = ("program", "args", "nodes", "values", "keep")
 
-    def __init__(self, program, args: tuple, nodes: list) -> None:
+    def __init__(self, program, args: tuple, nodes: list, keep: Any = None) -> None:
         self.program = program
         self.args = args
         self.nodes = nodes
         self.values: Optional[tuple] = None
+        # What the step's tape held, let go only after the program is dispatched: freeing it (a Python
+        # object or more per op) then overlaps the program's run instead of delaying its start.
+        self.keep = keep
 
     def compute(self) -> None:
         """Run the program (what reading a gradient or an exported value asks)."""
@@ -44,13 +47,15 @@ class PendingStep:
             if node.values is None:  # (a value read before stays what was read)
                 node.set_values(tuple(values))
         self.values = tuple(result)
-        self.args = self.nodes = None  # let the inputs go
+        self.args = self.nodes = self.keep = None  # let the inputs go
 
 
-def gradients(program, leaves, output_gradients: list, exported_nodes: list) -> List[Optional[Tensor]]:
+def gradients(program, leaves, output_gradients: list, exported_nodes: list, keep: Any = None
+              ) -> List[Optional[Tensor]]:
     """The gradients ``program(leaves, output_gradients)`` computes, as tensors of a PendingStep (None
-    where there is no gradient); the nodes ``exported_nodes`` get their values from it too."""
-    step = PendingStep(program, (leaves, output_gradients), exported_nodes)
+    where there is no gradient); the nodes ``exported_nodes`` get their values from it too. ``keep`` is
+    held until the program has been dispatched."""
+    step = PendingStep(program, (leaves, output_gradients), exported_nodes, keep)
     for node in exported_nodes:
         node.step = step
     return [None if info is None else pending_tensor(step, i) for i, info in enumerate(program.out_info[1])]

@@ -425,7 +425,8 @@ def run_step_record(tape, tr: "lazy.StepRecord", prepare: Callable, target_ids: 
     if program is None:
         return None
     # The program runs when its results are first read, or with an optimizer's update (pending.py).
-    result = pending.gradients(program, tr.leaves, og, [tr.nodes[j] for j in program.exported])
+    result = pending.gradients(program, tr.leaves, og, [tr.nodes[j] for j in program.exported],
+                               keep=(tr, tape.op_tape, tape.tensor_tape, tape.tensor_usage))
     tape.finish()
     s = program.stats
     stats.peak_pending_bytes, stats.ops_run, stats.early_aggregations = s.peak_pending_bytes, s.ops_run, \
@@ -547,7 +548,7 @@ def gradient(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Seq
     (``try_replay``, backward only). ``prepare()`` is the tape's memoized pruning step."""
     record, tape.step_record = tape.step_record, None  # used now or not at all: its ops may go as the sweep runs
     traced_backward = output_gradients and any(isinstance(g, jax.core.Tracer) for g in output_gradients)
-    if record is not None and record.intact() and not traced_backward and not tape.persistent:
+    if record is not None and record.intact(tape) and not traced_backward and not tape.persistent:
         return run_step_record(tape, record, prepare, target_ids, source_ids, that_are_targets, output_gradients,
                                stats)
     ops, usage, missing = prepare()

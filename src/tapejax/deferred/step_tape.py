@@ -2,10 +2,10 @@
 as data (lazy.StepRecord) and the replayed gradient (replay.gradient).
 
 The step record is kept only where a replay could use it (lazy execution and replay on, a
-non-persistent tape). Every recording the eager tape does goes through the methods overridden here, so
-the record stays in step with the tape: watches and variable reads become tokens, deferred ops add their
-own tokens in lazy.defer, and anything recorded with its values at hand (an op that ran eagerly, a
-custom gradient) breaks the record, which replay then keys on the pruned tape's structure instead.
+non-persistent tape). Watches and variable reads become tokens here, deferred ops add their own tokens
+in lazy.defer; anything else recorded on the tape (an op that ran eagerly, a custom gradient) is an
+entry the record did not count, which breaks it (StepRecord.describes), and replay then keys on the
+pruned tape's structure instead.
 """
 from __future__ import annotations
 
@@ -39,18 +39,11 @@ class StepTape(tape_module.Tape):
         return new
 
     def record_read(self, handle_id: int, t, backward) -> None:
-        record, self.step_record = self.step_record, None  # a read is a token, not a break
-        try:
-            super().record_read(handle_id, t, backward)
-        finally:
-            self.step_record = record
+        super().record_read(handle_id, t, backward)
+        record = self.step_record
         if record is not None:
+            record.entries += 1  # an entry the record describes (see StepRecord.describes)
             record.add(("read", record.ident(handle_id), record.ident(t.id)))
-
-    def record_operation(self, op_type: str, outputs, input_ids, backward, infos=None) -> None:
-        if infos is None and self.step_record is not None:
-            self.step_record.break_()  # values at hand: an op the record cannot describe
-        super().record_operation(op_type, outputs, input_ids, backward, infos)
 
     def finish(self) -> None:
         super().finish()
