@@ -34,13 +34,46 @@ from jax.core import Tracer
 
 
 class OpEntry:
+    """A tape entry around a backward function that is not one (IdentityBackward, a custom gradient's,
+    or a backward function a second tape records too)."""
+
     __slots__ = ("op_type", "outputs", "input_ids", "backward")
 
-    def __init__(self, op_type: str, outputs: tuple, input_ids: list, backward) -> None:
+    def __init__(self, op_type: str, outputs: tuple, input_ids: tuple, backward) -> None:
         self.op_type = op_type
         self.outputs = outputs  # ((id, shape, dtype, sharding), ...)
         self.input_ids = input_ids
         self.backward = backward
+
+
+class RecordedOp:
+    """A backward function that is its own tape entry: the first tape recording it fills ``op_type``,
+    ``outputs`` and ``input_ids`` instead of allocating an OpEntry (one object per recorded op, the
+    fields tuples of atoms, which the garbage collector stops tracking). ``backward`` is the object
+    itself; setting it to None (the sweep releasing a run op) drops the residuals, unless another
+    tape records the same function (``shared``)."""
+
+    __slots__ = ("op_type", "outputs", "input_ids", "shared")
+
+    @property
+    def backward(self):
+        return self
+
+    @backward.setter
+    def backward(self, value) -> None:
+        if value is None and not self.shared:
+            self.release()
+
+    def release(self) -> None:
+        raise NotImplementedError
+
+
+def output_info(oid: int, v) -> tuple:
+    """(id, shape, dtype, sharding) of a computed output; the sharding is None for an array placed by
+    default (uncommitted: the default device), so that the tuple holds only atoms."""
+    if isinstance(v, Tracer):
+        return (oid, v.shape, v.dtype, None)
+    return (oid, v.shape, v.dtype, v.sharding if getattr(v, "_committed", True) else None)
 
 
 class Tape:
@@ -91,7 +124,7 @@ class Tape:
 
     def record_read(self, handle_id: int, t: Tensor, backward) -> None:
         """Record ``t = read(variable)`` (an identity from the variable's handle)."""
-        self.record_operation("ReadVariable", (t,), [handle_id], backward)
+        self.record_operation("ReadVariable", (t,), (handle_id,), backward)
 
     def finish(self) -> None:
         """A non-persistent tape after its gradient: forget everything; tensors dying later cost nothing."""
@@ -119,11 +152,9 @@ class Tape:
                 tt[oid] = op_id
                 usage[oid] = 1
                 o._track(weak)  # (it may be tracked by another tape already)
-                v = o._value
-                out_infos.append((oid, v.shape, v.dtype, None if isinstance(v, Tracer) else v.sharding))
-            self.op_tape[op_id] = OpEntry(op_type, tuple(out_infos), list(input_ids), backward)
-            return
-        if len(outputs) == 1:  # (the common case: no intermediate list)
+                out_infos.append(output_info(oid, o._value))
+            out_infos = tuple(out_infos)
+        elif len(outputs) == 1:  # (the common case: no intermediate list)
             o = outputs[0]
             oid = o._id
             tt[oid] = op_id
@@ -139,6 +170,13 @@ class Tape:
                 o._trackers = weak
                 out_infos.append((oid,) + info)
             out_infos = tuple(out_infos)
+        input_ids = tuple(input_ids)
+        if isinstance(backward, RecordedOp):
+            if backward.outputs is None:  # the first tape to record it: it is the entry
+                backward.op_type, backward.outputs, backward.input_ids = op_type, out_infos, input_ids
+                self.op_tape[op_id] = backward
+                return
+            backward.shared = True  # another tape has it: releasing it there must not drop its residuals
         self.op_tape[op_id] = OpEntry(op_type, out_infos, input_ids, backward)
 
     def _tensor_died(self, tensor_id: int) -> None:
