@@ -697,8 +697,7 @@ def _apply_recorded(op: OpDef, args, raw, static):
     else:
         result = Tensor(out)
         outs = (result,)
-        dt = out.dtype
-        spec = (False, ((tuple(out.shape), dt, is_float(dt)),))
+        spec = _single_spec(out)
     if tapes:
         # (the raw arguments, not the Tensors: an input Tensor may die while its op stays recorded; with an
         # accumulator the Tensors stay, as its tangents are kept only for live tensors)
@@ -709,6 +708,21 @@ def _apply_recorded(op: OpDef, args, raw, static):
     for acc in accs:
         acc.accumulate(op, static, args, raw, diff, outs, out)
     return result
+
+
+_specs: Dict[tuple, tuple] = {}  # (shape, dtype) -> the backward kernel's spec of one such output, shared
+
+
+def _single_spec(out) -> tuple:
+    """``(False, ((shape, dtype, is_float),))`` of a single output: one tuple per signature (a new one
+    per op would be more for the garbage collector to track)."""
+    key = (out.shape, out.dtype)
+    spec = _specs.get(key)
+    if spec is None:
+        if len(_specs) >= 4096:
+            _specs.clear()
+        spec = _specs[key] = (False, ((tuple(out.shape), out.dtype, is_float(out.dtype)),))
+    return spec
 
 
 def _traced_forward_res(k: _Kernels, diff: tuple, raw):
@@ -736,7 +750,7 @@ class BackwardFunction(RecordedOp):
         self.op, self.static, self.res, self.inputs, self.diff, self.spec = op, static, res, inputs, diff, spec
         self.node = None  # a deferred op (deferred/lazy.py): the residuals come when it runs
         self.epoch = _rules_epoch  # the rules the residuals were made for
-        self.outputs = None  # (set by the tape recording it first: tape.RecordedOp)
+        self.out_ids = None  # (set by the tape recording it first: tape.RecordedOp)
         self.input_ids = input_ids
         self.shared = False
 
