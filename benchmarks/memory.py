@@ -3,7 +3,8 @@
 What a tape costs on the host while it records, per op, and what that does to a training loop:
 
 1. Per recorded op, the tape still open: Python heap bytes (``tracemalloc``) and objects tracked by the
-   garbage collector (growth of ``len(gc.get_objects())``), for tapejax deferred (the default) and
+   garbage collector (growth of ``len(gc.get_objects())``, counted after a collection), for tapejax
+   deferred (the default) and
    strictly eager (``tj.config.lazy = False``), beside TF's eager tape and torch autograd when they
    are importable, on chains of 1k, 10k and 100k ops. One op is one of the 3 primitive ops of
    ``x = tanh(x * 1.01 + 0.1)`` on 16 floats (the op-overhead chain of benchmarks/chain.py). Flat
@@ -120,7 +121,7 @@ def per_op(make: Callable, ops: int) -> tuple:
     """(host bytes per op, gc-tracked objects per op) of recording ``ops`` ops, measured with the tape
     open (after a short warm-up chain so that caches and compiled kernels are not counted)."""
     open_, step, close = make()
-    iters = max(1, ops // OPS_PER_ITER)
+    iters = max(1, ops // OPS_PER_ITER - 1)  # (with the first step: a 1k-op tape stays within replay_max_ops)
     x = open_()
     for _ in range(10):  # warm-up: kernel compiles, op-type caches
         x = step(x)
@@ -136,6 +137,7 @@ def per_op(make: Callable, ops: int) -> tuple:
         for _ in range(iters):
             x = step(x)
         bytes1 = tracemalloc.get_traced_memory()[0]
+        gc.collect()  # what the collector keeps tracking (it stops tracking tuples of atoms when it sees them)
         objects1 = len(gc.get_objects())
         tracemalloc.stop()
         close(x)

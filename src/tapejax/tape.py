@@ -34,13 +34,64 @@ from jax.core import Tracer
 
 
 class OpEntry:
+    """A tape entry around a backward function that is not one (IdentityBackward, a custom gradient's,
+    or a backward function a second tape records too)."""
+
     __slots__ = ("op_type", "outputs", "input_ids", "backward")
 
-    def __init__(self, op_type: str, outputs: tuple, input_ids: list, backward) -> None:
+    def __init__(self, op_type: str, outputs: tuple, input_ids: tuple, backward) -> None:
         self.op_type = op_type
         self.outputs = outputs  # ((id, shape, dtype, sharding), ...)
         self.input_ids = input_ids
         self.backward = backward
+
+
+class RecordedOp:
+    """A backward function that is its own tape entry: the first tape recording it fills ``op_type``,
+    ``out_ids``, ``out_infos`` and ``input_ids`` instead of allocating an OpEntry (one object per
+    recorded op). The fields hold no new containers of objects: ids are tuples of ints and
+    ``out_infos`` (shape, dtype, sharding per output) is shared by all ops of one output signature,
+    so the garbage collector stops tracking what an op adds besides the function itself.
+    ``backward`` is the object itself; setting it to None (the sweep releasing a run op) drops the
+    residuals, unless another tape records the same function (``shared``)."""
+
+    __slots__ = ("op_type", "out_ids", "out_infos", "input_ids", "shared")
+
+    @property
+    def outputs(self) -> tuple:
+        """((id, shape, dtype, sharding), ...), as OpEntry.outputs (built when asked)."""
+        return tuple([(i,) + info for i, info in zip(self.out_ids, self.out_infos)])
+
+    @property
+    def backward(self):
+        return self
+
+    @backward.setter
+    def backward(self, value) -> None:
+        if value is None and not self.shared:
+            self.release()
+
+    def release(self) -> None:
+        raise NotImplementedError
+
+
+_infos: Dict[tuple, tuple] = {}  # (shape, dtype, sharding) -> ((shape, dtype, sharding),), shared
+_INFOS_MAX = 4096
+
+
+def output_infos(v) -> tuple:
+    """``((shape, dtype, sharding),)`` of one computed output, the same tuple for every output of that
+    signature; the sharding is None for an array placed by default (uncommitted: the default device)."""
+    if isinstance(v, Tracer):
+        key = (v.shape, v.dtype, None)
+    else:
+        key = (v.shape, v.dtype, v.sharding if getattr(v, "_committed", True) else None)
+    t = _infos.get(key)
+    if t is None:
+        if len(_infos) >= _INFOS_MAX:
+            _infos.clear()
+        t = _infos[key] = (key,)
+    return t
 
 
 class Tape:
@@ -91,7 +142,7 @@ class Tape:
 
     def record_read(self, handle_id: int, t: Tensor, backward) -> None:
         """Record ``t = read(variable)`` (an identity from the variable's handle)."""
-        self.record_operation("ReadVariable", (t,), [handle_id], backward)
+        self.record_operation("ReadVariable", (t,), (handle_id,), backward)
 
     def finish(self) -> None:
         """A non-persistent tape after its gradient: forget everything; tensors dying later cost nothing."""
@@ -112,34 +163,41 @@ class Tape:
         self.next_op_id = op_id + 1
         tt = self.tensor_tape
         weak = self._weak
-        if infos is None:
-            out_infos = []
-            for o in outputs:
-                oid = o._id
-                tt[oid] = op_id
-                usage[oid] = 1
-                o._track(weak)  # (it may be tracked by another tape already)
-                v = o._value
-                out_infos.append((oid, v.shape, v.dtype, None if isinstance(v, Tracer) else v.sharding))
-            self.op_tape[op_id] = OpEntry(op_type, tuple(out_infos), list(input_ids), backward)
-            return
         if len(outputs) == 1:  # (the common case: no intermediate list)
             o = outputs[0]
             oid = o._id
             tt[oid] = op_id
             usage[oid] = 1
-            o._trackers = weak
-            out_infos = ((oid,) + infos[0],)
+            out_ids = (oid,)
+            if infos is None:
+                o._track(weak)  # (it may be tracked by another tape already)
+                infos = output_infos(o._value)
+            else:  # a new tensor (deferred/lazy.py)
+                o._trackers = weak
         else:
-            out_infos = []
-            for o, info in zip(outputs, infos):
+            out_ids = []
+            for o in outputs:
                 oid = o._id
                 tt[oid] = op_id
                 usage[oid] = 1
-                o._trackers = weak
-                out_infos.append((oid,) + info)
-            out_infos = tuple(out_infos)
-        self.op_tape[op_id] = OpEntry(op_type, out_infos, input_ids, backward)
+                out_ids.append(oid)
+                if infos is None:
+                    o._track(weak)
+                else:
+                    o._trackers = weak
+            out_ids = tuple(out_ids)
+            if infos is None:
+                infos = tuple([output_infos(o._value)[0] for o in outputs])
+        input_ids = tuple(input_ids)
+        if isinstance(backward, RecordedOp):
+            if backward.out_ids is None:  # the first tape to record it: it is the entry
+                backward.op_type, backward.out_ids, backward.out_infos = op_type, out_ids, infos
+                backward.input_ids = input_ids
+                self.op_tape[op_id] = backward
+                return
+            backward.shared = True  # another tape has it: releasing it there must not drop its residuals
+        self.op_tape[op_id] = OpEntry(op_type, tuple([(i,) + info for i, info in zip(out_ids, infos)]), input_ids,
+                                      backward)
 
     def _tensor_died(self, tensor_id: int) -> None:
         self.delete_trace(tensor_id)
@@ -164,7 +222,7 @@ class Tape:
             entry = ops.get(op_id)
             if entry is None:
                 continue
-            if any(info[0] in usage for info in entry.outputs):
+            if any(info[0] in usage for info in entry.outputs):  # (rare: usage counts stay above 1 mostly)
                 continue  # another output of the op is still in use
             del ops[op_id]
             stack.extend(entry.input_ids)

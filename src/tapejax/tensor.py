@@ -128,6 +128,16 @@ class Tensor(ArrayShape):
                     except Exception:  # never raise from a finalizer (e.g. at interpreter exit)
                         pass
 
+    @classmethod
+    def standing_for(cls, tensor_id: int, value) -> "Tensor":
+        """A Tensor with the id of one made earlier (perhaps dead since) and its value: what a recorded
+        op's backward dispatches on, so that tapes that know the id record it. Its death tells nobody."""
+        t = cls.__new__(cls)
+        t._value = value
+        t._id = tensor_id
+        t._trackers = None
+        return t
+
     def _track(self, ref) -> None:
         """Tell the owner of weak reference ``ref`` (a tape or accumulator) when this tensor dies."""
         tr = self._trackers

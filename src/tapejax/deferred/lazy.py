@@ -34,7 +34,7 @@ class OpType:
     """What one op produces for one set of static parameters and argument types: the kernels, the
     differentiable argument positions, the output abstract values and the tape's output records."""
 
-    __slots__ = ("kernels", "diff", "avals", "multi", "spec", "infos")
+    __slots__ = ("kernels", "diff", "avals", "multi", "spec", "infos", "uid")
 
     def __init__(self, kernels, diff: tuple, avals: tuple, multi: bool) -> None:
         self.kernels = kernels
@@ -43,6 +43,7 @@ class OpType:
         self.multi = multi
         self.spec = (multi, tuple((a.shape, a.dtype, is_float(a.dtype)) for a in avals))
         self.infos = tuple((a.shape, a.dtype, None) for a in avals)  # (shape, dtype, sharding) per output
+        self.uid = _next_seq()  # what step-record tokens name it by: an int keeps them untracked by gc
 
 
 _types: Dict[Any, Any] = {}
@@ -300,7 +301,7 @@ def defer(op: OpDef, args, raw, static):
     typ = op_type(op, static, mask, avals)
     if typ is None:
         return None
-    ids = [args[i]._id for i in typ.diff]
+    ids = tuple([args[i]._id for i in typ.diff])
     # The one decision (record.takes), asked of the one recorder there is (ops/core.py defers only then,
     # never under stop_recording).
     recorded = bool(ids) and record_module.takes(tape, ids)
@@ -312,7 +313,7 @@ def defer(op: OpDef, args, raw, static):
         result = LazyTensor(node, 0, typ.avals[0])
         outs = (result,)
     if recorded:
-        bf = BackwardFunction(op, static, None, args, typ.diff, typ.spec)
+        bf = BackwardFunction(op, static, None, raw, typ.diff, typ.spec, ids)  # (raw: the node's own list)
         bf.node = node
         tape.record_operation(op.name, outs, ids, bf, typ.infos)
         if record is not None:
@@ -323,7 +324,7 @@ def defer(op: OpDef, args, raw, static):
         node.record_uid = record.uid
         node.tix = len(record.nodes)
         record.nodes.append(node)
-        record.tokens.append((typ, recorded, outs[0]._id - record.base, *refs))
+        record.tokens.append((typ.uid, recorded, outs[0]._id - record.base, *refs))
     return result
 
 

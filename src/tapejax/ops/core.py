@@ -43,6 +43,7 @@ import numpy as np
 
 from .. import record, tape_set, vspace
 from ..config import config
+from ..tape import RecordedOp
 from ..tensor import ArrayImpl, LazyTensor, Tensor, Variable, convert_to_tensor, is_float
 from . import linear_rule
 from .linear_rule import LinearRule
@@ -696,16 +697,32 @@ def _apply_recorded(op: OpDef, args, raw, static):
     else:
         result = Tensor(out)
         outs = (result,)
-        dt = out.dtype
-        spec = (False, ((tuple(out.shape), dt, is_float(dt)),))
+        spec = _single_spec(out)
     if tapes:
-        bf = BackwardFunction(op, static, res, args, diff, spec)
+        # (the raw arguments, not the Tensors: an input Tensor may die while its op stays recorded; with an
+        # accumulator the Tensors stay, as its tangents are kept only for live tensors)
+        bf = BackwardFunction(op, static, res, args if accs else raw, diff, spec, tuple(ids))
         if tape_set.numerics_checks and st.debug_checking:  # tj.debug.check_numerics: where the user called this op
             bf.site = tape_set.debug_hooks.call_site()
         record.record_operation(tapes, op.name, outs, ids, bf)
     for acc in accs:
         acc.accumulate(op, static, args, raw, diff, outs, out)
     return result
+
+
+_specs: Dict[tuple, tuple] = {}  # (shape, dtype) -> the backward kernel's spec of one such output, shared
+
+
+def _single_spec(out) -> tuple:
+    """``(False, ((shape, dtype, is_float),))`` of a single output: one tuple per signature (a new one
+    per op would be more for the garbage collector to track)."""
+    key = (out.shape, out.dtype)
+    spec = _specs.get(key)
+    if spec is None:
+        if len(_specs) >= 4096:
+            _specs.clear()
+        spec = _specs[key] = (False, ((tuple(out.shape), out.dtype, is_float(out.dtype)),))
+    return spec
 
 
 def _traced_forward_res(k: _Kernels, diff: tuple, raw):
@@ -718,19 +735,37 @@ def _traced_forward_res(k: _Kernels, diff: tuple, raw):
     return out, jax.tree_util.tree_map(lambda leaf: same.get(id(leaf), leaf), res)
 
 
-class BackwardFunction:
-    """What the tape keeps for one recorded op: the residuals and what is needed to differentiate again.
+class BackwardFunction(RecordedOp):
+    """What the tape keeps for one recorded op, and its tape entry (tape.RecordedOp): the residuals and
+    what is needed to differentiate again.
 
-    ``inputs`` keeps the op's Tensor arguments so that, under an outer recording tape, the backward
-    pass can be dispatched as an op of those tensors (for higher-order gradients, as TF's gradient
-    functions reference op inputs)."""
+    ``inputs`` keeps the op's raw arguments (the list the kernels got: arrays, or a deferred op's
+    pending tensors) so that, under an outer recording tape, the backward pass can be dispatched as an
+    op of those inputs (for higher-order gradients, as TF's gradient functions reference op inputs);
+    the recorded inputs are named by ``input_ids``, so their Tensor objects need not stay alive."""
 
     __slots__ = ("op", "static", "res", "inputs", "diff", "spec", "site", "node", "epoch")
 
-    def __init__(self, op: OpDef, static: dict, res, inputs, diff: tuple, spec) -> None:
+    def __init__(self, op: OpDef, static: dict, res, inputs, diff: tuple, spec, input_ids: tuple = ()) -> None:
         self.op, self.static, self.res, self.inputs, self.diff, self.spec = op, static, res, inputs, diff, spec
         self.node = None  # a deferred op (deferred/lazy.py): the residuals come when it runs
-        self.epoch = rules_epoch()  # the rules the residuals were made for
+        self.epoch = _rules_epoch  # the rules the residuals were made for
+        self.out_ids = None  # (set by the tape recording it first: tape.RecordedOp)
+        self.input_ids = input_ids
+        self.shared = False
+
+    def release(self) -> None:
+        """The op's backward ran and nothing will call it again: let its residuals go."""
+        self.res = self.inputs = self.node = None
+
+    def input_tensors(self) -> list:
+        """The op's arguments for dispatching its backward as an op: Tensors (with the recorded ids, so
+        that an outer tape knows them) at the recorded positions, raw values elsewhere."""
+        args = list(self.inputs)
+        for i, tid in zip(self.diff, self.input_ids):
+            if not isinstance(args[i], Tensor):
+                args[i] = Tensor.standing_for(tid, args[i])
+        return args
 
     def residuals(self):
         node = self.node
@@ -784,7 +819,7 @@ class BackwardFunction:
             none_mask = tuple(c is None for c in cts)
             g_op = self.op.grad_op(self.static, self.spec, self.diff, needed, none_mask)
             given = [c for c in cts if c is not None]
-            grads = apply(g_op, list(self.inputs) + given, {})
+            grads = apply(g_op, self.input_tensors() + given, {})
             if not isinstance(grads, tuple):
                 grads = (grads,)
             if tape_set.numerics_checks and tape_set.state.debug_checking:
