@@ -396,7 +396,7 @@ def test_tape_stop_recording_nested_same_tape():
                 pass
             y = x * x  # still inside the outer block: not recorded
         z = x * 3.0  # recorded again
-    assert tape._tape.should_record([y.id]) is False
+    assert tape._tape.takes([y.id]) is False
     g_z = tape.gradient(z, x)
     close(g_z.numpy(), 3.0)
 

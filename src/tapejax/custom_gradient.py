@@ -313,7 +313,7 @@ def recompute_grad(f: Callable) -> Callable:
         ids = [a._id for a in flat_args if isinstance(a, Tensor)] + \
               [a._handle_id for a in flat_args if isinstance(a, Variable)]
         for acc in tape_set.recording_accumulators():
-            if acc.should_record(ids):
+            if acc.takes(ids):
                 raise NotImplementedError(
                     f"recompute_grad tried to transpose the gradient of {f.__name__}: activations are not "
                     "stored for recompute, so forward-mode autodiff through it is not supported. Call the "

@@ -41,7 +41,11 @@ class Accumulator:
     def recording(self) -> bool:
         return not self.paused
 
-    def should_record(self, ids) -> bool:
+    def takes(self, ids) -> bool:
+        """Whether this accumulator takes an op whose inputs have ``ids``: it records (not paused) and one
+        of them has a tangent. record.recorders asks it."""
+        if self.paused:
+            return False
         tg = self.tangents
         for i in ids:
             if i in tg:

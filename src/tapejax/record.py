@@ -2,8 +2,8 @@
 
 Terminology: a *recorder* is a GradientTape's tape or a ForwardAccumulator's state on this thread's
 stacks (tape_set). A recorder *takes* an op when it is recording (not paused, not under
-``stop_recording``) and one of the op's inputs is known to it (``should_record``: watched, or made by
-an op it took). Ops (ops/core.py), Variable reads and identities (ops/core.py), custom gradients
+``stop_recording``) and one of the op's inputs is known to it (watched, or made by an op it took): its
+``takes(ids)`` method. Ops (ops/core.py), Variable reads and identities (ops/core.py), custom gradients
 (custom_gradient.py) and tj.function calls (an op like any other) all ask ``recorders`` and then
 record on each tape it returns (``Tape.record_operation``, also for deferred ops, whose outputs
 are not computed yet) and hand each accumulator its forward-mode work.
@@ -20,11 +20,6 @@ from . import tape_set
 _NONE: Tuple = ()
 
 
-def takes(recorder, ids: Sequence[int]) -> bool:
-    """Whether ``recorder`` takes an op whose inputs have ``ids`` (this thread not under stop_recording)."""
-    return recorder.recording and recorder.should_record(ids)
-
-
 def recorders(ids: Sequence[int]) -> Tuple[Sequence, Sequence]:
     """(tapes, accumulators) of this thread that take an op whose inputs have ``ids``."""
     st = tape_set.state
@@ -32,9 +27,9 @@ def recorders(ids: Sequence[int]) -> Tuple[Sequence, Sequence]:
         return _NONE, _NONE
     if len(st.tapes) == 1 and not st.accumulators:
         t = st.tapes[0]
-        return ((t,) if takes(t, ids) else _NONE), _NONE
-    tapes = [t for t in st.tapes if takes(t, ids)]
-    accs = [a for a in st.accumulators if takes(a, ids)]
+        return ((t,) if t.takes(ids) else _NONE), _NONE
+    tapes = [t for t in st.tapes if t.takes(ids)]
+    accs = [a for a in st.accumulators if a.takes(ids)]
     return tapes, accs
 
 

@@ -116,7 +116,11 @@ class Tape:
         return not self.paused
 
     # -- recording ------------------------------------------------------------------------------------
-    def should_record(self, ids: Sequence[int]) -> bool:
+    def takes(self, ids: Sequence[int]) -> bool:
+        """Whether this tape takes an op whose inputs have ``ids``: it records (not paused) and one of them is
+        known to it (watched, or made by an op it took). record.recorders asks it."""
+        if self.paused:
+            return False
         tt = self.tensor_tape
         for i in ids:
             if i in tt:

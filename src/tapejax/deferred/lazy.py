@@ -80,10 +80,15 @@ def op_type(op, static: dict, tensor_mask: int, avals: list):
 _scalar_avals: Dict[type, Any] = {}
 
 
+def replay_capacity() -> int:
+    """The most ops a replayed step may have (XLA's compile time grows fast with more): the one reading
+    of ``tj.config.replay_max_ops``, for deferring (``StepRecord.capacity``) and replaying."""
+    return config.replay_max_ops
+
+
 def over_replay_limit(n_ops: int) -> bool:
-    """A step of ``n_ops`` ops is never replayed (XLA compile time grows fast): the one check of
-    ``tj.config.replay_max_ops``, for deferring (stop at the limit) and for replaying."""
-    return n_ops > config.replay_max_ops
+    """A step of ``n_ops`` ops is never replayed."""
+    return n_ops > replay_capacity()
 
 
 def scalar_aval(x):
@@ -192,7 +197,8 @@ class StepRecord:
     ``entries`` counts the tape entries the record describes, so the tape's own count of entries
     (``Tape.next_op_id``) differing from it says something else was recorded (``describes``)."""
 
-    __slots__ = ("uid", "base", "tokens", "nodes", "leaves", "leaf_pos", "outer", "broken", "too_long", "entries")
+    __slots__ = ("uid", "base", "tokens", "nodes", "leaves", "leaf_pos", "outer", "broken", "too_long", "entries",
+                 "capacity")
 
     def __init__(self) -> None:
         self.uid = _next_seq()  # what its nodes keep (not the record itself: no reference cycle)
@@ -205,6 +211,8 @@ class StepRecord:
         self.broken = False
         self.too_long = False  # past tj.config.replay_max_ops: never replayed, so ops stop being deferred
         self.entries = 0
+        # The most tokens a replayable step has (read once per step: this is checked at every op).
+        self.capacity = replay_capacity()
 
     def ident(self, tid: int) -> int:
         """A tensor id in the record's naming: >= 0 for tensors made after the record began."""
@@ -263,7 +271,7 @@ def defer(op: OpDef, args, raw, static):
         elif record.entries != tape.next_op_id:  # something else was recorded on the tape
             record.break_()
             record = None
-        elif over_replay_limit(len(record.tokens) + 1):
+        elif len(record.tokens) >= record.capacity:  # (over_replay_limit of one more token)
             # This step will never be replayed as one program: deferring the rest of its ops would
             # only delay them. They run at once from here (the pending ones when first needed).
             record.break_()
@@ -301,10 +309,11 @@ def defer(op: OpDef, args, raw, static):
     typ = op_type(op, static, mask, avals)
     if typ is None:
         return None
-    ids = tuple([args[i]._id for i in typ.diff])
-    # The one decision (record.takes), asked of the one recorder there is (ops/core.py defers only then,
-    # never under stop_recording).
-    recorded = bool(ids) and record_module.takes(tape, ids)
+    d = typ.diff
+    ids = (args[d[0]]._id,) if len(d) == 1 else tuple([args[i]._id for i in d])
+    # The decision record.recorders makes, asked of the one recorder there is (ops/core.py defers only
+    # then, never under stop_recording).
+    recorded = tape.takes(ids)
     node = Node(typ, raw, recorded)
     if typ.multi:
         outs = tuple(LazyTensor(node, j, av) for j, av in enumerate(typ.avals))

@@ -26,8 +26,8 @@ class GraphRecorder(Tape):
     def __init__(self) -> None:
         super().__init__(persistent=True, watch_accessed_variables=False)
 
-    def should_record(self, ids) -> bool:
-        return True
+    def takes(self, ids) -> bool:
+        return not self.paused
 
     def _tensor_died(self, tensor_id: int) -> None:
         pass  # the graph keeps everything until the trace ends
