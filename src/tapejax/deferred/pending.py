@@ -81,10 +81,13 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
                     args: tuple):
     """Run ``step``'s program and ``update([values of grads], *args)`` as one compiled program, cached
     per program under ``key`` (which must name ``update``); the step's gradients and exported values
-    are set as its own run would set them. Returns ``update``'s result."""
+    are set as its own run would set them. Returns ``update``'s result; raises what compiling or running
+    it raised (the step is then still pending, and nothing else changed)."""
     positions = tuple(pending_source(g)[1] for g in grads)
     program = step.program
     fused = program.fused.get((key, positions))
+    if fused is False:
+        raise RuntimeError("tapejax: this step and update could not be compiled as one program before")
     if fused is None:
         fn = program.fn
 
@@ -96,7 +99,14 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
             else:
                 out = update(grad_values, *update_args)
             return exported, result, out
-        fused = program.fused[(key, positions)] = jax.jit(run)
-    exported, result, out = fused(step.args, program.extra, args)
+        fused = jax.jit(run)
+        try:  # compiled at its first call: a failure is remembered, so later steps do not try again
+            exported, result, out = fused(step.args, program.extra, args)
+        except Exception:
+            program.fused[(key, positions)] = False
+            raise
+        program.fused[(key, positions)] = fused
+    else:
+        exported, result, out = fused(step.args, program.extra, args)
     step.finish(exported, result)
     return out
