@@ -164,3 +164,19 @@ def test_an_exception_in_the_update_leaves_every_variable_as_it_was(replay_now):
             ref_g = ref_tape.gradient(ref_loss, [w])
         np.testing.assert_array_equal(loss.numpy(), ref_loss.numpy())
         np.testing.assert_array_equal(g[0].numpy(), ref_g[0].numpy())
+
+
+def test_the_fused_program_compiles_in_the_background(replay_now):
+    """With background compiles, the first replayed step runs its update on its own while the fused
+    program compiles; once it is ready the steps are fused, with the same values throughout."""
+    from tapejax.deferred import replay
+
+    def wait_for_compiles(step, loss, grads, variables):
+        replay.wait()  # (what compiled in the background during the step before is ready now)
+    with tj.config.override(replay_background=True):
+        got = _train(OPTIMIZERS["adam"], steps=STEPS + 1, read=wait_for_compiles)
+    _assert_equal(got, _op_by_op(OPTIMIZERS["adam"], steps=STEPS + 1))
+    modes = got[3]
+    # steps 0-1: warm-up; 2: the step program compiling; 3: replayed, the fused program compiling
+    assert modes[:4] == ["one compiled update"] * 4, modes
+    assert modes[4:] == [FUSED] * (STEPS - 3), modes

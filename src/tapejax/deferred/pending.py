@@ -17,6 +17,7 @@ from typing import Any, Callable, Hashable, List, Optional, Sequence
 import jax
 
 from ..tensor import Tensor, pending_source, pending_tensor
+from . import background
 from .fence import fence
 
 
@@ -77,17 +78,48 @@ def shape_of(step: PendingStep, t: Tensor) -> tuple:
     return tuple(step.program.out_info[1][pending_source(t)[1]].shape)
 
 
+class _Fused:
+    """A step's program with an update after it, as one jitted function; ``compiled`` is None while XLA
+    compiles it (in the background) and after a failed compile (``failed``)."""
+
+    __slots__ = ("fn", "compiled", "failed")
+
+    def __init__(self, fn) -> None:
+        self.fn = fn
+        self.compiled = None
+        self.failed = ""
+
+    def compile(self, *args) -> None:
+        try:  # tracing now (it reads this thread's state), compiling now or in the background
+            lowered = self.fn.lower(*args)
+        except Exception as e:  # (e.g. the update raises: the caller's own update raises it again)
+            self.failed = f"{type(e).__name__}: {e}"
+            return
+
+        def finish():
+            try:
+                self.compiled = lowered.compile()
+            except Exception as e:
+                self.failed = f"{type(e).__name__}: {e}"
+        background.run(finish)
+
+    def __call__(self, *args):
+        try:
+            return self.compiled(*args)
+        except (TypeError, ValueError):  # arguments placed otherwise than at compile time
+            self.compiled = self.fn
+            return self.fn(*args)
+
+
 def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, update: Callable,
                     args: tuple):
     """Run ``step``'s program and ``update([values of grads], *args)`` as one compiled program, cached
-    per program under ``key`` (which must name ``update``); the step's gradients and exported values
-    are set as its own run would set them. Returns ``update``'s result; raises what compiling or running
-    it raised (the step is then still pending, and nothing else changed)."""
+    per program under ``key`` (which must name ``update``), and set the step's gradients and exported
+    values as its own run would. Returns ``update``'s result, or None when that program is not ready
+    (compiling in the background, or it failed to compile): the caller then runs the update itself."""
     positions = tuple(pending_source(g)[1] for g in grads)
     program = step.program
     fused = program.fused.get((key, positions))
-    if fused is False:
-        raise RuntimeError("tapejax: this step and update could not be compiled as one program before")
     if fused is None:
         fn = program.fn
 
@@ -99,14 +131,10 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
             else:
                 out = update(grad_values, *update_args)
             return exported, result, out
-        fused = jax.jit(run)
-        try:  # compiled at its first call: a failure is remembered, so later steps do not try again
-            exported, result, out = fused(step.args, program.extra, args)
-        except Exception:
-            program.fused[(key, positions)] = False
-            raise
-        program.fused[(key, positions)] = fused
-    else:
-        exported, result, out = fused(step.args, program.extra, args)
+        fused = program.fused[(key, positions)] = _Fused(jax.jit(run))
+        fused.compile(step.args, program.extra, args)
+    if fused.compiled is None:
+        return None
+    exported, result, out = fused(step.args, program.extra, args)
     step.finish(exported, result)
     return out

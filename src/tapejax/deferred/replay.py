@@ -22,9 +22,7 @@ program, so a later step compiles again. A structure whose program was dropped f
 """
 from __future__ import annotations
 
-import atexit
 import collections
-import threading
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
 
 import jax
@@ -35,7 +33,7 @@ from ..ops.core import BackwardFunction, IdentityBackward, NoGradient, as_tuple,
 from ..sweep import GradientStats, backprop
 from ..tape import OpEntry
 from ..tensor import LazyTensor
-from . import lazy, pending
+from . import background, lazy, pending
 from .fence import TRUE, fence
 
 _seen: "collections.Counter" = collections.Counter()
@@ -89,14 +87,7 @@ class _Program:
                 self.interrupted = True  # (before _discard: _install checks it after storing)
                 _discard(self)
                 raise
-        # Several processes must switch to the program at the same step (their collectives pair up),
-        # which a background compile's timing cannot promise: compile in the foreground there.
-        if config.replay_background and jax.process_count() == 1:
-            t = threading.Thread(target=finish, name="tapejax-replay-compile", daemon=True)
-            _compiling.append(t)
-            t.start()
-        else:
-            finish()
+        background.run(finish)
 
     def __call__(self, leaves, og):
         try:
@@ -116,21 +107,7 @@ class _Program:
         return "op by op (the replay program is compiling in the background)"
 
 
-_compiling: List[threading.Thread] = []
-
-
-def wait(timeout: Optional[float] = None) -> None:
-    """Block until the replay programs compiling in the background are ready (benchmarks, tests)."""
-    while _compiling:
-        t = _compiling[0]
-        t.join(timeout)
-        if t.is_alive():
-            return
-        _compiling.remove(t)
-
-
-# XLA aborts the process if the interpreter shuts down while it compiles: let compiles finish first.
-atexit.register(wait)
+wait = background.wait  # (tapejax.deferred.replay.wait: what tests and benchmarks call)
 
 
 def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_targets, output_gradients,

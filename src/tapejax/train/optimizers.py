@@ -142,13 +142,11 @@ class Optimizer:
             new = None
             if step is not None:
                 # Gradients of a replayed step that has not run: the step and this update run as one
-                # compiled program (values as running them one after the other).
-                try:
-                    new = pending.run_with_update(step, given, (self, key),
-                                                  lambda *a: self._update(key, *a), (state, params, count[0]))
+                # compiled program (values as running them one after the other), once it is compiled.
+                new = pending.run_with_update(step, given, (self, key), lambda *a: self._update(key, *a),
+                                              (state, params, count[0]))
+                if new is not None:
                     self.last_update = "fused into the replayed step"
-                except Exception:  # (compiling the fused program failed: the step and update run apart)
-                    new = None
             if new is None:
                 g_vals = [g.value for g in given]
                 # One compiled call computes the new params, state and step count (one dispatch per step);
