@@ -266,7 +266,6 @@ def test_optimizer_state_is_not_recorded_on_an_outer_tape():
     np.testing.assert_allclose(tape.gradient(y, v).numpy(), [2.0])
 
 
-# -- clipping ----------------------------------------------------------------------------------------
 def test_values_read_before_a_step_keep_their_values():
     # The update reuses the Variables' old buffers only when nothing else holds them.
     w, b = tj.Variable([1.0, 2.0]), tj.Variable(3.0)
@@ -296,6 +295,7 @@ def test_values_read_before_a_step_keep_their_values():
     assert int(opt.iterations.numpy()) == 4 and opt.iterations.dtype == jnp.int32
 
 
+# -- clipping ----------------------------------------------------------------------------------------
 def test_clip_by_norm_values_and_axes():
     t = np.array([[3.0, 4.0], [0.3, 0.4]], np.float32)
     np.testing.assert_allclose(tj.clip_by_norm(t, 1.0).numpy(), t / np.linalg.norm(t), rtol=1e-6)
