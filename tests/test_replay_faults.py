@@ -47,7 +47,7 @@ _PLACEMENT_WORKER = textwrap.dedent("""
     assert len(devs) == 2, devs
     x0 = tj.constant(np.linspace(-1, 1, 8).astype(np.float32))
     out = {}
-    for persistent in (False, True):  # the step record's key (run_step_record) and the pruned tape's (try_replay)
+    for persistent in (False, True):  # the step record's key and the pruned tape's structure (replay's two sources)
         rows = []
         for i in range(8):
             with jax.default_device(devs[i % 2]):

@@ -1,7 +1,7 @@
 """A replayed step that has not run yet: its gradients are pending tensors, and an optimizer update
 given only those gradients runs in the same compiled program.
 
-``tape.gradient`` on a recurring step (replay.run_step_record) does not run the step's program at once:
+``tape.gradient`` on a recurring step (replay's step-record source) does not run the step's program at once:
 it answers with pending tensors of a ``PendingStep`` (tensor.pending_tensor: plain Tensors to JAX's
 pytrees, so optax and tree_map take them as any gradient). Reading any of them, or a forward value the program
 exports (the loss), runs the program, as running it at ``gradient`` time would have. An optimizer given

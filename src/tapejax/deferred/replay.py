@@ -1,5 +1,10 @@
 """Replay: run the backward pass of a recurring tape as one compiled program.
 
+One route (``gradient``) with two sources of a program's key: a tape whose every op was deferred is
+keyed by its step record's tokens (lazy.StepRecord, made while recording), and its program runs the
+forward ops too, when its results are first read or with an optimizer's update (pending.py); any other
+non-persistent tape is keyed by the structure of its pruned ops, as follows.
+
 In a training loop the pruned tape has the same structure every step. At ``gradient`` time a
 structural signature of the pruned tape is computed (each op's kernels, static parameters, output
 shapes and dtypes, residual structure, the connectivity in local ids, which inputs can take a
@@ -333,83 +338,75 @@ def _build(snapshot: Snapshot, exact: bool) -> _Program:
     return program
 
 
-def try_replay(tape, ops, usage, missing, target_ids: Sequence[int], source_ids: Sequence[int],
-               that_are_targets, output_gradients, stats: GradientStats) -> Optional[List[Any]]:
-    """Run the backward pass as one compiled program if its structure recurs; None to go op by op."""
+class _Source(NamedTuple):
+    """Where a replay program comes from: its cache key, its arguments, how to build it (``_build`` of a
+    snapshot, not installed yet), how to hand out its results (``finish(program)``, the gradients), and
+    what last_replay adds to "backward ops"."""
+    key: Any
+    leaves: list
+    build: Callable[[], "_Program"]
+    finish: Callable[["_Program"], List[Any]]
+    what: str
+
+
+def _structure_source(tape, pruned: tuple, target_ids, source_ids, that_are_targets, og: list):
+    """Any tape: keyed by the structure of its pruned ops; the program computes the backward pass from
+    the residuals (deferred ops among them are recomputed inside it). A str says why not."""
+    ops, usage, missing = pruned
     if not ops:
-        return None
-    if output_gradients and any(isinstance(g, jax.core.Tracer) for g in output_gradients):
-        return None  # the backward pass is being traced (a vmapped jacobian): it is compiled by that trace
+        return ""
     if lazy.over_replay_limit(len(ops)):
-        tape.last_replay = f"op by op: {len(ops)} ops exceed tj.config.replay_max_ops ({config.replay_max_ops})"
-        return None
-    key, leaves, plan = _structure(ops, tape.tensor_tape, target_ids, source_ids, that_are_targets,
-                                   output_gradients, fuse=not tape.persistent)
+        return f"op by op: {len(ops)} ops exceed tj.config.replay_max_ops ({config.replay_max_ops})"
+    key, leaves, plan = _structure(ops, tape.tensor_tape, target_ids, source_ids, that_are_targets, og,
+                                   fuse=not tape.persistent)
     if key is None:
-        tape.last_replay = f"op by op: {leaves}"
-        return None
+        return f"op by op: {leaves}"
+
     def build():
-        program = _build(_snapshot(ops, usage, missing, tape.tensor_tape, plan), config.replay_exact)
-        _install(key, program, leaves, list(output_gradients) if output_gradients else [])
-        return program
-    program = _ready_program(tape, key, build)
-    if program is None:
-        return None
-    og = list(output_gradients) if output_gradients else []
-    exported, result = program(leaves, og)
-    nodes = plan.nodes
-    for j, values in zip(plan.exported, exported):
-        nodes[j].set_values(tuple(values))
-    for e in ops.values():  # deferred ops recomputed by the program: their residuals are not needed
-        if type(e.backward) is BackwardFunction:
-            e.backward.node = None
-    ops.clear()  # the residuals have been consumed; a non-persistent tape lets them go now
-    s = program.stats
-    stats.peak_pending_bytes, stats.ops_run, stats.early_aggregations = s.peak_pending_bytes, s.ops_run, \
-        s.early_aggregations
-    tape.last_replay = f"replayed as one compiled program ({s.ops_run} backward ops)"
-    return result
+        return _build(_snapshot(ops, usage, missing, tape.tensor_tape, plan), config.replay_exact)
+
+    def finish(program):
+        exported, result = program(leaves, og)
+        nodes = plan.nodes
+        for j, values in zip(plan.exported, exported):
+            nodes[j].set_values(tuple(values))
+        for e in ops.values():  # deferred ops recomputed by the program: their residuals are not needed
+            if type(e.backward) is BackwardFunction:
+                e.backward.node = None
+        ops.clear()  # the residuals have been consumed; a non-persistent tape lets them go now
+        return result
+    return _Source(key, leaves, build, finish, "")
 
 
-# -- the fast path: a tape whose every op was deferred (lazy.StepRecord) ------------------------------------
-
-def run_step_record(tape, tr: "lazy.StepRecord", prepare: Callable, target_ids: Sequence[int],
-                    source_ids: Sequence[int], that_are_targets, output_gradients,
-                    stats: GradientStats) -> Optional[List[Any]]:
-    """The gradient from the compiled program of the step record ``tr`` (intact: every op of it still
-    pending), or None when the caller goes op by op (warm-up, compiling, too long). ``prepare()`` is
-    the tape's (memoized) pruning step."""
+def _record_source(tape, tr: "lazy.StepRecord", prepare: Callable, target_ids, source_ids, that_are_targets,
+                   og: list):
+    """A tape whose every op was deferred (``tr`` intact): keyed by the step record's tokens, a hash
+    instead of a walk over the tape; the program runs the forward ops too, when its results are first
+    read or with an optimizer's update (pending.py). A str says why not."""
     if lazy.over_replay_limit(len(tr.tokens)):
-        tape.last_replay = (f"op by op: {len(tr.tokens)} recorded ops exceed tj.config.replay_max_ops "
-                            f"({config.replay_max_ops})")
-        return None
+        return (f"op by op: {len(tr.tokens)} recorded ops exceed tj.config.replay_max_ops "
+                f"({config.replay_max_ops})")
     ident = tr.ident
-    og = list(output_gradients) if output_gradients else []
     key = ("record", tuple(tr.tokens), tuple([ident(t) for t in target_ids]), tuple([ident(s) for s in source_ids]),
            tuple(None if g is None else (tuple(g.shape), g.dtype) for g in og),
            tuple(sorted((ident(k), tuple(v[0]), v[1]) for k, v in that_are_targets.items())),
            config.aggregation_min_count, config.aggregation_min_bytes, config.replay_exact,
            jax.config.jax_default_device, rules_epoch())  # (as in _structure)
+
     def build():
         ops, usage, missing = prepare()
         snapshot = _step_record_snapshot(tr, ops, usage, missing, tape.tensor_tape, target_ids, source_ids,
-                                   that_are_targets)
+                                         that_are_targets)
         program = _build(snapshot, config.replay_exact)
         program.exported = tuple(snapshot.exported)
-        _install(key, program, tr.leaves, og)
         return program
-    program = _ready_program(tape, key, build)
-    if program is None:
-        return None
-    # The program runs when its results are first read, or with an optimizer's update (pending.py).
-    result = pending.gradients(program, tr.leaves, og, [tr.nodes[j] for j in program.exported],
-                               keep=(tr, tape.op_tape, tape.tensor_tape, tape.tensor_usage))
-    tape.finish()
-    s = program.stats
-    stats.peak_pending_bytes, stats.ops_run, stats.early_aggregations = s.peak_pending_bytes, s.ops_run, \
-        s.early_aggregations
-    tape.last_replay = f"replayed as one compiled program ({s.ops_run} backward ops, forward included)"
-    return result
+
+    def finish(program):
+        result = pending.gradients(program, tr.leaves, og, [tr.nodes[j] for j in program.exported],
+                                   keep=(tr, tape.op_tape, tape.tensor_tape, tape.tensor_usage))
+        tape.finish()
+        return result
+    return _Source(key, tr.leaves, build, finish, ", forward included")
 
 
 def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, target_ids, source_ids, that_are_targets):
@@ -517,16 +514,33 @@ def clear() -> None:
 
 def gradient(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Sequence[int], that_are_targets,
              output_gradients, stats: GradientStats) -> Optional[List[Any]]:
-    """The tape's gradient from a compiled program, or None to go op by op (the tape then sweeps).
-
-    The one entry point (step_tape.StepTape.compute_gradient calls it). Two keys find a program:
-    a tape whose every op was deferred is keyed by its step record's tokens (``run_step_record``, which
-    also runs the forward); any other non-persistent tape by the structure of its pruned ops
-    (``try_replay``, backward only). ``prepare()`` is the tape's memoized pruning step."""
+    """The tape's gradient from a compiled program, or None to go op by op (the tape then sweeps;
+    ``tape.last_replay`` says why). The one route (step_tape.StepTape.compute_gradient calls it): a
+    source gives the key (the step record's tokens when every op was deferred, else the pruned tape's
+    structure), ``_ready_program`` the program after the warm-up, the source hands out its results.
+    ``prepare()`` is the tape's memoized pruning step."""
     record, tape.step_record = tape.step_record, None  # used now or not at all: its ops may go as the sweep runs
-    traced_backward = output_gradients and any(isinstance(g, jax.core.Tracer) for g in output_gradients)
-    if record is not None and record.intact(tape) and not traced_backward and not tape.persistent:
-        return run_step_record(tape, record, prepare, target_ids, source_ids, that_are_targets, output_gradients,
-                               stats)
-    ops, usage, missing = prepare()
-    return try_replay(tape, ops, usage, missing, target_ids, source_ids, that_are_targets, output_gradients, stats)
+    if output_gradients and any(isinstance(g, jax.core.Tracer) for g in output_gradients):
+        return None  # the backward pass is being traced (a vmapped jacobian): it is compiled by that trace
+    og = list(output_gradients) if output_gradients else []
+    if record is not None and record.intact(tape) and not tape.persistent:
+        source = _record_source(tape, record, prepare, target_ids, source_ids, that_are_targets, og)
+    else:
+        source = _structure_source(tape, prepare(), target_ids, source_ids, that_are_targets, og)
+    if isinstance(source, str):
+        tape.last_replay = source
+        return None
+
+    def build():
+        program = source.build()
+        _install(source.key, program, source.leaves, og)
+        return program
+    program = _ready_program(tape, source.key, build)
+    if program is None:
+        return None
+    result = source.finish(program)
+    s = program.stats
+    stats.peak_pending_bytes, stats.ops_run, stats.early_aggregations = s.peak_pending_bytes, s.ops_run, \
+        s.early_aggregations
+    tape.last_replay = f"replayed as one compiled program ({s.ops_run} backward ops{source.what})"
+    return result
