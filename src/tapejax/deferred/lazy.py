@@ -100,18 +100,22 @@ def scalar_aval(x):
     return av
 
 
-class Node:
-    """One deferred op: its kernels and arguments (device arrays or LazyTensors) until it has run."""
+class Node(BackwardFunction):
+    """One deferred op: its kernels and arguments (device arrays or LazyTensors) until it has run. When a
+    tape records it, it is also the op's backward function and tape entry (one object per op): its
+    residuals come from running it (``node`` is itself until they are taken)."""
 
-    __slots__ = ("kernels", "diff", "type", "raw", "values", "res", "recorded", "seq", "record_uid", "tix", "step")
+    __slots__ = ("kernels", "type", "raw", "values", "recorded", "seq", "record_uid", "tix", "step")
 
-    def __init__(self, type_: OpType, raw: list, recorded: bool) -> None:
+    def __init__(self, type_: OpType, raw: list, recorded: bool, op: Optional[OpDef] = None,
+                 static: Optional[dict] = None, input_ids: tuple = ()) -> None:
+        # (the residuals, once the op has run as a recorded op, are ``res``; _NO_RES until then)
+        BackwardFunction.__init__(self, op, static, _NO_RES, raw, type_.diff, type_.spec, input_ids)
+        self.node = self if recorded else None
         self.kernels = type_.kernels
-        self.diff = type_.diff
         self.type = type_
         self.raw = raw
         self.values: Optional[tuple] = None
-        self.res = _NO_RES  # the residuals, when the op ran eagerly and a tape recorded it
         self.recorded = recorded
         self.seq = _next_seq()
         self.record_uid = 0  # the uid of the StepRecord that lists it, and its index there
@@ -314,7 +318,7 @@ def defer(op: OpDef, args, raw, static):
     # The decision record.recorders makes, asked of the one recorder there is (ops/core.py defers only
     # then, never under stop_recording).
     recorded = tape.takes(ids)
-    node = Node(typ, raw, recorded)
+    node = Node(typ, raw, recorded, op, static, ids) if recorded else Node(typ, raw, False)
     if typ.multi:
         outs = tuple(LazyTensor(node, j, av) for j, av in enumerate(typ.avals))
         result = outs
@@ -322,9 +326,7 @@ def defer(op: OpDef, args, raw, static):
         result = LazyTensor(node, 0, typ.avals[0])
         outs = (result,)
     if recorded:
-        bf = BackwardFunction(op, static, None, raw, typ.diff, typ.spec, ids)  # (raw: the node's own list)
-        bf.node = node
-        tape.record_operation(op.name, outs, ids, bf, typ.infos)
+        tape.record_operation(op.name, outs, ids, node, typ.infos)  # (the node is the backward function)
         if record is not None:
             record.entries += 1
     else:

@@ -132,7 +132,7 @@ def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_tar
         roots = []
         for e in ops.values():
             bf = e.backward
-            if type(bf) is BackwardFunction and bf.node is not None:
+            if isinstance(bf, BackwardFunction) and bf.node is not None:
                 roots.append(bf.node)
         nodes = lazy.pending_ancestors(roots)
         if nodes:
@@ -160,7 +160,7 @@ def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_tar
     for e in ops.values():
         bf = e.backward
         outs = e.outputs
-        if type(bf) is BackwardFunction:
+        if isinstance(bf, BackwardFunction):
             j = node_index.get(id(bf.node)) if bf.node is not None else None
             if j is not None:
                 # The node's type fixes the kernels and output shapes.
@@ -193,7 +193,7 @@ def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_tar
     exported = []
     for t in target_ids:
         e = ops.get(tt.get(t, -1))
-        if e is not None and type(e.backward) is BackwardFunction and e.backward.node is not None:
+        if e is not None and isinstance(e.backward, BackwardFunction) and e.backward.node is not None:
             j = node_index.get(id(e.backward.node))
             if j is not None and j not in exported:
                 exported.append(j)
@@ -371,7 +371,7 @@ def _structure_source(tape, pruned: tuple, target_ids, source_ids, that_are_targ
         for j, values in zip(plan.exported, exported):
             nodes[j].set_values(tuple(values))
         for e in ops.values():  # deferred ops recomputed by the program: their residuals are not needed
-            if type(e.backward) is BackwardFunction:
+            if isinstance(e.backward, BackwardFunction):
                 e.backward.node = None
         ops.clear()  # the residuals have been consumed; a non-persistent tape lets them go now
         return result
@@ -418,7 +418,7 @@ def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, targe
     recorded = set()
     for e in ops.values():
         bf = e.backward
-        if type(bf) is BackwardFunction and bf.node is not None and bf.node.record_uid == tr.uid:
+        if isinstance(bf, BackwardFunction) and bf.node is not None and bf.node.record_uid == tr.uid:
             bdesc = ("lazy", bf.op, bf.static, bf.diff, bf.spec, bf.node.tix)
             recorded.add(bf.node.tix)
         elif isinstance(bf, IdentityBackward):
@@ -436,7 +436,7 @@ def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, targe
     exported = []
     for t in target_ids:
         e = ops.get(tt.get(t, -1))
-        if e is not None and type(e.backward) is BackwardFunction and e.backward.node is not None:
+        if e is not None and isinstance(e.backward, BackwardFunction) and e.backward.node is not None:
             j = e.backward.node.tix
             if j not in exported:
                 exported.append(j)
