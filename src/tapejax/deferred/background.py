@@ -25,6 +25,28 @@ def run(compile_: Callable[[], None]) -> None:
         compile_()
 
 
+def failure(e: Exception) -> str:
+    """A failed lowering or compile in one line (for ``last_replay``)."""
+    text = str(e).splitlines()[0] if str(e) else ""
+    return f"{type(e).__name__}: {text}"
+
+
+def compile_lowered(program, lowered, on_interrupt: Optional[Callable[[], None]] = None) -> None:
+    """Compile ``lowered`` (now or in the background, see ``run``) into ``program.compiled``; a failure
+    goes to ``program.failed`` (the caller runs without the program). An interruption of the compile
+    (KeyboardInterrupt, SystemExit) calls ``on_interrupt`` and propagates."""
+    def finish():
+        try:
+            program.compiled = lowered.compile()
+        except Exception as e:
+            program.failed = failure(e)
+        except BaseException:
+            if on_interrupt is not None:
+                on_interrupt()
+            raise
+    run(finish)
+
+
 def wait(timeout: Optional[float] = None) -> None:
     """Block until the programs compiling in the background are ready (benchmarks, tests)."""
     while _threads:

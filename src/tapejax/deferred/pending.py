@@ -93,15 +93,9 @@ class _Fused:
         try:  # tracing now (it reads this thread's state), compiling now or in the background
             lowered = self.fn.lower(*args)
         except Exception as e:  # (e.g. the update raises: the caller's own update raises it again)
-            self.failed = f"{type(e).__name__}: {e}"
+            self.failed = background.failure(e)
             return
-
-        def finish():
-            try:
-                self.compiled = lowered.compile()
-            except Exception as e:
-                self.failed = f"{type(e).__name__}: {e}"
-        background.run(finish)
+        background.compile_lowered(self, lowered)
 
     def __call__(self, *args):
         try:

@@ -73,26 +73,20 @@ class _Program:
         self.fused: Dict[Any, Any] = {}  # this program with an update after it (pending.run_with_update)
 
     def compile(self, leaves, og) -> None:
-        """StepRecord now (it reads this thread's tj.config), compile now or in a background thread."""
+        """Lower now (it reads this thread's tj.config), compile now or in a background thread."""
         try:
             lowered = self.fn.lower(leaves, og, *self.extra)
             self.out_info = lowered.out_info
         except Exception as e:  # never fail the user's step: fall back to op by op
-            self.failed = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+            self.failed = background.failure(e)
             return
+        background.compile_lowered(self, lowered, self._interrupted)
 
-        def finish():
-            try:
-                self.compiled = lowered.compile()
-            except Exception as e:
-                self.failed = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
-            except BaseException:
-                # Interrupted (KeyboardInterrupt, SystemExit): as if the compile never started, so that
-                # a later step compiles again instead of waiting for this program forever.
-                self.interrupted = True  # (before _discard: _install checks it after storing)
-                _discard(self)
-                raise
-        background.run(finish)
+    def _interrupted(self) -> None:
+        # As if the compile never started, so that a later step compiles again instead of waiting for
+        # this program forever.
+        self.interrupted = True  # (before _discard: _install checks it after storing)
+        _discard(self)
 
     def __call__(self, leaves, og):
         try:
