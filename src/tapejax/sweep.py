@@ -6,8 +6,8 @@ Terminology:
 
 * graph    recorded ops as two dicts. ``tensor_tape`` maps a tensor id to the id of the op that made
            it (-1 for a watched tensor or a variable handle); ``op_tape`` maps an op id to its entry:
-           ``op_type``, ``outputs`` (one (id, shape, dtype, sharding) per output), ``input_ids`` and
-           ``backward``. A GradientTape's tape and a tj.function trace's graph are both graphs
+           ``op_type``, ``outputs`` (one (id, shape, dtype, sharding) per output), ``out_ids`` (their
+           ids), ``input_ids`` and ``backward``. A GradientTape's tape and a tj.function trace's graph are both graphs
            (tape.py). Op ids grow in the order the ops ran.
 * target   what is differentiated (the ``y`` in dy/dx); source: what it is differentiated with respect
            to (the ``x``); stop: a tensor treated as a constant (tj.gradients' ``stop_gradients``).
@@ -107,7 +107,7 @@ def prune_between(tensor_tape: Dict[int, int], op_tape: Dict[int, Any], target_i
         entry = ancestors[op_id]
         if any(i in reached for i in entry.input_ids):
             ops[op_id] = entry
-            reached.update(info[0] for info in entry.outputs if info[0] not in stop)
+            reached.update(i for i in entry.out_ids if i not in stop)
     usage: Dict[int, int] = {}
     for entry in ops.values():
         for i in entry.input_ids:
@@ -205,8 +205,7 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
             continue
         out_grads = []
         any_grad = False
-        for info in entry.outputs:
-            oid = info[0]
+        for oid in entry.out_ids:
             gl = gradients.get(oid)
             if gl is None:
                 out_grads.append(None)

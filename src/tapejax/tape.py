@@ -37,11 +37,12 @@ class OpEntry:
     """A tape entry around a backward function that is not one (IdentityBackward, a custom gradient's,
     or a backward function a second tape records too)."""
 
-    __slots__ = ("op_type", "outputs", "input_ids", "backward")
+    __slots__ = ("op_type", "outputs", "out_ids", "input_ids", "backward")
 
     def __init__(self, op_type: str, outputs: tuple, input_ids: tuple, backward) -> None:
         self.op_type = op_type
         self.outputs = outputs  # ((id, shape, dtype, sharding), ...)
+        self.out_ids = tuple([o[0] for o in outputs])  # (what the sweep reads per op: a tuple of ints)
         self.input_ids = input_ids
         self.backward = backward
 
@@ -226,7 +227,7 @@ class Tape:
             entry = ops.get(op_id)
             if entry is None:
                 continue
-            if any(info[0] in usage for info in entry.outputs):  # (rare: usage counts stay above 1 mostly)
+            if any(i in usage for i in entry.out_ids):  # (rare: usage counts stay above 1 mostly)
                 continue  # another output of the op is still in use
             del ops[op_id]
             stack.extend(entry.input_ids)
