@@ -31,20 +31,53 @@ def failure(e: Exception) -> str:
     return f"{type(e).__name__}: {text}"
 
 
-def compile_lowered(program, lowered, on_interrupt: Optional[Callable[[], None]] = None) -> None:
-    """Compile ``lowered`` (now or in the background, see ``run``) into ``program.compiled``; a failure
-    goes to ``program.failed`` (the caller runs without the program). An interruption of the compile
-    (KeyboardInterrupt, SystemExit) calls ``on_interrupt`` and propagates."""
-    def finish():
+class Compilation:
+    """A jitted function compiled ahead of its calls: ``compiled`` is None while XLA compiles it (now or
+    in the background, see ``run``) and after a failure (``failed`` says why); its callers run without
+    it meanwhile. Subclasses keep what they need of the lowering (``on_lowered``) and forget an
+    interrupted program (``on_interrupt``)."""
+
+    __slots__ = ("fn", "compiled", "failed")
+
+    def __init__(self, fn) -> None:
+        self.fn = fn
+        self.compiled = None
+        self.failed = ""
+
+    def compile(self, *args) -> None:
+        """Lower on ``args`` now (tracing reads this thread's state: tj.config, the update's closure),
+        compile now or in a background thread."""
         try:
-            program.compiled = lowered.compile()
-        except Exception as e:
-            program.failed = failure(e)
-        except BaseException:
-            if on_interrupt is not None:
-                on_interrupt()
-            raise
-    run(finish)
+            lowered = self.fn.lower(*args)
+            self.on_lowered(lowered)
+        except Exception as e:  # never fail the user's step: the caller runs without the program
+            self.failed = failure(e)
+            return
+
+        def finish():
+            try:
+                self.compiled = lowered.compile()
+            except Exception as e:
+                self.failed = failure(e)
+            except BaseException:  # interrupted (KeyboardInterrupt, SystemExit)
+                self.on_interrupt()
+                raise
+        run(finish)
+
+    def on_lowered(self, lowered) -> None:
+        """What a subclass keeps of the lowering, before the compile starts."""
+
+    def on_interrupt(self) -> None:
+        """The compile was interrupted."""
+
+    def __call__(self, *args):
+        try:
+            return self.compiled(*args)
+        except (TypeError, ValueError):
+            # Arguments committed otherwise than at compile time (resharded residuals; the default
+            # device is in the key): the jitted function compiles for their placement instead.
+            self.compiled = self.fn
+            return self.fn(*args)
 
 
 def wait(timeout: Optional[float] = None) -> None:

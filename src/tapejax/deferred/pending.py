@@ -78,33 +78,6 @@ def shape_of(step: PendingStep, t: Tensor) -> tuple:
     return tuple(step.program.out_info[1][pending_source(t)[1]].shape)
 
 
-class _Fused:
-    """A step's program with an update after it, as one jitted function; ``compiled`` is None while XLA
-    compiles it (in the background) and after a failed compile (``failed``)."""
-
-    __slots__ = ("fn", "compiled", "failed")
-
-    def __init__(self, fn) -> None:
-        self.fn = fn
-        self.compiled = None
-        self.failed = ""
-
-    def compile(self, *args) -> None:
-        try:  # tracing now (it reads this thread's state), compiling now or in the background
-            lowered = self.fn.lower(*args)
-        except Exception as e:  # (e.g. the update raises: the caller's own update raises it again)
-            self.failed = background.failure(e)
-            return
-        background.compile_lowered(self, lowered)
-
-    def __call__(self, *args):
-        try:
-            return self.compiled(*args)
-        except (TypeError, ValueError):  # arguments placed otherwise than at compile time
-            self.compiled = self.fn
-            return self.fn(*args)
-
-
 def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, update: Callable,
                     args: tuple):
     """Run ``step``'s program and ``update([values of grads], *args)`` as one compiled program, cached
@@ -125,7 +98,7 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
             else:
                 out = update(grad_values, *update_args)
             return exported, result, out
-        fused = program.fused[(key, positions)] = _Fused(jax.jit(run))
+        fused = program.fused[(key, positions)] = background.Compilation(jax.jit(run))
         fused.compile(step.args, program.extra, args)
     if fused.compiled is None:
         return None

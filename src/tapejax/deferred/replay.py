@@ -52,50 +52,37 @@ _MAX_EVICTIONS = 2
 _tick = iter(range(1, 1 << 62)).__next__  # use order of the programs (least recently used dropped)
 
 
-class _Program:
+class _Program(background.Compilation):
     """One compiled step. ``compiled`` is None while XLA compiles it (in the background) and after a
     failed compile (``failed`` says why); until then the steps of its structure go op by op."""
 
-    __slots__ = ("fn", "stats", "exported", "compiled", "failed", "used", "extra", "key", "interrupted", "out_info",
-                 "fused")
+    __slots__ = ("stats", "exported", "used", "extra", "key", "interrupted", "out_info", "fused")
 
     def __init__(self, fn) -> None:
-        self.fn = fn
+        super().__init__(fn)
         self.key = None  # its key in _programs (set by _install)
         self.interrupted = False  # its compile ended by a BaseException: it must not stay in _programs
         self.extra: tuple = ()  # arguments after (leaves, output gradients): the fences' predicate
         self.used = _tick()
         self.stats: Optional[GradientStats] = None
         self.exported: tuple = ()  # record indices of the deferred ops whose values it returns
-        self.compiled = None
-        self.failed = ""
         self.out_info = None  # the (exported values, gradients) shapes and dtypes, from lowering
         self.fused: Dict[Any, Any] = {}  # this program with an update after it (pending.run_with_update)
 
     def compile(self, leaves, og) -> None:
-        """Lower now (it reads this thread's tj.config), compile now or in a background thread."""
-        try:
-            lowered = self.fn.lower(leaves, og, *self.extra)
-            self.out_info = lowered.out_info
-        except Exception as e:  # never fail the user's step: fall back to op by op
-            self.failed = background.failure(e)
-            return
-        background.compile_lowered(self, lowered, self._interrupted)
+        super().compile(leaves, og, *self.extra)
 
-    def _interrupted(self) -> None:
+    def on_lowered(self, lowered) -> None:
+        self.out_info = lowered.out_info
+
+    def on_interrupt(self) -> None:
         # As if the compile never started, so that a later step compiles again instead of waiting for
         # this program forever.
         self.interrupted = True  # (before _discard: _install checks it after storing)
         _discard(self)
 
     def __call__(self, leaves, og):
-        try:
-            return self.compiled(leaves, og, *self.extra)
-        except (TypeError, ValueError):
-            # Arguments committed otherwise than at compile time (resharded residuals; the default
-            # device is in the key): the jitted function compiles for their placement instead.
-            self.compiled = self.fn
-            return self.fn(leaves, og, *self.extra)
+        return super().__call__(leaves, og, *self.extra)
 
     def state(self) -> str:
         """Why this program did not run (for last_replay), or "" when it is ready."""
