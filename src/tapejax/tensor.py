@@ -454,6 +454,20 @@ class LazyTensor(Tensor):
         self._aval = aval
         self._concrete = None
 
+    @classmethod
+    def of_node(cls, tensor_id: int, node, index: int, aval) -> "LazyTensor":
+        """A LazyTensor with the id of one made earlier (perhaps dead since) for output ``index`` of
+        ``node``: how a deferred op's argument is shown once only its producer is kept. Its death tells
+        nobody."""
+        t = cls.__new__(cls)
+        t._id = tensor_id
+        t._trackers = None
+        t._node = node
+        t._index = index
+        t._aval = aval
+        t._concrete = None
+        return t
+
     @property
     def _value(self):
         c = self._concrete

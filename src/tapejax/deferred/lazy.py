@@ -100,31 +100,96 @@ def scalar_aval(x):
     return av
 
 
+_ABSENT = object()  # an argument slot a Node does not use
+
+
 class Node(BackwardFunction):
-    """One deferred op: its kernels and arguments (device arrays or LazyTensors) until it has run. When a
-    tape records it, it is also the op's backward function and tape entry (one object per op): its
-    residuals come from running it (``node`` is itself until they are taken)."""
+    """One deferred op: its kernels and arguments until it has run. When a tape records it, it is also
+    the op's backward function and tape entry (one object per op): its residuals come from running it.
 
-    __slots__ = ("kernels", "type", "raw", "values", "recorded", "seq", "record_uid", "tix", "step")
+    The arguments sit in the node's own slots (``a0``..``a2``, ``rest`` beyond three: no list per op),
+    each a device array or Python scalar, the producing Node of a pending single-output op (its output
+    0: the producer's LazyTensor itself need not stay alive, so an intermediate result dies as soon as
+    the user drops it), or the LazyTensor of another output of a multi-output op. ``seq`` is the id of
+    its first output: ids only grow, so it orders nodes as they were made."""
 
-    def __init__(self, type_: OpType, raw: list, recorded: bool, op: Optional[OpDef] = None,
+    __slots__ = ("type", "a0", "a1", "a2", "rest", "n_args", "values", "recorded", "seq", "record_uid", "tix",
+                 "step", "res_pending")
+
+    def __init__(self, type_: OpType, args: list, recorded: bool, op: Optional[OpDef] = None,
                  static: Optional[dict] = None, input_ids: tuple = ()) -> None:
-        # (the residuals, once the op has run as a recorded op, are ``res``; _NO_RES until then)
-        BackwardFunction.__init__(self, op, static, _NO_RES, raw, type_.diff, type_.spec, input_ids)
-        self.node = self if recorded else None
-        self.kernels = type_.kernels
+        # (BackwardFunction's fields, set here: a node is one even when no tape records it)
+        self.op, self.static, self.res, self.diff, self.spec = op, static, _NO_RES, type_.diff, type_.spec
+        self.epoch = rules_epoch()
+        self.out_ids = None
+        self.input_ids = input_ids
+        self.shared = False
+        self.res_pending = recorded  # its residuals come from running it (``node`` is itself until taken)
         self.type = type_
-        self.raw = raw
+        n = self.n_args = len(args)
+        self.a0 = args[0] if n > 0 else _ABSENT
+        self.a1 = args[1] if n > 1 else _ABSENT
+        self.a2 = args[2] if n > 2 else _ABSENT
+        self.rest = tuple(args[3:]) if n > 3 else None
         self.values: Optional[tuple] = None
         self.recorded = recorded
-        self.seq = _next_seq()
+        self.seq = 0  # (set by defer: the id of its first output)
         self.record_uid = 0  # the uid of the StepRecord that lists it, and its index there
         self.tix = -1
         self.step = None  # the pending replay step (deferred/pending.py) that computes its value, if any
 
+    # BackwardFunction's ``node`` and ``inputs``, read from the node's own state
+    @property
+    def node(self):
+        return self if self.res_pending else None
+
+    @node.setter
+    def node(self, value) -> None:
+        self.res_pending = value is not None
+
+    @property
+    def inputs(self) -> Optional[list]:
+        return self.raw if self.n_args >= 0 else None
+
+    @property
+    def kernels(self):
+        return self.type.kernels
+
+    def args(self) -> tuple:
+        """The arguments as stored (arrays, scalars, producing Nodes, LazyTensors)."""
+        n = self.n_args
+        if n == 1:
+            return (self.a0,)
+        if n == 2:
+            return (self.a0, self.a1)
+        if n <= 0:
+            return ()
+        head = (self.a0, self.a1, self.a2)
+        return head if n == 3 else head + self.rest
+
+    @property
+    def raw(self) -> Optional[list]:
+        """The arguments as the op got them (a pending argument as a LazyTensor standing for its
+        producer's output); None once they are let go."""
+        if self.n_args < 0:
+            return None
+        return [LazyTensor.of_node(r.seq, r, 0, r.type.avals[0]) if type(r) is Node else r for r in self.args()]
+
+    def release(self) -> None:
+        """The op's backward ran and nothing will call it again: let its residuals and arguments go."""
+        self.res = None
+        self.res_pending = False
+        self.drop_args()
+
+    def drop_args(self) -> None:
+        self.a0 = self.a1 = self.a2 = _ABSENT
+        self.rest = None
+        self.n_args = -1
+
     def set_values(self, values: tuple) -> None:
         self.values = values
-        self.raw = None  # let the arguments go
+        if not self.recorded:  # (a recorded op keeps them for a higher-order backward until released)
+            self.drop_args()
 
     def compute(self) -> None:
         """Run this op (and the pending ones it reads): what a LazyTensor asks when its value is read. A
@@ -140,6 +205,26 @@ class Node(BackwardFunction):
         return take_residuals(self)
 
 
+def pending_producer(r) -> Optional[Node]:
+    """The node still to run for argument ``r`` of a node, or None when its value is known."""
+    t = type(r)
+    if t is Node:
+        return r if r.values is None else None
+    if t is LazyTensor:
+        return r._pending_node()
+    return None
+
+
+def arg_value(r):
+    """The value of argument ``r`` of a node (its producer computed)."""
+    t = type(r)
+    if t is Node:
+        return r.values[0]
+    if t is LazyTensor:
+        return r._value
+    return r
+
+
 def pending_ancestors(nodes) -> List[Node]:
     """The not yet computed nodes ``nodes`` depend on (themselves included), oldest first."""
     seen: Dict[int, Node] = {}
@@ -149,16 +234,15 @@ def pending_ancestors(nodes) -> List[Node]:
         if id(n) in seen:
             continue
         seen[id(n)] = n
-        for r in n.raw:
-            if type(r) is LazyTensor:
-                p = r._pending_node()
-                if p is not None and id(p) not in seen:
-                    stack.append(p)
+        for r in n.args():
+            p = pending_producer(r)
+            if p is not None and id(p) not in seen:
+                stack.append(p)
     return sorted(seen.values(), key=lambda n: n.seq)
 
 
 def concrete_args(node: Node) -> list:
-    return [r._value if type(r) is LazyTensor else r for r in node.raw]
+    return [arg_value(r) for r in node.args()]
 
 
 def materialize(node: Node) -> None:
@@ -285,12 +369,14 @@ def defer(op: OpDef, args, raw, static):
     refs = []
     mask = 0
     bit = 1
-    for a, r in zip(args, raw):
+    for k, (a, r) in enumerate(zip(args, raw)):
         if type(r) is LazyTensor:
             avals.append(r._aval)
             mask |= bit
+            n = r._node
+            if r._index == 0:
+                raw[k] = n  # the producer, not its output tensor (which may die while this op waits)
             if record is not None:
-                n = r._node
                 if n.record_uid == record.uid:
                     j = r._index  # the tensor made by that traced op, as one int (no tuple to allocate)
                     refs.append((n.tix << 8) | j if j < 256 else (n.tix, j))
@@ -308,11 +394,11 @@ def defer(op: OpDef, args, raw, static):
                     k = record.add_leaf(r)
                 refs.append((-1 - k, record.ident(a._id)) if is_tensor else -1 - k)
         else:
-            return None
+            return _undo(args, raw)
         bit <<= 1
     typ = op_type(op, static, mask, avals)
     if typ is None:
-        return None
+        return _undo(args, raw)
     d = typ.diff
     ids = (args[d[0]]._id,) if len(d) == 1 else tuple([args[i]._id for i in d])
     # The decision record.recorders makes, asked of the one recorder there is (ops/core.py defers only
@@ -325,6 +411,7 @@ def defer(op: OpDef, args, raw, static):
     else:
         result = LazyTensor(node, 0, typ.avals[0])
         outs = (result,)
+    node.seq = outs[0]._id
     if recorded:
         tape.record_operation(op.name, outs, ids, node, typ.infos)  # (the node is the backward function)
         if record is not None:
@@ -337,6 +424,14 @@ def defer(op: OpDef, args, raw, static):
         record.nodes.append(node)
         record.tokens.append((typ.uid, recorded, outs[0]._id - record.base, *refs))
     return result
+
+
+def _undo(args, raw) -> None:
+    """``defer`` gives up: the producers it put in ``raw`` go back to the LazyTensors they stood for."""
+    for k, r in enumerate(raw):
+        if type(r) is Node:
+            raw[k] = args[k]
+    return None
 
 
 set_deferral(defer)

@@ -122,13 +122,12 @@ def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_tar
             leaf_pos: Dict[int, int] = {}
             for n in nodes:
                 refs = []
-                for r in n.raw:
-                    if type(r) is LazyTensor:
-                        p = r._pending_node()
-                        if p is not None:
-                            refs.append((node_index[id(p)], r._index))
-                            continue
-                        r = r._value
+                for r in n.args():
+                    p = lazy.pending_producer(r)
+                    if p is not None:
+                        refs.append((node_index[id(p)], 0 if p is r else r._index))
+                        continue
+                    r = lazy.arg_value(r)
                     k = leaf_pos.get(id(r))
                     if k is None:
                         k = leaf_pos[id(r)] = len(leaves)
@@ -411,7 +410,8 @@ def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, targe
         snap_ops.append((e.op_type, outs, ins, bdesc))
     node_sig = []
     for n in tr.nodes:
-        refs = tuple((r._node.tix, r._index) if type(r) is LazyTensor else tr.leaf_pos[id(r)] for r in n.raw)
+        refs = tuple((r.tix, 0) if type(r) is lazy.Node else (r._node.tix, r._index) if type(r) is LazyTensor
+                     else tr.leaf_pos[id(r)] for r in n.args())
         # (the token's refs also name the tensors; the program only needs where each value comes from)
         node_sig.append((n.kernels, n.diff, n.type, refs, n.tix in recorded))
     exported = []

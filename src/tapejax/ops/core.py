@@ -602,10 +602,15 @@ def set_deferral(defer: Optional[Callable]) -> None:
     _deferral = defer
 
 
+_NO_STATIC: dict = {}  # never mutated
+
+
 def apply(op: OpDef, args: Sequence[Any], static: dict):
     """Run ``op`` on ``args``; record it on every tape/accumulator of this thread that watches an input.
     A ``name`` in ``static`` is TF's op name: accepted and ignored (it only names a graph node)."""
-    if static and "name" in static:
+    if not static:
+        static = _NO_STATIC  # (kept by the op's record: one shared empty dict, not a new one per op)
+    elif "name" in static:
         static = {k: v for k, v in static.items() if k != "name"}
     st = tape_set.state
     deferred = (_deferral is not None and config.lazy and len(st.tapes) == 1 and not st.accumulators and not st.stopped
