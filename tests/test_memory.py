@@ -148,11 +148,13 @@ def test_reset_frees_recorded_ops():
 # -- host objects per recorded op (issue "Lean recording") ---------------------------------------------
 # The garbage collector's load: objects it still tracks per op while a tape holds a long chain (after a
 # collection, which stops tracking tuples of atoms). A hard ceiling, not a timing: the count is exact.
-# Today 3 per op deferred (the output tensor, the deferred node, which is also the backward function and
-# tape entry, and its argument list) and 4-4.7 strictly eager (backward function/tape entry, argument
-# list, residual tuple, residual arrays: 1 per op alone, 1.7 after the other tests of this file); 8-11
-# before the backward function became the tape entry.
-OBJECTS_PER_OP_CEILING = {"deferred": 3.5, "strictly_eager": 5}
+# Today 1 per op deferred (the deferred node, which is also the backward function and tape entry and
+# holds its arguments and producers in its own slots; intermediate tensors die) and 2 strictly eager
+# (the backward function/tape entry and the op's output array, which the next op keeps as its argument
+# and residual). Before: 3 and 4 (an argument list per op, the output tensors kept alive, a residual
+# tuple per op; 3 strictly eager ops fell back to a residual tuple once an op had met two shapes), and
+# 8-11 before the backward function became the tape entry.
+OBJECTS_PER_OP_CEILING = {"deferred": 1.2, "strictly_eager": 2.1}
 
 
 def _tracked_objects_per_op(lazy: bool, iters: int = 200) -> float:
@@ -180,3 +182,22 @@ def test_gc_tracked_objects_per_recorded_op_have_a_ceiling(lazy):
     _tracked_objects_per_op(lazy, 10)  # warm
     per_op = _tracked_objects_per_op(lazy)
     assert per_op <= OBJECTS_PER_OP_CEILING["deferred" if lazy else "strictly_eager"], per_op
+
+
+def test_backward_function_keeps_only_residuals_that_are_not_arguments_at_every_shape():
+    # add's residuals are only its operands' shapes (zero-size arrays) and multiply's its operands: a
+    # recorded op keeps nothing beside its arguments, also once the op has met a second shape (its
+    # residual layout then depends on the signature: one plan per signature, not the full kernel).
+    for n in (3, 5, 3):
+        a = tj.constant(np.arange(n, dtype=np.float32))
+        b = tj.constant(np.ones(n, dtype=np.float32))
+        with tj.GradientTape(persistent=True) as tape:
+            tape.watch([a, b])
+            s = a + b
+            p = a * b
+        entries = list(tape._tape.op_tape.values())
+        assert [e.op_type for e in entries] == ["add", "multiply"]
+        assert all(e.stored is None for e in entries), [type(e.stored) for e in entries]
+        ga, gb = tape.gradient([s, p], [a, b])
+        np.testing.assert_allclose(ga.numpy(), 1.0 + np.ones(n))
+        np.testing.assert_allclose(gb.numpy(), 1.0 + np.arange(n))

@@ -100,37 +100,30 @@ def scalar_aval(x):
     return av
 
 
-_ABSENT = object()  # an argument slot a Node does not use
-
-
 class Node(BackwardFunction):
     """One deferred op: its kernels and arguments until it has run. When a tape records it, it is also
     the op's backward function and tape entry (one object per op): its residuals come from running it.
 
-    The arguments sit in the node's own slots (``a0``..``a2``, ``rest`` beyond three: no list per op),
-    each a device array or Python scalar, the producing Node of a pending single-output op (its output
-    0: the producer's LazyTensor itself need not stay alive, so an intermediate result dies as soon as
-    the user drops it), or the LazyTensor of another output of a multi-output op. ``seq`` is the id of
-    its first output: ids only grow, so it orders nodes as they were made."""
+    Each argument (in BackwardFunction's slots: no list per op) is a device array or Python scalar, the
+    producing Node of a pending single-output op (its output 0: the producer's LazyTensor itself need
+    not stay alive, so an intermediate result dies as soon as the user drops it), or the LazyTensor of
+    another output of a multi-output op. ``seq`` is the id of its first output: ids only grow, so it
+    orders nodes as they were made."""
 
-    __slots__ = ("type", "a0", "a1", "a2", "rest", "n_args", "values", "recorded", "seq", "record_uid", "tix",
-                 "step", "res_pending")
+    __slots__ = ("type", "values", "recorded", "seq", "record_uid", "tix", "step", "res_pending")
 
     def __init__(self, type_: OpType, args: list, recorded: bool, op: Optional[OpDef] = None,
                  static: Optional[dict] = None, input_ids: tuple = ()) -> None:
         # (BackwardFunction's fields, set here: a node is one even when no tape records it)
-        self.op, self.static, self.res, self.diff, self.spec = op, static, _NO_RES, type_.diff, type_.spec
+        self.op, self.static, self.stored, self.plan, self.diff, self.spec = op, static, _NO_RES, None, \
+            type_.diff, type_.spec
+        self.set_args(args)
         self.epoch = rules_epoch()
         self.out_ids = None
         self.input_ids = input_ids
         self.shared = False
         self.res_pending = recorded  # its residuals come from running it (``node`` is itself until taken)
         self.type = type_
-        n = self.n_args = len(args)
-        self.a0 = args[0] if n > 0 else _ABSENT
-        self.a1 = args[1] if n > 1 else _ABSENT
-        self.a2 = args[2] if n > 2 else _ABSENT
-        self.rest = tuple(args[3:]) if n > 3 else None
         self.values: Optional[tuple] = None
         self.recorded = recorded
         self.seq = 0  # (set by defer: the id of its first output)
@@ -149,23 +142,11 @@ class Node(BackwardFunction):
 
     @property
     def inputs(self) -> Optional[list]:
-        return self.raw if self.n_args >= 0 else None
+        return self.raw
 
     @property
     def kernels(self):
         return self.type.kernels
-
-    def args(self) -> tuple:
-        """The arguments as stored (arrays, scalars, producing Nodes, LazyTensors)."""
-        n = self.n_args
-        if n == 1:
-            return (self.a0,)
-        if n == 2:
-            return (self.a0, self.a1)
-        if n <= 0:
-            return ()
-        head = (self.a0, self.a1, self.a2)
-        return head if n == 3 else head + self.rest
 
     @property
     def raw(self) -> Optional[list]:
@@ -175,21 +156,10 @@ class Node(BackwardFunction):
             return None
         return [LazyTensor.of_node(r.seq, r, 0, r.type.avals[0]) if type(r) is Node else r for r in self.args()]
 
-    def release(self) -> None:
-        """The op's backward ran and nothing will call it again: let its residuals and arguments go."""
-        self.res = None
-        self.res_pending = False
-        self.drop_args()
-
-    def drop_args(self) -> None:
-        self.a0 = self.a1 = self.a2 = _ABSENT
-        self.rest = None
-        self.n_args = -1
-
     def set_values(self, values: tuple) -> None:
         self.values = values
         if not self.recorded:  # (a recorded op keeps them for a higher-order backward until released)
-            self.drop_args()
+            self.set_args(None)
 
     def compute(self) -> None:
         """Run this op (and the pending ones it reads): what a LazyTensor asks when its value is read. A

@@ -309,21 +309,45 @@ class _Kernels:
 
         Residuals that are the op's own inputs or outputs (most hand-written ``fwd``s keep ``x`` and
         ``y``) are put back in Python: every array a jitted call returns costs ~2 us."""
-        plan = self._plans.get(diff)
+        out, stored, plan = self.run_forward_kept(diff, raw)
+        return out, (stored if plan is None else plan.residuals(raw, stored))
+
+    def run_forward_kept(self, diff: tuple, raw: Sequence[Any]):
+        """``(outputs, stored, plan)``: with a residual plan, ``stored`` is only the residual arrays that
+        are not arguments (``plan.residuals(raw, stored)`` rebuilds the residuals); else ``plan`` is None
+        and ``stored`` is the residuals."""
+        plans = self._plans
+        key = diff
+        plan = plans.get(key)
         if plan is None:
-            plan = self._plans[diff] = _ResidualPlan(self.forward_res_impl, diff)
+            plan = plans[key] = _ResidualPlan(self.forward_res_impl, diff)
+        elif plan is False:  # the layout depends on the arguments' signature: a plan per signature
+            key = (diff, _signature(raw))
+            plan = plans.get(key)
+            if plan is None:
+                plan = plans[key] = _ResidualPlan(self.forward_res_impl, diff)
         if plan is not False:
             try:
                 flat = plan.kernel(*raw)
             except _PlanMismatch:
-                self._plans[diff] = False  # layout depends on the inputs' signature: always the full kernel
+                plans[key] = False
+                if key is diff:
+                    return self.run_forward_kept(diff, raw)
             else:
-                return plan.rebuild(raw, flat)
-        return self.forward_res(diff, tuple(raw))
+                out, stored = plan.split(flat)
+                return out, stored, plan
+        out, res = self.forward_res(diff, tuple(raw))  # (no plan fits: the kernel returning every residual)
+        return out, res, None
 
 
 class _PlanMismatch(Exception):
     pass
+
+
+def _signature(raw) -> tuple:
+    """The abstract values of an op's raw arguments (what its kernel's trace depends on)."""
+    return tuple([r.aval if type(r) is ArrayImpl else (type(r), getattr(r, "shape", None), getattr(r, "dtype", None))
+                  for r in raw])
 
 
 class _ResidualPlan:
@@ -332,10 +356,11 @@ class _ResidualPlan:
     (another input signature) with a different layout raises ``_PlanMismatch`` and the op goes back to
     the full kernel."""
 
-    __slots__ = ("kernel", "layout", "out_tree", "res_tree", "n_out", "single", "_empties")
+    __slots__ = ("kernel", "layout", "out_tree", "res_tree", "n_out", "single", "_empties", "kept", "kept_pos")
 
     def __init__(self, impl: Callable, diff: tuple) -> None:
         self.layout = None
+        self.kept = None
         self._empties: Dict[int, Any] = {}
 
         def slim(*dyn):
@@ -366,26 +391,52 @@ class _ResidualPlan:
             return tuple(out_leaves) + tuple(new)
         self.kernel = jax.jit(slim)
 
-    def rebuild(self, raw, flat):
+    def split(self, flat):
+        """(the outputs, what ``residuals`` needs besides the arguments) from the kernel's ``flat`` result:
+        the residual arrays that are outputs or new, one array as itself, several as a tuple, none as None."""
+        kept = self.kept
+        if kept is None:
+            kept = self._index()
         n_out = self.n_out
+        out = flat[0] if self.single else jax.tree_util.tree_unflatten(self.out_tree, flat[:n_out])
+        if not kept:
+            return out, None
+        if len(kept) == 1:
+            return out, flat[kept[0]]
+        return out, tuple([flat[i] for i in kept])
+
+    def residuals(self, raw, stored):
+        """The residuals, from the op's raw arguments and ``split``'s ``stored``."""
         leaves = []
+        one = len(self.kept) == 1
         for k, src in enumerate(self.layout):
             kind = src[0]
             if kind == "in":
                 leaves.append(raw[src[1]])
-            elif kind == "out":
-                leaves.append(flat[src[1]])
-            elif kind == "new":
-                leaves.append(flat[n_out + src[1]])
-            else:
+            elif kind == "empty":
                 e = self._empties.get(k)
                 if e is None:
                     e = jnp.zeros(src[1], src[2])
                     if not isinstance(e, jax.core.Tracer):
                         self._empties[k] = e
                 leaves.append(e)
-        out = flat[0] if self.single else jax.tree_util.tree_unflatten(self.out_tree, flat[:n_out])
-        return out, jax.tree_util.tree_unflatten(self.res_tree, leaves)
+            else:
+                leaves.append(stored if one else stored[self.kept_pos[k]])
+        return jax.tree_util.tree_unflatten(self.res_tree, leaves)
+
+    def _index(self) -> tuple:
+        """Which entries of the kernel's flat result the residuals need (``kept``) and, per residual that
+        is one of them, its position among them (``kept_pos``)."""
+        flat_index = {}
+        for k, src in enumerate(self.layout):
+            if src[0] == "out":
+                flat_index[k] = src[1]
+            elif src[0] == "new":
+                flat_index[k] = self.n_out + src[1]
+        kept = tuple(sorted(set(flat_index.values())))
+        self.kept_pos = {k: kept.index(i) for k, i in flat_index.items()}
+        self.kept = kept
+        return kept
 
 
 class OpDef:
@@ -688,14 +739,14 @@ def _apply_recorded(op: OpDef, args, raw, static):
         # Inside a tj.function trace the kernel is inlined, so residuals that are the op's own inputs or
         # outputs stay the same traced values (tj.differentiate references them instead of copying).
         if tape_set.state.capture is None and not any(isinstance(r, jax.core.Tracer) for r in raw):
-            out, res = k.run_forward_res(diff, raw)
+            out, res, plan = k.run_forward_kept(diff, raw)
         else:
-            out, res = _traced_forward_res(k, diff, raw)
+            (out, res), plan = _traced_forward_res(k, diff, raw), None
     except Exception as e:
         if not _is_no_gradient_error(e):
             raise
         # JAX cannot differentiate this function: run it, and fail only if a gradient is asked for.
-        out, res = k.forward(*raw), NoGradient(op.name, str(e).splitlines()[0])
+        out, res, plan = k.forward(*raw), NoGradient(op.name, str(e).splitlines()[0]), None
     if isinstance(out, (tuple, list)):
         result = outs = tuple(Tensor(o) for o in out)
         spec = (True, tuple((tuple(o.shape), o.dtype, is_float(o.dtype)) for o in out))
@@ -706,7 +757,7 @@ def _apply_recorded(op: OpDef, args, raw, static):
     if tapes:
         # (the raw arguments, not the Tensors: an input Tensor may die while its op stays recorded; with an
         # accumulator the Tensors stay, as its tangents are kept only for live tensors)
-        bf = BackwardFunction(op, static, res, args if accs else raw, diff, spec, tuple(ids))
+        bf = BackwardFunction(op, static, res, args if accs else raw, diff, spec, tuple(ids), plan)
         if tape_set.numerics_checks and st.debug_checking:  # tj.debug.check_numerics: where the user called this op
             bf.site = tape_set.debug_hooks.call_site()
         record.record_operation(tapes, op.name, outs, ids, bf)
@@ -740,28 +791,81 @@ def _traced_forward_res(k: _Kernels, diff: tuple, raw):
     return out, jax.tree_util.tree_map(lambda leaf: same.get(id(leaf), leaf), res)
 
 
+_ABSENT = object()  # an argument slot a BackwardFunction does not use
+
+
 class BackwardFunction(RecordedOp):
     """What the tape keeps for one recorded op, and its tape entry (tape.RecordedOp): the residuals and
     what is needed to differentiate again.
 
-    ``inputs`` keeps the op's raw arguments (the list the kernels got: arrays, or a deferred op's
-    pending tensors) so that, under an outer recording tape, the backward pass can be dispatched as an
-    op of those inputs (for higher-order gradients, as TF's gradient functions reference op inputs);
-    the recorded inputs are named by ``input_ids``, so their Tensor objects need not stay alive."""
+    The op's raw arguments (what the kernels got: arrays, or a deferred op's pending values) sit in the
+    object's own slots (``a0``..``a2``, ``rest`` beyond three: no list per op) so that, under an outer
+    recording tape, the backward pass can be dispatched as an op of those inputs (for higher-order
+    gradients, as TF's gradient functions reference op inputs); the recorded inputs are named by
+    ``input_ids``, so their Tensor objects need not stay alive. The residuals are ``stored`` as the
+    kernel gave them, or, with a residual ``plan`` (_ResidualPlan), only the arrays that are neither
+    arguments nor constants (one array is kept as itself, no tuple): ``res`` rebuilds them."""
 
-    __slots__ = ("op", "static", "res", "inputs", "diff", "spec", "site", "node", "epoch")
+    __slots__ = ("op", "static", "stored", "plan", "a0", "a1", "a2", "rest", "n_args", "diff", "spec", "site",
+                 "node", "epoch")
 
-    def __init__(self, op: OpDef, static: dict, res, inputs, diff: tuple, spec, input_ids: tuple = ()) -> None:
-        self.op, self.static, self.res, self.inputs, self.diff, self.spec = op, static, res, inputs, diff, spec
+    def __init__(self, op: OpDef, static: dict, res, inputs, diff: tuple, spec, input_ids: tuple = (),
+                 plan: Optional["_ResidualPlan"] = None) -> None:
+        self.op, self.static, self.stored, self.plan, self.diff, self.spec = op, static, res, plan, diff, spec
+        self.set_args(inputs)
         self.node = None  # a deferred op (deferred/lazy.py): the residuals come when it runs
         self.epoch = _rules_epoch  # the rules the residuals were made for
         self.out_ids = None  # (set by the tape recording it first: tape.RecordedOp)
         self.input_ids = input_ids
         self.shared = False
 
+    # -- arguments ------------------------------------------------------------------------------------
+    def set_args(self, args: Optional[Sequence[Any]]) -> None:
+        if args is None:
+            self.n_args = -1
+            self.a0 = self.a1 = self.a2 = _ABSENT
+            self.rest = None
+            return
+        n = self.n_args = len(args)
+        self.a0 = args[0] if n > 0 else _ABSENT
+        self.a1 = args[1] if n > 1 else _ABSENT
+        self.a2 = args[2] if n > 2 else _ABSENT
+        self.rest = tuple(args[3:]) if n > 3 else None
+
+    def args(self) -> tuple:
+        """The arguments as stored; () once let go."""
+        n = self.n_args
+        if n == 1:
+            return (self.a0,)
+        if n == 2:
+            return (self.a0, self.a1)
+        if n <= 0:
+            return ()
+        head = (self.a0, self.a1, self.a2)
+        return head if n == 3 else head + self.rest
+
+    @property
+    def inputs(self) -> Optional[list]:
+        """The arguments as the op got them; None once let go."""
+        return list(self.args()) if self.n_args >= 0 else None
+
+    # -- residuals ------------------------------------------------------------------------------------
+    @property
+    def res(self):
+        plan = self.plan
+        if plan is None:
+            return self.stored
+        return plan.residuals([a._value if isinstance(a, Tensor) else a for a in self.args()], self.stored)
+
+    @res.setter
+    def res(self, value) -> None:
+        self.stored = value
+        self.plan = None
+
     def release(self) -> None:
-        """The op's backward ran and nothing will call it again: let its residuals go."""
-        self.res = self.inputs = self.node = None
+        """The op's backward ran and nothing will call it again: let its residuals and arguments go."""
+        self.stored = self.plan = self.node = None
+        self.set_args(None)
 
     def input_tensors(self) -> list:
         """The op's arguments for dispatching its backward as an op: Tensors (with the recorded ids, so
@@ -801,8 +905,8 @@ class BackwardFunction(RecordedOp):
             return result
         if self.node is not None:
             self.residuals()
-        if isinstance(self.res, NoGradient):
-            raise self.res.error()
+        if isinstance(self.stored, NoGradient):
+            raise self.stored.error()
         if not recording:
             k = self.op.kernels(self.static)
             if self.epoch != rules_epoch() and self.inputs is not None:
@@ -810,12 +914,13 @@ class BackwardFunction(RecordedOp):
                 # gradient function up at backward time), on residuals that rule makes.
                 raw = tuple(a._value if isinstance(a, Tensor) else a for a in self.inputs)
                 self.res, self.epoch = k.forward_res(diff, raw)[1], rules_epoch()
+            res = self.res
             if len(cts) == 1:
                 c = cts[0]
                 raw_cts = (c._value if isinstance(c, Tensor) else c,)
             else:
                 raw_cts = tuple(c._value if isinstance(c, Tensor) else c for c in cts)
-            grads = k.backward(self.res, raw_cts, self.spec, diff, needed)
+            grads = k.backward(res, raw_cts, self.spec, diff, needed)
             if tape_set.numerics_checks and tape_set.state.debug_checking:
                 tape_set.debug_hooks.check_backward(self, cts, grads, needed)
             if needed is diff:
