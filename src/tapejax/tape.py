@@ -209,8 +209,15 @@ class Tape:
 
     def delete_trace(self, tensor_id: int) -> None:
         """A tensor died: free the ops that nothing can reach any more (iteratively, no recursion limit)."""
+        usage = self.tensor_usage
+        n = usage.get(tensor_id)
+        if n is None:
+            return
+        if n > 1:  # (the common case: an op recorded on the tape still uses it)
+            usage[tensor_id] = n - 1
+            return
         stack = [tensor_id]
-        usage, tt, ops = self.tensor_usage, self.tensor_tape, self.op_tape
+        tt, ops = self.tensor_tape, self.op_tape
         while stack:
             tid = stack.pop()
             n = usage.get(tid)
