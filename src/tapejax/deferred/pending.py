@@ -14,8 +14,9 @@ An update written by hand (``v.assign_sub(lr * g)``, ``v.assign(v - lr * g)``, `
 is fused too (``HandUpdate``). While a step's gradients are pending, an op outside any tape and trace
 whose arguments include pending values of that step (its gradients, its update's values, Variables it
 assigned) and otherwise concrete values does not run: its kernel and where each argument comes from are
-appended to the step's update, and it answers pending tensors (their shapes from ``jax.eval_shape``; an
-op that cannot be shaped so, a shape error for one, runs as usual instead, reading the values). An
+appended to the step's update, and it answers pending tensors (their shapes from tracing the kernel; an
+op that cannot be traced so, a shape error for one, or whose kernel has effects, a callback, runs as
+usual instead, reading the values). An
 assignment of such a value onto a Variable is checked at once (shape, dtype) and recorded in the step,
 and the Variable's value becomes pending (tensor.make_value_pending). The first read of any pending
 value (the Variable, the loss, a gradient, the next step's tape reading the Variable) runs the step's
@@ -204,7 +205,7 @@ def _uninstall() -> None:
     set_assign_deferral(None)
 
 
-# (kernel, argument keys) -> (several outputs?, output avals), or None where jax.eval_shape failed
+# (kernel, argument keys) -> (several outputs?, output avals), or None: the op cannot wait (see _defer_op)
 _shapes: Dict[tuple, Any] = {}
 _SHAPES_MAX = 4096
 _MISSING = object()
@@ -254,10 +255,12 @@ def _defer_op(op, args: Sequence[Any], static: dict, unwrap: Callable):
     shaped = _shapes.get(key, _MISSING)
     if shaped is _MISSING:
         try:
-            out = jax.eval_shape(kernel, *values)
-            shaped = (isinstance(out, (tuple, list)), tuple(as_tuple(out)))
+            jaxpr, out = jax.make_jaxpr(kernel, return_shape=True)(*values)
+            # (a shape or type error: run now, it raises there with the op's name; a kernel with effects,
+            # a callback or a debug print, runs when called too)
+            shaped = None if jaxpr.effects else (isinstance(out, (tuple, list)), tuple(as_tuple(out)))
         except Exception:
-            shaped = None  # (a shape or type error: run now, it raises there with the op's name)
+            shaped = None
         if len(_shapes) >= _SHAPES_MAX:
             _shapes.clear()
         _shapes[key] = shaped
