@@ -248,9 +248,9 @@ def _defer_op(op, args: Sequence[Any], static: dict, unwrap: Callable):
         return None  # the op, run now, raises its own error
     if step.values is not None or any(isinstance(x, jax.core.Tracer) for x in raw):
         return None  # reading an argument ran the step / a value of a trace
-    upd = _update_of(step)
+    avals = step.update.avals if step.update is not None else step.program.out_info[1]
     concrete = iter(raw)
-    values = [upd.avals[r] if r is not None else next(concrete) for r in refs]
+    values = [avals[r] if r is not None else next(concrete) for r in refs]
     key = (kernel, tuple(_aval_key(v) if r is not None else _leaf_key(v) for v, r in zip(values, refs)))
     shaped = _shapes.get(key, _MISSING)
     if shaped is _MISSING:
@@ -267,6 +267,7 @@ def _defer_op(op, args: Sequence[Any], static: dict, unwrap: Callable):
     if shaped is None:
         return None
     several, out_avals = shaped
+    upd = _update_of(step)
     refs = tuple(r if r is not None else upd.leaf(v) for v, r in zip(values, refs))
     base = upd.add(kernel, refs, out_avals)
     outs = []
@@ -300,10 +301,10 @@ def _defer_assign(var: Variable, value: Tensor, op: str, kernel: Optional[Callab
     before = pending_value(var)
     if before is not None and before[0] is not step:
         return False  # (assigned by another pending step: reading it runs that one first)
-    upd = _update_of(step)
     slot = source[1]
-    aval = upd.avals[slot]
+    aval = (step.update.avals if step.update is not None else step.program.out_info[1])[slot]
     check_assignment(var, aval.shape, aval.dtype, op)  # raised at once, as op by op (nothing recorded)
+    upd = _update_of(step)
     shape, dtype = var.shape, var.dtype
     if getattr(aval, "weak_type", False):
         slot = upd.add(_to_strong(dtype), (slot,), (jax.ShapeDtypeStruct(shape, dtype),))
