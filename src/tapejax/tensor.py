@@ -567,7 +567,9 @@ class Variable(ArrayShape):
         else:
             _check_lossless(value, self.dtype, f"Variable.{op}", self._name)
             new = convert_to_tensor(value, dtype=self.dtype).value
-        check_assignment(self, new.shape, new.dtype, op)
+        current = self._array()
+        if new.dtype != current.dtype or tuple(new.shape) != tuple(current.shape):
+            check_assignment(self, new.shape, new.dtype, op)
         if getattr(new, "weak_type", False):
             new = jax.lax.convert_element_type(new, self.dtype)  # keep the variable's dtype strong
         return new
@@ -583,8 +585,11 @@ class Variable(ArrayShape):
         cap = tape_set.state.capture
         if cap is not None:
             cap.write(self, value)  # written back when the tj.function call returns
-        else:
-            self.write_back(value)
+            return
+        d = self.__dict__  # (as write_back)
+        d["_value"] = value
+        if "_pending_value" in d:
+            del d["_pending_value"]
 
     def write_back(self, value) -> None:
         """Store the value a compiled program computed for this Variable (tj.function's assignments,
