@@ -202,6 +202,23 @@ def test_shapes_of_a_pending_variable_do_not_run_it(replay_now):
     assert pending.last_update.startswith(FUSED)
 
 
+def test_copying_a_pending_variable(replay_now):
+    import copy
+    variables, x, y = _model()
+    for _ in range(4):
+        with tj.GradientTape() as tape:
+            loss = _loss(variables, x, y)
+        g = tape.gradient(loss, variables)
+        for v, gi in zip(variables, g):
+            v.assign_sub(LR * gi)
+    pending.last_update = ""
+    twin = copy.deepcopy(variables[1])
+    assert pending.last_update.startswith(FUSED)  # (copying ran the pending step)
+    np.testing.assert_array_equal(twin.numpy(), variables[1].numpy())
+    twin.assign_add(tnp.ones_like(twin))
+    np.testing.assert_array_equal(twin.numpy(), variables[1].numpy() + 1)
+
+
 @pytest.mark.parametrize("at", [0, 2])
 def test_a_shape_error_in_the_update(replay_now, at):
     """``assign_sub`` of a value of the wrong shape raises at once, as op by op, and the Variables are

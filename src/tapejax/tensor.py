@@ -667,6 +667,11 @@ class Variable(ArrayShape):
     def ref(self) -> _Ref:
         return _Ref(self)
 
+    def __getstate__(self):
+        # (pickle, copy.deepcopy) a pending value is computed first: a copy never shares the pending step
+        self._value  # noqa: B018
+        return self.__dict__
+
     def __hash__(self):
         return id(self)
 
