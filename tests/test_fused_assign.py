@@ -305,3 +305,29 @@ def test_clipping_by_hand_then_an_optimizer(replay_now):
         return [v.numpy() for v in variables]
     for a, b in zip(run(), run(lazy=False, replay=False)):
         np.testing.assert_array_equal(a, b)
+
+
+def test_momentum_written_by_hand(replay_now):
+    """Velocity Variables updated and read by the update itself: all of it in the fused program."""
+    def run(**cfg):
+        variables, x, y = _model()
+        velocity = [tj.Variable(np.zeros(v.shape, np.float32), trainable=False) for v in variables]
+        modes = []
+        with tj.config.override(**cfg):
+            for _ in range(STEPS):
+                pending.last_update = ""
+                with tj.GradientTape() as tape:
+                    loss = _loss(variables, x, y)
+                g = tape.gradient(loss, variables)
+                for v, m, gi in zip(variables, velocity, g):
+                    m.assign(0.9 * m + gi)
+                    v.assign_sub(LR * m)
+                loss.numpy()
+                modes.append(pending.last_update)
+        return [v.numpy() for v in variables + velocity], modes
+    got, modes = run()
+    want, _ = run(lazy=False, replay=False)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)
+    # (0.9 * m reads no pending value: it runs when called; "+ g", "LR * m" and assign_sub wait)
+    assert all(m == f"{FUSED} (12 update ops)" for m in modes[2:]), modes
