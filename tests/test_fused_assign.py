@@ -331,3 +331,26 @@ def test_momentum_written_by_hand(replay_now):
         np.testing.assert_array_equal(a, b)
     # (0.9 * m reads no pending value: it runs when called; "+ g", "LR * m" and assign_sub wait)
     assert all(m == f"{FUSED} (12 update ops)" for m in modes[2:]), modes
+
+
+def test_the_next_steps_tape_runs_the_pending_update(replay_now):
+    """Nothing read between steps: the next step's tape reading the Variables runs the update; the
+    losses and gradients kept as tensors and read at the end are op by op's."""
+    def run(**cfg):
+        variables, x, y = _model()
+        kept, runs = [], []
+        with tj.config.override(**cfg):
+            for _ in range(STEPS):
+                pending.last_update = ""
+                with tj.GradientTape() as tape:
+                    loss = _loss(variables, x, y)
+                runs.append(pending.last_update)  # (what reading the Variables ran)
+                g = tape.gradient(loss, variables)
+                for v, gi in zip(variables, g):
+                    v.assign_sub(LR * gi)
+                kept.append((loss, g))
+        values = [v.numpy() for v in variables]
+        return [loss.numpy() for loss, _ in kept], [[gi.numpy() for gi in g] for _, g in kept], values, runs
+    got, want = run(), run(lazy=False, replay=False)
+    _assert_equal(got, want)
+    assert all(m == f"{FUSED} (8 update ops)" for m in got[3][3:]), got[3]

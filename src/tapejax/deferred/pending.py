@@ -284,6 +284,11 @@ def _to_strong(dtype) -> Callable:
     return functools.partial(jax.lax.convert_element_type, new_dtype=dtype)
 
 
+@functools.lru_cache(maxsize=1024)
+def _struct(shape: tuple, dtype) -> jax.ShapeDtypeStruct:
+    return jax.ShapeDtypeStruct(shape, dtype)
+
+
 def _defer_assign(var: Variable, value: Tensor, op: str, kernel: Optional[Callable]) -> bool:
     """Record ``var.<op>(value)`` in the update of the pending step ``value`` is a value of (True), or
     False to assign now. ``kernel`` computes the new value from the old one and ``value`` (None: assign)."""
@@ -305,12 +310,12 @@ def _defer_assign(var: Variable, value: Tensor, op: str, kernel: Optional[Callab
     aval = (step.update.avals if step.update is not None else step.program.out_info[1])[slot]
     check_assignment(var, aval.shape, aval.dtype, op)  # raised at once, as op by op (nothing recorded)
     upd = _update_of(step)
-    shape, dtype = var.shape, var.dtype
+    out = (_struct(var.shape, var.dtype),)
     if getattr(aval, "weak_type", False):
-        slot = upd.add(_to_strong(dtype), (slot,), (jax.ShapeDtypeStruct(shape, dtype),))
+        slot = upd.add(_to_strong(var.dtype), (slot,), out)
     if kernel is not None:
         current = before[1] if before is not None else upd.leaf(var._value)
-        slot = upd.add(kernel, (current, slot), (jax.ShapeDtypeStruct(shape, dtype),))
+        slot = upd.add(kernel, (current, slot), out)
     make_value_pending(var, step, slot, upd.avals[slot])
     upd.assigned.append(var)
     return True
