@@ -12,7 +12,9 @@ CNN and transformer workloads of ``adam_step.py`` (same losses, shapes, initial 
 * ``tj.function``       the same Python step traced into one XLA program
 * ``jax.jit``           ``jax.jit`` of ``jax.value_and_grad`` + the SGD update of every parameter
 
-Each step is timed until its updated variables are ready. Contenders run round-robin in one process,
+Each step is timed until its updated variables are ready (``--pipelined``: ``--steps`` steps back to back,
+blocking after the last, as a loop that reads nothing in between: a fused step is dispatched when the
+next step's tape reads the weights, so its run overlaps the next step's Python). Contenders run round-robin in one process,
 ``--steps`` timed steps each per round in a shuffled order; medians over all rounds, and ratios to
 jax.jit and to ``tapejax unfused``. The contenders' variables are checked to agree after the run.
 
@@ -62,11 +64,11 @@ def build_tapejax(kind: str, size: str, device, mode: str):
     fn = tj.function(step) if mode == "function" else step
     cfg = {"lazy": False, "replay": False} if mode == "lazy=False" else {}
 
-    def run():
+    def run(block=True):
         with tj.config.override(**cfg):
             lo = fn(x, y)
-            # The step is over when the weights are updated (reading them runs a fused step).
-            jax.block_until_ready([lo.value] + [v.read_value().value for v in params])
+            if block:  # The step is over when the weights are updated (reading them runs a fused step).
+                jax.block_until_ready([lo.value] + [v.read_value().value for v in params])
         return lo
     return run, lambda: [v.numpy() for v in params]
 
@@ -82,9 +84,10 @@ def build_jax_jit(kind: str, size: str, device):
         lo, g = jax.value_and_grad(lambda ps: loss(B, ps, x, y))(params)
         return [p - LR * gi for p, gi in zip(params, g)], lo
 
-    def run():
+    def run(block=True):
         state["p"], lo = step(state["p"], x, y)
-        jax.block_until_ready((state["p"], lo))
+        if block:
+            jax.block_until_ready((state["p"], lo))
         return lo
     return run, lambda: [np.asarray(p) for p in state["p"]]
 
@@ -98,7 +101,8 @@ def build(contender: str, kind: str, size: str, device):
 
 
 def run(workloads: List[str] = WORKLOADS, contenders: List[str] = CONTENDERS, rounds: int = 30, steps: int = 5,
-        warmup: int = 5, size: str = "default", device=None, log=print, seed: int = 0) -> List[Dict]:
+        warmup: int = 5, size: str = "default", device=None, log=print, seed: int = 0,
+        pipelined: bool = False) -> List[Dict]:
     from tapejax.deferred import background, pending
     device = device or jax.devices()[0]
     rows = []
@@ -119,6 +123,13 @@ def run(workloads: List[str] = WORKLOADS, contenders: List[str] = CONTENDERS, ro
             rng.shuffle(order)
             for c in order:
                 fn = fns[c]
+                if pipelined:  # steps back to back, blocking after the last: the time per step
+                    t0 = time.perf_counter()
+                    for _ in range(steps - 1):
+                        fn(block=False)
+                    fn()
+                    times[c].append((time.perf_counter() - t0) / steps)
+                    continue
                 for _ in range(steps):
                     t0 = time.perf_counter()
                     fn()
@@ -155,10 +166,14 @@ def main(argv=None) -> int:
     p.add_argument("--steps", type=int, default=5)
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--size", default="default", choices=list(W.SCALES))
+    p.add_argument("--pipelined", action="store_true",
+                   help="time --steps steps back to back, blocking after the last (as a loop reading nothing)")
     args = p.parse_args(argv)
     contenders = [c for c in args.only.split(",") if c] or CONTENDERS
-    print(f"hand-written SGD step on {jax.devices()[0]}; median of {args.rounds} rounds x {args.steps} steps")
-    run([w for w in args.workloads.split(",") if w], contenders, args.rounds, args.steps, args.warmup, args.size)
+    how = "back to back, blocked after the last" if args.pipelined else "each blocked"
+    print(f"hand-written SGD step on {jax.devices()[0]}; median of {args.rounds} rounds x {args.steps} steps ({how})")
+    run([w for w in args.workloads.split(",") if w], contenders, args.rounds, args.steps, args.warmup, args.size,
+        pipelined=args.pipelined)
     return 0
 
 
