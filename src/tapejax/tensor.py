@@ -11,7 +11,7 @@ import itertools
 import sys
 import threading
 import warnings
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, Optional, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -509,7 +509,11 @@ jax.tree_util.register_pytree_node(LazyTensor, pytree_flatten, lambda _, c: Tens
 
 class Variable(ArrayShape):
     """Mutable state. Reads inside an active tape are recorded against the variable's handle id, so a
-    gradient with respect to the variable sums over all its reads; each read sees the value current then."""
+    gradient with respect to the variable sums over all its reads; each read sees the value current then.
+
+    Its value may be pending (``make_value_pending``: an assignment of a pending tensor, fused into a
+    replayed step by deferred/pending.py): ``_value`` is then unset, and its first read (every read goes
+    through ``_value``) asks the pending node to compute and store it (``settle_pending_value``)."""
 
     __array_priority__ = 100
 
@@ -577,14 +581,9 @@ class Variable(ArrayShape):
         else:
             _check_lossless(value, self.dtype, f"Variable.{op}", self._name)
             new = convert_to_tensor(value, dtype=self.dtype).value
-        if tuple(new.shape) != self.shape:
-            raise ValueError(f"Variable.{op}: value of shape {tuple(new.shape)} does not match the variable "
-                             f"'{self._name}' of shape {self.shape}; reshape the value first. "
-                             "The variable is unchanged.")
-        if new.dtype != self.dtype:
-            raise ValueError(f"Variable.{op}: value of dtype {new.dtype} does not match the variable "
-                             f"'{self._name}' of dtype {self.dtype}; cast with .astype({self.dtype}) first. "
-                             "The variable is unchanged.")
+        current = self._array()
+        if new.dtype != current.dtype or tuple(new.shape) != tuple(current.shape):
+            check_assignment(self, new.shape, new.dtype, op)
         if getattr(new, "weak_type", False):
             new = jax.lax.convert_element_type(new, self.dtype)  # keep the variable's dtype strong
         return new
@@ -600,29 +599,68 @@ class Variable(ArrayShape):
         cap = tape_set.state.capture
         if cap is not None:
             cap.write(self, value)  # written back when the tj.function call returns
-        else:
-            self._value = value
+            return
+        d = self.__dict__  # (as write_back)
+        d["_value"] = value
+        if "_pending_value" in d:
+            del d["_pending_value"]
 
     def write_back(self, value) -> None:
         """Store the value a compiled program computed for this Variable (tj.function's assignments,
         already checked when they were traced): no conversion, no recording."""
-        self._value = value
+        d = self.__dict__
+        d["_value"] = value
+        if "_pending_value" in d:  # a pending assignment before this one no longer applies
+            del d["_pending_value"]
 
     def assign(self, value: Any, read_value: bool = True) -> "Variable":
+        if _assign_deferral is not None and type(value) is Tensor and _assign_deferral(self, value, "assign", None):
+            return self
         self._set(self._checked(value, "assign"))
         return self
 
     def assign_add(self, delta: Any, read_value: bool = True) -> "Variable":
+        if _assign_deferral is not None and type(delta) is Tensor and _assign_deferral(self, delta, "assign_add",
+                                                                                       _add_kernel):
+            return self
         d = self._checked(delta, "assign_add")
         self._set(_add_kernel(self._current(), d))
         return self
 
     def assign_sub(self, delta: Any, read_value: bool = True) -> "Variable":
+        if _assign_deferral is not None and type(delta) is Tensor and _assign_deferral(self, delta, "assign_sub",
+                                                                                       _sub_kernel):
+            return self
         d = self._checked(delta, "assign_sub")
         self._set(_sub_kernel(self._current(), d))
         return self
 
     # -- properties -----------------------------------------------------------------------------
+    def _array(self):
+        """The value, or the shape and dtype of a pending value (which knowing them does not run)."""
+        d = self.__dict__
+        v = d.get("_value")
+        if v is None:
+            pending = d.get("_pending_value")
+            return pending[3] if pending is not None else self._value
+        return v
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(self._array().shape)
+
+    @property
+    def dtype(self):
+        return self._array().dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self._array().shape)
+
+    @property
+    def size(self) -> int:
+        return int(np.prod(self._array().shape, dtype=np.int64))
+
     @property
     def trainable(self) -> bool:
         return self._trainable
@@ -642,6 +680,11 @@ class Variable(ArrayShape):
 
     def ref(self) -> _Ref:
         return _Ref(self)
+
+    def __getstate__(self):
+        # (pickle, copy.deepcopy) a pending value is computed first: a copy never shares the pending step
+        self._value  # noqa: B018
+        return self.__dict__
 
     def __hash__(self):
         return id(self)
@@ -668,8 +711,62 @@ class Variable(ArrayShape):
     def __getattr__(self, name):
         # Tensor methods (reshape, sum, astype, T, ...) act on a recorded read.
         if name.startswith("_"):
+            if name == "_value":  # unset: a pending value (no cost for the others, whose slot is set)
+                pending = self.__dict__.get("_pending_value")
+                if pending is not None:
+                    pending[0].compute()  # stores this value (or, failing, the one before) and others
+                    return self.__dict__["_value"]
             raise AttributeError(name)
         return getattr(self.read_value(), name)
+
+
+def check_assignment(var: Variable, shape, dtype, op: str) -> None:
+    """The ValueError ``var.<op>`` raises for a value of another shape or dtype than ``var``'s."""
+    if tuple(shape) != var.shape:
+        raise ValueError(f"Variable.{op}: value of shape {tuple(shape)} does not match the variable "
+                         f"'{var.name}' of shape {var.shape}; reshape the value first. "
+                         "The variable is unchanged.")
+    if dtype != var.dtype:
+        raise ValueError(f"Variable.{op}: value of dtype {dtype} does not match the variable "
+                         f"'{var.name}' of dtype {var.dtype}; cast with .astype({var.dtype}) first. "
+                         "The variable is unchanged.")
+
+
+# deferred/pending.py plugs in here while a replayed step's gradients are pending:
+# ``(variable, value, op, kernel)`` -> True when it recorded ``variable.<op>(value)`` (``kernel`` of the
+# variable's value and ``value`` for assign_add/assign_sub, None for assign) into that step's update.
+_assign_deferral = None
+
+
+def set_assign_deferral(defer) -> None:
+    """Registration point for assignments fused into a pending replayed step (see ``_assign_deferral``)."""
+    global _assign_deferral
+    _assign_deferral = defer
+
+
+def make_value_pending(var: Variable, node, slot: int, aval) -> None:
+    """``var``'s value becomes ``node.values[slot]`` (shape and dtype those of ``aval``): unset until
+    ``node`` stores it (``settle_pending_value``), which its first read asks with ``node.compute()``."""
+    d = var.__dict__
+    before = d.pop("_value") if "_value" in d else d["_pending_value"][2]
+    d["_pending_value"] = (node, slot, before, aval)
+
+
+def pending_value(var: Variable) -> Optional[tuple]:
+    """``(node, slot, value before, aval)`` of a Variable whose value is pending, else None."""
+    d = var.__dict__
+    return None if "_value" in d else d.get("_pending_value")
+
+
+def settle_pending_value(var: Variable, node, values: Optional[Sequence]) -> None:
+    """Store ``values[slot]`` into ``var`` if its value is still pending on ``node``; with ``values``
+    None (the node failed) put back the value it had before."""
+    d = var.__dict__
+    pending = d.get("_pending_value")
+    if pending is None or pending[0] is not node:
+        return
+    del d["_pending_value"]
+    d["_value"] = pending[2] if values is None else values[pending[1]]
 
 
 def _tree_flatten_variable(v: Variable):

@@ -1,5 +1,5 @@
-"""A replayed step that has not run yet: its gradients are pending tensors, and an optimizer update
-given only those gradients runs in the same compiled program.
+"""A replayed step that has not run yet: its gradients are pending tensors, and an update given only
+those gradients (an optimizer's, or one written by hand) runs in the same compiled program.
 
 ``tape.gradient`` on a recurring step (replay's step-record source) does not run the step's program at once:
 it answers with pending tensors of a ``PendingStep`` (tensor.pending_tensor: plain Tensors to JAX's
@@ -9,23 +9,55 @@ only gradients of one pending step (train/optimizers.py) runs the program and it
 compiled program instead (``run_with_update``): forward, backward and update in one dispatch, with the
 values of running the program and then the update (bit for bit under ``tj.config.replay_exact``,
 where the update is fenced like every kernel of the program).
+
+An update written by hand (``v.assign_sub(lr * g)``, ``v.assign(v - lr * g)``, ``v.assign_add(-lr * g)``)
+is fused too (``HandUpdate``). While a step's gradients are pending, an op outside any tape and trace
+whose arguments include pending values of that step (its gradients, its update's values, Variables it
+assigned) and otherwise concrete values does not run: its kernel and where each argument comes from are
+appended to the step's update, and it answers pending tensors (their shapes from tracing the kernel; an
+op that cannot be traced so, a shape error for one, or whose kernel has effects, a callback, runs as
+usual instead, reading the values). An
+assignment of such a value onto a Variable is checked at once (shape, dtype) and recorded in the step,
+and the Variable's value becomes pending (tensor.make_value_pending). The first read of any pending
+value (the Variable, the loss, a gradient, the next step's tape reading the Variable) runs the step's
+program, the update's kernels and its assignments as one compiled program (``_run_update``; compiled
+per structure of the update, as ``run_with_update``'s; until it is ready, the program and then each
+kernel as op by op would) and stores every assigned Variable together. Anything the update does that
+is not an op on such values (a print, a branch on a value) reads a value, which runs the step with the
+update recorded so far: the values are those of running each op when it was called, and if running
+fails, every Variable the update assigned keeps its value from before and the error is raised from the
+read. ``last_update`` says how the last step with such an update ran.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable, List, Optional, Sequence
+import functools
+import weakref
+from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence
 
 import jax
 
-from ..tensor import Tensor, pending_source, pending_tensor
+from .. import tape_set
+from ..ops import core
+from ..ops.core import as_tuple
+from ..tensor import (LazyTensor, Tensor, Variable, check_assignment, make_value_pending, pending_source,
+                      pending_tensor, pending_value, set_assign_deferral, settle_pending_value)
 from . import background
 from .fence import fence
+
+# How the last step with a hand-written update ran: "fused into the replayed step (...)" or "op by op (...)".
+last_update = ""
+
+# The steps whose gradients are out and that have not run: while there are some, ops outside tapes and
+# assignments are offered to _defer_op / _defer_assign (installed then, removed after: no cost otherwise).
+_open: "weakref.WeakSet" = weakref.WeakSet()
 
 
 class PendingStep:
     """One call of a replay program, not run yet: ``args`` for it, the record nodes whose values it
-    exports, and (once run) ``values``: the gradients, one per source (None for no gradient)."""
+    exports, the update recorded after its gradients (``update``, a HandUpdate, or None), and (once
+    run) ``values``: the gradients, one per source (None for no gradient), then the update's values."""
 
-    __slots__ = ("program", "args", "nodes", "values", "keep")
+    __slots__ = ("program", "args", "nodes", "values", "keep", "update", "__weakref__")
 
     def __init__(self, program, args: tuple, nodes: list, keep: Any = None) -> None:
         self.program = program
@@ -35,20 +67,25 @@ class PendingStep:
         # What the step's tape held, let go only after the program is dispatched: freeing it (a Python
         # object or more per op) then overlaps the program's run instead of delaying its start.
         self.keep = keep
+        self.update: Optional[HandUpdate] = None
 
     def compute(self) -> None:
-        """Run the program (what reading a gradient or an exported value asks)."""
+        """Run the program, and the update recorded after it (what reading any of their values asks)."""
         if self.values is None:
-            exported, result = self.program(*self.args)
-            self.finish(exported, result)
+            if self.update is not None:
+                _run_update(self)
+            else:
+                exported, result = self.program(*self.args)
+                self.finish(exported, result)
 
-    def finish(self, exported, result) -> None:
+    def finish(self, exported, result, update_values: Sequence = ()) -> None:
         for node, values in zip(self.nodes, exported):
             node.step = None
             if node.values is None:  # (a value read before stays what was read)
                 node.set_values(tuple(values))
-        self.values = tuple(result)
-        self.args = self.nodes = self.keep = None  # let the inputs go
+        self.values = tuple(result) + tuple(update_values)
+        self.args = self.nodes = self.keep = self.update = None  # let the inputs go
+        _open.discard(self)
 
 
 def gradients(program, leaves, output_gradients: list, exported_nodes: list, keep: Any = None
@@ -59,15 +96,20 @@ def gradients(program, leaves, output_gradients: list, exported_nodes: list, kee
     step = PendingStep(program, (leaves, output_gradients), exported_nodes, keep)
     for node in exported_nodes:
         node.step = step
+    _open.add(step)
+    core.set_update_deferral(_defer_op)
+    set_assign_deferral(_defer_assign)
     return [None if info is None else pending_tensor(step, i) for i, info in enumerate(program.out_info[1])]
 
 
 def pending_step_of(tensors: Sequence[Any]) -> Optional[PendingStep]:
-    """The one PendingStep, not run yet, that every tensor of ``tensors`` is a gradient of; else None."""
+    """The one PendingStep, not run yet and with no hand-written update, that every tensor of
+    ``tensors`` is a gradient of; else None."""
     step = None
     for t in tensors:
         source = pending_source(t)
-        if source is None or type(source[0]) is not PendingStep or (step is not None and source[0] is not step):
+        if (source is None or type(source[0]) is not PendingStep or source[0].update is not None
+                or (step is not None and source[0] is not step)):
             return None
         step = source[0]
     return step
@@ -105,3 +147,234 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
     exported, result, out = fused(step.args, program.extra, args)
     step.finish(exported, result)
     return out
+
+
+# -- a hand-written update ------------------------------------------------------------------------------
+
+def _aval_key(aval) -> tuple:
+    return (tuple(aval.shape), aval.dtype, bool(getattr(aval, "weak_type", False)))
+
+
+def _leaf_key(x) -> tuple:
+    """What a compiled update depends on of a concrete argument: its shape, dtype and weak type."""
+    if isinstance(x, jax.Array):
+        return (x.shape, x.dtype, x.weak_type)
+    if hasattr(x, "dtype") and hasattr(x, "shape"):  # numpy arrays and scalars
+        return (tuple(x.shape), x.dtype, False)
+    return (type(x),)  # a Python number the op passes on as it is (weakly typed in the kernel)
+
+
+class HandUpdate:
+    """The ops and assignments recorded after a pending step's gradients. Values are numbered by slot:
+    the step's gradients first, then each op's outputs in order; an op's argument is a slot, or
+    ``-1 - i`` for the concrete value ``leaves[i]``."""
+
+    __slots__ = ("n_grads", "avals", "ops", "leaves", "leaf_keys", "handed", "assigned")
+
+    def __init__(self, grad_avals: Sequence[Any]) -> None:
+        self.n_grads = len(grad_avals)
+        self.avals: List[Any] = list(grad_avals)  # per slot: shape, dtype, weak type (None: no gradient)
+        self.ops: List[tuple] = []  # (kernel, argument refs)
+        self.leaves: List[Any] = []
+        self.leaf_keys: List[tuple] = []
+        self.handed: List[Any] = []  # per op output: a weak reference to its pending tensor, or None
+        self.assigned: List[Variable] = []  # in order of assignment (a Variable may come more than once)
+
+    def leaf(self, x) -> int:
+        self.leaves.append(x)
+        self.leaf_keys.append(_leaf_key(x))
+        return -len(self.leaves)
+
+    def add(self, kernel: Callable, refs: tuple, out_avals: Sequence[Any]) -> int:
+        """Append an op; the slot of its first output."""
+        base = len(self.avals)
+        self.ops.append((kernel, refs))
+        self.avals.extend(out_avals)
+        self.handed.extend([None] * len(out_avals))
+        return base
+
+
+def _update_of(step: PendingStep) -> HandUpdate:
+    if step.update is None:
+        step.update = HandUpdate(step.program.out_info[1])
+    return step.update
+
+
+def _uninstall() -> None:
+    core.set_update_deferral(None)
+    set_assign_deferral(None)
+
+
+# (kernel, argument keys) -> (several outputs?, output avals), or None: the op cannot wait (see _defer_op)
+_shapes: Dict[tuple, Any] = {}
+_SHAPES_MAX = 4096
+_MISSING = object()
+
+
+def _defer_op(op, args: Sequence[Any], static: dict, unwrap: Callable):
+    """``op(*args)`` appended to the update of the pending step whose values it reads, as pending tensors;
+    None to run it now (no such value among ``args``, values of two steps, a value that cannot wait)."""
+    if not _open:
+        _uninstall()
+        return None
+    step = None
+    refs: List[Optional[int]] = [None] * len(args)
+    for i, a in enumerate(args):
+        t = type(a)
+        if t is Tensor:
+            source = a._pending
+            if source is None or source[0].values is not None:
+                continue
+        elif t is LazyTensor:
+            if a._pending_node() is not None:
+                return None  # a forward value not computed: reading it runs what computes it
+            continue
+        elif isinstance(a, Variable):
+            source = pending_value(a)
+            if source is None:
+                continue
+        else:
+            continue
+        if type(source[0]) is not PendingStep or (step is not None and source[0] is not step):
+            return None
+        step = source[0]
+        refs[i] = source[1]
+    if step is None or (tape_set.numerics_checks and tape_set.state.debug_checking):
+        return None
+    try:
+        raw, _ = unwrap(op, [a for a, r in zip(args, refs) if r is None])  # reads Variables, converts lists
+        kernel = op.kernels(static).forward
+    except Exception:
+        return None  # the op, run now, raises its own error
+    if step.values is not None or any(isinstance(x, jax.core.Tracer) for x in raw):
+        return None  # reading an argument ran the step / a value of a trace
+    avals = step.update.avals if step.update is not None else step.program.out_info[1]
+    concrete = iter(raw)
+    values = [avals[r] if r is not None else next(concrete) for r in refs]
+    key = (kernel, tuple(_aval_key(v) if r is not None else _leaf_key(v) for v, r in zip(values, refs)))
+    shaped = _shapes.get(key, _MISSING)
+    if shaped is _MISSING:
+        try:
+            jaxpr, out = jax.make_jaxpr(kernel, return_shape=True)(*values)
+            # (a shape or type error: run now, it raises there with the op's name; a kernel with effects,
+            # a callback or a debug print, runs when called too)
+            shaped = None if jaxpr.effects else (isinstance(out, (tuple, list)), tuple(as_tuple(out)))
+        except Exception:
+            shaped = None
+        if len(_shapes) >= _SHAPES_MAX:
+            _shapes.clear()
+        _shapes[key] = shaped
+    if shaped is None:
+        return None
+    several, out_avals = shaped
+    upd = _update_of(step)
+    refs = tuple(r if r is not None else upd.leaf(v) for v, r in zip(values, refs))
+    base = upd.add(kernel, refs, out_avals)
+    outs = []
+    for k in range(len(out_avals)):
+        t = pending_tensor(step, base + k)
+        upd.handed[base + k - upd.n_grads] = weakref.ref(t)
+        outs.append(t)
+    return tuple(outs) if several else outs[0]
+
+
+@functools.lru_cache(maxsize=None)
+def _to_strong(dtype) -> Callable:
+    """A weakly typed value as the Variable's dtype, strongly typed (as Variable._checked)."""
+    return functools.partial(jax.lax.convert_element_type, new_dtype=dtype)
+
+
+@functools.lru_cache(maxsize=1024)
+def _struct(shape: tuple, dtype) -> jax.ShapeDtypeStruct:
+    return jax.ShapeDtypeStruct(shape, dtype)
+
+
+def _defer_assign(var: Variable, value: Tensor, op: str, kernel: Optional[Callable]) -> bool:
+    """Record ``var.<op>(value)`` in the update of the pending step ``value`` is a value of (True), or
+    False to assign now. ``kernel`` computes the new value from the old one and ``value`` (None: assign)."""
+    if not _open:
+        _uninstall()
+        return False
+    if tape_set.state.capture is not None:
+        return False
+    source = value._pending
+    if source is None:
+        return False
+    step = source[0]
+    if type(step) is not PendingStep or step.values is not None:
+        return False
+    before = pending_value(var)
+    if before is not None and before[0] is not step:
+        return False  # (assigned by another pending step: reading it runs that one first)
+    slot = source[1]
+    aval = (step.update.avals if step.update is not None else step.program.out_info[1])[slot]
+    check_assignment(var, aval.shape, aval.dtype, op)  # raised at once, as op by op (nothing recorded)
+    upd = _update_of(step)
+    out = (_struct(var.shape, var.dtype),)
+    if getattr(aval, "weak_type", False):
+        slot = upd.add(_to_strong(var.dtype), (slot,), out)
+    if kernel is not None:
+        current = before[1] if before is not None else upd.leaf(var._value)
+        slot = upd.add(kernel, (current, slot), out)
+    make_value_pending(var, step, slot, upd.avals[slot])
+    upd.assigned.append(var)
+    return True
+
+
+def _fused_function(fn: Callable, ops: List[tuple], wanted: tuple) -> Callable:
+    """The step's program ``fn``, then the update's kernels (fenced under replay_exact, as every kernel
+    of the program), returning the step's results and the values of the ``wanted`` slots."""
+    def run(step_args, extra, leaves):
+        exported, result = fn(*step_args, *extra)
+        slots = list(result)
+        for kernel, refs in ops:
+            args = [leaves[-1 - r] if r < 0 else slots[r] for r in refs]
+            slots.extend(as_tuple(fence(extra[0], kernel, *args) if extra else kernel(*args)))
+        return exported, result, [slots[s] for s in wanted]
+    return run
+
+
+def _run_update(step: PendingStep) -> None:
+    """Run ``step`` and its hand-written update: as one compiled program once it is compiled (else the
+    program, then each kernel); store the assigned Variables, or on failure put back their values."""
+    global last_update
+    upd, program = step.update, step.program
+    n = upd.n_grads
+    # The values anything can still read: each Variable's last assignment, and the live pending tensors.
+    wanted = {p[1] for p in map(pending_value, upd.assigned) if p is not None and p[0] is step}
+    wanted.update(n + k for k, ref in enumerate(upd.handed) if ref is not None and ref() is not None)
+    wanted = tuple(sorted(wanted))
+    key = ("hand-written update", tuple(upd.ops), tuple(upd.leaf_keys), wanted)
+    fused = program.fused.get(key)
+    try:
+        if fused is None:
+            fused = program.fused[key] = background.Compilation(jax.jit(_fused_function(program.fn, upd.ops,
+                                                                                         wanted)))
+            fused.compile(step.args, program.extra, upd.leaves)
+        if fused.compiled is not None:
+            exported, result, outs = fused(step.args, program.extra, upd.leaves)
+            how = f"fused into the replayed step ({len(upd.ops)} update ops)"
+        else:
+            exported, result = program(*step.args)
+            slots = list(result)
+            for kernel, refs in upd.ops:
+                slots.extend(as_tuple(kernel(*[upd.leaves[-1 - r] if r < 0 else slots[r] for r in refs])))
+            outs = [slots[s] for s in wanted]
+            why = (f"compiling the fused program failed ({fused.failed})" if fused.failed
+                   else "the fused program is compiling")
+            how = f"op by op ({why})"
+    except BaseException:
+        if fused is not None and fused.compiled is None and not fused.failed:
+            program.fused.pop(key, None)  # (an interrupted compile: try again next time)
+        step.update = None  # the step alone, if read again
+        for v in upd.assigned:
+            settle_pending_value(v, step, None)  # every Variable as it was
+        raise
+    values: List[Any] = [None] * (len(upd.avals) - n)
+    for s, v in zip(wanted, outs):
+        if s >= n:
+            values[s - n] = v
+    step.finish(exported, result, values)
+    for v in upd.assigned:
+        settle_pending_value(v, step, step.values)
+    last_update = how

@@ -653,6 +653,18 @@ def set_deferral(defer: Optional[Callable]) -> None:
     _deferral = defer
 
 
+# deferred/pending.py plugs in here while a replayed step's gradients are pending: ``(op, args, static,
+# unwrap)`` -> the op's outputs as pending tensors of that step's update, or None to run it now. Ops
+# outside any tape and trace are offered to it (``unwrap`` is ``_raw``, for its other arguments).
+_update_deferral: Optional[Callable] = None
+
+
+def set_update_deferral(defer: Optional[Callable]) -> None:
+    """Registration point for updates fused into a pending replayed step (see ``_update_deferral``)."""
+    global _update_deferral
+    _update_deferral = defer
+
+
 _NO_STATIC: dict = {}  # never mutated
 
 
@@ -667,6 +679,10 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
     deferred = (_deferral is not None and config.lazy and len(st.tapes) == 1 and not st.accumulators and not st.stopped
                 and op.differentiable and st.capture is None
                 and not (tape_set.numerics_checks and st.debug_checking))
+    if _update_deferral is not None and not st.tapes and not st.accumulators and st.capture is None:
+        out = _update_deferral(op, args, static, _raw)
+        if out is not None:
+            return out
     raw, args = _raw(op, args, deferred)
     if st.capture is not None:  # a tj.function trace: Tensors it closes over are inputs of the program
         raw = st.capture.substitute(args, raw)
