@@ -204,9 +204,6 @@ class Tape:
         self.op_tape[op_id] = OpEntry(op_type, tuple([(i,) + info for i, info in zip(out_ids, infos)]), input_ids,
                                       backward)
 
-    def _tensor_died(self, tensor_id: int) -> None:
-        self.delete_trace(tensor_id)
-
     def delete_trace(self, tensor_id: int) -> None:
         """A tensor died: free the ops that nothing can reach any more (iteratively, no recursion limit)."""
         usage = self.tensor_usage
@@ -238,6 +235,8 @@ class Tape:
                 continue  # another output of the op is still in use
             del ops[op_id]
             stack.extend(entry.input_ids)
+
+    _tensor_died = delete_trace  # (what a dying Tensor calls: one call, it runs for every recorded tensor)
 
     # -- the gradient algorithm ---------------------------------------------------------------------------
     def prune(self, target_ids: Sequence[int]) -> tuple:

@@ -34,9 +34,10 @@ class OpType:
     """What one op produces for one set of static parameters and argument types: the kernels, the
     differentiable argument positions, the output abstract values and the tape's output records."""
 
-    __slots__ = ("kernels", "diff", "avals", "multi", "spec", "infos", "uid")
+    __slots__ = ("kernels", "diff", "avals", "multi", "spec", "infos", "uid", "epoch")
 
     def __init__(self, kernels, diff: tuple, avals: tuple, multi: bool) -> None:
+        self.epoch = rules_epoch()  # (part of the key it is cached under)
         self.kernels = kernels
         self.diff = diff
         self.avals = avals
@@ -118,7 +119,7 @@ class Node(BackwardFunction):
         self.op, self.static, self.stored, self.plan, self.diff, self.spec = op, static, _NO_RES, None, \
             type_.diff, type_.spec
         self.set_args(args)
-        self.epoch = rules_epoch()
+        self.epoch = type_.epoch
         self.out_ids = None
         self.input_ids = input_ids
         self.shared = False

@@ -807,9 +807,6 @@ def _traced_forward_res(k: _Kernels, diff: tuple, raw):
     return out, jax.tree_util.tree_map(lambda leaf: same.get(id(leaf), leaf), res)
 
 
-_ABSENT = object()  # an argument slot a BackwardFunction does not use
-
-
 class BackwardFunction(RecordedOp):
     """What the tape keeps for one recorded op, and its tape entry (tape.RecordedOp): the residuals and
     what is needed to differentiate again.
@@ -837,16 +834,20 @@ class BackwardFunction(RecordedOp):
 
     # -- arguments ------------------------------------------------------------------------------------
     def set_args(self, args: Optional[Sequence[Any]]) -> None:
+        """Keep ``args`` (None: let them go). Slots past the count stay unset: ``args`` never reads them."""
         if args is None:
             self.n_args = -1
-            self.a0 = self.a1 = self.a2 = _ABSENT
-            self.rest = None
+            self.a0 = self.a1 = self.a2 = self.rest = None
             return
         n = self.n_args = len(args)
-        self.a0 = args[0] if n > 0 else _ABSENT
-        self.a1 = args[1] if n > 1 else _ABSENT
-        self.a2 = args[2] if n > 2 else _ABSENT
-        self.rest = tuple(args[3:]) if n > 3 else None
+        if n == 2:
+            self.a0, self.a1 = args
+        elif n == 1:
+            self.a0 = args[0]
+        elif n > 2:
+            self.a0, self.a1, self.a2 = args[0], args[1], args[2]
+            if n > 3:
+                self.rest = tuple(args[3:])
 
     def args(self) -> tuple:
         """The arguments as stored; () once let go."""
