@@ -201,3 +201,67 @@ def test_backward_function_keeps_only_residuals_that_are_not_arguments_at_every_
         ga, gb = tape.gradient([s, p], [a, b])
         np.testing.assert_allclose(ga.numpy(), 1.0 + np.ones(n))
         np.testing.assert_allclose(gb.numpy(), 1.0 + np.arange(n))
+
+
+def test_a_step_leaves_no_garbage_cycles():
+    # Everything a step records is freed by reference counting as soon as nothing uses it: nothing waits
+    # for the garbage collector (whose collections of the whole process are the long pauses). Before, a
+    # replayed step's deferred nodes each referred to themselves (1,500 cyclic objects per 300 ops).
+    from tapejax.deferred import lazy, replay
+    x0 = tj.constant(np.linspace(-1.0, 1.0, 16, dtype=np.float32))
+
+    def step():
+        with tj.GradientTape() as tape:
+            tape.watch(x0)
+            x = x0
+            for _ in range(100):
+                x = tnp.tanh(x * 1.01 + 0.1)
+            loss = tnp.sum(x)
+        g = tape.gradient(loss, x0)
+        return tape.last_replay, float(loss.numpy()), np.asarray(g)
+
+    with tj.config.override(lazy=True, replay=True):
+        for _ in range(3):
+            step()
+        replay.wait()
+        gc.collect()
+        gc.disable()
+        try:
+            for _ in range(3):
+                how, loss, g = step()
+            nodes = sum(1 for o in gc.get_objects() if type(o) is lazy.Node)
+            garbage = gc.collect()
+        finally:
+            gc.enable()
+    assert how.startswith("replayed"), how
+    assert np.isfinite(loss) and np.all(np.isfinite(g))
+    assert nodes == 0, nodes
+    assert garbage == 0, garbage
+    with tj.config.override(lazy=False):  # strictly eager too
+        gc.collect()
+        gc.disable()
+        try:
+            step()
+            garbage = gc.collect()
+        finally:
+            gc.enable()
+    assert garbage == 0, garbage
+
+
+def test_an_intermediate_deferred_tensor_dies_when_dropped():
+    # A deferred op keeps its producer's node, not the producer's output tensor: a dropped intermediate
+    # result dies at once (the tape keeps only what the backward pass needs), and the gradient is intact.
+    import weakref
+    x0 = tj.constant(np.linspace(-1.0, 1.0, 16, dtype=np.float32))
+    with tj.config.override(lazy=True):
+        with tj.GradientTape() as tape:
+            tape.watch(x0)
+            h = x0 * 2.0
+            dead = weakref.ref(h)
+            y = tnp.tanh(h)
+            del h
+            assert dead() is None
+            loss = tnp.sum(y)
+        g = tape.gradient(loss, x0)
+    want = 2.0 * (1.0 - np.tanh(2.0 * np.linspace(-1.0, 1.0, 16, dtype=np.float32)) ** 2)
+    np.testing.assert_allclose(g.numpy(), want, rtol=1e-5)
