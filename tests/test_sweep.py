@@ -9,8 +9,9 @@ from tapejax.tape import OpEntry
 F32 = np.float32
 
 
-def _out(tid):
-    return (tid, (), F32, None)
+def _entry(name, tid, input_ids, backward):
+    """A tape entry of a scalar float32 op named ``name`` making tensor ``tid``."""
+    return OpEntry(name, (tid,), (((), F32, None),), input_ids, backward)
 
 
 class Scale:
@@ -28,11 +29,11 @@ def _graph():
     """x(1) and w(2) watched; a(10) = 2x [op 0]; b(11) = 3a + w [op 1]; c(12) = 5a [op 2];
     d(13) = 7b + 11c [op 3]; e(14) = 13w [op 4] (not on the way to d); s(20) stops nothing yet."""
     tt = {1: -1, 2: -1, 10: 0, 11: 1, 12: 2, 13: 3, 14: 4}
-    ops = {0: OpEntry("A", (_out(10),), [1], Scale(2)),
-           1: OpEntry("B", (_out(11),), [10, 2], Scale(3, 1)),
-           2: OpEntry("C", (_out(12),), [10], Scale(5)),
-           3: OpEntry("D", (_out(13),), [11, 12], Scale(7, 11)),
-           4: OpEntry("E", (_out(14),), [2], Scale(13))}
+    ops = {0: _entry("A", 10, [1], Scale(2)),
+           1: _entry("B", 11, [10, 2], Scale(3, 1)),
+           2: _entry("C", 12, [10], Scale(5)),
+           3: _entry("D", 13, [11, 12], Scale(7, 11)),
+           4: _entry("E", 14, [2], Scale(13))}
     return tt, ops
 
 
@@ -106,9 +107,9 @@ def test_call_backward_names_the_op():
     def broken(cts, needed_idx, recording):
         raise ValueError("shapes (2,) and (3,) do not match")
     with pytest.raises(ValueError, match="in the backward kernel of op 'MatMul': shapes"):
-        sweep.call_backward(OpEntry("MatMul", (_out(5),), [1], broken), [F32(1)], [0], False)
+        sweep.call_backward(_entry("MatMul", 5, [1], broken), [F32(1)], [0], False)
 
     def undifferentiable(cts, needed_idx, recording):
         raise TypeError("argument is not differentiable")
     with pytest.raises(LookupError, match="No gradient defined for op 'Floor'"):
-        sweep.call_backward(OpEntry("Floor", (_out(5),), [1], undifferentiable), [F32(1)], [0], False)
+        sweep.call_backward(_entry("Floor", 5, [1], undifferentiable), [F32(1)], [0], False)

@@ -33,35 +33,42 @@ from .tensor import Tensor
 from jax.core import Tracer
 
 
-class OpEntry:
+class Entry:
+    """A tape entry: the op's name (``op_type``), its outputs' ids (``out_ids``, a tuple of ints: what the
+    sweep reads per op) and (shape, dtype, sharding) per output (``out_infos``, shared by all ops of one
+    output signature), the ids of its inputs (``input_ids``) and its ``backward`` function."""
+
+    __slots__ = ()
+
+    @property
+    def outputs(self) -> tuple:
+        """((id, shape, dtype, sharding), ...) (built when asked)."""
+        return tuple([(i,) + info for i, info in zip(self.out_ids, self.out_infos)])
+
+
+class OpEntry(Entry):
     """A tape entry around a backward function that is not one (IdentityBackward, a custom gradient's,
     or a backward function a second tape records too)."""
 
-    __slots__ = ("op_type", "outputs", "out_ids", "input_ids", "backward")
+    __slots__ = ("op_type", "out_ids", "out_infos", "input_ids", "backward")
 
-    def __init__(self, op_type: str, outputs: tuple, input_ids: tuple, backward) -> None:
+    def __init__(self, op_type: str, out_ids: tuple, out_infos: tuple, input_ids: tuple, backward) -> None:
         self.op_type = op_type
-        self.outputs = outputs  # ((id, shape, dtype, sharding), ...)
-        self.out_ids = tuple([o[0] for o in outputs])  # (what the sweep reads per op: a tuple of ints)
+        self.out_ids = out_ids
+        self.out_infos = out_infos
         self.input_ids = input_ids
         self.backward = backward
 
 
-class RecordedOp:
+class RecordedOp(Entry):
     """A backward function that is its own tape entry: the first tape recording it fills ``op_type``,
     ``out_ids``, ``out_infos`` and ``input_ids`` instead of allocating an OpEntry (one object per
-    recorded op). The fields hold no new containers of objects: ids are tuples of ints and
-    ``out_infos`` (shape, dtype, sharding per output) is shared by all ops of one output signature,
-    so the garbage collector stops tracking what an op adds besides the function itself.
-    ``backward`` is the object itself; setting it to None (the sweep releasing a run op) drops the
-    residuals, unless another tape records the same function (``shared``)."""
+    recorded op). The fields hold no new containers of objects, so the garbage collector stops tracking
+    what an op adds besides the function itself. ``backward`` is the object itself; setting it to None
+    (the sweep releasing a run op) drops the residuals, unless another tape records the same function
+    (``shared``)."""
 
     __slots__ = ("op_type", "out_ids", "out_infos", "input_ids", "shared")
-
-    @property
-    def outputs(self) -> tuple:
-        """((id, shape, dtype, sharding), ...), as OpEntry.outputs (built when asked)."""
-        return tuple([(i,) + info for i, info in zip(self.out_ids, self.out_infos)])
 
     @property
     def backward(self):
@@ -201,8 +208,7 @@ class Tape:
                 self.op_tape[op_id] = backward
                 return
             backward.shared = True  # another tape has it: releasing it there must not drop its residuals
-        self.op_tape[op_id] = OpEntry(op_type, tuple([(i,) + info for i, info in zip(out_ids, infos)]), input_ids,
-                                      backward)
+        self.op_tape[op_id] = OpEntry(op_type, out_ids, infos, input_ids, backward)
 
     def delete_trace(self, tensor_id: int) -> None:
         """A tensor died: free the ops that nothing can reach any more (iteratively, no recursion limit)."""

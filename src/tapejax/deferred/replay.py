@@ -296,7 +296,8 @@ def _build(snapshot: Snapshot, exact: bool) -> _Program:
                 bf = BackwardFunction(op, static, jax.tree_util.tree_unflatten(treedef, leaves[a:b]), None, diff, spec)
             if exact and kind != "identity":
                 bf = _FencedBackward(bf, pred)
-            ops[k] = OpEntry(op_type, tuple((o[0], o[1], o[2], None) for o in outs), list(ins), bf)
+            ops[k] = OpEntry(op_type, tuple([o[0] for o in outs]), tuple([(o[1], o[2], None) for o in outs]),
+                             list(ins), bf)
         stats = GradientStats()
         that_are_targets = {l: (shape, dtype, None) for l, shape, dtype in sat}
         result = backprop(ops, dict(usage_local), dict(missing_local), tt_local, list(tgt), list(src),

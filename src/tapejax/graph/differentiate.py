@@ -173,7 +173,7 @@ class Differentiated:
         ops = {}
         for op_id, e, treedef, sources, _ in plan["ops"]:
             step = e.backward if treedef is None else _Step(e.backward, treedef, sources, values)
-            ops[op_id] = OpEntry(e.op_type, e.outputs, e.input_ids, step)
+            ops[op_id] = OpEntry(e.op_type, e.out_ids, e.out_infos, e.input_ids, step)
         # Symbolic zeros: a None output gradient seeds nothing, and an op nothing flows into does not run.
         return sweep.backprop(ops, dict(plan["usage"]), dict(plan["missing"]), plan["graph"].tensor_tape,
                               plan["out_ids"], plan["in_ids"], list(out_grads), known=plan["reached"])
