@@ -35,6 +35,7 @@ demo: $(STAMP_TEST)
 
 bench: $(STAMP_BENCH)
 	$(PY) benchmarks/run.py
+	$(PY) benchmarks/sgd_step.py
 	$(PY) benchmarks/memory.py
 
 $(STAMP_NB): pyproject.toml | $(PY)
