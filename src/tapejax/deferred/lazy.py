@@ -34,9 +34,10 @@ class OpType:
     """What one op produces for one set of static parameters and argument types: the kernels, the
     differentiable argument positions, the output abstract values and the tape's output records."""
 
-    __slots__ = ("kernels", "diff", "avals", "multi", "spec", "infos", "uid", "epoch")
+    __slots__ = ("op", "static", "kernels", "diff", "avals", "multi", "spec", "infos", "uid", "epoch")
 
-    def __init__(self, kernels, diff: tuple, avals: tuple, multi: bool) -> None:
+    def __init__(self, op: OpDef, static: dict, kernels, diff: tuple, avals: tuple, multi: bool) -> None:
+        self.op, self.static = op, static
         self.epoch = rules_epoch()  # (part of the key it is cached under)
         self.kernels = kernels
         self.diff = diff
@@ -70,7 +71,7 @@ def op_type(op, static: dict, tensor_mask: int, avals: list):
     else:
         multi = isinstance(out, (tuple, list))
         outs = tuple(out) if multi else (out,)
-        t = OpType(kernels, diff,
+        t = OpType(op, static, kernels, diff,
                    tuple(jax.core.ShapedArray(o.shape, o.dtype, weak_type=o.weak_type) for o in outs), multi)
     if len(_types) >= _TYPES_MAX:
         _types.clear()
@@ -104,6 +105,7 @@ def scalar_aval(x):
 class Node(BackwardFunction):
     """One deferred op: its kernels and arguments until it has run. When a tape records it, it is also
     the op's backward function and tape entry (one object per op): its residuals come from running it.
+    Its op, static parameters, ``diff`` and ``spec`` are its op type's.
 
     Each argument (in BackwardFunction's slots: no list per op) is a device array or Python scalar, the
     producing Node of a pending single-output op (its output 0: the producer's LazyTensor itself need
@@ -111,28 +113,35 @@ class Node(BackwardFunction):
     another output of a multi-output op. ``seq`` is the id of its first output: ids only grow, so it
     orders nodes as they were made."""
 
-    __slots__ = ("type", "values", "recorded", "seq", "record_uid", "tix", "step", "res_pending")
+    __slots__ = ("type", "values", "seq", "record_uid", "tix", "step", "res_pending", "epoch")
 
-    def __init__(self, type_: OpType, args: list, recorded: bool, op: Optional[OpDef] = None,
-                 static: Optional[dict] = None, input_ids: tuple = ()) -> None:
-        # (BackwardFunction's fields, set here: a node is one even when no tape records it)
-        self.op, self.static, self.stored, self.plan, self.diff, self.spec = op, static, _NO_RES, None, \
-            type_.diff, type_.spec
+    def __init__(self, type_: OpType, args: list, recorded: bool, input_ids: tuple = ()) -> None:
+        self.type = type_
+        self.stored = _NO_RES
         self.set_args(args)
         self.epoch = type_.epoch
-        self.out_ids = None
+        self.out_ids = None  # (a tape recording it fills the entry's fields: tape.RecordedOp)
         self.input_ids = input_ids
         self.shared = False
         self.res_pending = recorded  # its residuals come from running it (``node`` is itself until taken)
-        self.type = type_
         self.values: Optional[tuple] = None
-        self.recorded = recorded
         self.seq = 0  # (set by defer: the id of its first output)
         self.record_uid = 0  # the uid of the StepRecord that lists it, and its index there
         self.tix = -1
         self.step = None  # the pending replay step (deferred/pending.py) that computes its value, if any
 
-    # BackwardFunction's ``node`` and ``inputs``, read from the node's own state
+    # BackwardFunction's fields, from the op type and the node's own state
+    op = property(lambda self: self.type.op)
+    static = property(lambda self: self.type.static)
+    diff = property(lambda self: self.type.diff)
+    spec = property(lambda self: self.type.spec)
+    kernels = property(lambda self: self.type.kernels)
+
+    @property
+    def recorded(self) -> bool:
+        """Whether a tape records it (which then keeps its entry's fields in it)."""
+        return self.out_ids is not None
+
     @property
     def node(self):
         return self if self.res_pending else None
@@ -145,9 +154,9 @@ class Node(BackwardFunction):
     def inputs(self) -> Optional[list]:
         return self.raw
 
-    @property
-    def kernels(self):
-        return self.type.kernels
+    def release(self) -> None:
+        super().release()
+        self.res_pending = False
 
     @property
     def raw(self) -> Optional[list]:
@@ -375,7 +384,7 @@ def defer(op: OpDef, args, raw, static):
     # The decision record.recorders makes, asked of the one recorder there is (ops/core.py defers only
     # then, never under stop_recording).
     recorded = tape.takes(ids)
-    node = Node(typ, raw, recorded, op, static, ids) if recorded else Node(typ, raw, False)
+    node = Node(typ, raw, recorded, ids if recorded else ())
     if typ.multi:
         outs = tuple(LazyTensor(node, j, av) for j, av in enumerate(typ.avals))
         result = outs

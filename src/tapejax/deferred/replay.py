@@ -34,7 +34,7 @@ import jax
 
 from .. import vspace
 from ..config import config
-from ..ops.core import BackwardFunction, IdentityBackward, NoGradient, as_tuple, rules_epoch
+from ..ops.core import BackwardFunction, IdentityBackward, NoGradient, OpBackward, as_tuple, rules_epoch
 from ..sweep import GradientStats, backprop
 from ..tape import OpEntry
 from ..tensor import LazyTensor
@@ -290,10 +290,10 @@ def _build(snapshot: Snapshot, exact: bool) -> _Program:
                 bf = IdentityBackward()
             elif kind == "lazy":
                 _, op, static, diff, spec, j = bdesc
-                bf = BackwardFunction(op, static, residuals[j], None, diff, spec)
+                bf = OpBackward(op, static, residuals[j], None, diff, spec)
             else:
                 _, op, static, diff, spec, treedef, a, b = bdesc
-                bf = BackwardFunction(op, static, jax.tree_util.tree_unflatten(treedef, leaves[a:b]), None, diff, spec)
+                bf = OpBackward(op, static, jax.tree_util.tree_unflatten(treedef, leaves[a:b]), None, diff, spec)
             if exact and kind != "identity":
                 bf = _FencedBackward(bf, pred)
             ops[k] = OpEntry(op_type, tuple([o[0] for o in outs]), tuple([(o[1], o[2], None) for o in outs]),
@@ -352,7 +352,7 @@ def _structure_source(tape, pruned: tuple, target_ids, source_ids, that_are_targ
         for j, values in zip(plan.exported, exported):
             nodes[j].set_values(tuple(values))
         for e in ops.values():  # deferred ops recomputed by the program: their residuals are not needed
-            if isinstance(e.backward, BackwardFunction):
+            if isinstance(e.backward, lazy.Node):
                 e.backward.node = None
         ops.clear()  # the residuals have been consumed; a non-persistent tape lets them go now
         return result

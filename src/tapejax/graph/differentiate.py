@@ -26,7 +26,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import sweep, tape_set, vspace
-from ..ops.core import BackwardFunction, IdentityBackward, NoGradient
+from ..ops.core import BackwardFunction, IdentityBackward, NoGradient, OpBackward
 from ..ops import linear_rule
 from ..tape import OpEntry
 from ..tensor import Tensor
@@ -241,7 +241,7 @@ class _Step:
             return self.treedef(leaves, cts)
         bf = self.bf
         res = jax.tree_util.tree_unflatten(self.treedef, leaves)
-        return BackwardFunction(bf.op, bf.static, res, bf.inputs, bf.diff, bf.spec)(cts, needed_idx, False)
+        return OpBackward(bf.op, bf.static, res, bf.inputs, bf.diff, bf.spec)(cts, needed_idx, False)
 
 
 class _CustomRule:

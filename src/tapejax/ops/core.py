@@ -773,7 +773,7 @@ def _apply_recorded(op: OpDef, args, raw, static):
     if tapes:
         # (the raw arguments, not the Tensors: an input Tensor may die while its op stays recorded; with an
         # accumulator the Tensors stay, as its tangents are kept only for live tensors)
-        bf = BackwardFunction(op, static, res, args if accs else raw, diff, spec, tuple(ids), plan)
+        bf = OpBackward(op, static, res, args if accs else raw, diff, spec, tuple(ids), plan)
         if tape_set.numerics_checks and st.debug_checking:  # tj.debug.check_numerics: where the user called this op
             bf.site = tape_set.debug_hooks.call_site()
         record.record_operation(tapes, op.name, outs, ids, bf)
@@ -809,7 +809,9 @@ def _traced_forward_res(k: _Kernels, diff: tuple, raw):
 
 class BackwardFunction(RecordedOp):
     """What the tape keeps for one recorded op, and its tape entry (tape.RecordedOp): the residuals and
-    what is needed to differentiate again.
+    what is needed to differentiate again. Two kinds: ``OpBackward`` (an op that ran) and a deferred
+    op's node (deferred/lazy.py), which reads its op, static parameters, ``diff`` and ``spec`` from its
+    op type; each keeps only the fields it needs (an object per recorded op: its size is the tape's).
 
     The op's raw arguments (what the kernels got: arrays, or a deferred op's pending values) sit in the
     object's own slots (``a0``..``a2``, ``rest`` beyond three: no list per op) so that, under an outer
@@ -819,18 +821,9 @@ class BackwardFunction(RecordedOp):
     kernel gave them, or, with a residual ``plan`` (_ResidualPlan), only the arrays that are neither
     arguments nor constants (one array is kept as itself, no tuple): ``res`` rebuilds them."""
 
-    __slots__ = ("op", "static", "stored", "plan", "a0", "a1", "a2", "rest", "n_args", "diff", "spec", "site",
-                 "node", "epoch")
-
-    def __init__(self, op: OpDef, static: dict, res, inputs, diff: tuple, spec, input_ids: tuple = (),
-                 plan: Optional["_ResidualPlan"] = None) -> None:
-        self.op, self.static, self.stored, self.plan, self.diff, self.spec = op, static, res, plan, diff, spec
-        self.set_args(inputs)
-        self.node = None  # a deferred op (deferred/lazy.py): the residuals come when it runs
-        self.epoch = _rules_epoch  # the rules the residuals were made for
-        self.out_ids = None  # (set by the tape recording it first: tape.RecordedOp)
-        self.input_ids = input_ids
-        self.shared = False
+    __slots__ = ("stored", "a0", "a1", "a2", "rest", "n_args")
+    node = None  # a deferred op whose residuals come when it runs (deferred/lazy.py's node: itself)
+    plan = None
 
     # -- arguments ------------------------------------------------------------------------------------
     def set_args(self, args: Optional[Sequence[Any]]) -> None:
@@ -877,11 +870,12 @@ class BackwardFunction(RecordedOp):
     @res.setter
     def res(self, value) -> None:
         self.stored = value
-        self.plan = None
+        if self.plan is not None:
+            self.plan = None
 
     def release(self) -> None:
         """The op's backward ran and nothing will call it again: let its residuals and arguments go."""
-        self.stored = self.plan = self.node = None
+        self.res = None
         self.set_args(None)
 
     def input_tensors(self) -> list:
@@ -954,6 +948,21 @@ class BackwardFunction(RecordedOp):
         for j, g in zip(needed_idx, grads):
             result[j] = g
         return result
+
+
+class OpBackward(BackwardFunction):
+    """The backward function of an op that ran (eagerly, or traced into a tj.function's graph)."""
+
+    __slots__ = ("op", "static", "plan", "diff", "spec", "site", "epoch")
+
+    def __init__(self, op: OpDef, static: dict, res, inputs, diff: tuple, spec, input_ids: tuple = (),
+                 plan: Optional["_ResidualPlan"] = None) -> None:
+        self.op, self.static, self.stored, self.plan, self.diff, self.spec = op, static, res, plan, diff, spec
+        self.set_args(inputs)
+        self.epoch = _rules_epoch  # the rules the residuals were made for
+        self.out_ids = None  # (set by the tape recording it first: tape.RecordedOp)
+        self.input_ids = input_ids
+        self.shared = False
 
 
 def _is_no_gradient_error(e: Exception) -> bool:
