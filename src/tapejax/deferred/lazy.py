@@ -258,20 +258,22 @@ class StepRecord:
     the device arrays the deferred ops read (``leaves``, each once, in order of first use).
 
     Tensors are named relative to the record (``id - base`` for tensors made while it records, a
-    first-use index for older ones), so the tokens of two steps of a training loop are equal exactly
+    first-use index for older ones; a deferred op's output by the step of ids from the op before it and
+    its inputs by how many ops back their producer is), so the tokens of two steps of a training loop are equal exactly
     when the two tapes have the same structure. replay.py keys compiled programs on them, which makes
     the per-step cost of finding the program a hash of the token list instead of a walk over the tape.
     Anything else recorded on the tape (an op that ran eagerly, a custom gradient) breaks the record:
     ``entries`` counts the tape entries the record describes, so the tape's own count of entries
     (``Tape.next_op_id``) differing from it says something else was recorded (``describes``)."""
 
-    __slots__ = ("uid", "base", "tokens", "nodes", "leaves", "leaf_pos", "outer", "broken", "too_long", "entries",
-                 "capacity")
+    __slots__ = ("uid", "base", "last", "tokens", "count", "nodes", "leaves", "leaf_pos", "outer", "broken",
+                 "too_long", "entries", "capacity")
 
     def __init__(self) -> None:
         self.uid = _next_seq()  # what its nodes keep (not the record itself: no reference cycle)
-        self.base = next_id()
-        self.tokens: List[Any] = []
+        self.base = self.last = next_id()  # (last: the first output id of the last deferred op)
+        self.tokens: List[Any] = []  # the tokens one after the other, as atoms (no tuple per op)
+        self.count = 0  # tokens in it
         self.nodes: List[Node] = []
         self.leaves: List[Any] = []
         self.leaf_pos: Dict[int, int] = {}
@@ -297,7 +299,10 @@ class StepRecord:
         return k
 
     def add(self, token: tuple) -> None:
-        self.tokens.append(token)
+        """Add a token (a tuple of atoms: a str tag first, or for a deferred op its type's int uid and its
+        length, so that the flat list reads back one way only)."""
+        self.tokens += token
+        self.count += 1
 
     def break_(self) -> None:
         """Something the record cannot describe was recorded: forget it all (replay takes the slow path)."""
@@ -339,7 +344,7 @@ def defer(op: OpDef, args, raw, static):
         elif record.entries != tape.next_op_id:  # something else was recorded on the tape
             record.break_()
             record = None
-        elif len(record.tokens) >= record.capacity:  # (over_replay_limit of one more token)
+        elif record.count >= record.capacity:  # (over_replay_limit of one more token)
             # This step will never be replayed as one program: deferring the rest of its ops would
             # only delay them. They run at once from here (the pending ones when first needed).
             record.break_()
@@ -358,8 +363,10 @@ def defer(op: OpDef, args, raw, static):
                 raw[k] = n  # the producer, not its output tensor (which may die while this op waits)
             if record is not None:
                 if n.record_uid == record.uid:
-                    j = r._index  # the tensor made by that traced op, as one int (no tuple to allocate)
-                    refs.append((n.tix << 8) | j if j < 256 else (n.tix, j))
+                    # output j of the op `dist` ops back, as one small int (CPython shares those: nothing
+                    # allocated per op) while it fits, else a tuple
+                    dist, j = len(record.nodes) - n.tix, r._index
+                    refs.append((dist << 3) | j if j < 8 and dist < 32 else (dist, j))
                 else:
                     record.break_()
                     record = None
@@ -402,7 +409,9 @@ def defer(op: OpDef, args, raw, static):
         node.record_uid = record.uid
         node.tix = len(record.nodes)
         record.nodes.append(node)
-        record.tokens.append((typ.uid, recorded, outs[0]._id - record.base, *refs))
+        oid = outs[0]._id
+        record.add((typ.uid, len(refs), recorded, oid - record.last, *refs))  # (the id step from the last op: small)
+        record.last = oid
     return result
 
 

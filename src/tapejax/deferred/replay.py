@@ -364,8 +364,8 @@ def _record_source(tape, tr: "lazy.StepRecord", prepare: Callable, target_ids, s
     """A tape whose every op was deferred (``tr`` intact): keyed by the step record's tokens, a hash
     instead of a walk over the tape; the program runs the forward ops too, when its results are first
     read or with an optimizer's update (pending.py). A str says why not."""
-    if lazy.over_replay_limit(len(tr.tokens)):
-        return (f"op by op: {len(tr.tokens)} recorded ops exceed tj.config.replay_max_ops "
+    if lazy.over_replay_limit(tr.count):
+        return (f"op by op: {tr.count} recorded ops exceed tj.config.replay_max_ops "
                 f"({config.replay_max_ops})")
     ident = tr.ident
     key = ("record", tuple(tr.tokens), tuple([ident(t) for t in target_ids]), tuple([ident(s) for s in source_ids]),
