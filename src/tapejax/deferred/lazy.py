@@ -410,7 +410,8 @@ def defer(op: OpDef, args, raw, static):
         node.tix = len(record.nodes)
         record.nodes.append(node)
         oid = outs[0]._id
-        record.add((typ.uid, len(refs), recorded, oid - record.last, *refs))  # (the id step from the last op: small)
+        record.tokens += (typ.uid, len(refs), recorded, oid - record.last, *refs)  # (record.add, inline: per op)
+        record.count += 1  # (the id step from the last op above is small, as the refs: shared ints)
         record.last = oid
     return result
 
