@@ -128,7 +128,7 @@ class Node(BackwardFunction):
         self.seq = 0  # (set by defer: the id of its first output)
         self.record_uid = 0  # the uid of the StepRecord that lists it, and its index there
         self.tix = -1
-        self.step = None  # the pending replay step (deferred/pending.py) that computes its value, if any
+        self.step = None  # a weak reference to the pending replay step (deferred/pending.py) computing its value
 
     # BackwardFunction's fields, from the op type and the node's own state
     op = property(lambda self: self.type.op)
@@ -174,8 +174,10 @@ class Node(BackwardFunction):
     def compute(self) -> None:
         """Run this op (and the pending ones it reads): what a LazyTensor asks when its value is read. A
         value that a pending replayed step exports comes from running that step."""
-        if self.step is not None:
-            self.step.compute()
+        ref = self.step
+        step = ref() if ref is not None else None
+        if step is not None:
+            step.compute()
             if self.values is not None:
                 return
         materialize(self)

@@ -94,8 +94,12 @@ def gradients(program, leaves, output_gradients: list, exported_nodes: list, kee
     where there is no gradient); the nodes ``exported_nodes`` get their values from it too. ``keep`` is
     held until the program has been dispatched."""
     step = PendingStep(program, (leaves, output_gradients), exported_nodes, keep)
+    # The nodes refer to the step weakly: it holds them (and the tape) until it runs, so a strong
+    # reference back would make a cycle that only the garbage collector frees when the gradients are
+    # dropped unread. Without the step, a node's value is computed op by op (lazy.Node.compute).
+    ref = weakref.ref(step)
     for node in exported_nodes:
-        node.step = step
+        node.step = ref
     _open.add(step)
     core.set_update_deferral(_defer_op)
     set_assign_deferral(_defer_assign)
