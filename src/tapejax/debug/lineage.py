@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from .. import tape_set
+from ..tensor import Tensor
 
 LINEAGE_MAX = 200_000  # markers per tape; past this, explanations may miss breaks (reported)
 RAW_USES_MAX = 64  # raw JAX call sites kept per tape
@@ -25,17 +26,17 @@ RAW_USES_MAX = 64  # raw JAX call sites kept per tape
 
 def note_unrecorded(op, args, out) -> None:
     """Called by op dispatch for an op that ran while a GradientTape was active but was not recorded on it."""
-    st = tape_set.state
-    outs = out if isinstance(out, tuple) else (out,)
-    out_ids = tuple(o._id for o in outs if hasattr(o, "_id"))
-    if not out_ids:
-        return
-    ins = [a for a in args if hasattr(a, "_id") and hasattr(a, "dtype")]
+    ins = [a for a in args if isinstance(a, Tensor)]
     if not ins:
         return  # made from constants only: nothing can connect through it
-    in_ids = tuple(a._id for a in ins)
-    in_dtypes = tuple(a.dtype for a in ins)  # .dtype, not ._value: a deferred output must not run here
-    dtypes = tuple(o.dtype for o in outs if hasattr(o, "_id"))
+    outs = [o for o in (out if type(out) is tuple else (out,)) if isinstance(o, Tensor)]
+    if not outs:
+        return
+    st = tape_set.state
+    in_ids = tuple([a._id for a in ins])
+    in_dtypes = tuple([a.dtype for a in ins])  # .dtype, not ._value: a deferred output must not run here
+    out_ids = [o._id for o in outs]
+    dtypes = [o.dtype for o in outs]
     for t in st.tapes:
         lin = t.__dict__.get("_debug_lineage")
         if lin is None:

@@ -356,6 +356,7 @@ def defer(op: OpDef, args, raw, static):
     refs = []
     mask = 0
     bit = 1
+    tix = len(record.nodes) if record is not None else -1  # (this op's index in the record)
     for k, (a, r) in enumerate(zip(args, raw)):
         if type(r) is LazyTensor:
             avals.append(r._aval)
@@ -367,7 +368,7 @@ def defer(op: OpDef, args, raw, static):
                 if n.record_uid == record.uid:
                     # output j of the op `dist` ops back, as one small int (CPython shares those: nothing
                     # allocated per op) while it fits, else a tuple
-                    dist, j = len(record.nodes) - n.tix, r._index
+                    dist, j = tix - n.tix, r._index
                     refs.append((dist << 3) | j if j < 8 and dist < 32 else (dist, j))
                 else:
                     record.break_()
@@ -378,10 +379,10 @@ def defer(op: OpDef, args, raw, static):
             if is_tensor:
                 mask |= bit
             if record is not None:
-                k = record.leaf_pos.get(id(r))
-                if k is None:
-                    k = record.add_leaf(r)
-                refs.append((-1 - k, record.ident(a._id)) if is_tensor else -1 - k)
+                leaf = record.leaf_pos.get(id(r))
+                if leaf is None:
+                    leaf = record.add_leaf(r)
+                refs.append((-1 - leaf, record.ident(a._id)) if is_tensor else -1 - leaf)
         else:
             return _undo(args, raw)
         bit <<= 1
@@ -409,7 +410,7 @@ def defer(op: OpDef, args, raw, static):
         tape_set.debug_hooks.note_unrecorded(op, args, result)
     if record is not None:
         node.record_uid = record.uid
-        node.tix = len(record.nodes)
+        node.tix = tix
         record.nodes.append(node)
         oid = outs[0]._id
         record.tokens += (typ.uid, len(refs), recorded, oid - record.last, *refs)  # (record.add, inline: per op)
