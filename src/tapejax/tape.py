@@ -28,7 +28,7 @@ import weakref
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import sweep, tape_set
-from .tensor import Tensor
+from .tensor import Tensor, new_id
 
 from jax.core import Tracer
 
@@ -112,8 +112,8 @@ class Tape:
         self.watch_accessed_variables = watch_accessed_variables
         self.tensor_tape: Dict[int, int] = {}
         self.tensor_usage: Dict[int, int] = {}
-        self.op_tape: Dict[int, OpEntry] = {}
-        self.next_op_id = 0
+        self.op_tape: Dict[int, OpEntry] = {}  # op id (its first output's id: ids only grow) -> entry
+        self.entries_recorded = 0
         self.watched_variables: Dict[int, Any] = {}  # handle id -> Variable, in order of watching
         self.paused = False
         self.last_replay = ""  # how the last backward pass ran (see deferred/replay.py)
@@ -171,8 +171,13 @@ class Tape:
         usage = self.tensor_usage
         for i in input_ids:
             usage[i] = usage.get(i, 0) + 1
-        op_id = self.next_op_id
-        self.next_op_id = op_id + 1
+        self.entries_recorded += 1
+        # The op's id is its first output's: unique and in recording order (tensor ids only grow), and the
+        # same int object as the tensor's id (nothing allocated). A tensor recorded as the output of a
+        # second op gets that op a fresh id.
+        op_id = outputs[0]._id if outputs else new_id()
+        if op_id in self.op_tape:
+            op_id = new_id()
         tt = self.tensor_tape
         weak = self._weak
         if len(outputs) == 1:  # (the common case: no intermediate list)

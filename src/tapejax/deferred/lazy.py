@@ -266,7 +266,7 @@ class StepRecord:
     the per-step cost of finding the program a hash of the token list instead of a walk over the tape.
     Anything else recorded on the tape (an op that ran eagerly, a custom gradient) breaks the record:
     ``entries`` counts the tape entries the record describes, so the tape's own count of entries
-    (``Tape.next_op_id``) differing from it says something else was recorded (``describes``)."""
+    (``Tape.entries_recorded``) differing from it says something else was recorded (``describes``)."""
 
     __slots__ = ("uid", "base", "last", "tokens", "count", "nodes", "leaves", "leaf_pos", "outer", "broken",
                  "too_long", "entries", "capacity")
@@ -314,7 +314,7 @@ class StepRecord:
 
     def describes(self, tape) -> bool:
         """Whether every entry of ``tape`` (whose step this is) is one the record made or noted."""
-        return not self.broken and self.entries == tape.next_op_id
+        return not self.broken and self.entries == tape.entries_recorded
 
     def intact(self, tape) -> bool:
         """True while the record describes ``tape`` and every deferred op of it is still pending (none
@@ -343,7 +343,7 @@ def defer(op: OpDef, args, raw, static):
             if record.too_long:
                 return None
             record = None
-        elif record.entries != tape.next_op_id:  # something else was recorded on the tape
+        elif record.entries != tape.entries_recorded:  # something else was recorded on the tape
             record.break_()
             record = None
         elif record.count >= record.capacity:  # (over_replay_limit of one more token)
@@ -390,7 +390,15 @@ def defer(op: OpDef, args, raw, static):
     if typ is None:
         return _undo(args, raw)
     d = typ.diff
-    ids = (args[d[0]]._id,) if len(d) == 1 else tuple([args[i]._id for i in d])
+    if len(d) == 1:
+        a = args[d[0]]
+        p = a._node if type(a) is LazyTensor else None
+        if p is not None and a._index == 0 and p.out_ids is not None and len(p.out_ids) == 1:
+            ids = p.out_ids  # the producer's (a chain): one tuple less per op
+        else:
+            ids = (a._id,)
+    else:
+        ids = tuple([args[i]._id for i in d])
     # The decision record.recorders makes, asked of the one recorder there is (ops/core.py defers only
     # then, never under stop_recording).
     recorded = tape.takes(ids)
