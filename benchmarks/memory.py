@@ -134,20 +134,23 @@ def per_op(make: Callable, ops: int) -> tuple:
     try:
         x = open_()
         x = step(x)  # the first op of a tape allocates the tape's own tables
+        before = {id(o) for o in gc.get_objects()}
         tracemalloc.start()
-        objects0 = len(gc.get_objects())
         bytes0 = tracemalloc.get_traced_memory()[0]
         for _ in range(iters):
             x = step(x)
         bytes1 = tracemalloc.get_traced_memory()[0]
-        gc.collect()  # what the collector keeps tracking (it stops tracking tuples of atoms when it sees them)
-        objects1 = len(gc.get_objects())
         tracemalloc.stop()
+        gc.collect()  # what the collector keeps tracking (it stops tracking tuples of atoms when it sees them)
+        # (the objects made while recording and still tracked: counting by identity, objects of earlier
+        # runs freed meanwhile do not lower the count)
+        new_objects = sum(1 for o in gc.get_objects() if id(o) not in before) - 1  # (less ``before``)
+        del before
         close(x)
     finally:
         gc.enable()
     n = iters * OPS_PER_ITER
-    return (bytes1 - bytes0) / n, (objects1 - objects0) / n
+    return (bytes1 - bytes0) / n, new_objects / n
 
 
 # -- 2. the long-tape loop -------------------------------------------------------------------------------
