@@ -311,3 +311,36 @@ def test_an_intermediate_deferred_tensor_dies_when_dropped():
         g = tape.gradient(loss, x0)
     want = 2.0 * (1.0 - np.tanh(2.0 * np.linspace(-1.0, 1.0, 16, dtype=np.float32)) ** 2)
     np.testing.assert_allclose(g.numpy(), want, rtol=1e-5)
+
+
+def test_a_loss_held_unread_keeps_only_its_value():
+    # ``losses.append(loss)`` in a replayed loop: a loss not read yet gets its value from the step's
+    # program, and then keeps that value, not the step it came from (its ops, their arguments and the
+    # Variables' values of that step). Before, each held loss kept its whole step: 301 nodes here.
+    from tapejax.deferred import lazy, replay
+    x0 = tj.constant(np.linspace(-1.0, 1.0, 16, dtype=np.float32))
+    v = tj.Variable(np.ones(16, np.float32))
+    opt = tj.optimizers.SGD(0.01)
+
+    def step():
+        with tj.GradientTape() as t:
+            x = x0
+            for _ in range(100):
+                x = tnp.tanh(x * v + 0.1)
+            loss = tnp.sum(x)
+        opt.apply_gradients(zip(t.gradient(loss, [v]), [v]))
+        return loss
+
+    with tj.config.override(lazy=True, replay=True):
+        for _ in range(3):
+            step()
+        replay.wait()  # the step's program
+        step()
+        replay.wait()  # the step and update's program
+        losses = [step() for _ in range(10)]
+        assert opt.last_update == "fused into the replayed step"
+    gc.collect()
+    nodes = sum(1 for o in gc.get_objects() if type(o) is lazy.Node)
+    assert nodes <= 10, nodes
+    values = [float(loss.numpy()) for loss in losses]
+    assert all(np.isfinite(values)) and values == sorted(values, reverse=True), values  # SGD lowers it

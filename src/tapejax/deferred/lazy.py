@@ -171,6 +171,13 @@ class Node(BackwardFunction):
         if not self.recorded:  # (a recorded op keeps them for a higher-order backward until released)
             self.set_args(None)
 
+    def settle(self, values: tuple) -> None:
+        """Its values, from a replayed step's program, which also ran its tape's backward pass: nothing will
+        ask for its arguments or residuals again (a loss held unread keeps only its value, not its step)."""
+        self.values = values
+        self.res_pending = False
+        self.set_args(None)
+
     def compute(self) -> None:
         """Run this op (and the pending ones it reads): what a LazyTensor asks when its value is read. A
         value that a pending replayed step exports comes from running that step."""

@@ -82,7 +82,7 @@ class PendingStep:
         for node, values in zip(self.nodes, exported):
             node.step = None
             if node.values is None:  # (a value read before stays what was read)
-                node.set_values(tuple(values))
+                node.settle(tuple(values))
         self.values = tuple(result) + tuple(update_values)
         self.args = self.nodes = self.keep = self.update = None  # let the inputs go
         _open.discard(self)

@@ -350,7 +350,7 @@ def _structure_source(tape, pruned: tuple, target_ids, source_ids, that_are_targ
         exported, result = program(leaves, og)
         nodes = plan.nodes
         for j, values in zip(plan.exported, exported):
-            nodes[j].set_values(tuple(values))
+            nodes[j].settle(tuple(values))
         for e in ops.values():  # deferred ops recomputed by the program: their residuals are not needed
             if isinstance(e.backward, lazy.Node):
                 e.backward.node = None

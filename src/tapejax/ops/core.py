@@ -353,8 +353,8 @@ def _signature(raw) -> tuple:
 class _ResidualPlan:
     """Where each residual of ``forward_res`` comes from: input i, output j, a zero-size array (only its
     shape and dtype matter), or a new array the kernel returns. Found by the first trace; a later trace
-    (another input signature) with a different layout raises ``_PlanMismatch`` and the op goes back to
-    the full kernel."""
+    (another input signature) with a different layout raises ``_PlanMismatch``, and the op then keeps a
+    plan per signature (``_Kernels.run_forward_kept``)."""
 
     __slots__ = ("kernel", "layout", "out_tree", "res_tree", "n_out", "single", "_empties", "kept", "kept_pos")
 
