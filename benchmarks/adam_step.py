@@ -55,20 +55,28 @@ WORKLOADS = ["mlp", "cnn", "transformer"]
 TARGETS = {"tapejax eager": [("jax.jit", 1.15), ("torch eager", 0.8)], "tj.function": [("jax.jit", 1.05)]}
 
 
-def _problem(kind: str, size: str):
+def problem(kind: str, size: str):
+    """(loss, initial weights, x, y, description) of a workload, float32."""
     loss, p0, x, y, desc = W._train_problem(kind, W.SCALES[size])
     return loss, p0, x.astype(np.float32), y.astype(np.float32), desc
+
+
+def tapejax_problem(kind: str, size: str, device):
+    """(loss, tapejax backend, Variables, x, y) of a workload on ``device``."""
+    import tapejax as tj
+    loss, p0, x0, y0, _ = problem(kind, size)
+    with jax.default_device(device):
+        params = [tj.Variable(p, name=f"w{i}") for i, p in enumerate(p0)]
+        x, y = tj.constant(x0), tj.constant(y0)
+    return loss, W._TJ(), params, x, y
 
 
 # -- contenders: build(kind, size, device) -> (step, first_loss) ------------------------------------------
 
 def build_tapejax(kind: str, size: str, device, compiled: bool):
     import tapejax as tj
-    loss, p0, x0, y0, _ = _problem(kind, size)
-    B = W._TJ()
+    loss, B, params, x, y = tapejax_problem(kind, size, device)
     with jax.default_device(device):
-        params = [tj.Variable(p, name=f"w{i}") for i, p in enumerate(p0)]
-        x, y = tj.constant(x0), tj.constant(y0)
         opt = tj.optimizers.Adam(learning_rate=LR, beta_1=B1, beta_2=B2, epsilon=EPS)
         opt.build(params)
 
@@ -91,7 +99,7 @@ def build_tapejax(kind: str, size: str, device, compiled: bool):
 
 def build_jax_jit(kind: str, size: str, device):
     import optax
-    loss, p0, x0, y0, _ = _problem(kind, size)
+    loss, p0, x0, y0, _ = problem(kind, size)
     B = W._JAX()
     tx = optax.adam(LR, b1=B1, b2=B2, eps=EPS)
     params = [W._place(device, p) for p in p0]
@@ -163,7 +171,7 @@ def _torch_model(torch, kind: str, p0):
 
 def build_torch(kind: str, size: str, device):
     torch, dev = W._torch(device)
-    _, p0, x0, y0, _ = _problem(kind, size)
+    _, p0, x0, y0, _ = problem(kind, size)
     model = _torch_model(torch, kind, p0).to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=LR, betas=(B1, B2), eps=EPS, foreach=True)
     x, y = torch.from_numpy(x0).to(dev), torch.from_numpy(y0).to(dev)
@@ -180,7 +188,7 @@ def build_torch(kind: str, size: str, device):
 
 def build_tf(kind: str, size: str, device):
     tf, dev = W._tf(device)
-    loss, p0, x0, y0, _ = _problem(kind, size)
+    loss, p0, x0, y0, _ = problem(kind, size)
     B = W._TF(tf)
     with tf.device(dev):
         params = [tf.Variable(p) for p in p0]
@@ -231,7 +239,7 @@ def run(workloads: List[str] = WORKLOADS, contenders: List[str] = CONTENDERS, ro
     rows, skipped = [], []
     rng = random.Random(seed)
     for kind in workloads:
-        desc = _problem(kind, size)[4]
+        desc = problem(kind, size)[4]
         fns, first = {}, {}
         for c in contenders:
             try:

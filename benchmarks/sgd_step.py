@@ -36,7 +36,7 @@ import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
 import workloads as W  # noqa: E402
-from adam_step import _problem  # noqa: E402
+from adam_step import problem, tapejax_problem  # noqa: E402
 
 LR = 0.01
 CONTENDERS = ["tapejax fused", "tapejax unfused", "tapejax lazy=False", "tj.function", "jax.jit"]
@@ -45,11 +45,7 @@ WORKLOADS = ["mlp", "cnn", "transformer"]
 
 def build_tapejax(kind: str, size: str, device, mode: str):
     import tapejax as tj
-    loss, p0, x0, y0, _ = _problem(kind, size)
-    B = W._TJ()
-    with jax.default_device(device):
-        params = [tj.Variable(p, name=f"w{i}") for i, p in enumerate(p0)]
-        x, y = tj.constant(x0), tj.constant(y0)
+    loss, B, params, x, y = tapejax_problem(kind, size, device)
 
     def step(x, y):
         with tj.GradientTape() as tape:
@@ -74,7 +70,7 @@ def build_tapejax(kind: str, size: str, device, mode: str):
 
 
 def build_jax_jit(kind: str, size: str, device):
-    loss, p0, x0, y0, _ = _problem(kind, size)
+    loss, p0, x0, y0, _ = problem(kind, size)
     B = W._JAX()
     state = {"p": [W._place(device, p) for p in p0]}
     x, y = W._place(device, x0), W._place(device, y0)

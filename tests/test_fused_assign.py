@@ -79,6 +79,19 @@ def _assert_equal(got, want):
         np.testing.assert_array_equal(a, b)
 
 
+def _train_reading(reader):
+    """``_train`` with ``reader(into)`` as the middle (it appends what it reads to ``into``), checked
+    equal to op-by-op execution: the values read and the whole run. Returns the run."""
+    seen, ref_seen = [], []
+    got = _train(middle=reader(seen))
+    want = _op_by_op(middle=reader(ref_seen))
+    assert len(seen) == len(ref_seen)
+    for a, b in zip(seen, ref_seen):
+        np.testing.assert_array_equal(a, b)
+    _assert_equal(got, want)
+    return got
+
+
 @pytest.mark.parametrize("form", sorted(UPDATES))
 def test_hand_written_sgd_equals_op_by_op_bit_for_bit(replay_now, form):
     got = _train(UPDATES[form])
@@ -117,35 +130,22 @@ def test_the_fused_update_compiles_in_the_background(replay_now):
 def test_reading_an_updated_variable_in_the_middle(replay_now, k):
     """Reading a Variable already assigned runs the step and the update so far; the rest of the update
     runs op by op; every value as op by op."""
-    seen, ref_seen = [], []
-
     def read(into):
         def middle(step, j, loss, grads, variables):
             if j == k:
                 into.append(variables[k - 1].numpy())
         return middle
-    got = _train(middle=read(seen))
-    want = _op_by_op(middle=read(ref_seen))
-    for a, b in zip(seen, ref_seen):
-        np.testing.assert_array_equal(a, b)
-    _assert_equal(got, want)
+    got = _train_reading(read)
     assert all(m == f"{FUSED} ({2 * k} update ops)" for m in got[3][2:]), got[3]
 
 
 def test_reading_a_variable_not_yet_assigned_keeps_the_fusion(replay_now):
-    seen, ref_seen = [], []
-    got = _train(middle=lambda s, k, loss, g, v: k == 1 and seen.append(v[3].numpy()))
-    want = _op_by_op(middle=lambda s, k, loss, g, v: k == 1 and ref_seen.append(v[3].numpy()))
-    for a, b in zip(seen, ref_seen):
-        np.testing.assert_array_equal(a, b)
-    _assert_equal(got, want)
+    got = _train_reading(lambda into: lambda s, k, loss, g, v: k == 1 and into.append(v[3].numpy()))
     assert all("(8 update ops)" in m for m in got[3][2:]), got[3]
 
 
 @pytest.mark.parametrize("what", ["loss", "gradient", "print"])
 def test_reading_the_loss_or_a_gradient_in_the_middle(replay_now, what, capsys):
-    seen, ref_seen = [], []
-
     def read(into):
         def middle(step, k, loss, grads, variables):
             if k == 2:
@@ -156,11 +156,7 @@ def test_reading_the_loss_or_a_gradient_in_the_middle(replay_now, what, capsys):
                 else:
                     print(grads[0])
         return middle
-    got = _train(middle=read(seen))
-    want = _op_by_op(middle=read(ref_seen))
-    for a, b in zip(seen, ref_seen):
-        np.testing.assert_array_equal(a, b)
-    _assert_equal(got, want)
+    got = _train_reading(read)
     # the read ran the step with the first two updates; the last two ran op by op
     assert all(m == f"{FUSED} (4 update ops)" for m in got[3][2:]), got[3]
 
@@ -187,7 +183,8 @@ def test_chained_assignments_and_a_pending_variable_read_by_the_update(replay_no
     assert all(m == f"{FUSED} (28 update ops)" for m in got[3][2:]), got[3]
 
 
-def test_shapes_of_a_pending_variable_do_not_run_it(replay_now):
+def _variables_left_pending():
+    """The model's Variables after 4 steps of the hand-written loop: the last update still pending."""
     variables, x, y = _model()
     for _ in range(4):
         with tj.GradientTape() as tape:
@@ -196,6 +193,11 @@ def test_shapes_of_a_pending_variable_do_not_run_it(replay_now):
         for v, gi in zip(variables, g):
             v.assign_sub(LR * gi)
     pending.last_update = ""
+    return variables
+
+
+def test_shapes_of_a_pending_variable_do_not_run_it(replay_now):
+    variables = _variables_left_pending()
     assert variables[0].shape == (4, 8) and variables[0].dtype == np.float32 and variables[0].ndim == 2
     assert pending.last_update == ""  # nothing ran
     variables[0].numpy()
@@ -204,14 +206,7 @@ def test_shapes_of_a_pending_variable_do_not_run_it(replay_now):
 
 def test_copying_a_pending_variable(replay_now):
     import copy
-    variables, x, y = _model()
-    for _ in range(4):
-        with tj.GradientTape() as tape:
-            loss = _loss(variables, x, y)
-        g = tape.gradient(loss, variables)
-        for v, gi in zip(variables, g):
-            v.assign_sub(LR * gi)
-    pending.last_update = ""
+    variables = _variables_left_pending()
     twin = copy.deepcopy(variables[1])
     assert pending.last_update.startswith(FUSED)  # (copying ran the pending step)
     np.testing.assert_array_equal(twin.numpy(), variables[1].numpy())
