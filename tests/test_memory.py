@@ -344,3 +344,23 @@ def test_a_loss_held_unread_keeps_only_its_value():
     assert nodes <= 10, nodes
     values = [float(loss.numpy()) for loss in losses]
     assert all(np.isfinite(values)) and values == sorted(values, reverse=True), values  # SGD lowers it
+
+
+def test_residual_plans_per_signature_are_bounded(monkeypatch):
+    # An op met at ever new shapes (a varying batch size) keeps a bounded number of residual plans; past
+    # the bound it records with the kernel returning every residual, with the same gradients.
+    from tapejax.ops import core
+    monkeypatch.setattr(core, "_PLANS_MAX", 3)
+    kernels = None
+    for n in range(2, 9):
+        a = tj.constant(np.arange(n, dtype=np.float32))
+        b = tj.constant(np.ones(n, dtype=np.float32))
+        with tj.GradientTape() as tape:
+            tape.watch([a, b])
+            s = tnp.sum((a + b) * a)
+            entries = list(tape._tape.op_tape.values())
+        ga, gb = tape.gradient(s, [a, b])
+        np.testing.assert_allclose(ga.numpy(), 2 * np.arange(n) + 1.0)
+        np.testing.assert_allclose(gb.numpy(), np.arange(n, dtype=np.float32))
+        kernels = entries[0].op.kernels(entries[0].static)
+    assert len(kernels._plans) <= 3, len(kernels._plans)

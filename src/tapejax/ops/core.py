@@ -325,7 +325,10 @@ class _Kernels:
             key = (diff, _signature(raw))
             plan = plans.get(key)
             if plan is None:
-                plan = plans[key] = _ResidualPlan(self.forward_res_impl, diff)
+                if len(plans) < _PLANS_MAX:
+                    plan = plans[key] = _ResidualPlan(self.forward_res_impl, diff)
+                else:  # (bounded: past that many signatures, the kernel returning every residual)
+                    plan = False
         if plan is not False:
             try:
                 flat = plan.kernel(*raw)
@@ -338,6 +341,9 @@ class _Kernels:
                 return out, stored, plan
         out, res = self.forward_res(diff, tuple(raw))  # (no plan fits: the kernel returning every residual)
         return out, res, None
+
+
+_PLANS_MAX = 256  # residual plans per op and static parameters
 
 
 class _PlanMismatch(Exception):
