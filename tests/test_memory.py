@@ -351,8 +351,9 @@ def test_residual_plans_per_signature_are_bounded(monkeypatch):
     # the bound it records with the kernel returning every residual, with the same gradients.
     from tapejax.ops import core
     monkeypatch.setattr(core, "_PLANS_MAX", 3)
-    kernels = None
-    for n in range(2, 9):
+    kernels = core.registry()["add"].kernels({})
+    before = len(kernels._plans)  # (other tests may have met add at other shapes)
+    for n in range(2, 30):
         a = tj.constant(np.arange(n, dtype=np.float32))
         b = tj.constant(np.ones(n, dtype=np.float32))
         with tj.GradientTape() as tape:
@@ -362,5 +363,5 @@ def test_residual_plans_per_signature_are_bounded(monkeypatch):
         ga, gb = tape.gradient(s, [a, b])
         np.testing.assert_allclose(ga.numpy(), 2 * np.arange(n) + 1.0)
         np.testing.assert_allclose(gb.numpy(), np.arange(n, dtype=np.float32))
-        kernels = entries[0].op.kernels(entries[0].static)
-    assert len(kernels._plans) <= 3, len(kernels._plans)
+        assert [e.op_type for e in entries] == ["add", "multiply", "sum"]
+    assert len(kernels._plans) <= max(before, 3), (before, len(kernels._plans))
