@@ -14,9 +14,9 @@ CNN and transformer workloads of ``adam_step.py`` (same losses, shapes, initial 
 
 Each step is timed until its updated variables are ready (``--pipelined``: ``--steps`` steps back to back,
 blocking after the last, as a loop that reads nothing in between: a fused step is dispatched when the
-next step's tape reads the weights, so its run overlaps the next step's Python). Contenders run round-robin in one process,
-``--steps`` timed steps each per round in a shuffled order; medians over all rounds, and ratios to
-jax.jit and to ``tapejax unfused``. The contenders' variables are checked to agree after the run.
+next step's tape reads the weights, so its run overlaps the next step's Python). Contenders run round-robin
+in one process, ``--steps`` timed steps each per round in a shuffled order; medians over all rounds, and
+ratios to jax.jit and to ``tapejax unfused``. The contenders' variables are checked to agree after the run.
 
 Run: ``.venv/bin/python benchmarks/sgd_step.py [--rounds 30] [--steps 5] [--workloads mlp,cnn,transformer]``
 """

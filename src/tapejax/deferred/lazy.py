@@ -268,8 +268,8 @@ class StepRecord:
 
     Tensors are named relative to the record (``id - base`` for tensors made while it records, a
     first-use index for older ones; a deferred op's output by the step of ids from the op before it and
-    its inputs by how many ops back their producer is), so the tokens of two steps of a training loop are equal exactly
-    when the two tapes have the same structure. replay.py keys compiled programs on them, which makes
+    its inputs by how many ops back their producer is), so the tokens of two steps of a training loop
+    are equal exactly when the two tapes have the same structure. replay.py keys compiled programs on them, which makes
     the per-step cost of finding the program a hash of the token list instead of a walk over the tape.
     Anything else recorded on the tape (an op that ran eagerly, a custom gradient) breaks the record:
     ``entries`` counts the tape entries the record describes, so the tape's own count of entries
