@@ -599,11 +599,8 @@ class Variable(ArrayShape):
         cap = tape_set.state.capture
         if cap is not None:
             cap.write(self, value)  # written back when the tj.function call returns
-            return
-        d = self.__dict__  # (as write_back)
-        d["_value"] = value
-        if "_pending_value" in d:
-            del d["_pending_value"]
+        else:
+            self.write_back(value)
 
     def write_back(self, value) -> None:
         """Store the value a compiled program computed for this Variable (tj.function's assignments,

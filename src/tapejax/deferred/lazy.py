@@ -154,6 +154,9 @@ class Node(BackwardFunction):
     def inputs(self) -> Optional[list]:
         return self.raw
 
+    def raw_inputs(self) -> list:
+        return [arg_value(r) for r in self.args()]
+
     def release(self) -> None:
         super().release()
         self.res_pending = False
@@ -194,20 +197,22 @@ class Node(BackwardFunction):
         return take_residuals(self)
 
 
-def pending_producer(r) -> Optional[Node]:
-    """The node still to run for argument ``r`` of a node, or None when its value is known."""
+def producer(r) -> Optional[tuple]:
+    """``(node, output index)`` that makes argument ``r`` of a node; None for a concrete value."""
     t = type(r)
     if t is Node:
-        return r if r.values is None else None
-    if t is LazyTensor:
-        return r._pending_node()
+        return r, 0
+    if t is LazyTensor and r._node is not None:
+        return r._node, r._index
     return None
 
 
 def arg_value(r):
-    """The value of argument ``r`` of a node (its producer computed)."""
+    """The value of argument ``r`` of a node (computing its producer if needed)."""
     t = type(r)
     if t is Node:
+        if r.values is None:
+            r.compute()
         return r.values[0]
     if t is LazyTensor:
         return r._value
@@ -224,14 +229,12 @@ def pending_ancestors(nodes) -> List[Node]:
             continue
         seen[id(n)] = n
         for r in n.args():
-            p = pending_producer(r)
-            if p is not None and id(p) not in seen:
-                stack.append(p)
+            src = producer(r)
+            if src is not None and src[0].values is None and id(src[0]) not in seen:
+                stack.append(src[0])
     return sorted(seen.values(), key=lambda n: n.seq)
 
 
-def concrete_args(node: Node) -> list:
-    return [arg_value(r) for r in node.args()]
 
 
 def materialize(node: Node) -> None:
@@ -242,7 +245,7 @@ def materialize(node: Node) -> None:
         for n in pending_ancestors([node]):
             if n.values is not None:
                 continue
-            raw = concrete_args(n)
+            raw = n.raw_inputs()
             k = n.kernels
             if n.recorded:  # op_type() traced forward_res already: it differentiates
                 out, n.res = k.run_forward_res(n.diff, raw)

@@ -325,16 +325,26 @@ def _defer_assign(var: Variable, value: Tensor, op: str, kernel: Optional[Callab
     return True
 
 
+def _run_ops(result, ops: List[tuple], leaves: list, wanted: tuple, call: Callable) -> list:
+    """The values of the ``wanted`` slots: the update's kernels run in order (``call(kernel, *args)``) on
+    the step's gradients ``result``, the earlier ops' outputs and the concrete ``leaves``."""
+    slots = list(result)
+    for kernel, refs in ops:
+        slots.extend(as_tuple(call(kernel, *[leaves[-1 - r] if r < 0 else slots[r] for r in refs])))
+    return [slots[s] for s in wanted]
+
+
+def _call(kernel: Callable, *args):
+    return kernel(*args)
+
+
 def _fused_function(fn: Callable, ops: List[tuple], wanted: tuple) -> Callable:
     """The step's program ``fn``, then the update's kernels (fenced under replay_exact, as every kernel
     of the program), returning the step's results and the values of the ``wanted`` slots."""
     def run(step_args, extra, leaves):
         exported, result = fn(*step_args, *extra)
-        slots = list(result)
-        for kernel, refs in ops:
-            args = [leaves[-1 - r] if r < 0 else slots[r] for r in refs]
-            slots.extend(as_tuple(fence(extra[0], kernel, *args) if extra else kernel(*args)))
-        return exported, result, [slots[s] for s in wanted]
+        call = functools.partial(fence, extra[0]) if extra else _call
+        return exported, result, _run_ops(result, ops, leaves, wanted, call)
     return run
 
 
@@ -360,10 +370,7 @@ def _run_update(step: PendingStep) -> None:
             how = f"fused into the replayed step ({len(upd.ops)} update ops)"
         else:
             exported, result = program(*step.args)
-            slots = list(result)
-            for kernel, refs in upd.ops:
-                slots.extend(as_tuple(kernel(*[upd.leaves[-1 - r] if r < 0 else slots[r] for r in refs])))
-            outs = [slots[s] for s in wanted]
+            outs = _run_ops(result, upd.ops, upd.leaves, wanted, _call)
             why = (f"compiling the fused program failed ({fused.failed})" if fused.failed
                    else "the fused program is compiling")
             how = f"op by op ({why})"

@@ -37,7 +37,6 @@ from ..config import config
 from ..ops.core import BackwardFunction, IdentityBackward, NoGradient, OpBackward, as_tuple, rules_epoch
 from ..sweep import GradientStats, backprop
 from ..tape import OpEntry
-from ..tensor import LazyTensor
 from . import background, lazy, pending
 from .fence import TRUE, fence
 
@@ -123,9 +122,9 @@ def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_tar
             for n in nodes:
                 refs = []
                 for r in n.args():
-                    p = lazy.pending_producer(r)
-                    if p is not None:
-                        refs.append((node_index[id(p)], 0 if p is r else r._index))
+                    src = lazy.producer(r)
+                    if src is not None and src[0].values is None:
+                        refs.append((node_index[id(src[0])], src[1]))
                         continue
                     r = lazy.arg_value(r)
                     k = leaf_pos.get(id(r))
@@ -411,8 +410,11 @@ def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, targe
         snap_ops.append((e.op_type, outs, ins, bdesc))
     node_sig = []
     for n in tr.nodes:
-        refs = tuple((r.tix, 0) if type(r) is lazy.Node else (r._node.tix, r._index) if type(r) is LazyTensor
-                     else tr.leaf_pos[id(r)] for r in n.args())
+        refs = []
+        for r in n.args():
+            src = lazy.producer(r)
+            refs.append(tr.leaf_pos[id(r)] if src is None else (src[0].tix, src[1]))
+        refs = tuple(refs)
         # (the token's refs also name the tensors; the program only needs where each value comes from)
         node_sig.append((n.kernels, n.diff, n.type, refs, n.tix in recorded))
     exported = []

@@ -865,13 +865,17 @@ class BackwardFunction(RecordedOp):
         """The arguments as the op got them; None once let go."""
         return list(self.args()) if self.n_args >= 0 else None
 
+    def raw_inputs(self) -> list:
+        """The arguments' values, as the kernels take them."""
+        return [a._value if isinstance(a, Tensor) else a for a in self.args()]
+
     # -- residuals ------------------------------------------------------------------------------------
     @property
     def res(self):
         plan = self.plan
         if plan is None:
             return self.stored
-        return plan.residuals([a._value if isinstance(a, Tensor) else a for a in self.args()], self.stored)
+        return plan.residuals(self.raw_inputs(), self.stored)
 
     @res.setter
     def res(self, value) -> None:
@@ -926,11 +930,10 @@ class BackwardFunction(RecordedOp):
             raise self.stored.error()
         if not recording:
             k = self.op.kernels(self.static)
-            if self.epoch != rules_epoch() and self.inputs is not None:
+            if self.epoch != rules_epoch() and self.n_args >= 0:
                 # A RegisterGradient since this op ran: its gradient is the rule of now (as TF looks the
                 # gradient function up at backward time), on residuals that rule makes.
-                raw = tuple(a._value if isinstance(a, Tensor) else a for a in self.inputs)
-                self.res, self.epoch = k.forward_res(diff, raw)[1], rules_epoch()
+                self.res, self.epoch = k.forward_res(diff, tuple(self.raw_inputs()))[1], rules_epoch()
             res = self.res
             if len(cts) == 1:
                 c = cts[0]
