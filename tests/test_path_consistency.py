@@ -445,13 +445,17 @@ def test_custom_gradient_at_100_on_every_path():
 
 def test_replay_exact_convolution_within_a_few_ulps():
     """Known limit of replay_exact: XLA:CPU may pick another convolution algorithm inside the replayed
-    program on some CPUs (1.4e-6 apart on one machine, bit for bit on another), so the convolution
-    is held to a few units in the last place rather than bit for bit; every other op is bit for bit."""
+    program on some CPUs (1.4e-6 apart on one machine, 1.9e-6 on values up to 12.8 on an AMD EPYC, bit for
+    bit on another), so the convolution is held to a few units in the last place of its largest value (a
+    summation order changes small elements by more of their own units) rather than bit for bit; every
+    other op is bit for bit."""
     case = next(c for c in CASES if c.name == "op:conv")
     got, why = path_replayed(case, exact=True)
     assert why.startswith("replayed"), why
     for g, want in zip(got, path_deferred(case)):
-        np.testing.assert_array_max_ulp(np.asarray(g, np.float32), np.asarray(want, np.float32), maxulp=64)
+        g, want = np.asarray(g, np.float32), np.asarray(want, np.float32)
+        ulp_of_largest = np.spacing(np.abs(want).max())
+        assert np.abs(g - want).max() <= 64 * ulp_of_largest, (np.abs(g - want).max(), ulp_of_largest)
 
 
 def test_conventions_hold_on_the_reference_path():

@@ -717,6 +717,12 @@ class Variable(ArrayShape):
         return getattr(self.read_value(), name)
 
 
+def current_values(variables: Sequence[Variable]) -> list:
+    """The Variables' values now (inside a tj.function trace, the traced ones), read without recording: what
+    an optimizer's update reads (it is no differentiated computation, and a read costs a Tensor each)."""
+    return [v._current() for v in variables]
+
+
 def check_assignment(var: Variable, shape, dtype, op: str) -> None:
     """The ValueError ``var.<op>`` raises for a value of another shape or dtype than ``var``'s."""
     if tuple(shape) != var.shape:

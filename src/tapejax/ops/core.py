@@ -320,13 +320,13 @@ class _Kernels:
         key = diff
         plan = plans.get(key)
         if plan is None:
-            plan = plans[key] = _ResidualPlan(self.forward_res_impl, diff)
+            plan = plans[key] = _ResidualPlan(self.forward_res_impl, self.backward_impl, diff)
         elif plan is False:  # the layout depends on the arguments' signature: a plan per signature
             key = (diff, _signature(raw))
             plan = plans.get(key)
             if plan is None:
                 if len(plans) < _PLANS_MAX:
-                    plan = plans[key] = _ResidualPlan(self.forward_res_impl, diff)
+                    plan = plans[key] = _ResidualPlan(self.forward_res_impl, self.backward_impl, diff)
                 else:  # (bounded: past that many signatures, the kernel returning every residual)
                     plan = False
         if plan is not False:
@@ -362,12 +362,15 @@ class _ResidualPlan:
     (another input signature) with a different layout raises ``_PlanMismatch``, and the op then keeps a
     plan per signature (``_Kernels.run_forward_kept``)."""
 
-    __slots__ = ("kernel", "layout", "out_tree", "res_tree", "n_out", "single", "_empties", "kept", "kept_pos")
+    __slots__ = ("kernel", "layout", "out_tree", "res_tree", "n_out", "single", "_empties", "kept", "kept_pos",
+                 "_backward_impl", "_backwards")
 
-    def __init__(self, impl: Callable, diff: tuple) -> None:
+    def __init__(self, impl: Callable, backward_impl: Callable, diff: tuple) -> None:
         self.layout = None
         self.kept = None
         self._empties: Dict[int, Any] = {}
+        self._backward_impl = backward_impl
+        self._backwards: Dict[tuple, Callable] = {}
 
         def slim(*dyn):
             out, res = impl(diff, dyn)
@@ -429,6 +432,21 @@ class _ResidualPlan:
             else:
                 leaves.append(stored if one else stored[self.kept_pos[k]])
         return jax.tree_util.tree_unflatten(self.res_tree, leaves)
+
+    def backward_kernel(self, spec, diff: tuple, needed: tuple) -> Callable:
+        """The op's backward kernel as a function of ``(raw arguments, stored, cotangents)``: the residuals are
+        rebuilt inside the trace, so a call passes a few flat arrays and rebuilds nothing in Python."""
+        key = (spec, needed)
+        f = self._backwards.get(key)
+        if f is None:
+            backward, residuals = self._backward_impl, self.residuals
+
+            def kernel(raw, stored, cts):
+                return backward(residuals(raw, stored), cts, spec, diff, needed)
+            if len(self._backwards) >= _PLANS_MAX:
+                self._backwards.clear()
+            f = self._backwards[key] = jax.jit(kernel)
+        return f
 
     def _index(self) -> tuple:
         """Which entries of the kernel's flat result the residuals need (``kept``) and, per residual that
@@ -760,7 +778,7 @@ def _apply_recorded(op: OpDef, args, raw, static):
     try:
         # Inside a tj.function trace the kernel is inlined, so residuals that are the op's own inputs or
         # outputs stay the same traced values (tj.differentiate references them instead of copying).
-        if tape_set.state.capture is None and not any(isinstance(r, jax.core.Tracer) for r in raw):
+        if st.capture is None and not _any_tracer(raw):
             out, res, plan = k.run_forward_kept(diff, raw)
         else:
             (out, res), plan = _traced_forward_res(k, diff, raw), None
@@ -786,6 +804,14 @@ def _apply_recorded(op: OpDef, args, raw, static):
     for acc in accs:
         acc.accumulate(op, static, args, raw, diff, outs, out)
     return result
+
+
+def _any_tracer(raw) -> bool:
+    """Whether a raw argument is a JAX tracer (the op runs inside a JAX transform of tapejax code)."""
+    for r in raw:
+        if type(r) is not ArrayImpl and isinstance(r, jax.core.Tracer):
+            return True
+    return False
 
 
 _specs: Dict[tuple, tuple] = {}  # (shape, dtype) -> the backward kernel's spec of one such output, shared
@@ -934,13 +960,16 @@ class BackwardFunction(RecordedOp):
                 # A RegisterGradient since this op ran: its gradient is the rule of now (as TF looks the
                 # gradient function up at backward time), on residuals that rule makes.
                 self.res, self.epoch = k.forward_res(diff, tuple(self.raw_inputs()))[1], rules_epoch()
-            res = self.res
             if len(cts) == 1:
                 c = cts[0]
                 raw_cts = (c._value if isinstance(c, Tensor) else c,)
             else:
                 raw_cts = tuple(c._value if isinstance(c, Tensor) else c for c in cts)
-            grads = k.backward(res, raw_cts, self.spec, diff, needed)
+            plan = self.plan
+            if plan is not None:  # (the arguments may be Tensors: pytrees of their values)
+                grads = plan.backward_kernel(self.spec, diff, needed)(self.args(), self.stored, raw_cts)
+            else:
+                grads = k.backward(self.res, raw_cts, self.spec, diff, needed)
             if tape_set.numerics_checks and tape_set.state.debug_checking:
                 tape_set.debug_hooks.check_backward(self, cts, grads, needed)
             if needed is diff:

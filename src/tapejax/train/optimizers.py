@@ -30,7 +30,7 @@ from .. import tape_set
 from ..backprop import GradientTape
 from ..deferred import pending
 from ..ops import numpy as tnp
-from ..tensor import Tensor, Variable, convert_to_tensor, name_scope
+from ..tensor import Tensor, Variable, convert_to_tensor, current_values, name_scope
 
 LearningRate = Union[float, Callable[[Any], Any]]
 
@@ -94,6 +94,7 @@ class Optimizer:
         with name_scope(self.name):
             self._state = [Variable(leaf, trainable=False, name=f"state_{i}") for i, leaf in enumerate(leaves)]
         self._built = var_list
+        self._position = {id(v): i for i, v in enumerate(var_list)}  # (looked up at every step)
 
     # -- updates ------------------------------------------------------------------------------------
     def apply_gradients(self, grads_and_vars: Iterable[Tuple[Any, Variable]]) -> Variable:
@@ -113,7 +114,7 @@ class Optimizer:
             raise ValueError(f"apply_gradients: {len(grads)} gradients for {len(variables)} variables; give one "
                              "gradient (or None) per variable.")
         self.build(variables)
-        position = {id(v): i for i, v in enumerate(self._built)}
+        position = self._position
         for v in variables:
             if id(v) not in position:
                 raise ValueError(f"Unknown variable {v.name!r}: this optimizer was built for the variables of its "
@@ -136,9 +137,9 @@ class Optimizer:
                     raise ValueError(f"apply_gradients: gradient of shape {shape} for variable {v.name!r} "
                                      f"of shape {v.shape}.")
             key = (tuple(position[id(v)] for _, v in present), len(self._built))
-            params = [v.read_value().value for _, v in present]
-            state = [s.read_value().value for s in self._state]
-            count = [self._iterations.read_value().value]
+            params = current_values([v for _, v in present])
+            state = current_values(self._state)
+            count = current_values((self._iterations,))
             new = None
             if step is not None:
                 # Gradients of a replayed step that has not run: the step and this update run as one
