@@ -539,7 +539,7 @@ class Variable(ArrayShape):
         if st.variable_watchers:
             for w in st.variable_watchers:
                 w.setdefault(id(self), self)
-        if tape_set.active():
+        if (st.tapes or st.accumulators) and not st.stopped:  # (tape_set.active(), inlined: every read asks)
             tape_set.record_hooks.variable_read(self, t)
         return t
 
