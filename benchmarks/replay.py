@@ -48,7 +48,7 @@ def mlp_tapejax(params, x, y):
             v.assign_sub(0.01 * g)
         # The step is over when the variables are updated (an op-by-op step returns with its backward
         # pass still running on the device; jax.jit's value and new parameters come out together).
-        jax.block_until_ready([v.read_value().value for v in vs])
+        jax.block_until_ready(vs)  # (Variables flatten to their current values)
         return loss.numpy()
     return run
 

@@ -64,7 +64,7 @@ def build_tapejax(kind: str, size: str, device, mode: str):
         with tj.config.override(**cfg):
             lo = fn(x, y)
             if block:  # The step is over when the weights are updated (reading them runs a fused step).
-                jax.block_until_ready([lo.value] + [v.read_value().value for v in params])
+                jax.block_until_ready([lo.value] + params)  # (Variables flatten to their current values)
         return lo
     return run, lambda: [v.numpy() for v in params]
 
