@@ -17,6 +17,7 @@ and on sharded Variables (the update is a jitted function of the Variables' arra
 """
 from __future__ import annotations
 
+import functools
 import sys
 import warnings
 from collections.abc import Sequence
@@ -57,7 +58,9 @@ class Optimizer:
         self._state: List[Variable] = []
         self._state_tree = None
         self._step = jax.jit(self._update, static_argnums=(0,))
-        self._step_donating = jax.jit(self._update, static_argnums=(0,), donate_argnums=(2, 3, 4))
+        # (a donated leaf must come back even when unchanged: its old buffer is gone after the call)
+        self._step_donating = jax.jit(functools.partial(self._update, drop_unchanged=False), static_argnums=(0,),
+                                      donate_argnums=(2, 3, 4))
         # How the last update ran: "fused into the replayed step" (one program with the step's forward and
         # backward pass, deferred/pending.py) or "one compiled update".
         self.last_update = ""
@@ -162,7 +165,8 @@ class Optimizer:
             for (_, v), new in zip(present, new_params):
                 store(v, new)
             for s, new in zip(self._state, new_state):
-                store(s, new)
+                if new is not None:  # (None: unchanged)
+                    store(s, new)
             store(self._iterations, new_count)
         return self._iterations
 
@@ -183,7 +187,7 @@ class Optimizer:
         grads = tape.gradient(loss, var_list)
         return self.apply_gradients(zip(grads, var_list))
 
-    def _update(self, key, grads, state_leaves, params, count):
+    def _update(self, key, grads, state_leaves, params, count, drop_unchanged: bool = True):
         """One optax step on the Variables at ``idx`` (jitted; ``key`` = (idx, number built)), and the
         step count plus one."""
         idx, n = key
@@ -208,7 +212,9 @@ class Optimizer:
             new_sub = jax.tree_util.tree_map(merge, state, new_sub, is_leaf=per_variable)
         # Stored without conversion (write_back): each value keeps its Variable's dtype, strongly typed.
         new_params = [jax.lax.convert_element_type(n, o.dtype) for n, o in zip(new_params, params)]
-        new_state = [jax.lax.convert_element_type(n, o.dtype)
+        # A leaf the update passes through (inject_hyperparams' constant hyperparameters) comes back as None:
+        # the Variable keeps its value, and the program has one output (a new array each call) less.
+        new_state = [None if (n is o and drop_unchanged) else jax.lax.convert_element_type(n, o.dtype)
                      for n, o in zip(jax.tree_util.tree_leaves(new_sub), state_leaves)]
         return new_params, new_state, count + jnp.ones((), count.dtype)
 
