@@ -399,11 +399,13 @@ def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, targe
     setd = local.setdefault
     snap_ops = []
     recorded = set()
+    tix = {id(n): j for j, n in enumerate(tr.nodes)}  # a node's index in the record
     for e in ops.values():
         bf = e.backward
         if isinstance(bf, BackwardFunction) and bf.node is not None and bf.node.record_uid == tr.uid:
-            bdesc = ("lazy", bf.op, bf.static, bf.diff, bf.spec, bf.node.tix)
-            recorded.add(bf.node.tix)
+            j = tix[id(bf.node)]
+            bdesc = ("lazy", bf.op, bf.static, bf.diff, bf.spec, j)
+            recorded.add(j)
         elif isinstance(bf, IdentityBackward):
             bdesc = ("identity",)
         else:
@@ -412,19 +414,19 @@ def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, targe
         ins = tuple(setd(i, len(local)) for i in e.input_ids)
         snap_ops.append((e.op_type, outs, ins, bdesc))
     node_sig = []
-    for n in tr.nodes:
+    for j, n in enumerate(tr.nodes):
         refs = []
         for r in n.args():
             src = lazy.producer(r)
-            refs.append(tr.leaf_pos[id(r)] if src is None else (src[0].tix, src[1]))
+            refs.append(tr.leaf_pos[id(r)] if src is None else (tix[id(src[0])], src[1]))
         refs = tuple(refs)
         # (the token's refs also name the tensors; the program only needs where each value comes from)
-        node_sig.append((n.kernels, n.diff, n.type, refs, n.tix in recorded))
+        node_sig.append((n.kernels, n.diff, n.type, refs, j in recorded))
     exported = []
     for t in target_ids:
         e = ops.get(producer(tt, ops, t))
         if e is not None and isinstance(e.backward, BackwardFunction) and e.backward.node is not None:
-            j = e.backward.node.tix
+            j = tix[id(e.backward.node)]
             if j not in exported:
                 exported.append(j)
     tgt = tuple(setd(t, len(local)) for t in target_ids)
