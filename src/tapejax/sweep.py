@@ -12,9 +12,9 @@ Terminology:
            op that made them (-1 for a watched tensor or a variable handle): an op's later outputs, a
            tensor a second op recorded as its output, watched tensors. So the producer of a tensor is
            ``tensor_tape.get(tid, tid)`` when that is -1 or an op in ``op_tape`` (``producer``), and the
-           graph knows a tensor listed in either dict (``knows``); a graph may also list every tensor
-           (tests build such ones). A GradientTape's tape and a tj.function trace's graph are both
-           graphs (tape.py).
+           graph knows a tensor listed in either dict (``knows``). A graph may also list every tensor
+           it knows, its ops keyed by ids no unlisted tensor has (replay's local graphs, tests). A
+           GradientTape's tape and a tj.function trace's graph are both graphs (tape.py).
 * target   what is differentiated (the ``y`` in dy/dx); source: what it is differentiated with respect
            to (the ``x``); stop: a tensor treated as a constant (tj.gradients' ``stop_gradients``).
 * known    the tensors whose gradient can matter. A backward function is asked only for its inputs
