@@ -4,6 +4,7 @@ while the tape is still open (tape.h's DeleteTrace). Measured with jax.live_arra
 These tests are about the residuals of ops that ran, so deferred execution (tj.config.lazy, which
 would compute nothing until the gradient) is off here; tests/test_lazy.py covers memory with it on."""
 import gc
+import tracemalloc
 
 import jax
 import numpy as np
@@ -182,6 +183,100 @@ def test_gc_tracked_objects_per_recorded_op_have_a_ceiling(lazy):
     _tracked_objects_per_op(lazy, 10)  # warm
     per_op = _tracked_objects_per_op(lazy)
     assert per_op <= OBJECTS_PER_OP_CEILING["deferred" if lazy else "strictly_eager"], per_op
+
+
+# Host bytes per deferred op while a tape holds a chain (tracemalloc): the node (which is also the backward
+# function and tape entry), its op_tape entry, its output ids, its output's id and its step-record tokens.
+# No tensor_tape entry (the op is keyed by its output's id) and no count of 1 in tensor_usage. Measured 295
+# at this length; 474 before (benchmarks/memory.py: 444 -> 323 per op at 1k ops).
+DEFERRED_BYTES_PER_OP_CEILING = 350
+
+
+def test_host_bytes_per_deferred_op_have_a_ceiling():
+    def per_op(iters: int) -> float:
+        x0 = tj.constant(np.linspace(-1.0, 1.0, 16, dtype=np.float32))
+        with tj.config.override(lazy=True), tj.GradientTape() as tape:
+            tape.watch(x0)
+            x = x0
+            for _ in range(20):  # kernels compiled, op types cached, the tape's tables made
+                x = tnp.tanh(x * 1.01 + 0.1)
+            tracemalloc.start()
+            try:
+                before = tracemalloc.get_traced_memory()[0]
+                for _ in range(iters):
+                    x = tnp.tanh(x * 1.01 + 0.1)
+                after = tracemalloc.get_traced_memory()[0]
+            finally:
+                tracemalloc.stop()
+            y = tnp.sum(x)
+        assert np.all(np.isfinite(np.asarray(tape.gradient(y, x0))))
+        return (after - before) / (3 * iters)
+
+    per_op(10)  # warm
+    bytes_per_op = per_op(250)  # (810 ops in all: within tj.config.replay_max_ops, so every op is deferred)
+    assert bytes_per_op <= DEFERRED_BYTES_PER_OP_CEILING, bytes_per_op
+
+
+@pytest.mark.parametrize("lazy", [True, False], ids=["deferred", "strictly_eager"])
+def test_tape_tables_keep_no_entry_per_single_output_op(lazy):
+    # A chain of single-output ops whose results die at once: tensor_tape lists only the watched tensor and
+    # tensor_usage only the live end of the chain (the counts of 1 are no entries); the gradient is intact.
+    x0 = tj.constant(np.linspace(-1.0, 1.0, 4, dtype=np.float32))
+    with tj.config.override(lazy=lazy):
+        with tj.GradientTape() as tape:
+            tape.watch(x0)
+            x = x0
+            for _ in range(50):
+                x = x * 1.01 + 0.1
+            inner = tape._tape
+            assert len(inner.op_tape) == 100
+            assert inner.tensor_tape == {x0.id: -1}
+            assert len(inner.tensor_usage) <= 1, inner.tensor_usage
+            assert inner.producer(x.id) == x.id and inner.producer(x0.id) == -1 and inner.knows(x.id)
+        g = tape.gradient(x, x0)
+    np.testing.assert_allclose(g.numpy(), [1.01 ** 50] * 4, rtol=1e-5)
+
+
+def test_multi_output_op_kept_while_any_output_is_counted():
+    # split's outputs: the first is keyed by the op, the others listed in tensor_tape. The op stays while
+    # one of them is alive or used, and goes, with its counts and listings, when none is.
+    x = tj.constant(np.arange(6, dtype=np.float32))
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        a, b, c = tnp.split(x * 1.0, 3)
+        inner = tape._tape
+        assert len(inner.op_tape) == 2 and inner.producer(a.id) == a.id
+        assert inner.producer(b.id) == a.id and inner.producer(c.id) == a.id
+        del a  # dead, and the op stays for b and c
+        gc.collect()
+        assert len(inner.op_tape) == 2
+        d = c * 2.0
+        del c  # used by d's op
+        gc.collect()
+        assert len(inner.op_tape) == 3
+        del d  # d's op goes, then c is dead and unused: it leaves the tape; b keeps the split
+        gc.collect()
+        assert len(inner.op_tape) == 2 and inner.tensor_tape.keys() == {x.id, b.id}
+        y = (b * b).sum()
+        del b
+        gc.collect()
+        assert len(inner.op_tape) == 4  # b is used by y's ops
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [0, 0, 4, 6, 0, 0])
+    assert tape._tape is None
+
+
+def test_multi_output_op_freed_when_no_output_is_counted():
+    x = tj.constant(np.arange(6, dtype=np.float32))
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        a, b, c = tnp.split(x * 1.0, 3)
+        inner = tape._tape
+        del b, a
+        gc.collect()
+        assert len(inner.op_tape) == 2
+        del c  # the last output: the split and the multiply go, and nothing of them is left
+        gc.collect()
+        assert inner.op_tape == {} and inner.tensor_tape == {x.id: -1} and inner.tensor_usage == {}
 
 
 def test_backward_function_keeps_only_residuals_that_are_not_arguments_at_every_shape():

@@ -25,38 +25,45 @@ class Scale:
         return [F32(c) * cts[0] if j in needed_idx else None for j, c in enumerate(self.cs)]
 
 
-def _graph():
-    """x(1) and w(2) watched; a(10) = 2x [op 0]; b(11) = 3a + w [op 1]; c(12) = 5a [op 2];
-    d(13) = 7b + 11c [op 3]; e(14) = 13w [op 4] (not on the way to d); s(20) stops nothing yet."""
-    tt = {1: -1, 2: -1, 10: 0, 11: 1, 12: 2, 13: 3, 14: 4}
-    ops = {0: _entry("A", 10, [1], Scale(2)),
-           1: _entry("B", 11, [10, 2], Scale(3, 1)),
-           2: _entry("C", 12, [10], Scale(5)),
-           3: _entry("D", 13, [11, 12], Scale(7, 11)),
-           4: _entry("E", 14, [2], Scale(13))}
+def _graph(listed: bool = False):
+    """x(1) and w(2) watched; a(10) = 2x [op A]; b(11) = 3a + w [op B]; c(12) = 5a [op C];
+    d(13) = 7b + 11c [op D]; e(14) = 13w [op E] (not on the way to d); s(20) stops nothing yet.
+
+    As a tape records it, each op keyed by its output's id (10 to 14) and ``tensor_tape`` listing only the
+    watched tensors; ``listed``: ops keyed 100 to 104 and every tensor's producer listed."""
+    tt = {1: -1, 2: -1}
+    ops = {10: _entry("A", 10, [1], Scale(2)),
+           11: _entry("B", 11, [10, 2], Scale(3, 1)),
+           12: _entry("C", 12, [10], Scale(5)),
+           13: _entry("D", 13, [11, 12], Scale(7, 11)),
+           14: _entry("E", 14, [2], Scale(13))}
+    if listed:
+        ops = {90 + k: e for k, e in ops.items()}
+        tt.update({k - 90: k for k in ops})
     return tt, ops
 
 
 def test_prune_keeps_ancestors_and_counts_uses():
     tt, op_tape = _graph()
     ops, usage, missing = sweep.prune(tt, op_tape, [13])
-    assert sorted(ops) == [0, 1, 2, 3]  # E does not lead to d
+    assert sorted(ops) == [10, 11, 12, 13]  # E does not lead to d
     assert usage == {11: 1, 12: 1, 10: 2, 2: 1, 1: 1}
-    assert missing == {1: 1, 2: 1, 0: 1}  # D has nothing missing: it runs first
+    assert missing == {11: 1, 12: 1, 10: 1}  # D has nothing missing: it runs first
 
 
 def test_prune_between_descendants_of_sources_and_stops():
     tt, op_tape = _graph()
     ops, usage, missing, reached = sweep.prune_between(tt, op_tape, [13], [2])
-    assert sorted(ops) == [1, 3]  # only B and D descend from w
+    assert sorted(ops) == [11, 13]  # only B and D descend from w
     assert reached == {2, 11, 13}
     ops, _, _, reached = sweep.prune_between(tt, op_tape, [13], [1], stop_ids=[11])
-    assert sorted(ops) == [0, 2, 3]  # b is a constant: B is not walked back through
+    assert sorted(ops) == [10, 12, 13]  # b is a constant: B is not walked back through
     assert 11 not in reached
 
 
-def test_backprop_matches_the_chain_rule_and_counts():
-    tt, op_tape = _graph()
+@pytest.mark.parametrize("listed", [False, True], ids=["as_recorded", "listed"])
+def test_backprop_matches_the_chain_rule_and_counts(listed):
+    tt, op_tape = _graph(listed)
     stats = sweep.GradientStats()
     gx, gw = sweep.backprop(*sweep.prune(tt, op_tape, [13]), tt, [13], [1, 2], ones_for={}, stats=stats)
     # dd/dx = (7*3 + 11*5) * 2, dd/dw = 7
@@ -94,13 +101,13 @@ def test_known_limits_what_backward_functions_are_asked_for():
     ops, usage, missing = sweep.prune(tt, op_tape, [13])
     _, gw = sweep.backprop(ops, usage, missing, tt, [13], [1, 2], ones_for={})
     assert gw is None
-    assert op_tape[1].backward.calls == [[0]]
+    assert op_tape[11].backward.calls == [[0]]
 
 
 def test_release_drops_backward_functions_as_they_run():
     tt, op_tape = _graph()
     sweep.backprop(*sweep.prune(tt, op_tape, [13]), tt, [13], [1], ones_for={}, release=True)
-    assert [op_tape[k].backward is None for k in range(5)] == [True, True, True, True, False]
+    assert [op_tape[k].backward is None for k in range(10, 15)] == [True, True, True, True, False]
 
 
 def test_call_backward_names_the_op():

@@ -604,3 +604,27 @@ def test_reset_outside_context_raises_like_tf():
     tape = tj.GradientTape()
     with pytest.raises(ValueError, match="inside the tape's context"):
         tape.reset()
+
+
+def test_tape_producers_of_watched_and_twice_recorded_tensors():
+    # An op is keyed by its first output's id and tensor_tape lists only the other tensors: a watched tensor
+    # (-1), a tensor a second op recorded as its output (that op, under a fresh id), and none of them once
+    # an op made it (watching it later changes nothing; an op making a watched tensor takes it over).
+    from tapejax.tape import Tape
+    from tapejax.tensor import Tensor
+    tape = Tape()
+    x, y, z = (Tensor(jnp.ones(3)) for _ in range(3))
+    tape.watch(x.id)
+    tape.record_operation("A", (y,), (x.id,), lambda *a: None)
+    assert tape.producer(y.id) == y.id and tape.producer(x.id) == -1 and tape.producer(z.id) is None
+    assert tape.tensor_tape == {x.id: -1} and tape.knows(y.id) and not tape.knows(z.id)
+    tape.watch(y.id)
+    assert tape.producer(y.id) == y.id and tape.watched_ids() == [x.id]
+    tape.record_operation("B", (y,), (x.id,), lambda *a: None)  # y again: B gets a fresh id
+    b_id = tape.producer(y.id)
+    assert b_id > z.id and tape.tensor_tape[y.id] == b_id and tape.op_tape[b_id].op_type == "B"
+    assert tape.op_tape[y.id].op_type == "A"
+    tape.watch(z.id)
+    tape.record_operation("C", (z,), (y.id,), lambda *a: None)
+    assert tape.producer(z.id) == z.id and z.id not in tape.tensor_tape
+    assert tape.takes([z.id]) and not tape.takes([Tensor(jnp.ones(3)).id])

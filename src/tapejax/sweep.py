@@ -4,11 +4,17 @@ from the targets back to the sources. Written once; GradientTape.gradient, the r
 
 Terminology:
 
-* graph    recorded ops as two dicts. ``tensor_tape`` maps a tensor id to the id of the op that made
-           it (-1 for a watched tensor or a variable handle); ``op_tape`` maps an op id to its entry:
-           ``op_type``, ``outputs`` (one (id, shape, dtype, sharding) per output), ``out_ids`` (their
-           ids), ``input_ids`` and ``backward``. A GradientTape's tape and a tj.function trace's graph are both graphs
-           (tape.py). Op ids grow in the order the ops ran.
+* graph    recorded ops as two dicts. ``op_tape`` maps an op id to its entry: ``op_type``, ``outputs``
+           (one (id, shape, dtype, sharding) per output), ``out_ids`` (their ids), ``input_ids`` and
+           ``backward``. An op's id is its first output's id (or a fresh id where that one is taken or
+           it has no output), so op ids grow in the order the ops ran and the op keyed by a tensor's
+           own id made it. ``tensor_tape`` lists the other tensors the graph knows, with the id of the
+           op that made them (-1 for a watched tensor or a variable handle): an op's later outputs, a
+           tensor a second op recorded as its output, watched tensors. So the producer of a tensor is
+           ``tensor_tape.get(tid, tid)`` when that is -1 or an op in ``op_tape`` (``producer``), and the
+           graph knows a tensor listed in either dict (``knows``). A graph may also list every tensor
+           it knows, its ops keyed by ids no unlisted tensor has (replay's local graphs, tests). A
+           GradientTape's tape and a tj.function trace's graph are both graphs (tape.py).
 * target   what is differentiated (the ``y`` in dy/dx); source: what it is differentiated with respect
            to (the ``x``); stop: a tensor treated as a constant (tj.gradients' ``stop_gradients``).
 * known    the tensors whose gradient can matter. A backward function is asked only for its inputs
@@ -20,7 +26,7 @@ Terminology:
 
 The algorithm:
 
-1. Prune (``prune``): walk back from the targets over ``tensor_tape`` and keep the ops that lead to
+1. Prune (``prune``): walk back from the targets over their producers and keep the ops that lead to
    them, counting ``usage`` and ``missing``. ``prune_between`` keeps, of those, only the ops that
    are also descendants of a source, and crosses no stop tensor (tf.gradients, tj.differentiate).
 2. Seed (``backprop``): each target gets its output gradient; a target given None gets ones (shaped
@@ -39,6 +45,7 @@ The algorithm:
 """
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -65,29 +72,37 @@ class GradientStats:
 NEVER = sys.maxsize  # a min_count that never aggregates early
 
 
+# -- the graph's producers --------------------------------------------------------------------------------
+def producer(tensor_tape: Dict[int, int], op_tape: Dict[int, Any], tid: int) -> Optional[int]:
+    """The id of the op in ``op_tape`` that made tensor ``tid``; -1 when it is watched; None when the graph does
+    not know it (or no longer holds the op that made it)."""
+    op_id = tensor_tape.get(tid, tid)  # (not listed: the op keyed by the tensor's own id made it, if any)
+    return op_id if op_id == -1 or op_id in op_tape else None
+
+
+def knows(tensor_tape: Dict[int, int], op_tape: Dict[int, Any], tid: int) -> bool:
+    """Whether the graph knows tensor ``tid``: watched, or made by one of its ops."""
+    return tid in op_tape or tid in tensor_tape
+
+
 # -- 1. prune ---------------------------------------------------------------------------------------------
 def prune(tensor_tape: Dict[int, int], op_tape: Dict[int, Any], target_ids: Iterable[int]):
     """The ops leading to the targets: ``(ops, usage, missing)``, ops in the order they were found."""
-    tt = tensor_tape
     ops: Dict[int, Any] = {}
     usage: Dict[int, int] = {}
     stack = list(target_ids)
     while stack:
-        op_id = tt.get(stack.pop())
+        op_id = producer(tensor_tape, op_tape, stack.pop())
         if op_id is None or op_id == -1 or op_id in ops:
-            continue  # unknown, watched, or seen
-        entry = op_tape.get(op_id)
-        if entry is None:
-            continue  # freed (nothing could reach it)
-        ops[op_id] = entry
+            continue  # unknown or freed (nothing could reach it), watched, or seen
+        entry = ops[op_id] = op_tape[op_id]
         for i in entry.input_ids:
             if i in usage:
                 usage[i] += 1
             else:  # (usage doubles as the set of tensors walked already)
                 usage[i] = 1
-                if i in tt:
-                    stack.append(i)
-    return ops, usage, _missing(usage, tt)
+                stack.append(i)
+    return ops, usage, _missing(usage, tensor_tape, ops)
 
 
 def prune_between(tensor_tape: Dict[int, int], op_tape: Dict[int, Any], target_ids: Iterable[int],
@@ -96,8 +111,8 @@ def prune_between(tensor_tape: Dict[int, int], op_tape: Dict[int, Any], target_i
     ``(ops, usage, missing, reached)`` with ops in the order they ran and ``reached`` the tensors the
     sources reach (the sources included), which is the ``known`` of their sweep."""
     stop = set(stop_ids)
-    if stop:  # a stop tensor is a constant: the walk back does not go through it
-        tensor_tape_ = {t: p for t, p in tensor_tape.items() if t not in stop}
+    if stop:  # a stop tensor is a constant: as for a watched one, the walk back does not go through it
+        tensor_tape_ = {**tensor_tape, **dict.fromkeys(stop, -1)}
     else:
         tensor_tape_ = tensor_tape
     ancestors = prune(tensor_tape_, op_tape, target_ids)[0]
@@ -112,13 +127,14 @@ def prune_between(tensor_tape: Dict[int, int], op_tape: Dict[int, Any], target_i
     for entry in ops.values():
         for i in entry.input_ids:
             usage[i] = usage.get(i, 0) + 1
-    return ops, usage, _missing(usage, tensor_tape), reached
+    return ops, usage, _missing(usage, tensor_tape, ops), reached
 
 
-def _missing(usage: Dict[int, int], tt: Dict[int, int]) -> Dict[int, int]:
+def _missing(usage: Dict[int, int], tt: Dict[int, int], ops: Dict[int, Any]) -> Dict[int, int]:
+    """Per kept op, how many of its outputs the kept ops use (``usage``)."""
     missing: Dict[int, int] = {}
     for tid in usage:
-        op_id = tt.get(tid)
+        op_id = producer(tt, ops, tid)
         if op_id is not None and op_id != -1:
             missing[op_id] = missing.get(op_id, 0) + 1
     return missing
@@ -157,13 +173,14 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
     backward functions run as recorded ops and sums are ``add_n``). ``ones_for``: None for a
     symbolic-zero sweep (a None output gradient seeds nothing), else ones seed the targets given None,
     and the dict gives (shape, dtype, sharding) of targets that are not outputs of a kept op.
-    ``known`` defaults to ``tensor_tape``; ``call(entry, out_grads, needed_idx, recording)`` runs one
-    backward function; ``aggregate(list)`` sums a pending list; ``release`` drops each backward
+    ``known`` defaults to the tensors the graph knows (``knows``, with ``ops`` for the graph's
+    ``op_tape``: a tensor made by an op is an input of kept ops only while that op has not run yet, and
+    ``tensor_tape`` is read as such, with those ops); ``call(entry, out_grads, needed_idx, recording)``
+    runs one backward function; ``aggregate(list)`` sums a pending list; ``release`` drops each backward
     function once it has run (a non-persistent tape frees residuals as it goes); ``min_count`` and
     ``min_bytes`` default to the tj.config aggregation thresholds."""
     tt = tensor_tape
-    if known is None:
-        known = tt
+    is_known = known.__contains__ if known is not None else functools.partial(knows, tt, ops)
     if aggregate is None:
         aggregate = vspace.aggregate_tensors if recording else vspace.aggregate
     if min_count is None:
@@ -181,8 +198,8 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
         if g is None:
             if ones_for is None:
                 continue
-            op_id = tt.get(tid)
-            if op_id is not None and op_id != -1 and op_id in ops:
+            op_id = producer(tt, ops, tid)
+            if op_id is not None and op_id != -1:
                 info = next(x for x in ops[op_id].outputs if x[0] == tid)
                 g = _ones(info[1], info[2], info[3], recording)
             elif tid in ones_for:
@@ -221,7 +238,7 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
                 pending_bytes -= sum(nbytes(x) for x in gl)
             out_grads.append(g)
         in_ids = entry.input_ids
-        needed_idx = [j for j, iid in enumerate(in_ids) if iid in known]
+        needed_idx = [j for j, iid in enumerate(in_ids) if is_known(iid)]
         if any_grad and needed_idx:
             in_grads = call(entry, out_grads, needed_idx, recording)
             ops_run += 1
@@ -252,21 +269,21 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
             usage[iid] = n
             if n > 0:
                 continue
-            producer = tt.get(iid)
-            if producer is None or producer == -1:
-                if iid not in known:
+            maker = producer(tt, ops, iid)
+            if maker is None or maker == -1:
+                if not is_known(iid):
                     # Its gradient is dropped even when it is a source, so an unwatched source gets None
                     # (tape.h ComputeGradient).
                     gl = gradients.pop(iid, None)
                     if gl:
                         pending_bytes -= sum(nbytes(x) for x in gl)
                 continue
-            m = missing.get(producer)
+            m = missing.get(maker)
             if m is not None:
                 m -= 1
-                missing[producer] = m
+                missing[maker] = m
                 if m == 0:
-                    stack.append(producer)
+                    stack.append(maker)
 
     # 4. Sum what reached the sources.
     result = []

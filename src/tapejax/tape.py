@@ -7,10 +7,16 @@ Terminology (as in TensorFlow's tape.h, which this ports):
           float inputs and a backward function holding the residuals.
 * target  what is differentiated (the ``y`` in dy/dx); source: what it is differentiated with respect
           to (the ``x``).
-* ``tensor_tape`` maps each tensor id the tape knows to the op that produced it (-1 for watched
-  tensors and variable handles); ``tensor_usage`` counts, for each tensor, one for the tensor being
-  alive plus one per recorded op using it. When a Tensor dies its usage drops; at zero its producing op
-  is dropped if none of that op's outputs is still in use, and the drop cascades to the op's inputs.
+* ``op_tape`` maps an op id (its first output's id) to the op's entry; ``tensor_tape`` maps the other
+  tensors the tape knows to the op that made them (-1 for watched tensors and variable handles): an
+  op's later outputs, a tensor a second op recorded as its output (sweep.py's Terminology: ``producer``,
+  ``knows``). A single-output op costs no ``tensor_tape`` entry.
+* ``tensor_usage`` counts, for each tensor an op on the tape made, one for the tensor being alive plus
+  one per recorded op using it; a count of 1 (alive and unused, or dead and used once: most tensors) is
+  no entry. When a Tensor dies its count drops; at zero its producing op is dropped if none of that op's
+  outputs is still counted, and the drop cascades to the op's inputs (a dead first output of an op kept
+  for its other outputs is a 0 entry, a dead later output leaves ``tensor_tape``). Tensors the tape did
+  not make (watched, constants) are not counted: nothing is freed through them.
 
 A gradient (``compute_gradient``) runs sweep.py's algorithm over ``tensor_tape`` and ``op_tape``: prune
 to the ops leading to the targets, seed the targets with ones, run the backward functions in reverse
@@ -110,8 +116,8 @@ class Tape:
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
         self.persistent = persistent
         self.watch_accessed_variables = watch_accessed_variables
-        self.tensor_tape: Dict[int, int] = {}
-        self.tensor_usage: Dict[int, int] = {}
+        self.tensor_tape: Dict[int, int] = {}  # tensor id -> its op's id, where that op is not keyed by it
+        self.tensor_usage: Dict[int, int] = {}  # tensor id -> its count, where that is not 1
         self.op_tape: Dict[int, OpEntry] = {}  # op id (its first output's id: ids only grow) -> entry
         self.entries_recorded = 0
         self.watched_variables: Dict[int, Any] = {}  # handle id -> Variable, in order of watching
@@ -123,20 +129,34 @@ class Tape:
     def recording(self) -> bool:
         return not self.paused
 
+    # -- what the tape knows ----------------------------------------------------------------------------
+    def producer(self, tensor_id: int) -> Optional[int]:
+        """The id of the op on the tape that made the tensor, -1 when it is watched, None when the tape does
+        not know it."""
+        return sweep.producer(self.tensor_tape, self.op_tape, tensor_id)
+
+    def knows(self, tensor_id: int) -> bool:
+        """Whether the tensor is watched or made by an op on the tape."""
+        return sweep.knows(self.tensor_tape, self.op_tape, tensor_id)
+
+    def watched_ids(self) -> list:
+        """The ids of the watched tensors and variable handles, in order of watching."""
+        return [i for i, op_id in self.tensor_tape.items() if op_id == -1]
+
     # -- recording ------------------------------------------------------------------------------------
     def takes(self, ids: Sequence[int]) -> bool:
         """Whether this tape takes an op whose inputs have ``ids``: it records (not paused) and one of them is
         known to it (watched, or made by an op it took). record.recorders asks it."""
         if self.paused:
             return False
-        tt = self.tensor_tape
+        ops, tt = self.op_tape, self.tensor_tape
         for i in ids:
-            if i in tt:
+            if i in ops or i in tt:  # (knows, inline: this runs for every op)
                 return True
         return False
 
     def watch(self, tensor_id: int) -> None:
-        self.tensor_tape.setdefault(tensor_id, -1)
+        self._watch_id(tensor_id)
 
     def watch_variable(self, var) -> bool:
         """Watch a Variable's handle; True when it was not watched yet."""
@@ -144,8 +164,12 @@ class Tape:
         if h in self.watched_variables:
             return False
         self.watched_variables[h] = var
-        self.tensor_tape.setdefault(h, -1)
+        self._watch_id(h)
         return True
+
+    def _watch_id(self, tensor_id: int) -> None:
+        if not self.knows(tensor_id):  # (a tensor an op on the tape made stays that op's)
+            self.tensor_tape[tensor_id] = -1
 
     def variables_by_creation(self) -> tuple:
         """The watched Variables in order of creation, as TF (handle ids come from a process-wide
@@ -168,35 +192,45 @@ class Tape:
 
         ``infos`` is given for outputs not computed yet (deferred/lazy.py): each output's (shape, dtype,
         sharding); those outputs are new tensors. Without it the outputs' values are at hand."""
-        usage = self.tensor_usage
+        usage, ops, tt = self.tensor_usage, self.op_tape, self.tensor_tape
         for i in input_ids:
-            usage[i] = usage.get(i, 0) + 1
+            n = usage.get(i)
+            if n is None:  # a count of 1, if the tape made it
+                if i in ops or tt.get(i, -1) != -1:  # (producer(i) is an op, inline: this runs for every op)
+                    usage[i] = 2
+            elif n:
+                usage[i] = n + 1
+            else:  # a dead first output an op is kept for (used again by a backward pass): now 1
+                del usage[i]
         self.entries_recorded += 1
         # The op's id is its first output's: unique and in recording order (tensor ids only grow), and the
         # same int object as the tensor's id (nothing allocated). A tensor recorded as the output of a
         # second op gets that op a fresh id.
         op_id = outputs[0]._id if outputs else new_id()
-        if op_id in self.op_tape:
+        if op_id in ops:
             op_id = new_id()
-        tt = self.tensor_tape
         weak = self._weak
         if len(outputs) == 1:  # (the common case: no intermediate list)
             o = outputs[0]
             oid = o._id
-            tt[oid] = op_id
-            usage[oid] = 1
-            out_ids = (oid,)
             if infos is None:
+                if oid != op_id:
+                    tt[oid] = op_id
+                elif oid in tt:  # (watched, or another op's later output, before)
+                    del tt[oid]
                 o._track(weak)  # (it may be tracked by another tape already)
                 infos = output_infos(o._value)
-            else:  # a new tensor (deferred/lazy.py)
+            else:  # a new tensor (deferred/lazy.py): its op is keyed by its id, its count is 1
                 o._trackers = weak
+            out_ids = (oid,)
         else:
             out_ids = []
             for o in outputs:
                 oid = o._id
-                tt[oid] = op_id
-                usage[oid] = 1
+                if oid != op_id:
+                    tt[oid] = op_id
+                elif oid in tt:
+                    del tt[oid]
                 out_ids.append(oid)
                 if infos is None:
                     o._track(weak)
@@ -210,42 +244,49 @@ class Tape:
             if backward.out_ids is None:  # the first tape to record it: it is the entry
                 backward.op_type, backward.out_ids, backward.out_infos = op_type, out_ids, infos
                 backward.input_ids = input_ids
-                self.op_tape[op_id] = backward
+                ops[op_id] = backward
                 return
             backward.shared = True  # another tape has it: releasing it there must not drop its residuals
-        self.op_tape[op_id] = OpEntry(op_type, out_ids, infos, input_ids, backward)
+        ops[op_id] = OpEntry(op_type, out_ids, infos, input_ids, backward)
 
     def delete_trace(self, tensor_id: int) -> None:
         """A tensor died: free the ops that nothing can reach any more (iteratively, no recursion limit)."""
         usage = self.tensor_usage
         n = usage.get(tensor_id)
-        if n is None:
+        if n is not None:  # (the common case: an op recorded on the tape still uses it)
+            if n > 2:
+                usage[tensor_id] = n - 1
+            elif n == 2:
+                del usage[tensor_id]  # (a count of 1)
             return
-        if n > 1:  # (the common case: an op recorded on the tape still uses it)
-            usage[tensor_id] = n - 1
-            return
+        # Its count was 1 (if the tape made it): now 0.
         stack = [tensor_id]
         tt, ops = self.tensor_tape, self.op_tape
         while stack:
             tid = stack.pop()
-            n = usage.get(tid)
-            if n is None:
-                continue
-            if n > 1:
-                usage[tid] = n - 1
-                continue
-            del usage[tid]
-            op_id = tt.get(tid)
+            op_id = sweep.producer(tt, ops, tid)
             if op_id is None or op_id == -1:
-                continue  # unknown, or watched: watched tensors stay
-            del tt[tid]
-            entry = ops.get(op_id)
-            if entry is None:
-                continue
-            if any(i in usage for i in entry.out_ids):  # (rare: usage counts stay above 1 mostly)
-                continue  # another output of the op is still in use
+                continue  # not made by an op on the tape (unknown, or watched: watched tensors stay)
+            entry = ops[op_id]
+            if tid != op_id:
+                del tt[tid]  # (a later output of its op: dead and unused, it leaves the tape)
+            out_ids = entry.out_ids
+            if len(out_ids) > 1 and any(sweep.producer(tt, ops, o) == op_id and usage.get(o, 1)
+                                        for o in out_ids if o != tid):
+                if tid == op_id:
+                    usage[tid] = 0  # (its op stays, keyed by its id: the count says it is dead and unused)
+                continue  # another output of the op is still counted
             del ops[op_id]
-            stack.extend(entry.input_ids)
+            if usage.get(op_id) == 0:
+                del usage[op_id]
+            for i in entry.input_ids:
+                n = usage.get(i)
+                if n is None:
+                    stack.append(i)  # (a count of 1 now 0, if the tape made it)
+                elif n > 2:
+                    usage[i] = n - 1
+                elif n == 2:
+                    del usage[i]
 
     _tensor_died = delete_trace  # (what a dying Tensor calls: one call, it runs for every recorded tensor)
 

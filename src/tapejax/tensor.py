@@ -273,7 +273,7 @@ def _followed(tensor_id: int, variable=None) -> bool:
     for t in tape_set.recording_tapes():
         if getattr(t, "records_everything", False):
             continue  # a tj.function trace's graph: not a user tape whose gradient would be lost
-        if tensor_id in t.tensor_tape or (
+        if t.knows(tensor_id) or (
                 variable is not None and t.watch_accessed_variables and variable.trainable):
             return True
     return any(tensor_id in a.tangents for a in tape_set.recording_accumulators())

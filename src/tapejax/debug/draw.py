@@ -44,7 +44,7 @@ def to_dot(tape, max_ops: int = 500) -> str:
             if i not in tensors:
                 tensors[i] = (f"{var_names[i]}" if i in var_names else f"#{i}")
     for tid, label in tensors.items():
-        watched = inner.tensor_tape.get(tid) == -1
+        watched = inner.producer(tid) == -1
         style = ', style=filled, fillcolor="#ffe08a"' if watched else ""
         lines.append(f'  t{tid} [shape=ellipse, label="{label}"{style}];')
     for op_id, entry in items:
@@ -160,7 +160,7 @@ def plot_tape(tape, max_ops: int = 60, ax=None):
         boxes[("op", op_id)] = ax.text(x, y, label, ha="center", va="center", fontsize=8, zorder=3,
                                        bbox=dict(boxstyle="round,pad=0.4", fc="#cfe2ff", ec="#3d6fb6"))
     for i in sources:
-        watched = inner.tensor_tape.get(i) == -1
+        watched = inner.producer(i) == -1
         label = var_names.get(i) or f"#{i}" + (" watched" if watched else "")
         x, y = pos[("src", i)]
         boxes[("src", i)] = ax.text(x, y, label, ha="center", va="center", fontsize=8, zorder=3,

@@ -98,7 +98,7 @@ def explain_gradient(tape, target: Any, source: Any) -> GradientExplanation:
         return E(E.NON_FLOAT, f"The source is a {sdesc}: only floating-point tensors have gradients. Cast it "
                               "with .astype(tj.numpy.float32) before the computation and watch the cast tensor.")
     inner = inner_tape(tape)
-    if inner is None or sid not in inner.tensor_tape:
+    if inner is None or not inner.knows(sid):
         hint = "call tape.watch(x) inside the tape's context, before computing with it"
         if isinstance(source, Variable):
             if not source.trainable:
@@ -129,7 +129,7 @@ def explain_gradient(tape, target: Any, source: Any) -> GradientExplanation:
 
     # 0-1 BFS from the targets towards the source: recorded edges cost 0, unrecorded (marker) edges 1,
     # so a fully recorded path is found whenever one exists.
-    tt, ops = inner.tensor_tape, inner.op_tape
+    ops = inner.op_tape
     lin = markers(inner)
     dist: Dict[int, int] = {}
     parent: Dict[int, Tuple[int, str, str, Any]] = {}  # tensor id -> (child id, op name, how, child dtype)
@@ -144,9 +144,9 @@ def explain_gradient(tape, target: Any, source: Any) -> GradientExplanation:
         d = dist[tid]
         if tid == sid:
             continue
-        op_id = tt.get(tid)
+        op_id = inner.producer(tid)
         edges = []
-        if op_id is not None and op_id != -1 and op_id in ops:
+        if op_id is not None and op_id != -1:
             entry = ops[op_id]
             dt = next((info[2] for info in entry.outputs if info[0] == tid), None)
             edges = [(i, 0, entry.op_type, "recorded", dt) for i in entry.input_ids]
@@ -154,7 +154,7 @@ def explain_gradient(tape, target: Any, source: Any) -> GradientExplanation:
             name, ins, why, dt, in_dts = lin[tid]
             edges = [(i, 1, name, why, dt) for i in ins]
             for i, idt in zip(ins, in_dts):
-                if not is_float(idt) and i not in tt and i not in lin:
+                if not is_float(idt) and not inner.knows(i) and i not in lin:
                     dead_ends.append((name, idt))
         for nid, w, name, how, dt in edges:
             nd = d + w
@@ -173,7 +173,7 @@ def explain_gradient(tape, target: Any, source: Any) -> GradientExplanation:
                               "floating point (tj.numpy.where(x > 0, x, 0.) instead of casting a mask).")
     if sid not in dist:
         truncated = markers_truncated(inner)
-        tgt_known = any(i in tt or i in lin for i, _, _ in tinfo)
+        tgt_known = any(inner.knows(i) or i in lin for i, _, _ in tinfo)
         hint = raw_jax_hint(inner, sid) or (
                 "the target was not computed by any op run while this tape was active (computed before the tape, "
                 "or outside it)" if not tgt_known else

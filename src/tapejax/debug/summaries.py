@@ -188,7 +188,7 @@ def summary(tape) -> TapeSummary:
         rows.append({"index": k, "op": entry.op_type, "inputs": list(entry.input_ids),
                      "outputs": [(i, tuple(s), str(dt)) for i, s, dt, *_ in entry.outputs],
                      "residual_bytes": nb})
-    watched = [i for i, o in inner.tensor_tape.items() if o == -1 and i not in inner.watched_variables]
+    watched = [i for i in inner.watched_ids() if i not in inner.watched_variables]
     names = [v.name for v in inner.watched_variables.values()]
     return TapeSummary(rows, watched, names, total, sum(seen.values()), inner.persistent)
 

@@ -2,7 +2,8 @@
 
 Terms. A ``GradientTape`` (backprop.py) is the user's handle; what it recorded lives in its internal
 ``Tape`` (tape.py): ``op_tape`` (op id -> entry with op type, input ids, output infos, backward function),
-``tensor_tape`` (tensor id -> id of the op that made it, ``-1`` when watched) and ``watched_variables``.
+what made each tensor (``producer(tid)``: an op id, ``-1`` when watched, None when unknown; ``knows(tid)``)
+and ``watched_variables``.
 A non-persistent tape drops that internal tape at its first ``gradient()`` call: it is then *used*, and
 nothing is left to explain or summarise.
 """

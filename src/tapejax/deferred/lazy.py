@@ -113,7 +113,7 @@ class Node(BackwardFunction):
     another output of a multi-output op. ``seq`` is the id of its first output: ids only grow, so it
     orders nodes as they were made."""
 
-    __slots__ = ("type", "values", "seq", "record_uid", "tix", "step", "res_pending", "epoch")
+    __slots__ = ("type", "values", "seq", "record_uid", "step", "res_pending", "epoch")
 
     def __init__(self, type_: OpType, args: list, recorded: bool, input_ids: tuple = ()) -> None:
         self.type = type_
@@ -126,8 +126,7 @@ class Node(BackwardFunction):
         self.res_pending = recorded  # its residuals come from running it (``node`` is itself until taken)
         self.values: Optional[tuple] = None
         self.seq = 0  # (set by defer: the id of its first output)
-        self.record_uid = 0  # the uid of the StepRecord that lists it, and its index there
-        self.tix = -1
+        self.record_uid = 0  # the uid of the StepRecord that lists it
         self.step = None  # a weak reference to the pending replay step (deferred/pending.py) computing its value
 
     # BackwardFunction's fields, from the op type and the node's own state
@@ -270,10 +269,11 @@ class StepRecord:
     the device arrays the deferred ops read (``leaves``, each once, in order of first use).
 
     Tensors are named relative to the record (``id - base`` for tensors made while it records, a
-    first-use index for older ones; a deferred op's output by the step of ids from the op before it and
-    its inputs by how many ops back their producer is), so the tokens of two steps of a training loop
-    are equal exactly when the two tapes have the same structure. replay.py keys compiled programs on them, which makes
-    the per-step cost of finding the program a hash of the token list instead of a walk over the tape.
+    first-use index for older ones; a deferred op's output by the step of ids from the op before it, and
+    an input a deferred op of the record made by that op's first output id, counted back from the op
+    before), so the tokens of two steps of a training loop are equal exactly when the two tapes have the
+    same structure. replay.py keys compiled programs on them, which makes the per-step cost of finding the
+    program a hash of the token list instead of a walk over the tape.
     Anything else recorded on the tape (an op that ran eagerly, a custom gradient) breaks the record:
     ``entries`` counts the tape entries the record describes, so the tape's own count of entries
     (``Tape.entries_recorded``) differing from it says something else was recorded (``describes``)."""
@@ -311,8 +311,8 @@ class StepRecord:
         return k
 
     def add(self, token: tuple) -> None:
-        """Add a token (a tuple of atoms: a str tag first, or for a deferred op its type's int uid and its
-        length, so that the flat list reads back one way only)."""
+        """Add a token (a tuple of atoms: a str tag first, or for a deferred op its type's int uid, which fixes
+        its length, so that the flat list reads back one way only)."""
         self.tokens += token
         self.count += 1
 
@@ -366,7 +366,6 @@ def defer(op: OpDef, args, raw, static):
     refs = []
     mask = 0
     bit = 1
-    tix = len(record.nodes) if record is not None else -1  # (this op's index in the record)
     for k, (a, r) in enumerate(zip(args, raw)):
         if type(r) is LazyTensor:
             avals.append(r._aval)
@@ -376,10 +375,11 @@ def defer(op: OpDef, args, raw, static):
                 raw[k] = n  # the producer, not its output tensor (which may die while this op waits)
             if record is not None:
                 if n.record_uid == record.uid:
-                    # output j of the op `dist` ops back, as one small int (CPython shares those: nothing
-                    # allocated per op) while it fits, else a tuple
-                    dist, j = tix - n.tix, r._index
-                    refs.append((dist << 3) | j if j < 8 and dist < 32 else (dist, j))
+                    # output j of the op whose first output came `dist` ids before the last op's (the ids
+                    # the record names tensors by: no index kept per node), as one int (small mostly:
+                    # CPython shares those, nothing allocated per op), or a tuple past 7 outputs
+                    dist, j = record.last - n.seq, r._index
+                    refs.append((dist << 3) | j if j < 8 else (dist, j))
                 else:
                     record.break_()
                     record = None
@@ -428,11 +428,12 @@ def defer(op: OpDef, args, raw, static):
         tape_set.debug_hooks.note_unrecorded(op, args, result)
     if record is not None:
         node.record_uid = record.uid
-        node.tix = tix
         record.nodes.append(node)
         oid = outs[0]._id
-        record.tokens += (typ.uid, len(refs), recorded, oid - record.last, *refs)  # (record.add, inline: per op)
-        record.count += 1  # (the id step from the last op above is small, as the refs: shared ints)
+        # (record.add, inline: this runs per op) The type's uid fixes how many refs follow; the id step from the
+        # last op, doubled, plus whether the tape recorded it, is small, as the refs: shared ints.
+        record.tokens += (typ.uid, ((oid - record.last) << 1) | recorded, *refs)
+        record.count += 1
         record.last = oid
     return result
 

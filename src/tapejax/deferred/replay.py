@@ -35,7 +35,7 @@ import jax
 from .. import vspace
 from ..config import config
 from ..ops.core import BackwardFunction, IdentityBackward, NoGradient, OpBackward, as_tuple, rules_epoch
-from ..sweep import GradientStats, backprop
+from ..sweep import GradientStats, backprop, knows, producer
 from ..tape import OpEntry
 from . import background, lazy, pending
 from .fence import TRUE, fence
@@ -167,11 +167,11 @@ def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_tar
             ol = (ol, tuple((tuple(o[1]), o[2]) for o in outs))
         ids = e.input_ids
         # Where each input comes from matters too (known to the tape or not).
-        sig.append((bsig, ol, tuple([setd(i, len(local)) for i in ids]), tuple([i in tt for i in ids])))
+        sig.append((bsig, ol, tuple([setd(i, len(local)) for i in ids]), tuple([knows(tt, ops, i) for i in ids])))
     # The deferred ops making the targets: their values come back with the gradients.
     exported = []
     for t in target_ids:
-        e = ops.get(tt.get(t, -1))
+        e = ops.get(producer(tt, ops, t))
         if e is not None and isinstance(e.backward, BackwardFunction) and e.backward.node is not None:
             j = node_index.get(id(e.backward.node))
             if j is not None and j not in exported:
@@ -240,18 +240,21 @@ def _snapshot(ops: Dict[int, OpEntry], usage, missing, tt, plan: StructurePlan) 
 
 
 def _localize(snapshot: Snapshot):
+    """The snapshot's pruned tape in local ids: op k's id is ``first_op + k``, above every local tensor id,
+    and ``tensor_tape`` lists the producer of every local tensor the tape knows."""
     snap_ops, local, ops, usage, missing, tt = (snapshot.ops, snapshot.local, snapshot.tape_ops, snapshot.usage,
                                                 snapshot.missing, snapshot.tensor_tape)
     tgt, src, sat = snapshot.targets, snapshot.sources, snapshot.that_are_targets
-    op_index = {op_id: k for k, op_id in enumerate(ops)}
+    first_op = len(local)
+    op_local = {op_id: first_op + k for k, op_id in enumerate(ops)}
     tt_local = {}
     for tid, l in local.items():
-        p = tt.get(tid)
+        p = producer(tt, ops, tid)
         if p is not None:
-            tt_local[l] = op_index.get(p, -2) if p != -1 else -1
+            tt_local[l] = op_local[p] if p != -1 else -1
     usage_local = {local[i]: n for i, n in usage.items() if i in local}
-    missing_local = {op_index[o]: n for o, n in missing.items() if o in op_index}
-    return snap_ops, tt_local, usage_local, missing_local, tgt, src, sat
+    missing_local = {op_local[o]: n for o, n in missing.items() if o in op_local}
+    return snap_ops, first_op, tt_local, usage_local, missing_local, tgt, src, sat
 
 
 class _FencedBackward:
@@ -267,7 +270,7 @@ class _FencedBackward:
 
 
 def _build(snapshot: Snapshot, exact: bool) -> _Program:
-    snap_ops, tt_local, usage_local, missing_local, tgt, src, sat = _localize(snapshot)
+    snap_ops, first_op, tt_local, usage_local, missing_local, tgt, src, sat = _localize(snapshot)
     node_sig, exported = snapshot.nodes, snapshot.exported
     program = _Program(None)
 
@@ -295,7 +298,7 @@ def _build(snapshot: Snapshot, exact: bool) -> _Program:
                 bf = OpBackward(op, static, jax.tree_util.tree_unflatten(treedef, leaves[a:b]), None, diff, spec)
             if exact and kind != "identity":
                 bf = _FencedBackward(bf, pred)
-            ops[k] = OpEntry(op_type, tuple([o[0] for o in outs]), tuple([(o[1], o[2], None) for o in outs]),
+            ops[first_op + k] = OpEntry(op_type, tuple([o[0] for o in outs]), tuple([(o[1], o[2], None) for o in outs]),
                              list(ins), bf)
         stats = GradientStats()
         that_are_targets = {l: (shape, dtype, None) for l, shape, dtype in sat}
@@ -396,11 +399,13 @@ def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, targe
     setd = local.setdefault
     snap_ops = []
     recorded = set()
+    tix = {id(n): j for j, n in enumerate(tr.nodes)}  # a node's index in the record
     for e in ops.values():
         bf = e.backward
         if isinstance(bf, BackwardFunction) and bf.node is not None and bf.node.record_uid == tr.uid:
-            bdesc = ("lazy", bf.op, bf.static, bf.diff, bf.spec, bf.node.tix)
-            recorded.add(bf.node.tix)
+            j = tix[id(bf.node)]
+            bdesc = ("lazy", bf.op, bf.static, bf.diff, bf.spec, j)
+            recorded.add(j)
         elif isinstance(bf, IdentityBackward):
             bdesc = ("identity",)
         else:
@@ -409,19 +414,19 @@ def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, targe
         ins = tuple(setd(i, len(local)) for i in e.input_ids)
         snap_ops.append((e.op_type, outs, ins, bdesc))
     node_sig = []
-    for n in tr.nodes:
+    for j, n in enumerate(tr.nodes):
         refs = []
         for r in n.args():
             src = lazy.producer(r)
-            refs.append(tr.leaf_pos[id(r)] if src is None else (src[0].tix, src[1]))
+            refs.append(tr.leaf_pos[id(r)] if src is None else (tix[id(src[0])], src[1]))
         refs = tuple(refs)
         # (the token's refs also name the tensors; the program only needs where each value comes from)
-        node_sig.append((n.kernels, n.diff, n.type, refs, n.tix in recorded))
+        node_sig.append((n.kernels, n.diff, n.type, refs, j in recorded))
     exported = []
     for t in target_ids:
-        e = ops.get(tt.get(t, -1))
+        e = ops.get(producer(tt, ops, t))
         if e is not None and isinstance(e.backward, BackwardFunction) and e.backward.node is not None:
-            j = e.backward.node.tix
+            j = tix[id(e.backward.node)]
             if j not in exported:
                 exported.append(j)
     tgt = tuple(setd(t, len(local)) for t in target_ids)

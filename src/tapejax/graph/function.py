@@ -293,7 +293,6 @@ class Function:
 def _connections(graph, in_ids: List[int], out_ids: List[Optional[int]]) -> tuple:
     """For each output, the positions of the inputs it reaches through the ops the trace recorded (an
     output that is not a Tensor counts as reaching every input)."""
-    tt, ops = graph.tensor_tape, graph.op_tape
     result = []
     for oid in out_ids:
         if oid is None:
@@ -305,9 +304,9 @@ def _connections(graph, in_ids: List[int], out_ids: List[Optional[int]]) -> tupl
             if i in seen:
                 continue
             seen.add(i)
-            entry = ops.get(tt.get(i))
-            if entry is not None:
-                stack.extend(entry.input_ids)
+            op_id = graph.producer(i)
+            if op_id is not None and op_id != -1:
+                stack.extend(graph.op_tape[op_id].input_ids)
         result.append(frozenset(p for p, i in enumerate(in_ids) if i in seen))
     return tuple(result)
 
