@@ -182,10 +182,23 @@ for name, tj_c, tf_c in (("cumsum", tnp.cumsum, tf.math.cumsum), ("cumprod", tnp
     add(name, "c64", lambda x, f=tj_c: f(x, axis=0), lambda x, f=tf_c: f(x, axis=0), rnd((4,), C64, key=name))
 add("add_n", "f32 three", lambda *xs: tnp.add_n(xs), lambda *xs: tf.add_n(xs), rnd((3,), key=1), rnd((3,), key=2),
     rnd((3,), key=3))
-add("norm", "f32 fro", lambda x: tnp.linalg.norm(x), lambda x: tf.norm(x), rnd((3, 4), key="norm"))
-add("norm", "f32 axis=1", lambda x: tnp.linalg.norm(x, axis=1), lambda x: tf.norm(x, axis=1), rnd((3, 4), key="n2"))
-add("norm", "f32 zero vector", lambda x: tnp.linalg.norm(x, axis=1), lambda x: tf.norm(x, axis=1),
+add("euclidean_norm", "f32 fro", lambda x: tnp.linalg.norm(x), lambda x: tf.norm(x), rnd((3, 4), key="norm"))
+add("euclidean_norm", "f32 axis=1", lambda x: tnp.linalg.norm(x, axis=1), lambda x: tf.norm(x, axis=1), rnd((3, 4), key="n2"))
+add("euclidean_norm", "f32 zero vector", lambda x: tnp.linalg.norm(x, axis=1), lambda x: tf.norm(x, axis=1),
     np.asarray([[0.0, 0.0], [3.0, 4.0]], F32), corner=True)
+add("norm", "f32 ord=1 axis=0 with zeros", lambda x: tnp.linalg.norm(x, ord=1, axis=0),
+    lambda x: tf.norm(x, ord=1, axis=0), np.asarray([[0.0, 1.0, -2.0], [0.0, -3.0, 0.0]], F32), corner=True)
+add("norm", "f32 ord=inf ties", lambda x: tnp.linalg.norm(x, ord=np.inf, axis=1),
+    lambda x: tf.norm(x, ord=np.inf, axis=1), np.asarray([[1.0, -3.0, 3.0], [2.0, 2.0, 0.0]], F32), corner=True)
+add("euclidean_norm", "c64 axis=1 (TF's complex result's real part)", lambda x: tnp.linalg.norm(x, axis=1),
+    lambda x: tf.math.real(tf.norm(x, axis=1)), rnd((2, 3), C64, key="nc"))
+add("norm", "c64 ord=1 axis=1 (TF's complex result's real part)", lambda x: tnp.linalg.norm(x, ord=1, axis=1),
+    lambda x: tf.math.real(tf.norm(x, ord=1, axis=1)), rnd((2, 3), C64, key="nc"))
+add("norm", "f32 matrix ord=1 and inf", lambda x: (tnp.linalg.norm(x, ord=1, axis=(0, 1)), tnp.linalg.norm(
+    x, ord=np.inf, axis=(0, 1))), lambda x: (tf.norm(x, ord=1, axis=(0, 1)), tf.norm(x, ord=np.inf, axis=(0, 1))),
+    np.asarray([[0.0, 1.0, -2.0], [0.0, -3.0, 1.0]], F32), corner=True)
+add("norm", "f32 ord=3 axis=1", lambda x: tnp.linalg.norm(x, ord=3, axis=1), lambda x: tf.norm(x, ord=3, axis=1),
+    rnd((2, 4), key="n3p"))
 add("norm", "f32 ord=1 axis=0", lambda x: tnp.linalg.norm(x, ord=1, axis=0),
     lambda x: tf.norm(x, ord=1, axis=0), rnd((3, 4), key="n3"))
 
@@ -262,7 +275,10 @@ add("conv", "f32 NHWC SAME stride 2", lambda x, w: tj.nn.conv(x, w, (2, 2), "SAM
     rnd((3, 3, 3, 4), key="cw"), tol=4)
 add("conv", "f32 NHWC VALID dilated", lambda x, w: tj.nn.conv(x, w, (1, 1), "VALID", rhs_dilation=(2, 2),
     dimension_numbers=("NHWC", "HWIO", "NHWC")), lambda x, w: tf.nn.conv2d(x, w, 1, "VALID", dilations=2),
-    rnd((1, 6, 6, 2), key="cx2"), rnd((2, 2, 2, 3), key="cw2"), tol=4)
+    rnd((1, 6, 6, 2), key="cx2"), rnd((2, 2, 2, 3), key="cw2"), tol=4, checks=("fwd", "jvp"))  # TF CPU: no backprop
+add("conv", "f32 NHWC VALID stride 1", lambda x, w: tj.nn.conv(x, w, (1, 1), "VALID", dimension_numbers=(
+    "NHWC", "HWIO", "NHWC")), lambda x, w: tf.nn.conv2d(x, w, 1, "VALID"), rnd((1, 6, 6, 2), key="cx3"),
+    rnd((2, 2, 2, 3), key="cw3"), tol=4)
 add("max_pool", "f32 2x2/2 VALID", lambda x: tj.nn.max_pool(x, (2, 2), (2, 2)),
     lambda x: tf.nn.max_pool2d(x, 2, 2, "VALID"), rnd((2, 4, 4, 3), key="mp"))
 add("max_pool", "f32 3x3/1 SAME", lambda x: tj.nn.max_pool(x, (3, 3), (1, 1), "SAME"),
@@ -284,8 +300,11 @@ def _tf_batch_norm(x, s, o):
     return y, m, v
 
 
-add("batch_norm", "f32 NHWC", lambda x, s, o: tj.nn.batch_norm(x, s, o, epsilon=1e-3), _tf_batch_norm,
-    rnd((2, 3, 3, 4), key="bn"), rnd((4,), key="bs", lo=0.5), rnd((4,), key="bo"), tol=8)
+add("batch_norm", "f32 NHWC y only", lambda x, s, o: tj.nn.batch_norm(x, s, o, epsilon=1e-3)[0],
+    lambda x, s, o: _tf_batch_norm(x, s, o)[0], rnd((2, 3, 3, 4), key="bn"), rnd((4,), key="bs", lo=0.5),
+    rnd((4,), key="bo"), tol=8)
+add("batch_norm", "f32 NHWC all three outputs", lambda x, s, o: tj.nn.batch_norm(x, s, o, epsilon=1e-3),
+    _tf_batch_norm, rnd((2, 3, 3, 4), key="bn"), rnd((4,), key="bs", lo=0.5), rnd((4,), key="bo"), tol=8)
 
 
 def _tf_layer_norm(x, s, o):  # Keras LayerNormalization's formula over the last axis (no TF fused op)
@@ -376,14 +395,20 @@ add("linalg_inv", "f32", tnp.linalg.inv, tf.linalg.inv, GEN, tol=8)
 add("linalg_det", "f32", tnp.linalg.det, tf.linalg.det, GEN, tol=8)
 add("linalg_slogdet", "f32 negative det", lambda a: tuple(tnp.linalg.slogdet(a)), tf.linalg.slogdet, -GEN, tol=8)
 add("linalg_cholesky", "f32 (symmetric input)", tnp.linalg.cholesky, tf.linalg.cholesky, SPD, tol=8)
-add("linalg_eigh", "f32 (lower triangle)", lambda a: tuple(tnp.linalg.eigh(a)), tf.linalg.eigh,
-    SPD + np.triu(rnd((3, 3), key="up"), 1), tol=16)
+
+
+def _sign_fixed(w, v, sign):  # eigenvectors with a positive first row: the sign LAPACK picks is arbitrary
+    return w, v * sign(v[:1, :])
+
+
+add("linalg_eigh", "f32 (lower triangle, signs fixed)", lambda a: _sign_fixed(*tnp.linalg.eigh(a), tnp.sign),
+    lambda a: _sign_fixed(*tf.linalg.eigh(a), tf.sign), SPD + np.triu(rnd((3, 3), key="up"), 1), tol=16)
 add("linalg_svd", "f32 values only", lambda a: tnp.linalg.svd(a, compute_uv=False),
     lambda a: tf.linalg.svd(a, compute_uv=False), rnd((4, 3), key="svd"), tol=16)
 add("linalg_qr", "f32 reduced", lambda a: tuple(tnp.linalg.qr(a)), lambda a: tuple(tf.linalg.qr(a)),
     GEN, tol=16)
 add("linalg_lstsq", "f32 solution", lambda a, b: tnp.linalg.lstsq(a, b)[0],
-    lambda a, b: tf.linalg.lstsq(a, b, fast=False), rnd((5, 3), key="ls") + np.eye(5, 3, dtype=F32) * 3,
+    lambda a, b: tf.linalg.lstsq(a, b, fast=True), rnd((5, 3), key="ls") + np.eye(5, 3, dtype=F32) * 3,
     rnd((5, 2), key="lsb"), tol=64)
 
 for _name in ("dropout", "random_permutation"):
@@ -418,18 +443,24 @@ ERRORS = [
     ("squeeze", "axis of size 3", lambda m: m["squeeze"](np.ones((3, 1), F32), 0)),
     ("transpose", "perm of wrong length", lambda m: m["transpose"](np.ones((2, 3), F32), (1, 0, 2))),
     ("broadcast_to", "(3,) to (4,)", lambda m: m["broadcast_to"](np.ones(3, F32), (4,))),
+    ("add", "float32 + int32 tensors", lambda m: m["add"](m["const"](np.ones(3, F32)), m["const"](np.ones(3, I32)))),
+    ("add", "float32 + float16 tensors", lambda m: m["add"](m["const"](np.ones(3, F32)), m["const"](np.ones(3, F16)))),
+    ("matmul", "float32 @ int32", lambda m: m["matmul"](m["const"](np.ones((2, 2), F32)),
+                                                        m["const"](np.ones((2, 2), I32)))),
+    ("concatenate", "float32 with int32", lambda m: m["concat"]([m["const"](np.ones(2, F32)),
+                                                                 m["const"](np.ones(2, I32))], 0)),
 ]
 TF_M = {"add": tf.add, "matmul": tf.linalg.matmul, "reshape": tf.reshape, "concat": tf.concat, "stack": tf.stack,
         "gather": tf.gather, "getitem": lambda x, i: tf.constant(x)[i],
         "xent": lambda l, z: tf.nn.softmax_cross_entropy_with_logits(l, z),
         "sxent": lambda l, z: tf.nn.sparse_softmax_cross_entropy_with_logits(l, z),
         "cholesky": tf.linalg.cholesky, "solve": tf.linalg.solve, "split": tf.split,
-        "squeeze": tf.squeeze, "transpose": tf.transpose, "broadcast_to": tf.broadcast_to}
+        "squeeze": tf.squeeze, "transpose": tf.transpose, "broadcast_to": tf.broadcast_to, "const": tf.constant}
 TJ_M = {"add": tnp.add, "matmul": tnp.matmul, "reshape": tnp.reshape, "concat": tnp.concatenate, "stack": tnp.stack,
         "gather": lambda x, i: tnp.take(x, i, axis=0), "getitem": lambda x, i: tj.constant(x)[i],
         "xent": tj.nn.softmax_cross_entropy_with_logits, "sxent": tj.nn.sparse_softmax_cross_entropy_with_logits,
         "cholesky": tnp.linalg.cholesky, "solve": tnp.linalg.solve, "split": tnp.split, "squeeze": tnp.squeeze,
-        "transpose": tnp.transpose, "broadcast_to": tnp.broadcast_to}
+        "transpose": tnp.transpose, "broadcast_to": tnp.broadcast_to, "const": tj.constant}
 # an exception type tapejax may raise for each TF exception type
 ACCEPTED = {
     "InvalidArgumentError": (ValueError, TypeError, IndexError),
