@@ -65,7 +65,7 @@ class Case:
 
 CASES: list = []
 SKIPPED: dict = {}  # op -> why no TF comparison
-KNOWN: dict = {}  # (op, label prefix) -> why the mismatch is deliberate
+KNOWN: dict = {}  # (op, case label prefix, check) -> why the mismatch is deliberate
 
 
 def rng_for(*key) -> np.random.Generator:
@@ -415,11 +415,62 @@ for _name in ("dropout", "random_permutation"):
     SKIPPED[_name] = "random draws: no value-for-value TF counterpart"
 SKIPPED["linalg_svd (U, V)"] = "tf.linalg.svd returns V, not Vh, with an unrelated sign choice (values and S compared)"
 
-# deliberate differences: (op, label prefix) -> why
+# Deliberate differences: (op, case label prefix, check) -> why tapejax differs from TF 2.21 there.
+_NO_NAN = ("API.md: ops whose derivative is infinite somewhere give 0 for a zero incoming gradient (mul_no_nan); "
+           "TF 2.21's rule multiplies plainly (0 * inf = NaN)")
+_POW = ("API.md's mul_no_nan rule (TF 2.21's PowGrad multiplies plainly: NaN for a zero gradient or at x = y = 0, "
+        "where tapejax gives 0); TF's forward mode also gives NaN where the derivative is +-inf")
+for _op in ("arcsin", "arccos", "arctanh"):
+    for _lab in ("f32 corner", "f16 corner"):
+        KNOWN[(_op, _lab, "grad")] = _NO_NAN
+for _lab in ("f32 corner grid", "f32 ties", "f32 x**0.5 with zeros"):
+    for _check in ("grad", "jvp"):
+        KNOWN[("power", _lab, _check)] = _POW
+for _n in (2, 3, 0, -2):
+    for _check in ("grad", "jvp"):
+        KNOWN[("integer_pow", f"f32 corner n={_n}", _check)] = _POW
 KNOWN.update({
-    ("divide", "i32"): "tj.numpy mirrors jax.numpy: int / int is float32 (TF: float64, JAX's x64 is off)",
-    ("mean", "i32"): "jax.numpy's mean of ints is a float (TF's reduce_mean of ints truncates)",
+    ("divide", "i32", "fwd"): "tj.numpy mirrors jax.numpy: int / int is float32 (TF: float64; JAX's x64 is off)",
+    ("floor_divide", "f32 corner grid", "fwd"): "jax.numpy's float floor_divide (NaN for +-inf // finite; TF's "
+                                                "floor(x / y) gives +-inf)",
+    ("max", "f32 empty axis", "fwd"): "jax.numpy raises ValueError reducing a zero-size axis (TF returns -inf)",
+    ("min", "f32 empty axis", "fwd"): "jax.numpy raises ValueError reducing a zero-size axis (TF returns +inf)",
+    ("sign", "f32", "jvp"): "TF's forward mode gives None (its SignGrad's zeros do not depend on the gradient); "
+                            "tapejax gives the zeros of its reverse rule",
+    ("sign", "f16", "jvp"): "TF's forward mode gives None (see sign f32)",
+    ("cumprod", "f32 axis=0 with zeros", "grad"): "TF's CumprodGrad divides by x (div_no_nan: 0 where x = 0), "
+                                                  "not the derivative; tapejax's is exact",
+    ("cumprod", "f32 axis=0 with zeros", "jvp"): "TF's forward mode transposes that CumprodGrad (see grad)",
+    ("cumprod", "c64", "grad"): "TF's CumprodGrad does not conjugate (it breaks TF's own complex convention, "
+                                "grad * conj(dy/dx), which tapejax follows)",
+    ("cumprod", "c64", "jvp"): "TF's forward mode transposes that CumprodGrad (see grad)",
+    ("euclidean_norm", "f32 zero vector", "jvp"): "TF's forward mode of sqrt gives NaN for a zero tangent at 0; "
+                                                  "API.md: the same no-NaN rule in forward and reverse mode",
+    ("elu", "elu: f32 corner", "grad"): "at a NaN input TF's EluGrad passes the gradient; tapejax's is NaN",
+    ("elu", "elu: f32 corner", "jvp"): "at a NaN input (see grad)",
+    ("softmax_cross_entropy_with_logits", "f32 labels not summing to 1", "grad"):
+        "TF's gradient is its backprop output, softmax - labels, the derivative only where labels sum to 1 "
+        "(TF documents them as distributions); tapejax's is the exact derivative",
+    ("softmax_cross_entropy_with_logits", "f32 labels not summing to 1", "jvp"): "see grad",
+    ("batch_norm", "f32 NHWC all three outputs", "grad"): "TF's FusedBatchNormGrad ignores the gradients of "
+                                                          "batch_mean and batch_var; tapejax differentiates all three",
+    ("batch_norm", "f32 NHWC all three outputs", "jvp"): "TF's forward mode transposes that rule: None for "
+                                                         "batch_mean and batch_var",
+    ("sort", "f32 nan/inf", "fwd"): "TF's sort does not order NaN",
+    ("sort", "f32 nan/inf", "grad"): "follows the forward order (see fwd)",
+    ("sort", "f32 nan/inf", "jvp"): "follows the forward order (see fwd)",
+    ("clip", "f32 bounds and ties", "jvp"): "at a NaN input TF's forward mode gives 0 where its own reverse "
+                                            "ClipByValueGrad passes the gradient; tapejax passes it in both",
+    ("linalg_slogdet", "f32 negative det", "jvp"): "the sign output's tangent: zeros in tapejax, None in TF",
+    ("arctan2", "f32 corner grid", "jvp"): "x = 1e-30, y = 0: x*x + y*y underflows to 0; TF's forward mode "
+                                           "forms (tx*y - ty*x) / 0 = -inf, tapejax tx*y/0 + ... = NaN",
 })
+KNOWN_ERRORS = {
+    ("add", "float32 + int32 tensors"): "tj.numpy mirrors jax.numpy's type promotion (TF raises)",
+    ("add", "float32 + float16 tensors"): "tj.numpy mirrors jax.numpy's type promotion (TF raises)",
+    ("matmul", "float32 @ int32"): "tj.numpy mirrors jax.numpy's type promotion (TF raises)",
+    ("concatenate", "float32 with int32"): "tj.numpy mirrors jax.numpy's type promotion (TF raises)",
+}
 
 
 # -- error cases: TF raises; tapejax must raise a clear Python exception ------------------------------------
@@ -647,9 +698,9 @@ def run_error(fn) -> tuple:
     return tf_exc, tj_exc
 
 
-def known(op: str, label: str) -> Optional[str]:
-    for (o, prefix), why in KNOWN.items():
-        if o == op and label.startswith(prefix):
+def known(op: str, label: str, check: str) -> Optional[str]:
+    for (o, prefix, ch), why in KNOWN.items():
+        if o == op and ch == check and label.startswith(prefix):
             return why
     return None
 
@@ -672,8 +723,8 @@ def main(argv=None) -> int:
         for check, msg in res:
             if check == "skip":
                 tf_rejects.append((c.op, c.label, msg))
-            elif known(c.op, c.label):
-                known_rows.append((c.op, c.label, check, msg, known(c.op, c.label)))
+            elif known(c.op, c.label, check):
+                known_rows.append((c.op, c.label, check, msg, known(c.op, c.label, check)))
             else:
                 rows.append((c.op, c.label, check, msg))
     print(f"\n== MISMATCHES ({len(rows)} in {len(cases)} cases) ==")
@@ -689,7 +740,9 @@ def main(argv=None) -> int:
         tjn = type(tj_e).__name__ if tj_e else "no error"
         ok = (tf_e is None) == (tj_e is None) and (tj_e is None or isinstance(tj_e, ACCEPTED.get(tfn, (Exception,))))
         ok = ok and not (tj_e is not None and type(tj_e).__module__.startswith("jax"))
-        if not ok:
+        if not ok and (op, label) in KNOWN_ERRORS:
+            known_rows.append((op, label, "raises", f"TF {tfn}, tj {tjn}", KNOWN_ERRORS[(op, label)]))
+        elif not ok:
             err_rows.append((op, label, tfn, tjn, str(tj_e)[:90] if tj_e else ""))
     print(f"\n== EXCEPTION MISMATCHES ({len(err_rows)} of {len(ERRORS)}) ==")
     for op, label, tfn, tjn, msg in err_rows:
