@@ -32,13 +32,8 @@ _REGISTRY = {n: op for n, op in registry().items() if not getattr(op, "user_defi
 # Ops whose JAX function rejects complex inputs (as TF's kernels do): skipped by name, with the reason.
 NO_COMPLEX = {
     "cbrt": "jnp.cbrt is real-only",
-    "ceil": "jnp.ceil is real-only",
-    "floor": "jnp.floor is real-only",
-    "trunc": "jnp.trunc is real-only",
-    "round": "rounding is real-only in TF (jnp.round rounds both parts: piecewise constant anyway)",
     "erf": "jax.scipy.special.erf is real-only",
     "clip": "jnp.clip rejects complex values",
-    "floor_divide": "jnp.floor_divide rejects complex values",
     "mod": "jnp.mod rejects complex values",
     "max_pool": "reduce_window max has no complex init value",
     "astype": "the sample casts to float16 (complex -> real cast); covered by test_cast_between_real_and_complex",

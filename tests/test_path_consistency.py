@@ -168,6 +168,11 @@ def _special_cases():
         Case("min_tie", s(lambda x, y: tnp.minimum(x, y) * x), [[1.0, 2.0], [1.0, 1.0]], second_order=True),
         Case("abs_relu_at_zero", s(lambda x: tnp.abs(x) + tj.nn.relu(x)), [[0.0, 1.0, -1.0]]),
         Case("where_sqrt", s(lambda u: tnp.where(u > 0, tnp.sqrt(tnp.abs(u)), 0.0)), [[0.0, 4.0, -1.0]]),
+        Case("norm_masked_zero_row", s(lambda x: tnp.where(tnp.asarray([False, True]), tnp.linalg.norm(x, axis=1),
+                                                            0.0)), [[[0.0, 0.0], [3.0, 4.0]]]),
+        Case("l1_norm_at_zero", s(lambda x: tnp.linalg.norm(x, ord=1, axis=1)), [[[0.0, -2.0], [3.0, 0.0]]]),
+        # rounding ops are not recorded (their gradient is None, as TF's): the product's other factor remains
+        Case("rounding_no_gradient", s(lambda x: tnp.floor(x) * 2.0 + tnp.round(x) * x + x // 0.5), [X3]),
         Case("custom_gradient", s(lambda x: log1pexp(x)), [[10.0, 0.5, -3.0]], python_backward=True,
              second_order=True),
         Case("custom_gradient_override", s(square_custom), [X3], python_backward=True, second_order=True),

@@ -2,7 +2,10 @@
 
 One family, one table (declare.py says how ops are declared): each op is one ``OpDef`` line, its JAX
 function, its sample inputs (well-conditioned: distinct eigen/singular values, far from singular) and a
-comment on the derivative convention. No op has a hand-written rule. Where TensorFlow's gradient
+comment on the derivative convention. Only the Euclidean ``norm`` has a hand-written rule: TF's
+``tf.norm`` is ``sqrt(sum(x * conj(x)))``, whose gradient is 0 where the incoming gradient is 0, also at a
+zero vector (SqrtGrad, as ``tj.numpy.sqrt``), where JAX's derivative is NaN. The other norms are derived
+from a function whose ``|x|`` has TF's derivative, ``sign(x)`` (0 at 0; JAX's is 1 there). Where TensorFlow's gradient
 (``tensorflow/python/ops/linalg_grad.py``) and JAX's agree, the kernels are derived from JAX
 (``jax.vjp``/``jax.jvp`` of the op's function, core.py). Where they differ, the op's *function* is written
 so that its exact derivative is TF's, so every path (tape, accumulator, tj.function, jax.grad of a call)
@@ -34,6 +37,7 @@ import numpy as np
 
 from .core import OpDef, apply, freeze
 from .declare import samples as _samples
+from .rules import cast_like, mul_no_nan
 
 # -- well-conditioned sample inputs ----------------------------------------------------------------------
 _rng = np.random.default_rng(16)
@@ -106,6 +110,80 @@ def _qr_fn(a, mode="reduced"):
     return out if mode == "r" else tuple(out)
 
 
+def _is_euclidean(ord, axis, ndim: int) -> bool:
+    """Whether ``norm(x, ord, axis)`` is ``sqrt(sum(|x|^2))`` over its axes: the vector 2-norm or the
+    Frobenius norm (TF's ``'euclidean'``)."""
+    n = ndim if axis is None else (1 if isinstance(axis, int) else len(axis))
+    return (ord is None and (axis is None or n <= 2)) or (ord == 2 and n == 1) or (ord == "fro" and n == 2)
+
+
+def _norm_axes(axis, ndim: int) -> tuple:
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(a % ndim for a in ((axis,) if isinstance(axis, int) else axis))
+
+
+@jax.custom_jvp
+def _abs(x):
+    return jnp.abs(x)
+
+
+@_abs.defjvp
+def _abs_jvp(primals, tangents):
+    # TF's AbsGrad: sign(x), 0 at 0 (JAX's |x| has derivative 1 at 0); for complex x, Re(conj(x) t) / |x|
+    (x,), (t,) = primals, tangents
+    d = jnp.sign(x)
+    tangent = jnp.real(jnp.conj(d) * t) if jnp.iscomplexobj(x) else d * t
+    return jnp.abs(x), tangent
+
+
+def _norm_fn(x, ord=None, axis=None, keepdims=False):
+    """``jnp.linalg.norm``, with the norms built from ``|x|`` (vector 1, inf, -inf and p-norms, matrix 1, inf,
+    -1, -inf norms) written over an ``|x|`` whose derivative is TF's (0 at 0); the others are jnp's."""
+    axes = _norm_axes(axis, x.ndim) if axis is not None or ord is not None else None
+    if axes is None or len(axes) not in (1, 2) or isinstance(ord, str) or ord in (None, 0, 2, -2):
+        return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+    a = _abs(x)
+    if len(axes) == 1:
+        if ord == np.inf:
+            y = jnp.max(a, axis=axes, keepdims=True)
+        elif ord == -np.inf:
+            y = jnp.min(a, axis=axes, keepdims=True)
+        elif ord == 1:
+            y = jnp.sum(a, axis=axes, keepdims=True)
+        else:
+            y = jnp.sum(a ** ord, axis=axes, keepdims=True) ** (1.0 / ord)
+    else:
+        row, col = axes
+        if ord in (np.inf, -np.inf):
+            row, col = col, row  # the inf norms sum along rows, the 1 norms along columns
+        pick = jnp.max if ord in (1, np.inf) else jnp.min
+        y = pick(jnp.sum(a, axis=row, keepdims=True), axis=col, keepdims=True)
+    return y if keepdims else jnp.squeeze(y, axes)
+
+
+def _euclidean_norm_fwd(x, ord=None, axis=None, keepdims=False):
+    y = jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
+    return y, (x, y)
+
+
+def _euclidean_norm_bwd(res, g, ord=None, axis=None, keepdims=False):
+    # TF differentiates sqrt(sum(x * conj(x))): SqrtGrad's 0.5 * g / y is 0 where g is 0 (even at y = 0,
+    # a zero vector: 0, not NaN, as tj.numpy.sqrt), times 2 * x (TF's complex convention: x, not conj(x)).
+    x, y = res
+    axes = _norm_axes(axis, x.ndim)
+    if not keepdims:
+        g, y = jnp.expand_dims(g, axes), jnp.expand_dims(y, axes)
+    return (cast_like(mul_no_nan(g, 1 / y) * x, x),)
+
+
+def _euclidean_norm_jvp(primals, tangents, out, ord=None, axis=None, keepdims=False):
+    # the same rule forward: the tangent of sum(|x|^2) / (2 y), 0 where that tangent is 0
+    (x,), (t,) = primals, tangents
+    half_dsq = jnp.sum(jnp.real(jnp.conj(x) * t), axis=_norm_axes(axis, x.ndim), keepdims=keepdims)
+    return mul_no_nan(half_dsq, 1 / out).astype(out.dtype)
+
+
 # name                function                                                  samples (args, static)
 _solve = OpDef("linalg_solve", jnp.linalg.solve, samples=_samples(
     ((_general(), _rect(3, 2)), {}), ((_general(2), _rect(2, 3, 1)), {})))  # TF: grad_b = A^-H g, grad_a = -grad_b x^H
@@ -126,8 +204,13 @@ _qr = OpDef("linalg_qr", _qr_fn, samples=_samples(
     ((_general(),), {}), ((_rect(5, 3),), {}), ((_rect(3, 5),), {}), ((_rect(4, 3),), {"mode": "r"})))  # TF = JAX
 _lstsq = OpDef("linalg_lstsq", lambda a, b, rcond=None: tuple(jnp.linalg.lstsq(a, b, rcond=rcond)), samples=_samples(
     ((_distinct_sv(5, 3), _rect(5, 2)), {}), ((_distinct_sv(4, 3), _rect(4, 1)[:, 0]), {})))  # TF: normal eqs = JAX
-_norm = OpDef("norm", jnp.linalg.norm, samples=_samples(
+_norm = OpDef("norm", _norm_fn, samples=_samples(
     ((_rect(3, 4),), {}), ((_rect(3, 4),), {"axis": 1}), ((_rect(3, 4),), {"ord": 1, "axis": 0})))  # TF = JAX
+_euclidean_norm = OpDef("euclidean_norm", jnp.linalg.norm, fwd=_euclidean_norm_fwd, bwd=_euclidean_norm_bwd,
+                        jvp=_euclidean_norm_jvp, samples=_samples(  # TF: sqrt(sum(x * conj(x))), SqrtGrad's 0
+    ((_rect(3, 4),), {"ord": None, "axis": None, "keepdims": False}),
+    ((_rect(3, 4),), {"ord": 2, "axis": 1, "keepdims": True}),
+    ((_rect(2, 3, 4),), {"ord": "fro", "axis": (1, 2), "keepdims": False})))
 
 # -- results, named like jax.numpy.linalg's ---------------------------------------------------------------
 SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
@@ -137,8 +220,11 @@ QRResult = collections.namedtuple("QRResult", ["Q", "R"])
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
-    """``jax.numpy.linalg.norm``."""
-    return apply(_norm, (x,), {"ord": freeze(ord), "axis": freeze(axis), "keepdims": bool(keepdims)})
+    """``jax.numpy.linalg.norm``. The vector 2-norm and the Frobenius norm have TF's gradient (that of
+    ``sqrt(sum(x * conj(x)))``): 0 where the incoming gradient is 0, also at a zero vector."""
+    static = {"ord": freeze(ord), "axis": freeze(axis), "keepdims": bool(keepdims)}
+    ndim = len(x.shape) if hasattr(x, "shape") else np.ndim(x)
+    return apply(_euclidean_norm if _is_euclidean(static["ord"], static["axis"], ndim) else _norm, (x,), static)
 
 
 def solve(a, b):

@@ -8,13 +8,15 @@ are derived by JAX from their function. The tables, in file order:
 * elementwise unary (``_unary``): ``d(x, y)``, the derivative at ``x`` (``y = f(x)``); the gradient is
   ``g * conj(d)``, the tangent ``t * d``. TF's ``SqrtGrad``, ``RsqrtGrad``, ``ReciprocalGrad``... multiply
   with ``mul_no_nan`` (``no_nan=True``): a zero gradient gives 0 where the derivative is infinite. ``abs``
-  has derivative ``sign(x)``, 0 at 0. Rounding ops have derivative 0. ``sigmoid``, ``rsqrt`` and ``erf``
+  has derivative ``sign(x)``, 0 at 0; ``sign`` has derivative 0 (TF's ``SignGrad``). ``sigmoid``, ``rsqrt`` and ``erf``
   (TF's ``tf.math`` names) are here too; ``tj.nn.sigmoid`` is the same op.
 * elementwise binary (``_binary``): the partial products ``dx(x, y, out, g)``, ``dy(...)``; gradients are
   summed back over broadcast axes. ``maximum``/``minimum`` give a tie's whole gradient to ``x`` (TF's
-  ``MaximumGrad``); ``power``'s exponent gradient is 0 where ``x <= 0`` (TF's ``PowGrad``); ``mod`` is TF's
+  ``MaximumGrad``); ``power``'s exponent gradient is 0 where ``x <= 0`` (``x == 0`` for complex ``x``: TF's
+  ``PowGrad``); ``mod`` is TF's
   ``FloorMod`` (``d/dy = -floor(x / y)``).
-* predicates (``_predicate``): comparisons, logic, bit operations; no gradient, never recorded.
+* no gradient (``_no_gradient``): comparisons, logic, bit operations, and the rounding ops and ``floor_divide``
+  (TF registers their gradients as None); never recorded, so their gradient is None.
 * reductions (``_reduction``): ``sum``/``mean`` are linear (their backward keeps only the input's shape);
   ``max``/``min`` share a tie's gradient equally (TF's ``reduce_max``, as JAX); the others are derived.
 * matrix products: ``matmul`` (backward on the conjugated operands, TF's complex convention), ``dot``,
@@ -99,14 +101,24 @@ def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, dom
 
     def jvp(primals, tangents, out):
         t = mul(tangents[0], d(primals[0], out))
-        return jnp.real(t).astype(out.dtype) if real_out and jnp.iscomplexobj(t) else t
+        if real_out and jnp.iscomplexobj(t):
+            t = jnp.real(t)
+        return t.astype(out.dtype)  # a derivative's constant (erf's 2/sqrt(pi)) must not promote float16
 
     op = OpDef(name, f, fwd=fwd, bwd=bwd, jvp=jvp, samples=_samples(((domain(3, 4),), {})))
     of = f" (``jax.numpy.{name}``)" if getattr(jnp, name, None) is f else ""
     return _public(lambda x: apply(op, (x,), {}), name, f"Elementwise ``{name}``{of}, recorded with its gradient.")
 
 
-_zero = lambda x, y: jnp.zeros_like(x)  # noqa: E731  (piecewise-constant ops: derivative 0, as TF)
+def _sign_fn(x):
+    """``jnp.sign``, a complex sign written as TF computes it, ``div_no_nan(z, |z|)``, so that its derived
+    derivative is TF's (JAX's complex sign has derivative 0, TF's is that of z / |z|, and 0 at 0)."""
+    if not jnp.iscomplexobj(x):
+        return jnp.sign(x)  # derivative 0 (TF's SignGrad)
+    nonzero = x != 0
+    safe = jnp.where(nonzero, x, 1)  # no 0 / 0 in either branch's derivative
+    return jnp.where(nonzero, safe / jnp.abs(safe), 0).astype(x.dtype)
+
 
 # name                     function                 derivative d(x, y), y = f(x)                   TF convention
 negative = _unary("negative", jnp.negative, lambda x, y: -jnp.ones_like(x))
@@ -118,7 +130,8 @@ log10 = _unary("log10", jnp.log10, lambda x, y: 1 / (x * jnp.log(10.0).astype(x.
 log1p = _unary("log1p", jnp.log1p, lambda x, y: 1 / (1 + x), domain=_pos)
 expm1 = _unary("expm1", jnp.expm1, lambda x, y: y + 1)
 sqrt = _unary("sqrt", jnp.sqrt, lambda x, y: 0.5 / y, no_nan=True, domain=_pos)  # SqrtGrad: 0 for g = 0
-rsqrt = _unary("rsqrt", jax.lax.rsqrt, lambda x, y: -0.5 * y / x, no_nan=True, domain=_pos)  # tf.math.rsqrt
+# tf.math.rsqrt; RsqrtGrad's -0.5 * y**3 (-0.5 * y / x has the wrong sign of infinity at x = -0.0)
+rsqrt = _unary("rsqrt", jax.lax.rsqrt, lambda x, y: -0.5 * y * y * y, no_nan=True, domain=_pos)
 cbrt = _unary("cbrt", jnp.cbrt, lambda x, y: 1 / (3 * y * y), no_nan=True, domain=_pos)
 square = _unary("square", jnp.square, lambda x, y: 2 * x)
 reciprocal = _unary("reciprocal", jnp.reciprocal, lambda x, y: -y * y, no_nan=True, domain=_pos)
@@ -136,16 +149,14 @@ arcsinh = _unary("arcsinh", jnp.arcsinh, lambda x, y: jax.lax.rsqrt(x * x + 1))
 arctanh = _unary("arctanh", jnp.arctanh, lambda x, y: 1 / (1 - x * x), no_nan=True, domain=_between(-0.8, 0.8))
 # TF: d|x|/dx = sign(x), 0 at 0; for complex z, TF's gradient is g * z/|z| (conj of JAX's conj(z)/|z|).
 abs = _unary("abs", jnp.abs, lambda x, y: conj(jnp.sign(x)), real_out=True)
-sign = _unary("sign", jnp.sign, _zero)
-floor = _unary("floor", jnp.floor, _zero)
-ceil = _unary("ceil", jnp.ceil, _zero)
-round = _unary("round", jnp.round, _zero)
-trunc = _unary("trunc", jnp.trunc, _zero)
+_sign = OpDef("sign", _sign_fn, samples=_samples(((_r(3, 4),), {})))  # derived kernels (see _sign_fn)
+sign = _public(lambda x: apply(_sign, (x,), {}), "sign", "Elementwise ``sign`` (``jax.numpy.sign``), recorded with "
+               "its gradient: 0 for real values (TF's SignGrad), that of ``z / |z|`` for complex ones (TF's).")
+_rng.uniform(size=4 * 12)  # the draws of floor, ceil, round and trunc's samples (no gradient now): later samples stay
 positive = _unary("positive", jnp.positive, lambda x, y: jnp.ones_like(x))
 sigmoid = _unary("sigmoid", jax.nn.sigmoid, lambda x, y: y * (1 - y))  # tf.math.sigmoid; also tj.nn.sigmoid
 erf = _unary("erf", jax.scipy.special.erf, lambda x, y: (2 / np.sqrt(np.pi)) * jnp.exp(-x * x))  # tf.math.erf
 absolute = fabs = abs
-rint = round
 
 
 # -- elementwise binary ops ------------------------------------------------------------------------------
@@ -206,8 +217,10 @@ def _pow_dx(x, y, out, g):
 
 
 def _pow_dy(x, y, out, g):
-    # TF: the gradient w.r.t. the exponent is 0 where x <= 0 (log undefined).
-    safe_log = jnp.where(x > 0, jnp.log(jnp.where(x > 0, x, 1)), 0)
+    # TF: the gradient w.r.t. the exponent is 0 where x <= 0 (log undefined); a complex log is defined
+    # everywhere but at 0, so there only x == 0 gives 0 (PowGrad's mask).
+    has_log = x != 0 if jnp.iscomplexobj(x) else x > 0
+    safe_log = jnp.where(has_log, jnp.log(jnp.where(has_log, x, 1)), 0)
     return mul_no_nan(g, out * safe_log)
 
 
@@ -223,7 +236,6 @@ def _binary(name: str, f, dx=None, dy=None, *, rules=None, domain_x=_r, domain_y
 
 
 _gx = lambda x, y, o, g: g  # noqa: E731
-_no_grad = lambda x, y, o, g: jnp.zeros_like(g)  # noqa: E731
 
 # name                       function          partial products dx, dy (g * df/dx)             TF convention
 add = _binary("add", jnp.add, rules=_linear_rules(jnp.add, 1, 1))
@@ -238,7 +250,7 @@ minimum = _binary("minimum", jnp.minimum, lambda x, y, o, g: jnp.where(x <= y, g
 arctan2 = _binary("arctan2", jnp.arctan2, lambda x, y, o, g: g * y / (x * x + y * y),
                   lambda x, y, o, g: -g * x / (x * x + y * y), domain_y=_pos)
 mod = _binary("mod", jnp.mod, _gx, lambda x, y, o, g: -g * jnp.floor(x / y), domain_y=_pos)  # FloorMod
-floor_divide = _binary("floor_divide", jnp.floor_divide, _no_grad, _no_grad, domain_y=_pos)  # piecewise constant
+_rng.uniform(size=59)  # the draws of floor_divide's samples (no gradient now): later samples stay as they were
 true_divide = divide
 remainder = mod
 
@@ -268,16 +280,22 @@ def power(x, y):
 pow = power
 
 
-# -- predicates: comparisons, logic and bit operations (bool or int results: no gradient, never recorded) ---
+# -- ops without a gradient: never recorded, so a gradient or tangent through them is None ---------------
+# Predicates (comparisons, logic, bit operations: bool or int results), and the rounding ops and floor
+# division: TF registers their gradients as None (math_grad.py's FloorGrad, CeilGrad, RoundGrad, RintGrad,
+# FloorDivGrad), so tape.gradient(floor(x), x) is None there too (zeros with UnconnectedGradients.ZERO).
 
-def _predicate(f) -> Callable:
+def _no_gradient(f) -> Callable:
     op = _not_differentiable(f.__name__, f)
     return _public(lambda *args, **kw: apply(op, args, {k: freeze(v) for k, v in kw.items()}), f.__name__,
-                   f"``jax.numpy.{f.__name__}`` (not differentiable).")
+                   f"``jax.numpy.{f.__name__}`` (not differentiable: its gradient is None, as TF's).")
 
 
+floor, ceil, round, trunc, floor_divide = map(_no_gradient, (jnp.floor, jnp.ceil, jnp.round, jnp.trunc,
+                                                            jnp.floor_divide))
+rint = round
 (equal, not_equal, less, less_equal, greater, greater_equal, logical_and, logical_or, logical_not, logical_xor,
- isnan, isinf, isfinite, bitwise_and, bitwise_or, bitwise_not) = map(_predicate, (
+ isnan, isinf, isfinite, bitwise_and, bitwise_or, bitwise_not) = map(_no_gradient, (
     jnp.equal, jnp.not_equal, jnp.less, jnp.less_equal, jnp.greater, jnp.greater_equal, jnp.logical_and,
     jnp.logical_or, jnp.logical_not, jnp.logical_xor, jnp.isnan, jnp.isinf, jnp.isfinite, jnp.bitwise_and,
     jnp.bitwise_or, jnp.bitwise_not))

@@ -1,0 +1,215 @@
+"""Mismatches with TensorFlow 2.21 found by tools/tf_differential.py, pinned with hand-worked values.
+
+Expected values come from TF's registered gradients (tensorflow/python/ops/math_grad.py), not from tapejax:
+  FloorGrad, CeilGrad, RoundGrad, RintGrad, FloorDivGrad: None      (the gradient is None, not zeros)
+  SignGrad: zeros for real x; tf.math.sign of a complex z is div_no_nan(z, |z|), so its gradient is that of
+    z / |z| (0 at 0) in TF's complex convention (grad * conj(ds/dz) + conj(grad) * ds/dz-bar)
+  PowGrad: the exponent's gradient is grad * conj(z) * log(conj(x)), masked to 0 only where x == 0 for a
+    complex x (x <= 0 for a real one)
+  RsqrtGrad: -0.5 * grad * y**3
+  tf.norm (euclidean) is sqrt(sum(x * conj(x))): SqrtGrad gives 0 where the incoming gradient is 0, also at a
+    zero vector; tf.norm(ord=1 / inf) is built from abs, whose gradient sign(x) is 0 at 0 (AbsGrad)
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tapejax as tj
+from conftest import to_numpy
+
+tnp = tj.numpy
+
+
+def _grad(f, x, output_gradients=None, unconnected="none"):
+    x = tj.constant(x)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.gradient(y, x, output_gradients=output_gradients, unconnected_gradients=unconnected)
+
+
+def _jvp(f, x, t):
+    x = tj.constant(x)
+    with tj.ForwardAccumulator(x, tj.constant(t)) as acc:
+        y = f(x)
+    return acc.jvp(y)
+
+
+# -- rounding ops and floor division: TF registers their gradients as None ---------------------------------
+
+NO_GRADIENT = {
+    "floor": tnp.floor, "ceil": tnp.ceil, "round": tnp.round, "rint": tnp.rint, "trunc": tnp.trunc,
+    "floor_divide": lambda x: tnp.floor_divide(x, 0.7), "operator //": lambda x: x // 0.7,
+}
+
+
+@pytest.mark.parametrize("name", sorted(NO_GRADIENT))
+def test_rounding_gradient_is_none(name):
+    f = NO_GRADIENT[name]
+    x = [0.4, 1.6, -2.3]
+    assert _grad(f, x) is None
+    np.testing.assert_array_equal(to_numpy(_grad(f, x, unconnected="zero")), [0.0, 0.0, 0.0])
+    assert _jvp(f, x, [1.0, 1.0, 1.0]) is None
+
+
+def test_rounding_gradient_is_none_inside_function_and_beside_other_ops():
+    seen = []
+
+    @tj.function
+    def step(x):
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            y = tnp.sum(tnp.floor(x) * 3.0 + tnp.round(x))
+        seen.append(tape.gradient(y, x, unconnected_gradients="none"))  # while tracing
+        return tnp.sum(x)
+
+    step(tj.constant([0.4, 1.6]))
+    assert seen and all(g is None for g in seen)
+    # a path through another op still gives its gradient (the rounding op adds nothing)
+    np.testing.assert_array_equal(to_numpy(_grad(lambda x: tnp.floor(x) + x * 2.0, [0.4, 1.6])), [2.0, 2.0])
+
+
+def test_rounding_values_unchanged():
+    np.testing.assert_array_equal(to_numpy(tnp.round(tj.constant([0.5, 1.5, -2.5]))), [0.0, 2.0, -2.0])
+    np.testing.assert_array_equal(to_numpy(tnp.floor_divide(tj.constant([7.0, -7.0]), 2.0)), [3.0, -4.0])
+    np.testing.assert_array_equal(to_numpy(tj.constant([7, -7]) // 2), [3, -4])
+
+
+# -- sign -------------------------------------------------------------------------------------------------
+
+def test_sign_real_gradient_is_zeros():
+    np.testing.assert_array_equal(to_numpy(_grad(tnp.sign, [-2.0, 0.0, 3.0])), [0.0, 0.0, 0.0])
+
+
+def test_complex_sign_gradient_is_that_of_z_over_abs_z():
+    # s = z/|z| at z = 3+4i, r = 5: ds/dz = 1/(2r) = 0.1, ds/dz-bar = -z^2/(2 r^3) = (7 - 24i)/250.
+    # TF: grad * conj(ds/dz) + conj(grad) * ds/dz-bar; with grad = 1: 0.128 - 0.096i (= d(x/r)/dx + i d(x/r)/dy).
+    z = np.asarray([3 + 4j, 0j], np.complex64)
+    g = to_numpy(_grad(tnp.sign, z, output_gradients=tj.constant(np.ones(2, np.complex64))))
+    np.testing.assert_allclose(g, [0.128 - 0.096j, 0.0], atol=1e-6)
+    # forward: ds = ds/dz t + ds/dz-bar conj(t); t = 1: 0.128 - 0.096i; t = i: -0.096 + 0.072i
+    t = to_numpy(_jvp(tnp.sign, z[:1], np.asarray([1j], np.complex64)))
+    np.testing.assert_allclose(t, [-0.096 + 0.072j], atol=1e-6)
+
+
+# -- power with a complex base: only x == 0 masks the exponent's gradient ---------------------------------
+
+def test_complex_power_exponent_gradient_at_negative_real_part():
+    # x = -1 + i, y = 2: z = x**2 = -2i. TF: gy = grad * conj(z) * log(conj(x)) = 2i * (ln(sqrt 2) - 3pi/4 i)
+    # = 3pi/2 + i ln 2 for grad = 1.
+    x = tj.constant(np.asarray([-1 + 1j], np.complex64))
+    y = tj.constant(np.asarray([2 + 0j], np.complex64))
+    with tj.GradientTape() as tape:
+        tape.watch(y)
+        z = tnp.power(x, y)
+    gy = to_numpy(tape.gradient(z, y, output_gradients=tj.constant(np.ones(1, np.complex64))))
+    np.testing.assert_allclose(gy, [1.5 * np.pi + 1j * np.log(2.0)], rtol=1e-5)
+    # forward: z * log(x) * t_y = -2i (ln(sqrt 2) + 3pi/4 i) = 3pi/2 - i ln 2
+    with tj.ForwardAccumulator(y, tj.constant(np.ones(1, np.complex64))) as acc:
+        z = tnp.power(x, y)
+    np.testing.assert_allclose(to_numpy(acc.jvp(z)), [1.5 * np.pi - 1j * np.log(2.0)], rtol=1e-5)
+
+
+def test_complex_power_exponent_gradient_zero_at_zero_base():
+    x = tj.constant(np.asarray([0j], np.complex64))
+    y = tj.constant(np.asarray([2 + 0j], np.complex64))
+    with tj.GradientTape() as tape:
+        tape.watch(y)
+        z = tnp.power(x, y)
+    np.testing.assert_array_equal(to_numpy(tape.gradient(z, y)), [0j])
+
+
+# -- rsqrt at -0.0 ----------------------------------------------------------------------------------------
+
+def test_rsqrt_gradient_at_negative_zero():
+    # y = rsqrt(-0.0) = -inf; RsqrtGrad: -0.5 * grad * y**3 = +inf for grad = 1
+    g = to_numpy(_grad(tnp.rsqrt, [-0.0, 4.0]))
+    assert g[0] == np.inf
+    np.testing.assert_allclose(g[1], -0.5 * 0.5 ** 3)
+    t = to_numpy(_jvp(tnp.rsqrt, [-0.0, 4.0], [1.0, 1.0]))
+    assert t[0] == np.inf
+
+
+# -- float16 tangents stay float16 ------------------------------------------------------------------------
+
+def test_erf_float16_tangent_dtype():
+    t = _jvp(tnp.erf, np.asarray([0.5], np.float16), np.asarray([1.0], np.float16))
+    assert t.dtype == np.float16
+    np.testing.assert_allclose(to_numpy(t, np.float32), [2 / np.sqrt(np.pi) * np.exp(-0.25)], rtol=1e-3)
+
+
+# -- norms --------------------------------------------------------------------------------------------------
+
+ZERO_ROW = np.asarray([[0.0, 0.0], [3.0, 4.0]], np.float32)
+
+
+def test_euclidean_norm_zero_vector_with_zero_incoming_gradient():
+    # SqrtGrad: 0.5 * g / y is 0 where g is 0 (y = 0 here); row 2: g * x / |x| = 2 * (0.6, 0.8)
+    g = _grad(lambda x: tnp.linalg.norm(x, axis=1), ZERO_ROW, output_gradients=tj.constant([0.0, 2.0]))
+    np.testing.assert_allclose(to_numpy(g), [[0.0, 0.0], [1.2, 1.6]], rtol=1e-6)
+
+
+def test_euclidean_norm_of_masked_rows_has_no_nan():
+    mask = tj.constant([False, True])
+    g = _grad(lambda x: tnp.sum(tnp.where(mask, tnp.linalg.norm(x, axis=1), 0.0)), ZERO_ROW)
+    np.testing.assert_allclose(to_numpy(g), [[0.0, 0.0], [0.6, 0.8]], rtol=1e-6)
+
+
+def test_euclidean_norm_zero_vector_with_nonzero_gradient_is_nan():
+    # as TF: 0.5 * g / 0 = inf, times 2x = 0: NaN (the derivative is undefined there)
+    g = to_numpy(_grad(lambda x: tnp.linalg.norm(x, axis=1), ZERO_ROW))
+    assert np.isnan(g[0]).all()
+
+
+def test_euclidean_norm_zero_vector_tangent():
+    # tangent of |x|^2 is 2 x.t = 0 at x = 0: the tangent is 0 (the same rule as tj.numpy.sqrt forward)
+    t = to_numpy(_jvp(lambda x: tnp.linalg.norm(x, axis=1), ZERO_ROW, np.ones((2, 2), np.float32)))
+    np.testing.assert_allclose(t, [0.0, 0.6 + 0.8], rtol=1e-6)
+
+
+def test_euclidean_norm_complex_gradient():
+    # TF: g * z / |z|
+    g = to_numpy(_grad(lambda z: tnp.linalg.norm(z), np.asarray([3 + 4j], np.complex64)))
+    np.testing.assert_allclose(g, [0.6 + 0.8j], rtol=1e-6)
+
+
+@pytest.mark.parametrize("ord,axis", [(None, None), (2, 1), ("fro", (0, 1)), (None, (0, 1))])
+def test_euclidean_norm_values_as_jax(ord, axis):
+    x = np.asarray([[1.0, -2.0, 2.0], [0.5, 0.0, 3.0]], np.float32)
+    want = np.linalg.norm(x.astype(np.float64), ord=ord, axis=axis)
+    np.testing.assert_allclose(to_numpy(tnp.linalg.norm(tj.constant(x), ord=ord, axis=axis)), want, rtol=1e-6)
+
+
+def test_l1_norm_gradient_zero_at_zero():
+    # AbsGrad: sign(x), 0 at 0
+    g = _grad(lambda x: tnp.linalg.norm(x, ord=1), [0.0, -2.0, 3.0])
+    np.testing.assert_array_equal(to_numpy(g), [0.0, -1.0, 1.0])
+    np.testing.assert_allclose(to_numpy(_jvp(lambda x: tnp.linalg.norm(x, ord=1), [0.0, -2.0, 3.0],
+                                             [5.0, 1.0, 2.0])), 1.0)
+
+
+def test_inf_norm_ties_share_gradient():
+    # reduce_max of |x| = (1, 3, 3): ties share the gradient equally, times sign(x)
+    g = _grad(lambda x: tnp.linalg.norm(x, ord=np.inf), [1.0, -3.0, 3.0])
+    np.testing.assert_allclose(to_numpy(g), [0.0, -0.5, 0.5])
+
+
+def test_matrix_one_norm_gradient():
+    # column sums of |x| = (0, 4, 3): the max is column 1, gradient sign(x) there
+    x = [[0.0, 1.0, -2.0], [0.0, -3.0, 1.0]]
+    g = _grad(lambda t: tnp.linalg.norm(t, ord=1), x)
+    np.testing.assert_array_equal(to_numpy(g), [[0.0, 1.0, 0.0], [0.0, -1.0, 0.0]])
+    np.testing.assert_allclose(to_numpy(tnp.linalg.norm(tj.constant(x), ord=np.inf)), 4.0)  # row sums (3, 4)
+
+
+@pytest.mark.parametrize("ord,axis", [(1, 0), (np.inf, 1), (-np.inf, 1), (3, 1), (0.5, 0), (1, (0, 1)),
+                                      (np.inf, (0, 1)), (-1, (0, 1)), (-np.inf, (0, 1)), (0, 1)])
+def test_other_norm_values_as_numpy(ord, axis):
+    x = np.asarray([[1.0, -2.0, 2.0], [0.5, 0.0, 3.0]], np.float32)
+    want = np.linalg.norm(x.astype(np.float64), ord=ord, axis=axis)
+    for keepdims in (False, True):
+        got = tnp.linalg.norm(tj.constant(x), ord=ord, axis=axis, keepdims=keepdims)
+        want_k = np.linalg.norm(x.astype(np.float64), ord=ord, axis=axis, keepdims=keepdims)
+        np.testing.assert_allclose(to_numpy(got), want_k, rtol=1e-5)
+    assert np.shape(want) == tuple(tnp.linalg.norm(tj.constant(x), ord=ord, axis=axis).shape)
