@@ -36,8 +36,11 @@ def recorders(ids: Sequence[int]) -> Tuple[Sequence, Sequence]:
 def watch_read_variables(variables) -> None:
     """A read of ``variables`` happened: tapes that watch accessed variables watch them (TF), before
     ``recorders`` decides, so that the read itself is taken."""
-    for t in tape_set.recording_tapes():
-        if t.watch_accessed_variables:
+    st = tape_set.state
+    if st.stopped:
+        return
+    for t in st.tapes:  # (no list built: this runs for every Variable read)
+        if t.watch_accessed_variables and not t.paused:
             for v in variables:
                 if v.trainable:
                     t.watch_variable(v)

@@ -1042,16 +1042,6 @@ def record_variable_read(var: Variable, t: Tensor) -> None:
     if not is_float(t._value.dtype):
         return
     handle = var._handle_id
-    st = tape_set.state
-    if len(st.tapes) == 1 and not st.accumulators and not st.stopped:  # (the common case, without lists)
-        tape = st.tapes[0]
-        if tape.paused:
-            return
-        if tape.watch_accessed_variables and var.trainable:
-            tape.watch_variable(var)
-        if tape.takes((handle,)):
-            tape.record_read(handle, t, IDENTITY_BACKWARD)
-        return
     record.watch_read_variables((var,))
     tapes, accs = record.recorders((handle,))
     for tape in tapes:
