@@ -237,13 +237,18 @@ def test_tape_tables_keep_no_entry_per_single_output_op(lazy):
     np.testing.assert_allclose(g.numpy(), [1.01 ** 50] * 4, rtol=1e-5)
 
 
+def _watched_split_in_three(tape):
+    """x = [0..5] watched on ``tape``, and split(x * 1.0) in three: a multi-output op on the tape."""
+    x = tj.constant(np.arange(6, dtype=np.float32))
+    tape.watch(x)
+    return x, tnp.split(x * 1.0, 3)
+
+
 def test_multi_output_op_kept_while_any_output_is_counted():
     # split's outputs: the first is keyed by the op, the others listed in tensor_tape. The op stays while
     # one of them is alive or used, and goes, with its counts and listings, when none is.
-    x = tj.constant(np.arange(6, dtype=np.float32))
     with tj.GradientTape() as tape:
-        tape.watch(x)
-        a, b, c = tnp.split(x * 1.0, 3)
+        x, (a, b, c) = _watched_split_in_three(tape)
         inner = tape._tape
         assert len(inner.op_tape) == 2 and inner.producer(a.id) == a.id
         assert inner.producer(b.id) == a.id and inner.producer(c.id) == a.id
@@ -266,10 +271,8 @@ def test_multi_output_op_kept_while_any_output_is_counted():
 
 
 def test_multi_output_op_freed_when_no_output_is_counted():
-    x = tj.constant(np.arange(6, dtype=np.float32))
     with tj.GradientTape() as tape:
-        tape.watch(x)
-        a, b, c = tnp.split(x * 1.0, 3)
+        x, (a, b, c) = _watched_split_in_three(tape)
         inner = tape._tape
         del b, a
         gc.collect()
