@@ -190,6 +190,7 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
     nbytes = vspace.nbytes
     sources_set = set(source_ids)
     gradients: Dict[int, List[Any]] = {}
+    held: Dict[int, int] = {}  # tensor id -> bytes of its pending gradients (each array is measured once)
     pending_bytes = 0
 
     # 2. Seed the targets.
@@ -207,7 +208,9 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
             else:
                 continue  # not computed from anything the graph knows
         gradients.setdefault(tid, []).append(g)
-        pending_bytes += nbytes(g)
+        nb = nbytes(g)
+        held[tid] = held.get(tid, 0) + nb
+        pending_bytes += nb
     peak = pending_bytes
 
     # 3. Run the ops whose outputs' gradients are complete.
@@ -231,11 +234,13 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
             g = gl[0] if len(gl) == 1 else aggregate(gl)
             if oid in sources_set:
                 if len(gl) > 1:
-                    pending_bytes -= sum(nbytes(x) for x in gl) - nbytes(g)
+                    nb = nbytes(g)
+                    pending_bytes -= held[oid] - nb
+                    held[oid] = nb
                     gl[:] = [g]
             else:
                 del gradients[oid]
-                pending_bytes -= sum(nbytes(x) for x in gl)
+                pending_bytes -= held.pop(oid)
             out_grads.append(g)
         in_ids = entry.input_ids
         needed_idx = [j for j, iid in enumerate(in_ids) if is_known(iid)]
@@ -254,12 +259,15 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
                     gradients[iid] = gl = []
                 gl.append(g)
                 nb = nbytes(g)
+                held[iid] = held.get(iid, 0) + nb
                 pending_bytes += nb
                 if pending_bytes > peak:
                     peak = pending_bytes
                 if len(gl) > min_count and len(gl) * nb > min_bytes:
                     s = aggregate(gl)
-                    pending_bytes -= sum(nbytes(x) for x in gl) - nbytes(s)
+                    nb = nbytes(s)
+                    pending_bytes -= held[iid] - nb
+                    held[iid] = nb
                     gl[:] = [s]
                     early += 1
             n = usage.get(iid)
@@ -274,9 +282,8 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
                 if not is_known(iid):
                     # Its gradient is dropped even when it is a source, so an unwatched source gets None
                     # (tape.h ComputeGradient).
-                    gl = gradients.pop(iid, None)
-                    if gl:
-                        pending_bytes -= sum(nbytes(x) for x in gl)
+                    if gradients.pop(iid, None):
+                        pending_bytes -= held.pop(iid)
                 continue
             m = missing.get(maker)
             if m is not None:
