@@ -83,6 +83,11 @@ class Optimizer:
         return lr(self._iterations.read_value().value) if callable(lr) else lr
 
     @property
+    def built(self) -> bool:
+        """Whether the state exists (after ``build`` or the first ``apply_gradients``), as Keras."""
+        return self._built is not None
+
+    @property
     def transformation(self) -> optax.GradientTransformation:
         return self._tx
 
@@ -116,6 +121,7 @@ class Optimizer:
         if len(grads) != len(variables):
             raise ValueError(f"apply_gradients: {len(grads)} gradients for {len(variables)} variables; give one "
                              "gradient (or None) per variable.")
+        _check_distinct(variables)
         self.build(variables)
         position = self._position
         for v in variables:
@@ -238,6 +244,17 @@ def _check_variables(variables: list, where: str) -> list:
     return variables
 
 
+def _check_distinct(variables: list) -> None:
+    # Two pairs for one Variable would each compute an update from the same old value and only the
+    # last would be stored: one gradient silently lost. (TF races the two updates.)
+    seen = set()
+    for v in variables:
+        if id(v) in seen:
+            raise ValueError(f"apply_gradients: variable {v.name!r} appears more than once; give one (gradient, "
+                             "variable) pair per variable (add its gradients together first).")
+        seen.add(id(v))
+
+
 def _check_momentum(momentum: float, name: str) -> None:
     if not 0.0 <= momentum <= 1.0:
         raise ValueError(f"{name}: `momentum` must be a float between [0, 1], got {momentum}.")
@@ -313,9 +330,13 @@ def from_optax(transformation: optax.GradientTransformation, name: str = "optimi
 # -- clipping (tj ops, so a clip is recorded and differentiable like any op) -------------------------
 def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None) -> Tensor:
     """``t * clip_norm / max(norm(t), clip_norm)`` with the L2 norm over ``axes`` (all by default), as
-    ``tf.clip_by_norm``; the gradient at ``t == 0`` is finite."""
+    ``tf.clip_by_norm``: a negative ``clip_norm`` counts as zero, and ``clip_norm`` may broadcast against
+    the norm but not enlarge ``t``; the gradient at ``t == 0`` is finite."""
     t = convert_to_tensor(t)
-    clip_norm = convert_to_tensor(clip_norm, dtype=t.dtype)
+    clip_norm = tnp.maximum(convert_to_tensor(clip_norm, dtype=t.dtype), 0)
+    if jnp.broadcast_shapes(t.shape, clip_norm.shape) != t.shape:
+        raise ValueError(f"clip_by_norm: clip_norm of shape {clip_norm.shape} would broadcast t of shape "
+                         f"{t.shape} to a larger shape; give a scalar clip_norm.")
     sq = tnp.sum(t * t, axis=axes, keepdims=True)
     nonzero = sq > 0
     # sqrt's derivative is infinite at 0: take it only where the sum is positive (TF does the same)
