@@ -6,8 +6,11 @@ are written here by hand: these tests do not need TensorFlow.
 from __future__ import annotations
 
 import os
+import warnings
 
+import jax
 import numpy as np
+import optax
 import pytest
 
 import tapejax as tj
@@ -51,6 +54,79 @@ def test_optimizer_built_flag():
     assert opt.built is False
     opt.build([tj.Variable([1.0])])
     assert opt.built is True
+
+
+# Keras 3.15's options on every optimizer (weight_decay, clipnorm, clipvalue, global_clipnorm) and Adam's
+# amsgrad; tapejax rejected them (TypeError: unexpected keyword argument). Expected values from:
+#   K = keras.optimizers; o = <case>; w, b = tf.Variable(W0), tf.Variable(B0)
+#   for gw, gb in GRADS: o.apply_gradients([(tf.constant(gw), w)] + ([] if gb is None else [(tf.constant(gb), b)]))
+W0, B0 = [1.0, -2.0, 0.5], [0.3]
+GRADS = [([0.5, -1.5, 2.0], [1.0]), ([0.01, 0.02, -0.03], [-0.5]), ([3.0, 0.0, -4.0], None), ([-0.2, 0.4, 0.1], [2.0])]
+KERAS_OPTIONS = {
+    "sgd_nesterov_wd_clipnorm": (
+        lambda: tj.optimizers.SGD(0.1, momentum=0.9, nesterov=True, weight_decay=0.2, clipnorm=1.0),
+        [0.719495415687561, -1.6958158016204834, 0.3571659028530121], [-0.10879838466644287]),
+    "sgd_clipvalue": (
+        lambda: tj.optimizers.SGD(0.1, clipvalue=0.3),
+        [0.9589999914169312, -2.002000093460083, 0.4930000305175781], [0.27000001072883606]),
+    "rmsprop_centered_wd_global_clipnorm": (
+        lambda: tj.optimizers.RMSprop(0.01, momentum=0.5, centered=True, weight_decay=0.3, global_clipnorm=0.5),
+        [0.8751761317253113, -1.9306259155273438, 0.4719499349594116], [0.2627331614494324]),
+    "adagrad_wd_clipnorm": (
+        lambda: tj.optimizers.Adagrad(0.1, weight_decay=0.3, clipnorm=0.5),
+        [0.8311543464660645, -1.780684471130371, 0.4220913052558899], [0.20266197621822357]),
+    "adam_amsgrad": (
+        lambda: tj.optimizers.Adam(0.05, amsgrad=True),
+        [0.8525176644325256, -1.878828763961792, 0.447694331407547], [0.20674997568130493]),
+    "adam_amsgrad_wd_eps": (
+        lambda: tj.optimizers.Adam(0.05, amsgrad=True, weight_decay=0.1, epsilon=1e-2),
+        [0.8720815777778625, -1.8611587285995483, 0.4479158818721771], [0.22128351032733917]),
+    "adamw_amsgrad_clipvalue": (
+        lambda: tj.optimizers.AdamW(0.05, amsgrad=True, clipvalue=0.5),
+        [0.849082350730896, -1.894093632698059, 0.42433682084083557], [0.2371983677148819]),
+    "adam_wd": (
+        lambda: tj.optimizers.Adam(0.05, weight_decay=0.1),
+        [0.8339239954948425, -1.8402940034866333, 0.4387485384941101], [0.2028377503156662]),
+    # Keras: SGD(keras.optimizers.schedules.ExponentialDecay(0.1, 1, 0.5), weight_decay=0.5)
+    "sgd_schedule_wd": (
+        lambda: tj.optimizers.SGD(optax.exponential_decay(0.1, transition_steps=1, decay_rate=0.5), weight_decay=0.5),
+        [0.7885935306549072, -1.6803724765777588, 0.36271557211875916], [0.1790914237499237]),
+}
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "tj_function"])
+@pytest.mark.parametrize("case", sorted(KERAS_OPTIONS))
+def test_keras_optimizer_options_match_keras(case, compiled):
+    make, w_expected, b_expected = KERAS_OPTIONS[case]
+    opt, w, b = make(), tj.Variable(W0), tj.Variable(B0)
+
+    def step(gw, gb):
+        opt.apply_gradients([(gw, w), (gb, b)])
+    step = tj.function(step) if compiled else step
+    for gw, gb in GRADS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the None gradient's warning
+            step(tj.constant(gw), None if gb is None else tj.constant(gb))
+    np.testing.assert_allclose(w.numpy(), w_expected, rtol=2e-5, atol=1e-6)
+    np.testing.assert_allclose(b.numpy(), b_expected, rtol=2e-5, atol=1e-6)
+    assert int(opt.iterations.numpy()) == len(GRADS)
+
+
+def test_keras_optimizer_option_errors():
+    # Keras: ValueError "Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: ..."
+    with pytest.raises(ValueError, match="Only one of `clipnorm`, `clipvalue` and `global_clipnorm`"):
+        tj.optimizers.SGD(clipnorm=1.0, clipvalue=1.0)
+    with pytest.raises(ValueError, match="weight_decay"):  # Keras: "Argument `weight_decay` must be a float"
+        tj.optimizers.AdamW(weight_decay=None)
+
+
+def test_default_options_keep_the_plain_optax_state():
+    # no option given: the optimizer's state is the bare transformation's (checkpoints keep their layout)
+    v = tj.Variable([1.0, 2.0])
+    for opt, bare in [(tj.optimizers.SGD(0.1, momentum=0.9), optax.sgd(0.1, momentum=0.9)),
+                      (tj.optimizers.Adagrad(), optax.adagrad(0.001, 0.1, eps=1e-7))]:
+        opt.build([v])
+        assert len(opt.variables) == 1 + len(jax.tree_util.tree_leaves(bare.init([v.numpy()])))
 
 
 # -- clipping ------------------------------------------------------------------------------------------

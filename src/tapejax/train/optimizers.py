@@ -260,16 +260,70 @@ def _check_momentum(momentum: float, name: str) -> None:
         raise ValueError(f"{name}: `momentum` must be a float between [0, 1], got {momentum}.")
 
 
+# -- Keras's optimizers --------------------------------------------------------------------------------
+# Each takes Keras's hyperparameters (names and defaults of Keras 3) and the options every Keras optimizer
+# has: weight_decay, clipnorm, clipvalue, global_clipnorm (see keras_transformation).
+
+def keras_transformation(tx: optax.GradientTransformation, learning_rate: LearningRate,
+                         weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
+                         clipvalue: Optional[float] = None,
+                         global_clipnorm: Optional[float] = None) -> optax.GradientTransformation:
+    """``tx`` with Keras's optimizer options, applied as Keras applies them in each step:
+
+    1. the gradients are clipped: each by its own L2 norm (``clipnorm``, as ``clip_by_norm``), each
+       element to ``[-clipvalue, clipvalue]``, or all together by their global norm (``global_clipnorm``,
+       as ``clip_by_global_norm``); at most one of the three;
+    2. ``tx`` computes the update from the clipped gradients;
+    3. decoupled weight decay: each variable also moves by ``-learning_rate * weight_decay * variable``
+       (its value before the step), outside ``tx``'s momentum and scaling.
+    Only the variables given a gradient in a step are clipped together and decayed (Keras)."""
+    given = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
+    if sum(v is not None for v in given.values()) > 1:
+        raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: "
+                         + ", ".join(f"{k}={v}" for k, v in given.items()))
+    if weight_decay is not None:
+        tx = _plus_decoupled_weight_decay(tx, learning_rate, weight_decay)
+    if clipnorm is not None:
+        clip = optax.stateless_with_tree_map(lambda g, _: clip_by_norm(g, clipnorm).value)
+    elif clipvalue is not None:
+        clip = optax.clip(clipvalue)
+    elif global_clipnorm is not None:
+        clip = optax.stateless(lambda grads, _: jax.tree_util.tree_unflatten(
+            jax.tree_util.tree_structure(grads),
+            [t.value for t in clip_by_global_norm(jax.tree_util.tree_leaves(grads), global_clipnorm)[0]]))
+    else:
+        return tx
+    return optax.chain(clip, tx)
+
+
+def _plus_decoupled_weight_decay(tx: optax.GradientTransformation, learning_rate: LearningRate,
+                                 weight_decay: float) -> optax.GradientTransformation:
+    """``tx``'s update plus ``-learning_rate * weight_decay * params`` (Keras's ``weight_decay``)."""
+    decay = optax.chain(optax.add_decayed_weights(weight_decay), optax.scale_by_learning_rate(learning_rate))
+
+    def init(params):
+        return tx.init(params), decay.init(params)
+
+    def update(grads, state, params):
+        updates, tx_state = tx.update(grads, state[0], params)
+        shrink, decay_state = decay.update(jax.tree_util.tree_map(jnp.zeros_like, params), state[1], params)
+        return jax.tree_util.tree_map(jnp.add, updates, shrink), (tx_state, decay_state)
+    return optax.GradientTransformation(init, update)
+
+
 class SGD(Optimizer):
     """Keras's SGD: ``optax.sgd``. With momentum, Keras keeps ``v = momentum * v - lr * g`` and optax
     ``t = momentum * t + g`` with update ``-lr * t``: the same steps while the learning rate is constant
     (with a schedule, Keras's velocity mixes past learning rates and optax's does not)."""
 
     def __init__(self, learning_rate: LearningRate = 0.01, momentum: float = 0.0, nesterov: bool = False,
+                 weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
+                 clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
                  name: str = "SGD") -> None:
         _check_momentum(momentum, "SGD")
         tx = optax.sgd(learning_rate, momentum=momentum or None, nesterov=nesterov)
-        super().__init__(tx, learning_rate, name)
+        super().__init__(keras_transformation(tx, learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm),
+                         learning_rate, name)
 
 
 def keras_epsilon(epsilon: float, beta_2: float) -> Callable[[Any], Any]:
@@ -279,15 +333,45 @@ def keras_epsilon(epsilon: float, beta_2: float) -> Callable[[Any], Any]:
     return lambda count: epsilon / jnp.sqrt(1.0 - beta_2 ** (count + 1))
 
 
+def keras_amsgrad(learning_rate: LearningRate, b1: float, b2: float, eps: float,
+                  weight_decay: Optional[float] = None) -> optax.GradientTransformation:
+    """Keras's Adam with ``amsgrad=True``: ``lr * sqrt(1 - b2**t) / (1 - b1**t) * m / (sqrt(v_max) + eps)``
+    with ``v_max`` the running maximum of the uncorrected second moment. That is optax's
+    ``scale_by_amsgrad`` with ``bias_correction_nu=False`` (which leaves out ``sqrt(1 - b2**t)``) times
+    ``sqrt(1 - b2**t)``; ``weight_decay`` decays as ``optax.adamw`` does (as Keras's AdamW)."""
+    parts = [optax.scale_by_amsgrad(b1, b2, eps, bias_correction_nu=False),
+             optax.scale_by_schedule(lambda count: jnp.sqrt(1.0 - b2 ** (count + 1)))]
+    if weight_decay is not None:
+        parts.append(optax.add_decayed_weights(weight_decay))
+    return optax.chain(*parts, optax.scale_by_learning_rate(learning_rate))
+
+
+def _keras_adam(learning_rate: LearningRate, beta_1: float, beta_2: float, epsilon: float, amsgrad: bool,
+                weight_decay: Optional[float]) -> optax.GradientTransformation:
+    """Adam as Keras computes it (epsilon placed as Keras places it: ``keras_epsilon``), with decoupled
+    weight decay when ``weight_decay`` is given (``optax.adamw``: ``-lr * weight_decay * w``, as Keras)."""
+    if amsgrad:
+        return optax.inject_hyperparams(keras_amsgrad)(learning_rate, b1=beta_1, b2=beta_2, eps=epsilon,
+                                                       weight_decay=weight_decay)
+    eps = keras_epsilon(epsilon, beta_2)
+    if weight_decay is None:
+        return optax.inject_hyperparams(optax.adam)(learning_rate, b1=beta_1, b2=beta_2, eps=eps)
+    return optax.inject_hyperparams(optax.adamw)(learning_rate, b1=beta_1, b2=beta_2, eps=eps,
+                                                 weight_decay=weight_decay)
+
+
 class Adam(Optimizer):
     """Keras's Adam: ``optax.adam``, with epsilon placed as Keras places it (``keras_epsilon``, through
-    ``optax.inject_hyperparams``), so the steps are Keras's value for value."""
+    ``optax.inject_hyperparams``), so the steps are Keras's value for value; ``amsgrad=True`` is
+    ``keras_amsgrad``."""
 
     def __init__(self, learning_rate: LearningRate = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
-                 epsilon: float = 1e-7, name: str = "adam") -> None:
-        tx = optax.inject_hyperparams(optax.adam)(learning_rate, b1=beta_1, b2=beta_2,
-                                                  eps=keras_epsilon(epsilon, beta_2))
-        super().__init__(tx, learning_rate, name)
+                 epsilon: float = 1e-7, amsgrad: bool = False, weight_decay: Optional[float] = None,
+                 clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
+                 global_clipnorm: Optional[float] = None, name: str = "adam") -> None:
+        tx = _keras_adam(learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay)
+        super().__init__(keras_transformation(tx, learning_rate, None, clipnorm, clipvalue, global_clipnorm),
+                         learning_rate, name)
 
 
 class AdamW(Optimizer):
@@ -295,10 +379,15 @@ class AdamW(Optimizer):
     epsilon placed as Keras places it, as in ``Adam``."""
 
     def __init__(self, learning_rate: LearningRate = 0.001, weight_decay: float = 0.004, beta_1: float = 0.9,
-                 beta_2: float = 0.999, epsilon: float = 1e-7, name: str = "adamw") -> None:
-        tx = optax.inject_hyperparams(optax.adamw)(learning_rate, b1=beta_1, b2=beta_2,
-                                                   eps=keras_epsilon(epsilon, beta_2), weight_decay=weight_decay)
-        super().__init__(tx, learning_rate, name)
+                 beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False,
+                 clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
+                 global_clipnorm: Optional[float] = None, name: str = "adamw") -> None:
+        if weight_decay is None:
+            raise ValueError("AdamW: argument `weight_decay` must be a float. Received: weight_decay=None "
+                             "(use Adam for no weight decay).")
+        tx = _keras_adam(learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay)
+        super().__init__(keras_transformation(tx, learning_rate, None, clipnorm, clipvalue, global_clipnorm),
+                         learning_rate, name)
 
 
 class RMSprop(Optimizer):
@@ -306,20 +395,26 @@ class RMSprop(Optimizer):
     accumulator, as Keras (``g / sqrt(v + epsilon)``, centered: ``sqrt(v - mean_g**2 + epsilon)``)."""
 
     def __init__(self, learning_rate: LearningRate = 0.001, rho: float = 0.9, momentum: float = 0.0,
-                 epsilon: float = 1e-7, centered: bool = False, name: str = "rmsprop") -> None:
+                 epsilon: float = 1e-7, centered: bool = False, weight_decay: Optional[float] = None,
+                 clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
+                 global_clipnorm: Optional[float] = None, name: str = "rmsprop") -> None:
         _check_momentum(momentum, "RMSprop")
         tx = optax.rmsprop(learning_rate, decay=rho, eps=epsilon, initial_scale=0.0, eps_in_sqrt=True,
                            centered=centered, momentum=momentum or None)
-        super().__init__(tx, learning_rate, name)
+        super().__init__(keras_transformation(tx, learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm),
+                         learning_rate, name)
 
 
 class Adagrad(Optimizer):
     """Keras's Adagrad: ``optax.adagrad`` (``g / sqrt(accumulator + epsilon)``, as Keras)."""
 
     def __init__(self, learning_rate: LearningRate = 0.001, initial_accumulator_value: float = 0.1,
-                 epsilon: float = 1e-7, name: str = "adagrad") -> None:
+                 epsilon: float = 1e-7, weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
+                 clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
+                 name: str = "adagrad") -> None:
         tx = optax.adagrad(learning_rate, initial_accumulator_value=initial_accumulator_value, eps=epsilon)
-        super().__init__(tx, learning_rate, name)
+        super().__init__(keras_transformation(tx, learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm),
+                         learning_rate, name)
 
 
 def from_optax(transformation: optax.GradientTransformation, name: str = "optimizer") -> Optimizer:
