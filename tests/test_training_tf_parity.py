@@ -129,6 +129,32 @@ def test_default_options_keep_the_plain_optax_state():
         assert len(opt.variables) == 1 + len(jax.tree_util.tree_leaves(bare.init([v.numpy()])))
 
 
+def test_a_per_variable_optax_mask_with_a_none_gradient_is_a_clear_error():
+    # optax.adamw(mask=[...]) / multi_transform(labels=[...]) hold a tree of all the variables: updating only
+    # those with a gradient crashed inside jax.tree_util ("pytree structure error: different lengths of list").
+    a, b = tj.Variable(np.ones((2, 2), np.float32)), tj.Variable(np.ones(3, np.float32))
+    ga, gb = tj.constant(np.ones((2, 2), np.float32)), tj.constant(np.ones(3, np.float32))
+    for tx in (optax.adamw(0.1, weight_decay=0.5, mask=[True, False]),
+               optax.multi_transform({"a": optax.adam(0.1), "s": optax.sgd(0.1)}, ["a", "s"])):
+        opt = tj.optimizers.from_optax(tx)
+        opt.apply_gradients([(ga, a), (gb, b)])
+        before = [a.numpy().copy(), b.numpy().copy()] + [v.numpy().copy() for v in opt.variables]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(ValueError, match="(?s)cannot update only the 1 of its 2 variables.*as callables"):
+                opt.apply_gradients([(None, a), (gb, b)])
+        after = [a.numpy(), b.numpy()] + [v.numpy() for v in opt.variables]
+        for x, y in zip(before, after):
+            np.testing.assert_array_equal(x, y)
+    # the advice works: a callable mask is applied to the variables updated
+    opt = tj.optimizers.from_optax(optax.adamw(0.1, weight_decay=0.5, mask=lambda p: [x.ndim > 1 for x in p]))
+    opt.apply_gradients([(ga, a), (gb, b)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        opt.apply_gradients([(None, a), (gb, b)])
+    assert int(opt.iterations.numpy()) == 2
+
+
 # -- clipping ------------------------------------------------------------------------------------------
 def test_clip_by_norm_treats_a_negative_clip_norm_as_zero():
     # tf.clip_by_norm([[3., 4.], [0., 0.]], -1.0) -> [[0., 0.], [0., 0.]] (TF documents: "treated as zero");
@@ -189,3 +215,11 @@ def test_restoring_into_an_optimizer_without_state_says_to_build_it(tmp_path):
     tj.train.Checkpoint(model=fresh_v, opt=fresh_opt).restore(path)
     assert int(fresh_opt.iterations.numpy()) == 1
     np.testing.assert_array_equal(fresh_v.numpy(), v.numpy())
+
+
+def test_setting_the_learning_rate_is_a_clear_error():
+    # Keras: opt.learning_rate = 0.5 reassigns it; here the optax transformation holds it: a clear error
+    opt = tj.optimizers.SGD(0.1)
+    with pytest.raises(AttributeError, match="pass an optax schedule"):
+        opt.learning_rate = 0.5
+    assert opt.learning_rate == 0.1

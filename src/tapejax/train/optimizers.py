@@ -82,6 +82,15 @@ class Optimizer:
         lr = self._learning_rate
         return lr(self._iterations.read_value().value) if callable(lr) else lr
 
+    @learning_rate.setter
+    def learning_rate(self, value: Any) -> None:
+        # Keras lets a float learning rate be reassigned; here the optax transformation (and every update
+        # compiled from it, also inside a tj.function) holds it, so a change could not reach them all.
+        raise AttributeError(f"{type(self).__name__}.learning_rate cannot be changed after construction: the "
+                             "optax transformation holds it. For a learning rate that changes during training, "
+                             "pass an optax schedule (e.g. optax.exponential_decay(...) or optax.join_schedules) "
+                             "as learning_rate.")
+
     @property
     def built(self) -> bool:
         """Whether the state exists (after ``build`` or the first ``apply_gradients``), as Keras."""
@@ -205,7 +214,19 @@ class Optimizer:
         full = idx == tuple(range(n))
         sub = state if full else jax.tree_util.tree_map(
             lambda node: [node[i] for i in idx] if per_variable(node) else node, state, is_leaf=per_variable)
-        updates, new_sub = self._tx.update(grads, sub, params)
+        try:
+            updates, new_sub = self._tx.update(grads, sub, params)
+        except (ValueError, TypeError, IndexError) as e:
+            if full:
+                raise
+            # e.g. an optax mask or multi_transform labels given as a list: a tree of all the variables
+            raise ValueError(
+                f"apply_gradients: this optax transformation cannot update only the {len(idx)} of its {n} variables "
+                "that have a gradient (the others' are None) and failed with: "
+                f"{type(e).__name__}: {e}\nIts hyperparameters are probably per-variable trees (a mask or "
+                "labels given as a list): pass them as callables of the params (optax calls them on the "
+                "variables updated), or give every variable a gradient (tape.gradient(..., "
+                "unconnected_gradients=tj.UnconnectedGradients.ZERO)).") from e
         new_params = optax.apply_updates(params, updates)
         if not full:
             def merge(old, new):
