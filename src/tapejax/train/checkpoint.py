@@ -207,6 +207,11 @@ class Checkpoint:
             raise FileNotFoundError(f"Checkpoint.restore: no complete checkpoint at '{path}' (a directory written "
                                     "by Checkpoint.save or CheckpointManager.save; a '*.orbax-checkpoint-tmp-*' "
                                     "directory is an interrupted save and cannot be restored).")
+        if not os.path.isdir(os.path.join(path, _ITEM)):  # e.g. a CheckpointManager's directory (of steps)
+            raise FileNotFoundError(f"Checkpoint.restore: '{path}' is not a checkpoint written by Checkpoint.save "
+                                    "or CheckpointManager.save (it holds no saved variables). For a "
+                                    "CheckpointManager's directory, restore manager.latest_checkpoint (or one "
+                                    "of manager.checkpoints).")
         checkpointer = _checkpointer()
         saved = _flatten(checkpointer.metadata(path).item_metadata[_ITEM].tree)
         targets = _collect(self._objects)
@@ -214,7 +219,11 @@ class Checkpoint:
             raise ValueError("Checkpoint.restore: the objects hold no Variables yet, so there is nothing to restore "
                              "into (a tj.Module builds its Variables on its first call: call it once, then restore).")
         current = {p: _read(p, v, "Checkpoint.restore") for p, v in targets.items()}
-        _check(path, saved, targets, current, partial)
+        # (an optimizer before its first step has no state Variables yet; a Variable is not asked: it
+        # would forward `built` to its value, a read)
+        unbuilt = [name for name, obj in self._objects.items()
+                   if not isinstance(obj, (Variable, Tensor)) and getattr(obj, "built", True) is False]
+        _check(path, saved, targets, current, partial, unbuilt)
 
         # Read each array straight into the sharding the Variable has now.
         abstract = {p: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=a.sharding) for p, a in current.items()}
@@ -235,7 +244,7 @@ class Checkpoint:
 
 
 def _check(path: str, saved: Mapping[Tuple[str, ...], Any], targets: Mapping[Tuple[str, ...], Variable],
-           current: Mapping[Tuple[str, ...], jax.Array], partial: bool) -> None:
+           current: Mapping[Tuple[str, ...], jax.Array], partial: bool, unbuilt: List[str]) -> None:
     problems: List[str] = []
     for p, var in targets.items():
         label = f"'{_show(p)}' (Variable '{var.name}')"
@@ -255,7 +264,9 @@ def _check(path: str, saved: Mapping[Tuple[str, ...], Any], targets: Mapping[Tup
                          + "\n  - ".join(problems)
                          + "\nRestore into objects built as when saving (same keyword names, same structure, "
                            "Variables created in the same order, same shapes and dtypes); pass partial=True to "
-                           "ignore checkpoint entries on purpose. Checkpoint.variables() lists the paths.")
+                           "ignore checkpoint entries on purpose. Checkpoint.variables() lists the paths."
+                         + "".join(f"\n'{name}' is an optimizer that has no state yet: build it first "
+                                   f"({name}.build(model.trainable_variables)), then restore." for name in unbuilt))
 
 
 # -- CheckpointManager ----------------------------------------------------------------------------------

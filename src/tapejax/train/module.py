@@ -51,9 +51,10 @@ class Module:
         return self._own_name()
 
     @property
-    def name_scope(self):
-        """A context manager: Variables created inside get this Module's scope before their name."""
-        return name_scope(getattr(self, "_scope_name", None) or f"{self._own_name()}/")
+    def name_scope(self) -> "ModuleNameScope":
+        """A context manager: Variables created inside get this Module's scope before their name.
+        Its ``.name`` is the scope, ending in "/" (as ``tf.Module.name_scope.name``)."""
+        return ModuleNameScope(getattr(self, "_scope_name", None) or f"{self._own_name()}/")
 
     def _own_name(self) -> str:
         # A subclass that forgot super().__init__() still has a name.
@@ -109,6 +110,28 @@ class Module:
 
     def __repr__(self) -> str:
         return f"<tj.Module '{self._own_name()}' ({type(self).__name__}, {len(self.variables)} variables)>"
+
+
+class ModuleNameScope:
+    """A Module's name scope as an object (as the ``tf.name_scope`` that ``tf.Module.name_scope`` is):
+    ``.name`` is the absolute scope ("outer/inner/"); ``with`` enters it and gives that name. It may be
+    entered again, also while already inside it."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._entered: List[Any] = []  # one context per active `with`, innermost last
+
+    def __enter__(self) -> str:
+        context = name_scope(self.name)
+        scope = context.__enter__()
+        self._entered.append(context)
+        return scope
+
+    def __exit__(self, *exc_info) -> Any:
+        return self._entered.pop().__exit__(*exc_info)
+
+    def __repr__(self) -> str:
+        return f"<tj.Module name_scope {self.name!r}>"
 
 
 def _leaves(value: Any) -> Iterator[Any]:

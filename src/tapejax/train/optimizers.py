@@ -82,6 +82,20 @@ class Optimizer:
         lr = self._learning_rate
         return lr(self._iterations.read_value().value) if callable(lr) else lr
 
+    @learning_rate.setter
+    def learning_rate(self, value: Any) -> None:
+        # Keras lets a float learning rate be reassigned; here the optax transformation (and every update
+        # compiled from it, also inside a tj.function) holds it, so a change could not reach them all.
+        raise AttributeError(f"{type(self).__name__}.learning_rate cannot be changed after construction: the "
+                             "optax transformation holds it. For a learning rate that changes during training, "
+                             "pass an optax schedule (e.g. optax.exponential_decay(...) or optax.join_schedules) "
+                             "as learning_rate.")
+
+    @property
+    def built(self) -> bool:
+        """Whether the state exists (after ``build`` or the first ``apply_gradients``), as Keras."""
+        return self._built is not None
+
     @property
     def transformation(self) -> optax.GradientTransformation:
         return self._tx
@@ -116,6 +130,7 @@ class Optimizer:
         if len(grads) != len(variables):
             raise ValueError(f"apply_gradients: {len(grads)} gradients for {len(variables)} variables; give one "
                              "gradient (or None) per variable.")
+        _check_distinct(variables)
         self.build(variables)
         position = self._position
         for v in variables:
@@ -199,7 +214,19 @@ class Optimizer:
         full = idx == tuple(range(n))
         sub = state if full else jax.tree_util.tree_map(
             lambda node: [node[i] for i in idx] if per_variable(node) else node, state, is_leaf=per_variable)
-        updates, new_sub = self._tx.update(grads, sub, params)
+        try:
+            updates, new_sub = self._tx.update(grads, sub, params)
+        except (ValueError, TypeError, IndexError) as e:
+            if full:
+                raise
+            # e.g. an optax mask or multi_transform labels given as a list: a tree of all the variables
+            raise ValueError(
+                f"apply_gradients: this optax transformation cannot update only the {len(idx)} of its {n} variables "
+                "that have a gradient (the others' are None) and failed with: "
+                f"{type(e).__name__}: {e}\nIts hyperparameters are probably per-variable trees (a mask or "
+                "labels given as a list): pass them as callables of the params (optax calls them on the "
+                "variables updated), or give every variable a gradient (tape.gradient(..., "
+                "unconnected_gradients=tj.UnconnectedGradients.ZERO)).") from e
         new_params = optax.apply_updates(params, updates)
         if not full:
             def merge(old, new):
@@ -238,9 +265,71 @@ def _check_variables(variables: list, where: str) -> list:
     return variables
 
 
+def _check_distinct(variables: list) -> None:
+    # Two pairs for one Variable would each compute an update from the same old value and only the
+    # last would be stored: one gradient silently lost. (TF races the two updates.)
+    seen = set()
+    for v in variables:
+        if id(v) in seen:
+            raise ValueError(f"apply_gradients: variable {v.name!r} appears more than once; give one (gradient, "
+                             "variable) pair per variable (add its gradients together first).")
+        seen.add(id(v))
+
+
 def _check_momentum(momentum: float, name: str) -> None:
     if not 0.0 <= momentum <= 1.0:
         raise ValueError(f"{name}: `momentum` must be a float between [0, 1], got {momentum}.")
+
+
+# -- Keras's optimizers --------------------------------------------------------------------------------
+# Each takes Keras's hyperparameters (names and defaults of Keras 3) and the options every Keras optimizer
+# has: weight_decay, clipnorm, clipvalue, global_clipnorm (see keras_transformation).
+
+def keras_transformation(tx: optax.GradientTransformation, learning_rate: LearningRate,
+                         weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
+                         clipvalue: Optional[float] = None,
+                         global_clipnorm: Optional[float] = None) -> optax.GradientTransformation:
+    """``tx`` with Keras's optimizer options, applied as Keras applies them in each step:
+
+    1. the gradients are clipped: each by its own L2 norm (``clipnorm``, as ``clip_by_norm``), each
+       element to ``[-clipvalue, clipvalue]``, or all together by their global norm (``global_clipnorm``,
+       as ``clip_by_global_norm``); at most one of the three;
+    2. ``tx`` computes the update from the clipped gradients;
+    3. decoupled weight decay: each variable also moves by ``-learning_rate * weight_decay * variable``
+       (its value before the step), outside ``tx``'s momentum and scaling.
+    Only the variables given a gradient in a step are clipped together and decayed (Keras)."""
+    given = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
+    if sum(v is not None for v in given.values()) > 1:
+        raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: "
+                         + ", ".join(f"{k}={v}" for k, v in given.items()))
+    if weight_decay is not None:
+        tx = _plus_decoupled_weight_decay(tx, learning_rate, weight_decay)
+    if clipnorm is not None:
+        clip = optax.stateless_with_tree_map(lambda g, _: clip_by_norm(g, clipnorm).value)
+    elif clipvalue is not None:
+        clip = optax.clip(clipvalue)
+    elif global_clipnorm is not None:
+        clip = optax.stateless(lambda grads, _: jax.tree_util.tree_unflatten(
+            jax.tree_util.tree_structure(grads),
+            [t.value for t in clip_by_global_norm(jax.tree_util.tree_leaves(grads), global_clipnorm)[0]]))
+    else:
+        return tx
+    return optax.chain(clip, tx)
+
+
+def _plus_decoupled_weight_decay(tx: optax.GradientTransformation, learning_rate: LearningRate,
+                                 weight_decay: float) -> optax.GradientTransformation:
+    """``tx``'s update plus ``-learning_rate * weight_decay * params`` (Keras's ``weight_decay``)."""
+    decay = optax.chain(optax.add_decayed_weights(weight_decay), optax.scale_by_learning_rate(learning_rate))
+
+    def init(params):
+        return tx.init(params), decay.init(params)
+
+    def update(grads, state, params):
+        updates, tx_state = tx.update(grads, state[0], params)
+        shrink, decay_state = decay.update(jax.tree_util.tree_map(jnp.zeros_like, params), state[1], params)
+        return jax.tree_util.tree_map(jnp.add, updates, shrink), (tx_state, decay_state)
+    return optax.GradientTransformation(init, update)
 
 
 class SGD(Optimizer):
@@ -249,10 +338,13 @@ class SGD(Optimizer):
     (with a schedule, Keras's velocity mixes past learning rates and optax's does not)."""
 
     def __init__(self, learning_rate: LearningRate = 0.01, momentum: float = 0.0, nesterov: bool = False,
+                 weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
+                 clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
                  name: str = "SGD") -> None:
         _check_momentum(momentum, "SGD")
         tx = optax.sgd(learning_rate, momentum=momentum or None, nesterov=nesterov)
-        super().__init__(tx, learning_rate, name)
+        super().__init__(keras_transformation(tx, learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm),
+                         learning_rate, name)
 
 
 def keras_epsilon(epsilon: float, beta_2: float) -> Callable[[Any], Any]:
@@ -262,15 +354,45 @@ def keras_epsilon(epsilon: float, beta_2: float) -> Callable[[Any], Any]:
     return lambda count: epsilon / jnp.sqrt(1.0 - beta_2 ** (count + 1))
 
 
+def keras_amsgrad(learning_rate: LearningRate, b1: float, b2: float, eps: float,
+                  weight_decay: Optional[float] = None) -> optax.GradientTransformation:
+    """Keras's Adam with ``amsgrad=True``: ``lr * sqrt(1 - b2**t) / (1 - b1**t) * m / (sqrt(v_max) + eps)``
+    with ``v_max`` the running maximum of the uncorrected second moment. That is optax's
+    ``scale_by_amsgrad`` with ``bias_correction_nu=False`` (which leaves out ``sqrt(1 - b2**t)``) times
+    ``sqrt(1 - b2**t)``; ``weight_decay`` decays as ``optax.adamw`` does (as Keras's AdamW)."""
+    parts = [optax.scale_by_amsgrad(b1, b2, eps, bias_correction_nu=False),
+             optax.scale_by_schedule(lambda count: jnp.sqrt(1.0 - b2 ** (count + 1)))]
+    if weight_decay is not None:
+        parts.append(optax.add_decayed_weights(weight_decay))
+    return optax.chain(*parts, optax.scale_by_learning_rate(learning_rate))
+
+
+def _keras_adam(learning_rate: LearningRate, beta_1: float, beta_2: float, epsilon: float, amsgrad: bool,
+                weight_decay: Optional[float]) -> optax.GradientTransformation:
+    """Adam as Keras computes it (epsilon placed as Keras places it: ``keras_epsilon``), with decoupled
+    weight decay when ``weight_decay`` is given (``optax.adamw``: ``-lr * weight_decay * w``, as Keras)."""
+    if amsgrad:
+        return optax.inject_hyperparams(keras_amsgrad)(learning_rate, b1=beta_1, b2=beta_2, eps=epsilon,
+                                                       weight_decay=weight_decay)
+    eps = keras_epsilon(epsilon, beta_2)
+    if weight_decay is None:
+        return optax.inject_hyperparams(optax.adam)(learning_rate, b1=beta_1, b2=beta_2, eps=eps)
+    return optax.inject_hyperparams(optax.adamw)(learning_rate, b1=beta_1, b2=beta_2, eps=eps,
+                                                 weight_decay=weight_decay)
+
+
 class Adam(Optimizer):
     """Keras's Adam: ``optax.adam``, with epsilon placed as Keras places it (``keras_epsilon``, through
-    ``optax.inject_hyperparams``), so the steps are Keras's value for value."""
+    ``optax.inject_hyperparams``), so the steps are Keras's value for value; ``amsgrad=True`` is
+    ``keras_amsgrad``."""
 
     def __init__(self, learning_rate: LearningRate = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
-                 epsilon: float = 1e-7, name: str = "adam") -> None:
-        tx = optax.inject_hyperparams(optax.adam)(learning_rate, b1=beta_1, b2=beta_2,
-                                                  eps=keras_epsilon(epsilon, beta_2))
-        super().__init__(tx, learning_rate, name)
+                 epsilon: float = 1e-7, amsgrad: bool = False, weight_decay: Optional[float] = None,
+                 clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
+                 global_clipnorm: Optional[float] = None, name: str = "adam") -> None:
+        tx = _keras_adam(learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay)
+        super().__init__(keras_transformation(tx, learning_rate, None, clipnorm, clipvalue, global_clipnorm),
+                         learning_rate, name)
 
 
 class AdamW(Optimizer):
@@ -278,10 +400,15 @@ class AdamW(Optimizer):
     epsilon placed as Keras places it, as in ``Adam``."""
 
     def __init__(self, learning_rate: LearningRate = 0.001, weight_decay: float = 0.004, beta_1: float = 0.9,
-                 beta_2: float = 0.999, epsilon: float = 1e-7, name: str = "adamw") -> None:
-        tx = optax.inject_hyperparams(optax.adamw)(learning_rate, b1=beta_1, b2=beta_2,
-                                                   eps=keras_epsilon(epsilon, beta_2), weight_decay=weight_decay)
-        super().__init__(tx, learning_rate, name)
+                 beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False,
+                 clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
+                 global_clipnorm: Optional[float] = None, name: str = "adamw") -> None:
+        if weight_decay is None:
+            raise ValueError("AdamW: argument `weight_decay` must be a float. Received: weight_decay=None "
+                             "(use Adam for no weight decay).")
+        tx = _keras_adam(learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay)
+        super().__init__(keras_transformation(tx, learning_rate, None, clipnorm, clipvalue, global_clipnorm),
+                         learning_rate, name)
 
 
 class RMSprop(Optimizer):
@@ -289,20 +416,26 @@ class RMSprop(Optimizer):
     accumulator, as Keras (``g / sqrt(v + epsilon)``, centered: ``sqrt(v - mean_g**2 + epsilon)``)."""
 
     def __init__(self, learning_rate: LearningRate = 0.001, rho: float = 0.9, momentum: float = 0.0,
-                 epsilon: float = 1e-7, centered: bool = False, name: str = "rmsprop") -> None:
+                 epsilon: float = 1e-7, centered: bool = False, weight_decay: Optional[float] = None,
+                 clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
+                 global_clipnorm: Optional[float] = None, name: str = "rmsprop") -> None:
         _check_momentum(momentum, "RMSprop")
         tx = optax.rmsprop(learning_rate, decay=rho, eps=epsilon, initial_scale=0.0, eps_in_sqrt=True,
                            centered=centered, momentum=momentum or None)
-        super().__init__(tx, learning_rate, name)
+        super().__init__(keras_transformation(tx, learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm),
+                         learning_rate, name)
 
 
 class Adagrad(Optimizer):
     """Keras's Adagrad: ``optax.adagrad`` (``g / sqrt(accumulator + epsilon)``, as Keras)."""
 
     def __init__(self, learning_rate: LearningRate = 0.001, initial_accumulator_value: float = 0.1,
-                 epsilon: float = 1e-7, name: str = "adagrad") -> None:
+                 epsilon: float = 1e-7, weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
+                 clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
+                 name: str = "adagrad") -> None:
         tx = optax.adagrad(learning_rate, initial_accumulator_value=initial_accumulator_value, eps=epsilon)
-        super().__init__(tx, learning_rate, name)
+        super().__init__(keras_transformation(tx, learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm),
+                         learning_rate, name)
 
 
 def from_optax(transformation: optax.GradientTransformation, name: str = "optimizer") -> Optimizer:
@@ -313,9 +446,13 @@ def from_optax(transformation: optax.GradientTransformation, name: str = "optimi
 # -- clipping (tj ops, so a clip is recorded and differentiable like any op) -------------------------
 def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None) -> Tensor:
     """``t * clip_norm / max(norm(t), clip_norm)`` with the L2 norm over ``axes`` (all by default), as
-    ``tf.clip_by_norm``; the gradient at ``t == 0`` is finite."""
+    ``tf.clip_by_norm``: a negative ``clip_norm`` counts as zero, and ``clip_norm`` may broadcast against
+    the norm but not enlarge ``t``; the gradient at ``t == 0`` is finite."""
     t = convert_to_tensor(t)
-    clip_norm = convert_to_tensor(clip_norm, dtype=t.dtype)
+    clip_norm = tnp.maximum(convert_to_tensor(clip_norm, dtype=t.dtype), 0)
+    if jnp.broadcast_shapes(t.shape, clip_norm.shape) != t.shape:
+        raise ValueError(f"clip_by_norm: clip_norm of shape {clip_norm.shape} would broadcast t of shape "
+                         f"{t.shape} to a larger shape; give a scalar clip_norm.")
     sq = tnp.sum(t * t, axis=axes, keepdims=True)
     nonzero = sq > 0
     # sqrt's derivative is infinite at 0: take it only where the sum is positive (TF does the same)
