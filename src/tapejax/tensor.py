@@ -179,9 +179,16 @@ class Tensor(ArrayShape):
         return a[()] if a.ndim == 0 else a
 
     def __array__(self, dtype=None, copy=None):
+        """NumPy's conversion protocol (NumPy 2): ``np.asarray(t)`` may share the (read-only) buffer,
+        ``np.array(t)``/``copy=True`` gives a new writable array, ``copy=False`` raises if a cast needs a copy."""
         _require_concrete(self, "np.asarray()")
         a = np.asarray(self._value)
-        return a.astype(dtype) if dtype is not None else a
+        if dtype is not None and np.dtype(dtype) != a.dtype:
+            if copy is False:
+                raise ValueError(f"np.asarray(tj.Tensor, copy=False): converting dtype {a.dtype} to {np.dtype(dtype)} "
+                                 "needs a copy; allow one (copy=None) or ask for the tensor's own dtype.")
+            return a.astype(dtype)
+        return a.copy() if copy else a
 
     def __array_function__(self, func, types, args, kwargs):
         return _numpy_function(func, args, kwargs)
@@ -214,7 +221,8 @@ class Tensor(ArrayShape):
         v = self._value
         if isinstance(v, jax.core.Tracer):
             return f"<tj.Tensor shape={self.shape} dtype={self.dtype} (traced)>"
-        return f"<tj.Tensor shape={self.shape} dtype={self.dtype} numpy={np.asarray(v)}>"
+        # str(), not format(): a 0-d array formats as a Python float (0.10000000149011612 for a float32 0.1)
+        return f"<tj.Tensor shape={self.shape} dtype={self.dtype} numpy={np.asarray(v)!s}>"
 
     __str__ = __repr__
 
@@ -551,7 +559,7 @@ class Variable(ArrayShape):
         return self.read_value().numpy()
 
     def __array__(self, dtype=None, copy=None):
-        return self.read_value().__array__(dtype)
+        return self.read_value().__array__(dtype, copy)
 
     def __array_function__(self, func, types, args, kwargs):
         return _numpy_function(func, args, kwargs)
@@ -632,6 +640,16 @@ class Variable(ArrayShape):
         self._set(_sub_kernel(self._current(), d))
         return self
 
+    def _in_place_operator(self, other):
+        """``v += x`` would rebind ``v`` to a new Tensor and leave the Variable unchanged (a Module attribute
+        would silently stop being a Variable): refused, as TF."""
+        raise RuntimeError("`variable += value` (or -=, *=, ...) with tj.Variables is not supported. Use "
+                           "`variable.assign_add(value)` / `variable.assign(...)` to modify the variable, or "
+                           "`out = variable + value` if you need a new Tensor.")
+
+    __iadd__ = __isub__ = __imul__ = __itruediv__ = __ifloordiv__ = __imod__ = __ipow__ = __imatmul__ = \
+        __iand__ = __ior__ = __ixor__ = _in_place_operator
+
     # -- properties -----------------------------------------------------------------------------
     def _array(self):
         """The value, or the shape and dtype of a pending value (which knowing them does not run)."""
@@ -688,7 +706,7 @@ class Variable(ArrayShape):
 
     def __repr__(self) -> str:
         return (f"<tj.Variable '{self._name}' shape={self.shape} dtype={self.dtype} "
-                f"numpy={np.array2string(np.asarray(self._value), separator=' ')}>")
+                f"numpy={np.asarray(self._value)!s}>")  # as Tensor's repr
 
     def __bool__(self) -> bool:
         return bool(self.read_value())
@@ -807,12 +825,59 @@ def _default_dtype(value: Any):
     if isinstance(value, bool):
         return jnp.bool_
     if isinstance(value, int):
-        return jnp.int32
+        return _int_dtype((value,))
     if isinstance(value, float):
         return jnp.float32
     if isinstance(value, complex):
         return jnp.complex64
     return None
+
+
+_INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1
+
+
+def _int_dtype(ints: Sequence[int]):
+    """int32 for Python ints, as TF; TF takes int64 for one that does not fit, which JAX only has with x64 on."""
+    big = next((i for i in ints if not _INT32_MIN <= i <= _INT32_MAX), None)
+    if big is None:
+        return jnp.int32
+    if jax.config.jax_enable_x64:
+        return jnp.int64
+    raise OverflowError(f"tj.constant: the Python integer {big} does not fit int32, and int64 (TF's dtype for it) "
+                        "needs JAX's x64 mode, which is off. Enable it (jax.config.update('jax_enable_x64', True)) "
+                        "or pass a float (dtype=tj.numpy.float32).")
+
+
+def _python_kind(value: Any) -> Optional[str]:
+    """The NumPy kind ('b', 'i', 'f' or 'c') of a Python number or nested list/tuple of Python numbers (the
+    widest of its elements); None when it holds anything else (numpy values, arrays, Tensors)."""
+    kinds = {bool: "b", int: "i", float: "f", complex: "c"}
+    widest = "b"
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if type(v) in (list, tuple):
+            stack.extend(v)
+            continue
+        k = kinds.get(type(v))
+        if k is None:
+            return None
+        widest = max(widest, k, key="bifc".index)
+    return widest
+
+
+def _check_python_cast(value: Any, dtype, where: str) -> None:
+    """As TF's conversion with a requested dtype: Python floats do not silently become ints or bools, nor
+    Python ints bools, nor complex numbers reals (``tf.constant(1.5, dtype=tf.int32)`` raises TypeError).
+    NumPy and JAX arrays are cast, as TF casts them."""
+    kind = _python_kind(value)
+    if kind is None:
+        return
+    target = dtype.kind
+    if (target in "iu" and kind in "fc") or (target == "b" and kind != "b") or (target in "f" and kind == "c"):
+        raise TypeError(f"{where}: cannot convert {value!r} to dtype {dtype} without loss (a Python "
+                        f"{ {'i': 'int', 'f': 'float', 'c': 'complex'}[kind] } is never truncated, as TF). Convert "
+                        "the value yourself (int(x), x.real, np.asarray(x).astype(...)), or ask for another dtype.")
 
 
 def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None) -> Tensor:
@@ -834,11 +899,21 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None)
         dtype = _default_dtype(value)
         if dtype is None and isinstance(value, (list, tuple)):
             dtype = _default_list_dtype(value)
+    else:
+        _check_python_cast(value, dtype, "tj.constant/convert_to_tensor")
     try:
         if isinstance(value, (list, tuple)):
             value = _materialize_nested(value)
         arr = jnp.asarray(value, dtype=dtype)
+    except OverflowError as e:
+        held = jax.dtypes.canonicalize_dtype(dtype)
+        x64 = f" (JAX's x64 mode is off, so {jnp.dtype(dtype)} means {held})" if held != jnp.dtype(dtype) else ""
+        raise OverflowError(f"tj.constant/convert_to_tensor: {e}{x64}; a value out of its dtype's range is never "
+                            "wrapped around (TF wraps it silently). Pass a dtype that holds it.") from None
     except (TypeError, ValueError) as e:
+        if isinstance(value, (list, tuple)) and "inhomogeneous" in str(e):  # as TF's error for ragged lists
+            raise ValueError(f"Can't convert a non-rectangular Python sequence to a tj.Tensor: {value!r}. Every "
+                             "nested list along one axis must have the same length; pad the rows first.") from None
         raise TypeError(f"Cannot convert {type(value).__name__} {value!r} to a tj.Tensor"
                         + (f" of dtype {dtype}" if dtype is not None else "") + f": {e}") from None
     return Tensor(arr)
@@ -875,7 +950,7 @@ def _default_list_dtype(value):
     if flat and all(isinstance(v, bool) for v in flat):
         return jnp.bool_
     if flat and all(isinstance(v, (int, bool)) and not isinstance(v, float) for v in flat):
-        return jnp.int32
+        return _int_dtype(flat)
     if flat and all(isinstance(v, (int, float, bool)) for v in flat):
         return jnp.float32
     return None

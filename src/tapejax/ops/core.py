@@ -723,6 +723,9 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
             return out
         return _apply_recorded(op, args, raw, static)
     except (TypeError, ValueError) as e:  # free on the fast path (zero-cost try)
+        concrete = _concrete_static(static)
+        if concrete is not None:  # a scalar Tensor for an axis or shape: its value, as a Python number
+            return apply(op, args, concrete)
         named = _named_error(op, raw, static, e)
         if named is None:
             raise
@@ -733,6 +736,16 @@ def _holds_tensor(v) -> bool:
     if isinstance(v, (Tensor, Variable)):
         return True
     return isinstance(v, tuple) and any(_holds_tensor(x) for x in v)
+
+
+def _concrete_static(static: dict) -> Optional[dict]:
+    """``static`` with its concrete Tensors and Variables replaced by their values (``freeze``), or None when
+    it holds none, or a traced one (whose value is unknown until the program runs: ``_named_error`` says so).
+    Found only when hashing or using such a parameter failed, so it costs nothing on the normal path."""
+    if not any(_holds_tensor(v) for v in static.values()):
+        return None
+    frozen = {k: freeze(v) for k, v in static.items()}
+    return None if any(_holds_tensor(v) for v in frozen.values()) else frozen
 
 
 def _named_error(op: OpDef, raw, static: dict, e: Exception) -> Optional[Exception]:

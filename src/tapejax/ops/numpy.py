@@ -295,10 +295,10 @@ floor, ceil, round, trunc, floor_divide = map(_no_gradient, (jnp.floor, jnp.ceil
                                                             jnp.floor_divide))
 rint = round
 (equal, not_equal, less, less_equal, greater, greater_equal, logical_and, logical_or, logical_not, logical_xor,
- isnan, isinf, isfinite, bitwise_and, bitwise_or, bitwise_not) = map(_no_gradient, (
+ isnan, isinf, isfinite, bitwise_and, bitwise_or, bitwise_xor, bitwise_not) = map(_no_gradient, (
     jnp.equal, jnp.not_equal, jnp.less, jnp.less_equal, jnp.greater, jnp.greater_equal, jnp.logical_and,
     jnp.logical_or, jnp.logical_not, jnp.logical_xor, jnp.isnan, jnp.isinf, jnp.isfinite, jnp.bitwise_and,
-    jnp.bitwise_or, jnp.bitwise_not))
+    jnp.bitwise_or, jnp.bitwise_xor, jnp.bitwise_not))
 invert = bitwise_not
 # index and truth reductions: static axis/keepdims
 _argmax, _argmin, _argsort, _any, _all = (_not_differentiable(f.__name__, f) for f in (
@@ -601,7 +601,9 @@ def transpose(a, axes=None):
 
 def swapaxes(a, axis1, axis2):
     """``jax.numpy.swapaxes`` (a transpose)."""
-    perm = list(range(ndim(a)))
+    nd = ndim(a)
+    axis1, axis2 = _check_axis("swapaxes", axis1, nd), _check_axis("swapaxes", axis2, nd)
+    perm = list(range(nd))
     perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
     return transpose(a, perm)
 
@@ -609,15 +611,17 @@ def swapaxes(a, axis1, axis2):
 def moveaxis(a, source, destination):
     """``jax.numpy.moveaxis`` (a transpose)."""
     nd = ndim(a)
-    perm = [i for i in range(nd) if i != source % nd]
-    perm.insert(destination % nd, source % nd)
+    source, destination = _check_axis("moveaxis", source, nd), _check_axis("moveaxis", destination, nd)
+    perm = [i for i in range(nd) if i != source]
+    perm.insert(destination, source)
     return transpose(a, perm)
 
 
 def squeeze(a, axis=None):
     """``jax.numpy.squeeze`` (a reshape)."""
     shp = shape(a)
-    axes = _norm_axis(axis, len(shp)) if axis is not None else tuple(i for i, s in enumerate(shp) if s == 1)
+    axes = (tuple(sorted(_check_axis("squeeze", x, len(shp)) for x in _axes(axis))) if axis is not None
+            else tuple(i for i, s in enumerate(shp) if s == 1))
     for ax in axes:
         if shp[ax] != 1:
             raise ValueError(f"squeeze: cannot squeeze axis {ax} of size {shp[ax]} (shape {shp})")
@@ -627,9 +631,9 @@ def squeeze(a, axis=None):
 def expand_dims(a, axis):
     """``jax.numpy.expand_dims`` (a reshape)."""
     new = list(shape(a))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = _axes(axis)
     nd = len(new) + len(axes)
-    for ax in sorted(x % nd for x in axes):
+    for ax in sorted(_check_axis("expand_dims", x, nd) for x in axes):
         new.insert(ax, 1)
     return reshape(a, tuple(new))
 
@@ -650,7 +654,7 @@ def concatenate(arrays, axis=0):
     """``jax.numpy.concatenate``."""
     arrays = list(arrays)
     nd = ndim(arrays[0])
-    return _concatenate(*arrays, axis=axis % nd if nd else 0)
+    return _concatenate(*arrays, axis=_check_axis("concatenate", axis, nd))
 
 
 concat = concatenate
@@ -754,10 +758,18 @@ def astype(x, dtype):
 # an index array's values are unknown and JAX's behaviour applies: getitem clamps, take fills.
 
 def _check_axis(op: str, axis, ndim: int) -> int:
+    """``axis`` (an int, or a scalar integer Tensor) in ``[0, ndim)``; out of ``[-ndim, ndim)`` raises, as NumPy
+    (never wrapped around)."""
     ax = operator.index(axis)
     if not -ndim <= ax < builtins.max(ndim, 1):  # (max, sum... are this module's ops)
         raise IndexError(f"tj op '{op}': axis {ax} is out of range for a tensor of rank {ndim}")
     return ax % ndim if ndim else 0
+
+
+def _axes(axis) -> tuple:
+    """An axis argument (an int, a scalar Tensor, or a sequence or 1-d Tensor of them) as a tuple."""
+    axis = freeze(axis)
+    return axis if isinstance(axis, tuple) else (axis,)
 
 
 def _concrete(a):
@@ -870,7 +882,7 @@ def _split_index(idx):
             arrays.append(part)
             static.append(("a",))
         elif isinstance(part, (np.ndarray, jax.Array, list)):
-            arrays.append(np.asarray(part) if isinstance(part, list) else part)
+            arrays.append(_index_list(part) if isinstance(part, list) else part)
             static.append(("a",))
         elif isinstance(part, slice):
             static.append(("s", _static_int(part.start), _static_int(part.stop), _static_int(part.step)))
@@ -881,6 +893,12 @@ def _split_index(idx):
         else:
             static.append(("i", _static_index(part, "an index")))
     return tuple(static), arrays
+
+
+def _index_list(part: list) -> np.ndarray:
+    """A list index as an array; an empty one selects nothing (NumPy's integer array, not float64)."""
+    a = np.asarray(part)
+    return a.astype(np.int32) if a.size == 0 and a.dtype == np.float64 else a
 
 
 def _bool_mask(part):
