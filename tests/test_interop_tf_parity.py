@@ -65,6 +65,15 @@ def test_python_int_beyond_int32_says_why_and_what_to_do():
         tj.constant(2 ** 40, dtype="int64")
 
 
+def test_with_x64_on_big_python_ints_are_int64_as_tf():
+    import jax
+    with jax.enable_x64(True):  # TF: tf.constant(2**40).dtype == int64, tf.constant([1, 2**40]) too
+        assert tj.constant(2 ** 40).dtype == np.int64 and tj.constant(2 ** 40).numpy() == 2 ** 40
+        assert tj.constant([1, 2 ** 40]).dtype == np.int64
+        assert tj.constant(3).dtype == np.int32 and tj.constant(1.5).dtype == np.float32  # still TF's defaults
+        assert tj.constant(np.array([1.5])).dtype == np.float64  # a float64 array keeps its dtype, as TF
+
+
 # -- display --------------------------------------------------------------------------------------------
 
 def test_scalar_repr_shows_the_float32_value_not_its_float64_expansion():
@@ -176,3 +185,19 @@ def test_empty_list_index_selects_nothing():
         t.watch(x)
         y = tnp.sum(x[[]])
     np.testing.assert_array_equal(t.gradient(y, x).numpy(), np.zeros((3, 4)))
+
+
+# -- error messages never cut a value's repr off ----------------------------------------------------------
+
+def test_long_values_in_errors_are_described_not_cut():
+    v = tj.Variable([1] * 100)
+    with pytest.raises(ValueError) as info:
+        v.assign([1.5] * 100)
+    msg = str(info.value)
+    assert "list of shape (100,) and dtype float64" in msg and "[1.5, 1.5" not in msg
+    with pytest.raises(TypeError) as info:
+        tnp.add(tj.constant(1.0), {"key": "x" * 300})
+    assert "<dict, repr of 311 characters>" in str(info.value)
+    with pytest.raises(TypeError) as info:  # a short value: its whole repr
+        tnp.add(tj.constant(1.0), {"key": "x" * 30})
+    assert repr({"key": "x" * 30}) in str(info.value)

@@ -807,6 +807,21 @@ _add_kernel = jax.jit(jnp.add)
 _sub_kernel = jax.jit(jnp.subtract)
 
 
+def describe_value(value: Any, limit: int = 200) -> str:
+    """What an error message shows of a value: its whole repr, or, for one longer than ``limit``, its type,
+    shape and dtype. A repr is never cut off: half a value misleads more than none."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    try:
+        a = np.asarray(value)
+    except Exception:
+        a = None
+    if a is not None and a.dtype != object:
+        return f"<{type(value).__name__} of shape {a.shape} and dtype {a.dtype}, repr of {len(text)} characters>"
+    return f"<{type(value).__name__}, repr of {len(text)} characters>"
+
+
 def _check_lossless(value: Any, dtype, what: str, name: str) -> None:
     """As TF's conversion with a requested dtype: Python/numpy floats do not silently become ints or
     bools (nor complex numbers reals)."""
@@ -816,7 +831,7 @@ def _check_lossless(value: Any, dtype, what: str, name: str) -> None:
         return  # let the conversion report it
     target = jnp.dtype(dtype).kind
     if (target in "iub" and kind in "fc") or (target == "b" and kind in "iu") or (target != "c" and kind == "c"):
-        raise ValueError(f"{what}: value {value!r:.60} (numpy kind '{kind}') cannot be converted to the "
+        raise ValueError(f"{what}: value {describe_value(value)} (numpy kind '{kind}') cannot be converted to the "
                          f"variable '{name}' of dtype {jnp.dtype(dtype)} without loss. The variable is unchanged.")
 
 
@@ -958,7 +973,13 @@ def _default_list_dtype(value):
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[str] = None) -> Tensor:
     """A new Tensor holding ``value`` (TF's dtype defaults with x64 off). ``name`` is accepted for TF code and
-    ignored (an eager TF tensor has no name either)."""
+    ignored (an eager TF tensor has no name either).
+
+    Dtypes: Python floats give float32, ints int32 (int64 for one beyond int32, which needs x64 on; otherwise
+    OverflowError), bools bool, as TF. NumPy arrays keep their dtype as JAX canonicalizes it: with JAX's x64
+    mode off (the default) float64 becomes float32 and int64 int32, where TF keeps 64 bits; turn x64 on to keep
+    them. A requested ``dtype`` never truncates a Python number (``constant(1.5, dtype=int32)`` raises
+    TypeError, as TF); NumPy and JAX arrays are cast to it."""
     if shape is not None:  # as tf.constant: a scalar is filled in, a value of the same size reshaped
         t = constant(value, dtype)
         shape = tuple(int(d) for d in shape)

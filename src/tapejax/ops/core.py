@@ -44,7 +44,7 @@ import numpy as np
 from .. import record, tape_set, vspace
 from ..config import config
 from ..tape import RecordedOp
-from ..tensor import ArrayImpl, LazyTensor, Tensor, Variable, convert_to_tensor, is_float
+from ..tensor import ArrayImpl, LazyTensor, Tensor, Variable, convert_to_tensor, describe_value, is_float
 from . import linear_rule
 from .linear_rule import LinearRule
 from .rules import tf_complex_vjp
@@ -585,7 +585,7 @@ class OpDef:
 # ---------------------------------------------------------------------------------------------------
 
 def _bad_arg(op: OpDef, i: int, a: Any) -> TypeError:
-    return TypeError(f"tj op '{op.name}': argument {i} is a {type(a).__name__} ({a!r:.60}); expected a "
+    return TypeError(f"tj op '{op.name}': argument {i} is a {type(a).__name__} ({describe_value(a)}); expected a "
                      "tj.Tensor, tj.Variable, jax/numpy array, Python number or list of numbers. "
                      "Convert it with tj.constant(...) first.")
 
