@@ -5,6 +5,7 @@ beside each); the tests do not import TensorFlow.
 """
 from __future__ import annotations
 
+import jax
 import numpy as np
 import pytest
 
@@ -201,3 +202,19 @@ def test_long_values_in_errors_are_described_not_cut():
     with pytest.raises(TypeError) as info:  # a short value: its whole repr
         tnp.add(tj.constant(1.0), {"key": "x" * 30})
     assert repr({"key": "x" * 30}) in str(info.value)
+
+
+def test_index_tensor_captured_by_a_traced_function_is_checked_not_crashing():
+    # An index Tensor a tj.function (or jax.jit) closes over has a known value: it is checked like an eager one
+    # (tapejax crashed with jax's TracerArrayConversionError from its own bounds check)
+    x = tj.constant(np.arange(6, dtype=np.float32))
+    idx, bad = tj.constant([1, 1, 4]), tj.constant([1, 6])
+    f = tj.function(lambda a: tnp.sum(a[idx] * a[idx]))
+    with tj.GradientTape() as t:
+        t.watch(x)
+        y = f(x)
+    np.testing.assert_allclose(y.numpy(), 1 + 1 + 16)
+    np.testing.assert_allclose(t.gradient(y, x).numpy(), [0, 4, 0, 0, 8, 0])  # repeated indices accumulate
+    assert jax.jit(lambda a: tnp.take(tj.Tensor(a), idx, axis=0).value)(x.value).tolist() == [1.0, 1.0, 4.0]
+    with pytest.raises(IndexError, match="index 6 is out of bounds"):
+        tj.function(lambda a: a[bad])(x)

@@ -814,7 +814,8 @@ def _check_index_array(op: str, a, axis, n: int, shape: tuple) -> None:
     if isinstance(v, (np.ndarray, np.generic)):
         lo, hi = int(v.min()), int(v.max())
     else:
-        lo, hi = (int(b) for b in np.asarray(_min_max(v)))
+        with jax.ensure_compile_time_eval():  # a concrete array captured by a trace (tj.function, jax.jit)
+            lo, hi = (int(b) for b in np.asarray(_min_max(v)))
     if lo < -n or hi >= n:
         bad = hi if hi >= n else lo
         raise IndexError(f"tj op '{op}': index {bad} is out of bounds for axis {axis} with size {n} (tensor of shape "
