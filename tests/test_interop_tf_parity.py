@@ -6,6 +6,7 @@ beside each); the tests do not import TensorFlow.
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -218,3 +219,17 @@ def test_index_tensor_captured_by_a_traced_function_is_checked_not_crashing():
     assert jax.jit(lambda a: tnp.take(tj.Tensor(a), idx, axis=0).value)(x.value).tolist() == [1.0, 1.0, 4.0]
     with pytest.raises(IndexError, match="index 6 is out of bounds"):
         tj.function(lambda a: a[bad])(x)
+
+
+def test_assigning_a_variable_inside_a_jax_transform_raises_and_keeps_it_usable():
+    # A traced value stored into the Variable leaked: every later read failed inside JAX (UnexpectedTracerError)
+    v = tj.Variable([1.0, 2.0])
+    with pytest.raises(TypeError, match="inside a JAX transform.*tj.function"):
+        jax.jit(lambda: v.assign([5.0, 5.0]))()
+    with pytest.raises(TypeError, match="inside a JAX transform"):
+        jax.jit(lambda: v.assign_add([1.0, 1.0]))()
+    with pytest.raises(TypeError, match="inside a JAX transform"):
+        jax.grad(lambda s: (v.assign(jnp.stack([s, s])), s)[1])(1.0)
+    np.testing.assert_array_equal((v * 2.0).numpy(), [2.0, 4.0])  # unchanged and usable
+    tj.function(lambda: v.assign([5.0, 5.0]))()  # the way to assign in compiled code
+    np.testing.assert_array_equal(v.numpy(), [5.0, 5.0])

@@ -607,6 +607,13 @@ class Variable(ArrayShape):
         cap = tape_set.state.capture
         if cap is not None:
             cap.write(self, value)  # written back when the tj.function call returns
+        elif isinstance(value, jax.core.Tracer):
+            # Inside jax.jit/jax.grad/jax.vmap (not tj.function) the value only exists while JAX traces: stored,
+            # it would leak, and every later read of the variable fail deep inside JAX.
+            raise TypeError(f"tj.Variable '{self._name}' was assigned inside a JAX transform (jax.jit, jax.grad, "
+                            "jax.vmap...), where the new value is traced and cannot outlive the trace. Use "
+                            "tj.function, which captures Variables and writes their final values back, or assign "
+                            "outside the transform (return the new value from it). The variable is unchanged.")
         else:
             self.write_back(value)
 
