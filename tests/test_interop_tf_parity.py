@@ -233,3 +233,39 @@ def test_assigning_a_variable_inside_a_jax_transform_raises_and_keeps_it_usable(
     np.testing.assert_array_equal((v * 2.0).numpy(), [2.0, 4.0])  # unchanged and usable
     tj.function(lambda: v.assign([5.0, 5.0]))()  # the way to assign in compiled code
     np.testing.assert_array_equal(v.numpy(), [5.0, 5.0])
+
+
+# -- lists holding Tensors are packed by a recorded op, as TF -----------------------------------------------
+
+def _grad_at_3(f):
+    x = tj.constant(3.0)
+    with tj.GradientTape() as t:
+        t.watch(x)
+        y = tnp.sum(f(x))
+    return t.gradient(y, x)
+
+
+@pytest.mark.parametrize("f,want", [
+    # TF 2.21, x = 3.0, y = reduce_sum(f(x)), tape.gradient(y, x):
+    (lambda x: tj.convert_to_tensor([x, 2 * x]), 3.0),           # tf.convert_to_tensor([x, 2 * x]) -> 3.0
+    (lambda x: x * [x, 1.0], 7.0),                                # x * [x, 1.0] -> 7.0 (tapejax gave 4.0)
+    (lambda x: tnp.add([x, x], 1.0), 2.0),                        # tf.add([x, x], 1.0) -> 2.0
+    (lambda x: tj.constant([[x, 1.0], [2.0, x]]), 2.0),           # tf.convert_to_tensor([[x, 1.], [2., x]]) -> 2.0
+])
+def test_list_holding_a_watched_tensor_keeps_its_gradient(f, want):
+    g = _grad_at_3(f)
+    assert g is not None and float(g) == want
+
+
+def test_list_holding_variables_and_traced_tensors():
+    v = tj.Variable(2.0)
+    with tj.GradientTape() as t:
+        y = tnp.sum(tj.convert_to_tensor([v, 3.0 * v]))
+    assert float(t.gradient(y, v)) == 4.0  # TF: 4.0
+    # inside tj.function the tensors are traced: packed, not converted through NumPy (tapejax raised)
+    np.testing.assert_array_equal(tj.function(lambda a: tj.constant([a, 2 * a]))(tj.constant(1.0)).numpy(), [1, 2])
+    # dtype: JAX's promotion (int tensor with 2.5 -> float32); a requested dtype never truncates a tensor
+    assert tj.constant([tj.constant(1), 2.5]).dtype == np.float32
+    assert tj.constant([tj.constant(1), 2], dtype="float32").dtype == np.float32
+    with pytest.raises(ValueError, match="lose information"):
+        tj.constant([tj.constant(1.5), 2.0], dtype="int32")

@@ -836,8 +836,7 @@ def _check_lossless(value: Any, dtype, what: str, name: str) -> None:
         kind = np.asarray(value).dtype.kind
     except Exception:
         return  # let the conversion report it
-    target = jnp.dtype(dtype).kind
-    if (target in "iub" and kind in "fc") or (target == "b" and kind in "iu") or (target != "c" and kind == "c"):
+    if _loses(kind, jnp.dtype(dtype).kind):
         raise ValueError(f"{what}: value {describe_value(value)} (numpy kind '{kind}') cannot be converted to the "
                          f"variable '{name}' of dtype {jnp.dtype(dtype)} without loss. The variable is unchanged.")
 
@@ -888,15 +887,18 @@ def _python_kind(value: Any) -> Optional[str]:
     return widest
 
 
+def _loses(kind: str, target: str) -> bool:
+    """Whether converting values of NumPy kind ``kind`` to kind ``target`` can lose information TF's conversions
+    refuse to drop: floats or complex numbers to ints/bools, ints to bools, complex numbers to reals."""
+    return (target in "iub" and kind in "fc") or (target == "b" and kind in "iu") or (target == "f" and kind == "c")
+
+
 def _check_python_cast(value: Any, dtype, where: str) -> None:
     """As TF's conversion with a requested dtype: Python floats do not silently become ints or bools, nor
     Python ints bools, nor complex numbers reals (``tf.constant(1.5, dtype=tf.int32)`` raises TypeError).
     NumPy and JAX arrays are cast, as TF casts them."""
     kind = _python_kind(value)
-    if kind is None:
-        return
-    target = dtype.kind
-    if (target in "iu" and kind in "fc") or (target == "b" and kind != "b") or (target in "f" and kind == "c"):
+    if kind is not None and _loses(kind, dtype.kind):
         raise TypeError(f"{where}: cannot convert {value!r} to dtype {dtype} without loss (a Python "
                         f"{ {'i': 'int', 'f': 'float', 'c': 'complex'}[kind] } is never truncated, as TF). Convert "
                         "the value yourself (int(x), x.real, np.asarray(x).astype(...)), or ask for another dtype.")
@@ -917,6 +919,8 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None)
     if isinstance(value, jax.Array) or isinstance(value, jax.core.Tracer):
         arr = value if dtype is None else value.astype(dtype)
         return Tensor(arr)
+    if isinstance(value, (list, tuple)) and _list_packer is not None and _holds_tensors(value):
+        return _pack_list(value, dtype)
     if dtype is None:
         dtype = _default_dtype(value)
         if dtype is None and isinstance(value, (list, tuple)):
@@ -948,6 +952,50 @@ def _as_dtype(dtype: Any, where: str):
     except TypeError as e:
         raise TypeError(f"{where}: dtype {dtype!r} is not a data type ({e}); pass a NumPy/JAX dtype such as "
                         "'float32' or jnp.float32.") from None
+
+
+# ops/numpy.py plugs in here: a list of Tensors of one shape and dtype -> their stack along a new first axis, as a
+# recorded op (TF's Pack), so a list holding watched tensors keeps their gradients.
+_list_packer: Optional[Any] = None
+
+
+def set_list_packer(pack) -> None:
+    """Registration point for packing lists of Tensors (see ``_list_packer``)."""
+    global _list_packer
+    _list_packer = pack
+
+
+def _holds_tensors(value) -> bool:
+    return any(isinstance(v, (Tensor, Variable)) or (type(v) in (list, tuple) and _holds_tensors(v)) for v in value)
+
+
+def _pack_list(value, dtype) -> Tensor:
+    """A nested list holding Tensors or Variables as one Tensor built by recorded ops (TF packs it): gradients
+    flow to the tensors in it, and it works on traced tensors inside tj.function. The dtype is ``dtype``, else
+    JAX's promotion of the elements' dtypes (Python numbers weakly typed, as in ``tensor * 2.0``)."""
+    leaves = []
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if type(v) in (list, tuple):
+            stack.extend(v)
+        else:
+            leaves.append(v)
+    tensors = [v.read_value() if isinstance(v, Variable) else v for v in leaves if isinstance(v, (Tensor, Variable))]
+    if dtype is None:
+        others = [v for v in leaves if not isinstance(v, (Tensor, Variable))]
+        dtype = jnp.result_type(*(t.dtype for t in tensors), *others)
+    else:
+        bad = next((t for t in tensors if _loses(t.dtype.kind, dtype.kind)), None)
+        if bad is not None:
+            raise ValueError(f"convert_to_tensor: a list holding a tensor of dtype {bad.dtype} requested as {dtype}, "
+                             "which would lose information; cast the tensor with .astype first.")
+
+    def pack(v):
+        if type(v) in (list, tuple):
+            return _list_packer([pack(x) for x in v], dtype)
+        return v if isinstance(v, (Tensor, Variable)) else convert_to_tensor(v, dtype)
+    return pack(value)
 
 
 def _materialize_nested(value):

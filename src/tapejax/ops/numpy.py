@@ -46,7 +46,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import vspace
-from ..tensor import Tensor, Variable, convert_to_tensor
+from ..tensor import Tensor, Variable, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from .core import OpDef, apply, freeze
 from .declare import not_differentiable as _not_differentiable, samples as _samples
@@ -1049,3 +1049,11 @@ nan = np.nan
 newaxis = None
 
 vspace.set_recorded_sum(add_n)  # sums of gradients recorded by an outer tape are this op
+
+
+def _pack(parts: Sequence[Any], dtype) -> Tensor:
+    """A list of tensors as one (TF's Pack): ``stack`` of the parts, each cast to ``dtype`` first if needed."""
+    return stack([p if p.dtype == dtype else astype(p, dtype) for p in parts])
+
+
+set_list_packer(_pack)  # tj.constant([x, 2 * x]) and op arguments like x * [x, 1.0] keep x's gradient
