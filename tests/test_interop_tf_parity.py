@@ -269,3 +269,13 @@ def test_list_holding_variables_and_traced_tensors():
     assert tj.constant([tj.constant(1), 2], dtype="float32").dtype == np.float32
     with pytest.raises(ValueError, match="lose information"):
         tj.constant([tj.constant(1.5), 2.0], dtype="int32")
+
+
+def test_index_list_of_traced_tensors_inside_a_function():
+    # x[[k, k]] with k an argument of tj.function: tapejax converted the list through NumPy and raised
+    x = tj.constant(np.arange(6, dtype=np.float32))
+    k = tj.constant(2)
+    np.testing.assert_array_equal(tj.function(lambda a, i: a[[i, i]])(x, k).numpy(), [2.0, 2.0])
+    np.testing.assert_array_equal(tj.function(lambda a, i: tnp.take(a, [i, 1]))(x, k).numpy(), [2.0, 1.0])
+    np.testing.assert_array_equal(tj.function(lambda a, i: tnp.take_along_axis(a, [i, 0], axis=0))(x, k).numpy(),
+                                  [2.0, 0.0])

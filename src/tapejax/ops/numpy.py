@@ -678,6 +678,7 @@ def take(a, indices, axis=None, mode=None):
     ``mode`` ('clip', 'wrap', 'fill', 'promise_in_bounds') keeps JAX's semantics, and so do traced indices
     (inside ``tj.function``/``jax.jit`` their values are not known: JAX's fill applies)."""
     shp = shape(a)
+    indices = _index_list(indices)
     if mode is None:
         if axis is None:
             n, ax = int(np.prod(shp, dtype=np.int64)), "None (the flattened tensor)"
@@ -694,6 +695,7 @@ def take_along_axis(arr, indices, axis):
     """``jax.numpy.take_along_axis``; concrete out-of-bounds indices raise ``IndexError``, float indices
     ``TypeError`` (traced indices keep JAX's fill, as ``take``)."""
     shp = shape(arr)
+    indices = _index_list(indices)
     if axis is not None:
         ax = _check_axis("take_along_axis", axis, len(shp))
         _check_index_array("take_along_axis", indices, ax, shp[ax], shp)
@@ -873,6 +875,8 @@ def _split_index(idx):
     arrays = []
     static = []
     for part in idx:
+        if isinstance(part, list):
+            part = _index_list(part)
         mask = _bool_mask(part)
         if mask is not None:
             # A boolean mask of k dims selects like the k integer arrays of its nonzero positions (as numpy).
@@ -882,8 +886,8 @@ def _split_index(idx):
         elif isinstance(part, (Tensor, Variable)):
             arrays.append(part)
             static.append(("a",))
-        elif isinstance(part, (np.ndarray, jax.Array, list)):
-            arrays.append(_index_list(part) if isinstance(part, list) else part)
+        elif isinstance(part, (np.ndarray, jax.Array)):
+            arrays.append(part)
             static.append(("a",))
         elif isinstance(part, slice):
             static.append(("s", _static_int(part.start), _static_int(part.stop), _static_int(part.step)))
@@ -896,9 +900,15 @@ def _split_index(idx):
     return tuple(static), arrays
 
 
-def _index_list(part: list) -> np.ndarray:
-    """A list index as an array; an empty one selects nothing (NumPy's integer array, not float64)."""
-    a = np.asarray(part)
+def _index_list(part):
+    """A list (or tuple) of indices as an array; an empty one selects nothing (NumPy's integer array, not
+    float64), one holding Tensors is packed (they may be traced, inside tj.function). Anything else is kept."""
+    if not isinstance(part, (list, tuple)):
+        return part
+    try:
+        a = np.asarray(part)  # (on the host: checking its bounds costs no device round trip)
+    except TypeError:  # it holds traced Tensors
+        return convert_to_tensor(part)
     return a.astype(np.int32) if a.size == 0 and a.dtype == np.float64 else a
 
 
@@ -913,7 +923,7 @@ def _bool_mask(part):
             raise IndexError("getitem: a boolean mask that is being traced (inside tj.function) has a data-dependent "
                              "result shape; use tj.numpy.where(mask, x, 0) or index with a concrete mask.")
         return np.asarray(part.value)
-    if isinstance(part, (np.ndarray, jax.Array, list)):
+    if isinstance(part, (np.ndarray, jax.Array)):
         arr = np.asarray(part) if not isinstance(part, jax.core.Tracer) else None
         if arr is not None and arr.dtype == bool:
             return arr
