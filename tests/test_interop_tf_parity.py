@@ -279,3 +279,10 @@ def test_index_list_of_traced_tensors_inside_a_function():
     np.testing.assert_array_equal(tj.function(lambda a, i: tnp.take(a, [i, 1]))(x, k).numpy(), [2.0, 1.0])
     np.testing.assert_array_equal(tj.function(lambda a, i: tnp.take_along_axis(a, [i, 0], axis=0))(x, k).numpy(),
                                   [2.0, 0.0])
+
+
+def test_register_gradient_for_an_unknown_op_suggests_names_instead_of_a_cut_list():
+    # The message listed the first 40 op names then "..." (a cut-off value); now it names the likely op.
+    with pytest.raises(LookupError, match="no op named 'mutliply'. Did you mean 'multiply'") as info:
+        tj.RegisterGradient("mutliply")(lambda primals, cts: cts)
+    assert "Known ops" not in str(info.value) and "]..." not in str(info.value)
