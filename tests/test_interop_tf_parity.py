@@ -286,3 +286,18 @@ def test_register_gradient_for_an_unknown_op_suggests_names_instead_of_a_cut_lis
     with pytest.raises(LookupError, match="no op named 'mutliply'. Did you mean 'multiply'") as info:
         tj.RegisterGradient("mutliply")(lambda primals, cts: cts)
     assert "Known ops" not in str(info.value) and "]..." not in str(info.value)
+
+
+def test_python_int_beyond_int32_as_an_op_argument_names_the_op_and_the_fix():
+    # TF: tf.constant(1.0) + 2**40 == 1.0995116e12; jax.numpy (x64 off) raises an OverflowError about "parsing
+    # an argument to a jitted computation"; tapejax raises too, naming the op and what to pass instead
+    x = tj.constant([1.0, 2.0])
+    for run in (lambda: x + 2 ** 40, lambda: 2 ** 31 * tj.constant([1, 2])):
+        with pytest.raises(OverflowError, match=r"tj op '(add|multiply)'.*does not fit int32.*as a float"):
+            run()
+    with tj.GradientTape() as t:
+        t.watch(x)
+        with pytest.raises(OverflowError, match="tj op 'add'"):
+            x + 2 ** 40
+        y = tnp.sum(x * 2.0 ** 40)  # the float works, as the message says
+    np.testing.assert_allclose(t.gradient(y, x).numpy(), [2.0 ** 40] * 2)

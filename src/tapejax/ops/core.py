@@ -730,6 +730,14 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
         if named is None:
             raise
         raise named from e
+    except OverflowError as e:
+        big = next((a for a in args if type(a) is int and not -2 ** 31 <= a < 2 ** 31), None)
+        if big is None or jax.config.jax_enable_x64:
+            raise
+        raise OverflowError(f"tj op '{op.name}': the Python integer {big} does not fit int32, the dtype JAX gives "
+                            "Python ints while its x64 mode is off (jax.numpy raises too). Pass it as a float "
+                            f"({float(big)!r}) or as an array of a dtype that holds it, or enable x64 "
+                            "(jax.config.update('jax_enable_x64', True)).") from e
 
 
 def _holds_tensor(v) -> bool:
