@@ -893,15 +893,16 @@ def _loses(kind: str, target: str) -> bool:
     return (target in "iub" and kind in "fc") or (target == "b" and kind in "iu") or (target == "f" and kind == "c")
 
 
-def _check_python_cast(value: Any, dtype, where: str) -> None:
+def _check_python_cast(value: Any, dtype, where: str) -> Optional[str]:
     """As TF's conversion with a requested dtype: Python floats do not silently become ints or bools, nor
     Python ints bools, nor complex numbers reals (``tf.constant(1.5, dtype=tf.int32)`` raises TypeError).
-    NumPy and JAX arrays are cast, as TF casts them."""
+    NumPy and JAX arrays are cast, as TF casts them. Returns ``value``'s ``_python_kind``."""
     kind = _python_kind(value)
     if kind is not None and _loses(kind, dtype.kind):
-        raise TypeError(f"{where}: cannot convert {value!r} to dtype {dtype} without loss (a Python "
+        raise TypeError(f"{where}: cannot convert {describe_value(value)} to dtype {dtype} without loss (a Python "
                         f"{ {'i': 'int', 'f': 'float', 'c': 'complex'}[kind] } is never truncated, as TF). Convert "
                         "the value yourself (int(x), x.real, np.asarray(x).astype(...)), or ask for another dtype.")
+    return kind
 
 
 def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None) -> Tensor:
@@ -919,14 +920,16 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None)
     if isinstance(value, jax.Array) or isinstance(value, jax.core.Tracer):
         arr = value if dtype is None else value.astype(dtype)
         return Tensor(arr)
-    if isinstance(value, (list, tuple)) and _list_packer is not None and _holds_tensors(value):
-        return _pack_list(value, dtype)
+    # (a list of Python numbers is walked once: holding Tensors is asked only of one that holds other things)
     if dtype is None:
         dtype = _default_dtype(value)
         if dtype is None and isinstance(value, (list, tuple)):
             dtype = _default_list_dtype(value)
-    else:
-        _check_python_cast(value, dtype, "tj.constant/convert_to_tensor")
+            if dtype is None and _list_packer is not None and _holds_tensors(value):
+                return _pack_list(value, None)
+    elif (_check_python_cast(value, dtype, "tj.constant/convert_to_tensor") is None and isinstance(value, (list, tuple))
+          and _list_packer is not None and _holds_tensors(value)):
+        return _pack_list(value, dtype)
     try:
         if isinstance(value, (list, tuple)):
             value = _materialize_nested(value)
