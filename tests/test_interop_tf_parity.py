@@ -301,3 +301,10 @@ def test_python_int_beyond_int32_as_an_op_argument_names_the_op_and_the_fix():
             x + 2 ** 40
         y = tnp.sum(x * 2.0 ** 40)  # the float works, as the message says
     np.testing.assert_allclose(t.gradient(y, x).numpy(), [2.0 ** 40] * 2)
+
+
+def test_variable_name_must_be_a_string():
+    # TF: tf.Variable(1.0, name=1) -> ValueError "name for name_scope must be a string."
+    # (tapejax raised "can only concatenate str (not "int") to str")
+    with pytest.raises(ValueError, match="name must be a string, got int 1"):
+        tj.Variable(1.0, name=1)

@@ -527,6 +527,8 @@ class Variable(ArrayShape):
 
     def __init__(self, initial_value: Any, trainable: bool = True, name: Optional[str] = None,
                  dtype: Any = None) -> None:
+        if name is not None and not isinstance(name, str):
+            raise ValueError(f"tj.Variable: name must be a string, got {type(name).__name__} {name!r} (as TF).")
         cap = tape_set.state.capture
         if cap is not None:
             # A traced value cannot outlive its trace: the trace in progress decides (graph/capture.py).
