@@ -986,7 +986,7 @@ def _pack_list(value, dtype) -> Tensor:
             stack.extend(v)
         else:
             leaves.append(v)
-    tensors = [v.read_value() if isinstance(v, Variable) else v for v in leaves if isinstance(v, (Tensor, Variable))]
+    tensors = [v for v in leaves if isinstance(v, (Tensor, Variable))]  # (a Variable is read once, by the pack)
     if dtype is None:
         others = [v for v in leaves if not isinstance(v, (Tensor, Variable))]
         dtype = jnp.result_type(*(t.dtype for t in tensors), *others)
