@@ -179,9 +179,16 @@ class Tensor(ArrayShape):
         return a[()] if a.ndim == 0 else a
 
     def __array__(self, dtype=None, copy=None):
+        """NumPy's conversion protocol (NumPy 2): ``np.asarray(t)`` may share the (read-only) buffer,
+        ``np.array(t)``/``copy=True`` gives a new writable array, ``copy=False`` raises if a cast needs a copy."""
         _require_concrete(self, "np.asarray()")
         a = np.asarray(self._value)
-        return a.astype(dtype) if dtype is not None else a
+        if dtype is not None and np.dtype(dtype) != a.dtype:
+            if copy is False:
+                raise ValueError(f"np.asarray(tj.Tensor, copy=False): converting dtype {a.dtype} to {np.dtype(dtype)} "
+                                 "needs a copy; allow one (copy=None) or ask for the tensor's own dtype.")
+            return a.astype(dtype)
+        return a.copy() if copy else a
 
     def __array_function__(self, func, types, args, kwargs):
         return _numpy_function(func, args, kwargs)
@@ -214,7 +221,8 @@ class Tensor(ArrayShape):
         v = self._value
         if isinstance(v, jax.core.Tracer):
             return f"<tj.Tensor shape={self.shape} dtype={self.dtype} (traced)>"
-        return f"<tj.Tensor shape={self.shape} dtype={self.dtype} numpy={np.asarray(v)}>"
+        # str(), not format(): a 0-d array formats as a Python float (0.10000000149011612 for a float32 0.1)
+        return f"<tj.Tensor shape={self.shape} dtype={self.dtype} numpy={np.asarray(v)!s}>"
 
     __str__ = __repr__
 
@@ -519,6 +527,8 @@ class Variable(ArrayShape):
 
     def __init__(self, initial_value: Any, trainable: bool = True, name: Optional[str] = None,
                  dtype: Any = None) -> None:
+        if name is not None and not isinstance(name, str):
+            raise ValueError(f"tj.Variable: name must be a string, got {type(name).__name__} {name!r} (as TF).")
         cap = tape_set.state.capture
         if cap is not None:
             # A traced value cannot outlive its trace: the trace in progress decides (graph/capture.py).
@@ -551,7 +561,7 @@ class Variable(ArrayShape):
         return self.read_value().numpy()
 
     def __array__(self, dtype=None, copy=None):
-        return self.read_value().__array__(dtype)
+        return self.read_value().__array__(dtype, copy)
 
     def __array_function__(self, func, types, args, kwargs):
         return _numpy_function(func, args, kwargs)
@@ -599,6 +609,13 @@ class Variable(ArrayShape):
         cap = tape_set.state.capture
         if cap is not None:
             cap.write(self, value)  # written back when the tj.function call returns
+        elif isinstance(value, jax.core.Tracer):
+            # Inside jax.jit/jax.grad/jax.vmap (not tj.function) the value only exists while JAX traces: stored,
+            # it would leak, and every later read of the variable fail deep inside JAX.
+            raise TypeError(f"tj.Variable '{self._name}' was assigned inside a JAX transform (jax.jit, jax.grad, "
+                            "jax.vmap...), where the new value is traced and cannot outlive the trace. Use "
+                            "tj.function, which captures Variables and writes their final values back, or assign "
+                            "outside the transform (return the new value from it). The variable is unchanged.")
         else:
             self.write_back(value)
 
@@ -631,6 +648,16 @@ class Variable(ArrayShape):
         d = self._checked(delta, "assign_sub")
         self._set(_sub_kernel(self._current(), d))
         return self
+
+    def _in_place_operator(self, other):
+        """``v += x`` would rebind ``v`` to a new Tensor and leave the Variable unchanged (a Module attribute
+        would silently stop being a Variable): refused, as TF."""
+        raise RuntimeError("`variable += value` (or -=, *=, ...) with tj.Variables is not supported. Use "
+                           "`variable.assign_add(value)` / `variable.assign(...)` to modify the variable, or "
+                           "`out = variable + value` if you need a new Tensor.")
+
+    __iadd__ = __isub__ = __imul__ = __itruediv__ = __ifloordiv__ = __imod__ = __ipow__ = __imatmul__ = \
+        __iand__ = __ior__ = __ixor__ = _in_place_operator
 
     # -- properties -----------------------------------------------------------------------------
     def _array(self):
@@ -688,7 +715,7 @@ class Variable(ArrayShape):
 
     def __repr__(self) -> str:
         return (f"<tj.Variable '{self._name}' shape={self.shape} dtype={self.dtype} "
-                f"numpy={np.array2string(np.asarray(self._value), separator=' ')}>")
+                f"numpy={np.asarray(self._value)!s}>")  # as Tensor's repr
 
     def __bool__(self) -> bool:
         return bool(self.read_value())
@@ -789,6 +816,21 @@ _add_kernel = jax.jit(jnp.add)
 _sub_kernel = jax.jit(jnp.subtract)
 
 
+def describe_value(value: Any, limit: int = 200) -> str:
+    """What an error message shows of a value: its whole repr, or, for one longer than ``limit``, its type,
+    shape and dtype. A repr is never cut off: half a value misleads more than none."""
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    try:
+        a = np.asarray(value)
+    except Exception:
+        a = None
+    if a is not None and a.dtype != object:
+        return f"<{type(value).__name__} of shape {a.shape} and dtype {a.dtype}, repr of {len(text)} characters>"
+    return f"<{type(value).__name__}, repr of {len(text)} characters>"
+
+
 def _check_lossless(value: Any, dtype, what: str, name: str) -> None:
     """As TF's conversion with a requested dtype: Python/numpy floats do not silently become ints or
     bools (nor complex numbers reals)."""
@@ -796,9 +838,8 @@ def _check_lossless(value: Any, dtype, what: str, name: str) -> None:
         kind = np.asarray(value).dtype.kind
     except Exception:
         return  # let the conversion report it
-    target = jnp.dtype(dtype).kind
-    if (target in "iub" and kind in "fc") or (target == "b" and kind in "iu") or (target != "c" and kind == "c"):
-        raise ValueError(f"{what}: value {value!r:.60} (numpy kind '{kind}') cannot be converted to the "
+    if _loses(kind, jnp.dtype(dtype).kind):
+        raise ValueError(f"{what}: value {describe_value(value)} (numpy kind '{kind}') cannot be converted to the "
                          f"variable '{name}' of dtype {jnp.dtype(dtype)} without loss. The variable is unchanged.")
 
 
@@ -807,12 +848,63 @@ def _default_dtype(value: Any):
     if isinstance(value, bool):
         return jnp.bool_
     if isinstance(value, int):
-        return jnp.int32
+        return _int_dtype((value,))
     if isinstance(value, float):
         return jnp.float32
     if isinstance(value, complex):
         return jnp.complex64
     return None
+
+
+_INT32_MIN, _INT32_MAX = -2 ** 31, 2 ** 31 - 1
+
+
+def _int_dtype(ints: Sequence[int]):
+    """int32 for Python ints, as TF; TF takes int64 for one that does not fit, which JAX only has with x64 on."""
+    big = next((i for i in ints if not _INT32_MIN <= i <= _INT32_MAX), None)
+    if big is None:
+        return jnp.int32
+    if jax.config.jax_enable_x64:
+        return jnp.int64
+    raise OverflowError(f"tj.constant: the Python integer {big} does not fit int32, and int64 (TF's dtype for it) "
+                        "needs JAX's x64 mode, which is off. Enable it (jax.config.update('jax_enable_x64', True)) "
+                        "or pass a float (dtype=tj.numpy.float32).")
+
+
+def _python_kind(value: Any) -> Optional[str]:
+    """The NumPy kind ('b', 'i', 'f' or 'c') of a Python number or nested list/tuple of Python numbers (the
+    widest of its elements); None when it holds anything else (numpy values, arrays, Tensors)."""
+    kinds = {bool: "b", int: "i", float: "f", complex: "c"}
+    widest = "b"
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if type(v) in (list, tuple):
+            stack.extend(v)
+            continue
+        k = kinds.get(type(v))
+        if k is None:
+            return None
+        widest = max(widest, k, key="bifc".index)
+    return widest
+
+
+def _loses(kind: str, target: str) -> bool:
+    """Whether converting values of NumPy kind ``kind`` to kind ``target`` can lose information TF's conversions
+    refuse to drop: floats or complex numbers to ints/bools, ints to bools, complex numbers to reals."""
+    return (target in "iub" and kind in "fc") or (target == "b" and kind in "iu") or (target == "f" and kind == "c")
+
+
+def _check_python_cast(value: Any, dtype, where: str) -> Optional[str]:
+    """As TF's conversion with a requested dtype: Python floats do not silently become ints or bools, nor
+    Python ints bools, nor complex numbers reals (``tf.constant(1.5, dtype=tf.int32)`` raises TypeError).
+    NumPy and JAX arrays are cast, as TF casts them. Returns ``value``'s ``_python_kind``."""
+    kind = _python_kind(value)
+    if kind is not None and _loses(kind, dtype.kind):
+        raise TypeError(f"{where}: cannot convert {describe_value(value)} to dtype {dtype} without loss (a Python "
+                        f"{ {'i': 'int', 'f': 'float', 'c': 'complex'}[kind] } is never truncated, as TF). Convert "
+                        "the value yourself (int(x), x.real, np.asarray(x).astype(...)), or ask for another dtype.")
+    return kind
 
 
 def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None) -> Tensor:
@@ -830,15 +922,29 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None)
     if isinstance(value, jax.Array) or isinstance(value, jax.core.Tracer):
         arr = value if dtype is None else value.astype(dtype)
         return Tensor(arr)
+    # (a list of Python numbers is walked once: holding Tensors is asked only of one that holds other things)
     if dtype is None:
         dtype = _default_dtype(value)
         if dtype is None and isinstance(value, (list, tuple)):
             dtype = _default_list_dtype(value)
+            if dtype is None and _list_packer is not None and _holds_tensors(value):
+                return _pack_list(value, None)
+    elif (_check_python_cast(value, dtype, "tj.constant/convert_to_tensor") is None and isinstance(value, (list, tuple))
+          and _list_packer is not None and _holds_tensors(value)):
+        return _pack_list(value, dtype)
     try:
         if isinstance(value, (list, tuple)):
             value = _materialize_nested(value)
         arr = jnp.asarray(value, dtype=dtype)
+    except OverflowError as e:
+        held = jax.dtypes.canonicalize_dtype(dtype)
+        x64 = f" (JAX's x64 mode is off, so {jnp.dtype(dtype)} means {held})" if held != jnp.dtype(dtype) else ""
+        raise OverflowError(f"tj.constant/convert_to_tensor: {e}{x64}; a value out of its dtype's range is never "
+                            "wrapped around (TF wraps it silently). Pass a dtype that holds it.") from None
     except (TypeError, ValueError) as e:
+        if isinstance(value, (list, tuple)) and "inhomogeneous" in str(e):  # as TF's error for ragged lists
+            raise ValueError(f"Can't convert a non-rectangular Python sequence to a tj.Tensor: {value!r}. Every "
+                             "nested list along one axis must have the same length; pad the rows first.") from None
         raise TypeError(f"Cannot convert {type(value).__name__} {value!r} to a tj.Tensor"
                         + (f" of dtype {dtype}" if dtype is not None else "") + f": {e}") from None
     return Tensor(arr)
@@ -851,6 +957,50 @@ def _as_dtype(dtype: Any, where: str):
     except TypeError as e:
         raise TypeError(f"{where}: dtype {dtype!r} is not a data type ({e}); pass a NumPy/JAX dtype such as "
                         "'float32' or jnp.float32.") from None
+
+
+# ops/numpy.py plugs in here: a list of Tensors of one shape and dtype -> their stack along a new first axis, as a
+# recorded op (TF's Pack), so a list holding watched tensors keeps their gradients.
+_list_packer: Optional[Any] = None
+
+
+def set_list_packer(pack) -> None:
+    """Registration point for packing lists of Tensors (see ``_list_packer``)."""
+    global _list_packer
+    _list_packer = pack
+
+
+def _holds_tensors(value) -> bool:
+    return any(isinstance(v, (Tensor, Variable)) or (type(v) in (list, tuple) and _holds_tensors(v)) for v in value)
+
+
+def _pack_list(value, dtype) -> Tensor:
+    """A nested list holding Tensors or Variables as one Tensor built by recorded ops (TF packs it): gradients
+    flow to the tensors in it, and it works on traced tensors inside tj.function. The dtype is ``dtype``, else
+    JAX's promotion of the elements' dtypes (Python numbers weakly typed, as in ``tensor * 2.0``)."""
+    leaves = []
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if type(v) in (list, tuple):
+            stack.extend(v)
+        else:
+            leaves.append(v)
+    tensors = [v for v in leaves if isinstance(v, (Tensor, Variable))]  # (a Variable is read once, by the pack)
+    if dtype is None:
+        others = [v for v in leaves if not isinstance(v, (Tensor, Variable))]
+        dtype = jnp.result_type(*(t.dtype for t in tensors), *others)
+    else:
+        bad = next((t for t in tensors if _loses(t.dtype.kind, dtype.kind)), None)
+        if bad is not None:
+            raise ValueError(f"convert_to_tensor: a list holding a tensor of dtype {bad.dtype} requested as {dtype}, "
+                             "which would lose information; cast the tensor with .astype first.")
+
+    def pack(v):
+        if type(v) in (list, tuple):
+            return _list_packer([pack(x) for x in v], dtype)
+        return v if isinstance(v, (Tensor, Variable)) else convert_to_tensor(v, dtype)
+    return pack(value)
 
 
 def _materialize_nested(value):
@@ -875,7 +1025,7 @@ def _default_list_dtype(value):
     if flat and all(isinstance(v, bool) for v in flat):
         return jnp.bool_
     if flat and all(isinstance(v, (int, bool)) and not isinstance(v, float) for v in flat):
-        return jnp.int32
+        return _int_dtype(flat)
     if flat and all(isinstance(v, (int, float, bool)) for v in flat):
         return jnp.float32
     return None
@@ -883,7 +1033,13 @@ def _default_list_dtype(value):
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[str] = None) -> Tensor:
     """A new Tensor holding ``value`` (TF's dtype defaults with x64 off). ``name`` is accepted for TF code and
-    ignored (an eager TF tensor has no name either)."""
+    ignored (an eager TF tensor has no name either).
+
+    Dtypes: Python floats give float32, ints int32 (int64 for one beyond int32, which needs x64 on; otherwise
+    OverflowError), bools bool, as TF. NumPy arrays keep their dtype as JAX canonicalizes it: with JAX's x64
+    mode off (the default) float64 becomes float32 and int64 int32, where TF keeps 64 bits; turn x64 on to keep
+    them. A requested ``dtype`` never truncates a Python number (``constant(1.5, dtype=int32)`` raises
+    TypeError, as TF); NumPy and JAX arrays are cast to it."""
     if shape is not None:  # as tf.constant: a scalar is filled in, a value of the same size reshaped
         t = constant(value, dtype)
         shape = tuple(int(d) for d in shape)

@@ -28,7 +28,10 @@ def install() -> None:
         "__neg__": tnp.negative, "__pos__": lambda self: self, "__abs__": tnp.abs,
         "__lt__": tnp.less, "__le__": tnp.less_equal, "__gt__": tnp.greater, "__ge__": tnp.greater_equal,
         "__eq__": tnp.equal, "__ne__": tnp.not_equal,
-        "__and__": tnp.logical_and, "__or__": tnp.logical_or, "__invert__": tnp.logical_not,
+        # bitwise, as TF and NumPy: logical on bool tensors, bitwise on ints (never a bool result for ints)
+        "__and__": tnp.bitwise_and, "__rand__": _swap(tnp.bitwise_and),
+        "__or__": tnp.bitwise_or, "__ror__": _swap(tnp.bitwise_or),
+        "__xor__": tnp.bitwise_xor, "__rxor__": _swap(tnp.bitwise_xor), "__invert__": tnp.bitwise_not,
         "__getitem__": tnp.getitem,
         "reshape": lambda self, *shape, **kw: tnp.reshape(self, shape[0] if len(shape) == 1 else shape, **kw),
         "astype": tnp.astype,

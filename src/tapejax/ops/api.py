@@ -180,7 +180,11 @@ class RegisterGradient:
     def __call__(self, grad: Callable) -> Callable:
         ops = registry()
         if self._name not in ops:
-            raise LookupError(f"RegisterGradient: no op named '{self._name}'. Known ops: {sorted(ops)[:40]}...")
+            import difflib
+            close = difflib.get_close_matches(self._name, list(ops), n=5)
+            hint = f"Did you mean {', '.join(repr(c) for c in close)}? " if close else ""
+            raise LookupError(f"RegisterGradient: no op named '{self._name}'. {hint}There are {len(ops)} named ops "
+                              "(tapejax.ops.core.registry()); name one of your own with tj.op(fn, name=...).")
         three = _arity(grad) >= 3
 
         def bwd(res, cts, **static):

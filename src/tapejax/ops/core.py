@@ -44,7 +44,7 @@ import numpy as np
 from .. import record, tape_set, vspace
 from ..config import config
 from ..tape import RecordedOp
-from ..tensor import ArrayImpl, LazyTensor, Tensor, Variable, convert_to_tensor, is_float
+from ..tensor import ArrayImpl, LazyTensor, Tensor, Variable, convert_to_tensor, describe_value, is_float
 from . import linear_rule
 from .linear_rule import LinearRule
 from .rules import tf_complex_vjp
@@ -585,7 +585,7 @@ class OpDef:
 # ---------------------------------------------------------------------------------------------------
 
 def _bad_arg(op: OpDef, i: int, a: Any) -> TypeError:
-    return TypeError(f"tj op '{op.name}': argument {i} is a {type(a).__name__} ({a!r:.60}); expected a "
+    return TypeError(f"tj op '{op.name}': argument {i} is a {type(a).__name__} ({describe_value(a)}); expected a "
                      "tj.Tensor, tj.Variable, jax/numpy array, Python number or list of numbers. "
                      "Convert it with tj.constant(...) first.")
 
@@ -723,16 +723,37 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
             return out
         return _apply_recorded(op, args, raw, static)
     except (TypeError, ValueError) as e:  # free on the fast path (zero-cost try)
+        concrete = _concrete_static(static)
+        if concrete is not None:  # a scalar Tensor for an axis or shape: its value, as a Python number
+            return apply(op, args, concrete)
         named = _named_error(op, raw, static, e)
         if named is None:
             raise
         raise named from e
+    except OverflowError as e:
+        big = next((a for a in args if type(a) is int and not -2 ** 31 <= a < 2 ** 31), None)
+        if big is None or jax.config.jax_enable_x64:
+            raise
+        raise OverflowError(f"tj op '{op.name}': the Python integer {big} does not fit int32, the dtype JAX gives "
+                            "Python ints while its x64 mode is off (jax.numpy raises too). Pass it as a float "
+                            f"({float(big)!r}) or as an array of a dtype that holds it, or enable x64 "
+                            "(jax.config.update('jax_enable_x64', True)).") from e
 
 
 def _holds_tensor(v) -> bool:
     if isinstance(v, (Tensor, Variable)):
         return True
     return isinstance(v, tuple) and any(_holds_tensor(x) for x in v)
+
+
+def _concrete_static(static: dict) -> Optional[dict]:
+    """``static`` with its concrete Tensors and Variables replaced by their values (``freeze``), or None when
+    it holds none, or a traced one (whose value is unknown until the program runs: ``_named_error`` says so).
+    Found only when hashing or using such a parameter failed, so it costs nothing on the normal path."""
+    if not any(_holds_tensor(v) for v in static.values()):
+        return None
+    frozen = {k: freeze(v) for k, v in static.items()}
+    return None if any(_holds_tensor(v) for v in frozen.values()) else frozen
 
 
 def _named_error(op: OpDef, raw, static: dict, e: Exception) -> Optional[Exception]:

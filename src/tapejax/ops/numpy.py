@@ -46,7 +46,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import vspace
-from ..tensor import Tensor, Variable, convert_to_tensor
+from ..tensor import Tensor, Variable, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from .core import OpDef, apply, freeze
 from .declare import not_differentiable as _not_differentiable, samples as _samples
@@ -295,10 +295,10 @@ floor, ceil, round, trunc, floor_divide = map(_no_gradient, (jnp.floor, jnp.ceil
                                                             jnp.floor_divide))
 rint = round
 (equal, not_equal, less, less_equal, greater, greater_equal, logical_and, logical_or, logical_not, logical_xor,
- isnan, isinf, isfinite, bitwise_and, bitwise_or, bitwise_not) = map(_no_gradient, (
+ isnan, isinf, isfinite, bitwise_and, bitwise_or, bitwise_xor, bitwise_not) = map(_no_gradient, (
     jnp.equal, jnp.not_equal, jnp.less, jnp.less_equal, jnp.greater, jnp.greater_equal, jnp.logical_and,
     jnp.logical_or, jnp.logical_not, jnp.logical_xor, jnp.isnan, jnp.isinf, jnp.isfinite, jnp.bitwise_and,
-    jnp.bitwise_or, jnp.bitwise_not))
+    jnp.bitwise_or, jnp.bitwise_xor, jnp.bitwise_not))
 invert = bitwise_not
 # index and truth reductions: static axis/keepdims
 _argmax, _argmin, _argsort, _any, _all = (_not_differentiable(f.__name__, f) for f in (
@@ -601,7 +601,9 @@ def transpose(a, axes=None):
 
 def swapaxes(a, axis1, axis2):
     """``jax.numpy.swapaxes`` (a transpose)."""
-    perm = list(range(ndim(a)))
+    nd = ndim(a)
+    axis1, axis2 = _check_axis("swapaxes", axis1, nd), _check_axis("swapaxes", axis2, nd)
+    perm = list(range(nd))
     perm[axis1], perm[axis2] = perm[axis2], perm[axis1]
     return transpose(a, perm)
 
@@ -609,15 +611,17 @@ def swapaxes(a, axis1, axis2):
 def moveaxis(a, source, destination):
     """``jax.numpy.moveaxis`` (a transpose)."""
     nd = ndim(a)
-    perm = [i for i in range(nd) if i != source % nd]
-    perm.insert(destination % nd, source % nd)
+    source, destination = _check_axis("moveaxis", source, nd), _check_axis("moveaxis", destination, nd)
+    perm = [i for i in range(nd) if i != source]
+    perm.insert(destination, source)
     return transpose(a, perm)
 
 
 def squeeze(a, axis=None):
     """``jax.numpy.squeeze`` (a reshape)."""
     shp = shape(a)
-    axes = _norm_axis(axis, len(shp)) if axis is not None else tuple(i for i, s in enumerate(shp) if s == 1)
+    axes = (tuple(sorted(_check_axis("squeeze", x, len(shp)) for x in _axes(axis))) if axis is not None
+            else tuple(i for i, s in enumerate(shp) if s == 1))
     for ax in axes:
         if shp[ax] != 1:
             raise ValueError(f"squeeze: cannot squeeze axis {ax} of size {shp[ax]} (shape {shp})")
@@ -627,9 +631,9 @@ def squeeze(a, axis=None):
 def expand_dims(a, axis):
     """``jax.numpy.expand_dims`` (a reshape)."""
     new = list(shape(a))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = _axes(axis)
     nd = len(new) + len(axes)
-    for ax in sorted(x % nd for x in axes):
+    for ax in sorted(_check_axis("expand_dims", x, nd) for x in axes):
         new.insert(ax, 1)
     return reshape(a, tuple(new))
 
@@ -650,7 +654,7 @@ def concatenate(arrays, axis=0):
     """``jax.numpy.concatenate``."""
     arrays = list(arrays)
     nd = ndim(arrays[0])
-    return _concatenate(*arrays, axis=axis % nd if nd else 0)
+    return _concatenate(*arrays, axis=_check_axis("concatenate", axis, nd))
 
 
 concat = concatenate
@@ -674,6 +678,7 @@ def take(a, indices, axis=None, mode=None):
     ``mode`` ('clip', 'wrap', 'fill', 'promise_in_bounds') keeps JAX's semantics, and so do traced indices
     (inside ``tj.function``/``jax.jit`` their values are not known: JAX's fill applies)."""
     shp = shape(a)
+    indices = _index_list(indices)
     if mode is None:
         if axis is None:
             n, ax = int(np.prod(shp, dtype=np.int64)), "None (the flattened tensor)"
@@ -690,6 +695,7 @@ def take_along_axis(arr, indices, axis):
     """``jax.numpy.take_along_axis``; concrete out-of-bounds indices raise ``IndexError``, float indices
     ``TypeError`` (traced indices keep JAX's fill, as ``take``)."""
     shp = shape(arr)
+    indices = _index_list(indices)
     if axis is not None:
         ax = _check_axis("take_along_axis", axis, len(shp))
         _check_index_array("take_along_axis", indices, ax, shp[ax], shp)
@@ -754,10 +760,18 @@ def astype(x, dtype):
 # an index array's values are unknown and JAX's behaviour applies: getitem clamps, take fills.
 
 def _check_axis(op: str, axis, ndim: int) -> int:
+    """``axis`` (an int, or a scalar integer Tensor) in ``[0, ndim)``; out of ``[-ndim, ndim)`` raises, as NumPy
+    (never wrapped around)."""
     ax = operator.index(axis)
     if not -ndim <= ax < builtins.max(ndim, 1):  # (max, sum... are this module's ops)
         raise IndexError(f"tj op '{op}': axis {ax} is out of range for a tensor of rank {ndim}")
     return ax % ndim if ndim else 0
+
+
+def _axes(axis) -> tuple:
+    """An axis argument (an int, a scalar Tensor, or a sequence or 1-d Tensor of them) as a tuple."""
+    axis = freeze(axis)
+    return axis if isinstance(axis, tuple) else (axis,)
 
 
 def _concrete(a):
@@ -802,7 +816,8 @@ def _check_index_array(op: str, a, axis, n: int, shape: tuple) -> None:
     if isinstance(v, (np.ndarray, np.generic)):
         lo, hi = int(v.min()), int(v.max())
     else:
-        lo, hi = (int(b) for b in np.asarray(_min_max(v)))
+        with jax.ensure_compile_time_eval():  # a concrete array captured by a trace (tj.function, jax.jit)
+            lo, hi = (int(b) for b in np.asarray(_min_max(v)))
     if lo < -n or hi >= n:
         bad = hi if hi >= n else lo
         raise IndexError(f"tj op '{op}': index {bad} is out of bounds for axis {axis} with size {n} (tensor of shape "
@@ -860,6 +875,8 @@ def _split_index(idx):
     arrays = []
     static = []
     for part in idx:
+        if isinstance(part, list):
+            part = _index_list(part)
         mask = _bool_mask(part)
         if mask is not None:
             # A boolean mask of k dims selects like the k integer arrays of its nonzero positions (as numpy).
@@ -869,8 +886,8 @@ def _split_index(idx):
         elif isinstance(part, (Tensor, Variable)):
             arrays.append(part)
             static.append(("a",))
-        elif isinstance(part, (np.ndarray, jax.Array, list)):
-            arrays.append(np.asarray(part) if isinstance(part, list) else part)
+        elif isinstance(part, (np.ndarray, jax.Array)):
+            arrays.append(part)
             static.append(("a",))
         elif isinstance(part, slice):
             static.append(("s", _static_int(part.start), _static_int(part.stop), _static_int(part.step)))
@@ -881,6 +898,18 @@ def _split_index(idx):
         else:
             static.append(("i", _static_index(part, "an index")))
     return tuple(static), arrays
+
+
+def _index_list(part):
+    """A list (or tuple) of indices as an array; an empty one selects nothing (NumPy's integer array, not
+    float64), one holding Tensors is packed (they may be traced, inside tj.function). Anything else is kept."""
+    if not isinstance(part, (list, tuple)):
+        return part
+    try:
+        a = np.asarray(part)  # (on the host: checking its bounds costs no device round trip)
+    except TypeError:  # it holds traced Tensors
+        return convert_to_tensor(part)
+    return a.astype(np.int32) if a.size == 0 and a.dtype == np.float64 else a
 
 
 def _bool_mask(part):
@@ -894,7 +923,7 @@ def _bool_mask(part):
             raise IndexError("getitem: a boolean mask that is being traced (inside tj.function) has a data-dependent "
                              "result shape; use tj.numpy.where(mask, x, 0) or index with a concrete mask.")
         return np.asarray(part.value)
-    if isinstance(part, (np.ndarray, jax.Array, list)):
+    if isinstance(part, (np.ndarray, jax.Array)):
         arr = np.asarray(part) if not isinstance(part, jax.core.Tracer) else None
         if arr is not None and arr.dtype == bool:
             return arr
@@ -1030,3 +1059,11 @@ nan = np.nan
 newaxis = None
 
 vspace.set_recorded_sum(add_n)  # sums of gradients recorded by an outer tape are this op
+
+
+def _pack(parts: Sequence[Any], dtype) -> Tensor:
+    """A list of tensors as one (TF's Pack): ``stack`` of the parts, each cast to ``dtype`` first if needed."""
+    return stack([p if p.dtype == dtype else astype(p, dtype) for p in parts])
+
+
+set_list_packer(_pack)  # tj.constant([x, 2 * x]) and op arguments like x * [x, 1.0] keep x's gradient

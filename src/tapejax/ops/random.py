@@ -29,7 +29,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..tensor import Tensor, Variable
+from ..tensor import Tensor, Variable, describe_value
 from . import numpy as tnp
 from .core import OpDef, apply, freeze
 from .declare import not_differentiable as _not_differentiable
@@ -46,7 +46,7 @@ def _raw_key(k: Any):
         k = k.value
     if not isinstance(k, (jax.Array, jax.core.Tracer, np.ndarray)):
         raise TypeError(f"tj.random: expected a key from tj.random.key(seed) or jax.random.key(seed), got "
-                        f"{type(k).__name__} ({k!r:.60}). Make one with tj.random.key(seed).")
+                        f"{type(k).__name__} ({describe_value(k)}). Make one with tj.random.key(seed).")
     return k
 
 
