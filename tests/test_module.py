@@ -240,9 +240,10 @@ def test_creating_a_variable_on_a_later_trace_raises():
         return tnp.sum(x)
 
     assert float(f(tj.constant([1.0, 2.0]))) == 3.0   # first call: no Variable
-    with pytest.raises(ValueError, match=SINGLETON):
+    with pytest.raises(ValueError, match=SINGLETON) as err:
         f(tj.constant([1.0, 2.0, 3.0]))              # a new signature's trace creates one: TF's error
     assert not made
+    assert "None" not in str(err.value)  # an unnamed Variable is said to be unnamed, not "Variable None"
 
 
 def test_nested_functions_build_through_the_outermost_call():

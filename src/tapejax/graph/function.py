@@ -177,7 +177,8 @@ class Function:
 
     def _new_variable(self, name) -> None:
         if self._initialized:
-            raise ValueError(f"Variable {name!r} created on a later call: " + SINGLETON_VARIABLES)
+            what = f"Variable {name!r}" if name is not None else "A tj.Variable (with no name)"
+            raise ValueError(f"{what} created on a later call: " + SINGLETON_VARIABLES)
         raise BuildEagerly(name)
 
     @staticmethod
