@@ -483,7 +483,8 @@ class LazyTensor(Tensor):
             node = self._node
             if node.values is None:
                 node.compute()
-            c = self._concrete = node.values[self._index]
+            v = node.values  # (a single-output node holds its array, not a tuple)
+            c = self._concrete = v[self._index] if type(v) is tuple else v
             self._node = None
         return c
 

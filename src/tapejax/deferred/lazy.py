@@ -113,18 +113,21 @@ class Node(BackwardFunction):
     another output of a multi-output op. ``seq`` is the id of its first output: ids only grow, so it
     orders nodes as they were made."""
 
-    __slots__ = ("type", "values", "seq", "record_uid", "step", "res_pending", "epoch")
+    __slots__ = ("type", "values", "seq", "record_uid", "step", "res_pending", "epoch", "plan")
 
     def __init__(self, type_: OpType, args: list, recorded: bool, input_ids: tuple = ()) -> None:
         self.type = type_
         self.stored = _NO_RES
+        self.plan = None
         self.set_args(args)
         self.epoch = type_.epoch
         self.out_ids = None  # (a tape recording it fills the entry's fields: tape.RecordedOp)
         self.input_ids = input_ids
         self.shared = False
         self.res_pending = recorded  # its residuals come from running it (``node`` is itself until taken)
-        self.values: Optional[tuple] = None
+        # Its output once run: the array itself for a single-output op (no tuple per op for the garbage
+        # collector to track), a tuple of them for a multi-output op.
+        self.values: Any = None
         self.seq = 0  # (set by defer: the id of its first output)
         self.record_uid = 0  # the uid of the StepRecord that lists it
         self.step = None  # a weak reference to the pending replay step (deferred/pending.py) computing its value
@@ -168,7 +171,8 @@ class Node(BackwardFunction):
             return None
         return [LazyTensor.of_node(r.seq, r, 0, r.type.avals[0]) if type(r) is Node else r for r in self.args()]
 
-    def set_values(self, values: tuple) -> None:
+    def set_values(self, values) -> None:
+        """Its output (``values`` as ``self.values`` holds it), from running it op by op."""
         self.values = values
         if not self.recorded:  # (a recorded op keeps them for a higher-order backward until released)
             self.set_args(None)
@@ -176,7 +180,7 @@ class Node(BackwardFunction):
     def settle(self, values: tuple) -> None:
         """Its values, from a replayed step's program, which also ran its tape's backward pass: nothing will
         ask for its arguments or residuals again (a loss held unread keeps only its value, not its step)."""
-        self.values = values
+        self.values = values if self.type.multi else values[0]
         self.res_pending = False
         self.set_args(None)
 
@@ -212,7 +216,8 @@ def arg_value(r):
     if t is Node:
         if r.values is None:
             r.compute()
-        return r.values[0]
+        v = r.values
+        return v[0] if type(v) is tuple else v  # (output 0 of a multi-output op, or the single output)
     if t is LazyTensor:
         return r._value
     return r
@@ -247,10 +252,11 @@ def materialize(node: Node) -> None:
             raw = n.raw_inputs()
             k = n.kernels
             if n.recorded:  # op_type() traced forward_res already: it differentiates
-                out, n.res = k.run_forward_res(n.diff, raw)
+                # (the residuals as the op's backward keeps them: only those not among its arguments)
+                out, n.stored, n.plan = k.run_forward_kept(n.diff, raw)
             else:
                 out = k.forward(*raw)
-            n.set_values(as_tuple(out))
+            n.set_values(as_tuple(out) if n.type.multi else out)
 
 
 def take_residuals(node: Node):
