@@ -74,10 +74,20 @@ CASES = {
 }
 
 
-def _assert_state(opt, state):
-    leaves = jax.tree_util.tree_leaves(state)
-    assert len(opt.variables) == 1 + len(leaves)
-    for v, ref in zip(opt.variables[1:], leaves):
+def _state_variables(opt):
+    """The optimizer's optax state Variables: its variables after ``iterations`` and (a float rate) the
+    ``learning_rate`` Variable, as Keras orders them."""
+    head = [opt.iterations] + ([opt.learning_rate] if isinstance(opt.learning_rate, tj.Variable) else [])
+    assert all(a is b for a, b in zip(opt.variables, head))
+    return opt.variables[len(head):]
+
+
+def _assert_state(opt):
+    # the state Variables hold what optax's own run of the optimizer's transformation holds (written back)
+    leaves = jax.tree_util.tree_leaves(_optax_run(opt.transformation)[1])
+    state = _state_variables(opt)
+    assert len(state) == len(leaves)
+    for v, ref in zip(state, leaves):
         np.testing.assert_allclose(v.numpy(), np.asarray(ref), rtol=1e-5, atol=1e-6)
 
 
@@ -90,11 +100,11 @@ def test_eager_steps_match_optax(case):
         with tj.GradientTape() as tape:
             loss = _loss_tj(w, b)
         opt.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b]))
-    (w_ref, b_ref), state = _optax_run(make_ref())
+    (w_ref, b_ref), _ = _optax_run(make_ref())
     np.testing.assert_allclose(w.numpy(), w_ref, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(b.numpy(), b_ref, rtol=1e-5, atol=1e-6)
     assert int(opt.iterations.numpy()) == STEPS
-    _assert_state(opt, state)
+    _assert_state(opt)
     assert w.numpy().dtype == np.float32
 
 
@@ -116,11 +126,11 @@ def test_tj_function_train_step_matches_optax(case):
 
     for _ in range(STEPS):
         step()
-    (w_ref, b_ref), state = _optax_run(make_ref())
+    (w_ref, b_ref), _ = _optax_run(make_ref())
     np.testing.assert_allclose(w.numpy(), w_ref, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(b.numpy(), b_ref, rtol=1e-5, atol=1e-6)
     assert int(opt.iterations.numpy()) == STEPS
-    _assert_state(opt, state)   # the state Variables were captured and written back
+    _assert_state(opt)   # the state Variables were captured and written back
     n = len(traces)
     step()
     assert len(traces) == n     # later steps run the compiled program
@@ -249,11 +259,12 @@ def test_minimize_with_callable_and_with_tape():
 
 def test_variables_before_and_after_build():
     opt = tj.optimizers.Adam()
-    assert opt.variables == [opt.iterations]
+    assert len(opt.variables) == 2  # as Keras: iteration and learning_rate
+    assert opt.variables[0] is opt.iterations and opt.variables[1] is opt.learning_rate
     v = tj.Variable(np.ones((2, 2), np.float32))
     opt.apply_gradients([(tj.constant(np.ones((2, 2), np.float32)), v)])
     assert all(isinstance(s, tj.Variable) and not s.trainable for s in opt.variables)
-    assert len(opt.variables) == 1 + len(jax.tree_util.tree_leaves(opt.transformation.init([v.numpy()])))
+    assert len(opt.variables) == 2 + len(jax.tree_util.tree_leaves(opt.transformation.init([v.numpy()])))
 
 
 def test_optimizer_state_is_not_recorded_on_an_outer_tape():
@@ -272,7 +283,7 @@ def test_values_read_before_a_step_keep_their_values():
     opt = tj.optimizers.Adam(0.1)
     grads = [tj.constant([0.5, -0.5]), tj.constant(1.0)]
     opt.apply_gradients(zip(grads, [w, b]))
-    before_w, before_b, before_m = w.read_value(), b.numpy(), opt.variables[1].read_value()
+    before_w, before_b, before_m = w.read_value(), b.numpy(), _state_variables(opt)[0].read_value()
     with tj.GradientTape() as tape:
         loss = tnp.sum(w * w) + b  # a forward value computed from the old weights
     snapshot = (before_w.numpy().copy(), np.array(before_b), before_m.numpy().copy(), loss.numpy().copy())

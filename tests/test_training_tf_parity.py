@@ -126,7 +126,8 @@ def test_default_options_keep_the_plain_optax_state():
     for opt, bare in [(tj.optimizers.SGD(0.1, momentum=0.9), optax.sgd(0.1, momentum=0.9)),
                       (tj.optimizers.Adagrad(), optax.adagrad(0.001, 0.1, eps=1e-7))]:
         opt.build([v])
-        assert len(opt.variables) == 1 + len(jax.tree_util.tree_leaves(bare.init([v.numpy()])))
+        # (iterations and the learning_rate Variable, then the state)
+        assert len(opt.variables) == 2 + len(jax.tree_util.tree_leaves(bare.init([v.numpy()])))
 
 
 def test_a_per_variable_optax_mask_with_a_none_gradient_is_a_clear_error():
@@ -217,9 +218,59 @@ def test_restoring_into_an_optimizer_without_state_says_to_build_it(tmp_path):
     np.testing.assert_array_equal(fresh_v.numpy(), v.numpy())
 
 
-def test_setting_the_learning_rate_is_a_clear_error():
-    # Keras: opt.learning_rate = 0.5 reassigns it; here the optax transformation holds it: a clear error
+def test_a_float_learning_rate_is_a_settable_variable_as_keras():
+    # Keras: opt.learning_rate is a float32 Variable; `opt.learning_rate = x` and `.assign(x)` change later steps
     opt = tj.optimizers.SGD(0.1)
-    with pytest.raises(AttributeError, match="pass an optax schedule"):
-        opt.learning_rate = 0.5
-    assert opt.learning_rate == 0.1
+    assert isinstance(opt.learning_rate, tj.Variable) and opt.learning_rate.dtype == np.float32
+    assert not opt.learning_rate.trainable and opt.learning_rate.name.endswith("learning_rate")
+    v = tj.Variable([0.0])
+    opt.apply_gradients([(tj.constant([1.0]), v)])
+    opt.learning_rate = 0.5
+    opt.apply_gradients([(tj.constant([1.0]), v)])
+    opt.learning_rate.assign(0.25)
+    opt.apply_gradients([(tj.constant([1.0]), v)])
+    np.testing.assert_allclose(v.numpy(), [-0.85], rtol=1e-6)
+    np.testing.assert_allclose(float(opt.learning_rate), 0.25)
+    with pytest.raises(ValueError):  # a wrong shape leaves the rate as it was
+        opt.learning_rate = [1.0, 2.0]
+    np.testing.assert_allclose(float(opt.learning_rate), 0.25)
+    with pytest.raises(TypeError, match="construction"):
+        opt.learning_rate = optax.constant_schedule(0.1)
+    # Keras: TypeError "...created with a `LearningRateSchedule`... its learning rate is not settable"
+    with pytest.raises(TypeError, match="not settable"):
+        tj.optimizers.Adam(optax.constant_schedule(0.1)).learning_rate = 0.5
+    with pytest.raises(AttributeError, match="cannot be set"):
+        tj.optimizers.from_optax(optax.sgd(0.1)).learning_rate = 0.5
+
+
+@pytest.mark.parametrize("where", ["eager", "tj.function"])
+def test_a_changed_learning_rate_reaches_adam_steps_eager_fused_and_compiled(where, replay_now):
+    # reference: optax's Adam with its learning rate injected, changed in its state before step 4 (optax's way)
+    grads = [np.array([0.5, -1.0], np.float32), np.array([0.2, 0.3], np.float32)] * 3
+    ref = optax.inject_hyperparams(optax.adam)(learning_rate=0.1, eps=tj.optimizers.keras_epsilon(1e-7, 0.999))
+    p = jax.numpy.array([1.0, 2.0])
+    state = ref.init(p)
+    for k, g in enumerate(grads):
+        if k == 3:
+            state.hyperparams["learning_rate"] = jax.numpy.asarray(0.01)
+        u, state = ref.update(jax.numpy.asarray(g), state, p)
+        p = optax.apply_updates(p, u)
+
+    w = tj.Variable([1.0, 2.0])
+    opt = tj.optimizers.Adam(0.1)
+    gv = tj.Variable(grads[0])
+
+    def step():
+        with tj.GradientTape() as tape:
+            loss = tj.numpy.sum(w * gv)  # gradient: gv
+        opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+    if where == "tj.function":
+        step = tj.function(step)
+    for k, g in enumerate(grads):
+        if k == 3:
+            opt.learning_rate = 0.01
+        gv.assign(g)
+        step()
+    if where == "eager":
+        assert opt.last_update == "fused into the replayed step"
+    np.testing.assert_allclose(w.numpy(), np.asarray(p), rtol=2e-6, atol=1e-7)

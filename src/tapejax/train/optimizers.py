@@ -13,7 +13,10 @@ and on sharded Variables (the update is a jitted function of the Variables' arra
    entry per Variable (the params' list structure, as optax's ``mu``, ``nu``, traces and accumulators
    are) is cut down to those Variables, and their entries alone are written back; the skipped
    Variables and their state entries keep their values. ``iterations`` counts every call.
-3. Learning rates may be floats or optax schedules (callables of the step count, starting at 0).
+3. Learning rates may be floats or optax schedules (callables of the step count, starting at 0). A
+   Keras-named optimizer given a float keeps it in a float32 Variable (``learning_rate``, in
+   ``.variables`` after ``iterations``, as Keras): setting or assigning it changes the rate of the next
+   steps. Its transformation is rebuilt from that Variable's value inside each compiled update.
 """
 from __future__ import annotations
 
@@ -44,16 +47,23 @@ class Optimizer:
     """
 
     def __init__(self, transformation: optax.GradientTransformation, learning_rate: Optional[LearningRate] = None,
-                 name: str = "optimizer") -> None:
+                 name: str = "optimizer",
+                 with_learning_rate: Optional[Callable[[Any], optax.GradientTransformation]] = None) -> None:
+        """``with_learning_rate``: the transformation for a given learning rate (a float32 scalar, traced in
+        the update); given with a float ``learning_rate``, that rate is a settable Variable. Without it, the
+        transformation holds its learning rate."""
         if not (callable(getattr(transformation, "init", None)) and callable(getattr(transformation, "update", None))):
             raise TypeError(f"{type(self).__name__}: expected an optax GradientTransformation (with init and "
                             f"update), got {type(transformation).__name__}; build one with optax, e.g. "
                             "optax.adam(1e-3) or optax.chain(...).")
         self._tx = transformation
         self._learning_rate = learning_rate
+        self._with_learning_rate = None if callable(learning_rate) else with_learning_rate
         self.name = name
         with name_scope(name):
             self._iterations = Variable(jnp.zeros((), jnp.int32), trainable=False, name="iteration")
+            self._lr = None if self._with_learning_rate is None else \
+                Variable(jnp.asarray(learning_rate, jnp.float32), trainable=False, name="learning_rate")
         self._built: Optional[List[Variable]] = None
         self._state: List[Variable] = []
         self._state_tree = None
@@ -73,23 +83,37 @@ class Optimizer:
 
     @property
     def variables(self) -> List[Variable]:
-        """``iterations``, then the optax state leaves as Variables (those exist after the first apply)."""
-        return [self._iterations] + list(self._state)
+        """``iterations``, the ``learning_rate`` Variable (when it is one), then the optax state leaves as
+        Variables (those exist after the first apply), as Keras orders them."""
+        head = [self._iterations] if self._lr is None else [self._iterations, self._lr]
+        return head + list(self._state)
 
     @property
     def learning_rate(self):
-        """The learning rate of the next step: the float given, or the schedule at ``iterations``."""
+        """The learning rate of the next step: a float32 Variable for a float rate (as Keras: set it, or
+        ``assign`` to it, to change the following steps), a schedule's value at ``iterations``, or, for
+        ``from_optax``, None (the transformation holds its rate)."""
+        if self._lr is not None:
+            return self._lr
         lr = self._learning_rate
         return lr(self._iterations.read_value().value) if callable(lr) else lr
 
     @learning_rate.setter
     def learning_rate(self, value: Any) -> None:
-        # Keras lets a float learning rate be reassigned; here the optax transformation (and every update
-        # compiled from it, also inside a tj.function) holds it, so a change could not reach them all.
-        raise AttributeError(f"{type(self).__name__}.learning_rate cannot be changed after construction: the "
-                             "optax transformation holds it. For a learning rate that changes during training, "
-                             "pass an optax schedule (e.g. optax.exponential_decay(...) or optax.join_schedules) "
-                             "as learning_rate.")
+        if self._lr is not None:
+            if callable(value):
+                raise TypeError(f"{type(self).__name__}: a schedule can only be given at construction "
+                                f"({type(self).__name__}(learning_rate=schedule)); set a float here.")
+            self._lr.assign(value)  # (a wrong shape raises and leaves the rate as it was)
+            return
+        if callable(self._learning_rate):
+            raise TypeError(f"This {type(self).__name__} was created with a schedule as its learning_rate, hence its "
+                            "learning rate is not settable (as Keras). Create it with a float learning_rate for "
+                            "a settable one.")
+        raise AttributeError(f"{type(self).__name__}.learning_rate cannot be set: this optimizer applies an optax "
+                             "transformation that holds its own learning rate (from_optax). Use a Keras-named "
+                             "optimizer (tj.optimizers.SGD, Adam, ...) for a settable learning rate, or give "
+                             "optax an injected hyperparameter (optax.inject_hyperparams) or a schedule.")
 
     @property
     def built(self) -> bool:
@@ -158,12 +182,13 @@ class Optimizer:
             params = current_values([v for _, v in present])
             state = current_values(self._state)
             count = current_values((self._iterations,))
+            lr = None if self._lr is None else current_values((self._lr,))[0]
             new = None
             if step is not None:
                 # Gradients of a replayed step that has not run: the step and this update run as one
                 # compiled program (values as running them one after the other), once it is compiled.
                 new = pending.run_with_update(step, given, (self, key), lambda *a: self._update(key, *a),
-                                              (state, params, count[0]))
+                                              (state, params, count[0], lr))
                 if new is not None:
                     self.last_update = "fused into the replayed step"
             if new is None:
@@ -171,7 +196,7 @@ class Optimizer:
                 # One compiled call computes the new params, state and step count (one dispatch per step);
                 # it reuses the old buffers (donation) when nothing but the Variables holds them.
                 donate = not traced and _only_held_by_variables(params, state, count)
-                new = (self._step_donating if donate else self._step)(key, g_vals, state, params, count.pop())
+                new = (self._step_donating if donate else self._step)(key, g_vals, state, params, count.pop(), lr)
                 self.last_update = "one compiled update"
             new_params, new_state, new_count = new
             # The values come from the update itself (shapes and dtypes as the variables'): outside a
@@ -202,10 +227,11 @@ class Optimizer:
         grads = tape.gradient(loss, var_list)
         return self.apply_gradients(zip(grads, var_list))
 
-    def _update(self, key, grads, state_leaves, params, count, drop_unchanged: bool = True):
+    def _update(self, key, grads, state_leaves, params, count, lr=None, drop_unchanged: bool = True):
         """One optax step on the Variables at ``idx`` (jitted; ``key`` = (idx, number built)), and the
-        step count plus one."""
+        step count plus one; ``lr``: the learning-rate Variable's value, when there is one."""
         idx, n = key
+        tx = self._tx if lr is None else self._with_learning_rate(lr)
         state = jax.tree_util.tree_unflatten(self._state_tree, state_leaves)
 
         def per_variable(node) -> bool:
@@ -215,7 +241,7 @@ class Optimizer:
         sub = state if full else jax.tree_util.tree_map(
             lambda node: [node[i] for i in idx] if per_variable(node) else node, state, is_leaf=per_variable)
         try:
-            updates, new_sub = self._tx.update(grads, sub, params)
+            updates, new_sub = tx.update(grads, sub, params)
         except (ValueError, TypeError, IndexError) as e:
             if full:
                 raise
@@ -335,16 +361,18 @@ def _plus_decoupled_weight_decay(tx: optax.GradientTransformation, learning_rate
 class SGD(Optimizer):
     """Keras's SGD: ``optax.sgd``. With momentum, Keras keeps ``v = momentum * v - lr * g`` and optax
     ``t = momentum * t + g`` with update ``-lr * t``: the same steps while the learning rate is constant
-    (with a schedule, Keras's velocity mixes past learning rates and optax's does not)."""
+    (after the rate is set or with a schedule, Keras's velocity mixes past learning rates, optax's does not)."""
 
     def __init__(self, learning_rate: LearningRate = 0.01, momentum: float = 0.0, nesterov: bool = False,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
                  name: str = "SGD") -> None:
         _check_momentum(momentum, "SGD")
-        tx = optax.sgd(learning_rate, momentum=momentum or None, nesterov=nesterov)
-        super().__init__(keras_transformation(tx, learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm),
-                         learning_rate, name)
+
+        def make(lr):
+            tx = optax.sgd(lr, momentum=momentum or None, nesterov=nesterov)
+            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        super().__init__(make(learning_rate), learning_rate, name, make)
 
 
 def keras_epsilon(epsilon: float, beta_2: float) -> Callable[[Any], Any]:
@@ -370,15 +398,15 @@ def keras_amsgrad(learning_rate: LearningRate, b1: float, b2: float, eps: float,
 def _keras_adam(learning_rate: LearningRate, beta_1: float, beta_2: float, epsilon: float, amsgrad: bool,
                 weight_decay: Optional[float]) -> optax.GradientTransformation:
     """Adam as Keras computes it (epsilon placed as Keras places it: ``keras_epsilon``), with decoupled
-    weight decay when ``weight_decay`` is given (``optax.adamw``: ``-lr * weight_decay * w``, as Keras)."""
+    weight decay when ``weight_decay`` is given (``-lr * weight_decay * w``, as Keras). The parts of
+    ``optax.adam``/``optax.adamw``, with only epsilon's schedule injected: the learning rate stays where
+    the transformation is built from it (a settable rate rebuilds it, Optimizer's ``with_learning_rate``)."""
     if amsgrad:
-        return optax.inject_hyperparams(keras_amsgrad)(learning_rate, b1=beta_1, b2=beta_2, eps=epsilon,
-                                                       weight_decay=weight_decay)
-    eps = keras_epsilon(epsilon, beta_2)
-    if weight_decay is None:
-        return optax.inject_hyperparams(optax.adam)(learning_rate, b1=beta_1, b2=beta_2, eps=eps)
-    return optax.inject_hyperparams(optax.adamw)(learning_rate, b1=beta_1, b2=beta_2, eps=eps,
-                                                 weight_decay=weight_decay)
+        return keras_amsgrad(learning_rate, beta_1, beta_2, epsilon, weight_decay)
+    parts = [optax.inject_hyperparams(optax.scale_by_adam)(b1=beta_1, b2=beta_2, eps=keras_epsilon(epsilon, beta_2))]
+    if weight_decay is not None:
+        parts.append(optax.add_decayed_weights(weight_decay))
+    return optax.chain(*parts, optax.scale_by_learning_rate(learning_rate))
 
 
 class Adam(Optimizer):
@@ -390,9 +418,10 @@ class Adam(Optimizer):
                  epsilon: float = 1e-7, amsgrad: bool = False, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
                  global_clipnorm: Optional[float] = None, name: str = "adam") -> None:
-        tx = _keras_adam(learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay)
-        super().__init__(keras_transformation(tx, learning_rate, None, clipnorm, clipvalue, global_clipnorm),
-                         learning_rate, name)
+        def make(lr):
+            tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay)
+            return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm)
+        super().__init__(make(learning_rate), learning_rate, name, make)
 
 
 class AdamW(Optimizer):
@@ -406,9 +435,11 @@ class AdamW(Optimizer):
         if weight_decay is None:
             raise ValueError("AdamW: argument `weight_decay` must be a float. Received: weight_decay=None "
                              "(use Adam for no weight decay).")
-        tx = _keras_adam(learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay)
-        super().__init__(keras_transformation(tx, learning_rate, None, clipnorm, clipvalue, global_clipnorm),
-                         learning_rate, name)
+
+        def make(lr):
+            tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay)
+            return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm)
+        super().__init__(make(learning_rate), learning_rate, name, make)
 
 
 class RMSprop(Optimizer):
@@ -420,10 +451,12 @@ class RMSprop(Optimizer):
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
                  global_clipnorm: Optional[float] = None, name: str = "rmsprop") -> None:
         _check_momentum(momentum, "RMSprop")
-        tx = optax.rmsprop(learning_rate, decay=rho, eps=epsilon, initial_scale=0.0, eps_in_sqrt=True,
-                           centered=centered, momentum=momentum or None)
-        super().__init__(keras_transformation(tx, learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm),
-                         learning_rate, name)
+
+        def make(lr):
+            tx = optax.rmsprop(lr, decay=rho, eps=epsilon, initial_scale=0.0, eps_in_sqrt=True, centered=centered,
+                               momentum=momentum or None)
+            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        super().__init__(make(learning_rate), learning_rate, name, make)
 
 
 class Adagrad(Optimizer):
@@ -433,9 +466,10 @@ class Adagrad(Optimizer):
                  epsilon: float = 1e-7, weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
                  name: str = "adagrad") -> None:
-        tx = optax.adagrad(learning_rate, initial_accumulator_value=initial_accumulator_value, eps=epsilon)
-        super().__init__(keras_transformation(tx, learning_rate, weight_decay, clipnorm, clipvalue, global_clipnorm),
-                         learning_rate, name)
+        def make(lr):
+            tx = optax.adagrad(lr, initial_accumulator_value=initial_accumulator_value, eps=epsilon)
+            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        super().__init__(make(learning_rate), learning_rate, name, make)
 
 
 def from_optax(transformation: optax.GradientTransformation, name: str = "optimizer") -> Optimizer:
