@@ -405,3 +405,55 @@ def test_sharded_variables_match_unsharded():
         for a, b in zip(s_shard, s_plain):
             np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6, err_msg=key)
         assert len(specs) >= 2 and all(specs), (key, specs)  # the variable and its slots stay sharded
+
+
+MIXED_SCRIPT = textwrap.dedent("""
+    import json, os, sys, tempfile
+    import jax, jax.numpy as jnp, numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+    import tapejax as tj, tapejax.numpy as tnp
+    mesh = Mesh(np.array(jax.devices()), ("d",))
+    W = np.linspace(-1, 1, 16, dtype=np.float32)
+
+    def run(sharded, lazy):
+        # a sharded weight beside a Variable placed by default (a scalar bias, the optimizer's learning rate)
+        w0 = jax.device_put(jnp.asarray(W), NamedSharding(mesh, P("d"))) if sharded else jnp.asarray(W)
+        w, b, opt = tj.Variable(w0), tj.Variable(0.5), tj.optimizers.Adam(0.1)
+        ckpt = tj.train.Checkpoint(model=[w, b], opt=opt)
+
+        def step():
+            with tj.GradientTape() as tape:
+                loss = tnp.sum(tnp.tanh(w) ** 2) + b * b
+            opt.apply_gradients(zip(tape.gradient(loss, [w, b]), [w, b]))
+        with tj.config.override(lazy=lazy):
+            for _ in range(3):
+                step()
+            path = ckpt.save(os.path.join(tempfile.mkdtemp(), "c"))
+            opt.learning_rate = 0.01
+            step()
+            ckpt.restore(path)  # back to the rate 0.1 and the values after 3 steps
+            for _ in range(2):
+                step()
+        spec = getattr(w.read_value().value.sharding, "spec", None)
+        return [w.numpy().tolist(), b.numpy().tolist(), float(opt.learning_rate), str(spec)]
+
+    print(json.dumps({str(lazy): [run(False, lazy), run(True, lazy)] for lazy in (True, False)}))
+""")
+
+
+def test_default_placed_variables_train_beside_sharded_ones_and_restore():
+    # The gradient of a Variable placed by default came back committed to device 0 and the update refused to
+    # mix it with the sharded weight ("incompatible devices"); a restore committed such Variables too.
+    env = dict(os.environ)
+    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
+    env["JAX_PLATFORMS"] = "cpu"
+    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    proc = subprocess.run([sys.executable, "-c", MIXED_SCRIPT], env=env, capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    for lazy, (plain, sharded) in out.items():
+        np.testing.assert_allclose(sharded[0], plain[0], rtol=1e-5, atol=1e-6, err_msg=lazy)
+        np.testing.assert_allclose(sharded[1], plain[1], rtol=1e-5, atol=1e-6, err_msg=lazy)
+        assert plain[2] == sharded[2] == np.float32(0.1)
+        assert sharded[3] in ("P('d',)", "PartitionSpec('d',)"), sharded[3]  # the weight stays sharded

@@ -9,7 +9,7 @@ import jax
 import jax.numpy as jnp
 
 from . import jacobian as jacobians, tape_set, vspace
-from .tensor import LazyTensor
+from .tensor import ArrayImpl, LazyTensor
 from .nest import UnconnectedGradients, flatten, unconnected_gradients_of
 from .sweep import GradientStats
 from .tape import Tape, new_tape
@@ -305,7 +305,13 @@ def _placed_like(source, g: Tensor) -> Tensor:
         # A deferred op's output lives on the default device, as the gradient does; a gradient of a
         # pending replayed step too (its program reads only uncommitted default-device arrays).
         return g
-    want = _sharding(source._value)
+    value = source._value
+    if type(value) is ArrayImpl and not value.committed:
+        # A source placed by default (not committed to a device) asks for no placement: its gradient stays where
+        # the computation put it, as JAX leaves it (committing it to the default device would keep it from
+        # meeting sharded values, e.g. in the optimizer update of a model whose other Variables are sharded).
+        return g
+    want = _sharding(value)
     have = _sharding(g._value)
     if want is None or have is None or have == want or have.is_equivalent_to(want, g._value.ndim):
         return g

@@ -225,8 +225,11 @@ class Checkpoint:
                    if not isinstance(obj, (Variable, Tensor)) and getattr(obj, "built", True) is False]
         _check(path, saved, targets, current, partial, unbuilt)
 
-        # Read each array straight into the sharding the Variable has now.
-        abstract = {p: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=a.sharding) for p, a in current.items()}
+        # Read each array straight into the sharding the Variable has now; one placed by default (not committed
+        # to a device) stays so, as NumPy read onto the default device by its assign: committed to one device,
+        # it could no longer meet sharded Variables in one computation.
+        abstract = {p: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=a.sharding) if getattr(a, "committed", True)
+                    else np.empty(a.shape, a.dtype) for p, a in current.items()}
         tree = _nest(abstract)
         args = ocp.args.PyTreeRestore(tree, restore_args=ocp.checkpoint_utils.construct_restore_args(tree),
                                       partial_restore=True)
