@@ -241,6 +241,9 @@ def test_a_float_learning_rate_is_a_settable_variable_as_keras():
         tj.optimizers.Adam(optax.constant_schedule(0.1)).learning_rate = 0.5
     with pytest.raises(AttributeError, match="cannot be set"):
         tj.optimizers.from_optax(optax.sgd(0.1)).learning_rate = 0.5
+    for bad in ["fast", None, [0.1, 0.2]]:  # Keras: ValueError/TypeError at construction
+        with pytest.raises(ValueError, match="Adam: learning_rate must be a float or an optax schedule"):
+            tj.optimizers.Adam(bad)
 
 
 @pytest.mark.parametrize("where", ["eager", "tj.function"])

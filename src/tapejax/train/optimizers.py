@@ -63,7 +63,7 @@ class Optimizer:
         with name_scope(name):
             self._iterations = Variable(jnp.zeros((), jnp.int32), trainable=False, name="iteration")
             self._lr = None if self._with_learning_rate is None else \
-                Variable(jnp.asarray(learning_rate, jnp.float32), trainable=False, name="learning_rate")
+                Variable(_rate_value(learning_rate, type(self).__name__), trainable=False, name="learning_rate")
         self._built: Optional[List[Variable]] = None
         self._state: List[Variable] = []
         self._state_tree = None
@@ -273,6 +273,18 @@ class Optimizer:
 
     def __repr__(self) -> str:
         return f"<tj.optimizers.{type(self).__name__} '{self.name}' iterations={int(self._iterations.numpy())}>"
+
+
+def _rate_value(learning_rate: Any, owner: str) -> jax.Array:
+    """A float learning rate as the float32 scalar its Variable holds; anything else raises naming the fix."""
+    try:
+        value = jnp.asarray(learning_rate, jnp.float32)
+    except (TypeError, ValueError):
+        value = None
+    if value is None or value.shape != ():
+        raise ValueError(f"{owner}: learning_rate must be a float or an optax schedule (a callable of the step "
+                         f"count); got {learning_rate!r} ({type(learning_rate).__name__}).")
+    return value
 
 
 def _only_held_by_variables(*value_lists: list) -> bool:
