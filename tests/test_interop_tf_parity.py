@@ -308,3 +308,14 @@ def test_variable_name_must_be_a_string():
     # (tapejax raised "can only concatenate str (not "int") to str")
     with pytest.raises(ValueError, match="name must be a string, got int 1"):
         tj.Variable(1.0, name=1)
+
+
+def test_tf_dtype_names():
+    # TF code says dtype=tf.float32 and compares x.dtype == tf.int32; the same names work here (TF's
+    # tf.<name>.name is <name>)
+    for name in ["bfloat16", "bool", "complex64", "float16", "float32", "int8", "int16", "int32", "uint8"]:
+        t = tj.constant(np.zeros(2), dtype=getattr(tj, name))
+        assert t.dtype == getattr(tj, name) and str(t.dtype) == name, name
+    assert tj.numpy.astype(tj.constant([1.5]), tj.int32).dtype == tj.int32
+    assert tj.Variable(1.0, dtype=tj.float16).dtype == np.float16
+    assert {"float32", "int32", "bool"} <= set(tj.__all__)

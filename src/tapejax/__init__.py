@@ -29,11 +29,18 @@ from .train import Module, optimizers, clip_by_norm, clip_by_global_norm
 
 _sys.modules[__name__ + ".optimizers"] = optimizers  # `import tapejax.optimizers` works too
 
+# TF's dtype names (`dtype=tj.float32`, `x.dtype == tj.int32`): JAX's scalar types, which compare equal to
+# the arrays' NumPy dtypes.
+from jax.numpy import (bfloat16, bool_ as bool, complex64, complex128, float16, float32, float64,  # noqa: E402
+                       int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+_DTYPE_NAMES = ("bfloat16", "bool", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16",
+                "int32", "int64", "uint8", "uint16", "uint32", "uint64")
+
 __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "Variable", "constant", "convert_to_tensor", "numpy", "nn", "random", "GradientTape", "UnconnectedGradients",
     "stop_recording", "config", "function", "gradients", "AggregationMethod", "differentiate", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
     "custom_gradient", "recompute_grad", "grad_pass_through", "stop_gradient", "debug",
-    "train", "Module", "optimizers", "clip_by_norm", "clip_by_global_norm",
+    "train", "Module", "optimizers", "clip_by_norm", "clip_by_global_norm", *_DTYPE_NAMES,
 ]
