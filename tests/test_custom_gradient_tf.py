@@ -337,3 +337,33 @@ def test_missing_variables_kwarg_tf_wording():
     with pytest.raises(TypeError, match=r"grad_fn must accept keyword argument 'variables', since function "
                                         r"'h' uses variables"):
         h(tj.constant(1.0))
+
+
+def test_keyword_arguments_reach_f_but_are_not_inputs():
+    # TF: only positional arguments are inputs; grad_fn returns one gradient per positional argument, a Tensor or
+    # Variable given by keyword gets None (TF 2.21: [5.0, None] and [7.0, None] below)
+    @tj.custom_gradient
+    def f(x, scale=None):
+        def grad(dy):
+            return dy * scale
+        return x * scale, grad
+    x, s = tj.constant(1.0), tj.constant(5.0)
+    with tj.GradientTape() as tape:
+        tape.watch([x, s])
+        y = f(x, scale=s)
+    gx, gs = tape.gradient(y, [x, s])
+    assert float(gx) == 5.0 and gs is None
+    assert float(f(x, scale=2.0)) == 2.0  # a Python number by keyword
+
+    v = tj.Variable(2.0)
+
+    @tj.custom_gradient
+    def g(x, w=None):
+        def grad(dy):  # no `variables`: a Variable passed by keyword is not one grad_fn answers for
+            return dy * 7.0
+        return x * w, grad
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = g(x, w=v)
+    gx, gv = tape.gradient(y, [x, v])
+    assert float(gx) == 7.0 and gv is None

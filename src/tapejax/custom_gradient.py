@@ -202,8 +202,10 @@ def _call_custom_gradient(f: Callable, args: tuple, kwargs: dict) -> Any:
         raise TypeError(f"custom_gradient '{name}': the decorated function must return a pair (outputs, grad_fn) "
                         f"with grad_fn callable; it returned {what}.")
     result, grad_fn = returned
-    flat_args, _ = nest_flatten(list(args) + list(kwargs.values()))
-    arg_vars = {id(a) for a in flat_args if isinstance(a, Variable)}
+    # The inputs are the positional arguments; keyword arguments reach f but get no gradient, and a Variable
+    # passed either way is not one of the variables grad_fn answers for (as TF).
+    flat_args, _ = nest_flatten(list(args))
+    arg_vars = {id(a) for a in flat_args + nest_flatten(list(kwargs.values()))[0] if isinstance(a, Variable)}
     variables = [v for k, v in reads.items() if k not in arg_vars and v.trainable]
     if variables and not _accepts_variables(grad_fn):
         raise TypeError(f"@custom_gradient grad_fn must accept keyword argument 'variables', since function "
