@@ -383,3 +383,27 @@ def test_custom_gradient_complex_both_modes():
         tape.watch(z)
         loss = tnp.sum(tnp.abs(scale(z)) ** 2)
     np.testing.assert_allclose(tape.gradient(loss, z).numpy(), 2 * abs(c) ** 2 * z.numpy(), rtol=1e-5)
+
+
+def test_complex_parts_are_recorded_ops_with_tf_gradients():
+    # TF 2.21 (tf.math.real / imag / angle, RealGrad / ImagGrad / AngleGrad) for sum(part(z) * w):
+    z = tj.constant(np.array([1 + 2j, -0.5 + 0.25j], np.complex64))
+    w = tj.constant([0.5, -2.0])
+    expected = {"real": [0.5, -2.0], "imag": [0.5j, -2j], "angle": [-0.2 + 0.1j, 1.6 + 3.2j]}
+    for name, want in expected.items():
+        with tj.GradientTape() as tape:
+            tape.watch(z)
+            y = tnp.sum(getattr(tnp, name)(z) * w)
+        np.testing.assert_allclose(tape.gradient(y, z).numpy(), np.asarray(want, np.complex64), rtol=1e-6, atol=1e-7)
+    # conj was jax.numpy's function on the raw array: no op recorded, the gradient None
+    with tj.GradientTape() as tape:
+        tape.watch(z)
+        y = tnp.sum(tnp.abs(tnp.conj(z)) ** 2)
+    np.testing.assert_allclose(tape.gradient(y, z).numpy(), 2 * z.numpy(), rtol=1e-6)
+    assert tnp.conjugate is tnp.conj
+    # forward mode: the tangent's part
+    t = tj.constant(np.array([0.5 - 1j, 2 + 0.5j], np.complex64))
+    with tj.ForwardAccumulator(z, t) as acc:
+        parts = [tnp.real(z), tnp.imag(z), tnp.conj(z)]
+    for got, want in zip(acc.jvp(parts), [t.numpy().real, t.numpy().imag, np.conj(t.numpy())]):
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)

@@ -130,3 +130,35 @@ def test_register_gradient_unknown_op():
 def test_bad_argument_type_names_op():
     with pytest.raises(TypeError, match="multiply"):
         tj.numpy.multiply(tj.constant(1.0), object())
+
+
+def test_more_jax_numpy_names_match_jax_numpy():
+    tnp = tj.numpy
+    # tj.numpy mirrors jax.numpy: each of these gives jnp's value (and is recorded: the gradient is jax's)
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-1, 1, (3, 4)).astype(np.float32)
+    b = rng.uniform(-1, 1, (4, 5)).astype(np.float32)
+    sq = rng.uniform(-1, 1, (2, 3, 3)).astype(np.float32)
+    cases = [
+        lambda m: m.trace(a), lambda m: m.trace(sq, 1, 1, 2), lambda m: m.diagonal(a, 1),
+        lambda m: m.diag(a[0], k=-1), lambda m: m.tril(a, -1), lambda m: m.triu(a),
+        lambda m: m.roll(a, 2), lambda m: m.roll(a, (1, -1), axis=(0, 1)),
+        lambda m: m.tensordot(a, b, axes=1), lambda m: m.vdot(a, a), lambda m: m.inner(a, a),
+        lambda m: m.kron(a[:2, :2], a[:2, :3]), lambda m: m.diff(a, n=2), lambda m: m.diff(a, axis=0),
+        lambda m: m.vstack([a[0], a[1]]), lambda m: m.hstack([a[0], a[1]]), lambda m: m.hstack([a, a]),
+        lambda m: m.nansum(np.where(a > 0.5, np.nan, a), axis=1),
+        lambda m: m.nanmean(np.where(a > 0.5, np.nan, a)), lambda m: m.logaddexp(a, a[0]),
+        lambda m: m.arccosh(1.5 + a * a), lambda m: m.deg2rad(a), lambda m: m.rad2deg(a),
+        lambda m: m.real(a), lambda m: m.imag(a), lambda m: m.angle(a - 0.1),
+        lambda m: m.angle(a - 0.1, deg=True), lambda m: m.count_nonzero(a > 0),
+        lambda m: m.isclose(a, a + 1e-9), lambda m: m.full_like(a, 2.5),
+    ]
+    for i, f in enumerate(cases):
+        got, want = f(tnp), f(jnp)
+        assert isinstance(got, tj.Tensor), i
+        np.testing.assert_allclose(np.asarray(got.numpy()), np.asarray(want), rtol=2e-6, atol=1e-6, err_msg=str(i))
+    x = tj.constant(a)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = tnp.sum(tnp.tril(x) * 2.0) + tnp.trace(x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), 2 * np.tril(np.ones((3, 4))) + np.eye(3, 4), rtol=1e-6)

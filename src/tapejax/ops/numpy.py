@@ -50,7 +50,7 @@ from ..tensor import Tensor, Variable, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from .core import OpDef, apply, freeze
 from .declare import not_differentiable as _not_differentiable, samples as _samples
-from .rules import cast_like, conj, mul_no_nan, tf_complex_vjp, unbroadcast
+from .rules import cast_like, conj as _conj_values, mul_no_nan, tf_complex_vjp, unbroadcast
 
 # -- sample inputs for the registry-wide gradient test (declare.py: drawn in declaration order) ------------
 _rng = np.random.default_rng(0)
@@ -97,7 +97,7 @@ def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, dom
     def bwd(res, g):
         x, y = res
         # TF's complex convention: grad * conj(dy/dx) (a no-op on real values).
-        return (cast_like(mul(g, conj(d(x, y))), x),)
+        return (cast_like(mul(g, _conj_values(d(x, y))), x),)
 
     def jvp(primals, tangents, out):
         t = mul(tangents[0], d(primals[0], out))
@@ -148,7 +148,7 @@ cosh = _unary("cosh", jnp.cosh, lambda x, y: jnp.sinh(x))
 arcsinh = _unary("arcsinh", jnp.arcsinh, lambda x, y: jax.lax.rsqrt(x * x + 1))
 arctanh = _unary("arctanh", jnp.arctanh, lambda x, y: 1 / (1 - x * x), no_nan=True, domain=_between(-0.8, 0.8))
 # TF: d|x|/dx = sign(x), 0 at 0; for complex z, TF's gradient is g * z/|z| (conj of JAX's conj(z)/|z|).
-abs = _unary("abs", jnp.abs, lambda x, y: conj(jnp.sign(x)), real_out=True)
+abs = _unary("abs", jnp.abs, lambda x, y: _conj_values(jnp.sign(x)), real_out=True)
 _sign = OpDef("sign", _sign_fn, samples=_samples(((_r(3, 4),), {})))  # derived kernels (see _sign_fn)
 sign = _public(lambda x: apply(_sign, (x,), {}), "sign", "Elementwise ``sign`` (``jax.numpy.sign``), recorded with "
                "its gradient: 0 for real values (TF's SignGrad), that of ``z / |z|`` for complex ones (TF's).")
@@ -203,8 +203,8 @@ def _linear_rules(f, sx, sy) -> dict:
 def _mul_bwd(res, g):
     x, y = res
     # TF: grad * conj(y), grad * conj(x) (complex values)
-    return (cast_like(unbroadcast(g * conj(y), jnp.shape(x)), x),
-            cast_like(unbroadcast(g * conj(x), jnp.shape(y)), y))
+    return (cast_like(unbroadcast(g * _conj_values(y), jnp.shape(x)), x),
+            cast_like(unbroadcast(g * _conj_values(x), jnp.shape(y)), y))
 
 
 _MULTIPLY_RULES = {"fwd": lambda x, y: (x * y, (x, y)), "bwd": _mul_bwd,  # the operands only, not the output
@@ -259,7 +259,7 @@ def _ipow_bwd(res, g, *, n):
     (x,), _ = res
     if n == 0:
         return (jnp.zeros_like(x),)
-    return (cast_like(mul_no_nan(g, conj(n * jnp.power(x, n - 1))), x),)
+    return (cast_like(mul_no_nan(g, _conj_values(n * jnp.power(x, n - 1))), x),)
 
 
 # x ** n for a Python int n: jax.numpy's integer_pow (x * x for n = 2), as jnp.power(x, 2) computes it.
@@ -456,7 +456,7 @@ def add_n(xs: Sequence[Any]):
 def _matmul_bwd(res, g):
     (x, y), _ = res
     xs, ys = jnp.shape(x), jnp.shape(y)
-    x, y = conj(x), conj(y)  # TF's complex convention: products with the conjugated operands
+    x, y = _conj_values(x), _conj_values(y)  # TF's complex convention: products with the conjugated operands
     if len(xs) == 1 and len(ys) == 1:
         return cast_like(g * y, x), cast_like(g * x, y)
     x2 = x[None, :] if len(xs) == 1 else x
@@ -1067,3 +1067,163 @@ def _pack(parts: Sequence[Any], dtype) -> Tensor:
 
 
 set_list_packer(_pack)  # tj.constant([x, 2 * x]) and op arguments like x * [x, 1.0] keep x's gradient
+
+
+# -- more of jax.numpy (declared last: their samples' draws leave every earlier op's samples as they were) --
+# Complex parts, recorded with derived kernels (put in TF's complex convention by core): for a real loss,
+# real(z) passes the gradient on (TF's RealGrad), imag(z) times 1j (ImagGrad), conj(z) conjugated (ConjGrad),
+# angle(z) as -g / (imag(z) + 1j * real(z)) (AngleGrad).
+_real = OpDef("real", jnp.real, samples=_samples(((_r(3, 4),), {})))
+_imag = OpDef("imag", jnp.imag, samples=_samples(((_r(3, 4),), {})))
+_conj = OpDef("conj", jnp.conj, samples=_samples(((_r(3, 4),), {})))
+_angle = OpDef("angle", jnp.angle, samples=_samples(((_pos(3, 4),), {})))
+
+
+def real(val):
+    """``jax.numpy.real``, recorded with its gradient (TF's RealGrad for complex inputs)."""
+    return _real(val)
+
+
+def imag(val):
+    """``jax.numpy.imag``, recorded with its gradient (TF's ImagGrad: ``1j * g`` for complex inputs)."""
+    return _imag(val)
+
+
+def conj(x):
+    """``jax.numpy.conj``, recorded with its gradient (TF's ConjGrad: the conjugated gradient)."""
+    return _conj(x)
+
+
+def angle(z, deg=False):
+    """``jax.numpy.angle``, recorded with its gradient (TF's AngleGrad for complex inputs)."""
+    return _angle(z) * (180.0 / np.pi) if deg else _angle(z)
+
+
+conjugate = conj
+arccosh = _unary("arccosh", jnp.arccosh, lambda x, y: 1 / jnp.sinh(y), domain=_between(1.2, 3.0))  # AcoshGrad
+deg2rad = _unary("deg2rad", jnp.deg2rad, lambda x, y: jnp.full_like(x, np.pi / 180))
+rad2deg = _unary("rad2deg", jnp.rad2deg, lambda x, y: jnp.full_like(x, 180 / np.pi))
+radians, degrees = deg2rad, rad2deg
+logaddexp = _binary("logaddexp", jnp.logaddexp, lambda x, y, o, g: g * jnp.exp(x - o),
+                    lambda x, y, o, g: g * jnp.exp(y - o))
+
+# Structure: derived kernels (each is linear in its inputs, so JAX's VJP is exact and has no kinks).
+_trace = OpDef("trace", lambda a, *, offset=0, axis1=0, axis2=1: jnp.trace(a, offset, axis1, axis2),
+               samples=_samples(((_r(3, 4),), {}), ((_r(2, 3, 3),), {"offset": 1, "axis1": 1, "axis2": 2})))
+_diagonal = OpDef("diagonal", lambda a, *, offset=0, axis1=0, axis2=1: jnp.diagonal(a, offset, axis1, axis2),
+                  samples=_samples(((_r(3, 4),), {}), ((_r(2, 3, 3),), {"offset": -1, "axis1": 1, "axis2": 2})))
+_diag = OpDef("diag", lambda v, *, k=0: jnp.diag(v, k), samples=_samples(((_r(3),), {"k": 1}), ((_r(3, 4),), {})))
+_tril = OpDef("tril", lambda m, *, k=0: jnp.tril(m, k), samples=_samples(((_r(3, 4),), {"k": 0})))
+_triu = OpDef("triu", lambda m, *, k=0: jnp.triu(m, k), samples=_samples(((_r(3, 4),), {"k": 1})))
+_roll = OpDef("roll", lambda a, *, shift, axis=None: jnp.roll(a, shift, axis),
+              samples=_samples(((_r(3, 4),), {"shift": 1, "axis": 1}),
+                               ((_r(3, 4),), {"shift": (1, -2), "axis": (0, 1)})))
+_tensordot = OpDef("tensordot", lambda a, b, *, axes=2: jnp.tensordot(a, b, axes),
+                   samples=_samples(((_r(2, 3, 4), _r(3, 4, 5)), {"axes": 2}),
+                                    ((_r(2, 3), _r(4, 3)), {"axes": ((1,), (1,))})))
+_vdot = OpDef("vdot", jnp.vdot, samples=_samples(((_r(3, 4), _r(3, 4)), {})))
+_inner = OpDef("inner", jnp.inner, samples=_samples(((_r(3, 4), _r(2, 4)), {})))
+_kron = OpDef("kron", jnp.kron, samples=_samples(((_r(2, 3), _r(2, 2)), {})))
+_diff = OpDef("diff", lambda a, *, n=1, axis=-1: jnp.diff(a, n, axis),
+              samples=_samples(((_r(3, 5),), {"n": 2, "axis": -1}), ((_r(3, 5),), {"n": 1, "axis": 0})))
+# NaN-skipping reductions: a NaN entry gets gradient 0 (it did not count), the others as sum's and mean's.
+_nansum = OpDef("nansum", lambda a, *, axis=None, keepdims=False: jnp.nansum(a, axis, keepdims=keepdims),
+                samples=_samples(((_r(3, 4),), {"axis": 1})))
+_nanmean = OpDef("nanmean", lambda a, *, axis=None, keepdims=False: jnp.nanmean(a, axis, keepdims=keepdims),
+                 samples=_samples(((_r(3, 4),), {"axis": 0, "keepdims": True})))
+_count_nonzero = _not_differentiable("count_nonzero", lambda a, *, axis=None, keepdims=False:
+                                     jnp.count_nonzero(a, axis, keepdims=keepdims))
+_isclose = _not_differentiable("isclose", lambda a, b, *, rtol=1e-05, atol=1e-08, equal_nan=False:
+                               jnp.isclose(a, b, rtol, atol, equal_nan))
+
+
+def trace(a, offset=0, axis1=0, axis2=1):
+    """``jax.numpy.trace``."""
+    return _trace(a, offset=operator.index(offset), axis1=operator.index(axis1), axis2=operator.index(axis2))
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    """``jax.numpy.diagonal``."""
+    return _diagonal(a, offset=operator.index(offset), axis1=operator.index(axis1), axis2=operator.index(axis2))
+
+
+def diag(v, k=0):
+    """``jax.numpy.diag``: the diagonal of a matrix, or the matrix with a vector on its diagonal."""
+    return _diag(v, k=operator.index(k))
+
+
+def tril(m, k=0):
+    """``jax.numpy.tril``."""
+    return _tril(m, k=operator.index(k))
+
+
+def triu(m, k=0):
+    """``jax.numpy.triu``."""
+    return _triu(m, k=operator.index(k))
+
+
+def roll(a, shift, axis=None):
+    """``jax.numpy.roll``."""
+    return _roll(a, shift=freeze(shift), axis=freeze(axis))
+
+
+def tensordot(a, b, axes=2):
+    """``jax.numpy.tensordot``."""
+    return _tensordot(a, b, axes=freeze(axes))
+
+
+def vdot(a, b):
+    """``jax.numpy.vdot`` (conjugates ``a``)."""
+    return _vdot(a, b)
+
+
+def inner(a, b):
+    """``jax.numpy.inner``."""
+    return _inner(a, b)
+
+
+def kron(a, b):
+    """``jax.numpy.kron``."""
+    return _kron(a, b)
+
+
+def diff(a, n=1, axis=-1):
+    """``jax.numpy.diff``."""
+    return _diff(a, n=operator.index(n), axis=operator.index(axis))
+
+
+def vstack(tup):
+    """``jax.numpy.vstack``: ``concatenate`` along axis 0 of the arrays made at least 2-d."""
+    parts = [reshape(t, (1, -1)) if ndim(t) < 2 else t for t in (convert_to_tensor(x) for x in tup)]
+    return concatenate(parts, axis=0)
+
+
+def hstack(tup):
+    """``jax.numpy.hstack``: ``concatenate`` along axis 1 (axis 0 for 1-d arrays)."""
+    parts = [reshape(t, (1,)) if ndim(t) == 0 else t for t in (convert_to_tensor(x) for x in tup)]
+    return concatenate(parts, axis=0 if ndim(parts[0]) == 1 else 1)
+
+
+def nansum(a, axis=None, keepdims=False):
+    """``jax.numpy.nansum``: NaN entries count as 0 and get gradient 0."""
+    return _nansum(a, axis=freeze(axis), keepdims=keepdims)
+
+
+def nanmean(a, axis=None, keepdims=False):
+    """``jax.numpy.nanmean``: the mean of the entries that are not NaN."""
+    return _nanmean(a, axis=freeze(axis), keepdims=keepdims)
+
+
+def count_nonzero(a, axis=None, keepdims=False):
+    """``jax.numpy.count_nonzero`` (not differentiable)."""
+    return apply(_count_nonzero, (a,), {"axis": freeze(axis), "keepdims": keepdims})
+
+
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``jax.numpy.isclose`` (not differentiable)."""
+    return apply(_isclose, (a, b), {"rtol": rtol, "atol": atol, "equal_nan": equal_nan})
+
+
+def full_like(a, fill_value, dtype=None):
+    """``jax.numpy.full_like`` (a constant: not recorded)."""
+    return Tensor(jnp.full_like(jnp.asarray(a), fill_value, dtype=dtype))
