@@ -401,6 +401,11 @@ def test_complex_parts_are_recorded_ops_with_tf_gradients():
         y = tnp.sum(tnp.abs(tnp.conj(z)) ** 2)
     np.testing.assert_allclose(tape.gradient(y, z).numpy(), 2 * z.numpy(), rtol=1e-6)
     assert tnp.conjugate is tnp.conj
+    with tj.GradientTape() as tape:  # the jax.Array-style attributes are the same ops
+        tape.watch(z)
+        y = tnp.sum(z.real * w + z.imag * w + tnp.abs(z.conj()) ** 2)
+    np.testing.assert_allclose(tape.gradient(y, z).numpy(), np.asarray([0.5, -2.0]) + np.asarray([0.5j, -2j])
+                               + 2 * z.numpy(), rtol=1e-6)
     # forward mode: the tangent's part
     t = tj.constant(np.array([0.5 - 1j, 2 + 0.5j], np.complex64))
     with tj.ForwardAccumulator(z, t) as acc:

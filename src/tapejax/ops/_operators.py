@@ -40,6 +40,8 @@ def install() -> None:
         "transpose": lambda self, *axes: tnp.transpose(self, (axes[0] if len(axes) == 1 else axes) or None),
         "squeeze": tnp.squeeze, "flatten": tnp.ravel, "ravel": tnp.ravel,
         "T": property(lambda self: tnp.transpose(self)),
+        # as jax.Array's: the complex parts, recorded
+        "real": property(tnp.real), "imag": property(tnp.imag), "conj": tnp.conj, "conjugate": tnp.conj,
     }
     for cls in (Tensor, Variable):
         for name, f in ops.items():
