@@ -58,8 +58,10 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
     xs_l, _ = flatten(xs)
     ys_l = [y if isinstance(y, (Tensor, Variable)) else convert_to_tensor(y) for y in ys_l]
     for x in xs_l:
-        if not isinstance(x, (Tensor, Variable)):
-            raise TypeError(f"tj.gradients: xs must be Tensors or Variables, got {type(x).__name__}")
+        if x is None:
+            raise TypeError("tj.gradients: xs must be Tensors or Variables, got None")
+    # A Python number or array among xs is a fresh constant, as TF converts it: unconnected to ys.
+    xs_l = [x if isinstance(x, (Tensor, Variable)) else convert_to_tensor(x) for x in xs_l]
     if grad_ys is None:
         grad_ys_l = [None] * len(ys_l)
     else:
@@ -82,6 +84,8 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
             gy = Tensor(vspace.ones_like(arr))
         else:
             gy = gy if isinstance(gy, Tensor) else convert_to_tensor(gy, dtype=arr.dtype)
+            if gy.ndim == 0 and arr.ndim > 0:  # a scalar is broadcast, as TF's graph multiplies it in
+                gy = tnp.broadcast_to(gy, arr.shape)
             if tuple(gy.shape) != tuple(arr.shape):
                 raise ValueError(f"tj.gradients: grad_ys of shape {tuple(gy.shape)} does not match its y of shape "
                                  f"{tuple(arr.shape)}.")
