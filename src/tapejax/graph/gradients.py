@@ -49,7 +49,9 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
               unconnected_gradients: Any = UnconnectedGradients.NONE, aggregation_method: Any = None) -> List:
     """Symbolic gradients of ``sum(ys)`` w.r.t. ``xs`` inside a ``tj.function``; always a list."""
     cap = tape_set.state.capture
-    if cap is None:
+    # Inside a trace its graph; in the eager first call of a tj.function (it creates Variables) that call's.
+    graph = cap.graph if cap is not None else tape_set.state.build_graph
+    if graph is None:
         raise RuntimeError("tj.gradients is only valid inside a tj.function (it differentiates the traced graph). "
                            "In eager code use tj.GradientTape.")
     unconnected = unconnected_gradients_of(unconnected_gradients)
@@ -65,7 +67,9 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
     if grad_ys is None:
         grad_ys_l = [None] * len(ys_l)
     else:
-        grad_ys_l, _ = flatten(grad_ys)
+        # As TF, a list of grad_ys holds one gradient per y, each of which may itself be a (nested) list of numbers.
+        per_y = isinstance(grad_ys, (list, tuple)) and len(grad_ys) == len(ys_l) and not isinstance(ys, dict)
+        grad_ys_l = list(grad_ys) if per_y else flatten(grad_ys)[0]
         if len(grad_ys_l) != len(ys_l):
             raise ValueError(f"tj.gradients: {len(grad_ys_l)} grad_ys for {len(ys_l)} ys; pass one per y.")
     stop_ids = {_id_of(s) for s in flatten(stop_gradients)[0] if s is not None} if stop_gradients is not None else set()
@@ -94,7 +98,6 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
 
     # Only ops between xs and ys run: the sweep over the trace's graph, its backward functions dispatched
     # as recorded ops (gradients of gradients work), summed as the aggregation method says.
-    graph = cap.graph
     x_ids = [_id_of(x) for x in xs_l]
     ops, usage, missing, reached = sweep.prune_between(graph.tensor_tape, graph.op_tape, y_ids, x_ids, stop_ids)
     pairwise = method is not AggregationMethod.ADD_N  # sum as contributions arrive, not once all have
