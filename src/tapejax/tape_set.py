@@ -67,6 +67,7 @@ class _State(threading.local):
         self.stopped: int = 0          # depth of tj.stop_recording() blocks
         self.variable_watchers: List = []  # dicts collecting Variables read (custom_gradient)
         self.capture = None            # the tj.function trace in progress (Variable values), if any
+        self.build_graph = None        # the graph of a tj.function's eager first call (its tj.gradients)
         self.debug_checking: bool = False  # inside tj.debug.check_numerics() (this thread only)
 
     # Cheap enough for the per-op hot path: two list truth tests and an int.

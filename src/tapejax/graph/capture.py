@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Optional
 
+import jax
+
 from ..tape import Tape
 from ..tensor import Tensor, new_id
 
@@ -15,6 +17,20 @@ SINGLETON_VARIABLES = ("tj.function only supports singleton tj.Variables created
 class BuildEagerly(Exception):
     """Raised by a Variable created inside the first trace of a tj.function: the trace is abandoned and
     the call runs eagerly once, so the Variable gets a concrete initial value (as a Keras layer builds)."""
+
+
+@jax.custom_jvp
+def assigned_value(new, handle):
+    """The value a Variable holds after an assignment inside a trace: ``new``, but differentiated as a fresh
+    read of the Variable (TF: an assignment is not differentiable, and a later read's gradient goes to the
+    Variable itself, i.e. to its value at the start of the call, ``handle``)."""
+    del handle
+    return new
+
+
+@assigned_value.defjvp
+def _assigned_value_jvp(primals, tangents):
+    return primals[0], tangents[1]
 
 
 class GraphRecorder(Tape):
@@ -45,6 +61,7 @@ class Capture:
         self.missing_tensors: Dict[int, Any] = {}
         self.values: Dict[int, Any] = {id(v): val for v, val in zip(variables, values)}
         self.inputs = {id(v) for v in variables}
+        self.initial: Dict[int, Any] = dict(self.values)  # each Variable's value when the call started
         self.assigned: Dict[int, Any] = {}
         self.missing: Dict[int, Any] = {}
         self.graph = GraphRecorder()
@@ -67,7 +84,9 @@ class Capture:
     def write(self, var, value) -> None:
         key = id(var)
         if key not in self.inputs:
-            self.missing[key] = var
+            self.missing[key] = var  # retraced with it as an input
+        else:
+            value = assigned_value(value, self.initial[key])
         self.values[key] = value
         self.assigned[key] = var
 

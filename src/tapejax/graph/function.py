@@ -25,7 +25,7 @@ import numpy as np
 from .. import tape_set
 from ..ops.core import OpDef, apply, rules_epoch
 from ..tensor import Tensor, Variable
-from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture
+from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder
 
 
 def _is_leaf(x) -> bool:
@@ -109,7 +109,7 @@ class Function:
             fast_key = (tuple((v.shape, v.dtype) for v in dyn_vals), len(self._variables), len(self._tensors),
                         rules_epoch())
             hit = self._fast.get(fast_key)
-            if hit is not None and not tape_set.any_recording():
+            if hit is not None and not tape_set.any_recording() and tape_set.state.capture is None:
                 conc, variables = hit
                 outs, new_vals = conc.jitted([_strong(v._value) for v in variables],
                                              dyn_vals + [_strong(t._value) for t in conc.tensors])
@@ -142,7 +142,8 @@ class Function:
         self._initialized = True
         if fast_key is not None and fast_key[1:3] == (len(self._variables), len(self._tensors)):
             self._fast[fast_key] = (conc, list(self._variables))
-        var_vals = [_strong(v._value) for v in self._variables]
+        # Inside an outer trace, the outer trace's values of the Variables (which see its assignments).
+        var_vals = [_strong(v._current()) for v in self._variables]
         if tape_set.any_recording():
             outs, new_vals = self._call_recorded(conc, leaves, dyn_pos)
         else:
@@ -165,8 +166,16 @@ class Function:
                            "or closed-over Tensors; create them once, outside the function or on its first call.")
 
     def _build(self, args, kwargs, base_key, leaves, treedef, dyn_pos, dyn_vals):
-        """The first call, run eagerly because it creates Variables (see the module docstring)."""
-        out = self._f(*args, **kwargs)
+        """The first call, run eagerly because it creates Variables (see the module docstring). Its ops are
+        recorded on a graph of their own, so tj.gradients inside works on this call as in the traced ones."""
+        graph, saved = GraphRecorder(), tape_set.state.build_graph
+        tape_set.state.build_graph = graph
+        tape_set.push_tape(graph)
+        try:
+            out = self._f(*args, **kwargs)
+        finally:
+            tape_set.pop_tape(graph)
+            tape_set.state.build_graph = saved
         self._initialized = True
         # Trace now (nothing runs): a function that creates a Variable on every call raises on its first
         # call, as in TF, instead of on its second; the next call finds the program cached.
@@ -184,8 +193,13 @@ class Function:
     @staticmethod
     def _finish(conc: "_Concrete", outs: list, new_vals: list):
         """Write the assignments back and rebuild the outputs' structure."""
+        cap = tape_set.state.capture
         for v, new in zip(conc.assigned, new_vals):
-            v.write_back(new.value if isinstance(new, Tensor) else new)
+            new = new.value if isinstance(new, Tensor) else new
+            if cap is not None:
+                cap.write(v, new)  # called inside an outer trace: that call writes it back
+            else:
+                v.write_back(new)
         it = iter(outs)
         flat = [conc.out_static[i] if i in conc.out_static else next(it)
                 for i in range(len(conc.out_static) + len(conc.out_arrays))]

@@ -49,7 +49,9 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
               unconnected_gradients: Any = UnconnectedGradients.NONE, aggregation_method: Any = None) -> List:
     """Symbolic gradients of ``sum(ys)`` w.r.t. ``xs`` inside a ``tj.function``; always a list."""
     cap = tape_set.state.capture
-    if cap is None:
+    # Inside a trace its graph; in the eager first call of a tj.function (it creates Variables) that call's.
+    graph = cap.graph if cap is not None else tape_set.state.build_graph
+    if graph is None:
         raise RuntimeError("tj.gradients is only valid inside a tj.function (it differentiates the traced graph). "
                            "In eager code use tj.GradientTape.")
     unconnected = unconnected_gradients_of(unconnected_gradients)
@@ -58,12 +60,16 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
     xs_l, _ = flatten(xs)
     ys_l = [y if isinstance(y, (Tensor, Variable)) else convert_to_tensor(y) for y in ys_l]
     for x in xs_l:
-        if not isinstance(x, (Tensor, Variable)):
-            raise TypeError(f"tj.gradients: xs must be Tensors or Variables, got {type(x).__name__}")
+        if x is None:
+            raise TypeError("tj.gradients: xs must be Tensors or Variables, got None")
+    # A Python number or array among xs is a fresh constant, as TF converts it: unconnected to ys.
+    xs_l = [x if isinstance(x, (Tensor, Variable)) else convert_to_tensor(x) for x in xs_l]
     if grad_ys is None:
         grad_ys_l = [None] * len(ys_l)
     else:
-        grad_ys_l, _ = flatten(grad_ys)
+        # As TF, a list of grad_ys holds one gradient per y, each of which may itself be a (nested) list of numbers.
+        per_y = isinstance(grad_ys, (list, tuple)) and len(grad_ys) == len(ys_l) and not isinstance(ys, dict)
+        grad_ys_l = list(grad_ys) if per_y else flatten(grad_ys)[0]
         if len(grad_ys_l) != len(ys_l):
             raise ValueError(f"tj.gradients: {len(grad_ys_l)} grad_ys for {len(ys_l)} ys; pass one per y.")
     stop_ids = {_id_of(s) for s in flatten(stop_gradients)[0] if s is not None} if stop_gradients is not None else set()
@@ -82,6 +88,8 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
             gy = Tensor(vspace.ones_like(arr))
         else:
             gy = gy if isinstance(gy, Tensor) else convert_to_tensor(gy, dtype=arr.dtype)
+            if gy.ndim == 0 and arr.ndim > 0:  # a scalar is broadcast, as TF's graph multiplies it in
+                gy = tnp.broadcast_to(gy, arr.shape)
             if tuple(gy.shape) != tuple(arr.shape):
                 raise ValueError(f"tj.gradients: grad_ys of shape {tuple(gy.shape)} does not match its y of shape "
                                  f"{tuple(arr.shape)}.")
@@ -90,7 +98,6 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
 
     # Only ops between xs and ys run: the sweep over the trace's graph, its backward functions dispatched
     # as recorded ops (gradients of gradients work), summed as the aggregation method says.
-    graph = cap.graph
     x_ids = [_id_of(x) for x in xs_l]
     ops, usage, missing, reached = sweep.prune_between(graph.tensor_tape, graph.op_tape, y_ids, x_ids, stop_ids)
     pairwise = method is not AggregationMethod.ADD_N  # sum as contributions arrive, not once all have

@@ -701,7 +701,7 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
         static = {k: v for k, v in static.items() if k != "name"}
     st = tape_set.state
     deferred = (_deferral is not None and config.lazy and len(st.tapes) == 1 and not st.accumulators and not st.stopped
-                and op.differentiable and st.capture is None
+                and op.differentiable and st.capture is None and st.build_graph is None
                 and not (tape_set.numerics_checks and st.debug_checking))
     if _update_deferral is not None and not st.tapes and not st.accumulators and st.capture is None:
         out = _update_deferral(op, args, static, _raw)
