@@ -1,9 +1,9 @@
 """tj.Module: a container that finds the Variables and Modules it holds, as ``tf.Module``.
 
-Tracking is by walking, not by registration: ``.variables`` looks through the instance's attributes
-(in attribute-name order, as TF), descending into lists, tuples and dicts and into held Modules, each
-object once (a Module that refers back to its parent is not walked twice). Variables come out in
-order of creation (their ids only grow), Modules in the order the walk meets them.
+Tracking is by walking, not by registration, in TF's order: a Module's own attributes by name
+(descending into lists, tuples and dicts, dict keys sorted), then each Module met there, walked the same
+way in turn (depth first); each object once, so a Module that refers back to its parent is not walked
+twice. ``.variables`` and ``.submodules`` list what the walk meets, in that order.
 
 Lazy building: a Variable may be created on the first call of a ``tj.function`` (a decorated method or
 a Module called inside one), e.g. ``if self.w is None: self.w = tj.Variable(...)``; that first call runs
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Callable, Iterator, List, Set, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Set, Tuple
 
 from ..tensor import Variable, current_name_scope, name_scope
 
@@ -72,9 +72,9 @@ class Module:
     # -- tracking -------------------------------------------------------------------------------------
     @property
     def variables(self) -> Tuple[Variable, ...]:
-        """Every Variable this Module and its submodules hold, each once, in order of creation."""
-        found = [x for x in self._walk() if isinstance(x, Variable)]
-        return tuple(sorted(found, key=lambda v: v.id))
+        """Every Variable this Module and its submodules hold, each once, in TF's order (see the module
+        docstring: ``(m.w, m.child.w)`` for a Module holding ``w`` and a ``child`` holding its own ``w``)."""
+        return tuple(x for x in self._walk() if isinstance(x, Variable))
 
     @property
     def trainable_variables(self) -> Tuple[Variable, ...]:
@@ -89,24 +89,25 @@ class Module:
         """Every Module held by this one, directly or through other Modules, each once."""
         return tuple(x for x in self._walk() if isinstance(x, Module))
 
-    def _walk(self) -> Iterator[Any]:
-        """Variables and Modules reachable from this Module, excluding itself: all of one Module's own
-        attributes first, then each submodule met, in that order (TF's order)."""
-        seen: Set[int] = {id(self)}
-        queue: List[Module] = [self]
-        while queue:
-            module = queue.pop(0)
-            attrs = vars(module)
-            for key in sorted(attrs):
-                if key in _OWN_ATTRIBUTES:
+    def _walk(self, seen: Optional[Set[int]] = None) -> Iterator[Any]:
+        """Variables and Modules reachable from this Module, excluding itself: all of its own attributes
+        first, then each submodule met there, walked the same way (depth first: TF's order)."""
+        if seen is None:
+            seen = {id(self)}
+        attrs = vars(self)
+        submodules: List[Module] = []
+        for key in sorted(attrs):
+            if key in _OWN_ATTRIBUTES:
+                continue
+            for leaf in _leaves(attrs[key]):
+                if id(leaf) in seen:
                     continue
-                for leaf in _leaves(attrs[key]):
-                    if id(leaf) in seen:
-                        continue
-                    seen.add(id(leaf))
-                    yield leaf
-                    if isinstance(leaf, Module):
-                        queue.append(leaf)
+                seen.add(id(leaf))
+                yield leaf
+                if isinstance(leaf, Module):
+                    submodules.append(leaf)
+        for module in submodules:
+            yield from module._walk(seen)
 
     def __repr__(self) -> str:
         return f"<tj.Module '{self._own_name()}' ({type(self).__name__}, {len(self.variables)} variables)>"
