@@ -17,8 +17,8 @@ def _is_concrete(v: tj.Variable) -> bool:
 
 
 # -- tracking ---------------------------------------------------------------------------------------------
-def test_variables_in_attributes_lists_tuples_dicts_in_tf_order():
-    # TF 2.21's tf.Module gives (d, a, c, b): attributes by name (x, y, z), dict keys sorted, each once
+def test_variables_in_attributes_lists_tuples_dicts_in_creation_order():
+    # (API.md: in order of creation; tf.Module would give its walk's order, (d, a, c, b))
     m = tj.Module()
     d = tj.Variable(4.0)
     c = tj.Variable(3.0, trainable=False)
@@ -28,8 +28,8 @@ def test_variables_in_attributes_lists_tuples_dicts_in_tf_order():
     m.y = [c, (b,)]
     m.x = {"k2": a, "k1": d}   # d again: tracked once
     m.not_tracked = 5.0
-    assert m.variables == (d, a, c, b)
-    assert m.trainable_variables == (d, a, b)
+    assert m.variables == (d, c, b, a)
+    assert m.trainable_variables == (d, b, a)
     assert m.non_trainable_variables == (c,)
     assert isinstance(m.variables, tuple)
 
@@ -51,7 +51,7 @@ def test_submodules_nested_and_deduplicated_with_cycles():
     assert b.variables == (b.v, c.v)
 
 
-def test_variables_of_an_mlp_in_tf_order():
+def test_variables_of_an_mlp_in_creation_order_not_name_order():
     class Dense(tj.Module):
         def __init__(self, n_in, n_out, name=None):
             super().__init__(name=name)
@@ -65,13 +65,14 @@ def test_variables_of_an_mlp_in_tf_order():
             self.first = Dense(2, 3)
 
     m = MLP()
-    # TF 2.21: each layer's attributes by name (b before w), the layers by attribute name (first, second)
-    assert [v.shape for v in m.trainable_variables] == [(3,), (2, 3), (1,), (3, 1)]
+    # creation order (a Keras model's: each layer's kernel then bias); submodules by attribute name (TF)
+    assert [v.shape for v in m.trainable_variables] == [(3, 1), (1,), (2, 3), (3,)]
     assert m.submodules == (m.first, m.second)
 
 
-def test_tf_module_test_recursive_module_order():
-    # TF's own module_test: a Module's own Variables before its child's, though the child's were created first
+def test_tf_module_test_recursive_module():
+    # TF's own module_test, with API.md's order for the Variables: creation order (TF's tf.Module gives its
+    # walk's order, (m.w, m.child.w, m.child.child.w)); submodules in the walk's order, as TF
     class RecursiveModule(tj.Module):
         def __init__(self, depth, trainable=True):
             super().__init__(name="badger")
@@ -82,9 +83,9 @@ def test_tf_module_test_recursive_module_order():
                 self.w = tj.Variable(1.0, trainable=trainable, name="mushroom")
 
     m = RecursiveModule(3)
-    assert m.variables == (m.w, m.child.w, m.child.child.w)
-    assert m.trainable_variables == (m.w, m.child.w, m.child.child.w)
-    assert m.child.variables == (m.child.w, m.child.child.w)
+    assert m.variables == (m.child.child.w, m.child.w, m.w)
+    assert m.trainable_variables == (m.child.child.w, m.child.w, m.w)
+    assert m.child.variables == (m.child.child.w, m.child.w)
     assert list(m.submodules) == [m.child, m.child.child]
     assert len(RecursiveModule(3, trainable=False).trainable_variables) == 0
 
@@ -96,9 +97,8 @@ def test_tf_module_test_recursive_module_order():
     t = tj.Module()
     t.a, t.b = Leaf("x"), Leaf("y")
     t.a.sub = Leaf("z")
-    # TF 2.21: depth first for the Variables (x's, then x's child z's, then y's); submodules x, y, z
-    assert t.variables == (t.a.v, t.a.sub.v, t.b.v)
-    assert t.submodules == (t.a, t.b, t.a.sub)
+    assert t.variables == (t.a.v, t.b.v, t.a.sub.v)  # created in that order
+    assert t.submodules == (t.a, t.b, t.a.sub)  # TF 2.21's order: own attributes first, then depth first
 
 
 def test_default_name_and_invalid_name():
@@ -182,7 +182,7 @@ def test_lazy_build_in_decorated_method():
     assert LazyDense.traces == before  # the first call already traced the program for this signature
     np.testing.assert_allclose(y2.numpy(), y1.numpy(), rtol=1e-6)
     np.testing.assert_allclose(y3.numpy(), y1.numpy(), rtol=1e-6)
-    assert layer.trainable_variables == (layer.b, layer.w)  # TF's order: attributes by name
+    assert layer.trainable_variables == (layer.w, layer.b)
     # a new signature retraces without creating anything: fine
     assert layer(tj.constant(np.ones((5, 3), np.float32))).shape == (5, 2)
     # assignments after the build are seen by the compiled program

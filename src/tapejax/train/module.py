@@ -1,9 +1,10 @@
 """tj.Module: a container that finds the Variables and Modules it holds, as ``tf.Module``.
 
-Tracking is by walking, not by registration, in TF's order: a Module's own attributes by name
+Tracking is by walking, not by registration, in tf.Module's order: a Module's own attributes by name
 (descending into lists, tuples and dicts, dict keys sorted), then each Module met there, walked the same
 way in turn (depth first); each object once, so a Module that refers back to its parent is not walked
-twice. ``.variables`` and ``.submodules`` list what the walk meets, in that order.
+twice. ``.submodules`` lists the Modules in that order; ``.variables`` lists the Variables in order of
+creation (API.md; a Keras layer's order, e.g. kernel before bias), not in the walk's order (tf.Module's).
 
 Lazy building: a Variable may be created on the first call of a ``tj.function`` (a decorated method or
 a Module called inside one), e.g. ``if self.w is None: self.w = tj.Variable(...)``; that first call runs
@@ -72,9 +73,9 @@ class Module:
     # -- tracking -------------------------------------------------------------------------------------
     @property
     def variables(self) -> Tuple[Variable, ...]:
-        """Every Variable this Module and its submodules hold, each once, in TF's order (see the module
-        docstring: ``(m.w, m.child.w)`` for a Module holding ``w`` and a ``child`` holding its own ``w``)."""
-        return tuple(x for x in self._walk() if isinstance(x, Variable))
+        """Every Variable this Module and its submodules hold, each once, in order of creation."""
+        found = [x for x in self._walk() if isinstance(x, Variable)]
+        return tuple(sorted(found, key=lambda v: v.id))  # (handle ids only grow)
 
     @property
     def trainable_variables(self) -> Tuple[Variable, ...]:
