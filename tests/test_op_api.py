@@ -162,3 +162,11 @@ def test_more_jax_numpy_names_match_jax_numpy():
         tape.watch(x)
         y = tnp.sum(tnp.tril(x) * 2.0) + tnp.trace(x)
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), 2 * np.tril(np.ones((3, 4))) + np.eye(3, 4), rtol=1e-6)
+
+
+def test_kernel_helpers_are_not_public_names():
+    # rules.conj/mul_no_nan... work on raw arrays: as tj.numpy names, a call on Tensors ran unrecorded and the
+    # gradient came back None (tj.numpy.conj did); every public array function must be a recorded op
+    for mod, names in [(tj.numpy, ("mul_no_nan", "cast_like", "unbroadcast", "tf_complex_vjp")),
+                       (tj.numpy.linalg, ("mul_no_nan", "cast_like")), (tj.nn, ("tf_complex_bwd",))]:
+        assert not [n for n in names if hasattr(mod, n)], mod.__name__

@@ -37,7 +37,7 @@ import numpy as np
 
 from .core import OpDef, apply, freeze
 from .declare import samples as _samples
-from .rules import cast_like, mul_no_nan
+from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan
 
 # -- well-conditioned sample inputs ----------------------------------------------------------------------
 _rng = np.random.default_rng(16)
@@ -174,14 +174,14 @@ def _euclidean_norm_bwd(res, g, ord=None, axis=None, keepdims=False):
     axes = _norm_axes(axis, x.ndim)
     if not keepdims:
         g, y = jnp.expand_dims(g, axes), jnp.expand_dims(y, axes)
-    return (cast_like(mul_no_nan(g, 1 / y) * x, x),)
+    return (_cast_like(_mul_no_nan(g, 1 / y) * x, x),)
 
 
 def _euclidean_norm_jvp(primals, tangents, out, ord=None, axis=None, keepdims=False):
     # the same rule forward: the tangent of sum(|x|^2) / (2 y), 0 where that tangent is 0
     (x,), (t,) = primals, tangents
     half_dsq = jnp.sum(jnp.real(jnp.conj(x) * t), axis=_norm_axes(axis, x.ndim), keepdims=keepdims)
-    return mul_no_nan(half_dsq, 1 / out).astype(out.dtype)
+    return _mul_no_nan(half_dsq, 1 / out).astype(out.dtype)
 
 
 # name                function                                                  samples (args, static)

@@ -31,7 +31,7 @@ from ..tensor import Tensor, Variable, convert_to_tensor
 from . import numpy as tnp
 from .core import OpDef, freeze
 from .declare import not_differentiable as _not_differentiable, samples as _samples
-from .rules import tf_complex_bwd
+from .rules import tf_complex_bwd as _tf_complex_bwd
 
 __all__ = [
     "relu", "relu6", "gelu", "sigmoid", "log_sigmoid", "softplus", "silu", "swish", "elu", "leaky_relu",
@@ -156,7 +156,7 @@ def _from_output(name: str, f, grad, tangent, samples) -> OpDef:
     def fwd(x, **static):
         y = f(x, **static)
         return y, y
-    return OpDef(name, f, fwd=fwd, bwd=tf_complex_bwd(lambda y, g, **static: (grad(y, g, **static),)),
+    return OpDef(name, f, fwd=fwd, bwd=_tf_complex_bwd(lambda y, g, **static: (grad(y, g, **static),)),
                  jvp=lambda p, t, y, **static: tangent(y, t[0], **static), samples=samples)
 
 
@@ -376,7 +376,7 @@ def _bn_bwd(res, cts, epsilon=1e-3, axis=-1):
     return dx.astype(xhat.dtype), sum_gy_xhat.astype(scale.dtype), sum_gy.astype(scale.dtype)
 
 
-_batch_norm = OpDef("batch_norm", _bn_fn, fwd=_bn_fwd, bwd=tf_complex_bwd(_bn_bwd), accepts_none=(1, 2),
+_batch_norm = OpDef("batch_norm", _bn_fn, fwd=_bn_fwd, bwd=_tf_complex_bwd(_bn_bwd), accepts_none=(1, 2),
                     samples=_samples(
     ((_r(6, 3), _r(3, lo=0.5, hi=1.5), _r(3)), {"axis": 1}),
     ((_r(2, 3, 3, 4), _r(3, lo=0.5, hi=1.5), _r(3)), {"axis": 1, "epsilon": 1e-2})))
@@ -497,12 +497,12 @@ def _probs(*shape, axis=-1):
 
 
 # name                                              function       rules                                   TF op
-_xent = OpDef("softmax_cross_entropy_with_logits", _xent_fn, fwd=_xent_fwd, bwd=tf_complex_bwd(_xent_bwd),
+_xent = OpDef("softmax_cross_entropy_with_logits", _xent_fn, fwd=_xent_fwd, bwd=_tf_complex_bwd(_xent_bwd),
               jvp=_xent_jvp, accepts_none=(1,),  # SoftmaxCrossEntropyWithLogits
               samples=_samples(((_probs(3, 5), _r(3, 5)), {"axis": 1}),
                                ((_probs(2, 4, 3, axis=0), _r(2, 4, 3)), {"axis": 0})))
 _sparse_xent = OpDef("sparse_softmax_cross_entropy_with_logits", _sparse_xent_fn, fwd=_sparse_xent_fwd,
-                     bwd=tf_complex_bwd(_sparse_xent_bwd), jvp=_sparse_xent_jvp, accepts_none=(1,),  # Sparse...
+                     bwd=_tf_complex_bwd(_sparse_xent_bwd), jvp=_sparse_xent_jvp, accepts_none=(1,),  # Sparse...
                      samples=_samples(((np.array([0, 3, 2], np.int32), _r(3, 4)), {}),
                                       ((np.array([[1, 0], [2, 2]], np.int32), _r(2, 2, 3)), {})))
 

@@ -50,7 +50,9 @@ from ..tensor import Tensor, Variable, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from .core import OpDef, apply, freeze
 from .declare import not_differentiable as _not_differentiable, samples as _samples
-from .rules import cast_like, conj as _conj_values, mul_no_nan, tf_complex_vjp, unbroadcast
+# (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
+from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan,
+                    tf_complex_vjp as _tf_complex_vjp, unbroadcast as _unbroadcast)
 
 # -- sample inputs for the registry-wide gradient test (declare.py: drawn in declaration order) ------------
 _rng = np.random.default_rng(0)
@@ -88,7 +90,7 @@ def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, dom
     ``no_nan``: the derivative may be infinite (sqrt...): a zero incoming gradient gives 0, not NaN.
     ``real_out``: the op maps complex to real (abs); ``d`` is then JAX's ``dy/dz`` (the tangent is
     ``real(t*d)``)."""
-    mul = mul_no_nan if no_nan else (lambda g, dd: g * dd)
+    mul = _mul_no_nan if no_nan else (lambda g, dd: g * dd)
 
     def fwd(x):
         y = f(x)
@@ -97,7 +99,7 @@ def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, dom
     def bwd(res, g):
         x, y = res
         # TF's complex convention: grad * conj(dy/dx) (a no-op on real values).
-        return (cast_like(mul(g, _conj_values(d(x, y))), x),)
+        return (_cast_like(mul(g, _conj_values(d(x, y))), x),)
 
     def jvp(primals, tangents, out):
         t = mul(tangents[0], d(primals[0], out))
@@ -171,10 +173,10 @@ def _partial_rules(f, dx, dy) -> dict:
 
     def bwd(res, g):
         x, y, out = res
-        gx = tf_complex_vjp(lambda c: dx(x, y, out, c), g)
-        gy = tf_complex_vjp(lambda c: dy(x, y, out, c), g)
-        return (cast_like(unbroadcast(gx, jnp.shape(x)), x),
-                cast_like(unbroadcast(gy, jnp.shape(y)), y))
+        gx = _tf_complex_vjp(lambda c: dx(x, y, out, c), g)
+        gy = _tf_complex_vjp(lambda c: dy(x, y, out, c), g)
+        return (_cast_like(_unbroadcast(gx, jnp.shape(x)), x),
+                _cast_like(_unbroadcast(gy, jnp.shape(y)), y))
 
     def jvp(primals, tangents, out):
         x, y = primals
@@ -191,8 +193,8 @@ def _linear_rules(f, sx, sy) -> dict:
 
     def bwd(res, g):
         tx, ty = res
-        return (cast_like(unbroadcast(sx * g, tx.shape[1:]), tx),
-                cast_like(unbroadcast(sy * g, ty.shape[1:]), ty))
+        return (_cast_like(_unbroadcast(sx * g, tx.shape[1:]), tx),
+                _cast_like(_unbroadcast(sy * g, ty.shape[1:]), ty))
 
     def jvp(primals, tangents, out):
         tx, ty = tangents
@@ -203,8 +205,8 @@ def _linear_rules(f, sx, sy) -> dict:
 def _mul_bwd(res, g):
     x, y = res
     # TF: grad * conj(y), grad * conj(x) (complex values)
-    return (cast_like(unbroadcast(g * _conj_values(y), jnp.shape(x)), x),
-            cast_like(unbroadcast(g * _conj_values(x), jnp.shape(y)), y))
+    return (_cast_like(_unbroadcast(g * _conj_values(y), jnp.shape(x)), x),
+            _cast_like(_unbroadcast(g * _conj_values(x), jnp.shape(y)), y))
 
 
 _MULTIPLY_RULES = {"fwd": lambda x, y: (x * y, (x, y)), "bwd": _mul_bwd,  # the operands only, not the output
@@ -213,7 +215,7 @@ _MULTIPLY_RULES = {"fwd": lambda x, y: (x * y, (x, y)), "bwd": _mul_bwd,  # the 
 
 def _pow_dx(x, y, out, g):
     # TF: mul_no_nan(y * x**(y-1), g); written so that x == 0, y == 0 gives 0 rather than NaN.
-    return mul_no_nan(g, jnp.where(y == 0, 0, y * jnp.power(x, jnp.where(y == 0, 1, y - 1))))
+    return _mul_no_nan(g, jnp.where(y == 0, 0, y * jnp.power(x, jnp.where(y == 0, 1, y - 1))))
 
 
 def _pow_dy(x, y, out, g):
@@ -221,7 +223,7 @@ def _pow_dy(x, y, out, g):
     # everywhere but at 0, so there only x == 0 gives 0 (PowGrad's mask).
     has_log = x != 0 if jnp.iscomplexobj(x) else x > 0
     safe_log = jnp.where(has_log, jnp.log(jnp.where(has_log, x, 1)), 0)
-    return mul_no_nan(g, out * safe_log)
+    return _mul_no_nan(g, out * safe_log)
 
 
 def _binary(name: str, f, dx=None, dy=None, *, rules=None, domain_x=_r, domain_y=_r, cases: int = 3) -> Callable:
@@ -259,7 +261,7 @@ def _ipow_bwd(res, g, *, n):
     (x,), _ = res
     if n == 0:
         return (jnp.zeros_like(x),)
-    return (cast_like(mul_no_nan(g, _conj_values(n * jnp.power(x, n - 1))), x),)
+    return (_cast_like(_mul_no_nan(g, _conj_values(n * jnp.power(x, n - 1))), x),)
 
 
 # x ** n for a Python int n: jax.numpy's integer_pow (x * x for n = 2), as jnp.power(x, 2) computes it.
@@ -438,7 +440,7 @@ def _add_n_fn(*xs):
 
 
 _add_n = OpDef("add_n", _add_n_fn,
-               bwd=lambda res, g: tuple(cast_like(unbroadcast(g, jnp.shape(x)), x) for x in res[0]),
+               bwd=lambda res, g: tuple(_cast_like(_unbroadcast(g, jnp.shape(x)), x) for x in res[0]),
                jvp=lambda p, t, out: _add_n_fn(*t),
                samples=_samples(((_r(3), _r(3), _r(3)), {})))
 
@@ -458,7 +460,7 @@ def _matmul_bwd(res, g):
     xs, ys = jnp.shape(x), jnp.shape(y)
     x, y = _conj_values(x), _conj_values(y)  # TF's complex convention: products with the conjugated operands
     if len(xs) == 1 and len(ys) == 1:
-        return cast_like(g * y, x), cast_like(g * x, y)
+        return _cast_like(g * y, x), _cast_like(g * x, y)
     x2 = x[None, :] if len(xs) == 1 else x
     y2 = y[:, None] if len(ys) == 1 else y
     g2 = g
@@ -468,9 +470,9 @@ def _matmul_bwd(res, g):
         g2 = jnp.expand_dims(g2, -1)
     gx = jnp.matmul(g2, jnp.swapaxes(y2, -1, -2))
     gy = jnp.matmul(jnp.swapaxes(x2, -1, -2), g2)
-    gx = unbroadcast(gx, x2.shape).reshape(xs)
-    gy = unbroadcast(gy, y2.shape).reshape(ys)
-    return cast_like(gx, x), cast_like(gy, y)
+    gx = _unbroadcast(gx, x2.shape).reshape(xs)
+    gy = _unbroadcast(gy, y2.shape).reshape(ys)
+    return _cast_like(gx, x), _cast_like(gy, y)
 
 
 # name                   function       rules (matmul keeps its operands, not its output)   samples
@@ -533,7 +535,7 @@ _transpose = _linear_shape_op("transpose", lambda x, axes=None: jnp.transpose(x,
                               lambda _, g, axes=None: (jnp.transpose(g, axes and tuple(np.argsort(axes))),),
                               _samples(((_r(3, 4),), {}), ((_r(2, 3, 4),), {"axes": (1, 2, 0)})), tokens=False)
 _broadcast_to = _linear_shape_op("broadcast_to", lambda x, shape: jnp.broadcast_to(x, shape),
-                                 lambda toks, g, shape: (unbroadcast(g, toks[0].shape[1:]).astype(toks[0].dtype),),
+                                 lambda toks, g, shape: (_unbroadcast(g, toks[0].shape[1:]).astype(toks[0].dtype),),
                                  _samples(((_r(3, 1),), {"shape": (2, 3, 4)}), ((_r(4),), {"shape": (3, 4)})))
 _concatenate = _linear_shape_op("concatenate", lambda *xs, axis=0: jnp.concatenate(xs, axis=axis), _concat_bwd,
                                 _samples(((_r(2, 3), _r(4, 3)), {"axis": 0}), ((_r(2, 3), _r(2, 1)), {"axis": 1})))
@@ -565,9 +567,9 @@ def _clip_bwd(res, g):
     (x, lo, hi), _ = res
     inside = (x >= lo) & (x <= hi)  # TF: at the bounds the gradient passes through to x
     z = jnp.zeros_like(g)
-    return (cast_like(jnp.where(inside, g, z), x),
-            cast_like(unbroadcast(jnp.where(x < lo, g, z), jnp.shape(lo)), lo),
-            cast_like(unbroadcast(jnp.where(x > hi, g, z), jnp.shape(hi)), hi))
+    return (_cast_like(jnp.where(inside, g, z), x),
+            _cast_like(_unbroadcast(jnp.where(x < lo, g, z), jnp.shape(lo)), lo),
+            _cast_like(_unbroadcast(jnp.where(x > hi, g, z), jnp.shape(hi)), hi))
 
 
 def _clip_jvp(p, t, out):
