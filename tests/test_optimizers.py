@@ -390,15 +390,19 @@ SHARDED_SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_sharded_variables_match_unsharded():
+def _run_on_eight_devices(script: str):
+    """Run ``script`` in a process with 8 simulated CPU devices; the JSON its last line prints."""
     env = dict(os.environ)
     env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
     env["JAX_PLATFORMS"] = "cpu"
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.run([sys.executable, "-c", SHARDED_SCRIPT], env=env, capture_output=True, text=True,
-                          timeout=600)
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_sharded_variables_match_unsharded():
+    out = _run_on_eight_devices(SHARDED_SCRIPT)
     assert len(out) == 4
     for key, ((w_plain, s_plain, _), (w_shard, s_shard, specs)) in out.items():
         np.testing.assert_allclose(w_shard, w_plain, rtol=1e-5, atol=1e-6, err_msg=key)
@@ -444,14 +448,7 @@ MIXED_SCRIPT = textwrap.dedent("""
 def test_default_placed_variables_train_beside_sharded_ones_and_restore():
     # The gradient of a Variable placed by default came back committed to device 0 and the update refused to
     # mix it with the sharded weight ("incompatible devices"); a restore committed such Variables too.
-    env = dict(os.environ)
-    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
-    env["JAX_PLATFORMS"] = "cpu"
-    env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
-    proc = subprocess.run([sys.executable, "-c", MIXED_SCRIPT], env=env, capture_output=True, text=True,
-                          timeout=600)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = _run_on_eight_devices(MIXED_SCRIPT)
     for lazy, (plain, sharded) in out.items():
         np.testing.assert_allclose(sharded[0], plain[0], rtol=1e-5, atol=1e-6, err_msg=lazy)
         np.testing.assert_allclose(sharded[1], plain[1], rtol=1e-5, atol=1e-6, err_msg=lazy)
