@@ -23,19 +23,21 @@ enters the replayed program as a new input array).
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+import secrets
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .. import tape_set
 from ..tensor import Tensor, Variable, describe_value
 from . import numpy as tnp
 from .core import OpDef, apply, freeze
 from .declare import not_differentiable as _not_differentiable
 
 __all__ = ["key", "split", "fold_in", "normal", "uniform", "categorical", "bernoulli", "permutation", "shuffle",
-           "Generator"]
+           "Generator", "set_seed", "get_global_generator", "set_global_generator"]
 
 
 def _raw_key(k: Any):
@@ -46,7 +48,8 @@ def _raw_key(k: Any):
         k = k.value
     if not isinstance(k, (jax.Array, jax.core.Tracer, np.ndarray)):
         raise TypeError(f"tj.random: expected a key from tj.random.key(seed) or jax.random.key(seed), got "
-                        f"{type(k).__name__} ({describe_value(k)}). Make one with tj.random.key(seed).")
+                        f"{type(k).__name__} ({describe_value(k)}). Make one with tj.random.key(seed), or give a shape list first "
+                        "for TF's stateful draw (tj.random.normal([2, 3])).")
     return k
 
 
@@ -98,19 +101,65 @@ def fold_in(key: Any, data: int):
     return apply(_fold_in, (_raw_key(key),), {"data": int(data)}).value
 
 
-def normal(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32) -> Tensor:
-    """``jax.random.normal``: standard normal draws (no gradient: TF's RandomStandardNormal has none)."""
+def _tf_style(args: tuple, kwargs: dict) -> bool:
+    """Whether a call of ``normal``/``uniform`` is TF's (a shape first: a list or tuple, or a 1-D integer
+    array or Tensor) rather than JAX's (a key first)."""
+    if not args:
+        return "key" not in kwargs
+    x = args[0]
+    if isinstance(x, (list, tuple)):
+        return True
+    if isinstance(x, Variable):
+        return False
+    x = x.value if isinstance(x, Tensor) else x
+    dtype = getattr(x, "dtype", None)
+    return (dtype is not None and np.ndim(x) == 1 and not jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
+            and jnp.issubdtype(dtype, jnp.signedinteger))
+
+
+def normal(*args, **kwargs) -> Tensor:
+    """Standard normal draws, called either way:
+
+    * ``normal(key, shape=(), dtype=float32)``: ``jax.random.normal`` on a key (stateless);
+    * ``normal(shape, mean=0.0, stddev=1.0, dtype=float32, seed=None, name=None)``: ``tf.random.normal``, from
+      the global generator (``set_seed``), or with ``seed`` from that seed's own stream (TF's op seed).
+
+    No gradient w.r.t. the draw (TF's RandomStandardNormal has none); ``mean``/``stddev`` get theirs."""
+    return (_tf_normal if _tf_style(args, kwargs) else _jax_normal)(*args, **kwargs)
+
+
+def _jax_normal(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32) -> Tensor:
     return apply(_normal, (_raw_key(key),), {"shape": _static_shape(shape, "normal"), "dtype": jnp.dtype(dtype)})
+
+
+def _tf_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = jnp.float32, seed: Optional[int] = None,
+               name: Optional[str] = None) -> Tensor:
+    return _stream(seed).normal(_static_shape(shape, "normal"), mean, stddev, dtype)
 
 
 def _is_default(v, default) -> bool:
     return type(v) in (int, float) and v == default
 
 
-def uniform(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32, minval: Any = 0.0,
-            maxval: Any = 1.0) -> Tensor:
-    """``jax.random.uniform`` in ``[minval, maxval)``. As TF, the draw is ``u * (maxval - minval) + minval``
-    with ``u`` uniform in [0, 1): ``minval``/``maxval`` (Tensors, Variables) get its gradient; ``u`` has none."""
+def uniform(*args, **kwargs) -> Tensor:
+    """Uniform draws in ``[minval, maxval)``, called either way:
+
+    * ``uniform(key, shape=(), dtype=float32, minval=0.0, maxval=1.0)``: ``jax.random.uniform`` on a key;
+    * ``uniform(shape, minval=0, maxval=None, dtype=float32, seed=None, name=None)``: ``tf.random.uniform``
+      from the global generator (or ``seed``'s stream); an integer dtype needs ``maxval``, as TF.
+
+    As TF, a float draw is ``u * (maxval - minval) + minval`` with ``u`` uniform in [0, 1):
+    ``minval``/``maxval`` (Tensors, Variables) get its gradient; ``u`` has none."""
+    return (_tf_uniform if _tf_style(args, kwargs) else _jax_uniform)(*args, **kwargs)
+
+
+def _tf_uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = jnp.float32,
+                seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
+    return _stream(seed).uniform(_static_shape(shape, "uniform"), minval, maxval, dtype)
+
+
+def _jax_uniform(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32, minval: Any = 0.0,
+                 maxval: Any = 1.0) -> Tensor:
     dtype = jnp.dtype(dtype)
     if not jnp.issubdtype(dtype, jnp.floating):
         raise TypeError(f"tj.random.uniform: dtype must be a float dtype, got {dtype} (jax.random.uniform's rule); "
@@ -185,6 +234,10 @@ class Generator:
                                "and draw from it inside (its state is then an input and output of the program)")
         return cls(Variable(data, trainable=False, name="random_generator_state"))
 
+    def reset_from_seed(self, seed: int) -> None:
+        """Restart the stream from ``seed`` (TF's ``Generator.reset_from_seed``)."""
+        self._state.assign(jax.random.key_data(key(seed)))
+
     @property
     def state(self) -> Variable:
         """The state: a ``tj.Variable`` holding the current key's data (checkpoint it to resume a stream)."""
@@ -199,7 +252,7 @@ class Generator:
 
     def normal(self, shape: Sequence[int], mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = jnp.float32) -> Tensor:
         """``tf.random.Generator.normal``: ``z * stddev + mean``; ``mean``/``stddev`` are differentiable (TF)."""
-        z = normal(self.make_key(), shape, dtype)
+        z = _jax_normal(self.make_key(), shape, dtype)
         if not _is_default(stddev, 1):
             z = z * stddev
         if not _is_default(mean, 0):
@@ -215,7 +268,7 @@ class Generator:
             if maxval is None:
                 raise ValueError("tj.random.Generator.uniform: an integer dtype needs maxval (as TF)")
             return apply(_randint, (self.make_key(), minval, maxval), {"shape": shape, "dtype": dtype})
-        return uniform(self.make_key(), shape, dtype, minval, 1.0 if maxval is None else maxval)
+        return _jax_uniform(self.make_key(), shape, dtype, minval, 1.0 if maxval is None else maxval)
 
     def split(self, count: int = 1) -> List["Generator"]:
         """``count`` new generators with independent streams; advances this one (TF's ``Generator.split``).
@@ -225,3 +278,63 @@ class Generator:
 
     def __repr__(self) -> str:
         return f"<tj.random.Generator state={self._state.numpy().tolist()}>"
+
+
+# -- TF's global generator and op seeds ------------------------------------------------------------------
+
+_global: List[Optional[Generator]] = [None]
+_global_seed: List[int] = [0]  # the last set_seed (op-seed streams are made from it and their seed)
+_seeded: Dict[int, Generator] = {}  # op seed -> its stream (TF: reproducible per seed, new numbers per call)
+
+
+def _outside_traces(make: Callable[[], Generator]) -> Generator:
+    """``make()`` run as at the top level even inside a ``tj.function`` trace (TF's ``init_scope``): the
+    generator's state must be a concrete Variable, not a value of the trace that happens to draw first."""
+    with tape_set.isolated(), jax.ensure_compile_time_eval():
+        return make()
+
+
+def get_global_generator() -> Generator:
+    """The generator TF-style draws (``tj.random.normal(shape)``) use; seeded by ``set_seed``, else from the
+    operating system's entropy (a new stream each process, as TF without a global seed)."""
+    if _global[0] is None:
+        seed = secrets.randbits(31)
+        _global[0] = _outside_traces(lambda: Generator.from_seed(seed))
+    return _global[0]
+
+
+def set_global_generator(generator: Generator) -> None:
+    """Use ``generator`` for TF-style draws from now on (TF's ``tf.random.set_global_generator``)."""
+    if not isinstance(generator, Generator):
+        raise TypeError(f"tj.random.set_global_generator: expected a tj.random.Generator, got "
+                        f"{type(generator).__name__}")
+    _global[0] = generator
+
+
+def set_seed(seed: int) -> None:
+    """TF's ``tf.random.set_seed``: TF-style draws repeat their sequence after each call with the same seed
+    (the global generator and every op seed's stream restart; Variables keep their identity, so
+    ``tj.function`` programs that draw stay valid)."""
+    seed = _global_seed[0] = int(seed)
+    gen = _global[0]
+    if gen is None:
+        _global[0] = _outside_traces(lambda: Generator.from_seed(seed))
+    else:
+        gen.reset_from_seed(seed)
+    for op_seed, g in _seeded.items():
+        g.reset_from_seed(_mix(seed, op_seed))
+
+
+def _mix(global_seed: int, op_seed: int) -> int:
+    return (global_seed * 1_000_003 + op_seed) % (2 ** 31)
+
+
+def _stream(seed: Optional[int]) -> Generator:
+    """The generator a TF-style draw with op seed ``seed`` (or none) uses."""
+    if seed is None:
+        return get_global_generator()
+    seed = int(seed)
+    g = _seeded.get(seed)
+    if g is None:
+        g = _seeded[seed] = _outside_traces(lambda: Generator.from_seed(_mix(_global_seed[0], seed)))
+    return g

@@ -4,6 +4,6 @@ from .module import Module
 from . import optimizers
 from .optimizers import clip_by_norm, clip_by_global_norm, global_norm
 
-from .checkpoint import Checkpoint, CheckpointManager
+from .checkpoint import Checkpoint, CheckpointManager, LoadStatus, latest_checkpoint, list_variables
 
-__all__ = ["Checkpoint", "CheckpointManager", "Module", "optimizers", "clip_by_norm", "clip_by_global_norm", "global_norm"]
+__all__ = ["Checkpoint", "CheckpointManager", "LoadStatus", "latest_checkpoint", "list_variables", "Module", "optimizers", "clip_by_norm", "clip_by_global_norm", "global_norm"]

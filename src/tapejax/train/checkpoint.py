@@ -45,7 +45,7 @@ import numpy as np
 from .. import tape_set
 from ..tensor import Tensor, Variable
 
-__all__ = ["Checkpoint", "CheckpointManager"]
+__all__ = ["Checkpoint", "CheckpointManager", "LoadStatus", "latest_checkpoint", "list_variables"]
 
 PathLike = Union[str, os.PathLike]
 _ITEM = "variables"  # the orbax item name inside a checkpoint directory
@@ -166,10 +166,22 @@ class Checkpoint:
     """
 
     def __init__(self, **objects: Any) -> None:
-        if not objects:
-            raise ValueError("Checkpoint() needs at least one object, e.g. Checkpoint(model=model, optimizer=opt).")
         _collect(objects)  # report an object that holds no Variables now, not at the first save
-        self._objects = dict(objects)
+        object.__setattr__(self, "_objects", dict(objects))
+
+    # The objects are attributes too, as TF's: ``ckpt.step.assign_add(1)``, ``ckpt.extra = [v]``.
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["_objects"][name]
+        except KeyError:
+            raise AttributeError(f"'Checkpoint' object has no attribute {name!r} (its objects: "
+                                 f"{sorted(self.__dict__.get('_objects', ()))})") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name.startswith("_"):
+            raise AttributeError(f"Checkpoint: {name!r} cannot name an object (names starting with '_' are private)")
+        _collect({name: value})
+        self._objects[name] = value
 
     def variables(self) -> Dict[str, Variable]:
         """``{path: Variable}`` in checkpoint order: the names a checkpoint stores values under."""
@@ -184,6 +196,9 @@ class Checkpoint:
         """
         _outside_traces("Checkpoint.save")
         path = os.path.abspath(os.fspath(path))
+        if not self._objects:
+            raise ValueError("Checkpoint.save: the Checkpoint holds no objects; give them by keyword "
+                             "(Checkpoint(model=model, optimizer=opt)) or as attributes (ckpt.model = model).")
         if os.path.exists(path):
             raise FileExistsError(f"Checkpoint.save: '{path}' already exists; checkpoints are never overwritten "
                                   "in place. Save to a new path, or use tj.train.CheckpointManager for numbered "
@@ -191,9 +206,19 @@ class Checkpoint:
         _checkpointer().save(path, _save_args(self._values("Checkpoint.save")))
         return path
 
-    def restore(self, path: PathLike, *, partial: bool = False) -> str:
+    def write(self, path: PathLike) -> str:
+        """TF's ``Checkpoint.write``: ``save`` (which here also writes exactly at ``path``, unnumbered)."""
+        return self.save(path)
+
+    def read(self, path: Optional[PathLike], *, partial: bool = False) -> "LoadStatus":
+        """TF's ``Checkpoint.read``: ``restore``."""
+        return self.restore(path, partial=partial)
+
+    def restore(self, path: Optional[PathLike], *, partial: bool = False) -> "LoadStatus":
         """Assign the values saved at ``path`` (a ``save`` directory or a CheckpointManager step
-        directory) to the Variables, and return ``path``.
+        directory) to the Variables, and return ``path`` as a ``LoadStatus`` (a ``str`` with TF's status
+        methods). ``path=None`` restores nothing (as TF: ``ckpt.restore(manager.latest_checkpoint)``
+        before the first save starts from the initial values).
 
         Every Variable must be in the checkpoint with its current shape and dtype; otherwise a
         ``ValueError`` lists each mismatch and no Variable is changed. Entries of the checkpoint that
@@ -201,6 +226,8 @@ class Checkpoint:
         model from a checkpoint that also holds optimizer state).
         """
         _outside_traces("Checkpoint.restore")
+        if path is None:
+            return LoadStatus("", restored=False)
         ocp = _ocp()
         path = os.path.abspath(os.fspath(path))
         if not os.path.isdir(path) or not ocp.step.is_path_finalized(path):
@@ -219,24 +246,33 @@ class Checkpoint:
             raise ValueError("Checkpoint.restore: the objects hold no Variables yet, so there is nothing to restore "
                              "into (a tj.Module builds its Variables on its first call: call it once, then restore).")
         current = {p: _read(p, v, "Checkpoint.restore") for p, v in targets.items()}
-        # (an optimizer before its first step has no state Variables yet; a Variable is not asked: it
-        # would forward `built` to its value, a read)
+        # An optimizer before its first step has no state Variables yet: its saved state waits for its
+        # build (TF's deferred restoration). (A Variable is not asked: it would forward `built` to its
+        # value, a read.)
         unbuilt = [name for name, obj in self._objects.items()
-                   if not isinstance(obj, (Variable, Tensor)) and getattr(obj, "built", True) is False]
-        _check(path, saved, targets, current, partial, unbuilt)
+                   if not isinstance(obj, (Variable, Tensor)) and getattr(obj, "built", True) is False
+                   and callable(getattr(obj, "restore_on_build", None))]
+        deferred = {name: sorted((p for p in saved if p not in targets and len(p) == 3 and p[:2] == (name, "variables")
+                                  and p[2].isdigit()), key=lambda p: int(p[2])) for name in unbuilt}
+        later = {p for paths in deferred.values() for p in paths}
+        _check(path, {p: m for p, m in saved.items() if p not in later}, targets, current, partial)
 
         # Read each array straight into the sharding the Variable has now; one placed by default (not committed
         # to a device) stays so, as NumPy read onto the default device by its assign: committed to one device,
         # it could no longer meet sharded Variables in one computation.
         abstract = {p: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=a.sharding) if getattr(a, "committed", True)
                     else np.empty(a.shape, a.dtype) for p, a in current.items()}
+        abstract.update({p: np.empty(tuple(saved[p].shape), np.dtype(saved[p].dtype)) for p in later})  # (host)
         tree = _nest(abstract)
         args = ocp.args.PyTreeRestore(tree, restore_args=ocp.checkpoint_utils.construct_restore_args(tree),
                                       partial_restore=True)
         restored = _flatten(checkpointer.restore(path, ocp.args.Composite(**{_ITEM: args}))[_ITEM])
         for p, var in targets.items():  # every check passed and every array is read: now assign them all
             var.assign(restored[p])
-        return path
+        for name, paths in deferred.items():
+            if paths:
+                self._objects[name].restore_on_build([restored[p] for p in paths], path)
+        return LoadStatus(path, restored=True)
 
     def _values(self, what: str) -> Dict[Tuple[str, ...], jax.Array]:
         flat = {p: _read(p, v, what) for p, v in _collect(self._objects).items()}
@@ -246,8 +282,69 @@ class Checkpoint:
         return flat
 
 
+class LoadStatus(str):
+    """What ``Checkpoint.restore`` returns: the restored checkpoint's path (``""`` for ``restore(None)``),
+    with the methods of TF's load status. A restore here is all or nothing and checked before it assigns
+    anything, so once it has returned every Variable matched; the assertions only fail after
+    ``restore(None)``, which restored nothing (as TF's)."""
+
+    def __new__(cls, path: str, restored: bool) -> "LoadStatus":
+        status = super().__new__(cls, path)
+        status.restored = restored
+        return status
+
+    def _assert_restored(self) -> "LoadStatus":
+        if not self.restored:
+            raise AssertionError("No checkpoint specified (restore(None)); nothing was restored.")
+        return self
+
+    def assert_consumed(self) -> "LoadStatus":
+        return self._assert_restored()
+
+    def assert_existing_objects_matched(self) -> "LoadStatus":
+        return self._assert_restored()
+
+    def assert_nontrivial_match(self) -> "LoadStatus":
+        return self._assert_restored()
+
+    def expect_partial(self) -> "LoadStatus":
+        return self
+
+    def run_restore_ops(self, session: Any = None) -> None:
+        """Nothing to run: the values were assigned eagerly (TF's graph-mode method)."""
+
+
+def list_variables(path: PathLike) -> List[Tuple[str, Tuple[int, ...]]]:
+    """``(name, shape)`` of every value saved at ``path`` (a checkpoint directory, or a CheckpointManager's
+    directory: its latest checkpoint), sorted by name, as TF's ``tf.train.list_variables``."""
+    path = os.path.abspath(os.fspath(path))
+    if not os.path.isdir(os.path.join(path, _ITEM)):
+        latest = latest_checkpoint(path)
+        if latest is None:
+            raise FileNotFoundError(f"list_variables: no checkpoint at '{path}'")
+        path = latest
+    tree = _flatten(_checkpointer().metadata(path).item_metadata[_ITEM].tree)
+    return sorted((_show(p), tuple(meta.shape)) for p, meta in tree.items())
+
+
+def latest_checkpoint(directory: PathLike) -> Optional[str]:
+    """The path of the newest complete checkpoint a ``CheckpointManager`` saved in ``directory``, or None
+    (as TF's ``tf.train.latest_checkpoint``); ``Checkpoint.restore`` accepts either."""
+    directory = os.path.abspath(os.fspath(directory))
+    if not os.path.isdir(directory):
+        return None
+    ocp = _ocp()
+    fmt = ocp.step.standard_name_format()
+    steps = []
+    for name in os.listdir(directory):
+        full = os.path.join(directory, name)
+        if name.isdigit() and os.path.isdir(os.path.join(full, _ITEM)) and ocp.step.is_path_finalized(full):
+            steps.append(int(name))
+    return os.path.join(directory, fmt.build_name(max(steps))) if steps else None
+
+
 def _check(path: str, saved: Mapping[Tuple[str, ...], Any], targets: Mapping[Tuple[str, ...], Variable],
-           current: Mapping[Tuple[str, ...], jax.Array], partial: bool, unbuilt: List[str]) -> None:
+           current: Mapping[Tuple[str, ...], jax.Array], partial: bool) -> None:
     problems: List[str] = []
     for p, var in targets.items():
         label = f"'{_show(p)}' (Variable '{var.name}')"
@@ -267,9 +364,7 @@ def _check(path: str, saved: Mapping[Tuple[str, ...], Any], targets: Mapping[Tup
                          + "\n  - ".join(problems)
                          + "\nRestore into objects built as when saving (same keyword names, same structure, "
                            "Variables created in the same order, same shapes and dtypes); pass partial=True to "
-                           "ignore checkpoint entries on purpose. Checkpoint.variables() lists the paths."
-                         + "".join(f"\n'{name}' is an optimizer that has no state yet: build it first "
-                                   f"({name}.build(model.trainable_variables)), then restore." for name in unbuilt))
+                           "ignore checkpoint entries on purpose. Checkpoint.variables() lists the paths.")
 
 
 # -- CheckpointManager ----------------------------------------------------------------------------------
@@ -338,10 +433,15 @@ class CheckpointManager:
         step = self.latest_step
         return None if step is None else self._path(step)
 
-    def save(self, step: Optional[int] = None) -> str:
+    def save(self, step: Optional[int] = None, *, checkpoint_number: Optional[int] = None) -> str:
         """Save a checkpoint numbered ``step`` (default: the latest step + 1, starting at 1) and return
-        its path. Older checkpoints beyond ``max_to_keep`` are deleted once this one is complete."""
+        its path. Older checkpoints beyond ``max_to_keep`` are deleted once this one is complete.
+        ``checkpoint_number`` is TF's name for ``step``."""
         _outside_traces("CheckpointManager.save")
+        if checkpoint_number is not None:
+            if step is not None:
+                raise TypeError("CheckpointManager.save: give step or checkpoint_number (TF's name), not both")
+            step = checkpoint_number
         if step is None:
             step = (self.latest_step or 0) + 1
         if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
@@ -357,7 +457,7 @@ class CheckpointManager:
         self._empty_trash()
         return self._path(step)
 
-    def restore(self, step: Optional[int] = None, *, partial: bool = False) -> str:
+    def restore(self, step: Optional[int] = None, *, partial: bool = False) -> LoadStatus:
         """Restore the checkpoint of ``step`` (default: the latest) into the Checkpoint's Variables, all
         or nothing, as ``Checkpoint.restore``; return its path."""
         steps = self.steps

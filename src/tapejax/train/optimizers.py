@@ -65,6 +65,7 @@ class Optimizer:
             self._lr = None if self._with_learning_rate is None else \
                 Variable(_rate_value(learning_rate, type(self).__name__), trainable=False, name="learning_rate")
         self._built: Optional[List[Variable]] = None
+        self._restore_on_build: Optional[Tuple[list, str]] = None
         self._state: List[Variable] = []
         self._state_tree = None
         self._step = jax.jit(self._update, static_argnums=(0,))
@@ -132,10 +133,37 @@ class Optimizer:
         with tape_set.stop_recording():
             state = self._tx.init([v.read_value().value for v in var_list])
         leaves, self._state_tree = jax.tree_util.tree_flatten(state)
+        if self._restore_on_build is not None:
+            leaves = self._restored_state(leaves)
         with name_scope(self.name):
             self._state = [Variable(leaf, trainable=False, name=f"state_{i}") for i, leaf in enumerate(leaves)]
         self._built = var_list
         self._position = {id(v): i for i, v in enumerate(var_list)}  # (looked up at every step)
+
+    def restore_on_build(self, values: Sequence[Any], checkpoint: str) -> None:
+        """Give ``build`` the state saved in ``checkpoint``, restored before this optimizer had any (TF's
+        deferred restoration: ``ckpt.restore(path)`` before the first step): ``values`` are the state
+        Variables' values in ``variables`` order, after ``iterations`` and the learning rate. ``build``
+        checks their number, shapes and dtypes against the state it makes, and raises before making any
+        state if they differ."""
+        self._restore_on_build = (list(values), checkpoint)
+
+    def _restored_state(self, leaves: list) -> list:
+        values, checkpoint = self._restore_on_build
+        problems = []
+        if len(values) != len(leaves):
+            problems.append(f"the checkpoint holds {len(values)} state values, this optimizer makes {len(leaves)}")
+        else:
+            for i, (saved, made) in enumerate(zip(values, leaves)):
+                if tuple(saved.shape) != tuple(made.shape) or saved.dtype != made.dtype:
+                    problems.append(f"state {i}: saved shape {tuple(saved.shape)} dtype {saved.dtype}, built "
+                                    f"shape {tuple(made.shape)} dtype {made.dtype}")
+        if problems:
+            raise ValueError(f"{type(self).__name__}.build: the state restored from '{checkpoint}' does not fit the "
+                             "variables it is built for: " + "; ".join(problems) + ". Build it for the variables "
+                             "(in the order) it was saved with.")
+        self._restore_on_build = None
+        return [jnp.asarray(v) for v in values]
 
     # -- updates ------------------------------------------------------------------------------------
     def apply_gradients(self, grads_and_vars: Iterable[Tuple[Any, Variable]]) -> Variable:
