@@ -64,6 +64,7 @@ class Capture:
         self.initial: Dict[int, Any] = dict(self.values)  # each Variable's value when the call started
         self.assigned: Dict[int, Any] = {}
         self.missing: Dict[int, Any] = {}
+        self.used: set = set()  # ids of the Variables read or assigned
         self.graph = GraphRecorder()
         # Called when a Variable is created inside the trace; the tj.function sets it (BuildEagerly on its
         # first call). Elsewhere (tj.differentiate) a trace cannot create Variables.
@@ -76,6 +77,7 @@ class Capture:
 
     def read(self, var):
         key = id(var)
+        self.used.add(key)
         if key in self.values:
             return self.values[key]
         self.missing[key] = var  # first seen in this trace: it becomes an input when retraced
@@ -83,6 +85,7 @@ class Capture:
 
     def write(self, var, value) -> None:
         key = id(var)
+        self.used.add(key)
         if key not in self.inputs:
             self.missing[key] = var  # retraced with it as an input
         else:

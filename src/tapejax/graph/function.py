@@ -21,11 +21,13 @@ from typing import Any, Callable, Dict, List, Optional
 
 import jax
 import numpy as np
+from jax.extend.core import jaxpr_as_fun
 
 from .. import tape_set
 from ..ops.core import OpDef, apply, rules_epoch
 from ..tensor import Tensor, Variable
 from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder
+from .reachable import reachable
 
 
 def _is_leaf(x) -> bool:
@@ -63,6 +65,7 @@ class _Concrete:
         self.tensors: List[Tensor] = []
         self.missing_tensors: List[Tensor] = []
         self.connections: tuple = ()
+        self.used: set = set()  # ids of the Variables the trace read or assigned
 
 
 class Function:
@@ -153,10 +156,15 @@ class Function:
 
     def _concrete(self, base_key, leaves, treedef, dyn_pos, dyn_vals) -> "_Concrete":
         """The traced program for this signature and the Variables and closures known now (traced if new)."""
+        discovered = False
         for _ in range(100):
             key = base_key + (tuple(id(v) for v in self._variables), tuple(t._id for t in self._tensors))
             conc = self._cache.get(key)
             if conc is None:
+                if not discovered:
+                    discovered = True
+                    if self._discover(leaves):
+                        continue  # more inputs: perhaps a program traced with them already
                 conc = self._trace(leaves, treedef, dyn_pos, dyn_vals)
                 if conc is None:
                     continue  # new variables or closed-over tensors were found: retrace with them as inputs
@@ -209,6 +217,23 @@ class Function:
         if all(v is not k for k in self._variables):
             self._variables.append(v)
 
+    def _discover(self, leaves) -> bool:
+        """Make inputs of the Variables and Tensors the function can plainly see (graph/reachable.py), so its
+        next trace needs no second run to find them; whether any was new."""
+        static = [x for x in leaves if not isinstance(x, Variable) and not _is_array(x)]
+        variables, tensors = reachable([self._f], static)
+        before = (len(self._variables), len(self._tensors))
+        for v in variables:
+            self._know(v)
+        known = {t._id for t in self._tensors}
+        self._tensors += [t for t in tensors if t._id not in known]
+        return (len(self._variables), len(self._tensors)) != before
+
+    @property
+    def python_function(self) -> Callable:
+        """The Python function this traces (as ``tf.function``'s)."""
+        return self._f
+
     # -- tracing ------------------------------------------------------------------------------------
     def _pure(self, conc: _Concrete, leaves, treedef, dyn_pos, variables, tensors):
         """The traced program: (variable values, dynamic leaves + closed-over tensors' values) ->
@@ -247,6 +272,7 @@ class Function:
             out_ids = [out_leaves[i]._id if isinstance(out_leaves[i], Tensor) else None for i in positions]
             # assigned Variables' new values count as reaching every input
             conc.connections = _connections(cap.graph, in_ids, out_ids + [None] * len(conc.assigned))
+            conc.used = set(cap.used)
             conc.missing = list(cap.missing.values())
             conc.missing_tensors = list(cap.missing_tensors.values())
             return arrays, [cap.values[id(v)] for v in conc.assigned]
@@ -260,22 +286,25 @@ class Function:
         var_vals = [_strong(v._value) for v in variables]
         plain = jax.jit(pure)
         # One Python execution of f per signature (as tf.function): jit reuses this trace when called.
-        plain.trace(var_vals, dyn_vals + [_strong(t._value) for t in tensors])  # learns outputs, assignments,
-        if conc.missing or conc.missing_tensors:                                 # new variables and closures
+        traced = plain.trace(var_vals, dyn_vals + [_strong(t._value) for t in tensors])  # learns outputs,
+        if conc.missing or conc.missing_tensors:  # assignments, new variables and closures
             for v in conc.missing:
                 self._know(v)
             self._tensors += conc.missing_tensors
             return None
-        donate = ()
+        # The trace's jaxpr: the donating program, the op's kernels (jitted, differentiated) and an outer trace
+        # evaluate it instead of running the Python function again (once per signature, as TF).
+        program = jaxpr_as_fun(traced.jaxpr)
+        n_out = len(conc.out_arrays)
         if self._donate and conc.assigned and jax.default_backend() != "cpu":
-            donate = (0,)
             assigned_ids = {id(v) for v in conc.assigned}
 
             def split(assigned_vals, other_vals, dyn):
                 it_a, it_o = iter(assigned_vals), iter(other_vals)
                 full = [next(it_a) if id(v) in assigned_ids else next(it_o) for v in variables]
-                return pure(full, dyn)
-            compiled = jax.jit(split, donate_argnums=donate)
+                flat = program(*full, *dyn)
+                return flat[:n_out], flat[n_out:]
+            compiled = jax.jit(split, donate_argnums=(0,))
 
             def call(var_vals, dyn):
                 a = [x for v, x in zip(variables, var_vals) if id(v) in assigned_ids]
@@ -284,12 +313,9 @@ class Function:
             conc.jitted = call
         else:
             conc.jitted = plain
-        n_vars = len(variables)
 
         def op_fn(*flat):
-            var_vals, dyn = list(flat[:n_vars]), list(flat[n_vars:])
-            outs, new_vals = pure(var_vals, dyn)
-            return tuple(outs) + tuple(new_vals)
+            return tuple(program(*flat))
         # connections: TF's None between inputs and outputs with no path.
         conc.op = OpDef(f"function:{getattr(self._f, '__name__', 'f')}", op_fn, register=False,
                         connections=conc.connections)
@@ -297,7 +323,8 @@ class Function:
 
     def _call_recorded(self, conc: _Concrete, leaves, dyn_pos):
         """Under an outer tape/accumulator: one recorded op of the variables' reads and the inputs."""
-        reads = [v.read_value() for v in self._variables]
+        # (a Variable the trace did not use is no read: an outer tape must not watch it)
+        reads = [v.read_value() if id(v) in conc.used else Tensor(v._current()) for v in self._variables]
         inputs = [leaves[p] for p in dyn_pos]
         result = apply(conc.op, reads + inputs + list(conc.tensors), {})
         result = result if isinstance(result, tuple) else (result,)
