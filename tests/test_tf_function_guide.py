@@ -179,3 +179,29 @@ def test_a_variable_the_walk_cannot_see_is_still_found():
     registry["w"].assign(5.0)
     assert float(f(tj.constant(2.0))) == 10.0
     assert f.python_function.__name__ == "f"
+
+
+def test_guide_init_scope_runs_once_at_trace_time():
+    # guide cell An4MrIbrcvi8: with tf.init_scope() the assign_add runs once, when traced: prints 1, 1, 1.
+    class Model(tj.Module):
+        def __init__(self):
+            self.v = tj.Variable(0)
+            self.counter = 0
+
+        @tj.function
+        def __call__(self):
+            if self.counter == 0:
+                with tj.init_scope():
+                    self.counter += 1
+                    self.v.assign_add(1)
+            return self.v
+
+    m = Model()
+    assert [int(m().numpy()) for _ in range(3)] == [1, 1, 1]
+    # outside traces it only pauses recording
+    x = tj.constant(2.0)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        with tj.init_scope():
+            y = x * x
+    assert tape.gradient(y, x) is None

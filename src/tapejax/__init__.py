@@ -21,7 +21,7 @@ from .forwardprop import ForwardAccumulator
 from .custom_gradient import custom_gradient, recompute_grad, grad_pass_through, stop_gradient
 from .config import config
 from . import debug
-from .graph.function import function
+from .graph.function import function, init_scope
 from .graph.gradients import gradients, AggregationMethod
 from .graph.differentiate import differentiate
 from . import train
@@ -40,7 +40,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "Variable", "constant", "convert_to_tensor", "numpy", "nn", "random", "GradientTape", "UnconnectedGradients",
-    "stop_recording", "config", "function", "gradients", "AggregationMethod", "differentiate", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
+    "stop_recording", "config", "function", "init_scope", "gradients", "AggregationMethod", "differentiate", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
     "custom_gradient", "recompute_grad", "grad_pass_through", "stop_gradient", "debug",
     "train", "Module", "optimizers", "clip_by_norm", "clip_by_global_norm", *_DTYPE_NAMES,
 ]

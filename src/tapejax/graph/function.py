@@ -15,9 +15,10 @@ calls; a trace that creates a Variable after the first call raises ``ValueError`
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import weakref
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import jax
 import numpy as np
@@ -351,6 +352,16 @@ def _connections(graph, in_ids: List[int], out_ids: List[Optional[int]]) -> tupl
                 stack.extend(graph.op_tape[op_id].input_ids)
         result.append(frozenset(p for p, i in enumerate(in_ids) if i in seen))
     return tuple(result)
+
+
+@contextlib.contextmanager
+def init_scope() -> Iterator[None]:
+    """TF's ``tf.init_scope``: code inside runs as at the top level, eagerly, even while a ``tj.function`` is
+    being traced: it runs once, at trace time (not on each call), no tape or accumulator records it, and its
+    Variable reads and assignments act on the Variables' concrete values (e.g. a one-time initialization).
+    Outside traces it only pauses recording."""
+    with tape_set.isolated(), jax.ensure_compile_time_eval():
+        yield
 
 
 def function(f: Optional[Callable] = None, *, jit_compile: bool = True, donate_variables: bool = False):
