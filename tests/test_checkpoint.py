@@ -80,7 +80,7 @@ def test_round_trip_restores_into_the_same_variables_bit_for_bit(tmp_path):
     vs = {k: tj.Variable(v) for k, v in values.items()}
     model = _model()
     ckpt = Checkpoint(model=model, vs=vs, pair=(tj.Variable(1), [tj.Variable(2.0)]))
-    path = ckpt.save(tmp_path / "c")
+    path = ckpt.write(tmp_path / "c")
     assert path == str(tmp_path / "c")
     assert os.listdir(tmp_path) == ["c"]  # complete on return: renamed into place, no temporary left
 
@@ -99,7 +99,7 @@ def test_round_trip_restores_into_the_same_variables_bit_for_bit(tmp_path):
 
 def test_restore_into_objects_built_the_same_way(tmp_path):
     ckpt = Checkpoint(model=_model(2.0), step=tj.Variable(5))
-    ckpt.save(tmp_path / "c")
+    ckpt.write(tmp_path / "c")
     fresh = _model(0.0)  # new Variables (their names do not matter, the paths do)
     step = tj.Variable(0)
     Checkpoint(model=fresh, step=step).restore(tmp_path / "c")
@@ -112,7 +112,7 @@ def test_save_and_restore_are_not_recorded_on_tapes(tmp_path):
     v = tj.Variable(2.0)
     ckpt = Checkpoint(v=v)
     with tj.GradientTape() as tape:
-        ckpt.save(tmp_path / "c")
+        ckpt.write(tmp_path / "c")
         ckpt.restore(tmp_path / "c")
     assert len(tape.watched_variables()) == 0  # reading values to save them is not a use of the Variable
     with tj.GradientTape() as tape:
@@ -125,7 +125,7 @@ def test_save_and_restore_are_not_recorded_on_tapes(tmp_path):
 
 def _saved(tmp_path):
     first, model = tj.Variable(np.ones(4, np.float32)), _model()
-    Checkpoint(first=first, model=model).save(tmp_path / "c")
+    Checkpoint(first=first, model=model).write(tmp_path / "c")
     first.assign(np.full(4, 9, np.float32))
     return first, model
 
@@ -181,10 +181,10 @@ def test_unexpected_entry_is_an_error_unless_partial(tmp_path):
 def test_existing_path_is_never_overwritten(tmp_path):
     v = tj.Variable(1.0)
     ckpt = Checkpoint(v=v)
-    ckpt.save(tmp_path / "c")
+    ckpt.write(tmp_path / "c")
     v.assign(2.0)
     with pytest.raises(FileExistsError, match="never overwritten.*CheckpointManager"):
-        ckpt.save(tmp_path / "c")
+        ckpt.write(tmp_path / "c")
     ckpt.restore(tmp_path / "c")
     assert float(v) == 1.0
 
@@ -193,7 +193,7 @@ def test_restore_of_a_missing_or_unfinished_checkpoint(tmp_path):
     ckpt = Checkpoint(v=tj.Variable(1.0))
     with pytest.raises(FileNotFoundError, match="no complete checkpoint"):
         ckpt.restore(tmp_path / "nothing")
-    ckpt.save(tmp_path / "c")
+    ckpt.write(tmp_path / "c")
     unfinished = tmp_path / "c.orbax-checkpoint-tmp-123"
     os.rename(tmp_path / "c", unfinished)  # what a save killed before its final rename leaves
     with pytest.raises(FileNotFoundError, match="interrupted save"):
@@ -208,14 +208,14 @@ def test_bad_objects():
     with pytest.raises(TypeError, match="dict key"):
         Checkpoint(d={("a",): tj.Variable(1.0)})
     with pytest.raises(ValueError, match="holds no objects"):  # (TF: objects may be added as attributes first)
-        Checkpoint().save("never-written")
+        Checkpoint().write("never-written")
 
 
 def test_objects_without_variables_yet(tmp_path):
     with pytest.raises(ValueError, match="hold no Variables.*first call"):
-        Checkpoint(model=Holder()).save(tmp_path / "c")
+        Checkpoint(model=Holder()).write(tmp_path / "c")
     assert not (tmp_path / "c").exists()
-    Checkpoint(model=Holder(tj.Variable(1.0))).save(tmp_path / "c")
+    Checkpoint(model=Holder(tj.Variable(1.0))).write(tmp_path / "c")
     with pytest.raises(ValueError, match="no Variables yet.*call it once, then restore"):
         Checkpoint(model=Holder()).restore(tmp_path / "c", partial=True)
 
@@ -228,7 +228,7 @@ def test_two_variables_with_one_path_are_refused():
 def test_save_or_restore_inside_tj_function_is_refused(tmp_path):
     v = tj.Variable(1.0)
     ckpt = Checkpoint(v=v)
-    ckpt.save(tmp_path / "c")
+    ckpt.write(tmp_path / "c")
 
     @tj.function
     def step():
@@ -240,7 +240,7 @@ def test_save_or_restore_inside_tj_function_is_refused(tmp_path):
 
     @tj.function
     def step2():
-        ckpt.save(tmp_path / "d")
+        ckpt.write(tmp_path / "d")
         return v * 2.0
 
     with pytest.raises(RuntimeError, match="inside a tj.function"):
@@ -331,7 +331,7 @@ def _sharded_worker(directory: str, out: str) -> None:
                 "one": tj.Variable(jax.device_put(np.float32(fill), jax.devices()[5]))}
 
     saved = build(P("x", "y"), P("x"), 1)
-    Checkpoint(m=Holder(saved["w"], saved["b"]), one=saved["one"]).save(os.path.join(directory, "c"))
+    Checkpoint(m=Holder(saved["w"], saved["b"]), one=saved["one"]).write(os.path.join(directory, "c"))
     manager = CheckpointManager(Checkpoint(m=Holder(saved["w"], saved["b"]), one=saved["one"]),
                                 os.path.join(directory, "run"), max_to_keep=1)
     manager.save()
@@ -401,7 +401,7 @@ def _crash_worker(directory: str) -> None:
             vs[k].assign(v)
         manager.save(step)
         print(f"managed {step}", flush=True)  # printed only once save() has returned
-        ckpt.save(os.path.join(directory, "single", str(step)))
+        ckpt.write(os.path.join(directory, "single", str(step)))
         print(f"saved {step}", flush=True)
 
 

@@ -215,3 +215,31 @@ def test_tf_style_draws_are_differentiable_in_mean_and_new_in_each_function_call
     for f in (noisy, seeded):
         a, b = f(zero).numpy(), f(zero).numpy()
         assert not np.array_equal(a, b)
+
+
+def test_save_numbers_checkpoints_from_save_counter_as_tf(tmp_path):
+    # TF: ckpt.save(prefix) writes prefix-1, prefix-2, ... (save_counter); restoring one sets save_counter to
+    # its number, so the next save continues the numbering.
+    v = tj.Variable(1.0)
+    ckpt = tj.train.Checkpoint(v=v)
+    prefix = str(tmp_path / "ckpt")
+    first = ckpt.save(prefix)
+    v.assign(2.0)
+    second = ckpt.save(prefix)
+    assert (first, second) == (prefix + "-1", prefix + "-2") and int(ckpt.save_counter) == 2
+    v.assign(3.0)
+    ckpt.restore(first)
+    assert float(v) == 1.0 and int(ckpt.save_counter) == 1
+    ckpt.restore(prefix)  # (here: the prefix restores its newest checkpoint)
+    assert float(v) == 2.0 and int(ckpt.save_counter) == 2
+    fresh_v = tj.Variable(0.0)
+    fresh = tj.train.Checkpoint(v=fresh_v)
+    fresh.restore(second).assert_consumed()
+    assert float(fresh_v) == 2.0 and int(fresh.save_counter) == 2
+    assert fresh.save(prefix) == prefix + "-3"
+    # A Checkpoint that starts counting again never overwrites an earlier run's checkpoint (TF would).
+    again = tj.train.Checkpoint(v=tj.Variable(9.0))
+    assert again.save(prefix) == prefix + "-4" and int(again.save_counter) == 4
+    assert tj.train.list_variables(first) == [("save_counter", ()), ("v", ())]
+    with pytest.raises(ValueError, match="save_counter"):
+        tj.train.Checkpoint(save_counter=tj.Variable(1))

@@ -17,6 +17,8 @@ Terminology
 
 Save
 ----
+``write(path)`` writes exactly ``path``; ``save(prefix)`` (TF's) writes ``{prefix}-{n}``, numbered from the
+Checkpoint's ``save_counter`` (stored beside the Variables as ``save_counter`` and restored with them).
 1. Walk the objects into an ordered ``{path: Variable}``.
 2. Read each value without recording it on any tape (saving is not part of the computation).
 3. orbax writes everything into a temporary directory beside the target and renames it into place
@@ -50,6 +52,7 @@ __all__ = ["Checkpoint", "CheckpointManager", "LoadStatus", "latest_checkpoint",
 PathLike = Union[str, os.PathLike]
 _ITEM = "variables"  # the orbax item name inside a checkpoint directory
 _TRASH = "_deleted"  # CheckpointManager: where old steps go before being deleted (not a step name)
+_SAVE_COUNTER = "save_counter"  # save()'s own entry: the number of the checkpoint (TF's save_counter)
 
 
 def _ocp():
@@ -160,12 +163,13 @@ class Checkpoint:
     """Saves and restores the Variables of the objects given by keyword (see the module docstring for
     what an object may be and how each Variable is named).
 
-    ``save(path)`` writes a new checkpoint directory; ``restore(path)`` assigns the saved values into
-    the existing Variables, after checking every shape and dtype (all or nothing), keeping each
-    Variable's sharding.
+    ``save(prefix)`` writes a new numbered checkpoint directory (``write(path)`` an unnumbered one);
+    ``restore(path)`` assigns the saved values into the existing Variables, after checking every shape and
+    dtype (all or nothing), keeping each Variable's sharding.
     """
 
     def __init__(self, **objects: Any) -> None:
+        _reserved(objects)
         _collect(objects)  # report an object that holds no Variables now, not at the first save
         object.__setattr__(self, "_objects", dict(objects))
 
@@ -180,6 +184,7 @@ class Checkpoint:
     def __setattr__(self, name: str, value: Any) -> None:
         if name.startswith("_"):
             raise AttributeError(f"Checkpoint: {name!r} cannot name an object (names starting with '_' are private)")
+        _reserved({name: value})
         _collect({name: value})
         self._objects[name] = value
 
@@ -187,28 +192,53 @@ class Checkpoint:
         """``{path: Variable}`` in checkpoint order: the names a checkpoint stores values under."""
         return {_show(p): v for p, v in _collect(self._objects).items()}
 
-    def save(self, path: PathLike) -> str:
-        """Write every Variable's value to the new directory ``path`` and return its absolute path.
+    @property
+    def save_counter(self) -> Variable:
+        """How many times ``save`` numbered a checkpoint (TF's ``save_counter``: an int32 Variable, saved with
+        every numbered checkpoint and restored from it)."""
+        counter = self.__dict__.get("_save_counter")
+        if counter is None:
+            with tape_set.isolated():
+                counter = Variable(np.int32(0), trainable=False, name="save_counter")
+            object.__setattr__(self, "_save_counter", counter)
+        return counter
+
+    def save(self, file_prefix: PathLike) -> str:
+        """TF's ``Checkpoint.save``: write a new checkpoint numbered from ``save_counter``, at
+        ``{file_prefix}-{n}``, and return that path (``restore`` takes it, or the prefix for the newest).
+
+        Never overwrites: a number already taken on disk (by an earlier run) is skipped. The checkpoint
+        appears only once complete (see ``write``), and ``save_counter`` moves only then.
+        """
+        _outside_traces("Checkpoint.save")
+        prefix = os.path.abspath(os.fspath(file_prefix))
+        n = int(self.save_counter.numpy()) + 1
+        while os.path.exists(f"{prefix}-{n}"):
+            n += 1
+        flat = self._values("Checkpoint.save")
+        flat[(_SAVE_COUNTER,)] = np.int32(n)
+        path = self._write(f"{prefix}-{n}", flat, "Checkpoint.save")
+        self.save_counter.assign(n)
+        return path
+
+    def write(self, path: PathLike) -> str:
+        """Write every Variable's value to the new directory ``path`` (exactly there: unnumbered, as TF's
+        ``Checkpoint.write``) and return its absolute path.
 
         The directory appears only once complete (orbax writes to a temporary directory and renames
         it). An existing ``path`` is never overwritten: an overwrite interrupted half way would lose
         the old checkpoint too.
         """
-        _outside_traces("Checkpoint.save")
-        path = os.path.abspath(os.fspath(path))
-        if not self._objects:
-            raise ValueError("Checkpoint.save: the Checkpoint holds no objects; give them by keyword "
-                             "(Checkpoint(model=model, optimizer=opt)) or as attributes (ckpt.model = model).")
-        if os.path.exists(path):
-            raise FileExistsError(f"Checkpoint.save: '{path}' already exists; checkpoints are never overwritten "
-                                  "in place. Save to a new path, or use tj.train.CheckpointManager for numbered "
-                                  "checkpoints that keep the last max_to_keep.")
-        _checkpointer().save(path, _save_args(self._values("Checkpoint.save")))
-        return path
+        _outside_traces("Checkpoint.write")
+        return self._write(os.path.abspath(os.fspath(path)), self._values("Checkpoint.write"), "Checkpoint.write")
 
-    def write(self, path: PathLike) -> str:
-        """TF's ``Checkpoint.write``: ``save`` (which here also writes exactly at ``path``, unnumbered)."""
-        return self.save(path)
+    def _write(self, path: str, flat: Dict[Tuple[str, ...], Any], what: str) -> str:
+        if os.path.exists(path):
+            raise FileExistsError(f"{what}: '{path}' already exists; checkpoints are never overwritten "
+                                  "in place. Write to a new path, use save(prefix) for numbered checkpoints, or "
+                                  "tj.train.CheckpointManager to keep the last max_to_keep.")
+        _checkpointer().save(path, _save_args(flat))
+        return path
 
     def read(self, path: Optional[PathLike], *, partial: bool = False) -> "LoadStatus":
         """TF's ``Checkpoint.read``: ``restore``."""
@@ -230,6 +260,8 @@ class Checkpoint:
             return LoadStatus("", restored=False)
         ocp = _ocp()
         path = os.path.abspath(os.fspath(path))
+        if not os.path.exists(path):
+            path = _newest_numbered(path) or path  # a save() prefix: its newest checkpoint
         if not os.path.isdir(path) or not ocp.step.is_path_finalized(path):
             raise FileNotFoundError(f"Checkpoint.restore: no complete checkpoint at '{path}' (a directory written "
                                     "by Checkpoint.save or CheckpointManager.save; a '*.orbax-checkpoint-tmp-*' "
@@ -255,14 +287,17 @@ class Checkpoint:
         deferred = {name: sorted((p for p in saved if p not in targets and len(p) == 3 and p[:2] == (name, "variables")
                                   and p[2].isdigit()), key=lambda p: int(p[2])) for name in unbuilt}
         later = {p for paths in deferred.values() for p in paths}
-        _check(path, {p: m for p, m in saved.items() if p not in later}, targets, current, partial)
+        counter = (_SAVE_COUNTER,) if (_SAVE_COUNTER,) in saved else None  # (from save(); not an object's)
+        _check(path, {p: m for p, m in saved.items() if p not in later and p != counter}, targets, current,
+               partial)
 
         # Read each array straight into the sharding the Variable has now; one placed by default (not committed
         # to a device) stays so, as NumPy read onto the default device by its assign: committed to one device,
         # it could no longer meet sharded Variables in one computation.
         abstract = {p: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=a.sharding) if getattr(a, "committed", True)
                     else np.empty(a.shape, a.dtype) for p, a in current.items()}
-        abstract.update({p: np.empty(tuple(saved[p].shape), np.dtype(saved[p].dtype)) for p in later})  # (host)
+        abstract.update({p: np.empty(tuple(saved[p].shape), np.dtype(saved[p].dtype))  # (on the host)
+                         for p in later | ({counter} if counter else set())})
         tree = _nest(abstract)
         args = ocp.args.PyTreeRestore(tree, restore_args=ocp.checkpoint_utils.construct_restore_args(tree),
                                       partial_restore=True)
@@ -272,14 +307,36 @@ class Checkpoint:
         for name, paths in deferred.items():
             if paths:
                 self._objects[name].restore_on_build([restored[p] for p in paths], path)
+        if counter is not None:
+            self.save_counter.assign(np.int32(restored[counter]))
         return LoadStatus(path, restored=True)
 
-    def _values(self, what: str) -> Dict[Tuple[str, ...], jax.Array]:
+    def _values(self, what: str) -> Dict[Tuple[str, ...], Any]:
+        if not self._objects:
+            raise ValueError(f"{what}: the Checkpoint holds no objects; give them by keyword "
+                             "(Checkpoint(model=model, optimizer=opt)) or as attributes (ckpt.model = model).")
         flat = {p: _read(p, v, what) for p, v in _collect(self._objects).items()}
         if not flat:
             raise ValueError(f"{what}: the objects hold no Variables yet (a tj.Module builds its Variables on "
                              "its first call: call it once before saving).")
         return flat
+
+
+def _reserved(objects: Mapping[str, Any]) -> None:
+    if _SAVE_COUNTER in objects:
+        raise ValueError(f"Checkpoint: '{_SAVE_COUNTER}' names the Checkpoint's own counter of save() (as TF); "
+                         "give the object another name.")
+
+
+def _newest_numbered(prefix: str) -> Optional[str]:
+    """The newest complete ``{prefix}-{n}`` that ``save(prefix)`` wrote, or None."""
+    folder, stem = os.path.split(prefix)
+    if not os.path.isdir(folder):
+        return None
+    numbers = [int(name[len(stem) + 1:]) for name in os.listdir(folder)
+               if name.startswith(stem + "-") and name[len(stem) + 1:].isdigit()
+               and os.path.isdir(os.path.join(folder, name, _ITEM))]
+    return f"{prefix}-{max(numbers)}" if numbers else None
 
 
 class LoadStatus(str):
