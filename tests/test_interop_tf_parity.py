@@ -319,3 +319,23 @@ def test_tf_dtype_names():
     assert tj.numpy.astype(tj.constant([1.5]), tj.int32).dtype == tj.int32
     assert tj.Variable(1.0, dtype=tj.float16).dtype == np.float16
     assert {"float32", "int32", "bool"} <= set(tj.__all__)
+
+
+def test_identity_is_a_recorded_copy_as_tf():
+    # TF: y = tf.identity(x) is a new tensor whose gradient passes through; z computed from x alone does not
+    # depend on y (tape.gradient(z, y) is None); tf.identity(v) of a Variable is a recorded read.
+    x = tj.constant([1.0, 2.0])
+    v = tj.Variable([3.0, 4.0])
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tj.identity(x)
+        z = x * 2.0
+        w = tj.identity(v) * 3.0
+    assert y is not x and y.id != x.id
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [1.0, 1.0])
+    assert tape.gradient(z, y) is None
+    np.testing.assert_array_equal(tape.gradient(w, v).numpy(), [3.0, 3.0])
+    with tj.ForwardAccumulator(x, tj.constant([1.0, -1.0])) as acc:
+        y = tj.numpy.copy(x)
+    np.testing.assert_array_equal(acc.jvp(y).numpy(), [1.0, -1.0])
+    assert tj.numpy.copy(tj.constant([1, 2])).dtype == jnp.int32

@@ -22,6 +22,7 @@ from .custom_gradient import custom_gradient, recompute_grad, grad_pass_through,
 from .config import config
 from . import debug
 from .graph.function import function, init_scope
+identity = numpy.copy  # TF's tf.identity: a recorded copy
 from .graph.gradients import gradients, AggregationMethod
 from .graph.differentiate import differentiate
 from . import train
@@ -40,7 +41,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "Variable", "constant", "convert_to_tensor", "numpy", "nn", "random", "GradientTape", "UnconnectedGradients",
-    "stop_recording", "config", "function", "init_scope", "gradients", "AggregationMethod", "differentiate", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
+    "stop_recording", "config", "function", "init_scope", "identity", "gradients", "AggregationMethod", "differentiate", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
     "custom_gradient", "recompute_grad", "grad_pass_through", "stop_gradient", "debug",
     "train", "Module", "optimizers", "clip_by_norm", "clip_by_global_norm", *_DTYPE_NAMES,
 ]

@@ -1229,3 +1229,9 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def full_like(a, fill_value, dtype=None):
     """``jax.numpy.full_like`` (a constant: not recorded)."""
     return Tensor(jnp.full_like(jnp.asarray(a), fill_value, dtype=dtype))
+
+
+# (declared last, like the ops above it: samples drawn from _rng at import keep the draws of earlier ops)
+copy = _unary("copy", jnp.copy, lambda x, y: jnp.ones_like(x))
+copy.__doc__ = ("``jax.numpy.copy``: a new Tensor with ``a``'s value (TF's ``tf.identity``, also ``tj.identity``), "
+                "recorded: its gradient passes through unchanged.")
