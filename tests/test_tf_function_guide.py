@@ -205,3 +205,26 @@ def test_guide_init_scope_runs_once_at_trace_time():
         with tj.init_scope():
             y = x * x
     assert tape.gradient(y, x) is None
+
+
+def test_method_reading_tensor_and_variable_attributes_traces_once():
+    class Masked(tj.Module):
+        def __init__(self):
+            self.mask = tj.constant([1.0, 0.0])
+            self.w = tj.Variable([2.0, 3.0])
+            self.traces = 0
+
+        @tj.function
+        def __call__(self, x):
+            self.traces += 1
+            return x * self.w * self.mask + 3.0
+
+    m = Masked()
+    x = tj.constant([1.0, 1.0])
+    np.testing.assert_array_equal(m(x).numpy(), [5.0, 3.0])
+    m.w.assign([4.0, 4.0])
+    np.testing.assert_array_equal(m(x).numpy(), [7.0, 3.0])
+    with tj.GradientTape() as tape:
+        y = m(x)
+    np.testing.assert_array_equal(tape.gradient(y, m.w).numpy(), [1.0, 0.0])
+    assert m.traces == 1

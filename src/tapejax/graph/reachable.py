@@ -6,8 +6,8 @@ Looked at: the function's closure cells and the globals its code names (also the
 defined inside it), functions it can reach that way (a ``model`` or ``loss`` helper), the call's
 non-array arguments (a Module, an optimizer, any object holding Variables), and the objects those hold:
 attributes, lists, tuples, dicts, weak references. Variables are collected at any depth; Tensors only
-near a root (a closed-over constant, ``self.mask``), so a dataset held in a global list does not become
-thousands of program inputs. The walk is bounded (``_MAX_VISITS``); anything it misses is still found by the
+near a root (a closed-over constant, ``self.mask``, a few in a list), so a dataset held in a global list
+does not become thousands of program inputs. The walk is bounded (``_MAX_VISITS``); anything it misses is still found by the
 trace itself, which then runs once more with it as an input (graph/function.py).
 """
 from __future__ import annotations
@@ -21,7 +21,8 @@ import jax
 from ..tensor import Tensor, Variable
 
 _MAX_VISITS = 20_000
-_TENSOR_DEPTH = 2
+_TENSOR_DEPTH = 1  # Tensors held directly (a closed-over constant, ``self.mask``) or in a small list/dict
+_MANY = 16  # a bigger list or dict (a dataset) gives Variables only
 # Functions and objects of these packages hold no user Variables (tapejax's own objects, a Module or an
 # optimizer, are walked; its functions are not).
 _LIBRARIES = frozenset({"jax", "jaxlib", "numpy", "scipy", "optax", "orbax", "flax", "chex", "torch", "tensorflow",
@@ -48,29 +49,34 @@ def reachable(functions: Iterable[Any], objects: Iterable[Any]) -> Tuple[List[Va
             if depth <= _TENSOR_DEPTH and not isinstance(obj._value, jax.core.Tracer):
                 tensors.append(obj)
         else:
-            stack.extend((child, depth + 1) for child in reversed(list(_children(obj))))
+            children, step = _children(obj)
+            if step and len(children) > _MANY:
+                step = _TENSOR_DEPTH + 1  # a big collection (a dataset): only its Variables
+            stack.extend((child, depth + step) for child in reversed(list(children)))
     return variables, tensors
 
 
-def _children(obj: Any) -> Iterable[Any]:
+def _children(obj: Any) -> Tuple[Any, int]:
+    """What ``obj`` holds, and how much deeper that is (functions, cells and references add nothing: the
+    values a function closes over are as near as the function)."""
     if isinstance(obj, (list, tuple, set, frozenset)):
-        return obj
+        return list(obj), 1
     if isinstance(obj, dict):
-        return obj.values()
+        return list(obj.values()), 1
     if isinstance(obj, weakref.ReferenceType):
         target = obj()
-        return () if target is None else (target,)
+        return ([] if target is None else [target]), 0
     if isinstance(obj, types.MethodType):
-        return (obj.__func__, obj.__self__)
+        return [obj.__func__, obj.__self__], 0
     if isinstance(obj, types.FunctionType):
-        return () if _package(obj.__module__) in _LIBRARIES | {"tapejax"} else _function_children(obj)
+        return ([] if _package(obj.__module__) in _LIBRARIES | {"tapejax"} else _function_children(obj)), 0
     if _package(type(obj).__module__) in _LIBRARIES:
-        return ()
+        return [], 0
     wrapped = getattr(type(obj), "python_function", None)
     if isinstance(wrapped, property):  # a tj.function: the function it wraps (not its compiled programs)
-        return (obj.python_function,)
+        return [obj.python_function], 0
     attributes = getattr(obj, "__dict__", None)
-    return attributes.values() if isinstance(attributes, dict) else ()
+    return (list(attributes.values()) if isinstance(attributes, dict) else []), 1
 
 
 def _package(module: Any) -> str:
