@@ -473,8 +473,8 @@ class AdamW(Optimizer):
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
                  global_clipnorm: Optional[float] = None, name: str = "adamw") -> None:
         if weight_decay is None:
-            raise ValueError("AdamW: argument `weight_decay` must be a float. Received: weight_decay=None "
-                             "(use Adam for no weight decay).")
+            raise ValueError("Argument `weight_decay` must be a float. Received: weight_decay=None (AdamW "
+                             "always decays; use Adam for no weight decay).")  # (Keras's words)
 
         def make(lr):
             tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay)
@@ -522,7 +522,7 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None) -> Tensor:
     """``t * clip_norm / max(norm(t), clip_norm)`` with the L2 norm over ``axes`` (all by default), as
     ``tf.clip_by_norm``: a negative ``clip_norm`` counts as zero, and ``clip_norm`` may broadcast against
     the norm but not enlarge ``t``; the gradient at ``t == 0`` is finite."""
-    t = convert_to_tensor(t)
+    t = _check_floating(convert_to_tensor(t), "clip_by_norm")
     clip_norm = tnp.maximum(convert_to_tensor(clip_norm, dtype=t.dtype), 0)
     if jnp.broadcast_shapes(t.shape, clip_norm.shape) != t.shape:
         raise ValueError(f"clip_by_norm: clip_norm of shape {clip_norm.shape} would broadcast t of shape "
@@ -537,7 +537,8 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None) -> Tensor:
 def global_norm(t_list: Sequence) -> Tensor:
     """``sqrt(sum of squares of every element of every tensor)``; None entries are ignored (TF)."""
     t_list = _check_sequence(t_list, "global_norm")
-    sums = [tnp.sum(t * t) for t in (convert_to_tensor(x) for x in t_list if x is not None)]
+    sums = [tnp.sum(t * t) for t in (_check_floating(convert_to_tensor(x), "global_norm") for x in t_list
+                                     if x is not None)]
     if not sums:
         return convert_to_tensor(0.0)
     return tnp.sqrt(tnp.sum(tnp.stack(sums)))
@@ -554,6 +555,16 @@ def clip_by_global_norm(t_list: Sequence, clip_norm: Any, use_norm: Any = None) 
     clipped = [None if x is None else convert_to_tensor(x) * scale.astype(convert_to_tensor(x).dtype)
                for x in t_list]
     return clipped, norm
+
+
+def _check_floating(t: Tensor, where: str) -> Tensor:
+    """Norms are of real floating tensors: TF refuses integer (and complex) ones, which have no L2 norm of
+    their dtype; an int gradient clipped here would otherwise silently round to zeros."""
+    if not jnp.issubdtype(t.dtype, jnp.floating):
+        raise TypeError(f"{where}: expected a floating-point tensor, got dtype {t.dtype} (TF raises too: its norm "
+                        "ops are defined for float16, bfloat16, float32 and float64 only); cast it first, e.g. "
+                        "t.astype(tj.float32).")
+    return t
 
 
 def _check_sequence(t_list: Any, where: str) -> list:

@@ -1,0 +1,204 @@
+"""TF's and Keras's own tests for training, ported to tapejax, where they found a difference.
+
+Sources (values hard-coded from TF 2.21 / Keras 3; TF is not imported here):
+- tensorflow/python/module/module_test.py (tf.Module)
+- tensorflow/python/kernel_tests/math_ops/clip_ops_test.py (clip_by_norm, clip_by_global_norm)
+- tensorflow/python/kernel_tests/variables/resource_variable_ops_test.py (tf.Variable basics)
+- keras/src/optimizers/{sgd,adam,adamw,rmsprop,adagrad}_test.py
+"""
+import itertools
+import re
+
+import numpy as np
+import pytest
+
+import tapejax as tj
+from tapejax import optimizers
+
+
+# -- tf.Module (module_test.py) -------------------------------------------------------------------------
+
+def test_module_name_scope_is_memoized():
+    # NameScopeTest.test_memoized_in_tf2: mod.name_scope is mod.name_scope
+    mod = tj.Module(name="name")
+    assert mod.name_scope is mod.name_scope
+    assert mod.name_scope.name == "name/"
+
+    class Returns(tj.Module):
+        @tj.Module.with_name_scope
+        def __call__(self):
+            return tj.Variable(1.0, name="w").name
+
+        @tj.Module.with_name_scope
+        def nested(self):
+            with self.name_scope:  # re-entered while inside it: still one level
+                return self()
+
+    m = Returns()
+    assert [m() for _ in range(3)] == ["returns/w"] * 3
+    assert m.nested() == "returns/w"
+    assert tj.Variable(1.0, name="free").name == "free"
+
+
+def test_module_name_scope_is_per_thread():
+    # one (memoized) scope object entered by two threads at once: each thread's scope is its own
+    import threading
+
+    m = tj.Module(name="shared")
+    inside, release, names = threading.Event(), threading.Event(), {}
+
+    def first():
+        with m.name_scope:
+            inside.set()
+            release.wait(10)
+            names["first"] = tj.Variable(1.0, name="a").name
+        names["first_after"] = tj.Variable(1.0, name="b").name
+
+    t = threading.Thread(target=first)
+    t.start()
+    inside.wait(10)
+    with m.name_scope:
+        names["main"] = tj.Variable(1.0, name="c").name
+    release.set()
+    t.join(10)
+    assert names == {"first": "shared/a", "first_after": "b", "main": "shared/c"}
+    assert tj.Variable(1.0, name="d").name == "d"
+
+
+def test_module_ignored_properties():
+    # FlattenTest.test_attributes_to_ignore
+    class DangerousModule(tj.Module):
+        _TF_MODULE_IGNORED_PROPERTIES = frozenset(itertools.chain(
+            ("dangerous_submodule", "dangerous_variable"), tj.Module._TF_MODULE_IGNORED_PROPERTIES))
+
+    mod = DangerousModule()
+    mod.dangerous_submodule = tj.Module()
+    mod.dangerous_variable = tj.Variable(1.)
+    mod.normal_variable = tj.Variable(2.)
+    assert len(mod.submodules) == 0
+    assert len(mod.variables) == 1
+    assert mod.variables[0] is mod.normal_variable
+
+
+def test_module_dict_with_unsortable_keys_raises():
+    # FlattenTest.test_raises_error_with_path: m.layers = {object(): None, object(): None}; m.variables
+    # raises ValueError "Error processing property 'layers'" (tf.nest sorts dict keys)
+    m = tj.Module()
+    m.layers = {object(): None, object(): None}
+    with pytest.raises(ValueError, match="Error processing property 'layers'"):
+        m.variables  # noqa: B018
+    m.layers = {1: tj.Variable(1.0), "a": tj.Variable(2.0)}  # keys of mixed types do not sort either
+    with pytest.raises(ValueError, match="Error processing property 'layers'"):
+        m.submodules  # noqa: B018
+    m.layers = {"b": tj.Variable(1.0), "a": tj.Variable(2.0)}
+    assert len(m.variables) == 2
+
+
+# -- clip_ops_test.py ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [lambda: tj.constant([3, 4]), lambda: tj.constant([True, False]),
+                                  lambda: tj.constant([3.0 + 0j, 4.0])])
+def test_clip_by_norm_refuses_non_floating_tensors(make):
+    # TF 2.21: tf.clip_by_norm(tf.constant([3, 4]), 4) raises InvalidArgumentError (Sqrt has no int32
+    # kernel); before, tapejax returned [2.4, 3.2] as float32
+    with pytest.raises(TypeError, match="floating-point"):
+        tj.clip_by_norm(make(), 4)
+
+
+def test_clip_by_global_norm_refuses_int_tensors():
+    # TF 2.21: tf.clip_by_global_norm([tf.constant([3, 4])], 4.0) and tf.linalg.global_norm of it raise
+    # InvalidArgumentError (L2Loss has no int32 kernel); before, tapejax returned [0, 0] (the scale rounded)
+    with pytest.raises(TypeError, match="floating-point"):
+        tj.clip_by_global_norm([tj.constant([1.0]), tj.constant([3, 4])], 4.0)
+    with pytest.raises(TypeError, match="floating-point"):
+        optimizers.global_norm([tj.constant([3, 4])])
+
+
+def test_clip_ops_test_cases():
+    # testClipByNormClipped / NotClipped / Zero / ClippedWithDim0 / Dim1 / NotClippedWithAxes
+    x = tj.numpy.reshape(tj.constant([-3.0, 0.0, 0.0, 4.0, 0.0, 0.0]), (2, 3))
+    np.testing.assert_allclose(tj.clip_by_norm(x, 4.0), [[-2.4, 0.0, 0.0], [3.2, 0.0, 0.0]], rtol=1e-6)
+    np.testing.assert_allclose(tj.clip_by_norm(x, 6.0), [[-3.0, 0.0, 0.0], [4.0, 0.0, 0.0]])
+    np.testing.assert_allclose(tj.clip_by_norm(tj.numpy.zeros((2, 3)), 6.0), np.zeros((2, 3)))
+    y = tj.numpy.reshape(tj.constant([-3.0, 0.0, 0.0, 4.0, 0.0, 3.0]), (2, 3))
+    np.testing.assert_allclose(tj.clip_by_norm(y, 4.0, [0]), [[-2.4, 0.0, 0.0], [3.2, 0.0, 3.0]], rtol=1e-6)
+    np.testing.assert_allclose(tj.clip_by_norm(y, 4.0, [1]), [[-3.0, 0.0, 0.0], [3.2, 0.0, 2.4]], rtol=1e-6)
+    np.testing.assert_allclose(tj.clip_by_norm(y, 6.0, [1]), [[-3.0, 0.0, 0.0], [4.0, 0.0, 3.0]])
+    # testClipByNormBadShape: ValueError
+    with pytest.raises(ValueError):
+        tj.clip_by_norm(tj.numpy.zeros((2, 3, 1)), tj.constant([1.0, 2.0]))
+    # testClipByNormGradientZeros: gradient of clip_by_norm(zeros(3), 1.) is [1, 1, 1]
+    z = tj.numpy.zeros(3)
+    with tj.GradientTape() as tape:
+        tape.watch(z)
+        b = tj.clip_by_norm(z, 1.0)
+    np.testing.assert_array_equal(tape.gradient(b, z), [1.0, 1.0, 1.0])
+    # testClipByGlobalNormSupportsNone / Inf / Zero
+    x0 = tj.numpy.reshape(tj.constant([-2.0, 0.0, 0.0, 4.0, 0.0, 0.0]), (2, 3))
+    x1 = tj.constant([1.0, -2.0])
+    ans, norm = tj.clip_by_global_norm((x0, None, x1, None), 4.0)
+    assert ans[1] is None and ans[3] is None
+    np.testing.assert_allclose(norm, 5.0)
+    np.testing.assert_allclose(ans[0], [[-1.6, 0.0, 0.0], [3.2, 0.0, 0.0]], rtol=1e-6)
+    np.testing.assert_allclose(ans[2], [0.8, -1.6], rtol=1e-6)
+    ans, norm = tj.clip_by_global_norm([tj.constant([-2.0, np.inf]), x1], 6.0)
+    assert float(norm) == np.inf and np.isnan(np.asarray(ans[0])).all() and np.isnan(np.asarray(ans[1])).all()
+    ans, norm = tj.clip_by_global_norm([tj.numpy.zeros((2, 3)), tj.numpy.zeros(2)], 6.0)
+    assert float(norm) == 0.0 and not np.asarray(ans[0]).any()
+
+
+# -- resource_variable_ops_test.py ------------------------------------------------------------------
+
+@pytest.mark.parametrize("op, start, after", [("assign", 1.0, 4.0), ("assign_add", 1.0, 4.0),
+                                              ("assign_sub", 3.0, 0.0)])
+def test_assign_read_value_false_returns_none(op, start, after):
+    # testAssignMethod / testAssignAddMethod / testAssignSubMethod: eagerly,
+    # v.assign(4.0, read_value=False) is None; with read_value=True (the default) the variable
+    v = tj.Variable(start, name="var0")
+    method = getattr(v, op)
+    value = 4.0 if op == "assign" else 1.0
+    assert method(value, read_value=True) is v
+    assert method(value) is v
+    assert method(value, read_value=False) is None
+    assert float(v.value()) == after
+
+
+def test_assign_read_value_false_inside_a_function_and_a_replayed_step():
+    v = tj.Variable(1.0)
+
+    @tj.function
+    def f(x):
+        r = v.assign_add(x, read_value=False)
+        return tj.constant(1.0) if r is None else tj.constant(0.0)
+
+    assert float(f(tj.constant(2.0))) == 1.0
+    assert float(v.numpy()) == 3.0
+    w = tj.Variable([1.0, 2.0])
+    for _ in range(3):  # a training loop's assignments (deferred/fused after the first steps)
+        with tj.GradientTape() as tape:
+            loss = tj.numpy.sum(w * w)
+        g = tape.gradient(loss, w)
+        assert w.assign_sub(0.25 * g, read_value=False) is None
+    np.testing.assert_allclose(w.numpy(), [0.125, 0.25])
+
+
+def test_assign_shape_errors_use_tfs_words():
+    # testAssignDifferentShapesEagerNotAllowed: ValueError matching "shape.*and.*are incompatible";
+    # testAssignIncompatibleShape: Variable([0, 1, 2, 3]).assign_add(1) raises, matching "shapes must be
+    # equal" (no broadcasting); both leave the variable unchanged
+    var = tj.Variable(np.zeros((1, 1), np.float32))
+    with pytest.raises(ValueError, match="shape.*and.*are incompatible"):
+        var.assign(np.zeros(shape=[2, 2]))
+    np.testing.assert_array_equal(var.numpy(), [[0.0]])
+    v = tj.Variable([0, 1, 2, 3])
+    with pytest.raises(ValueError, match=re.compile("shapes must be equal", re.IGNORECASE)):
+        v.assign_add(1)
+    np.testing.assert_array_equal(v.numpy(), [0, 1, 2, 3])
+
+
+# -- Keras optimizers ---------------------------------------------------------------------------------
+
+def test_adamw_weight_decay_none_message_is_keras():
+    # adamw_test.test_weight_decay_is_none
+    with pytest.raises(ValueError, match="Argument `weight_decay` must be a float. Received: weight_decay=None"):
+        optimizers.AdamW(learning_rate=1.0, weight_decay=None)
