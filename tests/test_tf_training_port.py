@@ -10,6 +10,7 @@ import itertools
 import re
 
 import numpy as np
+import optax
 import pytest
 
 import tapejax as tj
@@ -202,3 +203,71 @@ def test_adamw_weight_decay_none_message_is_keras():
     # adamw_test.test_weight_decay_is_none
     with pytest.raises(ValueError, match="Argument `weight_decay` must be a float. Received: weight_decay=None"):
         optimizers.AdamW(learning_rate=1.0, weight_decay=None)
+
+
+KERAS = {"SGD": optimizers.SGD, "Adam": optimizers.Adam, "AdamW": optimizers.AdamW,
+         "RMSprop": optimizers.RMSprop, "Adagrad": optimizers.Adagrad}
+
+
+@pytest.mark.parametrize("name", sorted(KERAS))
+def test_keras_weight_decay_with_exclusions(name):
+    # {sgd,adam,adamw,rmsprop,adagrad}_test.test_weight_decay: var1 decayed by three optimizers (lr 1,
+    # weight_decay 0.004, zero gradients) ends at 1.9760959; var2 (excluded by name) and var3 (by list) stay 2
+    cls = KERAS[name]
+    grads = tj.numpy.zeros(())
+    var1, var2, var3 = tj.Variable(2.0), tj.Variable(2.0, name="exclude"), tj.Variable(2.0)
+    optimizer_1 = cls(learning_rate=1.0, weight_decay=0.004)
+    optimizer_1.apply_gradients(zip([grads], [var1]))
+    optimizer_2 = cls(learning_rate=1.0, weight_decay=0.004)
+    optimizer_2.exclude_from_weight_decay(var_names=["exclude"])
+    optimizer_2.apply_gradients(zip([grads, grads], [var1, var2]))
+    optimizer_3 = cls(learning_rate=1.0, weight_decay=0.004)
+    optimizer_3.exclude_from_weight_decay(var_list=[var3])
+    optimizer_3.apply_gradients(zip([grads, grads], [var1, var3]))
+    assert abs(float(var1.numpy()) - 1.9760959) < 1e-6
+    assert abs(float(var2.numpy()) - 2.0) < 1e-6
+    assert abs(float(var3.numpy()) - 2.0) < 1e-6
+
+
+@pytest.mark.parametrize("where", ["eager", "function"])
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW"])
+def test_weight_decay_exclusion_matches_an_optimizer_without_decay(name, where):
+    # the excluded variable moves as under the same optimizer without weight decay, the other as with it;
+    # over several steps (replayed and fused eagerly, compiled in a tj.function), with a schedule too
+    cls = KERAS[name]
+    kw = {"momentum": 0.9} if name == "SGD" else {}
+    no_decay = {"weight_decay": 0.0} if name == "AdamW" else {}
+    for lr in (0.1, optax.exponential_decay(0.1, 1, 0.5)):
+        kernel, bias = tj.Variable([1.0, -2.0], name="dense/kernel"), tj.Variable([0.5], name="dense/bias")
+        ref_k, ref_b = tj.Variable([1.0, -2.0]), tj.Variable([0.5])
+        opt = cls(learning_rate=lr, weight_decay=0.1, **kw)
+        opt.exclude_from_weight_decay(var_names=["bias"])
+        ref_decayed = cls(learning_rate=lr, weight_decay=0.1, **kw)
+        ref_plain = cls(learning_rate=lr, **kw, **no_decay)
+
+        def step(o, k, b):
+            with tj.GradientTape() as tape:
+                loss = tj.numpy.sum(k * k) + tj.numpy.sum(b * b * 3.0)
+            gk, gb = tape.gradient(loss, [k, b])
+            o.apply_gradients([(gk, k), (gb, b)])
+
+        train = tj.function(step) if where == "function" else step
+        ref_b2 = tj.Variable([0.5])
+        ref_k2 = tj.Variable([1.0, -2.0])
+        for _ in range(4):
+            train(opt, kernel, bias)
+            step(ref_decayed, ref_k, ref_b2)   # decayed: its kernel is the reference
+            step(ref_plain, ref_k2, ref_b)     # not decayed: its bias is the reference
+        np.testing.assert_allclose(kernel.numpy(), ref_k.numpy(), rtol=1e-6)
+        np.testing.assert_allclose(bias.numpy(), ref_b.numpy(), rtol=1e-6)
+        assert not np.allclose(ref_b.numpy(), ref_b2.numpy())  # (the exclusion made a difference)
+
+
+def test_exclude_from_weight_decay_only_before_the_build():
+    # Keras: "`exclude_from_weight_decay()` can only be configured before the optimizer is built."
+    opt = optimizers.Adam(weight_decay=0.01)
+    opt.build([tj.Variable(1.0)])
+    with pytest.raises(ValueError, match="can only be configured before the optimizer is built"):
+        opt.exclude_from_weight_decay(var_names=["bias"])
+    with pytest.raises(TypeError, match="mask"):
+        optimizers.from_optax(optax.adamw(1e-3)).exclude_from_weight_decay(var_names=["bias"])

@@ -17,10 +17,14 @@ and on sharded Variables (the update is a jitted function of the Variables' arra
    Keras-named optimizer given a float keeps it in a float32 Variable (``learning_rate``, in
    ``.variables`` after ``iterations``, as Keras): setting or assigning it changes the rate of the next
    steps. Its transformation is rebuilt from that Variable's value inside each compiled update.
+4. Keras's ``exclude_from_weight_decay(var_list, var_names)``, before the build: the build records which
+   of its Variables are decayed, and an update of a set of Variables some of which are excluded
+   rebuilds the transformation with that mask (the same state: the decay has none of its own).
 """
 from __future__ import annotations
 
 import functools
+import re
 import sys
 import warnings
 from collections.abc import Sequence
@@ -48,10 +52,11 @@ class Optimizer:
 
     def __init__(self, transformation: optax.GradientTransformation, learning_rate: Optional[LearningRate] = None,
                  name: str = "optimizer",
-                 with_learning_rate: Optional[Callable[[Any], optax.GradientTransformation]] = None) -> None:
-        """``with_learning_rate``: the transformation for a given learning rate (a float32 scalar, traced in
-        the update); given with a float ``learning_rate``, that rate is a settable Variable. Without it, the
-        transformation holds its learning rate."""
+                 with_learning_rate: Optional[Callable[..., optax.GradientTransformation]] = None) -> None:
+        """``with_learning_rate(lr, decay_mask=None)``: the transformation for a given learning rate (a
+        float32 scalar traced in the update, or the schedule) and which of the updated Variables get
+        Keras's weight decay (a tuple of bools, None: all); given with a float ``learning_rate``, that rate
+        is a settable Variable. Without it, the transformation holds its learning rate (``from_optax``)."""
         if not (callable(getattr(transformation, "init", None)) and callable(getattr(transformation, "update", None))):
             raise TypeError(f"{type(self).__name__}: expected an optax GradientTransformation (with init and "
                             f"update), got {type(transformation).__name__}; build one with optax, e.g. "
@@ -59,6 +64,9 @@ class Optimizer:
         self._tx = transformation
         self._learning_rate = learning_rate
         self._with_learning_rate = None if callable(learning_rate) else with_learning_rate
+        self._rebuild = with_learning_rate
+        self._decay_excluded: Optional[Tuple[set, Optional[re.Pattern]]] = None  # exclude_from_weight_decay
+        self._decay_mask: Optional[Tuple[bool, ...]] = None  # per built Variable; None: all decayed
         self.name = name
         with name_scope(name):
             self._iterations = Variable(jnp.zeros((), jnp.int32), trainable=False, name="iteration")
@@ -137,8 +145,26 @@ class Optimizer:
             leaves = self._restored_state(leaves)
         with name_scope(self.name):
             self._state = [Variable(leaf, trainable=False, name=f"state_{i}") for i, leaf in enumerate(leaves)]
+        if self._decay_excluded is not None:
+            ids, pattern = self._decay_excluded
+            self._decay_mask = tuple(not (id(v) in ids or (pattern is not None and pattern.search(v.name)))
+                                     for v in var_list)
         self._built = var_list
         self._position = {id(v): i for i, v in enumerate(var_list)}  # (looked up at every step)
+
+    def exclude_from_weight_decay(self, var_list: Optional[Iterable[Variable]] = None,
+                                  var_names: Optional[Iterable[str]] = None) -> None:
+        """As Keras: the Variables in ``var_list``, and those whose name contains one of ``var_names``
+        (regular expressions, searched in the name), get no ``weight_decay``. Only before the build."""
+        if self._built is not None:
+            raise ValueError("`exclude_from_weight_decay()` can only be configured before the optimizer is built.")
+        if self._rebuild is None:
+            raise TypeError(f"{type(self).__name__}.exclude_from_weight_decay: this optimizer applies an optax "
+                            "transformation whose weight decay (if any) is its own; give optax's decay a mask "
+                            "(optax.add_decayed_weights(rate, mask=...)) instead.")
+        names = list(var_names or [])
+        self._decay_excluded = ({id(v) for v in (var_list or [])},
+                                re.compile("|".join(names)) if names else None)
 
     def restore_on_build(self, values: Sequence[Any], checkpoint: str) -> None:
         """Give ``build`` the state saved in ``checkpoint``, restored before this optimizer had any (TF's
@@ -259,7 +285,11 @@ class Optimizer:
         """One optax step on the Variables at ``idx`` (jitted; ``key`` = (idx, number built)), and the
         step count plus one; ``lr``: the learning-rate Variable's value, when there is one."""
         idx, n = key
-        tx = self._tx if lr is None else self._with_learning_rate(lr)
+        mask = None if self._decay_mask is None else tuple(self._decay_mask[i] for i in idx)
+        if mask is not None and not all(mask):  # (the transformation's state does not depend on the mask)
+            tx = self._rebuild(self._learning_rate if lr is None else lr, mask)
+        else:
+            tx = self._tx if lr is None else self._with_learning_rate(lr)
         state = jax.tree_util.tree_unflatten(self._state_tree, state_leaves)
 
         def per_variable(node) -> bool:
@@ -353,8 +383,8 @@ def _check_momentum(momentum: float, name: str) -> None:
 
 def keras_transformation(tx: optax.GradientTransformation, learning_rate: LearningRate,
                          weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
-                         clipvalue: Optional[float] = None,
-                         global_clipnorm: Optional[float] = None) -> optax.GradientTransformation:
+                         clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
+                         decay_mask: Optional[Sequence[bool]] = None) -> optax.GradientTransformation:
     """``tx`` with Keras's optimizer options, applied as Keras applies them in each step:
 
     1. the gradients are clipped: each by its own L2 norm (``clipnorm``, as ``clip_by_norm``), each
@@ -362,14 +392,15 @@ def keras_transformation(tx: optax.GradientTransformation, learning_rate: Learni
        as ``clip_by_global_norm``); at most one of the three;
     2. ``tx`` computes the update from the clipped gradients;
     3. decoupled weight decay: each variable also moves by ``-learning_rate * weight_decay * variable``
-       (its value before the step), outside ``tx``'s momentum and scaling.
+       (its value before the step), outside ``tx``'s momentum and scaling; only the params whose
+       ``decay_mask`` entry is True, when one is given (Keras's ``exclude_from_weight_decay``).
     Only the variables given a gradient in a step are clipped together and decayed (Keras)."""
     given = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
     if sum(v is not None for v in given.values()) > 1:
         raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: "
                          + ", ".join(f"{k}={v}" for k, v in given.items()))
     if weight_decay is not None:
-        tx = _plus_decoupled_weight_decay(tx, learning_rate, weight_decay)
+        tx = _plus_decoupled_weight_decay(tx, learning_rate, weight_decay, decay_mask)
     if clipnorm is not None:
         clip = optax.stateless_with_tree_map(lambda g, _: clip_by_norm(g, clipnorm).value)
     elif clipvalue is not None:
@@ -383,10 +414,24 @@ def keras_transformation(tx: optax.GradientTransformation, learning_rate: Learni
     return optax.chain(clip, tx)
 
 
+def _add_decayed_weights(weight_decay: float, decay_mask: Optional[Sequence[bool]]) -> optax.GradientTransformation:
+    """``optax.add_decayed_weights(weight_decay)`` for the params (a list) whose ``decay_mask`` entry is
+    True (all without a mask), with the state of the unmasked one (optax's ``mask=`` wraps the state,
+    which would change the optimizer's state structure with the mask)."""
+    plain = optax.add_decayed_weights(weight_decay)
+    if decay_mask is None:
+        return plain
+
+    def update(updates, state, params):
+        return [u + weight_decay * p if keep else u for u, p, keep in zip(updates, params, decay_mask)], state
+    return optax.GradientTransformation(plain.init, update)
+
+
 def _plus_decoupled_weight_decay(tx: optax.GradientTransformation, learning_rate: LearningRate,
-                                 weight_decay: float) -> optax.GradientTransformation:
+                                 weight_decay: float,
+                                 decay_mask: Optional[Sequence[bool]] = None) -> optax.GradientTransformation:
     """``tx``'s update plus ``-learning_rate * weight_decay * params`` (Keras's ``weight_decay``)."""
-    decay = optax.chain(optax.add_decayed_weights(weight_decay), optax.scale_by_learning_rate(learning_rate))
+    decay = optax.chain(_add_decayed_weights(weight_decay, decay_mask), optax.scale_by_learning_rate(learning_rate))
 
     def init(params):
         return tx.init(params), decay.init(params)
@@ -409,9 +454,9 @@ class SGD(Optimizer):
                  name: str = "SGD") -> None:
         _check_momentum(momentum, "SGD")
 
-        def make(lr):
+        def make(lr, decay_mask=None):
             tx = optax.sgd(lr, momentum=momentum or None, nesterov=nesterov)
-            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm)
+            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
@@ -423,7 +468,8 @@ def keras_epsilon(epsilon: float, beta_2: float) -> Callable[[Any], Any]:
 
 
 def keras_amsgrad(learning_rate: LearningRate, b1: float, b2: float, eps: float,
-                  weight_decay: Optional[float] = None) -> optax.GradientTransformation:
+                  weight_decay: Optional[float] = None,
+                  decay_mask: Optional[Sequence[bool]] = None) -> optax.GradientTransformation:
     """Keras's Adam with ``amsgrad=True``: ``lr * sqrt(1 - b2**t) / (1 - b1**t) * m / (sqrt(v_max) + eps)``
     with ``v_max`` the running maximum of the uncorrected second moment. That is optax's
     ``scale_by_amsgrad`` with ``bias_correction_nu=False`` (which leaves out ``sqrt(1 - b2**t)``) times
@@ -431,21 +477,22 @@ def keras_amsgrad(learning_rate: LearningRate, b1: float, b2: float, eps: float,
     parts = [optax.scale_by_amsgrad(b1, b2, eps, bias_correction_nu=False),
              optax.scale_by_schedule(lambda count: jnp.sqrt(1.0 - b2 ** (count + 1)))]
     if weight_decay is not None:
-        parts.append(optax.add_decayed_weights(weight_decay))
+        parts.append(_add_decayed_weights(weight_decay, decay_mask))
     return optax.chain(*parts, optax.scale_by_learning_rate(learning_rate))
 
 
 def _keras_adam(learning_rate: LearningRate, beta_1: float, beta_2: float, epsilon: float, amsgrad: bool,
-                weight_decay: Optional[float]) -> optax.GradientTransformation:
+                weight_decay: Optional[float],
+                decay_mask: Optional[Sequence[bool]] = None) -> optax.GradientTransformation:
     """Adam as Keras computes it (epsilon placed as Keras places it: ``keras_epsilon``), with decoupled
     weight decay when ``weight_decay`` is given (``-lr * weight_decay * w``, as Keras). The parts of
     ``optax.adam``/``optax.adamw``, with only epsilon's schedule injected: the learning rate stays where
     the transformation is built from it (a settable rate rebuilds it, Optimizer's ``with_learning_rate``)."""
     if amsgrad:
-        return keras_amsgrad(learning_rate, beta_1, beta_2, epsilon, weight_decay)
+        return keras_amsgrad(learning_rate, beta_1, beta_2, epsilon, weight_decay, decay_mask)
     parts = [optax.inject_hyperparams(optax.scale_by_adam)(b1=beta_1, b2=beta_2, eps=keras_epsilon(epsilon, beta_2))]
     if weight_decay is not None:
-        parts.append(optax.add_decayed_weights(weight_decay))
+        parts.append(_add_decayed_weights(weight_decay, decay_mask))
     return optax.chain(*parts, optax.scale_by_learning_rate(learning_rate))
 
 
@@ -458,8 +505,8 @@ class Adam(Optimizer):
                  epsilon: float = 1e-7, amsgrad: bool = False, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
                  global_clipnorm: Optional[float] = None, name: str = "adam") -> None:
-        def make(lr):
-            tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay)
+        def make(lr, decay_mask=None):
+            tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay, decay_mask)
             return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
@@ -476,8 +523,8 @@ class AdamW(Optimizer):
             raise ValueError("Argument `weight_decay` must be a float. Received: weight_decay=None (AdamW "
                              "always decays; use Adam for no weight decay).")  # (Keras's words)
 
-        def make(lr):
-            tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay)
+        def make(lr, decay_mask=None):
+            tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay, decay_mask)
             return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
@@ -492,10 +539,10 @@ class RMSprop(Optimizer):
                  global_clipnorm: Optional[float] = None, name: str = "rmsprop") -> None:
         _check_momentum(momentum, "RMSprop")
 
-        def make(lr):
+        def make(lr, decay_mask=None):
             tx = optax.rmsprop(lr, decay=rho, eps=epsilon, initial_scale=0.0, eps_in_sqrt=True, centered=centered,
                                momentum=momentum or None)
-            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm)
+            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
@@ -506,9 +553,9 @@ class Adagrad(Optimizer):
                  epsilon: float = 1e-7, weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
                  name: str = "adagrad") -> None:
-        def make(lr):
+        def make(lr, decay_mask=None):
             tx = optax.adagrad(lr, initial_accumulator_value=initial_accumulator_value, eps=epsilon)
-            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm)
+            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
