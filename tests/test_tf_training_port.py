@@ -271,3 +271,66 @@ def test_exclude_from_weight_decay_only_before_the_build():
         opt.exclude_from_weight_decay(var_names=["bias"])
     with pytest.raises(TypeError, match="mask"):
         optimizers.from_optax(optax.adamw(1e-3)).exclude_from_weight_decay(var_names=["bias"])
+
+
+def test_keras_callable_learning_rate_without_arguments():
+    # keras optimizer_test.test_callable_learning_rate: SGD(learning_rate=lambda: 0.1), one step of ones
+    # gives [[0.9, 1.9], [2.9, 3.9]] and iterations 1 (Keras: "a callable that takes no arguments and
+    # returns the actual value to use"); before, tapejax called it with the step count (TypeError)
+    v = tj.Variable([[1.0, 2.0], [3.0, 4.0]])
+    grads = tj.constant([[1.0, 1.0], [1.0, 1.0]])
+    optimizer = optimizers.SGD(learning_rate=lambda: 0.1)
+    assert int(optimizer.iterations.numpy()) == 0
+    optimizer.apply_gradients([(grads, v)])
+    np.testing.assert_allclose(v.numpy(), [[0.9, 1.9], [2.9, 3.9]], rtol=1e-6)
+    assert int(optimizer.iterations.numpy()) == 1
+    # called at each step: a changed value reaches the next step (Adam's first steps move by ~lr)
+    rate = [0.1]
+    opt, w = optimizers.Adam(learning_rate=lambda: rate[0]), tj.Variable([1.0])
+    opt.apply_gradients([(tj.constant([1.0]), w)])
+    rate[0] = 0.5
+    assert abs(float(opt.learning_rate) - 0.5) < 1e-7
+    opt.apply_gradients([(tj.constant([1.0]), w)])
+    np.testing.assert_allclose(w.numpy(), [0.4], atol=1e-4)
+    opt.learning_rate = 0.25  # a float set later replaces the callable
+    rate[0] = 1.0
+    opt.apply_gradients([(tj.constant([1.0]), w)])
+    np.testing.assert_allclose(w.numpy(), [0.15], atol=1e-4)
+
+
+def test_keras_hyperparameters_are_attributes():
+    # keras optimizer_test.test_clip_args: SGD(learning_rate=1.0, clipnorm=0.1).clipnorm == 0.1, and so on
+    assert optimizers.SGD(learning_rate=1.0, clipnorm=0.1).clipnorm == 0.1
+    assert optimizers.SGD(learning_rate=1.0, clipvalue=0.1).clipvalue == 0.1
+    assert optimizers.SGD(learning_rate=1.0, global_clipnorm=0.1).global_clipnorm == 0.1
+    sgd = optimizers.SGD(momentum=0.9, nesterov=True)
+    assert (sgd.momentum, sgd.nesterov, sgd.weight_decay, sgd.clipnorm) == (0.9, True, None, None)
+    adamw = optimizers.AdamW()
+    assert (adamw.beta_1, adamw.beta_2, adamw.epsilon, adamw.amsgrad, adamw.weight_decay) == \
+        (0.9, 0.999, 1e-7, False, 0.004)
+    rms = optimizers.RMSprop()
+    assert (rms.rho, rms.momentum, rms.epsilon, rms.centered) == (0.9, 0.0, 1e-7, False)
+    ada = optimizers.Adagrad()
+    assert (ada.initial_accumulator_value, ada.epsilon) == (0.1, 1e-7)
+    with pytest.raises(AttributeError, match="fixed at construction"):  # it would not reach the steps
+        adamw.beta_1 = 0.5
+    assert adamw.beta_1 == 0.9
+
+
+def test_keras_iterations_and_empty_gradients():
+    # keras optimizer_test.test_iterations_counter and test_empty_gradients
+    v = tj.Variable([[1.0, 2.0], [3.0, 4.0]])
+    grads = tj.constant([[1.0, 1.0], [1.0, 1.0]])
+    optimizer = optimizers.Adam(learning_rate=1.0)
+    assert int(optimizer.iterations.numpy()) == 0
+    optimizer.apply_gradients([(grads, v)])
+    optimizer.apply_gradients([(grads, v)])
+    assert int(optimizer.iterations.numpy()) == 2
+    v = tj.Variable([[3.0, 4.0], [5.0, 6.0]])
+    with pytest.raises(ValueError, match="No gradients provided for any variable."):
+        optimizers.SGD(learning_rate=1.0).apply_gradients([(None, v)])
+    v2 = tj.Variable([[3.0, 4.0], [5.0, 6.0]])
+    with pytest.warns(UserWarning, match="Gradients do not exist for variables"):
+        optimizers.SGD(learning_rate=1.0).apply_gradients([(None, v), (grads, v2)])
+    np.testing.assert_allclose(v.numpy(), [[3.0, 4.0], [5.0, 6.0]])
+    np.testing.assert_allclose(v2.numpy(), [[2.0, 3.0], [4.0, 5.0]])

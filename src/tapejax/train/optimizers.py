@@ -24,6 +24,7 @@ and on sharded Variables (the update is a jitted function of the Variables' arra
 from __future__ import annotations
 
 import functools
+import inspect
 import re
 import sys
 import warnings
@@ -57,6 +58,13 @@ class Optimizer:
         float32 scalar traced in the update, or the schedule) and which of the updated Variables get
         Keras's weight decay (a tuple of bools, None: all); given with a float ``learning_rate``, that rate
         is a settable Variable. Without it, the transformation holds its learning rate (``from_optax``)."""
+        self._lr_fn = None
+        if with_learning_rate is not None and _takes_no_arguments(learning_rate):
+            # Keras: "a callable that takes no arguments and returns the actual value to use": its value is
+            # the rate Variable's, refreshed at each step (inside a tj.function, when it is traced).
+            self._lr_fn = learning_rate
+            learning_rate = _rate_value(learning_rate(), type(self).__name__)
+            transformation = with_learning_rate(learning_rate)
         if not (callable(getattr(transformation, "init", None)) and callable(getattr(transformation, "update", None))):
             raise TypeError(f"{type(self).__name__}: expected an optax GradientTransformation (with init and "
                             f"update), got {type(transformation).__name__}; build one with optax, e.g. "
@@ -100,8 +108,10 @@ class Optimizer:
     @property
     def learning_rate(self):
         """The learning rate of the next step: a float32 Variable for a float rate (as Keras: set it, or
-        ``assign`` to it, to change the following steps), a schedule's value at ``iterations``, or, for
-        ``from_optax``, None (the transformation holds its rate)."""
+        ``assign`` to it, to change the following steps), a schedule's value at ``iterations``, a
+        callable rate's value now, or, for ``from_optax``, None (the transformation holds its rate)."""
+        if self._lr_fn is not None:
+            return convert_to_tensor(_rate_value(self._lr_fn(), type(self).__name__))
         if self._lr is not None:
             return self._lr
         lr = self._learning_rate
@@ -114,6 +124,7 @@ class Optimizer:
                 raise TypeError(f"{type(self).__name__}: a schedule can only be given at construction "
                                 f"({type(self).__name__}(learning_rate=schedule)); set a float here.")
             self._lr.assign(value)  # (a wrong shape raises and leaves the rate as it was)
+            self._lr_fn = None  # (a rate given as a callable is replaced by the float)
             return
         if callable(self._learning_rate):
             raise TypeError(f"This {type(self).__name__} was created with a schedule as its learning_rate, hence its "
@@ -224,6 +235,8 @@ class Optimizer:
             warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the loss; they are "
                           "left unchanged.", UserWarning, stacklevel=2)
         with tape_set.stop_recording():  # an update is not part of any differentiated computation
+            if self._lr_fn is not None:
+                self._lr.assign(_rate_value(self._lr_fn(), type(self).__name__))
             traced = tape_set.state.capture is not None
             given = [g if isinstance(g, Tensor) else convert_to_tensor(g) for g, _ in present]
             step = None if traced else pending.pending_step_of(given)
@@ -345,6 +358,36 @@ def _rate_value(learning_rate: Any, owner: str) -> jax.Array:
     return value
 
 
+def _takes_no_arguments(fn: Any) -> bool:
+    """Whether ``fn`` is a callable that can be called with no argument (Keras's callable learning rate),
+    rather than a schedule of the step count (optax's, Keras's LearningRateSchedule)."""
+    if not callable(fn):
+        return False
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # (no signature: a builtin) taken as a schedule
+        return False
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
+
+
+class _Hyperparameter:
+    """A Keras hyperparameter as a read-only attribute (``opt.beta_1``, ``opt.clipnorm``...): the
+    transformation is built from it at construction, so a new value would not reach the steps."""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        return obj.__dict__["_hyperparameters"][self.name]
+
+    def __set__(self, obj, value):
+        raise AttributeError(f"{type(obj).__name__}.{self.name} is fixed at construction (the optax transformation "
+                             f"is built from it); make a new {type(obj).__name__}({self.name}=...). Only "
+                             "learning_rate can be set.")
+
+
 def _only_held_by_variables(*value_lists: list) -> bool:
     """True when each array in the lists is referenced only by its Variable and its list (CPython's
     reference count: the Variable's, the list's and getrefcount's own argument). A Tensor, a pending op
@@ -448,6 +491,13 @@ class SGD(Optimizer):
     ``t = momentum * t + g`` with update ``-lr * t``: the same steps while the learning rate is constant
     (after the rate is set or with a schedule, Keras's velocity mixes past learning rates, optax's does not)."""
 
+    momentum = _Hyperparameter()
+    nesterov = _Hyperparameter()
+    weight_decay = _Hyperparameter()
+    clipnorm = _Hyperparameter()
+    clipvalue = _Hyperparameter()
+    global_clipnorm = _Hyperparameter()
+
     def __init__(self, learning_rate: LearningRate = 0.01, momentum: float = 0.0, nesterov: bool = False,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
@@ -457,6 +507,8 @@ class SGD(Optimizer):
         def make(lr, decay_mask=None):
             tx = optax.sgd(lr, momentum=momentum or None, nesterov=nesterov)
             return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
+        self._hyperparameters = dict(momentum=momentum, nesterov=nesterov, weight_decay=weight_decay,
+                                     clipnorm=clipnorm, clipvalue=clipvalue, global_clipnorm=global_clipnorm)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
@@ -501,6 +553,15 @@ class Adam(Optimizer):
     ``optax.inject_hyperparams``), so the steps are Keras's value for value; ``amsgrad=True`` is
     ``keras_amsgrad``."""
 
+    beta_1 = _Hyperparameter()
+    beta_2 = _Hyperparameter()
+    epsilon = _Hyperparameter()
+    amsgrad = _Hyperparameter()
+    weight_decay = _Hyperparameter()
+    clipnorm = _Hyperparameter()
+    clipvalue = _Hyperparameter()
+    global_clipnorm = _Hyperparameter()
+
     def __init__(self, learning_rate: LearningRate = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, amsgrad: bool = False, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
@@ -508,12 +569,24 @@ class Adam(Optimizer):
         def make(lr, decay_mask=None):
             tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay, decay_mask)
             return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm)
+        self._hyperparameters = dict(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, amsgrad=amsgrad,
+                                     weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
+                                     global_clipnorm=global_clipnorm)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
 class AdamW(Optimizer):
     """Keras's AdamW: ``optax.adamw`` (decoupled weight decay ``w -= lr * weight_decay * w``, as Keras);
     epsilon placed as Keras places it, as in ``Adam``."""
+
+    beta_1 = _Hyperparameter()
+    beta_2 = _Hyperparameter()
+    epsilon = _Hyperparameter()
+    amsgrad = _Hyperparameter()
+    weight_decay = _Hyperparameter()
+    clipnorm = _Hyperparameter()
+    clipvalue = _Hyperparameter()
+    global_clipnorm = _Hyperparameter()
 
     def __init__(self, learning_rate: LearningRate = 0.001, weight_decay: float = 0.004, beta_1: float = 0.9,
                  beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False,
@@ -526,12 +599,24 @@ class AdamW(Optimizer):
         def make(lr, decay_mask=None):
             tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay, decay_mask)
             return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm)
+        self._hyperparameters = dict(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, amsgrad=amsgrad,
+                                     weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
+                                     global_clipnorm=global_clipnorm)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
 class RMSprop(Optimizer):
     """Keras's RMSprop: ``optax.rmsprop`` with epsilon inside the square root and a zero initial
     accumulator, as Keras (``g / sqrt(v + epsilon)``, centered: ``sqrt(v - mean_g**2 + epsilon)``)."""
+
+    rho = _Hyperparameter()
+    momentum = _Hyperparameter()
+    epsilon = _Hyperparameter()
+    centered = _Hyperparameter()
+    weight_decay = _Hyperparameter()
+    clipnorm = _Hyperparameter()
+    clipvalue = _Hyperparameter()
+    global_clipnorm = _Hyperparameter()
 
     def __init__(self, learning_rate: LearningRate = 0.001, rho: float = 0.9, momentum: float = 0.0,
                  epsilon: float = 1e-7, centered: bool = False, weight_decay: Optional[float] = None,
@@ -543,11 +628,21 @@ class RMSprop(Optimizer):
             tx = optax.rmsprop(lr, decay=rho, eps=epsilon, initial_scale=0.0, eps_in_sqrt=True, centered=centered,
                                momentum=momentum or None)
             return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
+        self._hyperparameters = dict(rho=rho, momentum=momentum, epsilon=epsilon, centered=centered,
+                                     weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
+                                     global_clipnorm=global_clipnorm)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
 class Adagrad(Optimizer):
     """Keras's Adagrad: ``optax.adagrad`` (``g / sqrt(accumulator + epsilon)``, as Keras)."""
+
+    initial_accumulator_value = _Hyperparameter()
+    epsilon = _Hyperparameter()
+    weight_decay = _Hyperparameter()
+    clipnorm = _Hyperparameter()
+    clipvalue = _Hyperparameter()
+    global_clipnorm = _Hyperparameter()
 
     def __init__(self, learning_rate: LearningRate = 0.001, initial_accumulator_value: float = 0.1,
                  epsilon: float = 1e-7, weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
@@ -556,6 +651,9 @@ class Adagrad(Optimizer):
         def make(lr, decay_mask=None):
             tx = optax.adagrad(lr, initial_accumulator_value=initial_accumulator_value, eps=epsilon)
             return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
+        self._hyperparameters = dict(initial_accumulator_value=initial_accumulator_value, epsilon=epsilon,
+                                     weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
+                                     global_clipnorm=global_clipnorm)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
