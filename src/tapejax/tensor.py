@@ -755,10 +755,10 @@ def check_assignment(var: Variable, shape, dtype, op: str) -> None:
     """The ValueError ``var.<op>`` raises for a value of another shape or dtype than ``var``'s."""
     if tuple(shape) != var.shape:
         # (worded so that TF's own tests' patterns match: "shape.*and.*are incompatible", "shapes must be equal")
-        raise ValueError(f"Variable.{op}: shapes must be equal: the value's shape {tuple(shape)} and the shape "
-                         f"{var.shape} of the variable '{var.name}' are incompatible; reshape the value first "
-                         "(a variable's shape never changes, nor does a value broadcast to it). "
-                         "The variable is unchanged.")
+        raise ValueError(f"Variable.{op}: value of shape {tuple(shape)} does not match the variable "
+                         f"'{var.name}' of shape {var.shape} (shapes must be equal: the value's shape and the "
+                         "variable's are incompatible, a value never broadcasts to a variable); reshape the "
+                         "value first. The variable is unchanged.")
     if dtype != var.dtype:
         raise ValueError(f"Variable.{op}: value of dtype {dtype} does not match the variable "
                          f"'{var.name}' of dtype {var.dtype}; cast with .astype({var.dtype}) first. "
