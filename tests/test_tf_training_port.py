@@ -334,3 +334,23 @@ def test_keras_iterations_and_empty_gradients():
         optimizers.SGD(learning_rate=1.0).apply_gradients([(None, v), (grads, v2)])
     np.testing.assert_allclose(v.numpy(), [[3.0, 4.0], [5.0, 6.0]])
     np.testing.assert_allclose(v2.numpy(), [[2.0, 3.0], [4.0, 5.0]])
+
+
+@pytest.mark.parametrize("name", sorted(KERAS))
+def test_keras_gradient_clipping_through_a_step(name):
+    # keras {sgd,adam,...}_test.test_clip_norm / test_clip_value and optimizer_test.test_global_clip_norm
+    # (there on the private _clip_gradients): clipnorm=1 makes [100, 100] [sqrt(2)/2, sqrt(2)/2],
+    # clipvalue=1 makes it [1, 1], global_clipnorm=1 makes [50, 100] [50, 100] / norm. Seen through one
+    # plain SGD step of rate 1 (for the other optimizers: the same clipped gradients give the same step as
+    # the unclipped optimizer given the clipped gradient)
+    cls = KERAS[name]
+    cases = [({"clipnorm": 1}, [100.0, 100.0], [2 ** 0.5 / 2, 2 ** 0.5 / 2]),
+             ({"clipvalue": 1}, [100.0, 100.0], [1.0, 1.0]),
+             ({"global_clipnorm": 1}, [50.0, 100.0], list(np.array([50.0, 100.0]) / np.linalg.norm([50.0, 100.0])))]
+    for option, grad, clipped in cases:
+        v, ref = tj.Variable([0.5, -0.5]), tj.Variable([0.5, -0.5])
+        cls(learning_rate=1.0, **option).apply_gradients([(tj.constant(grad), v)])
+        cls(learning_rate=1.0).apply_gradients([(tj.constant(clipped), ref)])
+        np.testing.assert_allclose(v.numpy(), ref.numpy(), rtol=1e-6, atol=1e-7)
+        if cls is optimizers.SGD:
+            np.testing.assert_allclose(v.numpy(), np.array([0.5, -0.5]) - np.array(clipped), rtol=1e-6)
