@@ -354,3 +354,15 @@ def test_keras_gradient_clipping_through_a_step(name):
         np.testing.assert_allclose(v.numpy(), ref.numpy(), rtol=1e-6, atol=1e-7)
         if cls is optimizers.SGD:
             np.testing.assert_allclose(v.numpy(), np.array([0.5, -0.5]) - np.array(clipped), rtol=1e-6)
+
+
+def test_variable_without_an_initial_value_is_a_value_error():
+    # TF 2.21: tf.Variable() and tf.Variable(None) raise ValueError "The `initial_value` arg to
+    # `tf.Variable` must be specified ..."; tapejax raised TypeError (a missing argument / None conversion)
+    for make in (lambda: tj.Variable(), lambda: tj.Variable(None), lambda: tj.Variable(lambda: None)):
+        with pytest.raises((ValueError, TypeError)):
+            make()
+    with pytest.raises(ValueError, match="initial_value"):
+        tj.Variable()
+    with pytest.raises(ValueError, match="initial_value"):
+        tj.Variable(None, name="w")

@@ -526,8 +526,11 @@ class Variable(ArrayShape):
 
     __array_priority__ = 100
 
-    def __init__(self, initial_value: Any, trainable: bool = True, name: Optional[str] = None,
+    def __init__(self, initial_value: Any = None, trainable: bool = True, name: Optional[str] = None,
                  dtype: Any = None) -> None:
+        if initial_value is None:  # (TF's ValueError, also for a missing argument)
+            raise ValueError("The `initial_value` arg to `tj.Variable` must be specified (a value, or a callable "
+                             "returning one); got None.")
         if name is not None and not isinstance(name, str):
             raise ValueError(f"tj.Variable: name must be a string, got {type(name).__name__} {name!r} (as TF).")
         cap = tape_set.state.capture
