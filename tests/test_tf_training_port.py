@@ -366,3 +366,55 @@ def test_variable_without_an_initial_value_is_a_value_error():
         tj.Variable()
     with pytest.raises(ValueError, match="initial_value"):
         tj.Variable(None, name="w")
+
+
+# Keras 3.15 (TF backend), SGD(0.1, momentum=0.9, nesterov=...) on w = tf.Variable([1.0, -2.0, 0.5]):
+#   for i, g in enumerate(SGD_GRADS): (o.learning_rate = 0.5 if i == 2); o.apply_gradients([(g, w)])
+# and with keras.optimizers.schedules.ExponentialDecay(0.1, 1, 0.5) (optax.exponential_decay(0.1, 1, 0.5)).
+SGD_GRADS = [[0.5, -1.5, 2.0], [0.01, 0.02, -0.03], [3.0, 0.0, -4.0], [-0.2, 0.4, 0.1]]
+KERAS_SGD_MOMENTUM = {
+    (False, "set"): ([-1.9246599674224854, -1.6895700693130493, 3.5703301429748535],
+                     [-1.2872599363327026, -0.09227000921964645, 1.6066300868988037]),
+    (True, "set"): ([-3.0831940174102783, -1.7726129293441772, 5.016297340393066],
+                    [-1.2872599363327026, -0.09227000921964645, 1.6066300868988037]),
+    (False, "schedule"): ([0.6866950392723083, -1.4918601512908936, 0.005015019327402115], None),
+    (True, "schedule"): ([0.5950254201889038, -1.3986737728118896, -0.0452364906668663], None),
+}
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "tj_function"])
+@pytest.mark.parametrize("case", sorted(KERAS_SGD_MOMENTUM))
+def test_sgd_momentum_keeps_each_steps_learning_rate_as_keras(case, compiled):
+    # Keras's velocity v = momentum * v - lr * g holds each step's rate; tapejax used optax.sgd, whose trace
+    # of raw gradients is scaled by the current rate (w was [-2.2393, -0.77985, 2.35965] for the first case)
+    nesterov, how = case
+    w_expected, velocity_expected = KERAS_SGD_MOMENTUM[case]
+    lr = 0.1 if how == "set" else optax.exponential_decay(0.1, 1, 0.5)
+    opt, w = optimizers.SGD(lr, momentum=0.9, nesterov=nesterov), tj.Variable([1.0, -2.0, 0.5])
+
+    def step(g):
+        opt.apply_gradients([(g, w)])
+    step = tj.function(step) if compiled else step
+    for i, g in enumerate(SGD_GRADS):
+        if i == 2 and how == "set":
+            opt.learning_rate = 0.5
+        step(tj.constant(g))
+    np.testing.assert_allclose(w.numpy(), w_expected, rtol=2e-6, atol=1e-6)
+    if velocity_expected is not None:  # the state is Keras's momentum variable
+        np.testing.assert_allclose(opt.variables[2].numpy(), velocity_expected, rtol=2e-6, atol=1e-6)
+
+
+def test_sgd_nesterov_golden():
+    # keras sgd_test.test_correctness_with_golden
+    golden = np.array(
+        [[0.9999] * 10, [0.9989, 0.9979, 0.9969, 0.9959, 0.9949, 0.9939, 0.9929, 0.9919, 0.9909, 0.9899],
+         [0.9979, 0.9959, 0.9939, 0.9919, 0.9899, 0.9879, 0.9859, 0.9839, 0.9819, 0.9799],
+         [0.9969, 0.9939, 0.9909, 0.9879, 0.9849, 0.9819, 0.9789, 0.9759, 0.9729, 0.9699],
+         [0.9959, 0.9919, 0.9879, 0.9839, 0.9799, 0.9759, 0.9719, 0.9679, 0.9639, 0.9599]])
+    optimizer = optimizers.SGD(nesterov=True)
+    x = tj.Variable(np.ones([10], np.float32))
+    grads, first_grads = tj.numpy.arange(0.1, 1.1, 0.1), tj.numpy.full((10,), 0.01)
+    optimizer.apply_gradients(zip([first_grads], [x]))
+    for i in range(5):
+        np.testing.assert_allclose(x.numpy(), golden[i], rtol=5e-4, atol=5e-4)
+        optimizer.apply_gradients(zip([grads], [x]))

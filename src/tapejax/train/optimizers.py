@@ -487,9 +487,11 @@ def _plus_decoupled_weight_decay(tx: optax.GradientTransformation, learning_rate
 
 
 class SGD(Optimizer):
-    """Keras's SGD: ``optax.sgd``. With momentum, Keras keeps ``v = momentum * v - lr * g`` and optax
-    ``t = momentum * t + g`` with update ``-lr * t``: the same steps while the learning rate is constant
-    (after the rate is set or with a schedule, Keras's velocity mixes past learning rates, optax's does not)."""
+    """Keras's SGD: ``optax.sgd``; with momentum, Keras's velocity ``v = momentum * v - lr * g`` (the
+    update ``v``, or ``momentum * v - lr * g`` with ``nesterov``), which is optax's ``trace`` of the
+    gradients already scaled by the learning rate. (``optax.sgd`` traces the raw gradients and scales
+    the trace: the same steps only while the rate is constant; Keras's velocity keeps each step's rate,
+    which matters with a schedule or a rate set during training.)"""
 
     momentum = _Hyperparameter()
     nesterov = _Hyperparameter()
@@ -505,7 +507,8 @@ class SGD(Optimizer):
         _check_momentum(momentum, "SGD")
 
         def make(lr, decay_mask=None):
-            tx = optax.sgd(lr, momentum=momentum or None, nesterov=nesterov)
+            tx = optax.sgd(lr) if not momentum else \
+                optax.chain(optax.scale_by_learning_rate(lr), optax.trace(decay=momentum, nesterov=nesterov))
             return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
         self._hyperparameters = dict(momentum=momentum, nesterov=nesterov, weight_decay=weight_decay,
                                      clipnorm=clipnorm, clipvalue=clipvalue, global_clipnorm=global_clipnorm)
