@@ -526,8 +526,11 @@ class Variable(ArrayShape):
 
     __array_priority__ = 100
 
-    def __init__(self, initial_value: Any, trainable: bool = True, name: Optional[str] = None,
+    def __init__(self, initial_value: Any = None, trainable: bool = True, name: Optional[str] = None,
                  dtype: Any = None) -> None:
+        if initial_value is None:  # (TF's ValueError, also for a missing argument)
+            raise ValueError("The `initial_value` arg to `tj.Variable` must be specified (a value, or a callable "
+                             "returning one); got None.")
         if name is not None and not isinstance(name, str):
             raise ValueError(f"tj.Variable: name must be a string, got {type(name).__name__} {name!r} (as TF).")
         cap = tape_set.state.capture
@@ -628,27 +631,27 @@ class Variable(ArrayShape):
         if "_pending_value" in d:  # a pending assignment before this one no longer applies
             del d["_pending_value"]
 
-    def assign(self, value: Any, read_value: bool = True) -> "Variable":
-        if _assign_deferral is not None and type(value) is Tensor and _assign_deferral(self, value, "assign", None):
-            return self
-        self._set(self._checked(value, "assign"))
-        return self
+    # The assignments return the variable (as TF's eager ``v.assign(x)``, so they chain), or None with
+    # ``read_value=False`` (as TF eager).
+    def assign(self, value: Any, read_value: bool = True) -> Optional["Variable"]:
+        if not (_assign_deferral is not None and type(value) is Tensor
+                and _assign_deferral(self, value, "assign", None)):
+            self._set(self._checked(value, "assign"))
+        return self if read_value else None
 
-    def assign_add(self, delta: Any, read_value: bool = True) -> "Variable":
-        if _assign_deferral is not None and type(delta) is Tensor and _assign_deferral(self, delta, "assign_add",
-                                                                                       _add_kernel):
-            return self
-        d = self._checked(delta, "assign_add")
-        self._set(_add_kernel(self._current(), d))
-        return self
+    def assign_add(self, delta: Any, read_value: bool = True) -> Optional["Variable"]:
+        if not (_assign_deferral is not None and type(delta) is Tensor
+                and _assign_deferral(self, delta, "assign_add", _add_kernel)):
+            d = self._checked(delta, "assign_add")
+            self._set(_add_kernel(self._current(), d))
+        return self if read_value else None
 
-    def assign_sub(self, delta: Any, read_value: bool = True) -> "Variable":
-        if _assign_deferral is not None and type(delta) is Tensor and _assign_deferral(self, delta, "assign_sub",
-                                                                                       _sub_kernel):
-            return self
-        d = self._checked(delta, "assign_sub")
-        self._set(_sub_kernel(self._current(), d))
-        return self
+    def assign_sub(self, delta: Any, read_value: bool = True) -> Optional["Variable"]:
+        if not (_assign_deferral is not None and type(delta) is Tensor
+                and _assign_deferral(self, delta, "assign_sub", _sub_kernel)):
+            d = self._checked(delta, "assign_sub")
+            self._set(_sub_kernel(self._current(), d))
+        return self if read_value else None
 
     def _in_place_operator(self, other):
         """``v += x`` would rebind ``v`` to a new Tensor and leave the Variable unchanged (a Module attribute
@@ -754,9 +757,11 @@ def current_values(variables: Sequence[Variable]) -> list:
 def check_assignment(var: Variable, shape, dtype, op: str) -> None:
     """The ValueError ``var.<op>`` raises for a value of another shape or dtype than ``var``'s."""
     if tuple(shape) != var.shape:
+        # (worded so that TF's own tests' patterns match: "shape.*and.*are incompatible", "shapes must be equal")
         raise ValueError(f"Variable.{op}: value of shape {tuple(shape)} does not match the variable "
-                         f"'{var.name}' of shape {var.shape}; reshape the value first. "
-                         "The variable is unchanged.")
+                         f"'{var.name}' of shape {var.shape} (shapes must be equal: the value's shape and the "
+                         "variable's are incompatible, a value never broadcasts to a variable); reshape the "
+                         "value first. The variable is unchanged.")
     if dtype != var.dtype:
         raise ValueError(f"Variable.{op}: value of dtype {dtype} does not match the variable "
                          f"'{var.name}' of dtype {var.dtype}; cast with .astype({var.dtype}) first. "

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Callable, Iterator, List, Optional, Set, Tuple
+import threading
+from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
 from ..tensor import Variable, current_name_scope, name_scope
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-# Bookkeeping attributes of Module itself, never walked.
-_OWN_ATTRIBUTES = frozenset({"_name", "_scope_name"})
 
 
 def _snake_case(class_name: str) -> str:
@@ -35,7 +34,13 @@ class Module:
     ``name`` must be a valid Python identifier; it defaults to the class name in snake case.
     ``with module.name_scope:`` prefixes the names of Variables created inside with ``name/`` (nested
     under the name scope active when the Module was made).
+
+    Attributes named in ``_TF_MODULE_IGNORED_PROPERTIES`` are not walked (as tf.Module: a subclass may
+    add names to it, e.g. ``frozenset({"cache"}) | tj.Module._TF_MODULE_IGNORED_PROPERTIES``).
     """
+
+    # Module's own bookkeeping, never walked (tf.Module's name for this class attribute).
+    _TF_MODULE_IGNORED_PROPERTIES = frozenset({"_name", "_scope_name", "_name_scope"})
 
     def __init__(self, name: str = None) -> None:
         if name is None:
@@ -54,8 +59,13 @@ class Module:
     @property
     def name_scope(self) -> "ModuleNameScope":
         """A context manager: Variables created inside get this Module's scope before their name.
-        Its ``.name`` is the scope, ending in "/" (as ``tf.Module.name_scope.name``)."""
-        return ModuleNameScope(getattr(self, "_scope_name", None) or f"{self._own_name()}/")
+        Its ``.name`` is the scope, ending in "/" (as ``tf.Module.name_scope.name``). The same object
+        each time (as TF 2's memoized name scope)."""
+        scope = self.__dict__.get("_name_scope")
+        if scope is None:
+            scope = ModuleNameScope(getattr(self, "_scope_name", None) or f"{self._own_name()}/")
+            self.__dict__["_name_scope"] = scope
+        return scope
 
     def _own_name(self) -> str:
         # A subclass that forgot super().__init__() still has a name.
@@ -96,11 +106,18 @@ class Module:
         if seen is None:
             seen = {id(self)}
         attrs = vars(self)
+        ignored = getattr(self, "_TF_MODULE_IGNORED_PROPERTIES", Module._TF_MODULE_IGNORED_PROPERTIES)
         submodules: List[Module] = []
         for key in sorted(attrs):
-            if key in _OWN_ATTRIBUTES:
+            if key in ignored:
                 continue
-            for leaf in _leaves(attrs[key]):
+            try:
+                leaves = list(_leaves(attrs[key]))
+            except _UnsortableKeys as e:
+                # as tf.Module, whose walk (tf.nest) sorts every dict's keys
+                raise ValueError(f"Error processing property {key!r} of module '{self._own_name()}' "
+                                 f"({type(self).__name__}): {e}") from None
+            for leaf in leaves:
                 if id(leaf) in seen:
                     continue
                 seen.add(id(leaf))
@@ -121,24 +138,35 @@ class ModuleNameScope:
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self._entered: List[Any] = []  # one context per active `with`, innermost last
+        # One context per active `with`, innermost last, per thread: the Module (and so this object) may
+        # be used by several threads at once, and name scopes are per thread.
+        self._entered: Dict[int, List[Any]] = {}
 
     def __enter__(self) -> str:
         context = name_scope(self.name)
         scope = context.__enter__()
-        self._entered.append(context)
+        self._entered.setdefault(threading.get_ident(), []).append(context)
         return scope
 
     def __exit__(self, *exc_info) -> Any:
-        return self._entered.pop().__exit__(*exc_info)
+        thread = threading.get_ident()
+        stack = self._entered[thread]
+        context = stack.pop()
+        if not stack:
+            del self._entered[thread]
+        return context.__exit__(*exc_info)
 
     def __repr__(self) -> str:
         return f"<tj.Module name_scope {self.name!r}>"
 
 
+class _UnsortableKeys(TypeError):
+    """A dict whose keys do not sort, so that it has no order to walk it in."""
+
+
 def _leaves(value: Any) -> Iterator[Any]:
-    """The Variables and Modules inside an attribute's value (lists, tuples, dicts; dict keys sorted
-    where they sort, as TF's nest)."""
+    """The Variables and Modules inside an attribute's value (lists, tuples, dicts; dict keys sorted,
+    as TF's nest: keys that do not sort raise ``_UnsortableKeys``)."""
     if isinstance(value, (Variable, Module)):
         yield value
     elif isinstance(value, (list, tuple)):
@@ -147,7 +175,9 @@ def _leaves(value: Any) -> Iterator[Any]:
     elif isinstance(value, dict):
         try:
             keys = sorted(value)
-        except TypeError:  # keys of mixed types: insertion order
-            keys = list(value)
+        except TypeError as e:
+            raise _UnsortableKeys(f"a dict in it has keys that cannot be sorted ({e}); a Module walks dicts in "
+                                  "sorted key order (as tf.Module), so give the dict keys of one sortable type, "
+                                  "or name the attribute in _TF_MODULE_IGNORED_PROPERTIES") from None
         for k in keys:
             yield from _leaves(value[k])

@@ -17,10 +17,15 @@ and on sharded Variables (the update is a jitted function of the Variables' arra
    Keras-named optimizer given a float keeps it in a float32 Variable (``learning_rate``, in
    ``.variables`` after ``iterations``, as Keras): setting or assigning it changes the rate of the next
    steps. Its transformation is rebuilt from that Variable's value inside each compiled update.
+4. Keras's ``exclude_from_weight_decay(var_list, var_names)``, before the build: the build records which
+   of its Variables are decayed, and an update of a set of Variables some of which are excluded
+   rebuilds the transformation with that mask (the same state: the decay has none of its own).
 """
 from __future__ import annotations
 
 import functools
+import inspect
+import re
 import sys
 import warnings
 from collections.abc import Sequence
@@ -48,10 +53,18 @@ class Optimizer:
 
     def __init__(self, transformation: optax.GradientTransformation, learning_rate: Optional[LearningRate] = None,
                  name: str = "optimizer",
-                 with_learning_rate: Optional[Callable[[Any], optax.GradientTransformation]] = None) -> None:
-        """``with_learning_rate``: the transformation for a given learning rate (a float32 scalar, traced in
-        the update); given with a float ``learning_rate``, that rate is a settable Variable. Without it, the
-        transformation holds its learning rate."""
+                 with_learning_rate: Optional[Callable[..., optax.GradientTransformation]] = None) -> None:
+        """``with_learning_rate(lr, decay_mask=None)``: the transformation for a given learning rate (a
+        float32 scalar traced in the update, or the schedule) and which of the updated Variables get
+        Keras's weight decay (a tuple of bools, None: all); given with a float ``learning_rate``, that rate
+        is a settable Variable. Without it, the transformation holds its learning rate (``from_optax``)."""
+        self._lr_fn = None
+        if with_learning_rate is not None and _takes_no_arguments(learning_rate):
+            # Keras: "a callable that takes no arguments and returns the actual value to use": its value is
+            # the rate Variable's, refreshed at each step (inside a tj.function, when it is traced).
+            self._lr_fn = learning_rate
+            learning_rate = _rate_value(learning_rate(), type(self).__name__)
+            transformation = with_learning_rate(learning_rate)
         if not (callable(getattr(transformation, "init", None)) and callable(getattr(transformation, "update", None))):
             raise TypeError(f"{type(self).__name__}: expected an optax GradientTransformation (with init and "
                             f"update), got {type(transformation).__name__}; build one with optax, e.g. "
@@ -59,6 +72,9 @@ class Optimizer:
         self._tx = transformation
         self._learning_rate = learning_rate
         self._with_learning_rate = None if callable(learning_rate) else with_learning_rate
+        self._rebuild = with_learning_rate
+        self._decay_excluded: Optional[Tuple[set, Optional[re.Pattern]]] = None  # exclude_from_weight_decay
+        self._decay_mask: Optional[Tuple[bool, ...]] = None  # per built Variable; None: all decayed
         self.name = name
         with name_scope(name):
             self._iterations = Variable(jnp.zeros((), jnp.int32), trainable=False, name="iteration")
@@ -92,8 +108,10 @@ class Optimizer:
     @property
     def learning_rate(self):
         """The learning rate of the next step: a float32 Variable for a float rate (as Keras: set it, or
-        ``assign`` to it, to change the following steps), a schedule's value at ``iterations``, or, for
-        ``from_optax``, None (the transformation holds its rate)."""
+        ``assign`` to it, to change the following steps), a schedule's value at ``iterations``, a
+        callable rate's value now, or, for ``from_optax``, None (the transformation holds its rate)."""
+        if self._lr_fn is not None:
+            return convert_to_tensor(_rate_value(self._lr_fn(), type(self).__name__))
         if self._lr is not None:
             return self._lr
         lr = self._learning_rate
@@ -106,6 +124,7 @@ class Optimizer:
                 raise TypeError(f"{type(self).__name__}: a schedule can only be given at construction "
                                 f"({type(self).__name__}(learning_rate=schedule)); set a float here.")
             self._lr.assign(value)  # (a wrong shape raises and leaves the rate as it was)
+            self._lr_fn = None  # (a rate given as a callable is replaced by the float)
             return
         if callable(self._learning_rate):
             raise TypeError(f"This {type(self).__name__} was created with a schedule as its learning_rate, hence its "
@@ -137,8 +156,26 @@ class Optimizer:
             leaves = self._restored_state(leaves)
         with name_scope(self.name):
             self._state = [Variable(leaf, trainable=False, name=f"state_{i}") for i, leaf in enumerate(leaves)]
+        if self._decay_excluded is not None:
+            ids, pattern = self._decay_excluded
+            self._decay_mask = tuple(not (id(v) in ids or (pattern is not None and pattern.search(v.name)))
+                                     for v in var_list)
         self._built = var_list
         self._position = {id(v): i for i, v in enumerate(var_list)}  # (looked up at every step)
+
+    def exclude_from_weight_decay(self, var_list: Optional[Iterable[Variable]] = None,
+                                  var_names: Optional[Iterable[str]] = None) -> None:
+        """As Keras: the Variables in ``var_list``, and those whose name contains one of ``var_names``
+        (regular expressions, searched in the name), get no ``weight_decay``. Only before the build."""
+        if self._built is not None:
+            raise ValueError("`exclude_from_weight_decay()` can only be configured before the optimizer is built.")
+        if self._rebuild is None:
+            raise TypeError(f"{type(self).__name__}.exclude_from_weight_decay: this optimizer applies an optax "
+                            "transformation whose weight decay (if any) is its own; give optax's decay a mask "
+                            "(optax.add_decayed_weights(rate, mask=...)) instead.")
+        names = list(var_names or [])
+        self._decay_excluded = ({id(v) for v in (var_list or [])},
+                                re.compile("|".join(names)) if names else None)
 
     def restore_on_build(self, values: Sequence[Any], checkpoint: str) -> None:
         """Give ``build`` the state saved in ``checkpoint``, restored before this optimizer had any (TF's
@@ -198,6 +235,8 @@ class Optimizer:
             warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the loss; they are "
                           "left unchanged.", UserWarning, stacklevel=2)
         with tape_set.stop_recording():  # an update is not part of any differentiated computation
+            if self._lr_fn is not None:
+                self._lr.assign(_rate_value(self._lr_fn(), type(self).__name__))
             traced = tape_set.state.capture is not None
             given = [g if isinstance(g, Tensor) else convert_to_tensor(g) for g, _ in present]
             step = None if traced else pending.pending_step_of(given)
@@ -259,7 +298,11 @@ class Optimizer:
         """One optax step on the Variables at ``idx`` (jitted; ``key`` = (idx, number built)), and the
         step count plus one; ``lr``: the learning-rate Variable's value, when there is one."""
         idx, n = key
-        tx = self._tx if lr is None else self._with_learning_rate(lr)
+        mask = None if self._decay_mask is None else tuple(self._decay_mask[i] for i in idx)
+        if mask is not None and not all(mask):  # (the transformation's state does not depend on the mask)
+            tx = self._rebuild(self._learning_rate if lr is None else lr, mask)
+        else:
+            tx = self._tx if lr is None else self._with_learning_rate(lr)
         state = jax.tree_util.tree_unflatten(self._state_tree, state_leaves)
 
         def per_variable(node) -> bool:
@@ -315,6 +358,36 @@ def _rate_value(learning_rate: Any, owner: str) -> jax.Array:
     return value
 
 
+def _takes_no_arguments(fn: Any) -> bool:
+    """Whether ``fn`` is a callable that can be called with no argument (Keras's callable learning rate),
+    rather than a schedule of the step count (optax's, Keras's LearningRateSchedule)."""
+    if not callable(fn):
+        return False
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # (no signature: a builtin) taken as a schedule
+        return False
+    return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
+
+
+class _Hyperparameter:
+    """A Keras hyperparameter as a read-only attribute (``opt.beta_1``, ``opt.clipnorm``...): the
+    transformation is built from it at construction, so a new value would not reach the steps."""
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        return obj.__dict__["_hyperparameters"][self.name]
+
+    def __set__(self, obj, value):
+        raise AttributeError(f"{type(obj).__name__}.{self.name} is fixed at construction (the optax transformation "
+                             f"is built from it); make a new {type(obj).__name__}({self.name}=...). Only "
+                             "learning_rate can be set.")
+
+
 def _only_held_by_variables(*value_lists: list) -> bool:
     """True when each array in the lists is referenced only by its Variable and its list (CPython's
     reference count: the Variable's, the list's and getrefcount's own argument). A Tensor, a pending op
@@ -353,8 +426,8 @@ def _check_momentum(momentum: float, name: str) -> None:
 
 def keras_transformation(tx: optax.GradientTransformation, learning_rate: LearningRate,
                          weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
-                         clipvalue: Optional[float] = None,
-                         global_clipnorm: Optional[float] = None) -> optax.GradientTransformation:
+                         clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
+                         decay_mask: Optional[Sequence[bool]] = None) -> optax.GradientTransformation:
     """``tx`` with Keras's optimizer options, applied as Keras applies them in each step:
 
     1. the gradients are clipped: each by its own L2 norm (``clipnorm``, as ``clip_by_norm``), each
@@ -362,14 +435,15 @@ def keras_transformation(tx: optax.GradientTransformation, learning_rate: Learni
        as ``clip_by_global_norm``); at most one of the three;
     2. ``tx`` computes the update from the clipped gradients;
     3. decoupled weight decay: each variable also moves by ``-learning_rate * weight_decay * variable``
-       (its value before the step), outside ``tx``'s momentum and scaling.
+       (its value before the step), outside ``tx``'s momentum and scaling; only the params whose
+       ``decay_mask`` entry is True, when one is given (Keras's ``exclude_from_weight_decay``).
     Only the variables given a gradient in a step are clipped together and decayed (Keras)."""
     given = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
     if sum(v is not None for v in given.values()) > 1:
         raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: "
                          + ", ".join(f"{k}={v}" for k, v in given.items()))
     if weight_decay is not None:
-        tx = _plus_decoupled_weight_decay(tx, learning_rate, weight_decay)
+        tx = _plus_decoupled_weight_decay(tx, learning_rate, weight_decay, decay_mask)
     if clipnorm is not None:
         clip = optax.stateless_with_tree_map(lambda g, _: clip_by_norm(g, clipnorm).value)
     elif clipvalue is not None:
@@ -383,10 +457,24 @@ def keras_transformation(tx: optax.GradientTransformation, learning_rate: Learni
     return optax.chain(clip, tx)
 
 
+def _add_decayed_weights(weight_decay: float, decay_mask: Optional[Sequence[bool]]) -> optax.GradientTransformation:
+    """``optax.add_decayed_weights(weight_decay)`` for the params (a list) whose ``decay_mask`` entry is
+    True (all without a mask), with the state of the unmasked one (optax's ``mask=`` wraps the state,
+    which would change the optimizer's state structure with the mask)."""
+    plain = optax.add_decayed_weights(weight_decay)
+    if decay_mask is None:
+        return plain
+
+    def update(updates, state, params):
+        return [u + weight_decay * p if keep else u for u, p, keep in zip(updates, params, decay_mask)], state
+    return optax.GradientTransformation(plain.init, update)
+
+
 def _plus_decoupled_weight_decay(tx: optax.GradientTransformation, learning_rate: LearningRate,
-                                 weight_decay: float) -> optax.GradientTransformation:
+                                 weight_decay: float,
+                                 decay_mask: Optional[Sequence[bool]] = None) -> optax.GradientTransformation:
     """``tx``'s update plus ``-learning_rate * weight_decay * params`` (Keras's ``weight_decay``)."""
-    decay = optax.chain(optax.add_decayed_weights(weight_decay), optax.scale_by_learning_rate(learning_rate))
+    decay = optax.chain(_add_decayed_weights(weight_decay, decay_mask), optax.scale_by_learning_rate(learning_rate))
 
     def init(params):
         return tx.init(params), decay.init(params)
@@ -399,9 +487,18 @@ def _plus_decoupled_weight_decay(tx: optax.GradientTransformation, learning_rate
 
 
 class SGD(Optimizer):
-    """Keras's SGD: ``optax.sgd``. With momentum, Keras keeps ``v = momentum * v - lr * g`` and optax
-    ``t = momentum * t + g`` with update ``-lr * t``: the same steps while the learning rate is constant
-    (after the rate is set or with a schedule, Keras's velocity mixes past learning rates, optax's does not)."""
+    """Keras's SGD: ``optax.sgd``; with momentum, Keras's velocity ``v = momentum * v - lr * g`` (the
+    update ``v``, or ``momentum * v - lr * g`` with ``nesterov``), which is optax's ``trace`` of the
+    gradients already scaled by the learning rate. (``optax.sgd`` traces the raw gradients and scales
+    the trace: the same steps only while the rate is constant; Keras's velocity keeps each step's rate,
+    which matters with a schedule or a rate set during training.)"""
+
+    momentum = _Hyperparameter()
+    nesterov = _Hyperparameter()
+    weight_decay = _Hyperparameter()
+    clipnorm = _Hyperparameter()
+    clipvalue = _Hyperparameter()
+    global_clipnorm = _Hyperparameter()
 
     def __init__(self, learning_rate: LearningRate = 0.01, momentum: float = 0.0, nesterov: bool = False,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
@@ -409,9 +506,12 @@ class SGD(Optimizer):
                  name: str = "SGD") -> None:
         _check_momentum(momentum, "SGD")
 
-        def make(lr):
-            tx = optax.sgd(lr, momentum=momentum or None, nesterov=nesterov)
-            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm)
+        def make(lr, decay_mask=None):
+            tx = optax.sgd(lr) if not momentum else \
+                optax.chain(optax.scale_by_learning_rate(lr), optax.trace(decay=momentum, nesterov=nesterov))
+            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
+        self._hyperparameters = dict(momentum=momentum, nesterov=nesterov, weight_decay=weight_decay,
+                                     clipnorm=clipnorm, clipvalue=clipvalue, global_clipnorm=global_clipnorm)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
@@ -423,7 +523,8 @@ def keras_epsilon(epsilon: float, beta_2: float) -> Callable[[Any], Any]:
 
 
 def keras_amsgrad(learning_rate: LearningRate, b1: float, b2: float, eps: float,
-                  weight_decay: Optional[float] = None) -> optax.GradientTransformation:
+                  weight_decay: Optional[float] = None,
+                  decay_mask: Optional[Sequence[bool]] = None) -> optax.GradientTransformation:
     """Keras's Adam with ``amsgrad=True``: ``lr * sqrt(1 - b2**t) / (1 - b1**t) * m / (sqrt(v_max) + eps)``
     with ``v_max`` the running maximum of the uncorrected second moment. That is optax's
     ``scale_by_amsgrad`` with ``bias_correction_nu=False`` (which leaves out ``sqrt(1 - b2**t)``) times
@@ -431,21 +532,22 @@ def keras_amsgrad(learning_rate: LearningRate, b1: float, b2: float, eps: float,
     parts = [optax.scale_by_amsgrad(b1, b2, eps, bias_correction_nu=False),
              optax.scale_by_schedule(lambda count: jnp.sqrt(1.0 - b2 ** (count + 1)))]
     if weight_decay is not None:
-        parts.append(optax.add_decayed_weights(weight_decay))
+        parts.append(_add_decayed_weights(weight_decay, decay_mask))
     return optax.chain(*parts, optax.scale_by_learning_rate(learning_rate))
 
 
 def _keras_adam(learning_rate: LearningRate, beta_1: float, beta_2: float, epsilon: float, amsgrad: bool,
-                weight_decay: Optional[float]) -> optax.GradientTransformation:
+                weight_decay: Optional[float],
+                decay_mask: Optional[Sequence[bool]] = None) -> optax.GradientTransformation:
     """Adam as Keras computes it (epsilon placed as Keras places it: ``keras_epsilon``), with decoupled
     weight decay when ``weight_decay`` is given (``-lr * weight_decay * w``, as Keras). The parts of
     ``optax.adam``/``optax.adamw``, with only epsilon's schedule injected: the learning rate stays where
     the transformation is built from it (a settable rate rebuilds it, Optimizer's ``with_learning_rate``)."""
     if amsgrad:
-        return keras_amsgrad(learning_rate, beta_1, beta_2, epsilon, weight_decay)
+        return keras_amsgrad(learning_rate, beta_1, beta_2, epsilon, weight_decay, decay_mask)
     parts = [optax.inject_hyperparams(optax.scale_by_adam)(b1=beta_1, b2=beta_2, eps=keras_epsilon(epsilon, beta_2))]
     if weight_decay is not None:
-        parts.append(optax.add_decayed_weights(weight_decay))
+        parts.append(_add_decayed_weights(weight_decay, decay_mask))
     return optax.chain(*parts, optax.scale_by_learning_rate(learning_rate))
 
 
@@ -454,13 +556,25 @@ class Adam(Optimizer):
     ``optax.inject_hyperparams``), so the steps are Keras's value for value; ``amsgrad=True`` is
     ``keras_amsgrad``."""
 
+    beta_1 = _Hyperparameter()
+    beta_2 = _Hyperparameter()
+    epsilon = _Hyperparameter()
+    amsgrad = _Hyperparameter()
+    weight_decay = _Hyperparameter()
+    clipnorm = _Hyperparameter()
+    clipvalue = _Hyperparameter()
+    global_clipnorm = _Hyperparameter()
+
     def __init__(self, learning_rate: LearningRate = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, amsgrad: bool = False, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
                  global_clipnorm: Optional[float] = None, name: str = "adam") -> None:
-        def make(lr):
-            tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay)
+        def make(lr, decay_mask=None):
+            tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay, decay_mask)
             return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm)
+        self._hyperparameters = dict(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, amsgrad=amsgrad,
+                                     weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
+                                     global_clipnorm=global_clipnorm)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
@@ -468,17 +582,29 @@ class AdamW(Optimizer):
     """Keras's AdamW: ``optax.adamw`` (decoupled weight decay ``w -= lr * weight_decay * w``, as Keras);
     epsilon placed as Keras places it, as in ``Adam``."""
 
+    beta_1 = _Hyperparameter()
+    beta_2 = _Hyperparameter()
+    epsilon = _Hyperparameter()
+    amsgrad = _Hyperparameter()
+    weight_decay = _Hyperparameter()
+    clipnorm = _Hyperparameter()
+    clipvalue = _Hyperparameter()
+    global_clipnorm = _Hyperparameter()
+
     def __init__(self, learning_rate: LearningRate = 0.001, weight_decay: float = 0.004, beta_1: float = 0.9,
                  beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
                  global_clipnorm: Optional[float] = None, name: str = "adamw") -> None:
         if weight_decay is None:
-            raise ValueError("AdamW: argument `weight_decay` must be a float. Received: weight_decay=None "
-                             "(use Adam for no weight decay).")
+            raise ValueError("Argument `weight_decay` must be a float. Received: weight_decay=None (AdamW "
+                             "always decays; use Adam for no weight decay).")  # (Keras's words)
 
-        def make(lr):
-            tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay)
+        def make(lr, decay_mask=None):
+            tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay, decay_mask)
             return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm)
+        self._hyperparameters = dict(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, amsgrad=amsgrad,
+                                     weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
+                                     global_clipnorm=global_clipnorm)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
@@ -486,29 +612,51 @@ class RMSprop(Optimizer):
     """Keras's RMSprop: ``optax.rmsprop`` with epsilon inside the square root and a zero initial
     accumulator, as Keras (``g / sqrt(v + epsilon)``, centered: ``sqrt(v - mean_g**2 + epsilon)``)."""
 
+    rho = _Hyperparameter()
+    momentum = _Hyperparameter()
+    epsilon = _Hyperparameter()
+    centered = _Hyperparameter()
+    weight_decay = _Hyperparameter()
+    clipnorm = _Hyperparameter()
+    clipvalue = _Hyperparameter()
+    global_clipnorm = _Hyperparameter()
+
     def __init__(self, learning_rate: LearningRate = 0.001, rho: float = 0.9, momentum: float = 0.0,
                  epsilon: float = 1e-7, centered: bool = False, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
                  global_clipnorm: Optional[float] = None, name: str = "rmsprop") -> None:
         _check_momentum(momentum, "RMSprop")
 
-        def make(lr):
+        def make(lr, decay_mask=None):
             tx = optax.rmsprop(lr, decay=rho, eps=epsilon, initial_scale=0.0, eps_in_sqrt=True, centered=centered,
                                momentum=momentum or None)
-            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm)
+            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
+        self._hyperparameters = dict(rho=rho, momentum=momentum, epsilon=epsilon, centered=centered,
+                                     weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
+                                     global_clipnorm=global_clipnorm)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
 class Adagrad(Optimizer):
     """Keras's Adagrad: ``optax.adagrad`` (``g / sqrt(accumulator + epsilon)``, as Keras)."""
 
+    initial_accumulator_value = _Hyperparameter()
+    epsilon = _Hyperparameter()
+    weight_decay = _Hyperparameter()
+    clipnorm = _Hyperparameter()
+    clipvalue = _Hyperparameter()
+    global_clipnorm = _Hyperparameter()
+
     def __init__(self, learning_rate: LearningRate = 0.001, initial_accumulator_value: float = 0.1,
                  epsilon: float = 1e-7, weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
                  name: str = "adagrad") -> None:
-        def make(lr):
+        def make(lr, decay_mask=None):
             tx = optax.adagrad(lr, initial_accumulator_value=initial_accumulator_value, eps=epsilon)
-            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm)
+            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
+        self._hyperparameters = dict(initial_accumulator_value=initial_accumulator_value, epsilon=epsilon,
+                                     weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
+                                     global_clipnorm=global_clipnorm)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
@@ -522,7 +670,7 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None) -> Tensor:
     """``t * clip_norm / max(norm(t), clip_norm)`` with the L2 norm over ``axes`` (all by default), as
     ``tf.clip_by_norm``: a negative ``clip_norm`` counts as zero, and ``clip_norm`` may broadcast against
     the norm but not enlarge ``t``; the gradient at ``t == 0`` is finite."""
-    t = convert_to_tensor(t)
+    t = _check_floating(convert_to_tensor(t), "clip_by_norm")
     clip_norm = tnp.maximum(convert_to_tensor(clip_norm, dtype=t.dtype), 0)
     if jnp.broadcast_shapes(t.shape, clip_norm.shape) != t.shape:
         raise ValueError(f"clip_by_norm: clip_norm of shape {clip_norm.shape} would broadcast t of shape "
@@ -537,7 +685,8 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None) -> Tensor:
 def global_norm(t_list: Sequence) -> Tensor:
     """``sqrt(sum of squares of every element of every tensor)``; None entries are ignored (TF)."""
     t_list = _check_sequence(t_list, "global_norm")
-    sums = [tnp.sum(t * t) for t in (convert_to_tensor(x) for x in t_list if x is not None)]
+    sums = [tnp.sum(t * t) for t in (_check_floating(convert_to_tensor(x), "global_norm") for x in t_list
+                                     if x is not None)]
     if not sums:
         return convert_to_tensor(0.0)
     return tnp.sqrt(tnp.sum(tnp.stack(sums)))
@@ -554,6 +703,16 @@ def clip_by_global_norm(t_list: Sequence, clip_norm: Any, use_norm: Any = None) 
     clipped = [None if x is None else convert_to_tensor(x) * scale.astype(convert_to_tensor(x).dtype)
                for x in t_list]
     return clipped, norm
+
+
+def _check_floating(t: Tensor, where: str) -> Tensor:
+    """Norms are of real floating tensors: TF refuses integer (and complex) ones, which have no L2 norm of
+    their dtype; an int gradient clipped here would otherwise silently round to zeros."""
+    if not jnp.issubdtype(t.dtype, jnp.floating):
+        raise TypeError(f"{where}: expected a floating-point tensor, got dtype {t.dtype} (TF raises too: its norm "
+                        "ops are defined for float16, bfloat16, float32 and float64 only); cast it first, e.g. "
+                        "t.astype(tj.float32).")
+    return t
 
 
 def _check_sequence(t_list: Any, where: str) -> list:
