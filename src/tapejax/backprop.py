@@ -254,16 +254,19 @@ class GradientTape:
                  parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
         """Full Jacobian ``target.shape + source.shape`` for each source (one vectorized backward pass)."""
         unconnected = unconnected_gradients_of(unconnected_gradients)
+        persistent = self._persistent
         self._start_jacobian("jacobian", experimental_use_pfor)
-        return jacobians.jacobian(self.gradient, self._kept, target, sources, unconnected, experimental_use_pfor)
+        return jacobians.jacobian(self.gradient, self._kept, target, sources, unconnected, experimental_use_pfor,
+                                  parallel_iterations, persistent)
 
     def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
                        parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
         """Per-example Jacobian ``(batch,) + target.shape[1:] + source.shape[1:]``."""
         unconnected = unconnected_gradients_of(unconnected_gradients)
+        persistent = self._persistent
         self._start_jacobian("batch_jacobian", experimental_use_pfor)
         return jacobians.batch_jacobian(self.gradient, self._kept, target, source, unconnected,
-                                        experimental_use_pfor)
+                                        experimental_use_pfor, parallel_iterations, persistent)
 
     def _start_jacobian(self, what: str, use_pfor: bool) -> None:
         self._check_usable(f"{what}()")
