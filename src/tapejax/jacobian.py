@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import tape_set
+from . import record, tape_set
 from .nest import UnconnectedGradients, flatten
 from .tensor import Tensor, Variable
 from .ops import numpy as tnp
@@ -57,7 +57,9 @@ def _rows(gradient: Gradient, kept: Kept, target, flat_sources, basis_rows: Call
         # re-runs its function under one) must record.
         with tape_set.isolated(tape_set.state.capture):
             stacked = jax.vmap(one)(basis)
-        return [None if i in unconnected else Tensor(r) for i, r in enumerate(stacked)]
+        result = [None if i in unconnected else Tensor(r) for i, r in enumerate(stacked)]
+        _record_on_graph(target, flat_sources, [r for r in result if r is not None])
+        return result
     per_source: List[List[Any]] = [[] for _ in flat_sources]
     with kept():
         for j in range(n):
@@ -73,6 +75,33 @@ def _rows(gradient: Gradient, kept: Kept, target, flat_sources, basis_rows: Call
         rows = [r if r is not None else Tensor(jnp.zeros(shape, dtype)) for r in rows]
         result.append(tnp.stack(rows))
     return result
+
+
+class _VectorizedRows:
+    """Backward function of the rows ``_rows`` computed under ``jax.vmap`` inside a tj.function trace: JAX
+    differentiates them (an outer tape over the call), tj.gradients cannot."""
+
+    def residual_bytes(self) -> int:
+        return 0
+
+    def __call__(self, cts, needed_idx, recording):
+        raise NotImplementedError(
+            "tj.gradients through a vectorized jacobian/batch_jacobian inside a tj.function is not supported: "
+            "compute it with experimental_use_pfor=False (on a persistent tape), or differentiate with a "
+            "GradientTape around the tj.function call.")
+
+
+def _record_on_graph(target, flat_sources, rows: List[Tensor]) -> None:
+    """Inside a tj.function trace the vectorized rows are computed off the graph the trace records (which
+    decides, as TF, which outputs of the function are connected to which inputs): record them there as
+    made from the target and the sources, so that an outer tape over the call gets their gradient."""
+    if not rows:
+        return
+    ids = [x._handle_id if isinstance(x, Variable) else x._id for x in [target] + list(flat_sources)
+           if isinstance(x, (Tensor, Variable))]
+    tapes, _ = record.recorders(ids)
+    if tapes:
+        record.record_operation(tapes, "vectorized_jacobian", rows, ids, _VectorizedRows())
 
 
 def _use_up(kept: Kept) -> None:
