@@ -377,3 +377,44 @@ def test_override_second_order_with_custom_gradient():
         dd = inner.gradient(d, c)
         close(dd, 4. * 11. ** 3. * -1.1, rtol=1e-5)
     close(outer.gradient(dd, c), 3. * 4. * 11. ** 2. * -1.1 * -1.1 + 4. * 11. ** 3. * -2.1, rtol=1e-5)
+
+
+# -- tape state and watched variables -----------------------------------------------------------------------
+
+def test_stop_recording_on_a_tape_never_entered():
+    # TF 2.21: GradientTape().stop_recording() -> RuntimeError("Trying to stop recording a tape which is not
+    # recording."); after the context exited -> ValueError("Tape is not recording.")
+    with pytest.raises(RuntimeError, match="Trying to stop recording a tape which is not recording"):
+        with tj.GradientTape().stop_recording():
+            pass
+    with tj.GradientTape() as t:
+        pass
+    with pytest.raises(ValueError):
+        with t.stop_recording():
+            pass
+
+
+def test_integer_variable_read_is_watched():
+    # TF 2.21: reading a trainable int Variable under a tape lists it in watched_variables() (in order of
+    # creation); its gradient is None.
+    v = tj.Variable(3)
+    w = tj.Variable(2.)
+    with tj.GradientTape() as t:
+        y = v * 2
+        z = w * 3.
+    assert t.watched_variables() == (v, w)
+    gv, gw = t.gradient(z, [v, w])
+    assert gv is None
+    close(gw, 3.)
+
+
+@pytest.mark.parametrize("what", ["jacobian", "batch_jacobian"])
+def test_jacobian_of_a_list_target_says_so(what):
+    # TF fails on target.shape (AttributeError); here a TypeError naming the problem, tape not used up.
+    x = tj.constant([[2.]])
+    with tj.GradientTape() as t:
+        t.watch(x)
+        y = x * x
+    with pytest.raises(TypeError, match="target must be one Tensor, got a list"):
+        getattr(t, what)([y, y], x)
+    close(getattr(t, what)(y, x), [[[4.]]] if what == "batch_jacobian" else [[[[4.]]]])
