@@ -418,3 +418,23 @@ def test_jacobian_of_a_list_target_says_so(what):
     with pytest.raises(TypeError, match="target must be one Tensor, got a list"):
         getattr(t, what)([y, y], x)
     close(getattr(t, what)(y, x), [[[4.]]] if what == "batch_jacobian" else [[[[4.]]]])
+
+
+@pytest.mark.parametrize("what", ["jacobian", "batch_jacobian"])
+def test_non_vectorized_jacobian_non_persistent_inside_function(what):
+    # TF 2.21: inside a tf.function a non-persistent tape computes jacobian/batch_jacobian with
+    # experimental_use_pfor=False (the RuntimeError is only raised eagerly): [[2, 0], [0, 4]].
+    @tj.function
+    def f(x):
+        with tj.GradientTape() as t:
+            t.watch(x)
+            y = x * x
+        return getattr(t, what)(y, x, experimental_use_pfor=False)
+    x = tj.constant([[1., 2.]])
+    expected = [[[2., 0.], [0., 4.]]] if what == "batch_jacobian" else np.diag([2., 4.]).reshape(1, 2, 1, 2)
+    close(f(x), expected)
+    with tj.GradientTape() as t:
+        t.watch(x)
+        y = x * x
+    with pytest.raises(RuntimeError, match="persistent=True"):
+        getattr(t, what)(y, x, experimental_use_pfor=False)

@@ -276,7 +276,8 @@ class GradientTape:
         if isinstance(target, (list, tuple, dict)):  # TF fails on target.shape (AttributeError)
             raise TypeError(f"GradientTape.{what}: target must be one Tensor, got a {type(target).__name__}; "
                             f"stack the targets (tj.numpy.stack) or call {what}() once per target.")
-        if not use_pfor and not self._persistent:
+        # (as TF, only eagerly: inside a tj.function trace the rows are computed in one trace, as in a tf.function)
+        if not use_pfor and not self._persistent and tape_set.state.capture is None:
             raise RuntimeError(f"GradientTape must be created with persistent=True to compute the {what} with "
                                "experimental_use_pfor=False.")
         if self._recording and not self._persistent:
