@@ -1043,12 +1043,6 @@ def array(a, dtype=None, copy: bool = True):
         return out
     return t
 
-
-def copy(a):
-    """``jax.numpy.copy``: a new Tensor of the same value (a recorded identity, see ``array``)."""
-    return array(a, copy=True)
-
-
 def shape(a) -> tuple:
     """``jax.numpy.shape``: the static shape of a Tensor, Variable, array or nested list."""
     return tuple(a.shape) if isinstance(a, (Tensor, Variable)) else tuple(np.shape(a))
