@@ -194,7 +194,10 @@ def test_unconnected_none_and_zero(pfor):
     vb = tnp.reshape(tj.constant(jnp.arange(6, dtype=jnp.float32)), (2, 3))
     with tape:
         tape.watch(vb)
-    assert tape.batch_jacobian(yb, vb, experimental_use_pfor=pfor) is None
+    # TF's batch_jacobian returns zeros (of the target's dtype) even with UnconnectedGradients.NONE
+    zn = tape.batch_jacobian(yb, vb, experimental_use_pfor=pfor)
+    assert zn.shape == (2, 4, 3)
+    close(zn, np.zeros((2, 4, 3)))
     z = tape.batch_jacobian(yb, vb, unconnected_gradients="zero", experimental_use_pfor=pfor)
     assert z.shape == (2, 4, 3)
     close(z, np.zeros((2, 4, 3)))

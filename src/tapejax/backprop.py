@@ -78,7 +78,10 @@ class GradientTape:
     @contextlib.contextmanager
     def stop_recording(self) -> Iterator[None]:
         """Context: ops run inside are not recorded on this tape (other tapes still record)."""
-        if self._tape is None or not self._recording:
+        if self._tape is None:  # never entered, or used up: TF's RuntimeError (ValueError once exited)
+            raise RuntimeError("Trying to stop recording a tape which is not recording: "
+                               "GradientTape.stop_recording() needs the tape to be recording (inside its context).")
+        if not self._recording:
             raise ValueError("GradientTape.stop_recording() needs the tape to be recording (inside its context).")
         tape = self._tape
         was_paused = tape.paused
@@ -254,20 +257,27 @@ class GradientTape:
                  parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
         """Full Jacobian ``target.shape + source.shape`` for each source (one vectorized backward pass)."""
         unconnected = unconnected_gradients_of(unconnected_gradients)
-        self._start_jacobian("jacobian", experimental_use_pfor)
-        return jacobians.jacobian(self.gradient, self._kept, target, sources, unconnected, experimental_use_pfor)
+        persistent = self._persistent
+        self._start_jacobian("jacobian", experimental_use_pfor, target)
+        return jacobians.jacobian(self.gradient, self._kept, target, sources, unconnected, experimental_use_pfor,
+                                  parallel_iterations, persistent)
 
     def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
                        parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
         """Per-example Jacobian ``(batch,) + target.shape[1:] + source.shape[1:]``."""
         unconnected = unconnected_gradients_of(unconnected_gradients)
-        self._start_jacobian("batch_jacobian", experimental_use_pfor)
+        persistent = self._persistent
+        self._start_jacobian("batch_jacobian", experimental_use_pfor, target)
         return jacobians.batch_jacobian(self.gradient, self._kept, target, source, unconnected,
-                                        experimental_use_pfor)
+                                        experimental_use_pfor, parallel_iterations, persistent)
 
-    def _start_jacobian(self, what: str, use_pfor: bool) -> None:
+    def _start_jacobian(self, what: str, use_pfor: bool, target: Any) -> None:
         self._check_usable(f"{what}()")
-        if not use_pfor and not self._persistent:
+        if isinstance(target, (list, tuple, dict)):  # TF fails on target.shape (AttributeError)
+            raise TypeError(f"GradientTape.{what}: target must be one Tensor, got a {type(target).__name__}; "
+                            f"stack the targets (tj.numpy.stack) or call {what}() once per target.")
+        # (as TF, only eagerly: inside a tj.function trace the rows are computed in one trace, as in a tf.function)
+        if not use_pfor and not self._persistent and tape_set.state.capture is None:
             raise RuntimeError(f"GradientTape must be created with persistent=True to compute the {what} with "
                                "experimental_use_pfor=False.")
         if self._recording and not self._persistent:

@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import tape_set
+from . import record, tape_set
 from .nest import UnconnectedGradients, flatten
 from .tensor import Tensor, Variable
 from .ops import numpy as tnp
@@ -57,7 +57,9 @@ def _rows(gradient: Gradient, kept: Kept, target, flat_sources, basis_rows: Call
         # re-runs its function under one) must record.
         with tape_set.isolated(tape_set.state.capture):
             stacked = jax.vmap(one)(basis)
-        return [None if i in unconnected else Tensor(r) for i, r in enumerate(stacked)]
+        result = [None if i in unconnected else Tensor(r) for i, r in enumerate(stacked)]
+        _record_on_graph(target, flat_sources, [r for r in result if r is not None])
+        return result
     per_source: List[List[Any]] = [[] for _ in flat_sources]
     with kept():
         for j in range(n):
@@ -73,6 +75,33 @@ def _rows(gradient: Gradient, kept: Kept, target, flat_sources, basis_rows: Call
         rows = [r if r is not None else Tensor(jnp.zeros(shape, dtype)) for r in rows]
         result.append(tnp.stack(rows))
     return result
+
+
+class _VectorizedRows:
+    """Backward function of the rows ``_rows`` computed under ``jax.vmap`` inside a tj.function trace: JAX
+    differentiates them (an outer tape over the call), tj.gradients cannot."""
+
+    def residual_bytes(self) -> int:
+        return 0
+
+    def __call__(self, cts, needed_idx, recording):
+        raise NotImplementedError(
+            "tj.gradients through a vectorized jacobian/batch_jacobian inside a tj.function is not supported: "
+            "compute it with experimental_use_pfor=False (on a persistent tape), or differentiate with a "
+            "GradientTape around the tj.function call.")
+
+
+def _record_on_graph(target, flat_sources, rows: List[Tensor]) -> None:
+    """Inside a tj.function trace the vectorized rows are computed off the graph the trace records (which
+    decides, as TF, which outputs of the function are connected to which inputs): record them there as
+    made from the target and the sources, so that an outer tape over the call gets their gradient."""
+    if not rows:
+        return
+    ids = [x._handle_id if isinstance(x, Variable) else x._id for x in [target] + list(flat_sources)
+           if isinstance(x, (Tensor, Variable))]
+    tapes, _ = record.recorders(ids)
+    if tapes:
+        record.record_operation(tapes, "vectorized_jacobian", rows, ids, _VectorizedRows())
 
 
 def _use_up(kept: Kept) -> None:
@@ -93,12 +122,35 @@ def _finish(results, flat_sources, out_shape_of, unconnected):
     return out
 
 
+def _check_parallel_iterations(what: str, parallel_iterations, use_pfor: bool, persistent: bool, rows: int) -> None:
+    """TF's checks of ``parallel_iterations`` (its pfor splits the rows into chunks of that many, computing
+    the gradient once per chunk, which a non-persistent tape cannot do); the value is otherwise only a hint."""
+    if parallel_iterations is None:
+        return
+    vectorizing = (f"Encountered an exception while vectorizing the {what} computation. Vectorization can be "
+                   "disabled by setting experimental_use_pfor to False.")
+    if not use_pfor:
+        if parallel_iterations < 1:
+            raise TypeError(f"'parallel_iterations' must be a positive integer (got {parallel_iterations!r}).")
+        return
+    if parallel_iterations < 2:
+        raise ValueError(f"{vectorizing} (parallel_iterations must be None or at least 2 when vectorizing; got "
+                         f"{parallel_iterations!r}.)")
+    if not persistent and rows >= parallel_iterations:
+        if what == "batch_jacobian":
+            raise RuntimeError("GradientTape must be created with persistent=True to compute the batch_jacobian "
+                               f"with parallel_iterations ({parallel_iterations}, for {rows} rows).")
+        raise ValueError(f"{vectorizing} (parallel_iterations={parallel_iterations} splits the {rows} rows into "
+                         "chunks, each needing the tape again: create the GradientTape with persistent=True.)")
+
+
 def jacobian(gradient: Gradient, kept: Kept, target, sources, unconnected: UnconnectedGradients,
-             use_pfor: bool) -> Any:
+             use_pfor: bool, parallel_iterations=None, persistent: bool = True) -> Any:
     """The Jacobian ``target.shape + source.shape`` of ``target`` w.r.t. each of ``sources`` (same structure)."""
     flat_sources, tree = flatten(sources)
     t_shape, t_dtype = _shape_dtype(target)
     n = int(np.prod(t_shape, dtype=np.int64))
+    _check_parallel_iterations("jacobian", parallel_iterations, use_pfor, persistent, n)
     if n == 0:
         _use_up(kept)
         out = [Tensor(jnp.zeros(t_shape + _shape_dtype(s)[0], _shape_dtype(s)[1])) for s in flat_sources]
@@ -115,7 +167,7 @@ def jacobian(gradient: Gradient, kept: Kept, target, sources, unconnected: Uncon
 
 
 def batch_jacobian(gradient: Gradient, kept: Kept, target, source, unconnected: UnconnectedGradients,
-                   use_pfor: bool) -> Any:
+                   use_pfor: bool, parallel_iterations=None, persistent: bool = True) -> Any:
     """The per-example Jacobian ``(batch,) + target.shape[1:] + source.shape[1:]``."""
     t_shape, t_dtype = _shape_dtype(target)
     s_shape, s_dtype = _shape_dtype(source)
@@ -130,6 +182,7 @@ def batch_jacobian(gradient: Gradient, kept: Kept, target, source, unconnected: 
     b = t_shape[0]
     m = int(np.prod(t_shape[1:], dtype=np.int64))
     want = (b,) + t_shape[1:] + s_shape[1:]
+    _check_parallel_iterations("batch_jacobian", parallel_iterations, use_pfor, persistent, m)
     if b == 0 or m == 0:
         _use_up(kept)
         return Tensor(jnp.zeros(want, s_dtype))
@@ -140,6 +193,8 @@ def batch_jacobian(gradient: Gradient, kept: Kept, target, source, unconnected: 
         return full if j < 0 else Tensor(full[j])
     (rows,) = _rows(gradient, kept, target, [source], basis, m, use_pfor)
     if rows is None:
-        return Tensor(jnp.zeros(want, s_dtype)) if unconnected is UnconnectedGradients.ZERO else None
+        # As TF: zeros even with UnconnectedGradients.NONE (its batch_jacobian kept returning zeros there for
+        # compatibility), of the target's dtype; of the source's, as any zero gradient, with ZERO.
+        return Tensor(jnp.zeros(want, s_dtype if unconnected is UnconnectedGradients.ZERO else t_dtype))
     # rows: (m, b) + source.shape[1:]  ->  (b, m) + source.shape[1:]  ->  want
     return tnp.reshape(tnp.moveaxis(rows, 0, 1), want)

@@ -1060,10 +1060,10 @@ IDENTITY_BACKWARD = IdentityBackward()
 
 def record_variable_read(var: Variable, t: Tensor) -> None:
     """Record ``t = read(var)`` against the variable's handle id on the active tapes/accumulators."""
+    record.watch_read_variables((var,))  # as TF, also a non-float variable (listed, its gradient None)
     if not is_float(t._value.dtype):
         return
     handle = var._handle_id
-    record.watch_read_variables((var,))
     tapes, accs = record.recorders((handle,))
     for tape in tapes:
         tape.record_read(handle, t, IDENTITY_BACKWARD)

@@ -169,6 +169,25 @@ def _attached_jvp(rule, n_x, n_y, primals, tangents):
     return list(ys), bind(rule, consts, tangents[:n_x])
 
 
+class _Deferred:
+    """An error of a backward function, raised when JAX asks for the derivative it could not give."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def _pass_all(deferred: _Deferred, n_y: int, *ys):
+    return list(ys)
+
+
+_failing = jax.custom_jvp(_pass_all, nondiff_argnums=(0, 1))
+
+
+@_failing.defjvp
+def _failing_jvp(deferred, n_y, primals, tangents):
+    raise deferred.error
+
+
 def attach_backward(xs: Sequence, ys: Sequence, backward: Callable) -> tuple:
     """``ys`` (computed from ``xs`` by code JAX may see) as values whose derivative with respect to ``xs``
     is ``backward(*cotangents of ys) -> cotangents of xs`` (JAX's convention), and whose tangent is its
@@ -179,8 +198,15 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable) -> tuple:
     function of those residuals (tj.differentiate puts it in its backward program)."""
     aval = lambda x: jax.core.ShapedArray(jnp.shape(x), jnp.result_type(x))
     y_avals = [aval(y) for y in ys]
-    closed = jax.make_jaxpr(lambda *cts: list(backward(*cts)))(
-        *[jax.ShapeDtypeStruct(a.shape, a.dtype) for a in y_avals])
+    try:
+        closed = jax.make_jaxpr(lambda *cts: list(backward(*cts)))(
+            *[jax.ShapeDtypeStruct(a.shape, a.dtype) for a in y_avals])
+    except Exception as err:  # noqa: BLE001 - any error of the user's backward code
+        # As TF, a backward function only runs when a gradient needs it: one that cannot be traced (say a
+        # grad_fn that raises) leaves the forward usable, and its error is raised where a derivative is taken.
+        def failed(res, cts):
+            raise err
+        return _failing(_Deferred(err), len(ys), *ys), (failed, [])
     jaxpr = closed.jaxpr
     consts = list(closed.consts)
 

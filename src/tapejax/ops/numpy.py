@@ -48,7 +48,7 @@ import numpy as np
 from .. import vspace
 from ..tensor import Tensor, Variable, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
-from .core import OpDef, apply, freeze
+from .core import OpDef, apply, freeze, record_identity
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
 from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan,
@@ -1031,8 +1031,17 @@ def asarray(a, dtype=None):
     return convert_to_tensor(a, dtype)
 
 
-array = asarray
-
+def array(a, dtype=None, copy: bool = True):
+    """``jax.numpy.array``: like ``asarray``, but a Tensor comes back as a new Tensor (a copy), recorded as
+    an identity (TF's ``tf.identity``), so it can be watched and differentiated apart from the original."""
+    if isinstance(a, (Tensor, Variable)) and dtype is not None and jnp.dtype(dtype) != a.dtype:
+        return astype(a, dtype)  # as jnp.array: the dtype asked for (a recorded cast)
+    t = convert_to_tensor(a, dtype)
+    if copy and t is a:
+        out = Tensor(t._value)
+        record_identity("Identity", t, out)
+        return out
+    return t
 
 def shape(a) -> tuple:
     """``jax.numpy.shape``: the static shape of a Tensor, Variable, array or nested list."""
