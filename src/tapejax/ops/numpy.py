@@ -1043,6 +1043,7 @@ def array(a, dtype=None, copy: bool = True):
         return out
     return t
 
+
 def shape(a) -> tuple:
     """``jax.numpy.shape``: the static shape of a Tensor, Variable, array or nested list."""
     return tuple(a.shape) if isinstance(a, (Tensor, Variable)) else tuple(np.shape(a))
