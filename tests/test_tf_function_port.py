@@ -444,3 +444,41 @@ def test_nested_functions_assigning_variable_arguments():
         return a + b
 
     assert float(side_effecting_function(tj.Variable(1.0), tj.Variable(1.0))) == 4.0
+
+
+def test_tensor_escaping_a_trace_is_out_of_scope():
+    # testSymbolicTensorIllegalCaptureCallTimeError: TypeError '... out of scope'
+    x = None
+
+    @tj.function
+    def f1(a):
+        nonlocal x
+        x = a
+        return a
+
+    @tj.function
+    def f2(b):
+        return b + x
+
+    f1(tj.constant(1))
+    with pytest.raises(TypeError, match="out of scope"):
+        f2(tj.constant(2))
+
+
+def test_nested_function_closing_over_the_outer_traces_tensor():
+    # the legitimate case: an inner tj.function traced inside the outer one uses the outer trace's Tensor
+    @tj.function
+    def outer(x):
+        y = x * 2.0
+
+        @tj.function
+        def inner(z):
+            return z + y
+
+        return inner(x)
+
+    assert float(outer(tj.constant(1.0))) == 3.0
+    x = tj.Variable(1.0)
+    with tj.GradientTape() as tape:
+        out = outer(x)
+    assert float(out) == 3.0 and float(tape.gradient(out, x)) == 3.0

@@ -322,7 +322,11 @@ class Function:
         for v in variables:
             self._know(v)
         known = {t._id for t in self._tensors}
-        self._tensors += [t for t in tensors if t._id not in known]
+        # (a Tensor holding a traced value is an outer trace's, or one that escaped a finished trace: that
+        # one is no input; if the function uses it, the trace says so)
+        outer = tape_set.state.capture is not None
+        self._tensors += [t for t in tensors if t._id not in known and
+                          (outer or not isinstance(t._value, jax.core.Tracer))]
         return (len(self._variables), len(self._tensors)) != before
 
     @property
@@ -341,6 +345,7 @@ class Function:
         def pure(var_vals, dyn_vals):
             dyn_vals, tensor_vals = dyn_vals[:n_dyn], dyn_vals[n_dyn:]
             cap = Capture(variables, var_vals, {t._id: v for t, v in zip(tensors, tensor_vals)})
+            cap.nested = tape_set.state.capture is not None
             cap.on_new_variable = lambda name: weak_self()._new_variable(name)
             call_leaves = list(leaves)
             for p, v in zip(dyn_pos, dyn_vals):
