@@ -482,3 +482,84 @@ def test_nested_function_closing_over_the_outer_traces_tensor():
     with tj.GradientTape() as tape:
         out = outer(x)
     assert float(out) == 3.0 and float(tape.gradient(out, x)) == 3.0
+
+
+def test_method_is_freed_without_garbage_collection():
+    # testMethodReferenceCycles: the instance's Function dies with the instance, no cycle
+    class HasDecoratedMethod:
+        @tj.function
+        def f(self, x):
+            return x * 3.
+
+    obj = HasDecoratedMethod()
+    obj.f(tj.constant(5.))
+    weak_fn = weakref.ref(obj.f)
+    gc.disable()
+    try:
+        del obj
+        assert weak_fn() is None
+    finally:
+        gc.enable()
+
+
+# -- the frequent-retracing warning ------------------------------------------------------------------
+def _retracing_warnings(caplog):
+    return [r for r in caplog.records if "Tracing is expensive" in r.getMessage()]
+
+
+def test_frequent_retracing_warning(caplog):
+    # test_frequent_retracing_warning: f(1)..f(4) log nothing, f(5) logs once; test_retracing_warning_limits:
+    # ten traces log twice
+    @tj.function
+    def f(x):
+        return x
+
+    with caplog.at_level("WARNING"):
+        for i in range(1, 5):
+            f(i)
+        assert not _retracing_warnings(caplog)
+        f(5)
+        assert len(_retracing_warnings(caplog)) == 1
+        for i in range(6, 11):
+            f(i)
+        assert len(_retracing_warnings(caplog)) == 2
+        for _ in range(3):
+            f(1)  # cached: no tracing, no warning
+        assert len(_retracing_warnings(caplog)) == 2
+
+
+def test_frequent_retracing_warning_counts_eager_calls_per_python_function(caplog):
+    # test_frequent_retracing_warning_nested: traces of inner made inside outer1/outer2 do not count;
+    # test_frequent_retracing_warning_on_reinstantiation: a tj.function re-created in a loop counts as one
+    @tj.function
+    def inner(x):
+        return x + 1
+
+    @tj.function
+    def outer1(x):
+        return inner(x) * 2
+
+    @tj.function
+    def outer2(x):
+        return inner(x) * 3
+
+    with caplog.at_level("WARNING"):
+        for i in range(1, 5):
+            inner(i)
+        for i in range(5, 9):
+            outer1(i)
+        for i in range(9, 13):
+            outer2(i)
+        assert not _retracing_warnings(caplog)
+        outer2(13)
+        assert len(_retracing_warnings(caplog)) == 1
+
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        for i in range(5):
+            @tj.function
+            def g(x):
+                return x
+
+            g(i)
+            assert len(_retracing_warnings(caplog)) == (1 if i == 4 else 0)

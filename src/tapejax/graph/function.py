@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
+import threading
 import weakref
 from typing import Any, Callable, Dict, List, Optional
 
@@ -87,6 +89,64 @@ def _same_inputs(before_tree, before_leaves, args, kwargs) -> bool:
         all(a is b for a, b in zip(leaves, before_leaves))
 
 
+_log = logging.getLogger("tapejax")
+
+
+class _FrequentTracing:
+    """TF's frequent-retracing warning: when 5 of the last (about) 10 eager calls of one Python function
+    traced, log a warning saying "Tracing is expensive"; at most twice per function. Keyed by the
+    function's code, so a tj.function re-created in a loop counts as one (as TF)."""
+
+    THRESHOLD, HISTORY, MAX_WARNINGS = 5, 10, 2
+
+    def __init__(self) -> None:
+        self.calls_per_tracing: List[int] = []
+        self.calls = 0
+        self.warnings = 0
+
+    def record(self, traced: bool, name: str) -> None:
+        if not traced:
+            if not self.calls_per_tracing:
+                self.calls_per_tracing = [0]
+            self.calls_per_tracing[-1] += 1
+            self.calls += 1
+            return
+        self.calls += 1
+        self.calls_per_tracing.append(1)
+        while self.calls_per_tracing and self.calls - self.calls_per_tracing[0] > self.HISTORY:
+            self.calls -= self.calls_per_tracing.pop(0)
+        if self.warnings < self.MAX_WARNINGS and len(self.calls_per_tracing) >= self.THRESHOLD:
+            self.warnings += 1
+            _log.warning(
+                "%d out of the last %d calls to %s triggered tj.function retracing. Tracing is expensive and "
+                "the excessive number of tracings could be due to (1) creating a tj.function repeatedly in a "
+                "loop, (2) passing tensors with different shapes, (3) passing Python objects (numbers "
+                "included) instead of tensors.", len(self.calls_per_tracing), self.calls, name)
+
+
+_detectors: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_detectors_lock = threading.Lock()
+
+
+def _stats_key(f):
+    target = f
+    while hasattr(target, "__wrapped__"):
+        target = target.__wrapped__
+    target = getattr(target, "__func__", target)
+    return getattr(target, "__code__", f)
+
+
+def _record_call(key, traced: bool, f) -> None:
+    with _detectors_lock:
+        try:
+            detector = _detectors.get(key)
+            if detector is None:
+                detector = _detectors[key] = _FrequentTracing()
+        except TypeError:  # not weak-referenceable: no statistics
+            return
+        detector.record(traced, getattr(f, "__qualname__", getattr(f, "__name__", repr(f))))
+
+
 class _Concrete:
     """One traced signature: the compiled program and what the trace learned about its outputs."""
 
@@ -116,6 +176,7 @@ class Function:
         # keyword or by position is the same signature, and a wrong call raises inspect's TypeError.
         self._signature = _signature(f)
         self._tracing_count = 0  # Python runs of f that built a program (experimental_get_tracing_count)
+        self._stats = _stats_key(f)
         self._jit_compile = jit_compile
         self._donate = donate_variables
         self._variables: List[Variable] = []
@@ -152,6 +213,13 @@ class Function:
 
     # -- calling ------------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        before = self._tracing_count
+        out = self._call(args, kwargs)
+        if tape_set.state.capture is None:  # eager calls only (as TF): not calls made inside another trace
+            _record_call(self._stats, self._tracing_count != before, self._f)
+        return out
+
+    def _call(self, args, kwargs):
         if not kwargs and all(type(a) is Tensor for a in args):
             dyn_vals = [_strong(a._value) for a in args]
             fast_key = (tuple((v.shape, v.dtype) for v in dyn_vals), len(self._variables), len(self._tensors),
