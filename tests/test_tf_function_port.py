@@ -563,3 +563,31 @@ def test_frequent_retracing_warning_counts_eager_calls_per_python_function(caplo
 
             g(i)
             assert len(_retracing_warnings(caplog)) == (1 if i == 4 else 0)
+
+
+def test_default_arguments_with_repeated_tensor_calls():
+    # the cached path for calls with positional Tensors only must still pass the defaults' arrays and
+    # Variables (and bake static defaults)
+    v = tj.Variable(10.0)
+    w = tj.constant(100.0)
+
+    @tj.function
+    def f(x, scale=2.0, *, var=v, offset=w):
+        var.assign_add(1.0)
+        return x * scale + var + offset
+
+    for i in range(3):
+        assert float(f(tj.constant(1.0))) == 2.0 + 11.0 + i + 100.0
+    assert float(v.numpy()) == 13.0
+    other = tj.Variable(0.0)
+    assert float(f(tj.constant(1.0), var=other, offset=tj.constant(0.0))) == 3.0
+    assert float(other.numpy()) == 1.0 and float(v.numpy()) == 13.0
+
+    @tj.function
+    def g(x, training=False):
+        return x * 2.0 if training else x
+
+    for _ in range(3):
+        assert float(g(tj.constant(3.0))) == 3.0
+        assert float(g(tj.constant(3.0), True)) == 6.0
+    assert g.experimental_get_tracing_count() == 2

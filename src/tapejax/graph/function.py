@@ -232,11 +232,9 @@ class Function:
                 return self._finish(conc, [Tensor(o) for o in outs], new_vals, variables)
         else:
             fast_key = None
+        n_args = len(args)
         if self._signature is not None:
-            n_args, had_kwargs = len(args), bool(kwargs)
             args, kwargs = self._bind(args, kwargs)
-            if len(args) != n_args or kwargs or had_kwargs:
-                fast_key = None  # defaults were added: the positional Tensors are not all the inputs
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
         dyn_pos, dyn_vals, sig, arg_vars = [], [], [], []
         for i, x in enumerate(leaves):
@@ -255,6 +253,8 @@ class Function:
                 sig.append((v.shape, v.dtype))
             else:
                 sig.append(_static_key(x))
+        if fast_key is not None and (len(dyn_pos) != n_args or arg_vars):
+            fast_key = None  # a default argument is an array or a Variable: the Tensors are not all the inputs
         # A RegisterGradient since the last trace retraces: the program carries the rules of its ops.
         base_key = (treedef, tuple(sig), rules_epoch())
         try:
