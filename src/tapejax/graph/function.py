@@ -530,9 +530,12 @@ def _connections(graph, in_ids: List[int], out_ids: List[Optional[int]]) -> tupl
 def function(f: Optional[Callable] = None, *, jit_compile: bool = True, donate_variables: bool = False):
     """Trace ``f`` into one XLA program per input signature and run it (as ``tf.function``).
 
-    Python scalars and other non-array arguments are part of the signature (a new value retraces);
-    Tensors and arrays are traced by shape and dtype. Usable as ``@tj.function`` or
-    ``@tj.function(donate_variables=True)``.
+    Calls are bound to ``f``'s signature (defaults applied; a bad call raises ``TypeError``). Python scalars
+    and other non-array arguments are part of the signature by value (a new value retraces; they must be
+    hashable); Tensors and arrays are traced by shape and dtype, Variable arguments by shape, dtype and
+    which arguments are the same Variable. Python numbers returned come back as Tensors; ``f`` must not
+    modify its argument lists or dicts (``ValueError``). ``experimental_get_tracing_count()`` and
+    ``clear_cache()`` as TF. Usable as ``@tj.function`` or ``@tj.function(donate_variables=True)``.
     """
     if f is None:
         return lambda g: Function(g, jit_compile=jit_compile, donate_variables=donate_variables)
