@@ -104,7 +104,7 @@ class _FrequentTracing:
         self.calls = 0
         self.warnings = 0
 
-    def record(self, traced: bool, name: str) -> None:
+    def record(self, traced: bool, f) -> None:
         if not traced:
             if not self.calls_per_tracing:
                 self.calls_per_tracing = [0]
@@ -121,7 +121,8 @@ class _FrequentTracing:
                 "%d out of the last %d calls to %s triggered tj.function retracing. Tracing is expensive and "
                 "the excessive number of tracings could be due to (1) creating a tj.function repeatedly in a "
                 "loop, (2) passing tensors with different shapes, (3) passing Python objects (numbers "
-                "included) instead of tensors.", len(self.calls_per_tracing), self.calls, name)
+                "included) instead of tensors.", len(self.calls_per_tracing), self.calls,
+                getattr(f, "__qualname__", getattr(f, "__name__", repr(f))))
 
 
 _detectors: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -136,15 +137,16 @@ def _stats_key(f):
     return getattr(target, "__code__", f)
 
 
-def _record_call(key, traced: bool, f) -> None:
+def _detector(key) -> _FrequentTracing:
+    """The statistics shared by every tj.function of one Python function."""
     with _detectors_lock:
         try:
             detector = _detectors.get(key)
             if detector is None:
                 detector = _detectors[key] = _FrequentTracing()
-        except TypeError:  # not weak-referenceable: no statistics
-            return
-        detector.record(traced, getattr(f, "__qualname__", getattr(f, "__name__", repr(f))))
+        except TypeError:  # not weak-referenceable: statistics of this tj.function alone
+            detector = _FrequentTracing()
+        return detector
 
 
 class _Concrete:
@@ -177,6 +179,7 @@ class Function:
         self._signature = _signature(f)
         self._tracing_count = 0  # Python runs of f that built a program (experimental_get_tracing_count)
         self._stats = _stats_key(f)
+        self._detector: Optional[_FrequentTracing] = None
         self._jit_compile = jit_compile
         self._donate = donate_variables
         self._variables: List[Variable] = []
@@ -216,7 +219,10 @@ class Function:
         before = self._tracing_count
         out = self._call(args, kwargs)
         if tape_set.state.capture is None:  # eager calls only (as TF): not calls made inside another trace
-            _record_call(self._stats, self._tracing_count != before, self._f)
+            detector = self._detector
+            if detector is None:
+                detector = self._detector = _detector(self._stats)
+            detector.record(self._tracing_count != before, self._f)
         return out
 
     def _call(self, args, kwargs):
