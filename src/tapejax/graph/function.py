@@ -177,6 +177,10 @@ class Function:
         # Calls are bound to f's signature (as tf.function): defaults are applied, an argument given by
         # keyword or by position is the same signature, and a wrong call raises inspect's TypeError.
         self._signature = _signature(f)
+        # A call giving every parameter by position binds to itself: no binding needed (the common case).
+        params = self._signature.parameters.values() if self._signature is not None else ()
+        self._arity = len(params) if all(
+            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) else -1
         self._tracing_count = 0  # Python runs of f that built a program (experimental_get_tracing_count)
         self._stats = _stats_key(f)
         self._detector: Optional[_FrequentTracing] = None
@@ -239,7 +243,7 @@ class Function:
         else:
             fast_key = None
         n_args = len(args)
-        if self._signature is not None:
+        if self._signature is not None and (kwargs or n_args != self._arity):
             args, kwargs = self._bind(args, kwargs)
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
         dyn_pos, dyn_vals, sig, arg_vars = [], [], [], []
@@ -302,7 +306,7 @@ class Function:
     def clear_cache(self) -> None:
         """Forget every traced program (as ``tf.function.clear_cache``); the next call traces again and may
         create Variables again. On a method accessed through its class, clears every instance's cache."""
-        self._cache.clear()
+        self._cache.clear()  # (the signature is f's and stays)
         self._fast.clear()
         self._variables, self._tensors = [], []
         self._initialized = False
