@@ -69,6 +69,9 @@ class Capture:
         # Called when a Variable is created inside the trace; the tj.function sets it (BuildEagerly on its
         # first call). Elsewhere (tj.differentiate) a trace cannot create Variables.
         self.on_new_variable: Optional[Callable[[Optional[str]], None]] = None
+        # Whether this trace runs inside another one, whose traced Tensors it may close over; with none, a
+        # Tensor holding a traced value escaped a finished trace (TF: "... is out of scope").
+        self.nested = False
 
     def new_variable(self, name) -> None:
         if self.on_new_variable is None:
@@ -100,6 +103,11 @@ class Capture:
                 v = self.tensors.get(a._id)
                 if v is not None:
                     raw[i] = v
+                elif isinstance(a._value, jax.core.Tracer) and not self.nested:
+                    raise TypeError(
+                        f"A Tensor (shape {tuple(a.shape)}, dtype {a.dtype}) made inside another tj.function's "
+                        "trace is out of scope and cannot be used here: it escaped that trace (kept in a "
+                        "nonlocal, a global or an attribute). Pass it as a return value or an argument instead.")
                 else:
                     self.missing_tensors[a._id] = a
         return raw

@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
+import logging
+import threading
 import weakref
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
@@ -26,7 +29,7 @@ from jax.extend.core import jaxpr_as_fun
 
 from .. import tape_set
 from ..ops.core import OpDef, apply, rules_epoch
-from ..tensor import Tensor, Variable
+from ..tensor import Tensor, Variable, constant
 from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder
 from .reachable import reachable
 
@@ -46,11 +49,105 @@ def _strong(x):
 
 
 def _static_key(x):
+    """A non-array argument is part of the signature by value (as tf.function's Literal trace type), so it
+    must be hashable; a weak reference is refused (TF: "weakref input ... not supported")."""
+    if isinstance(x, weakref.ref):
+        raise TypeError(f"weakref input {x!r} not supported for tj.function.")
     try:
         hash(x)
-        return (type(x), x)
     except TypeError:
-        return ("id", id(x))
+        raise TypeError(f"Could not generate a generic TraceType for {x!r}. Please verify that it is "
+                        "immutable/hashable: a tj.function argument that is not an array is part of the "
+                        "signature by value.") from None
+    return (type(x), x)
+
+
+def _python_number(x) -> bool:
+    return isinstance(x, (bool, int, float, complex, np.generic))
+
+
+def _output_tensor(x):
+    """An output leaf as the caller gets it: Variables as their read value, Python and NumPy numbers as
+    Tensors (tf.function returns ``tf.constant(1)`` for ``return 1``), other objects as they are."""
+    if isinstance(x, Variable):
+        return x.read_value()
+    if _python_number(x):
+        return constant(x)
+    return x
+
+
+def _signature(f) -> Optional[inspect.Signature]:
+    try:
+        return inspect.signature(f)
+    except (TypeError, ValueError):  # a builtin or an object inspect cannot read: calls are not bound
+        return None
+
+
+def _same_inputs(before_tree, before_leaves, args, kwargs) -> bool:
+    """TF's mutation check: the arguments keep their structure and each leaf is the same object."""
+    leaves, tree = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
+    return tree == before_tree and len(leaves) == len(before_leaves) and \
+        all(a is b for a, b in zip(leaves, before_leaves))
+
+
+_log = logging.getLogger("tapejax")
+
+
+class _FrequentTracing:
+    """TF's frequent-retracing warning: when 5 of the last (about) 10 eager calls of one Python function
+    traced, log a warning saying "Tracing is expensive"; at most twice per function. Keyed by the
+    function's code, so a tj.function re-created in a loop counts as one (as TF)."""
+
+    THRESHOLD, HISTORY, MAX_WARNINGS = 5, 10, 2
+
+    def __init__(self) -> None:
+        self.calls_per_tracing: List[int] = []
+        self.calls = 0
+        self.warnings = 0
+
+    def record(self, traced: bool, f) -> None:
+        if not traced:
+            if not self.calls_per_tracing:
+                self.calls_per_tracing = [0]
+            self.calls_per_tracing[-1] += 1
+            self.calls += 1
+            return
+        self.calls += 1
+        self.calls_per_tracing.append(1)
+        while self.calls_per_tracing and self.calls - self.calls_per_tracing[0] > self.HISTORY:
+            self.calls -= self.calls_per_tracing.pop(0)
+        if self.warnings < self.MAX_WARNINGS and len(self.calls_per_tracing) >= self.THRESHOLD:
+            self.warnings += 1
+            _log.warning(
+                "%d out of the last %d calls to %s triggered tj.function retracing. Tracing is expensive and "
+                "the excessive number of tracings could be due to (1) creating a tj.function repeatedly in a "
+                "loop, (2) passing tensors with different shapes, (3) passing Python objects (numbers "
+                "included) instead of tensors.", len(self.calls_per_tracing), self.calls,
+                getattr(f, "__qualname__", getattr(f, "__name__", repr(f))))
+
+
+_detectors: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_detectors_lock = threading.Lock()
+
+
+def _stats_key(f):
+    target = f
+    while hasattr(target, "__wrapped__"):
+        target = target.__wrapped__
+    target = getattr(target, "__func__", target)
+    return getattr(target, "__code__", f)
+
+
+def _detector(key) -> _FrequentTracing:
+    """The statistics shared by every tj.function of one Python function."""
+    with _detectors_lock:
+        try:
+            detector = _detectors.get(key)
+            if detector is None:
+                detector = _detectors[key] = _FrequentTracing()
+        except TypeError:  # not weak-referenceable: statistics of this tj.function alone
+            detector = _FrequentTracing()
+        return detector
 
 
 class _Concrete:
@@ -60,21 +157,34 @@ class _Concrete:
         self.out_tree = None
         self.out_static: Dict[int, Any] = {}  # output leaf position -> non-array Python value
         self.out_arrays: List[int] = []
-        self.assigned: List[Variable] = []
+        self.assigned: List[int] = []  # positions, in the call's Variables, of those the trace assigned
         self.jitted = None
         self.op: Optional[OpDef] = None
         self.tensors: List[Tensor] = []
         self.missing_tensors: List[Tensor] = []
         self.connections: tuple = ()
-        self.used: set = set()  # ids of the Variables the trace read or assigned
+        self.used: set = set()  # positions of the Variables the trace read or assigned
+        self.arg_slots: List[int] = []  # which Variable arguments are inputs of their own (not closed over)
 
 
 class Function:
     """A traced, compiled tapejax function (see ``tj.function``)."""
 
     def __init__(self, f: Callable, jit_compile: bool = True, donate_variables: bool = False) -> None:
+        if not callable(f):
+            raise TypeError(f"{f!r} is not a callable object")  # as tf.function
         functools.update_wrapper(self, f)
         self._f = f
+        # Calls are bound to f's signature (as tf.function): defaults are applied, an argument given by
+        # keyword or by position is the same signature, and a wrong call raises inspect's TypeError.
+        self._signature = _signature(f)
+        # A call giving every parameter by position binds to itself: no binding needed (the common case).
+        params = self._signature.parameters.values() if self._signature is not None else ()
+        self._arity = len(params) if all(
+            p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) else -1
+        self._tracing_count = 0  # Python runs of f that built a program (experimental_get_tracing_count)
+        self._stats = _stats_key(f)
+        self._detector: Optional[_FrequentTracing] = None
         self._jit_compile = jit_compile
         self._donate = donate_variables
         self._variables: List[Variable] = []
@@ -100,6 +210,9 @@ class Function:
             def method(*args, **kwargs):
                 return f(ref(), *args, **kwargs)
             functools.update_wrapper(method, f)
+            sig = _signature(f)
+            if sig is not None and sig.parameters:
+                method.__signature__ = sig.replace(parameters=list(sig.parameters.values())[1:])
             bound = self._bound[obj] = Function(method, self._jit_compile, self._donate)
         return bound
 
@@ -108,6 +221,16 @@ class Function:
 
     # -- calling ------------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        before = self._tracing_count
+        out = self._call(args, kwargs)
+        if tape_set.state.capture is None:  # eager calls only (as TF): not calls made inside another trace
+            detector = self._detector
+            if detector is None:
+                detector = self._detector = _detector(self._stats)
+            detector.record(self._tracing_count != before, self._f)
+        return out
+
+    def _call(self, args, kwargs):
         if not kwargs and all(type(a) is Tensor for a in args):
             dyn_vals = [_strong(a._value) for a in args]
             fast_key = (tuple((v.shape, v.dtype) for v in dyn_vals), len(self._variables), len(self._tensors),
@@ -117,15 +240,23 @@ class Function:
                 conc, variables = hit
                 outs, new_vals = conc.jitted([_strong(v._value) for v in variables],
                                              dyn_vals + [_strong(t._value) for t in conc.tensors])
-                return self._finish(conc, [Tensor(o) for o in outs], new_vals)
+                return self._finish(conc, [Tensor(o) for o in outs], new_vals, variables)
         else:
             fast_key = None
+        n_args = len(args)
+        if self._signature is not None and (kwargs or n_args != self._arity):
+            args, kwargs = self._bind(args, kwargs)
         leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
-        dyn_pos, dyn_vals, sig = [], [], []
+        dyn_pos, dyn_vals, sig, arg_vars = [], [], [], []
         for i, x in enumerate(leaves):
             if isinstance(x, Variable):
-                self._know(x)
-                sig.append(("var", id(x)))
+                # By shape, dtype and aliasing (TF's VariableSpec): another Variable of the same kind reuses
+                # the program, its value going in and its assignments coming back out.
+                j = next((n for n, a in enumerate(arg_vars) if a is x), None)
+                if j is None:
+                    j = len(arg_vars)
+                    arg_vars.append(x)
+                sig.append(("var", j, tuple(x.shape), x.dtype, x.trainable))
             elif _is_array(x):
                 v = _strong(x._value if isinstance(x, Tensor) else x)
                 dyn_pos.append(i)
@@ -133,40 +264,79 @@ class Function:
                 sig.append((v.shape, v.dtype))
             else:
                 sig.append(_static_key(x))
+        if fast_key is not None and (len(dyn_pos) != n_args or arg_vars):
+            fast_key = None  # a default argument is an array or a Variable: the Tensors are not all the inputs
         # A RegisterGradient since the last trace retraces: the program carries the rules of its ops.
         base_key = (treedef, tuple(sig), rules_epoch())
         try:
-            conc = self._concrete(base_key, leaves, treedef, dyn_pos, dyn_vals)
+            conc = self._concrete(base_key, leaves, treedef, dyn_pos, dyn_vals, arg_vars)
         except BuildEagerly:
             if self._initialized:  # a tj.function first called inside this one created a Variable
                 raise ValueError(SINGLETON_VARIABLES) from None
             if tape_set.state.capture is not None:
                 raise  # inside an outer trace: the outermost first call runs eagerly
-            return self._build(args, kwargs, base_key, leaves, treedef, dyn_pos, dyn_vals)
+            return self._build(args, kwargs, base_key, leaves, treedef, dyn_pos, dyn_vals, arg_vars)
         self._initialized = True
         if fast_key is not None and fast_key[1:3] == (len(self._variables), len(self._tensors)):
             self._fast[fast_key] = (conc, list(self._variables))
+        variables = self._variables + [arg_vars[j] for j in conc.arg_slots]
         # Inside an outer trace, the outer trace's values of the Variables (which see its assignments).
-        var_vals = [_strong(v._current()) for v in self._variables]
+        var_vals = [_strong(v._current()) for v in variables]
         if tape_set.any_recording():
-            outs, new_vals = self._call_recorded(conc, leaves, dyn_pos)
+            outs, new_vals = self._call_recorded(conc, leaves, dyn_pos, variables)
         else:
             outs, new_vals = conc.jitted(var_vals, dyn_vals + [_strong(t._value) for t in conc.tensors])
             outs = [Tensor(o) for o in outs]
-        return self._finish(conc, outs, new_vals)
+        return self._finish(conc, outs, new_vals, variables)
 
-    def _concrete(self, base_key, leaves, treedef, dyn_pos, dyn_vals) -> "_Concrete":
+    def _bind(self, args, kwargs):
+        """``(args, kwargs)`` bound to the signature with defaults applied; TypeError as TF for a bad call."""
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as e:
+            name = getattr(self._f, "__qualname__", getattr(self._f, "__name__", "f"))
+            raise TypeError(f"{name}{self._signature}: {e}") from None
+        bound.apply_defaults()
+        return bound.args, bound.kwargs
+
+    def experimental_get_tracing_count(self) -> int:
+        """How many times the Python function ran to build a program (as ``tf.function``'s): once per
+        traced signature, plus the eager first call of a function that creates Variables."""
+        return self._tracing_count
+
+    def clear_cache(self) -> None:
+        """Forget every traced program (as ``tf.function.clear_cache``); the next call traces again and may
+        create Variables again. On a method accessed through its class, clears every instance's cache."""
+        self._cache.clear()  # (the signature is f's and stays)
+        self._fast.clear()
+        self._variables, self._tensors = [], []
+        self._initialized = False
+        self._tracing_count = 0
+        for bound in list(self._bound.values()):
+            bound.clear_cache()
+
+    def _check_inputs(self, before, args, kwargs) -> None:
+        if not _same_inputs(before[0], before[1], args, kwargs):
+            name = getattr(self._f, "__qualname__", getattr(self._f, "__name__", "f"))
+            sig = self._signature if self._signature is not None else "(...)"
+            raise ValueError(f"{name}{sig} should not modify its Python input arguments. Check if it "
+                             "modifies any lists or dicts passed as arguments. Modifying a copy is allowed.")
+
+    def _concrete(self, base_key, leaves, treedef, dyn_pos, dyn_vals, arg_vars=()) -> "_Concrete":
         """The traced program for this signature and the Variables and closures known now (traced if new)."""
         discovered = False
         for _ in range(100):
-            key = base_key + (tuple(id(v) for v in self._variables), tuple(t._id for t in self._tensors))
+            # A Variable argument the function also closes over is that input, not one of its own.
+            aliases = tuple(next((n for n, k in enumerate(self._variables) if k is a), -1) for a in arg_vars)
+            key = base_key + (tuple(id(v) for v in self._variables), tuple(t._id for t in self._tensors), aliases)
             conc = self._cache.get(key)
             if conc is None:
                 if not discovered:
                     discovered = True
                     if self._discover(leaves):
                         continue  # more inputs: perhaps a program traced with them already
-                conc = self._trace(leaves, treedef, dyn_pos, dyn_vals)
+                conc = self._trace(leaves, treedef, dyn_pos, dyn_vals,
+                                   [j for j, n in enumerate(aliases) if n < 0], arg_vars)
                 if conc is None:
                     continue  # new variables or closed-over tensors were found: retrace with them as inputs
                 self._cache[key] = conc
@@ -174,24 +344,27 @@ class Function:
         raise RuntimeError(f"tj.function {getattr(self._f, '__name__', self._f)}: each trace found new Variables "
                            "or closed-over Tensors; create them once, outside the function or on its first call.")
 
-    def _build(self, args, kwargs, base_key, leaves, treedef, dyn_pos, dyn_vals):
+    def _build(self, args, kwargs, base_key, leaves, treedef, dyn_pos, dyn_vals, arg_vars):
         """The first call, run eagerly because it creates Variables (see the module docstring). Its ops are
         recorded on a graph of their own, so tj.gradients inside works on this call as in the traced ones."""
         graph, saved = GraphRecorder(), tape_set.state.build_graph
         tape_set.state.build_graph = graph
         tape_set.push_tape(graph)
+        before = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)[::-1]
         try:
             out = self._f(*args, **kwargs)
         finally:
             tape_set.pop_tape(graph)
             tape_set.state.build_graph = saved
+        self._check_inputs(before, args, kwargs)
+        self._tracing_count += 1  # TF traces a Variable-creating function twice; this run is the first
         self._initialized = True
         # Trace now (nothing runs): a function that creates a Variable on every call raises on its first
         # call, as in TF, instead of on its second; the next call finds the program cached.
-        self._concrete(base_key, leaves, treedef, dyn_pos, dyn_vals)
+        self._concrete(base_key, leaves, treedef, dyn_pos, dyn_vals, arg_vars)
         return jax.tree_util.tree_map(
-            lambda x: x.read_value() if isinstance(x, Variable) else Tensor(x) if _is_array(x) and
-            not isinstance(x, Tensor) else x, out, is_leaf=_is_leaf)
+            lambda x: Tensor(x) if _is_array(x) and not isinstance(x, Tensor) else _output_tensor(x), out,
+            is_leaf=_is_leaf)
 
     def _new_variable(self, name) -> None:
         if self._initialized:
@@ -200,10 +373,11 @@ class Function:
         raise BuildEagerly(name)
 
     @staticmethod
-    def _finish(conc: "_Concrete", outs: list, new_vals: list):
-        """Write the assignments back and rebuild the outputs' structure."""
+    def _finish(conc: "_Concrete", outs: list, new_vals: list, variables: list):
+        """Write the assignments back (to this call's ``variables``) and rebuild the outputs' structure."""
         cap = tape_set.state.capture
-        for v, new in zip(conc.assigned, new_vals):
+        for pos, new in zip(conc.assigned, new_vals):
+            v = variables[pos]
             new = new.value if isinstance(new, Tensor) else new
             if cap is not None:
                 cap.write(v, new)  # called inside an outer trace: that call writes it back
@@ -227,7 +401,11 @@ class Function:
         for v in variables:
             self._know(v)
         known = {t._id for t in self._tensors}
-        self._tensors += [t for t in tensors if t._id not in known]
+        # (a Tensor holding a traced value is an outer trace's, or one that escaped a finished trace: that
+        # one is no input; if the function uses it, the trace says so)
+        outer = tape_set.state.capture is not None
+        self._tensors += [t for t in tensors if t._id not in known and
+                          (outer or not isinstance(t._value, jax.core.Tracer))]
         return (len(self._variables), len(self._tensors)) != before
 
     @property
@@ -241,11 +419,13 @@ class Function:
         (output arrays, assigned values)."""
         f = self._f
         n_dyn = len(dyn_pos)
+        weak_self = weakref.ref(self)  # the cached program must not keep its Function alive (a cycle)
 
         def pure(var_vals, dyn_vals):
             dyn_vals, tensor_vals = dyn_vals[:n_dyn], dyn_vals[n_dyn:]
             cap = Capture(variables, var_vals, {t._id: v for t, v in zip(tensors, tensor_vals)})
-            cap.on_new_variable = self._new_variable
+            cap.nested = tape_set.state.capture is not None
+            cap.on_new_variable = lambda name: weak_self()._new_variable(name)
             call_leaves = list(leaves)
             for p, v in zip(dyn_pos, dyn_vals):
                 call_leaves[p] = Tensor(v)
@@ -253,11 +433,11 @@ class Function:
             with tape_set.isolated(cap):
                 tape_set.push_tape(cap.graph)
                 out = f(*args, **kwargs)
+                weak_self()._check_inputs((treedef, call_leaves), args, kwargs)
                 out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
                 arrays, static, positions = [], {}, []
                 for i, o in enumerate(out_leaves):
-                    if isinstance(o, Variable):
-                        o = out_leaves[i] = o.read_value()
+                    o = out_leaves[i] = _output_tensor(o)
                     if isinstance(o, Tensor):
                         arrays.append(o._value)
                         positions.append(i)
@@ -267,21 +447,24 @@ class Function:
                     else:
                         static[i] = o
             conc.out_tree, conc.out_static, conc.out_arrays = out_tree, static, positions
-            conc.assigned = list(cap.assigned.values())
+            position = {id(v): n for n, v in enumerate(variables)}
+            assigned = list(cap.assigned.values())
+            conc.assigned = [position[id(v)] for v in assigned if id(v) in position]
             in_ids = [v._handle_id for v in variables] + [call_leaves[p]._id for p in dyn_pos] + \
                 [t._id for t in tensors]
             out_ids = [out_leaves[i]._id if isinstance(out_leaves[i], Tensor) else None for i in positions]
             # assigned Variables' new values count as reaching every input
             conc.connections = _connections(cap.graph, in_ids, out_ids + [None] * len(conc.assigned))
-            conc.used = set(cap.used)
+            conc.used = {position[i] for i in cap.used if i in position}
             conc.missing = list(cap.missing.values())
             conc.missing_tensors = list(cap.missing_tensors.values())
-            return arrays, [cap.values[id(v)] for v in conc.assigned]
+            return arrays, [cap.values[id(v)] for v in assigned if id(v) in position]
         return pure
 
-    def _trace(self, leaves, treedef, dyn_pos, dyn_vals) -> Optional[_Concrete]:
+    def _trace(self, leaves, treedef, dyn_pos, dyn_vals, arg_slots=(), arg_vars=()) -> Optional[_Concrete]:
         conc = _Concrete()
-        variables = list(self._variables)
+        conc.arg_slots = list(arg_slots)
+        variables = self._variables + [arg_vars[j] for j in arg_slots]
         conc.tensors = tensors = list(self._tensors)
         pure = self._pure(conc, leaves, treedef, dyn_pos, variables, tensors)
         var_vals = [_strong(v._value) for v in variables]
@@ -293,23 +476,24 @@ class Function:
                 self._know(v)
             self._tensors += conc.missing_tensors
             return None
+        self._tracing_count += 1  # (a trace that only found new inputs does not count: TF finds them up front)
         # The trace's jaxpr: the donating program, the op's kernels (jitted, differentiated) and an outer trace
         # evaluate it instead of running the Python function again (once per signature, as TF).
         program = jaxpr_as_fun(traced.jaxpr)
         n_out = len(conc.out_arrays)
         if self._donate and conc.assigned and jax.default_backend() != "cpu":
-            assigned_ids = {id(v) for v in conc.assigned}
+            assigned_pos = set(conc.assigned)
 
             def split(assigned_vals, other_vals, dyn):
                 it_a, it_o = iter(assigned_vals), iter(other_vals)
-                full = [next(it_a) if id(v) in assigned_ids else next(it_o) for v in variables]
+                full = [next(it_a) if n in assigned_pos else next(it_o) for n in range(len(variables))]
                 flat = program(*full, *dyn)
                 return flat[:n_out], flat[n_out:]
             compiled = jax.jit(split, donate_argnums=(0,))
 
             def call(var_vals, dyn):
-                a = [x for v, x in zip(variables, var_vals) if id(v) in assigned_ids]
-                o = [x for v, x in zip(variables, var_vals) if id(v) not in assigned_ids]
+                a = [x for n, x in enumerate(var_vals) if n in assigned_pos]
+                o = [x for n, x in enumerate(var_vals) if n not in assigned_pos]
                 return compiled(a, o, dyn)
             conc.jitted = call
         else:
@@ -322,10 +506,10 @@ class Function:
                         connections=conc.connections)
         return conc
 
-    def _call_recorded(self, conc: _Concrete, leaves, dyn_pos):
+    def _call_recorded(self, conc: _Concrete, leaves, dyn_pos, variables):
         """Under an outer tape/accumulator: one recorded op of the variables' reads and the inputs."""
         # (a Variable the trace did not use is no read: an outer tape must not watch it)
-        reads = [v.read_value() if id(v) in conc.used else Tensor(v._current()) for v in self._variables]
+        reads = [v.read_value() if n in conc.used else Tensor(v._current()) for n, v in enumerate(variables)]
         inputs = [leaves[p] for p in dyn_pos]
         result = apply(conc.op, reads + inputs + list(conc.tensors), {})
         result = result if isinstance(result, tuple) else (result,)
@@ -367,9 +551,12 @@ def init_scope() -> Iterator[None]:
 def function(f: Optional[Callable] = None, *, jit_compile: bool = True, donate_variables: bool = False):
     """Trace ``f`` into one XLA program per input signature and run it (as ``tf.function``).
 
-    Python scalars and other non-array arguments are part of the signature (a new value retraces);
-    Tensors and arrays are traced by shape and dtype. Usable as ``@tj.function`` or
-    ``@tj.function(donate_variables=True)``.
+    Calls are bound to ``f``'s signature (defaults applied; a bad call raises ``TypeError``). Python scalars
+    and other non-array arguments are part of the signature by value (a new value retraces; they must be
+    hashable); Tensors and arrays are traced by shape and dtype, Variable arguments by shape, dtype and
+    which arguments are the same Variable. Python numbers returned come back as Tensors; ``f`` must not
+    modify its argument lists or dicts (``ValueError``). ``experimental_get_tracing_count()`` and
+    ``clear_cache()`` as TF. Usable as ``@tj.function`` or ``@tj.function(donate_variables=True)``.
     """
     if f is None:
         return lambda g: Function(g, jit_compile=jit_compile, donate_variables=donate_variables)
