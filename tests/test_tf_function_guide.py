@@ -228,3 +228,12 @@ def test_method_reading_tensor_and_variable_attributes_traces_once():
         y = m(x)
     np.testing.assert_array_equal(tape.gradient(y, m.w).numpy(), [1.0, 0.0])
     assert m.traces == 1
+
+
+def test_reduce_retracing_is_accepted_and_changes_no_value():
+    # guide cell 0403fae03a1f: @tf.function(reduce_retracing=True) def g(x): return x
+    @tj.function(reduce_retracing=True)
+    def g(x):
+        return x * 2
+    for n in (3, 5, 7):
+        np.testing.assert_array_equal(g(tnp.arange(n)).numpy(), np.arange(n) * 2)

@@ -548,7 +548,8 @@ def init_scope() -> Iterator[None]:
         yield
 
 
-def function(f: Optional[Callable] = None, *, jit_compile: bool = True, donate_variables: bool = False):
+def function(f: Optional[Callable] = None, *, jit_compile: bool = True, donate_variables: bool = False,
+             reduce_retracing: bool = False):
     """Trace ``f`` into one XLA program per input signature and run it (as ``tf.function``).
 
     Calls are bound to ``f``'s signature (defaults applied; a bad call raises ``TypeError``). Python scalars
@@ -557,7 +558,12 @@ def function(f: Optional[Callable] = None, *, jit_compile: bool = True, donate_v
     which arguments are the same Variable. Python numbers returned come back as Tensors; ``f`` must not
     modify its argument lists or dicts (``ValueError``). ``experimental_get_tracing_count()`` and
     ``clear_cache()`` as TF. Usable as ``@tj.function`` or ``@tj.function(donate_variables=True)``.
+
+    ``reduce_retracing`` is accepted for TF code and changes nothing: an XLA program has static shapes, so
+    each new input shape is traced (the values are those of TF; only the number of traces can differ).
     """
+    if not isinstance(reduce_retracing, bool):
+        raise TypeError(f"tj.function: reduce_retracing must be a bool, got {reduce_retracing!r}")
     if f is None:
         return lambda g: Function(g, jit_compile=jit_compile, donate_variables=donate_variables)
     return Function(f, jit_compile=jit_compile, donate_variables=donate_variables)
