@@ -104,6 +104,30 @@ def test_docstring_nested_custom_gradient_tapes_inside_function():
     close(dd, 12.0)
 
 
+def test_docstring_nested_custom_gradient_outer_tapes_over_function_call():
+    # an outer tape over a tj.function call differentiates the same program: 12.0, as eager
+    op = tj.function(_nested_op())
+    x = tj.constant(2.0)
+    with tj.GradientTape() as t2:
+        t2.watch(x)
+        with tj.GradientTape() as t1:
+            t1.watch(x)
+            y = op(x)
+        d = t1.gradient(y, x)
+    close(d, 12.0)
+    close(t2.gradient(d, x), 12.0)
+
+
+def test_docstring_nested_custom_gradient_jax_transforms():
+    # jax.grad / jax.jvp over tj code follow the same rule: a custom op none of whose inputs is being
+    # differentiated is seen through (jax.grad(jax.grad(f))(2.0) = 12.0)
+    op = _nested_op()
+    f = lambda a: op(tj.Tensor(a)).value  # noqa: E731
+    close(jax.grad(f)(2.0), 12.0)
+    close(jax.grad(jax.grad(f))(2.0), 12.0)
+    close(jax.jvp(jax.grad(f), (2.0,), (1.0,))[1], 12.0)
+
+
 def _closure_op(c):
     @tj.custom_gradient
     def F(x):
@@ -152,6 +176,16 @@ def test_accumulator_on_closure_sees_forward_ops():
     with tj.ForwardAccumulator(c, tj.constant(1.0)) as acc:
         y = _closure_op(c)(x)
     close(acc.jvp(y), 12.0)
+
+
+def test_closure_under_jax_grad():
+    # jax.grad w.r.t. the closed-over c only sees x*c*c (12.0); w.r.t. both, x takes the rule (10.0) and c
+    # gets zero (a tape's None)
+    x = tj.constant(3.0)
+    close(jax.grad(lambda c: _closure_op(tj.Tensor(c))(x).value)(2.0), 12.0)
+    gc, gx = jax.grad(lambda c, x: _closure_op(tj.Tensor(c))(tj.Tensor(x)).value, argnums=(0, 1))(2.0, 3.0)
+    close(gc, 0.0)
+    close(gx, 10.0)
 
 
 def test_recompute_grad_closure_stays_hidden():
