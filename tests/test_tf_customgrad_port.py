@@ -650,6 +650,50 @@ def test_recompute_grad_kwargs_nested_args_and_function():
     close(t.gradient(y, [x, w]), [0.30074, 1.34801], rtol=1e-4)
 
 
+def test_recompute_grad_recomputation_not_merged_by_xla():
+    # recompute_grad_test.py (RecomputeGradXla): under jit_compile the recomputation must not be merged with
+    # the forward pass (TF adds a data dependency on dresult; jax.checkpoint an optimization barrier on the
+    # recomputation's inputs), else XLA's CSE keeps every activation alive. The traced backward carries the
+    # barrier; values, first and second order (also through a tj.function call) are those of f.
+    def f(x):
+        for _ in range(3):
+            x = tnp.sin(tnp.matmul(x, x))
+        return x
+
+    def step(fn):
+        def run(a):
+            x = tj.Tensor(a)
+            with tj.GradientTape() as tape:
+                tape.watch(x)
+                out = fn(fn(x))[0][0]
+            return out.value, tape.gradient(out, x).value
+        return run
+
+    a = jnp.full((8, 8), 0.1, jnp.float32)
+    hlo = jax.jit(step(tj.recompute_grad(f))).lower(a).compiler_ir("hlo").as_hlo_text()
+    assert "opt-barrier" in hlo
+    (v_re, g_re), (v, g) = jax.jit(step(tj.recompute_grad(f)))(a), jax.jit(step(f))(a)
+    close(v_re, v)
+    close(g_re, g, rtol=1e-5)
+    x = tj.constant(np.asarray(a))
+    with tj.GradientTape() as t2:
+        t2.watch(x)
+        with tj.GradientTape() as t1:
+            t1.watch(x)
+            y = tnp.sum(tj.function(tj.recompute_grad(f))(x))
+        d = t1.gradient(y, x)
+        dd = tnp.sum(d * d)
+    with tj.GradientTape() as u2:
+        u2.watch(x)
+        with tj.GradientTape() as u1:
+            u1.watch(x)
+            y = tnp.sum(f(x))
+        e = u1.gradient(y, x)
+        ee = tnp.sum(e * e)
+    close(d, e, rtol=1e-5)
+    close(t2.gradient(dd, x), u2.gradient(ee, x), rtol=1e-4, atol=1e-5)
+
+
 def test_recompute_grad_under_accumulator_raises():
     # TF: NotImplementedError "recompute_grad tried to transpose grad of ..."
     g = tj.recompute_grad(tnp.sin)

@@ -353,18 +353,9 @@ def _recompute(f, args, kwargs):
             # Re-run f under a tape on fresh ids of the arguments; outer tapes recording this backward
             # pass see the re-run too (the fresh ids are recorded identities), giving higher orders.
             flat, tree = nest_flatten(list(a))
-            id_flat = []
-            for x in flat:
-                if isinstance(x, Variable):
-                    # as TF's identity of a variable argument: a (recorded) read of its current value, so
-                    # its gradient flows to the variable and outer tapes see the read
-                    id_flat.append(x.read_value())
-                elif isinstance(x, Tensor):
-                    y = Tensor(x._value)
-                    record_identity("Identity", x, y)
-                    id_flat.append(y)
-                else:
-                    id_flat.append(x)
+            # a Variable argument is read (as TF's identity of it: a recorded read of its current value, so
+            # its gradient flows to the variable and outer tapes see the read)
+            id_flat = _fresh_after([x.read_value() if isinstance(x, Variable) else x for x in flat])
             id_args = jax.tree_util.tree_unflatten(tree, id_flat)
             srcs = [x if isinstance(x, Tensor) and _differentiable(x.dtype) else None for x in id_flat]
             with GradientTape() as t:
@@ -386,6 +377,24 @@ def _recompute(f, args, kwargs):
             return arg_grads
         return result, grad
     return inner(*args)
+
+
+def _fresh_after(values: list) -> list:
+    """Each Tensor of ``values`` under a fresh id (a recorded identity), so the re-run of f is recorded
+    apart from the forward run. Under a JAX trace (tj.function, jax.grad) the values also pass through an
+    optimization barrier, so that XLA cannot merge the recomputation with the forward computation (CSE),
+    which would keep the activations alive and undo recompute_grad (jax.checkpoint's prevent_cse; TF adds
+    a data dependency for XLA). The cotangents stay out of the barrier: the traced backward must remain
+    linear in them (its transpose is the forward-mode rule)."""
+    pos = [i for i, x in enumerate(values) if isinstance(x, Tensor)]
+    raw = [values[i]._value for i in pos]
+    if any(isinstance(v, jax.core.Tracer) for v in raw):
+        raw = jax.lax.optimization_barrier(raw)
+    out = list(values)
+    for i, v in zip(pos, raw):
+        out[i] = Tensor(v)
+        record_identity("Identity", values[i], out[i])
+    return out
 
 
 def grad_pass_through(f: Callable) -> Callable:
