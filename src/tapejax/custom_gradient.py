@@ -152,16 +152,17 @@ class CustomGradientBackward:
 
 
 def _output_tensor(name: str, i: int, value: Any) -> Any:
-    """Output ``i`` under a new id (TF's identity), without recording anything. Python numbers and
-    NumPy/jax arrays become Tensors, as TF converts them, so the op is recorded and grad_fn decides."""
+    """(output ``i`` under a new id, the Tensor it is an identity of or None), without recording the
+    identity yet (see ``_record_identities``). Python numbers and NumPy/jax arrays become Tensors, as TF
+    converts them, so the op is recorded and grad_fn decides."""
     if value is None:
-        return None
+        return None, None
     if isinstance(value, Variable):
-        value = value.read_value()
+        value = value.read_value()  # a recorded read, as TF's identity of a variable
     if isinstance(value, Tensor):
-        return Tensor(value._value)
+        return Tensor(value._value), value
     try:
-        return Tensor(convert_to_tensor(value)._value)
+        return Tensor(convert_to_tensor(value)._value), None
     except TypeError as e:
         raise TypeError(f"custom_gradient '{name}': output {i} (flattened) of type {type(value).__name__} "
                         f"cannot be converted to a Tensor; return Tensors, arrays or numbers. {e}") from None
@@ -212,7 +213,8 @@ def _call_custom_gradient(f: Callable, args: tuple, kwargs: dict) -> Any:
                         f"'{name}' uses variables: {[v.name for v in variables]}. Define it as "
                         "grad_fn(*dys, variables=None) returning (input_gradients, variable_gradients).")
     flat_result, tree = nest_flatten(result)
-    outs = [_output_tensor(name, i, r) for i, r in enumerate(flat_result)]
+    outs, srcs = zip(*[_output_tensor(name, i, r) for i, r in enumerate(flat_result)]) if flat_result else ((), ())
+    outs = list(outs)
     traced_rule = None
     if _traced(flat_args, outs):
         outs, traced_rule = _carry_rule(name, grad_fn, outs, flat_args, variables)
@@ -231,8 +233,23 @@ def _call_custom_gradient(f: Callable, args: tuple, kwargs: dict) -> Any:
             ids.append(a_id)
             positions.append(i)
     ids += [v._handle_id for v in variables]
-    _record(name, tensor_outs, ids, positions, len(flat_args), variables, watched_args, grad_fn, traced_rule)
+    taken = _record(name, tensor_outs, ids, positions, len(flat_args), variables, watched_args, grad_fn,
+                    traced_rule)
+    _record_identities(srcs, outs, taken)
     return jax.tree_util.tree_unflatten(tree, outs)
+
+
+def _record_identities(srcs, outs, taken) -> None:
+    """Each output is an identity of what ``f`` returned (TF's ``identity(result)``), recorded on the tapes
+    and accumulators that did not take the custom op (``taken``): for them the op does not exist (none of
+    its inputs is known to them), so they see through to the ops ``f`` ran, as in TF. This is what makes
+    the docstring's nested custom gradient (a grad_fn that is itself a custom gradient of ``dy``)
+    differentiable with respect to ``x`` by an outer tape."""
+    if not tape_set.active():
+        return
+    for src, out in zip(srcs, outs):
+        if src is not None and out is not None:
+            record_identity("Identity", src, out, skip=taken)
 
 
 def _traced(flat_args, outs) -> bool:
@@ -283,9 +300,10 @@ class TracedRule:
         self.transpose, self.residuals, self.outputs = transpose, residuals, outputs
 
 
-def _record(name, outs, ids, positions, arg_count, variables, arg_variables, grad_fn, traced_rule=None) -> None:
+def _record(name, outs, ids, positions, arg_count, variables, arg_variables, grad_fn, traced_rule=None) -> tuple:
+    """Record the custom op on the tapes and accumulators that take it; returns them."""
     if not outs or not ids or not tape_set.active():
-        return
+        return ()
     # TF reads the variables (read inside, or passed as arguments) as op inputs, so tapes watching
     # accessed variables watch them, even if f read them under stop_recording (recompute_grad) or not at all
     for t in tape_set.recording_tapes():
@@ -303,6 +321,7 @@ def _record(name, outs, ids, positions, arg_count, variables, arg_variables, gra
                                                  "mode): ")
         for a in accs:
             a.accumulate_from_backward(outs, ids, bf)
+    return tuple(tapes) + tuple(accs)
 
 
 def recompute_grad(f: Callable) -> Callable:
@@ -334,18 +353,9 @@ def _recompute(f, args, kwargs):
             # Re-run f under a tape on fresh ids of the arguments; outer tapes recording this backward
             # pass see the re-run too (the fresh ids are recorded identities), giving higher orders.
             flat, tree = nest_flatten(list(a))
-            id_flat = []
-            for x in flat:
-                if isinstance(x, Variable):
-                    # as TF's identity of a variable argument: a (recorded) read of its current value, so
-                    # its gradient flows to the variable and outer tapes see the read
-                    id_flat.append(x.read_value())
-                elif isinstance(x, Tensor):
-                    y = Tensor(x._value)
-                    record_identity("Identity", x, y)
-                    id_flat.append(y)
-                else:
-                    id_flat.append(x)
+            # a Variable argument is read (as TF's identity of it: a recorded read of its current value, so
+            # its gradient flows to the variable and outer tapes see the read)
+            id_flat = _fresh_after([x.read_value() if isinstance(x, Variable) else x for x in flat])
             id_args = jax.tree_util.tree_unflatten(tree, id_flat)
             srcs = [x if isinstance(x, Tensor) and _differentiable(x.dtype) else None for x in id_flat]
             with GradientTape() as t:
@@ -367,6 +377,24 @@ def _recompute(f, args, kwargs):
             return arg_grads
         return result, grad
     return inner(*args)
+
+
+def _fresh_after(values: list) -> list:
+    """Each Tensor of ``values`` under a fresh id (a recorded identity), so the re-run of f is recorded
+    apart from the forward run. Under a JAX trace (tj.function, jax.grad) the values also pass through an
+    optimization barrier, so that XLA cannot merge the recomputation with the forward computation (CSE),
+    which would keep the activations alive and undo recompute_grad (jax.checkpoint's prevent_cse; TF adds
+    a data dependency for XLA). The cotangents stay out of the barrier: the traced backward must remain
+    linear in them (its transpose is the forward-mode rule)."""
+    pos = [i for i, x in enumerate(values) if isinstance(x, Tensor)]
+    raw = [values[i]._value for i in pos]
+    if any(isinstance(v, jax.core.Tracer) for v in raw):
+        raw = jax.lax.optimization_barrier(raw)
+    out = list(values)
+    for i, v in zip(pos, raw):
+        out[i] = Tensor(v)
+        record_identity("Identity", values[i], out[i])
+    return out
 
 
 def grad_pass_through(f: Callable) -> Callable:

@@ -1071,11 +1071,15 @@ def record_variable_read(var: Variable, t: Tensor) -> None:
         acc.record_identity(handle, t)
 
 
-def record_identity(name: str, src: Tensor, dst: Tensor) -> None:
-    """Record ``dst = src`` (gradient and tangent pass straight through)."""
+def record_identity(name: str, src: Tensor, dst: Tensor, skip: Sequence = ()) -> None:
+    """Record ``dst = src`` (gradient and tangent pass straight through) on every tape and accumulator
+    that takes it, except those in ``skip`` (recorders that record another op producing ``dst``)."""
     if not is_float(src._value.dtype):
         return
     tapes, accs = record.recorders((src._id,))
+    if skip:
+        tapes = [t for t in tapes if not any(t is s for s in skip)]
+        accs = [a for a in accs if not any(a is s for s in skip)]
     record.record_operation(tapes, name, (dst,), [src._id], IDENTITY_BACKWARD)
     for acc in accs:
         acc.record_identity(src._id, dst)

@@ -24,6 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax.extend.core import Literal, Primitive
+from jax.custom_derivatives import SymbolicZero
 from jax.interpreters import ad, batching, mlir
 
 
@@ -162,11 +163,23 @@ def _pass_ys(rule: LinearRule, n_x: int, n_y: int, *args):
 _attached = jax.custom_jvp(_pass_ys, nondiff_argnums=(0, 1, 2))
 
 
-@_attached.defjvp
 def _attached_jvp(rule, n_x, n_y, primals, tangents):
-    # The tangents JAX derived for ys (through the code that computed them) are dropped: the rule decides.
     ys, consts = primals[n_x:n_x + n_y], primals[n_x + n_y:]
-    return list(ys), bind(rule, consts, tangents[:n_x])
+    t_xs, t_ys = tangents[:n_x], tangents[n_x:n_x + n_y]
+    if all(isinstance(t, SymbolicZero) for t in t_xs):
+        # No input is being differentiated: like a tape that does not take the custom op (TF eager), the
+        # derivative sees through to the code that computed ys (what they close over).
+        return list(ys), [_zeros(y) if isinstance(t, SymbolicZero) else t for t, y in zip(t_ys, _avals(ys))]
+    # Otherwise the tangents JAX derived for ys are dropped: the rule decides.
+    t_xs = [_zeros(a) if isinstance(t, SymbolicZero) else t for t, a in zip(t_xs, rule.lin_avals)]
+    return list(ys), bind(rule, consts, t_xs)
+
+
+def _avals(ys) -> list:
+    return [jax.core.ShapedArray(jnp.shape(y), jnp.result_type(y)) for y in ys]
+
+
+_attached.defjvp(_attached_jvp, symbolic_zeros=True)
 
 
 class _Deferred:
