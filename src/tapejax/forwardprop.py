@@ -254,6 +254,7 @@ class ForwardAccumulator:
             else:
                 raise ValueError(f"ForwardAccumulator.jvp: expected tj.Tensor or tj.Variable, got {type(p).__name__}")
             if t is None and unconnected is UnconnectedGradients.ZERO:
-                t = Tensor(vspace.zeros_like(arr)) if not self._acc.use_batch else None
+                # zeros of the primal's shape, also for a batch accumulator (TF's zeros_like(tensor))
+                t = Tensor(vspace.zeros_like(arr))
             out.append(t)
         return jax.tree_util.tree_unflatten(tree, out)
