@@ -264,7 +264,8 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
             grads = bf([Tensor(conj(c)) for c in cts], list(range(len(xs))), False)
         return [conj(g) if g is not None else jnp.zeros(jnp.shape(x), jnp.result_type(x))
                 for g, x in zip(grads, xs)]
-    ys, (transpose, residuals) = linear_rule.attach_backward(xs, [outs[k]._value for k in out_pos], backward)
+    ys, (transpose, residuals) = linear_rule.attach_backward(xs, [outs[k]._value for k in out_pos], backward,
+                                                             getattr(grad_fn, "no_forward_mode", None))
     outs = list(outs)
     for k, y in zip(out_pos, ys):
         outs[k] = Tensor(y)
@@ -316,12 +317,15 @@ def recompute_grad(f: Callable) -> Callable:
               [a._handle_id for a in flat_args if isinstance(a, Variable)]
         for acc in tape_set.recording_accumulators():
             if acc.takes(ids):
-                raise NotImplementedError(
-                    f"recompute_grad tried to transpose the gradient of {f.__name__}: activations are not "
-                    "stored for recompute, so forward-mode autodiff through it is not supported. Call the "
-                    "function without recompute_grad under a ForwardAccumulator.")
+                raise NotImplementedError(_no_forward_message(f))
         return _recompute(f, args, kwargs)
     return wrapped
+
+
+def _no_forward_message(f: Callable) -> str:
+    return (f"recompute_grad tried to transpose the gradient of {getattr(f, '__name__', f)}: activations are "
+            "not stored for recompute, so forward-mode autodiff through it is not supported. Call the "
+            "function without recompute_grad under a ForwardAccumulator.")
 
 
 def _recompute(f, args, kwargs):
@@ -365,6 +369,8 @@ def _recompute(f, args, kwargs):
             if variables:
                 return arg_grads, var_grads
             return arg_grads
+        # Traced (tj.function under an outer accumulator): its forward-mode rule raises as the eager check.
+        grad.no_forward_mode = _no_forward_message(f)
         return result, grad
     return inner(*args)
 

@@ -169,14 +169,17 @@ def _attached_jvp(rule, n_x, n_y, primals, tangents):
     return list(ys), bind(rule, consts, tangents[:n_x])
 
 
-def attach_backward(xs: Sequence, ys: Sequence, backward: Callable) -> tuple:
+def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, no_forward: str = None) -> tuple:
     """``ys`` (computed from ``xs`` by code JAX may see) as values whose derivative with respect to ``xs``
     is ``backward(*cotangents of ys) -> cotangents of xs`` (JAX's convention), and whose tangent is its
     transpose. ``backward`` is traced once, now: what it closes over (values of the current trace) becomes
     explicit residuals, so the rule stays valid when JAX transposes it later, in another trace.
 
     Returns ``(new ys, (transpose, residuals))``: ``transpose(residuals, cts)`` is ``backward`` as a pure
-    function of those residuals (tj.differentiate puts it in its backward program)."""
+    function of those residuals (tj.differentiate puts it in its backward program).
+
+    With ``no_forward`` (a message), forward mode through ``ys`` raises ``NotImplementedError`` when JAX
+    evaluates the tangent (tj.recompute_grad, as TF); reverse mode only transposes, so it is unaffected."""
     aval = lambda x: jax.core.ShapedArray(jnp.shape(x), jnp.result_type(x))
     y_avals = [aval(y) for y in ys]
     closed = jax.make_jaxpr(lambda *cts: list(backward(*cts)))(
@@ -188,6 +191,8 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable) -> tuple:
         return jax.core.eval_jaxpr(jaxpr, list(res), *cts)
 
     def forward(res, tangents):
+        if no_forward is not None:
+            raise NotImplementedError(no_forward)
         (cts,) = jax.linear_transpose(lambda c: transpose(res, c), [jax.ShapeDtypeStruct(a.shape, a.dtype)
                                                                         for a in y_avals])(list(tangents))
         return list(cts)
