@@ -110,6 +110,28 @@ def test_batch_accumulator_unconnected_zero_has_primal_shape():
     close(z0, [0., 0.])
 
 
+def test_non_float_primal_keeps_its_tangent_but_nothing_propagates_it():
+    # TF ForwardAccumulator._watch only logs for a non-float primal and watches it: with i = [3, 4] watched
+    # with [1, 2], TF gives jvp(i) = [1, 2] (int32) and None for cast(i) * 2., identity(i) and a gather by i;
+    # an int Variable watched with 5 gives jvp(v) = 5.
+    i = tj.constant([3, 4])
+    with pytest.warns(UserWarning):
+        acc = tj.ForwardAccumulator(i, tj.constant([1, 2]))
+    with acc:
+        j = i.astype(tj.float32) * 2.
+        g = tnp.take(tj.constant([1., 2., 3., 4., 5.]), i)
+        k = i + 0
+    ji = acc.jvp(i)
+    assert ji.dtype == tj.int32
+    close(ji, [1, 2])
+    close(acc.jvp(i, unconnected_gradients="zero"), [1, 2])
+    assert acc.jvp(j) is None and acc.jvp(g) is None and acc.jvp(k) is None
+    v = tj.Variable(3)
+    with pytest.warns(UserWarning):
+        acc = tj.ForwardAccumulator(v, 5)
+    close(acc.jvp(v), 5)
+
+
 # --- ForwardpropTest, ported -------------------------------------------------------------------------
 
 def test_multiple_watches_add():
