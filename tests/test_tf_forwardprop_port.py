@@ -132,6 +132,27 @@ def test_non_float_primal_keeps_its_tangent_but_nothing_propagates_it():
     close(acc.jvp(v), 5)
 
 
+def test_function_python_number_outputs_are_tensors():
+    # ControlFlowTests.testOfFunctionCond returns `0.` from a tf.function branch; tf.function returns every
+    # Python number as a Tensor (TF: (x, 3, 2.5, True, None) -> (x, int32 3, float32 2.5, bool True, None)),
+    # so acc.jvp / tape.gradient of it work: None (nothing reaches it), zeros with "zero".
+    @tj.function
+    def has_cond(k, y):
+        return 3. * y if k > 1 else 0.
+    y = tj.constant(1.)
+    with tj.ForwardAccumulator(y, 1.) as acc:
+        r5, r0 = has_cond(5, y), has_cond(0, y)
+    assert isinstance(r0, tj.Tensor) and r0.dtype == tj.float32
+    close(acc.jvp(r5), 3.)
+    assert acc.jvp(r0) is None
+    close(acc.jvp(r0, unconnected_gradients="zero"), 0.)
+    out = tj.function(lambda x: (x, 3, 2.5, True, None, "s"))(tj.constant(1.))
+    assert [o.dtype for o in out[1:4]] == [tj.int32, tj.float32, tj.bool]
+    close(out[1], 3)
+    close(out[2], 2.5)
+    assert out[4] is None and out[5] == "s"
+
+
 # --- ForwardpropTest, ported -------------------------------------------------------------------------
 
 def test_multiple_watches_add():

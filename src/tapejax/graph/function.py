@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import tape_set
 from ..ops.core import OpDef, apply, rules_epoch
-from ..tensor import Tensor, Variable
+from ..tensor import Tensor, Variable, convert_to_tensor
 from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder
 
 
@@ -40,6 +40,16 @@ def _strong(x):
     """The signature is shape and dtype (as tf.function): a weakly typed value (e.g. jnp.full(3, 2.0))
     must not make jax.jit retrace, so it is passed with a strong dtype."""
     return jax.lax.convert_element_type(x, x.dtype) if getattr(x, "weak_type", False) else x
+
+
+def _output(x):
+    """An output leaf as tf.function returns it: a Variable as its value, and a Python number as a Tensor
+    or NumPy scalar as a Tensor (tj.constant's dtypes); None and other objects are returned as they are."""
+    if isinstance(x, Variable):
+        return x.read_value()
+    if isinstance(x, (bool, int, float, complex, np.generic)):
+        return convert_to_tensor(x)
+    return x
 
 
 def _static_key(x):
@@ -181,8 +191,8 @@ class Function:
         # call, as in TF, instead of on its second; the next call finds the program cached.
         self._concrete(base_key, leaves, treedef, dyn_pos, dyn_vals)
         return jax.tree_util.tree_map(
-            lambda x: x.read_value() if isinstance(x, Variable) else Tensor(x) if _is_array(x) and
-            not isinstance(x, Tensor) else x, out, is_leaf=_is_leaf)
+            lambda x: Tensor(x) if _is_array(x) and not isinstance(x, Tensor) else _output(x), out,
+            is_leaf=_is_leaf)
 
     def _new_variable(self, name) -> None:
         if self._initialized:
@@ -230,8 +240,7 @@ class Function:
                 out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
                 arrays, static, positions = [], {}, []
                 for i, o in enumerate(out_leaves):
-                    if isinstance(o, Variable):
-                        o = out_leaves[i] = o.read_value()
+                    o = out_leaves[i] = _output(o)
                     if isinstance(o, Tensor):
                         arrays.append(o._value)
                         positions.append(i)
