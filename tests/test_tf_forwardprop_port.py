@@ -426,3 +426,52 @@ def test_hessian_1d_and_of_variables():
     assert kh.shape == (3, 2, 1) and bh.shape == (3, 1)
     full = np.concatenate([np.reshape(kh.numpy(), [3, 2]), bh.numpy()], axis=1)
     close(full, full.T, rtol=1e-6)
+
+
+class _Model(tj.Module):
+    """testVariablesHVP's model: Dense(18), relu, BatchNormalization (training), Conv2D(2, 2), relu, Dense(1),
+    with deterministic weights."""
+
+    def __init__(self):
+        super().__init__()
+        r = lambda *s: tj.Variable(np.linspace(-1., 1., int(np.prod(s))).reshape(s).astype(np.float32))
+        self.w1, self.b1 = r(2, 18), r(18)
+        self.gamma, self.beta = tj.Variable(np.ones(18, np.float32)), tj.Variable(np.zeros(18, np.float32))
+        self.k, self.kb = r(2, 2, 3, 2), r(2)
+        self.w2, self.b2 = r(4, 1), r(1)
+
+    def __call__(self, x):
+        x = tj.nn.relu(tnp.matmul(x, self.w1) + self.b1)
+        x = tj.nn.batch_norm(x, self.gamma, self.beta, epsilon=1e-3)[0]
+        x = tnp.reshape(x, [-1, 2, 3, 3])
+        x = tj.nn.conv(x, self.k, (1, 1), "VALID", dimension_numbers=("NHWC", "HWIO", "NHWC")) + self.kb
+        x = tnp.reshape(tj.nn.relu(x), [x.shape[0], -1])
+        return tnp.matmul(x, self.w2) + self.b2
+
+
+@pytest.mark.parametrize("decorator", [tj.function, lambda f: f], ids=["Function", "NoFunction"])
+def test_variables_hvp(decorator):
+    # testVariablesHVP: forward-over-back HVP with the Variables as (nested) primals equals the
+    # back-over-back one (output_gradients=vector)
+    model = _Model()
+
+    def _loss():
+        inp, target = tj.constant([[-0.5, 1.], [0.5, -1.]]), tj.constant([[-1.], [2.]])
+        return tnp.sum((model(inp) - target) ** 2.)
+
+    @decorator
+    def _compute_hvps():
+        with tj.GradientTape() as tape:
+            loss = _loss()
+        vector = tape.gradient(loss, model.trainable_variables)
+        forward_over_back, = _hvp(lambda unused: _loss(), [model.trainable_variables], [vector])
+        with tj.GradientTape(persistent=True) as tape:
+            tape.watch(model.trainable_variables)
+            loss = _loss()
+            first = tape.gradient(loss, model.trainable_variables)
+        back_over_back = tape.gradient(first, model.trainable_variables, output_gradients=vector)
+        return forward_over_back, back_over_back
+    fob, bob = _compute_hvps()
+    assert len(fob) == len(bob) == 8
+    for a, b in zip(fob, bob):
+        close(a, b, rtol=1e-5, atol=1e-5)
