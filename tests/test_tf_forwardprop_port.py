@@ -153,6 +153,26 @@ def test_function_python_number_outputs_are_tensors():
     assert out[4] is None and out[5] == "s"
 
 
+def test_function_returning_a_closed_over_tensor():
+    # A tf.function returning a Tensor it closes over, as it is: TF makes the capture an input of the call,
+    # so with x, c watched with tangents (1, 10), jvp(f(x)) = 10 for f = lambda a: c, and a tape gives
+    # gradients [None, 1] for [x, c] (tapejax returned the captured value as a constant: None, or 0).
+    x, c = tj.constant(2.), tj.constant(5.)
+    f = tj.function(lambda a: c)
+    g = tj.function(lambda a: (a, c * a))
+    with tj.ForwardAccumulator([x, c], [1., 10.]) as acc:
+        y, (y0, y1) = f(x), g(x)
+    close(acc.jvp(y), 10.)
+    close(acc.jvp(y0), 1.)
+    close(acc.jvp(y1), 25.)
+    with tj.GradientTape() as tape:
+        tape.watch([x, c])
+        y = f(x)
+    gx, gc = tape.gradient(y, [x, c])
+    assert gx is None
+    close(gc, 1.)
+
+
 # --- ForwardpropTest, ported -------------------------------------------------------------------------
 
 def test_multiple_watches_add():

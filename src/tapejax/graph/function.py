@@ -242,7 +242,8 @@ class Function:
                 for i, o in enumerate(out_leaves):
                     o = out_leaves[i] = _output(o)
                     if isinstance(o, Tensor):
-                        arrays.append(o._value)
+                        # a closed-over Tensor returned as it is: its traced value (an input of the program)
+                        arrays.append(cap.substitute([o], [o._value])[0])
                         positions.append(i)
                     elif _is_array(o):
                         arrays.append(o)
