@@ -176,10 +176,7 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, no_forward: 
     explicit residuals, so the rule stays valid when JAX transposes it later, in another trace.
 
     Returns ``(new ys, (transpose, residuals))``: ``transpose(residuals, cts)`` is ``backward`` as a pure
-    function of those residuals (tj.differentiate puts it in its backward program).
-
-    With ``no_forward`` (a message), forward mode through ``ys`` raises ``NotImplementedError`` when JAX
-    evaluates the tangent (tj.recompute_grad, as TF); reverse mode only transposes, so it is unaffected."""
+    function of those residuals (tj.differentiate puts it in its backward program)."""
     aval = lambda x: jax.core.ShapedArray(jnp.shape(x), jnp.result_type(x))
     y_avals = [aval(y) for y in ys]
     closed = jax.make_jaxpr(lambda *cts: list(backward(*cts)))(
@@ -191,6 +188,8 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, no_forward: 
         return jax.core.eval_jaxpr(jaxpr, list(res), *cts)
 
     def forward(res, tangents):
+        # With ``no_forward`` (a message), forward mode through ``ys`` raises NotImplementedError when JAX
+        # evaluates the tangent (tj.recompute_grad, as TF); reverse mode only transposes: it never runs this.
         if no_forward is not None:
             raise NotImplementedError(no_forward)
         (cts,) = jax.linear_transpose(lambda c: transpose(res, c), [jax.ShapeDtypeStruct(a.shape, a.dtype)
