@@ -264,8 +264,8 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
             grads = bf([Tensor(conj(c)) for c in cts], list(range(len(xs))), False)
         return [conj(g) if g is not None else jnp.zeros(jnp.shape(x), jnp.result_type(x))
                 for g, x in zip(grads, xs)]
-    ys, (transpose, residuals) = linear_rule.attach_backward(xs, [outs[k]._value for k in out_pos], backward,
-                                                             getattr(grad_fn, "no_forward_mode", None))
+    backward.no_forward_mode = getattr(grad_fn, "no_forward_mode", None)  # recompute_grad's
+    ys, (transpose, residuals) = linear_rule.attach_backward(xs, [outs[k]._value for k in out_pos], backward)
     outs = list(outs)
     for k, y in zip(out_pos, ys):
         outs[k] = Tensor(y)

@@ -169,7 +169,7 @@ def _attached_jvp(rule, n_x, n_y, primals, tangents):
     return list(ys), bind(rule, consts, tangents[:n_x])
 
 
-def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, no_forward: str = None) -> tuple:
+def attach_backward(xs: Sequence, ys: Sequence, backward: Callable) -> tuple:
     """``ys`` (computed from ``xs`` by code JAX may see) as values whose derivative with respect to ``xs``
     is ``backward(*cotangents of ys) -> cotangents of xs`` (JAX's convention), and whose tangent is its
     transpose. ``backward`` is traced once, now: what it closes over (values of the current trace) becomes
@@ -188,8 +188,10 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, no_forward: 
         return jax.core.eval_jaxpr(jaxpr, list(res), *cts)
 
     def forward(res, tangents):
-        # With ``no_forward`` (a message), forward mode through ``ys`` raises NotImplementedError when JAX
-        # evaluates the tangent (tj.recompute_grad, as TF); reverse mode only transposes: it never runs this.
+        # A ``backward`` with a ``no_forward_mode`` message: forward mode through ``ys`` raises
+        # NotImplementedError when JAX evaluates the tangent (tj.recompute_grad, as TF); reverse mode only
+        # transposes, it never runs this.
+        no_forward = getattr(backward, "no_forward_mode", None)
         if no_forward is not None:
             raise NotImplementedError(no_forward)
         (cts,) = jax.linear_transpose(lambda c: transpose(res, c), [jax.ShapeDtypeStruct(a.shape, a.dtype)
