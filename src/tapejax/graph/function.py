@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import tape_set
 from ..ops.core import OpDef, apply, rules_epoch
-from ..tensor import Tensor, Variable, convert_to_tensor
+from ..tensor import Tensor, Variable, constant
 from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder
 
 
@@ -42,22 +42,26 @@ def _strong(x):
     return jax.lax.convert_element_type(x, x.dtype) if getattr(x, "weak_type", False) else x
 
 
-def _output(x):
-    """An output leaf as tf.function returns it: a Variable as its value, and a Python number as a Tensor
-    or NumPy scalar as a Tensor (tj.constant's dtypes); None and other objects are returned as they are."""
-    if isinstance(x, Variable):
-        return x.read_value()
-    if isinstance(x, (bool, int, float, complex, np.generic)):
-        return convert_to_tensor(x)
-    return x
-
-
 def _static_key(x):
     try:
         hash(x)
         return (type(x), x)
     except TypeError:
         return ("id", id(x))
+
+
+def _python_number(x) -> bool:
+    return isinstance(x, (bool, int, float, complex, np.generic))
+
+
+def _output_tensor(x):
+    """An output leaf as the caller gets it: Variables as their read value, Python and NumPy numbers as
+    Tensors (tf.function returns ``tf.constant(1)`` for ``return 1``), other objects as they are."""
+    if isinstance(x, Variable):
+        return x.read_value()
+    if _python_number(x):
+        return constant(x)
+    return x
 
 
 class _Concrete:
@@ -191,7 +195,7 @@ class Function:
         # call, as in TF, instead of on its second; the next call finds the program cached.
         self._concrete(base_key, leaves, treedef, dyn_pos, dyn_vals)
         return jax.tree_util.tree_map(
-            lambda x: Tensor(x) if _is_array(x) and not isinstance(x, Tensor) else _output(x), out,
+            lambda x: Tensor(x) if _is_array(x) and not isinstance(x, Tensor) else _output_tensor(x), out,
             is_leaf=_is_leaf)
 
     def _new_variable(self, name) -> None:
@@ -240,7 +244,7 @@ class Function:
                 out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
                 arrays, static, positions = [], {}, []
                 for i, o in enumerate(out_leaves):
-                    o = out_leaves[i] = _output(o)
+                    o = out_leaves[i] = _output_tensor(o)
                     if isinstance(o, Tensor):
                         # a closed-over Tensor returned as it is: its traced value (an input of the program)
                         arrays.append(cap.substitute([o], [o._value])[0])
