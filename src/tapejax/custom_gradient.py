@@ -281,6 +281,7 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
             grads = bf([Tensor(conj(c)) for c in cts], list(range(len(xs))), False)
         return [conj(g) if g is not None else jnp.zeros(jnp.shape(x), jnp.result_type(x))
                 for g, x in zip(grads, xs)]
+    backward.no_forward_mode = getattr(grad_fn, "no_forward_mode", None)  # recompute_grad's
     ys, (transpose, residuals) = linear_rule.attach_backward(xs, [outs[k]._value for k in out_pos], backward)
     outs = list(outs)
     for k, y in zip(out_pos, ys):
@@ -335,12 +336,15 @@ def recompute_grad(f: Callable) -> Callable:
               [a._handle_id for a in flat_args if isinstance(a, Variable)]
         for acc in tape_set.recording_accumulators():
             if acc.takes(ids):
-                raise NotImplementedError(
-                    f"recompute_grad tried to transpose the gradient of {f.__name__}: activations are not "
-                    "stored for recompute, so forward-mode autodiff through it is not supported. Call the "
-                    "function without recompute_grad under a ForwardAccumulator.")
+                raise NotImplementedError(_no_forward_message(f))
         return _recompute(f, args, kwargs)
     return wrapped
+
+
+def _no_forward_message(f: Callable) -> str:
+    return (f"recompute_grad tried to transpose the gradient of {getattr(f, '__name__', f)}: activations are "
+            "not stored for recompute, so forward-mode autodiff through it is not supported. Call the "
+            "function without recompute_grad under a ForwardAccumulator.")
 
 
 def _recompute(f, args, kwargs):
@@ -375,6 +379,8 @@ def _recompute(f, args, kwargs):
             if variables:
                 return arg_grads, var_grads
             return arg_grads
+        # Traced (tj.function under an outer accumulator): its forward-mode rule raises as the eager check.
+        grad.no_forward_mode = _no_forward_message(f)
         return result, grad
     return inner(*args)
 

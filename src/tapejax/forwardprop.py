@@ -33,6 +33,8 @@ class Accumulator:
 
     def __init__(self, use_batch: bool = False) -> None:
         self.tangents: Dict[int, Tensor] = {}
+        # Tangents of watched non-float primals: acc.jvp returns them, no op propagates them (as TF).
+        self.inert: Dict[int, Tensor] = {}
         self.paused = False
         self.use_batch = use_batch
         self._weak = weakref.ref(self)
@@ -60,6 +62,7 @@ class Accumulator:
 
     def _tensor_died(self, tensor_id: int) -> None:
         self.tangents.pop(tensor_id, None)
+        self.inert.pop(tensor_id, None)
 
     def _store(self, tensor: Tensor, tangent: Optional[Tensor]) -> None:
         if tangent is None or tensor._id in self.tangents:
@@ -229,10 +232,11 @@ class ForwardAccumulator:
                 raise ValueError(f"ForwardAccumulator: tangent of dtype {tt.dtype} does not match its primal of "
                                  f"dtype {dtype}; cast the tangent with .astype({dtype}).")
             if not is_float(dtype):
-                warnings.warn(f"ForwardAccumulator: primal of dtype {dtype} is not differentiable; its tangent is "
-                              "ignored.", UserWarning, stacklevel=3)
-                continue
-            self._acc.watch(pid, tt)
+                warnings.warn(f"ForwardAccumulator: primal of dtype {dtype} is not differentiable; no op "
+                              "propagates its tangent.", UserWarning, stacklevel=3)
+                self._acc.inert[pid] = tt
+            else:
+                self._acc.watch(pid, tt)
             if isinstance(p, Tensor):
                 p._track(self._acc._weak)  # its tangent goes when the primal dies (tape.h DeleteGradient)
 
@@ -242,11 +246,11 @@ class ForwardAccumulator:
         flat, tree = flatten(primals)
         out = []
         for p in flat:
-            if isinstance(p, Variable):
-                t = self._acc.tangents.get(p._handle_id)
-                arr = p._value
-            elif isinstance(p, Tensor):
-                t = self._acc.tangents.get(p._id)
+            if isinstance(p, (Tensor, Variable)):
+                pid = p._handle_id if isinstance(p, Variable) else p._id
+                t = self._acc.tangents.get(pid)
+                if t is None:
+                    t = self._acc.inert.get(pid)
                 arr = p._value
             elif p is None:
                 out.append(None)
@@ -254,6 +258,7 @@ class ForwardAccumulator:
             else:
                 raise ValueError(f"ForwardAccumulator.jvp: expected tj.Tensor or tj.Variable, got {type(p).__name__}")
             if t is None and unconnected is UnconnectedGradients.ZERO:
-                t = Tensor(vspace.zeros_like(arr)) if not self._acc.use_batch else None
+                # zeros of the primal's shape, also for a batch accumulator (TF's zeros_like(tensor))
+                t = Tensor(vspace.zeros_like(arr))
             out.append(t)
         return jax.tree_util.tree_unflatten(tree, out)

@@ -150,6 +150,20 @@ def _detector(key) -> _FrequentTracing:
         return detector
 
 
+def _python_number(x) -> bool:
+    return isinstance(x, (bool, int, float, complex, np.generic))
+
+
+def _output_tensor(x):
+    """An output leaf as the caller gets it: Variables as their read value, Python and NumPy numbers as
+    Tensors (tf.function returns ``tf.constant(1)`` for ``return 1``), other objects as they are."""
+    if isinstance(x, Variable):
+        return x.read_value()
+    if _python_number(x):
+        return constant(x)
+    return x
+
+
 class _Concrete:
     """One traced signature: the compiled program and what the trace learned about its outputs."""
 
@@ -439,7 +453,8 @@ class Function:
                 for i, o in enumerate(out_leaves):
                     o = out_leaves[i] = _output_tensor(o)
                     if isinstance(o, Tensor):
-                        arrays.append(o._value)
+                        # a closed-over Tensor returned as it is: its traced value (an input of the program)
+                        arrays.append(cap.substitute([o], [o._value])[0])
                         positions.append(i)
                     elif _is_array(o):
                         arrays.append(o)

@@ -227,6 +227,12 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable) -> tuple:
         return jax.core.eval_jaxpr(jaxpr, list(res), *cts)
 
     def forward(res, tangents):
+        # A ``backward`` with a ``no_forward_mode`` message: forward mode through ``ys`` raises
+        # NotImplementedError when JAX evaluates the tangent (tj.recompute_grad, as TF); reverse mode only
+        # transposes, it never runs this.
+        no_forward = getattr(backward, "no_forward_mode", None)
+        if no_forward is not None:
+            raise NotImplementedError(no_forward)
         (cts,) = jax.linear_transpose(lambda c: transpose(res, c), [jax.ShapeDtypeStruct(a.shape, a.dtype)
                                                                         for a in y_avals])(list(tangents))
         return list(cts)
