@@ -281,7 +281,11 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
             grads = bf([Tensor(conj(c)) for c in cts], list(range(len(xs))), False)
         return [conj(g) if g is not None else jnp.zeros(jnp.shape(x), jnp.result_type(x))
                 for g, x in zip(grads, xs)]
-    backward.no_forward_mode = getattr(grad_fn, "no_forward_mode", None)  # recompute_grad's
+    no_forward = backward.no_forward_mode = getattr(grad_fn, "no_forward_mode", None)  # recompute_grad's
+    if no_forward is not None and tape_set.state.capture is not None:
+        # (JAX runs a rule's tangent code in reverse mode too, so the rule refuses only where it cannot
+        # transpose: the tj.function call holding this trace refuses forward mode itself)
+        tape_set.state.capture.no_forward_mode = no_forward
     ys, (transpose, residuals) = linear_rule.attach_backward(xs, [outs[k]._value for k in out_pos], backward)
     outs = list(outs)
     for k, y in zip(out_pos, ys):

@@ -65,6 +65,8 @@ class Capture:
         self.assigned: Dict[int, Any] = {}
         self.missing: Dict[int, Any] = {}
         self.used: set = set()  # ids of the Variables read or assigned
+        # Why forward mode through this trace is refused (a tj.recompute_grad inside), or None.
+        self.no_forward_mode: Optional[str] = None
         self.graph = GraphRecorder()
         # Called when a Variable is created inside the trace; the tj.function sets it (BuildEagerly on its
         # first call). Elsewhere (tj.differentiate) a trace cannot create Variables.

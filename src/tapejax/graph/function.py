@@ -178,6 +178,7 @@ class _Concrete:
         self.missing_tensors: List[Tensor] = []
         self.connections: tuple = ()
         self.used: set = set()  # positions of the Variables the trace read or assigned
+        self.no_forward_mode: Optional[str] = None  # a tj.recompute_grad inside: forward mode refused
         self.arg_slots: List[int] = []  # which Variable arguments are inputs of their own (not closed over)
 
 
@@ -471,6 +472,7 @@ class Function:
             # assigned Variables' new values count as reaching every input
             conc.connections = _connections(cap.graph, in_ids, out_ids + [None] * len(conc.assigned))
             conc.used = {position[i] for i in cap.used if i in position}
+            conc.no_forward_mode = cap.no_forward_mode
             conc.missing = list(cap.missing.values())
             conc.missing_tensors = list(cap.missing_tensors.values())
             return arrays, [cap.values[id(v)] for v in assigned if id(v) in position]
@@ -517,8 +519,14 @@ class Function:
         def op_fn(*flat):
             return tuple(program(*flat))
         # connections: TF's None between inputs and outputs with no path.
+        refuse = None
+        if conc.no_forward_mode is not None:
+            message = conc.no_forward_mode
+
+            def refuse(primals, tangents, out):  # forward mode through a traced tj.recompute_grad (as TF)
+                raise NotImplementedError(message)
         conc.op = OpDef(f"function:{getattr(self._f, '__name__', 'f')}", op_fn, register=False,
-                        connections=conc.connections)
+                        connections=conc.connections, jvp=refuse)
         return conc
 
     def _call_recorded(self, conc: _Concrete, leaves, dyn_pos, variables):

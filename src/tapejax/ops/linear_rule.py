@@ -227,14 +227,17 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable) -> tuple:
         return jax.core.eval_jaxpr(jaxpr, list(res), *cts)
 
     def forward(res, tangents):
-        # A ``backward`` with a ``no_forward_mode`` message: forward mode through ``ys`` raises
-        # NotImplementedError when JAX evaluates the tangent (tj.recompute_grad, as TF); reverse mode only
-        # transposes, it never runs this.
-        no_forward = getattr(backward, "no_forward_mode", None)
-        if no_forward is not None:
-            raise NotImplementedError(no_forward)
-        (cts,) = jax.linear_transpose(lambda c: transpose(res, c), [jax.ShapeDtypeStruct(a.shape, a.dtype)
-                                                                        for a in y_avals])(list(tangents))
+        try:
+            (cts,) = jax.linear_transpose(lambda c: transpose(res, c), [jax.ShapeDtypeStruct(a.shape, a.dtype)
+                                                                            for a in y_avals])(list(tangents))
+        except Exception as err:
+            # A ``backward`` with a ``no_forward_mode`` message (tj.recompute_grad: its re-run sits behind an
+            # optimization barrier, which JAX cannot transpose) refuses forward mode as TF does. Only where the
+            # transposition fails: JAX runs this rule in reverse mode too (second order), where it works.
+            no_forward = getattr(backward, "no_forward_mode", None)
+            if no_forward is not None:
+                raise NotImplementedError(no_forward) from err
+            raise
         return list(cts)
     rule = LinearRule(forward, transpose, [aval(x) for x in xs], y_avals)
     return _attached(rule, len(xs), len(ys), *xs, *ys, *consts), (transpose, consts)
