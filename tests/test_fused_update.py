@@ -177,6 +177,8 @@ def test_the_fused_program_compiles_in_the_background(replay_now):
         got = _train(OPTIMIZERS["adam"], steps=STEPS + 1, read=wait_for_compiles)
     _assert_equal(got, _op_by_op(OPTIMIZERS["adam"], steps=STEPS + 1))
     modes = got[3]
-    # steps 0-1: warm-up; 2: the step program compiling; 3: replayed, the fused program compiling
-    assert modes[:4] == ["one compiled update"] * 4, modes
+    # steps 0-1: warm-up; 2: the step program compiling; 3: replayed, the fused program compiling (unless
+    # this process compiled the same program already, for an earlier test: JAX's cache has it at once)
+    assert modes[:3] == ["one compiled update"] * 3, modes
+    assert modes[3] in ("one compiled update", FUSED), modes
     assert modes[4:] == [FUSED] * (STEPS - 3), modes
