@@ -150,20 +150,6 @@ def _detector(key) -> _FrequentTracing:
         return detector
 
 
-def _python_number(x) -> bool:
-    return isinstance(x, (bool, int, float, complex, np.generic))
-
-
-def _output_tensor(x):
-    """An output leaf as the caller gets it: Variables as their read value, Python and NumPy numbers as
-    Tensors (tf.function returns ``tf.constant(1)`` for ``return 1``), other objects as they are."""
-    if isinstance(x, Variable):
-        return x.read_value()
-    if _python_number(x):
-        return constant(x)
-    return x
-
-
 class _Concrete:
     """One traced signature: the compiled program and what the trace learned about its outputs."""
 

@@ -92,6 +92,21 @@ class Optimizer:
         # backward pass, deferred/pending.py) or "one compiled update".
         self.last_update = ""
 
+    # Keras's hyperparameters as read-only attributes (``opt.beta_1``, ``opt.clipnorm``...): the
+    # transformation is built from them at construction, so a new value would not reach the steps.
+    def __getattr__(self, name: str) -> Any:
+        hyper = self.__dict__.get("_hyperparameters", {})
+        if name in hyper:
+            return hyper[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self.__dict__.get("_hyperparameters", ()):
+            raise AttributeError(f"{type(self).__name__}.{name} is fixed at construction (the optax transformation "
+                                 f"is built from it); make a new {type(self).__name__}({name}=...). Only "
+                                 "learning_rate can be set.")
+        object.__setattr__(self, name, value)
+
     # -- public state -------------------------------------------------------------------------------
     @property
     def iterations(self) -> Variable:
@@ -370,24 +385,6 @@ def _takes_no_arguments(fn: Any) -> bool:
     return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
 
 
-class _Hyperparameter:
-    """A Keras hyperparameter as a read-only attribute (``opt.beta_1``, ``opt.clipnorm``...): the
-    transformation is built from it at construction, so a new value would not reach the steps."""
-
-    def __set_name__(self, owner, name):
-        self.name = name
-
-    def __get__(self, obj, owner=None):
-        if obj is None:
-            return self
-        return obj.__dict__["_hyperparameters"][self.name]
-
-    def __set__(self, obj, value):
-        raise AttributeError(f"{type(obj).__name__}.{self.name} is fixed at construction (the optax transformation "
-                             f"is built from it); make a new {type(obj).__name__}({self.name}=...). Only "
-                             "learning_rate can be set.")
-
-
 def _only_held_by_variables(*value_lists: list) -> bool:
     """True when each array in the lists is referenced only by its Variable and its list (CPython's
     reference count: the Variable's, the list's and getrefcount's own argument). A Tensor, a pending op
@@ -493,13 +490,6 @@ class SGD(Optimizer):
     the trace: the same steps only while the rate is constant; Keras's velocity keeps each step's rate,
     which matters with a schedule or a rate set during training.)"""
 
-    momentum = _Hyperparameter()
-    nesterov = _Hyperparameter()
-    weight_decay = _Hyperparameter()
-    clipnorm = _Hyperparameter()
-    clipvalue = _Hyperparameter()
-    global_clipnorm = _Hyperparameter()
-
     def __init__(self, learning_rate: LearningRate = 0.01, momentum: float = 0.0, nesterov: bool = False,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
@@ -556,15 +546,6 @@ class Adam(Optimizer):
     ``optax.inject_hyperparams``), so the steps are Keras's value for value; ``amsgrad=True`` is
     ``keras_amsgrad``."""
 
-    beta_1 = _Hyperparameter()
-    beta_2 = _Hyperparameter()
-    epsilon = _Hyperparameter()
-    amsgrad = _Hyperparameter()
-    weight_decay = _Hyperparameter()
-    clipnorm = _Hyperparameter()
-    clipvalue = _Hyperparameter()
-    global_clipnorm = _Hyperparameter()
-
     def __init__(self, learning_rate: LearningRate = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, amsgrad: bool = False, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
@@ -581,15 +562,6 @@ class Adam(Optimizer):
 class AdamW(Optimizer):
     """Keras's AdamW: ``optax.adamw`` (decoupled weight decay ``w -= lr * weight_decay * w``, as Keras);
     epsilon placed as Keras places it, as in ``Adam``."""
-
-    beta_1 = _Hyperparameter()
-    beta_2 = _Hyperparameter()
-    epsilon = _Hyperparameter()
-    amsgrad = _Hyperparameter()
-    weight_decay = _Hyperparameter()
-    clipnorm = _Hyperparameter()
-    clipvalue = _Hyperparameter()
-    global_clipnorm = _Hyperparameter()
 
     def __init__(self, learning_rate: LearningRate = 0.001, weight_decay: float = 0.004, beta_1: float = 0.9,
                  beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False,
@@ -612,15 +584,6 @@ class RMSprop(Optimizer):
     """Keras's RMSprop: ``optax.rmsprop`` with epsilon inside the square root and a zero initial
     accumulator, as Keras (``g / sqrt(v + epsilon)``, centered: ``sqrt(v - mean_g**2 + epsilon)``)."""
 
-    rho = _Hyperparameter()
-    momentum = _Hyperparameter()
-    epsilon = _Hyperparameter()
-    centered = _Hyperparameter()
-    weight_decay = _Hyperparameter()
-    clipnorm = _Hyperparameter()
-    clipvalue = _Hyperparameter()
-    global_clipnorm = _Hyperparameter()
-
     def __init__(self, learning_rate: LearningRate = 0.001, rho: float = 0.9, momentum: float = 0.0,
                  epsilon: float = 1e-7, centered: bool = False, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
@@ -639,13 +602,6 @@ class RMSprop(Optimizer):
 
 class Adagrad(Optimizer):
     """Keras's Adagrad: ``optax.adagrad`` (``g / sqrt(accumulator + epsilon)``, as Keras)."""
-
-    initial_accumulator_value = _Hyperparameter()
-    epsilon = _Hyperparameter()
-    weight_decay = _Hyperparameter()
-    clipnorm = _Hyperparameter()
-    clipvalue = _Hyperparameter()
-    global_clipnorm = _Hyperparameter()
 
     def __init__(self, learning_rate: LearningRate = 0.001, initial_accumulator_value: float = 0.1,
                  epsilon: float = 1e-7, weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
