@@ -839,13 +839,13 @@ def describe_value(value: Any, limit: int = 200) -> str:
 
 def _check_lossless(value: Any, dtype, what: str, name: str) -> None:
     """As TF's conversion with a requested dtype: Python/numpy floats do not silently become ints or
-    bools (nor complex numbers reals)."""
+    bools (nor complex numbers reals); TypeError, as TF's "Cannot convert 1.5 to EagerTensor of dtype int32"."""
     try:
         kind = np.asarray(value).dtype.kind
     except Exception:
         return  # let the conversion report it
     if _loses(kind, jnp.dtype(dtype).kind):
-        raise ValueError(f"{what}: value {describe_value(value)} (numpy kind '{kind}') cannot be converted to the "
+        raise TypeError(f"{what}: value {describe_value(value)} (numpy kind '{kind}') cannot be converted to the "
                          f"variable '{name}' of dtype {jnp.dtype(dtype)} without loss. The variable is unchanged.")
 
 
