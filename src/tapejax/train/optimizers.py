@@ -27,6 +27,7 @@ import functools
 import inspect
 import re
 import sys
+import threading
 import warnings
 from collections.abc import Sequence
 from typing import Any, Callable, Iterable, List, Optional, Tuple, Union
@@ -52,13 +53,15 @@ class Optimizer:
     """
 
     def __init__(self, transformation: optax.GradientTransformation, learning_rate: Optional[LearningRate] = None,
-                 name: str = "optimizer",
+                 name: Optional[str] = "optimizer",
                  with_learning_rate: Optional[Callable[..., optax.GradientTransformation]] = None) -> None:
         """``with_learning_rate(lr, decay_mask=None)``: the transformation for a given learning rate (a
         float32 scalar traced in the update, or the schedule) and which of the updated Variables get
         Keras's weight decay (a tuple of bools, None: all); given with a float ``learning_rate``, that rate
         is a settable Variable. Without it, the transformation holds its learning rate (``from_optax``)."""
         self._lr_fn = None
+        if name is None:
+            name = _auto_name(type(self).__name__)
         if with_learning_rate is not None and _takes_no_arguments(learning_rate):
             # Keras: "a callable that takes no arguments and returns the actual value to use": its value is
             # the rate Variable's, refreshed at each step (inside a tj.function, when it is traced).
@@ -135,14 +138,24 @@ class Optimizer:
     @learning_rate.setter
     def learning_rate(self, value: Any) -> None:
         if self._lr is not None:
+            if _takes_no_arguments(value):  # Keras's callable rate: called at each step
+                self._lr.assign(_rate_value(value(), type(self).__name__))
+                self._lr_fn = value
+                return
             if callable(value):
-                raise TypeError(f"{type(self).__name__}: a schedule can only be given at construction "
-                                f"({type(self).__name__}(learning_rate=schedule)); set a float here.")
+                # A schedule of the step count (Keras: the rate Variable leaves `variables`). It is evaluated
+                # at each step's count and given to the transformation as its rate (that keeps the state
+                # built for a float rate; the rate of the first step is checked now).
+                with tape_set.stop_recording():
+                    _rate_value(value(self._iterations.read_value().value), type(self).__name__)
+                self._lr = self._lr_fn = None
+                self._learning_rate = value
+                return
             self._lr.assign(value)  # (a wrong shape raises and leaves the rate as it was)
             self._lr_fn = None  # (a rate given as a callable is replaced by the float)
             return
         if callable(self._learning_rate):
-            raise TypeError(f"This {type(self).__name__} was created with a schedule as its learning_rate, hence its "
+            raise TypeError(f"This {type(self).__name__} was given a schedule as its learning_rate, hence its "
                             "learning rate is not settable (as Keras). Create it with a float learning_rate for "
                             "a settable one.")
         raise AttributeError(f"{type(self).__name__}.learning_rate cannot be set: this optimizer applies an optax "
@@ -226,11 +239,28 @@ class Optimizer:
             if not (isinstance(p, (tuple, list)) and len(p) == 2):
                 raise TypeError(f"apply_gradients expects (gradient, variable) pairs, e.g. zip(grads, vars); got "
                                 f"an element of type {type(p).__name__}.")
+        if not pairs:  # (Keras raises ValueError too; the optimizer is left unbuilt)
+            raise ValueError("No gradients provided for any variable: apply_gradients got no (gradient, variable) "
+                             "pairs.")
         return self.apply([g for g, _ in pairs], [v for _, v in pairs])
 
-    def apply(self, grads: Sequence, trainable_variables: Sequence[Variable]) -> Variable:
-        """As Keras 3's ``apply``: ``grads[i]`` for ``trainable_variables[i]``."""
-        grads, variables = list(grads), _check_variables(list(trainable_variables), "apply_gradients")
+    def apply(self, grads: Sequence, trainable_variables: Optional[Sequence[Variable]] = None) -> Variable:
+        """As Keras 3's ``apply``: ``grads[i]`` for ``trainable_variables[i]``; without
+        ``trainable_variables``, for the Variables the optimizer was built for. No gradients at all
+        (``grads == []``): nothing happens (no build, no step), as Keras."""
+        grads = list(grads)
+        if not grads:
+            return self._iterations
+        if trainable_variables is None:
+            if self._built is None:
+                raise ValueError("When passing `grads` without `variables`, the optimizer must already be built on "
+                                 "a list of variables. Call `optimizer.build(trainable_variables)` first.")
+            if len(grads) != len(self._built):
+                raise ValueError(f"When passing `grads` without `variables`, give one gradient (or None) per variable "
+                                 f"the optimizer was built for: received {len(grads)} gradients for "
+                                 f"{len(self._built)} variables.")
+            trainable_variables = self._built
+        variables = _check_variables(list(trainable_variables), "apply_gradients")
         if len(grads) != len(variables):
             raise ValueError(f"apply_gradients: {len(grads)} gradients for {len(variables)} variables; give one "
                              "gradient (or None) per variable.")
@@ -264,7 +294,12 @@ class Optimizer:
             params = current_values([v for _, v in present])
             state = current_values(self._state)
             count = current_values((self._iterations,))
-            lr = None if self._lr is None else current_values((self._lr,))[0]
+            if self._lr is not None:
+                lr = current_values((self._lr,))[0]
+            elif self._with_learning_rate is not None:  # a schedule set after construction, at this step (Keras)
+                lr = _rate_value(self._learning_rate(count[0]), type(self).__name__)
+            else:
+                lr = None
             new = None
             if step is not None:
                 # Gradients of a replayed step that has not run: the step and this update run as one
@@ -361,6 +396,20 @@ class Optimizer:
         return f"<tj.optimizers.{type(self).__name__} '{self.name}' iterations={int(self._iterations.numpy())}>"
 
 
+_names_taken: dict = {}
+_names_lock = threading.Lock()
+
+
+def _auto_name(class_name: str) -> str:
+    """Keras's default optimizer name: the class name in snake case ("SGD" -> "sgd", "AdamW" -> "adam_w",
+    "RMSprop" -> "rm_sprop"), then "_1", "_2"... for the later ones of the process."""
+    snake = re.sub(r"([a-z])([A-Z])", r"\1_\2", re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", class_name)).lower()
+    with _names_lock:
+        count = _names_taken.get(snake, 0)
+        _names_taken[snake] = count + 1
+    return snake if count == 0 else f"{snake}_{count}"
+
+
 def _rate_value(learning_rate: Any, owner: str) -> jax.Array:
     """A float learning rate as the float32 scalar its Variable holds; anything else raises naming the fix."""
     try:
@@ -429,7 +478,8 @@ def keras_transformation(tx: optax.GradientTransformation, learning_rate: Learni
 
     1. the gradients are clipped: each by its own L2 norm (``clipnorm``, as ``clip_by_norm``), each
        element to ``[-clipvalue, clipvalue]``, or all together by their global norm (``global_clipnorm``,
-       as ``clip_by_global_norm``); at most one of the three;
+       as ``clip_by_global_norm``); at most one of the three, and only by a positive bound
+       (0 or less: no clipping, as Keras);
     2. ``tx`` computes the update from the clipped gradients;
     3. decoupled weight decay: each variable also moves by ``-learning_rate * weight_decay * variable``
        (its value before the step), outside ``tx``'s momentum and scaling; only the params whose
@@ -441,6 +491,9 @@ def keras_transformation(tx: optax.GradientTransformation, learning_rate: Learni
                          + ", ".join(f"{k}={v}" for k, v in given.items()))
     if weight_decay is not None:
         tx = _plus_decoupled_weight_decay(tx, learning_rate, weight_decay, decay_mask)
+    # Keras clips only by a positive bound (`if self.clipnorm and self.clipnorm > 0`): 0 or less is no clipping
+    clipnorm, clipvalue, global_clipnorm = (c if c is not None and c > 0 else None
+                                            for c in (clipnorm, clipvalue, global_clipnorm))
     if clipnorm is not None:
         clip = optax.stateless_with_tree_map(lambda g, _: clip_by_norm(g, clipnorm).value)
     elif clipvalue is not None:
@@ -493,7 +546,7 @@ class SGD(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.01, momentum: float = 0.0, nesterov: bool = False,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
-                 name: str = "SGD") -> None:
+                 name: Optional[str] = None) -> None:
         _check_momentum(momentum, "SGD")
 
         def make(lr, decay_mask=None):
@@ -549,7 +602,7 @@ class Adam(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, amsgrad: bool = False, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
-                 global_clipnorm: Optional[float] = None, name: str = "adam") -> None:
+                 global_clipnorm: Optional[float] = None, name: Optional[str] = None) -> None:
         def make(lr, decay_mask=None):
             tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay, decay_mask)
             return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm)
@@ -566,7 +619,7 @@ class AdamW(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, weight_decay: float = 0.004, beta_1: float = 0.9,
                  beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
-                 global_clipnorm: Optional[float] = None, name: str = "adamw") -> None:
+                 global_clipnorm: Optional[float] = None, name: Optional[str] = None) -> None:
         if weight_decay is None:
             raise ValueError("Argument `weight_decay` must be a float. Received: weight_decay=None (AdamW "
                              "always decays; use Adam for no weight decay).")  # (Keras's words)
@@ -587,7 +640,7 @@ class RMSprop(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, rho: float = 0.9, momentum: float = 0.0,
                  epsilon: float = 1e-7, centered: bool = False, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
-                 global_clipnorm: Optional[float] = None, name: str = "rmsprop") -> None:
+                 global_clipnorm: Optional[float] = None, name: Optional[str] = None) -> None:
         _check_momentum(momentum, "RMSprop")
 
         def make(lr, decay_mask=None):
@@ -606,7 +659,7 @@ class Adagrad(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, initial_accumulator_value: float = 0.1,
                  epsilon: float = 1e-7, weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
-                 name: str = "adagrad") -> None:
+                 name: Optional[str] = None) -> None:
         def make(lr, decay_mask=None):
             tx = optax.adagrad(lr, initial_accumulator_value=initial_accumulator_value, eps=epsilon)
             return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
