@@ -62,6 +62,13 @@ class Optimizer:
         self._lr_fn = None
         if name is None:
             name = _auto_name(type(self).__name__)
+        steps = self.__dict__.get("_hyperparameters", {}).get("gradient_accumulation_steps")
+        if steps and with_learning_rate is not None and callable(learning_rate) \
+                and not _takes_no_arguments(learning_rate):
+            # Keras evaluates a schedule at its count of calls (k per step: at k - 1, 2k - 1...), optax's
+            # MultiSteps at its inner count of steps (0, 1...)
+            with_learning_rate = _schedule_per_call(with_learning_rate, steps)
+            transformation = with_learning_rate(learning_rate)
         if with_learning_rate is not None and _takes_no_arguments(learning_rate):
             # Keras: "a callable that takes no arguments and returns the actual value to use": its value is
             # the rate Variable's, refreshed at each step (inside a tj.function, when it is traced).
@@ -113,8 +120,56 @@ class Optimizer:
     # -- public state -------------------------------------------------------------------------------
     @property
     def iterations(self) -> Variable:
-        """How many times ``apply_gradients`` ran (an int32 Variable)."""
-        return self._iterations
+        """How many times ``apply_gradients`` ran (an int32 Variable); with Keras's
+        ``gradient_accumulation_steps`` k, how many steps were made (that count floor-divided by k, a
+        Tensor, as Keras)."""
+        steps = self.__dict__.get("_hyperparameters", {}).get("gradient_accumulation_steps")
+        return self._iterations // steps if steps else self._iterations
+
+    def scale_loss(self, loss: Any) -> Any:
+        """As Keras: ``loss * loss_scale_factor`` (the gradients of that loss are divided by it again
+        in each step), or ``loss`` when the optimizer has no ``loss_scale_factor``."""
+        factor = self.__dict__.get("_hyperparameters", {}).get("loss_scale_factor")
+        return loss if factor is None else loss * factor
+
+    def get_config(self) -> dict:
+        """As Keras: the arguments that make a new optimizer like this one (without its state):
+        ``type(opt).from_config(opt.get_config())``. The learning rate is its current value (a float),
+        or the schedule or callable given."""
+        if self._rebuild is None:
+            raise NotImplementedError(f"{type(self).__name__}.get_config: this optimizer applies an optax "
+                                      "transformation (from_optax), which has no config; keep the transformation "
+                                      "and call from_optax again.")
+        if self._lr_fn is not None:
+            lr = self._lr_fn
+        elif self._lr is not None:
+            lr = float(self._lr.numpy())
+        else:
+            lr = self._learning_rate
+        return {"name": self.name, "learning_rate": lr, **self._hyperparameters}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Optimizer":
+        """A new optimizer from ``get_config()``'s dictionary (as Keras)."""
+        return cls(**config)
+
+    def set_weights(self, weights: Sequence[Any]) -> None:
+        """As Keras: assign ``weights`` (e.g. another optimizer's ``variables``, built for Variables of the
+        same shapes) to ``variables``, in order. Only once the optimizer is built."""
+        if self._built is None:
+            raise ValueError("You are calling `set_weights()` on an optimizer that has not yet been built. Please "
+                             "call `optimizer.build(trainable_variables)` to create the optimizer weights before "
+                             "calling `set_weights()`.")  # (Keras's words)
+        weights, variables = list(weights), self.variables
+        if len(weights) != len(variables):
+            raise ValueError(f"{type(self).__name__}.set_weights: {len(weights)} weights for its {len(variables)} "
+                             "variables; give one value per entry of `variables`.")
+        for v, w in zip(variables, weights):
+            if tuple(v.shape) != tuple(w.shape):
+                raise ValueError(f"Optimizer variable {v.name!r} has shape {tuple(v.shape)} not compatible with "
+                                 f"provided weight shape {tuple(w.shape)}.")
+        for v, w in zip(variables, weights):  # (all checked first: a mismatch leaves every variable as it was)
+            v.assign(w)
 
     @property
     def variables(self) -> List[Variable]:
@@ -395,6 +450,44 @@ class Optimizer:
     def __repr__(self) -> str:
         return f"<tj.optimizers.{type(self).__name__} '{self.name}' iterations={int(self._iterations.numpy())}>"
 
+    def __reduce__(self):
+        """Pickled and deep-copied (as Keras's optimizers are) as its config, the Variables it was built
+        for and its variables' values: the copy makes its own transformation and compiled update (those
+        of this optimizer are bound to it; ``from_optax``'s transformation is shared)."""
+        config = self.get_config() if self._rebuild is not None else {"transformation": self._tx, "name": self.name}
+        later = None
+        if self._lr is None and self._with_learning_rate is not None:  # a schedule set after construction
+            config["learning_rate"], later = 0.0, self._learning_rate
+        return (_copied_optimizer, (type(self), config, later, self._built, self._decay_excluded, self._decay_mask,
+                                    [v.numpy() for v in self.variables]))
+
+
+def _copied_optimizer(cls: type, config: dict, schedule: Any, built: Optional[list], decay_excluded: Any,
+                      decay_mask: Any, values: list) -> Optimizer:
+    """The optimizer ``Optimizer.__reduce__`` describes."""
+    opt = cls.from_config(config)
+    if schedule is not None:
+        opt.learning_rate = schedule
+    opt._decay_excluded = decay_excluded
+    if built is not None:
+        opt.build(built)
+        opt._decay_mask = decay_mask
+    for v, value in zip(opt.variables, values):
+        v.assign(value)
+    return opt
+
+
+def _schedule_per_call(with_learning_rate: Callable[..., optax.GradientTransformation],
+                       steps: int) -> Callable[..., optax.GradientTransformation]:
+    """``with_learning_rate`` whose schedule is given optax's count of steps made as Keras's count of
+    calls: each step is the ``steps``-th call of its group (count ``c`` -> ``c * steps + steps - 1``)."""
+    def rebuilt(lr, decay_mask=None):
+        if callable(lr):
+            schedule = lr
+            lr = lambda count: schedule(count * steps + (steps - 1))  # noqa: E731
+        return with_learning_rate(lr, decay_mask)
+    return rebuilt
+
 
 _names_taken: dict = {}
 _names_lock = threading.Lock()
@@ -473,7 +566,8 @@ def _check_momentum(momentum: float, name: str) -> None:
 def keras_transformation(tx: optax.GradientTransformation, learning_rate: LearningRate,
                          weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                          clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
-                         decay_mask: Optional[Sequence[bool]] = None) -> optax.GradientTransformation:
+                         decay_mask: Optional[Sequence[bool]] = None, loss_scale_factor: Optional[float] = None,
+                         gradient_accumulation_steps: Optional[int] = None) -> optax.GradientTransformation:
     """``tx`` with Keras's optimizer options, applied as Keras applies them in each step:
 
     1. the gradients are clipped: each by its own L2 norm (``clipnorm``, as ``clip_by_norm``), each
@@ -484,7 +578,14 @@ def keras_transformation(tx: optax.GradientTransformation, learning_rate: Learni
     3. decoupled weight decay: each variable also moves by ``-learning_rate * weight_decay * variable``
        (its value before the step), outside ``tx``'s momentum and scaling; only the params whose
        ``decay_mask`` entry is True, when one is given (Keras's ``exclude_from_weight_decay``).
-    Only the variables given a gradient in a step are clipped together and decayed (Keras)."""
+    Only the variables given a gradient in a step are clipped together and decayed (Keras). Before all
+    that, the gradients are divided by ``loss_scale_factor`` (Keras's static loss scaling: the loss was
+    multiplied by it, ``Optimizer.scale_loss``); with ``gradient_accumulation_steps`` k, the whole is
+    ``optax.MultiSteps``: k - 1 calls accumulate the gradients, the k-th makes one step with their mean
+    (Keras: the variables move once every k calls, clipped and decayed then)."""
+    if gradient_accumulation_steps and not gradient_accumulation_steps >= 2:
+        raise ValueError("`gradient_accumulation_steps` must be an integer >= 2. Received: "
+                         f"gradient_accumulation_steps={gradient_accumulation_steps}")  # (Keras's words)
     given = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
     if sum(v is not None for v in given.values()) > 1:
         raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: "
@@ -503,8 +604,14 @@ def keras_transformation(tx: optax.GradientTransformation, learning_rate: Learni
             jax.tree_util.tree_structure(grads),
             [t.value for t in clip_by_global_norm(jax.tree_util.tree_leaves(grads), global_clipnorm)[0]]))
     else:
-        return tx
-    return optax.chain(clip, tx)
+        clip = None
+    if clip is not None:
+        tx = optax.chain(clip, tx)
+    if loss_scale_factor is not None:
+        tx = optax.chain(optax.scale(1.0 / loss_scale_factor), tx)
+    if gradient_accumulation_steps:
+        tx = optax.MultiSteps(tx, gradient_accumulation_steps).gradient_transformation()
+    return tx
 
 
 def _add_decayed_weights(weight_decay: float, decay_mask: Optional[Sequence[bool]]) -> optax.GradientTransformation:
@@ -546,15 +653,19 @@ class SGD(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.01, momentum: float = 0.0, nesterov: bool = False,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
-                 name: Optional[str] = None) -> None:
+                 loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None) -> None:
         _check_momentum(momentum, "SGD")
 
         def make(lr, decay_mask=None):
             tx = optax.sgd(lr) if not momentum else \
                 optax.chain(optax.scale_by_learning_rate(lr), optax.trace(decay=momentum, nesterov=nesterov))
-            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
+            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask,
+                                        loss_scale_factor, gradient_accumulation_steps)
         self._hyperparameters = dict(momentum=momentum, nesterov=nesterov, weight_decay=weight_decay,
-                                     clipnorm=clipnorm, clipvalue=clipvalue, global_clipnorm=global_clipnorm)
+                                     clipnorm=clipnorm, clipvalue=clipvalue, global_clipnorm=global_clipnorm,
+                                     loss_scale_factor=loss_scale_factor,
+                                     gradient_accumulation_steps=gradient_accumulation_steps)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
@@ -602,13 +713,17 @@ class Adam(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, amsgrad: bool = False, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
-                 global_clipnorm: Optional[float] = None, name: Optional[str] = None) -> None:
+                 global_clipnorm: Optional[float] = None, loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None) -> None:
         def make(lr, decay_mask=None):
             tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay, decay_mask)
-            return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm)
+            return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm, None,
+                                        loss_scale_factor, gradient_accumulation_steps)
         self._hyperparameters = dict(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, amsgrad=amsgrad,
                                      weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
-                                     global_clipnorm=global_clipnorm)
+                                     global_clipnorm=global_clipnorm,
+                                     loss_scale_factor=loss_scale_factor,
+                                     gradient_accumulation_steps=gradient_accumulation_steps)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
@@ -619,17 +734,21 @@ class AdamW(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, weight_decay: float = 0.004, beta_1: float = 0.9,
                  beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
-                 global_clipnorm: Optional[float] = None, name: Optional[str] = None) -> None:
+                 global_clipnorm: Optional[float] = None, loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None) -> None:
         if weight_decay is None:
             raise ValueError("Argument `weight_decay` must be a float. Received: weight_decay=None (AdamW "
                              "always decays; use Adam for no weight decay).")  # (Keras's words)
 
         def make(lr, decay_mask=None):
             tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay, decay_mask)
-            return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm)
+            return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm, None,
+                                        loss_scale_factor, gradient_accumulation_steps)
         self._hyperparameters = dict(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, amsgrad=amsgrad,
                                      weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
-                                     global_clipnorm=global_clipnorm)
+                                     global_clipnorm=global_clipnorm,
+                                     loss_scale_factor=loss_scale_factor,
+                                     gradient_accumulation_steps=gradient_accumulation_steps)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
@@ -640,16 +759,20 @@ class RMSprop(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, rho: float = 0.9, momentum: float = 0.0,
                  epsilon: float = 1e-7, centered: bool = False, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
-                 global_clipnorm: Optional[float] = None, name: Optional[str] = None) -> None:
+                 global_clipnorm: Optional[float] = None, loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None) -> None:
         _check_momentum(momentum, "RMSprop")
 
         def make(lr, decay_mask=None):
             tx = optax.rmsprop(lr, decay=rho, eps=epsilon, initial_scale=0.0, eps_in_sqrt=True, centered=centered,
                                momentum=momentum or None)
-            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
+            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask,
+                                        loss_scale_factor, gradient_accumulation_steps)
         self._hyperparameters = dict(rho=rho, momentum=momentum, epsilon=epsilon, centered=centered,
                                      weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
-                                     global_clipnorm=global_clipnorm)
+                                     global_clipnorm=global_clipnorm,
+                                     loss_scale_factor=loss_scale_factor,
+                                     gradient_accumulation_steps=gradient_accumulation_steps)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
@@ -659,13 +782,17 @@ class Adagrad(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, initial_accumulator_value: float = 0.1,
                  epsilon: float = 1e-7, weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
-                 name: Optional[str] = None) -> None:
+                 loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None) -> None:
         def make(lr, decay_mask=None):
             tx = optax.adagrad(lr, initial_accumulator_value=initial_accumulator_value, eps=epsilon)
-            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
+            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask,
+                                        loss_scale_factor, gradient_accumulation_steps)
         self._hyperparameters = dict(initial_accumulator_value=initial_accumulator_value, epsilon=epsilon,
                                      weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
-                                     global_clipnorm=global_clipnorm)
+                                     global_clipnorm=global_clipnorm,
+                                     loss_scale_factor=loss_scale_factor,
+                                     gradient_accumulation_steps=gradient_accumulation_steps)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
