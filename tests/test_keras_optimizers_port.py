@@ -381,3 +381,22 @@ def test_a_copied_optimizer_steps_as_the_original(case, how):
     assert len(built.variables) == len(twin.variables)
     for a, b in zip(built.variables, twin.variables):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-6)
+
+
+# -- TF clip_ops_test.py cases not ported before ----------------------------------------------------------
+
+def test_clip_by_global_norm_with_a_tensor_bound_and_not_clipped():
+    # testClipByGlobalNormClippedTensor (clip_norm = tf.constant(4.0)) and testClipByGlobalNormNotClipped
+    x0 = tj.numpy.reshape(tj.constant([-2.0, 0.0, 0.0, 4.0, 0.0, 0.0]), (2, 3))
+    x1 = tj.constant([1.0, -2.0])
+    (a0, a1), norm = tj.clip_by_global_norm((x0, x1), tj.constant(4.0))
+    np.testing.assert_allclose(norm, 5.0)
+    np.testing.assert_allclose(a0, [[-1.6, 0.0, 0.0], [3.2, 0.0, 0.0]], rtol=1e-6)
+    np.testing.assert_allclose(a1, [0.8, -1.6], rtol=1e-6)
+    (a0, a1), norm = tj.clip_by_global_norm([x0, x1], 6.0)
+    np.testing.assert_allclose(norm, 5.0)
+    np.testing.assert_allclose(a0, [[-2.0, 0.0, 0.0], [4.0, 0.0, 0.0]], rtol=1e-6)
+    np.testing.assert_allclose(a1, [1.0, -2.0], rtol=1e-6)
+    # testClipByNormClipped with a Tensor clip_norm
+    x = tj.numpy.reshape(tj.constant([-3.0, 0.0, 0.0, 4.0, 0.0, 0.0]), (2, 3))
+    np.testing.assert_allclose(tj.clip_by_norm(x, tj.constant(4.0)), [[-2.4, 0.0, 0.0], [3.2, 0.0, 0.0]], rtol=1e-6)
