@@ -16,7 +16,9 @@ and on sharded Variables (the update is a jitted function of the Variables' arra
 3. Learning rates may be floats or optax schedules (callables of the step count, starting at 0). A
    Keras-named optimizer given a float keeps it in a float32 Variable (``learning_rate``, in
    ``.variables`` after ``iterations``, as Keras): setting or assigning it changes the rate of the next
-   steps. Its transformation is rebuilt from that Variable's value inside each compiled update.
+   steps. Its transformation is rebuilt from that Variable's value inside each compiled update. A
+   schedule set later (Keras allows it; the Variable then leaves ``.variables``) gives each update its
+   value at that step's count in place of the Variable's, so the state stays the float rate's.
 4. Keras's ``exclude_from_weight_decay(var_list, var_names)``, before the build: the build records which
    of its Variables are decayed, and an update of a set of Variables some of which are excluded
    rebuilds the transformation with that mask (the same state: the decay has none of its own).
