@@ -16,7 +16,9 @@ and on sharded Variables (the update is a jitted function of the Variables' arra
 3. Learning rates may be floats or optax schedules (callables of the step count, starting at 0). A
    Keras-named optimizer given a float keeps it in a float32 Variable (``learning_rate``, in
    ``.variables`` after ``iterations``, as Keras): setting or assigning it changes the rate of the next
-   steps. Its transformation is rebuilt from that Variable's value inside each compiled update.
+   steps. Its transformation is rebuilt from that Variable's value inside each compiled update. A
+   schedule set later (Keras allows it; the Variable then leaves ``.variables``) gives each update its
+   value at that step's count in place of the Variable's, so the state stays the float rate's.
 4. Keras's ``exclude_from_weight_decay(var_list, var_names)``, before the build: the build records which
    of its Variables are decayed, and an update of a set of Variables some of which are excluded
    rebuilds the transformation with that mask (the same state: the decay has none of its own).
@@ -27,6 +29,7 @@ import functools
 import inspect
 import re
 import sys
+import threading
 import warnings
 from collections.abc import Sequence
 from typing import Any, Callable, Iterable, List, Optional, Tuple, Union
@@ -52,13 +55,22 @@ class Optimizer:
     """
 
     def __init__(self, transformation: optax.GradientTransformation, learning_rate: Optional[LearningRate] = None,
-                 name: str = "optimizer",
+                 name: Optional[str] = "optimizer",
                  with_learning_rate: Optional[Callable[..., optax.GradientTransformation]] = None) -> None:
         """``with_learning_rate(lr, decay_mask=None)``: the transformation for a given learning rate (a
         float32 scalar traced in the update, or the schedule) and which of the updated Variables get
         Keras's weight decay (a tuple of bools, None: all); given with a float ``learning_rate``, that rate
         is a settable Variable. Without it, the transformation holds its learning rate (``from_optax``)."""
         self._lr_fn = None
+        if name is None:
+            name = _auto_name(type(self).__name__)
+        steps = self.__dict__.get("_hyperparameters", {}).get("gradient_accumulation_steps")
+        if steps and with_learning_rate is not None and callable(learning_rate) \
+                and not _takes_no_arguments(learning_rate):
+            # Keras evaluates a schedule at its count of calls (k per step: at k - 1, 2k - 1...), optax's
+            # MultiSteps at its inner count of steps (0, 1...)
+            with_learning_rate = _schedule_per_call(with_learning_rate, steps)
+            transformation = with_learning_rate(learning_rate)
         if with_learning_rate is not None and _takes_no_arguments(learning_rate):
             # Keras: "a callable that takes no arguments and returns the actual value to use": its value is
             # the rate Variable's, refreshed at each step (inside a tj.function, when it is traced).
@@ -110,8 +122,56 @@ class Optimizer:
     # -- public state -------------------------------------------------------------------------------
     @property
     def iterations(self) -> Variable:
-        """How many times ``apply_gradients`` ran (an int32 Variable)."""
-        return self._iterations
+        """How many times ``apply_gradients`` ran (an int32 Variable); with Keras's
+        ``gradient_accumulation_steps`` k, how many steps were made (that count floor-divided by k, a
+        Tensor, as Keras)."""
+        steps = self.__dict__.get("_hyperparameters", {}).get("gradient_accumulation_steps")
+        return self._iterations // steps if steps else self._iterations
+
+    def scale_loss(self, loss: Any) -> Any:
+        """As Keras: ``loss * loss_scale_factor`` (the gradients of that loss are divided by it again
+        in each step), or ``loss`` when the optimizer has no ``loss_scale_factor``."""
+        factor = self.__dict__.get("_hyperparameters", {}).get("loss_scale_factor")
+        return loss if factor is None else loss * factor
+
+    def get_config(self) -> dict:
+        """As Keras: the arguments that make a new optimizer like this one (without its state):
+        ``type(opt).from_config(opt.get_config())``. The learning rate is its current value (a float),
+        or the schedule or callable given."""
+        if self._rebuild is None:
+            raise NotImplementedError(f"{type(self).__name__}.get_config: this optimizer applies an optax "
+                                      "transformation (from_optax), which has no config; keep the transformation "
+                                      "and call from_optax again.")
+        if self._lr_fn is not None:
+            lr = self._lr_fn
+        elif self._lr is not None:
+            lr = float(self._lr.numpy())
+        else:
+            lr = self._learning_rate
+        return {"name": self.name, "learning_rate": lr, **self._hyperparameters}
+
+    @classmethod
+    def from_config(cls, config: dict) -> "Optimizer":
+        """A new optimizer from ``get_config()``'s dictionary (as Keras)."""
+        return cls(**config)
+
+    def set_weights(self, weights: Sequence[Any]) -> None:
+        """As Keras: assign ``weights`` (e.g. another optimizer's ``variables``, built for Variables of the
+        same shapes) to ``variables``, in order. Only once the optimizer is built."""
+        if self._built is None:
+            raise ValueError("You are calling `set_weights()` on an optimizer that has not yet been built. Please "
+                             "call `optimizer.build(trainable_variables)` to create the optimizer weights before "
+                             "calling `set_weights()`.")  # (Keras's words)
+        weights, variables = list(weights), self.variables
+        if len(weights) != len(variables):
+            raise ValueError(f"{type(self).__name__}.set_weights: {len(weights)} weights for its {len(variables)} "
+                             "variables; give one value per entry of `variables`.")
+        for v, w in zip(variables, weights):
+            if tuple(v.shape) != tuple(w.shape):
+                raise ValueError(f"Optimizer variable {v.name!r} has shape {tuple(v.shape)} not compatible with "
+                                 f"provided weight shape {tuple(w.shape)}.")
+        for v, w in zip(variables, weights):  # (all checked first: a mismatch leaves every variable as it was)
+            v.assign(w)
 
     @property
     def variables(self) -> List[Variable]:
@@ -135,14 +195,24 @@ class Optimizer:
     @learning_rate.setter
     def learning_rate(self, value: Any) -> None:
         if self._lr is not None:
+            if _takes_no_arguments(value):  # Keras's callable rate: called at each step
+                self._lr.assign(_rate_value(value(), type(self).__name__))
+                self._lr_fn = value
+                return
             if callable(value):
-                raise TypeError(f"{type(self).__name__}: a schedule can only be given at construction "
-                                f"({type(self).__name__}(learning_rate=schedule)); set a float here.")
+                # A schedule of the step count (Keras: the rate Variable leaves `variables`). It is evaluated
+                # at each step's count and given to the transformation as its rate (that keeps the state
+                # built for a float rate; the rate of the first step is checked now).
+                with tape_set.stop_recording():
+                    _rate_value(value(self._iterations.read_value().value), type(self).__name__)
+                self._lr = self._lr_fn = None
+                self._learning_rate = value
+                return
             self._lr.assign(value)  # (a wrong shape raises and leaves the rate as it was)
             self._lr_fn = None  # (a rate given as a callable is replaced by the float)
             return
         if callable(self._learning_rate):
-            raise TypeError(f"This {type(self).__name__} was created with a schedule as its learning_rate, hence its "
+            raise TypeError(f"This {type(self).__name__} was given a schedule as its learning_rate, hence its "
                             "learning rate is not settable (as Keras). Create it with a float learning_rate for "
                             "a settable one.")
         raise AttributeError(f"{type(self).__name__}.learning_rate cannot be set: this optimizer applies an optax "
@@ -226,11 +296,28 @@ class Optimizer:
             if not (isinstance(p, (tuple, list)) and len(p) == 2):
                 raise TypeError(f"apply_gradients expects (gradient, variable) pairs, e.g. zip(grads, vars); got "
                                 f"an element of type {type(p).__name__}.")
+        if not pairs:  # (Keras raises ValueError too; the optimizer is left unbuilt)
+            raise ValueError("No gradients provided for any variable: apply_gradients got no (gradient, variable) "
+                             "pairs.")
         return self.apply([g for g, _ in pairs], [v for _, v in pairs])
 
-    def apply(self, grads: Sequence, trainable_variables: Sequence[Variable]) -> Variable:
-        """As Keras 3's ``apply``: ``grads[i]`` for ``trainable_variables[i]``."""
-        grads, variables = list(grads), _check_variables(list(trainable_variables), "apply_gradients")
+    def apply(self, grads: Sequence, trainable_variables: Optional[Sequence[Variable]] = None) -> Variable:
+        """As Keras 3's ``apply``: ``grads[i]`` for ``trainable_variables[i]``; without
+        ``trainable_variables``, for the Variables the optimizer was built for. No gradients at all
+        (``grads == []``): nothing happens (no build, no step), as Keras."""
+        grads = list(grads)
+        if not grads:
+            return self._iterations
+        if trainable_variables is None:
+            if self._built is None:
+                raise ValueError("When passing `grads` without `variables`, the optimizer must already be built on "
+                                 "a list of variables. Call `optimizer.build(trainable_variables)` first.")
+            if len(grads) != len(self._built):
+                raise ValueError(f"When passing `grads` without `variables`, give one gradient (or None) per variable "
+                                 f"the optimizer was built for: received {len(grads)} gradients for "
+                                 f"{len(self._built)} variables.")
+            trainable_variables = self._built
+        variables = _check_variables(list(trainable_variables), "apply_gradients")
         if len(grads) != len(variables):
             raise ValueError(f"apply_gradients: {len(grads)} gradients for {len(variables)} variables; give one "
                              "gradient (or None) per variable.")
@@ -264,7 +351,12 @@ class Optimizer:
             params = current_values([v for _, v in present])
             state = current_values(self._state)
             count = current_values((self._iterations,))
-            lr = None if self._lr is None else current_values((self._lr,))[0]
+            if self._lr is not None:
+                lr = current_values((self._lr,))[0]
+            elif self._with_learning_rate is not None:  # a schedule set after construction, at this step (Keras)
+                lr = _rate_value(self._learning_rate(count[0]), type(self).__name__)
+            else:
+                lr = None
             new = None
             if step is not None:
                 # Gradients of a replayed step that has not run: the step and this update run as one
@@ -360,6 +452,58 @@ class Optimizer:
     def __repr__(self) -> str:
         return f"<tj.optimizers.{type(self).__name__} '{self.name}' iterations={int(self._iterations.numpy())}>"
 
+    def __reduce__(self):
+        """Pickled and deep-copied (as Keras's optimizers are) as its config, the Variables it was built
+        for and its variables' values: the copy makes its own transformation and compiled update (those
+        of this optimizer are bound to it; ``from_optax``'s transformation is shared)."""
+        config = self.get_config() if self._rebuild is not None else {"transformation": self._tx, "name": self.name}
+        later = None
+        if self._lr is None and self._with_learning_rate is not None:  # a schedule set after construction
+            config["learning_rate"], later = 0.0, self._learning_rate
+        return (_copied_optimizer, (type(self), config, later, self._built, self._decay_excluded, self._decay_mask,
+                                    [v.numpy() for v in self.variables]))
+
+
+def _copied_optimizer(cls: type, config: dict, schedule: Any, built: Optional[list], decay_excluded: Any,
+                      decay_mask: Any, values: list) -> Optimizer:
+    """The optimizer ``Optimizer.__reduce__`` describes."""
+    opt = cls.from_config(config)
+    if schedule is not None:
+        opt.learning_rate = schedule
+    opt._decay_excluded = decay_excluded
+    if built is not None:
+        opt.build(built)
+        opt._decay_mask = decay_mask
+    for v, value in zip(opt.variables, values):
+        v.assign(value)
+    return opt
+
+
+def _schedule_per_call(with_learning_rate: Callable[..., optax.GradientTransformation],
+                       steps: int) -> Callable[..., optax.GradientTransformation]:
+    """``with_learning_rate`` whose schedule is given optax's count of steps made as Keras's count of
+    calls: each step is the ``steps``-th call of its group (count ``c`` -> ``c * steps + steps - 1``)."""
+    def rebuilt(lr, decay_mask=None):
+        if callable(lr):
+            schedule = lr
+            lr = lambda count: schedule(count * steps + (steps - 1))  # noqa: E731
+        return with_learning_rate(lr, decay_mask)
+    return rebuilt
+
+
+_names_taken: dict = {}
+_names_lock = threading.Lock()
+
+
+def _auto_name(class_name: str) -> str:
+    """Keras's default optimizer name: the class name in snake case ("SGD" -> "sgd", "AdamW" -> "adam_w",
+    "RMSprop" -> "rm_sprop"), then "_1", "_2"... for the later ones of the process."""
+    snake = re.sub(r"([a-z])([A-Z])", r"\1_\2", re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", class_name)).lower()
+    with _names_lock:
+        count = _names_taken.get(snake, 0)
+        _names_taken[snake] = count + 1
+    return snake if count == 0 else f"{snake}_{count}"
+
 
 def _rate_value(learning_rate: Any, owner: str) -> jax.Array:
     """A float learning rate as the float32 scalar its Variable holds; anything else raises naming the fix."""
@@ -424,23 +568,35 @@ def _check_momentum(momentum: float, name: str) -> None:
 def keras_transformation(tx: optax.GradientTransformation, learning_rate: LearningRate,
                          weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                          clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
-                         decay_mask: Optional[Sequence[bool]] = None) -> optax.GradientTransformation:
+                         decay_mask: Optional[Sequence[bool]] = None, loss_scale_factor: Optional[float] = None,
+                         gradient_accumulation_steps: Optional[int] = None) -> optax.GradientTransformation:
     """``tx`` with Keras's optimizer options, applied as Keras applies them in each step:
 
     1. the gradients are clipped: each by its own L2 norm (``clipnorm``, as ``clip_by_norm``), each
        element to ``[-clipvalue, clipvalue]``, or all together by their global norm (``global_clipnorm``,
-       as ``clip_by_global_norm``); at most one of the three;
+       as ``clip_by_global_norm``); at most one of the three, and only by a positive bound
+       (0 or less: no clipping, as Keras);
     2. ``tx`` computes the update from the clipped gradients;
     3. decoupled weight decay: each variable also moves by ``-learning_rate * weight_decay * variable``
        (its value before the step), outside ``tx``'s momentum and scaling; only the params whose
        ``decay_mask`` entry is True, when one is given (Keras's ``exclude_from_weight_decay``).
-    Only the variables given a gradient in a step are clipped together and decayed (Keras)."""
+    Only the variables given a gradient in a step are clipped together and decayed (Keras). Before all
+    that, the gradients are divided by ``loss_scale_factor`` (Keras's static loss scaling: the loss was
+    multiplied by it, ``Optimizer.scale_loss``); with ``gradient_accumulation_steps`` k, the whole is
+    ``optax.MultiSteps``: k - 1 calls accumulate the gradients, the k-th makes one step with their mean
+    (Keras: the variables move once every k calls, clipped and decayed then)."""
+    if gradient_accumulation_steps and not gradient_accumulation_steps >= 2:
+        raise ValueError("`gradient_accumulation_steps` must be an integer >= 2. Received: "
+                         f"gradient_accumulation_steps={gradient_accumulation_steps}")  # (Keras's words)
     given = {"clipnorm": clipnorm, "clipvalue": clipvalue, "global_clipnorm": global_clipnorm}
     if sum(v is not None for v in given.values()) > 1:
         raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: "
                          + ", ".join(f"{k}={v}" for k, v in given.items()))
     if weight_decay is not None:
         tx = _plus_decoupled_weight_decay(tx, learning_rate, weight_decay, decay_mask)
+    # Keras clips only by a positive bound (`if self.clipnorm and self.clipnorm > 0`): 0 or less is no clipping
+    clipnorm, clipvalue, global_clipnorm = (c if c is not None and c > 0 else None
+                                            for c in (clipnorm, clipvalue, global_clipnorm))
     if clipnorm is not None:
         clip = optax.stateless_with_tree_map(lambda g, _: clip_by_norm(g, clipnorm).value)
     elif clipvalue is not None:
@@ -450,8 +606,14 @@ def keras_transformation(tx: optax.GradientTransformation, learning_rate: Learni
             jax.tree_util.tree_structure(grads),
             [t.value for t in clip_by_global_norm(jax.tree_util.tree_leaves(grads), global_clipnorm)[0]]))
     else:
-        return tx
-    return optax.chain(clip, tx)
+        clip = None
+    if clip is not None:
+        tx = optax.chain(clip, tx)
+    if loss_scale_factor is not None:
+        tx = optax.chain(optax.scale(1.0 / loss_scale_factor), tx)
+    if gradient_accumulation_steps:
+        tx = optax.MultiSteps(tx, gradient_accumulation_steps).gradient_transformation()
+    return tx
 
 
 def _add_decayed_weights(weight_decay: float, decay_mask: Optional[Sequence[bool]]) -> optax.GradientTransformation:
@@ -493,15 +655,19 @@ class SGD(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.01, momentum: float = 0.0, nesterov: bool = False,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
-                 name: str = "SGD") -> None:
+                 loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None) -> None:
         _check_momentum(momentum, "SGD")
 
         def make(lr, decay_mask=None):
             tx = optax.sgd(lr) if not momentum else \
                 optax.chain(optax.scale_by_learning_rate(lr), optax.trace(decay=momentum, nesterov=nesterov))
-            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
+            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask,
+                                        loss_scale_factor, gradient_accumulation_steps)
         self._hyperparameters = dict(momentum=momentum, nesterov=nesterov, weight_decay=weight_decay,
-                                     clipnorm=clipnorm, clipvalue=clipvalue, global_clipnorm=global_clipnorm)
+                                     clipnorm=clipnorm, clipvalue=clipvalue, global_clipnorm=global_clipnorm,
+                                     loss_scale_factor=loss_scale_factor,
+                                     gradient_accumulation_steps=gradient_accumulation_steps)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
@@ -549,13 +715,17 @@ class Adam(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, amsgrad: bool = False, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
-                 global_clipnorm: Optional[float] = None, name: str = "adam") -> None:
+                 global_clipnorm: Optional[float] = None, loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None) -> None:
         def make(lr, decay_mask=None):
             tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay, decay_mask)
-            return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm)
+            return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm, None,
+                                        loss_scale_factor, gradient_accumulation_steps)
         self._hyperparameters = dict(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, amsgrad=amsgrad,
                                      weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
-                                     global_clipnorm=global_clipnorm)
+                                     global_clipnorm=global_clipnorm,
+                                     loss_scale_factor=loss_scale_factor,
+                                     gradient_accumulation_steps=gradient_accumulation_steps)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
@@ -566,17 +736,21 @@ class AdamW(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, weight_decay: float = 0.004, beta_1: float = 0.9,
                  beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
-                 global_clipnorm: Optional[float] = None, name: str = "adamw") -> None:
+                 global_clipnorm: Optional[float] = None, loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None) -> None:
         if weight_decay is None:
             raise ValueError("Argument `weight_decay` must be a float. Received: weight_decay=None (AdamW "
                              "always decays; use Adam for no weight decay).")  # (Keras's words)
 
         def make(lr, decay_mask=None):
             tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay, decay_mask)
-            return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm)
+            return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm, None,
+                                        loss_scale_factor, gradient_accumulation_steps)
         self._hyperparameters = dict(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, amsgrad=amsgrad,
                                      weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
-                                     global_clipnorm=global_clipnorm)
+                                     global_clipnorm=global_clipnorm,
+                                     loss_scale_factor=loss_scale_factor,
+                                     gradient_accumulation_steps=gradient_accumulation_steps)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
@@ -587,16 +761,20 @@ class RMSprop(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, rho: float = 0.9, momentum: float = 0.0,
                  epsilon: float = 1e-7, centered: bool = False, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
-                 global_clipnorm: Optional[float] = None, name: str = "rmsprop") -> None:
+                 global_clipnorm: Optional[float] = None, loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None) -> None:
         _check_momentum(momentum, "RMSprop")
 
         def make(lr, decay_mask=None):
             tx = optax.rmsprop(lr, decay=rho, eps=epsilon, initial_scale=0.0, eps_in_sqrt=True, centered=centered,
                                momentum=momentum or None)
-            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
+            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask,
+                                        loss_scale_factor, gradient_accumulation_steps)
         self._hyperparameters = dict(rho=rho, momentum=momentum, epsilon=epsilon, centered=centered,
                                      weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
-                                     global_clipnorm=global_clipnorm)
+                                     global_clipnorm=global_clipnorm,
+                                     loss_scale_factor=loss_scale_factor,
+                                     gradient_accumulation_steps=gradient_accumulation_steps)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
@@ -606,13 +784,17 @@ class Adagrad(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, initial_accumulator_value: float = 0.1,
                  epsilon: float = 1e-7, weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
-                 name: str = "adagrad") -> None:
+                 loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None) -> None:
         def make(lr, decay_mask=None):
             tx = optax.adagrad(lr, initial_accumulator_value=initial_accumulator_value, eps=epsilon)
-            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask)
+            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask,
+                                        loss_scale_factor, gradient_accumulation_steps)
         self._hyperparameters = dict(initial_accumulator_value=initial_accumulator_value, epsilon=epsilon,
                                      weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
-                                     global_clipnorm=global_clipnorm)
+                                     global_clipnorm=global_clipnorm,
+                                     loss_scale_factor=loss_scale_factor,
+                                     gradient_accumulation_steps=gradient_accumulation_steps)
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
