@@ -493,6 +493,184 @@ def test_gradients_of_eagerly_computed_captures():
     assert _vals(outer()) == [1.0, 1.0]
 
 
+def test_gradient_of_captured_in_graph():
+    # testGradientOfCaptured, graph form (the TF test's Graph -> an outer tj.function): y = 2x made in the
+    # enclosing function, gradients(y, x) in a nested one follows the capture back: 2.0 (TF 2.21, nested
+    # tf.functions, gives 2.0 too, also when x is the outer function's argument).
+    @tj.function
+    def graph():
+        x = tj.constant(1.0)
+        y = tnp.multiply(x, 2.0)
+
+        @tj.function
+        def foo():
+            return tj.gradients(y, x)[0]
+        return foo()
+
+    @tj.function
+    def graph_arg(x):
+        y = x * 2.0
+
+        @tj.function
+        def foo():
+            return tj.gradients(y, x)
+        return foo()
+
+    close(graph(), 2.0)
+    assert _vals(graph_arg(tj.constant(1.0))) == [2.0]
+
+
+def test_captured_nested_in_graph():
+    # testCapturedNested, graph form: x1, x2, x3 = x1 * x2 made in the enclosing function; Inner computes
+    # gradients([identity(outer1), identity(x2), identity(x3), x1], [x1, x2]) -> 1 + 2 + 1 = 4.0 and
+    # 1 + 1 = 2.0 (the TF test's values; TF 2.21 with nested tf.functions gives the same).
+    @tj.function
+    def graph():
+        x1, x2 = tj.constant(1.0), tj.constant(2.0)
+        x3 = tnp.multiply(x1, x2)
+
+        @tj.function
+        def outer():
+            outer1 = tj.identity(x1)
+
+            @tj.function
+            def inner():
+                return tj.gradients([tj.identity(outer1), tj.identity(x2), tj.identity(x3), x1], [x1, x2])
+            return inner()
+        return outer()
+
+    assert _vals(graph()) == [4.0, 2.0]
+
+
+def test_nested_gradients_cross_several_functions_and_orders():
+    # TF 2.21: three levels, z = 3 x^2 with x the outermost argument -> 6x = 12; a second-order gradient
+    # across the boundary: d2 sin(x)/dx2 = -sin(0.5); an outer tape over the whole call (d/dx of
+    # d(x sin x)/dx = 2 cos x - x sin x = 1.5154524 at 0.5).
+    @tj.function
+    def three_levels(x):
+        y = x * x
+
+        @tj.function
+        def mid():
+            z = y * 3.0
+
+            @tj.function
+            def inn():
+                return tj.gradients(z, x)
+            return inn()
+        return mid()
+
+    @tj.function
+    def second_order(x):
+        y = tnp.sin(x)
+
+        @tj.function
+        def inner():
+            (g,) = tj.gradients(y, x)
+            return tj.gradients(g, x)
+        return inner()
+
+    @tj.function
+    def first_order(x):
+        y = tnp.sin(x)
+
+        @tj.function
+        def inner():
+            return tj.gradients(y * x, x)[0]
+        return inner()
+
+    assert _vals(three_levels(tj.constant(2.0))) == [12.0]
+    assert _vals(three_levels(tj.constant(3.0))) == [18.0]
+    close(second_order(tj.constant(0.5))[0], -np.sin(0.5))
+    x = tj.constant(0.5)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        r = first_order(x)
+    close(r, 0.5 * np.cos(0.5) + np.sin(0.5))
+    close(tape.gradient(r, x), 1.5154524)
+
+
+def test_nested_gradients_do_not_cross_arguments_or_outside_captures():
+    # TF 2.21, nested tf.functions: a nested function's argument is a placeholder of its own (gradients of
+    # a * 3 w.r.t. the outer x, a = 2x passed as an argument: [None]; of the captured y = 2x w.r.t. x passed
+    # as an argument: [None]); a Variable made outside every function is captured by each one separately
+    # (gradients(var * 2 made in Outer, var) in Inner: [None]).
+    var = tj.Variable(1.0)
+
+    @tj.function
+    def through_arg(x):
+        @tj.function
+        def inner(a):
+            return tj.gradients(a * 3.0, x)
+        return inner(x * 2.0)
+
+    @tj.function
+    def x_as_arg(x):
+        y = x * 2.0
+
+        @tj.function
+        def inner(xa):
+            return tj.gradients(y, xa)
+        return inner(x)
+
+    @tj.function
+    def captured_var():
+        y = var * 2.0
+
+        @tj.function
+        def inner():
+            return tj.gradients(y, var)
+        return inner()
+
+    assert through_arg(tj.constant(1.0)) == [None]
+    assert x_as_arg(tj.constant(1.0)) == [None]
+    assert captured_var() == [None]
+
+
+def test_nested_gradients_in_the_first_call_that_creates_variables():
+    # The eager first call (it creates a Variable) and the traced later calls agree: d(x v)/dx = v = 3, and
+    # d/dv = x = 2 (TF 2.21 traces both calls: [3.0, 2.0]).
+    class Layer:
+        v = None
+
+    layer = Layer()
+
+    @tj.function
+    def f(x):
+        if layer.v is None:
+            layer.v = tj.Variable(3.0)
+        y = x * layer.v
+
+        @tj.function
+        def inner():
+            return tj.gradients(y, [x]), tj.gradients(y, [x, layer.v])
+        return inner()
+
+    for _ in range(2):
+        gx, both = f(tj.constant(2.0))
+        assert _vals(gx) == [3.0] and _vals(both) == [3.0, 2.0]
+
+
+def test_nested_function_with_assignment_runs_inline_once():
+    # A nested function whose gradient crosses runs inline in the enclosing trace: its assignment happens
+    # once per call and is seen by the read after it (y = 3x; w += 1; d(y w)/dx = 3 w).
+    w = tj.Variable(1.0)
+
+    @tj.function
+    def outer(x):
+        y = x * 3.0
+
+        @tj.function
+        def inner():
+            w.assign_add(1.0)
+            return tj.gradients(y * w, x)[0]
+        return inner(), w * 1.0
+
+    for expected_w in (2.0, 3.0):
+        g, seen = outer(tj.constant(1.0))
+        assert _vals([g, seen, w]) == [3.0 * expected_w, expected_w, expected_w]
+
+
 # ------------------------------------------------------------------------------------------------------------
 # StopGradientTest, HessianVectorProductTest, HessianTest, IndexedSlicesToTensorTest (dense), OnlyRealGradientsTest,
 # ResourceCondTest, CustomGradientTest (the tf.gradients parts not in test_tf_customgrad_port.py),

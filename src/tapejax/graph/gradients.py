@@ -18,6 +18,7 @@ from .. import sweep, tape_set, vspace
 from ..nest import UnconnectedGradients, flatten, unconnected_gradients_of
 from ..tensor import Tensor, Variable, is_float, convert_to_tensor
 from ..ops import numpy as tnp
+from .capture import InlineTrace
 
 
 class AggregationMethod(enum.Enum):
@@ -121,6 +122,8 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
     # Only ops between xs and ys run: the sweep over the trace's graph, its backward functions dispatched
     # as recorded ops (gradients of gradients work), summed as the aggregation method says.
     x_ids = [_id_of(x) for x in xs_l]
+    if cap is not None and cap.outer_graphs and _crosses(graph, cap.outer_graphs, y_ids, x_ids, stop_ids):
+        raise InlineTrace()  # the nested tj.function reruns inline in the enclosing trace (capture.py)
     ops, usage, missing, reached = sweep.prune_between(graph.tensor_tape, graph.op_tape, y_ids, x_ids, stop_ids)
     pairwise = method is not AggregationMethod.ADD_N  # sum as contributions arrive, not once all have
     grads = sweep.backprop(ops, usage, missing, graph.tensor_tape, y_ids, x_ids, seeds, recording=True,
@@ -132,6 +135,25 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
             g = tnp.zeros_like(x._current() if isinstance(x, Variable) else x._value)
         result.append(g)
     return result
+
+
+def _crosses(graph, outer_graphs, y_ids, x_ids, stop_ids) -> bool:
+    """Whether a path from xs to ys runs through ops of an enclosing trace's graph (TF's gradients follow a
+    captured tensor back into the graph that made it). Only xs made inside the enclosing traces count: a
+    Tensor made before all of them is captured by each function separately in TF (a placeholder of its
+    own in each), so a path to it through an enclosing function's ops does not reach the inner's xs."""
+    outermost = outer_graphs[-1]
+    x_ids = [i for i in x_ids if i >= outermost.first_id or i in outermost.arguments]
+    if not x_ids:
+        return False
+    tensor_tape, op_tape = {}, {}
+    for g in reversed(outer_graphs):  # outermost first: an inner graph's entries win (ids are global)
+        tensor_tape.update(g.tensor_tape)
+        op_tape.update(g.op_tape)
+    tensor_tape.update(graph.tensor_tape)
+    op_tape.update(graph.op_tape)
+    ops = sweep.prune_between(tensor_tape, op_tape, y_ids, x_ids, stop_ids)[0]
+    return any(op_id not in graph.op_tape for op_id in ops)
 
 
 def _call_recorded(entry, out_grads: list, needed_idx: list, recording: bool) -> list:
