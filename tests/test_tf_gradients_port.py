@@ -841,3 +841,47 @@ def test_grad_pass_through_v1():
 
     a, b, c = f()
     assert a == [None] and _vals(b) == [6.0] and c == [None]
+
+
+def test_recompute_grad_with_tj_gradients():
+    # VariablesGradientTest.testFnRecomputeWithScopeGradient (use_tape=False: tf.gradients in a graph) and
+    # testCustomGradientRecomputeGradHigherOrder: recompute_grad(f) has f's gradients w.r.t. a Variable read
+    # inside and w.r.t. its input, and its third-order derivative, through tj.gradients.
+    var = tj.Variable(np.arange(10, dtype=np.float32))
+
+    def test_fn(x):
+        return tnp.sin(x * var)
+
+    recomputed = tj.recompute_grad(test_fn)
+
+    @tj.function
+    def f(x):
+        return tj.gradients(recomputed(x), [var, x]), tj.gradients(test_fn(x), [var, x])
+
+    grads_re, grads = f(tj.constant(np.linspace(0, 1, 100, dtype=np.float32).reshape(10, 10)))
+    for g_re, g in zip(grads_re, grads):
+        close(g_re, g, atol=1e-6)
+
+    @tj.function
+    def orders(x):
+        (g,) = tj.gradients(tj.recompute_grad(lambda x: tnp.prod(tnp.tanh(x) ** 2))(x), x)
+        (gg,) = tj.gradients(g, x)
+        return g, gg, tj.gradients(gg, x)[0]
+
+    # d^k/dx^k tanh(x)^2 at 1: 2 t (1 - t^2), 2 (1 - t^2)(1 - 3 t^2), -8 t (1 - t^2)(2 - 3 t^2)
+    t = np.tanh(1.0)
+    g, gg, ggg = orders(tj.constant([1.0]))
+    close(g, [2 * t * (1 - t ** 2)], rtol=1e-5)
+    close(gg, [2 * (1 - t ** 2) * (1 - 3 * t ** 2)], rtol=1e-5)
+    close(ggg, [-8 * t * (1 - t ** 2) * (2 - 3 * t ** 2)], rtol=1e-4)
+
+
+def test_complex_sources_follow_tf_convention():
+    # TF 2.21: tf.gradients(abs(z)**2, z) = 2z = [2+4j, 6-2j]; of sum(real(z*z)) = 2 conj(z) = [2-4j]
+    @tj.function
+    def f(z, w):
+        return tj.gradients(tnp.abs(z) ** 2, z)[0], tj.gradients(tnp.sum(tnp.real(w * w)), w)[0]
+
+    a, b = f(tj.constant([1 + 2j, 3 - 1j], tj.complex64), tj.constant([1 + 2j], tj.complex64))
+    close(a, [2 + 4j, 6 - 2j])
+    close(b, [2 - 4j])
