@@ -33,6 +33,13 @@ def _assigned_value_jvp(primals, tangents):
     return primals[0], tangents[1]
 
 
+class InlineTrace(Exception):
+    """Raised by tj.gradients in a nested trace when a gradient path runs through ops of an enclosing trace
+    (a Tensor the nested function closes over was computed there from an ``xs``). TF's gradients cross
+    function captures into the enclosing graph; here the nested tj.function then runs inline in the
+    enclosing trace (its ops recorded there), so tj.gradients sees the whole path."""
+
+
 class GraphRecorder(Tape):
     """A persistent tape that records every op with a float input (the trace's graph, for tj.gradients
     and tj.differentiate). Nothing is freed while the trace runs."""
@@ -41,6 +48,10 @@ class GraphRecorder(Tape):
 
     def __init__(self) -> None:
         super().__init__(persistent=True, watch_accessed_variables=False)
+        self.first_id = new_id()  # Tensors with smaller ids were made before this graph began
+        # The ids of the Tensor arguments of a tj.function's eager first call (made before, but TF sees them
+        # as the function's own placeholders).
+        self.arguments: set = set()
 
     def takes(self, ids) -> bool:
         return not self.paused
@@ -74,6 +85,9 @@ class Capture:
         # Whether this trace runs inside another one, whose traced Tensors it may close over; with none, a
         # Tensor holding a traced value escaped a finished trace (TF: "... is out of scope").
         self.nested = False
+        # The graphs of the enclosing traces (or of the enclosing eager first call), innermost first: the ops
+        # that made the Tensors this trace closes over (tj.gradients crosses into them, as TF's gradients do).
+        self.outer_graphs: List[GraphRecorder] = []
 
     def new_variable(self, name) -> None:
         if self.on_new_variable is None:

@@ -30,7 +30,7 @@ from jax.extend.core import jaxpr_as_fun
 from .. import tape_set
 from ..ops.core import OpDef, apply, rules_epoch
 from ..tensor import Tensor, Variable, constant
-from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder
+from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder, InlineTrace
 from .reachable import reachable
 
 
@@ -195,6 +195,7 @@ class Function:
         self._fast: Dict[Any, tuple] = {}
         self._initialized = False  # a call has completed: Variables may no longer be created inside
         self._bound: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+        self._inline = False  # called inside another trace, it runs inline there (capture.InlineTrace)
 
     def __get__(self, obj, objtype=None):
         # One Function per instance (as tf.function on methods): each instance builds its own Variables
@@ -232,6 +233,8 @@ class Function:
         return out
 
     def _call(self, args, kwargs):
+        if self._inline and self._enclosed():
+            return self._run_inline(args, kwargs)
         if not kwargs and all(type(a) is Tensor for a in args):
             dyn_vals = [_strong(a._value) for a in args]
             fast_key = (tuple((v.shape, v.dtype) for v in dyn_vals), len(self._variables), len(self._tensors),
@@ -271,6 +274,11 @@ class Function:
         base_key = (treedef, tuple(sig), rules_epoch())
         try:
             conc = self._concrete(base_key, leaves, treedef, dyn_pos, dyn_vals, arg_vars)
+        except InlineTrace:
+            if not self._enclosed():
+                raise
+            self._inline = True  # its tj.gradients crosses into the enclosing trace: from now on run inline
+            return self._run_inline(args, kwargs)
         except BuildEagerly:
             if self._initialized:  # a tj.function first called inside this one created a Variable
                 raise ValueError(SINGLETON_VARIABLES) from None
@@ -289,6 +297,21 @@ class Function:
             outs, new_vals = conc.jitted(var_vals, dyn_vals + [_strong(t._value) for t in conc.tensors])
             outs = [Tensor(o) for o in outs]
         return self._finish(conc, outs, new_vals, variables)
+
+    @staticmethod
+    def _enclosed() -> bool:
+        """Whether this call runs inside another tj.function's trace (or its eager first call)."""
+        return tape_set.state.capture is not None or tape_set.state.build_graph is not None
+
+    def _run_inline(self, args, kwargs):
+        """Run ``f`` as part of the enclosing trace (capture.InlineTrace): its ops are recorded in the
+        enclosing graph, so its tj.gradients follow captured Tensors back to where they were made."""
+        before = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)[::-1]
+        out = self._f(*args, **kwargs)
+        self._check_inputs(before, args, kwargs)
+        return jax.tree_util.tree_map(
+            lambda x: Tensor(x) if _is_array(x) and not isinstance(x, Tensor) else _output_tensor(x), out,
+            is_leaf=_is_leaf)
 
     def _bind(self, args, kwargs):
         """``(args, kwargs)`` bound to the signature with defaults applied; TypeError as TF for a bad call."""
@@ -349,6 +372,7 @@ class Function:
         """The first call, run eagerly because it creates Variables (see the module docstring). Its ops are
         recorded on a graph of their own, so tj.gradients inside works on this call as in the traced ones."""
         graph, saved = GraphRecorder(), tape_set.state.build_graph
+        graph.arguments = {x._id for x in leaves if isinstance(x, Tensor)}
         tape_set.state.build_graph = graph
         tape_set.push_tape(graph)
         before = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)[::-1]
@@ -425,7 +449,12 @@ class Function:
         def pure(var_vals, dyn_vals):
             dyn_vals, tensor_vals = dyn_vals[:n_dyn], dyn_vals[n_dyn:]
             cap = Capture(variables, var_vals, {t._id: v for t, v in zip(tensors, tensor_vals)})
-            cap.nested = tape_set.state.capture is not None
+            outer = tape_set.state.capture
+            cap.nested = outer is not None
+            if outer is not None:
+                cap.outer_graphs = [outer.graph] + outer.outer_graphs
+            elif tape_set.state.build_graph is not None:
+                cap.outer_graphs = [tape_set.state.build_graph]
             cap.on_new_variable = lambda name: weak_self()._new_variable(name)
             call_leaves = list(leaves)
             for p, v in zip(dyn_pos, dyn_vals):

@@ -18,6 +18,7 @@ from .. import sweep, tape_set, vspace
 from ..nest import UnconnectedGradients, flatten, unconnected_gradients_of
 from ..tensor import Tensor, Variable, is_float, convert_to_tensor
 from ..ops import numpy as tnp
+from .capture import InlineTrace
 
 
 class AggregationMethod(enum.Enum):
@@ -35,7 +36,8 @@ def _aggregation(method) -> AggregationMethod:
     if isinstance(method, AggregationMethod):
         return method
     for m in AggregationMethod:
-        if method == m.value and isinstance(method, int) and not isinstance(method, bool):
+        # TF tests ``method in [ADD_N, EXPERIMENTAL_TREE, EXPERIMENTAL_ACCUMULATE_N]``: any equal number.
+        if isinstance(method, (int, float)) and method == m.value:
             return m
     raise ValueError(f"Invalid aggregation_method specified {method!r}; use tj.AggregationMethod.ADD_N, DEFAULT, "
                      "EXPERIMENTAL_TREE or EXPERIMENTAL_ACCUMULATE_N.")
@@ -45,9 +47,28 @@ def _id_of(x) -> int:
     return x._handle_id if isinstance(x, Variable) else x._id
 
 
+def _check_grad_y(y, arr, gy) -> None:
+    """TF's _DefaultGradYs checks: a real or integer y takes a real or integer gradient, a complex y a
+    complex one (a Python ``1.0`` for a complex y, or ``True`` for a float one, is a TypeError)."""
+    kind = jnp.dtype(gy.dtype if isinstance(gy, (Tensor, Variable)) else convert_to_tensor(gy).dtype)
+    if jnp.issubdtype(arr.dtype, jnp.complexfloating):
+        ok = jnp.issubdtype(kind, jnp.complexfloating)
+    else:
+        ok = jnp.issubdtype(kind, jnp.floating) or jnp.issubdtype(kind, jnp.integer)
+    if not ok:
+        want = "complex" if jnp.issubdtype(arr.dtype, jnp.complexfloating) else "real or integer"
+        raise TypeError(f"tj.gradients: Gradient type {kind.name} generated for {want}-valued tensor {y!r} with "
+                        f"type {arr.dtype} must be {want}.")
+
+
 def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
-              unconnected_gradients: Any = UnconnectedGradients.NONE, aggregation_method: Any = None) -> List:
-    """Symbolic gradients of ``sum(ys)`` w.r.t. ``xs`` inside a ``tj.function``; always a list."""
+              unconnected_gradients: Any = UnconnectedGradients.NONE, aggregation_method: Any = None, *,
+              name: Any = "gradients", gate_gradients: bool = False) -> List:
+    """Symbolic gradients of ``sum(ys)`` w.r.t. ``xs`` inside a ``tj.function``; always a list.
+
+    ``name`` and ``gate_gradients`` are accepted for TF code (``tf.gradients``'s signature) and change
+    nothing: XLA schedules the whole program, so there is no graph name scope or gate to add."""
+    del name, gate_gradients
     cap = tape_set.state.capture
     # Inside a trace its graph; in the eager first call of a tj.function (it creates Variables) that call's.
     graph = cap.graph if cap is not None else tape_set.state.build_graph
@@ -71,7 +92,8 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
         per_y = isinstance(grad_ys, (list, tuple)) and len(grad_ys) == len(ys_l) and not isinstance(ys, dict)
         grad_ys_l = list(grad_ys) if per_y else flatten(grad_ys)[0]
         if len(grad_ys_l) != len(ys_l):
-            raise ValueError(f"tj.gradients: {len(grad_ys_l)} grad_ys for {len(ys_l)} ys; pass one per y.")
+            raise ValueError(f"tj.gradients: Length mismatch. Passed {len(grad_ys_l)} grad_ys for {len(ys_l)} ys; "
+                             "pass one per y.")
     stop_ids = {_id_of(s) for s in flatten(stop_gradients)[0] if s is not None} if stop_gradients is not None else set()
 
     # Seed: one gradient per float y (ones unless given).
@@ -87,6 +109,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
                                 f"{arr.dtype}); pass grad_ys=[...] with one gradient per y.")
             gy = Tensor(vspace.ones_like(arr))
         else:
+            _check_grad_y(y, arr, gy)
             gy = gy if isinstance(gy, Tensor) else convert_to_tensor(gy, dtype=arr.dtype)
             if gy.ndim == 0 and arr.ndim > 0:  # a scalar is broadcast, as TF's graph multiplies it in
                 gy = tnp.broadcast_to(gy, arr.shape)
@@ -99,6 +122,8 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
     # Only ops between xs and ys run: the sweep over the trace's graph, its backward functions dispatched
     # as recorded ops (gradients of gradients work), summed as the aggregation method says.
     x_ids = [_id_of(x) for x in xs_l]
+    if cap is not None and cap.outer_graphs and _crosses(graph, cap.outer_graphs, y_ids, x_ids, stop_ids):
+        raise InlineTrace()  # the nested tj.function reruns inline in the enclosing trace (capture.py)
     ops, usage, missing, reached = sweep.prune_between(graph.tensor_tape, graph.op_tape, y_ids, x_ids, stop_ids)
     pairwise = method is not AggregationMethod.ADD_N  # sum as contributions arrive, not once all have
     grads = sweep.backprop(ops, usage, missing, graph.tensor_tape, y_ids, x_ids, seeds, recording=True,
@@ -110,6 +135,25 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
             g = tnp.zeros_like(x._current() if isinstance(x, Variable) else x._value)
         result.append(g)
     return result
+
+
+def _crosses(graph, outer_graphs, y_ids, x_ids, stop_ids) -> bool:
+    """Whether a path from xs to ys runs through ops of an enclosing trace's graph (TF's gradients follow a
+    captured tensor back into the graph that made it). Only xs made inside the enclosing traces count: a
+    Tensor made before all of them is captured by each function separately in TF (a placeholder of its
+    own in each), so a path to it through an enclosing function's ops does not reach the inner's xs."""
+    outermost = outer_graphs[-1]
+    x_ids = [i for i in x_ids if i >= outermost.first_id or i in outermost.arguments]
+    if not x_ids:
+        return False
+    tensor_tape, op_tape = {}, {}
+    for g in reversed(outer_graphs):  # outermost first: an inner graph's entries win (ids are global)
+        tensor_tape.update(g.tensor_tape)
+        op_tape.update(g.op_tape)
+    tensor_tape.update(graph.tensor_tape)
+    op_tape.update(graph.op_tape)
+    ops = sweep.prune_between(tensor_tape, op_tape, y_ids, x_ids, stop_ids)[0]
+    return any(op_id not in graph.op_tape for op_id in ops)
 
 
 def _call_recorded(entry, out_grads: list, needed_idx: list, recording: bool) -> list:
