@@ -268,11 +268,12 @@ def test_manager_numbers_keeps_and_restores(tmp_path):
         v.assign(float(i))
         paths.append(manager.save())
         # save() returns with the checkpoint finalized: at its final name, no temporary directory left
-        assert sorted(os.listdir(tmp_path / "run"))[-1] == f"ckpt-{i}" and len(os.listdir(tmp_path / "run")) == min(i, 2)
+        names = sorted(set(os.listdir(tmp_path / "run")) - {"_ckpt.manager.json"})  # (the manager's state file)
+        assert names[-1] == f"ckpt-{i}" and len(names) == min(i, 2)
     assert paths == [str(tmp_path / "run" / f"ckpt-{i}") for i in range(1, 5)]  # TF's names
     assert manager.steps == [3, 4] and manager.checkpoints == paths[2:]
     assert manager.latest_checkpoint == paths[3] and manager.latest_step == 4
-    assert sorted(os.listdir(tmp_path / "run")) == ["ckpt-3", "ckpt-4"]  # older than max_to_keep: deleted, trash too
+    assert sorted(os.listdir(tmp_path / "run")) == ["_ckpt.manager.json", "ckpt-3", "ckpt-4"]  # older: deleted, trash too
 
     v.assign(-1.0)
     assert manager.restore() == paths[3] and float(v) == 4.0

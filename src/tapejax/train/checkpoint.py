@@ -39,12 +39,14 @@ Restore (as TF's: what matches is restored, the status tells what did not)
 """
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
 import re
 import shutil
 import time
+import weakref
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 from urllib.parse import quote, unquote
 
@@ -195,9 +197,9 @@ class Checkpoint:
         _reserved({name: value})
         _collect({name: value})
         pending = self.__dict__.get("_pending")
-        if pending is not None and pending.waiting(name):  # TF's restore on assignment
+        if pending is not None and pending.waiting(name) and _collect({name: value}):  # TF's restore on assignment
             _outside_traces("Checkpoint: assigning an object after a restore")
-            self._restore_into(pending, {name: value})
+            self._restore_into(pending, {name: value}, waiting=True)
         self._objects[name] = value
 
     def variables(self) -> Dict[str, Variable]:
@@ -283,12 +285,18 @@ class Checkpoint:
         status = LoadStatus(path, restored=True, record=record, checkpoint=self)
         return status.expect_partial() if partial else status
 
-    def _restore_into(self, record: "_Restore", objects: Mapping[str, Any], counter: bool = False) -> None:
-        """Restore ``record``'s values into ``objects`` (all of the Checkpoint's, or one assigned after the
-        restore); see ``restore``."""
+    def _restore_into(self, record: "_Restore", objects: Mapping[str, Any], counter: bool = False,
+                      waiting: bool = False) -> None:
+        """Restore ``record``'s values into ``objects`` (see ``restore``). ``waiting``: only the values no
+        Variable took yet, into Variables not restored yet (an object assigned after the restore, or
+        Variables created since; objects with none yet keep waiting)."""
         ocp = _ocp()
         path, saved = record.path, record.saved
+        if waiting:
+            saved = {p: m for p, m in saved.items() if p not in record.used}
         targets = _collect(objects)
+        if waiting:
+            targets = {p: v for p, v in targets.items() if v.id not in record.bound}
         # An optimizer before its first step has no state Variables yet: its saved state waits for its
         # build (TF's deferred restoration). (A Variable is not asked: it would forward `built` to its
         # value, a read.)
@@ -303,7 +311,7 @@ class Checkpoint:
         # keep their initial values, so this is an error.
         empty = [name for name in objects if name not in unbuilt and not any(p[0] == name for p in targets)
                  and any(p[0] == name for p in saved)]
-        if empty:
+        if empty and not waiting:
             raise ValueError(f"Checkpoint.restore('{path}'): {', '.join(repr(n) for n in empty)} hold(s) no "
                              "Variables yet, but the checkpoint has values for them; a tj.Module builds its "
                              "Variables on its first call: call it once, then restore.")
@@ -326,6 +334,11 @@ class Checkpoint:
                                       partial_restore=True)
         restored = _flatten(_checkpointer().restore(path, ocp.args.Composite(**{_ITEM: args}))[_ITEM])
         for p, var in matched.items():  # every check passed and every array is read: now assign them all
+            if _restored_by.get(var.id, 0) > record.seq:  # a later restore assigned it already: it wins (TF)
+                continue
+            if var.id not in _restored_by:
+                weakref.finalize(var, _restored_by.pop, var.id, None)
+            _restored_by[var.id] = record.seq
             var.assign(restored[p])
         for name, paths in deferred.items():
             if paths:
@@ -379,13 +392,19 @@ def _checkpoint_path(save_path: PathLike) -> str:
     return path
 
 
+_restores = itertools.count(1)
+_restored_by: Dict[int, int] = {}  # Variable id -> the restore that last assigned it (while it lives)
+
+
 class _Restore:
     """One restore of a checkpoint: what it holds, which of its values were restored (``used``) and into
     which Variables (``bound``, by id). The Checkpoint keeps its last one, to restore objects assigned
-    later; the LoadStatus reads it."""
+    later; the LoadStatus reads it. Restores are numbered (``seq``): an object assigned after two
+    restores keeps the later restore's value (as TF: the last restore determines the final value)."""
 
     def __init__(self, path: str, saved: Mapping[Tuple[str, ...], Any]) -> None:
         self.path, self.saved = path, dict(saved)
+        self.seq = next(_restores)
         self.used: set = set()
         self.bound: set = set()
         self.expect_partial = False
@@ -424,15 +443,24 @@ class LoadStatus(str):
         status = super().__new__(cls, path)
         status.restored = restored
         status._record = record
-        # The Checkpoint's objects (the dict itself: objects assigned later count), not the Checkpoint, whose
-        # last restore refers to no status.
-        status._objects = None if checkpoint is None else checkpoint._objects
+        status._checkpoint = checkpoint  # (whose last restore refers to no status: no cycle)
         return status
 
     def _assert_restored(self) -> _Restore:
         if not self.restored:
             raise AssertionError("No checkpoint specified (restore(None)); nothing was restored.")
+        self._catch_up()
         return self._record
+
+    def _catch_up(self) -> None:
+        # Values still waiting go into the Variables at their paths created since the restore (TF restores
+        # a Variable when it is created; here when the status is next used).
+        record = self._record
+        if record is not None and record.unused():
+            waiting = {p[0] for p in record.unused()}
+            objects = {n: o for n, o in self._checkpoint._objects.items() if n in waiting}
+            if objects:
+                self._checkpoint._restore_into(record, objects, waiting=True)
 
     def assert_consumed(self) -> "LoadStatus":
         """As TF: every value of the checkpoint was restored into a Variable, and every Variable of the
@@ -447,7 +475,7 @@ class LoadStatus(str):
     def assert_existing_objects_matched(self) -> "LoadStatus":
         """As TF: every Variable of the Checkpoint's objects got a value from the checkpoint."""
         record = self._assert_restored()
-        unbound = [(p, v) for p, v in _collect(self._objects).items() if v.id not in record.bound]
+        unbound = [(p, v) for p, v in _collect(self._checkpoint._objects).items() if v.id not in record.bound]
         if unbound:
             raise AssertionError(f"Found {len(unbound)} Python objects that were not bound to checkpointed "
                                  "values, likely due to changes in the Python program. Showing "
@@ -468,10 +496,14 @@ class LoadStatus(str):
         return self
 
     def run_restore_ops(self, session: Any = None) -> None:
-        """Nothing to run: the values were assigned eagerly (TF's graph-mode method)."""
+        """The values were assigned eagerly (TF's graph-mode method); values still waiting go into Variables
+        created since at their paths."""
+        if self.restored:
+            self._catch_up()
 
     def initialize_or_restore(self, session: Any = None) -> None:
-        """Nothing to run: restored Variables were assigned, the others keep their values (TF's method)."""
+        """As ``run_restore_ops`` (the other Variables keep their values: they are initialized already)."""
+        self.run_restore_ops(session)
 
 
 def list_variables(path: PathLike) -> List[Tuple[str, Tuple[int, ...]]]:
@@ -581,9 +613,10 @@ class CheckpointManager:
         self._trash = os.path.join(self._directory, _TRASH)
         os.makedirs(self._directory, exist_ok=True)
         self._clean()  # what a save or a deletion killed in an earlier run left
-        # The checkpoints kept for keep_checkpoint_every_n_hours are no longer managed (never deleted); they
-        # are named in a small state file, with the time of the last one kept (TF's CheckpointState fields).
-        self._state_file = os.path.join(self._directory, f"_{checkpoint_name}_preserved.json")
+        # The checkpoints on disk are the truth; a small state file adds what they cannot say (TF's
+        # CheckpointState fields): when each was saved, which were kept for keep_checkpoint_every_n_hours
+        # (no longer managed: never deleted, not listed) and when the last of those was saved.
+        self._state_file = os.path.join(self._directory, f"_{checkpoint_name}.manager.json")
         state = self._read_state()
         now = time.time()
         self._last_preserved = state.get("last_preserved_timestamp", now - 1.0)
@@ -592,11 +625,15 @@ class CheckpointManager:
                 "time.time() returned a value %f seconds behind the last preserved checkpoint timestamp.",
                 self._last_preserved - now)
             self._last_preserved = now
-        preserved = set(state.get("preserved", ()))
-        self._maybe_delete: Dict[str, float] = {}  # managed checkpoints: path -> when saved, oldest first
+        self._preserved = set(state.get("preserved", ()))
+        saved_at = state.get("timestamps", {})
+        found = []
         for mtime_ns, _, path in _numbered(self._directory, checkpoint_name):
-            if os.path.basename(path) not in preserved:
-                self._maybe_delete[path] = min(mtime_ns / 1e9, now)
+            name = os.path.basename(path)
+            when = min(saved_at.get(name, mtime_ns / 1e9), now)  # (a save killed before the state: its mtime)
+            if name not in self._preserved and (not state or when > self._last_preserved):  # (TF's rule)
+                found.append((when, mtime_ns, path))
+        self._maybe_delete: Dict[str, float] = {path: when for when, _, path in sorted(found)}  # oldest first
         self._latest = latest_checkpoint(self._directory)
 
     @property
@@ -678,6 +715,7 @@ class CheckpointManager:
         self._maybe_delete[path] = time.time()
         self._latest = path
         self._sweep()
+        self._record_state()
         return path
 
     def restore(self, step: Optional[int] = None, *, partial: bool = False) -> LoadStatus:
@@ -724,9 +762,7 @@ class CheckpointManager:
             timestamp = self._maybe_delete.pop(path)
             if self._keep_hours and timestamp - self._keep_hours * 3600.0 >= self._last_preserved:
                 self._last_preserved = timestamp
-                state = self._read_state()
-                self._write_state({"preserved": sorted(set(state.get("preserved", ())) | {os.path.basename(path)}),
-                                   "last_preserved_timestamp": timestamp})
+                self._preserved.add(os.path.basename(path))
                 continue
             os.makedirs(self._trash, exist_ok=True)
             try:  # renamed out of the checkpoint names first: a kill now leaves nothing that looks complete
@@ -744,6 +780,15 @@ class CheckpointManager:
     def _empty_trash(self) -> None:
         shutil.rmtree(self._trash, ignore_errors=True)
 
+    def _record_state(self) -> None:
+        self._preserved = {name for name in self._preserved if os.path.isdir(os.path.join(self._directory, name))}
+        state = {"timestamps": {os.path.basename(p): t for p, t in self._maybe_delete.items()},
+                 "preserved": sorted(self._preserved), "last_preserved_timestamp": self._last_preserved}
+        tmp = f"{self._state_file}.tmp"
+        with open(tmp, "w") as f:
+            json.dump(state, f)
+        os.replace(tmp, self._state_file)  # (atomic: a kill leaves the old state or the new one)
+
     def _read_state(self) -> Dict[str, Any]:
         try:
             with open(self._state_file) as f:
@@ -751,11 +796,6 @@ class CheckpointManager:
         except (FileNotFoundError, ValueError):
             return {}
 
-    def _write_state(self, state: Dict[str, Any]) -> None:
-        tmp = f"{self._state_file}.tmp"
-        with open(tmp, "w") as f:
-            json.dump(state, f)
-        os.replace(tmp, self._state_file)  # (atomic: a kill leaves the old state or the new one)
 
 
 def _integer(value: Any, what: str) -> int:
