@@ -12,13 +12,14 @@ Terminology
   ``extra/ema/0``, ``extra/ema/1``. A checkpoint restores into objects built the same way (same
   keyword names, same structure, Variables created in the same order), whatever their names.
 * layout: a checkpoint is a directory holding one orbax item named ``variables`` (a PyTree of the
-  arrays, keyed by path). A ``CheckpointManager`` step directory has the same layout, so
-  ``Checkpoint.restore`` reads either.
+  arrays, keyed by path). A ``CheckpointManager`` writes the same directories, named as TF's
+  (``{directory}/ckpt-{n}``), so ``Checkpoint.restore`` reads either.
 
 Save
 ----
 ``write(path)`` writes exactly ``path``; ``save(prefix)`` (TF's) writes ``{prefix}-{n}``, numbered from the
-Checkpoint's ``save_counter`` (stored beside the Variables as ``save_counter`` and restored with them).
+Checkpoint's ``save_counter`` (stored beside the Variables as ``save_counter`` and restored with them;
+``write`` stores it once it exists). A Checkpoint with no Variables saves its ``save_counter`` alone.
 1. Walk the objects into an ordered ``{path: Variable}``.
 2. Read each value without recording it on any tape (saving is not part of the computation).
 3. orbax writes everything into a temporary directory beside the target and renames it into place
