@@ -102,8 +102,11 @@ def _collect(objects: Mapping[str, Any]) -> Dict[Tuple[str, ...], Variable]:
                             "Pass tj.Variables, objects with a .variables attribute (tj.Module, optimizers), "
                             "or dicts/lists/tuples of those.")
 
-    for name, obj in objects.items():
-        walk(obj, (name,))
+    try:
+        for name, obj in objects.items():
+            walk(obj, (name,))
+    finally:
+        walk = None  # (breaks walk's reference to itself, which would keep `found`, and so the Variables, alive)
     return found
 
 
@@ -498,13 +501,15 @@ class LoadStatus(str):
 
     def run_restore_ops(self, session: Any = None) -> None:
         """The values were assigned eagerly (TF's graph-mode method); values still waiting go into Variables
-        created since at their paths."""
-        if self.restored:
-            self._catch_up()
+        created since at their paths. After ``restore(None)``: ``AssertionError``, as TF."""
+        if not self.restored:
+            raise AssertionError("No checkpoint specified, so no restore ops are available (restore(None)).")
+        self._catch_up()
 
     def initialize_or_restore(self, session: Any = None) -> None:
-        """As ``run_restore_ops`` (the other Variables keep their values: they are initialized already)."""
-        self.run_restore_ops(session)
+        """As ``run_restore_ops``; after ``restore(None)`` nothing (the Variables are initialized already)."""
+        if self.restored:
+            self._catch_up()
 
 
 def list_variables(path: PathLike) -> List[Tuple[str, Tuple[int, ...]]]:
