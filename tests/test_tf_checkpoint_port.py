@@ -425,3 +425,81 @@ def test_read_write_take_tfs_argument_names_and_paths(tmp_path):
     status = Checkpoint(v=w).read(save_path=pathlib.Path(path))
     status.assert_existing_objects_matched().assert_consumed().run_restore_ops()
     assert float(w) == 1.0
+
+
+# -- tf.Module._flatten (module_test.py, FlattenTest) ------------------------------------------------------
+
+class _Member:
+    pass
+
+
+class _SimpleModule(tj.Module):
+    def __init__(self, create_child=True, container_type=list):
+        super().__init__()
+        self.z = _Member()
+        self.a = container_type([_Member(), _Member()])
+        if create_child:
+            self.c = _SimpleModule(create_child=False)
+
+
+_NamedPair = __import__("collections").namedtuple("NamedPair", ("first", "second"))
+
+
+@pytest.mark.parametrize("container_type", [lambda v: _NamedPair(*v), list, tuple, lambda v: dict(enumerate(v))])
+def test_module_flatten(container_type):
+    # FlattenTest.test_flatten
+    is_member = lambda v: isinstance(v, _Member)  # noqa: E731
+    parent = _SimpleModule(container_type=container_type)
+    child = parent.c
+    assert list(parent._flatten(recursive=False, predicate=is_member)) == [parent.a[0], parent.a[1], parent.z]
+    assert list(parent._flatten(predicate=is_member)) == [parent.a[0], parent.a[1], parent.z,
+                                                           child.a[0], child.a[1], child.z]
+
+
+def test_module_flatten_attribute_traversal_key_and_paths():
+    # FlattenTest.test_attribute_traversal_key: a subclass's `variables` made of _flatten in its own order
+    is_variable = lambda v: isinstance(v, tj.Variable)  # noqa: E731
+
+    class LayerModule(tj.Module):
+        def __init__(self):
+            super().__init__()
+            self._trainable_variables = [tj.Variable(1.0, name="a"), tj.Variable(2.0, name="b")]
+            self._non_trainable_variables = [tj.Variable(3.0, name="c"), tj.Variable(4.0, name="d")]
+            self._bonus = tj.Variable(5.0, name="e")
+
+        @property
+        def variables(self):
+            def key_function(name):
+                return {"_trainable_variables": 0, "_non_trainable_variables": 1}.get(name, 2), name
+            return list(self._flatten(predicate=is_variable, attribute_traversal_key=key_function))
+
+    mod = LayerModule()
+    expected = mod._trainable_variables + mod._non_trainable_variables + [mod._bonus]
+    assert [v.name for v in mod.variables] == ["a", "b", "c", "d", "e"]
+    assert all(a is b for a, b in zip(mod.variables, expected))
+
+    # FlattenTest.test_with_path: with paths, a leaf once per path (the same module under two names too)
+    mod = tj.Module()
+    mod.w = tj.Variable(1.0)
+    mod.encoder = tj.Module()
+    mod.encoder.w = [({"k": mod.w}, {"k": mod.w})]
+    mod.decoder = mod.encoder
+    state = dict(mod._flatten(with_path=True, predicate=is_variable))
+    assert set(state) == {("w",), ("encoder", "w", 0, 0, "k"), ("encoder", "w", 0, 1, "k"),
+                          ("decoder", "w", 0, 0, "k"), ("decoder", "w", 0, 1, "k")}
+    assert all(v is mod.w for v in state.values())
+
+    # FlattenTest.test_raises_error_with_path
+    m = tj.Module()
+    m.layers = {object(): None, object(): None}
+    with pytest.raises(ValueError, match="Error processing property 'layers'"):
+        list(m._flatten())
+
+
+def test_module_flatten_cycles_end():
+    # a module reached again while being walked is not walked again (tf.Module's recursion stack)
+    a, b = tj.Module(), tj.Module()
+    a.b, b.a = b, a
+    a.v = tj.Variable(1.0)
+    assert [p for p, _ in a._flatten(with_path=True)] == [("b",), ("v",), ("b", "a"), ("b", "a", "b"), ("b", "a", "v")]
+    assert list(a._flatten(predicate=lambda x: isinstance(x, tj.Variable))) == [a.v]
