@@ -395,6 +395,35 @@ def test_empty_containers_and_newly_added_variables(tmp_path):
     assert [int(checkpoint.var_9), int(checkpoint.var_8), int(checkpoint.var_1)] == [9, 8, 1]
 
 
+def test_dependency_loop(tmp_path):
+    # testDependencyLoop (Checkpoints holding each other): saving ends (each Checkpoint walked once), and a
+    # loaded loop gets both values, first deferred (assigned after the restore), then into existing Variables.
+    first, second = Checkpoint(), Checkpoint()
+    first.second = second
+    second.first = first
+    first.v = tj.Variable([3.0, 1.0, 4.0])
+    second.v = tj.Variable([1.0, 1.0, 2.0, 3.0])
+    assert list(first.variables()) == ["second/v", "v"]
+    save_path = first.save(os.path.join(tmp_path, "ckpt"))
+
+    first_load = Checkpoint()
+    status = first_load.restore(save_path)
+    second_load = Checkpoint()
+    first_load.second = second_load
+    second_load.first = first_load
+    with pytest.raises(AssertionError):
+        status.assert_consumed()
+    first_load.v = tj.Variable([0.0, 0.0, 0.0])
+    second_load.v = tj.Variable([0.0] * 4)
+    status.assert_consumed()
+    status.run_restore_ops()
+    assert first_load.v.numpy().tolist() == [3.0, 1.0, 4.0] and second_load.v.numpy().tolist() == [1.0, 1.0, 2.0, 3.0]
+    first_load.v.assign([2.0, 7.0, 1.0])
+    second_load.v.assign([2.0, 7.0, 1.0, 8.0])
+    first_load.restore(save_path).assert_consumed().run_restore_ops()
+    assert first_load.v.numpy().tolist() == [3.0, 1.0, 4.0] and second_load.v.numpy().tolist() == [1.0, 1.0, 2.0, 3.0]
+
+
 def test_restore_incompatible_shape_message(tmp_path):
     # test_restore_incompatible_shape: ValueError "incompatible tensor with shape"
     save_path = Checkpoint(v=tj.Variable([1.0, 1.0])).save(os.path.join(tmp_path, "ckpt"))

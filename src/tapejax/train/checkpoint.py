@@ -75,9 +75,15 @@ def _ocp():
 
 def _collect(objects: Mapping[str, Any]) -> Dict[Tuple[str, ...], Variable]:
     found: Dict[Tuple[str, ...], Variable] = {}
+    inside: set = set()  # ids of the Checkpoints being walked: one that holds itself (a loop) is walked once
 
     def walk(obj: Any, path: Tuple[str, ...]) -> None:
-        if isinstance(obj, Variable):  # before the attribute test: a Variable forwards unknown attributes
+        if isinstance(obj, Checkpoint):  # a Checkpoint among the objects: its objects, under its name
+            if id(obj) not in inside and obj._objects is not objects:  # (not the one being collected)
+                inside.add(id(obj))
+                walk(obj._objects, path)
+                inside.discard(id(obj))
+        elif isinstance(obj, Variable):  # before the attribute test: a Variable forwards unknown attributes
             if path in found:  # e.g. keys 1 and "1" in one dict: two Variables, one name
                 raise ValueError(f"Checkpoint: two Variables would both be saved as '{_show(path)}'; give the "
                                  "dict distinct keys (1 and '1' name the same entry).")
@@ -105,6 +111,9 @@ def _collect(objects: Mapping[str, Any]) -> Dict[Tuple[str, ...], Variable]:
     try:
         for name, obj in objects.items():
             walk(obj, (name,))
+    except RecursionError:
+        raise ValueError("Checkpoint: the objects hold themselves (a loop through lists, dicts or .variables); "
+                         "a Checkpoint can save only Variables reachable without a loop.") from None
     finally:
         walk = None  # (breaks walk's reference to itself, which would keep `found`, and so the Variables, alive)
     return found
