@@ -208,9 +208,9 @@ class Checkpoint:
         if name.startswith("_"):
             raise AttributeError(f"Checkpoint: {name!r} cannot name an object (names starting with '_' are private)")
         _reserved({name: value})
-        _collect({name: value})
+        held = _collect({name: value})
         pending = self.__dict__.get("_pending")
-        if pending is not None and pending.waiting(name) and _collect({name: value}):  # TF's restore on assignment
+        if pending is not None and held and pending.waiting(name):  # TF's restore on assignment
             _outside_traces("Checkpoint: assigning an object after a restore")
             self._restore_into(pending, {name: value}, waiting=True)
         self._objects[name] = value
