@@ -35,8 +35,12 @@ Restore (as TF's: what matches is restored, the status tells what did not)
    how each Variable is laid out over devices, whatever the layout when saved).
 4. Only then assign them. Variables the checkpoint has no value for keep theirs, and checkpoint
    values no Variable matches wait: an object assigned to the Checkpoint later (``ckpt.v = v``) gets
-   its saved values then (TF's restore on assignment). The returned ``LoadStatus`` says which
-   (``assert_consumed``, ``assert_existing_objects_matched``), as TF's.
+   its saved values then (TF's restore on assignment), and Variables created since at waiting paths
+   get theirs when the returned ``LoadStatus`` is next used (TF restores them at creation). The status
+   says what did not match (``assert_consumed``, ``assert_existing_objects_matched``), as TF's. When
+   two restores wait for one Variable, the later restore's value wins (as TF). An object that holds
+   no Variables yet while the checkpoint has values for it (a tj.Module before its first call) is a
+   ``ValueError``: its Variables, created later, would silently keep their initial values.
 """
 from __future__ import annotations
 
