@@ -532,3 +532,19 @@ def test_module_flatten_cycles_end():
     a.v = tj.Variable(1.0)
     assert [p for p, _ in a._flatten(with_path=True)] == [("b",), ("v",), ("b", "a"), ("b", "a", "b"), ("b", "a", "v")]
     assert list(a._flatten(predicate=lambda x: isinstance(x, tj.Variable))) == [a.v]
+
+
+def test_relative_paths_are_returned_as_spelled(tmp_path, monkeypatch):
+    # TF 2.21 in a fresh directory: c.save('rel/ckpt') -> 'rel/ckpt-1', c.write('rel/w') -> 'rel/w';
+    # CheckpointManager(c, 'mgr', 2).save() -> 'mgr/ckpt-2' (save_counter shared), .directory 'mgr',
+    # tf.train.latest_checkpoint('mgr') -> 'mgr/ckpt-2', a reopened manager's checkpoints ['mgr/ckpt-2'].
+    monkeypatch.chdir(tmp_path)
+    checkpoint = Checkpoint(v=tj.Variable(1.0))
+    assert (checkpoint.save("rel/ckpt"), checkpoint.write("rel/w")) == ("rel/ckpt-1", "rel/w")
+    manager = CheckpointManager(checkpoint, "mgr", 2)
+    assert manager.save() == "mgr/ckpt-2" and manager.directory == "mgr"
+    assert manager.latest_checkpoint == tj.train.latest_checkpoint("mgr") == "mgr/ckpt-2"
+    assert tj.train.latest_checkpoint("rel") == "rel/ckpt-1"
+    assert CheckpointManager(checkpoint, "mgr", 2).checkpoints == ["mgr/ckpt-2"]
+    checkpoint.v.assign(5.0)
+    assert checkpoint.restore("rel/ckpt") == "rel/ckpt-1" and float(checkpoint.v) == 1.0  # (a prefix: its newest)

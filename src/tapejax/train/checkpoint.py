@@ -243,7 +243,7 @@ class Checkpoint:
         (TF's ``CheckpointOptions``) is accepted and ignored.
         """
         _outside_traces("Checkpoint.save")
-        prefix = os.path.abspath(os.fspath(file_prefix))
+        prefix = os.fspath(file_prefix)  # (paths returned as spelled, relative ones too, as TF)
         n = int(self.save_counter.numpy()) + 1
         while os.path.exists(f"{prefix}-{n}"):
             n += 1
@@ -261,7 +261,7 @@ class Checkpoint:
         the old checkpoint too.
         """
         _outside_traces("Checkpoint.write")
-        return self._write(os.path.abspath(os.fspath(file_prefix)), self._values("Checkpoint.write"),
+        return self._write(os.fspath(file_prefix), self._values("Checkpoint.write"),
                            "Checkpoint.write")
 
     def _write(self, path: str, flat: Dict[Tuple[str, ...], Any], what: str) -> str:
@@ -269,7 +269,7 @@ class Checkpoint:
             raise FileExistsError(f"{what}: '{path}' already exists; checkpoints are never overwritten "
                                   "in place. Write to a new path, use save(prefix) for numbered checkpoints, or "
                                   "tj.train.CheckpointManager to keep the last max_to_keep.")
-        _checkpointer().save(path, _save_args(flat))
+        _checkpointer().save(os.path.abspath(path), _save_args(flat))
         return path
 
     def read(self, save_path: Optional[PathLike], options: Any = None, *, partial: bool = False) -> "LoadStatus":
@@ -294,8 +294,9 @@ class Checkpoint:
         if save_path is None:
             return LoadStatus("", restored=False)
         path = _checkpoint_path(save_path)
-        saved = _flatten(_checkpointer().metadata(path).item_metadata[_ITEM].tree)
-        record = _Restore(path, saved)
+        absolute = os.path.abspath(path)  # (what orbax reads, also for a deferred restore after a chdir)
+        saved = _flatten(_checkpointer().metadata(absolute).item_metadata[_ITEM].tree)
+        record = _Restore(absolute, saved)
         self._restore_into(record, self._objects, counter=True)
         record.done = True
         object.__setattr__(self, "_pending", record)
@@ -383,6 +384,7 @@ def _reserved(objects: Mapping[str, Any]) -> None:
 def _newest_numbered(prefix: str) -> Optional[str]:
     """The newest complete ``{prefix}-{n}`` that ``save(prefix)`` wrote, or None."""
     folder, stem = os.path.split(prefix)
+    folder = folder or "."
     if not os.path.isdir(folder):
         return None
     numbers = [int(name[len(stem) + 1:]) for name in os.listdir(folder)
@@ -394,7 +396,7 @@ def _newest_numbered(prefix: str) -> Optional[str]:
 def _checkpoint_path(save_path: PathLike) -> str:
     """The complete checkpoint directory that ``save_path`` names (a ``save()`` prefix: its newest)."""
     ocp = _ocp()
-    path = os.path.abspath(os.fspath(save_path))
+    path = os.fspath(save_path)
     if not os.path.exists(path):
         path = _newest_numbered(path) or path  # a save() prefix: its newest checkpoint
     if not os.path.isdir(path) or not ocp.step.is_path_finalized(path):
@@ -562,7 +564,7 @@ def latest_checkpoint(checkpoint_dir: PathLike, latest_filename: Any = None) -> 
     """The path of the checkpoint last written in ``checkpoint_dir`` by ``Checkpoint.save`` or a
     ``CheckpointManager`` (``{prefix}-{n}``), or None (as TF's ``tf.train.latest_checkpoint``);
     ``Checkpoint.restore`` takes it."""
-    found = _numbered(os.path.abspath(os.fspath(checkpoint_dir)))
+    found = _numbered(os.fspath(checkpoint_dir))
     return found[-1][2] if found else None
 
 
@@ -621,7 +623,7 @@ class CheckpointManager:
             raise ValueError(f"CheckpointManager: checkpoint_name={checkpoint_name!r}; give a file name (not "
                              "starting with '_').")
         self._checkpoint = checkpoint
-        self._directory = os.path.abspath(os.fspath(directory))
+        self._directory = os.fspath(directory)  # (paths returned as spelled, relative ones too, as TF)
         self._max_to_keep = max_to_keep
         self._keep_hours = keep_checkpoint_every_n_hours
         self._name = checkpoint_name
