@@ -16,7 +16,6 @@ import pathlib
 import weakref
 from unittest import mock
 
-import numpy as np
 import pytest
 
 import tapejax as tj
