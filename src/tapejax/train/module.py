@@ -127,8 +127,74 @@ class Module:
         for module in submodules:
             yield from module._walk(seen)
 
+    def _flatten(self, recursive: bool = True, predicate: Optional[Callable[[Any], bool]] = None,
+                 attribute_traversal_key: Optional[Callable[[str], Any]] = None, with_path: bool = False,
+                 expand_composites: bool = False) -> Iterator[Any]:
+        """tf.Module's ``_flatten`` (the walk its ``variables`` and ``submodules`` are made of, which
+        subclasses use): every leaf of this Module's attributes (as tf.nest flattens them: lists, tuples
+        and namedtuples by position, dicts by sorted key) for which ``predicate`` is true, attributes in
+        ``sorted(..., key=attribute_traversal_key)`` order, then the same for each submodule met
+        (``recursive``), each leaf once; ``with_path``: ``(path, leaf)`` pairs, a leaf once per path."""
+        return _flatten_module(self, recursive, predicate or (lambda _: True), attribute_traversal_key,
+                               self._TF_MODULE_IGNORED_PROPERTIES, with_path, (), None, [])
+
     def __repr__(self) -> str:
         return f"<tj.Module '{self._own_name()}' ({type(self).__name__}, {len(self.variables)} variables)>"
+
+
+def _flatten_module(module: Module, recursive: bool, predicate: Callable[[Any], bool],
+                    attribute_traversal_key: Optional[Callable[[str], Any]], ignored: Any, with_path: bool,
+                    module_path: Tuple[Any, ...], seen: Optional[Set[int]], stack: List[int]) -> Iterator[Any]:
+    # tf.Module's algorithm (module.py's _flatten_module): a Module met again while it is being walked
+    # (a cycle) is not walked again.
+    if seen is None:
+        seen = {id(module)}
+    if id(module) in stack:
+        recursive = False
+    submodules = []
+    attrs = vars(module)
+    for key in sorted(attrs, key=attribute_traversal_key):
+        if key in ignored:
+            continue
+        try:
+            leaves = list(_nest_leaves(attrs[key], (key,)))
+        except _UnsortableKeys as e:
+            raise ValueError(f"Error processing property {key!r} of {attrs[key]!r}: {e}") from None
+        for leaf_path, leaf in leaves:
+            if not with_path:
+                if id(leaf) in seen:
+                    continue
+                seen.add(id(leaf))
+            if predicate(leaf):
+                yield (module_path + leaf_path, leaf) if with_path else leaf
+            if recursive and isinstance(leaf, Module):
+                submodules.append((module_path + leaf_path, leaf))
+    stack.append(id(module))
+    for path, submodule in submodules:
+        yield from _flatten_module(submodule, recursive, predicate, attribute_traversal_key,
+                                   getattr(submodule, "_TF_MODULE_IGNORED_PROPERTIES", ()), with_path, path, seen,
+                                   stack)
+    stack.pop()
+
+
+def _nest_leaves(value: Any, path: Tuple[Any, ...]) -> Iterator[Tuple[Tuple[Any, ...], Any]]:
+    """``(path, leaf)`` for each leaf of ``value`` as tf.nest flattens it: lists and tuples by position,
+    namedtuples by field, dicts by sorted key; anything else (None, a Variable, a Module) is a leaf."""
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        for field in value._fields:
+            yield from _nest_leaves(getattr(value, field), path + (field,))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            yield from _nest_leaves(v, path + (i,))
+    elif isinstance(value, dict):
+        try:
+            keys = sorted(value)
+        except TypeError as e:
+            raise _UnsortableKeys(f"a dict in it has keys that cannot be sorted ({e})") from None
+        for k in keys:
+            yield from _nest_leaves(value[k], path + (k,))
+    else:
+        yield path, value
 
 
 class ModuleNameScope:
