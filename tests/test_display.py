@@ -118,7 +118,7 @@ def test_plot_tape_draws_every_op_as_a_box():
     assert len(ops) == n_ops
     assert all(label.startswith(r["op"]) for label, r in zip(ops, rows))  # in recording order, names whole
     boxed = [t.get_text() for t in boxed]
-    assert any(t == "w" for t in boxed)  # the variable is a source box
+    assert any(t == "w:0" for t in boxed)  # the variable is a source box
     assert len([c for c in ax.get_children() if type(c).__name__ == "Annotation"]) >= n_ops
     # Jupyter shows it as a picture without pyplot (IPython calls _repr_png_).
     assert fig._repr_png_()[:4] == b"\x89PNG"

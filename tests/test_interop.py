@@ -77,7 +77,7 @@ def test_scalar_numpy_is_a_numpy_scalar_and_arrays_stay_ndarrays():
 def test_name_is_accepted_by_constant_convert_to_tensor_and_variable():
     np.testing.assert_allclose(tj.constant(1.0, name="c").numpy(), 1.0)
     np.testing.assert_allclose(tj.convert_to_tensor([1.0], name="c").numpy(), [1.0])
-    assert tj.Variable(1.0, name="w").name == "w"
+    assert tj.Variable(1.0, name="w").name == "w:0"  # TF: "w:0"
 
 
 def test_constant_takes_tf_shape():

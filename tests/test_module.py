@@ -120,7 +120,7 @@ def test_subclass_without_super_init_still_works():
     m = NoInit()
     assert m.name == "no_init" and m.variables == (m.v,)
     with m.name_scope:
-        assert tj.Variable(1.0, name="u").name == "no_init/u"
+        assert tj.Variable(1.0, name="u").name == "no_init/u:0"
 
 
 def test_name_scope_prefixes_variable_names_and_nests():
@@ -132,8 +132,8 @@ def test_name_scope_prefixes_variable_names_and_nests():
             u = tj.Variable(1.0, name="k")
     with inner.name_scope:               # re-entered later: still the full path
         k2 = tj.Variable(1.0, name="k2")
-    assert (v.name, u.name, k2.name) == ("outer/w", "outer/inner/k", "outer/inner/k2")
-    assert tj.Variable(1.0, name="free").name == "free"  # scope restored on exit
+    assert (v.name, u.name, k2.name) == ("outer/w:0", "outer/inner/k:0", "outer/inner/k2:0")
+    assert tj.Variable(1.0, name="free").name == "free:0"  # scope restored on exit
     with outer.name_scope:
         assert tj.Variable(2.0).name.startswith("outer/Variable")
 
@@ -144,7 +144,7 @@ def test_with_name_scope_decorator():
         def make(self):
             return tj.Variable(0.0, name="w")
 
-    assert Lazy(name="lz").make().name == "lz/w"
+    assert Lazy(name="lz").make().name == "lz/w:0"
 
 
 # -- lazy build inside tj.function -------------------------------------------------------------------------

@@ -454,3 +454,18 @@ def test_default_placed_variables_train_beside_sharded_ones_and_restore():
         np.testing.assert_allclose(sharded[1], plain[1], rtol=1e-5, atol=1e-6, err_msg=lazy)
         assert plain[2] == sharded[2] == np.float32(0.1)
         assert sharded[3] in ("P('d',)", "PartitionSpec('d',)"), sharded[3]  # the weight stays sharded
+
+
+def test_weight_decay_name_patterns_match_the_name_without_tfs_output_index():
+    # Keras 3 names a variable "bias" (no ":0"): an anchored pattern such as "bias$" must still exclude it.
+    bias, kernel = tj.Variable([1.0, 2.0], name="bias"), tj.Variable([1.0, 2.0], name="kernel")
+    assert bias.name == "bias:0"
+    opt = tj.optimizers.AdamW(learning_rate=0.1, weight_decay=0.5)
+    opt.exclude_from_weight_decay(var_names=["bias$"])
+    plain = tj.optimizers.Adam(learning_rate=0.1)
+    ref = tj.Variable([1.0, 2.0])
+    g = tj.constant([0.5, -0.5])
+    opt.apply_gradients([(g, bias), (g, kernel)])
+    plain.apply_gradients([(g, ref)])
+    np.testing.assert_allclose(bias.numpy(), ref.numpy(), rtol=1e-6)  # excluded: Adam's step only
+    assert not np.allclose(kernel.numpy(), ref.numpy())  # decayed

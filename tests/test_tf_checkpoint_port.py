@@ -503,7 +503,7 @@ def test_module_flatten_attribute_traversal_key_and_paths():
 
     mod = LayerModule()
     expected = mod._trainable_variables + mod._non_trainable_variables + [mod._bonus]
-    assert [v.name for v in mod.variables] == ["a", "b", "c", "d", "e"]
+    assert [v.name for v in mod.variables] == ["a:0", "b:0", "c:0", "d:0", "e:0"]
     assert all(a is b for a, b in zip(mod.variables, expected))
 
     # FlattenTest.test_with_path: with paths, a leaf once per path (the same module under two names too)

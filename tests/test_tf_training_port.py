@@ -36,9 +36,9 @@ def test_module_name_scope_is_memoized():
                 return self()
 
     m = Returns()
-    assert [m() for _ in range(3)] == ["returns/w"] * 3
-    assert m.nested() == "returns/w"
-    assert tj.Variable(1.0, name="free").name == "free"
+    assert [m() for _ in range(3)] == ["returns/w:0"] * 3
+    assert m.nested() == "returns/w:0"
+    assert tj.Variable(1.0, name="free").name == "free:0"
 
 
 def test_module_name_scope_is_per_thread():
@@ -62,8 +62,8 @@ def test_module_name_scope_is_per_thread():
         names["main"] = tj.Variable(1.0, name="c").name
     release.set()
     t.join(10)
-    assert names == {"first": "shared/a", "first_after": "b", "main": "shared/c"}
-    assert tj.Variable(1.0, name="d").name == "d"
+    assert names == {"first": "shared/a:0", "first_after": "b:0", "main": "shared/c:0"}
+    assert tj.Variable(1.0, name="d").name == "d:0"
 
 
 def test_module_ignored_properties():

@@ -25,15 +25,15 @@ def test_module_name_scope_is_an_object_with_the_scope_name():
         assert scope == "enc/"
         inner = tj.Module(name="dec")
         with outer.name_scope:  # entered again while inside it: still the absolute scope
-            assert tj.Variable(1.0, name="u").name == "enc/u"
-        assert tj.Variable(1.0, name="w").name == "enc/w"
+            assert tj.Variable(1.0, name="u").name == "enc/u:0"
+        assert tj.Variable(1.0, name="w").name == "enc/w:0"
     assert inner.name_scope.name == "enc/dec/"
-    assert tj.Variable(1.0, name="free").name == "free"
+    assert tj.Variable(1.0, name="free").name == "free:0"
     scope = inner.name_scope  # one object, entered twice in turn
     for _ in range(2):
         with scope:
-            assert tj.Variable(1.0, name="k").name == "enc/dec/k"
-    assert tj.Variable(1.0, name="free").name == "free"
+            assert tj.Variable(1.0, name="k").name == "enc/dec/k:0"
+    assert tj.Variable(1.0, name="free").name == "free:0"
 
 
 # -- optimizers ----------------------------------------------------------------------------------------
@@ -42,7 +42,7 @@ def test_a_variable_given_twice_to_apply_gradients_is_refused_and_left_unchanged
     # stored only the last update (one gradient silently lost): it now refuses, naming the variable.
     v = tj.Variable([1.0, 2.0], name="twice")
     opt = tj.optimizers.SGD(0.1)
-    with pytest.raises(ValueError, match="'twice' appears more than once"):
+    with pytest.raises(ValueError, match="'twice:0' appears more than once"):
         opt.apply_gradients([(tj.constant([1.0, 1.0]), v), (tj.constant([1.0, 1.0]), v)])
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
     assert int(opt.iterations.numpy()) == 0
@@ -228,7 +228,7 @@ def test_a_float_learning_rate_is_a_settable_variable_as_keras():
     # Keras: opt.learning_rate is a float32 Variable; `opt.learning_rate = x` and `.assign(x)` change later steps
     opt = tj.optimizers.SGD(0.1)
     assert isinstance(opt.learning_rate, tj.Variable) and opt.learning_rate.dtype == np.float32
-    assert not opt.learning_rate.trainable and opt.learning_rate.name.endswith("learning_rate")
+    assert not opt.learning_rate.trainable and opt.learning_rate.name.endswith("learning_rate:0")
     v = tj.Variable([0.0])
     opt.apply_gradients([(tj.constant([1.0]), v)])
     opt.learning_rate = 0.5

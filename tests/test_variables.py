@@ -9,7 +9,7 @@ import tapejax as tj
 
 def test_basic_properties():
     v = tj.Variable([1.0, 2.0], name="w")
-    assert v.name == "w"
+    assert v.name == "w:0"  # as TF
     assert v.shape == (2,)
     assert v.dtype == jnp.float32
     assert v.trainable is True

@@ -543,7 +543,7 @@ class Variable(ArrayShape):
         self._value = value
         self._handle_id = next_id()
         self._trainable = bool(trainable)
-        self._name = current_name_scope() + (name if name is not None else f"Variable:{self._handle_id}")
+        self._name = _variable_name(name)
 
     # -- reads ------------------------------------------------------------------------------------
     def read_value(self) -> Tensor:
@@ -835,6 +835,15 @@ def describe_value(value: Any, limit: int = 200) -> str:
     if a is not None and a.dtype != object:
         return f"<{type(value).__name__} of shape {a.shape} and dtype {a.dtype}, repr of {len(text)} characters>"
     return f"<{type(value).__name__}, repr of {len(text)} characters>"
+
+
+def _variable_name(name: Optional[str]) -> str:
+    """TF's eager Variable name: the name scope, the given name (default "Variable") and ":0" (the output
+    index TF names a variable's handle by: "m/w:0"). A name ending in "/" is absolute, as TF's scopes."""
+    base = "Variable" if name is None else name
+    if base.endswith("/"):
+        return base[:-1] + ":0"
+    return current_name_scope() + base + ":0"
 
 
 def _check_lossless(value: Any, dtype, what: str, name: str) -> None:

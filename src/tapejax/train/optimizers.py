@@ -243,7 +243,8 @@ class Optimizer:
             self._state = [Variable(leaf, trainable=False, name=f"state_{i}") for i, leaf in enumerate(leaves)]
         if self._decay_excluded is not None:
             ids, pattern = self._decay_excluded
-            self._decay_mask = tuple(not (id(v) in ids or (pattern is not None and pattern.search(v.name)))
+            # (searched in the name without TF's ":0", as Keras 3 names a variable: "dense/bias", not "dense/bias:0")
+            self._decay_mask = tuple(not (id(v) in ids or (pattern is not None and pattern.search(_bare_name(v))))
                                      for v in var_list)
         self._built = var_list
         self._position = {id(v): i for i, v in enumerate(var_list)}  # (looked up at every step)
@@ -251,7 +252,8 @@ class Optimizer:
     def exclude_from_weight_decay(self, var_list: Optional[Iterable[Variable]] = None,
                                   var_names: Optional[Iterable[str]] = None) -> None:
         """As Keras: the Variables in ``var_list``, and those whose name contains one of ``var_names``
-        (regular expressions, searched in the name), get no ``weight_decay``. Only before the build."""
+        (regular expressions, searched in the name without its ":0"), get no ``weight_decay``. Only before
+        the build."""
         if self._built is not None:
             raise ValueError("`exclude_from_weight_decay()` can only be configured before the optimizer is built.")
         if self._rebuild is None:
@@ -477,6 +479,12 @@ def _copied_optimizer(cls: type, config: dict, schedule: Any, built: Optional[li
     for v, value in zip(opt.variables, values):
         v.assign(value)
     return opt
+
+
+def _bare_name(variable: Variable) -> str:
+    """A Variable's name without TF's output index (``"dense/bias:0"`` -> ``"dense/bias"``)."""
+    name = variable.name
+    return name[:-2] if name.endswith(":0") else name
 
 
 def _schedule_per_call(with_learning_rate: Callable[..., optax.GradientTransformation],
