@@ -328,3 +328,13 @@ def test_examples_models_train():
         model, losses = models.train(kind, 4, log=lambda *_: None)
         assert len(model.trainable_variables) == 6 and len(model.submodules) == 3
         assert losses[-1] < losses[0]
+
+
+def test_tj_name_scope_prefixes_variables_as_tf_name_scope():
+    # TF: with tf.name_scope("a") as s: s == "a/"; tf.Variable(1., name="v").name == "a/v:0"; "b/" is absolute
+    with tj.name_scope("a") as scope:
+        assert scope == "a/"
+        assert tj.Variable(1.0, name="v").name == "a/v:0"
+        with tj.name_scope("b/"):
+            assert tj.Variable(1.0, name="v").name == "b/v:0"
+    assert tj.Variable(1.0, name="v").name == "v:0"
