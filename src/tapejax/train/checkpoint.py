@@ -38,9 +38,11 @@ Restore (as TF's: what matches is restored, the status tells what did not)
    its saved values then (TF's restore on assignment), and Variables created since at waiting paths
    get theirs when the returned ``LoadStatus`` is next used (TF restores them at creation). The status
    says what did not match (``assert_consumed``, ``assert_existing_objects_matched``), as TF's. When
-   two restores wait for one Variable, the later restore's value wins (as TF). An object that holds
-   no Variables yet while the checkpoint has values for it (a tj.Module before its first call) is a
-   ``ValueError``: its Variables, created later, would silently keep their initial values.
+   two restores wait for one Variable, the later restore's value wins (as TF). A tj.Module's waiting
+   values go into its Variables as its lazy build creates them (TF's deferred restoration: the first
+   call already computes with the restored values). Any other object that holds no Variables yet while
+   the checkpoint has values for it is a ``ValueError``: its Variables, created later, would silently
+   keep their initial values.
 """
 from __future__ import annotations
 
@@ -60,6 +62,7 @@ import numpy as np
 
 from .. import tape_set
 from ..tensor import Tensor, Variable
+from .module import Module, watch_build
 
 __all__ = ["Checkpoint", "CheckpointManager", "LoadStatus", "latest_checkpoint", "list_variables"]
 
@@ -304,7 +307,7 @@ class Checkpoint:
         return status.expect_partial() if partial else status
 
     def _restore_into(self, record: "_Restore", objects: Mapping[str, Any], counter: bool = False,
-                      waiting: bool = False) -> None:
+                      waiting: bool = False, watch: bool = True) -> None:
         """Restore ``record``'s values into ``objects`` (see ``restore``). ``waiting``: only the values no
         Variable took yet, into Variables not restored yet (an object assigned after the restore, or
         Variables created since; objects with none yet keep waiting)."""
@@ -324,11 +327,12 @@ class Checkpoint:
         deferred = {name: sorted((p for p in saved if p not in targets and len(p) == 3 and p[:2] == (name, "variables")
                                   and p[2].isdigit()), key=lambda p: int(p[2])) for name in unbuilt}
         later = {p for paths in deferred.values() for p in paths}
-        # Any other object holding no Variables yet while the checkpoint has values for it (a tj.Module
-        # before its first call): TF would restore its Variables when created; here they would silently
-        # keep their initial values, so this is an error.
+        # A tj.Module's values wait for its lazy build, each assigned as its Variable appears (TF's deferred
+        # restoration; see _watch_build). Any other object holding no Variables yet while the checkpoint has
+        # values for it: TF would restore its Variables when created; here they would silently keep their
+        # initial values, so this is an error.
         empty = [name for name in objects if name not in unbuilt and not any(p[0] == name for p in targets)
-                 and any(p[0] == name for p in saved)]
+                 and any(p[0] == name for p in saved) and not isinstance(objects[name], Module)]
         if empty and not waiting:
             raise ValueError(f"Checkpoint.restore('{path}'): {', '.join(repr(n) for n in empty)} hold(s) no "
                              "Variables yet, but the checkpoint has values for them; a tj.Module builds its "
@@ -346,6 +350,8 @@ class Checkpoint:
         abstract.update({p: np.empty(tuple(saved[p].shape), np.dtype(saved[p].dtype))  # (on the host)
                          for p in later | ({count} if count else set())})
         if not abstract:
+            if watch:
+                _watch_build(record, objects)
             return
         tree = _nest(abstract)
         args = ocp.args.PyTreeRestore(tree, restore_args=ocp.checkpoint_utils.construct_restore_args(tree),
@@ -365,6 +371,8 @@ class Checkpoint:
             self.save_counter.assign(np.int32(restored[count]))
         record.used.update(matched, later, {count} if count else ())
         record.bound.update(v.id for v in matched.values())
+        if watch:
+            _watch_build(record, objects)
 
     def _values(self, what: str, counter: Optional[int] = None) -> Dict[Tuple[str, ...], Any]:
         flat: Dict[Tuple[str, ...], Any] = {p: _read(p, v, what) for p, v in _collect(self._objects).items()}
@@ -373,6 +381,19 @@ class Checkpoint:
         elif not flat or "_save_counter" in self.__dict__:  # (TF's write saves the counter once it exists)
             flat[(_SAVE_COUNTER,)] = _read((_SAVE_COUNTER,), self.save_counter, what)
         return flat
+
+
+def _watch_build(record: "_Restore", modules: Mapping[str, Any]) -> None:
+    """TF's deferred restoration into a lazily built Module: while ``record`` holds values for a Module's
+    paths that no Variable took yet, each Variable the Module creates gets its value as soon as it appears
+    (module.watch_build), before the first call computes with it. Holds the Module weakly, and no
+    Checkpoint (the one restored may be dropped): a Checkpoint of that Module alone does the restore."""
+    for name, module in modules.items():
+        if isinstance(module, Module) and record.waiting(name):
+            def restore(module: Module, name: str = name) -> bool:
+                Checkpoint(**{name: module})._restore_into(record, {name: module}, waiting=True, watch=False)
+                return record.waiting(name)
+            watch_build(module, restore)
 
 
 def _reserved(objects: Mapping[str, Any]) -> None:

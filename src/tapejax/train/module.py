@@ -9,14 +9,20 @@ creation (API.md; a Keras layer's order, e.g. kernel before bias), not in the wa
 Lazy building: a Variable may be created on the first call of a ``tj.function`` (a decorated method or
 a Module called inside one), e.g. ``if self.w is None: self.w = tj.Variable(...)``; that first call runs
 eagerly once (see graph/function.py), and creating a Variable on a later trace raises ``ValueError``.
+
+A lazy build can be watched (``watch_build``): after every attribute assignment on any Module the
+watchers run, so a checkpoint restored before the build gives each Variable its saved value as soon as
+it appears (TF's deferred restoration), before the first call computes with it.
 """
 from __future__ import annotations
 
 import functools
 import re
 import threading
+import weakref
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
+from .. import tape_set
 from ..tensor import Variable, current_name_scope, name_scope
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -140,6 +146,36 @@ class Module:
 
     def __repr__(self) -> str:
         return f"<tj.Module '{self._own_name()}' ({type(self).__name__}, {len(self.variables)} variables)>"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        super().__setattr__(name, value)
+        if _build_watchers:  # something waits for Variables: this assignment may have made one
+            _notify_build_watchers()
+
+
+# id(module) -> (weak reference to it, callback): see watch_build
+_build_watchers: Dict[int, Tuple[Any, Callable[["Module"], bool]]] = {}
+
+
+def watch_build(module: Module, callback: Callable[[Module], bool]) -> None:
+    """Call ``callback(module)`` after each attribute assignment on any Module (outside ``tj.function``
+    traces, where no Variable is created: a lazy build runs eagerly), while ``module`` lives, until it
+    returns False or raises. The registration point for what waits for a lazy build to create Variables
+    (a checkpoint's deferred restoration). A second call for one module replaces the first."""
+    _build_watchers[id(module)] = (weakref.ref(module), callback)
+
+
+def _notify_build_watchers() -> None:
+    if tape_set.state.capture is not None:
+        return
+    for key, (ref, callback) in list(_build_watchers.items()):
+        module = ref()
+        keep = False
+        try:
+            keep = module is not None and callback(module)
+        finally:
+            if not keep and _build_watchers.get(key, (None,))[0] is ref:
+                del _build_watchers[key]
 
 
 def _flatten_module(module: Module, recursive: bool, predicate: Callable[[Any], bool],
