@@ -24,7 +24,7 @@ What is not a rename, and says so where used:
 
 * the datasets (auto-mpg from a URL, MNIST from tensorflow_datasets, ``tf.random.normal`` noise) are small
   deterministic arrays, built the same way for the TF run (``_auto_mpg_like``, ``_mnist_like``, ``_noise``);
-  ``tf.data`` batching is slicing; ``tf.random.shuffle`` is left out.
+  ``tf.data`` batching is slicing; the training data is not shuffled (``tf.random.shuffle``'s order is TF's).
 * random initial weights: TF's numbers are not JAX's, so where a cell's printed value depends on them the
   test gives the layer a deterministic initializer (the guide's own ``weight_init`` argument) or assigns
   fixed values after the build, and checks the random draw only for shape, dtype and bounds.
@@ -539,6 +539,30 @@ def test_quickstart_preprocessing():
     np.testing.assert_allclose(float(norm_y.mean), 32.9903, rtol=1e-6)
     assert norm_x.variables == ()
     np.testing.assert_allclose(_val(tnp.mean(x_train_norm, axis=0)), np.zeros(9), atol=1e-5)
+
+
+def test_quickstart_shuffle_and_split():
+    # cell 0mJU4kt6YiAp: tf.random.shuffle(dataset_tf, seed=22) -> tj.random.shuffle(dataset_tf, seed=22), TF's
+    # call (the value first, an op seed): the rows in another order (TF's order is not JAX's), the same order
+    # again after tf.random.set_seed(22), a new one at the next call (TF, run: [[5,6],[1,2],[3,4]] then
+    # [[3,4],[1,2],[5,6]] for a 3-row input); a scalar comes back unchanged (TF)
+    tj.random.set_seed(22)
+    dataset_tf = tj.convert_to_tensor(_auto_mpg_like(), dtype=tj.float32)
+    dataset_shuffled = tj.random.shuffle(dataset_tf, seed=22)
+    assert dataset_shuffled.shape == (48, 8) and dataset_shuffled.dtype == tj.float32
+    rows = sorted(map(tuple, _val(dataset_shuffled).tolist()))
+    assert rows == sorted(map(tuple, _auto_mpg_like().tolist()))
+    again = tj.random.shuffle(dataset_tf, seed=22)
+    assert not np.array_equal(_val(again), _val(dataset_shuffled))
+    tj.random.set_seed(22)
+    np.testing.assert_array_equal(_val(tj.random.shuffle(dataset_tf, seed=22)), _val(dataset_shuffled))
+    train_data, test_data = dataset_shuffled[16:], dataset_shuffled[:16]
+    x_train, y_train = train_data[:, 1:], train_data[:, 0]
+    assert x_train.shape == (32, 7) and y_train.shape == (32,) and test_data.shape == (16, 8)
+    assert float(tj.random.shuffle(tj.constant(5.0))) == 5.0
+    # (the JAX call, a key first, is unchanged)
+    key = tj.random.key(0)
+    np.testing.assert_array_equal(_val(tj.random.shuffle(key, dataset_tf)), _val(tj.random.permutation(key, dataset_tf)))
 
 
 def test_quickstart_linear_regression_trained_by_hand_matches_tf():

@@ -191,9 +191,35 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> T
     return apply(_permutation, (x, _raw_key(key)), {"axis": int(axis), "independent": bool(independent)})
 
 
-def shuffle(key: Any, x: Any, axis: int = 0) -> Tensor:
-    """``tf.random.shuffle`` / ``jax.random.shuffle``: ``x`` shuffled along ``axis`` (as ``permutation``)."""
+def shuffle(*args, **kwargs) -> Tensor:
+    """``x`` shuffled along its first axis (as ``permutation``), called either way:
+
+    * ``shuffle(key, x, axis=0)``: ``jax.random.shuffle`` on a key (stateless);
+    * ``shuffle(value, seed=None, name=None)``: ``tf.random.shuffle``, from the global generator (``set_seed``)
+      or ``seed``'s own stream, as ``normal(shape)``; a scalar comes back unchanged, as TF."""
+    if ("value" in kwargs or "seed" in kwargs or "name" in kwargs
+            or (len(args) == 1 and "x" not in kwargs) or (args and not _is_key(args[0]))):
+        return _tf_shuffle(*args, **kwargs)
+    return _jax_shuffle(*args, **kwargs)
+
+
+def _is_key(k: Any) -> bool:
+    """Whether ``k`` looks like a JAX key: a typed key array, or a raw uint32 key (last axis 2)."""
+    k = k.read_value() if isinstance(k, Variable) else k
+    k = k.value if isinstance(k, Tensor) else k
+    dtype = getattr(k, "dtype", None)
+    return dtype is not None and (jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
+                                  or (dtype == np.uint32 and np.shape(k)[-1:] == (2,)))
+
+
+def _jax_shuffle(key: Any, x: Any, axis: int = 0) -> Tensor:
     return permutation(key, x, axis=axis)
+
+
+def _tf_shuffle(value: Any, seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
+    if np.ndim(value.value if isinstance(value, Tensor) else value) == 0:  # (a Variable reads as its value)
+        return tnp.asarray(value)
+    return permutation(_stream(seed).make_key(), value, axis=0)
 
 
 # -- TF's stateful Generator -----------------------------------------------------------------------------
