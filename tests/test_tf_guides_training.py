@@ -870,3 +870,33 @@ def test_quickstart_restore_into_an_unbuilt_tf_function_model(tmp_path):
     tj.train.Checkpoint(model=restored).restore(path)
     np.testing.assert_array_equal(_val(restored(x_train_norm[:4])), _val(lin_reg(x_train_norm[:4])))
     np.testing.assert_array_equal(_val(restored(x_train_norm[4:8])), _val(lin_reg(x_train_norm[4:8])))
+
+
+def test_mlp_restore_model_and_optimizer_before_either_is_built(tmp_path):
+    # TF's deferred restoration of a lazily built model and of an optimizer's slots together (a custom training
+    # loop resumed from a checkpoint into fresh objects): training resumes exactly where the saved run was.
+    xs, ys = _mnist_like()
+    x, y = _preprocess(tj.constant(xs[0]), tj.constant(ys[0]))
+
+    def make():
+        return MLP([DenseLayer(out_dim=8, activation=tj.nn.relu, weight_init=_det_init),
+                    DenseLayer(out_dim=10, weight_init=_det_init)]), tj.optimizers.Adam(0.01)
+
+    def train(model, opt, steps):
+        for _ in range(steps):
+            with tj.GradientTape() as tape:
+                loss = _cross_entropy_loss(model(x), y)
+            grads = tape.gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+
+    model, opt = make()
+    train(model, opt, 3)
+    path = tj.train.Checkpoint(model=model, optimizer=opt).save(str(tmp_path / "ck"))
+    train(model, opt, 2)
+    model2, opt2 = make()
+    status = tj.train.Checkpoint(model=model2, optimizer=opt2).restore(path)
+    train(model2, opt2, 2)
+    status.assert_consumed()
+    assert len(model2.variables) == 4
+    for a, b in zip(model.variables, model2.variables):
+        np.testing.assert_array_equal(b.numpy(), a.numpy())
