@@ -370,6 +370,7 @@ class Checkpoint:
         if count is not None:
             self.save_counter.assign(np.int32(restored[count]))
         record.used.update(matched, later, {count} if count else ())
+        record.on_build.update(later)
         record.bound.update(v.id for v in matched.values())
         if watch:
             _watch_build(record, objects)
@@ -447,6 +448,7 @@ class _Restore:
         self.seq = next(_restores)
         self.used: set = set()
         self.bound: set = set()
+        self.on_build: set = set()  # paths handed to an unbuilt optimizer: its build makes their Variables
         self.expect_partial = False
         self.done = False  # (a restore that raised warns of nothing)
 
@@ -515,7 +517,8 @@ class LoadStatus(str):
     def assert_existing_objects_matched(self) -> "LoadStatus":
         """As TF: every Variable of the Checkpoint's objects got a value from the checkpoint."""
         record = self._assert_restored()
-        unbound = [(p, v) for p, v in _collect(self._checkpoint._objects).items() if v.id not in record.bound]
+        unbound = [(p, v) for p, v in _collect(self._checkpoint._objects).items()
+                   if v.id not in record.bound and p not in record.on_build]  # (built from the saved state)
         if unbound:
             raise AssertionError(f"Found {len(unbound)} Python objects that were not bound to checkpointed "
                                  "values, likely due to changes in the Python program. Showing "
