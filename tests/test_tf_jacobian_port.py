@@ -652,7 +652,8 @@ def _max_pool_ref(x):
 # tf.nn.max_pool2d with ties, tf.nn.avg_pool2d SAME, fused_batch_norm y, layer norm, softmax, xent)
 _OPS = {
     "conv": (lambda x, w: nn.conv(x, w, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")),
-             lambda x, w: jax.lax.conv_general_dilated(x, w, (2, 2), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC")),
+             lambda x, w: jax.lax.conv_general_dilated(x, w, (2, 2), "SAME",
+                                                       dimension_numbers=("NHWC", "HWIO", "NHWC")),
              [(2, 4, 4, 2), (3, 3, 2, 3)]),
     "max_pool_ties": (lambda x: nn.max_pool(x, (3, 3), (2, 2), "SAME"), _max_pool_ref, ["ties"]),
     "avg_pool_same": (lambda x: nn.avg_pool(x, (3, 3), (2, 2), "SAME", count_include_pad=False), None, [(2, 4, 4, 2)]),
@@ -703,3 +704,22 @@ def test_op_jacobians_pfor_loop_function_agree(name):
         want = jax.jacrev(reference, argnums=tuple(range(len(args))))(*args)
         for a, w in zip(eager[0], want):
             close(a, w, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("what", ["jacobian", "batch_jacobian"])
+def test_none_target_or_structured_source_says_so(what):
+    # TF 2.21 fails with AttributeError ('NoneType' object has no attribute 'shape'; batch_jacobian of a list
+    # source: 'list' object has no attribute 'shape'); here a TypeError naming the argument (was "None is not a
+    # valid value for jnp.array" / AttributeError 'list' object has no attribute 'value'), tape not used up.
+    x = tj.constant([[1., 2.]])
+    with tj.GradientTape() as g:
+        g.watch(x)
+        y = x * 2.
+    with pytest.raises(TypeError, match="target is None"):
+        getattr(g, what)(None, x)
+    if what == "batch_jacobian":
+        for bad in (None, [x]):
+            with pytest.raises(TypeError, match="source must be one Tensor or Variable"):
+                g.batch_jacobian(y, bad)
+    close(getattr(g, what)(y, x), [[[2., 0.], [0., 2.]]] if what == "batch_jacobian" else
+          2 * np.eye(2).reshape(1, 2, 1, 2))

@@ -259,20 +259,25 @@ class GradientTape:
         unconnected = unconnected_gradients_of(unconnected_gradients)
         persistent = self._persistent
         self._start_jacobian("jacobian", experimental_use_pfor, target)
-        return jacobians.jacobian(self._jacobian_gradient(target), self._kept, target, sources, unconnected, experimental_use_pfor,
-                                  parallel_iterations, persistent)
+        return jacobians.jacobian(self._jacobian_gradient(target), self._kept, target, sources, unconnected,
+                                  experimental_use_pfor, parallel_iterations, persistent)
 
     def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
                        parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
         """Per-example Jacobian ``(batch,) + target.shape[1:] + source.shape[1:]``."""
         unconnected = unconnected_gradients_of(unconnected_gradients)
         persistent = self._persistent
+        if source is None or isinstance(source, (list, tuple, dict)):  # TF fails on source.shape (AttributeError)
+            raise TypeError(f"GradientTape.batch_jacobian: source must be one Tensor or Variable, got "
+                            f"{type(source).__name__}; call batch_jacobian() once per source.")
         self._start_jacobian("batch_jacobian", experimental_use_pfor, target)
         return jacobians.batch_jacobian(self._jacobian_gradient(target), self._kept, target, source, unconnected,
                                         experimental_use_pfor, parallel_iterations, persistent)
 
     def _start_jacobian(self, what: str, use_pfor: bool, target: Any) -> None:
         self._check_usable(f"{what}()")
+        if target is None:  # TF fails on target.shape (AttributeError)
+            raise TypeError(f"GradientTape.{what}: target is None; pass the Tensor to differentiate.")
         if isinstance(target, (list, tuple, dict)):  # TF fails on target.shape (AttributeError)
             raise TypeError(f"GradientTape.{what}: target must be one Tensor, got a {type(target).__name__}; "
                             f"stack the targets (tj.numpy.stack) or call {what}() once per target.")
