@@ -723,3 +723,21 @@ def test_none_target_or_structured_source_says_so(what):
                 g.batch_jacobian(y, bad)
     close(getattr(g, what)(y, x), [[[2., 0.], [0., 2.]]] if what == "batch_jacobian" else
           2 * np.eye(2).reshape(1, 2, 1, 2))
+
+
+@pytest.mark.parametrize("what", ["jacobian", "batch_jacobian"])
+@pytest.mark.parametrize("persistent", [True, False])
+def test_check_numerics_sees_the_vectorized_jacobian(what, persistent):
+    # tj.debug.check_numerics() raises at the first Inf a backward kernel makes, on every path: the vectorized
+    # Jacobian ran its kernels under jax.vmap, where the check saw only tracers, and returned [[inf, 0], [nan,
+    # .25]] silently (TF 2.21's value, which the rows one by one give outside check_numerics).
+    x = tj.constant([[0., 4.]])
+    with tj.GradientTape(persistent=persistent) as g:
+        g.watch(x)
+        y = tnp.log(x)
+    with tj.debug.check_numerics():
+        with pytest.raises(tj.debug.NumericsError, match="op 'log' produced Inf"):
+            getattr(g, what)(y, x)
+    if persistent:
+        got = np.asarray(getattr(g, what)(y, x)).reshape(2, 2)
+        np.testing.assert_array_equal(got, [[np.inf, 0.], [np.nan, .25]])

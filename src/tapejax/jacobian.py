@@ -4,7 +4,8 @@ With ``experimental_use_pfor=True`` the Jacobian is one batched backward pass: f
 tape's backward computation is a pure function of the output gradient, so it is traced once under
 ``jax.vmap`` over the basis of output gradients (every backward kernel is batched by XLA) instead of
 being looped row by row. When an outer tape or accumulator records the computation (higher-order
-Jacobians), the rows are computed one by one so that the outer tape sees ordinary recorded ops.
+Jacobians), the rows are computed one by one so that the outer tape sees ordinary recorded ops; under
+``tj.debug.check_numerics()`` too, so that every backward kernel is checked.
 
 The tape is reached only through two callables: ``gradient(target, sources, output_gradients=...)``
 (``GradientTape.gradient``) and ``kept()``, a context inside which ``gradient`` may be called several
@@ -58,7 +59,10 @@ def _rows(gradient: Gradient, kept: Kept, target, flat_sources, basis_rows: Call
           use_pfor: bool, what: str = "jacobian"):
     """Gradients of ``target`` w.r.t. each source for each of n output gradients: a list (per source) of
     stacked results of shape (n,) + source.shape, or None where unconnected."""
-    if use_pfor and not tape_set.any_user_recording():
+    # Under tj.debug.check_numerics() the rows run one by one, as every op runs eagerly there: each backward
+    # kernel is then checked on concrete values (under jax.vmap the check would see only tracers).
+    checking = tape_set.numerics_checks and tape_set.state.debug_checking
+    if use_pfor and not checking and not tape_set.any_user_recording():
         unconnected = set()
 
         def one(og):
