@@ -259,20 +259,25 @@ class GradientTape:
         unconnected = unconnected_gradients_of(unconnected_gradients)
         persistent = self._persistent
         self._start_jacobian("jacobian", experimental_use_pfor, target)
-        return jacobians.jacobian(self.gradient, self._kept, target, sources, unconnected, experimental_use_pfor,
-                                  parallel_iterations, persistent)
+        return jacobians.jacobian(self._jacobian_gradient(target), self._kept, target, sources, unconnected,
+                                  experimental_use_pfor, parallel_iterations, persistent)
 
     def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
                        parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
         """Per-example Jacobian ``(batch,) + target.shape[1:] + source.shape[1:]``."""
         unconnected = unconnected_gradients_of(unconnected_gradients)
         persistent = self._persistent
+        if source is None or isinstance(source, (list, tuple, dict)):  # TF fails on source.shape (AttributeError)
+            raise TypeError(f"GradientTape.batch_jacobian: source must be one Tensor or Variable, got "
+                            f"{type(source).__name__}; call batch_jacobian() once per source.")
         self._start_jacobian("batch_jacobian", experimental_use_pfor, target)
-        return jacobians.batch_jacobian(self.gradient, self._kept, target, source, unconnected,
+        return jacobians.batch_jacobian(self._jacobian_gradient(target), self._kept, target, source, unconnected,
                                         experimental_use_pfor, parallel_iterations, persistent)
 
     def _start_jacobian(self, what: str, use_pfor: bool, target: Any) -> None:
         self._check_usable(f"{what}()")
+        if target is None:  # TF fails on target.shape (AttributeError)
+            raise TypeError(f"GradientTape.{what}: target is None; pass the Tensor to differentiate.")
         if isinstance(target, (list, tuple, dict)):  # TF fails on target.shape (AttributeError)
             raise TypeError(f"GradientTape.{what}: target must be one Tensor, got a {type(target).__name__}; "
                             f"stack the targets (tj.numpy.stack) or call {what}() once per target.")
@@ -282,6 +287,18 @@ class GradientTape:
                                "experimental_use_pfor=False.")
         if self._recording and not self._persistent:
             self._pop_tape()
+
+    def _jacobian_gradient(self, target: Any):
+        """``gradient`` for a Jacobian of ``target``. TF's jacobian reads the target through a reshape recorded
+        on the tape, so a target the tape neither watches nor made (an unwatched source differentiated with
+        respect to itself) gives None (batch_jacobian: zeros), where ``gradient(x, x)`` gives ones."""
+        if not isinstance(target, Tensor) or self._tape is None or self._tape.knows(target._id):
+            return self.gradient
+
+        def unconnected(t, sources, output_gradients=None):
+            grads = self.gradient(t, sources, output_gradients=output_gradients)  # (uses a non-persistent tape up)
+            return [None] * len(grads)
+        return unconnected
 
     @contextlib.contextmanager
     def _kept(self) -> Iterator[None]:

@@ -4,7 +4,8 @@ With ``experimental_use_pfor=True`` the Jacobian is one batched backward pass: f
 tape's backward computation is a pure function of the output gradient, so it is traced once under
 ``jax.vmap`` over the basis of output gradients (every backward kernel is batched by XLA) instead of
 being looped row by row. When an outer tape or accumulator records the computation (higher-order
-Jacobians), the rows are computed one by one so that the outer tape sees ordinary recorded ops.
+Jacobians), the rows are computed one by one so that the outer tape sees ordinary recorded ops; under
+``tj.debug.check_numerics()`` too, so that every backward kernel is checked.
 
 The tape is reached only through two callables: ``gradient(target, sources, output_gradients=...)``
 (``GradientTape.gradient``) and ``kept()``, a context inside which ``gradient`` may be called several
@@ -20,7 +21,7 @@ import numpy as np
 
 from . import record, tape_set
 from .nest import UnconnectedGradients, flatten
-from .tensor import Tensor, Variable
+from .tensor import Tensor, TracedValueError, Variable
 from .ops import numpy as tnp
 
 Gradient = Callable[..., list]
@@ -34,11 +35,34 @@ def _shape_dtype(x):
     return tuple(arr.shape), arr.dtype
 
 
+def _vectorizing_error(what: str) -> str:
+    return (f"Encountered an exception while vectorizing the {what} computation. Vectorization can be disabled "
+            "by setting experimental_use_pfor to False.")
+
+
+# Failures of code that cannot run under jax.vmap with a batched output gradient, though it runs row by row
+# eagerly: a Python branch on, or a conversion of, a traced value; a Variable assigned a value depending on it.
+_VMAP_FAILURES = (jax.errors.JAXTypeError, jax.errors.JAXIndexError, TracedValueError)
+
+
+def _check_row_shape(what: str, i: int, g, source) -> None:
+    """A gradient of another shape than its source (a custom gradient or RegisterGradient returning one) has
+    no place in the Jacobian: say so (TF fails reshaping it) instead of failing in a reshape."""
+    shape = _shape_dtype(source)[0]
+    if tuple(jnp.shape(g)) != shape:
+        raise ValueError(f"GradientTape.{what}: the gradient with respect to source {i} has shape "
+                         f"{tuple(jnp.shape(g))}, but the source has shape {shape}; a custom gradient (or a "
+                         "registered gradient) on the path returns a gradient of the wrong shape.")
+
+
 def _rows(gradient: Gradient, kept: Kept, target, flat_sources, basis_rows: Callable[[int], Any], n: int,
-          use_pfor: bool):
+          use_pfor: bool, what: str = "jacobian"):
     """Gradients of ``target`` w.r.t. each source for each of n output gradients: a list (per source) of
     stacked results of shape (n,) + source.shape, or None where unconnected."""
-    if use_pfor and not tape_set.any_user_recording():
+    # Under tj.debug.check_numerics() the rows run one by one, as every op runs eagerly there: each backward
+    # kernel is then checked on concrete values (under jax.vmap the check would see only tracers).
+    checking = tape_set.numerics_checks and tape_set.state.debug_checking
+    if use_pfor and not checking and not tape_set.any_user_recording():
         unconnected = set()
 
         def one(og):
@@ -50,13 +74,21 @@ def _rows(gradient: Gradient, kept: Kept, target, flat_sources, basis_rows: Call
                     shape, dtype = _shape_dtype(s)
                     out.append(jnp.zeros(shape, dtype))
                 else:
+                    _check_row_shape(what, i, g.value, s)
                     out.append(g.value)
             return out
         basis = basis_rows(-1)
         # A fresh tape set, not stop_recording: tapes that backward functions open themselves (recompute_grad
         # re-runs its function under one) must record.
         with tape_set.isolated(tape_set.state.capture):
-            stacked = jax.vmap(one)(basis)
+            try:
+                stacked = jax.vmap(one)(basis)
+            except _VMAP_FAILURES as err:
+                if tape_set.state.capture is not None:  # inside a tj.function trace every row fails alike
+                    raise
+                # As TF when pfor cannot convert an op: the rows one by one (a persistent tape) would work.
+                raise ValueError(f"{_vectorizing_error(what)} ({type(err).__name__}: "
+                                 f"{str(err).splitlines()[0] if str(err) else ''})") from err
         result = [None if i in unconnected else Tensor(r) for i, r in enumerate(stacked)]
         _record_on_graph(target, flat_sources, [r for r in result if r is not None])
         return result
@@ -65,6 +97,8 @@ def _rows(gradient: Gradient, kept: Kept, target, flat_sources, basis_rows: Call
         for j in range(n):
             gs = gradient(target, flat_sources, output_gradients=[basis_rows(j)])
             for i, g in enumerate(gs):
+                if g is not None:
+                    _check_row_shape(what, i, g, flat_sources[i])
                 per_source[i].append(g)
     result = []
     for i, rows in enumerate(per_source):
@@ -127,8 +161,7 @@ def _check_parallel_iterations(what: str, parallel_iterations, use_pfor: bool, p
     the gradient once per chunk, which a non-persistent tape cannot do); the value is otherwise only a hint."""
     if parallel_iterations is None:
         return
-    vectorizing = (f"Encountered an exception while vectorizing the {what} computation. Vectorization can be "
-                   "disabled by setting experimental_use_pfor to False.")
+    vectorizing = _vectorizing_error(what)
     if not use_pfor:
         if parallel_iterations < 1:
             raise TypeError(f"'parallel_iterations' must be a positive integer (got {parallel_iterations!r}).")
@@ -191,7 +224,7 @@ def batch_jacobian(gradient: Gradient, kept: Kept, target, source, unconnected: 
 
     def basis(j):
         return full if j < 0 else Tensor(full[j])
-    (rows,) = _rows(gradient, kept, target, [source], basis, m, use_pfor)
+    (rows,) = _rows(gradient, kept, target, [source], basis, m, use_pfor, "batch_jacobian")
     if rows is None:
         # As TF: zeros even with UnconnectedGradients.NONE (its batch_jacobian kept returning zeros there for
         # compatibility), of the target's dtype; of the source's, as any zero gradient, with ZERO.

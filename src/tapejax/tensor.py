@@ -415,9 +415,16 @@ class _Ref:
         return isinstance(other, _Ref) and other._obj is self._obj
 
 
+class TracedValueError(TypeError):
+    """A traced value where a concrete one is needed (``bool(t)``, ``t.numpy()``...), or a Variable assigned a
+    traced value that would outlive its JAX transform. A TypeError, as JAX's tracer errors; its own class so
+    that code running user functions under ``jax.vmap`` (a vectorized Jacobian) can tell such a failure from
+    others."""
+
+
 def _require_concrete(t: Tensor, what: str) -> None:
     if isinstance(t._value, jax.core.Tracer):
-        raise TypeError(
+        raise TracedValueError(
             f"tj.Tensor.{what} needs a concrete value, but this tensor is being traced (inside tj.function "
             "or a jax transform). Return the tensor from the function and convert it outside, or use "
             "tj.numpy ops (e.g. tj.numpy.where instead of Python if).")
@@ -616,7 +623,7 @@ class Variable(ArrayShape):
         elif isinstance(value, jax.core.Tracer):
             # Inside jax.jit/jax.grad/jax.vmap (not tj.function) the value only exists while JAX traces: stored,
             # it would leak, and every later read of the variable fail deep inside JAX.
-            raise TypeError(f"tj.Variable '{self._name}' was assigned inside a JAX transform (jax.jit, jax.grad, "
+            raise TracedValueError(f"tj.Variable '{self._name}' was assigned inside a JAX transform (jax.jit, jax.grad, "
                             "jax.vmap...), where the new value is traced and cannot outlive the trace. Use "
                             "tj.function, which captures Variables and writes their final values back, or assign "
                             "outside the transform (return the new value from it). The variable is unchanged.")
