@@ -37,7 +37,7 @@ import numpy as np
 
 from .core import OpDef, apply, freeze
 from .declare import samples as _samples
-from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan
+from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan, sign as _tf_sign
 
 # -- well-conditioned sample inputs ----------------------------------------------------------------------
 _rng = np.random.default_rng(16)
@@ -132,7 +132,7 @@ def _abs(x):
 def _abs_jvp(primals, tangents):
     # TF's AbsGrad: sign(x), 0 at 0 (JAX's |x| has derivative 1 at 0); for complex x, Re(conj(x) t) / |x|
     (x,), (t,) = primals, tangents
-    d = jnp.sign(x)
+    d = _tf_sign(x)  # (a complex sign whose derivative is not 0: the second order of |x|)
     tangent = jnp.real(jnp.conj(d) * t) if jnp.iscomplexobj(x) else d * t
     return jnp.abs(x), tangent
 
