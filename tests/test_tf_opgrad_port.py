@@ -209,3 +209,43 @@ def test_xent_forward_mode_is_tf_backprop():
         loss = tj.nn.softmax_cross_entropy_with_logits(labels, logits)
     lsm = z - np.log(np.exp(z).sum())
     np.testing.assert_allclose(acc.jvp(loss).numpy(), [-np.sum(lsm * [1.0, 2.0, -1.0])], rtol=1e-5)
+
+
+# -- activations (kernel_tests/nn_ops/relu_op_test.py) -----------------------------------------------------
+
+def test_leaky_relu_of_integers_gives_floats():
+    # LeakyReluTest.testNumbersCPU (int32, alpha=0.2): TF computes in float32 (-9 * 0.2 = -1.8), as
+    # jax.nn.leaky_relu; the result is not cast back to int32
+    out = tj.nn.leaky_relu(np.array([[-9, 7, -5, 3, -1], [1, -3, 5, -7, 9]], np.int32), 0.2)
+    assert out.dtype == np.float32
+    np.testing.assert_allclose(out.numpy(), [[-1.8, 7, -1.0, 3, -0.2], [1, -0.6, 5, -1.4, 9]], rtol=1e-6)
+    assert tj.nn.leaky_relu(np.array([-1.0, 2.0], np.float16), 0.2).dtype == np.float16
+
+
+def test_leaky_relu_unexpected_alpha():
+    # LeakyReluTest.testUnexpectedAlphaValue: where(x > 0, x, alpha * x) for alpha 10 and -10
+    x = np.array([[-0.9, 0.7, -0.5, 0.3, -0.01], [0.1, -0.3, 0.5, -2.7, 0.9]], np.float32)
+    np.testing.assert_allclose(tj.nn.leaky_relu(x, 10).numpy(), [[-9.0, 0.7, -5.0, 0.3, -0.1], [0.1, -3.0, 0.5, -27.0, 0.9]],
+                               rtol=1e-6)
+    np.testing.assert_allclose(tj.nn.leaky_relu(x, -10).numpy(), [[9.0, 0.7, 5.0, 0.3, 0.1], [0.1, 3.0, 0.5, 27.0, 0.9]],
+                               rtol=1e-6)
+
+
+@pytest.mark.parametrize("x", [-1.0, -0.5, 0.5, 1.0])
+def test_elu_grad_grad_on_one_persistent_tape(x):
+    # EluTest.testGradGrad: the first gradient taken inside the persistent tape's context is recorded by it
+    t = tj.constant(x)
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch(t)
+        y = tj.nn.elu(t)
+        dy = tape.gradient(y, t)
+    np.testing.assert_allclose(tape.gradient(dy, t).numpy(), np.exp(x) if x < 0 else 0.0, atol=1e-6)
+
+
+@pytest.mark.parametrize("start,rate,alpha,want", [(100.0, 0.25, None, 50.0), (-100.0, 0.2, 0.05, -99.9)])
+def test_relu_leaky_relu_gradient_scalar(start, rate, alpha, want):
+    # ReluTest / LeakyReluTest.testGradientScalar: one SGD step on relu(x)**2 (leaky_relu(x, 0.05)**2)
+    v = tj.Variable(start)
+    f = tj.nn.relu if alpha is None else (lambda t: tj.nn.leaky_relu(t, alpha))
+    tj.optimizers.SGD(rate).minimize(lambda: f(v) ** 2, [v])
+    np.testing.assert_allclose(v.numpy(), want, rtol=1e-6)

@@ -77,7 +77,9 @@ def _relu6_fn(x):
 
 def _leaky_relu_fn(x, negative_slope=0.01):
     # TF LeakyReluGrad: slope at 0 (jax's where(x >= 0, ...) would give 1 there).
-    return jnp.where(x > 0, x, negative_slope * x).astype(jnp.result_type(x))
+    y = jnp.where(x > 0, x, negative_slope * x)
+    # integers give floats (-9 * 0.2 = -1.8), as jax.nn.leaky_relu and TF (relu_op_test testNumbersCPU)
+    return y if jnp.issubdtype(jnp.result_type(x), jnp.integer) else y.astype(jnp.result_type(x))
 
 
 def _relu6_mask(x):
