@@ -249,3 +249,29 @@ def test_relu_leaky_relu_gradient_scalar(start, rate, alpha, want):
     f = tj.nn.relu if alpha is None else (lambda t: tj.nn.leaky_relu(t, alpha))
     tj.optimizers.SGD(rate).minimize(lambda: f(v) ** 2, [v])
     np.testing.assert_allclose(v.numpy(), want, rtol=1e-6)
+
+
+# -- linalg at a degenerate spectrum ------------------------------------------------------------------------
+
+def test_eigh_gradient_at_degenerate_eigenvalues_is_tfs():
+    # TF's SelfAdjointEigV2Grad uses _SafeReciprocal(e_j - e_i) = x / (x^2 + 1e-20): 0 between equal
+    # eigenvalues. TF: tape.gradient(tf.linalg.eigh(a)[0], a) at a = eye(3) is eye(3) (JAX's rule gave NaN),
+    # tape.gradient(tf.linalg.eigh(a)[1], a) is zeros, and at a = diag(1, 1, 3) the gradient of the
+    # eigenvector of 3, tape.gradient(tf.linalg.eigh(a)[1][:, 2], a), is [[0, 0, 0], [0, 0, 0], [.5, .5, 0]]
+    def grad(f, a):
+        a = tj.constant(np.asarray(a, np.float32))
+        with tj.GradientTape() as tape:
+            tape.watch(a)
+            y = f(a)
+        return tape.gradient(y, a).numpy()
+    np.testing.assert_allclose(grad(lambda a: tnp.linalg.eigh(a)[0], np.eye(3)), np.eye(3), atol=1e-6)
+    np.testing.assert_allclose(grad(lambda a: tnp.linalg.eigh(a)[1], np.eye(3)), np.zeros((3, 3)), atol=1e-6)
+    np.testing.assert_allclose(grad(lambda a: tnp.linalg.eigh(a)[1][:, 2], np.diag([1.0, 1.0, 3.0])),
+                               [[0, 0, 0], [0, 0, 0], [0.5, 0.5, 0]], atol=1e-6)
+    # the same rule forward: the eigenvalues' tangent along a symmetric direction is diag(v^T da v)
+    a = tj.constant(np.eye(3, dtype=np.float32))
+    da = np.array([[1.0, 2.0, 0.0], [2.0, -1.0, 0.0], [0.0, 0.0, 3.0]], np.float32)
+    with tj.ForwardAccumulator(a, tj.constant(np.tril(da))) as acc:
+        w = tnp.linalg.eigh(a)[0]
+    assert np.all(np.isfinite(acc.jvp(w).numpy()))
+    np.testing.assert_allclose(np.sum(acc.jvp(w).numpy()), np.trace(da), rtol=1e-5)

@@ -76,15 +76,37 @@ def _rect(*shape):
 
 # -- the ops' functions (what JAX differentiates: each exactly the convention documented above) ----------
 
+@jax.custom_jvp
+def _eigh_hermitian(a):
+    """``eigh`` of a Hermitian ``a`` (read whole), with TF's derivative (SelfAdjointEigV2Grad)."""
+    return tuple(jnp.linalg.eigh(a, symmetrize_input=False))
+
+
+@_eigh_hermitian.defjvp
+def _eigh_hermitian_jvp(primals, tangents):
+    # JAX's rule (nondegenerate perturbation theory) with TF's _SafeReciprocal, x / (x^2 + 1e-20), for
+    # 1 / (w_j - w_i): between equal eigenvalues it is 0, not inf, so a gradient of the eigenvalues alone (or of
+    # eigenvectors of distinct eigenvalues) at a degenerate spectrum (the identity) is finite, as TF's, where
+    # JAX's zero cotangent times inf gives NaN
+    (a,), (da,) = primals, tangents
+    w, v = _eigh_hermitian(a)
+    vh = jnp.conj(jnp.swapaxes(v, -1, -2))
+    vdag_da_v = vh @ da @ v
+    gap = (w[..., None, :] - w[..., :, None]).astype(a.dtype)  # [i, j] = w_j - w_i
+    f = gap / (gap * gap + 1e-20)
+    dw = jnp.real(jnp.diagonal(vdag_da_v, axis1=-2, axis2=-1)).astype(w.dtype)
+    return (w, v), (dw, v @ (f * vdag_da_v))
+
+
 def _eigh_fn(a, UPLO=None, symmetrize_input=False):
     if symmetrize_input:
-        return tuple(jnp.linalg.eigh(a, UPLO=UPLO, symmetrize_input=True))
+        return _eigh_hermitian((a + jnp.conj(jnp.swapaxes(a, -1, -2))) / 2)
     lower = UPLO in (None, "L")
     part = jnp.tril if lower else jnp.triu
     strict = part(a, -1 if lower else 1)
     # the Hermitian matrix the read triangle stands for: its derivative puts the gradient on that triangle
     full = part(a) + jnp.conj(jnp.swapaxes(strict, -1, -2))
-    return tuple(jnp.linalg.eigh(full, symmetrize_input=False))
+    return _eigh_hermitian(full)
 
 
 @jax.custom_jvp
