@@ -275,3 +275,19 @@ def test_eigh_gradient_at_degenerate_eigenvalues_is_tfs():
         w = tnp.linalg.eigh(a)[0]
     assert np.all(np.isfinite(acc.jvp(w).numpy()))
     np.testing.assert_allclose(np.sum(acc.jvp(w).numpy()), np.trace(da), rtol=1e-5)
+
+
+def test_svd_gradient_at_equal_singular_values_is_tfs():
+    # TF's SvdGrad: f = _SafeReciprocal(s_j^2 - s_i^2), s_inv = _SafeReciprocal(s). TF at a = eye(3):
+    # tape.gradient(tf.linalg.svd(a, full_matrices=False)[0], a) (the singular values) is eye(3), the gradient of
+    # its u output zeros; at a = zeros((3, 2)), tape.gradient(tf.linalg.svd(a, compute_uv=False), a) is eye(3, 2)
+    def grad(f, a):
+        a = tj.constant(np.asarray(a, np.float32))
+        with tj.GradientTape() as tape:
+            tape.watch(a)
+            y = f(a)
+        return tape.gradient(y, a).numpy()
+    np.testing.assert_allclose(grad(lambda a: tnp.linalg.svd(a, full_matrices=False)[1], np.eye(3)), np.eye(3), atol=1e-6)
+    np.testing.assert_allclose(grad(lambda a: tnp.linalg.svd(a)[0], np.eye(3)), np.zeros((3, 3)), atol=1e-6)
+    np.testing.assert_allclose(grad(lambda a: tnp.linalg.svd(a, compute_uv=False), np.zeros((3, 2))), np.eye(3, 2),
+                               atol=1e-6)

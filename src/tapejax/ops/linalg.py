@@ -18,8 +18,10 @@ computes TF's convention from one definition:
 * ``cholesky``: TF's gradient is symmetrized, ``(X + X^H) / 2``; so is JAX's (it averages the input), and
   the two agree: derived from JAX.
 * ``svd``/``eigh`` eigenvector sign: for distinct eigen/singular values both libraries differentiate the
-  branch the decomposition returns (``U^H dU`` antisymmetric), so the derivatives are the same; TF's Lorentz
-  broadening (``x / (x^2 + 1e-20)``) only changes the degenerate case, where neither is defined.
+  branch the decomposition returns (``U^H dU`` antisymmetric), so the derivatives are the same. At equal
+  eigen/singular values TF's ``_SafeReciprocal`` (``x / (x^2 + 1e-20)``, 0 at 0) replaces ``1 / (w_j - w_i)``:
+  the gradient of the eigen/singular values alone, and of the vectors of the distinct ones, stays finite
+  (JAX's zero cotangent times inf is NaN); tapejax's ``eigh`` and ``svd`` (``compute_uv=True``) use it too.
   ``svd(full_matrices=True)`` of a non-square matrix has no gradient (the extra singular vectors are not
   unique; TF raises for ``|m - n| > 1``): asking for one raises LookupError; use ``full_matrices=False``.
 * ``solve``, ``inv``, ``det``, ``slogdet`` (sign has zero derivative), ``qr`` (TF supports reduced deep and
@@ -120,9 +122,51 @@ def _svd_full_rect_jvp(primals, tangents):
                      "differentiable (its extra singular vectors are not unique); pass full_matrices=False")
 
 
+def _safe_reciprocal(x):
+    """TF's ``_SafeReciprocal`` (linalg_grad.py): ``x / (x^2 + 1e-20)``, 0 (not inf) at 0."""
+    return x / (x * x + 1e-20)
+
+
+@jax.custom_jvp
+def _svd_reduced(a):
+    """``svd(a, full_matrices=False)`` with TF's derivative (SvdGrad): JAX's rule with TF's safe reciprocals of
+    ``s_j^2 - s_i^2`` and ``s``, so equal (or zero) singular values give a finite gradient of ``S`` and of the
+    singular vectors of the distinct ones, as TF, where a zero cotangent times inf gave NaN."""
+    return tuple(jnp.linalg.svd(a, full_matrices=False))
+
+
+@_svd_reduced.defjvp
+def _svd_reduced_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    u, s, vh = _svd_reduced(a)
+    h = lambda x: jnp.conj(jnp.swapaxes(x, -1, -2))  # noqa: E731
+    v = h(vh)
+    sc = s.astype(a.dtype)
+    dp = h(u) @ da @ v  # (k, k)
+    ds = jnp.real(jnp.diagonal(dp, axis1=-2, axis2=-1)).astype(s.dtype)
+    s2 = sc * sc
+    f = _safe_reciprocal(s2[..., None, :] - s2[..., :, None])  # [i, j]: 1 / (s_j^2 - s_i^2), 0 where equal
+    s_inv = _safe_reciprocal(sc)
+    dp_s, s_dp = dp * sc[..., None, :], sc[..., :, None] * dp  # dP S and S dP
+    # the imaginary part of diag(dP) rotates the phases of u (0 for real matrices)
+    phase = 0.5 * (dp - h(dp)) * jnp.eye(dp.shape[-1], dtype=a.dtype) * s_inv[..., None, :]
+    du = u @ (f * (dp_s + h(dp_s)) + phase)
+    dv = v @ (f * (s_dp + h(s_dp)))
+    m, n = a.shape[-2:]
+    if m > n:
+        dav = da @ v
+        du = du + (dav - u @ (h(u) @ dav)) * s_inv[..., None, :]
+    elif n > m:
+        dahu = h(da) @ u
+        dv = dv + (dahu - v @ (vh @ dahu)) * s_inv[..., None, :]
+    return (u, s, vh), (du, ds, h(dv))
+
+
 def _svd_fn(a, full_matrices=True, compute_uv=True, hermitian=False):
     if compute_uv and full_matrices and a.shape[-2] != a.shape[-1]:
         return _svd_full_rect(a)
+    if compute_uv and not hermitian:
+        return _svd_reduced(a)  # (square, or full_matrices=False: the same decomposition)
     out = jnp.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv, hermitian=hermitian)
     return tuple(out) if compute_uv else out
 
