@@ -291,3 +291,37 @@ def test_svd_gradient_at_equal_singular_values_is_tfs():
     np.testing.assert_allclose(grad(lambda a: tnp.linalg.svd(a)[0], np.eye(3)), np.zeros((3, 3)), atol=1e-6)
     np.testing.assert_allclose(grad(lambda a: tnp.linalg.svd(a, compute_uv=False), np.zeros((3, 2))), np.eye(3, 2),
                                atol=1e-6)
+
+
+# -- ops/math_grad_test.py cases that already matched (pinned) ----------------------------------------------
+
+def _grads(f, *xs):
+    ts = [tj.constant(np.asarray(x, np.float32)) for x in xs]
+    with tj.GradientTape() as tape:
+        tape.watch(ts)
+        y = f(*ts)
+    return [g.numpy() for g in tape.gradient(y, ts)]
+
+
+def test_euclidean_norm_negative_zero_and_zeros():
+    # EuclideanNormGradientTest.testNegativeZero ([1, -0] -> [1, -0], 1/dx = [1, -inf]) and testZeros (NaN)
+    (dx,) = _grads(tnp.linalg.norm, [1.0, -0.0])
+    np.testing.assert_array_equal(dx, [1.0, -0.0])
+    assert np.signbit(dx[1])
+    (dx,) = _grads(tnp.linalg.norm, [0.0, -0.0])
+    assert np.all(np.isnan(dx))
+
+
+def test_min_max_of_tied_copies_and_maximum_tie():
+    # MinOrMaxGradientTest: reduce_min/max(concat([x, x])) has gradient 1 w.r.t. x (the halves add up);
+    # MaximumOrMinimumGradientTest: maximum(x, 3.0) at x = 3 gives the gradient to x
+    assert _grads(lambda x: tnp.min(tnp.concatenate([x, x])), [1.0])[0].tolist() == [1.0]
+    assert _grads(lambda x: tnp.max(tnp.concatenate([x, x])), [1.0])[0].tolist() == [1.0]
+    assert _grads(lambda x: tnp.maximum(x, 3.0), [1.0, 2.0, 3.0, 4.0])[0].tolist() == [0.0, 0.0, 1.0, 1.0]
+    assert _grads(lambda x: tnp.minimum(x, 2.0), [1.0, 2.0, 3.0, 4.0])[0].tolist() == [1.0, 1.0, 0.0, 0.0]
+
+
+def test_floor_mod_gradient():
+    # FloorModGradientTest: d/dx floormod(x, n) = 1, d/dn = -floor(x / n)
+    gx, gn = _grads(tnp.mod, [131.0], [17.0])
+    assert gx.tolist() == [1.0] and gn.tolist() == [-7.0]
