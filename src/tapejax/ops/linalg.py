@@ -78,6 +78,11 @@ def _rect(*shape):
 
 # -- the ops' functions (what JAX differentiates: each exactly the convention documented above) ----------
 
+def _safe_reciprocal(x):
+    """TF's ``_SafeReciprocal`` (linalg_grad.py): ``x / (x^2 + 1e-20)``, 0 (not inf) at 0."""
+    return x / (x * x + 1e-20)
+
+
 @jax.custom_jvp
 def _eigh_hermitian(a):
     """``eigh`` of a Hermitian ``a`` (read whole), with TF's derivative (SelfAdjointEigV2Grad)."""
@@ -95,7 +100,7 @@ def _eigh_hermitian_jvp(primals, tangents):
     vh = jnp.conj(jnp.swapaxes(v, -1, -2))
     vdag_da_v = vh @ da @ v
     gap = (w[..., None, :] - w[..., :, None]).astype(a.dtype)  # [i, j] = w_j - w_i
-    f = gap / (gap * gap + 1e-20)
+    f = _safe_reciprocal(gap) * (1 - jnp.eye(w.shape[-1], dtype=a.dtype))  # (the diagonal set to 0, as TF's)
     dw = jnp.real(jnp.diagonal(vdag_da_v, axis1=-2, axis2=-1)).astype(w.dtype)
     return (w, v), (dw, v @ (f * vdag_da_v))
 
@@ -122,11 +127,6 @@ def _svd_full_rect_jvp(primals, tangents):
                      "differentiable (its extra singular vectors are not unique); pass full_matrices=False")
 
 
-def _safe_reciprocal(x):
-    """TF's ``_SafeReciprocal`` (linalg_grad.py): ``x / (x^2 + 1e-20)``, 0 (not inf) at 0."""
-    return x / (x * x + 1e-20)
-
-
 @jax.custom_jvp
 def _svd_reduced(a):
     """``svd(a, full_matrices=False)`` with TF's derivative (SvdGrad): JAX's rule with TF's safe reciprocals of
@@ -145,7 +145,8 @@ def _svd_reduced_jvp(primals, tangents):
     dp = h(u) @ da @ v  # (k, k)
     ds = jnp.real(jnp.diagonal(dp, axis1=-2, axis2=-1)).astype(s.dtype)
     s2 = sc * sc
-    f = _safe_reciprocal(s2[..., None, :] - s2[..., :, None])  # [i, j]: 1 / (s_j^2 - s_i^2), 0 where equal
+    off = 1 - jnp.eye(s.shape[-1], dtype=a.dtype)  # (a fused s_i^2 - s_i^2 need not be exactly 0: TF's set_diag)
+    f = _safe_reciprocal(s2[..., None, :] - s2[..., :, None]) * off  # [i, j]: 1 / (s_j^2 - s_i^2), 0 where equal
     s_inv = _safe_reciprocal(sc)
     dp_s, s_dp = dp * sc[..., None, :], sc[..., :, None] * dp  # dP S and S dP
     # the imaginary part of diag(dP) rotates the phases of u (0 for real matrices)
