@@ -83,6 +83,14 @@ def _safe_reciprocal(x):
     return x / (x * x + 1e-20)
 
 
+def _safe_reciprocal_offdiag(gap):
+    """``_safe_reciprocal`` of a matrix of differences, with its diagonal set to 0 (TF's matrix_set_diag). The
+    diagonal is masked before the division: a fused ``s_i^2 - s_i^2`` need not be exactly 0 under jit, and the
+    derivative of ``x / (x^2 + 1e-20)`` at 0 (1e20) would give NaN at second order."""
+    off = ~jnp.eye(gap.shape[-1], dtype=bool)
+    return jnp.where(off, _safe_reciprocal(jnp.where(off, gap, 1)), 0)
+
+
 @jax.custom_jvp
 def _eigh_hermitian(a):
     """``eigh`` of a Hermitian ``a`` (read whole), with TF's derivative (SelfAdjointEigV2Grad)."""
@@ -100,7 +108,7 @@ def _eigh_hermitian_jvp(primals, tangents):
     vh = jnp.conj(jnp.swapaxes(v, -1, -2))
     vdag_da_v = vh @ da @ v
     gap = (w[..., None, :] - w[..., :, None]).astype(a.dtype)  # [i, j] = w_j - w_i
-    f = _safe_reciprocal(gap) * (1 - jnp.eye(w.shape[-1], dtype=a.dtype))  # (the diagonal set to 0, as TF's)
+    f = _safe_reciprocal_offdiag(gap)
     dw = jnp.real(jnp.diagonal(vdag_da_v, axis1=-2, axis2=-1)).astype(w.dtype)
     return (w, v), (dw, v @ (f * vdag_da_v))
 
@@ -145,8 +153,7 @@ def _svd_reduced_jvp(primals, tangents):
     dp = h(u) @ da @ v  # (k, k)
     ds = jnp.real(jnp.diagonal(dp, axis1=-2, axis2=-1)).astype(s.dtype)
     s2 = sc * sc
-    off = 1 - jnp.eye(s.shape[-1], dtype=a.dtype)  # (a fused s_i^2 - s_i^2 need not be exactly 0: TF's set_diag)
-    f = _safe_reciprocal(s2[..., None, :] - s2[..., :, None]) * off  # [i, j]: 1 / (s_j^2 - s_i^2), 0 where equal
+    f = _safe_reciprocal_offdiag(s2[..., None, :] - s2[..., :, None])  # [i, j]: 1 / (s_j^2 - s_i^2), 0 if equal
     s_inv = _safe_reciprocal(sc)
     dp_s, s_dp = dp * sc[..., None, :], sc[..., :, None] * dp  # dP S and S dP
     # the imaginary part of diag(dP) rotates the phases of u (0 for real matrices)
