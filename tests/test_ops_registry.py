@@ -5,7 +5,7 @@ together): (a) the recorded forward equals ``op.fn``; (b) the tape gradient equa
 ``jax.vjp`` of ``op.fn`` (random cotangents on every float output, and on the first output alone, which
 exercises the ops that take ``None`` for the others); (c) the JVP kernel, and ``tj.ForwardAccumulator``,
 equal ``jax.jvp``; (d) central finite differences of ``op.fn`` agree with the tape gradient; (e) nested
-tapes give jax's Hessian-vector product of a scalarized version.
+tapes give jax's Hessian-vector product of a scalarized version (``v^T H``, the VJP of its gradient).
 
 All of JAX's reference values for a case are computed by one jitted function (one compile per case), which
 keeps the file fast; the tapejax side runs through its ordinary paths.
@@ -134,7 +134,10 @@ def _reference(op, args, static, diff, eps):
         def scalar(*d):
             return sum(jnp.sum(o * c) for o, c in zip(f(*d), cts))
         argnums = tuple(range(len(primals)))
-        _, hvp = jax.jvp(lambda *d: jax.grad(scalar, argnums=argnums)(*d), primals, vs)
+        # nested tapes compute v^T H, the VJP of the gradient: the same as H v where the gradient is a true one,
+        # but not for a TF convention that is not (softmax_cross_entropy_with_logits' softmax - labels)
+        _, grad_vjp = jax.vjp(lambda *d: jax.grad(scalar, argnums=argnums)(*d), *primals)
+        hvp = grad_vjp(tuple(vs))
         # finite differences along vs (the values of f at primals +/- eps * vs)
         plus = f(*[p + (eps * v).astype(p.dtype) for p, v in zip(primals, vs)])
         minus = f(*[p - (eps * v).astype(p.dtype) for p, v in zip(primals, vs)])

@@ -450,10 +450,6 @@ KNOWN.update({
                                                   "API.md: the same no-NaN rule in forward and reverse mode",
     ("elu", "elu: f32 corner", "grad"): "at a NaN input TF's EluGrad passes the gradient; tapejax's is NaN",
     ("elu", "elu: f32 corner", "jvp"): "at a NaN input (see grad)",
-    ("softmax_cross_entropy_with_logits", "f32 labels not summing to 1", "grad"):
-        "TF's gradient is its backprop output, softmax - labels, the derivative only where labels sum to 1 "
-        "(TF documents them as distributions); tapejax's is the exact derivative",
-    ("softmax_cross_entropy_with_logits", "f32 labels not summing to 1", "jvp"): "see grad",
     ("batch_norm", "f32 NHWC all three outputs", "grad"): "TF's FusedBatchNormGrad ignores the gradients of "
                                                           "batch_mean and batch_var; tapejax differentiates all three",
     ("batch_norm", "f32 NHWC all three outputs", "jvp"): "TF's forward mode transposes that rule: None for "

@@ -18,8 +18,10 @@ computes TF's convention from one definition:
 * ``cholesky``: TF's gradient is symmetrized, ``(X + X^H) / 2``; so is JAX's (it averages the input), and
   the two agree: derived from JAX.
 * ``svd``/``eigh`` eigenvector sign: for distinct eigen/singular values both libraries differentiate the
-  branch the decomposition returns (``U^H dU`` antisymmetric), so the derivatives are the same; TF's Lorentz
-  broadening (``x / (x^2 + 1e-20)``) only changes the degenerate case, where neither is defined.
+  branch the decomposition returns (``U^H dU`` antisymmetric), so the derivatives are the same. At equal
+  eigen/singular values TF's ``_SafeReciprocal`` (``x / (x^2 + 1e-20)``, 0 at 0) replaces ``1 / (w_j - w_i)``:
+  the gradient of the eigen/singular values alone, and of the vectors of the distinct ones, stays finite
+  (JAX's zero cotangent times inf is NaN); tapejax's ``eigh`` and ``svd`` (``compute_uv=True``) use it too.
   ``svd(full_matrices=True)`` of a non-square matrix has no gradient (the extra singular vectors are not
   unique; TF raises for ``|m - n| > 1``): asking for one raises LookupError; use ``full_matrices=False``.
 * ``solve``, ``inv``, ``det``, ``slogdet`` (sign has zero derivative), ``qr`` (TF supports reduced deep and
@@ -37,7 +39,7 @@ import numpy as np
 
 from .core import OpDef, apply, freeze
 from .declare import samples as _samples
-from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan
+from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan, sign as _tf_sign
 
 # -- well-conditioned sample inputs ----------------------------------------------------------------------
 _rng = np.random.default_rng(16)
@@ -76,15 +78,50 @@ def _rect(*shape):
 
 # -- the ops' functions (what JAX differentiates: each exactly the convention documented above) ----------
 
+def _safe_reciprocal(x):
+    """TF's ``_SafeReciprocal`` (linalg_grad.py): ``x / (x^2 + 1e-20)``, 0 (not inf) at 0."""
+    return x / (x * x + 1e-20)
+
+
+def _safe_reciprocal_offdiag(gap):
+    """``_safe_reciprocal`` of a matrix of differences, with its diagonal set to 0 (TF's matrix_set_diag). The
+    diagonal is masked before the division: a fused ``s_i^2 - s_i^2`` need not be exactly 0 under jit, and the
+    derivative of ``x / (x^2 + 1e-20)`` at 0 (1e20) would give NaN at second order."""
+    off = ~jnp.eye(gap.shape[-1], dtype=bool)
+    return jnp.where(off, _safe_reciprocal(jnp.where(off, gap, 1)), 0)
+
+
+@jax.custom_jvp
+def _eigh_hermitian(a):
+    """``eigh`` of a Hermitian ``a`` (read whole), with TF's derivative (SelfAdjointEigV2Grad)."""
+    return tuple(jnp.linalg.eigh(a, symmetrize_input=False))
+
+
+@_eigh_hermitian.defjvp
+def _eigh_hermitian_jvp(primals, tangents):
+    # JAX's rule (nondegenerate perturbation theory) with TF's _SafeReciprocal, x / (x^2 + 1e-20), for
+    # 1 / (w_j - w_i): between equal eigenvalues it is 0, not inf, so a gradient of the eigenvalues alone (or of
+    # eigenvectors of distinct eigenvalues) at a degenerate spectrum (the identity) is finite, as TF's, where
+    # JAX's zero cotangent times inf gives NaN
+    (a,), (da,) = primals, tangents
+    w, v = _eigh_hermitian(a)
+    vh = jnp.conj(jnp.swapaxes(v, -1, -2))
+    vdag_da_v = vh @ da @ v
+    gap = (w[..., None, :] - w[..., :, None]).astype(a.dtype)  # [i, j] = w_j - w_i
+    f = _safe_reciprocal_offdiag(gap)
+    dw = jnp.real(jnp.diagonal(vdag_da_v, axis1=-2, axis2=-1)).astype(w.dtype)
+    return (w, v), (dw, v @ (f * vdag_da_v))
+
+
 def _eigh_fn(a, UPLO=None, symmetrize_input=False):
     if symmetrize_input:
-        return tuple(jnp.linalg.eigh(a, UPLO=UPLO, symmetrize_input=True))
+        return _eigh_hermitian((a + jnp.conj(jnp.swapaxes(a, -1, -2))) / 2)
     lower = UPLO in (None, "L")
     part = jnp.tril if lower else jnp.triu
     strict = part(a, -1 if lower else 1)
     # the Hermitian matrix the read triangle stands for: its derivative puts the gradient on that triangle
     full = part(a) + jnp.conj(jnp.swapaxes(strict, -1, -2))
-    return tuple(jnp.linalg.eigh(full, symmetrize_input=False))
+    return _eigh_hermitian(full)
 
 
 @jax.custom_jvp
@@ -98,9 +135,46 @@ def _svd_full_rect_jvp(primals, tangents):
                      "differentiable (its extra singular vectors are not unique); pass full_matrices=False")
 
 
+@jax.custom_jvp
+def _svd_reduced(a):
+    """``svd(a, full_matrices=False)`` with TF's derivative (SvdGrad): JAX's rule with TF's safe reciprocals of
+    ``s_j^2 - s_i^2`` and ``s``, so equal (or zero) singular values give a finite gradient of ``S`` and of the
+    singular vectors of the distinct ones, as TF, where a zero cotangent times inf gave NaN."""
+    return tuple(jnp.linalg.svd(a, full_matrices=False))
+
+
+@_svd_reduced.defjvp
+def _svd_reduced_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    u, s, vh = _svd_reduced(a)
+    h = lambda x: jnp.conj(jnp.swapaxes(x, -1, -2))  # noqa: E731
+    v = h(vh)
+    sc = s.astype(a.dtype)
+    dp = h(u) @ da @ v  # (k, k)
+    ds = jnp.real(jnp.diagonal(dp, axis1=-2, axis2=-1)).astype(s.dtype)
+    s2 = sc * sc
+    f = _safe_reciprocal_offdiag(s2[..., None, :] - s2[..., :, None])  # [i, j]: 1 / (s_j^2 - s_i^2), 0 if equal
+    s_inv = _safe_reciprocal(sc)
+    dp_s, s_dp = dp * sc[..., None, :], sc[..., :, None] * dp  # dP S and S dP
+    # the imaginary part of diag(dP) rotates the phases of u (0 for real matrices)
+    phase = 0.5 * (dp - h(dp)) * jnp.eye(dp.shape[-1], dtype=a.dtype) * s_inv[..., None, :]
+    du = u @ (f * (dp_s + h(dp_s)) + phase)
+    dv = v @ (f * (s_dp + h(s_dp)))
+    m, n = a.shape[-2:]
+    if m > n:
+        dav = da @ v
+        du = du + (dav - u @ (h(u) @ dav)) * s_inv[..., None, :]
+    elif n > m:
+        dahu = h(da) @ u
+        dv = dv + (dahu - v @ (vh @ dahu)) * s_inv[..., None, :]
+    return (u, s, vh), (du, ds, h(dv))
+
+
 def _svd_fn(a, full_matrices=True, compute_uv=True, hermitian=False):
     if compute_uv and full_matrices and a.shape[-2] != a.shape[-1]:
         return _svd_full_rect(a)
+    if compute_uv and not hermitian:
+        return _svd_reduced(a)  # (square, or full_matrices=False: the same decomposition)
     out = jnp.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv, hermitian=hermitian)
     return tuple(out) if compute_uv else out
 
@@ -132,7 +206,7 @@ def _abs(x):
 def _abs_jvp(primals, tangents):
     # TF's AbsGrad: sign(x), 0 at 0 (JAX's |x| has derivative 1 at 0); for complex x, Re(conj(x) t) / |x|
     (x,), (t,) = primals, tangents
-    d = jnp.sign(x)
+    d = _tf_sign(x)  # (a complex sign whose derivative is not 0: the second order of |x|)
     tangent = jnp.real(jnp.conj(d) * t) if jnp.iscomplexobj(x) else d * t
     return jnp.abs(x), tangent
 

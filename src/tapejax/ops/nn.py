@@ -21,6 +21,7 @@ JAX-convention derivatives and wrapped with ``rules.tf_complex_bwd`` (the derive
 """
 from __future__ import annotations
 
+import functools
 import numbers
 
 import jax
@@ -76,7 +77,9 @@ def _relu6_fn(x):
 
 def _leaky_relu_fn(x, negative_slope=0.01):
     # TF LeakyReluGrad: slope at 0 (jax's where(x >= 0, ...) would give 1 there).
-    return jnp.where(x > 0, x, negative_slope * x).astype(jnp.result_type(x))
+    y = jnp.where(x > 0, x, negative_slope * x)
+    # integers give floats (-9 * 0.2 = -1.8), as jax.nn.leaky_relu and TF (relu_op_test testNumbersCPU)
+    return y if jnp.issubdtype(jnp.result_type(x), jnp.integer) else y.astype(jnp.result_type(x))
 
 
 def _relu6_mask(x):
@@ -430,20 +433,16 @@ def _xent_fwd(labels, logits, axis=-1):
     return (loss, backprop), (backprop, lsm)
 
 
-def _xent_fn(labels, logits, axis=-1):
-    return _xent_fwd(labels, logits, axis)[0]  # XLA drops the residuals nothing reads
-
-
 def _xent_bwd(res, cts, axis=-1):
     backprop, lsm = res
     g_loss, g_bp = cts  # g_bp is None unless the backprop output itself is differentiated (accepts_none)
     g = jnp.expand_dims(g_loss, axis)
-    sm = jnp.exp(lsm)
-    # d loss / d logits = softmax * sum(labels) - labels: TF's backprop (softmax - labels) where the labels
-    # sum to 1, and still exact where they do not (sum(labels) = 1 - sum(backprop)).
-    d_logits = g * (backprop - sm * jnp.sum(backprop, axis=axis, keepdims=True))
+    # TF's gradient w.r.t. the logits is its backprop output, softmax - labels: the derivative of the loss
+    # where the labels sum to 1, and TF's value where they do not (a single class, unnormalized labels)
+    d_logits = g * backprop
     d_labels = -g * lsm
     if g_bp is not None:
+        sm = jnp.exp(lsm)
         d_logits = d_logits + sm * (g_bp - jnp.sum(g_bp * sm, axis=axis, keepdims=True))
         d_labels = d_labels - g_bp
     return d_labels.astype(lsm.dtype), d_logits.astype(lsm.dtype)
@@ -455,8 +454,21 @@ def _xent_jvp(p, t, out, axis=-1):
     lsm = jax.nn.log_softmax(logits, axis=axis)
     sm = jnp.exp(lsm)
     t_lsm = t_logits - jnp.sum(sm * t_logits, axis=axis, keepdims=True)
-    t_loss = -jnp.sum(t_labels * lsm + labels * t_lsm, axis=axis)
+    # the transpose of _xent_bwd: d loss = sum(backprop * d logits) - sum(log_softmax * d labels)
+    t_loss = jnp.sum((sm - labels) * t_logits - lsm * t_labels, axis=axis)
     return t_loss, sm * t_lsm - t_labels
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(2,))
+def _xent_fn(labels, logits, axis=-1):
+    """The op's function, with TF's derivative (``_xent_jvp``: JAX transforms of it agree with the tape)."""
+    return _xent_fwd(labels, logits, axis)[0]  # XLA drops the residuals nothing reads
+
+
+@_xent_fn.defjvp
+def _xent_fn_jvp(axis, primals, tangents):
+    out = _xent_fn(*primals, axis)
+    return out, _xent_jvp(primals, tangents, out, axis)
 
 
 def _sparse_xent_fn(labels, logits):
@@ -509,10 +521,19 @@ _sparse_xent = OpDef("sparse_softmax_cross_entropy_with_logits", _sparse_xent_fn
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1):
     """``tf.nn.softmax_cross_entropy_with_logits``: per-example ``-sum(labels * log_softmax(logits))`` over
-    ``axis``. Differentiable in both arguments (one fused op, as TF's SoftmaxCrossEntropyWithLogits)."""
-    if tnp.shape(labels) != tnp.shape(logits):
-        raise ValueError(f"softmax_cross_entropy_with_logits: labels of shape {tnp.shape(labels)} and logits of "
-                         f"shape {tnp.shape(logits)} must have the same shape")
+    ``axis``. Differentiable in both arguments (one fused op, as TF's SoftmaxCrossEntropyWithLogits): as TF,
+    the gradient w.r.t. the logits is ``softmax(logits) - labels`` (the derivative where the labels are
+    distributions), and ``labels`` may broadcast against ``logits``."""
+    l_shape, z_shape = tnp.shape(labels), tnp.shape(logits)
+    if l_shape != z_shape:  # as TF's kernel, labels broadcast against the logits (their gradient is summed back)
+        try:
+            ok = np.broadcast_shapes(l_shape, z_shape) == z_shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise ValueError(f"softmax_cross_entropy_with_logits: labels of shape {l_shape} must have the shape of "
+                             f"the logits, {z_shape}, or broadcast to it")
+        labels = tnp.broadcast_to(labels, z_shape)
     return _xent(labels, logits, axis=_axis(axis, tnp.ndim(logits)))[0]
 
 

@@ -51,7 +51,7 @@ from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, chol
 from .core import OpDef, apply, freeze, record_identity
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
-from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan,
+from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan, sign as _tf_sign,
                     tf_complex_vjp as _tf_complex_vjp, unbroadcast as _unbroadcast)
 
 # -- sample inputs for the registry-wide gradient test (declare.py: drawn in declaration order) ------------
@@ -112,14 +112,9 @@ def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, dom
     return _public(lambda x: apply(op, (x,), {}), name, f"Elementwise ``{name}``{of}, recorded with its gradient.")
 
 
-def _sign_fn(x):
-    """``jnp.sign``, a complex sign written as TF computes it, ``div_no_nan(z, |z|)``, so that its derived
-    derivative is TF's (JAX's complex sign has derivative 0, TF's is that of z / |z|, and 0 at 0)."""
-    if not jnp.iscomplexobj(x):
-        return jnp.sign(x)  # derivative 0 (TF's SignGrad)
-    nonzero = x != 0
-    safe = jnp.where(nonzero, x, 1)  # no 0 / 0 in either branch's derivative
-    return jnp.where(nonzero, safe / jnp.abs(safe), 0).astype(x.dtype)
+# ``jnp.sign``, a complex sign written as TF computes it, ``div_no_nan(z, |z|)``, so that its derived derivative
+# is TF's (JAX's complex sign has derivative 0, TF's is that of z / |z|, and 0 at 0)
+_sign_fn = _tf_sign
 
 
 # name                     function                 derivative d(x, y), y = f(x)                   TF convention
@@ -149,8 +144,9 @@ sinh = _unary("sinh", jnp.sinh, lambda x, y: jnp.cosh(x))
 cosh = _unary("cosh", jnp.cosh, lambda x, y: jnp.sinh(x))
 arcsinh = _unary("arcsinh", jnp.arcsinh, lambda x, y: jax.lax.rsqrt(x * x + 1))
 arctanh = _unary("arctanh", jnp.arctanh, lambda x, y: 1 / (1 - x * x), no_nan=True, domain=_between(-0.8, 0.8))
-# TF: d|x|/dx = sign(x), 0 at 0; for complex z, TF's gradient is g * z/|z| (conj of JAX's conj(z)/|z|).
-abs = _unary("abs", jnp.abs, lambda x, y: _conj_values(jnp.sign(x)), real_out=True)
+# TF: d|x|/dx = sign(x), 0 at 0; for complex z, TF's gradient is g * z/|z| (conj of JAX's conj(z)/|z|), the
+# sign TF's div_no_nan(z, |z|), whose derivative (the second order of |z|) is not JAX's 0
+abs = _unary("abs", jnp.abs, lambda x, y: _conj_values(_tf_sign(x)), real_out=True)
 _sign = OpDef("sign", _sign_fn, samples=_samples(((_r(3, 4),), {})))  # derived kernels (see _sign_fn)
 sign = _public(lambda x: apply(_sign, (x,), {}), "sign", "Elementwise ``sign`` (``jax.numpy.sign``), recorded with "
                "its gradient: 0 for real values (TF's SignGrad), that of ``z / |z|`` for complex ones (TF's).")
@@ -213,17 +209,49 @@ _MULTIPLY_RULES = {"fwd": lambda x, y: (x * y, (x, y)), "bwd": _mul_bwd,  # the 
                    "jvp": lambda p, t, out: t[0] * p[1] + p[0] * t[1]}
 
 
+def _masked_log(x):
+    """TF PowGrad's ``log_x``: ``log(x)``, 0 where ``x <= 0`` (log undefined); a complex log is defined everywhere
+    but at 0, so there only ``x == 0`` gives 0."""
+    has_log = x != 0 if jnp.iscomplexobj(x) else x > 0
+    return jnp.where(has_log, jnp.log(jnp.where(has_log, x, 1)), 0)
+
+
+@jax.custom_jvp
+def _pow_fn(x, y):
+    """``jnp.power`` whose own derivative is TF's PowGrad (the exponent's is ``x**y * log_x``, masked): power's
+    backward is written with it, so differentiating that backward (second order) at a base <= 0 gives TF's
+    values where JAX's ``x**y * log(x)`` would give NaN."""
+    return jnp.power(x, y)
+
+
+@_pow_fn.defjvp
+def _pow_fn_jvp(primals, tangents):
+    x, y = primals
+    tx, ty = tangents
+    out = _pow_fn(x, y)
+    return out, tx * _pow_partial_x(x, y) + ty * out * _masked_log(x)
+
+
+def _tf_power(x, y):
+    """``jnp.power`` with TF's derivative (``_pow_fn``) where both operands are inexact (an integer has none)."""
+    if jnp.issubdtype(jnp.result_type(x), jnp.inexact) and jnp.issubdtype(jnp.result_type(y), jnp.inexact):
+        return _pow_fn(*jnp.broadcast_arrays(x, y))
+    return jnp.power(x, y)
+
+
+def _pow_partial_x(x, y):
+    # y * x**(y-1), written so that x == 0, y == 0 gives 0 rather than NaN
+    return jnp.where(y == 0, 0, y * _tf_power(x, jnp.where(y == 0, 1, y - 1)))
+
+
 def _pow_dx(x, y, out, g):
-    # TF: mul_no_nan(y * x**(y-1), g); written so that x == 0, y == 0 gives 0 rather than NaN.
-    return _mul_no_nan(g, jnp.where(y == 0, 0, y * jnp.power(x, jnp.where(y == 0, 1, y - 1))))
+    # TF: mul_no_nan(y * x**(y-1), g)
+    return _mul_no_nan(g, _pow_partial_x(x, y))
 
 
 def _pow_dy(x, y, out, g):
-    # TF: the gradient w.r.t. the exponent is 0 where x <= 0 (log undefined); a complex log is defined
-    # everywhere but at 0, so there only x == 0 gives 0 (PowGrad's mask).
-    has_log = x != 0 if jnp.iscomplexobj(x) else x > 0
-    safe_log = jnp.where(has_log, jnp.log(jnp.where(has_log, x, 1)), 0)
-    return _mul_no_nan(g, out * safe_log)
+    # TF: the gradient w.r.t. the exponent is 0 where log_x is masked (PowGrad)
+    return _mul_no_nan(g, out * _masked_log(x))
 
 
 def _binary(name: str, f, dx=None, dy=None, *, rules=None, domain_x=_r, domain_y=_r, cases: int = 3) -> Callable:
@@ -244,7 +272,7 @@ add = _binary("add", jnp.add, rules=_linear_rules(jnp.add, 1, 1))
 subtract = _binary("subtract", jnp.subtract, rules=_linear_rules(jnp.subtract, 1, -1), cases=2)
 multiply = _binary("multiply", jnp.multiply, rules=_MULTIPLY_RULES)
 divide = _binary("divide", jnp.divide, lambda x, y, o, g: g / y, lambda x, y, o, g: -g * o / y, domain_y=_pos)
-_power = _binary("power", jnp.power, _pow_dx, _pow_dy, domain_x=_pos)  # PowGrad: mul_no_nan, log_x = 0 at x <= 0
+_power = _binary("power", _tf_power, _pow_dx, _pow_dy, domain_x=_pos)  # PowGrad: mul_no_nan, log_x = 0 at x <= 0
 maximum = _binary("maximum", jnp.maximum, lambda x, y, o, g: jnp.where(x >= y, g, jnp.zeros_like(g)),
                   lambda x, y, o, g: jnp.where(x >= y, jnp.zeros_like(g), g))  # MaximumGrad: a tie goes to x
 minimum = _binary("minimum", jnp.minimum, lambda x, y, o, g: jnp.where(x <= y, g, jnp.zeros_like(g)),

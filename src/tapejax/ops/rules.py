@@ -28,6 +28,17 @@ def cast_like(g, x):
     return g.astype(dt)
 
 
+def sign(x):
+    """``jnp.sign``, with a complex sign written as TF computes it, ``div_no_nan(z, |z|)``, so that its derivative
+    is TF's (JAX's complex sign has derivative 0; TF's is that of ``z / |z|``, and 0 at 0). Rules that multiply
+    by a sign (``abs``'s derivative) use it so that their own derivative, the second order, is right too."""
+    if not jnp.iscomplexobj(x):
+        return jnp.sign(x)  # derivative 0 (TF's SignGrad)
+    nonzero = x != 0
+    safe = jnp.where(nonzero, x, 1)  # no 0 / 0 in either branch's derivative
+    return jnp.where(nonzero, safe / jnp.abs(safe), 0).astype(x.dtype)
+
+
 def mul_no_nan(g, d):
     """``g * d`` but 0 where ``g`` is 0, even where ``d`` is inf or NaN (TF's convention for sqrt, rsqrt...)."""
     return jnp.where(g == 0, jnp.zeros_like(g), g * d)
