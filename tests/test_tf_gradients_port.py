@@ -198,6 +198,9 @@ def test_stop_gradients_kwarg_matches_stop_gradient_ops():
     # testStopGradients: for every subset of {a, b, c, d} made constant, gradients(d, subset) with
     # tf.stop_gradient ops in the graph equals gradients(d, subset, stop_gradients=constants) (None -> 0 * x).
     subsets = [""] + "a b c d ab ac ad bc bd cd abc abd acd bcd abcd".split()
+    # Every subset as constants; as xs a few (a gradient w.r.t. one x does not depend on the other xs
+    # listed, so all 16 as xs would only repeat these: TF's loop does, at 4x the compile time here).
+    xs_subsets = ["", "a", "bd", "abcd"]
     seed = 7
 
     def make_graph(rng, stops=""):
@@ -223,14 +226,14 @@ def test_stop_gradients_kwarg_matches_stop_gradient_ops():
         out = []
         for constants in subsets:
             with_stops = make_graph(np.random.RandomState(seed), constants)
-            for variables in subsets:
+            for variables in xs_subsets:
                 g1 = grads([with_stops["d"]], [with_stops[v] for v in variables])
                 g2 = grads([graph["d"]], [graph[v] for v in variables], stop_gradients=[graph[v] for v in constants])
                 out.append((g1, g2))
         return out
 
     results = f()
-    assert len(results) == 16 * 16
+    assert len(results) == 16 * len(xs_subsets)
     for g1, g2 in results:
         for a, b in zip(g1, g2):
             close(a, b, rtol=1e-5, atol=1e-5)
