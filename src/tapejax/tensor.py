@@ -623,10 +623,11 @@ class Variable(ArrayShape):
         elif isinstance(value, jax.core.Tracer):
             # Inside jax.jit/jax.grad/jax.vmap (not tj.function) the value only exists while JAX traces: stored,
             # it would leak, and every later read of the variable fail deep inside JAX.
-            raise TracedValueError(f"tj.Variable '{self._name}' was assigned inside a JAX transform (jax.jit, jax.grad, "
-                            "jax.vmap...), where the new value is traced and cannot outlive the trace. Use "
-                            "tj.function, which captures Variables and writes their final values back, or assign "
-                            "outside the transform (return the new value from it). The variable is unchanged.")
+            raise TracedValueError(
+                f"tj.Variable '{self._name}' was assigned inside a JAX transform (jax.jit, jax.grad, jax.vmap...), "
+                "where the new value is traced and cannot outlive the trace. Use tj.function, which captures "
+                "Variables and writes their final values back, or assign outside the transform (return the new value "
+                "from it). The variable is unchanged.")
         else:
             self.write_back(value)
 
@@ -862,7 +863,7 @@ def _check_lossless(value: Any, dtype, what: str, name: str) -> None:
         return  # let the conversion report it
     if _loses(kind, jnp.dtype(dtype).kind):
         raise TypeError(f"{what}: value {describe_value(value)} (numpy kind '{kind}') cannot be converted to the "
-                         f"variable '{name}' of dtype {jnp.dtype(dtype)} without loss. The variable is unchanged.")
+                        f"variable '{name}' of dtype {jnp.dtype(dtype)} without loss. The variable is unchanged.")
 
 
 def _default_dtype(value: Any):
