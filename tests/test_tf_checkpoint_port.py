@@ -547,3 +547,13 @@ def test_relative_paths_are_returned_as_spelled(tmp_path, monkeypatch):
     assert CheckpointManager(checkpoint, "mgr", 2).checkpoints == ["mgr/ckpt-2"]
     checkpoint.v.assign(5.0)
     assert checkpoint.restore("rel/ckpt") == "rel/ckpt-1" and float(checkpoint.v) == 1.0  # (a prefix: its newest)
+
+
+def test_a_non_trackable_object_raises_tfs_value_error():
+    # TF: tf.train.Checkpoint(x=1) (also a Tensor or a str) raises ValueError "`Checkpoint` was expecting x to
+    # be a trackable object"; ours is also a TypeError (code written to either catches it).
+    for bad in (1, "s", tj.constant(1.0)):
+        with pytest.raises(ValueError, match="'x' is a"):
+            tj.train.Checkpoint(x=bad)
+        with pytest.raises(TypeError):
+            tj.train.Checkpoint(x=bad)

@@ -72,6 +72,11 @@ _TRASH = "_deleted"  # CheckpointManager: where old steps go before being delete
 _SAVE_COUNTER = "save_counter"  # save()'s own entry: the number of the checkpoint (TF's save_counter)
 
 
+class NotCheckpointable(TypeError, ValueError):
+    """An object a Checkpoint cannot save (a Tensor, a number, a string...). TF raises ValueError ("expecting x
+    to be a trackable object"); also a TypeError, as it is one, for code written to either."""
+
+
 def _ocp():
     # orbax (and tensorstore) take seconds to import: a save or restore pays for it, not `import tapejax`.
     import orbax.checkpoint
@@ -96,8 +101,8 @@ def _collect(objects: Mapping[str, Any]) -> Dict[Tuple[str, ...], Variable]:
                                  "dict distinct keys (1 and '1' name the same entry).")
             found[path] = obj
         elif isinstance(obj, Tensor):
-            raise TypeError(f"Checkpoint: '{_show(path)}' is a tj.Tensor, which is immutable and cannot be "
-                            "restored into; wrap it in tj.Variable to checkpoint it.")
+            raise NotCheckpointable(f"Checkpoint: '{_show(path)}' is a tj.Tensor, which is immutable and cannot "
+                                    "be restored into; wrap it in tj.Variable to checkpoint it.")
         elif isinstance(obj, Mapping):
             for key, value in obj.items():
                 if not isinstance(key, (str, int)) or isinstance(key, bool) or key == "":
@@ -111,9 +116,9 @@ def _collect(objects: Mapping[str, Any]) -> Dict[Tuple[str, ...], Variable]:
             variables = obj.variables
             walk(variables() if callable(variables) else variables, path + ("variables",))
         else:
-            raise TypeError(f"Checkpoint: '{_show(path)}' is a {type(obj).__name__}, which holds no Variables. "
-                            "Pass tj.Variables, objects with a .variables attribute (tj.Module, optimizers), "
-                            "or dicts/lists/tuples of those.")
+            raise NotCheckpointable(f"Checkpoint: '{_show(path)}' is a {type(obj).__name__}, which holds no "
+                                    "Variables. Pass tj.Variables, objects with a .variables attribute (tj.Module, "
+                                    "optimizers), or dicts/lists/tuples of those.")
 
     try:
         for name, obj in objects.items():
