@@ -106,32 +106,10 @@ class Module:
         """Every Module held by this one, directly or through other Modules, each once."""
         return tuple(x for x in self._walk() if isinstance(x, Module))
 
-    def _walk(self, seen: Optional[Set[int]] = None) -> Iterator[Any]:
-        """Variables and Modules reachable from this Module, excluding itself: all of its own attributes
-        first, then each submodule met there, walked the same way (depth first: TF's order)."""
-        if seen is None:
-            seen = {id(self)}
-        attrs = vars(self)
-        ignored = getattr(self, "_TF_MODULE_IGNORED_PROPERTIES", Module._TF_MODULE_IGNORED_PROPERTIES)
-        submodules: List[Module] = []
-        for key in sorted(attrs):
-            if key in ignored:
-                continue
-            try:
-                leaves = list(_leaves(attrs[key]))
-            except _UnsortableKeys as e:
-                # as tf.Module, whose walk (tf.nest) sorts every dict's keys
-                raise ValueError(f"Error processing property {key!r} of module '{self._own_name()}' "
-                                 f"({type(self).__name__}): {e}") from None
-            for leaf in leaves:
-                if id(leaf) in seen:
-                    continue
-                seen.add(id(leaf))
-                yield leaf
-                if isinstance(leaf, Module):
-                    submodules.append(leaf)
-        for module in submodules:
-            yield from module._walk(seen)
+    def _walk(self) -> Iterator[Any]:
+        """Variables and Modules reachable from this Module, excluding itself, each once: all of its own
+        attributes first, then each submodule met there, walked the same way (depth first: TF's order)."""
+        return self._flatten(predicate=_tracked)
 
     def _flatten(self, recursive: bool = True, predicate: Optional[Callable[[Any], bool]] = None,
                  attribute_traversal_key: Optional[Callable[[str], Any]] = None, with_path: bool = False,
@@ -194,8 +172,9 @@ def _flatten_module(module: Module, recursive: bool, predicate: Callable[[Any], 
             continue
         try:
             leaves = list(_nest_leaves(attrs[key], (key,)))
-        except _UnsortableKeys as e:
-            raise ValueError(f"Error processing property {key!r} of {attrs[key]!r}: {e}") from None
+        except _UnsortableKeys as e:  # as tf.Module, whose walk (tf.nest) sorts every dict's keys
+            raise ValueError(f"Error processing property {key!r} of module '{module._own_name()}' "
+                             f"({type(module).__name__}): {e}") from None
         for leaf_path, leaf in leaves:
             if not with_path:
                 if id(leaf) in seen:
@@ -226,7 +205,9 @@ def _nest_leaves(value: Any, path: Tuple[Any, ...]) -> Iterator[Tuple[Tuple[Any,
         try:
             keys = sorted(value)
         except TypeError as e:
-            raise _UnsortableKeys(f"a dict in it has keys that cannot be sorted ({e})") from None
+            raise _UnsortableKeys(f"a dict in it has keys that cannot be sorted ({e}); a Module walks dicts in "
+                                  "sorted key order (as tf.Module), so give the dict keys of one sortable type, "
+                                  "or name the attribute in _TF_MODULE_IGNORED_PROPERTIES") from None
         for k in keys:
             yield from _nest_leaves(value[k], path + (k,))
     else:
@@ -266,20 +247,6 @@ class _UnsortableKeys(TypeError):
     """A dict whose keys do not sort, so that it has no order to walk it in."""
 
 
-def _leaves(value: Any) -> Iterator[Any]:
-    """The Variables and Modules inside an attribute's value (lists, tuples, dicts; dict keys sorted,
-    as TF's nest: keys that do not sort raise ``_UnsortableKeys``)."""
-    if isinstance(value, (Variable, Module)):
-        yield value
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _leaves(v)
-    elif isinstance(value, dict):
-        try:
-            keys = sorted(value)
-        except TypeError as e:
-            raise _UnsortableKeys(f"a dict in it has keys that cannot be sorted ({e}); a Module walks dicts in "
-                                  "sorted key order (as tf.Module), so give the dict keys of one sortable type, "
-                                  "or name the attribute in _TF_MODULE_IGNORED_PROPERTIES") from None
-        for k in keys:
-            yield from _leaves(value[k])
+def _tracked(x: Any) -> bool:
+    """What ``variables`` and ``submodules`` are made of."""
+    return isinstance(x, (Variable, Module))
