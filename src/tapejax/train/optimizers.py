@@ -64,7 +64,7 @@ class Optimizer:
         self._lr_fn = None
         if name is None:
             name = _auto_name(type(self).__name__)
-        steps = self.__dict__.get("_hyperparameters", {}).get("gradient_accumulation_steps")
+        steps = self._hyperparameter("gradient_accumulation_steps")
         if steps and with_learning_rate is not None and callable(learning_rate) \
                 and not _takes_no_arguments(learning_rate):
             # Keras evaluates a schedule at its count of calls (k per step: at k - 1, 2k - 1...), optax's
@@ -119,19 +119,24 @@ class Optimizer:
                                  "learning_rate can be set.")
         object.__setattr__(self, name, value)
 
+    def _hyperparameter(self, name: str) -> Any:
+        """A Keras hyperparameter of this optimizer, or None (``from_optax``'s have none; read before a
+        subclass has set them, as in ``__init__``)."""
+        return self.__dict__.get("_hyperparameters", {}).get(name)
+
     # -- public state -------------------------------------------------------------------------------
     @property
     def iterations(self) -> Variable:
         """How many times ``apply_gradients`` ran (an int32 Variable); with Keras's
         ``gradient_accumulation_steps`` k, how many steps were made (that count floor-divided by k, a
         Tensor, as Keras)."""
-        steps = self.__dict__.get("_hyperparameters", {}).get("gradient_accumulation_steps")
+        steps = self._hyperparameter("gradient_accumulation_steps")
         return self._iterations // steps if steps else self._iterations
 
     def scale_loss(self, loss: Any) -> Any:
         """As Keras: ``loss * loss_scale_factor`` (the gradients of that loss are divided by it again
         in each step), or ``loss`` when the optimizer has no ``loss_scale_factor``."""
-        factor = self.__dict__.get("_hyperparameters", {}).get("loss_scale_factor")
+        factor = self._hyperparameter("loss_scale_factor")
         return loss if factor is None else loss * factor
 
     def get_config(self) -> dict:
