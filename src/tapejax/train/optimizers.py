@@ -22,6 +22,12 @@ and on sharded Variables (the update is a jitted function of the Variables' arra
 4. Keras's ``exclude_from_weight_decay(var_list, var_names)``, before the build: the build records which
    of its Variables are decayed, and an update of a set of Variables some of which are excluded
    rebuilds the transformation with that mask (the same state: the decay has none of its own).
+5. Keras's ``use_ema``: the state also holds a moving average of each built Variable (first among the
+   state, as Keras orders its variables), updated after every call from all of them (also those whose
+   gradient was None), ``optax.incremental_update`` with Keras's momentum (0 at the first step: the
+   average starts as the Variable). With ``ema_overwrite_frequency`` f, every f-th step overwrites the
+   Variables with their averages (``optax.periodic_update``); ``finalize_variable_values`` does it on
+   demand.
 """
 from __future__ import annotations
 
@@ -45,6 +51,12 @@ from ..ops import numpy as tnp
 from ..tensor import Tensor, Variable, convert_to_tensor, current_values, name_scope
 
 LearningRate = Union[float, Callable[[Any], Any]]
+
+
+class UnrecognizedArgumentError(ValueError, TypeError):
+    """A Keras-named optimizer given a keyword argument it does not take. Keras raises ValueError
+    ("Argument(s) not recognized"); also a TypeError, as Python raises for an unexpected keyword, for
+    code written to either."""
 
 
 class Optimizer:
@@ -87,6 +99,9 @@ class Optimizer:
         self._rebuild = with_learning_rate
         self._decay_excluded: Optional[Tuple[set, Optional[re.Pattern]]] = None  # exclude_from_weight_decay
         self._decay_mask: Optional[Tuple[bool, ...]] = None  # per built Variable; None: all decayed
+        # Keras's use_ema: (ema_momentum, ema_overwrite_frequency or None), or None without moving averages
+        self._ema = _ema_options(self._hyperparameter("use_ema"), self._hyperparameter("ema_momentum"),
+                                 self._hyperparameter("ema_overwrite_frequency"))
         self.name = name
         with name_scope(name):
             self._iterations = Variable(jnp.zeros((), jnp.int32), trainable=False, name="iteration")
@@ -181,7 +196,8 @@ class Optimizer:
     @property
     def variables(self) -> List[Variable]:
         """``iterations``, the ``learning_rate`` Variable (when it is one), then the optax state leaves as
-        Variables (those exist after the first apply), as Keras orders them."""
+        Variables (those exist after the first apply; with ``use_ema``, the moving averages first), as Keras
+        orders them."""
         head = [self._iterations] if self._lr is None else [self._iterations, self._lr]
         return head + list(self._state)
 
@@ -240,12 +256,18 @@ class Optimizer:
             return
         var_list = _check_variables(list(var_list), "build")
         with tape_set.stop_recording():
-            state = self._tx.init([v.read_value().value for v in var_list])
+            params = [v.read_value().value for v in var_list]
+            state = self._tx.init(params)
+        names = []
+        if self._ema is not None:  # Keras's moving averages (zeros: the first step sets them), first as Keras's
+            state = ([jnp.zeros_like(p) for p in params], state)
+            names = [_bare_name(v).replace("/", "_") + "_average" for v in var_list]
         leaves, self._state_tree = jax.tree_util.tree_flatten(state)
         if self._restore_on_build is not None:
             leaves = self._restored_state(leaves)
+        names += [f"state_{i}" for i in range(len(names), len(leaves))]
         with name_scope(self.name):
-            self._state = [Variable(leaf, trainable=False, name=f"state_{i}") for i, leaf in enumerate(leaves)]
+            self._state = [Variable(leaf, trainable=False, name=name) for leaf, name in zip(leaves, names)]
         if self._decay_excluded is not None:
             ids, pattern = self._decay_excluded
             # (searched in the name without TF's ":0", as Keras 3 names a variable: "dense/bias", not "dense/bias:0")
@@ -253,6 +275,28 @@ class Optimizer:
                                      for v in var_list)
         self._built = var_list
         self._position = {id(v): i for i, v in enumerate(var_list)}  # (looked up at every step)
+
+    @property
+    def _model_variables_moving_average(self) -> List[Variable]:
+        """Keras's name for the moving averages of ``use_ema`` (one per built Variable, in its order)."""
+        if self._ema is None or self._built is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '_model_variables_moving_average' "
+                                 "(it has moving averages once built with use_ema=True)")
+        return self._state[:len(self._built)]
+
+    def finalize_variable_values(self, var_list: Sequence[Variable]) -> None:
+        """As Keras: with ``use_ema``, assign each Variable of ``var_list`` (the Variables the optimizer was
+        built for, in their order) its moving average; without, nothing."""
+        if self._ema is None:
+            return
+        var_list = list(var_list)
+        averages = self._model_variables_moving_average if self._built is not None else []
+        if len(var_list) != len(averages):
+            raise ValueError(f"The length of model variables ({len(var_list)}) to override does not match the length "
+                             f"of model variables stored in the optimizer ({len(averages)}). Please check if the "
+                             "optimizer was called on your model.")  # (Keras's words)
+        for v, average in zip(var_list, averages):
+            v.assign(average)
 
     def exclude_from_weight_decay(self, var_list: Optional[Iterable[Variable]] = None,
                                   var_names: Optional[Iterable[str]] = None) -> None:
@@ -355,7 +399,9 @@ class Optimizer:
                     raise ValueError(f"apply_gradients: gradient of shape {shape} for variable {v.name!r} "
                                      f"of shape {v.shape}.")
             key = (tuple(position[id(v)] for _, v in present), len(self._built))
-            params = current_values([v for _, v in present])
+            # (with moving averages, every built Variable: its average moves, and it may be overwritten by it)
+            targets = self._built if self._ema is not None else [v for _, v in present]
+            params = current_values(targets)
             state = current_values(self._state)
             count = current_values((self._iterations,))
             if self._lr is not None:
@@ -383,7 +429,7 @@ class Optimizer:
             # The values come from the update itself (shapes and dtypes as the variables'): outside a
             # tj.function they are stored as they are; inside one, assign records them for write-back.
             store = Variable.assign if traced else Variable.write_back
-            for (_, v), new in zip(present, new_params):
+            for v, new in zip(targets, new_params):
                 store(v, new)
             for s, new in zip(self._state, new_state):
                 if new is not None:  # (None: unchanged)
@@ -410,7 +456,8 @@ class Optimizer:
 
     def _update(self, key, grads, state_leaves, params, count, lr=None, drop_unchanged: bool = True):
         """One optax step on the Variables at ``idx`` (jitted; ``key`` = (idx, number built)), and the
-        step count plus one; ``lr``: the learning-rate Variable's value, when there is one."""
+        step count plus one; ``lr``: the learning-rate Variable's value, when there is one. With moving
+        averages (``use_ema``), ``params`` are those of all the built Variables, and so are the new ones."""
         idx, n = key
         mask = None if self._decay_mask is None else tuple(self._decay_mask[i] for i in idx)
         if mask is not None and not all(mask):  # (the transformation's state does not depend on the mask)
@@ -418,6 +465,9 @@ class Optimizer:
         else:
             tx = self._tx if lr is None else self._with_learning_rate(lr)
         state = jax.tree_util.tree_unflatten(self._state_tree, state_leaves)
+        if self._ema is not None:
+            (averages, state), all_params = state, params
+            params = [all_params[i] for i in idx]
 
         def per_variable(node) -> bool:
             return isinstance(node, list) and len(node) == n
@@ -450,6 +500,14 @@ class Optimizer:
             new_sub = jax.tree_util.tree_map(merge, state, new_sub, is_leaf=per_variable)
         # Stored without conversion (write_back): each value keeps its Variable's dtype, strongly typed.
         new_params = [jax.lax.convert_element_type(n, o.dtype) for n, o in zip(new_params, params)]
+        if self._ema is not None:
+            updated = list(all_params)
+            for j, i in enumerate(idx):
+                updated[i] = new_params[j]
+            steps = self._hyperparameter("gradient_accumulation_steps")
+            new_params, averages = _keras_moving_average(updated, averages, count // steps if steps else count,
+                                                         *self._ema)
+            new_sub = (averages, new_sub)
         # A leaf the update passes through (inject_hyperparams' constant hyperparameters) comes back as None:
         # the Variable keeps its value, and the program has one output (a new array each call) less.
         new_state = [None if (n is o and drop_unchanged) else jax.lax.convert_element_type(n, o.dtype)
@@ -569,6 +627,43 @@ def _check_distinct(variables: list) -> None:
         seen.add(id(v))
 
 
+def _ema_options(use_ema: Any, ema_momentum: Any, ema_overwrite_frequency: Any) -> Optional[Tuple[float, Optional[int]]]:
+    """``(ema_momentum, ema_overwrite_frequency or None)`` for ``use_ema``, checked as Keras checks them (only
+    with ``use_ema``); None without it."""
+    if not use_ema:
+        return None
+    if ema_momentum > 1 or ema_momentum < 0:
+        raise ValueError(f"`ema_momentum` must be in the range [0, 1]. Received: ema_momentum={ema_momentum}")
+    if ema_overwrite_frequency and (not isinstance(ema_overwrite_frequency, int) or ema_overwrite_frequency < 1):
+        raise ValueError("`ema_overwrite_frequency` must be an integer >= 1 or None. Received: "
+                         f"ema_overwrite_frequency={ema_overwrite_frequency}")  # (Keras's words)
+    # (0 counts as None: Keras overwrites only `if self.ema_overwrite_frequency`)
+    return float(ema_momentum), int(ema_overwrite_frequency) if ema_overwrite_frequency else None
+
+
+def _keras_moving_average(params: list, averages: list, iterations: Any, momentum: float,
+                          overwrite_frequency: Optional[int]) -> Tuple[list, list]:
+    """Keras's EMA step after an update at step ``iterations`` (0 first): ``average = momentum * average +
+    (1 - momentum) * variable`` with momentum 0 at step 0 (the average starts as the variable), which is
+    optax's Polyak averaging with step size ``1 - momentum``; then, with ``overwrite_frequency`` f, the
+    variables become their averages at the steps where ``iterations + 1`` is a multiple of f."""
+    first = iterations == 0
+    averages = [optax.incremental_update(p, a, 1 - jnp.where(first, 0, momentum).astype(p.dtype))
+                for p, a in zip(params, averages)]
+    if overwrite_frequency is not None:
+        params = optax.periodic_update(averages, params, iterations + 1, overwrite_frequency)
+    return params, averages
+
+
+def _check_arguments(kwargs: dict) -> None:
+    """Keras's handling of the keyword arguments an optimizer does not take: ``decay`` (its legacy
+    learning-rate decay) is ignored with a warning; any other raises."""
+    if kwargs.pop("decay", None) is not None:
+        warnings.warn("Argument `decay` is no longer supported and will be ignored.", stacklevel=3)
+    if kwargs:
+        raise UnrecognizedArgumentError(f"Argument(s) not recognized: {kwargs}")  # (Keras's words)
+
+
 def _check_momentum(momentum: float, name: str) -> None:
     if not 0.0 <= momentum <= 1.0:
         raise ValueError(f"{name}: `momentum` must be a float between [0, 1], got {momentum}.")
@@ -668,8 +763,10 @@ class SGD(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.01, momentum: float = 0.0, nesterov: bool = False,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
+                 use_ema: bool = False, ema_momentum: float = 0.99, ema_overwrite_frequency: Optional[int] = None,
                  loss_scale_factor: Optional[float] = None,
-                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None) -> None:
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs) -> None:
+        _check_arguments(kwargs)
         _check_momentum(momentum, "SGD")
 
         def make(lr, decay_mask=None):
@@ -679,6 +776,8 @@ class SGD(Optimizer):
                                         loss_scale_factor, gradient_accumulation_steps)
         self._hyperparameters = dict(momentum=momentum, nesterov=nesterov, weight_decay=weight_decay,
                                      clipnorm=clipnorm, clipvalue=clipvalue, global_clipnorm=global_clipnorm,
+                                     use_ema=use_ema, ema_momentum=ema_momentum,
+                                     ema_overwrite_frequency=ema_overwrite_frequency,
                                      loss_scale_factor=loss_scale_factor,
                                      gradient_accumulation_steps=gradient_accumulation_steps)
         super().__init__(make(learning_rate), learning_rate, name, make)
@@ -728,8 +827,11 @@ class Adam(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, amsgrad: bool = False, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
-                 global_clipnorm: Optional[float] = None, loss_scale_factor: Optional[float] = None,
-                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None) -> None:
+                 global_clipnorm: Optional[float] = None, use_ema: bool = False, ema_momentum: float = 0.99,
+                 ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs) -> None:
+        _check_arguments(kwargs)
+
         def make(lr, decay_mask=None):
             tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay, decay_mask)
             return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm, None,
@@ -737,6 +839,8 @@ class Adam(Optimizer):
         self._hyperparameters = dict(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, amsgrad=amsgrad,
                                      weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
                                      global_clipnorm=global_clipnorm,
+                                     use_ema=use_ema, ema_momentum=ema_momentum,
+                                     ema_overwrite_frequency=ema_overwrite_frequency,
                                      loss_scale_factor=loss_scale_factor,
                                      gradient_accumulation_steps=gradient_accumulation_steps)
         super().__init__(make(learning_rate), learning_rate, name, make)
@@ -749,8 +853,10 @@ class AdamW(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, weight_decay: float = 0.004, beta_1: float = 0.9,
                  beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
-                 global_clipnorm: Optional[float] = None, loss_scale_factor: Optional[float] = None,
-                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None) -> None:
+                 global_clipnorm: Optional[float] = None, use_ema: bool = False, ema_momentum: float = 0.99,
+                 ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs) -> None:
+        _check_arguments(kwargs)
         if weight_decay is None:
             raise ValueError("Argument `weight_decay` must be a float. Received: weight_decay=None (AdamW "
                              "always decays; use Adam for no weight decay).")  # (Keras's words)
@@ -762,6 +868,8 @@ class AdamW(Optimizer):
         self._hyperparameters = dict(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, amsgrad=amsgrad,
                                      weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
                                      global_clipnorm=global_clipnorm,
+                                     use_ema=use_ema, ema_momentum=ema_momentum,
+                                     ema_overwrite_frequency=ema_overwrite_frequency,
                                      loss_scale_factor=loss_scale_factor,
                                      gradient_accumulation_steps=gradient_accumulation_steps)
         super().__init__(make(learning_rate), learning_rate, name, make)
@@ -774,8 +882,10 @@ class RMSprop(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, rho: float = 0.9, momentum: float = 0.0,
                  epsilon: float = 1e-7, centered: bool = False, weight_decay: Optional[float] = None,
                  clipnorm: Optional[float] = None, clipvalue: Optional[float] = None,
-                 global_clipnorm: Optional[float] = None, loss_scale_factor: Optional[float] = None,
-                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None) -> None:
+                 global_clipnorm: Optional[float] = None, use_ema: bool = False, ema_momentum: float = 0.99,
+                 ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs) -> None:
+        _check_arguments(kwargs)
         _check_momentum(momentum, "RMSprop")
 
         def make(lr, decay_mask=None):
@@ -786,6 +896,8 @@ class RMSprop(Optimizer):
         self._hyperparameters = dict(rho=rho, momentum=momentum, epsilon=epsilon, centered=centered,
                                      weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
                                      global_clipnorm=global_clipnorm,
+                                     use_ema=use_ema, ema_momentum=ema_momentum,
+                                     ema_overwrite_frequency=ema_overwrite_frequency,
                                      loss_scale_factor=loss_scale_factor,
                                      gradient_accumulation_steps=gradient_accumulation_steps)
         super().__init__(make(learning_rate), learning_rate, name, make)
@@ -797,8 +909,11 @@ class Adagrad(Optimizer):
     def __init__(self, learning_rate: LearningRate = 0.001, initial_accumulator_value: float = 0.1,
                  epsilon: float = 1e-7, weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
                  clipvalue: Optional[float] = None, global_clipnorm: Optional[float] = None,
+                 use_ema: bool = False, ema_momentum: float = 0.99, ema_overwrite_frequency: Optional[int] = None,
                  loss_scale_factor: Optional[float] = None,
-                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None) -> None:
+                 gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs) -> None:
+        _check_arguments(kwargs)
+
         def make(lr, decay_mask=None):
             tx = optax.adagrad(lr, initial_accumulator_value=initial_accumulator_value, eps=epsilon)
             return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask,
@@ -806,6 +921,8 @@ class Adagrad(Optimizer):
         self._hyperparameters = dict(initial_accumulator_value=initial_accumulator_value, epsilon=epsilon,
                                      weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
                                      global_clipnorm=global_clipnorm,
+                                     use_ema=use_ema, ema_momentum=ema_momentum,
+                                     ema_overwrite_frequency=ema_overwrite_frequency,
                                      loss_scale_factor=loss_scale_factor,
                                      gradient_accumulation_steps=gradient_accumulation_steps)
         super().__init__(make(learning_rate), learning_rate, name, make)
