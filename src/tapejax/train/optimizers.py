@@ -229,6 +229,8 @@ class Optimizer:
                 self._lr = self._lr_fn = None
                 self._learning_rate = value
                 return
+            if isinstance(value, (str, bytes)):
+                _rate_value(value, type(self).__name__)  # (raises ValueError, as Keras)
             self._lr.assign(value)  # (a wrong shape raises and leaves the rate as it was)
             self._lr_fn = None  # (a rate given as a callable is replaced by the float)
             return
@@ -577,9 +579,10 @@ def _auto_name(class_name: str) -> str:
 
 
 def _rate_value(learning_rate: Any, owner: str) -> jax.Array:
-    """A float learning rate as the float32 scalar its Variable holds; anything else raises naming the fix."""
+    """A float learning rate as the float32 scalar its Variable holds; anything else raises naming the fix.
+    (An int is taken as its float; a string or a bool is refused, as Keras refuses them.)"""
     try:
-        value = jnp.asarray(learning_rate, jnp.float32)
+        value = None if isinstance(learning_rate, (str, bytes, bool)) else jnp.asarray(learning_rate, jnp.float32)
     except (TypeError, ValueError):
         value = None
     if value is None or value.shape != ():
@@ -720,7 +723,10 @@ def keras_transformation(tx: optax.GradientTransformation, learning_rate: Learni
     if loss_scale_factor is not None:
         tx = optax.chain(optax.scale(1.0 / loss_scale_factor), tx)
     if gradient_accumulation_steps:
-        tx = optax.MultiSteps(tx, gradient_accumulation_steps).gradient_transformation()
+        # Keras sums a variable's gradients and divides the sum by k: a call without a gradient for it counts
+        # as a zero gradient (optax's running mean would average over the calls that had one)
+        tx = optax.MultiSteps(optax.chain(optax.scale(1.0 / gradient_accumulation_steps), tx),
+                              gradient_accumulation_steps, use_grad_mean=False).gradient_transformation()
     return tx
 
 
