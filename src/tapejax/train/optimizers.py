@@ -630,7 +630,8 @@ def _check_distinct(variables: list) -> None:
         seen.add(id(v))
 
 
-def _ema_options(use_ema: Any, ema_momentum: Any, ema_overwrite_frequency: Any) -> Optional[Tuple[float, Optional[int]]]:
+def _ema_options(use_ema: Any, ema_momentum: Any,
+                 ema_overwrite_frequency: Any) -> Optional[Tuple[float, Optional[int]]]:
     """``(ema_momentum, ema_overwrite_frequency or None)`` for ``use_ema``, checked as Keras checks them (only
     with ``use_ema``); None without it."""
     if not use_ema:
@@ -694,8 +695,9 @@ def keras_transformation(tx: optax.GradientTransformation, learning_rate: Learni
     Only the variables given a gradient in a step are clipped together and decayed (Keras). Before all
     that, the gradients are divided by ``loss_scale_factor`` (Keras's static loss scaling: the loss was
     multiplied by it, ``Optimizer.scale_loss``); with ``gradient_accumulation_steps`` k, the whole is
-    ``optax.MultiSteps``: k - 1 calls accumulate the gradients, the k-th makes one step with their mean
-    (Keras: the variables move once every k calls, clipped and decayed then)."""
+    ``optax.MultiSteps``: k - 1 calls accumulate the gradients, the k-th makes one step with their sum
+    divided by k, a call without a variable's gradient counting as zero for it (Keras: the variables move
+    once every k calls, clipped and decayed then)."""
     if gradient_accumulation_steps and not gradient_accumulation_steps >= 2:
         raise ValueError("`gradient_accumulation_steps` must be an integer >= 2. Received: "
                          f"gradient_accumulation_steps={gradient_accumulation_steps}")  # (Keras's words)
