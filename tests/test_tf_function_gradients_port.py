@@ -115,6 +115,28 @@ def test_graph_loop_gradient():
     close(t.gradient(y, x), 4.0)
 
 
+def test_graph_loop_gradient_closing_over_outer_tensor():
+    # testGraphLoopGradientInsideSession: a function closing over x loops n = n * x from n = 2 until n >= 10
+    # (three times at x = 2: TF's data-dependent while_loop, unrolled here); tf.gradients(l, [x]) -> 24
+    @tj.function
+    def outer(x):
+        n = tj.constant(2.0)
+
+        @tj.function
+        def f():
+            m = n
+            for _ in range(3):
+                m = m * x
+            return m
+
+        l = f()
+        return l, tj.gradients(l, [x])[0]
+
+    l, dx = outer(tj.constant(2.0))
+    close(l, 16.0)
+    close(dx, 24.0)
+
+
 def test_symbolic_gradient_variable_none_not_zeros_like():
     # testSymbolicGradientVariableNoneNotZerosLike: a variable read but unused -> tf.gradients gives None
     v = tj.Variable(1.0)
