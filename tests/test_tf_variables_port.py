@@ -101,6 +101,16 @@ def test_iterating_a_scalar_says_scalar_tensor():
         len(tj.constant(1.0))
 
 
+def test_complex_of_a_complex_scalar():
+    # TF 2.21: complex(tf.Variable(1 + 2j)) == (1+2j) (and complex(tf.constant(1 + 2j))); tapejax fell back to
+    # __float__ and raised TypeError
+    assert complex(tj.Variable(1 + 2j, dtype=tj.complex64)) == 1 + 2j
+    assert complex(tj.constant(1 + 2j)) == 1 + 2j
+    assert complex(tj.Variable(1.5)) == 1.5 + 0j
+    with pytest.raises(TypeError):
+        complex(tj.constant([1.0, 2.0]))
+
+
 # -- hash and == (Variable.ref docstring: "Variable is unhashable. Instead, use variable.ref() as the key.") --
 
 def test_variables_are_unhashable_and_compare_elementwise():

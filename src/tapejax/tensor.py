@@ -251,6 +251,11 @@ class Tensor(ArrayShape):
         _require_concrete(self, "int()")
         return int(np.asarray(self._value))
 
+    def __complex__(self) -> complex:
+        # (without it Python falls back to __float__, which drops a complex value's imaginary part with an error)
+        _require_concrete(self, "complex()")
+        return complex(np.asarray(self._value))
+
     def __index__(self) -> int:
         if not jnp.issubdtype(self.dtype, jnp.integer):
             raise TypeError(f"only integer tj.Tensors can be used as an index, got {self.dtype}")
@@ -765,6 +770,9 @@ class Variable(ArrayShape):
 
     def __int__(self) -> int:
         return int(self.read_value())
+
+    def __complex__(self) -> complex:
+        return complex(self.read_value())
 
     def __getattr__(self, name):
         # Tensor methods (reshape, sum, astype, T, ...) act on a recorded read.
