@@ -83,7 +83,7 @@ def test_scalar_repr_shows_the_float32_value_not_its_float64_expansion():
     assert repr(tj.constant(0.1)) == "<tj.Tensor shape=() dtype=float32 numpy=0.1>"
     assert str(tj.constant(7.4161983)) == "<tj.Tensor shape=() dtype=float32 numpy=7.4161983>"
     # TF: <tf.Variable 'v:0' shape=() dtype=float32, numpy=1.0>
-    assert repr(tj.Variable(1.0, name="v")) == "<tj.Variable 'v:0' shape=() dtype=float32 numpy=1.0>"
+    assert repr(tj.Variable(1.0, name="v")) == "<tj.Variable 'v:0' shape=() dtype=float32, numpy=1.0>"
 
 
 # -- Variables -------------------------------------------------------------------------------------------

@@ -235,12 +235,12 @@ class Tensor(ArrayShape):
 
     def __len__(self) -> int:
         if not self.shape:
-            raise TypeError("len() of a 0-d tj.Tensor")
+            raise TypeError("Scalar tensor has no `len()` (a 0-d tj.Tensor), as TF")
         return self.shape[0]
 
     def __iter__(self):
         if not self.shape:
-            raise TypeError("iteration over a 0-d tj.Tensor")
+            raise TypeError("Cannot iterate over a scalar tensor (a 0-d tj.Tensor), as TF")
         return (self[i] for i in range(self.shape[0]))
 
     def __float__(self) -> float:
@@ -250,6 +250,11 @@ class Tensor(ArrayShape):
     def __int__(self) -> int:
         _require_concrete(self, "int()")
         return int(np.asarray(self._value))
+
+    def __complex__(self) -> complex:
+        # (without it Python falls back to __float__, which drops a complex value's imaginary part with an error)
+        _require_concrete(self, "complex()")
+        return complex(np.asarray(self._value))
 
     def __index__(self) -> int:
         if not jnp.issubdtype(self.dtype, jnp.integer):
@@ -722,12 +727,34 @@ class Variable(ArrayShape):
         self._value  # noqa: B018
         return self.__dict__
 
+    def __setstate__(self, state) -> None:
+        # (pickle, copy.deepcopy) a copy is another variable, as TF's: a handle id of its own, or tapes would take
+        # its reads for the original's and mix their gradients
+        self.__dict__.update(state)
+        self._handle_id = next_id()
+
+    def __copy__(self) -> "Variable":
+        return self  # as TF's ``copy.copy(v)``: the same variable (a shallow copy would share its handle)
+
     def __hash__(self):
-        return id(self)
+        # as TF 2 (where == is elementwise): a dict or set would compare values; the ref() is the key
+        raise TypeError(f"Variable is unhashable. Instead, use variable.ref() as the key. (Variable: {self!r})")
 
     def __repr__(self) -> str:
-        return (f"<tj.Variable '{self._name}' shape={self.shape} dtype={self.dtype} "
-                f"numpy={np.asarray(self._value)!s}>")  # as Tensor's repr
+        # TF's format: "<tf.Variable 'w:0' shape=(2,) dtype=float32, numpy=array([1., 2.], dtype=float32)>",
+        # a scalar as a Python number ("numpy=1"); while a tj.function traces there is no value to show, as
+        # TF's graph-mode repr; "numpy=<unavailable>" if the read fails
+        head = f"<tj.Variable '{self._name}' shape={self.shape} dtype={self.dtype}"
+        if tape_set.state.capture is not None:
+            return head + ">"
+        try:
+            a = np.asarray(_unrecorded_read(self).value)
+            text = repr(a.item()) if a.ndim == 0 else repr(a)
+        except Exception:
+            return head + ", numpy=<unavailable>>"
+        if "\n" in text:
+            text = "\n" + text  # (as TF: a value of several lines starts on a line of its own)
+        return f"{head}, numpy={text}>"
 
     def __bool__(self) -> bool:
         return bool(self.read_value())
@@ -744,6 +771,9 @@ class Variable(ArrayShape):
     def __int__(self) -> int:
         return int(self.read_value())
 
+    def __complex__(self) -> complex:
+        return complex(self.read_value())
+
     def __getattr__(self, name):
         # Tensor methods (reshape, sum, astype, T, ...) act on a recorded read.
         if name.startswith("_"):
@@ -754,6 +784,17 @@ class Variable(ArrayShape):
                     return self.__dict__["_value"]
             raise AttributeError(name)
         return getattr(self.read_value(), name)
+
+
+def _unrecorded_read(var: Variable) -> Tensor:
+    """``var.read_value()`` that no tape, accumulator or custom_gradient sees (what showing a value reads)."""
+    st = tape_set.state
+    watchers, st.variable_watchers = st.variable_watchers, []
+    try:
+        with tape_set.stop_recording():
+            return var.read_value()
+    finally:
+        st.variable_watchers = watchers
 
 
 def current_values(variables: Sequence[Variable]) -> list:
