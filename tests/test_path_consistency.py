@@ -188,6 +188,10 @@ def _special_cases():
         Case("closure_variable", s(lambda x: tnp.tanh(x * W)), [X3], extras=[W], jax_ok=False),
         Case("unconnected_input", s(lambda x, y: x * 2.0), [X3, X3]),
         Case("chain", s(lambda x: tnp.tanh(tnp.exp(x * 0.3) @ tnp.ones((3, 2)))), [X3], second_order=True),
+        # a gradient that reaches x only through constants, shapes or comparisons: None at second order, as TF
+        Case("linear_second_order_none", s(lambda x, y: x * 3.0 + tnp.reshape(y, (3,)) - tnp.sum(y) * 0.5
+                                           + tnp.where(x > 0.0, y, 2.0 * y)), [X3, X3[::-1]], second_order=True),
+        Case("product_second_order", s(lambda x, y: x * y + tnp.sin(y)), [X3, X3 * 2], second_order=True),
     ]
 
 
@@ -361,6 +365,15 @@ def so_outer_over_function(case):
     return [_np(g) for g in outer.gradient(z, ts)]
 
 
+def so_forward_over_reverse(case):
+    """The JVP of the gradient (an accumulator around the tape), contracted with ``v``: H v . t, one
+    number per case, to compare with the reverse-over-reverse result contracted with the tangents."""
+    ts = case.tensors()
+    with tj.ForwardAccumulator(ts, [tj.constant(t) for t in case.tangents]) as acc:
+        z = _inner_grad_dot(case, ts)
+    return acc.jvp(z)
+
+
 def so_jax(case):
     def gdot(*xs):
         gs = jax.grad(_raw_fn(case), argnums=tuple(range(len(xs))))(*xs)
@@ -436,6 +449,13 @@ def test_second_order(case):
     want = so_eager(case)
     assert_same("nested tapes inside tj.function", so_in_function(case), want, tol=case.tol)
     assert_same("outer tape over tj.function of a gradient", so_outer_over_function(case), want, tol=case.tol)
+    if case.forward_ok:
+        hvp = so_forward_over_reverse(case)
+        if all(w is None for w in want):
+            assert hvp is None, f"forward over reverse: {hvp}, expected None (as TF)"
+        else:
+            dot = sum(float(np.sum(w * t)) for w, t in zip(want, case.tangents) if w is not None)
+            np.testing.assert_allclose(_np(hvp), dot, rtol=1e-3, atol=1e-4, err_msg="forward over reverse")
     if case.jax_ok:
         assert_same("jax.grad of jax.grad", so_jax(case), want, none_as_zero=True, tol=case.tol)
 

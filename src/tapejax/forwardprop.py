@@ -102,7 +102,8 @@ class Accumulator:
                 # Outer tapes/accumulators watch the JVP computation: dispatch it as an op of its own.
                 batch = self._batch_size()
                 filled = [t if t is not None else self._zeros_batched(args[i], batch) for t, i in zip(tans, diff)]
-                res = apply(op.jvp_op(static, diff, self.use_batch), list(args) + filled, {})
+                jvp_args = list(args) + filled
+                res = apply(op.jvp_op(static, diff, self.use_batch, jvp_args), jvp_args, {})
             else:
                 raw_t = tuple(t._value if t is not None else None for t in tans)
                 if self.use_batch:

@@ -571,7 +571,14 @@ def _connections(graph, in_ids: List[int], out_ids: List[Optional[int]]) -> tupl
             seen.add(i)
             op_id = graph.producer(i)
             if op_id is not None and op_id != -1:
-                stack.extend(graph.op_tape[op_id].input_ids)
+                entry = graph.op_tape[op_id]
+                # an op declaring which inputs each output depends on (a backward op: TF's None at
+                # second order) is followed only along those
+                connected = getattr(entry.backward, "connected_inputs", None)
+                if connected is not None and i in entry.out_ids:
+                    stack.extend(connected(entry.out_ids.index(i), entry.input_ids))
+                else:
+                    stack.extend(entry.input_ids)
         result.append(frozenset(p for p, i in enumerate(in_ids) if i in seen))
     return tuple(result)
 

@@ -45,7 +45,7 @@ from .. import record, tape_set, vspace
 from ..config import config
 from ..tape import RecordedOp
 from ..tensor import ArrayImpl, LazyTensor, Tensor, Variable, convert_to_tensor, describe_value, is_float
-from . import linear_rule
+from . import dependence, linear_rule
 from .linear_rule import LinearRule
 from .rules import tf_complex_vjp
 
@@ -482,12 +482,16 @@ class OpDef:
       connections: for an op whose outputs need not depend on all its inputs (a tj.function call): per
         output, the argument positions it depends on. Gradients and tangents with no path are None, as
         TF's. None: every output depends on every input.
+      backward_connected: the op's gradient and tangent count as depending on every input at higher
+        orders, where TF's gradient of its backward op returns zeros rather than None (ReluGrad's for the
+        features). Otherwise their connections are read from their formulas (``grad_op``, ``jvp_op``).
     """
 
     def __init__(self, name: str, fn: Callable, *, fwd: Optional[Callable] = None, bwd: Optional[Callable] = None,
                  jvp: Optional[Callable] = None, accepts_none: Sequence[int] = (), samples=None,
                  register: bool = True, differentiable: bool = True,
-                 user_defined: bool = False, connections: Optional[tuple] = None) -> None:
+                 user_defined: bool = False, connections: Optional[tuple] = None,
+                 backward_connected: bool = False) -> None:
         if fwd is not None and bwd is None:
             raise ValueError(f"op '{name}': a custom fwd needs a bwd")
         self.name = name
@@ -500,6 +504,7 @@ class OpDef:
         self.differentiable = differentiable
         self.user_defined = user_defined
         self.connections = connections
+        self.backward_connected = backward_connected
         self._kernels: Dict[Any, _Kernels] = {}
         self._derived: Dict[Any, "OpDef"] = {}
         if register:
@@ -528,8 +533,12 @@ class OpDef:
         return apply(self, args, static)
 
     # -- ops computing this op's derivatives, dispatched when an outer tape/accumulator records --------
-    def grad_op(self, static: dict, spec, diff: tuple, needed: tuple, none_mask: tuple) -> "OpDef":
-        key = ("grad", tuple(sorted(static.items())), spec, diff, needed, none_mask)
+    def grad_op(self, static: dict, spec, diff: tuple, needed: tuple, none_mask: tuple, args: Sequence) -> "OpDef":
+        """The op computing this op's input gradients ``needed`` from ``args``: ``(*op args, *cotangents not
+        None)``. It connects each gradient only to the arguments its formula reads differentiably
+        (ops/dependence.py): TF's None at second order."""
+        avals = _avals(args)
+        key = ("grad", tuple(sorted(static.items())), spec, diff, needed, none_mask, avals)
         g = self._derived.get(key)
         if g is None:
             k = self.kernels(static)
@@ -541,13 +550,16 @@ class OpDef:
                 cts = tuple(None if m else next(given) for m in none_mask)
                 _, res = k.forward_res_impl(diff, tuple(dyn))
                 return k.backward_impl(res, cts, spec, diff, needed)
-            g = self._derived[key] = OpDef(f"{self.name}_grad", grad_fn, register=False)
+            conn = None if self.backward_connected else dependence.connections(grad_fn, avals)
+            g = self._derived[key] = OpDef(f"{self.name}_grad", grad_fn, register=False, connections=conn)
         return g
 
-    def jvp_op(self, static: dict, diff: tuple, batched: bool = False) -> "OpDef":
-        """An op computing this op's output tangents from ``(*args, *tangents)``; with ``batched`` the
-        tangents carry a leading batch axis (tape.h's use_batch) and the JVP kernel is vmapped."""
-        key = ("jvp", tuple(sorted(static.items())), diff, batched)
+    def jvp_op(self, static: dict, diff: tuple, batched: bool, args: Sequence) -> "OpDef":
+        """An op computing this op's output tangents from ``args``: ``(*op args, *tangents)``; with
+        ``batched`` the tangents carry a leading batch axis (tape.h's use_batch) and the JVP kernel is
+        vmapped. Each tangent is connected only to the arguments it reads differentiably, as grad_op's."""
+        avals = _avals(args)
+        key = ("jvp", tuple(sorted(static.items())), diff, batched, avals)
         j = self._derived.get(key)
         if j is None:
             k = self.kernels(static)
@@ -566,7 +578,8 @@ class OpDef:
                 # an int output (lstsq's rank) has no tangent: zeros of its dtype, which nothing reads,
                 # keep this op's outputs arrays
                 return tuple(_zeros_for(o) if t is None else t for o, t in zip(out, t_out))
-            j = self._derived[key] = OpDef(f"{self.name}_jvp", jvp_fn, register=False)
+            conn = None if self.backward_connected else dependence.connections(jvp_fn, avals)
+            j = self._derived[key] = OpDef(f"{self.name}_jvp", jvp_fn, register=False, connections=conn)
         return j
 
     def batched_jvp_kernel(self, static: dict, diff: tuple):
@@ -583,6 +596,12 @@ class OpDef:
 # ---------------------------------------------------------------------------------------------------
 # Dispatch
 # ---------------------------------------------------------------------------------------------------
+
+def _avals(args: Sequence) -> tuple:
+    """The abstract signature of op arguments (Tensors, Variables' reads or raw values), hashable."""
+    return tuple(jax.ShapeDtypeStruct(tuple(a.shape), a.dtype) if isinstance(a, Tensor)
+                 else jax.ShapeDtypeStruct(jnp.shape(a), jnp.result_type(a)) for a in args)
+
 
 def _bad_arg(op: OpDef, i: int, a: Any) -> TypeError:
     return TypeError(f"tj op '{op.name}': argument {i} is a {type(a).__name__} ({describe_value(a)}); expected a "
@@ -944,6 +963,14 @@ class BackwardFunction(RecordedOp):
                 args[i] = Tensor.standing_for(tid, args[i])
         return args
 
+    def connected_inputs(self, k: int, input_ids: Sequence[int]) -> Sequence[int]:
+        """Of ``input_ids`` (one per recorded input), those output ``k`` depends on: all of them unless the
+        op declares its ``connections``."""
+        conn = self.op.connections
+        if conn is None:
+            return input_ids
+        return [tid for tid, i in zip(input_ids, self.diff) if i in conn[k]]
+
     def residuals(self):
         node = self.node
         if node is not None:
@@ -997,9 +1024,9 @@ class BackwardFunction(RecordedOp):
                 return list(grads)
         else:
             none_mask = tuple(c is None for c in cts)
-            g_op = self.op.grad_op(self.static, self.spec, self.diff, needed, none_mask)
-            given = [c for c in cts if c is not None]
-            grads = apply(g_op, self.input_tensors() + given, {})
+            args = self.input_tensors() + [c for c in cts if c is not None]
+            g_op = self.op.grad_op(self.static, self.spec, self.diff, needed, none_mask, args)
+            grads = apply(g_op, args, {})
             if not isinstance(grads, tuple):
                 grads = (grads,)
             if tape_set.numerics_checks and tape_set.state.debug_checking:

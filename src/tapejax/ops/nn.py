@@ -7,7 +7,9 @@ their function. The tables:
 * activations: ``relu`` and ``relu6`` have hand-written rules with derivative 0 at their kinks (TF's
   ``ReluGrad``/``Relu6Grad``; ``relu`` keeps only its output); ``leaky_relu``'s function is written so that
   its derivative at 0 is ``negative_slope`` (TF's ``LeakyReluGrad``); the others are derived.
-  ``sigmoid`` and ``tanh`` are ``tj.numpy``'s ops.
+  ``sigmoid`` and ``tanh`` are ``tj.numpy``'s ops. At second order the relus' and ``max_pool``'s gradients
+  stay connected to the input (``backward_connected``: TF's ReluGradGrad and MaxPoolGradGrad give zeros,
+  not None).
 * softmax family (``_from_output``): ``softmax`` and ``log_softmax`` read only their output in both
   rules (TF's ``SoftmaxGrad``/``LogSoftmaxGrad``); ``logsumexp`` is derived. ``one_hot`` has no gradient.
 * convolution and pooling: derived (JAX's transposed convolutions and window scatters).
@@ -90,10 +92,11 @@ def _relu6_mask(x):
 _relu = OpDef("relu", _relu_fn, fwd=lambda x: (_relu_fn(x),) * 2,  # the output alone decides the gradient
               bwd=lambda y, g: (jnp.where(y > 0, g, jnp.zeros_like(g)),),  # ReluGrad: 0 at 0
               jvp=lambda p, t, out: jnp.where(p[0] > 0, t[0], jnp.zeros_like(t[0])),
-              samples=_samples(((_away_from_zero(3, 4),), {})))
+              samples=_samples(((_away_from_zero(3, 4),), {})), backward_connected=True)
 _relu6 = OpDef("relu6", _relu6_fn, bwd=lambda res, g: (jnp.where(_relu6_mask(res[0][0]), g, 0 * g),),  # 0 at 0, 6
                jvp=lambda p, t, out: jnp.where(_relu6_mask(p[0]), t[0], 0 * t[0]),
-               samples=_samples(((np.asarray([[-1.0, 0.5, 3.0], [5.5, 7.0, -0.3]], np.float32),), {})))
+               samples=_samples(((np.asarray([[-1.0, 0.5, 3.0], [5.5, 7.0, -0.3]], np.float32),), {})),
+               backward_connected=True)
 _gelu = OpDef("gelu", jax.nn.gelu, samples=_samples(((_r(3, 4),), {"approximate": True}),
                                                     ((_r(3, 4),), {"approximate": False})))
 _log_sigmoid = OpDef("log_sigmoid", jax.nn.log_sigmoid, samples=_samples(((_r(3, 4, lo=-4, hi=4),), {})))
@@ -102,7 +105,7 @@ _silu = OpDef("silu", jax.nn.silu, samples=_samples(((_r(3, 4, lo=-3, hi=3),), {
 _elu = OpDef("elu", jax.nn.elu, samples=_samples(((_away_from_zero(3, 4),), {}),
                                                  ((_away_from_zero(3, 4),), {"alpha": 0.5})))
 _leaky_relu = OpDef("leaky_relu", _leaky_relu_fn, samples=_samples(  # LeakyReluGrad: negative_slope at 0
-    ((_away_from_zero(3, 4),), {}), ((_away_from_zero(3, 4),), {"negative_slope": 0.2})))
+    ((_away_from_zero(3, 4),), {}), ((_away_from_zero(3, 4),), {"negative_slope": 0.2})), backward_connected=True)
 sigmoid = tnp.sigmoid  # ``jax.nn.sigmoid``: the same op as tj.numpy's
 tanh = tnp.tanh
 
@@ -273,7 +276,8 @@ def _avg_pool_fn(x, window_shape, strides=None, padding="VALID", count_include_p
 
 _max_pool = OpDef("max_pool", _max_pool_fn, samples=_samples(
     ((_r(2, 4, 4, 3),), {"window_shape": (2, 2), "strides": (2, 2), "padding": "VALID"}),
-    ((_r(1, 5, 4, 2),), {"window_shape": (3, 2), "strides": (1, 2), "padding": "SAME"})))
+    ((_r(1, 5, 4, 2),), {"window_shape": (3, 2), "strides": (1, 2), "padding": "SAME"})),
+    backward_connected=True)  # (TF's MaxPoolGradGrad: zeros, not None, for the input)
 _avg_pool = OpDef("avg_pool", _avg_pool_fn, samples=_samples(
     ((_r(2, 4, 4, 3),), {"window_shape": (2, 2), "strides": (2, 2), "padding": "VALID"}),
     ((_r(1, 5, 4, 2),), {"window_shape": (3, 3), "strides": None, "padding": "SAME",

@@ -1,0 +1,55 @@
+"""Which outputs of a JAX function depend, differentiably, on which of its inputs.
+
+TF gives ``None`` for a derivative with no differentiable path: a backward op built from TF's small ops
+connects an input gradient only to the tensors its formula reads through differentiable ops. A tapejax
+backward kernel is one function of all the forward op's inputs and the cotangents, so, dispatched as
+an op of its own (``OpDef.grad_op``, when an outer tape or accumulator records a backward pass), it
+would connect every gradient it returns to every input: the second derivative of ``3 * x`` would be
+zeros where TF says ``None``. This module reads the kernel's jaxpr to find the real paths, which the op
+then declares as its ``connections``.
+
+No path, as TF: through a shape (static in a jaxpr), an integer or boolean value (comparisons, argmax,
+casts to int, ``select_n``'s predicate), ``floor``/``ceil``/``round`` (TF: no gradient) and
+``stop_gradient``. ``sign`` keeps its path (TF's gradient of Sign is zeros, not None).
+"""
+from __future__ import annotations
+
+from typing import Callable, List, Sequence
+
+import jax
+import jax.numpy as jnp
+from jax.extend.core import Literal
+
+# float results with no gradient at all
+_NO_DERIVATIVE = frozenset({"floor", "ceil", "round", "stop_gradient"})
+# calls whose inner jaxpr takes the call's operands one for one (loops and conditionals do not)
+_CALLS = frozenset({"pjit", "jit", "closed_call", "core_call", "custom_jvp_call", "custom_vjp_call",
+                    "custom_vjp_call_jaxpr", "remat", "checkpoint"})
+_NONE = frozenset()
+
+
+def connections(fn: Callable, avals: Sequence[jax.ShapeDtypeStruct]) -> tuple:
+    """For each output of ``fn(*inputs)`` (flattened), the positions of the inputs it depends on
+    differentiably, as frozensets."""
+    closed = jax.make_jaxpr(fn)(*avals)
+    return tuple(_flow(closed.jaxpr, [frozenset((i,)) if jnp.issubdtype(a.dtype, jnp.inexact) else _NONE
+                                      for i, a in enumerate(avals)]))
+
+
+def _flow(jaxpr, in_deps: List[frozenset]) -> List[frozenset]:
+    env = dict(zip(jaxpr.invars, in_deps))
+    read = lambda v: _NONE if isinstance(v, Literal) else env.get(v, _NONE)  # constvars: no input
+    for eqn in jaxpr.eqns:
+        ins = [read(v) for v in eqn.invars]
+        name = eqn.primitive.name
+        inner = eqn.params.get("jaxpr", eqn.params.get("call_jaxpr")) if name in _CALLS else None
+        inner = getattr(inner, "jaxpr", inner)  # a ClosedJaxpr's jaxpr
+        if name in _NO_DERIVATIVE:
+            outs = [_NONE] * len(eqn.outvars)
+        elif inner is not None and len(inner.invars) == len(ins):
+            outs = _flow(inner, ins)
+        else:  # any other primitive, loops and conditionals included: every output may read every input
+            outs = [frozenset().union(*ins)] * len(eqn.outvars)
+        for v, d in zip(eqn.outvars, outs):
+            env[v] = d if jnp.issubdtype(v.aval.dtype, jnp.inexact) else _NONE
+    return [read(v) for v in jaxpr.outvars]

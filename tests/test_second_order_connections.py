@@ -1,0 +1,167 @@
+"""Second order: ``None`` exactly where TF 2.21 gives ``None`` (no differentiable path from the gradient back to x).
+
+TF builds a gradient from small ops, so the gradient of ``3 * x`` is ``3 * dy`` and reaches x through no op:
+its derivative is ``None``. A tapejax backward op is one kernel of all the forward op's inputs; its
+connections are read from its formula (ops/dependence.py). Expected values are TF's (the expressions
+beside each case, run in TF 2.21 with nested tapes and with a ForwardAccumulator around a tape).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tapejax as tj
+
+tnp = tj.numpy
+X = [0.5, -1.5, 2.0]
+
+# name: (f, TF's second derivative at X by nested tapes (None or values), TF's forward-over-reverse JVP)
+CASES = {
+    "linear": (lambda x: 3.0 * x + 1.0, None, None),
+    "reshape_sum": (lambda x: tnp.sum(tnp.reshape(x, (3, 1)) * 2.0), None, None),
+    "transpose": (lambda x: tnp.sum(tnp.transpose(tnp.reshape(x, (1, 3)))), None, None),
+    "maximum": (lambda x: tnp.maximum(x, 0.5), None, None),  # MaximumGrad: a select on x >= 0.5
+    "clip": (lambda x: tnp.clip(x, -1.0, 1.0), None, None),
+    "where": (lambda x: tnp.where(x > 0, x, -2.0 * x), None, None),
+    "sign_times_2": (lambda x: tnp.sign(x) * 2.0, None, None),
+    # TF's ReluGradGrad returns zeros_like(features): zeros, not None, on both second-order paths
+    "relu": (lambda x: tj.nn.relu(x), [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]),
+    "abs": (lambda x: tnp.abs(x), [0.0, 0.0, 0.0], "zeros"),  # TF: grad * sign(x), SignGrad zeros
+    "square": (lambda x: x * x, [2.0, 2.0, 2.0], [2.0, 2.0, 2.0]),
+    "tanh": (lambda x: tnp.tanh(x), [-0.7268619537, 0.3271323740, -0.1362186670],
+             [-0.7268619537, 0.3271323740, -0.1362186670]),
+}
+
+
+def _nested(f):
+    x = tj.constant(X)
+    with tj.GradientTape() as outer:
+        outer.watch(x)
+        with tj.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x)
+    return g, outer.gradient(g, x)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("lazy", [True, False])
+def test_nested_tapes(name, lazy):
+    f, want, _ = CASES[name]
+    with tj.config.override(lazy=lazy):
+        g, h = _nested(f)
+    assert g is not None
+    if want is None:
+        assert h is None, f"{name}: second derivative {h}, TF gives None"
+    else:
+        np.testing.assert_allclose(h.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_forward_over_reverse(name):
+    f, _, want = CASES[name]
+    x = tj.constant(X)
+    with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0, 1.0])) as acc:
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        g = tape.gradient(y, x)
+    j = acc.jvp(g)
+    if want is None:
+        assert j is None, f"{name}: {j}, TF gives None"
+    elif want == "zeros":  # TF gives None here (its forward mode transposes SignGrad), its reverse mode zeros:
+        np.testing.assert_array_equal(j.numpy(), 0.0)  # we follow the reverse mode on both (one rule)
+    else:
+        np.testing.assert_allclose(j.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_third_derivative_of_square_is_none():
+    # TF: d3(x * x)/dx3 at 3.0 by three nested tapes -> None (the 2 comes from the seed's ones)
+    x = tj.constant(3.0)
+    with tj.GradientTape() as t3:
+        t3.watch(x)
+        with tj.GradientTape() as t2:
+            t2.watch(x)
+            with tj.GradientTape() as t1:
+                t1.watch(x)
+                y = x * x
+            g = t1.gradient(y, x)
+        h = t2.gradient(g, x)
+    assert float(h) == 2.0
+    assert t3.gradient(h, x) is None
+
+
+def test_symbolic_second_order_of_linear_is_none():
+    # TF: tf.gradients(tf.gradients(2 * x, x)[0], x) in a tf.function -> [None]
+    @tj.function
+    def f(x):
+        g = tj.gradients(2.0 * x, x)[0]
+        return g, tj.gradients(g, x)
+
+    g, h = f(tj.constant(3.0))
+    assert float(g) == 2.0 and h == [None]
+
+
+def test_nested_tapes_in_function_and_outer_tape_over_function():
+    # TF (nested tapes inside tf.function): d2(2x)/dx2 -> None; tapejax gives None on every path (API.md:
+    # one set of rules), also for an outer tape over a tj.function that returns the inner gradient
+    @tj.function
+    def inside(x):
+        with tj.GradientTape() as outer:
+            outer.watch(x)
+            with tj.GradientTape() as inner:
+                inner.watch(x)
+                y = 2.0 * x
+            g = inner.gradient(y, x)
+        return outer.gradient(g, x)
+
+    assert inside(tj.constant(3.0)) is None
+
+    x = tj.constant(3.0)
+    keeps_path = tj.function(lambda x: _first_order(lambda u: 2.0 * u + u * tnp.sin(u) * 0.0, x))
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        g = keeps_path(x)
+    np.testing.assert_allclose(tape.gradient(g, x).numpy(), 0.0, atol=1e-6)  # a path, zero-valued: zeros
+
+    lin = tj.function(lambda x: _first_order(lambda u: 2.0 * u, x))
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        g = lin(x)
+    assert float(g) == 2.0 and tape.gradient(g, x) is None
+
+
+def _first_order(f, x):
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.gradient(y, x)
+
+
+def test_max_pool_second_order_is_zeros():
+    # TF: MaxPoolGradGrad gives zeros for the input (not None): tf.nn.max_pool2d(x, 2, 2, "VALID"), nested tapes
+    x = tj.constant((np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1) % 5))
+    with tj.GradientTape() as outer:
+        outer.watch(x)
+        with tj.GradientTape() as inner:
+            inner.watch(x)
+            y = tj.nn.max_pool(x, (2, 2), (2, 2), "VALID")
+        g = inner.gradient(y, x)
+    h = outer.gradient(g, x)
+    assert h is not None
+    np.testing.assert_array_equal(h.numpy(), 0.0)
+
+
+def test_reverse_over_forward():
+    # TF: a tape over ForwardAccumulator.jvp: 3x -> zeros ([0, 0, 0]: the zero tangent of the constant times
+    # x), x * x -> [2, 2, 2], relu -> zeros
+    for f, want in [(lambda x: 3.0 * x, 0.0), (lambda x: x * x, 2.0), (tj.nn.relu, 0.0)]:
+        x = tj.constant(X)
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0, 1.0])) as acc:
+                y = f(x)
+            j = acc.jvp(y)
+        g = tape.gradient(j, x)
+        assert g is not None
+        np.testing.assert_allclose(g.numpy(), want)
