@@ -758,11 +758,19 @@ class LoadStatus(str):
     def assert_consumed(self) -> "LoadStatus":
         """As TF: every value of the checkpoint was restored into a Variable, and every Variable of the
         Checkpoint's objects got one; ``AssertionError`` naming the first ones otherwise."""
-        unused = self._assert_restored().unused()
+        record = self._assert_restored()
+        unused = record.unused()
         if unused:
-            raise AssertionError(f"Unresolved object in checkpoint {_root(unused[0])}: no Variable took the "
-                                 f"checkpoint's '{_show(unused[0])}' ({len(unused)} value(s) unused: "
-                                 f"{', '.join(_show(p) for p in unused)}).")
+            _, nodes = _match(self._checkpoint._graph(), record.saved, record.aliases)
+            unresolved = [p for p in unused if p not in nodes]  # (TF reports these first)
+            if unresolved:
+                raise AssertionError(f"Unresolved object in checkpoint {_root(unresolved[0])}: no Variable took "
+                                     f"the checkpoint's '{_show(unresolved[0])}' ({len(unused)} value(s) unused: "
+                                     f"{', '.join(_show(p) for p in unused)}).")
+            # An object is at that path, but not a Variable that could take the value (TF's words).
+            raise AssertionError("Unused attributes in these objects (the attributes exist in the checkpoint but "
+                                 "were not restored):\n" + "\n".join(f"{_root(p)} ({nodes[p]!r}): ['VARIABLE_VALUE']"
+                                                                     for p in unused))
         return self.assert_existing_objects_matched()
 
     def assert_existing_objects_matched(self) -> "LoadStatus":
