@@ -111,7 +111,12 @@ def _is_node(obj: Any) -> bool:
     strings, Tensors, functions) is ignored, as TF ignores attributes that are not trackable."""
     if isinstance(obj, (Variable, Module, Checkpoint, list, tuple, Mapping)):
         return True
-    return not isinstance(obj, (Tensor, type)) and hasattr(obj, "variables")
+    if isinstance(obj, (Tensor, type)):
+        return False
+    try:
+        return hasattr(obj, "variables")
+    except Exception:  # (an attribute of any kind may answer with any error: it is then not walked)
+        return False
 
 
 def _children(obj: Any, strict: bool) -> List[Tuple[str, Any, bool]]:
@@ -381,7 +386,8 @@ def _recover(target: str, staging: bool = True) -> None:
 
 class Checkpoint:
     """Saves and restores the Variables of the objects given by keyword (see the module docstring for
-    what an object may be and how each Variable is named).
+    what an object may be and how each Variable is named). ``root`` (TF's first argument, also
+    ``root=weakref.ref(obj)``): an object whose attributes are top-level names beside the keywords.
 
     ``save(prefix)`` writes a new numbered checkpoint directory (``write(path)`` an unnumbered one);
     ``restore(path)`` assigns the saved values into the existing Variables, after checking the shape and
