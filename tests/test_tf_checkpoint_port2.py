@@ -477,11 +477,13 @@ def test_an_overwrite_killed_at_any_point_leaves_the_old_or_the_new_checkpoint(t
             restored = int(line.split()[1])
             # the last write that returned, or the one after it if it completed before the kill
             assert restored in (last, last + 1), (seed, run, restored, last)
-            time.sleep(rng.uniform(0.3, 1.5))
+            time.sleep(rng.uniform(0.5, 2.5))
         finally:
             proc.send_signal(signal.SIGKILL)
             out, _ = proc.communicate()
         last = max([int(x.split()[1]) for x in out.splitlines() if x.startswith("wrote ")], default=restored)
+    if last == 0 and not (tmp_path / "one").exists():  # (under load, no write may have completed: nothing to check)
+        return
     model, ckpt = _overwrite_objects()
     ckpt.restore(tmp_path / "one")
     assert _overwrite_step(model) in (last, last + 1), seed

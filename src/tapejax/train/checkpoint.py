@@ -139,8 +139,14 @@ def _children(obj: Any, strict: bool) -> List[Tuple[str, Any, bool]]:
         return found
     if isinstance(obj, (list, tuple)):
         return [(str(i), child, strict) for i, child in enumerate(obj) if strict or _is_node(child)]
-    variables = obj.variables
-    return [("variables", variables() if callable(variables) else variables, strict)]
+    try:
+        variables = obj.variables
+        variables = variables() if callable(variables) else variables
+    except Exception:
+        if strict:
+            raise
+        return []  # (an attribute of a Module whose .variables cannot be read: ignored, as what is not trackable)
+    return [("variables", variables, strict)]
 
 
 def _child(obj: Any, name: str) -> Any:
