@@ -16,7 +16,7 @@ What they pinned down, now as TF:
 """
 from __future__ import annotations
 
-import copy
+import collections
 import gc
 import logging
 import os
@@ -60,6 +60,26 @@ def test_numbered_path_is_the_attribute_path():
     leaf.rate, leaf.names, leaf.layers = 0.1, ["a"], [tj.Module(), 3]
     leaf.layers[0].k = tj.Variable(1.0)
     assert list(Checkpoint(model=root).variables()) == ["model/leaf/v", "model/leaf/layers/0/k"]
+
+
+def test_container_paths_as_tf(tmp_path):
+    # TF 2.21 list_variables of a tf.Module with nt = NT(a, b) (namedtuple), tup = (v,), d = {"x": v, "y": [v]},
+    # b = v, a = b: model/b, model/d/x, model/d/y/0, model/nt/a, model/nt/b, model/tup/0 (each + /.ATTRIBUTES/...)
+    named = collections.namedtuple("NT", "a b")
+    m = tj.Module()
+    m.nt = named(tj.Variable(1.0), tj.Variable(2.0))
+    m.tup = (tj.Variable(3.0),)
+    m.d = {"x": tj.Variable(4.0), "y": [tj.Variable(5.0)]}
+    m.b = tj.Variable(6.0)
+    m.a = m.b
+    path = Checkpoint(model=m).write(tmp_path / "c")
+    assert [name for name, _ in tj.train.list_variables(path)] == [
+        "model/b", "model/d/x", "model/d/y/0", "model/nt/a", "model/nt/b", "model/tup/0"]
+    other = tj.Module()
+    other.nt = named(tj.Variable(0.0), tj.Variable(0.0))
+    other.a = tj.Variable(0.0)  # (saved under model/b; model/a is the same object: restored by that name too)
+    Checkpoint(model=other).restore(path, partial=True)
+    assert (float(other.nt.a), float(other.nt.b), float(other.a)) == (1.0, 2.0, 6.0)
 
 
 def test_restore_into_a_module_built_in_another_order(tmp_path):

@@ -8,7 +8,7 @@ Terminology
 * path: the stable name of one Variable in a checkpoint, as TF's object graph names it: its keyword name
   followed by where it sits inside that object, joined with ``/``: a Module's attribute name (its
   attributes that hold no Variables, Modules or containers are ignored, as TF), a dict key, a list/tuple
-  position, or, in an object with ``.variables`` that is not a Module (an optimizer), ``variables`` then
+  position, a namedtuple's field name, or, in an object with ``.variables`` that is not a Module (an optimizer), ``variables`` then
   the position. ``Checkpoint(model=m, opt=o, step=v, extra={"ema": [a, b]})`` with ``m.dense.w`` gives
   ``model/dense/w``, ``opt/variables/0``, ``step``, ``extra/ema/0``, ``extra/ema/1``. A Variable reachable
   by several paths is saved once, under the first in breadth-first order over the keywords sorted (TF's);
@@ -137,6 +137,8 @@ def _children(obj: Any, strict: bool) -> List[Tuple[str, Any, bool]]:
                                 "(or int) keys.")
             found.append((str(key), child, strict))
         return found
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a namedtuple: by field name (TF's)
+        return [(name, child, strict) for name, child in zip(obj._fields, obj) if strict or _is_node(child)]
     if isinstance(obj, (list, tuple)):
         return [(str(i), child, strict) for i, child in enumerate(obj) if strict or _is_node(child)]
     try:
@@ -162,6 +164,8 @@ def _child(obj: Any, name: str) -> Any:
         if name in obj:
             return obj[name]
         return obj.get(int(name), _MISSING) if name.isdigit() and str(int(name)) == name else _MISSING
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return getattr(obj, name) if name in obj._fields else _MISSING
     if isinstance(obj, (list, tuple)):
         return obj[int(name)] if name.isdigit() and int(name) < len(obj) else _MISSING
     if name == "variables" and _is_node(obj):
