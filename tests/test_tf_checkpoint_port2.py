@@ -366,6 +366,8 @@ def test_a_non_trackable_attribute_set_later_is_ordinary(tmp_path):
     assert float(ckpt.y) == 4.0 and sorted(ckpt.variables()) == ["v", "y"]
     with pytest.raises(ValueError):  # (the constructor's objects are checked, as TF)
         Checkpoint(y=1)
+    del ckpt.y  # TF's AutoTrackable.__delattr__: the object is no longer saved
+    assert list(ckpt.variables()) == ["v"] and not hasattr(ckpt, "y")
 
 
 # -- replacing checkpoints ----------------------------------------------------------------------------------

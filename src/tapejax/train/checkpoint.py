@@ -464,6 +464,15 @@ class Checkpoint:
             self._restore_into(pending, {name: value}, waiting=True)
         self._objects[name] = value
 
+    def __delattr__(self, name: str) -> None:
+        # As TF: deleting an object's attribute stops saving it.
+        if name in self.__dict__ and not name.startswith("_"):
+            object.__delattr__(self, name)
+        elif name in self.__dict__.get("_objects", ()):
+            del self._objects[name]
+        else:
+            raise AttributeError(f"'Checkpoint' object has no attribute {name!r}")
+
     def variables(self) -> Dict[str, Variable]:
         """``{path: Variable}`` in checkpoint order: the names a checkpoint stores values under."""
         return {_show(p): v for p, v in _collect(self).items()}
