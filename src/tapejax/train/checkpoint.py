@@ -8,8 +8,8 @@ Terminology
 * path: the stable name of one Variable in a checkpoint, as TF's object graph names it: its keyword name
   followed by where it sits inside that object, joined with ``/``: a Module's attribute name (its
   attributes that hold no Variables, Modules or containers are ignored, as TF), a dict key, a list/tuple
-  position, a namedtuple's field name, or, in an object with ``.variables`` that is not a Module (an optimizer), ``variables`` then
-  the position. ``Checkpoint(model=m, opt=o, step=v, extra={"ema": [a, b]})`` with ``m.dense.w`` gives
+  position, a namedtuple's field name, or, in an object with ``.variables`` that is not a Module (an
+  optimizer), ``variables`` then the position. ``Checkpoint(model=m, opt=o, step=v, extra={"ema": [a, b]})`` with ``m.dense.w`` gives
   ``model/dense/w``, ``opt/variables/0``, ``step``, ``extra/ema/0``, ``extra/ema/1``. A Variable reachable
   by several paths is saved once, under the first in breadth-first order over the keywords sorted (TF's);
   its other paths are stored too (the ``object_graph`` item), so a restore finds it by any of them.
@@ -99,10 +99,11 @@ def _ocp():
 # keyword, a Module's attributes by name, list/tuple items by position, dict entries by key, and an
 # object with `.variables` has one child, "variables", the list of them). A Variable's path is the names
 # along its first path in breadth-first order (TF's: each object is saved once, under its shortest path);
-# a restore follows each saved path's names through the objects it is given (`_resolve`), as TF matches
+# a restore follows each saved path's names through the objects it is given (`_match`), as TF matches
 # a checkpoint's object graph to the Python objects.
 
 _MISSING = object()
+Alias = Tuple[Tuple[str, ...], str, Tuple[str, ...]]  # (parent path, name, path): see _walk
 
 
 def _is_node(obj: Any) -> bool:
@@ -215,9 +216,6 @@ def _collect(objects: Union[Mapping[str, Any], "Checkpoint"]) -> Dict[Tuple[str,
     return _walk(objects)[0]
 
 
-Alias = Tuple[Tuple[str, ...], str, Tuple[str, ...]]
-
-
 def _walk(objects: Union[Mapping[str, Any], "Checkpoint"]) -> Tuple[Dict[Tuple[str, ...], Variable], List[Alias]]:
     """``_collect``'s ``{path: Variable}``, and the graph's other edges to what holds them: ``(parent path,
     name, path)`` where the object at ``path`` is also the child ``name`` of the object at ``parent path``
@@ -225,7 +223,6 @@ def _walk(objects: Union[Mapping[str, Any], "Checkpoint"]) -> Tuple[Dict[Tuple[s
     found: Dict[Tuple[str, ...], Variable] = {}
     primary: Dict[int, Tuple[str, ...]] = {}  # id(object walked, or Variable) -> its path
     edges: List[Tuple[Tuple[str, ...], str, int]] = []  # edges to an object already reached
-    seen_variables = primary
     if isinstance(objects, Checkpoint):
         entries, walked = objects._entries(), {id(objects): objects}
     else:
@@ -238,8 +235,8 @@ def _walk(objects: Union[Mapping[str, Any], "Checkpoint"]) -> Tuple[Dict[Tuple[s
             if path in found and found[path] is not obj:  # e.g. keys 1 and "1" in one dict: two Variables, one name
                 raise ValueError(f"Checkpoint: two Variables would both be saved as '{_show(path)}'; give the "
                                  "dict distinct keys (1 and '1' name the same entry).")
-            if id(obj) not in seen_variables:
-                seen_variables[id(obj)] = path
+            if id(obj) not in primary:
+                primary[id(obj)] = path
                 found[path] = obj
             elif len(path) > 0:
                 edges.append((path[:-1], path[-1], id(obj)))
