@@ -100,6 +100,20 @@ def test_restore_into_a_module_built_in_another_order(tmp_path):
     np.testing.assert_array_equal(loaded.b.numpy(), np.full(2, 2.0, np.float32))
 
 
+def test_checkpoints_of_earlier_tapejax_restore_into_modules_by_position(tmp_path):
+    # Before Variables were named by attribute, a Module's were saved as model/variables/<creation order>.
+    class Holder:
+        def __init__(self, *variables):
+            self.variables = list(variables)
+
+    path = Checkpoint(model=Holder(tj.Variable(1.0), tj.Variable([2.0, 3.0]))).write(tmp_path / "old")
+    model = tj.Module()
+    model.w = tj.Variable(0.0)
+    model.b = tj.Variable([0.0, 0.0])
+    Checkpoint(model=model).restore(path).assert_consumed()
+    assert float(model.w) == 1.0 and model.b.numpy().tolist() == [2.0, 3.0]
+
+
 def test_ambiguous_load(tmp_path):
     # testAmbiguousLoad: one saved object (dep_three, reachable by two paths) cannot be split into two.
     save_root = Checkpoint()

@@ -159,6 +159,8 @@ def _child(obj: Any, name: str) -> Any:
     if isinstance(obj, Checkpoint):
         return obj._graph().get(name, _MISSING)
     if isinstance(obj, Module):
+        if name == "variables":  # (no attribute has that name: checkpoints of earlier tapejax, by position)
+            return obj.variables
         child = vars(obj).get(name, _MISSING)
         return child if child is not _MISSING and _is_node(child) else _MISSING
     if isinstance(obj, Mapping):
