@@ -1034,7 +1034,8 @@ class CheckpointManager:
         self._checkpoint.save_counter.assign(counter)
         if current_step is not None:
             self._last_checkpoint_step = current_step
-        self._maybe_delete.pop(path, None)
+        self._maybe_delete.pop(path, None)  # (a number saved again: replaced, and now the newest, as TF)
+        self._preserved.discard(os.path.basename(path))  # (a kept one replaced is a managed checkpoint again)
         self._maybe_delete[path] = time.time()
         self._latest = path
         self._sweep()
