@@ -406,6 +406,16 @@ def test_write_to_an_existing_path_replaces_it(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["ckpt"]  # nothing left beside it
 
 
+def test_only_a_checkpoint_is_replaced(tmp_path):
+    # (TF writes prefix.index / prefix.data-* beside a directory named prefix; here a checkpoint is a directory,
+    # so one that is not a checkpoint is refused rather than replaced.)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "keep.txt").write_text("x")
+    with pytest.raises(FileExistsError, match="not a checkpoint"):
+        Checkpoint(v=tj.Variable(1.0)).write(tmp_path / "data")
+    assert (tmp_path / "data" / "keep.txt").read_text() == "x"
+
+
 def test_save_counting_from_one_again_replaces(tmp_path):
     # TF: a new Checkpoint's save(prefix) writes prefix-1 again, over the earlier run's.
     prefix = str(tmp_path / "ckpt")

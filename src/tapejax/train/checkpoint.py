@@ -522,6 +522,9 @@ class Checkpoint:
         if not os.path.lexists(target):
             _checkpointer().save(target, _save_args(*values))
             return path
+        if not os.path.isdir(os.path.join(target, _ITEM)):  # (only a checkpoint is replaced, never other files)
+            raise FileExistsError(f"{what}: '{path}' exists and is not a checkpoint, so it is not replaced; "
+                                  "give the path of a new (or an existing checkpoint's) directory.")
         staging = f"{target}{_STAGING}{os.urandom(6).hex()}.tmp"  # (ends in no number: never a save() name)
         _checkpointer().save(staging, _save_args(*values))
         _swap_into_place(staging, target)
