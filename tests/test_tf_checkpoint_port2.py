@@ -535,6 +535,95 @@ def test_an_overwrite_killed_at_any_point_leaves_the_old_or_the_new_checkpoint(t
     assert _overwrite_step(model) in (last, last + 1), (seed, last, sorted(os.listdir(tmp_path)))
 
 
+# -- random object graphs, against TF's results ----------------------------------------------------------------
+# Random graphs of Modules, lists, dicts and Variables, some objects reachable by several paths, built by the
+# same seeded code with tf.Module / tf.Variable / tf.train.Checkpoint in TF 2.21; TF's results are below.
+
+def _random_graph(seed, fresh=None):
+    """``{keyword: object}``. ``fresh=None``: Variables valued by draws (the names test); ``fresh=False``:
+    valued 1, 2, ... in creation order; ``fresh=True``: the same graph valued -1, each reuse of a Variable
+    replaced by a new one (sharing split), as restored into."""
+    rng = random.Random(seed)
+    pool, counter = [], [0]
+
+    def make(depth):
+        r = rng.random()
+        if pool and r < 0.25:
+            x = rng.choice(pool)
+            return tj.Variable(-1.0) if fresh and isinstance(x, tj.Variable) else x
+        if depth >= 3 or r < 0.5:
+            counter[0] += 1
+            value = float(rng.randrange(100)) if fresh is None else -1.0 if fresh else float(counter[0])
+            v = tj.Variable(value)
+            pool.append(v)
+            return v
+        kind = rng.choice(["module", "list", "dict"])
+        if kind == "module":
+            m = tj.Module()
+            for i in range(rng.randrange(1, 4)):
+                setattr(m, rng.choice("abcdefgh") + str(i), make(depth + 1))
+            pool.append(m)
+            return m
+        if kind == "list":
+            return [make(depth + 1) for _ in range(rng.randrange(1, 3))]
+        return {rng.choice("xyz") + str(i): make(depth + 1) for i in range(rng.randrange(1, 3))}
+
+    return {rng.choice("pqrst") + str(i): make(0) for i in range(rng.randrange(1, 4))}
+
+
+def _read_all(obj, seen, out):
+    # Each Variable's value, attributes and keys sorted, each object once.
+    if isinstance(obj, tj.Variable):
+        out.append(float(obj.numpy()))
+        return
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    if isinstance(obj, dict):
+        for k in sorted(obj):
+            _read_all(obj[k], seen, out)
+    elif isinstance(obj, (list, tuple)):
+        for x in obj:
+            _read_all(x, seen, out)
+    else:
+        for k in sorted(vars(obj)):
+            if not k.startswith("_"):
+                _read_all(vars(obj)[k], seen, out)
+
+
+# tf.train.list_variables(tf.train.Checkpoint(**graph).write(...)), less /.ATTRIBUTES/VARIABLE_VALUE and save_counter
+_TF_NAMES = {
+    0: ["s0", "s1"], 1: ["t0/b0"], 2: ["p0"], 3: ["t0/0/a0/1", "t0/0/d2/x1", "t0/0/h1", "t0/1"], 4: ["r0"],
+    5: ["q1/0", "q2/e0", "r0/y0/a0/b1", "r0/y0/d1"], 6: ["p0", "r2"], 7: ["p1/d1", "q0"], 8: ["r0/a0"],
+    9: ["q1/e1/0", "q1/h0/a0/h0", "q1/h0/g1/d0", "q1/h0/g1/g1", "t0"], 10: ["p0", "r2/h0"], 11: ["t0/1"],
+}
+# Saved from _random_graph(seed, False), read into _random_graph(seed, True): (assert_consumed passes, values)
+_TF_RESTORED = {
+    0: (True, [1.0, 2.0]), 1: (True, [1.0, 2.0]), 2: (True, [1.0]), 3: (False, [-1.0, -1.0, 1.0, 2.0, 3.0, -1.0]),
+    4: (True, [1.0]), 5: (False, [-1.0, 2.0, -1.0, -1.0, 3.0, 1.0]), 6: (False, [1.0, -1.0, 2.0]),
+    7: (False, [1.0, -1.0]), 8: (True, [1.0]), 9: (False, [1.0, -1.0]), 10: (False, [1.0, -1.0, -1.0]),
+    11: (False, [1.0, -1.0, 2.0]),
+}
+
+
+@pytest.mark.parametrize("seed", sorted(_TF_NAMES))
+def test_random_graphs_are_named_and_restored_as_tf(tmp_path, seed):
+    path = Checkpoint(**_random_graph(seed)).write(tmp_path / "names")
+    assert [n for n, _ in tj.train.list_variables(path) if n != "save_counter"] == _TF_NAMES[seed]
+    path = Checkpoint(**_random_graph(seed, fresh=False)).write(tmp_path / "values")
+    objects = _random_graph(seed, fresh=True)
+    status = Checkpoint(**objects).read(path)
+    try:
+        status.assert_consumed()
+        consumed = True
+    except AssertionError:
+        consumed = False
+    values, seen = [], set()
+    for k in sorted(objects):
+        _read_all(objects[k], seen, values)
+    assert (consumed, values) == _TF_RESTORED[seed]
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "overwrite":
         _overwrite_worker(sys.argv[2])
