@@ -82,6 +82,25 @@ def test_container_paths_as_tf(tmp_path):
     assert (float(other.nt.a), float(other.nt.b), float(other.a)) == (1.0, 2.0, 6.0)
 
 
+def test_random_generators_are_checkpointed_as_tf(tmp_path):
+    # TF 2.21: tf.train.list_variables(tf.train.Checkpoint(model=m, gen=g).write(...)) with m.g another
+    # Generator -> gen/_state_var/.ATTRIBUTES/VARIABLE_VALUE, model/g/_state_var/.ATTRIBUTES/VARIABLE_VALUE;
+    # restoring the state resumes each stream where it was saved.
+    gen = tj.random.Generator.from_seed(1)
+    gen.normal([2])
+    model = tj.Module()
+    model.g = tj.random.Generator.from_seed(5)
+    checkpoint = Checkpoint(gen=gen, model=model)
+    assert list(checkpoint.variables()) == ["gen/_state_var", "model/g/_state_var"]
+    path = checkpoint.write(tmp_path / "c")
+    expected = gen.normal([3]).numpy(), model.g.uniform([2]).numpy()
+    gen2, model2 = tj.random.Generator.from_seed(9), tj.Module()
+    model2.g = tj.random.Generator.from_seed(7)
+    Checkpoint(gen=gen2, model=model2).restore(path).assert_consumed()
+    np.testing.assert_array_equal(gen2.normal([3]).numpy(), expected[0])
+    np.testing.assert_array_equal(model2.g.uniform([2]).numpy(), expected[1])
+
+
 def test_restore_into_a_module_built_in_another_order(tmp_path):
     # TF matches by attribute name: the order the Variables were created in does not matter.
     class AB(tj.Module):

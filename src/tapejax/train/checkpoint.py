@@ -3,8 +3,8 @@
 Terminology
 -----------
 * objects: what ``Checkpoint(root, **objects)`` is given. Each is a ``tj.Variable``, a ``tj.Module``, an
-  object with a ``.variables`` attribute (an optimizer; a method is called), or a dict, list or tuple of
-  those, nested to any depth. ``root`` (TF's): an object whose children are the top-level names.
+  object with a ``.variables`` attribute (an optimizer; a method is called), a ``tj.random.Generator``
+  (its state, as TF: ``gen/_state_var``), or a dict, list or tuple of those, nested to any depth. ``root`` (TF's): an object whose children are the top-level names.
 * path: the stable name of one Variable in a checkpoint, as TF's object graph names it: its keyword name
   followed by where it sits inside that object, joined with ``/``: a Module's attribute name (its
   attributes that hold no Variables, Modules or containers are ignored, as TF), a dict key, a list/tuple
@@ -71,6 +71,7 @@ import jax
 import numpy as np
 
 from .. import tape_set
+from ..ops.random import Generator
 from ..tensor import Tensor, Variable
 from .module import Module, watch_build
 
@@ -103,6 +104,7 @@ def _ocp():
 # a checkpoint's object graph to the Python objects.
 
 _MISSING = object()
+_GENERATOR_STATE = "_state_var"  # a tj.random.Generator's one child (TF's name: gen/_state_var)
 Alias = Tuple[Tuple[str, ...], str, Tuple[str, ...]]  # (parent path, name, path): see _walk
 
 
@@ -110,7 +112,7 @@ def _is_node(obj: Any) -> bool:
     """Whether a Module attribute (or a list/dict item under a Module) is walked: Variables, Modules,
     Checkpoints, lists, tuples, dicts, and objects with ``.variables`` (optimizers). Anything else (numbers,
     strings, Tensors, functions) is ignored, as TF ignores attributes that are not trackable."""
-    if isinstance(obj, (Variable, Module, Checkpoint, list, tuple, Mapping)):
+    if isinstance(obj, (Variable, Module, Checkpoint, list, tuple, Mapping, Generator)):
         return True
     if isinstance(obj, (Tensor, type)):
         return False
@@ -128,6 +130,8 @@ def _children(obj: Any, strict: bool) -> List[Tuple[str, Any, bool]]:
         return [(name, child, strict) for name, child in obj._graph().items()]
     if isinstance(obj, Module):
         return [(name, child, False) for name, child in vars(obj).items() if _is_node(child)]
+    if isinstance(obj, Generator):  # its state Variable, under TF's name for it
+        return [(_GENERATOR_STATE, obj.state, strict)]
     if isinstance(obj, Mapping):
         found = []
         for key, child in obj.items():
@@ -163,6 +167,8 @@ def _child(obj: Any, name: str) -> Any:
             return obj.variables
         child = vars(obj).get(name, _MISSING)
         return child if child is not _MISSING and _is_node(child) else _MISSING
+    if isinstance(obj, Generator):
+        return obj.state if name == _GENERATOR_STATE else _MISSING
     if isinstance(obj, Mapping):
         if name in obj:
             return obj[name]
