@@ -62,8 +62,9 @@ def _same(a, b):
 def test_paths_are_keyword_then_position_or_key():
     ckpt = Checkpoint(model=_model(), opt=MethodHolder(tj.Variable(1.0)), step=tj.Variable(0),
                       extra={"ema": [tj.Variable(1.0), tj.Variable(2.0)], "a.b/c": tj.Variable(3.0)})
-    assert list(ckpt.variables()) == ["model/variables/0", "model/variables/1", "opt/variables/0", "step",
-                                      "extra/ema/0", "extra/ema/1", "extra/a.b/c"]
+    # (TF's order: keywords sorted, the graph walked breadth first)
+    assert list(ckpt.variables()) == ["step", "extra/a.b/c", "extra/ema/0", "extra/ema/1", "model/variables/0",
+                                      "model/variables/1", "opt/variables/0"]
 
 
 def test_round_trip_restores_into_the_same_variables_bit_for_bit(tmp_path):
@@ -187,15 +188,17 @@ def test_unexpected_entry_is_left_and_reported_by_assert_consumed(tmp_path):
 
 # -- errors -----------------------------------------------------------------------------------------------
 
-def test_existing_path_is_never_overwritten(tmp_path):
+def test_existing_path_is_replaced_as_tf(tmp_path):
+    # TF's write() to an existing path replaces that checkpoint (here by swapping in a complete new one).
     v = tj.Variable(1.0)
     ckpt = Checkpoint(v=v)
     ckpt.write(tmp_path / "c")
     v.assign(2.0)
-    with pytest.raises(FileExistsError, match="never overwritten.*CheckpointManager"):
-        ckpt.write(tmp_path / "c")
+    assert ckpt.write(tmp_path / "c") == str(tmp_path / "c")
+    assert os.listdir(tmp_path) == ["c"]  # the old one and the staging directory are gone
+    v.assign(0.0)
     ckpt.restore(tmp_path / "c")
-    assert float(v) == 1.0
+    assert float(v) == 2.0
 
 
 def test_restore_of_a_missing_or_unfinished_checkpoint(tmp_path):
@@ -286,14 +289,15 @@ def test_manager_numbers_keeps_and_restores(tmp_path):
 
     v.assign(10.0)
     assert manager.save(step=10).endswith("/ckpt-10")
-    with pytest.raises(ValueError, match="ckpt-10' already exists"):
-        manager.save(step=10)
+    v.assign(11.0)
+    assert manager.save(step=10).endswith("/ckpt-10")  # as TF: the checkpoint under that number is replaced
+    assert manager.steps == [4, 10]
 
     # A new manager (a restarted job) finds the same checkpoints.
     again = CheckpointManager(Checkpoint(v=v, model=model), tmp_path / "run", max_to_keep=2)
     assert again.steps == [4, 10]
     v.assign(0.0)
-    assert again.restore_or_initialize() == str(tmp_path / "run" / "ckpt-10") and float(v) == 10.0
+    assert again.restore_or_initialize() == str(tmp_path / "run" / "ckpt-10") and float(v) == 11.0
 
 
 def test_restore_or_initialize_calls_init_fn_only_without_checkpoints(tmp_path):

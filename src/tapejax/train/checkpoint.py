@@ -2,18 +2,23 @@
 
 Terminology
 -----------
-* objects: what ``Checkpoint(**objects)`` is given. Each is a ``tj.Variable``, an object with a
-  ``.variables`` attribute (a ``tj.Module``, an optimizer; a method is called), or a dict, list or
-  tuple of those, nested to any depth.
-* path: the stable name of one Variable in a checkpoint, its keyword name followed by where it sits
-  inside that object, joined with ``/``: a dict key, a list/tuple position, or ``variables`` then the
-  position in that object's ``.variables``. ``Checkpoint(model=m, opt=o, step=v, extra={"ema": [a, b]})``
-  gives ``model/variables/0``, ``model/variables/1``, ..., ``opt/variables/0``, ..., ``step``,
-  ``extra/ema/0``, ``extra/ema/1``. A checkpoint restores into objects built the same way (same
-  keyword names, same structure, Variables created in the same order), whatever their names.
+* objects: what ``Checkpoint(root, **objects)`` is given. Each is a ``tj.Variable``, a ``tj.Module``, an
+  object with a ``.variables`` attribute (an optimizer; a method is called), a ``tj.random.Generator``
+  (its state, as TF: ``gen/_state_var``), or a dict, list or tuple of those, nested to any depth. ``root`` (TF's): an object whose children are the top-level names.
+* path: the stable name of one Variable in a checkpoint, as TF's object graph names it: its keyword name
+  followed by where it sits inside that object, joined with ``/``: a Module's attribute name (its
+  attributes that hold no Variables, Modules or containers are ignored, as TF), a dict key, a list/tuple
+  position, a namedtuple's field name, or, in an object with ``.variables`` that is not a Module (an
+  optimizer), ``variables`` then the position. ``Checkpoint(model=m, opt=o, step=v, extra={"ema": [a, b]})`` with ``m.dense.w`` gives
+  ``model/dense/w``, ``opt/variables/0``, ``step``, ``extra/ema/0``, ``extra/ema/1``. A Variable reachable
+  by several paths is saved once, under the first in breadth-first order over the keywords sorted (TF's);
+  its other paths are stored too (the ``object_graph`` item), so a restore finds it by any of them.
+  A restore follows each saved path by name through the objects it is given, as TF matches its object
+  graph: objects built in another order, or combined, restore by name.
 * layout: a checkpoint is a directory holding one orbax item named ``variables`` (a PyTree of the
-  arrays, keyed by path). A ``CheckpointManager`` writes the same directories, named as TF's
-  (``{directory}/ckpt-{n}``), so ``Checkpoint.restore`` reads either.
+  arrays, keyed by path) and, when some object is reachable by two paths, a JSON item ``object_graph``.
+  A ``CheckpointManager`` writes the same directories, named as TF's (``{directory}/ckpt-{n}``), so
+  ``Checkpoint.restore`` reads either.
 
 Save
 ----
@@ -24,12 +29,14 @@ Checkpoint's ``save_counter`` (stored beside the Variables as ``save_counter`` a
 2. Read each value without recording it on any tape (saving is not part of the computation).
 3. orbax writes everything into a temporary directory beside the target and renames it into place
    once complete; we wait for it (synchronous), so a save killed at any point leaves either no
-   checkpoint at that path or a complete one, and never touches the previous checkpoints.
+   checkpoint at that path or a complete one, and never touches the other checkpoints. A checkpoint
+   already at that path is replaced, as TF, atomically: the new one is written completely beside it, then
+   the two swap names in one rename, so a kill leaves the old or the new one there, never neither.
 
 Restore (as TF's: what matches is restored, the status tells what did not)
 -------------------------------------------------------------------------
-1. Walk the objects, as for a save.
-2. Read the checkpoint's metadata and check every path present in both: same shape, same dtype. Every
+1. Match the checkpoint's paths to the objects by name (``_match``).
+2. Read the checkpoint's metadata and check every path matched: same shape, same dtype. Every
    mismatch is reported in one ``ValueError``; no Variable has been changed yet.
 3. orbax reads each of those arrays straight into the Variable's current sharding (so a restore keeps
    how each Variable is laid out over devices, whatever the layout when saved).
@@ -46,6 +53,9 @@ Restore (as TF's: what matches is restored, the status tells what did not)
 """
 from __future__ import annotations
 
+import collections
+import ctypes
+import errno
 import itertools
 import json
 import logging
@@ -61,6 +71,7 @@ import jax
 import numpy as np
 
 from .. import tape_set
+from ..ops.random import Generator
 from ..tensor import Tensor, Variable
 from .module import Module, watch_build
 
@@ -68,6 +79,7 @@ __all__ = ["Checkpoint", "CheckpointManager", "LoadStatus", "latest_checkpoint",
 
 PathLike = Union[str, os.PathLike]
 _ITEM = "variables"  # the orbax item name inside a checkpoint directory
+_GRAPH = "object_graph"  # the orbax item of the other paths to saved objects (see _walk), when there are some
 _TRASH = "_deleted"  # CheckpointManager: where old steps go before being deleted (not a step name)
 _SAVE_COUNTER = "save_counter"  # save()'s own entry: the number of the checkpoint (TF's save_counter)
 
@@ -84,51 +96,178 @@ def _ocp():
 
 
 # -- objects -> {path: Variable} -----------------------------------------------------------------------
+# The objects form a graph, as TF's object graph: a node's children are named (a Checkpoint's objects by
+# keyword, a Module's attributes by name, list/tuple items by position, dict entries by key, and an
+# object with `.variables` has one child, "variables", the list of them). A Variable's path is the names
+# along its first path in breadth-first order (TF's: each object is saved once, under its shortest path);
+# a restore follows each saved path's names through the objects it is given (`_match`), as TF matches
+# a checkpoint's object graph to the Python objects.
 
-def _collect(objects: Mapping[str, Any]) -> Dict[Tuple[str, ...], Variable]:
+_MISSING = object()
+_GENERATOR_STATE = "_state_var"  # a tj.random.Generator's one child (TF's name: gen/_state_var)
+Alias = Tuple[Tuple[str, ...], str, Tuple[str, ...]]  # (parent path, name, path): see _walk
+
+
+def _is_node(obj: Any) -> bool:
+    """Whether a Module attribute (or a list/dict item under a Module) is walked: Variables, Modules,
+    Checkpoints, lists, tuples, dicts, and objects with ``.variables`` (optimizers). Anything else (numbers,
+    strings, Tensors, functions) is ignored, as TF ignores attributes that are not trackable."""
+    if isinstance(obj, (Variable, Module, Checkpoint, list, tuple, Mapping, Generator)):
+        return True
+    if isinstance(obj, (Tensor, type)):
+        return False
+    try:
+        return hasattr(obj, "variables")
+    except Exception:  # (an attribute of any kind may answer with any error: it is then not walked)
+        return False
+
+
+def _children(obj: Any, strict: bool) -> List[Tuple[str, Any, bool]]:
+    """``(name, child, strict)`` for each child of the node ``obj``, in TF's order. ``strict``: a
+    non-trackable child raises (what a Checkpoint is given, and the containers in it); under a Module,
+    such children are skipped (as TF ignores a Module's other attributes)."""
+    if isinstance(obj, Checkpoint):
+        return [(name, child, strict) for name, child in obj._graph().items()]
+    if isinstance(obj, Module):
+        return [(name, child, False) for name, child in vars(obj).items() if _is_node(child)]
+    if isinstance(obj, Generator):  # its state Variable, under TF's name for it
+        return [(_GENERATOR_STATE, obj.state, strict)]
+    if isinstance(obj, Mapping):
+        found = []
+        for key, child in obj.items():
+            if not strict and not _is_node(child):
+                continue
+            if not isinstance(key, (str, int)) or isinstance(key, bool) or key == "":
+                raise TypeError(f"Checkpoint: dict key {key!r} cannot name a checkpoint entry; use non-empty str "
+                                "(or int) keys.")
+            found.append((str(key), child, strict))
+        return found
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a namedtuple: by field name (TF's)
+        return [(name, child, strict) for name, child in zip(obj._fields, obj) if strict or _is_node(child)]
+    if isinstance(obj, (list, tuple)):
+        return [(str(i), child, strict) for i, child in enumerate(obj) if strict or _is_node(child)]
+    try:
+        variables = obj.variables
+        variables = variables() if callable(variables) else variables
+    except Exception:
+        if strict:
+            raise
+        return []  # (an attribute of a Module whose .variables cannot be read: ignored, as what is not trackable)
+    return [("variables", variables, strict)]
+
+
+def _child(obj: Any, name: str) -> Any:
+    """The child of ``obj`` named ``name`` (see ``_children``), or ``_MISSING``."""
+    if isinstance(obj, (Variable, Tensor)):
+        return _MISSING
+    if isinstance(obj, Checkpoint):
+        return obj._graph().get(name, _MISSING)
+    if isinstance(obj, Module):
+        if name == "variables":  # (no attribute has that name: checkpoints of earlier tapejax, by position)
+            return obj.variables
+        child = vars(obj).get(name, _MISSING)
+        return child if child is not _MISSING and _is_node(child) else _MISSING
+    if isinstance(obj, Generator):
+        return obj.state if name == _GENERATOR_STATE else _MISSING
+    if isinstance(obj, Mapping):
+        if name in obj:
+            return obj[name]
+        return obj.get(int(name), _MISSING) if name.isdigit() and str(int(name)) == name else _MISSING
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        return getattr(obj, name) if name in obj._fields else _MISSING
+    if isinstance(obj, (list, tuple)):
+        return obj[int(name)] if name.isdigit() and int(name) < len(obj) else _MISSING
+    if name == "variables" and _is_node(obj):
+        variables = obj.variables
+        return variables() if callable(variables) else variables
+    return _MISSING
+
+
+def _match(objects: Mapping[str, Any], saved: Mapping[Tuple[str, ...], Any],
+           aliases: List[Alias]) -> Tuple[Dict[Tuple[str, ...], Variable], Dict[Tuple[str, ...], Any]]:
+    """Match a checkpoint's graph to ``objects``, as TF: from the top, each child of a checkpoint node (its
+    saved paths' names, and the aliases) is looked up by name in the object matched to that node. Returns
+    ``{saved path: Variable}`` and ``{checkpoint node: object}``. One object may take several checkpoint
+    nodes (TF: objects combined); a checkpoint node takes the first object met (breadth first)."""
+    children: Dict[Tuple[str, ...], Dict[str, Tuple[str, ...]]] = collections.defaultdict(dict)
+    for p in saved:
+        for i in range(len(p)):
+            children[p[:i]][p[i]] = p[:i + 1]
+    for parent, name, target in aliases:
+        for i in range(len(parent)):  # (the nodes on the way to it, which may hold no saved value themselves)
+            children[parent[:i]].setdefault(parent[i], parent[:i + 1])
+        children[parent].setdefault(name, target)
+    matched: Dict[Tuple[str, ...], Variable] = {}
+    nodes: Dict[Tuple[str, ...], Any] = {}
+    visited: Dict[Tuple[Tuple[str, ...], int], Any] = {}  # (held: a temporary's id is not reused)
+    queue = collections.deque([((), objects)])
+    while queue:
+        node, obj = queue.popleft()
+        if (node, id(obj)) in visited:
+            continue
+        visited[(node, id(obj))] = obj
+        nodes.setdefault(node, obj)
+        if isinstance(obj, Variable):
+            if node in saved:
+                matched.setdefault(node, obj)
+            continue
+        for name, child_node in children.get(node, {}).items():
+            child = _child(obj, name)
+            if child is not _MISSING:
+                queue.append((child_node, child))
+    return matched, nodes
+
+
+def _collect(objects: Union[Mapping[str, Any], "Checkpoint"]) -> Dict[Tuple[str, ...], Variable]:
+    """``{path: Variable}``: every Variable reachable from ``objects`` (``{name: object}``, or a
+    Checkpoint's top-level names), once, under its first path in breadth-first order (TF's)."""
+    return _walk(objects)[0]
+
+
+def _walk(objects: Union[Mapping[str, Any], "Checkpoint"]) -> Tuple[Dict[Tuple[str, ...], Variable], List[Alias]]:
+    """``_collect``'s ``{path: Variable}``, and the graph's other edges to what holds them: ``(parent path,
+    name, path)`` where the object at ``path`` is also the child ``name`` of the object at ``parent path``
+    (TF's object graph keeps them: ``mapped = {"two": v}`` restores a ``v`` saved under ``listed/1`` too)."""
     found: Dict[Tuple[str, ...], Variable] = {}
-    inside: set = set()  # ids of the Checkpoints being walked: one that holds itself (a loop) is walked once
-
-    def walk(obj: Any, path: Tuple[str, ...]) -> None:
-        if isinstance(obj, Checkpoint):  # a Checkpoint among the objects: its objects, under its name
-            if id(obj) not in inside and obj._objects is not objects:  # (not the one being collected)
-                inside.add(id(obj))
-                walk(obj._objects, path)
-                inside.discard(id(obj))
-        elif isinstance(obj, Variable):  # before the attribute test: a Variable forwards unknown attributes
-            if path in found:  # e.g. keys 1 and "1" in one dict: two Variables, one name
+    primary: Dict[int, Tuple[str, ...]] = {}  # id(object walked, or Variable) -> its path
+    edges: List[Tuple[Tuple[str, ...], str, int]] = []  # edges to an object already reached
+    if isinstance(objects, Checkpoint):
+        entries, walked = objects._entries(), {id(objects): objects}
+    else:
+        entries, walked = [(name, obj, True) for name, obj in objects.items()], {}
+    # (walked holds each object walked: the id of a temporary, e.g. a list a .variables() made, is not reused)
+    queue = collections.deque(((name,), obj, strict) for name, obj, strict in entries)
+    while queue:
+        path, obj, strict = queue.popleft()
+        if isinstance(obj, Variable):  # before the attribute test: a Variable forwards unknown attributes
+            if path in found and found[path] is not obj:  # e.g. keys 1 and "1" in one dict: two Variables, one name
                 raise ValueError(f"Checkpoint: two Variables would both be saved as '{_show(path)}'; give the "
                                  "dict distinct keys (1 and '1' name the same entry).")
-            found[path] = obj
+            if id(obj) not in primary:
+                primary[id(obj)] = path
+                found[path] = obj
+            elif len(path) > 0:
+                edges.append((path[:-1], path[-1], id(obj)))
         elif isinstance(obj, Tensor):
-            raise NotCheckpointable(f"Checkpoint: '{_show(path)}' is a tj.Tensor, which is immutable and cannot "
-                                    "be restored into; wrap it in tj.Variable to checkpoint it.")
-        elif isinstance(obj, Mapping):
-            for key, value in obj.items():
-                if not isinstance(key, (str, int)) or isinstance(key, bool) or key == "":
-                    raise TypeError(f"Checkpoint: dict key {key!r} under '{_show(path)}' cannot name a "
-                                    "checkpoint entry; use non-empty str (or int) keys.")
-                walk(value, path + (str(key),))
-        elif isinstance(obj, (list, tuple)):
-            for i, value in enumerate(obj):
-                walk(value, path + (str(i),))
-        elif hasattr(obj, "variables"):
-            variables = obj.variables
-            walk(variables() if callable(variables) else variables, path + ("variables",))
-        else:
-            raise NotCheckpointable(f"Checkpoint: '{_show(path)}' is a {type(obj).__name__}, which holds no "
-                                    "Variables. Pass tj.Variables, objects with a .variables attribute (tj.Module, "
-                                    "optimizers), or dicts/lists/tuples of those.")
-
-    try:
-        for name, obj in objects.items():
-            walk(obj, (name,))
-    except RecursionError:
-        raise ValueError("Checkpoint: the objects hold themselves (a loop through lists, dicts or .variables); "
-                         "a Checkpoint can save only Variables reachable without a loop.") from None
-    finally:
-        walk = None  # (breaks walk's reference to itself, which would keep `found`, and so the Variables, alive)
-    return found
+            if strict:
+                raise NotCheckpointable(f"Checkpoint: '{_show(path)}' is a tj.Tensor, which is immutable and "
+                                        "cannot be restored into; wrap it in tj.Variable to checkpoint it.")
+        elif not _is_node(obj):
+            if strict:
+                raise NotCheckpointable(f"Checkpoint: '{_show(path)}' is a {type(obj).__name__}, which holds no "
+                                        "Variables. Pass tj.Variables, objects with a .variables attribute "
+                                        "(tj.Module, optimizers), or dicts/lists/tuples of those.")
+        elif id(obj) not in walked:  # (each object once: a Module referring back to its parent is no loop)
+            walked[id(obj)] = obj
+            primary[id(obj)] = path
+            for name, child, child_strict in _children(obj, strict):
+                queue.append((path + (name,), child, child_strict))
+        elif id(obj) in primary and primary[id(obj)] != path:
+            edges.append((path[:-1], path[-1], id(obj)))
+    # Only the edges that lead to saved values are kept.
+    holding = {p[:i] for p in found for i in range(1, len(p) + 1)}
+    aliases = [(parent, name, primary[target]) for parent, name, target in edges if primary[target] in holding]
+    return found, aliases
 
 
 def _show(path: Tuple[str, ...]) -> str:
@@ -183,30 +322,125 @@ def _flatten(tree: Mapping[str, Any], prefix: Tuple[str, ...] = ()) -> Dict[Tupl
 def _checkpointer():
     ocp = _ocp()
     # Synchronous: save() returns only once the checkpoint is renamed into place (finalized).
-    return ocp.Checkpointer(ocp.CompositeCheckpointHandler(**{_ITEM: ocp.PyTreeCheckpointHandler()}))
+    return ocp.Checkpointer(ocp.CompositeCheckpointHandler(**{_ITEM: ocp.PyTreeCheckpointHandler(),
+                                                               _GRAPH: ocp.JsonCheckpointHandler()}))
 
 
-def _save_args(flat: Mapping[Tuple[str, ...], jax.Array]):
+def _save_args(flat: Mapping[Tuple[str, ...], jax.Array], aliases: List[Alias]):
     ocp = _ocp()
-    return ocp.args.Composite(**{_ITEM: ocp.args.PyTreeSave(_nest(flat))})
+    items = {_ITEM: ocp.args.PyTreeSave(_nest(flat))}
+    if aliases:  # (a JSON item beside the arrays, only when some object is reachable by two paths)
+        items[_GRAPH] = ocp.args.JsonSave([[list(parent), name, list(path)] for parent, name, path in aliases])
+    return ocp.args.Composite(**items)
+
+
+def _read_aliases(path: str) -> List[Alias]:
+    """The aliases a checkpoint directory stores (see ``_walk``), or none."""
+    if not os.path.isdir(os.path.join(path, _GRAPH)):
+        return []
+    ocp = _ocp()
+    stored = _checkpointer().restore(path, ocp.args.Composite(**{_GRAPH: ocp.args.JsonRestore()}))[_GRAPH]
+    return [(tuple(parent), name, tuple(target)) for parent, name, target in stored]
+
+
+# -- replacing a checkpoint (TF's write to an existing path) ------------------------------------------------
+# The new checkpoint is written completely at a staging path beside the old one; then the two swap names in
+# one rename (Linux's renameat2 RENAME_EXCHANGE), and the old one, now at the staging path, is deleted. Where
+# the filesystem cannot swap, the old one is renamed aside (`{path}.tapejax-replaced`) and the new one into
+# place: a kill between the two renames leaves the old one aside, which `_recover` puts back.
+
+_STAGING = ".tapejax-staging-"
+_REPLACED = ".tapejax-replaced"
+
+
+def _exchange(a: str, b: str) -> bool:
+    """Swap the names of ``a`` and ``b`` atomically; False where this system or filesystem cannot."""
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (AttributeError, OSError):
+        return False
+    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    at_fdcwd, rename_exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), b)
+
+
+def _swap_into_place(staging: str, target: str) -> None:
+    """Put the complete checkpoint at ``staging`` at ``target`` in place of the one there."""
+    if _exchange(staging, target):
+        shutil.rmtree(staging, ignore_errors=True)  # (the old checkpoint now)
+        return
+    aside = target + _REPLACED
+    os.rename(target, aside)
+    os.rename(staging, target)
+    shutil.rmtree(aside, ignore_errors=True)
+
+
+def _recover(target: str, staging: bool = True) -> None:
+    """Finish what a write killed while replacing the checkpoint at ``target`` left: the old checkpoint
+    renamed aside goes back when nothing replaced it (else it is deleted), and (``staging``) staging
+    directories are deleted."""
+    aside = target + _REPLACED
+    if os.path.isdir(aside):
+        if os.path.lexists(target):
+            shutil.rmtree(aside, ignore_errors=True)
+        else:
+            os.rename(aside, target)
+    folder, name = os.path.split(target)
+    if staging and os.path.isdir(folder):
+        for entry in os.listdir(folder):
+            if entry.startswith(name + _STAGING):
+                shutil.rmtree(os.path.join(folder, entry), ignore_errors=True)
 
 
 # -- Checkpoint -------------------------------------------------------------------------------------------
 
 class Checkpoint:
     """Saves and restores the Variables of the objects given by keyword (see the module docstring for
-    what an object may be and how each Variable is named).
+    what an object may be and how each Variable is named). ``root`` (TF's first argument, also
+    ``root=weakref.ref(obj)``): an object whose attributes are top-level names beside the keywords.
 
     ``save(prefix)`` writes a new numbered checkpoint directory (``write(path)`` an unnumbered one);
     ``restore(path)`` assigns the saved values into the existing Variables, after checking the shape and
     dtype of every one it restores (all or nothing), keeping each Variable's sharding.
     """
 
-    def __init__(self, **objects: Any) -> None:
+    def __init__(self, root: Any = None, **objects: Any) -> None:
         _reserved(objects)
-        _collect(objects)  # report an object that holds no Variables now, not at the first save
-        object.__setattr__(self, "_objects", dict(objects))
+        if root is not None:  # TF's root object: its children are the checkpoint's top-level names
+            target = root() if isinstance(root, weakref.ref) else root
+            if isinstance(target, (Variable, Tensor, Checkpoint)) or not _is_node(target):
+                raise NotCheckpointable(f"Checkpoint: the root must be an object holding Variables (a tj.Module, "
+                                        f"a dict, a list...), got a {type(target).__name__}; pass a single "
+                                        "Variable by keyword: Checkpoint(v=v).")
+            taken = {name for name, _, _ in _children(target, strict=False)}
+            for name in objects:
+                if name in taken:  # (TF's words)
+                    raise ValueError(f"Cannot attach {name!r} to the Checkpoint: root.{name} already exists. Give "
+                                     "the object another keyword.")
+        object.__setattr__(self, "_root", root)  # (a weakref.ref to it, as TF, holds it weakly)
+        object.__setattr__(self, "_objects", {})
+        for name in sorted(objects):  # (TF's order: by keyword; the first path to a shared Variable names it)
+            self._objects[name] = objects[name]
         object.__setattr__(self, "_pending", None)  # the last restore, for objects assigned after it
+        _collect(self)  # report an object that holds no Variables now, not at the first save
+
+    def _entries(self) -> List[Tuple[str, Any, bool]]:
+        """``(name, object, strict)`` for each top-level name: the root's children, then the objects given by
+        keyword (strict: an object that holds no Variables raises)."""
+        root = self.__dict__.get("_root")
+        if isinstance(root, weakref.ref):
+            root = root()
+        entries = [] if root is None else _children(root, strict=False)
+        return entries + [(name, obj, True) for name, obj in self._objects.items()]
+
+    def _graph(self) -> Dict[str, Any]:
+        """``{name: object}`` for each top-level name (see ``_entries``)."""
+        return {name: obj for name, obj, _ in self._entries()}
 
     # The objects are attributes too, as TF's: ``ckpt.step.assign_add(1)``, ``ckpt.extra = [v]``.
     def __getattr__(self, name: str) -> Any:
@@ -217,19 +451,36 @@ class Checkpoint:
                                  f"{sorted(self.__dict__.get('_objects', ()))})") from None
 
     def __setattr__(self, name: str, value: Any) -> None:
+        if name in ("_root", "_objects", "_pending", "_save_counter"):
+            raise AttributeError(f"Checkpoint: {name!r} is the Checkpoint's own state and cannot be set")
+        if not _is_node(value):
+            # As TF: only the constructor's objects must be trackable; an attribute set later that holds
+            # no Variables (a number, a string, a Tensor) is an ordinary attribute, not saved.
+            object.__setattr__(self, name, value)
+            return
         if name.startswith("_"):
             raise AttributeError(f"Checkpoint: {name!r} cannot name an object (names starting with '_' are private)")
         _reserved({name: value})
         held = _collect({name: value})
+        self.__dict__.pop(name, None)  # (an ordinary attribute of that name gives way to the object)
         pending = self.__dict__.get("_pending")
         if pending is not None and held and pending.waiting(name):  # TF's restore on assignment
             _outside_traces("Checkpoint: assigning an object after a restore")
             self._restore_into(pending, {name: value}, waiting=True)
         self._objects[name] = value
 
+    def __delattr__(self, name: str) -> None:
+        # As TF: deleting an object's attribute stops saving it.
+        if name in self.__dict__ and not name.startswith("_"):
+            object.__delattr__(self, name)
+        elif name in self.__dict__.get("_objects", ()):
+            del self._objects[name]
+        else:
+            raise AttributeError(f"'Checkpoint' object has no attribute {name!r}")
+
     def variables(self) -> Dict[str, Variable]:
         """``{path: Variable}`` in checkpoint order: the names a checkpoint stores values under."""
-        return {_show(p): v for p, v in _collect(self._objects).items()}
+        return {_show(p): v for p, v in _collect(self).items()}
 
     @property
     def save_counter(self) -> Variable:
@@ -246,15 +497,13 @@ class Checkpoint:
         """TF's ``Checkpoint.save``: write a new checkpoint numbered from ``save_counter``, at
         ``{file_prefix}-{n}``, and return that path (``restore`` takes it, or the prefix for the newest).
 
-        Never overwrites: a number already taken on disk (by an earlier run) is skipped. The checkpoint
-        appears only once complete (see ``write``), and ``save_counter`` moves only then. ``options``
-        (TF's ``CheckpointOptions``) is accepted and ignored.
+        As TF, a checkpoint already at that path (an earlier run's, counting from 1 again) is replaced,
+        atomically (see ``write``). The checkpoint appears only once complete, and ``save_counter`` moves only
+        then. ``options`` (TF's ``CheckpointOptions``) is accepted and ignored.
         """
         _outside_traces("Checkpoint.save")
         prefix = os.fspath(file_prefix)  # (paths returned as spelled, relative ones too, as TF)
         n = int(self.save_counter.numpy()) + 1
-        while os.path.exists(f"{prefix}-{n}"):
-            n += 1
         path = self._write(f"{prefix}-{n}", self._values("Checkpoint.save", counter=n), "Checkpoint.save")
         self.save_counter.assign(n)
         return path
@@ -265,19 +514,26 @@ class Checkpoint:
         exists (TF's), or when there is nothing else to write.
 
         The directory appears only once complete (orbax writes to a temporary directory and renames
-        it). An existing path is never overwritten: an overwrite interrupted half way would lose
-        the old checkpoint too.
+        it). A checkpoint already at that path is replaced, as TF, atomically: the new one is written
+        completely beside it, then the two directories swap names in one step, so a write killed at any
+        point leaves the old checkpoint or the new one at that path, restorable.
         """
         _outside_traces("Checkpoint.write")
         return self._write(os.fspath(file_prefix), self._values("Checkpoint.write"),
                            "Checkpoint.write")
 
-    def _write(self, path: str, flat: Dict[Tuple[str, ...], Any], what: str) -> str:
-        if os.path.exists(path):
-            raise FileExistsError(f"{what}: '{path}' already exists; checkpoints are never overwritten "
-                                  "in place. Write to a new path, use save(prefix) for numbered checkpoints, or "
-                                  "tj.train.CheckpointManager to keep the last max_to_keep.")
-        _checkpointer().save(os.path.abspath(path), _save_args(flat))
+    def _write(self, path: str, values: Tuple[Dict[Tuple[str, ...], Any], List[Alias]], what: str) -> str:
+        target = os.path.abspath(path)
+        _recover(target)  # (what a write killed while replacing this checkpoint left)
+        if not os.path.lexists(target):
+            _checkpointer().save(target, _save_args(*values))
+            return path
+        if not os.path.isdir(os.path.join(target, _ITEM)):  # (only a checkpoint is replaced, never other files)
+            raise FileExistsError(f"{what}: '{path}' exists and is not a checkpoint, so it is not replaced; "
+                                  "give the path of a new (or an existing checkpoint's) directory.")
+        staging = f"{target}{_STAGING}{os.urandom(6).hex()}.tmp"  # (ends in no number: never a save() name)
+        _checkpointer().save(staging, _save_args(*values))
+        _swap_into_place(staging, target)
         return path
 
     def read(self, save_path: Optional[PathLike], options: Any = None, *, partial: bool = False) -> "LoadStatus":
@@ -304,8 +560,12 @@ class Checkpoint:
         path = _checkpoint_path(save_path)
         absolute = os.path.abspath(path)  # (what orbax reads, also for a deferred restore after a chdir)
         saved = _flatten(_checkpointer().metadata(absolute).item_metadata[_ITEM].tree)
-        record = _Restore(absolute, saved)
-        self._restore_into(record, self._objects, counter=True)
+        record = _Restore(absolute, saved, _read_aliases(absolute))
+        self._restore_into(record, self._graph(), counter=True)
+        root = self.__dict__.get("_root")
+        root = root() if isinstance(root, weakref.ref) else root
+        if isinstance(root, Module) and record.unused():
+            _watch_root(record, root)
         record.done = True
         object.__setattr__(self, "_pending", record)
         status = LoadStatus(path, restored=True, record=record, checkpoint=self)
@@ -320,29 +580,35 @@ class Checkpoint:
         path, saved = record.path, record.saved
         if waiting:
             saved = {p: m for p, m in saved.items() if p not in record.used}
-        targets = _collect(objects)
+        # Each saved path is followed by name through the objects (TF matches a checkpoint's object graph so):
+        # the Variable it leads to takes its value, wherever the objects were built or in which order.
+        matched, nodes = _match(objects, saved, record.aliases)
         if waiting:
-            targets = {p: v for p, v in targets.items() if v.id not in record.bound}
+            matched = {p: v for p, v in matched.items() if v.id not in record.bound}
         # An optimizer before its first step has no state Variables yet: its saved state waits for its
         # build (TF's deferred restoration). (A Variable is not asked: it would forward `built` to its
         # value, a read.)
-        unbuilt = [name for name, obj in objects.items()
-                   if not isinstance(obj, (Variable, Tensor)) and getattr(obj, "built", True) is False
-                   and callable(getattr(obj, "restore_on_build", None))]
-        deferred = {name: sorted((p for p in saved if p not in targets and len(p) == 3 and p[:2] == (name, "variables")
-                                  and p[2].isdigit()), key=lambda p: int(p[2])) for name in unbuilt}
-        later = {p for paths in deferred.values() for p in paths}
+        deferred: Dict[int, Tuple[Any, List[Tuple[str, ...]]]] = {}
+        for p in saved:
+            if p not in matched and len(p) >= 3 and p[-2] == "variables" and p[-1].isdigit():
+                owner = nodes.get(p[:-2], _MISSING)
+                if (owner is not _MISSING and not isinstance(owner, (Variable, Tensor))
+                        and getattr(owner, "built", True) is False
+                        and callable(getattr(owner, "restore_on_build", None))):
+                    deferred.setdefault(id(owner), (owner, []))[1].append(p)
+        later = {p for _, paths in deferred.values() for p in paths}
         # A tj.Module's values wait for its lazy build, each assigned as its Variable appears (TF's deferred
         # restoration; see _watch_build). Any other object holding no Variables yet while the checkpoint has
         # values for it: TF would restore its Variables when created; here they would silently keep their
         # initial values, so this is an error.
-        empty = [name for name in objects if name not in unbuilt and not any(p[0] == name for p in targets)
-                 and any(p[0] == name for p in saved) and not isinstance(objects[name], Module)]
+        empty = [name for name in objects if not any(p[0] == name for p in matched.keys() | later)
+                 and any(p[0] == name for p in saved) and not isinstance(objects[name], Module)
+                 and not (getattr(objects[name], "built", True) is False
+                          and callable(getattr(objects[name], "restore_on_build", None)))]
         if empty and not waiting:
             raise ValueError(f"Checkpoint.restore('{path}'): {', '.join(repr(n) for n in empty)} hold(s) no "
                              "Variables yet, but the checkpoint has values for them; a tj.Module builds its "
                              "Variables on its first call: call it once, then restore.")
-        matched = {p: v for p, v in targets.items() if p in saved}
         current = {p: _read(p, v, "Checkpoint.restore") for p, v in matched.items()}
         _check(path, saved, matched, current)
         count = (_SAVE_COUNTER,) if counter and (_SAVE_COUNTER,) in saved else None  # (from save(); no object's)
@@ -369,9 +635,8 @@ class Checkpoint:
                 weakref.finalize(var, _restored_by.pop, var.id, None)
             _restored_by[var.id] = record.seq
             var.assign(restored[p])
-        for name, paths in deferred.items():
-            if paths:
-                objects[name].restore_on_build([restored[p] for p in paths], path)
+        for owner, paths in deferred.values():
+            owner.restore_on_build([restored[p] for p in sorted(paths, key=lambda p: int(p[-1]))], path)
         if count is not None:
             self.save_counter.assign(np.int32(restored[count]))
         record.used.update(matched, later, {count} if count else ())
@@ -380,13 +645,15 @@ class Checkpoint:
         if watch:
             _watch_build(record, objects)
 
-    def _values(self, what: str, counter: Optional[int] = None) -> Dict[Tuple[str, ...], Any]:
-        flat: Dict[Tuple[str, ...], Any] = {p: _read(p, v, what) for p, v in _collect(self._objects).items()}
+    def _values(self, what: str, counter: Optional[int] = None) -> Tuple[Dict[Tuple[str, ...], Any], List[Alias]]:
+        """What a save writes: ``{path: value}`` and the aliases (see ``_walk``)."""
+        found, aliases = _walk(self)
+        flat: Dict[Tuple[str, ...], Any] = {p: _read(p, v, what) for p, v in found.items()}
         if counter is not None:
             flat[(_SAVE_COUNTER,)] = np.int32(counter)
         elif not flat or "_save_counter" in self.__dict__:  # (TF's write saves the counter once it exists)
             flat[(_SAVE_COUNTER,)] = _read((_SAVE_COUNTER,), self.save_counter, what)
-        return flat
+        return flat, aliases
 
 
 def _watch_build(record: "_Restore", modules: Mapping[str, Any]) -> None:
@@ -400,6 +667,16 @@ def _watch_build(record: "_Restore", modules: Mapping[str, Any]) -> None:
                 Checkpoint(**{name: module})._restore_into(record, {name: module}, waiting=True, watch=False)
                 return record.waiting(name)
             watch_build(module, restore)
+
+
+def _watch_root(record: "_Restore", root: Module) -> None:
+    """``_watch_build`` for the root Module of ``Checkpoint(root)``: its attributes are the top-level names,
+    so a Variable assigned to it later (``root.v = tj.Variable(...)``) gets its saved value then (TF)."""
+    def restore(module: Module) -> bool:
+        objects = {name: child for name, child, _ in _children(module, strict=False)}
+        Checkpoint()._restore_into(record, objects, waiting=True, watch=False)
+        return bool(record.unused())
+    watch_build(root, restore)
 
 
 def _reserved(objects: Mapping[str, Any]) -> None:
@@ -425,6 +702,8 @@ def _checkpoint_path(save_path: PathLike) -> str:
     ocp = _ocp()
     path = os.fspath(save_path)
     if not os.path.exists(path):
+        _recover(os.path.abspath(path), staging=False)  # (the old checkpoint, where a killed write put it aside)
+    if not os.path.exists(path):
         path = _newest_numbered(path) or path  # a save() prefix: its newest checkpoint
     if not os.path.isdir(path) or not ocp.step.is_path_finalized(path):
         raise FileNotFoundError(f"Checkpoint.restore: no complete checkpoint at '{path}' (a directory written "
@@ -448,8 +727,8 @@ class _Restore:
     later; the LoadStatus reads it. Restores are numbered (``seq``): an object assigned after two
     restores keeps the later restore's value (as TF: the last restore determines the final value)."""
 
-    def __init__(self, path: str, saved: Mapping[Tuple[str, ...], Any]) -> None:
-        self.path, self.saved = path, dict(saved)
+    def __init__(self, path: str, saved: Mapping[Tuple[str, ...], Any], aliases: List[Alias] = ()) -> None:
+        self.path, self.saved, self.aliases = path, dict(saved), list(aliases)
         self.seq = next(_restores)
         self.used: set = set()
         self.bound: set = set()
@@ -505,24 +784,32 @@ class LoadStatus(str):
         record = self._record
         if record is not None and record.unused():
             waiting = {p[0] for p in record.unused()}
-            objects = {n: o for n, o in self._checkpoint._objects.items() if n in waiting}
+            objects = {n: o for n, o in self._checkpoint._graph().items() if n in waiting}
             if objects:
                 self._checkpoint._restore_into(record, objects, waiting=True)
 
     def assert_consumed(self) -> "LoadStatus":
         """As TF: every value of the checkpoint was restored into a Variable, and every Variable of the
         Checkpoint's objects got one; ``AssertionError`` naming the first ones otherwise."""
-        unused = self._assert_restored().unused()
+        record = self._assert_restored()
+        unused = record.unused()
         if unused:
-            raise AssertionError(f"Unresolved object in checkpoint {_root(unused[0])}: no Variable took the "
-                                 f"checkpoint's '{_show(unused[0])}' ({len(unused)} value(s) unused: "
-                                 f"{', '.join(_show(p) for p in unused)}).")
+            _, nodes = _match(self._checkpoint._graph(), record.saved, record.aliases)
+            unresolved = [p for p in unused if p not in nodes]  # (TF reports these first)
+            if unresolved:
+                raise AssertionError(f"Unresolved object in checkpoint {_root(unresolved[0])}: no Variable took "
+                                     f"the checkpoint's '{_show(unresolved[0])}' ({len(unused)} value(s) unused: "
+                                     f"{', '.join(_show(p) for p in unused)}).")
+            # An object is at that path, but not a Variable that could take the value (TF's words).
+            raise AssertionError("Unused attributes in these objects (the attributes exist in the checkpoint but "
+                                 "were not restored):\n" + "\n".join(f"{_root(p)} ({nodes[p]!r}): ['VARIABLE_VALUE']"
+                                                                     for p in unused))
         return self.assert_existing_objects_matched()
 
     def assert_existing_objects_matched(self) -> "LoadStatus":
         """As TF: every Variable of the Checkpoint's objects got a value from the checkpoint."""
         record = self._assert_restored()
-        unbound = [(p, v) for p, v in _collect(self._checkpoint._objects).items()
+        unbound = [(p, v) for p, v in _collect(self._checkpoint).items()
                    if v.id not in record.bound and p not in record.on_build]  # (built from the saved state)
         if unbound:
             raise AssertionError(f"Found {len(unbound)} Python objects that were not bound to checkpointed "
@@ -627,8 +914,8 @@ class CheckpointManager:
     with ``step_counter`` and ``checkpoint_interval``, ``save()`` saves only every ``checkpoint_interval``
     steps. A manager opened on a directory takes over the ``{checkpoint_name}-{n}`` checkpoints there.
 
-    Unlike TF, a checkpoint is never overwritten (a number already on disk is skipped, or refused when
-    given), and only complete checkpoints are listed: each save is renamed into place when complete;
+    As TF, saving under a number already on disk replaces that checkpoint; here atomically (see
+    ``Checkpoint.write``). Only complete checkpoints are listed: each save is renamed into place when complete;
     temporary directories left by a killed save are removed when a manager opens the directory; and a
     checkpoint beyond ``max_to_keep`` is first renamed out of the checkpoint names (into
     ``directory/_deleted``), then deleted, so a kill during a deletion never leaves a half-deleted
@@ -726,7 +1013,8 @@ class CheckpointManager:
              step: Optional[int] = None) -> Optional[str]:
         """Save a checkpoint numbered ``checkpoint_number`` (an int, or an int Variable/Tensor; ``step`` is
         another name for it) or, by default, the Checkpoint's ``save_counter`` after adding one to it (as
-        TF; a number already on disk is skipped), and return its path. Older checkpoints beyond
+        TF; a checkpoint already under that number is replaced, atomically, as ``Checkpoint.write``), and
+        return its path. Older checkpoints beyond
         ``max_to_keep`` are deleted once this one is complete. With ``checkpoint_interval``, returns
         None without saving when ``step_counter`` moved less than that since the last save (or not at
         all, also with ``check_interval=False``), as TF."""
@@ -745,23 +1033,18 @@ class CheckpointManager:
         counter = int(self._checkpoint.save_counter.numpy()) + 1
         if checkpoint_number is None:
             number = counter
-            while os.path.exists(self._path(number)):
-                number += 1
-            counter = number
         else:
             number = _integer(checkpoint_number, "checkpoint_number")
             if number < 0:
                 raise ValueError(f"CheckpointManager.save: checkpoint_number={number}; give a non-negative int.")
-            if os.path.exists(self._path(number)):
-                raise ValueError(f"CheckpointManager.save: '{self._path(number)}' already exists; checkpoints "
-                                 "are never overwritten. Save under a new number, or save() for the next one.")
         path = self._checkpoint._write(self._path(number), self._checkpoint._values("CheckpointManager.save",
                                                                                     counter=counter),
                                        "CheckpointManager.save")
         self._checkpoint.save_counter.assign(counter)
         if current_step is not None:
             self._last_checkpoint_step = current_step
-        self._maybe_delete.pop(path, None)
+        self._maybe_delete.pop(path, None)  # (a number saved again: replaced, and now the newest, as TF)
+        self._preserved.discard(os.path.basename(path))  # (a kept one replaced is a managed checkpoint again)
         self._maybe_delete[path] = time.time()
         self._latest = path
         self._sweep()
@@ -823,8 +1106,12 @@ class CheckpointManager:
 
     def _clean(self) -> None:
         self._empty_trash()
-        for entry in os.listdir(self._directory):  # orbax's temporary directory of a killed save
-            if entry.startswith(self._name + "-") and ".orbax-checkpoint-tmp" in entry:
+        for entry in os.listdir(self._directory):
+            if not entry.startswith(self._name + "-"):
+                continue
+            if entry.endswith(_REPLACED):  # a checkpoint a killed save was replacing: back if nothing replaced it
+                _recover(os.path.join(self._directory, entry[:-len(_REPLACED)]), staging=False)
+            elif ".orbax-checkpoint-tmp" in entry or _STAGING in entry:  # a killed save's temporary directory
                 shutil.rmtree(os.path.join(self._directory, entry), ignore_errors=True)
 
     def _empty_trash(self) -> None:

@@ -140,7 +140,13 @@ def watch_build(module: Module, callback: Callable[[Module], bool]) -> None:
     traces, where no Variable is created: a lazy build runs eagerly), while ``module`` lives, until it
     returns False or raises. The registration point for what waits for a lazy build to create Variables
     (a checkpoint's deferred restoration). A second call for one module replaces the first."""
-    _build_watchers[id(module)] = (weakref.ref(module), callback)
+    key = id(module)
+
+    def forget(ref: Any) -> None:  # the module is gone: so is what waited for it (and what that holds)
+        if _build_watchers.get(key, (None,))[0] is ref:
+            del _build_watchers[key]
+
+    _build_watchers[key] = (weakref.ref(module, forget), callback)
 
 
 def _notify_build_watchers() -> None:
