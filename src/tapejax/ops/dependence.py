@@ -14,7 +14,7 @@ casts to int, ``select_n``'s predicate), ``floor``/``ceil``/``round`` (TF: no gr
 """
 from __future__ import annotations
 
-from typing import Callable, List, Sequence
+from typing import Callable, List, Optional, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -28,9 +28,11 @@ _CALLS = frozenset({"pjit", "jit", "closed_call", "core_call", "custom_jvp_call"
 _NONE = frozenset()
 
 
-def connections(fn: Callable, avals: Sequence[jax.ShapeDtypeStruct]) -> tuple:
+def connections(fn: Callable, avals: Sequence[jax.ShapeDtypeStruct]) -> Optional[tuple]:
     """For each output of ``fn(*inputs)`` (flattened), the positions of the inputs it depends on
-    differentiably, as frozensets."""
+    differentiably, as frozensets; None (every output on every input) when an input is empty."""
+    if any(0 in a.shape for a in avals):
+        return None  # JAX folds some ops on empty arrays away (jnp.where returns a branch): no reliable jaxpr
     closed = jax.make_jaxpr(fn)(*avals)
     return tuple(_flow(closed.jaxpr, [frozenset((i,)) if jnp.issubdtype(a.dtype, jnp.inexact) else _NONE
                                       for i, a in enumerate(avals)]))
