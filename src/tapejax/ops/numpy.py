@@ -753,8 +753,15 @@ def repeat(a, repeats, axis=None):
 
 
 def flip(m, axis=None):
-    """``jax.numpy.flip``."""
-    return _flip(m, axis=freeze(axis))
+    """``jax.numpy.flip``; an axis out of range raises ``AxisError`` and a repeated axis ``ValueError`` (as NumPy
+    and TF's reverse; JAX raises a TypeError for the repeat)."""
+    axis = freeze(axis)
+    if axis is not None:
+        nd = ndim(m)
+        axes = [_check_axis("flip", a, nd) for a in _axes(axis)]
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"tj op 'flip': axis {axis} names the same axis more than once (tensor of rank {nd})")
+    return _flip(m, axis=axis)
 
 
 def sort(a, axis=-1):
@@ -790,11 +797,11 @@ def astype(x, dtype):
 # an index array's values are unknown and JAX's behaviour applies: getitem clamps, take fills.
 
 def _check_axis(op: str, axis, ndim: int) -> int:
-    """``axis`` (an int, or a scalar integer Tensor) in ``[0, ndim)``; out of ``[-ndim, ndim)`` raises, as NumPy
-    (never wrapped around)."""
+    """``axis`` (an int, or a scalar integer Tensor) in ``[0, ndim)``; out of ``[-ndim, ndim)`` raises NumPy's
+    ``AxisError`` (never wrapped around): both an ``IndexError``, as NumPy, and a ``ValueError``, as TF and JAX."""
     ax = operator.index(axis)
     if not -ndim <= ax < builtins.max(ndim, 1):  # (max, sum... are this module's ops)
-        raise IndexError(f"tj op '{op}': axis {ax} is out of range for a tensor of rank {ndim}")
+        raise np.exceptions.AxisError(f"tj op '{op}': axis {ax} is out of range for a tensor of rank {ndim}")
     return ax % ndim if ndim else 0
 
 
