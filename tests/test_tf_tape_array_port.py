@@ -266,6 +266,14 @@ def test_float8_gradient_is_none_as_tf():
                 tape.watch(x)
                 y = tnp.take(x, [0, 1, 0], axis=0)
         assert tape.gradient(y, x) is None
+    # tf.Variable(np.ones(2, float8_e5m2)) is watched but gets None; tf.cast(tf.cast(x, float8_e5m2), float32)
+    # cuts the gradient (CastGrad: float8 is not a differentiable type)
+    v = tj.Variable(np.ones(2, ml_dtypes.float8_e5m2))
+    x = tj.constant([1., 2.])
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = tnp.astype(v, np.float32) * 2. + tnp.astype(tnp.astype(x, ml_dtypes.float8_e5m2), np.float32)
+    assert tape.gradient(y, [v, x]) == [None, None]
     for dtype in (ml_dtypes.bfloat16, np.float16):
         x = tj.constant(np.ones(2, dtype))
         with tj.GradientTape() as tape:
@@ -449,3 +457,20 @@ def test_gather_batch_dims(batch_dims, params, indices, expected, axis):
         tape.watch(zeros)
         result = _batch_gather(zeros * 2 + zeros, indices, axis, batch_dims)
     assert tape.gradient(result, zeros).shape == params.shape
+
+
+def test_boolean_mask_shape_mismatch_names_the_mask():
+    # BooleanMaskTest.testMaskShapeDifferentThanFirstPartOfTensorShapeRaises: boolean_mask([[1, 2], [3, 4]],
+    # [True, True, True]) raises "incompatible" (ValueError); tapejax raises IndexError, as NumPy, naming the
+    # mask's size (it said "index 2 is out of bounds", the mask's nonzero position), and masks that fit work
+    x = tj.constant([[1., 2.], [3., 4.]])
+    with pytest.raises(IndexError, match="boolean mask of size 3 along axis 0 does not match the tensor's size 2"):
+        x[np.array([True, True, True])]
+    with pytest.raises(IndexError, match="boolean mask of size 3 along axis 1"):
+        x[:, tj.constant([True, False, True])]
+    with pytest.raises(IndexError, match="too many indices"):  # testMaskHasMoreDimsThanTensorRaises
+        tj.constant([1, 2, 3, 4])[np.array([[True, True], [False, False]])]
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = x[:, np.array([False, True])]
+    np.testing.assert_array_equal(tape.gradient(y, x, output_gradients=[[5.], [7.]]).numpy(), [[0., 5.], [0., 7.]])

@@ -899,6 +899,9 @@ def _check_index(static, arrays, shape) -> None:
                                  f"(tensor of shape {shape}); valid indices are {-n} to {n - 1}")
             axis += 1
         elif kind == "a":
+            if len(s) > 1 and s[1] != shape[axis]:  # a boolean mask must match the axes it indexes (NumPy, TF)
+                raise IndexError(f"tj op 'getitem': a boolean mask of size {s[1]} along axis {axis} does not match the "
+                                 f"tensor's size {shape[axis]} there (tensor of shape {shape})")
             _check_index_array("getitem", next(it), axis, shape[axis], shape)
             axis += 1
         else:
@@ -917,9 +920,9 @@ def _split_index(idx):
         mask = _bool_mask(part)
         if mask is not None:
             # A boolean mask of k dims selects like the k integer arrays of its nonzero positions (as numpy).
-            for ax in np.nonzero(mask):
+            for ax, n in zip(np.nonzero(mask), mask.shape):
                 arrays.append(ax.astype(np.int32))
-                static.append(("a",))
+                static.append(("a", n))  # n: the mask's size along this axis, checked against the tensor's
         elif isinstance(part, (Tensor, Variable)):
             arrays.append(part)
             static.append(("a",))
