@@ -474,3 +474,32 @@ def test_boolean_mask_shape_mismatch_names_the_mask():
         tape.watch(x)
         y = x[:, np.array([False, True])]
     np.testing.assert_array_equal(tape.gradient(y, x, output_gradients=[[5.], [7.]]).numpy(), [[0., 5.], [0., 7.]])
+
+
+@pytest.mark.parametrize("array, repeats, axis", [
+    (3, 4, None), ([[1, 2], [3, 4]], 2, None), ([[1, 2], [3, 4]], [1, 2], 0), ([[1, 2], [3, 4]], [1, 2], 1),
+    ([[1, 2], [3, 4]], 3, 1), ([[1, 2], [3, 4]], [1, 2, 3, 4], None), (np.ones([0, 4]), 0, 1), (np.ones([1, 2]), [2], None),
+])
+def test_repeat(array, repeats, axis):
+    # RepeatTest.testRepeat: tf.repeat(array, repeats, axis) == np.repeat (per-element repeats raised TypeError:
+    # jnp.repeat refuses the tuple a list is frozen to); also inside tj.function with repeats a tj.constant, and the
+    # gradient (the sum over each element's copies)
+    a = np.array(array)
+    np.testing.assert_array_equal(tnp.repeat(tj.constant(a), repeats, axis).numpy(), np.repeat(a, repeats, axis))
+    f = tj.function(lambda x: tnp.repeat(x, tj.constant(repeats), axis))
+    np.testing.assert_array_equal(f(tj.constant(a.astype(np.int32))).numpy(), np.repeat(a, repeats, axis))
+    x = tj.constant(a.astype(np.float32))
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = tnp.repeat(x, repeats, axis)
+    dy = np.arange(y.size, dtype=np.float32).reshape(y.shape)
+    want = np.zeros(a.size if axis is None else a.shape[axis])
+    owner = np.repeat(np.arange(want.size), np.broadcast_to(repeats, want.shape))
+    flat = dy if axis is None else np.moveaxis(dy, axis, 0)
+    for k, i in enumerate(owner):
+        want[i] += flat[k].sum() if axis is not None else flat[k]
+    got = tape.gradient(y, x, output_gradients=dy).numpy()
+    if axis is None:
+        np.testing.assert_array_equal(got.reshape(-1), want)
+    else:
+        np.testing.assert_array_equal(np.moveaxis(got, axis, 0).reshape(want.size, -1).sum(1), want)

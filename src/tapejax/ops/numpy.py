@@ -583,7 +583,13 @@ _pad = OpDef("pad", lambda x, pad_width, mode="constant", constant_values=0:
              samples=_samples(((_r(3, 4),), {"pad_width": ((1, 2), (0, 1))}),
                               ((_r(3, 4),), {"pad_width": ((1, 1), (2, 2)), "mode": "reflect"})))
 _tile = OpDef("tile", jnp.tile, samples=_samples(((_r(2, 3),), {"reps": (2, 1)})))
-_repeat = OpDef("repeat", jnp.repeat, samples=_samples(((_r(2, 3),), {"repeats": 2, "axis": 1})))
+# per-element repeats arrive frozen to a tuple (static): jnp.repeat takes them as a (concrete) array
+_repeat = OpDef("repeat", lambda a, repeats, axis=None: jnp.repeat(
+                    a, np.asarray(repeats) if isinstance(repeats, tuple) else repeats, axis=axis),
+                samples=_samples(((_r(2, 3),), {"repeats": 2, "axis": 1}),
+                                 # (not drawn from _rng: later ops' samples stay as they were)
+                                 ((np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3),),
+                                  {"repeats": (1, 0, 2), "axis": 1})))
 _flip = OpDef("flip", jnp.flip, samples=_samples(((_r(3, 4),), {"axis": 1})))
 _sort = OpDef("sort", jnp.sort, samples=_samples(((_r(3, 5),), {"axis": -1})))
 _where = OpDef("where", jnp.where,
