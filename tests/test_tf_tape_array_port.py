@@ -245,15 +245,22 @@ def test_gather_higher_rank_graph(indices_shape):
 
 
 def test_constant_inside_function_is_a_static_argument():
-    # tf.reshape(x, tf.constant([3, 1])), tf.reverse(x, tf.constant([0])) inside tf.function: graph constants
+    # tf.reshape(x, tf.constant([3, 1])), tf.reverse(x, tf.constant([0])), tf.transpose(x, tf.constant([1, 0]))...
+    # inside tf.function: graph constants serve as shapes, axes and permutations, and so do tj.constants
     @tj.function
     def f(x):
-        return tnp.reshape(x, tj.constant([3, 1])), tnp.flip(x, tj.constant([0])), tnp.sum(x, tj.constant(0))
+        m = tnp.reshape(x, tj.constant([3, 1]))
+        with tj.GradientTape() as tape:
+            tape.watch(m)
+            t = tnp.transpose(m, tj.constant([1, 0]))
+            y = tnp.sum(tnp.pad(tnp.tile(t, tj.constant([2, 1])), tj.constant([[0, 1], [1, 0]])) ** 2, tj.constant(0))
+        return m, tnp.flip(x, tj.constant([0])), tnp.sum(x, tj.constant(0)), tape.gradient(y, m)
 
-    r, v, s = f(tj.constant([1., 2., 3.]))
+    r, v, s, g = f(tj.constant([1., 2., 3.]))
     assert r.shape == (3, 1)
     np.testing.assert_array_equal(v.numpy(), [3., 2., 1.])
     assert s.numpy() == 6.0
+    np.testing.assert_array_equal(g.numpy(), [[4.], [8.], [12.]])  # d/dm of sum(2 m^2)
 
 
 def test_float8_gradient_is_none_as_tf():

@@ -631,7 +631,7 @@ def transpose(a, axes=None):
     """``jax.numpy.transpose``."""
     if axes is not None:
         nd = ndim(a)
-        axes = tuple(int(x) % nd for x in axes)
+        axes = tuple(int(x) % nd for x in freeze(axes))  # (a Tensor's value: iterating it would record getitems)
     return _transpose(a, axes=axes)
 
 
