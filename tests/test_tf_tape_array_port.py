@@ -356,6 +356,34 @@ def test_strided_slice_gradient():
             _grad_slice_check(var, raw, (slice(None), bad, slice(None)))
 
 
+@pytest.mark.parametrize("spec", [(slice(2, 6, 2), slice(1, 3), slice(1, 3)),
+                                  (slice(3, 0, -2), None, slice(1, 3), 2, None), "mask"])
+def test_strided_slice_gradient_graph(spec):
+    # StridedSliceGradTest.testGradient in graph mode (use_tape=False): tf.gradients(slice_val, var, [dy]) and
+    # tf.gradients(that, dy, [var]), dy a Variable made in the graph (here on the first call)
+    var = tj.Variable(tnp.reshape(tnp.arange(1, 97, 1, dtype=tj.float32), (6, 4, 4)))
+    raw = np.arange(1, 97).reshape((6, 4, 4))
+    spec = raw > 51 if isinstance(spec, str) else spec
+    made = []
+
+    @tj.function
+    def run():
+        val = var * var
+        slice_var = var[spec]
+        if not made:
+            made.append(tj.Variable(tnp.ones_like(slice_var, dtype=tj.float32)))
+        dy = made[0]
+        dy.assign(slice_var)
+        grad = tj.gradients(val[spec], var, [dy])[0]
+        return grad, tj.gradients(grad, dy, [var])[0], 2 * val[spec]
+
+    grad, grad2, analytic_grad2 = run()
+    np.testing.assert_array_equal(grad2.numpy(), analytic_grad2.numpy())
+    want = np.zeros(var.shape)
+    want[spec] = (2 * raw * raw)[spec]
+    np.testing.assert_array_equal(grad.numpy(), want)
+
+
 def test_strided_slice_gradient_zero_and_int64_index():
     # StridedSliceGradTest.testGradientZero (a scalar Variable, empty spec) and testInt64Indices
     _grad_slice_check(tj.Variable(8.0), np.array(8), ())
