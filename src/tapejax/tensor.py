@@ -52,14 +52,20 @@ def name_scope(name: str) -> Iterator[str]:
         _scope.prefix = saved
 
 
-_float_dtypes: dict = {}  # dtype -> is inexact; jnp.issubdtype costs ~1 us and runs on every recorded op
+_float_dtypes: dict = {}  # dtype -> is trainable; jnp.issubdtype costs ~1 us and runs on every recorded op
+# TF's trainable dtypes (backprop_util.IsTrainable): the 8-bit (and narrower) floats of ml_dtypes are not among
+# them, so a float8 tensor gets a None gradient and a watch warning, as TF's tape gives it
+_TRAINABLE_REAL = frozenset(np.dtype(d) for d in (jnp.float16, jnp.bfloat16, jnp.float32, jnp.float64))
 
 
 def is_float(dtype) -> bool:
+    """Whether values of ``dtype`` carry gradients (TF's trainable dtypes: float16, bfloat16, float32, float64,
+    complex64, complex128)."""
     try:
         return _float_dtypes[dtype]
     except (KeyError, TypeError):
-        r = bool(jnp.issubdtype(dtype, jnp.inexact))
+        r = bool(jnp.issubdtype(dtype, jnp.complexfloating)) or (
+            jnp.issubdtype(dtype, jnp.floating) and np.dtype(dtype) in _TRAINABLE_REAL)
         try:
             _float_dtypes[dtype] = r
         except TypeError:  # unhashable dtype-like
@@ -999,7 +1005,13 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None)
     try:
         if isinstance(value, (list, tuple)):
             value = _materialize_nested(value)
-        arr = jnp.asarray(value, dtype=dtype)
+        if tape_set.state.capture is None:
+            arr = jnp.asarray(value, dtype=dtype)
+        else:
+            # inside a tj.function trace a constant stays concrete (TF folds graph constants): tj.constant(1)
+            # then works as an axis or shape there, as tf.constant does inside tf.function
+            with jax.ensure_compile_time_eval():
+                arr = jnp.asarray(value, dtype=dtype)
     except OverflowError as e:
         held = jax.dtypes.canonicalize_dtype(dtype)
         x64 = f" (JAX's x64 mode is off, so {jnp.dtype(dtype)} means {held})" if held != jnp.dtype(dtype) else ""

@@ -583,7 +583,13 @@ _pad = OpDef("pad", lambda x, pad_width, mode="constant", constant_values=0:
              samples=_samples(((_r(3, 4),), {"pad_width": ((1, 2), (0, 1))}),
                               ((_r(3, 4),), {"pad_width": ((1, 1), (2, 2)), "mode": "reflect"})))
 _tile = OpDef("tile", jnp.tile, samples=_samples(((_r(2, 3),), {"reps": (2, 1)})))
-_repeat = OpDef("repeat", jnp.repeat, samples=_samples(((_r(2, 3),), {"repeats": 2, "axis": 1})))
+# per-element repeats arrive frozen to a tuple (static): jnp.repeat takes them as a (concrete) array
+_repeat = OpDef("repeat", lambda a, repeats, axis=None: jnp.repeat(
+                    a, np.asarray(repeats) if isinstance(repeats, tuple) else repeats, axis=axis),
+                samples=_samples(((_r(2, 3),), {"repeats": 2, "axis": 1}),
+                                 # (not drawn from _rng: later ops' samples stay as they were)
+                                 ((np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3),),
+                                  {"repeats": (1, 0, 2), "axis": 1})))
 _flip = OpDef("flip", jnp.flip, samples=_samples(((_r(3, 4),), {"axis": 1})))
 _sort = OpDef("sort", jnp.sort, samples=_samples(((_r(3, 5),), {"axis": -1})))
 _where = OpDef("where", jnp.where,
@@ -625,7 +631,7 @@ def transpose(a, axes=None):
     """``jax.numpy.transpose``."""
     if axes is not None:
         nd = ndim(a)
-        axes = tuple(int(x) % nd for x in axes)
+        axes = tuple(int(x) % nd for x in freeze(axes))  # (a Tensor's value: iterating it would record getitems)
     return _transpose(a, axes=axes)
 
 
@@ -753,8 +759,15 @@ def repeat(a, repeats, axis=None):
 
 
 def flip(m, axis=None):
-    """``jax.numpy.flip``."""
-    return _flip(m, axis=freeze(axis))
+    """``jax.numpy.flip``; an axis out of range raises ``AxisError`` and a repeated axis ``ValueError`` (as NumPy
+    and TF's reverse; JAX raises a TypeError for the repeat)."""
+    axis = freeze(axis)
+    if axis is not None:
+        nd = ndim(m)
+        axes = [_check_axis("flip", a, nd) for a in _axes(axis)]
+        if len(set(axes)) != len(axes):
+            raise ValueError(f"tj op 'flip': axis {axis} names the same axis more than once (tensor of rank {nd})")
+    return _flip(m, axis=axis)
 
 
 def sort(a, axis=-1):
@@ -790,11 +803,11 @@ def astype(x, dtype):
 # an index array's values are unknown and JAX's behaviour applies: getitem clamps, take fills.
 
 def _check_axis(op: str, axis, ndim: int) -> int:
-    """``axis`` (an int, or a scalar integer Tensor) in ``[0, ndim)``; out of ``[-ndim, ndim)`` raises, as NumPy
-    (never wrapped around)."""
+    """``axis`` (an int, or a scalar integer Tensor) in ``[0, ndim)``; out of ``[-ndim, ndim)`` raises NumPy's
+    ``AxisError`` (never wrapped around): both an ``IndexError``, as NumPy, and a ``ValueError``, as TF and JAX."""
     ax = operator.index(axis)
     if not -ndim <= ax < builtins.max(ndim, 1):  # (max, sum... are this module's ops)
-        raise IndexError(f"tj op '{op}': axis {ax} is out of range for a tensor of rank {ndim}")
+        raise np.exceptions.AxisError(f"tj op '{op}': axis {ax} is out of range for a tensor of rank {ndim}")
     return ax % ndim if ndim else 0
 
 
@@ -892,6 +905,9 @@ def _check_index(static, arrays, shape) -> None:
                                  f"(tensor of shape {shape}); valid indices are {-n} to {n - 1}")
             axis += 1
         elif kind == "a":
+            if len(s) > 1 and s[1] != shape[axis]:  # a boolean mask must match the axes it indexes (NumPy, TF)
+                raise IndexError(f"tj op 'getitem': a boolean mask of size {s[1]} along axis {axis} does not match the "
+                                 f"tensor's size {shape[axis]} there (tensor of shape {shape})")
             _check_index_array("getitem", next(it), axis, shape[axis], shape)
             axis += 1
         else:
@@ -910,9 +926,9 @@ def _split_index(idx):
         mask = _bool_mask(part)
         if mask is not None:
             # A boolean mask of k dims selects like the k integer arrays of its nonzero positions (as numpy).
-            for ax in np.nonzero(mask):
+            for ax, n in zip(np.nonzero(mask), mask.shape):
                 arrays.append(ax.astype(np.int32))
-                static.append(("a",))
+                static.append(("a", n))  # n: the mask's size along this axis, checked against the tensor's
         elif isinstance(part, (Tensor, Variable)):
             arrays.append(part)
             static.append(("a",))
