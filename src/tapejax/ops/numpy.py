@@ -7,7 +7,8 @@ are derived by JAX from their function. The tables, in file order:
 
 * elementwise unary (``_unary``): ``d(x, y)``, the derivative at ``x`` (``y = f(x)``); the gradient is
   ``g * conj(d)``, the tangent ``t * d``. TF's ``SqrtGrad``, ``RsqrtGrad``, ``ReciprocalGrad``... multiply
-  with ``mul_no_nan`` (``no_nan=True``): a zero gradient gives 0 where the derivative is infinite. ``abs``
+  with ``mul_no_nan`` (``no_nan=True``): a zero gradient gives 0 where the derivative is infinite; derivatives
+  are written with TF's ops (``_tf_reciprocal``, ``_tf_sqrt``...) so that the second order is TF's too. ``abs``
   has derivative ``sign(x)``, 0 at 0; ``sign`` has derivative 0 (TF's ``SignGrad``). ``sigmoid``, ``rsqrt`` and ``erf``
   (TF's ``tf.math`` names) are here too; ``tj.nn.sigmoid`` is the same op.
 * elementwise binary (``_binary``): the partial products ``dx(x, y, out, g)``, ``dy(...)``; gradients are
@@ -136,7 +137,8 @@ log2 = _unary("log2", jnp.log2, lambda x, y: _tf_reciprocal(x * jnp.log(2.0).ast
 log10 = _unary("log10", jnp.log10, lambda x, y: _tf_reciprocal(x * jnp.log(10.0).astype(x.dtype)), domain=_pos)
 log1p = _unary("log1p", jnp.log1p, lambda x, y: _tf_reciprocal(1 + x), domain=_pos)
 expm1 = _unary("expm1", jnp.expm1, lambda x, y: y + 1)
-sqrt = _unary("sqrt", _tf_sqrt, lambda x, y: 0.5 / y, no_nan=True, grad=_sqrt_grad, domain=_pos)  # SqrtGrad: 0 for g = 0
+# SqrtGrad: 0 for g = 0; its own derivative is TF's _SqrtGradGrad (rules.sqrt_grad)
+sqrt = _unary("sqrt", _tf_sqrt, lambda x, y: 0.5 / y, no_nan=True, grad=_sqrt_grad, domain=_pos)
 # tf.math.rsqrt; RsqrtGrad's -0.5 * y**3 (-0.5 * y / x has the wrong sign of infinity at x = -0.0)
 rsqrt = _unary("rsqrt", _tf_rsqrt, lambda x, y: -0.5 * y * y * y, no_nan=True, domain=_pos)
 cbrt = _unary("cbrt", jnp.cbrt, lambda x, y: 1 / (3 * y * y), no_nan=True, domain=_pos)
@@ -146,7 +148,9 @@ tanh = _unary("tanh", jnp.tanh, lambda x, y: 1 - y * y)
 sin = _unary("sin", jnp.sin, lambda x, y: jnp.cos(x))
 cos = _unary("cos", jnp.cos, lambda x, y: -jnp.sin(x))
 tan = _unary("tan", jnp.tan, lambda x, y: 1 + y * y, domain=_between(-1.0, 1.0))
-arcsin = _unary("arcsin", jnp.arcsin, lambda x, y: _tf_rsqrt(1 - jnp.square(x)), no_nan=True, domain=_between(-0.8, 0.8))
+# (TF's AsinGrad: grad * reciprocal(sqrt(1 - square(x))), no-NaN to second order at x = +-1)
+arcsin = _unary("arcsin", jnp.arcsin, lambda x, y: _tf_rsqrt(1 - jnp.square(x)), no_nan=True,
+                domain=_between(-0.8, 0.8))
 arccos = _unary("arccos", jnp.arccos, lambda x, y: -_tf_rsqrt(1 - jnp.square(x)), no_nan=True,
                 domain=_between(-0.8, 0.8))
 arctan = _unary("arctan", jnp.arctan, lambda x, y: _tf_reciprocal(1 + jnp.square(x)))
