@@ -7,7 +7,8 @@ are derived by JAX from their function. The tables, in file order:
 
 * elementwise unary (``_unary``): ``d(x, y)``, the derivative at ``x`` (``y = f(x)``); the gradient is
   ``g * conj(d)``, the tangent ``t * d``. TF's ``SqrtGrad``, ``RsqrtGrad``, ``ReciprocalGrad``... multiply
-  with ``mul_no_nan`` (``no_nan=True``): a zero gradient gives 0 where the derivative is infinite. ``abs``
+  with ``mul_no_nan`` (``no_nan=True``): a zero gradient gives 0 where the derivative is infinite; derivatives
+  are written with TF's ops (``_tf_reciprocal``, ``_tf_sqrt``...) so that the second order is TF's too. ``abs``
   has derivative ``sign(x)``, 0 at 0; ``sign`` has derivative 0 (TF's ``SignGrad``). ``sigmoid``, ``rsqrt`` and ``erf``
   (TF's ``tf.math`` names) are here too; ``tj.nn.sigmoid`` is the same op.
 * elementwise binary (``_binary``): the partial products ``dx(x, y, out, g)``, ``dy(...)``; gradients are
@@ -52,7 +53,8 @@ from .core import OpDef, apply, freeze, record_identity
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
 from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan, sign as _tf_sign,
-                    tf_complex_vjp as _tf_complex_vjp, unbroadcast as _unbroadcast)
+                    sqrt_grad as _sqrt_grad, tf_complex_vjp as _tf_complex_vjp, tf_reciprocal as _tf_reciprocal,
+                    tf_rsqrt as _tf_rsqrt, tf_sqrt as _tf_sqrt, unbroadcast as _unbroadcast)
 
 # -- sample inputs for the registry-wide gradient test (declare.py: drawn in declaration order) ------------
 _rng = np.random.default_rng(0)
@@ -83,13 +85,19 @@ def _public(surface: Callable, name: str, doc: str) -> Callable:
 
 # -- elementwise unary ops ------------------------------------------------------------------------------
 
-def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, domain=_r) -> Callable:
+def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, grad=None, domain=_r) -> Callable:
     """The public function of an elementwise op whose derivative is ``d(x, y)`` (y = f(x)); gradient
     g*conj(d), tangent t*d.
 
     ``no_nan``: the derivative may be infinite (sqrt...): a zero incoming gradient gives 0, not NaN.
     ``real_out``: the op maps complex to real (abs); ``d`` is then JAX's ``dy/dz`` (the tangent is
-    ``real(t*d)``)."""
+    ``real(t*d)``).
+    ``grad``: TF's gradient kernel ``grad(y, g)``, the gradient where its own derivative (the second order)
+    is not that of ``g * conj(d)`` (``SqrtGrad``'s).
+
+    The backward is differentiated by JAX for the second order: ``f`` and ``d`` are written with TF's ops
+    (``_tf_reciprocal``, ``_tf_sqrt``... whose derivatives are TF's no-NaN kernels, rules.py) where TF's
+    gradient uses them, so that a zero gradient of the gradient gives TF's 0 rather than ``0 * inf``."""
     mul = _mul_no_nan if no_nan else (lambda g, dd: g * dd)
 
     def fwd(x):
@@ -98,6 +106,8 @@ def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, dom
 
     def bwd(res, g):
         x, y = res
+        if grad is not None:
+            return (_cast_like(grad(y, g), x),)
         # TF's complex convention: grad * conj(dy/dx) (a no-op on real values).
         return (_cast_like(mul(g, _conj_values(d(x, y))), x),)
 
@@ -121,29 +131,35 @@ _sign_fn = _tf_sign
 negative = _unary("negative", jnp.negative, lambda x, y: -jnp.ones_like(x))
 exp = _unary("exp", jnp.exp, lambda x, y: y)
 exp2 = _unary("exp2", jnp.exp2, lambda x, y: y * jnp.log(2.0).astype(y.dtype))
-log = _unary("log", jnp.log, lambda x, y: 1 / x, domain=_pos)
-log2 = _unary("log2", jnp.log2, lambda x, y: 1 / (x * jnp.log(2.0).astype(x.dtype)), domain=_pos)
-log10 = _unary("log10", jnp.log10, lambda x, y: 1 / (x * jnp.log(10.0).astype(x.dtype)), domain=_pos)
-log1p = _unary("log1p", jnp.log1p, lambda x, y: 1 / (1 + x), domain=_pos)
+# (TF's LogGrad: grad * reciprocal(x), whose second order is ReciprocalGrad's: 0 at x = 0 for a zero gradient)
+log = _unary("log", jnp.log, lambda x, y: _tf_reciprocal(x), domain=_pos)
+log2 = _unary("log2", jnp.log2, lambda x, y: _tf_reciprocal(x * jnp.log(2.0).astype(x.dtype)), domain=_pos)
+log10 = _unary("log10", jnp.log10, lambda x, y: _tf_reciprocal(x * jnp.log(10.0).astype(x.dtype)), domain=_pos)
+log1p = _unary("log1p", jnp.log1p, lambda x, y: _tf_reciprocal(1 + x), domain=_pos)
 expm1 = _unary("expm1", jnp.expm1, lambda x, y: y + 1)
-sqrt = _unary("sqrt", jnp.sqrt, lambda x, y: 0.5 / y, no_nan=True, domain=_pos)  # SqrtGrad: 0 for g = 0
+# SqrtGrad: 0 for g = 0; its own derivative is TF's _SqrtGradGrad (rules.sqrt_grad)
+sqrt = _unary("sqrt", _tf_sqrt, lambda x, y: 0.5 / y, no_nan=True, grad=_sqrt_grad, domain=_pos)
 # tf.math.rsqrt; RsqrtGrad's -0.5 * y**3 (-0.5 * y / x has the wrong sign of infinity at x = -0.0)
-rsqrt = _unary("rsqrt", jax.lax.rsqrt, lambda x, y: -0.5 * y * y * y, no_nan=True, domain=_pos)
+rsqrt = _unary("rsqrt", _tf_rsqrt, lambda x, y: -0.5 * y * y * y, no_nan=True, domain=_pos)
 cbrt = _unary("cbrt", jnp.cbrt, lambda x, y: 1 / (3 * y * y), no_nan=True, domain=_pos)
 square = _unary("square", jnp.square, lambda x, y: 2 * x)
-reciprocal = _unary("reciprocal", jnp.reciprocal, lambda x, y: -y * y, no_nan=True, domain=_pos)
+reciprocal = _unary("reciprocal", _tf_reciprocal, lambda x, y: -y * y, no_nan=True, domain=_pos)  # ReciprocalGrad
 tanh = _unary("tanh", jnp.tanh, lambda x, y: 1 - y * y)
 sin = _unary("sin", jnp.sin, lambda x, y: jnp.cos(x))
 cos = _unary("cos", jnp.cos, lambda x, y: -jnp.sin(x))
 tan = _unary("tan", jnp.tan, lambda x, y: 1 + y * y, domain=_between(-1.0, 1.0))
-arcsin = _unary("arcsin", jnp.arcsin, lambda x, y: jax.lax.rsqrt(1 - x * x), no_nan=True, domain=_between(-0.8, 0.8))
-arccos = _unary("arccos", jnp.arccos, lambda x, y: -jax.lax.rsqrt(1 - x * x), no_nan=True,
+# (TF's AsinGrad: grad * reciprocal(sqrt(1 - square(x))), no-NaN to second order at x = +-1)
+arcsin = _unary("arcsin", jnp.arcsin, lambda x, y: _tf_rsqrt(1 - jnp.square(x)), no_nan=True,
                 domain=_between(-0.8, 0.8))
-arctan = _unary("arctan", jnp.arctan, lambda x, y: 1 / (1 + x * x))
+arccos = _unary("arccos", jnp.arccos, lambda x, y: -_tf_rsqrt(1 - jnp.square(x)), no_nan=True,
+                domain=_between(-0.8, 0.8))
+arctan = _unary("arctan", jnp.arctan, lambda x, y: _tf_reciprocal(1 + jnp.square(x)))
 sinh = _unary("sinh", jnp.sinh, lambda x, y: jnp.cosh(x))
 cosh = _unary("cosh", jnp.cosh, lambda x, y: jnp.sinh(x))
-arcsinh = _unary("arcsinh", jnp.arcsinh, lambda x, y: jax.lax.rsqrt(x * x + 1))
-arctanh = _unary("arctanh", jnp.arctanh, lambda x, y: 1 / (1 - x * x), no_nan=True, domain=_between(-0.8, 0.8))
+# TF's AsinhGrad, grad / cosh(y): finite at x = 3e38 to second order (rsqrt(x * x + 1)'s derivative is 0 * inf there)
+arcsinh = _unary("arcsinh", jnp.arcsinh, lambda x, y: 1 / jnp.cosh(y), grad=lambda y, g: g / _conj_values(jnp.cosh(y)))
+arctanh = _unary("arctanh", jnp.arctanh, lambda x, y: _tf_reciprocal(1 - jnp.square(x)), no_nan=True,
+                 domain=_between(-0.8, 0.8))
 # TF: d|x|/dx = sign(x), 0 at 0; for complex z, TF's gradient is g * z/|z| (conj of JAX's conj(z)/|z|), the
 # sign TF's div_no_nan(z, |z|), whose derivative (the second order of |z|) is not JAX's 0
 abs = _unary("abs", jnp.abs, lambda x, y: _conj_values(_tf_sign(x)), real_out=True)
@@ -153,7 +169,7 @@ sign = _public(lambda x: apply(_sign, (x,), {}), "sign", "Elementwise ``sign`` (
 _rng.uniform(size=4 * 12)  # the draws of floor, ceil, round and trunc's samples (no gradient now): later samples stay
 positive = _unary("positive", jnp.positive, lambda x, y: jnp.ones_like(x))
 sigmoid = _unary("sigmoid", jax.nn.sigmoid, lambda x, y: y * (1 - y))  # tf.math.sigmoid; also tj.nn.sigmoid
-erf = _unary("erf", jax.scipy.special.erf, lambda x, y: (2 / np.sqrt(np.pi)) * jnp.exp(-x * x))  # tf.math.erf
+erf = _unary("erf", jax.scipy.special.erf, lambda x, y: (2 / np.sqrt(np.pi)) * jnp.exp(-jnp.square(x)))  # tf.math.erf
 absolute = fabs = abs
 
 

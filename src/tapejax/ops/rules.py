@@ -1,8 +1,13 @@
 """Shared pieces of hand-written gradient rules (pure JAX, used inside jitted kernels)."""
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
+
+from . import linear_rule
+from .linear_rule import LinearRule
 
 
 def unbroadcast(g, shape):
@@ -39,9 +44,89 @@ def sign(x):
     return jnp.where(nonzero, safe / jnp.abs(safe), 0).astype(x.dtype)
 
 
+@jax.custom_jvp
 def mul_no_nan(g, d):
-    """``g * d`` but 0 where ``g`` is 0, even where ``d`` is inf or NaN (TF's convention for sqrt, rsqrt...)."""
+    """``g * d`` but 0 where ``g`` is 0, even where ``d`` is inf or NaN (TF's convention for sqrt, rsqrt...).
+
+    Its own derivative is that of TF's kernels (``ReciprocalGrad``, ``RsqrtGrad``: their gradients), so that a
+    backward written with it has TF's second order: with respect to ``g`` the same no-NaN product (a zero
+    tangent or cotangent gives 0 where ``d`` is infinite), with respect to ``d`` the plain ``g * t``."""
     return jnp.where(g == 0, jnp.zeros_like(g), g * d)
+
+
+@mul_no_nan.defjvp
+def _mul_no_nan_jvp(primals, tangents):
+    g, d = primals
+    tg, td = tangents
+    out = mul_no_nan(g, d)
+    t = jnp.zeros(out.shape, out.dtype)
+    if _has_tangent(tg):
+        t = t + scale_no_nan(jnp.broadcast_to(tg.astype(out.dtype), out.shape),
+                             jnp.broadcast_to(jnp.asarray(d).astype(out.dtype), out.shape))
+    if _has_tangent(td):
+        t = t + (g * td).astype(out.dtype)
+    return out, t
+
+
+def _has_tangent(t) -> bool:
+    return jnp.result_type(t) != jax.dtypes.float0
+
+
+@functools.lru_cache(maxsize=None)
+def _no_nan_rule(shape: tuple, dtype) -> LinearRule:
+    aval = jax.core.ShapedArray(shape, dtype)
+
+    def scale(res, lin):  # its own transpose (JAX's convention: t * c transposes to ct * c)
+        return [jnp.where(lin[0] == 0, jnp.zeros_like(lin[0]), lin[0] * res[0])]
+    return LinearRule(scale, scale, [aval], [aval])
+
+
+def scale_no_nan(t, c):
+    """``t * c``, 0 where ``t`` is 0 even where ``c`` is inf or NaN, as a map JAX treats as linear in ``t`` (its
+    transpose is the same product): the tangent of an op whose TF gradient kernel is no-NaN (``tf_reciprocal``,
+    ``tf_sqrt``, ``tf_rsqrt``), which JAX could not transpose if written with ``where(t == 0, ...)``. ``t`` and
+    ``c`` have the same shape and dtype."""
+    (out,) = linear_rule.bind(_no_nan_rule(tuple(jnp.shape(t)), jnp.result_type(t)), [c], [t])
+    return out
+
+
+def _no_nan_derivative(f, d, name: str, tf_name: str):
+    """``f`` whose derivative is ``d(x, y)`` (``y = f(x)``) applied with ``scale_no_nan``: TF's ``tf_name``
+    kernel, 0 for a zero tangent or cotangent where the derivative is infinite (JAX's gives NaN there)."""
+    @jax.custom_jvp
+    def fn(x):
+        return f(x)
+
+    @fn.defjvp
+    def fn_jvp(primals, tangents):
+        (x,), (t,) = primals, tangents
+        y = fn(x)
+        return y, scale_no_nan(t, d(x, y).astype(y.dtype))
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``{f.__name__}`` with TF's derivative (its ``{tf_name}``: 0 where the tangent is 0)."
+    return fn
+
+
+# TF's ops whose gradient kernels are no-NaN: written with them, a gradient rule's own derivative is TF's
+tf_reciprocal = _no_nan_derivative(jnp.reciprocal, lambda x, y: -y * y, "tf_reciprocal", "ReciprocalGrad")
+tf_sqrt = _no_nan_derivative(jnp.sqrt, lambda x, y: 0.5 / y, "tf_sqrt", "SqrtGrad")
+tf_rsqrt = _no_nan_derivative(jax.lax.rsqrt, lambda x, y: -0.5 * y * y * y, "tf_rsqrt", "RsqrtGrad")
+
+
+@jax.custom_jvp
+def sqrt_grad(y, g):
+    """TF's ``SqrtGrad(y, g)``, ``0.5 * g / conj(y)`` (0 where ``g`` is 0), with TF's derivative: the
+    transpose of ``_SqrtGradGrad`` (``ga = w / y``; ``-conj(ga) * out``, ``0.5 * ga``), plain products."""
+    return mul_no_nan(g, 0.5 / conj(y))
+
+
+@sqrt_grad.defjvp
+def _sqrt_grad_jvp(primals, tangents):
+    y, g = primals
+    ty, tg = tangents
+    out = sqrt_grad(y, g)
+    # summed before the division, as TF's forward mode (the transpose of its gradient) computes it
+    return out, ((0.5 * tg - conj(ty) * out) / conj(y)).astype(out.dtype)
 
 
 # -- complex values: TensorFlow's convention ---------------------------------------------------------------
