@@ -326,8 +326,15 @@ def _user_frame(explicit_ok: bool):
 def _warn_raw_jax_use(obj, tensor_id: int, variable, explicit_ok: bool = False) -> None:
     """A plain JAX call (``jnp.sin(x)``, ``jax.jit(f)(x)``) on a value a tape follows computes on the raw
     array and returns a jax.Array: the gradient through it is silently None. Warn (once per call site:
-    the warnings registry of the caller's module), and leave a note for tj.debug.explain_gradient."""
-    if not _followed(tensor_id, variable):
+    the warnings registry of the caller's module), and leave a note for tj.debug.explain_gradient.
+
+    Inside a tj.function trace the trace's graph (a tape that ``records_everything``) is no user tape, but
+    tj.gradients and the call's own derivative read it: each such graph is told of the use of a float value
+    (``note_raw_use``), so that they can see the path it hides (graph/capture.py)."""
+    graphs = [t for t in tape_set.recording_tapes() if getattr(t, "records_everything", False)] \
+        if is_float(obj.dtype) else ()
+    followed = _followed(tensor_id, variable)
+    if not followed and not graphs:
         return
     frame = _user_frame(explicit_ok)
     if frame is None:
@@ -336,6 +343,10 @@ def _warn_raw_jax_use(obj, tensor_id: int, variable, explicit_ok: bool = False) 
     filename, lineno = frame.f_code.co_filename, frame.f_lineno
     line = linecache.getline(filename, lineno).strip()
     site = f"{filename}:{lineno}" + (f" ({line})" if line else "")
+    for g in graphs:
+        g.note_raw_use(tensor_id, site, (filename, lineno, frame.f_globals.get("__name__", "<unknown>")))
+    if not followed:
+        return
     tape_set.debug_hooks.note_raw_jax_use(tensor_id, site)
     what = f"tj.Variable '{variable.name}'" if variable is not None else "tj.Tensor"
     warnings.warn_explicit(

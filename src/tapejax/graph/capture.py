@@ -2,10 +2,12 @@
 the graph of every op run in the trace."""
 from __future__ import annotations
 
+import warnings
 from typing import Any, Callable, Dict, List, Optional
 
 import jax
 
+from .. import sweep
 from ..tape import Tape
 from ..tensor import Tensor, new_id
 
@@ -52,12 +54,42 @@ class GraphRecorder(Tape):
         # The ids of the Tensor arguments of a tj.function's eager first call (made before, but TF sees them
         # as the function's own placeholders).
         self.arguments: set = set()
+        # Float Tensors/Variables (by id) that user code passed to a plain JAX function (jax.lax.cond,
+        # jnp.sin, jax.jit(f)) during the trace -> (site, (filename, lineno, module)) of the first such use.
+        # JAX's result is a value no recorded op made, so the graph has no path through that call.
+        self.raw_uses: Dict[int, tuple] = {}
+
+    def note_raw_use(self, tensor_id: int, site: str, where: tuple) -> None:
+        """Called by tensor.py when user code hands a float value of this trace to plain JAX."""
+        self.raw_uses.setdefault(tensor_id, (site, where))
+
+    def raw_uses_from(self, source_ids, stop_ids=()) -> List[tuple]:
+        """``(tensor_id, site, where)`` of each raw JAX use of a value that ``source_ids`` reach through the
+        recorded ops (crossing no ``stop_ids``): gradients with respect to those sources miss that path."""
+        if not self.raw_uses:
+            return []
+        reached = sweep.prune_between(self.tensor_tape, self.op_tape, list(self.raw_uses), source_ids, stop_ids)[3]
+        return [(i, *self.raw_uses[i]) for i in self.raw_uses if i in reached]
 
     def takes(self, ids) -> bool:
         return not self.paused
 
     def _tensor_died(self, tensor_id: int) -> None:
         pass  # the graph keeps everything until the trace ends
+
+
+def warn_raw_uses(uses: List[tuple], what: str, hint: str = "") -> None:
+    """The UserWarning of tensor.py's raw JAX use, for ``what`` (tj.gradients...) over a trace's graph:
+    one per use (``GraphRecorder.raw_uses_from``), at the line that made it."""
+    for _, site, (filename, lineno, module) in uses:
+        warnings.warn_explicit(
+            f"A tj.Tensor that {what} differentiates through was passed to a plain JAX function at {site}, while "
+            "tracing. JAX computes with its raw value and returns a value no recorded op made, so "
+            f"{what} cannot see the path through this call: its gradient leaves that path out (None where it is "
+            "the only one). Use the tj.numpy equivalent (e.g. tj.numpy.sin instead of jax.numpy.sin, tj.numpy.where "
+            "instead of jax.lax.cond), or wrap the JAX function with tj.op(fn) so it is recorded; take `.value` "
+            "explicitly if no gradient is wanted." + hint,
+            UserWarning, filename, lineno, module=module)
 
 
 class Capture:

@@ -30,7 +30,7 @@ from ..ops.core import BackwardFunction, IdentityBackward, NoGradient, OpBackwar
 from ..ops import linear_rule
 from ..tape import OpEntry
 from ..tensor import Tensor
-from .capture import Capture
+from .capture import Capture, warn_raw_uses
 
 
 class CaptureInfo:
@@ -96,6 +96,8 @@ class Differentiated:
         in_ids = [t._id for t in inputs]
         out_ids = [t._id for t in outs]
         between, usage, missing, reached = sweep.prune_between(graph.tensor_tape, graph.op_tape, out_ids, in_ids)
+        # the backward program sweeps the graph, which has no path through plain JAX code: say so (API.md)
+        warn_raw_uses(graph.raw_uses_from(in_ids), "tj.differentiate")
         in_values = {id(t._value): k for k, t in enumerate(inputs)}
         out_values = {id(t._value): k for k, t in enumerate(outs)}
         temp_index: Dict[int, int] = {}

@@ -28,6 +28,7 @@ import numpy as np
 from jax.extend.core import jaxpr_as_fun
 
 from .. import tape_set
+from ..ops import dependence
 from ..ops.core import OpDef, apply, rules_epoch
 from ..tensor import Tensor, Variable, constant
 from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder, InlineTrace
@@ -166,6 +167,7 @@ class _Concrete:
         self.used: set = set()  # positions of the Variables the trace read or assigned
         self.no_forward_mode: Optional[str] = None  # a tj.recompute_grad inside: forward mode refused
         self.arg_slots: List[int] = []  # which Variable arguments are inputs of their own (not closed over)
+        self.raw_inputs: frozenset = frozenset()  # inputs whose values reached plain JAX code (see _trace)
 
 
 class Function:
@@ -486,6 +488,9 @@ class Function:
             out_ids = [out_leaves[i]._id if isinstance(out_leaves[i], Tensor) else None for i in positions]
             # assigned Variables' new values count as reaching every input
             conc.connections = _connections(cap.graph, in_ids, out_ids + [None] * len(conc.assigned))
+            # the inputs that reach a value user code handed to plain JAX (jax.lax.cond, jnp.sin): the graph
+            # has no path through that call, the program has (see _trace)
+            conc.raw_inputs = frozenset().union(*_connections(cap.graph, in_ids, list(cap.graph.raw_uses)))
             conc.used = {position[i] for i in cap.used if i in position}
             conc.no_forward_mode = cap.no_forward_mode
             conc.missing = list(cap.missing.values())
@@ -533,6 +538,17 @@ class Function:
 
         def op_fn(*flat):
             return tuple(program(*flat))
+        if conc.raw_inputs:
+            # Plain JAX code (jax.lax.cond, jnp.sin) ran on values of inputs ``raw_inputs``: its result has no
+            # recorded producer, so the graph misses those paths. The program has them, and JAX differentiates
+            # it with tapejax's rules (ops inside carry them, ops/linear_rule.py): connect those inputs where
+            # the program's jaxpr has a differentiable path, instead of TF's None.
+            program_conn = dependence.connections(
+                op_fn, [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in traced.jaxpr.in_avals])
+            n_in = len(traced.jaxpr.in_avals)
+            conc.connections = tuple(
+                c | ((frozenset(range(n_in)) if program_conn is None else program_conn[k]) & conc.raw_inputs)
+                for k, c in enumerate(conc.connections))
         # connections: TF's None between inputs and outputs with no path.
         refuse = None
         if conc.no_forward_mode is not None:

@@ -18,7 +18,7 @@ from .. import sweep, tape_set, vspace
 from ..nest import UnconnectedGradients, flatten, unconnected_gradients_of
 from ..tensor import Tensor, Variable, is_float, convert_to_tensor
 from ..ops import numpy as tnp
-from .capture import InlineTrace
+from .capture import InlineTrace, warn_raw_uses
 
 
 class AggregationMethod(enum.Enum):
@@ -129,6 +129,11 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
     grads = sweep.backprop(ops, usage, missing, graph.tensor_tape, y_ids, x_ids, seeds, recording=True,
                            known=reached, call=_call_recorded, min_count=1 if pairwise else sweep.NEVER,
                            min_bytes=-1)
+    # A value on a path from xs that user code handed to plain JAX (jax.lax.cond, jnp.sin): the graph has no
+    # path through that call, so the gradient may lack it. Never silently (API.md): say where.
+    warn_raw_uses(graph.raw_uses_from(x_ids, stop_ids), "tj.gradients",
+                  " (A GradientTape or ForwardAccumulator outside the tj.function call differentiates the compiled "
+                  "program, this call included.)")
     result = []
     for x, g in zip(xs_l, grads):
         if g is None and unconnected is UnconnectedGradients.ZERO:
