@@ -61,7 +61,7 @@ def test_outer_accumulator_through_while_loop_on_variable():
 
 
 def test_outer_tapes_second_order_through_jnp_in_function():
-    f = tj.function(lambda x: jnp.sin(x) * 1.0)
+    f = tj.function(lambda x: tj.numpy.multiply(jnp.sin(x), 1.0))  # a Tensor made from a raw array
     x = tj.constant(0.5)
     with tj.GradientTape() as t2:
         t2.watch(x)
