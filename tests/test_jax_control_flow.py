@@ -151,3 +151,36 @@ def test_no_warning_where_no_gradient_is_lost():
         warnings.simplefilter("error")
         g = f(tj.constant(1.0), tj.constant([1, 2]))
     np.testing.assert_allclose(g[0].numpy(), 2.0)
+
+
+def test_outer_tape_through_cond_branches_closing_over_tensors():
+    f = tj.function(lambda x: jax.lax.cond(True, lambda: x * 2.0, lambda: x * 3.0))
+    x = tj.constant(1.0)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), 2.0)
+
+    @tj.function
+    def g(x):
+        return tj.gradients(jax.lax.cond(True, lambda: x * 2.0, lambda: x * 3.0), x)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        g(x)
+    assert len([w for w in caught if "tj.gradients cannot see" in str(w.message)]) == 1  # one per line
+
+
+def test_outer_tape_through_scan_and_vmap_in_function():
+    s = tj.function(lambda x: jax.lax.scan(lambda c, a: (c * a, c), x, tj.constant([1.0, 2.0, 3.0]))[0])
+    x = tj.constant(1.0)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = s(x)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), 6.0)
+    # tapejax's rules hold inside the JAX transform: maximum at a tie gives its whole gradient to the first argument
+    v = tj.function(lambda x: tj.numpy.sum(jax.vmap(lambda a: tj.numpy.maximum(a, 0.0) + a)(x)))
+    xv = tj.constant([0.0, 2.0])
+    with tj.GradientTape() as tape:
+        tape.watch(xv)
+        y = v(xv)
+    np.testing.assert_allclose(tape.gradient(y, xv).numpy(), [2.0, 2.0])  # jnp.maximum: 1.5 at the tie

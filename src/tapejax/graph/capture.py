@@ -80,8 +80,8 @@ class GraphRecorder(Tape):
 
 def warn_raw_uses(uses: List[tuple], what: str, hint: str = "") -> None:
     """The UserWarning of tensor.py's raw JAX use, for ``what`` (tj.gradients...) over a trace's graph:
-    one per use (``GraphRecorder.raw_uses_from``), at the line that made it."""
-    for _, site, (filename, lineno, module) in uses:
+    one per line that made such a use (``GraphRecorder.raw_uses_from``), issued at that line."""
+    for site, (filename, lineno, module) in dict((site, where) for _, site, where in uses).items():
         warnings.warn_explicit(
             f"A tj.Tensor that {what} differentiates through was passed to a plain JAX function at {site}, while "
             "tracing. JAX computes with its raw value and returns a value no recorded op made, so "
