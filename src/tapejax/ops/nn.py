@@ -16,7 +16,9 @@ their function. The tables:
 * normalization: ``layer_norm`` is derived; ``batch_norm`` (TF's ``FusedBatchNorm``) has three outputs
   and a hand-written backward taking ``None`` for the last two (``accepts_none``, tape.h's entry).
 * losses: TF's fused cross entropies, outputs ``(loss, backprop)``, with hand-written rules that take
-  ``None`` for the backprop output's gradient.
+  ``None`` for the backprop output's gradient. At second order the logits' gradient ``g * backprop`` is
+  constant in the labels, as TF's (whose rule for the backprop output gives the labels nothing): zeros,
+  not None (``backward_connected``), where the exact derivative is not 0.
 
 Complex inputs (where jax.nn accepts them) get TF's gradient convention: the fused rules are written as
 JAX-convention derivatives and wrapped with ``rules.tf_complex_bwd`` (the derived kernels convert in core).
@@ -433,7 +435,9 @@ def dropout(x, rate, key):
 def _xent_fwd(labels, logits, axis=-1):
     lsm = jax.nn.log_softmax(logits, axis=axis)
     loss = -jnp.sum(labels * lsm, axis=axis)
-    backprop = jnp.exp(lsm) - labels
+    # The backward reads this output as TF's does (grad_loss * backprop): TF differentiates it through its own
+    # rule, which gives the labels nothing from it, so the second-order derivative w.r.t. the labels is 0
+    backprop = jnp.exp(lsm) - jax.lax.stop_gradient(labels)
     return (loss, backprop), (backprop, lsm)
 
 
@@ -458,8 +462,9 @@ def _xent_jvp(p, t, out, axis=-1):
     lsm = jax.nn.log_softmax(logits, axis=axis)
     sm = jnp.exp(lsm)
     t_lsm = t_logits - jnp.sum(sm * t_logits, axis=axis, keepdims=True)
-    # the transpose of _xent_bwd: d loss = sum(backprop * d logits) - sum(log_softmax * d labels)
-    t_loss = jnp.sum((sm - labels) * t_logits - lsm * t_labels, axis=axis)
+    # the transpose of _xent_bwd: d loss = sum(backprop * d logits) - sum(log_softmax * d labels), with backprop
+    # constant in the labels at higher orders, as the residual of _xent_fwd (JAX differentiates this rule)
+    t_loss = jnp.sum((sm - jax.lax.stop_gradient(labels)) * t_logits - lsm * t_labels, axis=axis)
     return t_loss, sm * t_lsm - t_labels
 
 
@@ -514,7 +519,7 @@ def _probs(*shape, axis=-1):
 
 # name                                              function       rules                                   TF op
 _xent = OpDef("softmax_cross_entropy_with_logits", _xent_fn, fwd=_xent_fwd, bwd=_tf_complex_bwd(_xent_bwd),
-              jvp=_xent_jvp, accepts_none=(1,),  # SoftmaxCrossEntropyWithLogits
+              jvp=_xent_jvp, accepts_none=(1,), backward_connected=True,  # SoftmaxCrossEntropyWithLogits
               samples=_samples(((_probs(3, 5), _r(3, 5)), {"axis": 1}),
                                ((_probs(2, 4, 3, axis=0), _r(2, 4, 3)), {"axis": 0})))
 _sparse_xent = OpDef("sparse_softmax_cross_entropy_with_logits", _sparse_xent_fn, fwd=_sparse_xent_fwd,
