@@ -13,7 +13,8 @@ their function. The tables:
 * softmax family (``_from_output``): ``softmax`` and ``log_softmax`` read only their output in both
   rules (TF's ``SoftmaxGrad``/``LogSoftmaxGrad``); ``logsumexp`` is derived. ``one_hot`` has no gradient.
 * convolution and pooling: derived (JAX's transposed convolutions and window scatters).
-* normalization: ``layer_norm`` is derived; ``batch_norm`` (TF's ``FusedBatchNorm``) has three outputs
+* normalization: ``layer_norm`` is derived (its variance as tf.nn.moments', around ``stop_gradient(mean)``: TF's
+  second order); ``batch_norm`` (TF's ``FusedBatchNorm``) has three outputs
   and a hand-written backward taking ``None`` for the last two (``accepts_none``, tape.h's entry).
 * losses: TF's fused cross entropies, outputs ``(loss, backprop)``, with hand-written rules that take
   ``None`` for the backprop output's gradient. At second order the logits' gradient ``g * backprop`` is
@@ -312,7 +313,9 @@ def _param_shape(x_ndim, axes, p_shape, x_shape):
 def _layer_norm_fn(x, *params, axis=-1, epsilon=1e-5, has_scale=False, has_offset=False):
     axes = axis if isinstance(axis, tuple) else (axis,)
     mean = jnp.mean(x, axis=axes, keepdims=True)
-    var = jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
+    # as tf.nn.moments (Keras's LayerNormalization on TF): the variance around stop_gradient(mean). The same
+    # first derivative (that of var w.r.t. the mean is 0), TF's second one
+    var = jnp.mean(jnp.square(x - jax.lax.stop_gradient(mean)), axis=axes, keepdims=True)
     y = (x - mean) * jax.lax.rsqrt(var + epsilon)
     params = list(params)
     if has_scale:
@@ -336,7 +339,8 @@ _layer_norm = OpDef("layer_norm", _layer_norm_fn, samples=_samples(
 def layer_norm(x, scale=None, offset=None, axis=-1, epsilon=1e-5):
     """Layer normalization: ``(x - mean) / sqrt(var + epsilon) * scale + offset``, with the moments taken
     over ``axis`` (an int or tuple). ``scale``/``offset`` have the shape of the normalized axes (or any
-    shape broadcasting against ``x``)."""
+    shape broadcasting against ``x``). Derivatives are those of TF's formula (``tf.nn.moments`` and
+    ``tf.nn.batch_normalization``, as Keras's LayerNormalization), to every order."""
     ax = _axis(axis, tnp.ndim(x))
     params = tuple(p for p in (scale, offset) if p is not None)
     return _layer_norm(x, *params, axis=ax, epsilon=float(epsilon), has_scale=scale is not None,
