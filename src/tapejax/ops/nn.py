@@ -13,10 +13,13 @@ their function. The tables:
 * softmax family (``_from_output``): ``softmax`` and ``log_softmax`` read only their output in both
   rules (TF's ``SoftmaxGrad``/``LogSoftmaxGrad``); ``logsumexp`` is derived. ``one_hot`` has no gradient.
 * convolution and pooling: derived (JAX's transposed convolutions and window scatters).
-* normalization: ``layer_norm`` is derived; ``batch_norm`` (TF's ``FusedBatchNorm``) has three outputs
+* normalization: ``layer_norm`` is derived (its variance as tf.nn.moments', around ``stop_gradient(mean)``: TF's
+  second order); ``batch_norm`` (TF's ``FusedBatchNorm``) has three outputs
   and a hand-written backward taking ``None`` for the last two (``accepts_none``, tape.h's entry).
 * losses: TF's fused cross entropies, outputs ``(loss, backprop)``, with hand-written rules that take
-  ``None`` for the backprop output's gradient.
+  ``None`` for the backprop output's gradient. At second order the logits' gradient ``g * backprop`` is
+  constant in the labels, as TF's (whose rule for the backprop output gives the labels nothing): zeros,
+  not None (``backward_connected``), where the exact derivative is not 0.
 
 Complex inputs (where jax.nn accepts them) get TF's gradient convention: the fused rules are written as
 JAX-convention derivatives and wrapped with ``rules.tf_complex_bwd`` (the derived kernels convert in core).
@@ -310,7 +313,9 @@ def _param_shape(x_ndim, axes, p_shape, x_shape):
 def _layer_norm_fn(x, *params, axis=-1, epsilon=1e-5, has_scale=False, has_offset=False):
     axes = axis if isinstance(axis, tuple) else (axis,)
     mean = jnp.mean(x, axis=axes, keepdims=True)
-    var = jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
+    # as tf.nn.moments (Keras's LayerNormalization on TF): the variance around stop_gradient(mean). The same
+    # first derivative (that of var w.r.t. the mean is 0), TF's second one
+    var = jnp.mean(jnp.square(x - jax.lax.stop_gradient(mean)), axis=axes, keepdims=True)
     y = (x - mean) * jax.lax.rsqrt(var + epsilon)
     params = list(params)
     if has_scale:
@@ -334,7 +339,8 @@ _layer_norm = OpDef("layer_norm", _layer_norm_fn, samples=_samples(
 def layer_norm(x, scale=None, offset=None, axis=-1, epsilon=1e-5):
     """Layer normalization: ``(x - mean) / sqrt(var + epsilon) * scale + offset``, with the moments taken
     over ``axis`` (an int or tuple). ``scale``/``offset`` have the shape of the normalized axes (or any
-    shape broadcasting against ``x``)."""
+    shape broadcasting against ``x``). Derivatives are those of TF's formula (``tf.nn.moments`` and
+    ``tf.nn.batch_normalization``, as Keras's LayerNormalization), to every order."""
     ax = _axis(axis, tnp.ndim(x))
     params = tuple(p for p in (scale, offset) if p is not None)
     return _layer_norm(x, *params, axis=ax, epsilon=float(epsilon), has_scale=scale is not None,
@@ -433,7 +439,9 @@ def dropout(x, rate, key):
 def _xent_fwd(labels, logits, axis=-1):
     lsm = jax.nn.log_softmax(logits, axis=axis)
     loss = -jnp.sum(labels * lsm, axis=axis)
-    backprop = jnp.exp(lsm) - labels
+    # The backward reads this output as TF's does (grad_loss * backprop): TF differentiates it through its own
+    # rule, which gives the labels nothing from it, so the second-order derivative w.r.t. the labels is 0
+    backprop = jnp.exp(lsm) - jax.lax.stop_gradient(labels)
     return (loss, backprop), (backprop, lsm)
 
 
@@ -458,8 +466,9 @@ def _xent_jvp(p, t, out, axis=-1):
     lsm = jax.nn.log_softmax(logits, axis=axis)
     sm = jnp.exp(lsm)
     t_lsm = t_logits - jnp.sum(sm * t_logits, axis=axis, keepdims=True)
-    # the transpose of _xent_bwd: d loss = sum(backprop * d logits) - sum(log_softmax * d labels)
-    t_loss = jnp.sum((sm - labels) * t_logits - lsm * t_labels, axis=axis)
+    # the transpose of _xent_bwd: d loss = sum(backprop * d logits) - sum(log_softmax * d labels), with backprop
+    # constant in the labels at higher orders, as the residual of _xent_fwd (JAX differentiates this rule)
+    t_loss = jnp.sum((sm - jax.lax.stop_gradient(labels)) * t_logits - lsm * t_labels, axis=axis)
     return t_loss, sm * t_lsm - t_labels
 
 
@@ -514,7 +523,7 @@ def _probs(*shape, axis=-1):
 
 # name                                              function       rules                                   TF op
 _xent = OpDef("softmax_cross_entropy_with_logits", _xent_fn, fwd=_xent_fwd, bwd=_tf_complex_bwd(_xent_bwd),
-              jvp=_xent_jvp, accepts_none=(1,),  # SoftmaxCrossEntropyWithLogits
+              jvp=_xent_jvp, accepts_none=(1,), backward_connected=True,  # SoftmaxCrossEntropyWithLogits
               samples=_samples(((_probs(3, 5), _r(3, 5)), {"axis": 1}),
                                ((_probs(2, 4, 3, axis=0), _r(2, 4, 3)), {"axis": 0})))
 _sparse_xent = OpDef("sparse_softmax_cross_entropy_with_logits", _sparse_xent_fn, fwd=_sparse_xent_fwd,

@@ -437,14 +437,32 @@ def mean(a, axis=None, dtype=None, keepdims=False):
     return out if dtype is None else astype(out, dtype)
 
 
+def _check_nonempty(name: str, a, axis, tf_value: str) -> None:
+    """jax.numpy's max/min of a zero-size axis raise (no identity); say so, and where TF differs, before
+    the op runs (jax's message names neither the axis nor a way out)."""
+    shp = shape(a)
+    axes = range(len(shp)) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
+    empty = [ax for ax in axes if isinstance(ax, int) and -len(shp) <= ax < len(shp) and shp[ax] == 0]
+    if empty:
+        raise ValueError(f"tj.numpy.{name}: axis {empty[0]} of the input, shape {shp}, has size 0, and the {name} of "
+                         f"no values is undefined: tj.numpy.{name} raises as jax.numpy.{name} does (TF's "
+                         f"reduce_{name} returns {tf_value} there). Reduce a non-empty axis, or test the size first.")
+
+
 def max(a, axis=None, keepdims=False):
-    """``jax.numpy.max`` (gradient shared equally among tied maxima, as TF's reduce_max)."""
-    return _max(a, axis=freeze(axis), keepdims=bool(keepdims))
+    """``jax.numpy.max`` (gradient shared equally among tied maxima, as TF's reduce_max). A zero-size reduced
+    axis raises ``ValueError``, as jax.numpy (TF's reduce_max returns the dtype's lowest value)."""
+    axis = freeze(axis)
+    _check_nonempty("max", a, axis, "-inf, or the dtype's lowest value")
+    return _max(a, axis=axis, keepdims=bool(keepdims))
 
 
 def min(a, axis=None, keepdims=False):
-    """``jax.numpy.min``."""
-    return _min(a, axis=freeze(axis), keepdims=bool(keepdims))
+    """``jax.numpy.min``. A zero-size reduced axis raises ``ValueError``, as jax.numpy (TF's reduce_min
+    returns the dtype's highest value)."""
+    axis = freeze(axis)
+    _check_nonempty("min", a, axis, "+inf, or the dtype's highest value")
+    return _min(a, axis=axis, keepdims=bool(keepdims))
 
 
 def prod(a, axis=None, keepdims=False):
