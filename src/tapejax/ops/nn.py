@@ -62,6 +62,10 @@ def _axis(axis, ndim):
     """A normalized static axis: an int, or a sorted tuple of ints (None: all axes)."""
     if axis is None:
         return tuple(range(ndim))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    for a in axes:  # as TF (InvalidArgumentError) and jax: an axis out of range never wraps around silently
+        if ndim and not -ndim <= int(a) < ndim:
+            raise ValueError(f"axis {int(a)} is out of bounds for an input of rank {ndim} (valid: {-ndim} to {ndim - 1})")
     if isinstance(axis, (tuple, list)):
         return tuple(sorted(int(a) % ndim for a in axis))
     return int(axis) % ndim if ndim else 0
@@ -256,14 +260,29 @@ def _pool_dims(x_ndim, window_shape, strides, padding):
     return dims, strd, padding
 
 
+def _check_output_size(shape, dims, strd, pad):
+    """As TF (``Negative dimension size``): a window more than a stride larger than its padded input is an error
+    (XLA would give an empty output); one at most a stride larger gives an empty output, as TF's."""
+    if isinstance(pad, str):
+        if pad == "SAME":  # ceil(size / stride) outputs, never negative
+            return
+        pad = ((0, 0),) * len(shape)
+    for n, k, s, (lo, hi) in zip(shape, dims, strd, pad):
+        if n + lo + hi - k + s <= -s:  # TF's size (n + lo + hi - k + s) / s, truncated in C++, is negative
+            raise ValueError(f"pooling: negative output size: a window of {k} on an input dimension of {n} "
+                             f"(padded by {(lo, hi)}) with stride {s}")
+
+
 def _max_pool_fn(x, window_shape, strides=None, padding="VALID"):
     dims, strd, pad = _pool_dims(x.ndim, window_shape, strides, padding)
+    _check_output_size(x.shape, dims, strd, pad)
     init = -jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
     return jax.lax.reduce_window(x, np.asarray(init, x.dtype), jax.lax.max, dims, strd, pad)
 
 
-def _avg_pool_fn(x, window_shape, strides=None, padding="VALID", count_include_pad=True):
+def _avg_pool_fn(x, window_shape, strides=None, padding="VALID", count_include_pad=False):
     dims, strd, pad = _pool_dims(x.ndim, window_shape, strides, padding)
+    _check_output_size(x.shape, dims, strd, pad)
     s = jax.lax.reduce_window(x, np.asarray(0, x.dtype), jax.lax.add, dims, strd, pad)
     if count_include_pad or pad == "VALID" or (not isinstance(pad, str) and all(p == (0, 0) for p in pad)):
         return s / np.prod(window_shape)
@@ -282,7 +301,8 @@ _avg_pool = OpDef("avg_pool", _avg_pool_fn, samples=_samples(
     ((_r(2, 4, 4, 3),), {"window_shape": (2, 2), "strides": (2, 2), "padding": "VALID"}),
     ((_r(1, 5, 4, 2),), {"window_shape": (3, 3), "strides": None, "padding": "SAME",
                          "count_include_pad": False}),
-    ((_r(1, 5, 4, 2),), {"window_shape": (2, 2), "strides": (1, 1), "padding": ((1, 0), (0, 1))})))
+    ((_r(1, 5, 4, 2),), {"window_shape": (2, 2), "strides": (1, 1), "padding": ((1, 0), (0, 1)),
+                         "count_include_pad": True})))
 
 
 def max_pool(x, window_shape, strides=None, padding="VALID"):
@@ -291,9 +311,12 @@ def max_pool(x, window_shape, strides=None, padding="VALID"):
     return _max_pool(x, window_shape=freeze(window_shape), strides=freeze(strides), padding=freeze(padding))
 
 
-def avg_pool(x, window_shape, strides=None, padding="VALID", count_include_pad=True):
-    """Average pooling over the spatial dimensions of an NHWC input (``flax.linen.avg_pool``'s signature;
-    ``count_include_pad=False`` averages only the real elements, as TF's ``avg_pool`` with ``'SAME'``)."""
+def avg_pool(x, window_shape, strides=None, padding="VALID", count_include_pad=False):
+    """Average pooling over the spatial dimensions of an NHWC input (``flax.linen.avg_pool``'s signature).
+
+    As TF's ``avg_pool`` (pooling_ops_test: ``'SAME'`` windows average only the real elements), padded
+    elements are not counted by default; ``count_include_pad=True`` divides by the full window size
+    (flax's default)."""
     return _avg_pool(x, window_shape=freeze(window_shape), strides=freeze(strides), padding=freeze(padding),
                      count_include_pad=bool(count_include_pad))
 
@@ -417,9 +440,15 @@ def dropout(x, rate, key):
     """Inverted dropout (``tf.nn.dropout``): each element is kept with probability ``1 - rate`` and scaled by
     ``1 / (1 - rate)``. ``key`` is a jax PRNG key; ``rate == 0`` returns ``x`` unchanged."""
     if not isinstance(rate, numbers.Real) or isinstance(rate, bool):
-        rate = float(np.asarray(rate))
+        r = np.asarray(rate.value if isinstance(rate, Tensor) else rate)
+        if r.ndim:  # as TF: ValueError, not numpy's TypeError
+            raise ValueError(f"tj.nn.dropout: rate must be a scalar, got shape {r.shape}")
+        rate = float(r)
     if not 0 <= rate < 1:
         raise ValueError(f"tj.nn.dropout: rate must be a number in [0, 1), got {rate}")
+    xdt = x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype  # Tensors, Variables, arrays, tracers
+    if not jnp.issubdtype(xdt, jnp.inexact):  # as TF: integers scaled by 1 / (1 - rate) would be truncated
+        raise ValueError(f"tj.nn.dropout: x must be a floating point tensor, got dtype {xdt}")
     if rate == 0:
         return x if isinstance(x, Tensor) else convert_to_tensor(x)
     if isinstance(key, (Tensor, Variable)):

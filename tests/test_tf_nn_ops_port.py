@@ -1,0 +1,154 @@
+"""tj.nn ops ported from TensorFlow's own tests: values, gradients and errors compared with TF 2.21.
+
+Sources: tensorflow/python/kernel_tests/nn_ops/pooling_ops_test.py, softmax_op_test.py, relu_op_test.py,
+conv_ops_test.py, xent_op_test_base.py, sparse_xent_op_test_base.py, tensorflow/python/ops/nn_test.py and
+nn_fused_batchnorm_test.py. TF's NHWC/HWIO convolutions map to tj.nn.conv's NCHW/OIHW by transposes; TF's
+``ksize``/``strides`` of ``[1, h, w, 1]`` map to ``window_shape=(h, w)``. Expected values are TF 2.21's (run
+eagerly, float32), hard-coded beside the TF expression or test that gave them; TensorFlow is not imported here.
+"""
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+import tapejax as tj
+
+tnp = tj.numpy
+
+
+def _grad(f, x0, output_gradients=None):
+    x = tj.constant(x0)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.gradient(y, x, output_gradients=output_gradients)
+
+
+# -- pooling (kernel_tests/nn_ops/pooling_ops_test.py) -------------------------------------------------------
+
+def _counting(shape):
+    """pooling_ops_test's input: 1, 2, 3, ... wrapping round to -127 after 127."""
+    n = int(np.prod(shape))
+    return np.array([((f + 128) % 255) - 127 for f in range(n)], np.float32).reshape(shape)
+
+
+@pytest.mark.parametrize("shape,window,strides,want", [
+    # testAvgPoolSamePaddingNonSquareWindow: [avg(1, 2), avg(2, padded), ...]: the padding is not counted
+    ([1, 2, 2, 1], (1, 2), (1, 1), [1.5, 2.0, 3.5, 4.0]),
+    ([1, 2, 2, 1], (2, 1), (1, 1), [2.0, 3.0, 3.0, 4.0]),  # ..._2
+    ([2, 2, 2, 2], (1, 2), (1, 1), [2, 3, 3, 4, 6, 7, 7, 8, 10, 11, 11, 12, 14, 15, 15, 16]),  # ...MultiBatch
+    ([2, 2, 2, 2], (2, 1), (1, 1), [3, 4, 5, 6, 5, 6, 7, 8, 11, 12, 13, 14, 13, 14, 15, 16]),  # ...MultiBatch_2
+    ([1, 4, 4, 4], (3, 3), (2, 2), [21, 22, 23, 24, 27, 28, 29, 30, 45, 46, 47, 48, 51, 52, 53, 54]),  # Packet_4
+    ([1, 2, 4, 3], (2, 2), (2, 2), [8.5, 9.5, 10.5, 14.5, 15.5, 16.5]),  # testAvgPoolSamePadding
+    ([1, 3, 3, 1], (1, 1), (2, 2), [1, 3, 7, 9]),  # testKernelSmallerThanStrideSame1_
+])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_avg_pool_same_excludes_padding(shape, window, strides, want, dtype):
+    # TF: tf.nn.avg_pool(x, [1, *window, 1], [1, *strides, 1], "SAME") averages only the real elements
+    out = tj.nn.avg_pool(_counting(shape).astype(dtype), window, strides, "SAME")
+    assert out.dtype == dtype
+    np.testing.assert_allclose(out.numpy().ravel().astype(np.float32), want, rtol=1e-3 if dtype == np.float16 else 1e-6)
+
+
+def test_avg_pool_1d_same_golden_and_count_include_pad():
+    # nn_test.py AvgPoolTest.test1DNumpyWithGolden: tf.nn.avg_pool1d(x, 2, 1, "SAME")
+    x = np.array([[[3], [6], [5]], [[1], [0], [1]]], np.float32)
+    np.testing.assert_array_equal(tj.nn.avg_pool(x, (2,), (1,), "SAME").numpy().ravel(), [4.5, 5.5, 5.0, 0.5, 0.5, 1.0])
+    # flax's convention stays available
+    np.testing.assert_array_equal(tj.nn.avg_pool(x, (2,), (1,), "SAME", count_include_pad=True).numpy().ravel(),
+                                  [4.5, 5.5, 2.5, 0.5, 0.5, 0.5])
+
+
+def test_avg_pool_same_gradient_excludes_padding():
+    # testAvgPoolGrad (_testAvgPoolGradSamePadding2_1's shape): TF's AvgPoolGrad spreads each output's gradient
+    # over the real elements of its window. TF: tape.gradient(tf.nn.avg_pool(x, [1, 2, 2, 1], [1, 1, 1, 1],
+    # "SAME"), x) for x of shape [1, 2, 3, 1]
+    g = _grad(lambda x: tj.nn.avg_pool(x, (2, 2), (1, 1), "SAME"), np.arange(6, dtype=np.float32).reshape(1, 2, 3, 1))
+    np.testing.assert_allclose(g.numpy().ravel(), [0.25, 0.5, 0.75, 0.75, 1.5, 2.25], rtol=1e-6)
+
+
+@pytest.mark.parametrize("window", [(20, 22), (22, 20)])
+@pytest.mark.parametrize("pool", ["max_pool", "avg_pool"])
+def test_pool_negative_output_size_raises(pool, window):
+    # testOpEdgeCases: "A filter one larger gives an empty output; two larger is invalid" (ValueError
+    # "Negative dimension size"); XLA alone would give an empty output
+    x = np.ones([2, 20, 20, 3], np.float32)
+    with pytest.raises(ValueError, match="negative output size"):
+        getattr(tj.nn, pool)(x, window, (1, 1), "VALID")
+    assert getattr(tj.nn, pool)(x, (20, 21), (1, 1), "VALID").shape == (2, 1, 0, 3)
+
+
+@pytest.mark.parametrize("padding,neg,want", [
+    ([(0, 0), (0, 0)], False, [9.0]),  # testMaxPoolZeroExplicitPadding
+    ([(2, 1), (2, 1)], True, [-1, -1, -1, -1]),  # testMaxPoolNegativeInputExpPadding: padding never wins
+    ([(0, 2), (0, 1)], False, [9.0, 9.0]),  # testMaxPoolExplicitPadding
+])
+def test_max_pool_explicit_padding(padding, neg, want):
+    x = _counting([1, 3, 3, 1]) * (-1 if neg else 1)
+    np.testing.assert_array_equal(tj.nn.max_pool(x, (3, 3), (2, 2), padding).numpy().ravel(), want)
+
+
+def _max_pool_grad(data, backprop, in_shape, out_shape, window, strides, padding):
+    g = _grad(lambda x: tj.nn.max_pool(x, window, strides, padding), np.array(data, np.float32).reshape(in_shape),
+              output_gradients=np.array(backprop, np.float32).reshape(out_shape))
+    return g.numpy().ravel()
+
+
+_ALT = [1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0]
+_BP9 = [11.0, 12.0, 13.0, 15.0, 16.0, 17.0, 19.0, 20.0, 21.0]
+
+
+@pytest.mark.parametrize("data,backprop,out_shape,window,padding,want", [
+    # testMaxPoolGradDirect: ties give the whole gradient to the first maximum of each window (TF's argmax)
+    ([1.0] * 16, _BP9, [1, 3, 3, 1], (2, 2), "VALID", [11, 12, 13, 0, 15, 16, 17, 0, 19, 20, 21, 0, 0, 0, 0, 0]),
+    (_ALT, _BP9, [1, 3, 3, 1], (2, 2), "VALID", [11, 0, 25, 0, 0, 31, 0, 17, 19, 0, 41, 0, 0, 0, 0, 0]),
+    (_ALT, list(range(11, 27)), [1, 4, 4, 1], (3, 3), "SAME", [54, 0, 62, 0, 0, 60, 0, 22, 47, 0, 51, 0, 0, 0, 0, 0]),
+    (_ALT, list(range(11, 23)), [1, 3, 4, 1], (2, 2), [(0, 0), (0, 1)],  # _testMaxPoolGradExplicitPadding_1
+     [11, 0, 25, 0, 0, 31, 0, 49, 19, 0, 41, 0, 0, 0, 0, 22]),
+])
+def test_max_pool_grad_direct(data, backprop, out_shape, window, padding, want):
+    np.testing.assert_array_equal(_max_pool_grad(data, backprop, [1, 4, 4, 1], out_shape, window, (1, 1), padding), want)
+
+
+def test_max_pool_grad_explicit_padding_strided():
+    # _testMaxPoolGradExplicitPadding_2: 3x3 windows, strides 2, padding [[2, 1], [2, 1]]
+    got = _max_pool_grad(_ALT, _BP9, [1, 4, 4, 1], [1, 3, 3, 1], (3, 3), (2, 2), [(2, 1), (2, 1)])
+    np.testing.assert_array_equal(got, [54, 0, 30, 0, 0, 0, 0, 0, 39, 0, 21, 0, 0, 0, 0, 0])
+
+
+# -- softmax, log_softmax (kernel_tests/nn_ops/softmax_op_test.py, ops/nn_test.py) ----------------------------
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("axis", [2, -3, 100])
+def test_softmax_axis_out_of_range_raises(fn, axis):
+    # testInvalidAxis / testDimTooLarge: TF raises InvalidArgumentError ("`dim` must be in the range [-2, 2)");
+    # the axis was taken modulo the rank (axis 2 of a matrix silently meant axis 0)
+    with pytest.raises(ValueError, match="out of bounds"):
+        getattr(tj.nn, fn)(np.ones([2, 3], np.float32), axis=axis)
+
+
+def test_log_softmax_overflow_and_small_gradient_component():
+    # softmax_op_test._testOverflow (float32): log_softmax([max, 1, 2, 3]) = [0, -max, -max, -max]
+    big = np.finfo(np.float32).max
+    out = tj.nn.log_softmax(np.array([[1.0, 1.0, 1.0, 1.0], [big, 1.0, 2.0, 3.0]], np.float32)).numpy()
+    np.testing.assert_allclose(out, [[-1.386294] * 4, [0.0, -big, -big, -big]], rtol=1e-5)
+    # testSoftmaxDoubleGradientPreservesSmallComponent, in float32 (x64 is off). TF (float32):
+    # tape.gradient(reduce_sum(softmax([37.43, 0.]) * [1., 0.]), logits) = [0, -5.551115e-17]
+    g = _grad(lambda z: tnp.sum(tj.nn.softmax(z) * tj.constant([1.0, 0.0])), np.array([37.42994775023705, 0.0],
+                                                                                      np.float32))
+    np.testing.assert_allclose(g.numpy(), [0.0, -5.551115e-17], rtol=1e-5, atol=0)
+
+
+# -- dropout (ops/nn_test.py DropoutTest) -------------------------------------------------------------------
+
+def test_dropout_invalid_rate_and_integer_input_raise_value_error():
+    t = tj.constant(np.ones([4, 3], np.float32))
+    key = jax.random.key(0)
+    for rate in (-1.0, 1.1, [0.0, 1.0]):  # testInvalidRate: ValueError (a list was numpy's TypeError)
+        with pytest.raises(ValueError):
+            tj.nn.dropout(t, rate, key)
+    with pytest.raises(ValueError, match="floating point"):  # testDropoutWithIntegerInputs
+        tj.nn.dropout(tj.constant([1, 1, 1, 1, 1]), 0.5, key)
+    x = tj.constant(np.zeros(5, np.float32))
+    assert tj.nn.dropout(x, 0, key) is x  # testNoDropoutFast
