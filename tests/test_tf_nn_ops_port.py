@@ -152,3 +152,49 @@ def test_dropout_invalid_rate_and_integer_input_raise_value_error():
         tj.nn.dropout(tj.constant([1, 1, 1, 1, 1]), 0.5, key)
     x = tj.constant(np.zeros(5, np.float32))
     assert tj.nn.dropout(x, 0, key) is x  # testNoDropoutFast
+
+
+# -- sparse_softmax_cross_entropy_with_logits (kernel_tests/nn_ops/sparse_xent_op_test_base.py) ----------------
+
+def _sparse_xent_fwd_bwd(labels, logits):
+    z = tj.constant(logits)
+    with tj.GradientTape() as tape:
+        tape.watch(z)
+        loss = tj.nn.sparse_softmax_cross_entropy_with_logits(labels, z)
+    return loss.numpy(), tape.gradient(loss, z).numpy()
+
+
+def test_sparse_xent_invalid_label_is_nan():
+    # testInvalidLabelGPU: TF on GPU (and under XLA) gives NaN loss and gradient rows for labels outside
+    # [0, classes); its CPU kernel raises. A zero one-hot row silently gave loss 0 and gradient softmax.
+    logits = np.array([[1.0, 1.0, 1.0, 1.0], [1.0, 1.0, 1.0, 1.0], [1.0, 2.0, 3.0, 4.0], [1.0, 2.0, 3.0, 4.0]],
+                      np.float32)
+    loss, grad = _sparse_xent_fwd_bwd(np.array([4, 3, 0, -1], np.int32), logits)
+    np.testing.assert_allclose(loss, [np.nan, 1.3862, 3.4420, np.nan], rtol=1e-3, atol=1e-3)
+    np.testing.assert_allclose(grad, [[np.nan] * 4, [0.25, 0.25, 0.25, -0.75], [-0.968, 0.087, 0.237, 0.6439],
+                                      [np.nan] * 4], rtol=1e-3, atol=1e-3)
+
+
+def test_sparse_xent_scalar_logits_and_vector():
+    # testScalar: ValueError "`logits` cannot be a scalar"; testVector: labels 0, logits [1.] -> 0
+    with pytest.raises(ValueError, match="cannot be a scalar"):
+        tj.nn.sparse_softmax_cross_entropy_with_logits(tj.constant(0), tj.constant(1.0))
+    np.testing.assert_allclose(tj.nn.sparse_softmax_cross_entropy_with_logits(tj.constant(0), tj.constant([1.0])).numpy(),
+                               0.0)
+
+
+def test_sparse_xent_second_gradient():
+    # testSecondGradient's inputs (float32). TF: the gradient of the logits' gradient with output_gradients
+    # linspace(-1, 1, 12) by nested tapes
+    z = np.array([0.3, 0.4, 0.1, 1.2, 0.1, 1.9, 0.1, 0.7, 0.8, 0.2, 1.3, 1.3], np.float32).reshape(3, 4)
+    x = tj.constant(z)
+    with tj.GradientTape() as outer:
+        outer.watch(x)
+        with tj.GradientTape() as inner:
+            inner.watch(x)
+            loss = tj.nn.sparse_softmax_cross_entropy_with_logits(tj.constant([3, 0, 1]), x)
+        g = inner.gradient(loss, x)
+    h = outer.gradient(g, x, output_gradients=np.linspace(-1, 1, 12).astype(np.float32).reshape(3, 4))
+    np.testing.assert_allclose(h.numpy(), [[-0.06349645, -0.03284927, 0.00331582, 0.09302991],
+                                           [-0.02521714, -0.04113243, 0.01161885, 0.05473071],
+                                           [-0.06806648, -0.01676577, 0.01148836, 0.07334387]], rtol=1e-4, atol=1e-7)

@@ -508,7 +508,11 @@ def _sparse_xent_fn(labels, logits):
     lsm = jax.nn.log_softmax(logits, axis=-1)
     onehot = jax.nn.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
     loss = -jnp.sum(onehot * lsm, axis=-1)
-    return loss, jnp.exp(lsm) - onehot
+    # a label outside [0, classes) gives NaN loss and gradient row, as TF on GPU and under XLA (TF's CPU kernel
+    # raises, which a compiled kernel cannot); one_hot alone would silently give a zero label
+    valid = (labels >= 0) & (labels < logits.shape[-1])
+    nan = jnp.asarray(jnp.nan, logits.dtype)
+    return jnp.where(valid, loss, nan), jnp.where(valid[..., None], jnp.exp(lsm) - onehot, nan)
 
 
 def _sparse_xent_fwd(labels, logits):
@@ -573,6 +577,9 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1):
 def sparse_softmax_cross_entropy_with_logits(labels, logits):
     """``tf.nn.sparse_softmax_cross_entropy_with_logits``: ``labels`` are class indices of shape
     ``logits.shape[:-1]``; returns the per-example losses. Not differentiable w.r.t. ``labels``."""
+    if not tnp.ndim(logits):
+        raise ValueError("sparse_softmax_cross_entropy_with_logits: `logits` cannot be a scalar (as TF): it needs a "
+                         "class dimension")
     if tnp.shape(labels) != tnp.shape(logits)[:-1]:
         raise ValueError(f"sparse_softmax_cross_entropy_with_logits: labels of shape {tnp.shape(labels)} must have "
                          f"the shape of logits without its last dimension, {tnp.shape(logits)[:-1]}")
