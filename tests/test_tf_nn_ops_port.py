@@ -198,3 +198,30 @@ def test_sparse_xent_second_gradient():
     np.testing.assert_allclose(h.numpy(), [[-0.06349645, -0.03284927, 0.00331582, 0.09302991],
                                            [-0.02521714, -0.04113243, 0.01161885, 0.05473071],
                                            [-0.06806648, -0.01676577, 0.01148836, 0.07334387]], rtol=1e-4, atol=1e-7)
+
+
+# -- batch_norm (ops/nn_fused_batchnorm_test.py, training mode) ---------------------------------------------
+
+@pytest.mark.parametrize("shape,axis", [([5, 7, 11, 4], 3), ([5, 7, 11, 4], 1), ([2, 3, 4, 5], 3)])
+def test_batch_norm_float16_input_float32_params(shape, axis):
+    # testTrainingShape* / testBatchNormGradShape* with x float16, scale/offset float32: TF's FusedBatchNorm
+    # normalizes in float32; y and the x gradient are float16, the moments and the scale/offset gradients
+    # float32 (tf.compat.v1.nn.fused_batch_norm(x16, s, o, data_format=..., is_training=True)). The moments
+    # were float16, y float32 and the scale gradient summed in float16 (off by 0.09 on [5, 7, 11, 4]).
+    rng = np.random.default_rng(1)
+    c = shape[axis]
+    x32 = rng.random(shape).astype(np.float16).astype(np.float32)
+    scale, offset = rng.random(c).astype(np.float32), rng.random(c).astype(np.float32)
+    gy = rng.random(shape).astype(np.float16)
+
+    def run(x, g):
+        x, s, o = tj.constant(x), tj.constant(scale), tj.constant(offset)
+        with tj.GradientTape() as tape:
+            tape.watch([x, s, o])
+            y, mean, var = tj.nn.batch_norm(x, s, o, epsilon=0.001, axis=axis)
+        return (y, mean, var) + tuple(tape.gradient(y, [x, s, o], output_gradients=g))
+    got = run(x32.astype(np.float16), gy)
+    want = run(x32, gy.astype(np.float32))  # the same computation in float32
+    assert [t.dtype for t in got] == [np.float16, np.float32, np.float32, np.float16, np.float32, np.float32]
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g.numpy().astype(np.float32), w.numpy(), rtol=2e-3, atol=2e-3)

@@ -378,22 +378,32 @@ def _bn_moments(x, epsilon, axis):
     return mean, var, jax.lax.rsqrt(var + epsilon), n, bs
 
 
+def _bn_compute(x, scale, offset):
+    """x in the compute dtype: the parameters' (TF's FusedBatchNorm: float16 x with float32 scale and offset is
+    normalized in float32; y keeps x's dtype, the moments and parameter gradients are float32)."""
+    return x.astype(jnp.result_type(x, scale, offset))
+
+
 def _bn_fn(x, scale, offset, epsilon=1e-3, axis=-1):
-    mean, var, inv, n, bs = _bn_moments(x, epsilon, axis)
-    y = (x - mean.reshape(bs)) * (inv * scale).reshape(bs) + offset.reshape(bs)
-    return y, mean, var * (n / max(n - 1, 1))
+    xc = _bn_compute(x, scale, offset)
+    mean, var, inv, n, bs = _bn_moments(xc, epsilon, axis)
+    y = (xc - mean.reshape(bs)) * (inv * scale).reshape(bs) + offset.reshape(bs)
+    return y.astype(x.dtype), mean, var * (n / max(n - 1, 1))
 
 
 def _bn_fwd(x, scale, offset, epsilon=1e-3, axis=-1):
-    mean, var, inv, n, bs = _bn_moments(x, epsilon, axis)
-    xhat = (x - mean.reshape(bs)) * inv.reshape(bs)  # kept for the backward
+    xc = _bn_compute(x, scale, offset)
+    mean, var, inv, n, bs = _bn_moments(xc, epsilon, axis)
+    xhat = (xc - mean.reshape(bs)) * inv.reshape(bs)  # kept for the backward
     y = xhat * scale.reshape(bs) + offset.reshape(bs)
-    return (y, mean, var * (n / max(n - 1, 1))), (xhat, inv, scale)
+    return (y.astype(x.dtype), mean, var * (n / max(n - 1, 1))), (xhat, inv, scale)
 
 
 def _bn_bwd(res, cts, epsilon=1e-3, axis=-1):
     xhat, inv, scale = res
     gy, gmean, gvar = cts  # gmean/gvar may be None (accepts_none): the common case, nothing to add
+    x_dtype = gy.dtype  # y's, which is x's; xhat is in the compute dtype
+    gy = gy.astype(xhat.dtype)
     red, n, bs = _bn_axes(xhat.shape, axis)
     sum_gy = jnp.sum(gy, axis=red)
     sum_gy_xhat = jnp.sum(gy * xhat, axis=red)
@@ -403,7 +413,7 @@ def _bn_bwd(res, cts, epsilon=1e-3, axis=-1):
     if gvar is not None:
         # batch_var = n/(n-1) * mean((x - mean)^2) and x - mean = xhat / inv
         dx = dx + (gvar * (2.0 / max(n - 1, 1)) / inv).reshape(bs) * xhat
-    return dx.astype(xhat.dtype), sum_gy_xhat.astype(scale.dtype), sum_gy.astype(scale.dtype)
+    return dx.astype(x_dtype), sum_gy_xhat.astype(scale.dtype), sum_gy.astype(scale.dtype)
 
 
 _batch_norm = OpDef("batch_norm", _bn_fn, fwd=_bn_fwd, bwd=_tf_complex_bwd(_bn_bwd), accepts_none=(1, 2),
