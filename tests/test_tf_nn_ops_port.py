@@ -225,3 +225,60 @@ def test_batch_norm_float16_input_float32_params(shape, axis):
     assert [t.dtype for t in got] == [np.float16, np.float32, np.float32, np.float16, np.float32, np.float32]
     for g, w in zip(got, want):
         np.testing.assert_allclose(g.numpy().astype(np.float32), w.numpy(), rtol=2e-3, atol=2e-3)
+
+
+# -- conv (kernel_tests/nn_ops/conv_ops_test.py): TF's NHWC/HWIO by transposes to NCHW/OIHW ---------------------
+
+def _conv_nhwc(x, w, strides, padding):
+    y = tj.nn.conv(tnp.transpose(x, (0, 3, 1, 2)), tnp.transpose(w, (3, 2, 0, 1)), window_strides=strides,
+                   padding=padding)
+    return tnp.transpose(y, (0, 2, 3, 1))
+
+
+def _counting_from_1(shape):
+    return np.arange(1, int(np.prod(shape)) + 1, dtype=np.float32).reshape(shape)
+
+
+@pytest.mark.parametrize("x_shape,w_shape,strides,padding,want_dx,want_dw", [
+    # testConv2D2x2Depth3ValidBackpropInput / ...BackpropFilter (output_backprop 1, 2, 3, ...)
+    ([1, 2, 3, 3], [2, 2, 3, 3], (1, 1), "VALID",
+     [14, 32, 50, 100, 163, 226, 167, 212, 257, 122, 140, 158, 478, 541, 604, 437, 482, 527],
+     [17, 22, 27, 22, 29, 36, 27, 36, 45, 32, 43, 54, 37, 50, 63, 42, 57, 72, 62, 85, 108, 67, 92, 117, 72, 99, 126, 77,
+      106, 135, 82, 113, 144, 87, 120, 153]),
+    # testConv2DStrideTwoFilterOneSameBackpropInput / ...BackpropFilter
+    ([1, 4, 4, 1], [1, 1, 1, 1], (2, 2), "SAME", [1, 0, 2, 0, 0, 0, 0, 0, 3, 0, 4, 0, 0, 0, 0, 0], [78]),
+    # testConv2DKernelSizeMatchesInputSizeBackpropInput / ...BackpropFilter
+    ([1, 2, 2, 1], [2, 2, 1, 2], (1, 1), "VALID", [5, 11, 17, 23], [1, 2, 2, 4, 3, 6, 4, 8]),
+])
+def test_conv_backprop_input_and_filter(x_shape, w_shape, strides, padding, want_dx, want_dw):
+    x, w = tj.constant(_counting_from_1(x_shape)), tj.constant(_counting_from_1(w_shape))
+    with tj.GradientTape() as tape:
+        tape.watch([x, w])
+        y = _conv_nhwc(x, w, strides, padding)
+    dx, dw = tape.gradient(y, [x, w], output_gradients=_counting_from_1(y.shape))
+    np.testing.assert_allclose(dx.numpy().ravel(), want_dx, rtol=1e-6)
+    np.testing.assert_allclose(dw.numpy().ravel(), want_dw, rtol=1e-6)
+
+
+def test_conv_kernel_with_empty_window_raises_value_error():
+    # testOpEdgeCases: TF raises InvalidArgumentError "filter must not have zero elements" for a [1, 0, 1, 1]
+    # filter; XLA failed to lower the convolution ("Cannot lower jaxpr with verifier errors")
+    with pytest.raises(ValueError, match="empty spatial dimension"):
+        tj.nn.conv(np.ones([1, 1, 1, 1], np.float32), np.ones([1, 1, 0, 1], np.float32), (1, 1), "SAME")
+    with pytest.raises(ValueError, match="empty spatial dimension"):
+        tj.nn.conv(np.ones([1, 1, 1, 1], np.float32), np.ones([1, 0, 1, 1], np.float32), (1, 1), "SAME",
+                   dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    # an empty output depth is fine, as TF (testConv2DEmptyBackpropFilter's shapes)
+    assert tj.nn.conv(np.ones([1, 1, 2, 3], np.float32), np.ones([0, 1, 2, 2], np.float32), (1, 1), "VALID").shape == (
+        1, 0, 1, 2)
+
+
+def test_conv_shape_error_under_a_tape_names_shapes():
+    # testShapeFunctionEdgeCases (depth mismatch: ValueError). Under a tape the arguments were deferred and the
+    # message showed "<tapejax.deferred.lazy.Node object at 0x...>" instead of their shapes
+    x, w = tj.constant(np.ones([2, 20, 20, 3], np.float32)), tj.constant(np.ones([4, 4, 2, 2], np.float32))
+    with tj.GradientTape() as tape:
+        tape.watch([x, w])
+        with pytest.raises(ValueError, match=r"float32\[2, 3, 20, 20\], float32\[2, 2, 4, 4\]") as info:
+            _conv_nhwc(x, w, (1, 1), "SAME")
+    assert "object at 0x" not in str(info.value)

@@ -230,6 +230,7 @@ def conv(x, w, window_strides, padding, lhs_dilation=None, rhs_dilation=None, di
     otherwise)."""
     if not isinstance(dimension_numbers, jax.lax.ConvDimensionNumbers):
         dimension_numbers = freeze(dimension_numbers)
+    _check_kernel_window(tnp.shape(x), tnp.shape(w), dimension_numbers)
     return _conv(x, w, window_strides=freeze(window_strides), padding=freeze(padding),
                  lhs_dilation=freeze(lhs_dilation), rhs_dilation=freeze(rhs_dilation),
                  dimension_numbers=dimension_numbers, feature_group_count=int(feature_group_count),
@@ -238,6 +239,19 @@ def conv(x, w, window_strides, padding, lhs_dilation=None, rhs_dilation=None, di
 
 
 conv_general_dilated = conv
+
+
+def _check_kernel_window(x_shape, w_shape, dimension_numbers):
+    """As TF (InvalidArgumentError "filter must not have zero elements"): a kernel with an empty spatial
+    dimension is an error, which XLA would only report as a failed lowering."""
+    try:
+        dn = jax.lax.conv_dimension_numbers(x_shape, w_shape, dimension_numbers)
+    except (TypeError, ValueError):
+        return  # malformed shapes or dimension numbers: the op's own error says what is wrong
+    empty = [d for d in dn.rhs_spec[2:] if w_shape[d] == 0]
+    if empty:
+        raise ValueError(f"tj.nn.conv: the kernel of shape {tuple(w_shape)} has an empty spatial dimension "
+                         f"(dimension {empty[0]}); every window dimension needs at least one element")
 
 
 def _pool_dims(x_ndim, window_shape, strides, padding):
