@@ -282,3 +282,44 @@ def test_conv_shape_error_under_a_tape_names_shapes():
         with pytest.raises(ValueError, match=r"float32\[2, 3, 20, 20\], float32\[2, 2, 4, 4\]") as info:
             _conv_nhwc(x, w, (1, 1), "SAME")
     assert "object at 0x" not in str(info.value)
+
+
+# -- elu, selu (kernel_tests/nn_ops/relu_op_test.py EluTest, SeluTest) ----------------------------------------
+
+@pytest.mark.parametrize("fn,want_y,want_g,want_h", [
+    # TF: nested tapes over tf.nn.elu / tf.nn.selu at [-1, 0, 0.5]. EluGrad/SeluGrad branch on output < 0, so at
+    # 0 the derivative is the linear side's and the second derivative 0 (jax.nn.elu's gave 1 there)
+    ("elu", [-0.63212055, 0.0, 0.5], [0.36787945, 1.0, 1.0], [0.36787945, 0.0, 0.0]),
+    ("selu", [-1.1113307, 0.0, 0.5253505], [0.64676857, 1.050701, 1.050701], [0.64676857, 0.0, 0.0]),
+])
+def test_elu_selu_derivatives_at_zero(fn, want_y, want_g, want_h):
+    x = tj.constant([-1.0, 0.0, 0.5])
+    with tj.GradientTape() as outer:
+        outer.watch(x)
+        with tj.GradientTape() as inner:
+            inner.watch(x)
+            y = getattr(tj.nn, fn)(x)
+        g = inner.gradient(y, x)
+    h = outer.gradient(g, x)
+    np.testing.assert_allclose(y.numpy(), want_y, rtol=1e-6)
+    np.testing.assert_allclose(g.numpy(), want_g, rtol=1e-6)
+    np.testing.assert_allclose(h.numpy(), want_h, rtol=1e-6, atol=1e-7)
+    with tj.ForwardAccumulator(x, tnp.ones_like(x)) as acc:  # forward over reverse: the same rule
+        with tj.GradientTape() as inner:
+            inner.watch(x)
+            y = getattr(tj.nn, fn)(x)
+        g = inner.gradient(y, x)
+    np.testing.assert_allclose(acc.jvp(g).numpy(), want_h, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_selu_numbers(dtype):
+    # SeluTest.testNumbers: where(x < 0, scale * alpha * (exp(x) - 1), scale * x)
+    a = np.array([[-9, 7, -5, 3, -1], [1, -3, 5, -7, 9]])
+    want = np.where(a < 0, 1.7580993408473768599402175208123 * np.expm1(a), 1.0507009873554804934193349852946 * a)
+    out = tj.nn.selu(a.astype(dtype))
+    assert out.dtype == dtype
+    np.testing.assert_allclose(out.numpy().astype(np.float64), want, rtol=1e-3 if dtype == np.float16 else 1e-6)
+    # large inputs: no overflow on the unused exponential side, no NaN gradient
+    g = _grad(tj.nn.selu, np.array([-100.0, 100.0], np.float32))
+    np.testing.assert_allclose(g.numpy(), [0.0, 1.050701], rtol=1e-6)

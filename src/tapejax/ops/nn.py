@@ -6,7 +6,8 @@ their function. The tables:
 
 * activations: ``relu`` and ``relu6`` have hand-written rules with derivative 0 at their kinks (TF's
   ``ReluGrad``/``Relu6Grad``; ``relu`` keeps only its output); ``leaky_relu``'s function is written so that
-  its derivative at 0 is ``negative_slope`` (TF's ``LeakyReluGrad``); the others are derived.
+  its derivative at 0 is ``negative_slope`` (TF's ``LeakyReluGrad``), ``elu``'s and ``selu``'s so that at 0
+  they take the linear side (TF's ``EluGrad``/``SeluGrad``); the others are derived.
   ``sigmoid`` and ``tanh`` are ``tj.numpy``'s ops. At second order the relus' and ``max_pool``'s gradients
   stay connected to the input (``backward_connected``: TF's ReluGradGrad and MaxPoolGradGrad give zeros,
   not None).
@@ -37,7 +38,7 @@ from .declare import not_differentiable as _not_differentiable, samples as _samp
 from .rules import tf_complex_bwd as _tf_complex_bwd
 
 __all__ = [
-    "relu", "relu6", "gelu", "sigmoid", "log_sigmoid", "softplus", "silu", "swish", "elu", "leaky_relu",
+    "relu", "relu6", "gelu", "sigmoid", "log_sigmoid", "softplus", "silu", "swish", "elu", "selu", "leaky_relu",
     "tanh", "softmax", "log_softmax", "logsumexp", "one_hot", "conv", "conv_general_dilated", "max_pool",
     "avg_pool", "layer_norm", "dropout", "softmax_cross_entropy_with_logits",
     "sparse_softmax_cross_entropy_with_logits", "batch_norm",
@@ -65,7 +66,8 @@ def _axis(axis, ndim):
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
     for a in axes:  # as TF (InvalidArgumentError) and jax: an axis out of range never wraps around silently
         if ndim and not -ndim <= int(a) < ndim:
-            raise ValueError(f"axis {int(a)} is out of bounds for an input of rank {ndim} (valid: {-ndim} to {ndim - 1})")
+            raise ValueError(f"axis {int(a)} is out of bounds for an input of rank {ndim} "
+                             f"(valid: {-ndim} to {ndim - 1})")
     if isinstance(axis, (tuple, list)):
         return tuple(sorted(int(a) % ndim for a in axis))
     return int(axis) % ndim if ndim else 0
@@ -88,6 +90,20 @@ def _leaky_relu_fn(x, negative_slope=0.01):
     return y if jnp.issubdtype(jnp.result_type(x), jnp.integer) else y.astype(jnp.result_type(x))
 
 
+def _elu_fn(x, alpha=1.0):
+    # TF's EluGrad/SeluGrad branch on output < 0: at 0 the derivative is the linear side's (1, SELU's scale)
+    # and the second derivative 0; jax.nn.elu's where(x > 0, ...) takes the exponential side there
+    neg = jnp.where(x < 0, x, jnp.zeros_like(x))  # no expm1 overflow (or NaN gradient) on the unused side
+    return jnp.where(x < 0, alpha * jnp.expm1(neg), x)
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def _selu_fn(x):
+    return (_SELU_SCALE * _elu_fn(x, _SELU_ALPHA)).astype(jnp.result_type(x))
+
+
 def _relu6_mask(x):
     return (x > 0) & (x < 6)
 
@@ -106,8 +122,10 @@ _gelu = OpDef("gelu", jax.nn.gelu, samples=_samples(((_r(3, 4),), {"approximate"
 _log_sigmoid = OpDef("log_sigmoid", jax.nn.log_sigmoid, samples=_samples(((_r(3, 4, lo=-4, hi=4),), {})))
 _softplus = OpDef("softplus", jax.nn.softplus, samples=_samples(((_r(3, 4, lo=-4, hi=4),), {})))
 _silu = OpDef("silu", jax.nn.silu, samples=_samples(((_r(3, 4, lo=-3, hi=3),), {})))
-_elu = OpDef("elu", jax.nn.elu, samples=_samples(((_away_from_zero(3, 4),), {}),
-                                                 ((_away_from_zero(3, 4),), {"alpha": 0.5})))
+_elu = OpDef("elu", _elu_fn, samples=_samples(((_away_from_zero(3, 4),), {}),  # EluGrad: 1 at 0
+                                               ((_away_from_zero(3, 4),), {"alpha": 0.5})))
+_selu = OpDef("selu", _selu_fn, samples=_samples(  # SeluGrad: scale at 0 (fixed sample: no draw, see declare.py)
+    ((np.asarray([[-2.0, -0.7, 0.3, 1.5], [0.8, -1.1, 2.2, -0.2]], np.float32),), {})))
 _leaky_relu = OpDef("leaky_relu", _leaky_relu_fn, samples=_samples(  # LeakyReluGrad: negative_slope at 0
     ((_away_from_zero(3, 4),), {}), ((_away_from_zero(3, 4),), {"negative_slope": 0.2})), backward_connected=True)
 sigmoid = tnp.sigmoid  # ``jax.nn.sigmoid``: the same op as tj.numpy's
@@ -148,8 +166,13 @@ swish = silu
 
 
 def elu(x, alpha=1.0):
-    """``jax.nn.elu``."""
+    """``jax.nn.elu``; derivative 1 and second derivative 0 at 0 (TF's EluGrad)."""
     return _elu(x, alpha=float(alpha))
+
+
+def selu(x):
+    """``jax.nn.selu``; derivative ``scale`` at 0 (TF's SeluGrad)."""
+    return _selu(x)
 
 
 def leaky_relu(x, negative_slope=0.01):
