@@ -745,7 +745,9 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
         concrete = _concrete_static(static)
         if concrete is not None:  # a scalar Tensor for an axis or shape: its value, as a Python number
             return apply(op, args, concrete)
-        named = _named_error(op, raw, static, e)
+        # a deferred argument is its producer's Node in ``raw``: its Tensor in ``args`` has the shape and dtype
+        shown = [r if hasattr(r, "shape") else a for r, a in zip(raw, args)] if len(raw) == len(args) else raw
+        named = _named_error(op, shown, static, e)
         if named is None:
             raise
         raise named from e

@@ -6,7 +6,8 @@ their function. The tables:
 
 * activations: ``relu`` and ``relu6`` have hand-written rules with derivative 0 at their kinks (TF's
   ``ReluGrad``/``Relu6Grad``; ``relu`` keeps only its output); ``leaky_relu``'s function is written so that
-  its derivative at 0 is ``negative_slope`` (TF's ``LeakyReluGrad``); the others are derived.
+  its derivative at 0 is ``negative_slope`` (TF's ``LeakyReluGrad``), ``elu``'s and ``selu``'s so that at 0
+  they take the linear side (TF's ``EluGrad``/``SeluGrad``); the others are derived.
   ``sigmoid`` and ``tanh`` are ``tj.numpy``'s ops. At second order the relus' and ``max_pool``'s gradients
   stay connected to the input (``backward_connected``: TF's ReluGradGrad and MaxPoolGradGrad give zeros,
   not None).
@@ -40,7 +41,7 @@ from .declare import not_differentiable as _not_differentiable, samples as _samp
 from .rules import tf_complex_bwd as _tf_complex_bwd
 
 __all__ = [
-    "relu", "relu6", "gelu", "sigmoid", "log_sigmoid", "softplus", "silu", "swish", "elu", "leaky_relu",
+    "relu", "relu6", "gelu", "sigmoid", "log_sigmoid", "softplus", "silu", "swish", "elu", "selu", "leaky_relu",
     "tanh", "softmax", "log_softmax", "logsumexp", "one_hot", "conv", "conv_general_dilated", "max_pool",
     "avg_pool", "layer_norm", "dropout", "softmax_cross_entropy_with_logits",
     "sparse_softmax_cross_entropy_with_logits", "batch_norm",
@@ -65,6 +66,11 @@ def _axis(axis, ndim):
     """A normalized static axis: an int, or a sorted tuple of ints (None: all axes)."""
     if axis is None:
         return tuple(range(ndim))
+    axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    for a in axes:  # as TF (InvalidArgumentError) and jax: an axis out of range never wraps around silently
+        if ndim and not -ndim <= int(a) < ndim:
+            raise ValueError(f"axis {int(a)} is out of bounds for an input of rank {ndim} "
+                             f"(valid: {-ndim} to {ndim - 1})")
     if isinstance(axis, (tuple, list)):
         return tuple(sorted(int(a) % ndim for a in axis))
     return int(axis) % ndim if ndim else 0
@@ -87,6 +93,20 @@ def _leaky_relu_fn(x, negative_slope=0.01):
     return y if jnp.issubdtype(jnp.result_type(x), jnp.integer) else y.astype(jnp.result_type(x))
 
 
+def _elu_fn(x, alpha=1.0):
+    # TF's EluGrad/SeluGrad branch on output < 0: at 0 the derivative is the linear side's (1, SELU's scale)
+    # and the second derivative 0; jax.nn.elu's where(x > 0, ...) takes the exponential side there
+    neg = jnp.where(x < 0, x, jnp.zeros_like(x))  # no expm1 overflow (or NaN gradient) on the unused side
+    return jnp.where(x < 0, alpha * jnp.expm1(neg), x)
+
+
+_SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+
+
+def _selu_fn(x):
+    return (_SELU_SCALE * _elu_fn(x, _SELU_ALPHA)).astype(jnp.result_type(x))
+
+
 def _relu6_mask(x):
     return (x > 0) & (x < 6)
 
@@ -105,8 +125,10 @@ _gelu = OpDef("gelu", jax.nn.gelu, samples=_samples(((_r(3, 4),), {"approximate"
 _log_sigmoid = OpDef("log_sigmoid", jax.nn.log_sigmoid, samples=_samples(((_r(3, 4, lo=-4, hi=4),), {})))
 _softplus = OpDef("softplus", jax.nn.softplus, samples=_samples(((_r(3, 4, lo=-4, hi=4),), {})))
 _silu = OpDef("silu", jax.nn.silu, samples=_samples(((_r(3, 4, lo=-3, hi=3),), {})))
-_elu = OpDef("elu", jax.nn.elu, samples=_samples(((_away_from_zero(3, 4),), {}),
-                                                 ((_away_from_zero(3, 4),), {"alpha": 0.5})))
+_elu = OpDef("elu", _elu_fn, samples=_samples(((_away_from_zero(3, 4),), {}),  # EluGrad: 1 at 0
+                                               ((_away_from_zero(3, 4),), {"alpha": 0.5})))
+_selu = OpDef("selu", _selu_fn, samples=_samples(  # SeluGrad: scale at 0 (fixed sample: no draw, see declare.py)
+    ((np.asarray([[-2.0, -0.7, 0.3, 1.5], [0.8, -1.1, 2.2, -0.2]], np.float32),), {})))
 _leaky_relu = OpDef("leaky_relu", _leaky_relu_fn, samples=_samples(  # LeakyReluGrad: negative_slope at 0
     ((_away_from_zero(3, 4),), {}), ((_away_from_zero(3, 4),), {"negative_slope": 0.2})), backward_connected=True)
 sigmoid = tnp.sigmoid  # ``jax.nn.sigmoid``: the same op as tj.numpy's
@@ -147,8 +169,13 @@ swish = silu
 
 
 def elu(x, alpha=1.0):
-    """``jax.nn.elu``."""
+    """``jax.nn.elu``; derivative 1 and second derivative 0 at 0 (TF's EluGrad)."""
     return _elu(x, alpha=float(alpha))
+
+
+def selu(x):
+    """``jax.nn.selu``; derivative ``scale`` at 0 (TF's SeluGrad)."""
+    return _selu(x)
 
 
 def leaky_relu(x, negative_slope=0.01):
@@ -229,6 +256,7 @@ def conv(x, w, window_strides, padding, lhs_dilation=None, rhs_dilation=None, di
     otherwise)."""
     if not isinstance(dimension_numbers, jax.lax.ConvDimensionNumbers):
         dimension_numbers = freeze(dimension_numbers)
+    _check_kernel_window(tnp.shape(x), tnp.shape(w), dimension_numbers)
     return _conv(x, w, window_strides=freeze(window_strides), padding=freeze(padding),
                  lhs_dilation=freeze(lhs_dilation), rhs_dilation=freeze(rhs_dilation),
                  dimension_numbers=dimension_numbers, feature_group_count=int(feature_group_count),
@@ -237,6 +265,19 @@ def conv(x, w, window_strides, padding, lhs_dilation=None, rhs_dilation=None, di
 
 
 conv_general_dilated = conv
+
+
+def _check_kernel_window(x_shape, w_shape, dimension_numbers):
+    """As TF (InvalidArgumentError "filter must not have zero elements"): a kernel with an empty spatial
+    dimension is an error, which XLA would only report as a failed lowering."""
+    try:
+        dn = jax.lax.conv_dimension_numbers(x_shape, w_shape, dimension_numbers)
+    except (TypeError, ValueError):
+        return  # malformed shapes or dimension numbers: the op's own error says what is wrong
+    empty = [d for d in dn.rhs_spec[2:] if w_shape[d] == 0]
+    if empty:
+        raise ValueError(f"tj.nn.conv: the kernel of shape {tuple(w_shape)} has an empty spatial dimension "
+                         f"(dimension {empty[0]}); every window dimension needs at least one element")
 
 
 def _pool_dims(x_ndim, window_shape, strides, padding):
@@ -259,14 +300,29 @@ def _pool_dims(x_ndim, window_shape, strides, padding):
     return dims, strd, padding
 
 
+def _check_output_size(shape, dims, strd, pad):
+    """As TF (``Negative dimension size``): a window more than a stride larger than its padded input is an error
+    (XLA would give an empty output); one at most a stride larger gives an empty output, as TF's."""
+    if isinstance(pad, str):
+        if pad == "SAME":  # ceil(size / stride) outputs, never negative
+            return
+        pad = ((0, 0),) * len(shape)
+    for n, k, s, (lo, hi) in zip(shape, dims, strd, pad):
+        if n + lo + hi - k + s <= -s:  # TF's size (n + lo + hi - k + s) / s, truncated in C++, is negative
+            raise ValueError(f"pooling: negative output size: a window of {k} on an input dimension of {n} "
+                             f"(padded by {(lo, hi)}) with stride {s}")
+
+
 def _max_pool_fn(x, window_shape, strides=None, padding="VALID"):
     dims, strd, pad = _pool_dims(x.ndim, window_shape, strides, padding)
+    _check_output_size(x.shape, dims, strd, pad)
     init = -jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
     return jax.lax.reduce_window(x, np.asarray(init, x.dtype), jax.lax.max, dims, strd, pad)
 
 
-def _avg_pool_fn(x, window_shape, strides=None, padding="VALID", count_include_pad=True):
+def _avg_pool_fn(x, window_shape, strides=None, padding="VALID", count_include_pad=False):
     dims, strd, pad = _pool_dims(x.ndim, window_shape, strides, padding)
+    _check_output_size(x.shape, dims, strd, pad)
     s = jax.lax.reduce_window(x, np.asarray(0, x.dtype), jax.lax.add, dims, strd, pad)
     if count_include_pad or pad == "VALID" or (not isinstance(pad, str) and all(p == (0, 0) for p in pad)):
         return s / np.prod(window_shape)
@@ -285,7 +341,8 @@ _avg_pool = OpDef("avg_pool", _avg_pool_fn, samples=_samples(
     ((_r(2, 4, 4, 3),), {"window_shape": (2, 2), "strides": (2, 2), "padding": "VALID"}),
     ((_r(1, 5, 4, 2),), {"window_shape": (3, 3), "strides": None, "padding": "SAME",
                          "count_include_pad": False}),
-    ((_r(1, 5, 4, 2),), {"window_shape": (2, 2), "strides": (1, 1), "padding": ((1, 0), (0, 1))})))
+    ((_r(1, 5, 4, 2),), {"window_shape": (2, 2), "strides": (1, 1), "padding": ((1, 0), (0, 1)),
+                         "count_include_pad": True})))
 
 
 def max_pool(x, window_shape, strides=None, padding="VALID"):
@@ -294,9 +351,12 @@ def max_pool(x, window_shape, strides=None, padding="VALID"):
     return _max_pool(x, window_shape=freeze(window_shape), strides=freeze(strides), padding=freeze(padding))
 
 
-def avg_pool(x, window_shape, strides=None, padding="VALID", count_include_pad=True):
-    """Average pooling over the spatial dimensions of an NHWC input (``flax.linen.avg_pool``'s signature;
-    ``count_include_pad=False`` averages only the real elements, as TF's ``avg_pool`` with ``'SAME'``)."""
+def avg_pool(x, window_shape, strides=None, padding="VALID", count_include_pad=False):
+    """Average pooling over the spatial dimensions of an NHWC input (``flax.linen.avg_pool``'s signature).
+
+    As TF's ``avg_pool`` (pooling_ops_test: ``'SAME'`` windows average only the real elements), padded
+    elements are not counted by default; ``count_include_pad=True`` divides by the full window size
+    (flax's default)."""
     return _avg_pool(x, window_shape=freeze(window_shape), strides=freeze(strides), padding=freeze(padding),
                      count_include_pad=bool(count_include_pad))
 
@@ -361,22 +421,32 @@ def _bn_moments(x, epsilon, axis):
     return mean, var, jax.lax.rsqrt(var + epsilon), n, bs
 
 
+def _bn_compute(x, scale, offset):
+    """x in the compute dtype: the parameters' (TF's FusedBatchNorm: float16 x with float32 scale and offset is
+    normalized in float32; y keeps x's dtype, the moments and parameter gradients are float32)."""
+    return x.astype(jnp.result_type(x, scale, offset))
+
+
 def _bn_fn(x, scale, offset, epsilon=1e-3, axis=-1):
-    mean, var, inv, n, bs = _bn_moments(x, epsilon, axis)
-    y = (x - mean.reshape(bs)) * (inv * scale).reshape(bs) + offset.reshape(bs)
-    return y, mean, var * (n / max(n - 1, 1))
+    xc = _bn_compute(x, scale, offset)
+    mean, var, inv, n, bs = _bn_moments(xc, epsilon, axis)
+    y = (xc - mean.reshape(bs)) * (inv * scale).reshape(bs) + offset.reshape(bs)
+    return y.astype(x.dtype), mean, var * (n / max(n - 1, 1))
 
 
 def _bn_fwd(x, scale, offset, epsilon=1e-3, axis=-1):
-    mean, var, inv, n, bs = _bn_moments(x, epsilon, axis)
-    xhat = (x - mean.reshape(bs)) * inv.reshape(bs)  # kept for the backward
+    xc = _bn_compute(x, scale, offset)
+    mean, var, inv, n, bs = _bn_moments(xc, epsilon, axis)
+    xhat = (xc - mean.reshape(bs)) * inv.reshape(bs)  # kept for the backward
     y = xhat * scale.reshape(bs) + offset.reshape(bs)
-    return (y, mean, var * (n / max(n - 1, 1))), (xhat, inv, scale)
+    return (y.astype(x.dtype), mean, var * (n / max(n - 1, 1))), (xhat, inv, scale)
 
 
 def _bn_bwd(res, cts, epsilon=1e-3, axis=-1):
     xhat, inv, scale = res
     gy, gmean, gvar = cts  # gmean/gvar may be None (accepts_none): the common case, nothing to add
+    x_dtype = gy.dtype  # y's, which is x's; xhat is in the compute dtype
+    gy = gy.astype(xhat.dtype)
     red, n, bs = _bn_axes(xhat.shape, axis)
     sum_gy = jnp.sum(gy, axis=red)
     sum_gy_xhat = jnp.sum(gy * xhat, axis=red)
@@ -386,7 +456,7 @@ def _bn_bwd(res, cts, epsilon=1e-3, axis=-1):
     if gvar is not None:
         # batch_var = n/(n-1) * mean((x - mean)^2) and x - mean = xhat / inv
         dx = dx + (gvar * (2.0 / max(n - 1, 1)) / inv).reshape(bs) * xhat
-    return dx.astype(xhat.dtype), sum_gy_xhat.astype(scale.dtype), sum_gy.astype(scale.dtype)
+    return dx.astype(x_dtype), sum_gy_xhat.astype(scale.dtype), sum_gy.astype(scale.dtype)
 
 
 _batch_norm = OpDef("batch_norm", _bn_fn, fwd=_bn_fwd, bwd=_tf_complex_bwd(_bn_bwd), accepts_none=(1, 2),
@@ -423,9 +493,15 @@ def dropout(x, rate, key):
     """Inverted dropout (``tf.nn.dropout``): each element is kept with probability ``1 - rate`` and scaled by
     ``1 / (1 - rate)``. ``key`` is a jax PRNG key; ``rate == 0`` returns ``x`` unchanged."""
     if not isinstance(rate, numbers.Real) or isinstance(rate, bool):
-        rate = float(np.asarray(rate))
+        r = np.asarray(rate.value if isinstance(rate, Tensor) else rate)
+        if r.ndim:  # as TF: ValueError, not numpy's TypeError
+            raise ValueError(f"tj.nn.dropout: rate must be a scalar, got shape {r.shape}")
+        rate = float(r)
     if not 0 <= rate < 1:
         raise ValueError(f"tj.nn.dropout: rate must be a number in [0, 1), got {rate}")
+    xdt = x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype  # Tensors, Variables, arrays, tracers
+    if not jnp.issubdtype(xdt, jnp.inexact):  # as TF: integers scaled by 1 / (1 - rate) would be truncated
+        raise ValueError(f"tj.nn.dropout: x must be a floating point tensor, got dtype {xdt}")
     if rate == 0:
         return x if isinstance(x, Tensor) else convert_to_tensor(x)
     if isinstance(key, (Tensor, Variable)):
@@ -488,7 +564,11 @@ def _sparse_xent_fn(labels, logits):
     lsm = jax.nn.log_softmax(logits, axis=-1)
     onehot = jax.nn.one_hot(labels, logits.shape[-1], dtype=logits.dtype)
     loss = -jnp.sum(onehot * lsm, axis=-1)
-    return loss, jnp.exp(lsm) - onehot
+    # a label outside [0, classes) gives NaN loss and gradient row, as TF on GPU and under XLA (TF's CPU kernel
+    # raises, which a compiled kernel cannot); one_hot alone would silently give a zero label
+    valid = (labels >= 0) & (labels < logits.shape[-1])
+    nan = jnp.asarray(jnp.nan, logits.dtype)
+    return jnp.where(valid, loss, nan), jnp.where(valid[..., None], jnp.exp(lsm) - onehot, nan)
 
 
 def _sparse_xent_fwd(labels, logits):
@@ -553,6 +633,9 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1):
 def sparse_softmax_cross_entropy_with_logits(labels, logits):
     """``tf.nn.sparse_softmax_cross_entropy_with_logits``: ``labels`` are class indices of shape
     ``logits.shape[:-1]``; returns the per-example losses. Not differentiable w.r.t. ``labels``."""
+    if not tnp.ndim(logits):
+        raise ValueError("sparse_softmax_cross_entropy_with_logits: `logits` cannot be a scalar (as TF): it needs a "
+                         "class dimension")
     if tnp.shape(labels) != tnp.shape(logits)[:-1]:
         raise ValueError(f"sparse_softmax_cross_entropy_with_logits: labels of shape {tnp.shape(labels)} must have "
                          f"the shape of logits without its last dimension, {tnp.shape(logits)[:-1]}")
