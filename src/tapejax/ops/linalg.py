@@ -15,8 +15,11 @@ computes TF's convention from one definition:
   gradient is that triangle's: ``tril(G + G^H)`` with the diagonal halved. JAX's default averages the input,
   ``(A + A^H) / 2``, and gives the symmetric gradient ``(G + G^H) / 2``. Both agree on symmetric
   perturbations; tapejax follows TF (the ``UPLO`` triangle is read; ``symmetrize_input=True`` gives JAX's).
-* ``cholesky``: TF's gradient is symmetrized, ``(X + X^H) / 2``; so is JAX's (it averages the input), and
-  the two agree: derived from JAX.
+* ``cholesky``: TF's Cholesky reads only the lower triangle (as LAPACK), and its gradient is symmetrized,
+  ``(X + X^H) / 2`` (CholeskyGrad). tapejax reads the lower triangle too, through ``_read_lower``, whose value is
+  the Hermitian matrix that triangle stands for and whose derivative is the symmetrization (so JAX's derivative
+  of the factorization, taken there, is TF's). ``symmetrize_input=True`` is JAX's default: ``(A + A^H) / 2`` is
+  factored (both triangles read), with the same symmetric gradient.
 * ``svd``/``eigh`` eigenvector sign: for distinct eigen/singular values both libraries differentiate the
   branch the decomposition returns (``U^H dU`` antisymmetric), so the derivatives are the same. At equal
   eigen/singular values TF's ``_SafeReciprocal`` (``x / (x^2 + 1e-20)``, 0 at 0) replaces ``1 / (w_j - w_i)``:
@@ -113,15 +116,40 @@ def _eigh_hermitian_jvp(primals, tangents):
     return (w, v), (dw, v @ (f * vdag_da_v))
 
 
+def _hermitian_from(a, lower=True):
+    """The Hermitian matrix one triangle of ``a`` stands for, as LAPACK reads it: the strict triangle, its
+    conjugate transpose, and the real part of the diagonal (LAPACK ignores the diagonal's imaginary part, so
+    its derivative there is 0, as TF's gradients, whose diagonal is real)."""
+    strict = jnp.tril(a, -1) if lower else jnp.triu(a, 1)
+    d = jnp.diagonal(a, axis1=-2, axis2=-1)
+    d = jnp.real(d).astype(a.dtype) if jnp.iscomplexobj(a) else d
+    return strict + jnp.conj(jnp.swapaxes(strict, -1, -2)) + d[..., None] * jnp.eye(a.shape[-1], dtype=a.dtype)
+
+
+@jax.custom_jvp
+def _read_lower(a):
+    """``_hermitian_from(a)`` (the lower triangle read), with the symmetrized tangent ``(da + da^H) / 2``: the
+    derivative convention of TF's CholeskyGrad, ``(X + X^H) / 2``, for a factorization that reads one triangle."""
+    return _hermitian_from(a)
+
+
+@_read_lower.defjvp
+def _read_lower_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    return _read_lower(a), (da + jnp.conj(jnp.swapaxes(da, -1, -2))) / 2
+
+
+def _cholesky_fn(a, upper=False, symmetrize_input=False):
+    if not symmetrize_input:
+        a = _read_lower(a)  # TF: only the lower triangle is read; the gradient is symmetric
+    return jnp.linalg.cholesky(a, upper=upper, symmetrize_input=symmetrize_input)
+
+
 def _eigh_fn(a, UPLO=None, symmetrize_input=False):
     if symmetrize_input:
         return _eigh_hermitian((a + jnp.conj(jnp.swapaxes(a, -1, -2))) / 2)
-    lower = UPLO in (None, "L")
-    part = jnp.tril if lower else jnp.triu
-    strict = part(a, -1 if lower else 1)
     # the Hermitian matrix the read triangle stands for: its derivative puts the gradient on that triangle
-    full = part(a) + jnp.conj(jnp.swapaxes(strict, -1, -2))
-    return _eigh_hermitian(full)
+    return _eigh_hermitian(_hermitian_from(a, lower=UPLO in (None, "L")))
 
 
 @jax.custom_jvp
@@ -177,6 +205,39 @@ def _svd_fn(a, full_matrices=True, compute_uv=True, hermitian=False):
         return _svd_reduced(a)  # (square, or full_matrices=False: the same decomposition)
     out = jnp.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv, hermitian=hermitian)
     return tuple(out) if compute_uv else out
+
+
+def _det_lu_2x2(a):
+    """A 2x2 determinant the way TF computes it (Eigen's partial-pivot LU, ``sign * prod(diag(U))``). It differs
+    from jnp's expanded ``a00 a11 - a01 a10`` only where an entry is inf or nan: ``[[inf, -inf], [1, 1]]`` gives
+    nan (TF's determinant_op_test testInfAndNans), where the expanded form gives ``inf + inf = inf``."""
+    a00, a01, a10, a11 = a[..., 0, 0], a[..., 0, 1], a[..., 1, 0], a[..., 1, 1]
+    swap = jnp.abs(a10) > jnp.abs(a00)  # the pivot row: the larger first entry
+    p, q = jnp.where(swap, a10, a00), jnp.where(swap, a00, a10)
+    b, c = jnp.where(swap, a11, a01), jnp.where(swap, a01, a11)
+    low = jnp.where(p == 0, 0, q / jnp.where(p == 0, 1, p))  # a zero column: no elimination (LU skips it)
+    return jnp.where(swap, -1, 1).astype(a.dtype) * p * (c - low * b)
+
+
+def _nonfinite_as_tf(a, jnp_value, tf_value):
+    """jnp's value (and derivative) where every entry of the matrix is finite; TF's value (no derivative: it is
+    inf or nan there anyway) where one is not."""
+    finite = jnp.all(jnp.isfinite(a), axis=(-2, -1))
+    return jnp.where(finite, jnp_value, jax.lax.stop_gradient(tf_value))
+
+
+def _det_fn(a):
+    d = jnp.linalg.det(a)
+    return _nonfinite_as_tf(a, d, _det_lu_2x2(a)) if a.shape[-2:] == (2, 2) else d  # (n > 3: LU, as TF)
+
+
+def _slogdet_fn(a, method=None):
+    sign, logabsdet = jnp.linalg.slogdet(a, method=method)
+    if a.shape[-2:] == (2, 2) and method in (None, "lu"):  # jnp's 2x2 is expanded (see _det_lu_2x2); TF: LU
+        d = _det_lu_2x2(a)
+        sign = _nonfinite_as_tf(a, sign, jnp.sign(d))
+        logabsdet = _nonfinite_as_tf(a, logabsdet, jnp.log(jnp.abs(d)).astype(logabsdet.dtype))
+    return sign, logabsdet
 
 
 def _qr_fn(a, mode="reduced"):
@@ -263,12 +324,12 @@ _solve = OpDef("linalg_solve", jnp.linalg.solve, samples=_samples(
     ((_general(), _rect(3, 2)), {}), ((_general(2), _rect(2, 3, 1)), {})))  # TF: grad_b = A^-H g, grad_a = -grad_b x^H
 _inv = OpDef("linalg_inv", jnp.linalg.inv, samples=_samples(
     ((_general(),), {}), ((_general(2),), {})))  # TF: -A^-H g A^-H
-_cholesky = OpDef("linalg_cholesky", jnp.linalg.cholesky, samples=_samples(
-    ((_spd(),), {}), ((_spd(4),), {"upper": True})))  # TF: symmetrized (X + X^H)/2, as JAX's
-_det = OpDef("linalg_det", jnp.linalg.det, samples=_samples(
-    ((_general(),), {}), ((_general(2),), {})))  # TF: g * det * A^-T
-_slogdet = OpDef("linalg_slogdet", lambda a, method=None: tuple(jnp.linalg.slogdet(a, method=method)), samples=_samples(
-    ((_general(),), {}), ((-_general(2),), {})))  # TF: logabsdet's g * A^-T; sign: zero derivative
+_cholesky = OpDef("linalg_cholesky", _cholesky_fn, samples=_samples(
+    ((_spd(),), {}), ((_spd(4),), {"upper": True})))  # TF: lower triangle read, symmetrized (X + X^H)/2
+_det = OpDef("linalg_det", _det_fn, samples=_samples(
+    ((_general(),), {}), ((_general(2),), {}), ((_f32([[2.0, -0.5], [1.0, 3.0]]),), {})))  # TF: g * det * A^-T
+_slogdet = OpDef("linalg_slogdet", _slogdet_fn, samples=_samples(
+    ((_general(),), {}), ((-_general(2),), {}), ((_f32([[0.5, 2.0], [1.0, -1.5]]),), {})))  # TF: g * A^-T; sign: 0
 _eigh = OpDef("linalg_eigh", _eigh_fn, samples=_samples(
     ((_spd(),), {}), ((_spd(4),), {"UPLO": "U"}), ((_spd(),), {"symmetrize_input": True})))  # TF: the read triangle's
 _svd = OpDef("linalg_svd", _svd_fn, samples=_samples(
@@ -311,9 +372,11 @@ def inv(a):
     return apply(_inv, (a,), {})
 
 
-def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
-    """``jax.numpy.linalg.cholesky``; its gradient is symmetric (TF's and JAX's convention). As jnp, the input
-    is averaged with its transpose first (TF reads its lower triangle: the same on a symmetric input)."""
+def cholesky(a, *, upper: bool = False, symmetrize_input: bool = False):
+    """``jax.numpy.linalg.cholesky``, with TF's conventions: only the lower triangle of ``a`` is read (as
+    ``tf.linalg.cholesky`` and LAPACK; the upper one may hold anything), and the gradient is symmetric,
+    ``(X + X^H) / 2`` (TF's CholeskyGrad). ``symmetrize_input=True`` (jnp's default) factors ``(a + a^H) / 2``
+    instead: the same on a Hermitian input."""
     return apply(_cholesky, (a,), {"upper": bool(upper), "symmetrize_input": bool(symmetrize_input)})
 
 
