@@ -240,6 +240,13 @@ def _slogdet_fn(a, method=None):
     return sign, logabsdet
 
 
+def _inv_fn(a):
+    # TF inverts float16 matrices (matrix_inverse_op_test); JAX's LU has no 16-bit kernel: factor in float32
+    if a.dtype in (jnp.float16, jnp.bfloat16):
+        return jnp.linalg.inv(a.astype(jnp.float32)).astype(a.dtype)
+    return jnp.linalg.inv(a)
+
+
 def _qr_fn(a, mode="reduced"):
     out = jnp.linalg.qr(a, mode=mode)
     return out if mode == "r" else tuple(out)
@@ -322,7 +329,7 @@ def _euclidean_norm_jvp(primals, tangents, out, ord=None, axis=None, keepdims=Fa
 # name                function                                                  samples (args, static)
 _solve = OpDef("linalg_solve", jnp.linalg.solve, samples=_samples(
     ((_general(), _rect(3, 2)), {}), ((_general(2), _rect(2, 3, 1)), {})))  # TF: grad_b = A^-H g, grad_a = -grad_b x^H
-_inv = OpDef("linalg_inv", jnp.linalg.inv, samples=_samples(
+_inv = OpDef("linalg_inv", _inv_fn, samples=_samples(
     ((_general(),), {}), ((_general(2),), {})))  # TF: -A^-H g A^-H
 _cholesky = OpDef("linalg_cholesky", _cholesky_fn, samples=_samples(
     ((_spd(),), {}), ((_spd(4),), {"upper": True})))  # TF: lower triangle read, symmetrized (X + X^H)/2
@@ -354,6 +361,17 @@ SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
 QRResult = collections.namedtuple("QRResult", ["Q", "R"])
 
 
+def _check_matrices(name: str, a, square: bool = True) -> None:
+    """A ValueError naming the shape, as TF's linalg ops raise for a rank < 2 or a non-square input (jnp raises
+    TypeErrors from inside its kernels, or an IndexError)."""
+    shape = tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
+    if len(shape) < 2:
+        raise ValueError(f"tnp.linalg.{name}: the input must have rank at least 2 (a matrix or a batch of "
+                         f"matrices), got shape {shape} (rank {len(shape)})")
+    if square and shape[-1] != shape[-2]:
+        raise ValueError(f"tnp.linalg.{name}: the input must be square matrices [..., n, n], got shape {shape}")
+
+
 def norm(x, ord=None, axis=None, keepdims=False):
     """``jax.numpy.linalg.norm``. The vector 2-norm and the Frobenius norm have TF's gradient (that of
     ``sqrt(sum(x * conj(x)))``): 0 where the incoming gradient is 0, also at a zero vector."""
@@ -377,6 +395,7 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = False):
     ``tf.linalg.cholesky`` and LAPACK; the upper one may hold anything), and the gradient is symmetric,
     ``(X + X^H) / 2`` (TF's CholeskyGrad). ``symmetrize_input=True`` (jnp's default) factors ``(a + a^H) / 2``
     instead: the same on a Hermitian input."""
+    _check_matrices("cholesky", a)
     return apply(_cholesky, (a,), {"upper": bool(upper), "symmetrize_input": bool(symmetrize_input)})
 
 
@@ -398,12 +417,20 @@ def eigh(a, UPLO: Any = None, symmetrize_input: bool = False) -> EighResult:
     with the symmetric gradient (JAX's default)."""
     if UPLO not in (None, "L", "U"):
         raise ValueError(f"tnp.linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
+    _check_matrices("eigh", a)
     return EighResult(*apply(_eigh, (a,), {"UPLO": UPLO, "symmetrize_input": bool(symmetrize_input)}))
+
+
+def eigvalsh(a, UPLO: Any = None, symmetrize_input: bool = False):
+    """``jax.numpy.linalg.eigvalsh``: the eigenvalues of ``eigh`` (as ``tf.linalg.eigvalsh``), with ``eigh``'s
+    conventions (the ``UPLO`` triangle is read, and the gradient lies on it, as TF's)."""
+    return eigh(a, UPLO=UPLO, symmetrize_input=symmetrize_input).eigenvalues
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
     """``jax.numpy.linalg.svd``: ``(U, S, Vh)``, or ``S`` alone with ``compute_uv=False``. A gradient of
     ``full_matrices=True`` on a non-square matrix is not defined (LookupError): use ``full_matrices=False``."""
+    _check_matrices("svd", a, square=False)
     out = apply(_svd, (a,), {"full_matrices": bool(full_matrices), "compute_uv": bool(compute_uv),
                              "hermitian": bool(hermitian)})
     return SVDResult(*out) if compute_uv else out
@@ -413,6 +440,7 @@ def qr(a, mode: str = "reduced"):
     """``jax.numpy.linalg.qr``: ``(Q, R)`` (``mode`` 'reduced' or 'complete'), or ``R`` alone (``mode='r'``)."""
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"tnp.linalg.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    _check_matrices("qr", a, square=False)
     out = apply(_qr, (a,), {"mode": mode})
     return out if mode == "r" else QRResult(*out)
 
@@ -426,4 +454,4 @@ def lstsq(a, b, rcond: Any = None, *, numpy_resid: bool = False):
     return tuple(apply(_lstsq, (a, b), {"rcond": freeze(rcond)}))
 
 
-__all__ = ["norm", "solve", "inv", "cholesky", "det", "slogdet", "eigh", "svd", "qr", "lstsq"]
+__all__ = ["norm", "solve", "inv", "cholesky", "det", "slogdet", "eigh", "eigvalsh", "svd", "qr", "lstsq"]
