@@ -156,3 +156,38 @@ def test_inverse_of_half_precision_matrices():
         np.testing.assert_allclose(np.asarray(got.numpy(), np.float32), [[-2., 1.], [1.5, -0.5]], atol=1e-2)
     g = _grad(lambda x: tnp.sum(L.inv(x)), np.array([[2., 1.], [1., 2.]], np.float16))
     assert g.dtype == np.float16 and np.all(np.isfinite(g))
+
+
+# -- pinv (linalg_ops_test _PinvTest) and matrix_power --------------------------------------------------------
+
+def _np_batch_pinv(a, rcond):
+    """_PinvTest.expected_pinv: np.linalg.pinv per matrix (numpy's batch semantics for rcond differ)."""
+    return np.stack([np.linalg.pinv(m, rcond=r) for m, r in zip(a, rcond)])
+
+
+def test_pinv_symmetric_and_nonsquare_batches_with_per_matrix_rtol():
+    sym = np.array([[1., .4, .5], [.4, .2, .25], [.5, .25, .35]], np.float32)
+    ns = np.array([[1., .4, .5, 1.], [.4, .2, .25, 2.], [.5, .25, .35, 3.]], np.float32)
+    for a, rcond in ((np.stack([sym + 1., sym]), np.array([0., 0.01], np.float32)),
+                     (np.stack([ns + .5, ns]), np.array([0., 0.25], np.float32))):
+        want = _np_batch_pinv(a.astype(np.float64), rcond.astype(np.float64))
+        got = L.pinv(a, rcond)
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-3, atol=1e-3)
+    # differentiable (TF differentiates the SVD it computes pinv with): compare with float64 finite differences
+    b = ns.astype(np.float64) + 0.5
+    g = _grad(lambda x: tnp.sum(L.pinv(x)), b.astype(np.float32))
+    eps, fd = 1e-6, np.zeros_like(b)
+    for i, j in np.ndindex(*b.shape):
+        d = np.zeros_like(b)
+        d[i, j] = eps
+        fd[i, j] = (np.sum(np.linalg.pinv(b + d)) - np.sum(np.linalg.pinv(b - d))) / (2 * eps)
+    np.testing.assert_allclose(g, fd, rtol=1e-2, atol=1e-2 * np.abs(fd).max())
+
+
+def test_matrix_power():
+    a = np.array([[1., 2.], [3., 4.]], np.float32)
+    np.testing.assert_allclose(L.matrix_power(a, 3).numpy(), np.linalg.matrix_power(a, 3))
+    np.testing.assert_allclose(L.matrix_power(a, -1).numpy(), np.linalg.inv(a), rtol=1e-5)
+    ones = np.ones((2, 2), np.float32)
+    np.testing.assert_allclose(_grad(lambda x: tnp.sum(L.matrix_power(x, 2)), a), ones @ a.T + a.T @ ones)

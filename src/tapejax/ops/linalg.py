@@ -18,8 +18,10 @@ computes TF's convention from one definition:
 * ``cholesky``: TF's Cholesky reads only the lower triangle (as LAPACK), and its gradient is symmetrized,
   ``(X + X^H) / 2`` (CholeskyGrad). tapejax reads the lower triangle too, through ``_read_lower``, whose value is
   the Hermitian matrix that triangle stands for and whose derivative is the symmetrization (so JAX's derivative
-  of the factorization, taken there, is TF's). ``symmetrize_input=True`` is JAX's default: ``(A + A^H) / 2`` is
-  factored (both triangles read), with the same symmetric gradient.
+  of the factorization, taken there, is TF's). Along a non-Hermitian direction this gradient is a convention,
+  not the derivative of the values (which ignore the upper triangle): TF's own, whose gradient checks perturb
+  ``x x^H``. ``symmetrize_input=True`` is JAX's default: ``(A + A^H) / 2`` is factored (both triangles read),
+  with the same symmetric gradient.
 * ``svd``/``eigh`` eigenvector sign: for distinct eigen/singular values both libraries differentiate the
   branch the decomposition returns (``U^H dU`` antisymmetric), so the derivatives are the same. At equal
   eigen/singular values TF's ``_SafeReciprocal`` (``x / (x^2 + 1e-20)``, 0 at 0) replaces ``1 / (w_j - w_i)``:
@@ -27,6 +29,8 @@ computes TF's convention from one definition:
   (JAX's zero cotangent times inf is NaN); tapejax's ``eigh`` and ``svd`` (``compute_uv=True``) use it too.
   ``svd(full_matrices=True)`` of a non-square matrix has no gradient (the extra singular vectors are not
   unique; TF raises for ``|m - n| > 1``): asking for one raises LookupError; use ``full_matrices=False``.
+* ``det``/``slogdet`` values: TF computes them from an LU factorization for every size; jnp expands 2x2 (and
+  3x3) determinants, which differs only with inf/nan entries: there a 2x2 takes TF's LU value (``_det_lu_2x2``).
 * ``solve``, ``inv``, ``det``, ``slogdet`` (sign has zero derivative), ``qr`` (TF supports reduced deep and
   wide matrices; JAX too), ``lstsq`` (TF's MatrixSolveLs differentiates the normal equations, the same
   function for a full-rank ``a``): derived from JAX. ``lstsq``'s ``rank`` is an int output (no gradient).
@@ -247,6 +251,10 @@ def _inv_fn(a):
     return jnp.linalg.inv(a)
 
 
+def _pinv_fn(a, rtol=None, hermitian=False):
+    return jnp.linalg.pinv(a, rtol=None if rtol is None else jnp.asarray(rtol, a.real.dtype), hermitian=hermitian)
+
+
 def _qr_fn(a, mode="reduced"):
     out = jnp.linalg.qr(a, mode=mode)
     return out if mode == "r" else tuple(out)
@@ -354,6 +362,12 @@ _euclidean_norm = OpDef("euclidean_norm", jnp.linalg.norm, fwd=_euclidean_norm_f
     ((_rect(3, 4),), {"ord": 2, "axis": 1, "keepdims": True}),
     ((_rect(2, 3, 4),), {"ord": "fro", "axis": (1, 2), "keepdims": False})))
 
+_pinv = OpDef("linalg_pinv", _pinv_fn, samples=_samples(  # TF's pinv differentiates its SVD: the same derivative
+    ((_f32([[1.0, 0.4, 0.5], [0.4, 2.0, 0.25], [0.5, 0.25, 3.0]]),), {}),
+    ((_f32([[1.0, 0.4, 0.5, 1.0], [0.4, 0.2, 0.25, 2.0], [0.5, 0.25, 0.35, 3.0]]),), {})))
+_matrix_power = OpDef("linalg_matrix_power", jnp.linalg.matrix_power, samples=_samples(  # products: TF = JAX
+    ((_f32([[1.0, 0.4], [-0.3, 0.8]]),), {"n": 3}), ((_f32([[2.0, 0.5], [0.25, 1.0]]),), {"n": -2})))
+
 # -- results, named like jax.numpy.linalg's ---------------------------------------------------------------
 SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
 EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
@@ -381,12 +395,17 @@ def norm(x, ord=None, axis=None, keepdims=False):
 
 
 def solve(a, b):
-    """``jax.numpy.linalg.solve``: ``x`` with ``a @ x == b``."""
+    """``jax.numpy.linalg.solve``: ``x`` with ``a @ x == b``. A singular ``a`` gives inf/nan entries, as ``inv``
+    (TF eager raises InvalidArgumentError: see ``inv``)."""
     return apply(_solve, (a, b), {})
 
 
 def inv(a):
-    """``jax.numpy.linalg.inv``."""
+    """``jax.numpy.linalg.inv``. A singular matrix gives inf/nan entries, as jnp; TF eager raises
+    InvalidArgumentError ("Input is not invertible") instead. tapejax does not check: the check needs the
+    result on the host (a device sync per call), cannot run under ``tj.function``/``jax.jit`` or in a tape's
+    deferred step (whose values exist only when the step runs), so it would raise on some paths and not on
+    others; ``tj.debug.check_numerics`` finds the inf/nan where it reaches a gradient."""
     return apply(_inv, (a,), {})
 
 
@@ -445,6 +464,19 @@ def qr(a, mode: str = "reduced"):
     return out if mode == "r" else QRResult(*out)
 
 
+def pinv(a, rtol: Any = None, hermitian: bool = False):
+    """``jax.numpy.linalg.pinv``: the Moore-Penrose pseudo-inverse (``tf.linalg.pinv``; jnp's default ``rtol``,
+    ``max(m, n) * eps``, where TF's default ``rcond`` is ten times that). ``rtol`` may hold one value per matrix."""
+    _check_matrices("pinv", a, square=False)
+    return apply(_pinv, (a,), {"rtol": freeze(rtol), "hermitian": bool(hermitian)})
+
+
+def matrix_power(a, n: int):
+    """``jax.numpy.linalg.matrix_power``: ``a`` multiplied by itself ``n`` times (``n < 0``: of its inverse)."""
+    _check_matrices("matrix_power", a)
+    return apply(_matrix_power, (a,), {"n": int(n)})
+
+
 def lstsq(a, b, rcond: Any = None, *, numpy_resid: bool = False):
     """``jax.numpy.linalg.lstsq``: ``(x, resid, rank, s)``; ``rank`` is an int (no gradient). ``numpy_resid``
     must be False (NumPy's empty residuals for rank-deficient inputs have a shape known only at run time)."""
@@ -454,4 +486,5 @@ def lstsq(a, b, rcond: Any = None, *, numpy_resid: bool = False):
     return tuple(apply(_lstsq, (a, b), {"rcond": freeze(rcond)}))
 
 
-__all__ = ["norm", "solve", "inv", "cholesky", "det", "slogdet", "eigh", "eigvalsh", "svd", "qr", "lstsq"]
+__all__ = ["norm", "solve", "inv", "cholesky", "det", "slogdet", "eigh", "eigvalsh", "svd", "qr", "lstsq", "pinv",
+           "matrix_power"]
