@@ -364,7 +364,7 @@ _euclidean_norm = OpDef("euclidean_norm", jnp.linalg.norm, fwd=_euclidean_norm_f
 
 _pinv = OpDef("linalg_pinv", _pinv_fn, samples=_samples(  # TF's pinv differentiates its SVD: the same derivative
     ((_f32([[1.0, 0.4, 0.5], [0.4, 2.0, 0.25], [0.5, 0.25, 3.0]]),), {}),
-    ((_f32([[1.0, 0.4, 0.5, 1.0], [0.4, 0.2, 0.25, 2.0], [0.5, 0.25, 0.35, 3.0]]),), {})))
+    ((_f32([[2.0, 0.0, 0.3, 1.0], [0.0, 1.5, 0.0, -0.4], [0.2, 0.0, 1.0, 0.5]]),), {})))
 _matrix_power = OpDef("linalg_matrix_power", jnp.linalg.matrix_power, samples=_samples(  # products: TF = JAX
     ((_f32([[1.0, 0.4], [-0.3, 0.8]]),), {"n": 3}), ((_f32([[2.0, 0.5], [0.25, 1.0]]),), {"n": -2})))
 
