@@ -33,7 +33,8 @@ computes TF's convention from one definition:
   3x3) determinants, which differs only with inf/nan entries: there a 2x2 takes TF's LU value (``_det_lu_2x2``).
 * ``solve``, ``inv``, ``det``, ``slogdet`` (sign has zero derivative), ``qr`` (TF supports reduced deep and
   wide matrices; JAX too), ``lstsq`` (TF's MatrixSolveLs differentiates the normal equations, the same
-  function for a full-rank ``a``): derived from JAX. ``lstsq``'s ``rank`` is an int output (no gradient).
+  function for a full-rank ``a``), ``pinv`` (TF differentiates the SVD it is computed with), ``matrix_power``:
+  derived from JAX. ``lstsq``'s ``rank`` is an int output (no gradient). ``eigvalsh`` is ``eigh``'s eigenvalues.
 """
 from __future__ import annotations
 
