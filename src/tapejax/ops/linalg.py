@@ -15,8 +15,13 @@ computes TF's convention from one definition:
   gradient is that triangle's: ``tril(G + G^H)`` with the diagonal halved. JAX's default averages the input,
   ``(A + A^H) / 2``, and gives the symmetric gradient ``(G + G^H) / 2``. Both agree on symmetric
   perturbations; tapejax follows TF (the ``UPLO`` triangle is read; ``symmetrize_input=True`` gives JAX's).
-* ``cholesky``: TF's gradient is symmetrized, ``(X + X^H) / 2``; so is JAX's (it averages the input), and
-  the two agree: derived from JAX.
+* ``cholesky``: TF's Cholesky reads only the lower triangle (as LAPACK), and its gradient is symmetrized,
+  ``(X + X^H) / 2`` (CholeskyGrad). tapejax reads the lower triangle too, through ``_read_lower``, whose value is
+  the Hermitian matrix that triangle stands for and whose derivative is the symmetrization (so JAX's derivative
+  of the factorization, taken there, is TF's). Along a non-Hermitian direction this gradient is a convention,
+  not the derivative of the values (which ignore the upper triangle): TF's own, whose gradient checks perturb
+  ``x x^H``. ``symmetrize_input=True`` is JAX's default: ``(A + A^H) / 2`` is factored (both triangles read),
+  with the same symmetric gradient.
 * ``svd``/``eigh`` eigenvector sign: for distinct eigen/singular values both libraries differentiate the
   branch the decomposition returns (``U^H dU`` antisymmetric), so the derivatives are the same. At equal
   eigen/singular values TF's ``_SafeReciprocal`` (``x / (x^2 + 1e-20)``, 0 at 0) replaces ``1 / (w_j - w_i)``:
@@ -24,9 +29,12 @@ computes TF's convention from one definition:
   (JAX's zero cotangent times inf is NaN); tapejax's ``eigh`` and ``svd`` (``compute_uv=True``) use it too.
   ``svd(full_matrices=True)`` of a non-square matrix has no gradient (the extra singular vectors are not
   unique; TF raises for ``|m - n| > 1``): asking for one raises LookupError; use ``full_matrices=False``.
+* ``det``/``slogdet`` values: TF computes them from an LU factorization for every size; jnp expands 2x2 (and
+  3x3) determinants, which differs only with inf/nan entries: there a 2x2 takes TF's LU value (``_det_lu_2x2``).
 * ``solve``, ``inv``, ``det``, ``slogdet`` (sign has zero derivative), ``qr`` (TF supports reduced deep and
   wide matrices; JAX too), ``lstsq`` (TF's MatrixSolveLs differentiates the normal equations, the same
-  function for a full-rank ``a``): derived from JAX. ``lstsq``'s ``rank`` is an int output (no gradient).
+  function for a full-rank ``a``), ``pinv`` (TF differentiates the SVD it is computed with), ``matrix_power``:
+  derived from JAX. ``lstsq``'s ``rank`` is an int output (no gradient). ``eigvalsh`` is ``eigh``'s eigenvalues.
 """
 from __future__ import annotations
 
@@ -113,15 +121,40 @@ def _eigh_hermitian_jvp(primals, tangents):
     return (w, v), (dw, v @ (f * vdag_da_v))
 
 
+def _hermitian_from(a, lower=True):
+    """The Hermitian matrix one triangle of ``a`` stands for, as LAPACK reads it: the strict triangle, its
+    conjugate transpose, and the real part of the diagonal (LAPACK ignores the diagonal's imaginary part, so
+    its derivative there is 0, as TF's gradients, whose diagonal is real)."""
+    strict = jnp.tril(a, -1) if lower else jnp.triu(a, 1)
+    d = jnp.diagonal(a, axis1=-2, axis2=-1)
+    d = jnp.real(d).astype(a.dtype) if jnp.iscomplexobj(a) else d
+    return strict + jnp.conj(jnp.swapaxes(strict, -1, -2)) + d[..., None] * jnp.eye(a.shape[-1], dtype=a.dtype)
+
+
+@jax.custom_jvp
+def _read_lower(a):
+    """``_hermitian_from(a)`` (the lower triangle read), with the symmetrized tangent ``(da + da^H) / 2``: the
+    derivative convention of TF's CholeskyGrad, ``(X + X^H) / 2``, for a factorization that reads one triangle."""
+    return _hermitian_from(a)
+
+
+@_read_lower.defjvp
+def _read_lower_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    return _read_lower(a), (da + jnp.conj(jnp.swapaxes(da, -1, -2))) / 2
+
+
+def _cholesky_fn(a, upper=False, symmetrize_input=False):
+    if not symmetrize_input:
+        a = _read_lower(a)  # TF: only the lower triangle is read; the gradient is symmetric
+    return jnp.linalg.cholesky(a, upper=upper, symmetrize_input=symmetrize_input)
+
+
 def _eigh_fn(a, UPLO=None, symmetrize_input=False):
     if symmetrize_input:
         return _eigh_hermitian((a + jnp.conj(jnp.swapaxes(a, -1, -2))) / 2)
-    lower = UPLO in (None, "L")
-    part = jnp.tril if lower else jnp.triu
-    strict = part(a, -1 if lower else 1)
     # the Hermitian matrix the read triangle stands for: its derivative puts the gradient on that triangle
-    full = part(a) + jnp.conj(jnp.swapaxes(strict, -1, -2))
-    return _eigh_hermitian(full)
+    return _eigh_hermitian(_hermitian_from(a, lower=UPLO in (None, "L")))
 
 
 @jax.custom_jvp
@@ -177,6 +210,50 @@ def _svd_fn(a, full_matrices=True, compute_uv=True, hermitian=False):
         return _svd_reduced(a)  # (square, or full_matrices=False: the same decomposition)
     out = jnp.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv, hermitian=hermitian)
     return tuple(out) if compute_uv else out
+
+
+def _det_lu_2x2(a):
+    """A 2x2 determinant the way TF computes it (Eigen's partial-pivot LU, ``sign * prod(diag(U))``). It differs
+    from jnp's expanded ``a00 a11 - a01 a10`` only where an entry is inf or nan: ``[[inf, -inf], [1, 1]]`` gives
+    nan (TF's determinant_op_test testInfAndNans), where the expanded form gives ``inf + inf = inf``."""
+    a00, a01, a10, a11 = a[..., 0, 0], a[..., 0, 1], a[..., 1, 0], a[..., 1, 1]
+    swap = jnp.abs(a10) > jnp.abs(a00)  # the pivot row: the larger first entry
+    p, q = jnp.where(swap, a10, a00), jnp.where(swap, a00, a10)
+    b, c = jnp.where(swap, a11, a01), jnp.where(swap, a01, a11)
+    low = jnp.where(p == 0, 0, q / jnp.where(p == 0, 1, p))  # a zero column: no elimination (LU skips it)
+    return jnp.where(swap, -1, 1).astype(a.dtype) * p * (c - low * b)
+
+
+def _nonfinite_as_tf(a, jnp_value, tf_value):
+    """jnp's value (and derivative) where every entry of the matrix is finite; TF's value (no derivative: it is
+    inf or nan there anyway) where one is not."""
+    finite = jnp.all(jnp.isfinite(a), axis=(-2, -1))
+    return jnp.where(finite, jnp_value, jax.lax.stop_gradient(tf_value))
+
+
+def _det_fn(a):
+    d = jnp.linalg.det(a)
+    return _nonfinite_as_tf(a, d, _det_lu_2x2(a)) if a.shape[-2:] == (2, 2) else d  # (n > 3: LU, as TF)
+
+
+def _slogdet_fn(a, method=None):
+    sign, logabsdet = jnp.linalg.slogdet(a, method=method)
+    if a.shape[-2:] == (2, 2) and method in (None, "lu"):  # jnp's 2x2 is expanded (see _det_lu_2x2); TF: LU
+        d = _det_lu_2x2(a)
+        sign = _nonfinite_as_tf(a, sign, jnp.sign(d))
+        logabsdet = _nonfinite_as_tf(a, logabsdet, jnp.log(jnp.abs(d)).astype(logabsdet.dtype))
+    return sign, logabsdet
+
+
+def _inv_fn(a):
+    # TF inverts float16 matrices (matrix_inverse_op_test); JAX's LU has no 16-bit kernel: factor in float32
+    if a.dtype in (jnp.float16, jnp.bfloat16):
+        return jnp.linalg.inv(a.astype(jnp.float32)).astype(a.dtype)
+    return jnp.linalg.inv(a)
+
+
+def _pinv_fn(a, rtol=None, hermitian=False):
+    return jnp.linalg.pinv(a, rtol=None if rtol is None else jnp.asarray(rtol, a.real.dtype), hermitian=hermitian)
 
 
 def _qr_fn(a, mode="reduced"):
@@ -261,14 +338,14 @@ def _euclidean_norm_jvp(primals, tangents, out, ord=None, axis=None, keepdims=Fa
 # name                function                                                  samples (args, static)
 _solve = OpDef("linalg_solve", jnp.linalg.solve, samples=_samples(
     ((_general(), _rect(3, 2)), {}), ((_general(2), _rect(2, 3, 1)), {})))  # TF: grad_b = A^-H g, grad_a = -grad_b x^H
-_inv = OpDef("linalg_inv", jnp.linalg.inv, samples=_samples(
+_inv = OpDef("linalg_inv", _inv_fn, samples=_samples(
     ((_general(),), {}), ((_general(2),), {})))  # TF: -A^-H g A^-H
-_cholesky = OpDef("linalg_cholesky", jnp.linalg.cholesky, samples=_samples(
-    ((_spd(),), {}), ((_spd(4),), {"upper": True})))  # TF: symmetrized (X + X^H)/2, as JAX's
-_det = OpDef("linalg_det", jnp.linalg.det, samples=_samples(
-    ((_general(),), {}), ((_general(2),), {})))  # TF: g * det * A^-T
-_slogdet = OpDef("linalg_slogdet", lambda a, method=None: tuple(jnp.linalg.slogdet(a, method=method)), samples=_samples(
-    ((_general(),), {}), ((-_general(2),), {})))  # TF: logabsdet's g * A^-T; sign: zero derivative
+_cholesky = OpDef("linalg_cholesky", _cholesky_fn, samples=_samples(
+    ((_spd(),), {}), ((_spd(4),), {"upper": True})))  # TF: lower triangle read, symmetrized (X + X^H)/2
+_det = OpDef("linalg_det", _det_fn, samples=_samples(
+    ((_general(),), {}), ((_general(2),), {}), ((_f32([[2.0, -0.5], [1.0, 3.0]]),), {})))  # TF: g * det * A^-T
+_slogdet = OpDef("linalg_slogdet", _slogdet_fn, samples=_samples(
+    ((_general(),), {}), ((-_general(2),), {}), ((_f32([[0.5, 2.0], [1.0, -1.5]]),), {})))  # TF: g * A^-T; sign: 0
 _eigh = OpDef("linalg_eigh", _eigh_fn, samples=_samples(
     ((_spd(),), {}), ((_spd(4),), {"UPLO": "U"}), ((_spd(),), {"symmetrize_input": True})))  # TF: the read triangle's
 _svd = OpDef("linalg_svd", _svd_fn, samples=_samples(
@@ -286,11 +363,28 @@ _euclidean_norm = OpDef("euclidean_norm", jnp.linalg.norm, fwd=_euclidean_norm_f
     ((_rect(3, 4),), {"ord": 2, "axis": 1, "keepdims": True}),
     ((_rect(2, 3, 4),), {"ord": "fro", "axis": (1, 2), "keepdims": False})))
 
+_pinv = OpDef("linalg_pinv", _pinv_fn, samples=_samples(  # TF's pinv differentiates its SVD: the same derivative
+    ((_f32([[1.0, 0.4, 0.5], [0.4, 2.0, 0.25], [0.5, 0.25, 3.0]]),), {}),
+    ((_f32([[2.0, 0.0, 0.3, 1.0], [0.0, 1.5, 0.0, -0.4], [0.2, 0.0, 1.0, 0.5]]),), {})))
+_matrix_power = OpDef("linalg_matrix_power", jnp.linalg.matrix_power, samples=_samples(  # products: TF = JAX
+    ((_f32([[1.0, 0.4], [-0.3, 0.8]]),), {"n": 3}), ((_f32([[2.0, 0.5], [0.25, 1.0]]),), {"n": -2})))
+
 # -- results, named like jax.numpy.linalg's ---------------------------------------------------------------
 SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
 EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
 QRResult = collections.namedtuple("QRResult", ["Q", "R"])
+
+
+def _check_matrices(name: str, a, square: bool = True) -> None:
+    """A ValueError naming the shape, as TF's linalg ops raise for a rank < 2 or a non-square input (jnp raises
+    TypeErrors from inside its kernels, or an IndexError)."""
+    shape = tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
+    if len(shape) < 2:
+        raise ValueError(f"tnp.linalg.{name}: the input must have rank at least 2 (a matrix or a batch of "
+                         f"matrices), got shape {shape} (rank {len(shape)})")
+    if square and shape[-1] != shape[-2]:
+        raise ValueError(f"tnp.linalg.{name}: the input must be square matrices [..., n, n], got shape {shape}")
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
@@ -302,18 +396,26 @@ def norm(x, ord=None, axis=None, keepdims=False):
 
 
 def solve(a, b):
-    """``jax.numpy.linalg.solve``: ``x`` with ``a @ x == b``."""
+    """``jax.numpy.linalg.solve``: ``x`` with ``a @ x == b``. A singular ``a`` gives inf/nan entries, as ``inv``
+    (TF eager raises InvalidArgumentError: see ``inv``)."""
     return apply(_solve, (a, b), {})
 
 
 def inv(a):
-    """``jax.numpy.linalg.inv``."""
+    """``jax.numpy.linalg.inv``. A singular matrix gives inf/nan entries, as jnp; TF eager raises
+    InvalidArgumentError ("Input is not invertible") instead. tapejax does not check: the check needs the
+    result on the host (a device sync per call), cannot run under ``tj.function``/``jax.jit`` or in a tape's
+    deferred step (whose values exist only when the step runs), so it would raise on some paths and not on
+    others; ``tj.debug.check_numerics`` finds the inf/nan where it reaches a gradient."""
     return apply(_inv, (a,), {})
 
 
-def cholesky(a, *, upper: bool = False, symmetrize_input: bool = True):
-    """``jax.numpy.linalg.cholesky``; its gradient is symmetric (TF's and JAX's convention). As jnp, the input
-    is averaged with its transpose first (TF reads its lower triangle: the same on a symmetric input)."""
+def cholesky(a, *, upper: bool = False, symmetrize_input: bool = False):
+    """``jax.numpy.linalg.cholesky``, with TF's conventions: only the lower triangle of ``a`` is read (as
+    ``tf.linalg.cholesky`` and LAPACK; the upper one may hold anything), and the gradient is symmetric,
+    ``(X + X^H) / 2`` (TF's CholeskyGrad). ``symmetrize_input=True`` (jnp's default) factors ``(a + a^H) / 2``
+    instead: the same on a Hermitian input."""
+    _check_matrices("cholesky", a)
     return apply(_cholesky, (a,), {"upper": bool(upper), "symmetrize_input": bool(symmetrize_input)})
 
 
@@ -335,12 +437,20 @@ def eigh(a, UPLO: Any = None, symmetrize_input: bool = False) -> EighResult:
     with the symmetric gradient (JAX's default)."""
     if UPLO not in (None, "L", "U"):
         raise ValueError(f"tnp.linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
+    _check_matrices("eigh", a)
     return EighResult(*apply(_eigh, (a,), {"UPLO": UPLO, "symmetrize_input": bool(symmetrize_input)}))
+
+
+def eigvalsh(a, UPLO: Any = None, symmetrize_input: bool = False):
+    """``jax.numpy.linalg.eigvalsh``: the eigenvalues of ``eigh`` (as ``tf.linalg.eigvalsh``), with ``eigh``'s
+    conventions (the ``UPLO`` triangle is read, and the gradient lies on it, as TF's)."""
+    return eigh(a, UPLO=UPLO, symmetrize_input=symmetrize_input).eigenvalues
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
     """``jax.numpy.linalg.svd``: ``(U, S, Vh)``, or ``S`` alone with ``compute_uv=False``. A gradient of
     ``full_matrices=True`` on a non-square matrix is not defined (LookupError): use ``full_matrices=False``."""
+    _check_matrices("svd", a, square=False)
     out = apply(_svd, (a,), {"full_matrices": bool(full_matrices), "compute_uv": bool(compute_uv),
                              "hermitian": bool(hermitian)})
     return SVDResult(*out) if compute_uv else out
@@ -350,8 +460,22 @@ def qr(a, mode: str = "reduced"):
     """``jax.numpy.linalg.qr``: ``(Q, R)`` (``mode`` 'reduced' or 'complete'), or ``R`` alone (``mode='r'``)."""
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"tnp.linalg.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    _check_matrices("qr", a, square=False)
     out = apply(_qr, (a,), {"mode": mode})
     return out if mode == "r" else QRResult(*out)
+
+
+def pinv(a, rtol: Any = None, hermitian: bool = False):
+    """``jax.numpy.linalg.pinv``: the Moore-Penrose pseudo-inverse (``tf.linalg.pinv``; jnp's default ``rtol``,
+    ``max(m, n) * eps``, where TF's default ``rcond`` is ten times that). ``rtol`` may hold one value per matrix."""
+    _check_matrices("pinv", a, square=False)
+    return apply(_pinv, (a,), {"rtol": freeze(rtol), "hermitian": bool(hermitian)})
+
+
+def matrix_power(a, n: int):
+    """``jax.numpy.linalg.matrix_power``: ``a`` multiplied by itself ``n`` times (``n < 0``: of its inverse)."""
+    _check_matrices("matrix_power", a)
+    return apply(_matrix_power, (a,), {"n": int(n)})
 
 
 def lstsq(a, b, rcond: Any = None, *, numpy_resid: bool = False):
@@ -363,4 +487,5 @@ def lstsq(a, b, rcond: Any = None, *, numpy_resid: bool = False):
     return tuple(apply(_lstsq, (a, b), {"rcond": freeze(rcond)}))
 
 
-__all__ = ["norm", "solve", "inv", "cholesky", "det", "slogdet", "eigh", "svd", "qr", "lstsq"]
+__all__ = ["norm", "solve", "inv", "cholesky", "det", "slogdet", "eigh", "eigvalsh", "svd", "qr", "lstsq", "pinv",
+           "matrix_power"]
