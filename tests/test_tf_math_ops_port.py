@@ -154,3 +154,18 @@ def test_integer_power_negative_exponent_raises(dtype):
                                   [[1, 4], [1, 9]])
     np.testing.assert_allclose(tnp.power(np.array([5.0, 2.0], np.float32), np.array([-2, 3])).numpy(),
                                [0.04, 8.0])
+
+
+def test_power_exponent_gradient_float16_in_tfs_order():
+    # cwise_ops_binary_test.py testBCast_*B (np.power, float16): TF's PowGrad multiplies grad * z * log(x) in
+    # that order; z * log(x) alone overflows float16 at x = 6, y = 6 (46656 * 1.79). TF:
+    # x = [1, 6], y = 1 + linspace(0, 5, 6) of shape (1, 3, 2), tape.gradient(tf.pow(x, y), y, output_gradients=0.5)
+    # is [0, 32.25, 0, 1161, 0, 41790] (tapejax gave inf for the last)
+    x = np.array([1.0, 6.0], np.float16)
+    y = tj.constant((1 + np.linspace(0, 5, 6)).reshape(1, 3, 2).astype(np.float16))
+    with tj.GradientTape() as tape:
+        tape.watch(y)
+        z = tnp.power(x, y)
+    g = tape.gradient(z, y, output_gradients=np.full((1, 3, 2), 0.5, np.float16))
+    assert g.dtype == np.float16
+    np.testing.assert_allclose(g.numpy().astype(np.float32).ravel(), [0, 32.25, 0, 1161, 0, 41790], rtol=2e-3)

@@ -266,8 +266,9 @@ def _pow_dx(x, y, out, g):
 
 
 def _pow_dy(x, y, out, g):
-    # TF: the gradient w.r.t. the exponent is 0 where log_x is masked (PowGrad)
-    return _mul_no_nan(g, out * _masked_log(x))
+    # TF: the gradient w.r.t. the exponent is 0 where log_x is masked (PowGrad), multiplied in TF's order
+    # grad * z * log_x (in float16 z * log_x alone can overflow where grad * z does not); 0 for a zero g
+    return jnp.where(g == 0, jnp.zeros_like(g), g * out * _masked_log(x))
 
 
 def _binary(name: str, f, dx=None, dy=None, *, rules=None, domain_x=_r, domain_y=_r, cases: int = 3) -> Callable:
