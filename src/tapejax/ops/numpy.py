@@ -19,7 +19,7 @@ are derived by JAX from their function. The tables, in file order:
 * no gradient (``_no_gradient``): comparisons, logic, bit operations, and the rounding ops and ``floor_divide``
   (TF registers their gradients as None); never recorded, so their gradient is None.
 * reductions (``_reduction``): ``sum``/``mean`` are linear (their backward keeps only the input's shape);
-  ``max``/``min`` share a tie's gradient equally (TF's ``reduce_max``, as JAX); the others are derived.
+  ``max``/``min`` share a tie's gradient equally (TF's ``_MinOrMaxGrad``, NaN where the result is NaN); the others are derived.
 * matrix products: ``matmul`` (backward on the conjugated operands, TF's complex convention), ``dot``,
   ``einsum``, ``outer``.
 * shape ops: those that only move or copy elements (``_linear_shape_op``: reshape, transpose,
@@ -266,8 +266,9 @@ def _pow_dx(x, y, out, g):
 
 
 def _pow_dy(x, y, out, g):
-    # TF: the gradient w.r.t. the exponent is 0 where log_x is masked (PowGrad)
-    return _mul_no_nan(g, out * _masked_log(x))
+    # TF: the gradient w.r.t. the exponent is 0 where log_x is masked (PowGrad), multiplied in TF's order
+    # grad * z * log_x (in float16 z * log_x alone can overflow where grad * z does not); 0 for a zero g
+    return jnp.where(g == 0, jnp.zeros_like(g), g * out * _masked_log(x))
 
 
 def _binary(name: str, f, dx=None, dy=None, *, rules=None, domain_x=_r, domain_y=_r, cases: int = 3) -> Callable:
@@ -316,8 +317,22 @@ _integer_pow = OpDef("integer_pow", lambda x, *, n: jnp.power(x, n), bwd=_ipow_b
                                        {"n": n}) for n in (2, 3, -2, 0)])
 
 
+def _check_integer_power(x, y) -> None:
+    """An integer to a negative integer power raises ``ValueError``, as TF (``InvalidArgumentError``) and NumPy:
+    JAX computes a silent wrong number (5 ** -2 gives 0, or an overflowed value). Checked where the
+    exponent's values are known now (not for a traced exponent)."""
+    if not (jnp.issubdtype(_index_dtype(x), jnp.integer) and jnp.issubdtype(_index_dtype(y), jnp.integer)):
+        return
+    v = _concrete(y)
+    if v is not None and np.size(v) and np.min(np.asarray(v)) < 0:
+        raise ValueError(f"tj op 'power': integers to negative integer powers are not allowed (an integer base, "
+                         f"exponent {int(np.min(np.asarray(v)))}); cast the base to a float dtype first.")
+
+
 def power(x, y):
-    """Broadcasting ``jax.numpy.power`` (a Python int exponent computes as jax.numpy's integer power)."""
+    """Broadcasting ``jax.numpy.power`` (a Python int exponent computes as jax.numpy's integer power). An integer
+    base with a negative integer exponent raises ``ValueError``, as TF and NumPy."""
+    _check_integer_power(x, y)
     if type(y) is int and isinstance(x, (Tensor, Variable)):
         return apply(_integer_pow, (x,), {"n": y})
     return _power(x, y)
@@ -412,12 +427,32 @@ def _linear_reduction(name: str, f, *, mean: bool, samples=None) -> OpDef:
                       jvp=lambda p, t, out, **static: f(t[0], **static))
 
 
+def _min_max_share(x, y, axis, keepdims):
+    """TF's ``_MinOrMaxGrad`` weights: ``indicators / num_selected``, the elements equal to the result share
+    its gradient equally. Where the result is NaN no element equals it and TF's ``0 / 0`` makes every weight
+    of that reduction NaN. Written out with ``where``: XLA simplifies ``indicators / n`` to 0 there when it
+    compiles a larger program (JAX's own rule gave NaN eagerly, 0 under jit or replay)."""
+    ind = (_expand_back(y, jnp.shape(x), axis, keepdims) == x).astype(y.dtype)
+    num = jnp.sum(ind, axis=_norm_axis(axis, jnp.ndim(x)), keepdims=True)
+    return jnp.where(num == 0, jnp.nan, ind / jnp.where(num == 0, 1, num))
+
+
+def _min_max_bwd(res, g, axis=None, keepdims=False):
+    (x,), y = res
+    return (_cast_like(_min_max_share(x, y, axis, keepdims) * _expand_back(g, jnp.shape(x), axis, keepdims), x),)
+
+
+def _min_max_jvp(p, t, out, axis=None, keepdims=False):
+    share = _min_max_share(p[0], out, axis, keepdims)
+    return jnp.sum(share * t[0], axis=_norm_axis(axis, jnp.ndim(p[0])), keepdims=keepdims).astype(out.dtype)
+
+
 # name                           function      rules / samples                        TF convention
 _sum = _linear_reduction("sum", jnp.sum, mean=False)
 _mean = _linear_reduction("mean", jnp.mean, mean=True, samples=_samples(
     ((_r(3, 4),), {}), ((_r(2, 3, 4),), {"axis": -1}), ((_r(2, 3, 4),), {"axis": (0, 1), "keepdims": True})))
-_max = _reduction("max", jnp.max)  # reduce_max: tied maxima share the gradient equally (as JAX's)
-_min = _reduction("min", jnp.min)  # reduce_min: the same
+_max = _reduction("max", jnp.max, bwd=_min_max_bwd, jvp=_min_max_jvp)  # _MinOrMaxGrad: ties share equally
+_min = _reduction("min", jnp.min, bwd=_min_max_bwd, jvp=_min_max_jvp)  # the same rule
 _prod = _reduction("prod", jnp.prod)
 _var = _reduction("var", jnp.var)
 _std = _reduction("std", jnp.std)
@@ -431,8 +466,19 @@ def sum(a, axis=None, dtype=None, keepdims=False):
     return out if dtype is None else astype(out, dtype)
 
 
+def _checked_axes(op: str, a, axis):
+    """``axis`` frozen, each entry checked against ``a``'s rank: jax.numpy's mean, var and std index the shape
+    with it first and raise a bare ``IndexError``, where TF raises ``ValueError`` (``AxisError`` is both)."""
+    axis = freeze(axis)
+    if axis is not None and not isinstance(axis, Tensor):  # (a traced Tensor axis: the op names it)
+        for ax in _axes(axis):
+            _check_axis(op, ax, len(shape(a)))
+    return axis
+
+
 def mean(a, axis=None, dtype=None, keepdims=False):
     """``jax.numpy.mean``."""
+    axis = _checked_axes("mean", a, axis)
     out = _mean(a, axis=freeze(axis), keepdims=bool(keepdims))
     return out if dtype is None else astype(out, dtype)
 
@@ -472,22 +518,22 @@ def prod(a, axis=None, keepdims=False):
 
 def var(a, axis=None, ddof=0, keepdims=False):
     """``jax.numpy.var``."""
-    return _var(a, axis=freeze(axis), keepdims=bool(keepdims), ddof=ddof)
+    return _var(a, axis=_checked_axes("var", a, axis), keepdims=bool(keepdims), ddof=ddof)
 
 
 def std(a, axis=None, ddof=0, keepdims=False):
     """``jax.numpy.std``."""
-    return _std(a, axis=freeze(axis), keepdims=bool(keepdims), ddof=ddof)
+    return _std(a, axis=_checked_axes("std", a, axis), keepdims=bool(keepdims), ddof=ddof)
 
 
 def cumsum(a, axis=None, dtype=None):
-    """``jax.numpy.cumsum``."""
-    return _cumsum(a, axis=axis)
+    """``jax.numpy.cumsum`` (``dtype``: the input is cast first, as jax.numpy accumulates in it)."""
+    return _cumsum(a if dtype is None else astype(a, dtype), axis=axis)
 
 
 def cumprod(a, axis=None, dtype=None):
-    """``jax.numpy.cumprod``."""
-    return _cumprod(a, axis=axis)
+    """``jax.numpy.cumprod`` (``dtype``: the input is cast first, as jax.numpy accumulates in it)."""
+    return _cumprod(a if dtype is None else astype(a, dtype), axis=axis)
 
 
 amax = max
