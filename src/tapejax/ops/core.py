@@ -35,7 +35,7 @@ Dispatch (``apply``), the flow of one op on each path:
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, Dict, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence, Union
 
 import jax
 import jax.numpy as jnp
@@ -484,14 +484,17 @@ class OpDef:
         TF's. None: every output depends on every input.
       backward_connected: the op's gradient and tangent count as depending on every input at higher
         orders, where TF's gradient of its backward op returns zeros rather than None (ReluGrad's for the
-        features). Otherwise their connections are read from their formulas (``grad_op``, ``jvp_op``).
+        features). Otherwise their connections are read from their formulas (``grad_op``, ``jvp_op``); a
+        collection of input positions adds those inputs to what the formulas read (TF's backward op takes
+        them as inputs and its gradient returns zeros for them, None for the others: FusedBatchNormGrad
+        takes x and scale, not offset).
     """
 
     def __init__(self, name: str, fn: Callable, *, fwd: Optional[Callable] = None, bwd: Optional[Callable] = None,
                  jvp: Optional[Callable] = None, accepts_none: Sequence[int] = (), samples=None,
                  register: bool = True, differentiable: bool = True,
                  user_defined: bool = False, connections: Optional[tuple] = None,
-                 backward_connected: bool = False) -> None:
+                 backward_connected: Union[bool, Sequence[int]] = False) -> None:
         if fwd is not None and bwd is None:
             raise ValueError(f"op '{name}': a custom fwd needs a bwd")
         self.name = name
@@ -504,7 +507,8 @@ class OpDef:
         self.differentiable = differentiable
         self.user_defined = user_defined
         self.connections = connections
-        self.backward_connected = backward_connected
+        self.backward_connected = (backward_connected if isinstance(backward_connected, bool)
+                                   else frozenset(backward_connected))
         self._kernels: Dict[Any, _Kernels] = {}
         self._derived: Dict[Any, "OpDef"] = {}
         if register:
@@ -550,7 +554,7 @@ class OpDef:
                 cts = tuple(None if m else next(given) for m in none_mask)
                 _, res = k.forward_res_impl(diff, tuple(dyn))
                 return k.backward_impl(res, cts, spec, diff, needed)
-            conn = None if self.backward_connected else dependence.connections(grad_fn, avals)
+            conn = self._derived_connections(grad_fn, avals)
             g = self._derived[key] = OpDef(f"{self.name}_grad", grad_fn, register=False, connections=conn)
         return g
 
@@ -578,9 +582,19 @@ class OpDef:
                 # an int output (lstsq's rank) has no tangent: zeros of its dtype, which nothing reads,
                 # keep this op's outputs arrays
                 return tuple(_zeros_for(o) if t is None else t for o, t in zip(out, t_out))
-            conn = None if self.backward_connected else dependence.connections(jvp_fn, avals)
+            conn = self._derived_connections(jvp_fn, avals)
             j = self._derived[key] = OpDef(f"{self.name}_jvp", jvp_fn, register=False, connections=conn)
         return j
+
+    def _derived_connections(self, fn: Callable, avals: tuple) -> Optional[tuple]:
+        """Connections of a derived op (``grad_op``, ``jvp_op``) computing ``fn``: None (all) for a
+        ``backward_connected`` op, else what its formula reads, plus the declared inputs."""
+        if self.backward_connected is True:
+            return None
+        conn = dependence.connections(fn, avals)
+        if conn is None or not self.backward_connected:
+            return conn
+        return tuple(c | self.backward_connected for c in conn)
 
     def batched_jvp_kernel(self, static: dict, diff: tuple):
         """The JVP kernel vmapped over a leading tangent axis (compiled once per op, static and diff)."""

@@ -16,7 +16,8 @@ their function. The tables:
 * convolution and pooling: derived (JAX's transposed convolutions and window scatters).
 * normalization: ``layer_norm`` is derived (its variance as tf.nn.moments', around ``stop_gradient(mean)``: TF's
   second order); ``batch_norm`` (TF's ``FusedBatchNorm``) has three outputs
-  and a hand-written backward taking ``None`` for the last two (``accepts_none``, tape.h's entry).
+  and a hand-written backward taking ``None`` for the last two (``accepts_none``, tape.h's entry); at second
+  order its gradients stay connected to x and scale (zeros, not None: TF's FusedBatchNormGrad inputs).
 * losses: TF's fused cross entropies, outputs ``(loss, backprop)``, with hand-written rules that take
   ``None`` for the backprop output's gradient. At second order the logits' gradient ``g * backprop`` is
   constant in the labels, as TF's (whose rule for the backprop output gives the labels nothing): zeros,
@@ -459,8 +460,10 @@ def _bn_bwd(res, cts, epsilon=1e-3, axis=-1):
     return dx.astype(x_dtype), sum_gy_xhat.astype(scale.dtype), sum_gy.astype(scale.dtype)
 
 
+# backward_connected=(0, 1): TF's FusedBatchNormGrad takes x and scale (not offset), and its gradient gives
+# zeros, not None, for them (the offset gradient's derivative in x, the scale gradient's in scale)
 _batch_norm = OpDef("batch_norm", _bn_fn, fwd=_bn_fwd, bwd=_tf_complex_bwd(_bn_bwd), accepts_none=(1, 2),
-                    samples=_samples(
+                    backward_connected=(0, 1), samples=_samples(
     ((_r(6, 3), _r(3, lo=0.5, hi=1.5), _r(3)), {"axis": 1}),
     ((_r(2, 3, 3, 4), _r(3, lo=0.5, hi=1.5), _r(3)), {"axis": 1, "epsilon": 1e-2})))
 
