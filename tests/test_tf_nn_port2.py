@@ -557,3 +557,282 @@ def test_bias_add_empty(shape):
     gx, gb = tape.gradient(y, [x, b])
     assert y.shape == gx.shape == shape
     np.testing.assert_array_equal(gb.numpy(), np.zeros(shape[-1]))
+
+
+# -- conv2d gradients (kernel_tests/nn_ops/conv_ops_test.py) -------------------------------------------------
+# testConv2D2x2Depth3ValidBackpropInput/Filter, StrideTwoFilterOneSame and KernelSizeMatchesInputSize are in
+# test_tf_nn_ops_port.py. TF's conv2d_backprop_input(filter=1, 2, 3, ..., out_backprop=1, 2, 3, ...) and
+# conv2d_backprop_filter(input=1, 2, 3, ...) are the x and w gradients of conv2d(x=1, 2, .., w=1, 2, ...) for the
+# upstream gradient 1, 2, 3, ...; the dilation cases take tf.gradients of the convolution (upstream ones).
+
+_DN = ("NHWC", "HWIO", "NHWC")
+
+
+def _conv(x, w, strides, padding, dilations=(1, 1), groups=1):
+    padding = padding if isinstance(padding, str) else tuple(tuple(p) for p in padding)
+    return tj.nn.conv(x, w, tuple(strides), padding, rhs_dilation=tuple(dilations), dimension_numbers=_DN,
+                      feature_group_count=groups)
+
+
+def _counting_from_1(shape):
+    return np.arange(1, int(np.prod(shape)) + 1, dtype=np.float32).reshape(shape)
+
+
+_CONV_BACKPROP_CASES = {  # name: (x shape, w shape, strides, padding, dilations)  # TF tests (Backprop...)
+    "Depth1Valid": ([1, 2, 3, 1], [2, 2, 1, 1], [1, 1], "VALID", [1, 1]),  # 2x2Depth1ValidBackpropInput/Filter
+    "Empty": ([0, 2, 3, 1], [2, 2, 1, 1], [1, 1], "VALID", [1, 1]),  # EmptyBackpropInput, ...FilterWithEmptyInput
+    "Depth3ValidStride1x2": ([1, 3, 6, 1], [2, 2, 1, 1], [1, 2], "VALID", [1, 1]),  # 2x2Depth3Valid...Stride1x2
+    "Stride1x1Dilation2x1": ([1, 3, 6, 1], [2, 2, 1, 1], [1, 1], "VALID", [2, 1]),  # 2x2Depth3Valid...Dilation2x1
+    "Depth1ValidDilation1x2": ([1, 2, 3, 1], [2, 2, 1, 1], [1, 1], "VALID", [1, 2]),  # 2x2Depth1Valid...Dilation1x2
+    "EmptyInputDilation1x2": ([0, 2, 3, 1], [2, 2, 1, 1], [1, 1], "VALID", [1, 2]),  # EmptyBackpropInputDilation1x2
+    "Depth3ValidFilterDilation2x2": ([1, 3, 4, 3], [2, 2, 3, 3], [1, 1], "VALID", [2, 2]),
+    "KernelSizeMatchesInputSizeDilation2x2": ([1, 3, 3, 1], [2, 2, 1, 2], [1, 1], "VALID", [2, 2]),
+    "Depth3ValidInputDilation2x1": ([1, 3, 2, 3], [2, 2, 3, 3], [1, 1], "VALID", [2, 1]),
+    # explicit padding: testConv2D2x2Depth1Padding*BackpropInput / *BackpropFilter
+    "Padding0x0_a": ([1, 2, 3, 1], [2, 2, 1, 1], [1, 1], [[0, 0], [0, 0]], [1, 1]),
+    "Padding0x0_b": ([1, 3, 4, 2], [2, 2, 2, 3], [2, 2], [[0, 0], [0, 0]], [1, 1]),
+    "Padding1x1_a": ([1, 2, 3, 1], [2, 2, 1, 2], [1, 1], [[1, 1], [1, 1]], [1, 1]),
+    "Padding1x1_b": ([1, 2, 3, 2], [1, 1, 2, 1], [1, 2], [[1, 1], [1, 1]], [1, 1]),
+    "Padding1x1_c": ([1, 4, 3, 1], [2, 2, 1, 1], [1, 2], [[1, 1], [1, 1]], [2, 2]),
+    "Padding2x2_a": ([2, 3, 1, 1], [2, 1, 1, 1], [3, 1], [[2, 2], [2, 2]], [1, 1]),
+    "Padding2x2_b": ([1, 3, 6, 1], [3, 2, 1, 1], [1, 2], [[2, 2], [2, 2]], [2, 3]),
+    "Padding_1_8_4_1_a": ([1, 2, 3, 1], [2, 2, 1, 1], [1, 1], [[1, 8], [4, 2]], [1, 1]),
+    "Padding_1_8_4_1_b": ([1, 5, 3, 1], [3, 2, 1, 1], [3, 1], [[1, 8], [4, 2]], [1, 1]),
+    "Padding_5_0_2_2_a": ([1, 3, 3, 1], [2, 1, 1, 1], [1, 1], [[5, 0], [2, 2]], [1, 1]),
+    "Padding_5_0_2_2_b": ([1, 4, 2, 1], [3, 3, 1, 1], [1, 2], [[5, 0], [2, 2]], [2, 1]),
+}
+_CONV_BACKPROP = {  # name: (output shape, x and w gradients for upstream 1, 2, 3, ..., then for ones)
+    "Depth1Valid": ([1, 1, 2, 1], [1.0, 4.0, 4.0, 3.0, 10.0, 8.0], [5.0, 8.0, 14.0, 17.0], [1.0, 3.0, 2.0, 3.0, 7.0,
+        4.0], [3.0, 5.0, 9.0, 11.0]),
+    "Empty": ([0, 1, 2, 1], [], [0.0, 0.0, 0.0, 0.0], [], [0.0, 0.0, 0.0, 0.0]),
+    "Depth3ValidStride1x2": ([1, 2, 3, 1], [1.0, 2.0, 2.0, 4.0, 3.0, 6.0, 7.0, 12.0, 11.0, 18.0, 15.0, 24.0, 12.0,
+        16.0, 15.0, 20.0, 18.0, 24.0], [161.0, 182.0, 287.0, 308.0], [1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 4.0, 6.0, 4.0,
+        6.0, 4.0, 6.0, 3.0, 4.0, 3.0, 4.0, 3.0, 4.0], [36.0, 42.0, 72.0, 78.0]),
+    "Stride1x1Dilation2x1": ([1, 1, 5, 1], [1.0, 4.0, 7.0, 10.0, 13.0, 10.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 3.0, 10.0,
+        17.0, 24.0, 31.0, 20.0], [55.0, 70.0, 235.0, 250.0], [1.0, 3.0, 3.0, 3.0, 3.0, 2.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+        0.0, 3.0, 7.0, 7.0, 7.0, 7.0, 4.0], [15.0, 20.0, 75.0, 80.0]),
+    "Depth1ValidDilation1x2": ([1, 1, 1, 1], [1.0, 0.0, 2.0, 3.0, 0.0, 4.0], [1.0, 3.0, 4.0, 6.0], [1.0, 0.0, 2.0,
+        3.0, 0.0, 4.0], [1.0, 3.0, 4.0, 6.0]),
+    "EmptyInputDilation1x2": ([0, 1, 1, 1], [], [0.0, 0.0, 0.0, 0.0], [], [0.0, 0.0, 0.0, 0.0]),
+    "Depth3ValidFilterDilation2x2": ([1, 1, 2, 3], [14.0, 32.0, 50.0, 32.0, 77.0, 122.0, 68.0, 86.0, 104.0, 167.0,
+        212.0, 257.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 122.0, 140.0, 158.0, 302.0, 347.0,
+        392.0, 176.0, 194.0, 212.0, 437.0, 482.0, 527.0], [17.0, 22.0, 27.0, 22.0, 29.0, 36.0, 27.0, 36.0, 45.0, 47.0,
+        64.0, 81.0, 52.0, 71.0, 90.0, 57.0, 78.0, 99.0, 137.0, 190.0, 243.0, 142.0, 197.0, 252.0, 147.0, 204.0, 261.0,
+        167.0, 232.0, 297.0, 172.0, 239.0, 306.0, 177.0, 246.0, 315.0], [6.0, 15.0, 24.0, 6.0, 15.0, 24.0, 33.0, 42.0,
+        51.0, 33.0, 42.0, 51.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 60.0, 69.0, 78.0, 60.0,
+        69.0, 78.0, 87.0, 96.0, 105.0, 87.0, 96.0, 105.0], [5.0, 5.0, 5.0, 7.0, 7.0, 7.0, 9.0, 9.0, 9.0, 17.0, 17.0,
+        17.0, 19.0, 19.0, 19.0, 21.0, 21.0, 21.0, 53.0, 53.0, 53.0, 55.0, 55.0, 55.0, 57.0, 57.0, 57.0, 65.0, 65.0,
+        65.0, 67.0, 67.0, 67.0, 69.0, 69.0, 69.0]),
+    "KernelSizeMatchesInputSizeDilation2x2": ([1, 1, 1, 2], [5.0, 0.0, 11.0, 0.0, 0.0, 0.0, 17.0, 0.0, 23.0], [1.0,
+        2.0, 3.0, 6.0, 7.0, 14.0, 9.0, 18.0], [3.0, 0.0, 7.0, 0.0, 0.0, 0.0, 11.0, 0.0, 15.0], [1.0, 1.0, 3.0, 3.0,
+        7.0, 7.0, 9.0, 9.0]),
+    "Depth3ValidInputDilation2x1": ([1, 1, 1, 3], [14.0, 32.0, 50.0, 68.0, 86.0, 104.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+        122.0, 140.0, 158.0, 176.0, 194.0, 212.0], [1.0, 2.0, 3.0, 2.0, 4.0, 6.0, 3.0, 6.0, 9.0, 4.0, 8.0, 12.0, 5.0,
+        10.0, 15.0, 6.0, 12.0, 18.0, 13.0, 26.0, 39.0, 14.0, 28.0, 42.0, 15.0, 30.0, 45.0, 16.0, 32.0, 48.0, 17.0,
+        34.0, 51.0, 18.0, 36.0, 54.0], [6.0, 15.0, 24.0, 33.0, 42.0, 51.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 60.0, 69.0,
+        78.0, 87.0, 96.0, 105.0], [1.0, 1.0, 1.0, 2.0, 2.0, 2.0, 3.0, 3.0, 3.0, 4.0, 4.0, 4.0, 5.0, 5.0, 5.0, 6.0,
+        6.0, 6.0, 13.0, 13.0, 13.0, 14.0, 14.0, 14.0, 15.0, 15.0, 15.0, 16.0, 16.0, 16.0, 17.0, 17.0, 17.0, 18.0,
+        18.0, 18.0]),
+    "Padding0x0_a": ([1, 1, 2, 1], [1.0, 4.0, 4.0, 3.0, 10.0, 8.0], [5.0, 8.0, 14.0, 17.0], [1.0, 3.0, 2.0, 3.0, 7.0,
+        4.0], [3.0, 5.0, 9.0, 11.0]),
+    "Padding0x0_b": ([1, 1, 2, 3], [14.0, 32.0, 50.0, 68.0, 32.0, 77.0, 122.0, 167.0, 86.0, 104.0, 122.0, 140.0,
+        212.0, 257.0, 302.0, 347.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [21.0, 27.0, 33.0, 26.0, 34.0, 42.0,
+        31.0, 41.0, 51.0, 36.0, 48.0, 60.0, 61.0, 83.0, 105.0, 66.0, 90.0, 114.0, 71.0, 97.0, 123.0, 76.0, 104.0,
+        132.0], [6.0, 15.0, 24.0, 33.0, 6.0, 15.0, 24.0, 33.0, 42.0, 51.0, 60.0, 69.0, 42.0, 51.0, 60.0, 69.0, 0.0,
+        0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0], [6.0, 6.0, 6.0, 8.0, 8.0, 8.0, 10.0, 10.0, 10.0, 12.0, 12.0, 12.0, 22.0,
+        22.0, 22.0, 24.0, 24.0, 24.0, 26.0, 26.0, 26.0, 28.0, 28.0, 28.0]),
+    "Padding1x1_a": ([1, 3, 4, 2], [164.0, 236.0, 308.0, 452.0, 524.0, 596.0], [401.0, 422.0, 359.0, 380.0, 233.0,
+        254.0, 191.0, 212.0], [36.0, 36.0, 36.0, 36.0, 36.0, 36.0], [21.0, 21.0, 21.0, 21.0, 21.0, 21.0, 21.0, 21.0]),
+    "Padding1x1_b": ([1, 4, 3, 1], [0.0, 0.0, 5.0, 10.0, 0.0, 0.0, 0.0, 0.0, 8.0, 16.0, 0.0, 0.0], [87.0, 100.0],
+        [0.0, 0.0, 1.0, 2.0, 0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 0.0, 0.0], [12.0, 14.0]),
+    "Padding1x1_c": ([1, 4, 2, 1], [0.0, 10.0, 0.0, 0.0, 26.0, 0.0, 0.0, 46.0, 0.0, 0.0, 38.0, 0.0], [102.0, 87.0,
+        108.0, 84.0], [0.0, 3.0, 0.0, 0.0, 10.0, 0.0, 0.0, 10.0, 0.0, 0.0, 7.0, 0.0], [15.0, 15.0, 24.0, 24.0]),
+    "Padding2x2_a": ([2, 2, 5, 1], [0.0, 8.0, 16.0, 0.0, 18.0, 36.0], [106.0, 132.0], [0.0, 1.0, 2.0, 0.0, 1.0, 2.0],
+        [7.0, 9.0]),
+    "Padding2x2_b": ([1, 3, 4, 1], [16.0, 22.0, 20.0, 28.0, 24.0, 34.0, 18.0, 20.0, 21.0, 24.0, 24.0, 28.0, 40.0,
+        42.0, 48.0, 52.0, 56.0, 62.0], [103.0, 124.0, 723.0, 696.0, 139.0, 100.0], [4.0, 6.0, 4.0, 6.0, 4.0, 6.0, 3.0,
+        4.0, 3.0, 4.0, 3.0, 4.0, 8.0, 10.0, 8.0, 10.0, 8.0, 10.0], [9.0, 12.0, 81.0, 90.0, 45.0, 48.0]),
+    "Padding_1_8_4_1_a": ([1, 10, 8, 1], [68.0, 78.0, 88.0, 148.0, 158.0, 168.0], [418.0, 397.0, 250.0, 229.0], [10.0,
+        10.0, 10.0, 10.0, 10.0, 10.0], [21.0, 21.0, 21.0, 21.0]),
+    "Padding_1_8_4_1_b": ([1, 4, 8, 1], [31.0, 38.0, 45.0, 49.0, 60.0, 71.0, 37.0, 40.0, 43.0, 87.0, 94.0, 101.0,
+        137.0, 148.0, 159.0], [338.0, 314.0, 502.0, 463.0, 682.0, 625.0], [7.0, 7.0, 7.0, 11.0, 11.0, 11.0, 3.0, 3.0,
+        3.0, 7.0, 7.0, 7.0, 11.0, 11.0, 11.0], [24.0, 24.0, 39.0, 39.0, 57.0, 57.0]),
+    "Padding_5_0_2_2_a": ([1, 7, 7, 1], [100.0, 103.0, 106.0, 121.0, 124.0, 127.0, 90.0, 92.0, 94.0], [928.0, 1887.0],
+        [3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 2.0, 2.0, 2.0], [21.0, 45.0]),
+    "Padding_5_0_2_2_b": ([1, 5, 2, 1], [129.0, 72.0, 181.0, 98.0, 119.0, 64.0, 151.0, 80.0], [0.0, 0.0, 0.0, 38.0,
+        56.0, 34.0, 132.0, 160.0, 116.0], [26.0, 13.0, 26.0, 13.0, 16.0, 8.0, 16.0, 8.0], [0.0, 0.0, 0.0, 4.0, 6.0,
+        4.0, 16.0, 20.0, 16.0]),
+}
+
+
+@pytest.mark.parametrize("name", list(_CONV_BACKPROP_CASES))
+def test_conv_backprop_input_and_filter(name):
+    """Conv2DTest's backprop cases named in _CONV_BACKPROP_CASES (input and filter), with dilations and explicit
+    paddings. TF's CPU kernels refuse dilations with explicit padding: those values are TF's gradients of
+    conv2d(tf.pad(x), w, "VALID", dilations), the references TF's test builds. Empty batches: TF's output shape
+    without oneDNN (oneDNN's kernel returns the input's shape)."""
+    xs, ws, strides, padding, dilations = _CONV_BACKPROP_CASES[name]
+    y_shape, want_dx, want_dw, want_dx1, want_dw1 = _CONV_BACKPROP[name]
+    x, w = tj.constant(_counting_from_1(xs)), tj.constant(_counting_from_1(ws))
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch([x, w])
+        y = _conv(x, w, strides, padding, dilations)
+    assert y.shape == tuple(y_shape)
+    for upstream, wants in ((_counting_from_1(y_shape), (want_dx, want_dw)), (None, (want_dx1, want_dw1))):
+        dx, dw = tape.gradient(y, [x, w], output_gradients=upstream)
+        assert dx.shape == tuple(xs) and dw.shape == tuple(ws)
+        _close(dx, wants[0], 1e-6)
+        _close(dw, wants[1], 1e-6)
+
+
+def test_conv_backprop_degenerate_and_empty_filter():
+    """testConv2DBackpropInputDegenerateBackpropInput (an output of width 0: a zero x gradient; TF's filter gradient
+    there is uninitialized memory, not compared) and testConv2DEmptyBackpropFilter (an output depth of 0, TF
+    without oneDNN: a zero x gradient, an empty filter gradient)."""
+    for xs, ws, strides, y_shape in (([3, 1, 1, 2], [1, 3, 2, 3], [1, 2], (3, 1, 0, 3)),
+                                     ([1, 2, 3, 1], [2, 2, 1, 0], [1, 1], (1, 1, 2, 0))):
+        x, w = tj.constant(_counting_from_1(xs)), tj.constant(_counting_from_1(ws))
+        with tj.GradientTape() as tape:
+            tape.watch([x, w])
+            y = _conv(x, w, strides, "VALID")
+        assert y.shape == y_shape
+        dx, dw = tape.gradient(y, [x, w])
+        np.testing.assert_array_equal(dx.numpy(), np.zeros(xs, np.float32))
+        assert dw.shape == tuple(ws)
+
+
+# ConstructAndTestGradient: x = arange(n) / n, w = arange(m) / m (TF's input_data and filter_data); TF checks the
+# Jacobians against finite differences in float32 and float16's against float32's; here the vector-Jacobian
+# products for the upstream gradient cos(0.7 * arange) against TF's tape gradients, in both dtypes.
+_CONV_GRADIENT_CASES = {  # name: (batch, rows, cols, filter rows, filter cols, in depth, out depth, strides, padding,
+    # groups); the tests testInputGradient<name> and testFilterGradient<name> (_in/_f: only one of them)
+    "ValidPaddingStrideOne_in": (2, 5, 4, 3, 3, 2, 3, (1, 1), "VALID", 1),
+    "ValidPaddingStrideOne_f": (4, 6, 5, 2, 2, 2, 3, (1, 1), "VALID", 1),
+    "ValidPaddingStrideTwo_in": (2, 4, 5, 3, 3, 2, 3, (2, 2), "VALID", 1),
+    "ValidPaddingStrideTwo_f": (4, 6, 5, 2, 2, 2, 3, (2, 2), "VALID", 1),
+    "ValidPaddingStrideThree_in": (2, 7, 6, 3, 3, 4, 5, (3, 3), "VALID", 1),
+    "ValidPaddingStrideThree_f": (2, 8, 7, 4, 4, 2, 3, (3, 3), "VALID", 1),
+    "SamePaddingStrideOne_in": (2, 7, 6, 3, 3, 2, 3, (1, 1), "SAME", 1),
+    "SamePaddingStrideOne_f": (4, 6, 5, 2, 2, 2, 3, (1, 1), "SAME", 1),
+    "SamePaddingStrideTwo_in": (2, 5, 4, 3, 3, 3, 3, (2, 2), "SAME", 1),
+    "SamePaddingStrideTwo_f": (4, 6, 5, 2, 2, 2, 3, (2, 2), "SAME", 1),
+    "SamePaddingStrideThree_in": (2, 7, 6, 3, 3, 4, 5, (3, 3), "SAME", 1),
+    "SamePaddingStrideThree_f": (2, 8, 7, 4, 4, 2, 3, (3, 3), "SAME", 1),
+    "SamePaddingStride2x1_f": (2, 8, 7, 4, 4, 2, 3, (2, 1), "SAME", 1),
+    "KernelSizeMatchesInputSize": (2, 4, 3, 4, 3, 2, 3, (1, 1), "VALID", 1),
+    "1x1PaddingStrideOne": (2, 5, 4, 3, 3, 2, 3, (1, 1), [[1, 1], [1, 1]], 1),
+    "1x1PaddingStrideTwo": (2, 4, 5, 3, 3, 2, 3, (2, 2), [[1, 1], [1, 1]], 1),
+    "2x2PaddingStrideOne": (2, 5, 4, 3, 3, 2, 3, (1, 1), [[2, 2], [2, 2]], 1),
+    "1_2_3_4PaddingStride3x2": (2, 8, 5, 4, 2, 3, 2, (3, 2), [[1, 2], [3, 4]], 1),
+    "4_3_2_1PaddingStride2x1": (3, 5, 7, 3, 2, 1, 2, (2, 1), [[4, 3], [2, 1]], 1),
+    "0_0_0_5PaddingStride1x2": (2, 6, 7, 3, 4, 3, 2, (1, 2), [[0, 0], [0, 5]], 1),
+    "GroupConv": (2, 5, 4, 3, 3, 4, 6, (1, 1), "VALID", 2),  # test{Input,Filter}GradientGroupConv
+}
+_CONV_GRADIENT = {  # (name, dtype): (y, x gradient, w gradient)
+    ("ValidPaddingStrideOne_in", "float32"): (D(172.7249969, -1.813757395, 172.7249969), D(0.8283484913, -3.113685113,
+        66.34167198), D(-4.071729027, -0.007824848979, 9.371160947)),
+    ("ValidPaddingStrideOne_in", "float16"): (D(172.7236328, -1.811817917, 172.7236328), D(0.8136444092, -3.117863715,
+        66.33757019), D(-4.081420898, -0.002382496614, 9.38293457)),
+    ("ValidPaddingStrideOne_f", "float32"): (D(469.3333327, -5.159476447, 469.3333327), D(-3.509883035, 21.00097616,
+        257.7359976), D(-10.47229055, 0.4260959537, 10.47229055)),
+    ("ValidPaddingStrideOne_f", "float16"): (D(469.3248291, -5.161594402, 469.3248291), D(-3.510322571, 21.00302861,
+        257.7345505), D(-10.46948242, 0.4259372906, 10.46948242)),
+    ("ValidPaddingStrideTwo_in", "float32"): (D(52.15000117, 14.00097198, 52.15000117), D(16.76965454, -19.4857184,
+        48.21214339), D(26.41060773, -0.06010917945, 26.41060773)),
+    ("ValidPaddingStrideTwo_in", "float16"): (D(52.14453125, 13.99929377, 52.14453125), D(16.76496887, -19.48761216,
+        48.20930481), D(26.40600586, -0.06144293566, 26.40600586)),
+    ("ValidPaddingStrideTwo_f", "float32"): (D(139.6499988, -0.9508220291, 139.6499988), D(0.7307850607,
+        -0.5367900464, 151.5293989), D(-2.507972069, -0.4056498184, 6.801604636)),
+    ("ValidPaddingStrideTwo_f", "float16"): (D(139.6563721, -0.9475871887, 139.6563721), D(0.722869873, -0.5322908847,
+        151.5335388), D(-2.505432129, -0.4055068242, 6.795959473)),
+    ("ValidPaddingStrideThree_in", "float32"): (D(355.6388865, 4.229967685, 355.6388865), D(23.27698517, 0.2439812619,
+        270.4448627), D(7.880716074, -0.2991750845, 59.86996694)),
+    ("ValidPaddingStrideThree_in", "float16"): (D(355.609375, 4.230953116, 355.609375), D(23.2499733, 0.2481566107,
+        270.4656563), D(7.857666016, -0.3040344484, 59.85571289)),
+    ("ValidPaddingStrideThree_f", "float32"): (D(192.8392837, -15.97027323, 192.8392837), D(-8.100703017,
+        -1.537819803, 175.4668562), D(-31.30053017, 0.5166786553, 31.34519086)),
+    ("ValidPaddingStrideThree_f", "float16"): (D(192.84375, -15.96933445, 192.84375), D(-8.125350952, -1.539157365,
+        175.47612), D(-31.32606733, 0.5168113409, 31.36918032)),
+    ("SamePaddingStrideOne_in", "float32"): (D(919.0211677, -47.05747109, 919.0211677), D(-85.70629872, 2.062183681,
+        165.7284496), D(-92.79911531, -2.503308659, 124.9295557)),
+    ("SamePaddingStrideOne_in", "float16"): (D(919.0192871, -47.04913232, 919.0192871), D(-85.6978302, 2.063252982,
+        165.6979828), D(-92.79248047, -2.502500302, 124.9213867)),
+    ("SamePaddingStrideOne_f", "float32"): (D(542.5208333, 11.97685636, 542.5208333), D(24.58366677, 4.637875225,
+        182.5773119), D(15.35580014, -5.08087811, 21.52888517)),
+    ("SamePaddingStrideOne_f", "float16"): (D(542.5085449, 11.96688284, 542.5085449), D(24.57351685, 4.643354891,
+        182.5623322), D(15.35453796, -5.070740113, 21.5316925)),
+    ("SamePaddingStrideTwo_in", "float32"): (D(148.7499987, 10.50699835, 148.7499987), D(29.26028943, -4.387341954,
+        104.28931), D(4.260965731, 0.02922947396, 47.45348758)),
+    ("SamePaddingStrideTwo_in", "float16"): (D(148.7490234, 10.50230455, 148.7490234), D(29.24745178, -4.388078517,
+        104.2843781), D(4.24949646, 0.0266344387, 47.46559143)),
+    ("SamePaddingStrideTwo_f", "float32"): (D(166.6624991, -13.33226298, 166.6624991), D(-21.61481408, -13.82213351,
+        206.0893488), D(-20.03666272, 0.354488459, 38.6613149)),
+    ("SamePaddingStrideTwo_f", "float16"): (D(166.6663208, -13.33823779, 166.6663208), D(-21.62045288, -13.82470168,
+        206.0920715), D(-20.03004456, 0.3551190851, 38.65187073)),
+    ("SamePaddingStrideThree_in", "float32"): (D(406.6501303, -17.15649224, 406.6501303), D(-3.662524506, 5.381447605,
+        249.0908923), D(-38.19225257, -0.9436179895, 53.26913027)),
+    ("SamePaddingStrideThree_in", "float16"): (D(406.6313477, -17.15940269, 406.6313477), D(-3.672579765, 5.378522991,
+        249.1015139), D(-38.18911743, -0.9390334782, 53.2852478)),
+    ("SamePaddingStrideThree_f", "float32"): (D(267.1936353, -30.56991792, 267.1936353), D(-54.22385208, -1.201712279,
+        232.3587391), D(-63.86429622, 0.8037966827, 97.74373045)),
+    ("SamePaddingStrideThree_f", "float16"): (D(267.1826172, -30.56635642, 267.1826172), D(-54.24593353, -1.200423024,
+        232.3573227), D(-63.87307739, 0.8001743229, 97.7492981)),
+    ("SamePaddingStride2x1_f", "float32"): (D(1016.960939, -4.301520798, 1016.960939), D(-6.54093188, 5.394696276,
+        166.7845358), D(-9.449688549, 1.547782107, 13.15979716)),
+    ("SamePaddingStride2x1_f", "float16"): (D(1016.978516, -4.298652714, 1016.978516), D(-6.566543579, 5.393600155,
+        166.7990875), D(-9.461378336, 1.543858361, 13.169245)),
+    ("KernelSizeMatchesInputSize", "float32"): (D(40.74999928, -15.99529272, 40.74999928), D(-5.730350537,
+        -5.589528373, 50.96748371), D(-31.18241742, -0.2833872924, 31.18241742)),
+    ("KernelSizeMatchesInputSize", "float16"): (D(40.75195312, -15.99571142, 40.75195312), D(-5.736282349,
+        -5.58957059, 50.96714783), D(-31.18872833, -0.2790295975, 31.18872833)),
+    ("1x1PaddingStrideOne", "float32"): (D(395.5638861, 3.535628542, 395.5638861), D(6.075936641, -3.536271932,
+        44.31620656), D(7.218826029, 2.783267022, 8.830062597)),
+    ("1x1PaddingStrideOne", "float16"): (D(395.5717773, 3.532437346, 395.5717773), D(6.056419373, -3.535856523,
+        44.30905914), D(7.217769623, 2.788328984, 8.835300446)),
+    ("1x1PaddingStrideTwo", "float32"): (D(118.3388882, -13.47468252, 118.3388882), D(-23.423006, -7.1022233,
+        84.66593891), D(-24.80328139, -1.887789553, 33.65154358)),
+    ("1x1PaddingStrideTwo", "float16"): (D(118.3374023, -13.47421155, 118.3374023), D(-23.43261719, -7.107793574,
+        84.67285156), D(-24.80879211, -1.880958795, 33.65486145)),
+    ("2x2PaddingStrideOne", "float32"): (D(523.750002, 1.550203334, 523.750002), D(4.03182476, -2.491063841,
+        58.31465762), D(0.7215110064, -64.68368124, 169.6132513)),
+    ("2x2PaddingStrideOne", "float16"): (D(523.7510223, 1.545820347, 523.7510223), D(4.035705566, -2.4842413,
+        58.28149414), D(0.732421875, -64.68482341, 169.6132812)),
+    ("1_2_3_4PaddingStride3x2", "float32"): (D(151.4730902, 10.16866516, 151.4730902), D(-0.7354248501, 2.492034939,
+        164.1973159), D(25.47104118, 0.201182919, 30.42447742)),
+    ("1_2_3_4PaddingStride3x2", "float16"): (D(151.4709473, 10.17427863, 151.4709473), D(-0.7297973633, 2.491744592,
+        164.1980591), D(25.47595215, 0.1998156209, 30.4317627)),
+    ("4_3_2_1PaddingStride2x1", "float32"): (D(152.5333368, -19.84544327, 152.5333368), D(-42.45564209, -0.7279672703,
+        140.0627917), D(-38.86383671, -4.516119638, 46.1388889)),
+    ("4_3_2_1PaddingStride2x1", "float16"): (D(152.5119019, -19.84247836, 152.5119019), D(-42.45910645, -0.7334133012,
+        140.0640869), D(-38.85644531, -4.510048384, 46.13183594)),
+    ("0_0_0_5PaddingStride1x2", "float32"): (D(443.3769855, 34.87286392, 443.3769855), D(-18.11985065, 0.3865238028,
+        371.1936873), D(73.57559058, -0.02138342186, 81.66543332)),
+    ("0_0_0_5PaddingStride1x2", "float16"): (D(443.3706055, 34.87814764, 443.3706055), D(-18.15731049, 0.394979345,
+        371.1918564), D(73.56274414, -0.02453584728, 81.6550293)),
+    ("GroupConv", "float32"): (D(350.4187495, -0.7957497808, 350.4187495), D(1.706749339, -4.809112281, 143.1620921),
+        D(-2.679567695, 0.02518125952, 27.11828607)),
+    ("GroupConv", "float16"): (D(350.4121094, -0.8018499593, 350.4121094), D(1.697570801, -4.805300469, 143.1542664),
+        D(-2.680999756, 0.02645464067, 27.12051392)),
+}
+
+
+@pytest.mark.parametrize("name", list(_CONV_GRADIENT_CASES))
+def test_conv_gradient(name):
+    """Conv2DTest.ConstructAndTestGradient's cases (float32, and float16 for the cases with explicit padding and
+    the group convolution): the output and the x and w gradients."""
+    b, r, c, fr, fc, ind, outd, strides, padding, groups = _CONV_GRADIENT_CASES[name]
+    xs, ws = (b, r, c, ind), (fr, fc, ind // groups, outd)
+    n, m = int(np.prod(xs)), int(np.prod(ws))
+    dtypes = ["float32"] + (["float16"] if not isinstance(padding, str) or groups > 1 else [])
+    for dtype in dtypes:
+        x = tj.constant(np.arange(n).reshape(xs) / n, dtype=dtype)
+        w = tj.constant(np.arange(m).reshape(ws) / m, dtype=dtype)
+        with tj.GradientTape() as tape:
+            tape.watch([x, w])
+            y = _conv(x, w, strides, padding, groups=groups)
+        upstream = np.cos(np.arange(y.size) * 0.7).reshape(y.shape).astype(dtype)
+        dx, dw = tape.gradient(y, [x, w], output_gradients=upstream)
+        assert y.dtype == dx.dtype == dw.dtype == np.dtype(dtype)
+        tol = 1e-3 if dtype == "float16" else 1e-5
+        for got, want in zip((y, dx, dw), _CONV_GRADIENT[name, dtype]):
+            _close(got, want, tol)
