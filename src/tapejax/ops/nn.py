@@ -197,12 +197,24 @@ def _from_output(name: str, f, grad, tangent, samples) -> OpDef:
                  jvp=lambda p, t, y, **static: tangent(y, t[0], **static), samples=samples)
 
 
+def _in_float32(f):
+    """``f`` computed in float32 for float16/bfloat16 inputs and rounded once, as TF's Softmax kernel (XLA,
+    computing in the input's dtype, rounds after every step: bfloat16 softmax values an ulp off TF's). TF's
+    LogSoftmax rounds its steps, as XLA does."""
+    @functools.wraps(f)
+    def g(x, **static):
+        if x.dtype in (jnp.float16, jnp.bfloat16):
+            return f(x.astype(jnp.float32), **static).astype(x.dtype)
+        return f(x, **static)
+    return g
+
+
 def _softmax_product(y, v, axis=-1):
     return y * (v - jnp.sum(v * y, axis=axis, keepdims=True))  # its Jacobian is symmetric: gradient = tangent
 
 
 # name                               function               gradient (g) / tangent (t) from y      TF convention
-_softmax = _from_output("softmax", jax.nn.softmax, _softmax_product, _softmax_product, _samples(  # SoftmaxGrad
+_softmax = _from_output("softmax", _in_float32(jax.nn.softmax), _softmax_product, _softmax_product, _samples(  # SoftmaxGrad
     ((_r(3, 4),), {"axis": 1}), ((_r(2, 3, 4),), {"axis": 1}), ((_r(2, 3, 4),), {"axis": (0, 2)})))
 _log_softmax = _from_output("log_softmax", jax.nn.log_softmax,  # LogSoftmaxGrad
                             lambda y, g, axis=-1: g - jnp.exp(y) * jnp.sum(g, axis=axis, keepdims=True),
