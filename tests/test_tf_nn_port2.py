@@ -291,6 +291,49 @@ def test_batch_norm_grad_grad(name, dtype):
             _close(g, w, tol, 0 if isinstance(w, D) else tol)
 
 
+def test_batch_norm_second_order_connections():
+    """_test_grad_grad's connections, reverse over reverse and forward over reverse (TF 2.21, float32, x and grad_y
+    of shape [2, 3, 2, 2] from np.random.seed(1), scale [0.5, 1.5], offset [0.1, 0.2]): the gradients depend on x,
+    scale and grad_y (zeros where the formula does not read them; they were None), never on offset (None)."""
+    np.random.seed(1)
+    xv, gyv = (np.random.random_sample([2, 3, 2, 2]).astype(np.float32) for _ in range(2))
+    x, gy, s, o = tj.constant(xv), tj.constant(gyv), tj.constant([0.5, 1.5]), tj.constant([0.1, 0.2])
+    with tj.GradientTape(persistent=True) as outer:
+        outer.watch([x, gy, s, o])
+        with tj.GradientTape() as inner:
+            inner.watch([x, s, o])
+            y, _, _ = tj.nn.batch_norm(x, s, o, epsilon=0.001)
+        gx, gs, go = inner.gradient(y, [x, s, o], output_gradients=gy)
+    d_gy, d_x, d_s, d_o = outer.gradient(gx, [gy, x, s, o])
+    assert d_o is None
+    for g in (d_gy, d_x, d_s):  # the sum of the x gradient is 0 whatever the inputs
+        np.testing.assert_allclose(g.numpy(), 0.0, atol=1e-5)
+    d_gy, d_x, d_s, d_o = outer.gradient(gs, [gy, x, s, o])
+    assert d_o is None
+    np.testing.assert_allclose(d_gy.numpy().ravel()[:3], [0.5984741, 0.63815415, -1.3527803], rtol=1e-5)
+    np.testing.assert_allclose(d_x.numpy().ravel()[:3], [1.4392416, 1.2256818, -1.0421336], rtol=1e-5)
+    np.testing.assert_array_equal(d_s.numpy(), [0.0, 0.0])
+    d_gy, d_x, d_s, d_o = outer.gradient(go, [gy, x, s, o])
+    assert d_o is None
+    np.testing.assert_array_equal(d_gy.numpy(), np.ones([2, 3, 2, 2]))
+    np.testing.assert_array_equal(d_x.numpy(), np.zeros([2, 3, 2, 2]))
+    np.testing.assert_array_equal(d_s.numpy(), [0.0, 0.0])
+
+    for primals, want in (([x, s, o], "connected"), ([o], None)):
+        with tj.ForwardAccumulator(primals, [tnp.ones_like(p) for p in primals]) as acc:
+            with tj.GradientTape() as inner:
+                inner.watch([x, s, o])
+                y, _, _ = tj.nn.batch_norm(x, s, o, epsilon=0.001)
+            gx, gs, go = inner.gradient(y, [x, s, o], output_gradients=gyv)
+        tangents = [acc.jvp(t) for t in (gx, gs, go)]
+        if want is None:  # an offset tangent reaches none of them
+            assert tangents == [None, None, None]
+            continue
+        np.testing.assert_allclose(tangents[0].numpy().ravel()[:3], [1.4392412, 1.22568, -1.0421331], rtol=1e-5)
+        np.testing.assert_allclose(tangents[1].numpy(), [0.0, 0.0], atol=1e-4)  # TF: [2.8e-06, 3.2e-06]
+        np.testing.assert_array_equal(tangents[2].numpy(), [0.0, 0.0])  # zeros, not None
+
+
 # -- softmax, log_softmax (kernel_tests/nn_ops/softmax_op_test.py) --------------------------------------------
 # testInvalidAxis/testDimTooLarge, _testOverflow and testSoftmaxDoubleGradientPreservesSmallComponent are in
 # test_tf_nn_ops_port.py. float64 cases run in float32 (x64 is off); TF's float64 values are compared in float32.
@@ -455,8 +498,8 @@ def test_bias_add_int_types(dtype):
 
 _BIAS_CASES = {  # name: (x shape, channels, data_format)
     "2d": ((3, 2), 2, "NHWC"), "3d": ((1, 3, 2), 2, "NHWC"), "3dc": ((1, 2, 3), 2, "NCHW"),
-    "4d": ((2, 3, 4, 2), 2, "NHWC"), "4dwide": ((2, 2, 2, 64), 64, "NHWC"), "5d": ((1, 2, 3, 4, 2), 2, "NHWC"),
-    "5dc": ((1, 2, 2, 3, 4), 2, "NCHW"), "1x1": ((4, 1, 1, 32), 32, "NHWC"), "1x1c": ((4, 32, 1, 1), 32, "NCHW"),
+    "4d": ((2, 3, 4, 2), 2, "NHWC"), "4dwide": ((2, 2, 2, 64), 64, "NHWC"), "5dc": ((1, 2, 2, 3, 4), 2, "NCHW"),
+    "1x1c": ((4, 32, 1, 1), 32, "NCHW"),
 }
 _BIAS = {  # (y, x gradient, bias gradient, gradient of the bias gradient w.r.t. the upstream gradient)
     ("2d", "float32"): ([3.2, 4.83, 5.2, 6.83, 7.2, 8.83], [0.93, 0.09, 0.95, 0.43, 0.4, -0.57], [2.28, -0.050000012],
@@ -471,37 +514,23 @@ _BIAS = {  # (y, x gradient, bias gradient, gradient of the bias gradient w.r.t.
         [-0.56, 0.74, -0.56, 0.74, -0.56, 0.74]),
     ("3dc", "float32"): ([3.2, 4.2, 5.2, 6.83, 7.83, 8.83], [0.93, 0.09, 0.95, 0.43, 0.4, -0.57], [1.97, 0.26000005],
         [-0.56, -0.56, -0.56, 0.74, 0.74, 0.74]),
-    ("3dc", "float16"): ([3.1992188, 4.1992188, 5.1992188, 6.828125, 7.828125, 8.828125], [0.9301758, 0.090026855,
-        0.9501953, 0.42993164, 0.39990234, -0.5698242], [1.9707031, 0.2602539], [-0.5600586, -0.5600586, -0.5600586,
-        0.7402344, 0.7402344, 0.7402344]),
-    ("3dc", "bfloat16"): ([3.203125, 4.1875, 5.1875, 6.8125, 7.8125, 8.8125], [0.9296875, 0.08984375, 0.94921875,
-        0.4296875, 0.40039062, -0.5703125], [1.96875, 0.2578125], [-0.55859375, -0.55859375, -0.55859375, 0.73828125,
-        0.73828125, 0.73828125]),
     ("4d", "float32"): (D(1296.720029, 70.73514999, 1296.720029), D(1.549999954, -3.869512801, 24.13000015),
         [1.6399995, -0.09000003], D(4.320000172, -0.2433264089, 31.20000029)),
-    ("4d", "float16"): (D(1296.753906, 70.73865321, 1296.753906), D(1.549888611, -3.869657068, 24.13069916),
-        [1.6396484, -0.09020996], D(4.32421875, -0.2432522574, 31.20703125)),
-    ("4d", "bfloat16"): (D(1296.953125, 70.74163725, 1296.953125), D(1.541015625, -3.869855231, 24.13085938),
-        [1.6328125, -0.09765625], D(4.3125, -0.2426268342, 31.125)),
     ("4dwide", "float32"): (D(132289.0399, -69.74860432, 132289.0399), D(23.83000005, -12.18149111, 250.1300001),
         D(23.82999923, -12.55926894, 84.16999971), D(4.00000155, -0.9561939228, 274.5599992)),
-    ("5d", "float32"): (D(1296.720029, 70.73514999, 1296.720029), D(1.549999954, -3.869512801, 24.13000015),
-        [1.6399995, -0.09000003], D(4.320000172, -0.2433264089, 31.20000029)),
     ("5dc", "float32"): (D(1296.720041, 71.84308443, 1296.720041), D(1.549999954, -3.869512801, 24.13000015), [3.61,
         -2.06], D(4.320000172, 2.042891883, 31.20000029)),
     ("5dc", "float16"): (D(1297.027344, 71.8368653, 1297.027344), D(1.549888611, -3.869657068, 24.13069916),
         [3.609375, -2.0605469], D(4.32421875, 2.043481237, 31.20703125)),
     ("5dc", "bfloat16"): (D(1295.828125, 71.84044347, 1295.828125), D(1.541015625, -3.869855231, 24.13085938),
         [3.609375, -2.0625], D(4.3125, 2.038095719, 31.125)),
-    ("1x1", "float32"): (D(8496.24002, 182.0980657, 8496.24002), D(7.279999973, -7.060722327, 61.76000008),
-        D(7.280000255, 2.170702879, 27.80000003), D(-16.23999991, 0.9723962901, 64.87999947)),
     ("1x1c", "float32"): (D(8496.24002, 182.0980657, 8496.24002), D(7.279999973, -7.060722327, 61.76000008),
         D(7.280000255, 2.170702879, 27.80000003), D(-16.23999991, 0.9723962901, 64.87999947)),
 }
 
 
 @pytest.mark.parametrize("name,dtype", [(n, "float32") for n in _BIAS_CASES] + [
-    (n, dt) for n in ("2d", "3dc", "4d", "5dc") for dt in ("float16", "bfloat16")])
+    (n, dt) for n in ("2d", "5dc") for dt in ("float16", "bfloat16")])
 def test_bias_add_gradients(name, dtype):
     """testGradientTensor2D, 3D, 4D, 5D and test1x1Image (NHWC and NCHW; float16 and bfloat16 against TF's values in
     those dtypes: TF's BiasAddGrad sums bfloat16 in another order, within TF's own tolerance)."""
