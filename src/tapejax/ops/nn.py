@@ -488,6 +488,13 @@ def batch_norm(x, scale, offset, epsilon=1e-3, axis=-1):
     (``n / (n - 1)``) variance meant for running averages, while ``y`` uses the biased one. Gradients
     flow from all three outputs."""
     ax = _axis(axis, tnp.ndim(x))
+    channels = tnp.shape(x)[ax]
+    for name, p in (("scale", scale), ("offset", offset)):
+        # as TF (InvalidArgumentError "scale must have the same number of elements as the channels of x"): not a
+        # broadcasting error from inside the op
+        if tuple(tnp.shape(p)) != (channels,):
+            raise ValueError(f"tj.nn.batch_norm: {name} must be a vector with one element per channel of x "
+                             f"(axis {ax}: {channels}), got shape {tuple(tnp.shape(p))}")
     return _batch_norm(x, scale, offset, epsilon=float(epsilon), axis=ax)
 
 
