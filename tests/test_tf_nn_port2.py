@@ -846,3 +846,24 @@ def test_conv_gradient(name):
         tol = 1e-3 if dtype == "float16" else 1e-5
         for got, want in zip((y, dx, dw), _CONV_GRADIENT[name, dtype]):
             _close(got, want, tol)
+
+
+@pytest.mark.parametrize("name", ["SamePaddingStrideTwo_in", "1_2_3_4PaddingStride3x2", "GroupConv"])
+def test_conv_gradient_nchw(name):
+    """ConstructAndTestGradient's data_format="NCHW" configurations (TF runs them on GPUs): tj.nn.conv's default
+    NCHW/OIHW layout, by transposes, gives TF's NHWC values."""
+    b, r, c, fr, fc, ind, outd, strides, padding, groups = _CONV_GRADIENT_CASES[name]
+    xs, ws = (b, r, c, ind), (fr, fc, ind // groups, outd)
+    n, m = int(np.prod(xs)), int(np.prod(ws))
+    x = tj.constant(np.arange(n).reshape(xs) / n, dtype="float32")
+    w = tj.constant(np.arange(m).reshape(ws) / m, dtype="float32")
+    with tj.GradientTape() as tape:
+        tape.watch([x, w])
+        y = tj.nn.conv(tnp.transpose(x, (0, 3, 1, 2)), tnp.transpose(w, (3, 2, 0, 1)), strides,
+                       padding if isinstance(padding, str) else tuple(tuple(p) for p in padding),
+                       feature_group_count=groups)
+        y = tnp.transpose(y, (0, 2, 3, 1))
+    upstream = np.cos(np.arange(y.size) * 0.7).reshape(y.shape).astype(np.float32)
+    dx, dw = tape.gradient(y, [x, w], output_gradients=upstream)
+    for got, want in zip((y, dx, dw), _CONV_GRADIENT[name, "float32"]):
+        _close(got, want, 1e-5)
