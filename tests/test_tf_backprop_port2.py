@@ -200,6 +200,30 @@ def test_function_indexed_slices_gradient():
     close(t.gradient(y, x), [1.0])
 
 
+def test_tape_gradient_non_float_target():
+    # testTapeGradientStringTarget, with an int32 target in place of the string one (tj has no string
+    # tensors): a target of a non-differentiable dtype gives a None gradient.
+    x, s = tj.constant(3.0), tj.constant(7)
+    with tj.GradientTape() as t:
+        t.watch(x)
+        with pytest.warns(UserWarning):
+            t.watch(s)
+    assert t.gradient(s, x) is None
+
+
+def test_invalid_backward_message():
+    # testInvalidRecordOperationMessage: a backward function returning too few gradients fails naming the
+    # op (TF: record_operation + InternalError "InvalidBackprop.*too few gradients"; tj: tj.op with a vjp,
+    # ValueError naming the op and both counts, API.md's rule for gradient counts).
+    bad = tj.op(lambda x: x * 2., name="InvalidBackprop", vjp=lambda primals, ct: ())
+    x = tj.constant(1.)
+    with tj.GradientTape() as g:
+        g.watch(x)
+        y = bad(x)
+    with pytest.raises(ValueError, match="InvalidBackprop.*returned 0 gradients, expected 1"):
+        g.gradient(y, x)
+
+
 def test_tape_noop_on_variable_is_identity():
     # testTapeNoOpOnVariableIsIdentity
     v0 = tj.Variable(1.0)
@@ -867,8 +891,8 @@ def test_recompute_grad_with_different_shape():
         y = list(outer_dict({"a": x[0], "b": x[1]}).values())
         close(y[0], [2., 3.])
         close(y[1], 2.)
-    # TF 2.21: f rebinds the entries of the dict it was given, so the recomputation in the backward pass
-    # starts from the outputs, not the Variables: zero gradients (not None). Without the rebinding, ones.
+    # TF 2.21: when f rebinds the entries of the dict it was given, the Variables get zero gradients (not
+    # None); without the rebinding, ones.
     g = t.gradient(y, x)
     close(g[0], [0., 0.])
     close(g[1], 0.)
