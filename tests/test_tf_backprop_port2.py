@@ -1186,3 +1186,42 @@ def test_watch_bad_thing_in_function():
             g.watch(np.array(1.))
         return x
     close(f(tj.constant(1.)), 1.)
+
+
+# -- the same cases as recurring steps: replayed as one compiled program after two op-by-op passes ---------------
+
+def test_tape_cases_replayed(replay_now):
+    # testPersistentNestedTape, testTapeStopStartRecording, testUnconnectedGradientsZeros and
+    # testTapeReset, each run as three identical steps: the third is replayed and gives TF's values too.
+    w = tj.Variable(1.)
+    for step in range(3):
+        with tj.GradientTape(persistent=True) as p:
+            x = tj.constant(3.0)
+            p.watch(x)
+            y = x * x
+            with tj.GradientTape(persistent=True) as gg:
+                gg.watch(y)
+                z = 2 * y
+            inner = gg.gradient(z, [y])[0]
+            y += inner
+        close([inner, p.gradient(y, [x])[0], p.gradient(z, [x])[0]], [2.0, 6.0, 12.0])
+        with tj.GradientTape(persistent=True) as t:
+            x2 = w * 2
+            with t.stop_recording():
+                y = x2 * x2
+            z = x2 * x2
+        assert t.gradient(y, x2) is None
+        close([t.gradient(z, x2), t.gradient(z, w)], [4.0, 8.0])
+        xz, yz = tnp.full([2, 2], 1.0), tj.constant(3.0)
+        with tj.GradientTape() as g:
+            g.watch([xz, yz])
+            z = yz * 2
+        close(g.gradient(z, xz, unconnected_gradients="zero"), np.zeros((2, 2)))
+        with tj.GradientTape() as r:
+            loss = w * w
+            r.reset()
+            loss += w * w
+        close(r.gradient(loss, w), 2.0)
+        if step == 2:
+            how = [tape.last_replay for tape in (p, t, g, r)]
+            assert all(h.startswith("replayed") for h in how), how
