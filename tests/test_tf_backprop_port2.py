@@ -34,20 +34,25 @@ def grads_of(f, *args, dy=None):
 VAR = np.arange(1, 9, dtype=np.float32).reshape(4, 2) / 10.
 
 
-def test_aggregate_gradients():
-    # testAggregateGradients: three embedding lookups (IndexedSlices in TF) of the same tensor, summed.
+@pytest.mark.parametrize("min_count", [1, 4])
+def test_aggregate_gradients(min_count):
+    # testAggregateGradients: three embedding lookups (IndexedSlices in TF) of the same tensor, summed
+    # (also with early aggregation of every pair of contributions).
     def fn(x):
         return tnp.take(x, tj.constant([0, 1]), axis=0) * tnp.take(x, tj.constant([2, 3]), axis=0) * \
             tnp.take(x, tj.constant([1, 3]), axis=0)
-    g, = grads_of(fn, VAR)
+    with tj.config.aggregation(min_count=min_count, min_bytes=0):
+        g, = grads_of(fn, VAR)
     close(g, [[0.15, 0.24], [0.54, 0.76], [0.03, 0.08], [0.42, 0.64]], rtol=1e-5)
 
 
-def test_aggregate_gradients_with_tensor():
+@pytest.mark.parametrize("min_count", [1, 4])
+def test_aggregate_gradients_with_tensor(min_count):
     # testAggregateGradientsWithTensor: a lookup's sparse gradient summed with a dense one.
     def fn(x):
         return tnp.take(x, tj.constant([0, 1]), axis=0) * tnp.sum(x * tj.constant(2.0))
-    g, = grads_of(fn, VAR)
+    with tj.config.aggregation(min_count=min_count, min_bytes=0):
+        g, = grads_of(fn, VAR)
     close(g, [[9.2, 9.2], [9.2, 9.2], [2.0, 2.0], [2.0, 2.0]], rtol=1e-5)
 
 
