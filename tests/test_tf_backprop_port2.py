@@ -1230,3 +1230,53 @@ def test_tape_cases_replayed(replay_now):
         if step == 2:
             how = [tape.last_replay for tape in (p, t, g, r)]
             assert all(h.startswith("replayed") for h in how), how
+
+
+# -- an assignment that returns the variable is an access (TF's _lazy_read -> variable_accessed) ----------------
+
+@pytest.mark.parametrize("op", ["assign", "assign_add", "assign_sub"])
+def test_assignment_under_tape_watches_variable(op):
+    # testAutomaticWatchedVariables' rule for writes, TF 2.21: v.assign*(...) (read_value=True) under a tape
+    # lists v in watched_variables(); with read_value=False, with watch_accessed_variables=False, under
+    # stop_recording, or for a non-trainable Variable it does not. An int32 trainable Variable is listed.
+    v, u, iv = tj.Variable(2.), tj.Variable(1., trainable=False), tj.Variable(1)
+    with tj.GradientTape() as t:
+        getattr(v, op)(1.)
+    assert t.watched_variables() == (v,)
+    with tj.GradientTape() as t:
+        getattr(v, op)(1., read_value=False)
+    assert t.watched_variables() == ()
+    with tj.GradientTape(watch_accessed_variables=False) as t:
+        getattr(v, op)(1.)
+    assert t.watched_variables() == ()
+    with tj.GradientTape() as t:
+        with t.stop_recording():
+            getattr(v, op)(1.)
+    assert t.watched_variables() == ()
+    with tj.GradientTape() as t:
+        getattr(u, op)(1.)
+    assert t.watched_variables() == ()
+    with tj.GradientTape() as t:
+        getattr(iv, op)(1)
+    assert t.watched_variables() == (iv,)
+
+
+def test_assignment_watches_variable_in_function():
+    # TF 2.21: inside a tf.function, a tape around v.assign_add(1.) watches v (1 watched variable); a tape
+    # around a call of a tf.function that assigns v watches it too.
+    v = tj.Variable(2.)
+
+    @tj.function
+    def g():
+        with tj.GradientTape() as t:
+            v.assign_add(1.)
+        return len(t.watched_variables())
+    assert int(g()) == 1
+
+    @tj.function
+    def f():
+        v.assign_add(1.)
+        return 0
+    with tj.GradientTape() as t:
+        f()
+    assert t.watched_variables() == (v,)
