@@ -6,6 +6,8 @@ TensorFlow and hard-coded here. Cases TF writes with its old eager helpers (`bac
 `implicit_grad`, `implicit_val_and_grad`, `val_and_grad_function`, `make_vjp`) are ported with
 `tj.GradientTape`: the helper watches its arguments (or the Variables read), takes `tape.gradient` of the
 function's outputs (summed) and, for `dy=`, passes `output_gradients` -- that is the semantics checked.
+TF's `run_in_graph_and_eager_modes` cases are also run inside `tj.function` (the graph-mode half), and a
+few tape cases as recurring steps (replayed as one compiled program).
 """
 import numpy as np
 import pytest
