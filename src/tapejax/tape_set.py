@@ -52,6 +52,8 @@ class RecordHooks:
     def __init__(self) -> None:
         # (variable, tensor): ``tensor = read(variable)`` happened while something records (Variable.read_value).
         self.variable_read: Callable[[Any, Any], None] = _ignore
+        # (variable): the variable was accessed without a read to record (an assignment that returns it).
+        self.variable_accessed: Callable[[Any], None] = _ignore
 
 
 record_hooks = RecordHooks()

@@ -667,21 +667,32 @@ class Variable(ArrayShape):
         if not (_assign_deferral is not None and type(value) is Tensor
                 and _assign_deferral(self, value, "assign", None)):
             self._set(self._checked(value, "assign"))
-        return self if read_value else None
+        return self._returned(read_value)
 
     def assign_add(self, delta: Any, read_value: bool = True) -> Optional["Variable"]:
         if not (_assign_deferral is not None and type(delta) is Tensor
                 and _assign_deferral(self, delta, "assign_add", _add_kernel)):
             d = self._checked(delta, "assign_add")
             self._set(_add_kernel(self._current(), d))
-        return self if read_value else None
+        return self._returned(read_value)
 
     def assign_sub(self, delta: Any, read_value: bool = True) -> Optional["Variable"]:
         if not (_assign_deferral is not None and type(delta) is Tensor
                 and _assign_deferral(self, delta, "assign_sub", _sub_kernel)):
             d = self._checked(delta, "assign_sub")
             self._set(_sub_kernel(self._current(), d))
-        return self if read_value else None
+        return self._returned(read_value)
+
+    def _returned(self, read_value: bool) -> Optional["Variable"]:
+        """What an assignment returns. Returning the variable accesses it, as TF's ``_lazy_read`` calls
+        ``variable_accessed``: tapes that watch accessed variables watch it (nothing is recorded: no value
+        was read)."""
+        if not read_value:
+            return None
+        st = tape_set.state
+        if st.tapes and not st.stopped:
+            tape_set.record_hooks.variable_accessed(self)
+        return self
 
     def _in_place_operator(self, other):
         """``v += x`` would rebind ``v`` to a new Tensor and leave the Variable unchanged (a Module attribute

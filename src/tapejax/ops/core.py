@@ -1128,4 +1128,11 @@ def record_identity(name: str, src: Tensor, dst: Tensor, skip: Sequence = ()) ->
         acc.record_identity(src._id, dst)
 
 
+def record_variable_accessed(var: Variable) -> None:
+    """``var`` was accessed without a read (an assignment returning it): the tapes that watch accessed
+    variables watch it, as TF's ``variable_accessed``."""
+    record.watch_read_variables((var,))
+
+
 tape_set.record_hooks.variable_read = record_variable_read  # Variable.read_value records through this
+tape_set.record_hooks.variable_accessed = record_variable_accessed  # and Variable.assign* through this
