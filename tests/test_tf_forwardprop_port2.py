@@ -585,6 +585,20 @@ def test_unconnected_gradients():
         assert acc.jvp(y, unconnected_gradients="none") is None
 
 
+def test_none_tangent_and_unconvertible_values_raise_value_error():
+    # TF: ForwardAccumulator(x, None) raises ValueError ("Attempt to convert a value (None) with an
+    # unsupported type"), as tf.constant / tf.convert_to_tensor of None or of an arbitrary object do;
+    # tapejax raised TypeError (its error is now both, so TypeError handlers still catch it)
+    x = tj.constant(1.)
+    with pytest.raises(ValueError):
+        tj.ForwardAccumulator(x, None)
+    for value in (None, object(), [1., None]):
+        with pytest.raises(ValueError):
+            tj.constant(value)
+        with pytest.raises(TypeError):
+            tj.convert_to_tensor(value)
+
+
 # --- ControlFlowTests (tapejax has no autograph: the loop count and the condition are Python values) --
 
 @tj.function
