@@ -599,6 +599,42 @@ def test_none_tangent_and_unconvertible_values_raise_value_error():
             tj.convert_to_tensor(value)
 
 
+def test_function_calls_under_nested_tapes_and_accumulators():
+    # tf.function calls under accumulators nested with tapes (the patterns of testBackwardOverForward,
+    # testBatchBackwardOverForward and testVariablesHVP with the function in the middle) give TF's eager
+    # values. TF 2.21's tf.function path raises there (InternalError "returned too few gradients" for
+    # reverse over forward, ValueError "Shapes (3,) and () are incompatible" for the batch case, TypeError
+    # for the Variable case): a TF bug, not matched.
+    f = tj.function(lambda x: tnp.sin(x) * x)
+    x, t = tj.constant(1.5), tj.constant(2.)
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch([x, t])
+        with tj.ForwardAccumulator(x, t) as acc:
+            y = f(x)
+        j = acc.jvp(y)
+    close(j, 2.2072019577026367)
+    close(tape.gradient(j, x), -2.709536075592041)
+    close(tape.gradient(j, t), 1.1036009788513184)
+
+    x = tj.constant(0.7)
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        with tj.ForwardAccumulator._batch_accumulator(x, tj.constant([1., 2., -1.])) as acc:
+            y = f(x)
+        j = acc.jvp(y)
+    close(j, [1.1796070337295532, 2.3592140674591064, -1.1796070337295532])
+    close(tape.jacobian(j, x), [1.0787320137023926, 2.157464027404785, -1.0787320137023926])
+
+    v = tj.Variable([[1., 2.], [3., 4.]])
+    g = tj.function(lambda a: tnp.sum(tnp.exp(tnp.matmul(a, v) * 0.1)))
+    with tj.ForwardAccumulator(v, tj.constant([[1., 0.], [0., 1.]])) as acc:
+        with tj.GradientTape() as tape:
+            y = g(tj.constant([[0.5, -0.5]]))
+        gv = tape.gradient(y, v)
+    close(gv, [[0.045242, 0.045242], [-0.045242, -0.045242]], rtol=1e-4)
+    close(acc.jvp(gv), [[0.002262, -0.002262], [-0.002262, 0.002262]], rtol=1e-3)
+
+
 # --- ControlFlowTests (tapejax has no autograph: the loop count and the condition are Python values) --
 
 @tj.function
