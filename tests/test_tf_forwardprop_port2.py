@@ -186,6 +186,38 @@ def test_numeric_higher_order():
     _check_gradients(f, [tj.constant([[2.0, 3.0], [1.0, 4.0]])], want, rtol=1e-4, atol=1e-3)
 
 
+def test_custom_gradient_order_3():
+    # ForwardpropTest.testCustomGradient, the parts test_tf_forwardprop_port.py leaves out (the third order
+    # and the reverse-mode Jacobians): TF's Jacobians diag(cos x), diag(-sin x), diag(-cos x) at [1, 2]
+    @tj.custom_gradient
+    def f(x):
+        def grad(dy):
+            return dy * tnp.cos(x)
+        return np.sin(x.numpy()), grad
+    want = [[np.diag([0.5403023, -0.41614684])], [np.diag([-0.84147096, -0.9092974])],
+            [np.diag([-0.5403023, 0.41614684])]]
+    _check_gradients(f, [tj.constant([1., 2.])], want, rtol=1e-6, atol=1e-7)
+
+
+def test_batch_accumulator_over_custom_gradient():
+    # A batch of tangents through a custom gradient (what the batched _jacfwd above does): each row's JVP
+    # is the unbatched accumulator's, the transpose of grad_fn (cos(x) * t here). tapejax raised ValueError
+    # (one batch of output_gradients for the transposition); TF 2.21's _batch_accumulator fails there too
+    # (InvalidArgumentError from a reshape), a TF bug not matched.
+    @tj.custom_gradient
+    def f(x):
+        def grad(dy):
+            return dy * tnp.cos(x)
+        return np.sin(x.numpy()), grad
+    x = tj.constant([1., 2.])
+    basis = tj.constant([[1., 0.], [0., 1.], [1., 1.]])
+    with tj.ForwardAccumulator._batch_accumulator(x, basis) as acc:
+        y = f(x)
+    rows = [_jvp(f, [x], [basis[b]])[1].numpy() for b in range(3)]
+    close(acc.jvp(y), np.stack(rows))
+    close(acc.jvp(y), np.cos([1., 2.])[None] * basis.numpy(), rtol=1e-6)
+
+
 @pytest.mark.parametrize("value,op_fn,want", [
     (-0.5, tj.nn.elu, [0.60653067, 0.60653067, 0.60653067]),
     ([0.5], tj.nn.elu, [1., 0., 0.]),
