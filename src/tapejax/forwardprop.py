@@ -142,7 +142,14 @@ class Accumulator:
                     og.append(t)
             if not targets:
                 return
-            out_tans = tape.gradient(targets, aids, output_gradients=og)
+            if self.use_batch:
+                # the backward function is linear in its cotangents: transpose it once per tangent of the
+                # batch (tape.gradient takes one output gradient per target, not a batch of them)
+                per = [tape.gradient(targets, aids, output_gradients=[t[b] for t in og])
+                       for b in range(self._batch_size())]
+                out_tans = [None if ts[0] is None else tnp.stack(ts) for ts in zip(*per)]
+            else:
+                out_tans = tape.gradient(targets, aids, output_gradients=og)
         for o, t in zip(float_outs, out_tans):
             self._store(o, t)
 

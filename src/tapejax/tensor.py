@@ -923,6 +923,13 @@ def _variable_name(name: Optional[str]) -> str:
     return current_name_scope() + base + ":0"
 
 
+class ConversionError(TypeError, ValueError):
+    """A value tj.constant/convert_to_tensor cannot turn into a Tensor. TF raises ValueError for a value of
+    an unsupported type (None, an arbitrary object, a list holding one: "Attempt to convert a value (None)
+    with an unsupported type ...", also for a None tangent of a ForwardAccumulator) and TypeError for a
+    value its dtype cannot hold; one error that is both, so code written against either catches it."""
+
+
 def _check_lossless(value: Any, dtype, what: str, name: str) -> None:
     """As TF's conversion with a requested dtype: Python/numpy floats do not silently become ints or
     bools (nor complex numbers reals); TypeError, as TF's "Cannot convert 1.5 to EagerTensor of dtype int32"."""
@@ -1043,7 +1050,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None)
         if isinstance(value, (list, tuple)) and "inhomogeneous" in str(e):  # as TF's error for ragged lists
             raise ValueError(f"Can't convert a non-rectangular Python sequence to a tj.Tensor: {value!r}. Every "
                              "nested list along one axis must have the same length; pad the rows first.") from None
-        raise TypeError(f"Cannot convert {type(value).__name__} {value!r} to a tj.Tensor"
+        raise ConversionError(f"Cannot convert {type(value).__name__} {value!r} to a tj.Tensor"
                         + (f" of dtype {dtype}" if dtype is not None else "") + f": {e}") from None
     return Tensor(arr)
 
