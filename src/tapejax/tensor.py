@@ -1051,7 +1051,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None)
             raise ValueError(f"Can't convert a non-rectangular Python sequence to a tj.Tensor: {value!r}. Every "
                              "nested list along one axis must have the same length; pad the rows first.") from None
         raise ConversionError(f"Cannot convert {type(value).__name__} {value!r} to a tj.Tensor"
-                        + (f" of dtype {dtype}" if dtype is not None else "") + f": {e}") from None
+                              + (f" of dtype {dtype}" if dtype is not None else "") + f": {e}") from None
     return Tensor(arr)
 
 
