@@ -77,14 +77,16 @@ def test_svd_grad_compute_uv_false():
 
 def test_svd_full_matrices_far_from_square_has_no_gradient():
     """SvdGradOpTest only builds full_matrices=True cases with |m - n| <= 1: TF's SvdGrad raises
-    NotImplementedError beyond ("svd gradient is not implemented for abs(m - n) > 1"); tj: LookupError."""
+    NotImplementedError beyond ("svd gradient is not implemented for abs(m - n) > 1"); tj too (a LookupError as
+    well, as every missing gradient in tapejax)."""
     x = tj.constant(_rin(42, (2, 5)))
     with tj.GradientTape() as t:
         t.watch(x)
         u, s, vh = L.svd(x)
     assert u.shape == (2, 2) and vh.shape == (5, 5)
-    with pytest.raises(LookupError, match="not differentiable"):
+    with pytest.raises(NotImplementedError, match="not differentiable") as e:
         t.gradient(vh, x)
+    assert isinstance(e.value, LookupError)
 
 
 def test_svd_values_and_empty_batches():
@@ -130,8 +132,12 @@ def test_qr_grad_not_implemented_for_complete_deep_matrices():
         t.watch(x)
         ret = L.qr(x, mode="complete")
     assert ret.Q.shape == (5, 5) and ret.R.shape == (5, 2)
-    with pytest.raises(LookupError, match="QrGrad not implemented when nrows > ncols"):
+    with pytest.raises(NotImplementedError, match="QrGrad not implemented when nrows > ncols") as e:
         t.gradient(ret, x)
+    assert isinstance(e.value, LookupError)  # (tapejax's error for every missing gradient)
+    with tj.ForwardAccumulator(x, tj.constant(np.ones((5, 2), np.float32))) as acc:  # TF: forward mode too
+        with pytest.raises(NotImplementedError, match="QrGrad not implemented"):
+            L.qr(x, mode="complete")
     # mode='reduced' (TF's full_matrices=False) of the same matrix is differentiable
     with tj.GradientTape() as t:
         t.watch(x)

@@ -216,9 +216,10 @@ def _svd_full_rect_jvp(primals, tangents):
     (a,), (da,) = primals, tangents
     m, n = a.shape[-2:]
     if abs(m - n) > 1:
-        raise ValueError(f"tnp.linalg.svd with full_matrices=True on a matrix of shape {a.shape} (|m - n| > 1) is "
-                         "not differentiable (its extra singular vectors are not unique; TF's SvdGrad raises too); "
-                         "pass full_matrices=False")
+        raise NotImplementedError(
+            f"tnp.linalg.svd with full_matrices=True on a matrix of shape {a.shape} (|m - n| > 1) is not "
+            "differentiable (its extra singular vectors are not unique; TF's SvdGrad raises too); pass "
+            "full_matrices=False")
     u, s, vh = _svd_full_rect(a)
     k = min(m, n)
     h = lambda x: jnp.conj(jnp.swapaxes(x, -1, -2))  # noqa: E731
@@ -335,9 +336,10 @@ def _qr_complete_deep(a):
 
 @_qr_complete_deep.defjvp
 def _qr_complete_deep_jvp(primals, tangents):
-    raise ValueError(f"tnp.linalg.qr with mode='complete' on a matrix of shape {primals[0].shape} (more rows than "
-                     "columns) is not differentiable: its extra columns of Q are not unique (TF: \"QrGrad not "
-                     "implemented when nrows > ncols and full_matrices is true\"); use mode='reduced'")
+    raise NotImplementedError(
+        f"tnp.linalg.qr with mode='complete' on a matrix of shape {primals[0].shape} (more rows than columns) is "
+        "not differentiable: its extra columns of Q are not unique (TF: \"QrGrad not implemented when nrows > "
+        "ncols and full_matrices is true\"); use mode='reduced'")
 
 
 def _qr_fn(a, mode="reduced"):
