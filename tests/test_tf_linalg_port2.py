@@ -517,6 +517,25 @@ def test_norm_values():
     np.testing.assert_allclose(L.norm(xc, ord="fro", axis=(-2, -1)).numpy(), NORMC_fro, rtol=1e-5)
 
 
+# -- the *ConcurrentExecutesWithoutError / testExecuteMultipleWithoutError tests -----------------------------
+
+def test_repeated_decompositions_are_identical():
+    """SvdOpTest.testExecuteMultipleWithoutError, QrOpTest / CholeskyOpTest / SelfAdjointEigTest
+    .testConcurrentExecutesWithoutError, MatrixSolveOpTest.testConcurrent: the same input twice gives the same
+    outputs, bit for bit."""
+    m = np.random.RandomState(42).normal(size=(3, 2)).astype(np.float32)
+    sq = np.random.RandomState(24).normal(size=(2, 2)).astype(np.float32)
+    spd = sq @ sq.T + np.eye(2, dtype=np.float32)
+    runs = [lambda: L.svd(m, full_matrices=True), lambda: L.svd(m, full_matrices=False),
+            lambda: L.svd(m, compute_uv=False), lambda: L.qr(m, mode="complete"), lambda: L.qr(m),
+            lambda: L.eigh(spd), lambda: L.eigvalsh(spd), lambda: L.cholesky(spd), lambda: L.solve(sq, sq),
+            lambda: L.solve(_h(tj.constant(sq)), sq)]
+    for run in runs:
+        first, second = run(), run()
+        for x, y in zip(*(o if isinstance(o, tuple) else (o,) for o in (first, second))):
+            np.testing.assert_array_equal(x.numpy(), y.numpy())
+
+
 # == TF 2.21's values (computed with the TF cases above on the same inputs; Jacobians of shape out + in) ======
 SVD_f32_2x3_full_s = np.array([[[-0.16194126,  0.57444763,  0.4127363 ],
   [ 0.15355377, -0.54469502, -0.39135927]],
