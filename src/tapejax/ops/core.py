@@ -842,7 +842,8 @@ def _apply_recorded(op: OpDef, args, raw, static):
         if not _is_no_gradient_error(e):
             raise
         # JAX cannot differentiate this function: run it, and fail only if a gradient is asked for.
-        out, res, plan = k.forward(*raw), NoGradient(op.name, str(e).splitlines()[0]), None
+        out, res, plan = k.forward(*raw), NoGradient(op.name, str(e).splitlines()[0],
+                                                     isinstance(e, NotImplementedError)), None
     if isinstance(out, (tuple, list)):
         result = outs = tuple(Tensor(o) for o in out)
         spec = (True, tuple((tuple(o.shape), o.dtype, is_float(o.dtype)) for o in out))
@@ -1073,16 +1074,22 @@ def _is_no_gradient_error(e: Exception) -> bool:
         "can't apply forward-mode" in msg.lower() or "Differentiation rule for" in msg
 
 
+class NotImplementedGradientError(LookupError, NotImplementedError):
+    """No gradient for an op whose derivative rule raised NotImplementedError: TF's gradient functions raise
+    NotImplementedError for the cases they leave out (QrGrad, SvdGrad), so this is one, and a LookupError, as
+    every missing gradient in tapejax."""
+
+
 class NoGradient:
     """Residual stand-in for an op JAX cannot differentiate: asking for its gradient raises LookupError."""
 
-    def __init__(self, name: str, why: str) -> None:
-        self.name, self.why = name, why
+    def __init__(self, name: str, why: str, not_implemented: bool = False) -> None:
+        self.name, self.why, self.not_implemented = name, why, not_implemented
 
     def error(self) -> LookupError:
-        return LookupError(f"No gradient defined for op '{self.name}' ({self.why}). Wrap the computation in "
-                           "tj.stop_gradient, or give the op a gradient with tj.op(..., vjp=...) / "
-                           "tj.RegisterGradient.")
+        cls = NotImplementedGradientError if self.not_implemented else LookupError
+        return cls(f"No gradient defined for op '{self.name}' ({self.why}). Wrap the computation in "
+                   "tj.stop_gradient, or give the op a gradient with tj.op(..., vjp=...) / tj.RegisterGradient.")
 
 
 class IdentityBackward:

@@ -27,10 +27,15 @@ computes TF's convention from one definition:
   eigen/singular values TF's ``_SafeReciprocal`` (``x / (x^2 + 1e-20)``, 0 at 0) replaces ``1 / (w_j - w_i)``:
   the gradient of the eigen/singular values alone, and of the vectors of the distinct ones, stays finite
   (JAX's zero cotangent times inf is NaN); tapejax's ``eigh`` and ``svd`` (``compute_uv=True``) use it too.
-  ``svd(full_matrices=True)`` of a non-square matrix has no gradient (the extra singular vectors are not
-  unique; TF raises for ``|m - n| > 1``): asking for one raises LookupError; use ``full_matrices=False``.
+  ``svd(full_matrices=True)`` of an ``m x n`` matrix with ``|m - n| == 1`` has TF's gradient (the one extra
+  singular vector turns with the others); with ``|m - n| > 1`` it has none (the extra singular vectors are not
+  unique; TF raises): asking for one raises LookupError; use ``full_matrices=False``. Likewise
+  ``qr(mode='complete')`` of a matrix with more rows than columns (TF: "QrGrad not implemented"; JAX
+  differentiates it by a convention of its own).
 * ``det``/``slogdet`` values: TF computes them from an LU factorization for every size; jnp expands 2x2 (and
-  3x3) determinants, which differs only with inf/nan entries: there a 2x2 takes TF's LU value (``_det_lu_2x2``).
+  3x3) determinants, which differs only with inf/nan entries: there a 2x2 takes TF's LU value (``_det_lu_2x2``),
+  a 3x3 the LU one. With such entries TF's sign is nan where log|det| is (jnp's stays +-1), and a complex
+  matrix's det, sign and log|det| are nan (``_tf_slogdet_nonfinite``).
 * ``solve``, ``inv``, ``det``, ``slogdet`` (sign has zero derivative), ``qr`` (TF supports reduced deep and
   wide matrices; JAX too), ``lstsq`` (TF's MatrixSolveLs differentiates the normal equations, the same
   function for a full-rank ``a``), ``pinv`` (TF differentiates the SVD it is computed with), ``matrix_power``:
@@ -158,17 +163,6 @@ def _eigh_fn(a, UPLO=None, symmetrize_input=False):
 
 
 @jax.custom_jvp
-def _svd_full_rect(a):
-    return tuple(jnp.linalg.svd(a, full_matrices=True))
-
-
-@_svd_full_rect.defjvp
-def _svd_full_rect_jvp(primals, tangents):
-    raise ValueError(f"tnp.linalg.svd with full_matrices=True on a non-square matrix {primals[0].shape} is not "
-                     "differentiable (its extra singular vectors are not unique); pass full_matrices=False")
-
-
-@jax.custom_jvp
 def _svd_reduced(a):
     """``svd(a, full_matrices=False)`` with TF's derivative (SvdGrad): JAX's rule with TF's safe reciprocals of
     ``s_j^2 - s_i^2`` and ``s``, so equal (or zero) singular values give a finite gradient of ``S`` and of the
@@ -176,10 +170,8 @@ def _svd_reduced(a):
     return tuple(jnp.linalg.svd(a, full_matrices=False))
 
 
-@_svd_reduced.defjvp
-def _svd_reduced_jvp(primals, tangents):
-    (a,), (da,) = primals, tangents
-    u, s, vh = _svd_reduced(a)
+def _svd_tangents(a, da, u, s, vh):
+    """The tangents ``(dU, dS, dVh)`` of the reduced SVD ``a = U diag(s) Vh`` along ``da``."""
     h = lambda x: jnp.conj(jnp.swapaxes(x, -1, -2))  # noqa: E731
     v = h(vh)
     sc = s.astype(a.dtype)
@@ -200,7 +192,46 @@ def _svd_reduced_jvp(primals, tangents):
     elif n > m:
         dahu = h(da) @ u
         dv = dv + (dahu - v @ (vh @ dahu)) * s_inv[..., None, :]
-    return (u, s, vh), (du, ds, h(dv))
+    return du, ds, h(dv)
+
+
+@_svd_reduced.defjvp
+def _svd_reduced_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    u, s, vh = _svd_reduced(a)
+    return (u, s, vh), _svd_tangents(a, da, u, s, vh)
+
+
+@jax.custom_jvp
+def _svd_full_rect(a):
+    """``svd(a, full_matrices=True)`` of a non-square matrix. Where ``|m - n| == 1`` it has TF's derivative
+    (SvdGrad): the one extra singular vector ``w`` (unique up to sign: the unit vector orthogonal to the others)
+    turns with them, ``dw = -V1 (dV1^H w)``; where ``|m - n| > 1`` TF raises, and so does asking for a
+    derivative here (the extra vectors are not unique)."""
+    return tuple(jnp.linalg.svd(a, full_matrices=True))
+
+
+@_svd_full_rect.defjvp
+def _svd_full_rect_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    m, n = a.shape[-2:]
+    if abs(m - n) > 1:
+        raise NotImplementedError(
+            f"tnp.linalg.svd with full_matrices=True on a matrix of shape {a.shape} (|m - n| > 1) is not "
+            "differentiable (its extra singular vectors are not unique; TF's SvdGrad raises too); pass "
+            "full_matrices=False")
+    u, s, vh = _svd_full_rect(a)
+    k = min(m, n)
+    h = lambda x: jnp.conj(jnp.swapaxes(x, -1, -2))  # noqa: E731
+    u1, vh1 = u[..., :, :k], vh[..., :k, :]
+    du1, ds, dvh1 = _svd_tangents(a, da, u1, s, vh1)
+    if m > n:  # the extra column of U
+        w = u[..., :, k:]
+        du = jnp.concatenate([du1, -u1 @ (h(du1) @ w)], axis=-1)
+        return (u, s, vh), (du, ds, dvh1)
+    w = vh[..., k:, :]  # the extra row of Vh
+    dvh = jnp.concatenate([dvh1, -(w @ h(dvh1)) @ vh1], axis=-2)
+    return (u, s, vh), (du1, ds, dvh)
 
 
 def _svd_fn(a, full_matrices=True, compute_uv=True, hermitian=False):
@@ -212,16 +243,31 @@ def _svd_fn(a, full_matrices=True, compute_uv=True, hermitian=False):
     return tuple(out) if compute_uv else out
 
 
-def _det_lu_2x2(a):
-    """A 2x2 determinant the way TF computes it (Eigen's partial-pivot LU, ``sign * prod(diag(U))``). It differs
-    from jnp's expanded ``a00 a11 - a01 a10`` only where an entry is inf or nan: ``[[inf, -inf], [1, 1]]`` gives
-    nan (TF's determinant_op_test testInfAndNans), where the expanded form gives ``inf + inf = inf``."""
+def _lu_2x2(a):
+    """Eigen's partial-pivot LU of a 2x2 matrix, the way TF factors it: ``(parity, u00, u11)``, with
+    ``det = parity * u00 * u11``."""
     a00, a01, a10, a11 = a[..., 0, 0], a[..., 0, 1], a[..., 1, 0], a[..., 1, 1]
     swap = jnp.abs(a10) > jnp.abs(a00)  # the pivot row: the larger first entry
     p, q = jnp.where(swap, a10, a00), jnp.where(swap, a00, a10)
     b, c = jnp.where(swap, a11, a01), jnp.where(swap, a01, a11)
     low = jnp.where(p == 0, 0, q / jnp.where(p == 0, 1, p))  # a zero column: no elimination (LU skips it)
-    return jnp.where(swap, -1, 1).astype(a.dtype) * p * (c - low * b)
+    return jnp.where(swap, -1, 1).astype(a.dtype), p, c - low * b
+
+
+def _det_lu_2x2(a):
+    """A 2x2 determinant the way TF computes it (Eigen's partial-pivot LU, ``sign * prod(diag(U))``). It differs
+    from jnp's expanded ``a00 a11 - a01 a10`` only where an entry is inf or nan: ``[[inf, -inf], [1, 1]]`` gives
+    nan (TF's determinant_op_test testInfAndNans), where the expanded form gives ``inf + inf = inf``."""
+    parity, u00, u11 = _lu_2x2(a)
+    return parity * u00 * u11
+
+
+def _slogdet_lu_2x2(a):
+    """TF's 2x2 ``slogdet`` from the same LU: ``log|u00| + log|u11|``, finite where the determinant itself
+    overflows (``diag(fmax, fmax)``: 177.4, where jnp's ``log|a00 a11 - a01 a10|`` is inf)."""
+    parity, u00, u11 = _lu_2x2(a)
+    logabsdet = jnp.log(jnp.abs(u00)) + jnp.log(jnp.abs(u11))
+    return parity * jnp.sign(u00) * jnp.sign(u11), logabsdet
 
 
 def _nonfinite_as_tf(a, jnp_value, tf_value):
@@ -231,17 +277,44 @@ def _nonfinite_as_tf(a, jnp_value, tf_value):
     return jnp.where(finite, jnp_value, jax.lax.stop_gradient(tf_value))
 
 
+def _tf_slogdet_nonfinite(a, sign, logabsdet):
+    """TF's slogdet of a matrix with an inf or nan entry, from the LU one (``sign``, ``logabsdet``): Eigen's LU
+    carries the nan into the sign (``sign(nan)`` is nan, where jnp's sign stays +-1), and a complex one is nan
+    throughout (its complex divisions by an infinite pivot give nan; jnp's can give ``inf``, or ``0`` for a nan
+    entry)."""
+    if jnp.iscomplexobj(a):
+        return jnp.full_like(sign, jnp.nan + 1j * jnp.nan), jnp.full_like(logabsdet, jnp.nan)
+    return jnp.where(jnp.isnan(logabsdet), jnp.nan, sign).astype(sign.dtype), logabsdet
+
+
 def _det_fn(a):
     d = jnp.linalg.det(a)
-    return _nonfinite_as_tf(a, d, _det_lu_2x2(a)) if a.shape[-2:] == (2, 2) else d  # (n > 3: LU, as TF)
+    n = a.shape[-1]
+    if jnp.iscomplexobj(a) and n > 0:
+        return _nonfinite_as_tf(a, d, jnp.full_like(d, jnp.nan + 1j * jnp.nan))
+    if n == 2:
+        return _nonfinite_as_tf(a, d, _det_lu_2x2(a))
+    if n == 3:  # jnp expands 3x3 determinants too (inf - inf = nan where TF's LU gives +-inf): TF's LU value
+        sign, logabsdet = _tf_slogdet_nonfinite(a, *jnp.linalg.slogdet(a))
+        return _nonfinite_as_tf(a, d, sign * jnp.exp(logabsdet))
+    return d  # (n > 3: LU, as TF)
 
 
 def _slogdet_fn(a, method=None):
     sign, logabsdet = jnp.linalg.slogdet(a, method=method)
-    if a.shape[-2:] == (2, 2) and method in (None, "lu"):  # jnp's 2x2 is expanded (see _det_lu_2x2); TF: LU
-        d = _det_lu_2x2(a)
-        sign = _nonfinite_as_tf(a, sign, jnp.sign(d))
-        logabsdet = _nonfinite_as_tf(a, logabsdet, jnp.log(jnp.abs(d)).astype(logabsdet.dtype))
+    if method in (None, "lu") and a.shape[-1] > 0:
+        if a.shape[-2:] == (2, 2):  # jnp's 2x2 is expanded (see _det_lu_2x2); TF: LU
+            tf_sign, tf_logabsdet = _slogdet_lu_2x2(a)
+            tf_logabsdet = tf_logabsdet.astype(logabsdet.dtype)
+            # also where only the expanded determinant overflows (its log is then inf, TF's finite)
+            overflow = jnp.isinf(logabsdet) & jnp.isfinite(tf_logabsdet)
+            sign = jnp.where(overflow, jax.lax.stop_gradient(tf_sign), sign)
+            logabsdet = jnp.where(overflow, jax.lax.stop_gradient(tf_logabsdet), logabsdet)
+        else:
+            tf_sign, tf_logabsdet = sign, logabsdet
+        tf_sign, tf_logabsdet = _tf_slogdet_nonfinite(a, tf_sign, tf_logabsdet)
+        sign = _nonfinite_as_tf(a, sign, tf_sign)
+        logabsdet = _nonfinite_as_tf(a, logabsdet, tf_logabsdet)
     return sign, logabsdet
 
 
@@ -256,9 +329,30 @@ def _pinv_fn(a, rtol=None, hermitian=False):
     return jnp.linalg.pinv(a, rtol=None if rtol is None else jnp.asarray(rtol, a.real.dtype), hermitian=hermitian)
 
 
+@jax.custom_jvp
+def _qr_complete_deep(a):
+    return tuple(jnp.linalg.qr(a, mode="complete"))
+
+
+@_qr_complete_deep.defjvp
+def _qr_complete_deep_jvp(primals, tangents):
+    raise NotImplementedError(
+        f"tnp.linalg.qr with mode='complete' on a matrix of shape {primals[0].shape} (more rows than columns) is "
+        "not differentiable: its extra columns of Q are not unique (TF: \"QrGrad not implemented when nrows > "
+        "ncols and full_matrices is true\"); use mode='reduced'")
+
+
 def _qr_fn(a, mode="reduced"):
+    if mode == "complete" and a.shape[-2] > a.shape[-1]:
+        return _qr_complete_deep(a)  # (JAX differentiates it by a convention of its own; TF has no gradient)
     out = jnp.linalg.qr(a, mode=mode)
     return out if mode == "r" else tuple(out)
+
+
+def _lstsq_fn(a, b, rcond=None):
+    if a.ndim > 2:  # a batch of matrices (TF's MatrixSolveLs solves batches; jnp's lstsq takes one): map over it
+        return jax.vmap(lambda x, y: _lstsq_fn(x, y, rcond))(a, b)
+    return tuple(jnp.linalg.lstsq(a, b, rcond=rcond))
 
 
 def _is_euclidean(ord, axis, ndim: int) -> bool:
@@ -350,11 +444,13 @@ _eigh = OpDef("linalg_eigh", _eigh_fn, samples=_samples(
     ((_spd(),), {}), ((_spd(4),), {"UPLO": "U"}), ((_spd(),), {"symmetrize_input": True})))  # TF: the read triangle's
 _svd = OpDef("linalg_svd", _svd_fn, samples=_samples(
     ((_distinct_sv(3, 3),), {}), ((_distinct_sv(4, 3),), {"full_matrices": False}),
-    ((_distinct_sv(3, 4),), {"full_matrices": False}), ((_distinct_sv(4, 3),), {"compute_uv": False})))  # TF = JAX
+    ((_distinct_sv(3, 4),), {"full_matrices": False}), ((_distinct_sv(4, 3),), {"compute_uv": False}),
+    ((_distinct_sv(4, 3),), {}), ((_distinct_sv(2, 3),), {})))  # TF = JAX; full |m - n| = 1: SvdGrad's extra vector
 _qr = OpDef("linalg_qr", _qr_fn, samples=_samples(
     ((_general(),), {}), ((_rect(5, 3),), {}), ((_rect(3, 5),), {}), ((_rect(4, 3),), {"mode": "r"})))  # TF = JAX
-_lstsq = OpDef("linalg_lstsq", lambda a, b, rcond=None: tuple(jnp.linalg.lstsq(a, b, rcond=rcond)), samples=_samples(
-    ((_distinct_sv(5, 3), _rect(5, 2)), {}), ((_distinct_sv(4, 3), _rect(4, 1)[:, 0]), {})))  # TF: normal eqs = JAX
+_lstsq = OpDef("linalg_lstsq", _lstsq_fn, samples=_samples(
+    ((_distinct_sv(5, 3), _rect(5, 2)), {}), ((_distinct_sv(4, 3), _rect(4, 1)[:, 0]), {}),
+    ((np.stack([_distinct_sv(3, 2), _distinct_sv(3, 2)]), _rect(2, 3, 2)), {})))  # TF: normal eqs = JAX
 _norm = OpDef("norm", _norm_fn, samples=_samples(
     ((_rect(3, 4),), {}), ((_rect(3, 4),), {"axis": 1}), ((_rect(3, 4),), {"ord": 1, "axis": 0})))  # TF = JAX
 _euclidean_norm = OpDef("euclidean_norm", jnp.linalg.norm, fwd=_euclidean_norm_fwd, bwd=_euclidean_norm_bwd,
@@ -449,7 +545,8 @@ def eigvalsh(a, UPLO: Any = None, symmetrize_input: bool = False):
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
     """``jax.numpy.linalg.svd``: ``(U, S, Vh)``, or ``S`` alone with ``compute_uv=False``. A gradient of
-    ``full_matrices=True`` on a non-square matrix is not defined (LookupError): use ``full_matrices=False``."""
+    ``full_matrices=True`` on an ``m x n`` matrix with ``|m - n| > 1`` is not defined (LookupError, as TF's
+    SvdGrad raises): use ``full_matrices=False``."""
     _check_matrices("svd", a, square=False)
     out = apply(_svd, (a,), {"full_matrices": bool(full_matrices), "compute_uv": bool(compute_uv),
                              "hermitian": bool(hermitian)})
@@ -457,7 +554,8 @@ def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool 
 
 
 def qr(a, mode: str = "reduced"):
-    """``jax.numpy.linalg.qr``: ``(Q, R)`` (``mode`` 'reduced' or 'complete'), or ``R`` alone (``mode='r'``)."""
+    """``jax.numpy.linalg.qr``: ``(Q, R)`` (``mode`` 'reduced' or 'complete'), or ``R`` alone (``mode='r'``).
+    ``mode='complete'`` on a matrix with more rows than columns has no gradient (LookupError), as TF's QrGrad."""
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"tnp.linalg.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     _check_matrices("qr", a, square=False)
@@ -479,7 +577,8 @@ def matrix_power(a, n: int):
 
 
 def lstsq(a, b, rcond: Any = None, *, numpy_resid: bool = False):
-    """``jax.numpy.linalg.lstsq``: ``(x, resid, rank, s)``; ``rank`` is an int (no gradient). ``numpy_resid``
+    """``jax.numpy.linalg.lstsq``: ``(x, resid, rank, s)``; ``rank`` is an int (no gradient). As
+    ``tf.linalg.lstsq``, ``a`` may be a batch of matrices ``[..., m, n]`` (``b``: ``[..., m, k]``). ``numpy_resid``
     must be False (NumPy's empty residuals for rank-deficient inputs have a shape known only at run time)."""
     if numpy_resid:
         raise ValueError("tnp.linalg.lstsq: numpy_resid=True is not supported (its output shape depends on "
