@@ -108,6 +108,15 @@ class CustomGradientBackward:
         self.error_prefix = error_prefix
         self.traced_rule = None  # a TracedRule when recorded inside a JAX trace
 
+    def connected_inputs(self, k: int, input_ids: List[int]) -> List[int]:
+        """Of ``input_ids`` (one per recorded input), those output ``k`` depends on: inside a trace
+        (graph/function.py's connections of a tj.function call), not those grad_fn returned None for, as
+        TF's function graph has no gradient path through a None (a computed zero keeps its path)."""
+        rule = self.traced_rule
+        if rule is None or not rule.no_gradient:
+            return input_ids
+        return [i for j, i in enumerate(input_ids) if j not in rule.no_gradient]
+
     def residual_bytes(self) -> int:
         return 0  # the closure's captures are not visible
 
@@ -276,9 +285,12 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
     bf = CustomGradientBackward(name, grad_fn, [outs[k] for k in out_pos], positions, len(flat_args), variables)
     conj = lambda v: jnp.conj(v) if v is not None and jnp.iscomplexobj(v) else v
 
+    no_gradient = set()  # inputs grad_fn returns None for (attach_backward traces it now)
+
     def backward(*cts):  # JAX's convention: conj of tapejax's (TF's) for complex values
         with tape_set.isolated(tape_set.state.capture):
             grads = bf([Tensor(conj(c)) for c in cts], list(range(len(xs))), False)
+        no_gradient.update(j for j, g in enumerate(grads) if g is None)
         return [conj(g) if g is not None else jnp.zeros(jnp.shape(x), jnp.result_type(x))
                 for g, x in zip(grads, xs)]
     no_forward = backward.no_forward_mode = getattr(grad_fn, "no_forward_mode", None)  # recompute_grad's
@@ -293,16 +305,20 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
     # For tj.differentiate: grad_fn as a pure function of residuals of this trace, and which of the
     # recorded (non-None) outputs it takes cotangents for.
     recorded = [k for k, o in enumerate(outs) if o is not None]
-    return outs, TracedRule(transpose, residuals, [recorded.index(k) for k in out_pos])
+    return outs, TracedRule(transpose, residuals, [recorded.index(k) for k in out_pos], frozenset(no_gradient))
 
 
 class TracedRule:
     """grad_fn of a custom gradient traced into a pure function (see ops/linear_rule.attach_backward):
     ``transpose(residuals, cts)`` maps the cotangents of the float outputs at ``outputs`` (positions among
-    the recorded outputs) to the inputs' cotangents, in JAX's convention (conj of TF's for complex)."""
+    the recorded outputs) to the inputs' cotangents, in JAX's convention (conj of TF's for complex).
+    ``no_gradient``: the inputs (positions among the differentiable inputs, then the variables) grad_fn
+    returned None for; the transpose gives zeros there."""
 
-    def __init__(self, transpose: Callable, residuals: list, outputs: List[int]) -> None:
+    def __init__(self, transpose: Callable, residuals: list, outputs: List[int],
+                 no_gradient: frozenset = frozenset()) -> None:
         self.transpose, self.residuals, self.outputs = transpose, residuals, outputs
+        self.no_gradient = no_gradient
 
 
 def _record(name, outs, ids, positions, arg_count, variables, arg_variables, grad_fn, traced_rule=None) -> tuple:

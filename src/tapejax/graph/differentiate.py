@@ -258,7 +258,8 @@ class _CustomRule:
         for k in self.rule.outputs:
             g, (shape, dtype) = out_grads[k], self.out_specs[k]
             cts.append(jnp.zeros(shape, dtype) if g is None else conj(g))
-        return [conj(g) for g in self.rule.transpose(residuals, cts)]
+        none = self.rule.no_gradient  # grad_fn's None: no gradient (the traced transpose has zeros there)
+        return [None if j in none else conj(g) for j, g in enumerate(self.rule.transpose(residuals, cts))]
 
 
 def _leaf(graph, ref):
