@@ -609,15 +609,17 @@ def _bad_arg(op: OpDef, i: int, a: Any) -> TypeError:
                      "Convert it with tj.constant(...) first.")
 
 
-# Python scalars as device arrays, made once per (type, value). A jitted kernel turns a Python scalar
-# argument into a weakly typed array on every call (~5 us); a weakly typed jax.Array of the same value
-# gives the kernel the same abstract value (dtype, weak type), so results are identical.
+# Python scalars as device arrays, made once per (type, value, x64 mode). A jitted kernel turns a Python
+# scalar argument into a weakly typed array on every call (~5 us); a weakly typed jax.Array of the same value
+# gives the kernel the same abstract value (dtype, weak type), so results are identical. The x64 mode is part
+# of the key: 1.1 made while it was off is a float32 1.1, which would turn ``1.1 * x`` of a float64 x into
+# 1.100000023841858 * x once it is on (TF and JAX keep the Python number's precision).
 _SCALAR_CACHE_MAX = 4096
 _scalars: Dict[Any, Any] = {}
 
 
-def _scalar(a):
-    key = (type(a), a)
+def _scalar(a, x64: bool):
+    key = (type(a), a, x64)
     v = _scalars.get(key)
     if v is not None:
         return v
@@ -640,13 +642,16 @@ def _raw(op: OpDef, args: Sequence[Any], keep_lazy: bool = False):
     ``keep_lazy`` a LazyTensor whose value is still pending stays in the raw list as itself."""
     raw = []
     conv = None
+    x64 = None  # JAX's x64 mode, read at the first Python scalar
     for i, a in enumerate(args):
         t = type(a)
         if t is Tensor:
             raw.append(a._value)
         elif t is float or t is int or t is bool:
-            v = _scalars.get((t, a))
-            raw.append(v if v is not None else _scalar(a))
+            if x64 is None:
+                x64 = jax.config.jax_enable_x64
+            v = _scalars.get((t, a, x64))
+            raw.append(v if v is not None else _scalar(a, x64))
         elif t is LazyTensor:
             c = a._concrete
             raw.append(c if c is not None else (a if keep_lazy else a._value))
