@@ -802,7 +802,11 @@ def _named_error(op: OpDef, raw, static: dict, e: Exception) -> Optional[Excepti
         return f"{dtype}{list(shape)}"
     shown = {k: v for k, v in static.items() if v is not None}
     params = f" with {', '.join(f'{k}={v!r}' for k, v in shown.items())}" if shown else ""  # whole values
-    return type(e)(f"tj op '{op.name}' on arguments {', '.join(desc(r) for r in raw)}{params}: {msg}\n"
+    # Operands that do not broadcast are a bad value, not a bad type: ValueError for every op (TF's graph
+    # mode raises ValueError, eager InvalidArgumentError, which tapejax raises as ValueError); jax.numpy
+    # raises ValueError for some ops (add, power) and lax's TypeError for others (less, maximum, arctan2).
+    kind = ValueError if "incompatible shapes for broadcasting" in msg.lower() else type(e)
+    return kind(f"tj op '{op.name}' on arguments {', '.join(desc(r) for r in raw)}{params}: {msg}\n"
                    f"Fix the arguments' shapes or dtypes (tj.numpy/tj.nn follow jax.numpy/jax.nn's rules).")
 
 
