@@ -1095,3 +1095,53 @@ def test_python_scalar_keeps_its_precision_after_x64_is_turned_on():
         np.testing.assert_array_equal(to_numpy(y), [2.2, 2.2])
         np.testing.assert_array_equal(to_numpy(tape.gradient(y, x)), [1.1, 1.1])
         np.testing.assert_array_equal(to_numpy(tnp.add(x, 0.1)), [2.1, 2.1])
+
+
+def test_floor_mod_inf_denominator():
+    """BinaryOpTest.testFloorModfInfDenominator (GPU-only in TF; TF's CPU kernel gives the same): x mod +-inf
+    is x when the signs agree, +-inf when they differ (and x != 0), +0.0 for 0 mod -inf (NumPy: -0.0)."""
+    want = np.array([4, 0, np.inf, -np.inf, 0, -1])
+    for dtype in (np.float16, np.float32, BF16):
+        x = np.array([4, 0, -1, 4, 0, -1], dtype=dtype)
+        y = np.array([np.inf] * 3 + [-np.inf] * 3, dtype=dtype)
+        for f in (tnp.mod, lambda a, b: tj.constant(a) % b):
+            got = to_numpy(f(x, y), np.float64)
+            np.testing.assert_array_equal(got, want, err_msg=str(dtype))
+            assert not np.signbit(got[4]), dtype
+
+
+def test_int64_values():
+    """UnaryOpTest.testInt64Basic / testInt64Square and BinaryOpTest.testInt64Basic (x64 on): TF's values
+    for abs, negative, sign, square, subtract, multiply, truediv, floordiv and mod of int64s beyond int32."""
+    with jax.enable_x64(True):
+        x = tj.constant(np.arange(-6 << 40, 6 << 40, 2 << 40).reshape(1, 3, 2).astype(np.int64))
+        t = 2199023255552
+        for f, want in ((tnp.abs, [3 * t, 2 * t, t, 0, t, 2 * t]), (abs, [3 * t, 2 * t, t, 0, t, 2 * t]),
+                        (tnp.negative, [3 * t, 2 * t, t, 0, -t, -2 * t]), (lambda v: -v, [3 * t, 2 * t, t, 0, -t, -2 * t]),
+                        (tnp.sign, [-1, -1, -1, 0, 1, 1])):
+            y = f(x)
+            assert np.dtype(y.dtype) == np.int64
+            np.testing.assert_array_equal(to_numpy(y).ravel(), want)
+        sq = tnp.square(np.arange(-6 << 20, 6 << 20, 2 << 20).reshape(1, 3, 2).astype(np.int64))
+        np.testing.assert_array_equal(to_numpy(sq).ravel(), [39582418599936, 17592186044416, 4398046511104, 0,
+                                                             4398046511104, 17592186044416])
+        a = np.arange(1 << 40, 13 << 40, 2 << 40).reshape(1, 3, 2).astype(np.int64)
+        b = np.arange(1, 7, 1).reshape(1, 3, 2).astype(np.int64)
+        cases = {
+            "subtract": [1099511627775, 3298534883326, 5497558138877, 7696581394428, 9895604649979, 12094627905530],
+            "multiply": [1099511627776, 6597069766656, 16492674416640, 30786325577728, 49478023249920,
+                         72567767433216],
+            "divide": [1099511627776.0, 1649267441664.0, 1832519379626.6667, 1924145348608.0, 1979120929996.8,
+                       2015771317589.3333],
+            "floor_divide": [1099511627776, 1649267441664, 1832519379626, 1924145348608, 1979120929996,
+                             2015771317589],
+            "mod": [0, 0, 2, 0, 4, 2],
+        }
+        for name, want in cases.items():
+            for f in _forms(name):
+                z = f(tj.constant(a), tj.constant(b))
+                assert np.dtype(z.dtype) == (np.float64 if name == "divide" else np.int64), name
+                if name == "divide":
+                    np.testing.assert_allclose(to_numpy(z).ravel(), want, rtol=1e-15)
+                else:
+                    np.testing.assert_array_equal(to_numpy(z).ravel(), want, err_msg=name)
