@@ -15,6 +15,7 @@ Jacobian is exactly the one rebuilt from the stored form. Forward values TF's te
 """
 from __future__ import annotations
 
+import ast
 import json
 import math
 import pathlib
@@ -881,7 +882,7 @@ def test_where_gradients_broadcast():
     x = arr(e["x"], np.float32)
     rng = np.random.default_rng(3)
     for s, want in e["broadcast"].items():
-        y = (rng.random(eval(s)) * 100).astype(np.float32)
+        y = (rng.random(ast.literal_eval(s)) * 100).astype(np.float32)
         _, (jx,) = real_jacobian(lambda a: tnp.where(c, a, y), x)
         assert_close(jx, np.diag(arr(want["d"])), "float32", s)
 
