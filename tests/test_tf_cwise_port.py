@@ -700,10 +700,11 @@ def test_comparison_scalars_and_tensors():
 
 def test_comparison_bcast():
     """ComparisonOpTest.testBCastLess / LessEqual / Greater / GreaterEqual / Equal / NotEqual (float32
-    and, for equality, complex64; the other dtypes in test_comparison_scalars_and_tensors)."""
+    and, for equality, complex64 on four of the pairs; the other dtypes in
+    test_comparison_scalars_and_tensors)."""
     batch = Batch()
-    for xs, ys in CMP_SHAPES:
-        for t in (np.float32, np.complex64):
+    for k, (xs, ys) in enumerate(CMP_SHAPES):
+        for t in (np.float32, np.complex64) if k in (0, 3, 8, 9) else (np.float32,):
             x = np.linspace(-15, 15, int(np.prod(xs))).astype(t).reshape(xs)
             y = np.linspace(20, -10, int(np.prod(ys))).astype(t).reshape(ys)
             if t == np.complex64:
