@@ -1118,8 +1118,8 @@ def test_int64_values():
     with jax.enable_x64(True):
         x = tj.constant(np.arange(-6 << 40, 6 << 40, 2 << 40).reshape(1, 3, 2).astype(np.int64))
         t = 2199023255552
-        for f, want in ((tnp.abs, [3 * t, 2 * t, t, 0, t, 2 * t]), (abs, [3 * t, 2 * t, t, 0, t, 2 * t]),
-                        (tnp.negative, [3 * t, 2 * t, t, 0, -t, -2 * t]), (lambda v: -v, [3 * t, 2 * t, t, 0, -t, -2 * t]),
+        absolute, negated = [3 * t, 2 * t, t, 0, t, 2 * t], [3 * t, 2 * t, t, 0, -t, -2 * t]
+        for f, want in ((tnp.abs, absolute), (abs, absolute), (tnp.negative, negated), (lambda v: -v, negated),
                         (tnp.sign, [-1, -1, -1, 0, 1, 1])):
             y = f(x)
             assert np.dtype(y.dtype) == np.int64
