@@ -623,15 +623,17 @@ def _bad_arg(op: OpDef, i: int, a: Any) -> TypeError:
                      "Convert it with tj.constant(...) first.")
 
 
-# Python scalars as device arrays, made once per (type, value). A jitted kernel turns a Python scalar
-# argument into a weakly typed array on every call (~5 us); a weakly typed jax.Array of the same value
-# gives the kernel the same abstract value (dtype, weak type), so results are identical.
+# Python scalars as device arrays, made once per (type, value, x64 mode). A jitted kernel turns a Python
+# scalar argument into a weakly typed array on every call (~5 us); a weakly typed jax.Array of the same value
+# gives the kernel the same abstract value (dtype, weak type), so results are identical. The x64 mode is part
+# of the key: 1.1 made while it was off is a float32 1.1, which would turn ``1.1 * x`` of a float64 x into
+# 1.100000023841858 * x once it is on (TF and JAX keep the Python number's precision).
 _SCALAR_CACHE_MAX = 4096
 _scalars: Dict[Any, Any] = {}
 
 
-def _scalar(a):
-    key = (type(a), a)
+def _scalar(a, x64: bool):
+    key = (type(a), a, x64)
     v = _scalars.get(key)
     if v is not None:
         return v
@@ -654,13 +656,16 @@ def _raw(op: OpDef, args: Sequence[Any], keep_lazy: bool = False):
     ``keep_lazy`` a LazyTensor whose value is still pending stays in the raw list as itself."""
     raw = []
     conv = None
+    x64 = None  # JAX's x64 mode, read at the first Python scalar
     for i, a in enumerate(args):
         t = type(a)
         if t is Tensor:
             raw.append(a._value)
         elif t is float or t is int or t is bool:
-            v = _scalars.get((t, a))
-            raw.append(v if v is not None else _scalar(a))
+            if x64 is None:
+                x64 = jax.config.jax_enable_x64
+            v = _scalars.get((t, a, x64))
+            raw.append(v if v is not None else _scalar(a, x64))
         elif t is LazyTensor:
             c = a._concrete
             raw.append(c if c is not None else (a if keep_lazy else a._value))
@@ -811,7 +816,11 @@ def _named_error(op: OpDef, raw, static: dict, e: Exception) -> Optional[Excepti
         return f"{dtype}{list(shape)}"
     shown = {k: v for k, v in static.items() if v is not None}
     params = f" with {', '.join(f'{k}={v!r}' for k, v in shown.items())}" if shown else ""  # whole values
-    return type(e)(f"tj op '{op.name}' on arguments {', '.join(desc(r) for r in raw)}{params}: {msg}\n"
+    # Operands that do not broadcast are a bad value, not a bad type: ValueError for every op (TF's graph
+    # mode raises ValueError, eager InvalidArgumentError, which tapejax raises as ValueError); jax.numpy
+    # raises ValueError for some ops (add, power) and lax's TypeError for others (less, maximum, arctan2).
+    kind = ValueError if "incompatible shapes for broadcasting" in msg.lower() else type(e)
+    return kind(f"tj op '{op.name}' on arguments {', '.join(desc(r) for r in raw)}{params}: {msg}\n"
                    f"Fix the arguments' shapes or dtypes (tj.numpy/tj.nn follow jax.numpy/jax.nn's rules).")
 
 
