@@ -30,7 +30,7 @@ from jax.extend.core import jaxpr_as_fun
 from .. import tape_set
 from ..ops import dependence
 from ..ops.core import OpDef, apply, rules_epoch
-from ..tensor import Tensor, Variable, constant
+from ..tensor import Tensor, Variable, constant, new_id
 from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder, InlineTrace
 from .reachable import reachable
 
@@ -219,6 +219,11 @@ class Function:
                 method.__signature__ = sig.replace(parameters=list(sig.parameters.values())[1:])
             bound = self._bound[obj] = Function(method, self._jit_compile, self._donate)
         return bound
+
+    def __reduce__(self):
+        # Pickled as its Python function and options (as tf.function's): the copy traces afresh. The cache
+        # (programs, weak references, the code object keying the retracing statistics) is not picklable.
+        return (Function, (self._f, self._jit_compile, self._donate))
 
     def __repr__(self) -> str:
         return f"<tj.function {getattr(self._f, '__name__', self._f)} ({len(self._cache)} traced signatures)>"
@@ -604,9 +609,16 @@ def init_scope() -> Iterator[None]:
     """TF's ``tf.init_scope``: code inside runs as at the top level, eagerly, even while a ``tj.function`` is
     being traced: it runs once, at trace time (not on each call), no tape or accumulator records it, and its
     Variable reads and assignments act on the Variables' concrete values (e.g. a one-time initialization).
-    Outside traces it only pauses recording."""
-    with tape_set.isolated(), jax.ensure_compile_time_eval():
-        yield
+    Outside traces it only pauses recording. A Tensor the trace made before the block holds a traced value:
+    using it inside raises TF's TypeError ("... is out of scope")."""
+    saved = tape_set.state.lifted_before
+    # (Tensors made from here on, inside the block, are its own: only older traced ones are refused)
+    tape_set.state.lifted_before = new_id()
+    try:
+        with tape_set.isolated(), jax.ensure_compile_time_eval():
+            yield
+    finally:
+        tape_set.state.lifted_before = saved
 
 
 def function(f: Optional[Callable] = None, *, jit_compile: bool = True, donate_variables: bool = False,
