@@ -7,6 +7,7 @@ Eager calls only (no get_concrete_function, input_signature or graph mode: their
 where they have one). TF is not imported: expected values are what TF 2.21 gives, hard-coded; each test
 names the TF tests it ports."""
 import collections
+import copy
 import functools
 import multiprocessing.pool
 import pickle
@@ -601,3 +602,210 @@ def test_pickle():
     # pickles its Python function and options only, so the copy of a called one traces afresh
     again = pickle.loads(pickle.dumps(func))
     assert again.experimental_get_tracing_count() == 0 and float(again(x)) == 3.0
+
+
+# -- tracing_compilation_test.py (TracingCompilationTest): compiled_fn is tj.function, the length of its
+# function cache is experimental_get_tracing_count() -------------------------------------------------------
+def test_backward_none_gradient():
+    # testBackwardNoneGradient: the gradient of the loss with respect to the Variable is -6.0; the int
+    # counter returned next to it is 1 (TF 2.21) and has no gradient
+    model = tj.Variable(1.0, name="model")
+    count = tj.Variable(0)
+
+    @tj.function
+    def forward_pass(value):
+        count.assign_add(1)
+        residuals = value - model
+        loss = 0.5 * tnp.mean(tnp.power(residuals, 2))
+        return loss, count
+
+    with tj.GradientTape() as t:
+        loss, c = forward_pass(tj.constant([7.0]))
+    assert float(t.gradient(loss, model)) == -6.0
+    assert int(c) == 1 and int(count.numpy()) == 1
+
+
+def test_numpy_arrays_are_traced_as_tensors():
+    # testCompilationNumpyArraysConvertedToTensors(InKwargs): inside, a NumPy argument is a Tensor; NumPy
+    # arrays of one shape and dtype share a trace whatever their values; a NumPy array and a Tensor of the
+    # same shape and dtype share one too (TF 2.21 counts 1, then 2 with the scalars, still 2 at the end);
+    # a mutated array is read at each call (1.0 then 0.0); ndarray subclasses are arrays too
+    kinds = []
+
+    def f(x):
+        kinds.append(isinstance(x, tj.Tensor))
+        return x
+
+    defined = tj.function(f)
+    rng = np.random.default_rng(0)
+    defined(rng.uniform(size=[2, 2]).astype(np.float32))
+    defined(rng.uniform(size=[2, 2]).astype(np.float32))
+    assert defined.experimental_get_tracing_count() == 1 and kinds == [True]
+    np_ones, np_zeros = np.ones([], np.float32), np.zeros([], np.float32)
+    assert defined(np_ones).numpy() == 1.0 and defined.experimental_get_tracing_count() == 2
+    assert defined(np_zeros).numpy() == 0.0
+    assert defined(tnp.ones([])).numpy() == 1.0 and defined(tnp.zeros([])).numpy() == 0.0
+    assert defined.experimental_get_tracing_count() == 2
+    mutable = np.ones([], np.float32)
+    assert defined(mutable).numpy() == 1.0
+    mutable.fill(0)
+    assert defined(mutable).numpy() == 0.0
+
+    class MyNdarray(np.ndarray):
+        pass
+
+    assert defined(np_ones.view(MyNdarray)).numpy() == 1.0 and defined(np_zeros.view(MyNdarray)).numpy() == 0.0
+    assert defined.experimental_get_tracing_count() == 2
+
+    def fk(**kwargs):
+        x = kwargs.pop("x")
+        kinds.append(isinstance(x, tj.Tensor))
+        return x
+
+    dk = tj.function(fk)
+    dk(x=rng.uniform(size=[2, 2]).astype(np.float32))
+    dk(x=rng.uniform(size=[2, 2]).astype(np.float32))
+    assert dk.experimental_get_tracing_count() == 1 and kinds == [True, True, True]
+    assert [float(dk(x=v)) for v in (np.ones([]), np.zeros([]), tnp.ones([]), tnp.zeros([]))] == [1.0, 0.0, 1.0, 0.0]
+
+
+def test_numpy_dtype_argument():
+    # testNumpyDtypeInputSupported: f(x, dtype) = constant(dtype(x)): 1.0, 2.0 (float32), 1, 2 (int32)
+    f = tj.function(lambda x, dtype: tj.constant(dtype(x)))
+    for x, dtype in ((1, np.float32), (2, np.float32), (1, np.int32), (2, np.int32)):
+        out = f(x, dtype)
+        assert out.numpy() == dtype(x) and out.dtype == dtype
+
+
+def test_cache_keys():
+    # testCacheObjectHashCollisions: two objects with one hash are two signatures (2);
+    # testCacheTensorShapeCollision / testCacheTensorShapeDtypeCollision (complex64 [[1]] and [1]) -> 2;
+    # testCacheKeyOverlappingShapes: zeros([12, 1]) and zeros([1, 21]) -> 2, also called from another
+    # function; testCacheKeyNestedLists: [[a], b, c] and [[a, b], c] -> 2; testLimitedRetracing: 50 rounds of
+    # six inputs of five signatures trace 5 times (TF 2.21: 5, the test asks for fewer than 13)
+    class Foo:
+        def __hash__(self):
+            return 42
+
+    by_object = tj.function(lambda foo: tj.constant([1]))
+    by_object(Foo())
+    by_object(Foo())
+    assert by_object.experimental_get_tracing_count() == 2
+    twice = tj.function(lambda t: t + t)
+    twice(tj.constant([[1.0]], dtype=tj.complex64))
+    twice(tj.constant([1.0], dtype=tj.complex64))
+    assert twice.experimental_get_tracing_count() == 2
+    defined = tj.function(lambda t: t)
+    defined(tnp.zeros([12, 1]))
+    defined(tnp.zeros([1, 21]))
+    again = tj.function(lambda t: defined(t))
+    again(tnp.zeros([12, 1]))
+    again(tnp.zeros([1, 21]))
+    assert defined.experimental_get_tracing_count() == again.experimental_get_tracing_count() == 2
+    nested = tj.function(lambda l: l)
+    a, b, c = tj.constant(1.0), tj.constant(2.0), tj.constant(3.0)
+    nested([[a], b, c])
+    out = nested([[a, b], c])
+    assert nested.experimental_get_tracing_count() == 2 and float(out[0][1]) == 2.0
+    trace_count = [0]
+
+    @tj.function
+    def func(x):
+        trace_count[0] += 1
+        return x
+
+    inputs = [tj.constant(3.0), tj.constant(4.0), tj.constant([[1.0, 2.0]]), tj.constant(np.zeros((1, 0), np.float32)),
+              tj.constant([[3.0, 4.0], [5.0, 6.0]]), tj.constant([[3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])]
+    for _ in range(50):
+        for x in inputs:
+            func(x)
+    assert trace_count[0] == 5
+
+
+def test_python_arguments_with_defaults_and_keywords():
+    # testPythonFunctionWithDefaultArgs: func(foo, bar=1, baz=2) called (0, baz=20), (1), (foo=1), (1, 2, 3),
+    # (1, bar=2, baz=3), (1, baz=3, bar=2) -> counts 1, 2, 2, 3, 3, 3 and None;
+    # testInputSignatureWithDictInPositionalArgs: f(1, x=2) twice -> 1, f(1, {'x': 2}) -> 2;
+    # testTensorKeywordArguments: foo(a, b) = b by position and keyword -> counts 1, 1, 1, 1, 2, 2, 2,
+    # values [1, 2] four times then 2.0 three times; testFunctoolsPartialUnwrappedCorrectly:
+    # partial(full_function, 1, c=4)(2) -> int32 Tensors 1, 2, 4
+    def func(foo, bar=1, baz=2):
+        del foo, bar, baz
+
+    defined = tj.function(func)
+    counts = []
+    for args, kwargs in (((0,), {"baz": 20}), ((1,), {}), ((), {"foo": 1}), ((1, 2, 3), {}),
+                         ((1,), {"bar": 2, "baz": 3}), ((1,), {"baz": 3, "bar": 2})):
+        assert defined(*args, **kwargs) is None
+        counts.append(defined.experimental_get_tracing_count())
+    assert counts == [1, 2, 2, 3, 3, 3]
+
+    @tj.function
+    def f(*_args, **_kwargs):
+        return None
+
+    f(1, x=2)
+    f(1, x=2)
+    assert f.experimental_get_tracing_count() == 1
+    f(1, {"x": 2})
+    assert f.experimental_get_tracing_count() == 2
+
+    def foo(a, b):
+        del a
+        return b
+
+    kw = tj.function(foo)
+    a, b = tj.constant(2.0), tj.constant([1.0, 2.0])
+    counts, outs = [], []
+    for args, kwargs in (((a, b), {}), ((), {"a": a, "b": b}), ((), {"b": b, "a": a}), ((a,), {"b": b}),
+                         ((b, a), {}), ((), {"a": b, "b": a}), ((), {"b": a, "a": b})):
+        outs.append(kw(*args, **kwargs).numpy().tolist())
+        counts.append(kw.experimental_get_tracing_count())
+    assert counts == [1, 1, 1, 1, 2, 2, 2]
+    assert outs == [[1.0, 2.0]] * 4 + [2.0] * 3
+
+    def full_function(a, b, c=3):
+        return a, b, c
+
+    out = tj.function(functools.partial(full_function, 1, c=4))(2)
+    assert [int(t) for t in out] == [1, 2, 4] and all(t.dtype == np.int32 for t in out)
+
+
+def test_variable_arguments_signatures():
+    # testCallingFunctionWithDifferentVariables (through calls): foo(v) assigns and reads -> 1.0, 2.0; bar(v)
+    # and bar(w) -> 1.0 with one trace; testDistinctVariablesNoRetracing: (x, y, z) then (z, y, x) -> 1;
+    # testRetracingOnDifferentVaribleCombinationPatterns: (x, y, z), (x, x, z), (y, y, z), (z, y, y) twice ->
+    # 1, 2, 2, 3, 3; testDeepcopyVariableNoRetracing: a deep copy of x -> still 1
+    @tj.function
+    def foo(v):
+        v.assign_add(1.0)
+        return v.read_value()
+
+    v, w = tj.Variable(0.0), tj.Variable(0.0)
+    assert float(foo(v)) == 1.0 and float(foo(v)) == 2.0
+    bar = tj.function(lambda v: tj.constant(1.0))
+    assert float(bar(v)) == 1.0 and float(bar(w)) == 1.0 and bar.experimental_get_tracing_count() == 1
+    x, y, z = (tj.Variable(0.0) for _ in range(3))
+    distinct = tj.function(lambda a, b, c: a + b + c)
+    distinct(x, y, z)
+    distinct(z, y, x)
+    assert distinct.experimental_get_tracing_count() == 1
+    patterns = tj.function(lambda a, b, c: a + b + c)
+    counts = []
+    for args in ((x, y, z), (x, x, z), (y, y, z), (z, y, y), (z, y, y)):
+        patterns(*args)
+        counts.append(patterns.experimental_get_tracing_count())
+    assert counts == [1, 2, 2, 3, 3]
+    copied = tj.function(lambda a, b, c: a + b + c)
+    copied(x, y, z)
+    copied(copy.deepcopy(x), y, z)
+    assert copied.experimental_get_tracing_count() == 1
+
+
+def test_shape_caching():
+    # testShapeCaching (calls_func without its input_signature): shapes [1, 1], [2, 2], [3, 3]
+    func = tj.function(lambda x: tj.constant(x.shape))
+    calls_func = tj.function(lambda x: func(x))
+    np.testing.assert_array_equal(func(tnp.zeros([1, 1])), [1, 1])
+    np.testing.assert_array_equal(func(tnp.zeros([2, 2])), [2, 2])
+    np.testing.assert_array_equal(calls_func(tnp.zeros([3, 3])), [3, 3])
