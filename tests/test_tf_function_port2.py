@@ -809,3 +809,43 @@ def test_shape_caching():
     np.testing.assert_array_equal(func(tnp.zeros([1, 1])), [1, 1])
     np.testing.assert_array_equal(func(tnp.zeros([2, 2])), [2, 2])
     np.testing.assert_array_equal(calls_func(tnp.zeros([3, 3])), [3, 3])
+
+
+def test_model_with_optimizer_built_on_the_first_call():
+    # def_function_test.test_optimizer (a Keras model whose Dense layer and Adam slots are built inside the
+    # tf.function; here kernel ones, bias zeros, so the numbers are fixed). TF 2.21 with Keras's Adam(0.01):
+    # loss 25.0, kernel [[0.99000007], [0.99000007]], bias [-0.00999993]; second call loss 24.206406,
+    # kernel 0.98000473, bias -0.0199953
+    class Dense(tj.Module):
+        def __init__(self):
+            super().__init__()
+            self.kernel = self.bias = None
+
+        def __call__(self, x):
+            if self.kernel is None:
+                self.kernel = tj.Variable(tnp.ones([x.shape[-1], 1]))
+                self.bias = tj.Variable(tnp.zeros([1]))
+            return tnp.matmul(x, self.kernel) + self.bias
+
+    class ModelWithOptimizer(tj.Module):
+        def __init__(self):
+            super().__init__()
+            self.dense = Dense()
+            self.optimizer = tj.optimizers.Adam(0.01)
+
+        @tj.function
+        def __call__(self, x, y):
+            with tj.GradientTape() as tape:
+                loss = tnp.mean((self.dense(x) - y) ** 2.0)
+            trainable = self.dense.trainable_variables
+            grads = tape.gradient(loss, trainable)
+            self.optimizer.apply_gradients(zip(grads, trainable))
+            return {"loss": loss}
+
+    model = ModelWithOptimizer()
+    x, y = tj.constant([[3.0, 4.0]]), tj.constant([2.0])
+    for loss, kernel, bias in ((25.0, 0.99000007, -0.00999993), (24.206406, 0.98000473, -0.0199953)):
+        out = model(x, y)
+        np.testing.assert_allclose(float(out["loss"]), loss, rtol=1e-6)
+        np.testing.assert_allclose(model.dense.kernel.numpy(), [[kernel], [kernel]], rtol=1e-6)
+        np.testing.assert_allclose(model.dense.bias.numpy(), [bias], rtol=1e-5)
