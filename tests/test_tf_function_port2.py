@@ -849,3 +849,34 @@ def test_model_with_optimizer_built_on_the_first_call():
         np.testing.assert_allclose(float(out["loss"]), loss, rtol=1e-6)
         np.testing.assert_allclose(model.dense.kernel.numpy(), [[kernel], [kernel]], rtol=1e-6)
         np.testing.assert_allclose(model.dense.bias.numpy(), [bias], rtol=1e-5)
+
+
+def test_captured_variables_trainable_and_lazily_created():
+    # testCapturesVariables (through calls, not cf.variables): a + b + c + 1 with c created on the first call
+    # -> 4.0; under a tape TF 2.21 watches only the trainable ones, b then c; gradients None, 1.0, 1.0
+    a = tj.Variable(1.0, trainable=False, name="a")
+    b = tj.Variable(1.0, name="b")
+    cc = [None]
+
+    @tj.function
+    def f():
+        c = cc[0]
+        if c is None:
+            c = cc[0] = tj.Variable(1.0, name="c")
+        return a + b + c + 1
+
+    assert float(f()) == 4.0
+    with tj.GradientTape() as tape:
+        r = f()
+    assert [v.name for v in tape.watched_variables()] == ["b:0", "c:0"]
+    ga, gb, gc = tape.gradient(r, [a, b, cc[0]])
+    assert ga is None and float(gb) == 1.0 and float(gc) == 1.0
+
+
+def test_nested_function_over_shapes_of_several_ranks():
+    # testNestedShapeFunctionRelaxation (values; without reduce_retracing's relaxed (None,) trace):
+    # foo(ones([1] * rank)) = bar(shape(ones)) -> [1] * rank for ranks 1 to 5
+    bar = tj.function(lambda x_shape: x_shape)
+    foo = tj.function(lambda ones: bar(tj.constant(ones.shape)))
+    for rank in range(1, 6):
+        np.testing.assert_array_equal(foo(tnp.ones([1] * rank)), [1] * rank)
