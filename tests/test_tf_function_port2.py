@@ -8,6 +8,7 @@ where they have one). TF is not imported: expected values are what TF 2.21 gives
 names the TF tests it ports."""
 import collections
 import copy
+import dataclasses
 import functools
 import multiprocessing.pool
 import pickle
@@ -533,36 +534,50 @@ def test_frequent_retracing_warning_lambda_method_and_two_functions(caplog):
         assert len(_warnings(caplog)) == 1
 
 
-# -- nested structures of user classes (TF's __tf_flatten__ dataclasses as JAX pytrees) -----------------
-@jax.tree_util.register_pytree_node_class
+# -- nested structures of user classes: TF's nest protocol (__tf_flatten__ / __tf_unflatten__) -------------
+@dataclasses.dataclass
 class MaskedTensor:
-    def __init__(self, mask, value):
-        self.mask, self.value = mask, value
+    mask: bool
+    value: tj.Tensor
 
-    def tree_flatten(self):
-        return (self.value,), (self.mask,)
+    def __tf_flatten__(self):
+        return (self.mask,), (self.value,)
 
     @classmethod
-    def tree_unflatten(cls, metadata, leaves):
-        return cls(metadata[0], leaves[0])
+    def __tf_unflatten__(cls, metadata, leaves):
+        return MaskedTensor(mask=metadata[0], value=leaves[0])
 
 
-@jax.tree_util.register_pytree_node_class
+@dataclasses.dataclass
 class MaskedTensorPair:
-    def __init__(self, masks, value1, value2):
-        self.masks, self.value1, self.value2 = masks, value1, value2
+    masks: list
+    value1: MaskedTensor
+    value2: MaskedTensor
 
-    def tree_flatten(self):
-        return (self.value1, self.value2), (self.masks,)
+    def __tf_flatten__(self):
+        return (self.masks,), (self.value1, self.value2)
 
     @classmethod
-    def tree_unflatten(cls, metadata, leaves):
-        return cls(metadata[0], *leaves)
+    def __tf_unflatten__(cls, metadata, leaves):
+        return MaskedTensorPair(metadata[0], *leaves)
+
+
+@dataclasses.dataclass
+class Tagged:  # only ever made inside the function
+    tag: str
+    value: tj.Tensor
+
+    def __tf_flatten__(self):
+        return (self.tag,), (self.value,)
+
+    @classmethod
+    def __tf_unflatten__(cls, metadata, leaves):
+        return Tagged(metadata[0], leaves[0])
 
 
 def test_user_structures_in_and_out():
     # MultiDeviceTest.testInputAndOutputDataclass / testInputAndOutputNestedDataclass /
-    # testInputAndCreatNewDataclass / testDataclassWithUnhashableMetadata (list metadata)
+    # testInputAndCreatNewDataclass / testDataclassWithUnhashableMetadata (list metadata), with TF's classes
     f = tj.function(lambda x: x)
     mt = MaskedTensor(True, tj.constant([1.0]))
     result = f(mt)
@@ -588,6 +603,21 @@ def test_user_structures_in_and_out():
     assert result.value1.mask is False and result.value2.mask is True
     np.testing.assert_array_equal(result.value1.value, [1.0])
     np.testing.assert_array_equal(result.value2.value, [4.0])
+    # the metadata is part of the signature, the components are traced (TF 2.21: 1, then 2 traces); a class
+    # first seen as an output comes back rebuilt with concrete Tensors (Tagged('t', [2.0]))
+    g = tj.function(lambda x: x)
+    g(MaskedTensor(True, tj.constant([1.0])))
+    np.testing.assert_array_equal(g(MaskedTensor(True, tj.constant([2.0]))).value, [2.0])
+    assert g.experimental_get_tracing_count() == 1
+    assert g(MaskedTensor(False, tj.constant([2.0]))).mask is False and g.experimental_get_tracing_count() == 2
+    tagged = tj.function(lambda x: Tagged("t", x * 2))(tj.constant([1.0]))
+    assert isinstance(tagged, Tagged) and tagged.tag == "t" and isinstance(tagged.value, tj.Tensor)
+    np.testing.assert_array_equal(tagged.value.numpy(), [2.0])
+    x = tj.constant([3.0])
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        out = tj.function(lambda m: Tagged("t", m.value * m.value))(MaskedTensor(True, x))
+    np.testing.assert_array_equal(tape.gradient(out.value, x), [6.0])  # through the components (TF: [6.])
 
 
 def test_pickle():

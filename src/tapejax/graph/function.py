@@ -49,6 +49,40 @@ def _strong(x):
     return jax.lax.convert_element_type(x, x.dtype) if getattr(x, "weak_type", False) else x
 
 
+_NEST_TYPES: set = set()  # the classes of TF's nest protocol made JAX pytrees so far
+
+
+def _register_nests(leaves) -> bool:
+    """TF's nest protocol (a class with ``__tf_flatten__`` / ``__tf_unflatten__``, as tf.nest's custom
+    structures): found among ``leaves``, the class becomes a JAX pytree, so its components are traced like
+    any nested Tensors and its metadata is part of the signature (as TF's). Whether one was new (the caller
+    flattens again)."""
+    new = {type(x) for x in leaves
+           if hasattr(type(x), "__tf_flatten__") and hasattr(type(x), "__tf_unflatten__")
+           and type(x) not in _NEST_TYPES and not isinstance(x, (Tensor, Variable))}
+    for cls in new:
+        _NEST_TYPES.add(cls)
+        jax.tree_util.register_pytree_node(cls, _tf_flatten, functools.partial(_tf_unflatten, cls))
+    return bool(new)
+
+
+def _tf_flatten(x):
+    metadata, components = x.__tf_flatten__()
+    return tuple(components), metadata
+
+
+def _tf_unflatten(cls, metadata, components):
+    return cls.__tf_unflatten__(metadata, tuple(components))
+
+
+def _flatten(tree):
+    """``tree``'s leaves and structure (Tensors and Variables are leaves; TF nest-protocol classes are nodes)."""
+    leaves, treedef = jax.tree_util.tree_flatten(tree, is_leaf=_is_leaf)
+    while _register_nests(leaves):
+        leaves, treedef = jax.tree_util.tree_flatten(tree, is_leaf=_is_leaf)
+    return leaves, treedef
+
+
 def _static_key(x):
     """A non-array argument is part of the signature by value (as tf.function's Literal trace type), so it
     must be hashable; a weak reference is refused (TF: "weakref input ... not supported")."""
@@ -257,7 +291,7 @@ class Function:
         n_args = len(args)
         if self._signature is not None and (kwargs or n_args != self._arity):
             args, kwargs = self._bind(args, kwargs)
-        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
+        leaves, treedef = _flatten((args, kwargs))
         dyn_pos, dyn_vals, sig, arg_vars = [], [], [], []
         for i, x in enumerate(leaves):
             if isinstance(x, Variable):
@@ -471,7 +505,7 @@ class Function:
                 tape_set.push_tape(cap.graph)
                 out = f(*args, **kwargs)
                 weak_self()._check_inputs((treedef, call_leaves), args, kwargs)
-                out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
+                out_leaves, out_tree = _flatten(out)
                 arrays, static, positions = [], {}, []
                 for i, o in enumerate(out_leaves):
                     o = out_leaves[i] = _output_tensor(o)
