@@ -13,7 +13,7 @@ import functools
 import multiprocessing.pool
 import pickle
 
-import jax
+import attr
 import numpy as np
 import pytest
 
@@ -618,6 +618,35 @@ def test_user_structures_in_and_out():
         tape.watch(x)
         out = tj.function(lambda m: Tagged("t", m.value * m.value))(MaskedTensor(True, x))
     np.testing.assert_array_equal(tape.gradient(out.value, x), [6.0])  # through the components (TF: [6.])
+
+
+@attr.s
+class AttrsPair:
+    a = attr.ib()
+    b = attr.ib()
+
+
+@attr.s(frozen=True)
+class AttrsPoint:
+    x = attr.ib()
+    y = attr.ib(default=5)
+
+
+def test_attrs_classes_are_nested_structures():
+    # testCacheKeyAttrsClass: an attrs instance is a structure of its fields: the same structure reuses the
+    # trace (1, 1), another nesting retraces (2); it comes back as its class (TF 2.21). A frozen attrs class
+    # made inside: P(p.x * 2, p.y) of P(2.0, 3) -> P(Tensor 4.0, Tensor 3 int32)
+    defined = tj.function(lambda l: l)
+    r = defined(AttrsPair(tj.constant(1.0), [tj.constant(2.0), tj.constant(3.0)]))
+    assert defined.experimental_get_tracing_count() == 1
+    assert isinstance(r, AttrsPair) and float(r.a) == 1.0 and [float(t) for t in r.b] == [2.0, 3.0]
+    defined(AttrsPair(tj.constant(1.0), [tj.constant(2.0), tj.constant(3.0)]))
+    assert defined.experimental_get_tracing_count() == 1
+    defined(AttrsPair([tj.constant(1.0), tj.constant(2.0)], tj.constant(3.0)))
+    assert defined.experimental_get_tracing_count() == 2
+    r = tj.function(lambda p: AttrsPoint(p.x * 2, p.y))(AttrsPoint(tj.constant(2.0), 3))
+    assert isinstance(r, AttrsPoint) and float(r.x) == 4.0
+    assert isinstance(r.y, tj.Tensor) and r.y.dtype == np.int32 and int(r.y) == 3
 
 
 def test_pickle():

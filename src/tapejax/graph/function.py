@@ -53,17 +53,29 @@ _NEST_TYPES: set = set()  # the classes of TF's nest protocol made JAX pytrees s
 
 
 def _register_nests(leaves) -> bool:
-    """TF's nest protocol (a class with ``__tf_flatten__`` / ``__tf_unflatten__``, as tf.nest's custom
-    structures): found among ``leaves``, the class becomes a JAX pytree, so its components are traced like
-    any nested Tensors and its metadata is part of the signature (as TF's). Whether one was new (the caller
-    flattens again)."""
+    """The classes tf.nest treats as structures that JAX does not: TF's nest protocol (``__tf_flatten__`` /
+    ``__tf_unflatten__``) and ``attrs`` classes (their fields, in order). Found among ``leaves``, such a class
+    becomes a JAX pytree, so its components are traced like any nested Tensors and its metadata is part of
+    the signature (as TF's). Whether one was new (the caller flattens again)."""
     new = {type(x) for x in leaves
-           if hasattr(type(x), "__tf_flatten__") and hasattr(type(x), "__tf_unflatten__")
-           and type(x) not in _NEST_TYPES and not isinstance(x, (Tensor, Variable))}
+           if type(x) not in _NEST_TYPES and not isinstance(x, (Tensor, Variable)) and not isinstance(x, type)
+           and (hasattr(type(x), "__tf_flatten__") and hasattr(type(x), "__tf_unflatten__")
+                or hasattr(type(x), "__attrs_attrs__"))}
     for cls in new:
         _NEST_TYPES.add(cls)
-        jax.tree_util.register_pytree_node(cls, _tf_flatten, functools.partial(_tf_unflatten, cls))
+        if hasattr(cls, "__tf_flatten__"):
+            jax.tree_util.register_pytree_node(cls, _tf_flatten, functools.partial(_tf_unflatten, cls))
+        else:
+            jax.tree_util.register_pytree_node(cls, _attrs_flatten, functools.partial(_attrs_unflatten, cls))
     return bool(new)
+
+
+def _attrs_flatten(x):
+    return tuple(getattr(x, a.name) for a in type(x).__attrs_attrs__), None
+
+
+def _attrs_unflatten(cls, _, fields):
+    return cls(*fields)  # (as tf.nest rebuilds an attrs class)
 
 
 def _tf_flatten(x):
