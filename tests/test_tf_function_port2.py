@@ -1,7 +1,8 @@
 """tj.function against the rest of TensorFlow's tf.function tests
-(tensorflow/python/eager/polymorphic_function/polymorphic_function_test.py and
-tensorflow/python/eager/def_function_test.py): the cases not already in test_tf_function_port.py,
-test_tf_function_guide.py, test_tf_function_gradients_port.py, test_tf_variables_port.py.
+(tensorflow/python/eager/polymorphic_function/polymorphic_function_test.py,
+tensorflow/python/eager/def_function_test.py and .../polymorphic_function/tracing_compilation_test.py):
+the cases not already in test_tf_function_port.py, test_tf_function_guide.py,
+test_tf_function_gradients_port.py, test_tf_variables_port.py.
 
 Eager calls only (no get_concrete_function, input_signature or graph mode: their call parts are ported
 where they have one). TF is not imported: expected values are what TF 2.21 gives, hard-coded; each test
