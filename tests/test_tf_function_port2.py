@@ -940,3 +940,29 @@ def test_nested_function_over_shapes_of_several_ranks():
     foo = tj.function(lambda ones: bar(tj.constant(ones.shape)))
     for rank in range(1, 6):
         np.testing.assert_array_equal(foo(tnp.ones([1] * rank)), [1] * rank)
+
+
+def test_keyword_only_arguments_and_separate_functions():
+    # testInputSignatureWithKeywordOnlyArgs (without its input_signature): f(a, b, c=3, *, d=4) -> 10; with
+    # partial c=4, d=5 or d=constant(5) -> 11; testCompilationFunctionSeparateGraphs (eagerly):
+    # maybe_add(11, True) -> 16 (counts 1 and 1), maybe_add(11, False) -> 11 (counts 2 and 1)
+    def f(a, b, c=3, *, d=4):
+        return a + b + c + d
+
+    assert tj.function(f)(1, 2).numpy() == 10
+    for partial in (functools.partial(f, c=4), functools.partial(f, d=5), functools.partial(f, d=tj.constant(5))):
+        assert tj.function(partial)(1, 2).numpy() == 11
+    assert tj.function(f)(tj.constant(1), tj.constant(2), d=tj.constant(5)).numpy() == 11
+    add = tj.function(lambda x: x + 5)
+
+    @tj.function
+    def maybe_add(x, should_add):
+        if should_add:
+            return add(x)
+        return x
+
+    x = tj.constant(11)
+    assert int(maybe_add(x, True)) == 16
+    assert (maybe_add.experimental_get_tracing_count(), add.experimental_get_tracing_count()) == (1, 1)
+    assert int(maybe_add(x, False)) == 11
+    assert (maybe_add.experimental_get_tracing_count(), add.experimental_get_tracing_count()) == (2, 1)
