@@ -30,7 +30,7 @@ from jax.extend.core import jaxpr_as_fun
 from .. import tape_set
 from ..ops import dependence
 from ..ops.core import OpDef, apply, rules_epoch
-from ..tensor import Tensor, Variable, constant, new_id
+from ..tensor import ArrayImpl, Tensor, Variable, constant, new_id
 from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder, InlineTrace
 from .reachable import reachable
 
@@ -50,6 +50,9 @@ def _strong(x):
 
 
 _NEST_TYPES: set = set()  # the classes of TF's nest protocol made JAX pytrees so far
+# leaves that are never such classes: skipped at the cost of one set lookup (a call's leaves are mostly these)
+_PLAIN_TYPES = frozenset({Tensor, Variable, type(None), bool, int, float, complex, str, np.ndarray,
+                          ArrayImpl})
 
 
 def _register_nests(leaves) -> bool:
@@ -57,10 +60,10 @@ def _register_nests(leaves) -> bool:
     ``__tf_unflatten__``) and ``attrs`` classes (their fields, in order). Found among ``leaves``, such a class
     becomes a JAX pytree, so its components are traced like any nested Tensors and its metadata is part of
     the signature (as TF's). Whether one was new (the caller flattens again)."""
-    new = {type(x) for x in leaves
-           if type(x) not in _NEST_TYPES and not isinstance(x, (Tensor, Variable)) and not isinstance(x, type)
-           and (hasattr(type(x), "__tf_flatten__") and hasattr(type(x), "__tf_unflatten__")
-                or hasattr(type(x), "__attrs_attrs__"))}
+    new = {cls for cls in map(type, leaves)
+           if cls not in _PLAIN_TYPES and cls not in _NEST_TYPES and not issubclass(cls, (Tensor, Variable))
+           and (hasattr(cls, "__tf_flatten__") and hasattr(cls, "__tf_unflatten__")
+                or hasattr(cls, "__attrs_attrs__"))}
     for cls in new:
         _NEST_TYPES.add(cls)
         if hasattr(cls, "__tf_flatten__"):
