@@ -71,6 +71,9 @@ class _State(threading.local):
         self.capture = None            # the tj.function trace in progress (Variable values), if any
         self.build_graph = None        # the graph of a tj.function's eager first call (its tj.gradients)
         self.debug_checking: bool = False  # inside tj.debug.check_numerics() (this thread only)
+        # Inside tj.init_scope: the first Tensor id made in the block (older Tensors with traced values belong
+        # to an enclosing trace and are out of scope there); None outside.
+        self.lifted_before = None
 
     # Cheap enough for the per-op hot path: two list truth tests and an int.
     def active(self) -> bool:

@@ -30,7 +30,7 @@ from jax.extend.core import jaxpr_as_fun
 from .. import tape_set
 from ..ops import dependence
 from ..ops.core import OpDef, apply, rules_epoch
-from ..tensor import Tensor, Variable, constant
+from ..tensor import ArrayImpl, Tensor, Variable, constant, new_id
 from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder, InlineTrace
 from .reachable import reachable
 
@@ -47,6 +47,55 @@ def _strong(x):
     """The signature is shape and dtype (as tf.function): a weakly typed value (e.g. jnp.full(3, 2.0))
     must not make jax.jit retrace, so it is passed with a strong dtype."""
     return jax.lax.convert_element_type(x, x.dtype) if getattr(x, "weak_type", False) else x
+
+
+_NEST_TYPES: set = set()  # the classes of TF's nest protocol made JAX pytrees so far
+# leaves that are never such classes: skipped at the cost of one set lookup (a call's leaves are mostly these)
+_PLAIN_TYPES = frozenset({Tensor, Variable, type(None), bool, int, float, complex, str, np.ndarray,
+                          ArrayImpl})
+
+
+def _register_nests(leaves) -> bool:
+    """The classes tf.nest treats as structures that JAX does not: TF's nest protocol (``__tf_flatten__`` /
+    ``__tf_unflatten__``) and ``attrs`` classes (their fields, in order). Found among ``leaves``, such a class
+    becomes a JAX pytree, so its components are traced like any nested Tensors and its metadata is part of
+    the signature (as TF's). Whether one was new (the caller flattens again)."""
+    new = {cls for cls in map(type, leaves)
+           if cls not in _PLAIN_TYPES and cls not in _NEST_TYPES and not issubclass(cls, (Tensor, Variable))
+           and (hasattr(cls, "__tf_flatten__") and hasattr(cls, "__tf_unflatten__")
+                or hasattr(cls, "__attrs_attrs__"))}
+    for cls in new:
+        _NEST_TYPES.add(cls)
+        if hasattr(cls, "__tf_flatten__"):
+            jax.tree_util.register_pytree_node(cls, _tf_flatten, functools.partial(_tf_unflatten, cls))
+        else:
+            jax.tree_util.register_pytree_node(cls, _attrs_flatten, functools.partial(_attrs_unflatten, cls))
+    return bool(new)
+
+
+def _attrs_flatten(x):
+    return tuple(getattr(x, a.name) for a in type(x).__attrs_attrs__), None
+
+
+def _attrs_unflatten(cls, _, fields):
+    return cls(*fields)  # (as tf.nest rebuilds an attrs class)
+
+
+def _tf_flatten(x):
+    metadata, components = x.__tf_flatten__()
+    return tuple(components), metadata
+
+
+def _tf_unflatten(cls, metadata, components):
+    return cls.__tf_unflatten__(metadata, tuple(components))
+
+
+def _flatten(tree):
+    """``tree``'s leaves and structure (Tensors and Variables are leaves; TF nest-protocol classes are nodes)."""
+    leaves, treedef = jax.tree_util.tree_flatten(tree, is_leaf=_is_leaf)
+    while _register_nests(leaves):
+        leaves, treedef = jax.tree_util.tree_flatten(tree, is_leaf=_is_leaf)
+    return leaves, treedef
 
 
 def _static_key(x):
@@ -220,6 +269,11 @@ class Function:
             bound = self._bound[obj] = Function(method, self._jit_compile, self._donate)
         return bound
 
+    def __reduce__(self):
+        # Pickled as its Python function and options (as tf.function's): the copy traces afresh. The cache
+        # (programs, weak references, the code object keying the retracing statistics) is not picklable.
+        return (Function, (self._f, self._jit_compile, self._donate))
+
     def __repr__(self) -> str:
         return f"<tj.function {getattr(self._f, '__name__', self._f)} ({len(self._cache)} traced signatures)>"
 
@@ -252,7 +306,7 @@ class Function:
         n_args = len(args)
         if self._signature is not None and (kwargs or n_args != self._arity):
             args, kwargs = self._bind(args, kwargs)
-        leaves, treedef = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
+        leaves, treedef = _flatten((args, kwargs))
         dyn_pos, dyn_vals, sig, arg_vars = [], [], [], []
         for i, x in enumerate(leaves):
             if isinstance(x, Variable):
@@ -466,7 +520,7 @@ class Function:
                 tape_set.push_tape(cap.graph)
                 out = f(*args, **kwargs)
                 weak_self()._check_inputs((treedef, call_leaves), args, kwargs)
-                out_leaves, out_tree = jax.tree_util.tree_flatten(out, is_leaf=_is_leaf)
+                out_leaves, out_tree = _flatten(out)
                 arrays, static, positions = [], {}, []
                 for i, o in enumerate(out_leaves):
                     o = out_leaves[i] = _output_tensor(o)
@@ -604,9 +658,16 @@ def init_scope() -> Iterator[None]:
     """TF's ``tf.init_scope``: code inside runs as at the top level, eagerly, even while a ``tj.function`` is
     being traced: it runs once, at trace time (not on each call), no tape or accumulator records it, and its
     Variable reads and assignments act on the Variables' concrete values (e.g. a one-time initialization).
-    Outside traces it only pauses recording."""
-    with tape_set.isolated(), jax.ensure_compile_time_eval():
-        yield
+    Outside traces it only pauses recording. A Tensor the trace made before the block holds a traced value:
+    using it inside raises TF's TypeError ("... is out of scope")."""
+    saved = tape_set.state.lifted_before
+    # (Tensors made from here on, inside the block, are its own: only older traced ones are refused)
+    tape_set.state.lifted_before = new_id()
+    try:
+        with tape_set.isolated(), jax.ensure_compile_time_eval():
+            yield
+    finally:
+        tape_set.state.lifted_before = saved
 
 
 def function(f: Optional[Callable] = None, *, jit_compile: bool = True, donate_variables: bool = False,

@@ -748,6 +748,8 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
     raw, args = _raw(op, args, deferred)
     if st.capture is not None:  # a tj.function trace: Tensors it closes over are inputs of the program
         raw = st.capture.substitute(args, raw)
+    elif st.lifted_before is not None:  # tj.init_scope inside a trace: the trace's values are out of scope
+        _check_not_traced(op, args, st.lifted_before)
     try:
         if deferred:
             out = _deferral(op, args, raw, static)
@@ -778,6 +780,17 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
                             "Python ints while its x64 mode is off (jax.numpy raises too). Pass it as a float "
                             f"({float(big)!r}) or as an array of a dtype that holds it, or enable x64 "
                             "(jax.config.update('jax_enable_x64', True)).") from e
+
+
+def _check_not_traced(op: OpDef, args, lifted_before: int) -> None:
+    """TF's error for a value of the enclosing trace used in ``tj.init_scope`` (code there runs eagerly, at
+    trace time, where the trace's values do not exist yet)."""
+    for a in args:
+        if isinstance(a, Tensor) and a._id < lifted_before and isinstance(a._value, jax.core.Tracer):
+            raise TypeError(
+                f"A Tensor (shape {tuple(a.shape)}, dtype {a.dtype}) made inside the tj.function trace is out of "
+                f"scope and cannot be used here, in tj.init_scope (op '{op.name}'): that code runs eagerly, once, "
+                "at trace time. Compute the value outside init_scope, or from values made inside it.")
 
 
 def _holds_tensor(v) -> bool:
