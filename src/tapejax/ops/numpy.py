@@ -767,10 +767,22 @@ def broadcast_to(array, shape):
 
 
 def concatenate(arrays, axis=0):
-    """``jax.numpy.concatenate``."""
+    """``jax.numpy.concatenate``. Shapes that do not fit raise ``ValueError`` (as TF and NumPy; jax.numpy raises
+    ``TypeError``): no arrays, scalars, different ranks, or sizes that differ off the axis."""
     arrays = list(arrays)
-    nd = ndim(arrays[0])
-    return _concatenate(*arrays, axis=_check_axis("concatenate", axis, nd))
+    if not arrays:
+        raise ValueError("tj op 'concatenate': needs at least one array (got an empty list)")
+    shapes = [shape(a) for a in arrays]
+    nd = len(shapes[0])
+    if nd == 0:
+        raise ValueError("tj op 'concatenate': can't concatenate scalars (use tj.numpy.stack instead)")
+    ax = _check_axis("concatenate", axis, nd)
+    for s in shapes[1:]:
+        if len(s) != nd or builtins.any(a != b for i, (a, b) in enumerate(zip(s, shapes[0])) if i != ax):
+            raise ValueError(f"tj op 'concatenate': shapes {shapes[0]} and {s} cannot be concatenated along axis {ax}"
+                             + (f": their rank differs ({nd} and {len(s)})" if len(s) != nd else
+                                ": every other dimension must match"))
+    return _concatenate(*arrays, axis=ax)
 
 
 concat = concatenate
@@ -782,7 +794,8 @@ def stack(arrays, axis=0):
 
 
 def split(ary, indices_or_sections, axis=0):
-    """``jax.numpy.split``: a list of tensors."""
+    """``jax.numpy.split``: a list of tensors; an axis out of range raises ``AxisError`` (a ``ValueError``, as TF)."""
+    axis = _check_axis("split", axis, ndim(ary))
     return list(_split(ary, indices_or_sections=freeze(indices_or_sections), axis=axis))
 
 
@@ -821,11 +834,22 @@ def take_along_axis(arr, indices, axis):
     return _take_along_axis(arr, indices, axis=axis)
 
 
+_PAD_MODES = ("constant", "edge", "linear_ramp", "maximum", "mean", "median", "minimum", "reflect", "symmetric",
+              "wrap", "empty")
+
+
 def pad(array, pad_width, mode="constant", constant_values=0):
-    """``jax.numpy.pad`` (constant, edge, reflect, symmetric, wrap)."""
+    """``jax.numpy.pad`` (constant, edge, reflect, symmetric, wrap). As TF's ``tf.pad``: a scalar with paddings of
+    shape ``(0, 2)`` is returned as it is, ``mode`` is case-insensitive and an unknown one raises ``ValueError``."""
+    mode = mode.lower() if isinstance(mode, str) else mode  # TF's modes are upper case ("REFLECT")
+    if mode not in _PAD_MODES:
+        raise ValueError(f"tj op 'pad': mode {mode!r} is not one of {', '.join(map(repr, _PAD_MODES))}")
     if isinstance(pad_width, int):
         pad_width = ((pad_width, pad_width),) * ndim(array)
-    return _pad(array, pad_width=freeze(pad_width), mode=mode, constant_values=freeze(constant_values))
+    pad_width = freeze(pad_width)
+    if pad_width == () and ndim(array) == 0:  # (0, 2) paddings (frozen to ()): jnp.pad takes no such shape
+        pad_width = 0
+    return _pad(array, pad_width=pad_width, mode=mode, constant_values=freeze(constant_values))
 
 
 def tile(A, reps):

@@ -1,0 +1,461 @@
+"""TensorFlow's array-op kernel tests (values and gradients), ported to tapejax's ``tj.numpy``.
+
+Sources: tensorflow/python/kernel_tests/array_ops/{concat,split,pad,where,gather_nd}_op_test.py and
+array_ops_test.py (slices, reverse, reshape, squeeze, expand_dims, broadcast_to, tile), math_ops/scan_ops_test.py
+(cumsum/cumprod gradients), einsum_op_test.py, matmul_op_test.py and batch_matmul_op_test.py (gradients), and
+tensorflow/python/ops/sort_ops_test.py (sort gradient). TF ops map to tj.numpy: concat -> concatenate,
+split(x, sizes) -> split(x, cumulative indices), gather_nd -> advanced indexing, reverse -> flip, tf.sort -> sort.
+Expected values are TF 2.21's, hard-coded with the TF expression that gives them (a test that asserts an identity,
+such as "the concatenated gradients are the output gradient", keeps that identity); TensorFlow is not imported.
+TF's gradient checker is replaced by ``_check_jacobian``: ``tape.jacobian`` (and ``tape.gradient`` with one-hot
+output gradients) against the theoretical Jacobian, which for these linear ops is the op applied to basis vectors.
+float64 becomes float32 (JAX's x64 is off, API.md); shapes are smaller than TF's to keep the file fast.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tapejax as tj
+
+tnp = tj.numpy
+RNG = np.random.default_rng(7)
+
+
+def _rand(*shape, dtype=np.float32):
+    x = RNG.random(shape).astype(dtype)
+    if np.issubdtype(dtype, np.complexfloating):
+        x -= 1j * x  # as TF's _makeData
+    return x
+
+
+def _grads(f, xs, output_gradients=None):
+    """``tape.gradient(f(*xs), xs, output_gradients)`` on constants made from ``xs``."""
+    ts = [tj.constant(x) for x in xs]
+    with tj.GradientTape() as tape:
+        tape.watch(ts)
+        y = f(*ts)
+    return y, tape.gradient(y, ts, output_gradients=output_gradients)
+
+
+def _linear_jacobian(np_f, shapes, dtype=np.float32):
+    """The Jacobian of a linear ``np_f`` (one array per input shape): ``np_f`` of each basis vector."""
+    cols = [np.zeros(np.size(np_f(*[np.zeros(s, dtype) for s in shapes])), dtype)[:, None][:, :0]]
+    for k, shp in enumerate(shapes):
+        for j in range(int(np.prod(shp))):
+            args = [np.zeros(s, dtype) for s in shapes]
+            args[k].reshape(-1)[j] = 1
+            cols.append(np.asarray(np_f(*args)).reshape(-1, 1))
+    return np.concatenate(cols, axis=1)
+
+
+def _check_jacobian(f, xs, want):
+    """TF's gradient checker: the Jacobian of ``f`` at ``xs`` (all inputs, flattened and side by side) from
+    ``tape.jacobian`` and from ``tape.gradient`` with one-hot output gradients equals ``want``."""
+    ts = [tj.constant(x) for x in xs]
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch(ts)
+        y = f(*ts)
+    jac = tape.jacobian(y, ts)
+    got = np.concatenate([np.asarray(j.numpy()).reshape(y.numpy().size, t.numpy().size)
+                          for j, t in zip(jac, ts)], axis=1)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    for i in range(y.numpy().size):
+        dy = np.zeros(y.shape, y.numpy().dtype)
+        dy.reshape(-1)[i] = 1
+        row = np.concatenate([g.numpy().reshape(-1) for g in tape.gradient(y, ts, output_gradients=dy)])
+        np.testing.assert_allclose(row, want[i], rtol=1e-6, atol=1e-6)
+
+
+# -- concat_op_test.py ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+@pytest.mark.parametrize("axis", [-2, 1])
+def test_concat_gradients_simple(dtype, axis):
+    # ConcatOpTest.testGradientsSimple (float32, complex64; axis -2 and 1): the gradients of concat with output
+    # gradient grad_inp, concatenated again, are grad_inp (complex values too: no conjugation)
+    xs = [_rand(3, x, 2, dtype=dtype) for x in (1, 2, 6)]
+    grad_inp = _rand(3, 9, 2, dtype=dtype)
+    _, gs = _grads(lambda *a: tnp.concatenate(a, axis), xs, output_gradients=grad_inp)
+    assert [g.dtype for g in gs] == [dtype] * 3
+    np.testing.assert_array_equal(tnp.concatenate(gs, axis).numpy(), grad_inp)
+
+
+@pytest.mark.parametrize("axis, shapes", [
+    (0, [(1, 4, 2), (2, 4, 2), (6, 4, 2)]),  # testGradientsFirstDim
+    (-1, [(4, 2, 1), (4, 2, 2), (4, 2, 6)]),  # testGradientsLastDim (axis -1 and 2)
+    (2, [(4, 2, 1), (4, 2, 2), (4, 2, 6)]),
+    (3, [(2, 1, 3, 2, 1), (2, 1, 3, 1, 1), (2, 1, 3, 4, 1)]),  # testGradientsRandom (rank 5; fixed shapes)
+    (-1, [(2, 3), (2, 3)]),  # testGradientsNegativeAxis (x1, x2 of shape (2, 3); axis -2 below, -1 here)
+    (-2, [(2, 3), (2, 3)]),
+])
+def test_concat_gradients_axes(axis, shapes):
+    # ConcatOpTest.testGradientsFirstDim / LastDim / Random / NegativeAxis / WithUnknownInputDim
+    xs = [_rand(*s) for s in shapes]
+    y = np.concatenate(xs, axis)
+    grad_inp = _rand(*y.shape)
+    out, gs = _grads(lambda *a: tnp.concatenate(a, axis), xs, output_gradients=grad_inp)
+    np.testing.assert_array_equal(out.numpy(), y)
+    np.testing.assert_array_equal(tnp.concatenate(gs, axis).numpy(), grad_inp)
+
+
+def test_concat_indexed_slices_gradient_negative_axis():
+    # ConcatOpTest.testGradientsNegativeAxis (_testIndexedSlicesGradientsForAxis): gather(concat(x1, x2, -2),
+    # [2, 0]) with output gradient grad_inp; gather(concat(grads, -2), [2, 0]) is grad_inp
+    x1 = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+    x2 = np.array([[7.0, 8.0, 9.0], [10.0, 11.0, 12.0]], np.float32)
+    grad_inp = _rand(2, 3)
+    out, gs = _grads(lambda a, b: tnp.take(tnp.concatenate([a, b], -2), np.array([2, 0]), axis=0), [x1, x2],
+                     output_gradients=grad_inp)
+    np.testing.assert_array_equal(out.numpy(), [[7, 8, 9], [1, 2, 3]])
+    np.testing.assert_array_equal(gs[0].numpy(), [grad_inp[1], [0, 0, 0]])
+    np.testing.assert_array_equal(gs[1].numpy(), [grad_inp[0], [0, 0, 0]])
+
+
+@pytest.mark.parametrize("axis, shapes, gather", [
+    (0, [(4, 2, 3), (2, 2, 3), (3, 2, 3)], None),  # testTensorConcatDim0Grad
+    (1, [(4, 2, 3), (4, 3, 3), (4, 1, 3)], None),  # testTensorConcatDim1Grad
+    (0, [(4, 2, 3), (2, 2, 3), (3, 2, 3)], [1, 2, 0, 5]),  # testIndexedSlicesConcatDim0Grad
+    (1, [(4, 2, 3), (4, 3, 3), (4, 1, 3)], [1, 2, 0, 3]),  # testIndexedSlicesConcatDim1Grad (+ _UnknownInputDim)
+    (2, [(4, 2, 3), (4, 2, 1), (4, 2, 2)], [1, 2, 0, 3]),  # testIndexedSlicesConcatDim2Grad
+])
+def test_concat_gradient_checker(axis, shapes, gather):
+    # ConcatOpTest.testTensorConcatDim{0,1}Grad / testIndexedSlicesConcatDim{0,1,2}Grad: compute_gradient_error
+    # of concat (then gather(..., indices) along axis 0) < 1e-11 in float64
+    xs = [_rand(*s) for s in shapes]
+
+    def np_f(*a):
+        c = np.concatenate(a, axis)
+        return c if gather is None else c[gather]
+
+    def f(*a):
+        c = tnp.concatenate(a, axis)
+        return c if gather is None else tnp.take(c, np.array(gather), axis=0)
+    _check_jacobian(f, xs, _linear_jacobian(np_f, shapes))
+
+
+@pytest.mark.parametrize("shape0", [(), (2,)])
+@pytest.mark.parametrize("shape1", [(), (3,)])
+def test_concat_zero_size(shape0, shape1):
+    # ConcatOpTest.testZeroSize: concat of inputs with 0, 1, 2 rows along the axis, and its gradients
+    axis = len(shape0)
+    for n0 in (0, 1, 2):
+        for n1 in (0, 1, 2):
+            x0, x1 = _rand(*(shape0 + (n0,) + shape1)), _rand(*(shape0 + (n1,) + shape1))
+            correct = np.concatenate([x0, x1], axis=axis)
+            dc = _rand(*correct.shape)
+            c, dxs = _grads(lambda a, b: tnp.concatenate([a, b], axis), [x0, x1], output_gradients=dc)
+            np.testing.assert_array_equal(c.numpy(), correct)
+            assert [d.shape for d in dxs] == [x0.shape, x1.shape]
+            np.testing.assert_array_equal(np.concatenate([d.numpy() for d in dxs], axis=axis), dc)
+
+
+def test_concat_values():
+    # ConcatOpTest.testHStack / testVStack / test4DStack / testInt32GPU / testBfloat16GPU / testRefType /
+    # testConcatTuple / testConcatNegativeAxis / testConcatDtype / testConcatAxisType / testConcatEmpty
+    p1, p2 = _rand(4, 4), _rand(4, 4)
+    np.testing.assert_array_equal(tnp.concatenate([p1, p2], 0).numpy(), np.concatenate([p1, p2], 0))
+    np.testing.assert_array_equal(tnp.concatenate((p1, p2), 1).numpy(), np.concatenate([p1, p2], 1))
+    a, b = _rand(2, 3, 1, 1), _rand(2, 3, 4, 1)
+    np.testing.assert_array_equal(tnp.concatenate([a, b], 2).numpy(), np.concatenate([a, b], 2))
+    v1, v2 = tj.Variable(p1), tj.Variable(p2)
+    np.testing.assert_array_equal(tnp.concatenate([v1, v2], 0).numpy(), np.concatenate([p1, p2], 0))
+    for dtype in (np.int32, np.uint32, "bfloat16"):
+        c = tnp.concatenate([tj.constant([[1, 2, 3], [4, 5, 6]], dtype=dtype),
+                             tj.constant([[7, 8, 9], [10, 11, 12]], dtype=dtype)], 1)
+        assert c.dtype == np.dtype(dtype) and c.shape == (2, 6)
+        np.testing.assert_array_equal(c.numpy().astype(np.float32), [[1, 2, 3, 7, 8, 9], [4, 5, 6, 10, 11, 12]])
+    t1, t2 = [[1, 2, 3], [4, 5, 6]], [[7, 8, 9], [10, 11, 12]]
+    np.testing.assert_array_equal(tnp.concatenate([t1, t2], -2).numpy(), t1 + t2)
+    np.testing.assert_array_equal(tnp.concatenate([t1, t2], -1).numpy(), [[1, 2, 3, 7, 8, 9], [4, 5, 6, 10, 11, 12]])
+    np.testing.assert_array_equal(tnp.concatenate([t1, t2], tj.constant(1)).numpy(),
+                                  [[1, 2, 3, 7, 8, 9], [4, 5, 6, 10, 11, 12]])
+    assert tnp.concatenate([[], []], 0).shape == (0,)
+
+
+def test_concat_shape_errors_raise_value_error():
+    # ConcatOpTest.testShapeError: rank mismatch, a non-concat dimension mismatch, axis 3 and -4 of rank 3:
+    # ValueError (jax.numpy raised TypeError for the first two)
+    with pytest.raises(ValueError, match="rank"):
+        tnp.concatenate([tnp.full((4, 4, 4, 4), 10.0), tnp.full((4, 4, 4), 20.0)], 1)
+    with pytest.raises(ValueError, match=r"\(3, 2, 1\)"):
+        tnp.concatenate([tnp.full((1, 2, 1), 10.0), tnp.full((3, 2, 1), 20.0)], 1)
+    for axis in (3, -4):
+        with pytest.raises(ValueError):
+            tnp.concatenate([tnp.full((4, 4, 4), 10.0), tnp.full((4, 4, 4), 20.0)], axis)
+    # testConcatInvalidAxis / testConcatInvalidAxisInTfFunction: axis 1 of rank 1, a huge axis
+    with pytest.raises(ValueError):
+        tnp.concatenate([[1], [2]], 1)
+    with pytest.raises(ValueError):
+        tnp.concatenate([[1, 2, 3], [4, 5, 6]], 0xb500005b)
+    # testConcatNoScalars / testScalars: "Can't concatenate scalars (use tf.stack instead)"
+    with pytest.raises(ValueError):
+        tnp.concatenate([tj.constant(7)] * 3, 0)
+    arr = tj.constant([0.2, 0.3])
+    with pytest.raises(ValueError):
+        tnp.concatenate([arr[i] ** 2 for i in range(2)], axis=0)
+    # testInvalidConcatDimTypeAndShape: concat([], 0)
+    with pytest.raises(ValueError):
+        tnp.concatenate([], 0)
+
+
+# -- split_op_test.py ----------------------------------------------------------------------------------------
+# tf.split(x, num) is tnp.split(x, num); tf.split(x, size_splits) is tnp.split(x, cumsum(size_splits)[:-1]).
+
+def _sizes(size_splits):
+    return list(np.cumsum(size_splits)[:-1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64, "bfloat16"])
+def test_split_gradients(dtype):
+    # SplitOpTest.testGradientsAll (_testGradientsSimple: 4 sections of axis 1; _testGradientsSimpleVariable:
+    # sizes [1, 3] of axis 1); each section of the gradient is its output's gradient
+    inp = _rand(4, 4, dtype=np.float32 if dtype == "bfloat16" else dtype).astype(dtype)
+    grads = [_rand(4, 1, dtype=np.float32 if dtype == "bfloat16" else dtype).astype(dtype) for _ in range(4)]
+    x = tj.constant(inp)
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        s = tnp.split(x, 4, axis=1)
+        v = tnp.split(x, _sizes([1, 3]), axis=1)
+    result = tape.gradient(s, x, output_gradients=grads).numpy()
+    for i in range(4):
+        np.testing.assert_array_equal(result[:, i:i + 1], grads[i])
+    gv = [grads[0], np.concatenate(grads[1:], 1)]
+    result = tape.gradient(v, x, output_gradients=gv).numpy()
+    np.testing.assert_array_equal(result[:, 0:1], gv[0])
+    np.testing.assert_array_equal(result[:, 1:4], gv[1])
+    # only one output reached: the other sections' gradient is zeros (TF's _SplitGrad fills them)
+    result = tape.gradient(s[2], x, output_gradients=grads[2]).numpy()
+    want = np.zeros((4, 4), result.dtype)
+    want[:, 2:3] = grads[2]
+    np.testing.assert_array_equal(result, want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.int8, "bfloat16"])
+def test_split_values(dtype):
+    # SplitOpTest.testSplitRows / testSplitCols / testSplitDim0 / testIdentity / testRandom (fixed shapes)
+    def data(*shape):
+        return _rand(*shape, dtype=np.complex64 if dtype == np.complex64 else np.float32).__mul__(10).astype(dtype)
+    for x, axis, num in [(data(4, 4), 0, 4), (data(4, 4), 1, 4), (data(6, 10, 18), 0, 3), (data(6, 7, 9), 0, 3),
+                         (data(2, 2, 2), 0, 1), (data(2, 2, 2), 2, 1), (data(2, 3, 4, 1, 6), -1, 3),
+                         (data(2, 6, 1), -2, 2)]:
+        out = tnp.split(x, num, axis)
+        want = np.split(x, num, axis)
+        assert len(out) == num
+        for o, w in zip(out, want):
+            assert o.shape == w.shape and o.dtype == w.dtype
+            np.testing.assert_array_equal(o.numpy(), w)
+    # _RunAndVerifyVariable: size splits [2, 3, 2] of axis -2
+    x = data(3, 7, 2)
+    for o, w in zip(tnp.split(x, _sizes([2, 3, 2]), -2), [x[:, 0:2], x[:, 2:5], x[:, 5:7]]):
+        np.testing.assert_array_equal(o.numpy(), w)
+
+
+def test_split_special_and_empty_cases():
+    inp = _rand(4, 4)
+    # testSpecialCasesVariable: sizes [4] and [-1, 3] (= [1, 3]) of axis 0
+    (r,) = tnp.split(inp, _sizes([4]), 0)
+    np.testing.assert_array_equal(r.numpy(), inp)
+    r = tnp.split(inp, _sizes([1, 3]), 0)
+    np.testing.assert_array_equal(r[0].numpy(), inp[0:1])
+    np.testing.assert_array_equal(r[1].numpy(), inp[1:4])
+    # testDegenerateVariable: sizes [-1, 4] (= [0, 4]) and [4, -1] (= [4, 0]) of axes 0 and 1
+    for axis in (0, 1):
+        a, b = tnp.split(inp, _sizes([0, 4]), axis)
+        assert a.shape == ((0, 4) if axis == 0 else (4, 0))
+        np.testing.assert_array_equal(b.numpy(), inp)
+        a, b = tnp.split(inp, _sizes([4, 0]), axis)
+        np.testing.assert_array_equal(a.numpy(), inp)
+        assert b.shape == ((0, 4) if axis == 0 else (4, 0))
+    # testListOfScalarTensors: sizes given as scalar int32 Tensors [5, 6]
+    value = _rand(11, 11)
+    r = tnp.split(value, [tj.constant(5)])
+    np.testing.assert_array_equal(r[0].numpy(), value[0:5])
+    np.testing.assert_array_equal(r[1].numpy(), value[5:])
+    # testEmpty: (8, 0, 21) split in 2 and 4 along 0, 4 along 1, 3 and 7 along 2
+    inp = np.zeros((8, 0, 21), np.float32)
+    for axis, num, shape in [(0, 2, (4, 0, 21)), (0, 4, (2, 0, 21)), (1, 4, (8, 0, 21)), (2, 3, (8, 0, 7)),
+                             (2, 7, (8, 0, 3))]:
+        out = tnp.split(inp, num, axis)
+        assert len(out) == num and all(o.shape == shape for o in out)
+    # testSplitVBigTensorsWithIrregularSplits (smaller): sizes [32, 16, 8, 4, 2, 1, 1] of axis 1
+    x = np.linspace(1, 64 * 8, 64 * 8, dtype=np.float32).reshape(1, 64, 8)
+    start = 0
+    for o, size in zip(tnp.split(x, _sizes([32, 16, 8, 4, 2, 1, 1]), 1), [32, 16, 8, 4, 2, 1, 1]):
+        np.testing.assert_array_equal(o.numpy(), x[:, start:start + size])
+        start += size
+
+
+def test_split_errors():
+    # SplitOpTest.testShapeFunctionEdgeCases: axis 2 and -3 of a rank-2 value raise ValueError (tapejax raised
+    # an IndexError from inside jax); 3 sections of 4 elements: "should evenly divide"
+    for axis in (2, -3):
+        with pytest.raises(ValueError, match="out of range"):
+            tnp.split(tj.constant([[0, 1], [2, 3]]), 4, axis=axis)
+    with pytest.raises(ValueError):
+        tnp.split(tj.constant([0, 1, 2, 3]), 3, axis=0)
+
+
+# -- pad_op_test.py ------------------------------------------------------------------------------------------
+
+def test_np_pad():
+    # PadOpTest.testNpPad: tf.pad's values in each mode
+    x = np.array([[3, 3], [4, 4], [5, 5]])
+    np.testing.assert_array_equal(tnp.pad(x, [[1, 2], [1, 3]]).numpy(), [
+        [0, 0, 0, 0, 0, 0], [0, 3, 3, 0, 0, 0], [0, 4, 4, 0, 0, 0], [0, 5, 5, 0, 0, 0], [0, 0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0, 0]])
+    np.testing.assert_array_equal(tnp.pad(x, [[1, 2], [1, 3]], constant_values=1).numpy(), [
+        [1, 1, 1, 1, 1, 1], [1, 3, 3, 1, 1, 1], [1, 4, 4, 1, 1, 1], [1, 5, 5, 1, 1, 1], [1, 1, 1, 1, 1, 1],
+        [1, 1, 1, 1, 1, 1]])
+    x = np.array([[0, 1, 2], [3, 4, 9]])
+    np.testing.assert_array_equal(tnp.pad(x, [[1, 1], [1, 2]], mode="reflect").numpy(), [
+        [4, 3, 4, 9, 4, 3], [1, 0, 1, 2, 1, 0], [4, 3, 4, 9, 4, 3], [1, 0, 1, 2, 1, 0]])
+    np.testing.assert_array_equal(tnp.pad(x, [[1, 1], [1, 2]], mode="symmetric").numpy(), [
+        [0, 0, 1, 2, 2, 1], [0, 0, 1, 2, 2, 1], [3, 3, 4, 9, 9, 4], [3, 3, 4, 9, 9, 4]])
+
+
+PAD_CASES = [  # (input, paddings, constant_values) of testIntTypes / testFloatTypes / testComplexTypes
+    (_rand(2, 5), [[1, 0], [2, 0]], 0.0),
+    (_rand(2, 3, 4), [[0, 0], [0, 0], [0, 0]], -12.34),
+    (_rand(3, 4, 4), [[0, 0], [2, 2], [1, 3]], 1.41),
+    (_rand(0, 3, 4), [[0, 0], [2, 1], [2, 3]], 0.0),
+    (_rand(2, 5, dtype=np.complex64), [[1, 0], [2, 0]], 1234.0 - 1234.0j),
+    (_rand(3, 2, 1, 1, dtype=np.complex64), [[0, 0], [0, 0], [0, 0], [0, 0]], 0j),
+    ((RNG.integers(-100, 100, (4, 4, 3))).astype(np.int32), [[1, 0], [2, 3], [0, 2]], 0),
+    ((RNG.integers(-100, 100, (4, 2, 1, 3))).astype(np.int8), [[0, 0], [0, 0], [0, 0], [0, 0]], -123),
+]
+
+
+@pytest.mark.parametrize("case", range(len(PAD_CASES)))
+def test_pad_all_modes_and_gradients(case):
+    # PadOpTest._testAll (testIntTypes / testFloatTypes / testComplexTypes): each mode's values equal
+    # np.pad's, and for float32 inputs gradient_checker_v2's Jacobians agree (the theoretical one is pad's
+    # transpose: the padded positions of a reflect/symmetric pad add into the elements they copy)
+    x, paddings, cv = PAD_CASES[case]
+    for mode in ("CONSTANT", "REFLECT", "SYMMETRIC", "constant", "reflect", "symmetric"):
+        if x.size == 0 and mode.lower() == "reflect":
+            continue  # zero-sized input is not allowed for REFLECT (as the TF test)
+        kw = {"constant_values": cv} if mode.lower() == "constant" else {}
+        got = tnp.pad(x, paddings, mode=mode, **kw)
+        want = np.pad(x, paddings, mode=mode.lower(), **kw)
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+        if x.dtype == np.float32 and x.size < 60 and mode.islower():
+            _check_jacobian(lambda t: tnp.pad(t, paddings, mode=mode, **kw), [x],
+                            _linear_jacobian(lambda a: np.pad(a, paddings, mode=mode.lower()), [x.shape]))
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "symmetric"])
+@pytest.mark.filterwarnings("ignore:Explicitly requested dtype int64")
+def test_pad_padding_types(mode):
+    # PadOpTest.testPaddingTypes: paddings as an int32 or int64 Tensor; the gradient (not for REFLECT)
+    inputs = _rand(2, 5)
+    for dtype in (tj.int32, tj.int64):
+        paddings = tj.constant([[1, 0], [2, 0]], dtype=dtype)
+        np.testing.assert_array_equal(tnp.pad(inputs, paddings, mode=mode).numpy(),
+                                      np.pad(inputs, [[1, 0], [2, 0]], mode=mode))
+        if mode != "reflect":
+            _check_jacobian(lambda t: tnp.pad(t, paddings, mode=mode), [inputs],
+                            _linear_jacobian(lambda a: np.pad(a, [[1, 0], [2, 0]], mode=mode), [inputs.shape]))
+
+
+@pytest.mark.filterwarnings("ignore:Explicitly requested dtype int64")
+def test_pad_scalars():
+    # PadOpTest.testScalars / testPadTypes: a scalar with paddings of shape (0, 2) (int32, int64) is itself
+    for paddings in (np.zeros((0, 2), np.int32), tj.constant(np.zeros((0, 2), np.int32), dtype=tj.int64)):
+        x = tj.constant(7.0)
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            y = tnp.pad(x, paddings)
+        assert y.shape == () and y.numpy() == 7.0
+        assert tape.gradient(y, x).numpy() == 1.0
+    assert tnp.pad(np.asarray(7), np.zeros((0, 2), np.int32)).numpy() == 7
+
+
+def test_pad_errors():
+    # PadOpTest.testPaddingsNonNegative(2): "must be non-negative"
+    with pytest.raises(ValueError, match="non-negative|negative"):
+        tnp.pad(tj.constant([1]), tj.constant([[-1, 0]]))
+    # PadOpTest.testInvalid: mode "weird" raises ValueError naming the mode (jax.numpy: NotImplementedError)
+    with pytest.raises(ValueError, match="weird"):
+        tnp.pad([[1, 2, 3], [4, 5, 6]], [[1, 0], [2, 1]], mode="weird")
+
+
+def test_pad_collapse_adjacent_non_padded_dimensions():
+    # PadOpTest.testCollapseAdjacentNonPaddedDimensions (smaller): the middle is the input, the rest zeros
+    for paddings in ([[0, 0], [0, 0], [0, 0], [0, 1]], [[0, 0], [2, 3], [0, 0], [0, 0]], [[0, 0]] * 4):
+        for dtype in (tj.float32, tj.int32):
+            inp = tnp.ones((2, 5, 5, 3), dtype=dtype)
+            padded = tnp.pad(inp, paddings).numpy()
+            lo = [p[0] for p in paddings]
+            np.testing.assert_array_equal(padded[tuple(slice(b, b + s) for b, s in zip(lo, inp.shape))], inp.numpy())
+            assert padded.sum() == inp.numpy().sum()
+
+
+# -- gather_nd_op_test.py: gather_nd(params, indices) is params[tuple(moveaxis(indices, -1, 0))] -------------
+
+def _gather_nd(params, indices):
+    indices = np.asarray(indices)
+    return params[tuple(np.moveaxis(indices, -1, 0))]
+
+
+@pytest.mark.parametrize("indices, inputs, grad_vals, expected", [
+    # testGradientsRank2Elements
+    ([[0, 0], [1, 1]], [[1, 2], [3, 4]], [1, 2], [[1, 0], [0, 2]]),
+    # testGradientsRank2Slices
+    ([[1], [0]], [[1, 2], [3, 4]], [[1, 2], [3, 4]], [[3, 4], [1, 2]]),
+    # testGradientsRank3Elements (and testGradientsInt64Indices: the same with int64 indices)
+    ([[[0, 1], [1, 0]], [[0, 0], [1, 1]]], [[[1, 3], [5, 7]], [[2, 4], [6, 8]]],
+     [[[1, 2], [3, 4]], [[5, 6], [7, 8]]], [[[5, 6], [1, 2]], [[3, 4], [7, 8]]]),
+    # testGradientsRank7Elements
+    ([[[[[[[0, 0, 0, 0, 0, 1], [0, 0, 1, 0, 0, 0]]]], [[[[0, 0, 0, 0, 0, 0], [0, 0, 1, 0, 0, 1]]]]]]],
+     [[[[[[[1, 3], [5, 7]]]], [[[[2, 4], [6, 8]]]]]]], [[[[[[[1, 2], [3, 4]]]], [[[[5, 6], [7, 8]]]]]]],
+     [[[[[[[5, 6], [1, 2]]]], [[[[3, 4], [7, 8]]]]]]]),
+    # testGradientsRank2SlicesWithEmptySpace
+    ([[2], [0], [5]], [list(range(1, 10))] * 6, [[1] * 9, [2] * 9, [3] * 9],
+     [[2] * 9, [0] * 9, [1] * 9, [0] * 9, [0] * 9, [3] * 9]),
+])
+def test_gather_nd_gradients(indices, inputs, grad_vals, expected):
+    # GatherNdTest.testGradients*: gradients([gather_nd(inputs, indices)], [inputs], [grad_vals])
+    for itype in (np.int32, np.int64):
+        idx = np.asarray(indices, itype)
+        _, (g,) = _grads(lambda x: _gather_nd(x, idx), [np.asarray(inputs, np.float32)],
+                         output_gradients=np.asarray(grad_vals, np.float32))
+        np.testing.assert_array_equal(g.numpy(), expected)
+
+
+def test_gather_nd_values():
+    # GatherNdTest.testSimpleDtype / testIndexScalar / testParamsRankLargerThanIndex{IndexScalar,}Slices /
+    # testHigherRankParams{LargerThanIndexSlices,AndIndicesLargerThanIndexSlices} /
+    # testEmptyIndicesAndParamsOKButJustEmptyParamsFails (the OK half)
+    for dtype in (np.float32, np.int32, np.complex64, np.float16):
+        params = tj.constant(np.array([8, 1, 2, 3, 7, 5], dtype=dtype))
+        got = _gather_nd(params, np.array([[4], [4], [0]]))
+        assert got.shape == (3,) and got.dtype == dtype
+        np.testing.assert_array_equal(got.numpy(), np.array([7, 7, 8], dtype))
+    params = tj.constant(np.array([[-8, -1, -2, -3, -7, -5], [8, 1, 2, 3, 7, 5]], np.float32).T)
+    got = _gather_nd(params, [4, 1])
+    assert got.shape == () and got.numpy() == 7
+    np.testing.assert_array_equal(_gather_nd(params, [4]).numpy(), [-7, 7])
+    np.testing.assert_array_equal(_gather_nd(params, [[4], [4], [0]]).numpy(), [[-7, 7], [-7, 7], [-8, 8]])
+    p3 = np.array([[[-8, -1, -2, -3, -7, -5], [8, 1, 2, 3, 7, 5]],
+                   [[-80, -10, -20, -30, -70, -50], [80, 10, 20, 30, 70, 50]]], np.float32).T
+    np.testing.assert_array_equal(_gather_nd(tj.constant(p3), [[4], [4], [0]]).numpy(), p3[[4, 4, 0]])
+    got = _gather_nd(tj.constant(p3), [[[3], [2], [1]], [[4], [4], [0]]])
+    np.testing.assert_array_equal(got.numpy(), p3[[3, 2, 1, 4, 4, 0]].reshape(2, 3, 2, 2))
+    ones = tj.constant(np.ones((3, 3), np.float32))
+    assert _gather_nd(ones, np.empty((0, 2), np.int32)).shape == (0,)
+    assert _gather_nd(ones, np.empty((0, 1), np.int32)).shape == (0, 3)
+    assert _gather_nd(tj.constant(np.empty((0, 3), np.float32)), np.empty((0, 2), np.int32)).shape == (0,)
+
+
+def test_gather_nd_bad_indices():
+    # GatherNdTest.testBadIndicesCPU / testBadIndicesWithSlicesCPU: "indices[0,1] = [7] does not index into
+    # param shape [3]" (an error, never a clamped value); API.md: IndexError
+    with pytest.raises(IndexError):
+        _gather_nd(tj.constant([0, 1, 2]), [[[0], [7]]])
+    with pytest.raises(IndexError):
+        _gather_nd(tj.constant([[0, 1, 2]]), [[[0], [0], [1]]])
+    # testEmptyIndicesAndParamsOKButJustEmptyParamsFails: "Requested more than 0 entries, but params is empty"
+    with pytest.raises(IndexError):
+        _gather_nd(tj.constant(np.empty((0, 3), np.float32)), np.zeros((1, 2), np.int32))
