@@ -20,6 +20,8 @@ import tapejax as tj
 
 tnp = tj.numpy
 RNG = np.random.default_rng(7)
+# int64 index and paddings Tensors (as TF's tests) are int32 with JAX's x64 off, as API.md says
+pytestmark = pytest.mark.filterwarnings("ignore:Explicitly requested dtype int64")
 
 
 def _rand(*shape, dtype=np.float32):
@@ -346,7 +348,6 @@ def test_pad_all_modes_and_gradients(case):
 
 
 @pytest.mark.parametrize("mode", ["constant", "reflect", "symmetric"])
-@pytest.mark.filterwarnings("ignore:Explicitly requested dtype int64")
 def test_pad_padding_types(mode):
     # PadOpTest.testPaddingTypes: paddings as an int32 or int64 Tensor; the gradient (not for REFLECT)
     inputs = _rand(2, 5)
@@ -359,7 +360,6 @@ def test_pad_padding_types(mode):
                             _linear_jacobian(lambda a: np.pad(a, [[1, 0], [2, 0]], mode=mode), [inputs.shape]))
 
 
-@pytest.mark.filterwarnings("ignore:Explicitly requested dtype int64")
 def test_pad_scalars():
     # PadOpTest.testScalars / testPadTypes: a scalar with paddings of shape (0, 2) (int32, int64) is itself
     for paddings in (np.zeros((0, 2), np.int32), tj.constant(np.zeros((0, 2), np.int32), dtype=tj.int64)):
@@ -459,3 +459,244 @@ def test_gather_nd_bad_indices():
     # testEmptyIndicesAndParamsOKButJustEmptyParamsFails: "Requested more than 0 entries, but params is empty"
     with pytest.raises(IndexError):
         _gather_nd(tj.constant(np.empty((0, 3), np.float32)), np.zeros((1, 2), np.int32))
+
+
+# -- where_op_test.py: tf.where(x) is stack(tnp.where(x), -1) (the indices of the true elements) ------------
+
+def _where_indices(x):
+    return np.stack([i.numpy() for i in tnp.where(x)], axis=-1)
+
+
+def test_where_indices():
+    # WhereOpTest.testBasicVec / testBasicMat / testBasic3Tensor / testRandom* (V1 and V2): row-major indices
+    np.testing.assert_array_equal(_where_indices(np.asarray([True, False])), [[0]])
+    np.testing.assert_array_equal(_where_indices(np.asarray([False, True, False])), [[1]])
+    np.testing.assert_array_equal(_where_indices(np.asarray([False, False, True, False, True])), [[2], [4]])
+    np.testing.assert_array_equal(_where_indices(tj.constant([[True, False], [True, False]])), [[0, 0], [1, 0]])
+    x = np.asarray([[[True, False], [True, False]], [[False, True], [False, True]], [[False, False], [False, True]]])
+    np.testing.assert_array_equal(_where_indices(x), [[0, 0, 0], [0, 1, 0], [1, 0, 1], [1, 1, 1], [2, 1, 1]])
+    for dtype in (np.bool_, np.int32, np.float32, np.complex64, np.uint8, np.int8, np.int16):
+        x = (RNG.standard_normal((7, 3, 5)) > 0).astype(dtype)
+        np.testing.assert_array_equal(_where_indices(tj.constant(x)), np.vstack(np.where(np.abs(x) > 0)).T)
+
+
+def test_where_three_arguments_and_broadcasting():
+    # WhereOpTest.testThreeArgument / testV2Broadcasting / testV2ScalarBroadcasting / testV2VectorBroadcasting /
+    # testV2PredBroadcasting / testBatchSelect (smaller)
+    x = np.array([[-2, 3, -1], [1, -3, -3]])
+    np.testing.assert_array_equal(tnp.where(tj.constant(x) > 0, x * x, -x).numpy(), np.where(x > 0, x * x, -x))
+    f = RNG.standard_normal((3, 5, 1, 1)).astype(np.float32)
+    zeros, ones = np.zeros((7, 11), np.float32), np.ones((7, 11), np.float32)
+    np.testing.assert_array_equal(tnp.where(tj.constant(f) < 0, zeros, ones).numpy(), np.where(f < 0, zeros, ones))
+    np.testing.assert_array_equal(tnp.where(tj.constant(True), zeros, ones).numpy(), zeros)
+    np.testing.assert_array_equal(tnp.where(tj.constant([True]), np.zeros(7), np.ones(7)).numpy(), np.zeros(7))
+    pred = np.array([1, 0, 0]).reshape((3, 1))
+    a, b = _rand(3, 4), _rand(3, 4)
+    np.testing.assert_array_equal(tnp.where(pred, a, b).numpy(), np.where(pred, a, b))
+    x = np.array([[-2, 3, -1] * 4, [1, -3, -3] * 4] * 8)
+    c_mat = np.array([[False] * 12, [True] * 12] * 8)
+    np.testing.assert_array_equal(tnp.where(c_mat, x * x, -x).numpy(), np.where(c_mat, x * x, -x))
+
+
+def test_where_wrong_numbers():
+    # WhereOpTest.testWrongNumbers / testV2WrongNumbers: x without y (or y without x) raises ValueError (tapejax
+    # raised a TypeError about the None argument)
+    with pytest.raises(ValueError):
+        tnp.where([False, True], [1, 2], None)
+    with pytest.raises(ValueError):
+        tnp.where([False, True], None, [1, 2])
+
+
+# -- array_ops_test.py ---------------------------------------------------------------------------------------
+
+def test_batch_matrix_transpose():
+    # BatchMatrixTransposeTest.testNonBatchMatrix / testBatchMatrix / testConjugate: matrix_transpose is
+    # swapaxes(x, -1, -2) (conjugate=True: conj of it); testTensorWithStaticRankLessThanTwoRaises...: a vector raises
+    np.testing.assert_array_equal(tnp.swapaxes(tj.constant([[1, 2, 3], [4, 5, 6]]), -1, -2).numpy(),
+                                  [[1, 4], [2, 5], [3, 6]])
+    batch = [[[1, 2, 3], [4, 5, 6]], [[11, 22, 33], [44, 55, 66]]]
+    np.testing.assert_array_equal(tnp.swapaxes(tj.constant(batch), -1, -2).numpy(),
+                                  [[[1, 4], [2, 5], [3, 6]], [[11, 44], [22, 55], [33, 66]]])
+    m = tj.constant([[1 + 1j, 2 + 2j, 3 + 3j], [4 + 4j, 5 + 5j, 6 + 6j]])
+    np.testing.assert_array_equal(tnp.conj(tnp.swapaxes(m, -1, -2)).numpy(),
+                                  [[1 - 1j, 4 - 4j], [2 - 2j, 5 - 5j], [3 - 3j, 6 - 6j]])
+    with pytest.raises(ValueError):
+        tnp.swapaxes(tj.constant([1, 2, 3]), -1, -2)
+    # testNarrowMatrixConjugateTranspose (smaller): tile of a column of i*range(n) along 2 columns
+    vector = tnp.array(1j * np.arange(8, dtype=np.float32), dtype=tj.complex64)
+    narrow = tnp.tile(tnp.expand_dims(vector, -1), [1, 2])
+    want = tnp.tile(tnp.expand_dims(vector, 0), [2, 1]).numpy()
+    np.testing.assert_array_equal(tnp.swapaxes(narrow, -1, -2).numpy(), want)
+    np.testing.assert_array_equal(tnp.conj(tnp.swapaxes(narrow, -1, -2)).numpy(), -want)
+
+
+@pytest.mark.parametrize("ndims_mask, arr_shape, axis", [
+    (1, (2, 5), 1), (2, (2, 5), 1), (1, (1, 1), 1),  # testMaskDim1ArrDim2Axis1 / testMaskDim2ArrDim2Axis1
+    (1, (1,), None), (1, (10,), None),  # testMaskDim1ArrDim1
+    (1, (2, 5), None), (2, (2, 2), None), (2, (2, 5), None), (2, (1, 2, 2), None), (2, (2, 2, 1), None),
+])
+def test_boolean_mask(ndims_mask, arr_shape, axis):
+    # BooleanMaskTest.CheckVersusNumpy: boolean_mask(arr, mask, axis) is arr[mask] (arr[:, mask] for axis 1)
+    arr = _rand(*arr_shape)
+    lead = 0 if axis is None else axis
+    for mask in (RNG.integers(0, 2, arr_shape[lead:lead + ndims_mask]).astype(bool),
+                 np.zeros(arr_shape[lead:lead + ndims_mask], bool)):  # and testEmptyOutput
+        idx = (slice(None),) * lead + (mask,)
+        got = tj.constant(arr)[idx]
+        np.testing.assert_array_equal(got.numpy(), arr[idx])
+        got = tj.constant(arr)[(slice(None),) * lead + (tj.constant(mask),)]
+        np.testing.assert_array_equal(got.numpy(), arr[idx])
+
+
+def test_boolean_mask_empty_input_and_errors():
+    # BooleanMaskTest.testEmptyInput2D / testEmptyInput1D
+    arr = np.array([[], []], np.float32)
+    assert tj.constant(arr)[np.array([True, False])].shape == (1, 0)
+    assert tj.constant(np.array([], np.float32))[np.array([], bool)].shape == (0,)
+    # testMaskHasMoreDimsThanTensorRaises / testMaskShapeDifferentThanFirstPartOfTensorShapeRaises: the mask's
+    # shape does not fit ("incompatible"); API.md: IndexError, as NumPy
+    with pytest.raises(IndexError):
+        tj.constant([1, 2, 3, 4])[np.array([[True, True], [False, False]])]
+    with pytest.raises(IndexError):
+        tj.constant([[1, 2], [3, 4]])[np.array([True, True, True])]
+    # testMaskWithAxisTensor: boolean_mask([1, 2, 3], [True, False, True], axis=0)
+    np.testing.assert_array_equal(tj.constant([1, 2, 3])[tj.constant([True, False, True])].numpy(), [1, 3])
+
+
+def test_operator_shape():
+    # OperatorShapeTest.testExpandScalar / testSqueezeScalar / testSqueezeMatrix / testSqueezeScalarDim
+    assert tnp.expand_dims(tj.constant(1.0), [0]).shape == (1,)
+    assert tnp.squeeze(tj.constant(1.0), ()).shape == ()
+    assert tnp.squeeze(tj.constant([[1, 2, 3]]), [0]).shape == (3,)
+    assert tnp.squeeze(tj.constant([[1, 2, 3]]), 0).shape == (3,)
+    # "Can not squeeze dim[1], expected a dimension of 1, got 3"
+    with pytest.raises(ValueError, match="squeeze"):
+        tnp.squeeze(tj.constant([[1, 2, 3]]), [1])
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int32, np.uint32, np.bool_, np.float16,
+                                   np.float32, np.complex64, "bfloat16"])
+def test_reverse_v2(dtype):
+    # ReverseV2Test.testReverse0DimAuto / testReverse1DimAuto / testReverse2DimAuto: reverse_v2(x, axis) with the
+    # axis as a list or an int32/int64 Tensor, also negative
+    assert tnp.flip(tj.constant(4), []).numpy() == 4
+    x1 = np.array([1, 120, 3, 40, 5]).astype(dtype)
+    x2 = np.array([[1, 120, 3], [4, 5, 60]]).astype(dtype)
+    for axis in ([0], tj.constant([0]), tj.constant([0], dtype=tj.int64)):
+        np.testing.assert_array_equal(tnp.flip(x1, axis).numpy(), x1[::-1])
+    for axis, want in (([0], x2[::-1, :]), ([-2], x2[::-1, :]), ([1], x2[:, ::-1]), ([-1], x2[:, ::-1]),
+                       ([1, 0], x2[::-1, ::-1])):
+        got = tnp.flip(tj.constant(x2), tj.constant(axis))
+        assert got.dtype == x2.dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+def test_reverse_rows_and_columns_and_empty():
+    # ReverseV2Test.testReverseRowsOf3Channels / RowsOf4Channels / ColumnsOf3Channels (a few sizes) and
+    # testReverseInvalidShape (a zero-size input)
+    for outer, middle, ch in ((1, 0, 3), (2, 7, 3), (2, 5, 4), (9, 2, 3)):
+        x = np.arange(outer * middle * ch, dtype=np.float32).reshape(outer, middle, ch)
+        np.testing.assert_array_equal(tnp.flip(x, [1]).numpy(), x[:, ::-1, :])
+        np.testing.assert_array_equal(tnp.flip(x, [0]).numpy(), x[::-1, :, :])
+    assert tnp.flip(np.ndarray(shape=[0, 1, 1], dtype=np.float32), axis=[1]).shape == (0, 1, 1)
+
+
+def test_reverse_gradient():
+    # reverse_v2's gradient (array_grad._ReverseV2Grad) is the reverse of the output gradient: the Jacobian
+    x = _rand(2, 3)
+    for axis in ([0], [1], [0, 1]):
+        _check_jacobian(lambda t: tnp.flip(t, axis), [x], _linear_jacobian(lambda a: np.flip(a, axis), [x.shape]))
+
+
+REF_TENSOR = np.arange(1, 19, dtype=np.float32).reshape(3, 2, 3)
+RAW5 = np.array([[[[[1, 2, 4, 5], [5, 6, 7, 8], [9, 10, 11, 12]]],
+                  [[[13, 14, 15, 16], [17, 18, 19, 20], [21, 22, 23, 24]]]]])
+
+
+def _check_slices(x, specs):
+    """StridedSliceChecker: ``x[spec]`` on a Tensor equals NumPy's, value and shape."""
+    t = tj.constant(x)
+    for spec in specs:
+        got = t[spec]
+        want = x[spec]
+        assert got.shape == want.shape, spec
+        np.testing.assert_array_equal(got.numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int16, np.int8, np.uint8, np.float32, np.complex64, np.bool_,
+                                   "bfloat16"])
+def test_strided_slice_basic(dtype):
+    # StridedSliceTest.test_basic_slice (the checker gives complex values an imaginary part, bools are x % 3)
+    x = REF_TENSOR.astype(dtype) if dtype != np.bool_ else (REF_TENSOR % 3).astype(bool)
+    if dtype == np.complex64:
+        x = x - 1j * x
+    _check_slices(x, [(slice(None),) * 3, (slice(None, None, 1),) * 3, (slice(None), slice(None, None, 5),
+                  slice(None, None, 2)), np.s_[::-1, :, :], np.s_[:, ::-1, :], np.s_[:, :, ::-1], np.s_[-2::-1, :, ::1],
+                  np.s_[-2::-1, :, ::2]])
+    five = np.array(5).astype(dtype)
+    _check_slices(five, [None, Ellipsis, ()])
+    # test_int16_indices (the cases TF accepts): int16 Tensors as an index and as slice bounds
+    t = tj.constant(x)
+    i16 = lambda v: tj.constant(v, dtype=tj.int16)  # noqa: E731
+    np.testing.assert_array_equal(t[i16(1)].numpy(), x[1])
+    np.testing.assert_array_equal(t[::i16(1), i16(1)::i16(5), ::2].numpy(), x[::1, 1::5, ::2])
+    np.testing.assert_array_equal(t[i16(1):i16(5):i16(2), 1:2, :].numpy(), x[1:5:2, 1:2, :])
+
+
+def test_strided_slice_cases():
+    # StridedSliceTest.testDegenerateSlices / testEllipsis / testShrink / testExpand / testOptimizedCases /
+    # testTensorIndexing / testMasks / testExpandVariable / testBothNewAxisAndShrink
+    _check_slices(REF_TENSOR, [np.s_[0:-1:-1, :, :], np.s_[-1:0, :, :], np.s_[-1:0, 2:2, 2:3:-1]])
+    aligned = np.arange(1, 97, dtype=np.float32).reshape(3, 4, 8)
+    _check_slices(aligned, [np.s_[1:0], np.s_[:], np.s_[...], np.s_[None, ..., None], np.s_[1:], np.s_[None, 1:]])
+    raw = RAW5.astype(np.int32)
+    _check_slices(raw, [np.s_[0:], np.s_[0:, ...], np.s_[...], np.s_[0:1, ...], np.s_[..., 0:1],
+                        np.s_[0:1, ..., 0:1], np.s_[:, :, :, :, 3], np.s_[..., 3], np.s_[:, 0], np.s_[:, :, 0],
+                        np.s_[None], np.s_[..., None], np.s_[..., None, :], np.s_[:, ..., None, :, :],
+                        np.s_[:, :, None, :, 2::-1], np.s_[None, ..., None], raw >= 4, raw < 19, np.array(0)])
+    t = tj.constant(raw)
+    bar, bar2 = tj.constant(2), tj.constant(3)
+    np.testing.assert_array_equal(t[..., bar:bar2].numpy(), raw[..., 2:3])
+    np.testing.assert_array_equal(t[..., bar].numpy(), raw[..., 2])
+    np.testing.assert_array_equal(t[..., 2 ** 64 // 2 ** 63].numpy(), raw[..., 2])
+    ref = tj.constant(REF_TENSOR)
+    np.testing.assert_array_equal(ref[ref > 2].numpy(), REF_TENSOR[REF_TENSOR > 2])
+    np.testing.assert_array_equal(ref[ref <= 5].numpy(), REF_TENSOR[REF_TENSOR <= 5])
+    np.testing.assert_array_equal(ref[tj.constant(np.array(0))].numpy(), REF_TENSOR[0])
+    raw1 = np.array([[1, 2, 4, 5], [5, 6, 7, 8], [9, 10, 11, 12]])
+    mask = np.array([True, False, True])
+    np.testing.assert_array_equal(tj.constant(raw1)[mask].numpy(), raw1[mask])
+    np.testing.assert_array_equal(tj.constant(raw1)[tj.constant(mask)].numpy(), raw1[mask])
+    y = tj.Variable(7, dtype=tj.int32)[None]
+    assert y.shape == (1,) and y.numpy().tolist() == [7]
+    ones = tj.constant([[1, 1], [1, 1]], dtype=tj.int16)
+    np.testing.assert_array_equal(tj.function(lambda v: v[None, :, 0])(ones).numpy(), [[1, 1]])
+
+
+def test_strided_slice_errors():
+    # StridedSliceTest.testTensorIndexingTypeError: a string, a float, a float Tensor or a list of floats as an
+    # index raise TypeError
+    ref = tj.constant(REF_TENSOR)
+    for bad in ("foo", 0.0, tj.constant(0.0), [2.1, -0.7, 1.5]):
+        with pytest.raises(TypeError):
+            ref[bad]
+    # testEllipsis: multiple ellipses ("Multiple ellipses"; NumPy's IndexError here)
+    with pytest.raises((ValueError, IndexError)):
+        tj.constant(RAW5)[..., :, ...]
+    # StridedSliceShapeTest.testScalarInput: "Attempting to slice scalar input" (NumPy's IndexError here)
+    with pytest.raises((ValueError, IndexError)):
+        tj.constant(3)[0:1]
+
+
+def test_strided_slice_shapes():
+    # StridedSliceShapeTest.testTensorShapeUncertain (with the unknown dimension known, 3) and
+    # testTensorValuedIndexShape: the static shapes of the results
+    x = tj.constant(np.zeros((5, 3, 7), np.float32))
+    for spec, shape in [(np.s_[3:5], (2, 3, 7)), (np.s_[3:5, :, 4], (2, 3)), (np.s_[3:5, 3:4, 4], (2, 0)),
+                        (np.s_[3:5, :, 5:10], (2, 3, 2)), (np.s_[3:5, :, 50:3], (2, 3, 0)),
+                        (np.s_[3:5, :, None, 50:3], (2, 3, 1, 0)), (np.s_[1:5:2, :, None, 50:3], (2, 3, 1, 0)),
+                        (np.s_[:5:3, :, None, 50:3], (2, 3, 1, 0)), (np.s_[:2:3, :, None, 50:3], (1, 3, 1, 0)),
+                        (np.s_[::-1, :, None, ::-2], (5, 3, 1, 4))]:
+        assert x[spec].shape == shape, spec
+    y = tj.constant(1)
+    assert x[y].shape == (3, 7) and x[y, ::-1].shape == (3, 7) and x[y, ::-2].shape == (2, 7)

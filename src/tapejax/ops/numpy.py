@@ -883,6 +883,9 @@ def where(condition, x=None, y=None):
     """``jax.numpy.where`` (three-argument form; the one-argument form is not differentiable)."""
     if x is None and y is None:
         return tuple(Tensor(a) for a in jnp.where(jnp.asarray(condition)))
+    if x is None or y is None:  # as TF and jax.numpy: ValueError, not a TypeError about a None argument
+        raise ValueError("tj op 'where': x and y must both be given (a selection) or both be None (the indices of "
+                         f"the true elements); got {'x' if y is None else 'y'} only")
     return _where(condition, x, y)
 
 
