@@ -700,3 +700,425 @@ def test_strided_slice_shapes():
         assert x[spec].shape == shape, spec
     y = tj.constant(1)
     assert x[y].shape == (3, 7) and x[y, ::-1].shape == (3, 7) and x[y, ::-2].shape == (2, 7)
+
+
+# -- transpose_op_test.py ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("x", [
+    np.arange(0, 21).reshape([3, 7]).astype(np.float32),  # testFloat / testHalf / testInt* (3 x 7)
+    np.arange(0, 210).reshape([2, 3, 5, 7]).astype(np.float32),
+    np.arange(0, 16).reshape([1, 2, 1, 2, 1, 2, 1, 2]).astype(np.float16),
+    (1 + 2j) * np.arange(0, 21).reshape([3, 7]).astype(np.complex64),  # testComplex64
+    np.array(1 + 2j).astype(np.complex64),
+    np.arange(0, 210).reshape([2, 3, 5, 7]).astype(np.int8),  # testInt8 / testInt16 / testInt32
+    np.arange(0, 2).reshape((1, 1, 1, 2, 1)).astype(np.float32),  # test1D
+    np.arange(8).reshape([2, 1, 2, 1, 2]).astype(np.float32),  # testSingletonDims
+])
+def test_transpose(x):
+    # TransposeTest._compare: two permutations and the default (reversed) one, conjugated too for complex values
+    # (transpose(x, p, conjugate=True) is conj(transpose(x, p))), with the gradient checker for float32/complex64
+    n = x.ndim
+    perms = [None] + ([tuple(RNG.permutation(n)) for _ in range(2)] if n else [])
+    for p in perms:
+        want = np.transpose(x, p)
+        got = tnp.transpose(x, p)
+        assert got.shape == want.shape and got.dtype == x.dtype
+        np.testing.assert_array_equal(got.numpy(), want)
+        if np.iscomplexobj(x):
+            np.testing.assert_array_equal(tnp.conj(tnp.transpose(x, p)).numpy(), np.conj(want))
+        if x.dtype == np.float32 and x.size <= 16:
+            _check_jacobian(lambda t: tnp.transpose(t, p), [x], _linear_jacobian(lambda a: np.transpose(a, p),
+                                                                                  [x.shape]))
+
+
+def test_transpose_complex_gradient():
+    # TransposeTest.testComplex64's gradient check: transpose (and its conjugate) of a complex input; the tape's
+    # gradient with output gradient dy is dy transposed back (conjugated for conjugate=True: TF's convention)
+    x = (1 + 2j) * np.arange(0, 6).reshape([2, 3]).astype(np.complex64)
+    dy = (_rand(3, 2) + 1j * _rand(3, 2)).astype(np.complex64)
+    _, (g,) = _grads(lambda t: tnp.transpose(t), [x], output_gradients=dy)
+    np.testing.assert_array_equal(g.numpy(), dy.T)
+    _, (g,) = _grads(lambda t: tnp.conj(tnp.transpose(t)), [x], output_gradients=dy)
+    np.testing.assert_array_equal(g.numpy(), np.conj(dy.T))
+
+
+def test_transpose_shapes_and_perm_types():
+    # TransposeTest.testNop / testSimple / testPermType / testTranspose2DAuto / testTransposeShapes /
+    # testNullTensor / testScalar / testNegativePerm
+    x = np.arange(0, 8).reshape([2, 4]).astype(np.float32)
+    np.testing.assert_array_equal(tnp.transpose(x, [0, 1]).numpy(), x)
+    for p in (np.array([1, 0], np.int32), tj.constant([1, 0]), tj.constant([1, 0], dtype=tj.int64)):
+        np.testing.assert_array_equal(tnp.transpose(x, p).numpy(), x.T)
+    np.testing.assert_array_equal(tnp.transpose([[1, 2, 3], [4, 5, 6]]).numpy(), [[1, 4], [2, 5], [3, 6]])
+    assert tnp.transpose(tnp.ones((), dtype=tj.int32)).shape == ()
+    assert tnp.transpose(tnp.ones((100,), dtype=tj.int32)).shape == (100,)
+    assert tnp.transpose(tnp.ones((100, 37), dtype=tj.int32)).shape == (37, 100)
+    assert tnp.transpose(tnp.ones((100, 37), dtype=tj.int32), [0, 1]).shape == (100, 37)
+    assert tnp.transpose(tnp.ones((100, 37, 15), dtype=tj.int32)).shape == (15, 37, 100)
+    assert tnp.transpose(tnp.ones((100, 37, 15), dtype=tj.int32), [2, 0, 1]).shape == (15, 100, 37)
+    assert tnp.transpose(tnp.ones((100, 37, 15), dtype=tj.int32), [-1, -3, -2]).shape == (15, 100, 37)
+    assert tnp.transpose(tnp.zeros((1, 4, 0)), [0, 2, 1]).shape == (1, 0, 4)
+    assert tnp.transpose(tj.constant(42.0)).numpy() == 42.0
+    # testTransposeDynamicShapes (inside tj.function)
+    np.testing.assert_array_equal(tj.function(lambda v: tnp.transpose(v))(tj.constant([[1, 2, 3], [4, 5, 6]]))
+                                  .numpy(), [[1, 4], [2, 5], [3, 6]])
+
+
+def test_transpose_errors():
+    # TransposeTest.testError: a rank-2 perm ("must be rank 1"), an axis out of range ("3 is out of range"), a
+    # repeated axis ("2 is missing"): ValueError. tapejax wrapped 3 around to 0, so [1, 2, 3] was the valid
+    # permutation (1, 2, 0) and gave a wrong result silently.
+    x = np.arange(0.0, 30).reshape([2, 3, 5]).astype(np.float32)
+    with pytest.raises(ValueError, match="rank 1"):
+        tnp.transpose(x, [[0, 1], [2, 3]])
+    for perm in ([0, 1, 3], [1, 2, 3]):
+        with pytest.raises(ValueError, match="3 is out of range"):
+            tnp.transpose(x, perm)
+    with pytest.raises(ValueError, match="permutation"):
+        tnp.transpose(x, [0, 1, 1])
+
+
+# -- scan_ops_test.py: cumsum / cumprod (tj.numpy has no exclusive/reverse forms) ----------------------------
+
+def _cumprod_jacobian(x):
+    """d cumprod(x)_i / d x_j = prod_{k <= i, k != j} x_k for j <= i (checked against TF's tape.jacobian)."""
+    n = x.size
+    return np.array([[np.prod([x[k] for k in range(i + 1) if k != j]) if j <= i else 0.0 for j in range(n)]
+                     for i in range(n)])
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered")  # float16 cumprod of 1..20 is inf, in TF too
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dtype", [np.int32, np.float16, np.float32, np.complex64])
+def test_scan_values(name, dtype):
+    # CumsumTest / CumprodTest.testEmpty / test1D / test2D / test3D (exclusive=False, reverse=False)
+    f, np_f = getattr(tnp, name), getattr(np, name)
+    start = 0 if name == "cumsum" else 1
+    for shape, axes in (((0,), (-1, 0)), ((5,), (-1, 0)), ((2, 5), (-2, -1, 0, 1)), ((2, 2, 5), (-3, -1, 1, 2))):
+        x = (np.arange(int(np.prod(shape))) + start).reshape(shape).astype(dtype)
+        for axis in axes:
+            got = f(x, axis)
+            assert got.dtype == dtype
+            np.testing.assert_allclose(got.numpy(), np_f(x, axis=axis))
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_scan_invalid_axis(name):
+    # CumsumTest / CumprodTest.testInvalidAxis: "Expected scan axis in the range [-2, 2)" and "axis must be a
+    # scalar" (a list gave an unhashable-type error from the kernel cache)
+    x = np.arange(0, 10).reshape([2, 5]).astype(np.float32)
+    for axis in (-3, 2):
+        with pytest.raises(ValueError, match="out of range"):
+            getattr(tnp, name)(x, axis)
+    with pytest.raises(TypeError, match="axis must be one integer"):
+        getattr(tnp, name)(x, [0])
+
+
+def test_cumsum_gradient():
+    # CumsumTest.testGradient / testGradient2D (exclusive=False, reverse=False; reverse via flip): the Jacobian of
+    # a cumulative sum is lower triangular ones (x = arange, float64 in TF)
+    x = np.arange(0, 8).astype(np.float32)
+    for axis in (-1, 0):
+        _check_jacobian(lambda t: tnp.cumsum(t, axis), [x], np.tril(np.ones((8, 8))))
+    _check_jacobian(lambda t: tnp.flip(tnp.cumsum(tnp.flip(t, 0), 0), 0), [x], np.triu(np.ones((8, 8))))
+    x = np.arange(0, 10).reshape([2, 5]).astype(np.float32)
+    for axis in (-1, 0, 1):
+        _check_jacobian(lambda t: tnp.cumsum(t, axis), [x], _linear_jacobian(lambda a: np.cumsum(a, axis),
+                                                                             [x.shape]))
+
+
+def test_cumprod_gradient():
+    # CumprodTest.testGradient / testGradient2D (x = 1..8, exclusive=False, reverse=False)
+    x = np.arange(1, 9).astype(np.float32)
+    for axis in (-1, 0):
+        _check_jacobian(lambda t: tnp.cumprod(t, axis), [x], _cumprod_jacobian(x))
+    x = np.arange(1, 9).reshape([2, 4]).astype(np.float32)
+    want = np.zeros((8, 8))  # along axis 1: one block per row; along axis 0: pairs (x[0, j], x[1, j])
+    want[:4, :4], want[4:, 4:] = _cumprod_jacobian(x[0]), _cumprod_jacobian(x[1])
+    for axis in (-1, 1):
+        _check_jacobian(lambda t: tnp.cumprod(t, axis), [x], want)
+    want = np.zeros((8, 8))
+    for j in range(4):
+        want[j, j] = 1
+        want[4 + j, j], want[4 + j, 4 + j] = x[1, j], x[0, j]
+    for axis in (-2, 0):
+        _check_jacobian(lambda t: tnp.cumprod(t, axis), [x], want)
+
+
+# -- einsum_op_test.py ---------------------------------------------------------------------------------------
+
+def _complex_or_real(shape, dtype, r):
+    x = np.array(r.randn(*shape), dtype)
+    return x + 1j * np.array(r.randn(*shape), dtype) if np.issubdtype(dtype, np.complexfloating) else x
+
+
+def _check_multilinear_gradient(f, np_f, xs, antilinear=()):
+    """The gradient of a function linear in each input (einsum, matmul) with a random output gradient ``dy``:
+    TF's is ``conj(J_k)^T dy`` for each input k, J_k the Jacobian with the others fixed, and ``J_k^T conj(dy)``
+    for an input the function conjugates (``antilinear``: an adjoint operand). Both checked against TF 2.21 for
+    complex einsum and matmul: its complex convention."""
+    r = np.random.RandomState(1)
+    y = np.asarray(np_f(*xs))
+    dy = _complex_or_real(y.shape, y.dtype, r).astype(y.dtype)
+    out, gs = _grads(f, xs, output_gradients=dy)
+    np.testing.assert_allclose(out.numpy(), y, rtol=1e-4, atol=1e-4)
+    for k, (x, g) in enumerate(zip(xs, gs)):
+        jac = _linear_jacobian(lambda v: np_f(*[v if i == k else xs[i] for i in range(len(xs))]), [x.shape],
+                               dtype=x.dtype)
+        assert g.dtype == x.dtype and g.shape == x.shape
+        want = jac.T @ np.conj(dy.reshape(-1)) if k in antilinear else np.conj(jac).T @ dy.reshape(-1)
+        np.testing.assert_allclose(g.numpy(), want.reshape(x.shape), rtol=1e-4, atol=1e-4)
+
+
+EINSUM_GRAD_CASES = [  # EinsumGradTest (the subscripts tf.einsum accepts; shapes as TF's)
+    ("->", [()]), ("aaa->a", [(3, 3, 3)]), ("abcd->da", [(3, 5, 4, 2)]),  # testUnary
+    ("...->...", [()]), ("...->", [()]), ("->...", [()]), ("a...a->a...", [(2, 2)]), ("a...a->", [(2, 2)]),
+    ("a...a->...", [(2, 5, 1, 2)]), ("a...a->a...", [(2, 1, 2)]), ("...ijk->...ki", [(1, 3, 4, 5)]),
+    ("ab...cd->da...", [(3, 5, 2, 3, 4, 2)]),  # testUnaryEllipsis
+    (",->", [(), ()]), ("a,a->", [(3,), (3,)]), ("a,a->a", [(3,), (3,)]), ("ab,b->a", [(3, 4), (4,)]),
+    ("ab,ab->", [(3, 4), (3, 4)]), ("ab,bc->ac", [(3, 4), (4, 5)]), ("nij,jk->nik", [(5, 2, 3), (3, 4)]),
+    ("abc,bad->abcd", [(1, 2, 3), (2, 1, 4)]), ("sa,shb->shab", [(2, 1), (2, 3, 4)]),  # testBinarySimple
+    ("ibnd,ijbn->jnd", [(1, 0, 5, 10), (1, 1, 0, 5)]),  # testEmpty
+    ("ba,b->", [(3, 2), (3,)]), ("ijkm,ijln->ijmn", [(2, 3, 3, 4), (2, 3, 3, 2)]),
+    ("abce,badf->abcd", [(1, 2, 3, 4), (2, 1, 4, 3)]),  # testReducedIndices
+    ("aba,a->b", [(3, 4, 3), (3,)]), ("ijj,k->ik", [(2, 3, 3), (4,)]), ("ill,k->ik", [(2, 3, 3), (4,)]),
+    ("aab,bc->ac", [(1, 1, 3), (3, 4)]), ("aab,bcc->ac", [(2, 2, 3), (3, 4, 4)]),  # testRepeatedLabels
+    ("aab,bc->ac", [(0, 0, 10), (10, 10)]), ("aab,bc->ac", [(1, 1, 0), (0, 10)]),
+    ("aaab,bc->c", [(0, 0, 0, 3), (3, 4)]),  # testEmptyWithRepeatedLabels
+    ("...ij,...jk->...ik", [(3, 2), (2, 4)]), ("ij...,jk...->ik...", [(3, 2, 1), (2, 4)]),
+    ("...ij,...jk->...ik", [(3, 1, 3, 2), (1, 5, 2, 4)]), ("i...j,j...k->i...k", [(3, 1, 2, 2), (2, 2, 3, 1, 4)]),
+    ("ij,jk...k->i...", [(3, 2), (2, 4, 1, 4)]), ("aab,b...c->a...c", [(1, 1, 3), (3, 1, 1, 4)]),  # testBroadcasting*
+]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_einsum_gradients(dtype):
+    # EinsumGradTest._check_gradient (float32 and complex64)
+    r = np.random.RandomState(0)
+    for s, shapes in EINSUM_GRAD_CASES:
+        xs = [_complex_or_real(shape, dtype, r) for shape in shapes]
+        _check_multilinear_gradient(lambda *a: tnp.einsum(s, *a), lambda *a: np.einsum(s, *a), xs)
+
+
+EINSUM_VALUE_CASES = [  # EinsumOpTest (np.einsum's value)
+    ("ab->", [(3, 3)]), ("abc->b", [(3, 4, 5)]), ("abc->cab", [(3, 4, 5)]),  # testUnary
+    ("aa->", [(3, 3)]), ("aa->a", [(3, 3)]), ("aabcc->ac", [(3, 3, 5, 4, 4)]), ("aabcd->ad", [(3, 3, 5, 4, 4)]),
+    ("...ijk->...ki", [(2, 2, 3, 4, 5)]), ("i...ii->...i", [(3, 2, 3, 3)]),  # testUnaryEllipsis
+    ("ab,bc->ac", [(3, 4), (4, 5)]), ("ba,b->", [(3, 2), (3,)]), ("aab,bcc->ac", [(2, 2, 3), (3, 4, 4)]),
+    ("...mk,...kn->...mn", [(5, 1, 2, 3), (5, 1, 3, 4)]), ("...mk,...kn->...mn", [(2, 3), (3, 4)]),
+    ("...ija,aijb...->ba...ij", [(1, 2, 2, 3, 1), (1, 2, 3, 4, 1, 2)]), ("...mk,...kn->mn", [(2, 3), (3, 4)]),
+    ("...mk,kn->mn", [(2, 3), (3, 4)]), ("mk,...kn->mn", [(2, 3), (3, 4)]),  # testEllipsis
+    ("...ij,...jk->...ik", [(3, 1, 2, 3), (1, 1, 7, 3, 5)]), ("i...j,j...k->...ik", [(2, 1, 3, 1, 3), (3, 1, 7, 5)]),
+    ("...abc,...abcd->...d", [(1, 1, 2, 3, 4), (5, 2, 3, 4, 6)]), ("ab...,b->ab...", [(2, 3, 1, 1, 5), (3,)]),
+    ("i...j,j...k->i...k", [(3, 1, 2, 2), (2, 2, 3, 1, 4)]),  # testBroadcasting
+    ("ij,jk...k->...i", [(3, 2), (2, 4, 5, 4)]), ("ijj,jk...k->i...", [(3, 2, 2), (2, 4, 1, 4)]),
+    ("i...jj,jk...k->i...", [(3, 3, 1, 2, 2), (2, 4, 1, 5, 4)]),  # testBroadcastingWithRepeatedIndices
+    ("bijl,bjkm->bik", [(9, 2, 3, 5), (9, 3, 4, 7)]), ("...ij,...->...i", [(4, 3, 1, 2), (4, 3)]),  # testPlaceholder
+]
+
+
+def test_einsum_values():
+    # EinsumOpTest.testUnary* / testBinarySimple / testReducedIndices / testRepeatedIndices / testEllipsis /
+    # testBroadcasting* / testPlaceholder
+    r = np.random.RandomState(0)
+    for s, shapes in EINSUM_VALUE_CASES:
+        xs = [np.array(r.randn(*shape), np.float32) for shape in shapes]
+        np.testing.assert_allclose(tnp.einsum(s, *xs).numpy(), np.einsum(s, *xs), rtol=1e-4, atol=1e-4)
+    # testDtypes: "ij,jk->ik" of 2 x 2 inputs
+    for dtype in (np.float32, np.complex64, np.int32, "bfloat16"):
+        a, b = (_complex_or_real((2, 2), np.complex64 if dtype == np.complex64 else np.float32, r).__mul__(3)
+                .astype(dtype) for _ in range(2))
+        got = tnp.einsum("ij,jk->ik", a, b)
+        assert got.dtype == np.dtype(dtype)
+        want = np.einsum("ij,jk->ik", a.astype(np.float32), b.astype(np.float32)) if dtype == "bfloat16" else \
+            np.einsum("ij,jk->ik", a, b)
+        np.testing.assert_allclose(np.asarray(got.numpy(), want.dtype), want, rtol=2e-2, atol=2e-2)
+    # testEmpty / testEmptyWithRepeatedLabels (the ones with unrepeated output labels): zeros
+    for s, shapes, out in (("ab,bc->ac", [(0, 10), (10, 10)], (0, 10)), ("ibnd,ijbn->jnd", [(1, 0, 5, 10),
+                           (1, 1, 0, 5)], (1, 5, 10)), ("aab,bc->ac", [(0, 0, 10), (10, 10)], (0, 10)),
+                           ("aaab,bc->c", [(0, 0, 0, 3), (3, 4)], (4,))):
+        np.testing.assert_array_equal(tnp.einsum(s, *[r.randn(*sh).astype(np.float32) for sh in shapes]).numpy(),
+                                      np.zeros(out))
+
+
+def test_einsum_invalid():
+    # EinsumOpTest.testInvalid: a wrong rank, an ellipsis of the wrong length, inconsistent dimensions, invalid
+    # broadcasting: ValueError
+    r = np.random.RandomState(0)
+    for s, a, b in (("ij,jk->ik", (1, 2, 3), (3, 4)), ("...ij,jk->ik", (3,), (3, 4)), ("ij,jk->ik", (2, 3), (4, 4)),
+                    ("...ij,...jk->...ik", (5, 2, 3), (7, 3, 4))):
+        with pytest.raises(ValueError):
+            tnp.einsum(s, r.randn(*a).astype(np.float32), r.randn(*b).astype(np.float32))
+    # testOutputRepeatedLabels / the gradient tests with repeated output labels ("aabcd->add", "abce,badf->bcba")
+    # run gen_linalg_ops.einsum (a raw op); tf.einsum rejects them with ValueError ("Output subscripts contain a
+    # label appearing more than once"), as here
+    with pytest.raises(ValueError, match="more than once"):
+        tnp.einsum("a->aa", np.ones(2, np.float32))
+
+
+# -- matmul_op_test.py / batch_matmul_op_test.py --------------------------------------------------------------
+
+def _adjoint(x, transpose, adjoint):
+    """TF's transpose_a/adjoint_a: matmul(a, b, transpose_a=True) is matmul(swapaxes(a, -1, -2), b)."""
+    if transpose:
+        return tnp.swapaxes(x, -1, -2)
+    return tnp.conj(tnp.swapaxes(x, -1, -2)) if adjoint else x
+
+
+def _np_adjoint(x, transpose, adjoint):
+    if transpose:
+        return np.swapaxes(x, -1, -2)
+    return np.conj(np.swapaxes(x, -1, -2)) if adjoint else x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_matmul_gradients(dtype):
+    # MatMulGradientTest: gradient_checker_v2 of matmul(x, b) and matmul(a, x) for sizes m, n, k in {1, 3, 5}
+    # (here {1, 3}) and each transpose/adjoint option of a and b
+    r = np.random.RandomState(3)
+    options = [(False, False), (True, False), (False, True)]  # (adjoint, transpose)
+    for m, n, k in ((1, 3, 3), (3, 1, 3), (3, 3, 1), (3, 3, 3)):
+        a_np = (_complex_or_real((m, k), dtype, r) * 5 - 5).astype(dtype)
+        b_np = (_complex_or_real((k, n), dtype, r) * 5 - 5).astype(dtype)
+        for adj_a, tr_a in options:
+            for adj_b, tr_b in options:
+                # the operands as TF's test passes them: effective_a is a (or its transpose/adjoint)
+                eff_a, eff_b = _np_adjoint(a_np, tr_a, adj_a), _np_adjoint(b_np, tr_b, adj_b)
+                _check_multilinear_gradient(
+                    lambda x, y: tnp.matmul(_adjoint(x, tr_a, adj_a), _adjoint(y, tr_b, adj_b)),
+                    lambda x, y: np.matmul(_np_adjoint(x, tr_a, adj_a), _np_adjoint(y, tr_b, adj_b)),
+                    [eff_a, eff_b], antilinear=[k for k, adj in enumerate((adj_a, adj_b)) if adj])
+
+
+def test_matmul_values_and_errors():
+    # MatVecTest.testTwoByTwoCase / testEmpty, MatMulInfixOperatorTest.testInfixMatmulDoesDotProduct,
+    # testMismatchedShape / testMismatchedDimensions (any exception)
+    np.testing.assert_array_equal(tnp.matmul(np.array([[1, 2], [3, 4]]), np.array([5, 6])).numpy(),
+                                  [5 + 2 * 6, 3 * 5 + 4 * 6])
+    full, empty = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32), np.empty([3, 0], np.float32)
+    assert tnp.matmul(tnp.swapaxes(full, -1, -2), empty).shape == (2, 0)
+    assert tnp.matmul(tnp.swapaxes(empty, -1, -2), full).shape == (0, 2)
+    a, b = tj.constant([[10.0, 20.0, 30.0]]), tj.constant([[40.0, 50.0], [60.0, 70.0], [80.0, 90.0]])
+    np.testing.assert_array_equal((a @ b).numpy(), tnp.matmul(a, b).numpy())
+    np.testing.assert_array_equal((a @ b).numpy(), [[10 * 40 + 20 * 60 + 30 * 80, 10 * 50 + 20 * 70 + 30 * 90]])
+    with pytest.raises(Exception):
+        tj.constant([10.0, 20.0, 30.0]) @ tj.constant([[40.0, 50.0], [60.0, 70.0]])
+    with pytest.raises(Exception):
+        tj.constant([[10.0, 20.0, 30.0]]) @ tj.constant([[40.0, 50.0], [60.0, 70.0]])
+
+
+BATCH_SHAPES = [((1, 2, 3), (1, 3, 5)), ((7, 1, 3), (7, 3, 5)), ((7, 2, 3), (7, 3, 1)), ((5, 7, 2, 3), (5, 7, 3, 5)),
+                ((2, 3), (1, 3, 5)), ((1, 2, 3), (3, 5)), ((5, 1, 2, 3), (1, 7, 3, 5)), ((2, 3), (5, 2, 3, 5)),
+                ((4, 5, 1, 2, 3), (1, 1, 3, 5)), ((1, 2, 1, 4, 2, 1, 3, 4), (3, 2, 1, 1, 1, 2, 4, 2)),
+                ((0, 3, 2), (0, 2, 4)), ((3, 0, 2), (3, 2, 5)), ((3, 3, 2), (3, 2, 0))]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.int32, np.float16])
+def test_batch_matmul_values(dtype):
+    # BatchMatmulOpTest._testNonEmpty / _testBroadcasting / _testEmpty, each adjoint_a/adjoint_b (as TF's test:
+    # an adjoint operand is the input reshaped to the transposed shape, then adjointed)
+    r = np.random.RandomState(42)
+    for a_shape, b_shape in BATCH_SHAPES:
+        for adj_a in (False, True):
+            for adj_b in (False, True):
+                x = (_complex_or_real(a_shape, np.complex64 if dtype == np.complex64 else np.float32, r) * 3)
+                y = (_complex_or_real(b_shape, np.complex64 if dtype == np.complex64 else np.float32, r) * 3)
+                x, y = x.astype(dtype), y.astype(dtype)
+                if adj_a:
+                    x = x.reshape(a_shape[:-2] + (a_shape[-1], a_shape[-2]))
+                if adj_b:
+                    y = y.reshape(b_shape[:-2] + (b_shape[-1], b_shape[-2]))
+                got = tnp.matmul(_adjoint(x, False, adj_a), _adjoint(y, False, adj_b))
+                want = np.matmul(_np_adjoint(x, False, adj_a), _np_adjoint(y, False, adj_b))
+                assert got.dtype == dtype and got.shape == want.shape
+                tol = 0 if dtype == np.int32 else (0.2 if dtype == np.float16 else 1e-4)
+                np.testing.assert_allclose(got.numpy(), want, rtol=tol, atol=tol * 10)
+
+
+def _sum_to_shape(g, shape):
+    """``g`` summed over the axes broadcasting added or stretched (the transpose of a broadcast to g's shape)."""
+    g = np.sum(g, axis=tuple(range(g.ndim - len(shape))))
+    return np.sum(g, axis=tuple(i for i, s in enumerate(shape) if s == 1 and g.shape[i] != 1), keepdims=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_batch_matmul_gradients(dtype):
+    # BatchMatmulGradientTest (and ...WithBroadcasting): loss = reduce_sum(matmul(x, y, adjoint_a, adjoint_b)),
+    # its gradients with respect to x and y
+    r = np.random.RandomState(42)
+    for a_shape, b_shape in (((1, 2, 3), (1, 3, 5)), ((3, 4, 7), (3, 7, 10)), ((1, 5, 2, 3), (7, 1, 3, 2)),
+                             ((2, 3), (5, 3, 5)), ((5, 2, 5), (5, 3)), ((4, 5, 1, 2, 3), (1, 1, 3, 5))):
+        for adj_a in (False, True):
+            for adj_b in (False, True):
+                x = _complex_or_real(a_shape, dtype, r).astype(dtype)
+                y = _complex_or_real(b_shape, dtype, r).astype(dtype)
+                if adj_a:
+                    x = x.reshape(a_shape[:-2] + (a_shape[-1], a_shape[-2]))
+                if adj_b:
+                    y = y.reshape(b_shape[:-2] + (b_shape[-1], b_shape[-2]))
+                xa, ya = _np_adjoint(x, False, adj_a), _np_adjoint(y, False, adj_b)
+                _, (gx, gy) = _grads(lambda p, q: tnp.sum(tnp.matmul(_adjoint(p, False, adj_a),
+                                                                     _adjoint(q, False, adj_b))), [x, y])
+                ones = np.ones(np.broadcast_shapes(xa.shape[:-2], ya.shape[:-2]) + (xa.shape[-2], ya.shape[-1]))
+                # d sum / d xa = ones @ conj(ya)^T (TF's complex convention), summed over broadcast batch axes
+                dxa = _sum_to_shape(np.matmul(ones, np.conj(np.swapaxes(ya, -1, -2))), xa.shape)
+                dya = _sum_to_shape(np.matmul(np.conj(np.swapaxes(xa, -1, -2)), ones), ya.shape)
+                np.testing.assert_allclose(gx.numpy(), _np_adjoint(dxa, False, adj_a), rtol=1e-4, atol=1e-3)
+                np.testing.assert_allclose(gy.numpy(), _np_adjoint(dya, False, adj_b), rtol=1e-4, atol=1e-3)
+
+
+# -- sort_ops_test.py ----------------------------------------------------------------------------------------
+
+def test_sort_values():
+    # SortTest.testRandom_lowDimensionality(_negative) / testRandom_highDimensionality / testIntArray /
+    # testDescending (direction="DESCENDING" is descending=True)
+    r = np.random.RandomState(42)
+    for shape, axis in (((7,), 0), ((5, 0), 1), ((6, 4), -2), ((3, 2, 1, 3, 2, 2), 3), ((4, 5), -1)):
+        arr = r.random_sample(shape).astype(np.float32)
+        np.testing.assert_array_equal(tnp.sort(arr, axis=axis).numpy(), np.sort(arr, axis=axis))
+        np.testing.assert_array_equal(tnp.sort(arr, axis=axis, descending=True).numpy(),
+                                      np.flip(np.sort(arr, axis=axis), axis=axis))
+    edges = np.linspace(np.iinfo(np.int32).min, np.iinfo(np.int32).max, 10, dtype=np.int32)
+    np.testing.assert_array_equal(tnp.sort(edges[::-1], 0).numpy(), edges)
+    np.testing.assert_array_equal(tnp.sort(edges, 0, descending=True).numpy(), edges[::-1])
+    arr = r.random_sample((10, 5, 5)).astype(np.float32)
+    np.testing.assert_array_equal(tnp.sort(arr, axis=0, descending=True).numpy(), np.sort(arr, axis=0)[::-1])
+
+
+def test_sort_errors():
+    # SortTest.testScalar ("out of bounds") / testNegativeOutOfBounds_staticShape (axis -4 of a vector)
+    with pytest.raises(ValueError, match="out of range"):
+        tnp.sort(tj.constant(3.0))
+    with pytest.raises(ValueError, match="out of range"):
+        tnp.sort(tj.constant([3, 4, 5]), axis=-4)
+
+
+def test_argsort():
+    # SortTest.testArgsort_1d / testArgsort / testArgsortStable: ascending [0, 2, 3, 4, 1], descending (stable)
+    # [1, 4, 2, 3, 0]
+    arr = np.random.RandomState(0).random_sample(42).astype(np.float32)
+    np.testing.assert_array_equal(tnp.take(arr, tnp.argsort(arr)).numpy(), np.sort(arr))
+    arr = np.random.RandomState(1).random_sample((3, 4, 5)).astype(np.float32)
+    for axis in range(3):
+        np.testing.assert_array_equal(tnp.argsort(arr, axis=axis).numpy(), np.argsort(arr, axis=axis))
+    arr = tj.constant([1, 5, 2, 2, 3])
+    np.testing.assert_array_equal(tnp.argsort(arr).numpy(), [0, 2, 3, 4, 1])
+    np.testing.assert_array_equal(tnp.argsort(arr, descending=True).numpy(), [1, 4, 2, 3, 0])
+
+
+@pytest.mark.parametrize("descending, axis, x, dy, want_y, want_g", [
+    # TF: tape.gradient(tf.sort(x, axis, direction), x, output_gradients=dy); ties reach their elements in their
+    # original order, in both directions (jnp.sort(descending=True) reversed them: [2, 5, 3, 4, 1] below)
+    (False, -1, [3., 1., 2., 1., 3.], [1., 2., 3., 4., 5.], [1., 1., 2., 3., 3.], [4., 1., 3., 2., 5.]),
+    (True, -1, [3., 1., 2., 1., 3.], [1., 2., 3., 4., 5.], [3., 3., 2., 1., 1.], [1., 4., 3., 5., 2.]),
+    (False, 0, [[2., 1., 2.], [2., 0., 1.], [1., 1., 2.]], np.arange(1, 10).reshape(3, 3),
+     [[1., 0., 1.], [2., 1., 2.], [2., 1., 2.]], [[4., 5., 6.], [7., 2., 3.], [1., 8., 9.]]),
+    (False, -1, [[2., 1., 2.], [2., 0., 1.], [1., 1., 2.]], np.arange(1, 10).reshape(3, 3),
+     [[1., 2., 2.], [0., 1., 2.], [1., 1., 2.]], [[2., 1., 3.], [6., 4., 5.], [7., 8., 9.]]),
+])
+def test_sort_gradient(descending, axis, x, dy, want_y, want_g):
+    # sort's gradient (TF's sort is top_k, whose gradient scatters dy back to the sorted elements' positions)
+    y, (g,) = _grads(lambda t: tnp.sort(t, axis=axis, descending=descending), [np.asarray(x, np.float32)],
+                     output_gradients=np.asarray(dy, np.float32))
+    np.testing.assert_array_equal(y.numpy(), want_y)
+    np.testing.assert_array_equal(g.numpy(), want_g)

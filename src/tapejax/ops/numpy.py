@@ -376,9 +376,10 @@ def argmin(a, axis=None, keepdims=False):
     return apply(_argmin, (a,), {"axis": freeze(axis), "keepdims": keepdims})
 
 
-def argsort(a, axis=-1):
-    """``jax.numpy.argsort`` (not differentiable)."""
-    return apply(_argsort, (a,), {"axis": freeze(axis)})
+def argsort(a, axis=-1, *, stable=True, descending=False):
+    """``jax.numpy.argsort`` (not differentiable); ``descending=True`` keeps ties in their original order, as TF's
+    ``argsort(direction="DESCENDING", stable=True)``."""
+    return apply(_argsort, (a,), {"axis": freeze(axis), "stable": stable, "descending": descending})
 
 
 def any(a, axis=None, keepdims=False):
@@ -526,14 +527,25 @@ def std(a, axis=None, ddof=0, keepdims=False):
     return _std(a, axis=_checked_axes("std", a, axis), keepdims=bool(keepdims), ddof=ddof)
 
 
+def _scan_axis(op: str, a, axis):
+    """A scan's axis: None (the flattened input) or one int in range (TF: "axis must be a scalar"; a list gave
+    an unhashable-type error from the kernel cache)."""
+    if axis is None:
+        return None
+    try:
+        return _check_axis(op, axis, ndim(a))
+    except TypeError:
+        raise TypeError(f"tj op '{op}': axis must be one integer (a scalar), got {axis!r}") from None
+
+
 def cumsum(a, axis=None, dtype=None):
     """``jax.numpy.cumsum`` (``dtype``: the input is cast first, as jax.numpy accumulates in it)."""
-    return _cumsum(a if dtype is None else astype(a, dtype), axis=axis)
+    return _cumsum(a if dtype is None else astype(a, dtype), axis=_scan_axis("cumsum", a, axis))
 
 
 def cumprod(a, axis=None, dtype=None):
     """``jax.numpy.cumprod`` (``dtype``: the input is cast first, as jax.numpy accumulates in it)."""
-    return _cumprod(a if dtype is None else astype(a, dtype), axis=axis)
+    return _cumprod(a if dtype is None else astype(a, dtype), axis=_scan_axis("cumprod", a, axis))
 
 
 amax = max
@@ -671,7 +683,22 @@ _repeat = OpDef("repeat", lambda a, repeats, axis=None: jnp.repeat(
                                  ((np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3),),
                                   {"repeats": (1, 0, 2), "axis": 1})))
 _flip = OpDef("flip", jnp.flip, samples=_samples(((_r(3, 4),), {"axis": 1})))
-_sort = OpDef("sort", jnp.sort, samples=_samples(((_r(3, 5),), {"axis": -1})))
+
+
+def _sort_fn(a, axis=-1, descending=False):
+    if not descending:
+        return jnp.sort(a, axis=axis)
+    # TF's descending sort keeps tied elements in their original order, so its gradient reaches them in that
+    # order; jnp.sort(descending=True) reverses them. The gather's derived gradient scatters to those positions.
+    if axis is None:
+        a, axis = jnp.ravel(a), 0
+    return jnp.take_along_axis(a, jnp.argsort(a, axis=axis, stable=True, descending=True), axis=axis)
+
+
+_sort = OpDef("sort", _sort_fn, samples=_samples(((_r(3, 5),), {"axis": -1}),
+                                                 # (not drawn from _rng: later ops' samples stay as they were)
+                                                 ((np.linspace(1, -1, 15, dtype=np.float32).reshape(3, 5)[:, ::-1]
+                                                   * np.array([1, -1, 1, -1, 1], np.float32),), {"descending": True})))
 _where = OpDef("where", jnp.where,
                samples=_samples(((np.array([[True, False, True, False]] * 3), _r(3, 4), _r(3, 4)), {}),
                                 ((np.array([True, False, True, True]), _r(3, 4), _r(4)), {})))
@@ -708,10 +735,18 @@ def reshape(a, shape=None, order="C", **kw):
 
 
 def transpose(a, axes=None):
-    """``jax.numpy.transpose``."""
+    """``jax.numpy.transpose``. ``axes`` must be a permutation of the dimensions (negative ones count from the
+    end); anything else raises ``ValueError``, as TF (an axis out of range: ``AxisError``, never wrapped around,
+    which could turn ``[1, 2, 3]`` of a rank-3 tensor into the permutation ``(1, 2, 0)``)."""
     if axes is not None:
         nd = ndim(a)
-        axes = tuple(int(x) % nd for x in freeze(axes))  # (a Tensor's value: iterating it would record getitems)
+        axes = freeze(axes)  # (a Tensor's value: iterating it would record getitems)
+        if not isinstance(axes, tuple) or builtins.any(isinstance(x, tuple) for x in axes):
+            raise ValueError(f"tj op 'transpose': axes must be one sequence of integers (rank 1), got {axes!r}")
+        axes = tuple(_check_axis("transpose", x, nd) for x in axes)
+        if sorted(axes) != list(range(nd)):
+            raise ValueError(f"tj op 'transpose': axes {axes} are not a permutation of the {nd} dimensions of a "
+                             f"tensor of shape {shape(a)}")
     return _transpose(a, axes=axes)
 
 
@@ -874,9 +909,12 @@ def flip(m, axis=None):
     return _flip(m, axis=axis)
 
 
-def sort(a, axis=-1):
-    """``jax.numpy.sort``."""
-    return _sort(a, axis=axis)
+def sort(a, axis=-1, *, stable=True, descending=False):
+    """``jax.numpy.sort`` (always stable); ``descending=True`` keeps ties in their original order, as TF's
+    ``sort(direction="DESCENDING")`` (and its gradient); an axis out of range raises ``AxisError``."""
+    if axis is not None:
+        axis = _check_axis("sort", axis, ndim(a))
+    return _sort(a, axis=axis, descending=bool(descending))
 
 
 def where(condition, x=None, y=None):
