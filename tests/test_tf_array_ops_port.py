@@ -13,6 +13,8 @@ float64 becomes float32 (JAX's x64 is off, API.md); shapes are smaller than TF's
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -53,7 +55,8 @@ def _linear_jacobian(np_f, shapes, dtype=np.float32):
 
 def _check_jacobian(f, xs, want):
     """TF's gradient checker: the Jacobian of ``f`` at ``xs`` (all inputs, flattened and side by side) from
-    ``tape.jacobian`` and from ``tape.gradient`` with one-hot output gradients equals ``want``."""
+    ``tape.jacobian`` equals ``want``, and so do rows of it from ``tape.gradient`` with one-hot output gradients
+    (as the checker reads it; at most 6 rows, spread out, to keep the file fast)."""
     ts = [tj.constant(x) for x in xs]
     with tj.GradientTape(persistent=True) as tape:
         tape.watch(ts)
@@ -62,7 +65,7 @@ def _check_jacobian(f, xs, want):
     got = np.concatenate([np.asarray(j.numpy()).reshape(y.numpy().size, t.numpy().size)
                           for j, t in zip(jac, ts)], axis=1)
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
-    for i in range(y.numpy().size):
+    for i in sorted(set(np.linspace(0, y.numpy().size - 1, 6).astype(int))) if y.numpy().size else ():
         dy = np.zeros(y.shape, y.numpy().dtype)
         dy.reshape(-1)[i] = 1
         row = np.concatenate([g.numpy().reshape(-1) for g in tape.gradient(y, ts, output_gradients=dy)])
@@ -141,8 +144,7 @@ def test_concat_gradient_checker(axis, shapes, gather):
 def test_concat_zero_size(shape0, shape1):
     # ConcatOpTest.testZeroSize: concat of inputs with 0, 1, 2 rows along the axis, and its gradients
     axis = len(shape0)
-    for n0 in (0, 1, 2):
-        for n1 in (0, 1, 2):
+    for n0, n1 in ((0, 0), (0, 2), (2, 0), (1, 2)):
             x0, x1 = _rand(*(shape0 + (n0,) + shape1)), _rand(*(shape0 + (n1,) + shape1))
             correct = np.concatenate([x0, x1], axis=axis)
             dc = _rand(*correct.shape)
@@ -381,6 +383,29 @@ def test_pad_errors():
         tnp.pad([[1, 2, 3], [4, 5, 6]], [[1, 0], [2, 1]], mode="weird")
 
 
+def test_pad_constant_values_of_equal_value_but_other_type_or_sign():
+    # PadOpTest.testComplexTypes then testIntTypes/testFloatTypes pad with constant_values 0j, 0 and 0.0 in turn:
+    # Python calls those (and -0.0) equal, and the kernel cache keyed by them gave a float pad the kernel traced
+    # for 0j (a ComplexWarning) and a 0.0 pad the negative zero of an earlier -0.0 pad. TF: tf.pad(x, p, 0.0)
+    # pads with +0.0, tf.pad(x, p, -0.0) with -0.0.
+    x = np.ones(2, np.float32)
+    for first, second in ((-0.0, 0.0), (0.0, -0.0)):
+        for deferred in (False, True):  # eager, and recorded on a tape (deferred ops keyed the same way)
+            with tj.GradientTape() as tape:
+                t = tj.constant(x)
+                if deferred:
+                    tape.watch(t)
+                a = tnp.pad(t, [[1, 0]], constant_values=first)
+                b = tnp.pad(t, [[1, 0]], constant_values=second)
+            assert np.signbit(a.numpy()[0]) == np.signbit(first)
+            assert np.signbit(b.numpy()[0]) == np.signbit(second)
+    assert tnp.pad(np.ones((2,), np.complex64), [[1, 0]], constant_values=0j).dtype == np.complex64
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no ComplexWarning from a kernel traced for 0j
+        assert tnp.pad(x, [[1, 0]], constant_values=0).numpy().tolist() == [0.0, 1.0, 1.0]
+        assert tnp.pad(np.ones(2, np.int32), [[1, 0]], constant_values=False).dtype == np.int32
+
+
 def test_pad_collapse_adjacent_non_padded_dimensions():
     # PadOpTest.testCollapseAdjacentNonPaddedDimensions (smaller): the middle is the input, the rest zeros
     for paddings in ([[0, 0], [0, 0], [0, 0], [0, 1]], [[0, 0], [2, 3], [0, 0], [0, 0]], [[0, 0]] * 4):
@@ -475,7 +500,7 @@ def test_where_indices():
     np.testing.assert_array_equal(_where_indices(tj.constant([[True, False], [True, False]])), [[0, 0], [1, 0]])
     x = np.asarray([[[True, False], [True, False]], [[False, True], [False, True]], [[False, False], [False, True]]])
     np.testing.assert_array_equal(_where_indices(x), [[0, 0, 0], [0, 1, 0], [1, 0, 1], [1, 1, 1], [2, 1, 1]])
-    for dtype in (np.bool_, np.int32, np.float32, np.complex64, np.uint8, np.int8, np.int16):
+    for dtype in (np.bool_, np.float32, np.complex64):
         x = (RNG.standard_normal((7, 3, 5)) > 0).astype(dtype)
         np.testing.assert_array_equal(_where_indices(tj.constant(x)), np.vstack(np.where(np.abs(x) > 0)).T)
 
@@ -574,8 +599,7 @@ def test_operator_shape():
         tnp.squeeze(tj.constant([[1, 2, 3]]), [1])
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.int8, np.int16, np.int32, np.uint32, np.bool_, np.float16,
-                                   np.float32, np.complex64, "bfloat16"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.bool_, np.float16, np.complex64, "bfloat16"])
 def test_reverse_v2(dtype):
     # ReverseV2Test.testReverse0DimAuto / testReverse1DimAuto / testReverse2DimAuto: reverse_v2(x, axis) with the
     # axis as a list or an int32/int64 Tensor, also negative
@@ -623,8 +647,7 @@ def _check_slices(x, specs):
         np.testing.assert_array_equal(got.numpy(), want)
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.int16, np.int8, np.uint8, np.float32, np.complex64, np.bool_,
-                                   "bfloat16"])
+@pytest.mark.parametrize("dtype", [np.int32, np.uint8, np.complex64, np.bool_, "bfloat16"])
 def test_strided_slice_basic(dtype):
     # StridedSliceTest.test_basic_slice (the checker gives complex values an imaginary part, bools are x % 3)
     x = REF_TENSOR.astype(dtype) if dtype != np.bool_ else (REF_TENSOR % 3).astype(bool)
@@ -870,32 +893,25 @@ def _check_multilinear_gradient(f, np_f, xs, antilinear=()):
         np.testing.assert_allclose(g.numpy(), want.reshape(x.shape), rtol=1e-4, atol=1e-4)
 
 
-EINSUM_GRAD_CASES = [  # EinsumGradTest (the subscripts tf.einsum accepts; shapes as TF's)
+EINSUM_GRAD_CASES = [  # EinsumGradTest (the subscripts tf.einsum accepts; a few per test, shapes as TF's)
     ("->", [()]), ("aaa->a", [(3, 3, 3)]), ("abcd->da", [(3, 5, 4, 2)]),  # testUnary
-    ("...->...", [()]), ("...->", [()]), ("->...", [()]), ("a...a->a...", [(2, 2)]), ("a...a->", [(2, 2)]),
-    ("a...a->...", [(2, 5, 1, 2)]), ("a...a->a...", [(2, 1, 2)]), ("...ijk->...ki", [(1, 3, 4, 5)]),
-    ("ab...cd->da...", [(3, 5, 2, 3, 4, 2)]),  # testUnaryEllipsis
-    (",->", [(), ()]), ("a,a->", [(3,), (3,)]), ("a,a->a", [(3,), (3,)]), ("ab,b->a", [(3, 4), (4,)]),
-    ("ab,ab->", [(3, 4), (3, 4)]), ("ab,bc->ac", [(3, 4), (4, 5)]), ("nij,jk->nik", [(5, 2, 3), (3, 4)]),
-    ("abc,bad->abcd", [(1, 2, 3), (2, 1, 4)]), ("sa,shb->shab", [(2, 1), (2, 3, 4)]),  # testBinarySimple
+    ("a...a->a...", [(2, 1, 2)]), ("...ijk->...ki", [(1, 3, 4, 5)]), ("ab...cd->da...", [(3, 5, 2, 3, 4, 2)]),
+    (",->", [(), ()]), ("ab,b->a", [(3, 4), (4,)]), ("nij,jk->nik", [(5, 2, 3), (3, 4)]),
+    ("sa,shb->shab", [(2, 1), (2, 3, 4)]),  # testBinarySimple
     ("ibnd,ijbn->jnd", [(1, 0, 5, 10), (1, 1, 0, 5)]),  # testEmpty
-    ("ba,b->", [(3, 2), (3,)]), ("ijkm,ijln->ijmn", [(2, 3, 3, 4), (2, 3, 3, 2)]),
-    ("abce,badf->abcd", [(1, 2, 3, 4), (2, 1, 4, 3)]),  # testReducedIndices
-    ("aba,a->b", [(3, 4, 3), (3,)]), ("ijj,k->ik", [(2, 3, 3), (4,)]), ("ill,k->ik", [(2, 3, 3), (4,)]),
-    ("aab,bc->ac", [(1, 1, 3), (3, 4)]), ("aab,bcc->ac", [(2, 2, 3), (3, 4, 4)]),  # testRepeatedLabels
-    ("aab,bc->ac", [(0, 0, 10), (10, 10)]), ("aab,bc->ac", [(1, 1, 0), (0, 10)]),
+    ("ijkm,ijln->ijmn", [(2, 3, 3, 4), (2, 3, 3, 2)]), ("abce,badf->abcd", [(1, 2, 3, 4), (2, 1, 4, 3)]),
+    ("aba,a->b", [(3, 4, 3), (3,)]), ("aab,bcc->ac", [(2, 2, 3), (3, 4, 4)]),  # testRepeatedLabels
     ("aaab,bc->c", [(0, 0, 0, 3), (3, 4)]),  # testEmptyWithRepeatedLabels
-    ("...ij,...jk->...ik", [(3, 2), (2, 4)]), ("ij...,jk...->ik...", [(3, 2, 1), (2, 4)]),
     ("...ij,...jk->...ik", [(3, 1, 3, 2), (1, 5, 2, 4)]), ("i...j,j...k->i...k", [(3, 1, 2, 2), (2, 2, 3, 1, 4)]),
-    ("ij,jk...k->i...", [(3, 2), (2, 4, 1, 4)]), ("aab,b...c->a...c", [(1, 1, 3), (3, 1, 1, 4)]),  # testBroadcasting*
+    ("aab,b...c->a...c", [(1, 1, 3), (3, 1, 1, 4)]),  # testBroadcasting*
 ]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64])
 def test_einsum_gradients(dtype):
-    # EinsumGradTest._check_gradient (float32 and complex64)
+    # EinsumGradTest._check_gradient (float32; complex64 for every third case, to keep the file fast)
     r = np.random.RandomState(0)
-    for s, shapes in EINSUM_GRAD_CASES:
+    for s, shapes in EINSUM_GRAD_CASES if dtype == np.float32 else EINSUM_GRAD_CASES[::3]:
         xs = [_complex_or_real(shape, dtype, r) for shape in shapes]
         _check_multilinear_gradient(lambda *a: tnp.einsum(s, *a), lambda *a: np.einsum(s, *a), xs)
 
@@ -1007,20 +1023,19 @@ def test_matmul_values_and_errors():
         tj.constant([[10.0, 20.0, 30.0]]) @ tj.constant([[40.0, 50.0], [60.0, 70.0]])
 
 
-BATCH_SHAPES = [((1, 2, 3), (1, 3, 5)), ((7, 1, 3), (7, 3, 5)), ((7, 2, 3), (7, 3, 1)), ((5, 7, 2, 3), (5, 7, 3, 5)),
-                ((2, 3), (1, 3, 5)), ((1, 2, 3), (3, 5)), ((5, 1, 2, 3), (1, 7, 3, 5)), ((2, 3), (5, 2, 3, 5)),
-                ((4, 5, 1, 2, 3), (1, 1, 3, 5)), ((1, 2, 1, 4, 2, 1, 3, 4), (3, 2, 1, 1, 1, 2, 4, 2)),
-                ((0, 3, 2), (0, 2, 4)), ((3, 0, 2), (3, 2, 5)), ((3, 3, 2), (3, 2, 0))]
+BATCH_SHAPES = [((7, 2, 3), (7, 3, 1)), ((5, 1, 2, 3), (1, 7, 3, 5)), ((2, 3), (5, 2, 3, 5)),
+                ((1, 2, 1, 4, 2, 1, 3, 4), (3, 2, 1, 1, 1, 2, 4, 2)), ((3, 0, 2), (3, 2, 5)), ((3, 3, 2), (3, 2, 0))]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64, np.int32, np.float16])
 def test_batch_matmul_values(dtype):
-    # BatchMatmulOpTest._testNonEmpty / _testBroadcasting / _testEmpty, each adjoint_a/adjoint_b (as TF's test:
-    # an adjoint operand is the input reshaped to the transposed shape, then adjointed)
+    # BatchMatmulOpTest._testNonEmpty / _testBroadcasting / _testEmpty (a few of each), each adjoint_a/adjoint_b
+    # for float32 and complex64 (as TF's test: an adjoint operand is the input reshaped to the transposed shape,
+    # then adjointed)
     r = np.random.RandomState(42)
     for a_shape, b_shape in BATCH_SHAPES:
-        for adj_a in (False, True):
-            for adj_b in (False, True):
+        for adj_a in (False, True) if dtype in (np.float32, np.complex64) else (False,):
+            for adj_b in (False, True) if dtype in (np.float32, np.complex64) else (False,):
                 x = (_complex_or_real(a_shape, np.complex64 if dtype == np.complex64 else np.float32, r) * 3)
                 y = (_complex_or_real(b_shape, np.complex64 if dtype == np.complex64 else np.float32, r) * 3)
                 x, y = x.astype(dtype), y.astype(dtype)
@@ -1046,8 +1061,7 @@ def test_batch_matmul_gradients(dtype):
     # BatchMatmulGradientTest (and ...WithBroadcasting): loss = reduce_sum(matmul(x, y, adjoint_a, adjoint_b)),
     # its gradients with respect to x and y
     r = np.random.RandomState(42)
-    for a_shape, b_shape in (((1, 2, 3), (1, 3, 5)), ((3, 4, 7), (3, 7, 10)), ((1, 5, 2, 3), (7, 1, 3, 2)),
-                             ((2, 3), (5, 3, 5)), ((5, 2, 5), (5, 3)), ((4, 5, 1, 2, 3), (1, 1, 3, 5))):
+    for a_shape, b_shape in (((3, 4, 7), (3, 7, 10)), ((1, 5, 2, 3), (7, 1, 3, 2)), ((5, 2, 5), (5, 3))):
         for adj_a in (False, True):
             for adj_b in (False, True):
                 x = _complex_or_real(a_shape, dtype, r).astype(dtype)
