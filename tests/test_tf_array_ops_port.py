@@ -1,9 +1,9 @@
 """TensorFlow's array-op kernel tests (values and gradients), ported to tapejax's ``tj.numpy``.
 
-Sources: tensorflow/python/kernel_tests/array_ops/{concat,split,pad,where,gather_nd}_op_test.py and
-array_ops_test.py (slices, reverse, reshape, squeeze, expand_dims, broadcast_to, tile), math_ops/scan_ops_test.py
-(cumsum/cumprod gradients), einsum_op_test.py, matmul_op_test.py and batch_matmul_op_test.py (gradients), and
-tensorflow/python/ops/sort_ops_test.py (sort gradient). TF ops map to tj.numpy: concat -> concatenate,
+Sources: tensorflow/python/kernel_tests/array_ops/{concat,split,pad,where,gather_nd}_op_test.py,
+array_ops_test.py (matrix transpose, boolean mask, shapes, reverse, strided slices) and broadcast_to_ops_test.py;
+kernel_tests/math_ops/transpose_op_test.py, matmul_op_test.py and batch_matmul_op_test.py; kernel_tests/
+scan_ops_test.py (cumsum/cumprod); kernel_tests/linalg/einsum_op_test.py; tensorflow/python/ops/sort_ops_test.py. TF ops map to tj.numpy: concat -> concatenate,
 split(x, sizes) -> split(x, cumulative indices), gather_nd -> advanced indexing, reverse -> flip, tf.sort -> sort.
 Expected values are TF 2.21's, hard-coded with the TF expression that gives them (a test that asserts an identity,
 such as "the concatenated gradients are the output gradient", keeps that identity); TensorFlow is not imported.
@@ -1136,3 +1136,56 @@ def test_sort_gradient(descending, axis, x, dy, want_y, want_g):
                      output_gradients=np.asarray(dy, np.float32))
     np.testing.assert_array_equal(y.numpy(), want_y)
     np.testing.assert_array_equal(g.numpy(), want_g)
+
+
+# -- broadcast_to_ops_test.py, and the gradients of tile / squeeze / expand_dims / reshape -------------------
+
+def test_broadcast_to_values():
+    # BroadcastToTest.testBroadcastToBasic / Bool / Shape / ShapeInnerDim / ShapeLargerDim(2) / Scalar /
+    # BroadcastScalarToNonScalar / ShapeTypeAndInference
+    for dtype in (np.uint8, np.int8, np.int16, np.int32, np.bool_):
+        x = np.array([1, 2, 3]).astype(dtype)
+        np.testing.assert_array_equal(tnp.broadcast_to(tj.constant(x), [3, 3]).numpy(), np.broadcast_to(x, [3, 3]))
+    for input_shape, output_shape in (([2, 2], [2, 2, 2, 2]), ([2, 1, 3], [2, 5, 3]),
+                                      ([2, 1, 3, 2, 2, 2], [1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 15, 3, 2, 2, 2]),
+                                      ([2, 1, 3, 2, 2, 2, 1, 1, 1], [1, 1, 1, 2, 5, 3, 2, 2, 2, 3, 3, 3]), ([], [3, 3])):
+        x = RNG.integers(0, 5, input_shape).astype(np.int32)
+        np.testing.assert_array_equal(tnp.broadcast_to(x, output_shape).numpy(), np.broadcast_to(x, output_shape))
+    assert tnp.broadcast_to(tj.constant(1.0), [2, 3, 4, 1, 1, 1]).shape == (2, 3, 4, 1, 1, 1)
+    for dtype in (tj.int32, tj.int64):
+        v = tnp.broadcast_to(tj.constant([1, 2, 3]), tj.constant([3, 3], dtype=dtype))
+        assert v.shape == (3, 3)
+
+
+def test_broadcast_to_bad_shapes():
+    # BroadcastToTest.testBroadcastToBadOutputShape ("Unable to broadcast tensor of shape") /
+    # testBroadcastToInvalidShape (the message names the shape)
+    with pytest.raises(ValueError):
+        tnp.broadcast_to(tj.constant([0, 1]), tj.constant([2, 1]))
+    with pytest.raises(ValueError, match="110,53,104,147,157,123,5,24,188,40,5,2"):
+        tnp.broadcast_to(tj.constant([1, 2, 3]), [110, 53, 104, 147, 157, 123, 5, 24, 188, 40, 5, 2])
+
+
+@pytest.mark.parametrize("x, shape", [
+    (np.float32(1), [2, 4, 3]),  # testGradientForScalar
+    (np.reshape(np.arange(6), (2, 1, 3)).astype(np.float32), [2, 5, 3]),  # testGradientWithSameRank
+    (np.array([[1], [2]], np.float32), [5, 2, 3]),  # testGradientWithIncreasingRank
+    (np.array([1], np.float32), [5, 2, 3]),  # testGradientWithBroadcastAllDimensions
+    (np.arange(12, dtype=np.float32).reshape([2, 1, 3, 2, 1, 1]), [1, 2, 2, 3, 2, 2, 1]),  # ...WithLargeDim
+])
+def test_broadcast_to_gradient(x, shape):
+    # BroadcastToTest.testGradient*: gradient_checker_v2 of 2 * broadcast_to(x, shape)
+    _check_jacobian(lambda t: 2 * tnp.broadcast_to(t, shape), [x],
+                    _linear_jacobian(lambda a: 2 * np.broadcast_to(a, shape), [np.shape(x)]))
+
+
+@pytest.mark.parametrize("name", ["tile", "squeeze", "expand_dims", "reshape"])
+def test_shape_op_gradients(name):
+    # array_grad's _TileGrad (the tiles' gradients summed), _SqueezeGrad / _ExpandDimsGrad / _ReshapeGrad (a
+    # reshape of the gradient): the gradient checker's Jacobians
+    x = np.arange(6, dtype=np.float32).reshape(2, 1, 3)
+    f, np_f = {"tile": (lambda t: tnp.tile(t, [2, 2, 1]), lambda a: np.tile(a, [2, 2, 1])),
+               "squeeze": (lambda t: tnp.squeeze(t, 1), lambda a: np.squeeze(a, 1)),
+               "expand_dims": (lambda t: tnp.expand_dims(t, -1), lambda a: np.expand_dims(a, -1)),
+               "reshape": (lambda t: tnp.reshape(t, [3, -1]), lambda a: np.reshape(a, [3, -1]))}[name]
+    _check_jacobian(f, [x], _linear_jacobian(np_f, [x.shape]))
