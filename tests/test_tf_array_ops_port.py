@@ -909,9 +909,9 @@ EINSUM_GRAD_CASES = [  # EinsumGradTest (the subscripts tf.einsum accepts; a few
 
 @pytest.mark.parametrize("dtype", [np.float32, np.complex64])
 def test_einsum_gradients(dtype):
-    # EinsumGradTest._check_gradient (float32; complex64 for every third case, to keep the file fast)
+    # EinsumGradTest._check_gradient (float32 and complex64, each on half the cases, to keep the file fast)
     r = np.random.RandomState(0)
-    for s, shapes in EINSUM_GRAD_CASES if dtype == np.float32 else EINSUM_GRAD_CASES[::3]:
+    for s, shapes in EINSUM_GRAD_CASES[::2] if dtype == np.float32 else EINSUM_GRAD_CASES[1::2]:
         xs = [_complex_or_real(shape, dtype, r) for shape in shapes]
         _check_multilinear_gradient(lambda *a: tnp.einsum(s, *a), lambda *a: np.einsum(s, *a), xs)
 
@@ -993,7 +993,7 @@ def test_matmul_gradients(dtype):
     # (here {1, 3}) and each transpose/adjoint option of a and b
     r = np.random.RandomState(3)
     options = [(False, False), (True, False), (False, True)]  # (adjoint, transpose)
-    for m, n, k in ((1, 3, 3), (3, 1, 3), (3, 3, 1), (3, 3, 3)):
+    for m, n, k in ((1, 3, 3), (3, 3, 1)) if dtype == np.float32 else ((3, 1, 3), (3, 3, 3)):
         a_np = (_complex_or_real((m, k), dtype, r) * 5 - 5).astype(dtype)
         b_np = (_complex_or_real((k, n), dtype, r) * 5 - 5).astype(dtype)
         for adj_a, tr_a in options:
@@ -1061,7 +1061,8 @@ def test_batch_matmul_gradients(dtype):
     # BatchMatmulGradientTest (and ...WithBroadcasting): loss = reduce_sum(matmul(x, y, adjoint_a, adjoint_b)),
     # its gradients with respect to x and y
     r = np.random.RandomState(42)
-    for a_shape, b_shape in (((3, 4, 7), (3, 7, 10)), ((1, 5, 2, 3), (7, 1, 3, 2)), ((5, 2, 5), (5, 3))):
+    for a_shape, b_shape in (((3, 4, 7), (3, 7, 10)), ((1, 5, 2, 3), (7, 1, 3, 2))) if dtype == np.float32 else \
+            (((1, 5, 2, 3), (7, 1, 3, 2)), ((5, 2, 5), (5, 3))):
         for adj_a in (False, True):
             for adj_b in (False, True):
                 x = _complex_or_real(a_shape, dtype, r).astype(dtype)
