@@ -1190,3 +1190,32 @@ def test_shape_op_gradients(name):
                "expand_dims": (lambda t: tnp.expand_dims(t, -1), lambda a: np.expand_dims(a, -1)),
                "reshape": (lambda t: tnp.reshape(t, [3, -1]), lambda a: np.reshape(a, [3, -1]))}[name]
     _check_jacobian(f, [x], _linear_jacobian(np_f, [x.shape]))
+
+
+def test_where_gradient_with_broadcasting():
+    # where_v2's gradient (array_grad's _SelectGradV2): the output gradient where the condition picks each
+    # branch, summed over the axes that branch was broadcast along. TF 2.21:
+    # tf.where([[True], [False]], x (2, 3), y (3,)) with dy = [[1, 2, 3], [4, 5, 6]]
+    x = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+    y = np.array([7.0, 8.0, 9.0], np.float32)
+    dy = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+    z, (gx, gy) = _grads(lambda a, b: tnp.where(np.array([[True], [False]]), a, b), [x, y], output_gradients=dy)
+    np.testing.assert_array_equal(z.numpy(), [[1.0, 2.0, 3.0], [7.0, 8.0, 9.0]])
+    np.testing.assert_array_equal(gx.numpy(), [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])
+    np.testing.assert_array_equal(gy.numpy(), [4.0, 5.0, 6.0])
+    # tf.where([[True, False], [False, True], [True, True]], x (2,), 0.): gradient [2, 2]
+    z, (g,) = _grads(lambda a: tnp.where(np.array([[True, False], [False, True], [True, True]]), a, 0.0),
+                     [np.array([1.0, 2.0], np.float32)])
+    np.testing.assert_array_equal(z.numpy(), [[1.0, 0.0], [0.0, 2.0], [1.0, 2.0]])
+    np.testing.assert_array_equal(g.numpy(), [2.0, 2.0])
+
+
+def test_concat_of_variables_gradient():
+    # ConcatOpTest.testRefType with a gradient: concat([v1 * v1, reshape(v2, [1]) * 3]) with output gradient
+    # [1, 2, 3]; TF 2.21: [[2, 8], [[9]]]
+    v1, v2 = tj.Variable([1.0, 2.0]), tj.Variable([[3.0]])
+    with tj.GradientTape() as tape:
+        z = tnp.concatenate([v1 * v1, tnp.reshape(v2, [1]) * 3.0], 0)
+    g1, g2 = tape.gradient(z, [v1, v2], output_gradients=tj.constant([1.0, 2.0, 3.0]))
+    np.testing.assert_array_equal(g1.numpy(), [2.0, 8.0])
+    np.testing.assert_array_equal(g2.numpy(), [[9.0]])
