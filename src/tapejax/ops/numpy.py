@@ -25,7 +25,8 @@ are derived by JAX from their function. The tables, in file order:
 * shape ops: those that only move or copy elements (``_linear_shape_op``: reshape, transpose,
   broadcast_to, concatenate) have the tangent ``f(t)`` and a backward that reads only the inputs' shapes;
   the others are derived (the scatter-add of their gathers). ``clip`` passes the gradient to ``x`` at the
-  bounds (TF's ``ClipByValueGrad``).
+  bounds (TF's ``ClipByValueGrad``); ``sort(descending=True)`` keeps ties in their original order, so its
+  gradient reaches them as TF's does.
 * indexing: ``getitem``, whose backward scatter-adds into zeros of the input's shape.
 
 Complex values follow TF's convention: a backward rule computes ``grad * conj(dy/dx)`` (JAX's VJPs compute
@@ -741,7 +742,8 @@ def transpose(a, axes=None):
     if axes is not None:
         nd = ndim(a)
         axes = freeze(axes)  # (a Tensor's value: iterating it would record getitems)
-        if not isinstance(axes, tuple) or builtins.any(isinstance(x, tuple) for x in axes):
+        axes = axes if isinstance(axes, tuple) else (axes,)  # (one int: NumPy's, for a vector)
+        if builtins.any(isinstance(x, tuple) for x in axes):
             raise ValueError(f"tj op 'transpose': axes must be one sequence of integers (rank 1), got {axes!r}")
         axes = tuple(_check_axis("transpose", x, nd) for x in axes)
         if sorted(axes) != list(range(nd)):
@@ -876,9 +878,10 @@ _PAD_MODES = ("constant", "edge", "linear_ramp", "maximum", "mean", "median", "m
 def pad(array, pad_width, mode="constant", constant_values=0):
     """``jax.numpy.pad`` (constant, edge, reflect, symmetric, wrap). As TF's ``tf.pad``: a scalar with paddings of
     shape ``(0, 2)`` is returned as it is, ``mode`` is case-insensitive and an unknown one raises ``ValueError``."""
-    mode = mode.lower() if isinstance(mode, str) else mode  # TF's modes are upper case ("REFLECT")
-    if mode not in _PAD_MODES:
-        raise ValueError(f"tj op 'pad': mode {mode!r} is not one of {', '.join(map(repr, _PAD_MODES))}")
+    if isinstance(mode, str):  # (or a callable, as jax.numpy's)
+        mode = mode.lower()  # TF's modes are upper case ("REFLECT")
+        if mode not in _PAD_MODES:
+            raise ValueError(f"tj op 'pad': mode {mode!r} is not one of {', '.join(map(repr, _PAD_MODES))}")
     if isinstance(pad_width, int):
         pad_width = ((pad_width, pad_width),) * ndim(array)
     pad_width = freeze(pad_width)
