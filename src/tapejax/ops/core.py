@@ -72,10 +72,15 @@ def registry() -> Dict[str, "OpDef"]:
     return dict(_registry)
 
 
+_PLAIN_STATIC = frozenset({int, str, type(None)})
+
+
 def _typed(v: Any) -> Any:
     t = type(v)
+    if t in _PLAIN_STATIC:  # (the common cases first: this runs on every op dispatch)
+        return v
     if t is tuple:
-        return tuple(map(_typed, v))
+        return v if all(type(x) is int for x in v) else tuple(map(_typed, v))
     if t is float or t is complex:  # repr: exact, tells -0.0 from 0.0, and one NaN equals another
         return (t, repr(v))
     return (t, v) if t is bool else v
@@ -86,7 +91,7 @@ def static_key(static: dict) -> tuple:
     equal and hashes them alike, but a kernel traced with one differs from one traced with another (``pad``'s
     ``constant_values=-0.0`` gave a later ``0.0`` pad a negative zero), so floats, complex numbers and bools are
     tagged with their type and exact text."""
-    return tuple(sorted((k, _typed(v)) for k, v in static.items())) if static else ()
+    return tuple([(k, _typed(v)) for k, v in sorted(static.items())]) if static else ()
 
 
 def freeze(v: Any) -> Any:
