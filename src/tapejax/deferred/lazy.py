@@ -22,7 +22,7 @@ import jax
 
 from .. import record as record_module, tape_set
 from ..config import config
-from ..ops.core import BackwardFunction, OpDef, as_tuple, rules_epoch, set_deferral
+from ..ops.core import BackwardFunction, OpDef, as_tuple, rules_epoch, set_deferral, static_key
 from ..tensor import ArrayImpl, LazyTensor, Tensor, is_float, next_id
 
 _lock = threading.RLock()
@@ -56,7 +56,7 @@ def op_type(op, static: dict, tensor_mask: int, avals: list):
     differentiate it: it must run now so that only asking for a gradient fails). A shape or dtype error
     raises here, as the eager call would."""
     e = rules_epoch()
-    key = (op, e, tensor_mask, *avals) if not static else (op, e, tensor_mask, *avals, tuple(sorted(static.items())))
+    key = (op, e, tensor_mask, *avals) if not static else (op, e, tensor_mask, *avals, static_key(static))
     t = _types.get(key)
     if t is not None:
         return t or None

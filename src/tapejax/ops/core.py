@@ -72,6 +72,28 @@ def registry() -> Dict[str, "OpDef"]:
     return dict(_registry)
 
 
+_PLAIN_STATIC = frozenset({int, str, type(None)})
+
+
+def _typed(v: Any) -> Any:
+    t = type(v)
+    if t in _PLAIN_STATIC:  # (the common cases first: this runs on every op dispatch)
+        return v
+    if t is tuple:
+        return v if all(type(x) is int for x in v) else tuple(map(_typed, v))
+    if t is float or t is complex:  # repr: exact, tells -0.0 from 0.0, and one NaN equals another
+        return (t, repr(v))
+    return (t, v) if t is bool else v
+
+
+def static_key(static: dict) -> tuple:
+    """A cache key for an op's static parameters. Python calls ``0 == 0.0 == 0j == False`` and ``-0.0 == 0.0``
+    equal and hashes them alike, but a kernel traced with one differs from one traced with another (``pad``'s
+    ``constant_values=-0.0`` gave a later ``0.0`` pad a negative zero), so floats, complex numbers and bools are
+    tagged with their type and exact text."""
+    return tuple([(k, _typed(v)) for k, v in sorted(static.items())]) if static else ()
+
+
 def freeze(v: Any) -> Any:
     """Make a static parameter hashable (lists -> tuples, numpy scalars -> Python)."""
     if isinstance(v, (list, tuple)):
@@ -518,7 +540,7 @@ class OpDef:
         return f"<tj op {self.name}>"
 
     def kernels(self, static: dict) -> _Kernels:
-        key = tuple(sorted(static.items())) if static else ()
+        key = static_key(static)
         k = self._kernels.get(key)
         if k is None:
             k = self._kernels[key] = _Kernels(self, static)
@@ -542,7 +564,7 @@ class OpDef:
         None)``. It connects each gradient only to the arguments its formula reads differentiably
         (ops/dependence.py): TF's None at second order."""
         avals = _avals(args)
-        key = ("grad", tuple(sorted(static.items())), spec, diff, needed, none_mask, avals)
+        key = ("grad", static_key(static), spec, diff, needed, none_mask, avals)
         g = self._derived.get(key)
         if g is None:
             k = self.kernels(static)
@@ -563,7 +585,7 @@ class OpDef:
         ``batched`` the tangents carry a leading batch axis (tape.h's use_batch) and the JVP kernel is
         vmapped. Each tangent is connected only to the arguments it reads differentiably, as grad_op's."""
         avals = _avals(args)
-        key = ("jvp", tuple(sorted(static.items())), diff, batched, avals)
+        key = ("jvp", static_key(static), diff, batched, avals)
         j = self._derived.get(key)
         if j is None:
             k = self.kernels(static)
@@ -598,7 +620,7 @@ class OpDef:
 
     def batched_jvp_kernel(self, static: dict, diff: tuple):
         """The JVP kernel vmapped over a leading tangent axis (compiled once per op, static and diff)."""
-        key = ("bjvp", tuple(sorted(static.items())), diff)
+        key = ("bjvp", static_key(static), diff)
         f = self._derived.get(key)
         if f is None:
             k = self.kernels(static)

@@ -25,7 +25,8 @@ are derived by JAX from their function. The tables, in file order:
 * shape ops: those that only move or copy elements (``_linear_shape_op``: reshape, transpose,
   broadcast_to, concatenate) have the tangent ``f(t)`` and a backward that reads only the inputs' shapes;
   the others are derived (the scatter-add of their gathers). ``clip`` passes the gradient to ``x`` at the
-  bounds (TF's ``ClipByValueGrad``).
+  bounds (TF's ``ClipByValueGrad``); ``sort(descending=True)`` keeps ties in their original order, so its
+  gradient reaches them as TF's does.
 * indexing: ``getitem``, whose backward scatter-adds into zeros of the input's shape.
 
 Complex values follow TF's convention: a backward rule computes ``grad * conj(dy/dx)`` (JAX's VJPs compute
@@ -376,9 +377,10 @@ def argmin(a, axis=None, keepdims=False):
     return apply(_argmin, (a,), {"axis": freeze(axis), "keepdims": keepdims})
 
 
-def argsort(a, axis=-1):
-    """``jax.numpy.argsort`` (not differentiable)."""
-    return apply(_argsort, (a,), {"axis": freeze(axis)})
+def argsort(a, axis=-1, *, stable=True, descending=False):
+    """``jax.numpy.argsort`` (not differentiable); ``descending=True`` keeps ties in their original order, as TF's
+    ``argsort(direction="DESCENDING", stable=True)``."""
+    return apply(_argsort, (a,), {"axis": freeze(axis), "stable": stable, "descending": descending})
 
 
 def any(a, axis=None, keepdims=False):
@@ -526,14 +528,25 @@ def std(a, axis=None, ddof=0, keepdims=False):
     return _std(a, axis=_checked_axes("std", a, axis), keepdims=bool(keepdims), ddof=ddof)
 
 
+def _scan_axis(op: str, a, axis):
+    """A scan's axis: None (the flattened input) or one int in range (TF: "axis must be a scalar"; a list gave
+    an unhashable-type error from the kernel cache)."""
+    if axis is None:
+        return None
+    try:
+        return _check_axis(op, axis, ndim(a))
+    except TypeError:
+        raise TypeError(f"tj op '{op}': axis must be one integer (a scalar), got {axis!r}") from None
+
+
 def cumsum(a, axis=None, dtype=None):
     """``jax.numpy.cumsum`` (``dtype``: the input is cast first, as jax.numpy accumulates in it)."""
-    return _cumsum(a if dtype is None else astype(a, dtype), axis=axis)
+    return _cumsum(a if dtype is None else astype(a, dtype), axis=_scan_axis("cumsum", a, axis))
 
 
 def cumprod(a, axis=None, dtype=None):
     """``jax.numpy.cumprod`` (``dtype``: the input is cast first, as jax.numpy accumulates in it)."""
-    return _cumprod(a if dtype is None else astype(a, dtype), axis=axis)
+    return _cumprod(a if dtype is None else astype(a, dtype), axis=_scan_axis("cumprod", a, axis))
 
 
 amax = max
@@ -671,7 +684,22 @@ _repeat = OpDef("repeat", lambda a, repeats, axis=None: jnp.repeat(
                                  ((np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3),),
                                   {"repeats": (1, 0, 2), "axis": 1})))
 _flip = OpDef("flip", jnp.flip, samples=_samples(((_r(3, 4),), {"axis": 1})))
-_sort = OpDef("sort", jnp.sort, samples=_samples(((_r(3, 5),), {"axis": -1})))
+
+
+def _sort_fn(a, axis=-1, descending=False):
+    if not descending:
+        return jnp.sort(a, axis=axis)
+    # TF's descending sort keeps tied elements in their original order, so its gradient reaches them in that
+    # order; jnp.sort(descending=True) reverses them. The gather's derived gradient scatters to those positions.
+    if axis is None:
+        a, axis = jnp.ravel(a), 0
+    return jnp.take_along_axis(a, jnp.argsort(a, axis=axis, stable=True, descending=True), axis=axis)
+
+
+_sort = OpDef("sort", _sort_fn, samples=_samples(((_r(3, 5),), {"axis": -1}),
+                                                 # (not drawn from _rng: later ops' samples stay as they were)
+                                                 ((np.linspace(1, -1, 15, dtype=np.float32).reshape(3, 5)[:, ::-1]
+                                                   * np.array([1, -1, 1, -1, 1], np.float32),), {"descending": True})))
 _where = OpDef("where", jnp.where,
                samples=_samples(((np.array([[True, False, True, False]] * 3), _r(3, 4), _r(3, 4)), {}),
                                 ((np.array([True, False, True, True]), _r(3, 4), _r(4)), {})))
@@ -708,10 +736,19 @@ def reshape(a, shape=None, order="C", **kw):
 
 
 def transpose(a, axes=None):
-    """``jax.numpy.transpose``."""
+    """``jax.numpy.transpose``. ``axes`` must be a permutation of the dimensions (negative ones count from the
+    end); anything else raises ``ValueError``, as TF (an axis out of range: ``AxisError``, never wrapped around,
+    which could turn ``[1, 2, 3]`` of a rank-3 tensor into the permutation ``(1, 2, 0)``)."""
     if axes is not None:
         nd = ndim(a)
-        axes = tuple(int(x) % nd for x in freeze(axes))  # (a Tensor's value: iterating it would record getitems)
+        axes = freeze(axes)  # (a Tensor's value: iterating it would record getitems)
+        axes = axes if isinstance(axes, tuple) else (axes,)  # (one int: NumPy's, for a vector)
+        if builtins.any(isinstance(x, tuple) for x in axes):
+            raise ValueError(f"tj op 'transpose': axes must be one sequence of integers (rank 1), got {axes!r}")
+        axes = tuple(_check_axis("transpose", x, nd) for x in axes)
+        if sorted(axes) != list(range(nd)):
+            raise ValueError(f"tj op 'transpose': axes {axes} are not a permutation of the {nd} dimensions of a "
+                             f"tensor of shape {shape(a)}")
     return _transpose(a, axes=axes)
 
 
@@ -767,10 +804,22 @@ def broadcast_to(array, shape):
 
 
 def concatenate(arrays, axis=0):
-    """``jax.numpy.concatenate``."""
+    """``jax.numpy.concatenate``. Shapes that do not fit raise ``ValueError`` (as TF and NumPy; jax.numpy raises
+    ``TypeError``): no arrays, scalars, different ranks, or sizes that differ off the axis."""
     arrays = list(arrays)
-    nd = ndim(arrays[0])
-    return _concatenate(*arrays, axis=_check_axis("concatenate", axis, nd))
+    if not arrays:
+        raise ValueError("tj op 'concatenate': needs at least one array (got an empty list)")
+    shapes = [shape(a) for a in arrays]
+    nd = len(shapes[0])
+    if nd == 0:
+        raise ValueError("tj op 'concatenate': can't concatenate scalars (use tj.numpy.stack instead)")
+    ax = _check_axis("concatenate", axis, nd)
+    for s in shapes[1:]:
+        if len(s) != nd or builtins.any(a != b for i, (a, b) in enumerate(zip(s, shapes[0])) if i != ax):
+            raise ValueError(f"tj op 'concatenate': shapes {shapes[0]} and {s} cannot be concatenated along axis {ax}"
+                             + (f": their rank differs ({nd} and {len(s)})" if len(s) != nd else
+                                ": every other dimension must match"))
+    return _concatenate(*arrays, axis=ax)
 
 
 concat = concatenate
@@ -782,7 +831,8 @@ def stack(arrays, axis=0):
 
 
 def split(ary, indices_or_sections, axis=0):
-    """``jax.numpy.split``: a list of tensors."""
+    """``jax.numpy.split``: a list of tensors; an axis out of range raises ``AxisError`` (a ``ValueError``, as TF)."""
+    axis = _check_axis("split", axis, ndim(ary))
     return list(_split(ary, indices_or_sections=freeze(indices_or_sections), axis=axis))
 
 
@@ -821,11 +871,23 @@ def take_along_axis(arr, indices, axis):
     return _take_along_axis(arr, indices, axis=axis)
 
 
+_PAD_MODES = ("constant", "edge", "linear_ramp", "maximum", "mean", "median", "minimum", "reflect", "symmetric",
+              "wrap", "empty")
+
+
 def pad(array, pad_width, mode="constant", constant_values=0):
-    """``jax.numpy.pad`` (constant, edge, reflect, symmetric, wrap)."""
+    """``jax.numpy.pad`` (constant, edge, reflect, symmetric, wrap). As TF's ``tf.pad``: a scalar with paddings of
+    shape ``(0, 2)`` is returned as it is, ``mode`` is case-insensitive and an unknown one raises ``ValueError``."""
+    if isinstance(mode, str):  # (or a callable, as jax.numpy's)
+        mode = mode.lower()  # TF's modes are upper case ("REFLECT")
+        if mode not in _PAD_MODES:
+            raise ValueError(f"tj op 'pad': mode {mode!r} is not one of {', '.join(map(repr, _PAD_MODES))}")
     if isinstance(pad_width, int):
         pad_width = ((pad_width, pad_width),) * ndim(array)
-    return _pad(array, pad_width=freeze(pad_width), mode=mode, constant_values=freeze(constant_values))
+    pad_width = freeze(pad_width)
+    if pad_width == () and ndim(array) == 0:  # (0, 2) paddings (frozen to ()): jnp.pad takes no such shape
+        pad_width = 0
+    return _pad(array, pad_width=pad_width, mode=mode, constant_values=freeze(constant_values))
 
 
 def tile(A, reps):
@@ -850,15 +912,21 @@ def flip(m, axis=None):
     return _flip(m, axis=axis)
 
 
-def sort(a, axis=-1):
-    """``jax.numpy.sort``."""
-    return _sort(a, axis=axis)
+def sort(a, axis=-1, *, stable=True, descending=False):
+    """``jax.numpy.sort`` (always stable); ``descending=True`` keeps ties in their original order, as TF's
+    ``sort(direction="DESCENDING")`` (and its gradient); an axis out of range raises ``AxisError``."""
+    if axis is not None:
+        axis = _check_axis("sort", axis, ndim(a))
+    return _sort(a, axis=axis, descending=bool(descending))
 
 
 def where(condition, x=None, y=None):
     """``jax.numpy.where`` (three-argument form; the one-argument form is not differentiable)."""
     if x is None and y is None:
         return tuple(Tensor(a) for a in jnp.where(jnp.asarray(condition)))
+    if x is None or y is None:  # as TF and jax.numpy: ValueError, not a TypeError about a None argument
+        raise ValueError("tj op 'where': x and y must both be given (a selection) or both be None (the indices of "
+                         f"the true elements); got {'x' if y is None else 'y'} only")
     return _where(condition, x, y)
 
 
