@@ -73,11 +73,13 @@ def registry() -> Dict[str, "OpDef"]:
 
 
 _PLAIN_STATIC = frozenset({int, str, type(None)})
+# keys that need no tagging: a bool equal to an int traces the same kernel (axis, keepdims, flags)
+_UNTAGGED = frozenset({int, str, type(None), bool})
 
 
 def _typed(v: Any) -> Any:
     t = type(v)
-    if t in _PLAIN_STATIC:  # (the common cases first: this runs on every op dispatch)
+    if t in _PLAIN_STATIC:
         return v
     if t is tuple:
         return v if all(type(x) is int for x in v) else tuple(map(_typed, v))
@@ -89,9 +91,14 @@ def _typed(v: Any) -> Any:
 def static_key(static: dict) -> tuple:
     """A cache key for an op's static parameters. Python calls ``0 == 0.0 == 0j == False`` and ``-0.0 == 0.0``
     equal and hashes them alike, but a kernel traced with one differs from one traced with another (``pad``'s
-    ``constant_values=-0.0`` gave a later ``0.0`` pad a negative zero), so floats, complex numbers and bools are
-    tagged with their type and exact text."""
-    return tuple([(k, _typed(v)) for k, v in sorted(static.items())]) if static else ()
+    ``constant_values=-0.0`` gave a later ``0.0`` pad a negative zero), so floats, complex numbers and bools in
+    such parameters are tagged with their type and exact text."""
+    items = sorted(static.items())
+    for _, v in items:  # (every dispatch with parameters: the plain case, ints and flags, costs one pass)
+        t = type(v)
+        if t not in _UNTAGGED and not (t is tuple and all(type(x) is int for x in v)):
+            return tuple([(k, _typed(v)) for k, v in items])
+    return tuple(items)
 
 
 def freeze(v: Any) -> Any:
@@ -540,7 +547,7 @@ class OpDef:
         return f"<tj op {self.name}>"
 
     def kernels(self, static: dict) -> _Kernels:
-        key = static_key(static)
+        key = static_key(static) if static else ()  # (every dispatch: no call for the common empty case)
         k = self._kernels.get(key)
         if k is None:
             k = self._kernels[key] = _Kernels(self, static)
