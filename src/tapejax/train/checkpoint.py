@@ -634,7 +634,7 @@ class Checkpoint:
             if var.id not in _restored_by:
                 weakref.finalize(var, _restored_by.pop, var.id, None)
             _restored_by[var.id] = record.seq
-            var.assign(restored[p])
+            var.assign(restored[p], read_value=False)  # (not an access a tape sees, as TF's restore)
         for owner, paths in deferred.values():
             owner.restore_on_build([restored[p] for p in sorted(paths, key=lambda p: int(p[-1]))], path)
         if count is not None:
