@@ -218,3 +218,148 @@ def test_checkpoint_list_and_dictionary_tracking(tmp_path):
     v1 = tj.Variable(0.0)
     restore.listed.append(v1)  # Restores v1, from restore() in the previous cell
     assert 1.0 == v1.numpy()
+
+
+# =====================================================================================================
+# guide/core/optimizers_core -- Optimizers with Core APIs (hand-written GD, momentum and Adam)
+# =====================================================================================================
+
+class _GradientDescent(tj.Module):
+    # cell MWjmUmeOQFFN
+
+    def __init__(self, learning_rate=1e-3):
+        self.learning_rate = learning_rate
+        self.title = f"Gradient descent optimizer: learning rate={self.learning_rate}"
+
+    def apply_gradients(self, grads, vars):
+        for grad, var in zip(grads, vars):
+            var.assign_sub(self.learning_rate * grad)
+
+
+class _Momentum(tj.Module):
+    # cell rOBY8Tz4S0dX
+
+    def __init__(self, learning_rate=1e-3, momentum=0.7):
+        self.learning_rate = learning_rate
+        self.momentum = momentum
+        self.change = 0.0
+
+    def apply_gradients(self, grads, vars):
+        for grad, var in zip(grads, vars):
+            curr_change = self.learning_rate * grad + self.momentum * self.change
+            var.assign_sub(curr_change)
+            self.change = curr_change
+
+
+class _Adam(tj.Module):
+    # cell hm5vffRJRsEc
+
+    def __init__(self, learning_rate=1e-3, beta_1=0.9, beta_2=0.999, ep=1e-7):
+        self.beta_1 = beta_1
+        self.beta_2 = beta_2
+        self.learning_rate = learning_rate
+        self.ep = ep
+        self.t = 1.0
+        self.v_dvar, self.s_dvar = [], []
+        self.built = False
+
+    def apply_gradients(self, grads, vars):
+        if not self.built:
+            for var in vars:
+                self.v_dvar.append(tj.Variable(tnp.zeros(shape=var.shape)))
+                self.s_dvar.append(tj.Variable(tnp.zeros(shape=var.shape)))
+            self.built = True
+        for i, (d_var, var) in enumerate(zip(grads, vars)):
+            self.v_dvar[i] = self.beta_1 * self.v_dvar[i] + (1 - self.beta_1) * d_var
+            self.s_dvar[i] = self.beta_2 * self.s_dvar[i] + (1 - self.beta_2) * tnp.square(d_var)
+            v_dvar_bc = self.v_dvar[i] / (1 - (self.beta_1 ** self.t))
+            s_dvar_bc = self.s_dvar[i] / (1 - (self.beta_2 ** self.t))
+            var.assign_sub(self.learning_rate * (v_dvar_bc / (tnp.sqrt(s_dvar_bc) + self.ep)))
+        self.t += 1.0
+
+
+def _loss(x):
+    # cell VCtJaUo6Ry8V
+    return 2 * (x ** 4) + 3 * (x ** 3) + 2
+
+
+def _grad(f, x):
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        result = f(x)
+    return tape.gradient(result, x)
+
+
+def _convergence_test(optimizer, loss_fn, grad_fn=_grad, init_val=2.0, max_iters=2000):
+    # cell SLQTc41ouv0F, returning what it prints: ("exploded" | "converged" | "exceeded", iteration, path)
+    x_star = tj.Variable(init_val)
+    param_path = []
+    for iter in range(1, max_iters + 1):
+        x_grad = grad_fn(loss_fn, x_star)
+        if tnp.isnan(x_grad):
+            return "exploded", iter, param_path
+        x_old = x_star.numpy()
+        optimizer.apply_gradients([x_grad], [x_star])
+        param_path.append(x_star.numpy())
+        if x_star == x_old:
+            return "converged", iter, param_path
+    return "exceeded", max_iters, param_path
+
+
+def test_optimizers_sample_loss_and_gradient():
+    # cell VCtJaUo6Ry8V: the loss and its gradient on tf.linspace(-2, 2, 201) cast to float32
+    x_vals = tnp.astype(tnp.linspace(-2, 2, 201), tj.float32)
+    assert x_vals.dtype == np.float32 and x_vals.shape == (201,)
+    np.testing.assert_allclose(_np(x_vals[:3]), [-2.0, -1.9800000190734863, -1.9600000381469727])
+    assert float(_loss(x_vals)[0]) == 10.0
+    g = _grad(_loss, x_vals)
+    np.testing.assert_allclose(_np(tnp.take(g, [0, 50, 100, 150, 200])), [-28.0, 1.0, 0.0, 17.0, 100.0], atol=1e-5)
+    assert float(_loss(0)) == 2.0
+    np.testing.assert_allclose(float(_loss(-9 / 8)), 0.93212890625, rtol=1e-6)
+
+
+def test_optimizers_gradient_descent():
+    # cell lWRn8c91mqB0, learning rate 0.1: "Gradient exploded at iteration 6"
+    status, it, path = _convergence_test(_GradientDescent(learning_rate=1e-1), loss_fn=_loss)
+    assert (status, it, len(path)) == ("exploded", 6, 5)
+    np.testing.assert_allclose(path[:3], [-8.0, 344.0, -32672226.0], rtol=1e-6)
+    assert path[-1] == -np.inf
+    # learning rate 0.01 (TF exceeds 2000 iterations; the first 50 here)
+    status, it, path = _convergence_test(_GradientDescent(learning_rate=1e-2), loss_fn=_loss, max_iters=50)
+    assert (status, it) == ("exceeded", 50)
+    np.testing.assert_allclose(path[:3], [1.0, 0.8299999833106995, 0.722256064414978], rtol=1e-6)
+    np.testing.assert_allclose([path[9], path[-1]], [0.4157631993293762, 0.14551912248134613], rtol=1e-5)
+
+
+def test_optimizers_momentum():
+    # cell tA6oQL-sW2xg, learning rate 0.01: "Converged in 80 iterations" at the global minimum -9/8
+    status, it, path = _convergence_test(_Momentum(learning_rate=1e-2), loss_fn=_loss, grad_fn=_grad)
+    assert (status, it) == ("converged", 80)
+    np.testing.assert_allclose(path[:3], [1.0, 0.12999999523162842, -0.48069673776626587], rtol=1e-6)
+    np.testing.assert_allclose(path[-1], -1.124998688697815, rtol=1e-7)
+    # learning rate 0.1: "Gradient exploded at iteration 6"
+    status, it, path = _convergence_test(_Momentum(learning_rate=1e-1), loss_fn=_loss)
+    assert (status, it) == ("exploded", 6)
+    np.testing.assert_allclose(path[:3], [-8.0, 337.0, -30719836.0], rtol=1e-6)
+    # learning rate 0.001, the first 50 iterations
+    status, it, path = _convergence_test(_Momentum(learning_rate=1e-3), loss_fn=_loss, max_iters=50)
+    np.testing.assert_allclose(path[:3], [1.899999976158142, 1.7426379919052124, 1.5628173351287842], rtol=1e-6)
+    np.testing.assert_allclose([path[9], path[-1]], [0.7117352485656738, 0.2774088978767395], rtol=1e-5)
+
+
+def test_optimizers_adam():
+    # cell GXHCxtemFBpR, the first 50 iterations (TF: lr 0.1 converges in 1156, lr 0.01 exceeds 2000)
+    status, it, path = _convergence_test(_Adam(learning_rate=1e-1), loss_fn=_loss, max_iters=50)
+    assert (status, it) == ("exceeded", 50)
+    np.testing.assert_allclose(path[:3], [1.899999976158142, 1.8005775213241577, 1.7021496295928955], rtol=1e-6)
+    np.testing.assert_allclose([path[9], path[-1]], [1.0750689506530762, 0.01890326477587223], rtol=1e-5)
+    status, it, path = _convergence_test(_Adam(learning_rate=1e-2), loss_fn=_loss, max_iters=50)
+    np.testing.assert_allclose(path[:3], [1.9900000095367432, 1.9800037145614624, 1.9700134992599487], rtol=1e-6)
+    np.testing.assert_allclose([path[9], path[-1]], [1.9004583358764648, 1.5423972606658936], rtol=1e-5)
+
+
+def test_optimizers_adam_converges_as_tf():
+    # cell GXHCxtemFBpR, learning rate 0.1: "Converged in 1156 iterations" (float32 arithmetic, bit for bit)
+    status, it, path = _convergence_test(_Adam(learning_rate=1e-1), loss_fn=_loss)
+    assert (status, it) == ("converged", 1156)
+    np.testing.assert_allclose(path[-1], -1.1249970197677612, rtol=1e-7)
