@@ -363,3 +363,249 @@ def test_optimizers_adam_converges_as_tf():
     status, it, path = _convergence_test(_Adam(learning_rate=1e-1), loss_fn=_loss)
     assert (status, it) == ("converged", 1156)
     np.testing.assert_allclose(path[-1], -1.1249970197677612, rtol=1e-7)
+
+
+# =====================================================================================================
+# guide/basics -- TensorFlow basics
+# =====================================================================================================
+
+def test_basics_tensors():
+    # cells after "Tensors": x, x + x, 5 * x, x @ transpose(x), concat, softmax, reduce_sum
+    x = tj.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    assert x.shape == (2, 3) and x.dtype == np.float32
+    np.testing.assert_array_equal(_np(x + x), [[2.0, 4.0, 6.0], [8.0, 10.0, 12.0]])
+    np.testing.assert_array_equal(_np(5 * x), [[5.0, 10.0, 15.0], [20.0, 25.0, 30.0]])
+    np.testing.assert_array_equal(_np(x @ tnp.transpose(x)), [[14.0, 32.0], [32.0, 77.0]])
+    assert tnp.concatenate([x, x, x], axis=0).shape == (6, 3)
+    np.testing.assert_allclose(_np(tj.nn.softmax(x, axis=-1)), [[0.09003056585788727, 0.2447284758090973,
+                                                                0.6652408838272095]] * 2, rtol=1e-6)
+    assert float(tnp.sum(x)) == 21.0
+    # tf.convert_to_tensor([1,2,3]) is int32; tf.reduce_sum([1,2,3]) is 6, int32
+    assert tj.convert_to_tensor([1, 2, 3]).dtype == np.int32
+    s = tnp.sum(tj.convert_to_tensor([1, 2, 3]))
+    assert int(s) == 6 and s.dtype == np.int32
+
+
+def test_basics_variables_and_automatic_differentiation():
+    var = tj.Variable([0.0, 0.0, 0.0])
+    var.assign([1, 2, 3])
+    var.assign_add([1, 1, 1])
+    np.testing.assert_array_equal(_np(var), [2.0, 3.0, 4.0])
+    x = tj.Variable(1.0)
+
+    def f(x):
+        return x ** 2 + 2 * x - 5
+
+    assert float(f(x)) == -2.0
+    with tj.GradientTape() as tape:
+        y = f(x)
+    assert float(tape.gradient(y, x)) == 4.0  # g(x) = dy/dx
+
+
+def test_basics_graphs_and_tf_function():
+    traces = []
+
+    @tj.function
+    def my_func(x):
+        traces.append("Tracing.")
+        return tnp.sum(x)
+
+    assert int(my_func(tj.constant([1, 2, 3]))) == 6
+    assert int(my_func(tj.constant([10, 9, 8]))) == 27
+    assert len(traces) == 1  # TF prints "Tracing." once for both int32 (3,) calls
+    np.testing.assert_allclose(float(my_func(tj.constant([10.0, 9.1, 8.2], dtype=tj.float32))), 27.3, rtol=1e-6)
+    assert len(traces) == 2  # a new signature traces again
+
+    class MyModule(tj.Module):
+        def __init__(self, value):
+            self.weight = tj.Variable(value)
+
+        @tj.function
+        def multiply(self, x):
+            return x * self.weight
+
+    mod = MyModule(3)
+    r = mod.multiply(tj.constant([1, 2, 3]))
+    np.testing.assert_array_equal(_np(r), [3, 6, 9])
+    assert r.dtype == np.int32
+
+
+def test_basics_training_loop():
+    # the quadratic model trained by hand; tf.random.uniform's initial weights and tf.random.normal's noise
+    # are fixed ([0.5, 1.5, 4.0] and 0.5 sin(7x)), the dataset is unshuffled, 10 epochs (the guide runs 100)
+    x = tnp.astype(tnp.linspace(-2, 2, 201), tj.float32)
+
+    def f(x):
+        return x ** 2 + 2 * x - 5
+
+    y = f(x) + 0.5 * tnp.sin(7.0 * x)
+
+    class Model(tj.Module):
+        def __init__(self):
+            rand_init = tj.constant([0.5, 1.5, 4.0])
+            self.w_q = tj.Variable(rand_init[0])
+            self.w_l = tj.Variable(rand_init[1])
+            self.b = tj.Variable(rand_init[2])
+
+        @tj.function
+        def __call__(self, x):
+            return self.w_q * (x ** 2) + self.w_l * x + self.b
+
+    quad_model = Model()
+
+    def mse_loss(y_pred, y):
+        return tnp.mean(tnp.square(y_pred - y))
+
+    np.testing.assert_allclose(float(mse_loss(quad_model(x), y)), 70.15738, rtol=1e-5)
+    losses = []
+    for epoch in range(10):
+        for i in range(0, 201, 32):
+            x_batch, y_batch = x[i:i + 32], y[i:i + 32]
+            with tj.GradientTape() as tape:
+                batch_loss = mse_loss(quad_model(x_batch), y_batch)
+            grads = tape.gradient(batch_loss, quad_model.variables)
+            for g, v in zip(grads, quad_model.variables):
+                v.assign_sub(0.01 * g)
+        losses.append(float(mse_loss(quad_model(x), y)))
+    np.testing.assert_allclose(losses, [38.270538330078125, 27.6876220703125, 22.78093719482422, 19.741676330566406,
+                                        17.484403610229492, 15.639874458312988, 14.058670043945312,
+                                        12.669790267944336, 11.43412971496582, 10.327109336853027], rtol=1e-4)
+    np.testing.assert_allclose([float(quad_model.w_q), float(quad_model.w_l), float(quad_model.b)],
+                               [-0.7960718870162964, 2.451615810394287, -0.2903287410736084], rtol=1e-4)
+
+
+# =====================================================================================================
+# guide/tensor -- Introduction to Tensors (dtypes, shapes, indexing, reshaping, casting, broadcasting)
+# =====================================================================================================
+
+_RANK_3 = [[[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]], [[10, 11, 12, 13, 14], [15, 16, 17, 18, 19]],
+           [[20, 21, 22, 23, 24], [25, 26, 27, 28, 29]]]
+
+
+def test_tensor_basics_and_math():
+    assert tj.constant(4).dtype == np.int32 and tj.constant(4).shape == ()
+    assert tj.constant([2.0, 3.0, 4.0]).dtype == np.float32
+    rank_2_tensor = tj.constant([[1, 2], [3, 4], [5, 6]], dtype=tj.float16)
+    assert rank_2_tensor.dtype == np.float16 and np.array(rank_2_tensor).dtype == np.float16
+    assert tj.constant(_RANK_3).shape == (3, 2, 5)
+    a = tj.constant([[1, 2], [3, 4]])
+    b = tj.constant([[1, 1], [1, 1]])
+    np.testing.assert_array_equal(_np(tnp.add(a, b)), [[2, 3], [4, 5]])
+    np.testing.assert_array_equal(_np(tnp.multiply(a, b)), [[1, 2], [3, 4]])
+    np.testing.assert_array_equal(_np(tnp.matmul(a, b)), [[3, 3], [7, 7]])
+    np.testing.assert_array_equal(_np(a @ b), [[3, 3], [7, 7]])
+    c = tj.constant([[4.0, 5.0], [10.0, 1.0]])
+    assert float(tnp.max(c)) == 10.0
+    am = tnp.argmax(c, axis=0)  # tf.math.argmax's default axis is 0; TF's dtype int64, ours int32 (x64 off)
+    np.testing.assert_array_equal(_np(am), [1, 0])
+    np.testing.assert_allclose(_np(tj.nn.softmax(c)), [[0.2689414322376251, 0.7310585379600525],
+                                                       [0.9998766183853149, 0.00012339458044152707]], rtol=1e-6)
+    assert int(tnp.max(tj.convert_to_tensor([1, 2, 3]))) == 3
+    assert int(tnp.max(np.array([1, 2, 3]))) == 3
+
+
+def test_tensor_shapes():
+    rank_4_tensor = tnp.zeros([3, 2, 4, 5])
+    assert rank_4_tensor.dtype == np.float32
+    assert rank_4_tensor.ndim == 4
+    assert rank_4_tensor.shape == (3, 2, 4, 5)
+    assert rank_4_tensor.shape[0] == 3 and rank_4_tensor.shape[-1] == 5
+    assert rank_4_tensor.size == 120 and int(tnp.size(rank_4_tensor)) == 120
+
+
+def test_tensor_indexing():
+    rank_1_tensor = tj.constant([0, 1, 1, 2, 3, 5, 8, 13, 21, 34])
+    assert int(rank_1_tensor[0]) == 0 and int(rank_1_tensor[1]) == 1 and int(rank_1_tensor[-1]) == 34
+    np.testing.assert_array_equal(_np(rank_1_tensor[:]), [0, 1, 1, 2, 3, 5, 8, 13, 21, 34])
+    np.testing.assert_array_equal(_np(rank_1_tensor[:4]), [0, 1, 1, 2])
+    np.testing.assert_array_equal(_np(rank_1_tensor[4:]), [3, 5, 8, 13, 21, 34])
+    np.testing.assert_array_equal(_np(rank_1_tensor[2:7]), [1, 2, 3, 5, 8])
+    np.testing.assert_array_equal(_np(rank_1_tensor[::2]), [0, 1, 3, 8, 21])
+    np.testing.assert_array_equal(_np(rank_1_tensor[::-1]), [34, 21, 13, 8, 5, 3, 2, 1, 1, 0])
+    rank_2_tensor = tj.constant([[1, 2], [3, 4], [5, 6]], dtype=tj.float16)
+    assert float(rank_2_tensor[1, 1]) == 4.0
+    np.testing.assert_array_equal(_np(rank_2_tensor[1, :]), [3.0, 4.0])
+    np.testing.assert_array_equal(_np(rank_2_tensor[:, 1]), [2.0, 4.0, 6.0])
+    np.testing.assert_array_equal(_np(rank_2_tensor[-1, :]), [5.0, 6.0])
+    assert float(rank_2_tensor[0, -1]) == 2.0
+    np.testing.assert_array_equal(_np(rank_2_tensor[1:, :]), [[3.0, 4.0], [5.0, 6.0]])
+    np.testing.assert_array_equal(_np(tj.constant(_RANK_3)[:, :, 4]), [[4, 9], [14, 19], [24, 29]])
+
+
+def test_tensor_reshaping_and_its_error():
+    x = tj.constant([[1], [2], [3]])
+    assert x.shape == (3, 1)
+    reshaped = tnp.reshape(x, [1, 3])
+    assert x.shape == (3, 1) and reshaped.shape == (1, 3)
+    rank_3_tensor = tj.constant(_RANK_3)
+    np.testing.assert_array_equal(_np(tnp.reshape(rank_3_tensor, [-1])), np.arange(30))
+    np.testing.assert_array_equal(_np(tnp.reshape(rank_3_tensor, [3 * 2, 5])), np.arange(30).reshape(6, 5))
+    np.testing.assert_array_equal(_np(tnp.reshape(rank_3_tensor, [3, -1])), np.arange(30).reshape(3, 10))
+    np.testing.assert_array_equal(_np(tnp.reshape(rank_3_tensor, [5, 6]))[0], [0, 1, 2, 3, 4, 5])
+    # TF: InvalidArgumentError (an OpError, not a ValueError/TypeError); jax.numpy, which tnp mirrors, raises
+    # TypeError for a size that does not divide
+    with pytest.raises((TypeError, ValueError)):
+        tnp.reshape(rank_3_tensor, [7, -1])
+
+
+@pytest.mark.filterwarnings("ignore:Explicitly requested dtype float64")  # (x64 off: float64 is float32)
+def test_tensor_dtypes_and_broadcasting():
+    the_f64_tensor = tj.constant([2.2, 3.3, 4.4], dtype=tj.float64)
+    the_f16_tensor = tnp.astype(the_f64_tensor, tj.float16)
+    the_u8_tensor = tnp.astype(the_f16_tensor, tj.uint8)
+    assert the_u8_tensor.dtype == np.uint8
+    np.testing.assert_array_equal(_np(the_u8_tensor), [2, 3, 4])
+    x = tj.constant([1, 2, 3])
+    y = tj.constant(2)
+    z = tj.constant([2, 2, 2])
+    for r in (tnp.multiply(x, 2), x * y, x * z):
+        np.testing.assert_array_equal(_np(r), [2, 4, 6])
+    x = tnp.reshape(x, [3, 1])
+    y = tnp.arange(1, 5)
+    assert y.dtype == np.int32
+    np.testing.assert_array_equal(_np(tnp.multiply(x, y)), [[1, 2, 3, 4], [2, 4, 6, 8], [3, 6, 9, 12]])
+    x_stretch = tj.constant([[1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]])
+    y_stretch = tj.constant([[1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 4]])
+    np.testing.assert_array_equal(_np(x_stretch * y_stretch), [[1, 2, 3, 4], [2, 4, 6, 8], [3, 6, 9, 12]])
+    np.testing.assert_array_equal(_np(tnp.broadcast_to(tj.constant([1, 2, 3]), [3, 3])), [[1, 2, 3]] * 3)
+    # a ragged list is not a tensor: TF raises ValueError
+    with pytest.raises(ValueError):
+        tj.constant([[0, 1, 2, 3], [4, 5], [6, 7, 8], [9]])
+
+
+# =====================================================================================================
+# guide/tensor_slicing -- slicing (tf.slice as basic slicing) and gathering (tf.gather -> take,
+# tf.gather_nd -> advanced indexing)
+# =====================================================================================================
+
+def test_tensor_slicing_slice():
+    t1 = tj.constant([0, 1, 2, 3, 4, 5, 6, 7])
+    np.testing.assert_array_equal(_np(t1[1:1 + 3]), [1, 2, 3])  # tf.slice(t1, begin=[1], size=[3])
+    np.testing.assert_array_equal(_np(t1[1:4]), [1, 2, 3])
+    np.testing.assert_array_equal(_np(t1[-3:]), [5, 6, 7])
+    t2 = tj.constant([[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [10, 11, 12, 13, 14], [15, 16, 17, 18, 19]])
+    np.testing.assert_array_equal(_np(t2[:-1, 1:3]), [[1, 2], [6, 7], [11, 12]])
+    t3 = tj.constant([[[1, 3, 5, 7], [9, 11, 13, 15]], [[17, 19, 21, 23], [25, 27, 29, 31]]])
+    np.testing.assert_array_equal(_np(t3[1:2, 1:2, 0:2]), [[[25, 27]]])  # begin=[1, 1, 0], size=[1, 1, 2]
+
+
+def test_tensor_slicing_gather():
+    t1 = tj.constant([0, 1, 2, 3, 4, 5, 6, 7])
+    np.testing.assert_array_equal(_np(tnp.take(t1, [0, 3, 6])), [0, 3, 6])
+    np.testing.assert_array_equal(_np(t1[::3]), [0, 3, 6])
+    t4 = tj.constant([[0, 5], [1, 6], [2, 7], [3, 8], [4, 9]])
+    # tf.gather_nd(t4, indices=[[2], [3], [0]])
+    np.testing.assert_array_equal(_np(t4[tj.constant([2, 3, 0])]), [[2, 7], [3, 8], [0, 5]])
+    np.testing.assert_array_equal(_np(tnp.take(t4, [2, 3, 0], axis=0)), [[2, 7], [3, 8], [0, 5]])
+    t5 = tj.constant(np.reshape(np.arange(18), [2, 3, 3]))
+    # tf.gather_nd(t5, indices=[[0, 0, 0], [1, 2, 1]])
+    np.testing.assert_array_equal(_np(t5[[0, 1], [0, 2], [0, 1]]), [0, 16])
+    # tf.gather_nd(t5, indices=[[[0, 0], [0, 2]], [[1, 0], [1, 2]]])
+    np.testing.assert_array_equal(_np(t5[np.array([[0, 0], [1, 1]]), np.array([[0, 2], [0, 2]])]),
+                                  [[[0, 1, 2], [6, 7, 8]], [[9, 10, 11], [15, 16, 17]]])
+    # tf.gather_nd(t5, indices=[[0, 0], [0, 2], [1, 0], [1, 2]])
+    np.testing.assert_array_equal(_np(t5[[0, 0, 1, 1], [0, 2, 0, 2]]),
+                                  [[0, 1, 2], [6, 7, 8], [9, 10, 11], [15, 16, 17]])
+    # take_along_axis picks one element per row (tf.gather with batch_dims=1)
+    np.testing.assert_array_equal(_np(tnp.take_along_axis(t4, tj.constant([[1], [0], [1], [0], [1]]), axis=1)),
+                                  [[5], [1], [7], [3], [9]])
