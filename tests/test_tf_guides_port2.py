@@ -609,3 +609,191 @@ def test_tensor_slicing_gather():
     # take_along_axis picks one element per row (tf.gather with batch_dims=1)
     np.testing.assert_array_equal(_np(tnp.take_along_axis(t4, tj.constant([[1], [0], [1], [0], [1]]), axis=1)),
                                   [[5], [1], [7], [3], [9]])
+
+
+# =====================================================================================================
+# guide/core/matrix_core -- SVD for image compression (tf.random.uniform A and the downloaded image replaced
+# by deterministic arrays)
+# =====================================================================================================
+
+def _svd(a):
+    # tf.linalg.svd(a) returns (s, U, V); tnp.linalg.svd (jax.numpy's) returns (U, s, Vh)
+    u, s, vh = tnp.linalg.svd(a, full_matrices=False)
+    return s, u, tnp.swapaxes(vh, -1, -2)
+
+
+def _rank_r_approx(s, U, V, r):
+    # cell: rank_r_approx
+    s_r, U_r, V_r = s[..., :r], U[..., :, :r], V[..., :, :r]
+    A_r = tnp.einsum("...s,...us,...vs->...uv", s_r, U_r, V_r)
+    A_r_size = tnp.size(U_r) + tnp.size(s_r) + tnp.size(V_r)
+    return A_r, A_r_size
+
+
+def _matrix_a():
+    return tj.constant((((np.arange(1200) * 7919) % 101) / 101.0).reshape(40, 30).astype(np.float32))
+
+
+def test_matrix_svd_reconstruction_and_low_rank_sizes():
+    A = _matrix_a()
+    s, U, V = _svd(A)
+    assert (s.shape, U.shape, V.shape) == ((30,), (40, 30), (30, 30))
+    np.testing.assert_allclose(_np(s[:5]), [17.14948081970215, 5.683213710784912, 5.393157005310059,
+                                            2.9530293941497803, 2.6685030460357666], rtol=1e-5)
+    np.testing.assert_allclose(float(s[-1]), 0.0019351027, rtol=1e-3)
+    A_svd = tnp.einsum("s,us,vs -> uv", s, U, V)
+    assert float(tnp.max(tnp.abs(A_svd - A))) < 1e-5  # TF: 2.52e-06
+    assert int(tnp.size(A)) == 1200
+    assert int(_rank_r_approx(s, U, V, 15)[1]) == 1065
+    assert int(_rank_r_approx(s, U, V, 3)[1]) == 213
+
+
+def test_matrix_eckart_young():
+    # last cells: the squared Frobenius error of the rank-10 approximation is the sum of the squared
+    # singular values left out (TF prints 10.052 and 10.052)
+    A = _matrix_a()
+    s, U, V = _svd(A)
+    A_10, _ = _rank_r_approx(s, U, V, 10)
+    np.testing.assert_allclose(float(tnp.linalg.norm(A - A_10) ** 2), 10.051562309265137, rtol=1e-4)
+    np.testing.assert_allclose(float(tnp.sum(s[10:] ** 2)), 10.051584243774414, rtol=1e-4)
+
+
+def test_matrix_image_compression_batched_over_channels():
+    # compress_image and the energy cells on a (6, 4, 3) "image"; tf.map_fn -> a batched cumsum
+    I = tj.constant((((np.arange(72) * 37) % 23) * 11.0).reshape(6, 4, 3).astype(np.float32))
+    I_size = tnp.size(I)
+    In = tj.convert_to_tensor(I) / 255
+    s, U, V = _svd(tnp.transpose(In, [2, 0, 1]))
+    I_r, I_r_size = _rank_r_approx(s, U, V, 2)
+    I_r = tnp.transpose(I_r, [1, 2, 0])
+    assert I_r.shape == (6, 4, 3)
+    np.testing.assert_allclose(float(I_r_size / I_size), 0.9166666666666666, rtol=1e-6)
+    np.testing.assert_allclose(float(tnp.linalg.norm(In - I_r)), 1.2328779697418213, rtol=1e-4)
+    props_rgb = tnp.cumsum(s, axis=-1) / tnp.sum(s, axis=-1, keepdims=True)
+    props_rgb_mean = tnp.mean(props_rgb, axis=0)
+    np.testing.assert_allclose(_np(props_rgb_mean), [0.5638721585273743, 0.7982263565063477, 0.9485728144645691, 1.0],
+                               rtol=1e-5)
+    assert int(tnp.argmin(tnp.abs(props_rgb_mean - 0.75))) + 1 == 2
+
+
+# =====================================================================================================
+# guide/core/logistic_regression_core -- the tf.Module parts on a small synthetic dataset (the guide downloads
+# the Wisconsin breast cancer data); tf.random.uniform's initial weights fixed, batches unshuffled
+# =====================================================================================================
+
+def _logistic_data():
+    xs = ((np.arange(48 * 3) * 13 % 17) / 4.0 + np.repeat(np.arange(48) % 2, 3) * 1.5).reshape(48, 3)
+    ys = (np.arange(48) % 2).astype(np.float32)
+    xs = xs.astype(np.float32)
+    return (tj.convert_to_tensor(xs[:36], dtype=tj.float32), tj.convert_to_tensor(ys[:36], dtype=tj.float32),
+            tj.convert_to_tensor(xs[36:], dtype=tj.float32), tj.convert_to_tensor(ys[36:], dtype=tj.float32))
+
+
+class _Normalize(tj.Module):
+    def __init__(self, x):
+        self.mean = tj.Variable(tnp.mean(x, axis=0))
+        self.std = tj.Variable(tnp.std(x, axis=0))
+
+    def norm(self, x):
+        return (x - self.mean) / self.std
+
+    def unnorm(self, x):
+        return (x * self.std) + self.mean
+
+
+def _sigmoid_cross_entropy_with_logits(labels, logits):
+    # tf.nn.sigmoid_cross_entropy_with_logits, by its documented stable formula
+    return tnp.maximum(logits, 0) - logits * labels + tnp.log1p(tnp.exp(-tnp.abs(logits)))
+
+
+def _log_loss(y_pred, y):
+    return tnp.mean(_sigmoid_cross_entropy_with_logits(labels=y, logits=y_pred))
+
+
+class _LogisticRegression(tj.Module):
+    def __init__(self):
+        self.built = False
+
+    def __call__(self, x, train=True):
+        if not self.built:
+            self.w = tj.Variable(tnp.reshape(tnp.arange(x.shape[-1], dtype=tj.float32) * 0.25 + 0.1,
+                                             [x.shape[-1], 1]))
+            self.b = tj.Variable(0.3)
+            self.built = True
+        z = tnp.add(tnp.matmul(x, self.w), self.b)
+        z = tnp.squeeze(z, axis=1)
+        if train:
+            return z
+        return tj.nn.sigmoid(z)
+
+
+def _predict_class(y_pred, thresh=0.5):
+    return tnp.astype(y_pred > thresh, tj.float32)
+
+
+def _accuracy(y_pred, y):
+    y_pred_class = _predict_class(tj.nn.sigmoid(y_pred))
+    return tnp.mean(tnp.astype(y_pred_class == y, tj.float32))
+
+
+def test_logistic_regression_normalize_and_loss():
+    x_train, _, _, _ = _logistic_data()
+    norm_x = _Normalize(x_train)
+    np.testing.assert_allclose(_np(norm_x.mean), [2.6736111640930176, 2.7361111640930176, 2.7986111640930176],
+                               rtol=1e-6)
+    np.testing.assert_allclose(_np(norm_x.std), [1.4670209884643555, 1.4079936742782593, 1.446763038635254],
+                               rtol=1e-5)
+    assert float(tnp.max(tnp.abs(norm_x.unnorm(norm_x.norm(x_train)) - x_train))) < 1e-6
+    ce = _sigmoid_cross_entropy_with_logits(labels=tj.constant([0.0, 1.0, 1.0, 0.0]),
+                                            logits=tj.constant([-30.0, -2.0, 0.5, 40.0]))
+    np.testing.assert_allclose(_np(ce), [9.357622912219837e-14, 2.1269280910491943, 0.4740769863128662, 40.0],
+                               rtol=1e-6)
+
+
+def test_logistic_regression_training_and_export_module():
+    x_train, y_train, x_test, y_test = _logistic_data()
+    norm_x = _Normalize(x_train)
+    x_train_norm, x_test_norm = norm_x.norm(x_train), norm_x.norm(x_test)
+    log_reg = _LogisticRegression()
+    np.testing.assert_allclose(_np(log_reg(x_train_norm[:5], train=False)),
+                               [0.504493772983551, 0.7257243394851685, 0.2744053602218628, 0.7386847138404846,
+                                0.637972354888916], rtol=1e-5)
+    train_losses, train_accs, test_losses = [], [], []
+    for epoch in range(20):
+        batch_losses, batch_accs = [], []
+        for i in range(0, 36, 16):
+            x_batch, y_batch = x_train_norm[i:i + 16], y_train[i:i + 16]
+            with tj.GradientTape() as tape:
+                y_pred_batch = log_reg(x_batch)
+                batch_loss = _log_loss(y_pred_batch, y_batch)
+            batch_acc = _accuracy(y_pred_batch, y_batch)
+            grads = tape.gradient(batch_loss, log_reg.variables)
+            for g, v in zip(grads, log_reg.variables):
+                v.assign_sub(0.01 * g)
+            batch_losses.append(batch_loss)
+            batch_accs.append(batch_acc)
+        train_losses.append(float(tnp.mean(tnp.stack(batch_losses))))
+        train_accs.append(float(tnp.mean(tnp.stack(batch_accs))))
+        test_losses.append(float(_log_loss(log_reg(x_test_norm), y_test)))
+    np.testing.assert_allclose(train_losses[::5], [0.5180100798606873, 0.5010759234428406, 0.48541414737701416,
+                                                   0.47090962529182434], rtol=1e-5)
+    np.testing.assert_allclose(train_losses[-1], 0.46006834506988525, rtol=1e-5)
+    assert train_accs[-1] == 0.8125
+    np.testing.assert_allclose(test_losses[-1], 0.4769251346588135, rtol=1e-5)
+
+    class ExportModule(tj.Module):
+        def __init__(self, model, norm_x, class_pred):
+            self.model = model
+            self.norm_x = norm_x
+            self.class_pred = class_pred
+
+        @tj.function
+        def __call__(self, x):
+            x = self.norm_x.norm(x)
+            y = self.model(x, train=False)
+            return self.class_pred(y)
+
+    log_reg_export = ExportModule(model=log_reg, norm_x=norm_x, class_pred=_predict_class)
+    np.testing.assert_array_equal(_np(log_reg_export(x_test)),
+                                  [0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0])
+    assert len(log_reg_export.variables) == 4 and len(log_reg_export.trainable_variables) == 4
