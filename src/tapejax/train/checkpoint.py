@@ -452,6 +452,8 @@ class Checkpoint:
                                  f"{sorted(self.__dict__.get('_objects', ()))})") from None
         if type(obj) is list and self._waiting(name):  # (TF's ListWrapper: see _RestoringList)
             return _RestoringList(self, name, obj)
+        if type(obj) is dict and self._waiting(name):  # (TF's _DictWrapper)
+            return _RestoringDict(self, name, obj)
         return obj
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -632,6 +634,7 @@ class Checkpoint:
         # initial values, so this is an error.
         empty = [name for name in objects if not any(p[0] == name for p in matched.keys() | later)
                  and any(p[0] == name for p in saved) and not isinstance(objects[name], Module)
+                 and type(objects[name]) not in (list, dict)  # (they take their values as they grow: _RestoringList)
                  and not (getattr(objects[name], "built", True) is False
                           and callable(getattr(objects[name], "restore_on_build", None)))]
         if empty and not waiting:
@@ -719,6 +722,37 @@ class _RestoringList(collections.abc.MutableSequence):
         return f"ListWrapper({self._storage!r})"
 
 
+class _RestoringDict(collections.abc.MutableMapping):
+    """``_RestoringList`` for a dict attribute (TF's _DictWrapper): ``ckpt.mapped['two'] = v`` restores ``v``."""
+
+    def __init__(self, checkpoint: "Checkpoint", name: str, storage: dict) -> None:
+        self._checkpoint, self._name, self._storage = checkpoint, name, storage
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._storage[key]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._storage[key] = value
+        self._checkpoint._restore_assigned(self._name, self._storage)
+
+    def __delitem__(self, key: Any) -> None:
+        del self._storage[key]
+
+    def __iter__(self):
+        return iter(self._storage)
+
+    def __len__(self) -> int:
+        return len(self._storage)
+
+    def __eq__(self, other: Any) -> bool:
+        return self._storage == (other._storage if isinstance(other, _RestoringDict) else other)
+
+    __hash__ = None  # type: ignore[assignment]  (as a dict's)
+
+    def __repr__(self) -> str:
+        return f"_DictWrapper({self._storage!r})"
+
+
 def _watch_build(record: "_Restore", modules: Mapping[str, Any]) -> None:
     """TF's deferred restoration into a lazily built Module: while ``record`` holds values for a Module's
     paths that no Variable took yet, each Variable the Module creates gets its value as soon as it appears
@@ -803,10 +837,16 @@ class _Restore:
         return [p for p in self.saved if p not in self.used]
 
     def waiting(self, name: str) -> bool:
-        return any(p[0] == name for p in self.unused())
+        return self.waiting_at((name,))
 
     def waiting_at(self, path: Tuple[str, ...]) -> bool:
-        return any(p[:len(path)] == path for p in self.unused())
+        """Whether a value no Variable took yet is saved under ``path``, or under an alias there (TF's second
+        path to one object: ``ckpt.mapped = {'two': ckpt.listed[1]}`` saves ``mapped/two`` as an alias)."""
+        unused = self.unused()
+        if any(p[:len(path)] == path for p in unused):
+            return True
+        return any((parent + (name,))[:len(path)] == path and any(p[:len(target)] == target for p in unused)
+                   for parent, name, target in self.aliases)
 
     def __del__(self) -> None:
         # TF logs the values nothing took when its restore is dropped, unless expect_partial() was called.
