@@ -831,3 +831,26 @@ def test_logistic_regression_training_and_export_module():
     np.testing.assert_array_equal(_np(log_reg_export(x_test)),
                                   [0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 1.0, 0.0, 1.0])
     assert len(log_reg_export.variables) == 4 and len(log_reg_export.trainable_variables) == 4
+
+
+def test_optimizers_viz_paths_loss_grid():
+    # cell piffzGHI_u5G: tf.meshgrid(t_vals, x_vals) and the log-loss grid (on 5 x values and 3 iterations),
+    # and the gradients through meshgrid (a broadcast: summed back to each input), as TF 2.21 gives them
+    x_vals = tnp.astype(tnp.linspace(-2, 2, 5), tj.float32)
+    t_vals = tnp.arange(1.0, 4.0)
+    t_grid, x_grid = tnp.meshgrid(t_vals, x_vals)
+    assert t_grid.shape == (5, 3) and x_grid.shape == (5, 3)
+    np.testing.assert_array_equal(_np(t_grid), [[1.0, 2.0, 3.0]] * 5)
+    np.testing.assert_array_equal(_np(x_grid), [[v] * 3 for v in (-2.0, -1.0, 0.0, 1.0, 2.0)])
+    loss_grid = tnp.log(_loss(x_grid))
+    np.testing.assert_allclose(_np(loss_grid), [[v] * 3 for v in (2.3025851249694824, 0.0, 0.6931471824645996,
+                                                                  1.945910096168518, 4.060442924499512)], rtol=1e-6)
+    with tj.GradientTape() as tape:
+        tape.watch(x_vals)
+        tape.watch(t_vals)
+        a, b = tnp.meshgrid(t_vals, x_vals)
+        y = tnp.sum(a * b * b)
+    gt, gx = tape.gradient(y, [t_vals, x_vals])
+    np.testing.assert_allclose(_np(gt), [10.0, 10.0, 10.0])
+    np.testing.assert_allclose(_np(gx), [-24.0, -12.0, 0.0, 12.0, 24.0])
+    assert tnp.meshgrid(t_vals, x_vals, indexing="ij")[0].shape == (3, 5)
