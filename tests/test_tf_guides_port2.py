@@ -214,6 +214,7 @@ def test_checkpoint_list_and_dictionary_tracking(tmp_path):
 
     restore.listed = []
     assert list(restore.listed) == []
+    assert repr(restore.listed) == "ListWrapper([])"  # TF prints ListWrapper([])
     v1 = tj.Variable(0.0)
     restore.listed.append(v1)  # Restores v1, from restore() in the previous cell
     assert 1.0 == v1.numpy()
