@@ -42,12 +42,15 @@ Restore (as TF's: what matches is restored, the status tells what did not)
    how each Variable is laid out over devices, whatever the layout when saved).
 4. Only then assign them. Variables the checkpoint has no value for keep theirs, and checkpoint
    values no Variable matches wait: an object assigned to the Checkpoint later (``ckpt.v = v``) gets
-   its saved values then (TF's restore on assignment), and Variables created since at waiting paths
+   its saved values then (TF's restore on assignment; also one assigned to a Checkpoint nested in the
+   one restored, and a Variable added to a list or dict attribute of the Checkpoint, as TF's
+   ListWrapper/_DictWrapper restore it), and Variables created since at waiting paths
    get theirs when the returned ``LoadStatus`` is next used (TF restores them at creation). The status
    says what did not match (``assert_consumed``, ``assert_existing_objects_matched``), as TF's. When
    two restores wait for one Variable, the later restore's value wins (as TF). A tj.Module's waiting
    values go into its Variables as its lazy build creates them (TF's deferred restoration: the first
-   call already computes with the restored values). Any other object that holds no Variables yet while
+   call already computes with the restored values). Any other object (but a list or dict attribute of
+   the Checkpoint, which takes its values as it grows) that holds no Variables yet while
    the checkpoint has values for it is a ``ValueError``: its Variables, created later, would silently
    keep their initial values.
 """
