@@ -803,6 +803,25 @@ def broadcast_to(array, shape):
     return _broadcast_to(array, shape=freeze(shape))
 
 
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """``jax.numpy.meshgrid`` (TF's ``tf.meshgrid``): reshapes and broadcasts of the 1-D inputs, each keeping
+    its dtype; ``indexing='xy'`` swaps the first two output axes."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
+    shapes = [shape(x) for x in xi]
+    if builtins.any(len(s) != 1 for s in shapes):
+        raise ValueError(f"meshgrid: the arguments must be 1-D, got shapes {shapes}")
+    sizes = [s[0] for s in shapes]
+    if indexing == "xy" and len(xi) >= 2:
+        sizes[0], sizes[1] = sizes[1], sizes[0]
+    out = []
+    for i, x in enumerate(xi):
+        axis = (1 - i if i < 2 else i) if indexing == "xy" and len(xi) >= 2 else i
+        grid = reshape(x, tuple(-1 if k == axis else 1 for k in range(len(xi))))
+        out.append(grid if sparse else broadcast_to(grid, tuple(sizes)))
+    return out
+
+
 def concatenate(arrays, axis=0):
     """``jax.numpy.concatenate``. Shapes that do not fit raise ``ValueError`` (as TF and NumPy; jax.numpy raises
     ``TypeError``): no arrays, scalars, different ranks, or sizes that differ off the axis."""

@@ -42,18 +42,22 @@ Restore (as TF's: what matches is restored, the status tells what did not)
    how each Variable is laid out over devices, whatever the layout when saved).
 4. Only then assign them. Variables the checkpoint has no value for keep theirs, and checkpoint
    values no Variable matches wait: an object assigned to the Checkpoint later (``ckpt.v = v``) gets
-   its saved values then (TF's restore on assignment), and Variables created since at waiting paths
+   its saved values then (TF's restore on assignment; also one assigned to a Checkpoint nested in the
+   one restored, and a Variable added to a list or dict attribute of the Checkpoint, as TF's
+   ListWrapper/_DictWrapper restore it), and Variables created since at waiting paths
    get theirs when the returned ``LoadStatus`` is next used (TF restores them at creation). The status
    says what did not match (``assert_consumed``, ``assert_existing_objects_matched``), as TF's. When
    two restores wait for one Variable, the later restore's value wins (as TF). A tj.Module's waiting
    values go into its Variables as its lazy build creates them (TF's deferred restoration: the first
-   call already computes with the restored values). Any other object that holds no Variables yet while
+   call already computes with the restored values). Any other object (but a list or dict attribute of
+   the Checkpoint, which takes its values as it grows) that holds no Variables yet while
    the checkpoint has values for it is a ``ValueError``: its Variables, created later, would silently
    keep their initial values.
 """
 from __future__ import annotations
 
 import collections
+import collections.abc
 import ctypes
 import errno
 import itertools
@@ -445,13 +449,18 @@ class Checkpoint:
     # The objects are attributes too, as TF's: ``ckpt.step.assign_add(1)``, ``ckpt.extra = [v]``.
     def __getattr__(self, name: str) -> Any:
         try:
-            return self.__dict__["_objects"][name]
+            obj = self.__dict__["_objects"][name]
         except KeyError:
             raise AttributeError(f"'Checkpoint' object has no attribute {name!r} (its objects: "
                                  f"{sorted(self.__dict__.get('_objects', ()))})") from None
+        if type(obj) is list and self._waiting(name):  # (TF's ListWrapper: see _RestoringList)
+            return _RestoringList(self, name, obj)
+        if type(obj) is dict and self._waiting(name):  # (TF's _DictWrapper)
+            return _RestoringDict(self, name, obj)
+        return obj
 
     def __setattr__(self, name: str, value: Any) -> None:
-        if name in ("_root", "_objects", "_pending", "_save_counter"):
+        if name in ("_root", "_objects", "_pending", "_pending_at", "_save_counter"):
             raise AttributeError(f"Checkpoint: {name!r} is the Checkpoint's own state and cannot be set")
         if not _is_node(value):
             # As TF: only the constructor's objects must be trackable; an attribute set later that holds
@@ -461,13 +470,33 @@ class Checkpoint:
         if name.startswith("_"):
             raise AttributeError(f"Checkpoint: {name!r} cannot name an object (names starting with '_' are private)")
         _reserved({name: value})
-        held = _collect({name: value})
         self.__dict__.pop(name, None)  # (an ordinary attribute of that name gives way to the object)
-        pending = self.__dict__.get("_pending")
-        if pending is not None and held and pending.waiting(name):  # TF's restore on assignment
-            _outside_traces("Checkpoint: assigning an object after a restore")
-            self._restore_into(pending, {name: value}, waiting=True)
+        self._restore_assigned(name, value)
         self._objects[name] = value
+
+    def _waiting(self, name: str) -> bool:
+        """Whether the last restore (of this Checkpoint, or of one holding it) has values waiting for ``name``."""
+        pending = self.__dict__.get("_pending")
+        if pending is not None and pending.waiting(name):
+            return True
+        nested = self.__dict__.get("_pending_at")
+        return nested is not None and nested[0].waiting_at(nested[1] + (name,))
+
+    def _restore_assigned(self, name: str, value: Any) -> None:
+        """TF's restore on assignment: ``value``, assigned as ``name`` (or grown since), takes the values that
+        the last restore holds for it and that no Variable took yet."""
+        if not self._waiting(name) or not _collect({name: value}):
+            return
+        _outside_traces("Checkpoint: assigning an object after a restore")
+        pending = self.__dict__.get("_pending")
+        if pending is not None and pending.waiting(name):
+            self._restore_into(pending, {name: value}, waiting=True)
+        nested = self.__dict__.get("_pending_at")  # (this Checkpoint sits inside the one restored)
+        if nested is not None and nested[0].waiting_at(nested[1] + (name,)):
+            wrapped: Dict[str, Any] = {name: value}
+            for part in reversed(nested[1]):  # (dict keys are path names: the value sits at its saved path)
+                wrapped = {part: wrapped}
+            self._restore_into(nested[0], wrapped, waiting=True, watch=False)
 
     def __delattr__(self, name: str) -> None:
         # As TF: deleting an object's attribute stops saving it.
@@ -568,6 +597,11 @@ class Checkpoint:
             _watch_root(record, root)
         record.done = True
         object.__setattr__(self, "_pending", record)
+        # A Checkpoint reached inside this one (TF's guide: Checkpoint(net=Checkpoint(l1=fake_layer))) restores
+        # what is assigned to it later too, from its place in the checkpoint (TF's restore on assignment).
+        for at, node in _match(self._graph(), record.saved, record.aliases)[1].items():
+            if at and isinstance(node, Checkpoint) and node is not self:
+                object.__setattr__(node, "_pending_at", (record, at))
         status = LoadStatus(path, restored=True, record=record, checkpoint=self)
         return status.expect_partial() if partial else status
 
@@ -603,6 +637,7 @@ class Checkpoint:
         # initial values, so this is an error.
         empty = [name for name in objects if not any(p[0] == name for p in matched.keys() | later)
                  and any(p[0] == name for p in saved) and not isinstance(objects[name], Module)
+                 and type(objects[name]) not in (list, dict)  # (they take their values as they grow: _RestoringList)
                  and not (getattr(objects[name], "built", True) is False
                           and callable(getattr(objects[name], "restore_on_build", None)))]
         if empty and not waiting:
@@ -654,6 +689,71 @@ class Checkpoint:
         elif not flat or "_save_counter" in self.__dict__:  # (TF's write saves the counter once it exists)
             flat[(_SAVE_COUNTER,)] = _read((_SAVE_COUNTER,), self.save_counter, what)
         return flat, aliases
+
+
+class _RestoringList(collections.abc.MutableSequence):
+    """A Checkpoint's list attribute while a restore has values waiting for it (TF's ListWrapper): a view of
+    the list (its changes are the list's) that restores a Variable as soon as it is added to the list, as
+    TF does (``ckpt.listed = []; ...restore...; ckpt.listed.append(v)`` gives ``v`` its saved value)."""
+
+    def __init__(self, checkpoint: "Checkpoint", name: str, storage: list) -> None:
+        self._checkpoint, self._name, self._storage = checkpoint, name, storage
+
+    def __getitem__(self, index: Any) -> Any:
+        return self._storage[index]
+
+    def __len__(self) -> int:
+        return len(self._storage)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._storage[index] = value
+        self._checkpoint._restore_assigned(self._name, self._storage)
+
+    def __delitem__(self, index: Any) -> None:
+        del self._storage[index]
+
+    def insert(self, index: int, value: Any) -> None:
+        self._storage.insert(index, value)
+        self._checkpoint._restore_assigned(self._name, self._storage)
+
+    def __eq__(self, other: Any) -> bool:
+        return self._storage == (other._storage if isinstance(other, _RestoringList) else other)
+
+    __hash__ = None  # type: ignore[assignment]  (as a list's)
+
+    def __repr__(self) -> str:
+        return f"ListWrapper({self._storage!r})"
+
+
+class _RestoringDict(collections.abc.MutableMapping):
+    """``_RestoringList`` for a dict attribute (TF's _DictWrapper): ``ckpt.mapped['two'] = v`` restores ``v``."""
+
+    def __init__(self, checkpoint: "Checkpoint", name: str, storage: dict) -> None:
+        self._checkpoint, self._name, self._storage = checkpoint, name, storage
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._storage[key]
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._storage[key] = value
+        self._checkpoint._restore_assigned(self._name, self._storage)
+
+    def __delitem__(self, key: Any) -> None:
+        del self._storage[key]
+
+    def __iter__(self):
+        return iter(self._storage)
+
+    def __len__(self) -> int:
+        return len(self._storage)
+
+    def __eq__(self, other: Any) -> bool:
+        return self._storage == (other._storage if isinstance(other, _RestoringDict) else other)
+
+    __hash__ = None  # type: ignore[assignment]  (as a dict's)
+
+    def __repr__(self) -> str:
+        return f"_DictWrapper({self._storage!r})"
 
 
 def _watch_build(record: "_Restore", modules: Mapping[str, Any]) -> None:
@@ -740,7 +840,16 @@ class _Restore:
         return [p for p in self.saved if p not in self.used]
 
     def waiting(self, name: str) -> bool:
-        return any(p[0] == name for p in self.unused())
+        return self.waiting_at((name,))
+
+    def waiting_at(self, path: Tuple[str, ...]) -> bool:
+        """Whether a value no Variable took yet is saved under ``path``, or under an alias there (TF's second
+        path to one object: ``ckpt.mapped = {'two': ckpt.listed[1]}`` saves ``mapped/two`` as an alias)."""
+        unused = self.unused()
+        if any(p[:len(path)] == path for p in unused):
+            return True
+        return any((parent + (name,))[:len(path)] == path and any(p[:len(target)] == target for p in unused)
+                   for parent, name, target in self.aliases)
 
     def __del__(self) -> None:
         # TF logs the values nothing took when its restore is dropped, unless expect_partial() was called.
