@@ -615,3 +615,34 @@ def test_reduction_second_order(name):
             y = _HESS_F[name](x)
         g = tape.gradient(y, x)
     _close(acc.jvp(g).numpy().ravel(), np.asarray(TF_HESSIAN[name])[:, 3], rtol=1e-5, atol=1e-6)
+
+
+# -- count_nonzero ------------------------------------------------------------------------------------------------
+
+_F4 = np.floor(np.arange(0.0, 210.0) / 100.0).reshape(2, 3, 5, 7).astype(f32)
+# TF: tf.math.count_nonzero(_F4, axis) (int64 in TF; tj.numpy.count_nonzero follows jax.numpy: int32 with x64 off)
+TF_COUNT_4D = {
+    None: 110,
+    (0, 1): [3] * 30 + [4] * 5,
+    (1, 2): [0, 0, 1, 1, 1, 1, 1] + [15] * 7,
+    (0, 1, 2): [15, 15, 16, 16, 16, 16, 16],
+    (1, 2, 3): [5, 105],
+    (0, 1, 2, 3): 110,
+}
+
+
+def test_count_nonzero():
+    """CountNonzeroReductionTest.testBoolReduce1D, testFloatReduce1D, testFloatReduce4D, testExpand,
+    testDegenerate (keepdims True and False)."""
+    b = np.array([False, False, True, False, False, True])
+    assert int(tnp.count_nonzero(b)) == 2 and int(tnp.count_nonzero(b, axis=0)) == 2
+    assert tnp.count_nonzero(b, axis=0, keepdims=True).shape == (1,)
+    assert int(tnp.count_nonzero(np.array([0.0, 1.0, -1.0, 0.0, 0.0, 3.0], f32), axis=0)) == 3
+    for axis, want in TF_COUNT_4D.items():
+        for keepdims in (False, True):
+            y = tnp.count_nonzero(_F4, axis=axis, keepdims=keepdims)
+            assert y.shape == np.shape(np.sum(_F4, axis=axis, keepdims=keepdims)), axis
+            assert np.asarray(y.numpy()).ravel().tolist() == np.ravel(want).tolist(), axis
+    assert int(tnp.sum(tnp.count_nonzero(_F4, axis=1))) == 110  # testFloatReduce4D, axis [1]: 110 in all
+    assert tnp.count_nonzero(np.zeros((5, 0), f32), axis=1).numpy().tolist() == [0] * 5
+    assert tnp.count_nonzero(np.zeros((0, 7), bool), axis=0).numpy().tolist() == [0] * 7
