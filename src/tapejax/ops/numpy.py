@@ -430,10 +430,9 @@ def _linear_reduction(name: str, f, *, mean: bool, samples=None) -> OpDef:
         return (_expand_back(g, shape, axis, keepdims).astype(tok.dtype),)
 
     def jvp(p, t, out, axis=None, keepdims=False):
-        if not mean:
-            return jnp.sum(t[0], axis=axis, keepdims=keepdims)
-        total = jnp.sum(t[0], axis=axis, keepdims=keepdims)
-        return (total / builtins.max(count(jnp.shape(t[0]), axis), 1)).astype(out.dtype)
+        if mean and count(jnp.shape(t[0]), axis) == 0:
+            return jnp.zeros_like(out)
+        return f(t[0], axis=axis, keepdims=keepdims)
     return _reduction(name, f, samples, fwd=lambda x, **static: (f(x, **static), _token(x)), bwd=bwd, jvp=jvp)
 
 
