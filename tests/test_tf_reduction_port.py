@@ -646,3 +646,38 @@ def test_count_nonzero():
     assert int(tnp.sum(tnp.count_nonzero(_F4, axis=1))) == 110  # testFloatReduce4D, axis [1]: 110 in all
     assert tnp.count_nonzero(np.zeros((5, 0), f32), axis=1).numpy().tolist() == [0] * 5
     assert tnp.count_nonzero(np.zeros((0, 7), bool), axis=0).numpy().tolist() == [0] * 7
+
+
+# TF: g = tape.gradient(f(x), x) and the Hessian t2.jacobian(g, x) (6, 6) at x = [[1, -1, 0.5], [2, 2, 2]], where
+# the maxima/minima tie: _MinOrMaxGrad's weights are constants, so the shares stay even at second order
+TF_TIE_SECOND = {
+    "max": ([[2.0, -2.0, 0.0], [10.666667, 10.666667, 10.666667]],
+            [[4.0, -2.0, 0.0, 0.0, 0.0, 0.0], [-2.0, 4.0, 0.0, 0.0, 0.0, 0.0], [0.0] * 6,
+             [0.0, 0.0, 0.0, 8.888889, 3.5555558, 3.5555558], [0.0, 0.0, 0.0, 3.5555558, 8.888889, 3.5555558],
+             [0.0, 0.0, 0.0, 3.5555558, 3.5555558, 8.888889]]),
+    "min": ([[0.0, 3.0, 0.0], [0.0, 0.0, 0.0]],
+            [[0.0] * 6, [0.0, -6.0, 0.0, 0.0, 0.0, 0.0]] + [[0.0] * 6] * 4),
+    "max_keepdims": ([[0.0, 0.0, 0.0], [-0.7568025, -0.7568025, -0.7568025]],
+                     [[0.0] * 6] * 3 + [[0.0, 0.0, 0.0, -1.3072871, 0.0, 0.0], [0.0, 0.0, 0.0, 0.0, -1.3072871, 0.0],
+                                        [0.0, 0.0, 0.0, 0.0, 0.0, -1.3072871]]),
+}
+_TIE_SECOND_F = {
+    "max": lambda v: tnp.sum(tnp.max(v * v, axis=1) ** 2),  # tf.reduce_sum(tf.reduce_max(v * v, 1) ** 2)
+    "min": lambda v: tnp.min(v * v * v),  # tf.reduce_min(v * v * v)
+    "max_keepdims": lambda v: tnp.sum(tnp.max(tnp.sin(v), axis=0, keepdims=True) ** 2),
+}
+
+
+@pytest.mark.parametrize("name", list(TF_TIE_SECOND))
+def test_max_min_second_order_at_ties(name):
+    """Min/MaxReductionTest gradients at tied inputs, to second order (nested tapes)."""
+    x = tj.constant(np.array([[1.0, -1.0, 0.5], [2.0, 2.0, 2.0]], f32))
+    with tj.GradientTape() as outer:
+        outer.watch(x)
+        with tj.GradientTape() as inner:
+            inner.watch(x)
+            y = _TIE_SECOND_F[name](x)
+        g = inner.gradient(y, x)
+    want_g, want_h = TF_TIE_SECOND[name]
+    _close(g, want_g)
+    _close(outer.jacobian(g, x).numpy().reshape(6, 6), want_h)
