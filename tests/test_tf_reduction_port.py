@@ -681,3 +681,14 @@ def test_max_min_second_order_at_ties(name):
     want_g, want_h = TF_TIE_SECOND[name]
     _close(g, want_g)
     _close(outer.jacobian(g, x).numpy().reshape(6, 6), want_h)
+
+
+def test_logsumexp_axis_as_array_or_tensor():
+    """LogSumExpTest.testReductionIndices with the axis given as TF code gives it to the other reductions (a
+    numpy array, an int tensor): tj.nn.logsumexp raised TypeError where tj.numpy.sum accepts both. TF:
+    tf.reduce_logsumexp(x, [0, 1]) of _LSE_X[:2, :2] is 1.8907881 (float32), over axis 1: [1.1819082, 1.21313]."""
+    x = _LSE_X[:2, :2].astype(f32)
+    for axis in (np.array([0, 1]), tj.constant([0, 1]), [0, 1]):
+        _close(tj.nn.logsumexp(x, axis=axis), 1.8907881)
+    for axis in (np.array([1]), tj.constant(1), np.int32(1)):
+        _close(tj.nn.logsumexp(x, axis=axis), [1.1819082, 1.21313])
