@@ -692,3 +692,36 @@ def test_logsumexp_axis_as_array_or_tensor():
         _close(tj.nn.logsumexp(x, axis=axis), 1.8907881)
     for axis in (np.array([1]), tj.constant(1), np.int32(1)):
         _close(tj.nn.logsumexp(x, axis=axis), [1.1819082, 1.21313])
+
+
+_Z = np.array([[1 + 2j, -0.5 + 1j, 3 - 1j], [0.25j, 2, -1 - 1j]], np.complex64)
+# TF: y = f(z) (float32) and tape.gradient(y, z) (complex64, TF's convention)
+TF_COMPLEX_REAL = {
+    "var": (5.458334, [[-0.11111113 + 0.8888889j, -1.1111112 + 0.22222225j, 1.2222223 - 1.1111112j],
+                       [-0.22222224 + 0.33333334j, 1.1111112 + 0.16666667j, -0.88888896 - 0.5j]]),
+    "std": (4.3540735, [[0.24806947 + 0.43412155j, -0.46423835 + 0.18569534j, 0.5 + 0j],
+                        [-0.24806947 - 0.43412155j, 0.46423835 - 0.18569534j, -0.5 + 0j]]),
+    "norm": (6.4933434, [[0.24806947 + 0.49613893j, -0.12403473 + 0.24806947j, 0.7442084 - 0.24806947j],
+                         [0.10153461j, 0.8122769 + 0j, -0.40613845 - 0.40613845j]]),
+    "abs_prod": (5.59017, [[1.118034 + 2.2360678j, -2.236068 + 4.472136j, 1.6770511 - 0.559017j],
+                           [22.36068j, 2.795085 + 0j, -2.795085 - 2.795085j]]),
+    "abs_mean": (3.5467086, [[0.20306922 + 0.45690578j, 0.41602516 + 0.2773501j, 0.35355338 - 0.35355338j]] * 2),
+}
+_COMPLEX_REAL_F = {
+    "var": lambda v: tnp.sum(tnp.var(v, axis=1)),  # tf.reduce_sum(tf.math.reduce_variance(v, 1))
+    "std": lambda v: tnp.sum(tnp.std(v, axis=0)),  # tf.reduce_sum(tf.math.reduce_std(v, 0))
+    "norm": lambda v: tnp.sum(tnp.linalg.norm(v, axis=1)),  # tf.math.reduce_euclidean_norm(v, 1) (complex64 in TF)
+    "abs_prod": lambda v: tnp.abs(tnp.prod(v)),
+    "abs_mean": lambda v: tnp.sum(tnp.abs(tnp.mean(v, axis=0))),
+}
+
+
+@pytest.mark.parametrize("name", list(TF_COMPLEX_REAL))
+def test_complex_reduction_gradients(name):
+    """Mean/ProdReductionTest.testComplex64, EuclideanNormReductionTest.testTypes (complex64) and reduce_std/
+    reduce_variance of a complex input (a real result), differentiated: TF's complex gradient convention."""
+    want_y, want_g = TF_COMPLEX_REAL[name]
+    y, g = _grad(_COMPLEX_REAL_F[name], _Z)
+    assert g.dtype == np.complex64
+    _close(y, want_y)
+    _close(g, want_g, rtol=1e-5, atol=1e-5)
