@@ -295,6 +295,8 @@ def _tie_grad(name, x, path):
         return tj.function(lambda v: _grad(f, v, f32(3.0))[1])(tj.constant(x))
     if path == "outer tape over function":
         return _grad(tj.function(f), x, f32(3.0))[1]
+    if path == "tj.gradients":
+        return tj.function(lambda v: tj.gradients(f(v) * 3.0, [v])[0])(tj.constant(x))
     return jax.jit(lambda v: 3.0 * jax.grad(lambda u: f(u).value)(v))(x)  # "jax.grad"
 
 
@@ -306,10 +308,12 @@ def _tie_jvp(name, x, path):
         return tj.function(lambda v: _jvp(f, v, t))(tj.constant(x))
     if path == "outer tape over function":
         return _jvp(tj.function(f), x, t)
+    if path == "tj.gradients":
+        return tj.function(lambda v: _jvp(f, v, t))(tj.constant(x))
     return jax.jit(lambda v: jax.jvp(lambda u: f(u).value, (v,), (t,))[1])(x)
 
 
-@pytest.mark.parametrize("path", ["eager", "function", "outer tape over function", "jax.grad"])
+@pytest.mark.parametrize("path", ["eager", "function", "outer tape over function", "tj.gradients", "jax.grad"])
 def test_max_min_ties_split_evenly_on_every_path(path):
     """Min/MaxReductionTest.testSpecialValues' inputs, differentiated: TF's _MinOrMaxGrad shares the gradient
     equally among tied extremes (inf included); forward mode uses the same weights."""
