@@ -64,7 +64,9 @@ def _away_from_zero(*shape, margin=0.2, hi=1.5):
 
 
 def _axis(axis, ndim):
-    """A normalized static axis: an int, or a sorted tuple of ints (None: all axes)."""
+    """A normalized static axis: an int, or a sorted tuple of ints (None: all axes). Given as tj.numpy's
+    reductions take it: an int, a list or tuple, a numpy array or a concrete Tensor (TF's axis tensors)."""
+    axis = freeze(axis)
     if axis is None:
         return tuple(range(ndim))
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)

@@ -369,12 +369,12 @@ _argmax, _argmin, _argsort, _any, _all = (_not_differentiable(f.__name__, f) for
 
 def argmax(a, axis=None, keepdims=False):
     """``jax.numpy.argmax`` (not differentiable)."""
-    return apply(_argmax, (a,), {"axis": freeze(axis), "keepdims": keepdims})
+    return apply(_argmax, (a,), {"axis": freeze(axis), "keepdims": bool(keepdims)})
 
 
 def argmin(a, axis=None, keepdims=False):
     """``jax.numpy.argmin`` (not differentiable)."""
-    return apply(_argmin, (a,), {"axis": freeze(axis), "keepdims": keepdims})
+    return apply(_argmin, (a,), {"axis": freeze(axis), "keepdims": bool(keepdims)})
 
 
 def argsort(a, axis=-1, *, stable=True, descending=False):
@@ -385,12 +385,12 @@ def argsort(a, axis=-1, *, stable=True, descending=False):
 
 def any(a, axis=None, keepdims=False):
     """``jax.numpy.any``."""
-    return apply(_any, (a,), {"axis": freeze(axis), "keepdims": keepdims})
+    return apply(_any, (a,), {"axis": freeze(axis), "keepdims": bool(keepdims)})
 
 
 def all(a, axis=None, keepdims=False):
     """``jax.numpy.all``."""
-    return apply(_all, (a,), {"axis": freeze(axis), "keepdims": keepdims})
+    return apply(_all, (a,), {"axis": freeze(axis), "keepdims": bool(keepdims)})
 
 
 # -- reductions ------------------------------------------------------------------------------------------
@@ -417,16 +417,25 @@ def _reduction(name: str, f, samples=None, **rules) -> OpDef:
 
 
 def _linear_reduction(name: str, f, *, mean: bool, samples=None) -> OpDef:
-    """A sum or mean: the tangent is ``f(t)``; the backward broadcasts ``g`` back over the reduced axes
-    (divided by their size for a mean), reading only the input's shape."""
+    """A sum or mean: the backward broadcasts ``g`` back over the reduced axes (divided by their size for a
+    mean), reading only the input's shape; the tangent is its transpose, the sum of ``t`` (divided by the
+    size). Over a zero-size axis the Jacobian has no columns and the tangent is 0, as TF's (``mean(t)``
+    would be ``0 / 0``)."""
+
+    def count(shape, axis):
+        return int(np.prod([shape[a] for a in _norm_axis(axis, len(shape))], dtype=np.int64))
 
     def bwd(tok, g, axis=None, keepdims=False):
         shape = tok.shape[1:]
         if mean:
-            g = g / int(np.prod([shape[a] for a in _norm_axis(axis, len(shape))], dtype=np.int64))
+            g = g / count(shape, axis)
         return (_expand_back(g, shape, axis, keepdims).astype(tok.dtype),)
-    return _reduction(name, f, samples, fwd=lambda x, **static: (f(x, **static), _token(x)), bwd=bwd,
-                      jvp=lambda p, t, out, **static: f(t[0], **static))
+
+    def jvp(p, t, out, axis=None, keepdims=False):
+        if mean and count(jnp.shape(t[0]), axis) == 0:
+            return jnp.zeros_like(out)
+        return f(t[0], axis=axis, keepdims=keepdims)
+    return _reduction(name, f, samples, fwd=lambda x, **static: (f(x, **static), _token(x)), bwd=bwd, jvp=jvp)
 
 
 def _min_max_share(x, y, axis, keepdims):
