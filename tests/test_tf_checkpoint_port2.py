@@ -374,12 +374,24 @@ def test_ckpt_files_closed_after_restoration(tmp_path):
     Checkpoint(root=tj.Module()).restore(save_path)
     if not os.path.isdir("/proc/self/fd"):
         pytest.skip("no /proc/self/fd")
-    for fd in os.listdir("/proc/self/fd"):
-        try:
-            target = os.readlink(f"/proc/self/fd/{fd}")
-        except OSError:
-            continue
-        assert save_path not in target
+
+    def open_in_checkpoint():
+        found = []
+        for fd in os.listdir("/proc/self/fd"):
+            try:
+                target = os.readlink(f"/proc/self/fd/{fd}")
+            except OSError:
+                continue
+            if save_path in target:
+                found.append(target)
+        return found
+    # tensorstore closes a file from its own threads shortly after the read returns (seen once under load):
+    # closed within a few seconds is closed; a leaked handle stays open
+    deadline = time.monotonic() + 5
+    while open_in_checkpoint() and time.monotonic() < deadline:
+        gc.collect()
+        time.sleep(0.05)
+    assert open_in_checkpoint() == []
 
 
 # -- attributes that are not trackable ----------------------------------------------------------------------
