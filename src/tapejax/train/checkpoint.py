@@ -691,69 +691,54 @@ class Checkpoint:
         return flat, aliases
 
 
-class _RestoringList(collections.abc.MutableSequence):
-    """A Checkpoint's list attribute while a restore has values waiting for it (TF's ListWrapper): a view of
-    the list (its changes are the list's) that restores a Variable as soon as it is added to the list, as
-    TF does (``ckpt.listed = []; ...restore...; ckpt.listed.append(v)`` gives ``v`` its saved value)."""
+class _RestoringView:
+    """A Checkpoint's list or dict attribute while a restore has values waiting for it (TF's ListWrapper and
+    _DictWrapper): a view of the container (its changes are the container's) that restores a Variable as soon
+    as it is added, as TF does (``ckpt.listed = []; ...restore...; ckpt.listed.append(v)`` gives ``v`` its saved
+    value; ``ckpt.mapped['two'] = v`` likewise)."""
+    _shown = ""  # TF's name for the wrapper, in the repr
 
-    def __init__(self, checkpoint: "Checkpoint", name: str, storage: list) -> None:
+    def __init__(self, checkpoint: "Checkpoint", name: str, storage: Any) -> None:
         self._checkpoint, self._name, self._storage = checkpoint, name, storage
 
-    def __getitem__(self, index: Any) -> Any:
-        return self._storage[index]
-
-    def __len__(self) -> int:
-        return len(self._storage)
-
-    def __setitem__(self, index: Any, value: Any) -> None:
-        self._storage[index] = value
+    def _grown(self) -> None:
         self._checkpoint._restore_assigned(self._name, self._storage)
-
-    def __delitem__(self, index: Any) -> None:
-        del self._storage[index]
-
-    def insert(self, index: int, value: Any) -> None:
-        self._storage.insert(index, value)
-        self._checkpoint._restore_assigned(self._name, self._storage)
-
-    def __eq__(self, other: Any) -> bool:
-        return self._storage == (other._storage if isinstance(other, _RestoringList) else other)
-
-    __hash__ = None  # type: ignore[assignment]  (as a list's)
-
-    def __repr__(self) -> str:
-        return f"ListWrapper({self._storage!r})"
-
-
-class _RestoringDict(collections.abc.MutableMapping):
-    """``_RestoringList`` for a dict attribute (TF's _DictWrapper): ``ckpt.mapped['two'] = v`` restores ``v``."""
-
-    def __init__(self, checkpoint: "Checkpoint", name: str, storage: dict) -> None:
-        self._checkpoint, self._name, self._storage = checkpoint, name, storage
 
     def __getitem__(self, key: Any) -> Any:
         return self._storage[key]
 
     def __setitem__(self, key: Any, value: Any) -> None:
         self._storage[key] = value
-        self._checkpoint._restore_assigned(self._name, self._storage)
+        self._grown()
 
     def __delitem__(self, key: Any) -> None:
         del self._storage[key]
-
-    def __iter__(self):
-        return iter(self._storage)
 
     def __len__(self) -> int:
         return len(self._storage)
 
     def __eq__(self, other: Any) -> bool:
-        return self._storage == (other._storage if isinstance(other, _RestoringDict) else other)
+        return self._storage == (other._storage if isinstance(other, _RestoringView) else other)
 
-    __hash__ = None  # type: ignore[assignment]  (as a dict's)
+    __hash__ = None  # type: ignore[assignment]  (as a list's or dict's)
 
     def __repr__(self) -> str:
-        return f"_DictWrapper({self._storage!r})"
+        return f"{self._shown}({self._storage!r})"
+
+
+class _RestoringList(_RestoringView, collections.abc.MutableSequence):
+    _shown = "ListWrapper"
+
+    def insert(self, index: int, value: Any) -> None:
+        self._storage.insert(index, value)
+        self._grown()
+
+
+class _RestoringDict(_RestoringView, collections.abc.MutableMapping):
+    _shown = "_DictWrapper"
+
+    def __iter__(self):
+        return iter(self._storage)
 
 
 def _watch_build(record: "_Restore", modules: Mapping[str, Any]) -> None:
