@@ -72,33 +72,31 @@ def registry() -> Dict[str, "OpDef"]:
     return dict(_registry)
 
 
-_PLAIN_STATIC = frozenset({int, str, type(None)})
-# keys that need no tagging: a bool equal to an int traces the same kernel (axis, keepdims, flags)
+# parameter values that key a kernel as they are: a bool equal to an int traces the same kernel (axis,
+# keepdims, flags); floats and complex numbers do not (see static_key)
 _UNTAGGED = frozenset({int, str, type(None), bool})
+
+
+def _untagged(v: Any) -> bool:
+    t = type(v)
+    return t in _UNTAGGED or (t is tuple and all(type(x) is int for x in v))
 
 
 def _typed(v: Any) -> Any:
     t = type(v)
-    if t in _PLAIN_STATIC:
-        return v
-    if t is tuple:
-        return v if all(type(x) is int for x in v) else tuple(map(_typed, v))
     if t is float or t is complex:  # repr: exact, tells -0.0 from 0.0, and one NaN equals another
         return (t, repr(v))
-    return (t, v) if t is bool else v
+    return tuple(map(_typed, v)) if t is tuple else v
 
 
 def static_key(static: dict) -> tuple:
-    """A cache key for an op's static parameters. Python calls ``0 == 0.0 == 0j == False`` and ``-0.0 == 0.0``
-    equal and hashes them alike, but a kernel traced with one differs from one traced with another (``pad``'s
-    ``constant_values=-0.0`` gave a later ``0.0`` pad a negative zero), so floats, complex numbers and bools in
-    such parameters are tagged with their type and exact text."""
+    """A cache key for an op's static parameters. Python calls ``0 == 0.0 == 0j`` and ``-0.0 == 0.0`` equal and
+    hashes them alike, but a kernel traced with one differs from one traced with another (``pad``'s
+    ``constant_values=-0.0`` gave a later ``0.0`` pad a negative zero), so floats and complex numbers in such
+    parameters are tagged with their type and exact text."""
     items = sorted(static.items())
-    for _, v in items:  # (every dispatch with parameters: the plain case, ints and flags, costs one pass)
-        t = type(v)
-        if t not in _UNTAGGED and not (t is tuple and all(type(x) is int for x in v)):
-            return tuple([(k, _typed(v)) for k, v in items])
-    return tuple(items)
+    # (every dispatch with parameters: the plain case, ints and flags, costs one pass)
+    return tuple(items) if all(_untagged(v) for _, v in items) else tuple([(k, _typed(v)) for k, v in items])
 
 
 def freeze(v: Any) -> Any:
