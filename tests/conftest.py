@@ -7,6 +7,9 @@ Helpers (test files import them: ``from conftest import close``; pytest puts tes
                               a whole op's result: the same shape, and within rtol plus an atol scaled
                               by want's largest magnitude (outputs of any size are compared alike);
                               ``got`` None counts as zeros (an unconnected gradient)
+  tape_value_and_gradient(f, x, output_gradients)
+                              ``(f(x), gradient)`` of f at x (made a Tensor, watched) on one GradientTape
+  accumulator_jvp(f, x, t)    f's tangent at x along t on one ForwardAccumulator
   log1pexp                    TF's custom_gradient example: log(1 + e^x) with a gradient that stays
                               finite for large x (1 at x = 100, where the autodiff of the formula is NaN)
 
@@ -59,6 +62,21 @@ def close_scaled(got, want, what, rtol=2e-4, atol=2e-5, dtype=np.float64):
     assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
     scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol * scale, err_msg=what)
+
+
+def tape_value_and_gradient(f, x, output_gradients=None):
+    x = tj.constant(x)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return y, tape.gradient(y, x, output_gradients=output_gradients)
+
+
+def accumulator_jvp(f, x, t):
+    x = tj.constant(x)
+    with tj.ForwardAccumulator(x, tj.constant(t)) as acc:
+        y = f(x)
+    return acc.jvp(y)
 
 
 @tj.custom_gradient

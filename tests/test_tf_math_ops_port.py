@@ -13,25 +13,14 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import accumulator_jvp, tape_value_and_gradient
 
 tnp = tj.numpy
 
 NAN = np.nan
 
-
-def _grad(f, x, output_gradients=None):
-    x = tj.constant(x)
-    with tj.GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    return y, tape.gradient(y, x, output_gradients=output_gradients)
-
-
-def _jvp(f, x, t):
-    x = tj.constant(x)
-    with tj.ForwardAccumulator(x, tj.constant(t)) as acc:
-        y = f(x)
-    return acc.jvp(y)
+_grad = tape_value_and_gradient
+_jvp = accumulator_jvp
 
 
 # -- reduce_max / reduce_min: TF's _MinOrMaxGrad at a NaN ------------------------------------------------

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import accumulator_jvp, tape_value_and_gradient
 
 tnp = tj.numpy
 f32 = np.float32
@@ -32,19 +33,9 @@ def _tan(x):
     return np.cos(np.arange(x.size)).reshape(x.shape).astype(x.dtype)
 
 
-def _grad(f, x, og=None):
-    x = tj.constant(x)
-    with tj.GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    return y, tape.gradient(y, x, output_gradients=og)
-
-
-def _jvp(f, x, t):
-    x = tj.constant(x)
-    with tj.ForwardAccumulator(x, tj.constant(t)) as acc:
-        y = f(x)
-    return acc.jvp(y)
+# (the shared helpers under the names TF's test uses)
+_grad = tape_value_and_gradient
+_jvp = accumulator_jvp
 
 
 def _close(got, want, rtol=1e-5, atol=1e-6):
