@@ -511,13 +511,45 @@ def test_iterated_gradients_nested():
     one = tj.constant(1.0)
     for order, expected in enumerate(COS_DERIVATIVES):
         close(f(one), expected(1.0))
-        if order < 4:
-            # (TF goes to the 4th derivative here too; through four nested traces that one costs ~25 s of
-            # tracing, 8x the 3rd: the untraced chain and tj.function(f) below check the 4th)
-            close(traced_f(one), expected(1.0))
+        close(traced_f(one), expected(1.0))
         close(tj.function(f)(one), expected(1.0))
         f = _grad(f)
         traced_f = tj.function(_grad(traced_f))
+
+
+def test_nested_traces_evaluate_inner_programs_linearly(monkeypatch):
+    # (regression) each nesting level of tj.function(gradient of tj.function(...)) evaluated every inner
+    # program several times more: the 4th derivative took ~25 s of tracing, evaluating the innermost
+    # program 145 times. A call recorded inside a trace now makes its residuals only when a backward
+    # asks for them, and a backward recorded by an outer tape makes its own.
+    import tapejax.graph.function as function_module
+    evaluations = []
+    original = function_module.jaxpr_as_fun
+
+    def counting(jaxpr):
+        program, k = original(jaxpr), len(evaluations)
+        evaluations.append(0)
+
+        def run(*args):
+            evaluations[k] += 1
+            return program(*args)
+        return run
+    monkeypatch.setattr(function_module, "jaxpr_as_fun", counting)
+
+    def _grad(f):
+        def _grad_function(primal):
+            with tj.GradientTape() as tape:
+                tape.watch(primal)
+                primal_out = f(primal)
+            return tape.gradient(primal_out, primal)
+        return _grad_function
+
+    f = tj.function(lambda x: tnp.cos(x))
+    for _ in range(4):
+        f = tj.function(_grad(f))
+    close(f(tj.constant(1.0)), COS_DERIVATIVES[4](1.0))
+    assert len(evaluations) == 5
+    assert evaluations[0] <= 60, evaluations  # (145 before)
 
 
 def test_iterated_gradients_nested_with_variable():

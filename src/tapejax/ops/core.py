@@ -886,7 +886,8 @@ def _apply_recorded(op: OpDef, args, raw, static):
         if st.capture is None and not _any_tracer(raw):
             out, res, plan = k.run_forward_kept(diff, raw)
         else:
-            (out, res), plan = _traced_forward_res(k, diff, raw), None
+            out = k.traced(*raw)
+            res, plan = None, _TracedResiduals(op.name, k, diff, out)
     except Exception as e:
         if not _is_no_gradient_error(e):
             raise
@@ -935,14 +936,36 @@ def _single_spec(out) -> tuple:
     return spec
 
 
-def _traced_forward_res(k: _Kernels, diff: tuple, raw):
-    """Inside a JAX trace: the outputs come from the op's rule-carrying function (``k.traced``), so that
-    a JAX transform of the trace (the VJP of a tj.function call, jax.grad) uses tapejax's rules; the
-    residuals that are outputs are those same values (tj.differentiate references, not copies, them)."""
-    out_r, res = k.forward_res_impl(diff, tuple(raw))
-    out = k.traced(*raw)
-    same = {id(a): b for a, b in zip(as_tuple(out_r), as_tuple(out))}
-    return out, jax.tree_util.tree_map(lambda leaf: same.get(id(leaf), leaf), res)
+class _TracedResiduals:
+    """The residuals of an op recorded inside a JAX trace (a tj.function, jax.grad of tj code), made when
+    first asked for, in the same trace: a backward dispatched as an op (an outer tape recording it: higher
+    order) computes its own, so nested traces do not linearize each inner call once more per level (the
+    cost of nesting grew ~8x per level). The outputs come from the op's rule-carrying function
+    (``k.traced``), so that a JAX transform of the trace uses tapejax's rules; residuals that are outputs
+    are those same values (tj.differentiate references, not copies, them). Used as an OpBackward's plan."""
+
+    __slots__ = ("name", "kernels", "diff", "out", "made")
+
+    def __init__(self, name: str, kernels: _Kernels, diff: tuple, out) -> None:
+        self.name, self.kernels, self.diff, self.out, self.made = name, kernels, diff, out, None
+
+    def residuals(self, raw, stored):
+        if self.made is None:
+            try:
+                out_r, res = self.kernels.forward_res_impl(self.diff, tuple(raw))
+            except Exception as e:
+                if not _is_no_gradient_error(e):
+                    raise
+                # JAX cannot differentiate this function: only asking for a gradient fails
+                raise NoGradient(self.name, str(e).splitlines()[0], isinstance(e, NotImplementedError)).error() from e
+            same = {id(a): b for a, b in zip(as_tuple(out_r), as_tuple(self.out))}
+            self.made = (jax.tree_util.tree_map(lambda leaf: same.get(id(leaf), leaf), res),)
+        return self.made[0]
+
+    def backward_kernel(self, spec, diff: tuple, needed: tuple) -> Callable:
+        backward = self.kernels.backward_impl
+        return lambda args, stored, cts: backward(
+            self.residuals([a._value if isinstance(a, Tensor) else a for a in args], stored), cts, spec, diff, needed)
 
 
 class BackwardFunction(RecordedOp):
@@ -1092,7 +1115,12 @@ class BackwardFunction(RecordedOp):
             none_mask = tuple(c is None for c in cts)
             args = self.input_tensors() + [c for c in cts if c is not None]
             g_op = self.op.grad_op(self.static, self.spec, self.diff, needed, none_mask, args)
-            grads = apply(g_op, args, {})
+            try:
+                grads = apply(g_op, args, {})
+            except Exception as e:
+                if not _is_no_gradient_error(e):
+                    raise
+                raise NoGradient(self.op.name, str(e).splitlines()[0], isinstance(e, NotImplementedError)).error() from e
             if not isinstance(grads, tuple):
                 grads = (grads,)
             if tape_set.numerics_checks and tape_set.state.debug_checking:
