@@ -965,3 +965,21 @@ def test_keyword_only_arguments_and_separate_functions():
     assert (maybe_add.experimental_get_tracing_count(), add.experimental_get_tracing_count()) == (1, 1)
     assert int(maybe_add(x, False)) == 11
     assert (maybe_add.experimental_get_tracing_count(), add.experimental_get_tracing_count()) == (2, 1)
+
+
+def test_python_numbers_equal_in_value_share_a_trace():
+    # TF's Literal trace type compares Python numbers by value (TF 2.21: f(2.0) traces, f(2) reuses it and
+    # returns 2.0; f(True) traces, f(1) and f(1.0) reuse it and return 1.0; tracing count 2)
+    traces = []
+
+    @tj.function
+    def f(x):
+        traces.append(x)
+        return tj.constant(1.0) * x
+
+    assert float(f(2.0)) == 2.0
+    out = f(2)
+    assert float(out) == 2.0 and out.dtype == np.float32
+    assert float(f(True)) == 1.0 and float(f(1)) == 1.0 and float(f(1.0)) == 1.0
+    assert traces == [2.0, True]
+    assert f.experimental_get_tracing_count() == 2

@@ -100,7 +100,9 @@ def _flatten(tree):
 
 def _static_key(x):
     """A non-array argument is part of the signature by value (as tf.function's Literal trace type), so it
-    must be hashable; a weak reference is refused (TF: "weakref input ... not supported")."""
+    must be hashable; a weak reference is refused (TF: "weakref input ... not supported"). Python numbers
+    are keyed by value alone, as TF's Literal compares them: ``f(2)`` after ``f(2.0)`` (or ``f(1)`` after
+    ``f(True)``) reuses that trace, whose constant is the first call's."""
     if isinstance(x, weakref.ref):
         raise TypeError(f"weakref input {x!r} not supported for tj.function.")
     try:
@@ -109,6 +111,8 @@ def _static_key(x):
         raise TypeError(f"Could not generate a generic TraceType for {x!r}. Please verify that it is "
                         "immutable/hashable: a tj.function argument that is not an array is part of the "
                         "signature by value.") from None
+    if type(x) in (bool, int, float, complex):
+        return x
     return (type(x), x)
 
 
