@@ -213,9 +213,16 @@ def uniform(*args, **kwargs) -> Tensor:
     return (_tf_uniform if _tf_style(args, kwargs) else _jax_uniform)(*args, **kwargs)
 
 
+_TF_UNIFORM_DTYPES = tuple(map(jnp.dtype, (jnp.float16, jnp.bfloat16, jnp.float32, jnp.float64, jnp.int32,
+                                             jnp.int64)))
+
+
 def _tf_uniform(shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = jnp.float32,
                 seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
-    dt = jax.dtypes.canonicalize_dtype(jnp.dtype(dtype))
+    dt = jnp.dtype(dtype)
+    if dt not in _TF_UNIFORM_DTYPES:
+        raise ValueError(f"tj.random.uniform: Argument `dtype` got invalid value {dt}. Accepted dtypes are "
+                         f"{tuple(str(d) for d in _TF_UNIFORM_DTYPES)} (as TF)")
     if maxval is None and jnp.issubdtype(dt, jnp.integer):  # (tf.random.uniform has no full-range ints)
         raise ValueError(f"tj.random.uniform: Must specify maxval for integer dtype {dt} (as TF)")
     return _stream(seed).uniform(shape, minval, maxval, dtype)
@@ -346,6 +353,21 @@ def _seed_data(seed: Any):
         for w in words[1:] + [2 * len(words) + (seed < 0)]:
             k = jax.random.fold_in(k, np.uint32(w))
         return jax.random.key_data(k)
+
+
+def _draw_dtype(dtype: Any) -> Any:
+    """The dtype a normal draw is made in: float32 for 16-bit floats, then rounded (as TF's kernels). JAX draws
+    those from a 16-bit uniform, which has a few thousand distinct values only, so two draws of 1000 values
+    would share a value in about 1 of 1000 places (TF's RandomNormalTest.testDistinct allows 10 in 10000)."""
+    return jnp.dtype(jnp.float32) if jnp.dtype(dtype).itemsize < 4 else dtype
+
+
+def _known(x: Any) -> Optional[np.ndarray]:
+    """``x``'s value when it is known now (a number, an array, an eager Tensor or Variable), else None (traced)."""
+    if isinstance(x, Variable):
+        x = x.read_value()
+    x = x.value if isinstance(x, Tensor) else x
+    return None if isinstance(x, jax.core.Tracer) else np.asarray(x)
 
 
 def _state_data(state: Any):
@@ -495,7 +517,8 @@ class Generator:
         dtype = _out_dtype(dtype, "Generator.normal", "float")
         shape = _tf_shape(shape, "Generator.normal")
         mean, stddev = _param(mean, dtype, "mean"), _param(stddev, dtype, "stddev")
-        return self._scaled(_jax_normal(self._draw_key(shape), shape, dtype), mean, stddev)
+        z = _jax_normal(self._draw_key(shape), shape, _draw_dtype(dtype))
+        return self._scaled(z if z.dtype == dtype else z.astype(dtype), mean, stddev)
 
     @staticmethod
     def _scaled(z: Tensor, mean: Any, stddev: Any) -> Tensor:
@@ -512,7 +535,8 @@ class Generator:
         dtype = _out_dtype(dtype, "Generator.truncated_normal", "float")
         shape = _tf_shape(shape, "Generator.truncated_normal")
         mean, stddev = _param(mean, dtype, "mean"), _param(stddev, dtype, "stddev")
-        z = apply(_truncated_normal, (self._draw_key(shape),), {"shape": shape, "dtype": dtype})
+        z = apply(_truncated_normal, (self._draw_key(shape),), {"shape": shape, "dtype": _draw_dtype(dtype)})
+        z = z if z.dtype == dtype else z.astype(dtype)
         return self._scaled(z, mean, stddev)
 
     def uniform(self, shape: Any, minval: Any = 0, maxval: Any = None, dtype: Any = jnp.float32,
@@ -533,12 +557,10 @@ class Generator:
                 if np.ndim(b) != 0:  # (a Variable reads as its value)
                     raise ValueError(f"{what} must be a scalar; got a tensor of shape "
                                      f"[{','.join(map(str, np.shape(b)))}] (integer bounds do not broadcast, as TF)")
-            lo, hi = (b.value if isinstance(b, Tensor) else b for b in
-                      (tnp.asarray(minval, dtype=dtype), tnp.asarray(maxval, dtype=dtype)))
-            if (0 not in shape and not isinstance(lo, jax.core.Tracer) and not isinstance(hi, jax.core.Tracer)
-                    and not lo < hi):
+            lo, hi = _known(minval), _known(maxval)
+            if 0 not in shape and lo is not None and hi is not None and not lo < hi:
                 raise ValueError(f"Need minval < maxval, got {lo} >= {hi} (as TF)")
-            return apply(_randint, (self._draw_key(shape), lo, hi), {"shape": shape, "dtype": dtype})
+            return apply(_randint, (self._draw_key(shape), minval, maxval), {"shape": shape, "dtype": dtype})
         if minval is None:
             raise ValueError("tj.random.Generator.uniform: minval=None is only for integer dtypes (full range); "
                              f"a {dtype} draw needs a number (as TF, which cannot convert None)")
