@@ -832,3 +832,47 @@ def test_16_bit_normal_draws_have_tf_resolution():
     assert len(np.unique(g.truncated_normal([10000], dtype=jnp.float16).numpy())) > 5500
     assert len(np.unique(_np(g.normal([10000], dtype=jnp.bfloat16)))) > 1500
     assert len(np.unique(tj.random.normal([10000], dtype=jnp.float16).numpy())) > 5500
+
+
+def test_draws_in_a_recorded_function_call_and_under_an_accumulator():
+    """A tj.function called under an outer tape is recorded as one op (as TF records a function call): each
+    call still draws new numbers (also from a nested tj.function), the gradients use that call's numbers, and
+    a ForwardAccumulator or a jacobian sees the draw as a constant, as TF."""
+    g, ref = Generator.from_seed(4), Generator.from_seed(4)
+    w = tj.Variable([1.0, 2.0])
+
+    @tj.function
+    def inner(x):
+        return x * g.normal([2])
+
+    @tj.function
+    def outer(x):
+        return inner(x) + g.uniform([2])
+    for f in (inner, inner, outer, outer):
+        with tj.GradientTape() as t:
+            y = tnp.sum(f(w))
+        np.testing.assert_allclose(t.gradient(y, w).numpy(), ref.normal([2]).numpy(), rtol=1e-6)
+        if f is outer:
+            ref.uniform([2])
+    np.testing.assert_array_equal(g.state.numpy(), ref.state.numpy())
+    with tj.ForwardAccumulator(w, tj.constant([1.0, 0.0])) as acc:
+        y = w * g.normal([2])
+    np.testing.assert_allclose(acc.jvp(y).numpy(), ref.normal([2]).numpy() * [1.0, 0.0], rtol=1e-6)
+    with tj.GradientTape() as t:
+        y = w * g.normal([2])
+    np.testing.assert_allclose(t.jacobian(y, w).numpy(), np.diag(ref.normal([2]).numpy()), rtol=1e-6)
+
+
+def test_gpu_equals_cpu():
+    """StatefulRandomOpsTest.testGPUEqualsCPU: a generator gives the same integers on the default device (a
+    GPU where there is one) as on the CPU, and the same floats up to rounding."""
+    outs = []
+    for dev in (jax.devices("cpu")[0], jax.devices()[0]):
+        with jax.default_device(dev):
+            g = Generator.from_seed(1234)
+            outs.append([g.uniform_full_int(shape=[315, 49], dtype=dt).numpy() for dt in (jnp.int32, jnp.uint32)]
+                        + [g.normal([1000]).numpy(), g.uniform([1000]).numpy()])
+    for cpu, dev in zip(outs[0][:2], outs[1][:2]):
+        np.testing.assert_array_equal(cpu, dev)
+    for cpu, dev in zip(outs[0][2:], outs[1][2:]):
+        np.testing.assert_allclose(cpu, dev, rtol=1e-5, atol=1e-6)
