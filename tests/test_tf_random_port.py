@@ -732,6 +732,10 @@ def test_seeds_of_any_size_give_distinct_streams():
     np.testing.assert_array_equal(g.normal([4]).numpy(), Generator.from_seed(2 ** 100).normal([4]).numpy())
     np.testing.assert_array_equal(Generator.from_seed(np.int64(7)).normal([2]).numpy(),
                                   Generator.from_seed(7).normal([2]).numpy())
+    # TF: "a 1024-bit unsigned integer represented either as a Python integer or a vector of integers"
+    vec = [Generator.from_seed(v).normal([4]).numpy() for v in ([1, 2], [1, 3], [2, 1], np.array([1, 2]))]
+    assert len({d.tobytes() for d in vec[:3] + draws}) == 3 + len(draws)
+    np.testing.assert_array_equal(vec[0], vec[3])
 
 
 def test_binomial():

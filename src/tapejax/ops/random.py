@@ -15,7 +15,11 @@ differentiable follows TF's ops:
 * ``permutation``/``shuffle`` of ``x`` is a gather with a fixed permutation: differentiable w.r.t. ``x``
   (a registered op; TF's RandomShuffle has no gradient registered, JAX's permutation does: tapejax keeps it).
 
-``Generator`` holds its key in a non-trainable ``tj.Variable`` and advances it at every draw, so one
+``Generator`` has TF's methods (``from_seed``, ``from_state``, ``from_non_deterministic_state``,
+``Generator(copy_from)``, ``normal``, ``uniform``, ``truncated_normal``, ``uniform_full_int``, ``binomial``,
+``split``, ``skip``, ``reset``, ``reset_from_seed``, ``state``, ``algorithm``) and TF's argument rules; the
+numbers are JAX's (TF's Philox bits cannot be reproduced). It holds its key in a non-trainable ``tj.Variable``
+and advances it at every draw, so one
 generator never returns the same numbers twice: eagerly; inside ``tj.function`` (the state is read and
 assigned in the trace, so the compiled program takes it as an input and returns the advanced state, and
 each call draws anew); and in a replayed eager step (each draw runs at once, outside the deferred ops, and
@@ -330,18 +334,22 @@ def _alg_id(alg: Any) -> int:
 
 
 def _seed_data(seed: Any):
-    """A state (a JAX key's data) for a TF seed. TF's seeds are integers of any size (up to 1024 bits) and
-    sign; one in [0, 2**32) is ``jax.random.key(seed)``'s (JAX itself keeps only 32 bits of a seed with x64
-    off, so 2**32 would repeat 0's stream); a larger or negative one has its 32-bit words and its sign and
-    length folded in, so different seeds give different streams. A traced integer (a seed computed inside
-    ``tj.function``) is ``jax.random.key``'s."""
+    """A state (a JAX key's data) for a TF seed. TF's seeds are integers of any size (up to 1024 bits, also
+    given as a vector of integers) and sign; one in [0, 2**32) is ``jax.random.key(seed)``'s (JAX itself keeps
+    only 32 bits of a seed with x64 off, so 2**32 would repeat 0's stream); a larger or negative one has its
+    32-bit words and its sign and length folded in, so different seeds give different streams. A traced
+    integer (a seed computed inside ``tj.function``) is ``jax.random.key``'s."""
     if isinstance(seed, Variable):
         seed = seed.read_value()
     if isinstance(seed, Tensor):
         seed = seed.value
     if isinstance(seed, jax.core.Tracer):
         return jax.random.key_data(jax.random.key(seed))
-    seed = int(np.asarray(seed)) if not isinstance(seed, int) else seed
+    if not isinstance(seed, int):
+        arr = np.asarray(seed)
+        # (TF: a vector of integers is one big seed, its words low first; they are taken as unsigned 64-bit)
+        seed = (sum((int(w) % 2 ** 64) << (64 * i) for i, w in enumerate(arr.ravel())) if arr.ndim == 1
+                else int(arr))
     with jax.ensure_compile_time_eval():
         if 0 <= seed < 2 ** 32:
             return jax.random.key_data(jax.random.key(seed))
