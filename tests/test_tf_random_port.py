@@ -763,6 +763,7 @@ def test_gradients_treat_draws_as_constants():
         loss = tnp.sum(w * z)
     np.testing.assert_allclose(t.gradient(loss, w).numpy(), z.numpy())
     assert t.gradient(z, g.state) is None
+    assert g.state.name == "StateVar:0" and not g.state.trainable  # TF's name and trainability
     assert [v is w for v in t.watched_variables()] == [True]  # the state is not trainable: never watched
     m, s = tj.Variable(0.5), tj.Variable(2.0)
     ref.normal([3])

@@ -408,7 +408,7 @@ def _state_variable(make_data: Callable[[], Any]) -> Variable:
                                "is a new tj.Variable; make it outside and draw from it inside (or use tj.function, "
                                "which builds Variables made on its first call)")
         return data
-    return Variable(initial, trainable=False, name="random_generator_state")
+    return Variable(initial, trainable=False, name="StateVar")  # (TF's name, which Keras looks for)
 
 
 @jax.jit
