@@ -881,3 +881,21 @@ def test_gpu_equals_cpu():
         np.testing.assert_array_equal(cpu, dev)
     for cpu, dev in zip(outs[0][2:], outs[1][2:]):
         np.testing.assert_allclose(cpu, dev, rtol=1e-5, atol=1e-6)
+
+
+def test_graph_gradients_of_draws_inside_a_function():
+    """The same rules under tj.gradients (tf.gradients) inside tj.function: mean/stddev and minval/maxval get
+    the reparameterization gradients; categorical's logits get None (TF: NotDifferentiable Multinomial)."""
+    g, ref = Generator.from_seed(4), Generator.from_seed(4)
+    m, s = tj.Variable(0.5), tj.Variable(2.0)
+
+    @tj.function
+    def f():
+        z = g.normal([3], mean=m, stddev=s)
+        u = g.uniform([3], minval=m, maxval=s)
+        c = tj.random.categorical(tj.random.key(0), tnp.stack([m, s]))
+        return tj.gradients(z, [m, s]) + tj.gradients(u, [m, s]) + tj.gradients(c, [m])
+    out = f()
+    z, u = ref.normal([3]).numpy(), ref.uniform([3]).numpy()
+    np.testing.assert_allclose([float(o) for o in out[:4]], [3.0, z.sum(), (1 - u).sum(), u.sum()], rtol=1e-5)
+    assert out[4] is None
