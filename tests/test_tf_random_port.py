@@ -84,6 +84,10 @@ def test_split_in_function():
     r1, r2 = f(), f()
     assert all(x.shape == () for x in r1 + r2)
     _all_different([tnp.stack(r1), tnp.stack(r2)])
+    ref = Generator.from_seed(1)  # the parent split once (the call that made them), as an eager split
+    ref_gens = ref.split(2)
+    np.testing.assert_array_equal(g.state.numpy(), ref.state.numpy())
+    np.testing.assert_array_equal([x.numpy() for x in r1], [h.normal([]).numpy() for h in ref_gens])
 
 
 def test_reset_inside_function_repeats_the_stream():
