@@ -508,6 +508,13 @@ def test_module_does_not_track_a_generator_state_and_checkpoint_resumes_it(tmp_p
     other = Generator.from_seed(99)
     tj.train.Checkpoint(g=other).restore(path)
     np.testing.assert_array_equal(other.normal([4]).numpy(), want)
+    # a Checkpoint of the module saves the generator under it (TF: model/g/_state_var), also via a manager
+    mgr = tj.train.CheckpointManager(tj.train.Checkpoint(model=m), os.path.join(tmp_path, "mgr"), max_to_keep=2)
+    saved = mgr.save()
+    assert "model/g/_state_var" in [name for name, _ in tj.train.list_variables(saved)]
+    want = m.g.normal([3]).numpy()
+    tj.train.Checkpoint(model=m).restore(saved)
+    np.testing.assert_array_equal(m.g.normal([3]).numpy(), want)
 
 
 # -- random_ops_test: tf.random.normal / truncated_normal / uniform --------------------------------------
