@@ -707,8 +707,11 @@ def test_arguments_dtypes_and_errors_as_tf():
         g.normal([2], dtype=jnp.int32)
     with pytest.raises(TypeError):  # TF: "Cannot convert 0 to EagerTensor of dtype bool"
         g.uniform([2], dtype=jnp.bool_)
-    with pytest.raises(TypeError):  # TF: "Cannot convert 5.5 to EagerTensor of dtype int32"
-        g.uniform([2], 0, 5.5, dtype=jnp.int32)
+    for bad in (5.5, 5.0):  # TF: "Cannot convert 5.5 to EagerTensor of dtype int32" (also 5.0)
+        with pytest.raises(TypeError):
+            g.uniform([2], 0, bad, dtype=jnp.int32)
+    assert g.uniform([2], 0, np.float32(5), dtype=jnp.int32).dtype == jnp.int32  # (TF converts numpy's)
+    assert g.normal([2], mean=True).dtype == jnp.float32  # (TF: True is 1.0)
     for bad in (lambda: g.normal([2], dtype=jnp.complex64), lambda: g.uniform([2], dtype=jnp.complex64)):
         with pytest.raises(ValueError):  # TF: InvalidArgumentError (dtype not in half, bfloat16, float, double)
             bad()

@@ -115,7 +115,7 @@ def _param(x: Any, dtype: Any, what: str) -> Any:
             raise ValueError(f"{what}: Tensor conversion requested dtype {dtype} for Tensor with dtype {x.dtype}: "
                              f"{describe_value(x)} (as TF); cast it first")
         return x
-    if isinstance(x, float) and jnp.issubdtype(dtype, jnp.integer) and not x.is_integer():
+    if isinstance(x, float) and jnp.issubdtype(dtype, jnp.integer):  # (also 5.0, as TF)
         raise TypeError(f"{what}: Cannot convert {x} to EagerTensor of dtype {dtype} (as TF)")
     if type(x) in (int, float):
         return x
