@@ -523,12 +523,16 @@ class ListWrapper(list):
         return ListWrapper, (self._storage,)
 
 
-class DictWrapper(dict):
+class DictWrapper(collections.abc.MutableMapping):
     """A dict attribute of a Module or Checkpoint (TF's ``_DictWrapper``): a view of the dict assigned, which
     stays that dict. Only ``d[k] = v``, ``del d[k]`` and ``update`` are changes through it (as TF's: ``pop``,
-    ``setdefault``, ``clear``... change the dict directly, and such a dict cannot be saved)."""
+    ``setdefault``, ``clear``... change the dict directly, and such a dict cannot be saved).
 
-    def __init__(self, wrapped_dict: Any = None) -> None:  # pylint: disable=super-init-not-called
+    As TF's (a proxy of the dict), it is a dict to ``isinstance`` (its ``__class__`` is the wrapped dict's) but
+    not to code that reads a dict's own storage in C (``json.dumps`` refuses it, as TF's), which a dict
+    subclass would let read an empty dict."""
+
+    def __init__(self, wrapped_dict: Any = None) -> None:
         storage = {} if wrapped_dict is None else wrapped_dict
         if not isinstance(storage, collections.abc.Mapping):
             storage = dict(storage)
@@ -640,6 +644,10 @@ class DictWrapper(dict):
     def __repr__(self) -> str:
         return f"DictWrapper({self._storage!r})"
 
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # (isinstance(d, dict), as TF's proxy)
+        return type(self._storage)
+
     def __getattr__(self, name: str) -> Any:  # (an OrderedDict's own methods: move_to_end...)
         if name.startswith("__") or name in ("_storage", "_outside", "_snapshot"):
             raise AttributeError(name)
@@ -667,6 +675,12 @@ def check_saveable(value: Any) -> None:
     """Raise ``ValueError`` (TF's, on save) for a list or dict attribute that a checkpoint could not restore as
     saved (see ``ListWrapper``); anything else passes."""
     reason = value.unsaveable() if isinstance(value, (ListWrapper, DictWrapper)) else None
+    if reason is None and isinstance(value, tuple) and hasattr(value, "_fields") and any(
+            type(item) in (list, dict, collections.OrderedDict) for item in value):
+        # (wrap could not rebuild it with its containers wrapped, so what is added to them is not seen)
+        reason = (f"Unable to save because the namedtuple {value!r} is not constructable from its _fields (its "
+                  f"__new__ takes other arguments than {value._fields}), so the lists and dicts it holds could not "
+                  "be wrapped to track what is added to them. Hold them in an object that is not a tuple.")
     if reason is not None:
         raise ValueError(reason)
 
