@@ -43,8 +43,8 @@ Restore (as TF's: what matches is restored, the status tells what did not)
 4. Only then assign them. Variables the checkpoint has no value for keep theirs, and checkpoint
    values no Variable matches wait: an object assigned to the Checkpoint later (``ckpt.v = v``) gets
    its saved values then (TF's restore on assignment; also one assigned to a Checkpoint nested in the
-   one restored, and a Variable added to a list or dict attribute of the Checkpoint, as TF's
-   ListWrapper/_DictWrapper restore it), and Variables created since at waiting paths
+   one restored, and a Variable added to a list or dict attribute of the Checkpoint or of a tj.Module, as
+   TF's ListWrapper/_DictWrapper restore it), and Variables created since at waiting paths
    get theirs when the returned ``LoadStatus`` is next used (TF restores them at creation). The status
    says what did not match (``assert_consumed``, ``assert_existing_objects_matched``), as TF's. When
    two restores wait for one Variable, the later restore's value wins (as TF). A tj.Module's waiting

@@ -13,6 +13,11 @@ eagerly once (see graph/function.py), and creating a Variable on a later trace r
 A lazy build can be watched (``watch_build``): after every attribute assignment on any Module the
 watchers run, so a checkpoint restored before the build gives each Variable its saved value as soon as
 it appears (TF's deferred restoration), before the first call computes with it.
+
+List and dict attributes are held as TF's wrappers hold them (``ListWrapper``, ``DictWrapper``: the same
+list or dict, seen through a view): what is appended or assigned into them notifies the watchers too, so
+``m.layers.append(layer)`` after a restore restores the layer's Variables, and a list whose Variables were
+moved or removed (so that their saved positions no longer name them) refuses to be saved, as TF's.
 """
 from __future__ import annotations
 
@@ -347,15 +352,16 @@ class ListWrapper(list):
         """Why TF refuses to save this list, or None."""
         self._check_outside()
         if self._moved:
-            return (f"Unable to save the object {self!r} (a list wrapper constructed to track trackable objects): "
-                    "an element was replaced (__setitem__), removed (__delitem__, pop, remove, clear), inserted "
-                    "or moved (sort, reverse) while it held Variables or Modules. A saved list names its "
-                    "Variables by position, which only appending keeps; build the list by appending, or keep it "
-                    "outside the Module if it need not be saved.")
+            return (f"Unable to save the object {self!r} (a list wrapper constructed to track trackable objects). "
+                    "A list element was replaced (__setitem__), removed (__delitem__, pop, remove, clear), "
+                    "inserted or moved (sort, reverse) while the list held Variables or Modules. A saved list "
+                    "names its Variables by position, which only appending keeps; build the list by appending, "
+                    "or keep it outside the Module if it need not be saved.")
         if self._outside:
-            return (f"Unable to save the object {self!r} (a list wrapper constructed to track trackable objects): "
-                    "the wrapped list was changed directly, not through the attribute, so what was added missed "
-                    "its restore. Change it through the attribute (module.layers.append(...)).")
+            return (f"Unable to save the object {self!r} (a list wrapper constructed to track trackable objects). "
+                    "The wrapped list was modified outside the wrapper (directly, not through the attribute), so "
+                    "what was added there missed its restore. Change it through the attribute "
+                    "(module.layers.append(...)).")
         return None
 
     # -- what only appends ---------------------------------------------------------------------------------------
@@ -559,9 +565,9 @@ class DictWrapper(collections.abc.MutableMapping):
         self._check_outside()
         if self._outside:
             return (f"Unable to save the object {self!r} (a dictionary wrapper constructed automatically on "
-                    "attribute assignment): the wrapped dictionary was changed other than by d[key] = value, del "
-                    "d[key] or update (directly, or by pop, setdefault, clear...), so what was added missed its "
-                    "restore.")
+                    "attribute assignment). The wrapped dictionary was modified outside the wrapper (other than by "
+                    "d[key] = value, del d[key] or update: directly, or by pop, setdefault, clear...), so what was "
+                    "added there missed its restore.")
         return None
 
     def __setitem__(self, key: Any, value: Any) -> None:
