@@ -1076,7 +1076,8 @@ def set_list_packer(pack) -> None:
 
 
 def _holds_tensors(value) -> bool:
-    return any(isinstance(v, (Tensor, Variable)) or (type(v) in (list, tuple) and _holds_tensors(v)) for v in value)
+    # (any list or tuple, as _materialize_nested: a tj.Module's list attribute is a list subclass, ListWrapper)
+    return any(isinstance(v, (Tensor, Variable)) or (isinstance(v, (list, tuple)) and _holds_tensors(v)) for v in value)
 
 
 def _pack_list(value, dtype) -> Tensor:
@@ -1087,7 +1088,7 @@ def _pack_list(value, dtype) -> Tensor:
     stack = [value]
     while stack:
         v = stack.pop()
-        if type(v) in (list, tuple):
+        if isinstance(v, (list, tuple)):
             stack.extend(v)
         else:
             leaves.append(v)
@@ -1102,7 +1103,7 @@ def _pack_list(value, dtype) -> Tensor:
                              "which would lose information; cast the tensor with .astype first.")
 
     def pack(v):
-        if type(v) in (list, tuple):
+        if isinstance(v, (list, tuple)):
             return _list_packer([pack(x) for x in v], dtype)
         return v if isinstance(v, (Tensor, Variable)) else convert_to_tensor(v, dtype)
     return pack(value)

@@ -43,8 +43,8 @@ Restore (as TF's: what matches is restored, the status tells what did not)
 4. Only then assign them. Variables the checkpoint has no value for keep theirs, and checkpoint
    values no Variable matches wait: an object assigned to the Checkpoint later (``ckpt.v = v``) gets
    its saved values then (TF's restore on assignment; also one assigned to a Checkpoint nested in the
-   one restored, and a Variable added to a list or dict attribute of the Checkpoint, as TF's
-   ListWrapper/_DictWrapper restore it), and Variables created since at waiting paths
+   one restored, and a Variable added to a list or dict attribute of the Checkpoint or of a tj.Module, as
+   TF's ListWrapper/_DictWrapper restore it), and Variables created since at waiting paths
    get theirs when the returned ``LoadStatus`` is next used (TF restores them at creation). The status
    says what did not match (``assert_consumed``, ``assert_existing_objects_matched``), as TF's. When
    two restores wait for one Variable, the later restore's value wins (as TF). A tj.Module's waiting
@@ -77,7 +77,7 @@ import numpy as np
 from .. import tape_set
 from ..ops.random import Generator
 from ..tensor import Tensor, Variable
-from .module import Module, watch_build
+from .module import DictWrapper, ListWrapper, Module, check_saveable, watch_build, wrap
 
 __all__ = ["Checkpoint", "CheckpointManager", "LoadStatus", "latest_checkpoint", "list_variables"]
 
@@ -228,7 +228,8 @@ def _collect(objects: Union[Mapping[str, Any], "Checkpoint"]) -> Dict[Tuple[str,
     return _walk(objects)[0]
 
 
-def _walk(objects: Union[Mapping[str, Any], "Checkpoint"]) -> Tuple[Dict[Tuple[str, ...], Variable], List[Alias]]:
+def _walk(objects: Union[Mapping[str, Any], "Checkpoint"], saving: bool = False
+          ) -> Tuple[Dict[Tuple[str, ...], Variable], List[Alias]]:
     """``_collect``'s ``{path: Variable}``, and the graph's other edges to what holds them: ``(parent path,
     name, path)`` where the object at ``path`` is also the child ``name`` of the object at ``parent path``
     (TF's object graph keeps them: ``mapped = {"two": v}`` restores a ``v`` saved under ``listed/1`` too)."""
@@ -262,6 +263,8 @@ def _walk(objects: Union[Mapping[str, Any], "Checkpoint"]) -> Tuple[Dict[Tuple[s
                                         "Variables. Pass tj.Variables, objects with a .variables attribute "
                                         "(tj.Module, optimizers), or dicts/lists/tuples of those.")
         elif id(obj) not in walked:  # (each object once: a Module referring back to its parent is no loop)
+            if saving:  # (as TF: a list whose Variables moved, or a container changed behind its wrapper)
+                check_saveable(obj)
             walked[id(obj)] = obj
             primary[id(obj)] = path
             for name, child, child_strict in _children(obj, strict):
@@ -429,7 +432,7 @@ class Checkpoint:
         object.__setattr__(self, "_root", root)  # (a weakref.ref to it, as TF, holds it weakly)
         object.__setattr__(self, "_objects", {})
         for name in sorted(objects):  # (TF's order: by keyword; the first path to a shared Variable names it)
-            self._objects[name] = objects[name]
+            self._objects[name] = wrap(objects[name])  # (a list or dict as TF's wrappers: see module.ListWrapper)
         object.__setattr__(self, "_pending", None)  # the last restore, for objects assigned after it
         _collect(self)  # report an object that holds no Variables now, not at the first save
 
@@ -453,10 +456,6 @@ class Checkpoint:
         except KeyError:
             raise AttributeError(f"'Checkpoint' object has no attribute {name!r} (its objects: "
                                  f"{sorted(self.__dict__.get('_objects', ()))})") from None
-        if type(obj) is list and self._waiting(name):  # (TF's ListWrapper: see _RestoringList)
-            return _RestoringList(self, name, obj)
-        if type(obj) is dict and self._waiting(name):  # (TF's _DictWrapper)
-            return _RestoringDict(self, name, obj)
         return obj
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -471,8 +470,11 @@ class Checkpoint:
             raise AttributeError(f"Checkpoint: {name!r} cannot name an object (names starting with '_' are private)")
         _reserved({name: value})
         self.__dict__.pop(name, None)  # (an ordinary attribute of that name gives way to the object)
+        value = wrap(value)  # (a list or dict as TF's wrappers: restored as it grows, see _watch_containers)
         self._restore_assigned(name, value)
         self._objects[name] = value
+        if isinstance(value, (ListWrapper, DictWrapper)) and self._waiting(name):
+            _watch_containers(self)
 
     def _waiting(self, name: str) -> bool:
         """Whether the last restore (of this Checkpoint, or of one holding it) has values waiting for ``name``."""
@@ -602,6 +604,9 @@ class Checkpoint:
         for at, node in _match(self._graph(), record.saved, record.aliases)[1].items():
             if at and isinstance(node, Checkpoint) and node is not self:
                 object.__setattr__(node, "_pending_at", (record, at))
+                _watch_containers(node)
+        if record.unused():
+            _watch_containers(self)
         status = LoadStatus(path, restored=True, record=record, checkpoint=self)
         return status.expect_partial() if partial else status
 
@@ -637,7 +642,7 @@ class Checkpoint:
         # initial values, so this is an error.
         empty = [name for name in objects if not any(p[0] == name for p in matched.keys() | later)
                  and any(p[0] == name for p in saved) and not isinstance(objects[name], Module)
-                 and type(objects[name]) not in (list, dict)  # (they take their values as they grow: _RestoringList)
+                 and not isinstance(objects[name], (list, dict))  # (they take their values as they grow)
                  and not (getattr(objects[name], "built", True) is False
                           and callable(getattr(objects[name], "restore_on_build", None)))]
         if empty and not waiting:
@@ -682,7 +687,7 @@ class Checkpoint:
 
     def _values(self, what: str, counter: Optional[int] = None) -> Tuple[Dict[Tuple[str, ...], Any], List[Alias]]:
         """What a save writes: ``{path: value}`` and the aliases (see ``_walk``)."""
-        found, aliases = _walk(self)
+        found, aliases = _walk(self, saving=True)
         flat: Dict[Tuple[str, ...], Any] = {p: _read(p, v, what) for p, v in found.items()}
         if counter is not None:
             flat[(_SAVE_COUNTER,)] = np.int32(counter)
@@ -691,54 +696,19 @@ class Checkpoint:
         return flat, aliases
 
 
-class _RestoringView:
-    """A Checkpoint's list or dict attribute while a restore has values waiting for it (TF's ListWrapper and
-    _DictWrapper): a view of the container (its changes are the container's) that restores a Variable as soon
-    as it is added, as TF does (``ckpt.listed = []; ...restore...; ckpt.listed.append(v)`` gives ``v`` its saved
-    value; ``ckpt.mapped['two'] = v`` likewise)."""
-    _shown = ""  # TF's name for the wrapper, in the repr
-
-    def __init__(self, checkpoint: "Checkpoint", name: str, storage: Any) -> None:
-        self._checkpoint, self._name, self._storage = checkpoint, name, storage
-
-    def _grown(self) -> None:
-        self._checkpoint._restore_assigned(self._name, self._storage)
-
-    def __getitem__(self, key: Any) -> Any:
-        return self._storage[key]
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        self._storage[key] = value
-        self._grown()
-
-    def __delitem__(self, key: Any) -> None:
-        del self._storage[key]
-
-    def __len__(self) -> int:
-        return len(self._storage)
-
-    def __eq__(self, other: Any) -> bool:
-        return self._storage == (other._storage if isinstance(other, _RestoringView) else other)
-
-    __hash__ = None  # type: ignore[assignment]  (as a list's or dict's)
-
-    def __repr__(self) -> str:
-        return f"{self._shown}({self._storage!r})"
-
-
-class _RestoringList(_RestoringView, collections.abc.MutableSequence):
-    _shown = "ListWrapper"
-
-    def insert(self, index: int, value: Any) -> None:
-        self._storage.insert(index, value)
-        self._grown()
-
-
-class _RestoringDict(_RestoringView, collections.abc.MutableMapping):
-    _shown = "_DictWrapper"
-
-    def __iter__(self):
-        return iter(self._storage)
+def _watch_containers(checkpoint: "Checkpoint") -> None:
+    """TF's ListWrapper/_DictWrapper restore: while a restore has values waiting for a list or dict attribute of
+    ``checkpoint`` (``ckpt.listed = []``, restored before or after), a Variable added to it (``append``,
+    ``extend``, ``+=``, item assignment, ``update``, also inside a list or dict it holds) gets its saved value
+    then. The wrappers notify every addition (module.watch_build), as a Module's lazy build does."""
+    def restore(ckpt: "Checkpoint") -> bool:
+        waiting = False
+        for name, obj in list(ckpt.__dict__["_objects"].items()):
+            if isinstance(obj, (ListWrapper, DictWrapper)) and ckpt._waiting(name):
+                ckpt._restore_assigned(name, obj)
+                waiting = waiting or ckpt._waiting(name)
+        return waiting
+    watch_build(checkpoint, restore)
 
 
 def _watch_build(record: "_Restore", modules: Mapping[str, Any]) -> None:

@@ -13,16 +13,27 @@ eagerly once (see graph/function.py), and creating a Variable on a later trace r
 A lazy build can be watched (``watch_build``): after every attribute assignment on any Module the
 watchers run, so a checkpoint restored before the build gives each Variable its saved value as soon as
 it appears (TF's deferred restoration), before the first call computes with it.
+
+List and dict attributes are held as TF's wrappers hold them (``ListWrapper``, ``DictWrapper``: the same
+list or dict, seen through a view): what is appended or assigned into them notifies the watchers too, so
+``m.layers.append(layer)`` after a restore restores the layer's Variables, and a list whose Variables were
+moved or removed (so that their saved positions no longer name them) refuses to be saved, as TF's.
 """
 from __future__ import annotations
 
+import collections
+import collections.abc
+import copy
 import functools
 import re
 import threading
 import weakref
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
+import jax
+
 from .. import tape_set
+from ..ops.random import Generator
 from ..tensor import Variable, current_name_scope, name_scope
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -126,7 +137,9 @@ class Module:
         return f"<tj.Module '{self._own_name()}' ({type(self).__name__}, {len(self.variables)} variables)>"
 
     def __setattr__(self, name: str, value: Any) -> None:
-        super().__setattr__(name, value)
+        # A list, dict or tuple of them is held as TF's wrappers hold it (see ListWrapper): what is added to
+        # it later is tracked, and restored when a restore waits for it.
+        super().__setattr__(name, wrap(value))
         if _build_watchers:  # something waits for Variables: this assignment may have made one
             _notify_build_watchers()
 
@@ -135,11 +148,13 @@ class Module:
 _build_watchers: Dict[int, Tuple[Any, Callable[["Module"], bool]]] = {}
 
 
-def watch_build(module: Module, callback: Callable[[Module], bool]) -> None:
-    """Call ``callback(module)`` after each attribute assignment on any Module (outside ``tj.function``
-    traces, where no Variable is created: a lazy build runs eagerly), while ``module`` lives, until it
-    returns False or raises. The registration point for what waits for a lazy build to create Variables
-    (a checkpoint's deferred restoration). A second call for one module replaces the first."""
+def watch_build(module: Any, callback: Callable[[Any], bool]) -> None:
+    """Call ``callback(module)`` after each attribute assignment on any Module and each addition to a list or
+    dict attribute (a ``ListWrapper`` or ``DictWrapper``), outside ``tj.function`` traces (where no Variable is
+    created: a lazy build runs eagerly), while ``module`` (a Module, or any object that waits for Variables to
+    appear in what it holds: a Checkpoint) lives, until it returns False or raises. The registration point for
+    what waits for Variables to be created or added (a checkpoint's deferred restoration). A second call for
+    one object replaces the first."""
     key = id(module)
 
     def forget(ref: Any) -> None:  # the module is gone: so is what waited for it (and what that holds)
@@ -256,3 +271,436 @@ class _UnsortableKeys(TypeError):
 def _tracked(x: Any) -> bool:
     """What ``variables`` and ``submodules`` are made of."""
     return isinstance(x, (Variable, Module))
+
+
+# -- list, dict and tuple attributes (TF's ListWrapper, _DictWrapper, _TupleWrapper) ------------------------
+# A list or dict assigned to a Module's attribute (or a Checkpoint's) is replaced by a wrapper around it, as
+# tf.Module does: it is the same list or dict (changes through either are changes to both; ``==`` compares with
+# plain lists and dicts) and it is a list or dict (``isinstance``), but what is added through it is seen: a
+# list or dict added is wrapped in turn, and each addition notifies the build watchers, so a Variable appended
+# after a restore gets its saved value then (TF's deferred restoration, see ``watch_build``). As TF, a list
+# whose Variables moved or were replaced, removed or added other than at its end, or a container changed
+# other than through its wrapper, cannot be saved (``check_saveable``): its Variables' saved names, their
+# positions, would not name them any more.
+
+def wrap(value: Any) -> Any:
+    """``value`` as a Module attribute holds it (TF's ``wrap_or_unwrap``): a list (exactly, not a subclass) as
+    a ``ListWrapper``, a dict or OrderedDict as a ``DictWrapper``, a tuple holding such containers as a tuple of
+    the same type holding their wrappers; anything else as it is."""
+    kind = type(value)
+    if kind is list:
+        return ListWrapper(value)
+    if kind is dict or kind is collections.OrderedDict:
+        return DictWrapper(value)
+    if isinstance(value, tuple):
+        items = [wrap(item) for item in value]
+        if all(new is old for new, old in zip(items, value)):
+            return value
+        fields = getattr(value, "_fields", None)
+        try:
+            return kind(**dict(zip(fields, items))) if fields is not None else kind(items)
+        except TypeError:  # a namedtuple whose __new__ takes other arguments: kept as it is
+            return value
+    return value
+
+
+def _trackable(value: Any) -> bool:
+    """What TF's wrappers count as trackable when deciding whether a change breaks saving."""
+    if isinstance(value, tuple):
+        return any(_trackable(item) for item in value)
+    return isinstance(value, (Variable, Module, ListWrapper, DictWrapper, Generator))
+
+
+def _grown() -> None:
+    if _build_watchers:  # something waits for Variables: one may just have been added
+        _notify_build_watchers()
+
+
+def _same_items(a: Any, b: Any) -> bool:
+    # (by identity: == on Variables is elementwise)
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+class ListWrapper(list):
+    """A list attribute of a Module or Checkpoint (TF's ``ListWrapper``): a view of the list assigned, which
+    stays that list. Every list method is its own (the wrapped list holds the items)."""
+
+    def __init__(self, wrapped_list: Any = None) -> None:  # pylint: disable=super-init-not-called
+        storage = [] if wrapped_list is None else wrapped_list
+        if type(storage) is not list:
+            storage = list(storage)
+        self._storage = storage
+        self._moved = False  # a Variable moved, replaced, removed or inserted (TF's non-append mutation)
+        self._outside = False  # the list was changed other than through this wrapper
+        for i, item in enumerate(storage):
+            storage[i] = wrap(item)
+        self._snapshot: Optional[List[Any]] = list(storage)
+
+    # -- bookkeeping ------------------------------------------------------------------------------------------
+    def _check_outside(self) -> None:
+        if not (self._outside or self._moved) and not _same_items(self._storage, self._snapshot):
+            self._outside, self._snapshot = True, None
+
+    def _done(self) -> None:
+        if not (self._outside or self._moved):
+            self._snapshot = list(self._storage)
+
+    def _holds_trackable(self) -> bool:
+        return self._moved or any(_trackable(item) for item in self._storage)
+
+    def unsaveable(self) -> Optional[str]:
+        """Why TF refuses to save this list, or None."""
+        self._check_outside()
+        if self._moved:
+            return (f"Unable to save the object {self!r} (a list wrapper constructed to track trackable objects). "
+                    "A list element was replaced (__setitem__), removed (__delitem__, pop, remove, clear), "
+                    "inserted or moved (sort, reverse) while the list held Variables or Modules. A saved list "
+                    "names its Variables by position, which only appending keeps; build the list by appending, "
+                    "or keep it outside the Module if it need not be saved.")
+        if self._outside:
+            return (f"Unable to save the object {self!r} (a list wrapper constructed to track trackable objects). "
+                    "The wrapped list was modified outside the wrapper (directly, not through the attribute), so "
+                    "what was added there missed its restore. Change it through the attribute "
+                    "(module.layers.append(...)).")
+        return None
+
+    # -- what only appends ---------------------------------------------------------------------------------------
+    def append(self, value: Any) -> None:
+        self._check_outside()
+        self._storage.append(wrap(value))
+        self._done()
+        _grown()
+
+    def extend(self, values: Any) -> None:
+        self._check_outside()
+        self._storage.extend(wrap(value) for value in list(values))
+        self._done()
+        _grown()
+
+    def __iadd__(self, values: Any) -> "ListWrapper":
+        self.extend(values)
+        return self
+
+    def __imul__(self, n: int) -> "ListWrapper":
+        if n <= 0:
+            self._check_outside()
+            if self._holds_trackable():
+                self._moved = True
+            self._storage *= n
+            self._done()
+            return self
+        self.extend(self._storage * (n - 1))
+        return self
+
+    # -- what changes what is there ----------------------------------------------------------------------------
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._check_outside()
+        if isinstance(key, slice):
+            before = list(self._storage)
+            self._storage[key] = value
+            for i in range(max(len(before), len(self._storage))):
+                old = before[i] if i < len(before) else None
+                if _trackable(old):
+                    self._moved = True
+                if i < len(self._storage) and self._storage[i] is not old:
+                    self._storage[i] = wrap(self._storage[i])
+        else:
+            if _trackable(self._storage[key]):
+                self._moved = True
+            self._storage[key] = wrap(value)
+        self._done()
+        _grown()
+
+    def __delitem__(self, key: Any) -> None:
+        self._check_outside()
+        if self._holds_trackable():
+            self._moved = True
+        del self._storage[key]
+        self._done()
+
+    def insert(self, index: int, value: Any) -> None:
+        self._check_outside()
+        if self._holds_trackable() or _trackable(value):
+            self._moved = True
+        self._storage.insert(index, wrap(value))
+        self._done()
+
+    def sort(self, *args: Any, **kwargs: Any) -> None:
+        self._check_outside()
+        if self._holds_trackable():
+            self._moved = True
+        self._storage.sort(*args, **kwargs)
+        self._done()
+
+    def reverse(self) -> None:
+        self._check_outside()
+        if self._holds_trackable():
+            self._moved = True
+        self._storage.reverse()
+        self._done()
+
+    def pop(self, index: int = -1) -> Any:
+        value = self._storage[index]
+        del self[index]
+        return value
+
+    def remove(self, value: Any) -> None:
+        del self[self.index(value)]
+
+    def clear(self) -> None:
+        del self[:]
+
+    # -- reading -----------------------------------------------------------------------------------------------
+    def __getitem__(self, key: Any) -> Any:
+        return self._storage[key]
+
+    def __len__(self) -> int:
+        return len(self._storage)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._storage)
+
+    def __reversed__(self) -> Iterator[Any]:
+        return reversed(self._storage)
+
+    def __contains__(self, value: Any) -> bool:
+        return value in self._storage
+
+    def index(self, *args: Any) -> int:
+        return self._storage.index(*args)
+
+    def count(self, value: Any) -> int:
+        return self._storage.count(value)
+
+    def __add__(self, other: Any) -> List[Any]:
+        return self._storage + list(other)
+
+    def __radd__(self, other: Any) -> List[Any]:
+        return list(other) + self._storage
+
+    def __mul__(self, n: int) -> List[Any]:
+        return self._storage * n
+
+    __rmul__ = __mul__
+
+    def __eq__(self, other: Any) -> bool:
+        return self._storage == getattr(other, "_storage", other)
+
+    def __ne__(self, other: Any) -> bool:
+        return self._storage != getattr(other, "_storage", other)
+
+    def __lt__(self, other: Any) -> bool:
+        return self._storage < getattr(other, "_storage", other)
+
+    def __le__(self, other: Any) -> bool:
+        return self._storage <= getattr(other, "_storage", other)
+
+    def __gt__(self, other: Any) -> bool:
+        return self._storage > getattr(other, "_storage", other)
+
+    def __ge__(self, other: Any) -> bool:
+        return self._storage >= getattr(other, "_storage", other)
+
+    def __hash__(self) -> int:  # (a list: not hashable, as TF's)
+        raise TypeError("unhashable type: 'ListWrapper'")
+
+    def __sizeof__(self) -> int:
+        return object.__sizeof__(self) + self._storage.__sizeof__()
+
+    def __repr__(self) -> str:
+        return f"ListWrapper({self._storage!r})"
+
+    # -- copies (as TF's: a wrapper again, detached, keeping whether it can be saved) --------------------------
+    def copy(self) -> "ListWrapper":
+        return copy.copy(self)
+
+    def __copy__(self) -> "ListWrapper":
+        return self._copied(ListWrapper(copy.copy(self._storage)))
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "ListWrapper":
+        return self._copied(ListWrapper(copy.deepcopy(self._storage, memo)))
+
+    def _copied(self, new: "ListWrapper") -> "ListWrapper":
+        self._check_outside()
+        new._moved, new._outside = self._moved, self._outside
+        return new
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return ListWrapper, (self._storage,)
+
+
+class DictWrapper(collections.abc.MutableMapping):
+    """A dict attribute of a Module or Checkpoint (TF's ``_DictWrapper``): a view of the dict assigned, which
+    stays that dict. Only ``d[k] = v``, ``del d[k]`` and ``update`` are changes through it (as TF's: ``pop``,
+    ``setdefault``, ``clear``... change the dict directly, and such a dict cannot be saved).
+
+    As TF's (a proxy of the dict), it is a dict to ``isinstance`` (its ``__class__`` is the wrapped dict's) but
+    not to code that reads a dict's own storage in C (``json.dumps`` refuses it, as TF's), which a dict
+    subclass would let read an empty dict."""
+
+    def __init__(self, wrapped_dict: Any = None) -> None:
+        storage = {} if wrapped_dict is None else wrapped_dict
+        if not isinstance(storage, collections.abc.Mapping):
+            storage = dict(storage)
+        self._storage = storage
+        self._outside = False
+        for key, value in list(storage.items()):
+            storage[key] = wrap(value)
+        self._snapshot: Optional[Dict[Any, Any]] = dict(storage)
+
+    def _check_outside(self) -> None:
+        if self._outside:
+            return
+        same = (self._storage.keys() == self._snapshot.keys()
+                and all(self._storage[k] is v for k, v in self._snapshot.items()))
+        if not same:
+            self._outside, self._snapshot = True, None
+
+    def _done(self) -> None:
+        if not self._outside:
+            self._snapshot = dict(self._storage)
+
+    def unsaveable(self) -> Optional[str]:
+        """Why TF refuses to save this dict, or None."""
+        self._check_outside()
+        if self._outside:
+            return (f"Unable to save the object {self!r} (a dictionary wrapper constructed automatically on "
+                    "attribute assignment). The wrapped dictionary was modified outside the wrapper (other than by "
+                    "d[key] = value, del d[key] or update: directly, or by pop, setdefault, clear...), so what was "
+                    "added there missed its restore.")
+        return None
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._check_outside()
+        self._storage[key] = wrap(value)
+        self._done()
+        _grown()
+
+    def __delitem__(self, key: Any) -> None:
+        self._check_outside()
+        del self._storage[key]
+        self._done()
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        for key, value in dict(*args, **kwargs).items():
+            self[key] = value
+
+    # (changes straight to the wrapped dict, as TF's proxy forwards them)
+    def pop(self, *args: Any) -> Any:
+        return self._storage.pop(*args)
+
+    def popitem(self) -> Any:
+        return self._storage.popitem()
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        return self._storage.setdefault(key, default)
+
+    def clear(self) -> None:
+        self._storage.clear()
+
+    def __ior__(self, other: Any) -> "DictWrapper":
+        self._storage |= other
+        return self
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._storage[key]
+
+    def __len__(self) -> int:
+        return len(self._storage)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._storage)
+
+    def __reversed__(self) -> Iterator[Any]:
+        return reversed(self._storage)
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self._storage
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self._storage.get(key, default)
+
+    def keys(self) -> Any:
+        return self._storage.keys()
+
+    def values(self) -> Any:
+        return self._storage.values()
+
+    def items(self) -> Any:
+        return self._storage.items()
+
+    def __or__(self, other: Any) -> Any:
+        return self._storage | getattr(other, "_storage", other)
+
+    def __ror__(self, other: Any) -> Any:
+        return other | self._storage
+
+    def __eq__(self, other: Any) -> bool:
+        return self._storage == getattr(other, "_storage", other)
+
+    def __ne__(self, other: Any) -> bool:
+        return self._storage != getattr(other, "_storage", other)
+
+    def __hash__(self) -> int:
+        raise TypeError("unhashable type: 'DictWrapper'")
+
+    def __sizeof__(self) -> int:
+        return object.__sizeof__(self) + self._storage.__sizeof__()
+
+    def __repr__(self) -> str:
+        return f"DictWrapper({self._storage!r})"
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # (isinstance(d, dict), as TF's proxy)
+        return type(self._storage)
+
+    def __getattr__(self, name: str) -> Any:  # (an OrderedDict's own methods: move_to_end...)
+        if name.startswith("__") or name in ("_storage", "_outside", "_snapshot"):
+            raise AttributeError(name)
+        return getattr(self._storage, name)
+
+    def copy(self) -> "DictWrapper":
+        return copy.copy(self)
+
+    def __copy__(self) -> "DictWrapper":
+        return self._copied(DictWrapper(copy.copy(self._storage)))
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "DictWrapper":
+        return self._copied(DictWrapper(copy.deepcopy(self._storage, memo)))
+
+    def _copied(self, new: "DictWrapper") -> "DictWrapper":
+        self._check_outside()
+        new._outside = self._outside
+        return new
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return DictWrapper, (self._storage,)
+
+
+def check_saveable(value: Any) -> None:
+    """Raise ``ValueError`` (TF's, on save) for a list or dict attribute that a checkpoint could not restore as
+    saved (see ``ListWrapper``); anything else passes."""
+    reason = value.unsaveable() if isinstance(value, (ListWrapper, DictWrapper)) else None
+    if reason is None and isinstance(value, tuple) and hasattr(value, "_fields") and any(
+            type(item) in (list, dict, collections.OrderedDict) for item in value):
+        # (wrap could not rebuild it with its containers wrapped, so what is added to them is not seen)
+        reason = (f"Unable to save because the namedtuple {value!r} is not constructable from its _fields (its "
+                  f"__new__ takes other arguments than {value._fields}), so the lists and dicts it holds could not "
+                  "be wrapped to track what is added to them. Hold them in an object that is not a tuple.")
+    if reason is not None:
+        raise ValueError(reason)
+
+
+# As pytrees the wrappers are their lists and dicts (TF's nest sees them so), rebuilt as wrappers (as TF's:
+# a gradient with respect to a ListWrapper of Variables is a ListWrapper).
+jax.tree_util.register_pytree_node(ListWrapper, lambda w: (list(w._storage), None),
+                                   lambda _, children: ListWrapper(list(children)))
+
+
+def _flatten_dict(w: DictWrapper) -> Tuple[List[Any], Tuple[Any, ...]]:
+    keys = tuple(sorted(w._storage))  # (as jax's dicts: by sorted key)
+    return [w._storage[k] for k in keys], keys
+
+
+jax.tree_util.register_pytree_node(DictWrapper, _flatten_dict,
+                                   lambda keys, children: DictWrapper(dict(zip(keys, children))))
