@@ -48,9 +48,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import vspace
-from ..tensor import Tensor, Variable, convert_to_tensor, set_list_packer
+from ..tensor import Tensor, TracedValueError, Variable, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
-from .core import OpDef, apply, freeze, record_identity
+from .core import OpDef, apply, freeze, record_identity, static
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
 from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan, sign as _tf_sign,
@@ -544,6 +544,8 @@ def _scan_axis(op: str, a, axis):
         return None
     try:
         return _check_axis(op, axis, ndim(a))
+    except TracedValueError:
+        raise  # (a traced scalar Tensor: its own error, which names the argument)
     except TypeError:
         raise TypeError(f"tj op '{op}': axis must be one integer (a scalar), got {axis!r}") from None
 
@@ -913,7 +915,7 @@ def pad(array, pad_width, mode="constant", constant_values=0):
     if isinstance(pad_width, int):
         pad_width = ((pad_width, pad_width),) * ndim(array)
     pad_width = freeze(pad_width)
-    if pad_width == () and ndim(array) == 0:  # (0, 2) paddings (frozen to ()): jnp.pad takes no such shape
+    if type(pad_width) is tuple and pad_width == () and ndim(array) == 0:  # (0, 2) paddings (frozen to ()): jnp.pad takes no such shape
         pad_width = 0
     return _pad(array, pad_width=pad_width, mode=mode, constant_values=freeze(constant_values))
 
@@ -1052,6 +1054,12 @@ def _static_index(part, what: str) -> int:
         raise TypeError(f"tj op 'getitem': {what} must be an integer, got a tensor of dtype {part.dtype}")
     try:
         return operator.index(part)
+    except TracedValueError:
+        raise TracedValueError(
+            f"tj op 'getitem': {what} is a {type(part).__name__} whose value is traced (inside tj.function or a jax "
+            "transform), but it must be a Python int known when tracing: it fixes the result's shape. Pass a Python "
+            "int, or index with an integer array (x[tj.numpy.arange(n)]) or a scalar Tensor (x[i]), which may be "
+            "traced.") from None
     except TypeError:
         allowed = ("an integer or None" if what == "a slice bound" else
                    "an integer, a slice, None, Ellipsis or an integer/boolean array")
@@ -1223,28 +1231,30 @@ def ones_like(a, dtype=None):
     return Tensor(jnp.ones_like(jnp.asarray(a), dtype=dtype))
 
 
+# (shapes, counts and arange's bounds are static: scalar Tensors and Variables stand for their values, ``static``)
 def zeros(shape, dtype=jnp.float32):
-    return Tensor(jnp.zeros(shape, dtype))
+    return Tensor(jnp.zeros(static(shape), dtype))
 
 
 def ones(shape, dtype=jnp.float32):
-    return Tensor(jnp.ones(shape, dtype))
+    return Tensor(jnp.ones(static(shape), dtype))
 
 
 def full(shape, fill_value, dtype=None):
-    return Tensor(jnp.full(shape, fill_value, dtype))
+    return Tensor(jnp.full(static(shape), fill_value, dtype))
 
 
-def arange(*args, **kw):
-    return Tensor(jnp.arange(*args, **kw))
+def arange(start, stop=None, step=None, dtype=None):
+    return Tensor(jnp.arange(static(start), static(stop), static(step), dtype))
 
 
-def linspace(*args, **kw):
-    return Tensor(jnp.linspace(*args, **kw))
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    out = jnp.linspace(start, stop, static(num), bool(endpoint), bool(retstep), dtype, static(axis))
+    return (Tensor(out[0]), Tensor(out[1])) if retstep else Tensor(out)
 
 
-def eye(*args, **kw):
-    return Tensor(jnp.eye(*args, **kw))
+def eye(N, M=None, k=0, dtype=None):
+    return Tensor(jnp.eye(static(N), static(M), static(k), dtype or jnp.float32))
 
 
 def asarray(a, dtype=None):
