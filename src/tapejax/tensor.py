@@ -702,21 +702,25 @@ class Variable(ArrayShape):
             del d["_pending_value"]
 
     # The assignments return the variable (as TF's eager ``v.assign(x)``, so they chain), or None with
-    # ``read_value=False`` (as TF eager).
-    def assign(self, value: Any, read_value: bool = True) -> Optional["Variable"]:
+    # ``read_value=False`` (as TF eager). TF's signature: ``use_locking`` and ``name`` are accepted and ignored
+    # (one thread's assignment is never torn; an eager assignment has no graph node to name).
+    def assign(self, value: Any, use_locking: Any = None, name: Optional[str] = None,
+               read_value: bool = True) -> Optional["Variable"]:
         if not (_assign_deferral is not None and type(value) is Tensor
                 and _assign_deferral(self, value, "assign", None)):
             self._set(self._checked(value, "assign"))
         return self._returned(read_value)
 
-    def assign_add(self, delta: Any, read_value: bool = True) -> Optional["Variable"]:
+    def assign_add(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
+                   read_value: bool = True) -> Optional["Variable"]:
         if not (_assign_deferral is not None and type(delta) is Tensor
                 and _assign_deferral(self, delta, "assign_add", _add_kernel)):
             d = self._checked(delta, "assign_add")
             self._set(_add_kernel(self._current(), d))
         return self._returned(read_value)
 
-    def assign_sub(self, delta: Any, read_value: bool = True) -> Optional["Variable"]:
+    def assign_sub(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
+                   read_value: bool = True) -> Optional["Variable"]:
         if not (_assign_deferral is not None and type(delta) is Tensor
                 and _assign_deferral(self, delta, "assign_sub", _sub_kernel)):
             d = self._checked(delta, "assign_sub")

@@ -181,7 +181,14 @@ def op(fn: Optional[Callable] = None, *, name: Optional[str] = None, vjp: Option
     op_name = name or getattr(fn, "__name__", "op")
 
     def core_fn(*dyn, _pos=(), _tree=None, **kw):
-        return fn(*_merge(_unflatten(dyn, _tree), _pos, nondiff), **kw)
+        out = fn(*_merge(_unflatten(dyn, _tree), _pos, nondiff), **kw)
+        if isinstance(out, dict) or (isinstance(out, (list, tuple))
+                                     and any(isinstance(o, (dict, list, tuple)) for o in out)):
+            # (one Tensor wrapping a dict would follow, broken: say so while the trace shows what came back)
+            raise TypeError(f"tj op '{op_name}': the function returned {jax.tree_util.tree_structure(out)}, but a "
+                            "tj.op returns an array or a flat tuple of arrays (arguments may be pytrees, outputs may "
+                            "not). Return a tuple (e.g. tuple(d.values())) and rebuild the structure outside.")
+        return out
 
     definition = OpDef(op_name, core_fn, bwd=_user_bwd(vjp, nondiff) if vjp is not None else None,
                        jvp=_user_jvp(jvp, nondiff) if jvp is not None else None, user_defined=True)

@@ -1287,13 +1287,18 @@ def size(a):
     return int(np.prod(shape(a), dtype=np.int64))
 
 
+# jax.numpy's dtype names and dtype helpers (tnp.complex64, tnp.finfo(tnp.float32).eps), as jax.numpy has them
 float32 = jnp.float32
 float16 = jnp.float16
 bfloat16 = jnp.bfloat16
 float64 = jnp.float64
-int32 = jnp.int32
-int64 = jnp.int64
+int8, int16, int32, int64 = jnp.int8, jnp.int16, jnp.int32, jnp.int64
+uint8, uint16, uint32, uint64 = jnp.uint8, jnp.uint16, jnp.uint32, jnp.uint64
+complex64, complex128 = jnp.complex64, jnp.complex128
 bool_ = jnp.bool_
+dtype, finfo, iinfo, issubdtype, result_type = jnp.dtype, jnp.finfo, jnp.iinfo, jnp.issubdtype, jnp.result_type
+number, inexact, floating, complexfloating, integer, signedinteger, unsignedinteger = (
+    jnp.number, jnp.inexact, jnp.floating, jnp.complexfloating, jnp.integer, jnp.signedinteger, jnp.unsignedinteger)
 pi = np.pi
 e = np.e
 inf = np.inf

@@ -276,7 +276,8 @@ class Generator:
         self._state.assign(nxt)
         return sub
 
-    def normal(self, shape: Sequence[int], mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = jnp.float32) -> Tensor:
+    def normal(self, shape: Sequence[int], mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = jnp.float32,
+               name: Optional[str] = None) -> Tensor:  # (name: TF's op name, ignored)
         """``tf.random.Generator.normal``: ``z * stddev + mean``; ``mean``/``stddev`` are differentiable (TF)."""
         z = _jax_normal(self.make_key(), shape, dtype)
         if not _is_default(stddev, 1):
@@ -285,7 +286,8 @@ class Generator:
             z = z + mean
         return z
 
-    def uniform(self, shape: Sequence[int], minval: Any = 0, maxval: Any = None, dtype: Any = jnp.float32) -> Tensor:
+    def uniform(self, shape: Sequence[int], minval: Any = 0, maxval: Any = None, dtype: Any = jnp.float32,
+                name: Optional[str] = None) -> Tensor:
         """``tf.random.Generator.uniform`` in ``[minval, maxval)``: floats (``maxval`` defaults to 1;
         ``minval``/``maxval`` differentiable, as TF) or integers (``maxval`` required; no gradient)."""
         dtype = jnp.dtype(dtype)
