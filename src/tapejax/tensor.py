@@ -122,6 +122,9 @@ class Tensor(ArrayShape):
                 value = self._value = node.values[index]
                 self._pending = None
                 return value
+        if name == "name":  # TF's message for an eager tensor's name
+            raise AttributeError("Tensor.name is undefined when eager execution is enabled (as TF: only a tj.Variable "
+                                 "keeps the name it was given; ops and tj.constant accept name= and ignore it).")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __del__(self) -> None:
@@ -276,11 +279,6 @@ class Tensor(ArrayShape):
         _require_concrete(self, what)
         a = np.asarray(self._value)
         return a[()] if a.ndim == 0 else a
-
-    @property
-    def name(self):
-        raise AttributeError("Tensor.name is undefined when eager execution is enabled (as TF: only a tj.Variable "
-                             "keeps the name it was given; ops and tj.constant accept name= and ignore it).")
 
 
 def _from_jax_operator() -> bool:

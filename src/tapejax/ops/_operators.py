@@ -42,7 +42,7 @@ def install() -> None:
         "squeeze": lambda self, axis=None: tnp.squeeze(self, axis), "flatten": tnp.ravel, "ravel": tnp.ravel,
         # round(t), round(t, 2): a Tensor rounded half to even, of t's dtype, as jax.Array's and TF's numpy
         # behaviour (tnp.around; TF's plain tensors raise an AttributeError asking to enable it)
-        "__round__": lambda self, ndigits=None: tnp.round(self, 0 if ndigits is None else ndigits),
+        "__round__": lambda self, ndigits=None: tnp.round(self, decimals=0 if ndigits is None else ndigits),
         "T": property(lambda self: tnp.transpose(self)),
         # as jax.Array's: the complex parts, recorded
         "real": property(tnp.real), "imag": property(tnp.imag), "conj": tnp.conj, "conjugate": tnp.conj,
