@@ -303,6 +303,29 @@ def test_a_variable_closed_over_by_a_function_is_traced_and_named():
         g(tj.constant(X))
 
 
+@pytest.mark.parametrize("make", [tj.constant, tj.Variable], ids=["tensor", "variable"])
+def test_one_d_int_tensors_stand_for_shapes_and_axis_lists(make):
+    # TF code passes shapes as tensors (tf.reshape(x, tf.constant([4, 3])), tf.zeros(tf.shape(x))); jax.numpy takes
+    # sequences: a 1-d int Tensor or Variable is its list of values
+    x = tj.constant(X)
+    s = lambda v: make(np.asarray(v, np.int32))  # noqa: E731
+    _same(tnp.reshape(x, s([4, 3])), X.reshape(4, 3))
+    assert tnp.zeros(s([2, 3])).shape == (2, 3) and tnp.full(s([2]), 1.0).shape == (2,)
+    assert tj.constant(1.0, shape=s([2, 3])).shape == (2, 3) and tj.constant(1.0, shape=3).shape == (3,)
+    _same(tnp.broadcast_to(x, s([2, 3, 4])), np.broadcast_to(X, (2, 3, 4)))
+    _same(tnp.tile(x, s([2, 1])), np.tile(X, (2, 1)))
+    _same(tnp.pad(x, s([[1, 0], [0, 2]])), np.pad(X, ((1, 0), (0, 2))))
+    _same(tnp.transpose(x, s([1, 0])), X.T)
+    _same(tnp.sum(x, axis=s([0, 1])), X.sum())
+    _same(tnp.roll(x, s([1, 2]), axis=s([0, 1])), np.roll(X, (1, 2), axis=(0, 1)))
+    _same(tnp.flip(x, s([0, 1])), X[::-1, ::-1])
+    assert tnp.expand_dims(x, s([0, 1])).shape == (1, 1, 3, 4)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = tnp.sum(tnp.tile(tnp.reshape(x, s([4, 3])), s([2, 1])) ** 2)
+    _same(tape.gradient(y, x), 4 * X)
+
+
 def test_an_int_variable_is_an_index_as_a_scalar_tensor():
     # tapejax: a 0-d int Variable converts with operator.index, as a scalar Tensor does (range(tf.constant(3)) ->
     # [0, 1, 2] in TF). TF's Variable has no __index__ ('ResourceVariable' object cannot be interpreted as an
@@ -504,6 +527,16 @@ def test_optax_updates_on_a_pytree_of_variables():
     np.testing.assert_allclose(params["w"].numpy(), [0.9, 1.9], rtol=1e-5)
     np.testing.assert_allclose(params["b"].numpy(), 0.4, rtol=1e-5)
     np.testing.assert_allclose(np.asarray(optax.tree.norm(params)), np.sqrt(0.81 + 3.61 + 0.16), rtol=1e-6)
+
+
+def test_numpy_surface_has_jax_numpys_dtype_names():
+    # tj.numpy mirrors jax.numpy's names: its dtypes and dtype helpers too (tnp.complex64, tnp.finfo(...).eps)
+    for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
+                 "float32", "float64", "complex64", "complex128", "bool_", "dtype", "finfo", "iinfo", "issubdtype",
+                 "result_type", "number", "inexact", "floating", "complexfloating", "integer", "signedinteger",
+                 "unsignedinteger"):
+        assert getattr(tnp, name) is getattr(jnp, name), name
+    assert tnp.result_type(tj.Variable([1, 2])) == jnp.int32 and tnp.issubdtype(tj.constant(1.0).dtype, tnp.floating)
 
 
 def test_op_takes_pytrees_of_tensors_and_arrays_and_says_outputs_are_flat():

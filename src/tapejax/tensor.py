@@ -1199,10 +1199,12 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[st
     TypeError, as TF); NumPy and JAX arrays are cast to it."""
     if shape is not None:  # as tf.constant: a scalar is filled in, a value of the same size reshaped
         t = constant(value, dtype)
-        try:
-            shape = tuple(int(d) for d in (shape if isinstance(shape, (list, tuple)) else [shape]))
+        try:  # (a list of ints or scalar Tensors, an int, or a 1-d Tensor such as a tf.shape result)
+            dims = np.asarray(shape).reshape(-1) if isinstance(shape, (Tensor, Variable)) else shape
+            shape = tuple(int(d) for d in (dims if isinstance(dims, (list, tuple, np.ndarray)) else [dims]))
         except TracedValueError as e:
-            raise traced_argument_error("tj.constant", "shape", e.value) from e
+            raise traced_argument_error(
+                "tj.constant", "shape", shape if isinstance(shape, (Tensor, Variable)) else e.value) from e
         if t.size == 1:
             return Tensor(jnp.broadcast_to(t.value.reshape(()), shape))
         if t.size != int(np.prod(shape, dtype=np.int64)):
