@@ -140,6 +140,21 @@ def test_constants_have_no_name_as_tf_eager_tensors():
     assert float(tj.constant(1.0, name="c")) == 1.0
 
 
+def test_convert_to_tensor_takes_tfs_dtype_hint():
+    # TF 2.21: convert_to_tensor(value, dtype=None, dtype_hint=None, name=None); the hint applies where the conversion
+    # is possible (Python values; arrays are cast), else it has no effect; a Tensor or Variable keeps its dtype
+    cases = [((1.5,), {"dtype_hint": tj.int32}, "float32", 1.5), (([1, 2],), {"dtype_hint": tj.float32}, "float32", [1.0, 2.0]),
+             ((1, None, tj.float32), {}, "float32", 1.0), ((True,), {"dtype_hint": tj.float32}, "float32", 1.0),
+             (([1, 2.5],), {"dtype_hint": tj.int32}, "float32", [1.0, 2.5]), (([],), {"dtype_hint": tj.int32}, "int32", []),
+             ((1,), {"dtype_hint": tj.bool}, "int32", 1), ((np.array([1.5]),), {"dtype_hint": tj.int32}, "int32", [1]),
+             ((tj.constant([1, 2]),), {"dtype_hint": tj.float32}, "int32", [1, 2]),
+             ((tj.Variable([1, 2]),), {"dtype_hint": tj.float32}, "int32", [1, 2]),
+             ((1.5,), {"dtype_hint": tj.float16}, "float16", 1.5)]
+    for args, kwargs, dtype, value in cases:
+        t = tj.convert_to_tensor(*args, **kwargs, name="c")
+        assert (t.dtype.name, t.numpy().tolist()) == (dtype, value), (args, kwargs)
+
+
 def test_variables_keep_their_name_as_tf():
     # TF 2.21: 'w:0', 'Variable:0', inside tf.name_scope("outer"): 'outer/w:0', 'outer/Variable:0'
     assert tj.Variable(1.0, name="w").name == "w:0"
@@ -420,6 +435,19 @@ def test_round_gives_a_rounded_tensor():
     _same(r, [0.0, 2.0, 2.0])
     _same(round(tj.constant(1.2345), 2), np.float32(1.23))
     _same(round(tj.Variable(2.5)), 2.0)
+
+
+def test_conversions_of_deferred_values_under_a_tape_keep_the_gradient():
+    # Under one tape ops are deferred (LazyTensor outputs): a conversion runs them, and the tape still differentiates
+    x = tj.constant([1.5, 2.5])
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y, z = tnp.sum(x * 2), x * 3
+        seen = (f"{y:.3f}", f"{y}", int(y), float(y), bool(y), float(round(y)), len(z), [float(e) for e in z],
+                float(np.mean(z)), operator.index(tnp.sum(tj.constant([1, 2]))))
+        total = y + tnp.sum(z)
+    assert seen == ("8.000", "8.0", 8, 8.0, True, 8.0, 2, [4.5, 7.5], 6.0, 3)
+    _same(tape.gradient(total, x), [5.0, 5.0])
 
 
 def test_numpy_of_a_scalar_is_a_numpy_scalar_and_numpy_functions_give_numpy_results():

@@ -80,3 +80,17 @@ with tf.GradientTape() as tape:
     y = (tf.reduce_sum(x[::2, ::-2] * tf.constant([[1.0, 2.0]])) + tf.reduce_sum(x[..., -1] ** 2)
          + tf.reduce_sum(x[None, 1, :, None] * 3.0) + tf.reduce_sum(x[xn > 9] * 5.0))
 show("gradient of basic/strided/newaxis/ellipsis/mask indexing", lambda: tape.gradient(y, x).numpy().tolist())
+
+# -- convert_to_tensor's dtype_hint ------------------------------------------------------------------------------------
+for label, f in [("1.5 hint int32", lambda: tf.convert_to_tensor(1.5, dtype_hint=tf.int32)),
+                 ("[1, 2] hint float32", lambda: tf.convert_to_tensor([1, 2], dtype_hint=tf.float32)),
+                 ("1 positional hint float32", lambda: tf.convert_to_tensor(1, None, tf.float32)),
+                 ("True hint float32", lambda: tf.convert_to_tensor(True, dtype_hint=tf.float32)),
+                 ("[1, 2.5] hint int32", lambda: tf.convert_to_tensor([1, 2.5], dtype_hint=tf.int32)),
+                 ("[] hint int32", lambda: tf.convert_to_tensor([], dtype_hint=tf.int32)),
+                 ("1 hint bool", lambda: tf.convert_to_tensor(1, dtype_hint=tf.bool)),
+                 ("np.array([1.5]) hint int32", lambda: tf.convert_to_tensor(np.array([1.5]), dtype_hint=tf.int32)),
+                 ("constant([1, 2]) hint float32", lambda: tf.convert_to_tensor(tf.constant([1, 2]), dtype_hint=tf.float32)),
+                 ("Variable([1, 2]) hint float32", lambda: tf.convert_to_tensor(tf.Variable([1, 2]), dtype_hint=tf.float32)),
+                 ("1.5 hint float16", lambda: tf.convert_to_tensor(1.5, dtype_hint=tf.float16))]:
+    show(f"convert_to_tensor({label})", lambda: (f().dtype.name, f().numpy().tolist()))

@@ -1058,9 +1058,18 @@ def _check_python_cast(value: Any, dtype, where: str) -> Optional[str]:
     return kind
 
 
-def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None) -> Tensor:
+def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: Optional[str] = None) -> Tensor:
     """A Tensor from a Tensor, Variable (its recorded read), jax/numpy array, Python number or list.
-    ``name`` is accepted for TF code and ignored (an eager TF tensor has no name either)."""
+    ``name`` is accepted for TF code and ignored (an eager TF tensor has no name either).
+
+    ``dtype_hint`` (TF's signature and rule): the dtype to use when ``dtype`` is None and the value has none of its
+    own (Python numbers and lists; arrays are cast to it, as TF casts NumPy arrays), where that conversion is
+    possible; else it has no effect (``convert_to_tensor(1.5, dtype_hint=int32)`` is float32, as TF)."""
+    if dtype is None and dtype_hint is not None and not isinstance(value, (Tensor, Variable)):
+        try:
+            return convert_to_tensor(value, dtype_hint)
+        except (TypeError, ValueError):  # (a Python float for an int hint...): as if there were no hint
+            pass
     if dtype is not None:
         dtype = _as_dtype(dtype, "convert_to_tensor")
     if isinstance(value, Tensor):
