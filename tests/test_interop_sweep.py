@@ -227,6 +227,16 @@ STATIC = {
     "getitem": lambda x, c: x[c(0):c(3):c(2), c(-1)],
     "constant_shape": lambda x, c: x[0, 0] * tj.constant(2.0, shape=(c(2), c(3))),
     "dropout_rate": lambda x, c: nn.dropout(x, c(0.0), jax.random.key(0)),
+    "argsort": lambda x, c: x * tnp.argsort(-x, axis=c(1)),
+    "all": lambda x, c: x * tnp.all(x > 0.5, axis=c(1), keepdims=c(True)),
+    "trace": lambda x, c: tnp.trace(x, offset=c(1), axis1=c(0), axis2=c(1)),
+    "conv": lambda x, c: nn.conv(tnp.reshape(x, (1, 1, 3, 4)), tj.constant(np.ones((1, 1, 2, 2), np.float32)),
+                                 (c(1), c(2)), ((c(1), c(0)), (c(0), c(1))), feature_group_count=c(1)),
+    "batch_norm": lambda x, c: nn.batch_norm(x, tnp.ones(4), tnp.zeros(4), epsilon=c(0.01), axis=c(-1))[0],
+    "gelu": lambda x, c: nn.gelu(x, approximate=c(False)),
+    "xent": lambda x, c: nn.softmax_cross_entropy_with_logits(nn.softmax(x), x, axis=c(0)),
+    "svd": lambda x, c: la.svd(x, full_matrices=c(False))[1],
+    "cholesky": lambda x, c: la.cholesky(x @ tnp.transpose(x) + tnp.eye(3), upper=c(True)),
 }
 
 # The argument each case's error names when its static value is traced (the first one the op asks for).
@@ -240,6 +250,8 @@ TRACED_ARGUMENT = {
     "moveaxis": "source", "transpose_method": "axes", "tensordot": "axes", "norm": "ord", "matrix_power": "n",
     "softmax": "axis", "logsumexp": "axis", "layer_norm": "axis", "max_pool": "window_shape",
     "leaky_relu": "negative_slope", "getitem": "a slice bound", "constant_shape": "shape", "dropout_rate": "rate",
+    "argsort": "axis", "all": "keepdims", "trace": "offset", "conv": "feature_group_count", "batch_norm": "axis",
+    "gelu": "approximate", "xent": "axis", "svd": "full_matrices", "cholesky": "upper",
 }
 
 
