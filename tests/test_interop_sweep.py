@@ -600,9 +600,11 @@ def test_op_takes_pytrees_of_tensors_and_arrays_and_says_outputs_are_flat():
 
 def test_indexing_values_as_numpy():
     x, xn = tj.constant(X), X
+    assert tj.newaxis is None and tnp.newaxis is None  # TF's tf.newaxis, NumPy's np.newaxis
     idx = [3 - 4, (slice(None, None, 2), slice(None, None, -2)), (Ellipsis, -1), (None, 1, slice(None), None),
-           (slice(1, None), None), [0, 2], ([0, 2], [1, -1]), xn > 1.5, tj.constant(xn > 1.5), tj.constant([2, 0]),
-           (tj.constant(1), tj.Variable(-2)), slice(2, 10), (slice(None), [True, False, True, False]), ()]
+           (slice(1, None), tj.newaxis), [0, 2], ([0, 2], [1, -1]), xn > 1.5, tj.constant(xn > 1.5), tj.constant([2, 0]),
+           (tj.constant(1), tj.Variable(-2)), slice(2, 10), (slice(None), [True, False, True, False]), (),
+           True, False, (0, True), (Ellipsis, False), ([0, 1], True)]  # (a boolean scalar: NumPy's new axis)
     for i in idx:
         want = xn[tuple(np.asarray(p) if isinstance(p, (tj.Tensor, tj.Variable)) else p for p in i)
                   if isinstance(i, tuple) else (np.asarray(i) if isinstance(i, (tj.Tensor, tj.Variable)) else i)]
@@ -645,13 +647,15 @@ def test_indexing_gradients_as_tf():
             y = (tnp.sum(x[::2, ::-2] * tj.constant([[1.0, 2.0]])) + tnp.sum(x[..., -1] ** 2)
                  + tnp.sum(x[None, 1, :, None] * 3.0) + tnp.sum(x[mask] * 5.0))
         _same(tape.gradient(y, x), [[0.0, 2.0, 0.0, 7.0], [3.0, 3.0, 3.0, 17.0], [0.0, 2.0, 5.0, 28.0]])
-    # advanced indices: repeated ones add up (NumPy's np.add.at), negative ones count from the end
-    with tj.GradientTape() as tape:
-        tape.watch(x)
-        y = tnp.sum(x[[0, 0, -1], [1, 1, -1]])
-    want = np.zeros((3, 4), np.float32)
-    np.add.at(want, ([0, 0, -1], [1, 1, -1]), 1.0)
-    _same(tape.gradient(y, x), want)
+    # advanced indices: repeated ones add up (NumPy's np.add.at), negative ones count from the end; a boolean
+    # scalar is a new axis (NumPy)
+    for index in (([0, 0, -1], [1, 1, -1]), (True, 1), (0, False)):
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            y = tnp.sum(x[index] * 2.0)
+        want = np.zeros((3, 4), np.float32)
+        np.add.at(want, index, 2.0)
+        _same(tape.gradient(y, x), want)
 
 
 # -- tj.config per thread ------------------------------------------------------------------------------------------------

@@ -1047,9 +1047,8 @@ def _check_index_array(op: str, a, axis, n: int, shape: tuple) -> None:
 
 def _static_index(part, what: str) -> int:
     """A Python int from a static index part (int, numpy or 0-d integer Tensor); floats raise TypeError."""
-    if isinstance(part, (bool, np.bool_)):
-        raise TypeError(f"tj op 'getitem': a boolean scalar as {what} ({part!r}) is not supported; use x[None] to add "
-                        "an axis or a boolean array as a mask")
+    if isinstance(part, (bool, np.bool_)):  # (a slice bound: an index is split off by _split_index)
+        raise TypeError(f"tj op 'getitem': a boolean as {what} ({part!r}) is not an integer")
     if isinstance(part, (Tensor, Variable)) and not jnp.issubdtype(part.dtype, jnp.integer):
         raise TypeError(f"tj op 'getitem': {what} must be an integer, got a tensor of dtype {part.dtype}")
     try:
@@ -1080,7 +1079,7 @@ def _check_index(static, arrays, shape) -> None:
         kind = s[0]
         if kind == "e":
             axis += ndim - consumed
-        elif kind == "n":
+        elif kind in ("n", "b"):
             continue
         elif kind == "i":
             n = shape[axis]
@@ -1107,8 +1106,11 @@ def _split_index(idx):
     for part in idx:
         if isinstance(part, list):
             part = _index_list(part)
-        mask = _bool_mask(part)
-        if mask is not None:
+        mask = np.asarray(part) if isinstance(part, (bool, np.bool_)) else _bool_mask(part)
+        if mask is not None and mask.ndim == 0:
+            # a boolean scalar (NumPy): a new axis of length 1 (True) or 0 (False), consuming none
+            static.append(("b", bool(mask)))
+        elif mask is not None:
             # A boolean mask of k dims selects like the k integer arrays of its nonzero positions (as numpy).
             for ax, n in zip(np.nonzero(mask), mask.shape):
                 arrays.append(ax.astype(np.int32))
