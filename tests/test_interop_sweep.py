@@ -313,6 +313,21 @@ def test_a_traced_static_argument_raises_naming_it(case):
         tj.function(traced)(x, *[tj.constant(v) for v in used])
 
 
+def test_a_tensor_fill_value_or_linspace_bound_is_differentiated():
+    # TF 2.21: d/dv sum(tf.fill([3], v) * [1, 2, 3]) = 6.0 and d/dv sum(tf.linspace(v, 4, 3) * [1, 2, 3]) = 2.0 at
+    # v = 2 (tapejax gave None: the Tensor was read as a constant)
+    v = tj.constant(2.0)
+    w = tj.constant([1.0, 2.0, 3.0])
+    for make, want in [(lambda: tnp.full((3,), v), 6.0), (lambda: tnp.full_like(w, v), 6.0),
+                       (lambda: tnp.linspace(v, 4.0, 3), 2.0), (lambda: tnp.linspace(v, 4.0, 3, retstep=True)[0], 2.0)]:
+        with tj.GradientTape() as tape:
+            tape.watch(v)
+            y = tnp.sum(make() * w)
+        assert float(tape.gradient(y, v)) == want
+    _same(tnp.full((2,), 1.5), [1.5, 1.5])  # (a Python value: a constant, as before)
+    _same(tj.function(lambda a: tnp.full((2,), a) + tnp.linspace(a, 3.0, 2))(v), [4.0, 5.0])
+
+
 def test_traced_bounds_of_clip_and_a_traced_scalar_index_are_operands():
     # jax.numpy takes clip's bounds and a scalar index as arrays: traced values work there (as TF's dynamic ones)
     x = tj.constant(X)

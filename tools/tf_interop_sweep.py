@@ -94,3 +94,12 @@ for label, f in [("1.5 hint int32", lambda: tf.convert_to_tensor(1.5, dtype_hint
                  ("Variable([1, 2]) hint float32", lambda: tf.convert_to_tensor(tf.Variable([1, 2]), dtype_hint=tf.float32)),
                  ("1.5 hint float16", lambda: tf.convert_to_tensor(1.5, dtype_hint=tf.float16))]:
     show(f"convert_to_tensor({label})", lambda: (f().dtype.name, f().numpy().tolist()))
+
+# -- constants built from a watched value ------------------------------------------------------------------------------
+v = tf.constant(2.0)
+with tf.GradientTape(persistent=True) as tape:
+    tape.watch(v)
+    filled = tf.reduce_sum(tf.fill([3], v) * tf.constant([1.0, 2.0, 3.0]))
+    spaced = tf.reduce_sum(tf.linspace(v, 4.0, 3) * tf.constant([1.0, 2.0, 3.0]))
+show("gradient of sum(fill([3], v) * [1, 2, 3]) at v = 2", lambda: tape.gradient(filled, v).numpy())
+show("gradient of sum(linspace(v, 4, 3) * [1, 2, 3]) at v = 2", lambda: tape.gradient(spaced, v).numpy())

@@ -1243,6 +1243,9 @@ def ones(shape, dtype=jnp.float32):
 
 
 def full(shape, fill_value, dtype=None):
+    """``jax.numpy.full``; a Tensor ``fill_value`` is differentiated (TF's ``tf.fill``: the gradient is the sum)."""
+    if isinstance(fill_value, (Tensor, Variable)):
+        return apply(_fill, (fill_value,), {"shape": static(shape), "dtype": freeze(dtype)})
     return Tensor(jnp.full(static(shape), fill_value, dtype))
 
 
@@ -1251,7 +1254,12 @@ def arange(start, stop=None, step=None, dtype=None):
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    out = jnp.linspace(start, stop, static(num), bool(endpoint), bool(retstep), dtype, static(axis))
+    """``jax.numpy.linspace``; Tensor ``start``/``stop`` are differentiated (as TF's ``tf.linspace``)."""
+    params = {"num": static(num), "endpoint": bool(endpoint), "retstep": bool(retstep), "dtype": freeze(dtype),
+              "axis": static(axis)}
+    if isinstance(start, (Tensor, Variable)) or isinstance(stop, (Tensor, Variable)):
+        return apply(_linspace, (start, stop), params)
+    out = jnp.linspace(start, stop, **params)
     return (Tensor(out[0]), Tensor(out[1])) if retstep else Tensor(out)
 
 
@@ -1474,9 +1482,28 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def full_like(a, fill_value, dtype=None):
-    """``jax.numpy.full_like`` (a constant: not recorded)."""
+    """``jax.numpy.full_like``: a constant of ``a``'s shape (``a`` is not differentiated); a Tensor ``fill_value``
+    is (as ``full``)."""
+    if isinstance(fill_value, (Tensor, Variable)):
+        return apply(_fill, (fill_value,), {"shape": shape(a), "dtype": jnp.dtype(dtype or _dtype_of(a))})
     return Tensor(jnp.full_like(jnp.asarray(a), fill_value, dtype=dtype))
 
+
+def _dtype_of(a):
+    return a.dtype if isinstance(a, (Tensor, Variable)) else jnp.result_type(a)
+
+
+# Constants built from a value: differentiable in it when it is a Tensor (their surfaces, full and linspace above);
+# kernels derived by JAX (fill's gradient is the sum, linspace's the weights of start and stop). Their samples are
+# fixed values, not draws from _rng: the samples of the ops declared after them stay as they were.
+_fill = OpDef("fill", lambda value, *, shape, dtype: jnp.full(shape, value, dtype),
+              samples=_samples(((np.asarray(0.7, np.float32),), {"shape": (2, 3), "dtype": None}),
+                               ((np.asarray([0.5, -1.0], np.float32),), {"shape": (3, 2), "dtype": None})))
+_linspace = OpDef("linspace", lambda start, stop, **params: jnp.linspace(start, stop, **params),
+                  samples=_samples(((np.asarray(0.5, np.float32), np.asarray(2.0, np.float32)),
+                                    {"num": 4, "endpoint": True, "retstep": False, "dtype": None, "axis": 0}),
+                                   ((np.asarray([0.0, 1.0], np.float32), np.asarray(3.0, np.float32)),
+                                    {"num": 3, "endpoint": False, "retstep": True, "dtype": None, "axis": 1})))
 
 # (declared last, like the ops above it: samples drawn from _rng at import keep the draws of earlier ops)
 copy = _unary("copy", jnp.copy, lambda x, y: jnp.ones_like(x))
