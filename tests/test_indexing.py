@@ -125,9 +125,12 @@ def test_boolean_masks_still_select():
     np.testing.assert_array_equal(x[x > 0.5].numpy(), [1.0, 2.0])
 
 
-def test_boolean_scalar_index_raises():
-    with pytest.raises(TypeError, match="boolean scalar"):
-        _x()[True]
+def test_boolean_scalar_index_is_numpys_new_axis():
+    # NumPy: x[True] is x[None] (a new axis of length 1), x[False] a new axis of length 0; never the integer 1
+    # (TF 2.21 raises ValueError 'mask cannot be scalar.'; tj.numpy follows NumPy, as jax.numpy)
+    x = _x()
+    assert x[True].shape == (1, 3) and x[False].shape == (0, 3)
+    np.testing.assert_array_equal(x[True].numpy(), [[0.0, 1.0, 2.0]])
 
 
 # -- take / take_along_axis -------------------------------------------------------------------------------

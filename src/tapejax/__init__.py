@@ -37,11 +37,13 @@ from jax.numpy import (bfloat16, bool_ as bool, complex64, complex128, float16, 
 _DTYPE_NAMES = ("bfloat16", "bool", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16",
                 "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 
+newaxis = None  # TF's tf.newaxis (x[tj.newaxis, :]), as NumPy's and jax.numpy's
+
 __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "Variable", "constant", "convert_to_tensor", "name_scope", "numpy", "nn", "random", "GradientTape", "UnconnectedGradients",
     "stop_recording", "config", "function", "init_scope", "identity", "gradients", "AggregationMethod", "differentiate", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
     "custom_gradient", "recompute_grad", "grad_pass_through", "stop_gradient", "debug",
-    "train", "Module", "optimizers", "clip_by_norm", "clip_by_global_norm", *_DTYPE_NAMES,
+    "train", "Module", "optimizers", "clip_by_norm", "clip_by_global_norm", "newaxis", *_DTYPE_NAMES,
 ]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Callable, List
+from typing import Any, Callable, List, Optional
 
 import jax
 import jax.numpy as jnp
@@ -442,6 +442,6 @@ def grad_pass_through(f: Callable) -> Callable:
 _stop_gradient = OpDef("stop_gradient", jax.lax.stop_gradient, register=False, differentiable=False)
 
 
-def stop_gradient(x: Any) -> Tensor:
-    """Identity whose gradient is None (zero with UnconnectedGradients.ZERO)."""
+def stop_gradient(x: Any, name: Optional[str] = None) -> Tensor:
+    """Identity whose gradient is None (zero with UnconnectedGradients.ZERO). ``name``: TF's op name, ignored."""
     return _stop_gradient(x)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import operator
 import sys
 import threading
 import warnings
@@ -121,6 +122,9 @@ class Tensor(ArrayShape):
                 value = self._value = node.values[index]
                 self._pending = None
                 return value
+        if name == "name":  # TF's message for an eager tensor's name
+            raise AttributeError("Tensor.name is undefined when eager execution is enabled (as TF: only a tj.Variable "
+                                 "keeps the name it was given; ops and tj.constant accept name= and ignore it).")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __del__(self) -> None:
@@ -200,7 +204,9 @@ class Tensor(ArrayShape):
         return _numpy_function(func, args, kwargs)
 
     def __format__(self, spec: str) -> str:
-        if not spec:
+        # as TF's EagerTensor: the NumPy value's format (f"{t}" is "1.5" or "[1. 2.]", not the repr); a traced
+        # tensor has no value to format, so it shows its repr
+        if not spec and isinstance(self._value, jax.core.Tracer):
             return str(self)
         _require_concrete(self, "__format__")
         return _format_value(np.asarray(self._value), spec, "tj.Tensor")
@@ -227,13 +233,16 @@ class Tensor(ArrayShape):
         v = self._value
         if isinstance(v, jax.core.Tracer):
             return f"<tj.Tensor shape={self.shape} dtype={self.dtype} (traced)>"
-        # str(), not format(): a 0-d array formats as a Python float (0.10000000149011612 for a float32 0.1)
-        return f"<tj.Tensor shape={self.shape} dtype={self.dtype} numpy={np.asarray(v)!s}>"
+        # str(), not format(): a 0-d array formats as a Python float (0.10000000149011612 for a float32 0.1); NumPy's
+        # summarisation elides big arrays, as TF's; a value of several lines starts on a line of its own (TF's rule)
+        return f"<tj.Tensor shape={self.shape} dtype={self.dtype} numpy={_value_text(str(np.asarray(v)))}>"
 
     __str__ = __repr__
 
     def __bool__(self) -> bool:
         if self.size != 1:
+            if self.size == 0:  # as TF's EagerTensor (``x.size > 0 and x``); NumPy and JAX raise instead
+                return False
             raise ValueError(f"The truth value of a tj.Tensor of shape {self.shape} is ambiguous; "
                              "use tj.numpy.any(...) or tj.numpy.all(...), or compare a size-1 tensor.")
         _require_concrete(self, "bool()")
@@ -249,23 +258,27 @@ class Tensor(ArrayShape):
             raise TypeError("Cannot iterate over a scalar tensor (a 0-d tj.Tensor), as TF")
         return (self[i] for i in range(self.shape[0]))
 
+    # int(), float(), complex(): of the NumPy value, as TF's EagerTensor (a NumPy scalar for a 0-d tensor, so a
+    # complex one gives its real part with NumPy's ComplexWarning, as TF; any other shape raises NumPy's TypeError)
     def __float__(self) -> float:
-        _require_concrete(self, "float()")
-        return float(np.asarray(self._value))
+        return float(self._python_scalar("float()"))
 
     def __int__(self) -> int:
-        _require_concrete(self, "int()")
-        return int(np.asarray(self._value))
+        return int(self._python_scalar("int()"))
 
     def __complex__(self) -> complex:
         # (without it Python falls back to __float__, which drops a complex value's imaginary part with an error)
-        _require_concrete(self, "complex()")
-        return complex(np.asarray(self._value))
+        return complex(self._python_scalar("complex()"))
 
     def __index__(self) -> int:
         if not jnp.issubdtype(self.dtype, jnp.integer):
             raise TypeError(f"only integer tj.Tensors can be used as an index, got {self.dtype}")
-        return int(self)
+        return operator.index(self._python_scalar("__index__"))  # (a non-scalar: NumPy's TypeError, as TF)
+
+    def _python_scalar(self, what: str):
+        _require_concrete(self, what)
+        a = np.asarray(self._value)
+        return a[()] if a.ndim == 0 else a
 
 
 def _from_jax_operator() -> bool:
@@ -391,7 +404,15 @@ def _to_numpy(x):
     return x
 
 
+def _value_text(text: str) -> str:
+    """A value's text in a repr: one of several lines starts on a line of its own (as TF's ``numpy_text``), so
+    that its rows line up."""
+    return "\n" + text if "\n" in text else text
+
+
 def _format_value(a: np.ndarray, spec: str, kind: str) -> str:
+    if not spec:
+        return format(a[()] if a.ndim == 0 else a, "")  # NumPy's text of the value: "1.5", "[1. 2.]"
     if a.ndim != 0:
         raise TypeError(f"format spec {spec!r} applies to a scalar {kind}, but this one has shape {a.shape}; "
                         f"index one element first (f'{{t[0]:{spec}}}'), or format the array with "
@@ -441,15 +462,32 @@ class TracedValueError(TypeError):
     """A traced value where a concrete one is needed (``bool(t)``, ``t.numpy()``...), or a Variable assigned a
     traced value that would outlive its JAX transform. A TypeError, as JAX's tracer errors; its own class so
     that code running user functions under ``jax.vmap`` (a vectorized Jacobian) can tell such a failure from
-    others."""
+    others. ``value``: the Tensor or Variable whose value was asked for, where one was."""
+
+    value = None
+
+
+def traced_argument_error(where: str, param: str, value) -> TracedValueError:
+    """The error for a Tensor or Variable whose value is traced, given as argument ``param`` of ``where`` where a
+    Python number is needed (a shape, an axis, a count: what fixes the program JAX compiles)."""
+    kind = "tj.Variable" if isinstance(value, Variable) else "Tensor"
+    e = TracedValueError(
+        f"{where}: argument `{param}` is a {kind} where a Python number is expected (a static argument: it fixes "
+        "the result's shape or the compiled program), and its value is not known here: it is traced, inside "
+        "tj.function or a jax transform (a tj.Variable's value always is there: it may change between calls). "
+        "Pass a Python number, or a Tensor computed outside the traced function.")
+    e.value = value
+    return e
 
 
 def _require_concrete(t: Tensor, what: str) -> None:
     if isinstance(t._value, jax.core.Tracer):
-        raise TracedValueError(
+        e = TracedValueError(
             f"tj.Tensor.{what} needs a concrete value, but this tensor is being traced (inside tj.function "
             "or a jax transform). Return the tensor from the function and convert it outside, or use "
             "tj.numpy ops (e.g. tj.numpy.where instead of Python if).")
+        e.value = t  # the tensor asked (tj.numpy ops name the argument that held it: ops/api.py)
+        raise e
 
 
 jax.tree_util.register_pytree_node(Tensor, _tree_flatten_tensor, lambda _, c: Tensor(c[0]))
@@ -662,21 +700,25 @@ class Variable(ArrayShape):
             del d["_pending_value"]
 
     # The assignments return the variable (as TF's eager ``v.assign(x)``, so they chain), or None with
-    # ``read_value=False`` (as TF eager).
-    def assign(self, value: Any, read_value: bool = True) -> Optional["Variable"]:
+    # ``read_value=False`` (as TF eager). TF's signature: ``use_locking`` and ``name`` are accepted and ignored
+    # (one thread's assignment is never torn; an eager assignment has no graph node to name).
+    def assign(self, value: Any, use_locking: Any = None, name: Optional[str] = None,
+               read_value: bool = True) -> Optional["Variable"]:
         if not (_assign_deferral is not None and type(value) is Tensor
                 and _assign_deferral(self, value, "assign", None)):
             self._set(self._checked(value, "assign"))
         return self._returned(read_value)
 
-    def assign_add(self, delta: Any, read_value: bool = True) -> Optional["Variable"]:
+    def assign_add(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
+                   read_value: bool = True) -> Optional["Variable"]:
         if not (_assign_deferral is not None and type(delta) is Tensor
                 and _assign_deferral(self, delta, "assign_add", _add_kernel)):
             d = self._checked(delta, "assign_add")
             self._set(_add_kernel(self._current(), d))
         return self._returned(read_value)
 
-    def assign_sub(self, delta: Any, read_value: bool = True) -> Optional["Variable"]:
+    def assign_sub(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
+                   read_value: bool = True) -> Optional["Variable"]:
         if not (_assign_deferral is not None and type(delta) is Tensor
                 and _assign_deferral(self, delta, "assign_sub", _sub_kernel)):
             d = self._checked(delta, "assign_sub")
@@ -780,12 +822,12 @@ class Variable(ArrayShape):
             text = repr(a.item()) if a.ndim == 0 else repr(a)
         except Exception:
             return head + ", numpy=<unavailable>>"
-        if "\n" in text:
-            text = "\n" + text  # (as TF: a value of several lines starts on a line of its own)
-        return f"{head}, numpy={text}>"
+        return f"{head}, numpy={_value_text(text)}>"
 
+    # The Python conversions act on a read, as a Tensor's. ``__index__`` too (TF's Variable has none): a 0-d int
+    # Variable is accepted wherever a Python int is (an axis, a shape, a list index), as a scalar Tensor is.
     def __bool__(self) -> bool:
-        return bool(self.read_value())
+        return self._converted(bool)
 
     def __len__(self) -> int:
         return len(self.read_value())
@@ -794,13 +836,23 @@ class Variable(ArrayShape):
         return iter(self.read_value())
 
     def __float__(self) -> float:
-        return float(self.read_value())
+        return self._converted(float)
 
     def __int__(self) -> int:
-        return int(self.read_value())
+        return self._converted(int)
 
     def __complex__(self) -> complex:
-        return complex(self.read_value())
+        return self._converted(complex)
+
+    def __index__(self) -> int:
+        return self._converted(operator.index)
+
+    def _converted(self, convert):
+        try:
+            return convert(self.read_value())
+        except TracedValueError as e:
+            e.value = self  # the value the caller passed (tj.numpy ops name the argument holding it)
+            raise
 
     def __getattr__(self, name):
         # Tensor methods (reshape, sum, astype, T, ...) act on a recorded read.
@@ -1006,9 +1058,18 @@ def _check_python_cast(value: Any, dtype, where: str) -> Optional[str]:
     return kind
 
 
-def convert_to_tensor(value: Any, dtype: Any = None, name: Optional[str] = None) -> Tensor:
+def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: Optional[str] = None) -> Tensor:
     """A Tensor from a Tensor, Variable (its recorded read), jax/numpy array, Python number or list.
-    ``name`` is accepted for TF code and ignored (an eager TF tensor has no name either)."""
+    ``name`` is accepted for TF code and ignored (an eager TF tensor has no name either).
+
+    ``dtype_hint`` (TF's signature and rule): the dtype to use when ``dtype`` is None and the value has none of its
+    own (Python numbers and lists; arrays are cast to it, as TF casts NumPy arrays), where that conversion is
+    possible; else it has no effect (``convert_to_tensor(1.5, dtype_hint=int32)`` is float32, as TF)."""
+    if dtype is None and dtype_hint is not None and not isinstance(value, (Tensor, Variable)):
+        try:
+            return convert_to_tensor(value, dtype_hint)
+        except (TypeError, ValueError):  # (a Python float for an int hint...): as if there were no hint
+            pass
     if dtype is not None:
         dtype = _as_dtype(dtype, "convert_to_tensor")
     if isinstance(value, Tensor):
@@ -1148,7 +1209,12 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[st
     TypeError, as TF); NumPy and JAX arrays are cast to it."""
     if shape is not None:  # as tf.constant: a scalar is filled in, a value of the same size reshaped
         t = constant(value, dtype)
-        shape = tuple(int(d) for d in shape)
+        try:  # (a list of ints or scalar Tensors, an int, or a 1-d Tensor such as a tf.shape result)
+            dims = np.asarray(shape).reshape(-1) if isinstance(shape, (Tensor, Variable)) else shape
+            shape = tuple(int(d) for d in (dims if isinstance(dims, (list, tuple, np.ndarray)) else [dims]))
+        except TracedValueError as e:
+            raise traced_argument_error(
+                "tj.constant", "shape", shape if isinstance(shape, (Tensor, Variable)) else e.value) from e
         if t.size == 1:
             return Tensor(jnp.broadcast_to(t.value.reshape(()), shape))
         if t.size != int(np.prod(shape, dtype=np.int64)):

@@ -9,9 +9,10 @@ def _swap(f):
     return lambda self, other: f(other, self)
 
 
-def _method_reduce(f):
+def _method_reduce(name: str):
+    # (looked up when called: the public function, whose errors name a traced argument, ops/api.py accept_name)
     def m(self, axis=None, keepdims=False, **kw):
-        return f(self, axis=axis, keepdims=keepdims, **kw)
+        return getattr(tnp, name)(self, axis=axis, keepdims=keepdims, **kw)
     return m
 
 
@@ -35,10 +36,13 @@ def install() -> None:
         "__getitem__": tnp.getitem,
         "reshape": lambda self, *shape, **kw: tnp.reshape(self, shape[0] if len(shape) == 1 else shape, **kw),
         "astype": tnp.astype,
-        "sum": _method_reduce(tnp.sum), "mean": _method_reduce(tnp.mean),
-        "max": _method_reduce(tnp.max), "min": _method_reduce(tnp.min), "prod": _method_reduce(tnp.prod),
+        "sum": _method_reduce("sum"), "mean": _method_reduce("mean"),
+        "max": _method_reduce("max"), "min": _method_reduce("min"), "prod": _method_reduce("prod"),
         "transpose": lambda self, *axes: tnp.transpose(self, (axes[0] if len(axes) == 1 else axes) or None),
-        "squeeze": tnp.squeeze, "flatten": tnp.ravel, "ravel": tnp.ravel,
+        "squeeze": lambda self, axis=None: tnp.squeeze(self, axis), "flatten": tnp.ravel, "ravel": tnp.ravel,
+        # round(t), round(t, 2): a Tensor rounded half to even, of t's dtype, as jax.Array's and TF's numpy
+        # behaviour (tnp.around; TF's plain tensors raise an AttributeError asking to enable it)
+        "__round__": lambda self, ndigits=None: tnp.round(self, decimals=0 if ndigits is None else ndigits),
         "T": property(lambda self: tnp.transpose(self)),
         # as jax.Array's: the complex parts, recorded
         "real": property(tnp.real), "imag": property(tnp.imag), "conj": tnp.conj, "conjugate": tnp.conj,

@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional, Sequence
 import jax
 import numpy as np
 
-from ..tensor import Tensor, Variable
+from ..tensor import Tensor, TracedValueError, Variable, traced_argument_error
 from .core import OpDef, freeze, registry
 
 
@@ -36,8 +36,43 @@ def accept_name(*namespaces: Any) -> None:
 def _ignoring_name(f: Callable) -> Callable:
     @functools.wraps(f)
     def op_accepting_name(*args, name=None, **kwargs):
-        return f(*args, **kwargs)
+        try:
+            return f(*args, **kwargs)
+        except TracedValueError as e:  # (free when nothing raises)
+            named = _traced_argument_error(f, args, kwargs, e)
+            if named is None:
+                raise
+            raise named from e
     return op_accepting_name
+
+
+_PUBLIC = {"numpy": "tj.numpy", "linalg": "tj.numpy.linalg", "nn": "tj.nn", "random": "tj.random"}  # module -> name
+
+
+def _traced_argument_error(f: Callable, args: tuple, kwargs: dict, e: TracedValueError):
+    """The error for a traced Tensor passed where ``f`` needs a Python number (an axis, a shape, a count): it names
+    the argument that held it. Where a value is asked for is deep inside an op's code, which knows no argument
+    names; the signature does. None when the value asked for is none of the arguments (nor inside one)."""
+    if e.value is None:
+        return None
+    try:
+        bound = inspect.signature(f).bind(*args, **kwargs)
+    except TypeError:
+        return None
+    for param, value in bound.arguments.items():
+        if _holds(value, e.value):
+            return traced_argument_error(f"{_PUBLIC[f.__module__.rpartition('.')[2]]}.{f.__name__}", param, e.value)
+    return None
+
+
+def _holds(value: Any, target: Any) -> bool:
+    if value is target:
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_holds(v, target) for v in value)
+    if isinstance(value, dict):
+        return any(_holds(v, target) for v in value.values())
+    return False
 
 
 def _arity(f: Callable) -> int:
@@ -146,7 +181,14 @@ def op(fn: Optional[Callable] = None, *, name: Optional[str] = None, vjp: Option
     op_name = name or getattr(fn, "__name__", "op")
 
     def core_fn(*dyn, _pos=(), _tree=None, **kw):
-        return fn(*_merge(_unflatten(dyn, _tree), _pos, nondiff), **kw)
+        out = fn(*_merge(_unflatten(dyn, _tree), _pos, nondiff), **kw)
+        if isinstance(out, dict) or (isinstance(out, (list, tuple))
+                                     and any(isinstance(o, (dict, list, tuple)) for o in out)):
+            # (one Tensor wrapping a dict would follow, broken: say so while the trace shows what came back)
+            raise TypeError(f"tj op '{op_name}': the function returned {jax.tree_util.tree_structure(out)}, but a "
+                            "tj.op returns an array or a flat tuple of arrays (arguments may be pytrees, outputs may "
+                            "not). Return a tuple (e.g. tuple(d.values())) and rebuild the structure outside.")
+        return out
 
     definition = OpDef(op_name, core_fn, bwd=_user_bwd(vjp, nondiff) if vjp is not None else None,
                        jvp=_user_jvp(jvp, nondiff) if jvp is not None else None, user_defined=True)

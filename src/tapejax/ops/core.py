@@ -44,7 +44,8 @@ import numpy as np
 from .. import record, tape_set, vspace
 from ..config import config
 from ..tape import RecordedOp
-from ..tensor import ArrayImpl, LazyTensor, Tensor, Variable, convert_to_tensor, describe_value, is_float
+from ..tensor import (ArrayImpl, LazyTensor, Tensor, TracedValueError, Variable, convert_to_tensor, describe_value,
+                      is_float, traced_argument_error)
 from . import dependence, linear_rule
 from .linear_rule import LinearRule
 from .rules import tf_complex_vjp
@@ -114,6 +115,28 @@ def freeze(v: Any) -> Any:
     if isinstance(v, jax.Array) and not isinstance(v, jax.core.Tracer):
         return freeze(np.asarray(v).tolist())  # a concrete jax array given for a shape or axis
     return v
+
+
+def static(v: Any) -> Any:
+    """``freeze(v)`` for a parameter the op's own code needs as Python numbers now (a shape to build, a count):
+    a traced Tensor or Variable in it raises ``TracedValueError`` carrying that value, which tj.numpy's functions
+    turn into an error naming the argument (api.py accept_name); jax.numpy's own error would show no name."""
+    out = freeze(v)
+    traced = _first_tensor(out)
+    if traced is not None:
+        e = TracedValueError(f"a {type(traced).__name__} whose value is traced was given where a Python number is "
+                             "expected (a shape, a count).")
+        e.value = traced
+        raise e
+    return out
+
+
+def _first_tensor(v) -> Any:
+    if isinstance(v, (Tensor, Variable)):
+        return v
+    if isinstance(v, tuple):
+        return next((t for t in map(_first_tensor, v) if t is not None), None)
+    return None
 
 
 def _static_value(v) -> Any:
@@ -842,12 +865,9 @@ def _named_error(op: OpDef, raw, static: dict, e: Exception) -> Optional[Excepti
     msg = str(e)
     if type(e) not in (TypeError, ValueError) or msg.startswith("tj op '"):
         return None
-    traced = [k for k, v in static.items() if _holds_tensor(v)]
-    if traced:  # hashing the static parameters failed on it: say what is wrong instead
-        return TypeError(f"tj op '{op.name}': a Tensor was passed where a Python number is expected "
-                         f"({', '.join(f'{k}={static[k]!r}' for k in traced)}). It is a static parameter, and "
-                         "inside tj.function or jax.jit a Tensor's value is only known when the program runs; "
-                         "pass a Python number (or a value computed outside the traced function).")
+    traced = next((k for k, v in static.items() if _holds_tensor(v)), None)
+    if traced is not None:  # hashing the static parameters failed on it: say what is wrong instead
+        return traced_argument_error(f"tj op '{op.name}'", traced, _first_tensor(static[traced]))
     def desc(r):
         shape = getattr(r, "shape", None)
         dtype = getattr(r, "dtype", None)

@@ -50,7 +50,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .core import OpDef, apply, freeze
+from .core import OpDef, apply, freeze, static as static_value
 from .declare import samples as _samples
 from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan, sign as _tf_sign
 
@@ -358,7 +358,7 @@ def _lstsq_fn(a, b, rcond=None):
 def _is_euclidean(ord, axis, ndim: int) -> bool:
     """Whether ``norm(x, ord, axis)`` is ``sqrt(sum(|x|^2))`` over its axes: the vector 2-norm or the
     Frobenius norm (TF's ``'euclidean'``)."""
-    n = ndim if axis is None else (1 if isinstance(axis, int) else len(axis))
+    n = ndim if axis is None else (len(axis) if isinstance(axis, tuple) else 1)  # (frozen: an int, a tuple, a Tensor)
     return (ord is None and (axis is None or n <= 2)) or (ord == 2 and n == 1) or (ord == "fro" and n == 2)
 
 
@@ -486,7 +486,7 @@ def _check_matrices(name: str, a, square: bool = True) -> None:
 def norm(x, ord=None, axis=None, keepdims=False):
     """``jax.numpy.linalg.norm``. The vector 2-norm and the Frobenius norm have TF's gradient (that of
     ``sqrt(sum(x * conj(x)))``): 0 where the incoming gradient is 0, also at a zero vector."""
-    static = {"ord": freeze(ord), "axis": freeze(axis), "keepdims": bool(keepdims)}
+    static = {"ord": static_value(ord), "axis": static_value(axis), "keepdims": bool(keepdims)}  # (used here)
     ndim = len(x.shape) if hasattr(x, "shape") else np.ndim(x)
     return apply(_euclidean_norm if _is_euclidean(static["ord"], static["axis"], ndim) else _norm, (x,), static)
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from ..tensor import Tensor, Variable, convert_to_tensor
 from . import numpy as tnp
-from .core import OpDef, freeze
+from .core import OpDef, freeze, static
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 from .rules import tf_complex_bwd as _tf_complex_bwd
 
@@ -517,7 +517,7 @@ def dropout(x, rate, key):
     """Inverted dropout (``tf.nn.dropout``): each element is kept with probability ``1 - rate`` and scaled by
     ``1 / (1 - rate)``. ``key`` is a jax PRNG key; ``rate == 0`` returns ``x`` unchanged."""
     if not isinstance(rate, numbers.Real) or isinstance(rate, bool):
-        r = np.asarray(rate.value if isinstance(rate, Tensor) else rate)
+        r = np.asarray(static(rate))  # (a traced Tensor raises, and the error names the argument)
         if r.ndim:  # as TF: ValueError, not numpy's TypeError
             raise ValueError(f"tj.nn.dropout: rate must be a scalar, got shape {r.shape}")
         rate = float(r)

@@ -48,9 +48,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import vspace
-from ..tensor import Tensor, Variable, convert_to_tensor, set_list_packer
+from ..tensor import Tensor, TracedValueError, Variable, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
-from .core import OpDef, apply, freeze, record_identity
+from .core import OpDef, apply, freeze, record_identity, static
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
 from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan, sign as _tf_sign,
@@ -544,6 +544,8 @@ def _scan_axis(op: str, a, axis):
         return None
     try:
         return _check_axis(op, axis, ndim(a))
+    except TracedValueError:
+        raise  # (a traced scalar Tensor: its own error, which names the argument)
     except TypeError:
         raise TypeError(f"tj op '{op}': axis must be one integer (a scalar), got {axis!r}") from None
 
@@ -913,7 +915,7 @@ def pad(array, pad_width, mode="constant", constant_values=0):
     if isinstance(pad_width, int):
         pad_width = ((pad_width, pad_width),) * ndim(array)
     pad_width = freeze(pad_width)
-    if pad_width == () and ndim(array) == 0:  # (0, 2) paddings (frozen to ()): jnp.pad takes no such shape
+    if type(pad_width) is tuple and pad_width == () and ndim(array) == 0:  # (0, 2) paddings (frozen to ()): jnp.pad takes no such shape
         pad_width = 0
     return _pad(array, pad_width=pad_width, mode=mode, constant_values=freeze(constant_values))
 
@@ -1045,13 +1047,18 @@ def _check_index_array(op: str, a, axis, n: int, shape: tuple) -> None:
 
 def _static_index(part, what: str) -> int:
     """A Python int from a static index part (int, numpy or 0-d integer Tensor); floats raise TypeError."""
-    if isinstance(part, (bool, np.bool_)):
-        raise TypeError(f"tj op 'getitem': a boolean scalar as {what} ({part!r}) is not supported; use x[None] to add "
-                        "an axis or a boolean array as a mask")
+    if isinstance(part, (bool, np.bool_)):  # (a slice bound: an index is split off by _split_index)
+        raise TypeError(f"tj op 'getitem': a boolean as {what} ({part!r}) is not an integer")
     if isinstance(part, (Tensor, Variable)) and not jnp.issubdtype(part.dtype, jnp.integer):
         raise TypeError(f"tj op 'getitem': {what} must be an integer, got a tensor of dtype {part.dtype}")
     try:
         return operator.index(part)
+    except TracedValueError:
+        raise TracedValueError(
+            f"tj op 'getitem': {what} is a {type(part).__name__} whose value is traced (inside tj.function or a jax "
+            "transform), but it must be a Python int known when tracing: it fixes the result's shape. Pass a Python "
+            "int, or index with an integer array (x[tj.numpy.arange(n)]) or a scalar Tensor (x[i]), which may be "
+            "traced.") from None
     except TypeError:
         allowed = ("an integer or None" if what == "a slice bound" else
                    "an integer, a slice, None, Ellipsis or an integer/boolean array")
@@ -1072,7 +1079,7 @@ def _check_index(static, arrays, shape) -> None:
         kind = s[0]
         if kind == "e":
             axis += ndim - consumed
-        elif kind == "n":
+        elif kind in ("n", "b"):
             continue
         elif kind == "i":
             n = shape[axis]
@@ -1099,8 +1106,11 @@ def _split_index(idx):
     for part in idx:
         if isinstance(part, list):
             part = _index_list(part)
-        mask = _bool_mask(part)
-        if mask is not None:
+        mask = np.asarray(part) if isinstance(part, (bool, np.bool_)) else _bool_mask(part)
+        if mask is not None and mask.ndim == 0:
+            # a boolean scalar (NumPy): a new axis of length 1 (True) or 0 (False), consuming none
+            static.append(("b", bool(mask)))
+        elif mask is not None:
             # A boolean mask of k dims selects like the k integer arrays of its nonzero positions (as numpy).
             for ax, n in zip(np.nonzero(mask), mask.shape):
                 arrays.append(ax.astype(np.int32))
@@ -1223,28 +1233,38 @@ def ones_like(a, dtype=None):
     return Tensor(jnp.ones_like(jnp.asarray(a), dtype=dtype))
 
 
+# (shapes, counts and arange's bounds are static: scalar Tensors and Variables stand for their values, ``static``)
 def zeros(shape, dtype=jnp.float32):
-    return Tensor(jnp.zeros(shape, dtype))
+    return Tensor(jnp.zeros(static(shape), dtype))
 
 
 def ones(shape, dtype=jnp.float32):
-    return Tensor(jnp.ones(shape, dtype))
+    return Tensor(jnp.ones(static(shape), dtype))
 
 
 def full(shape, fill_value, dtype=None):
-    return Tensor(jnp.full(shape, fill_value, dtype))
+    """``jax.numpy.full``; a Tensor ``fill_value`` is differentiated (TF's ``tf.fill``: the gradient is the sum)."""
+    if isinstance(fill_value, (Tensor, Variable)):
+        return apply(_fill, (fill_value,), {"shape": static(shape), "dtype": freeze(dtype)})
+    return Tensor(jnp.full(static(shape), fill_value, dtype))
 
 
-def arange(*args, **kw):
-    return Tensor(jnp.arange(*args, **kw))
+def arange(start, stop=None, step=None, dtype=None):
+    return Tensor(jnp.arange(static(start), static(stop), static(step), dtype))
 
 
-def linspace(*args, **kw):
-    return Tensor(jnp.linspace(*args, **kw))
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    """``jax.numpy.linspace``; Tensor ``start``/``stop`` are differentiated (as TF's ``tf.linspace``)."""
+    params = {"num": static(num), "endpoint": bool(endpoint), "retstep": bool(retstep), "dtype": freeze(dtype),
+              "axis": static(axis)}
+    if isinstance(start, (Tensor, Variable)) or isinstance(stop, (Tensor, Variable)):
+        return apply(_linspace, (start, stop), params)
+    out = jnp.linspace(start, stop, **params)
+    return (Tensor(out[0]), Tensor(out[1])) if retstep else Tensor(out)
 
 
-def eye(*args, **kw):
-    return Tensor(jnp.eye(*args, **kw))
+def eye(N, M=None, k=0, dtype=None):
+    return Tensor(jnp.eye(static(N), static(M), static(k), dtype or jnp.float32))
 
 
 def asarray(a, dtype=None):
@@ -1277,13 +1297,18 @@ def size(a):
     return int(np.prod(shape(a), dtype=np.int64))
 
 
+# jax.numpy's dtype names and dtype helpers (tnp.complex64, tnp.finfo(tnp.float32).eps), as jax.numpy has them
 float32 = jnp.float32
 float16 = jnp.float16
 bfloat16 = jnp.bfloat16
 float64 = jnp.float64
-int32 = jnp.int32
-int64 = jnp.int64
+int8, int16, int32, int64 = jnp.int8, jnp.int16, jnp.int32, jnp.int64
+uint8, uint16, uint32, uint64 = jnp.uint8, jnp.uint16, jnp.uint32, jnp.uint64
+complex64, complex128 = jnp.complex64, jnp.complex128
 bool_ = jnp.bool_
+dtype, finfo, iinfo, issubdtype, result_type = jnp.dtype, jnp.finfo, jnp.iinfo, jnp.issubdtype, jnp.result_type
+number, inexact, floating, complexfloating, integer, signedinteger, unsignedinteger = (
+    jnp.number, jnp.inexact, jnp.floating, jnp.complexfloating, jnp.integer, jnp.signedinteger, jnp.unsignedinteger)
 pi = np.pi
 e = np.e
 inf = np.inf
@@ -1457,9 +1482,28 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 
 def full_like(a, fill_value, dtype=None):
-    """``jax.numpy.full_like`` (a constant: not recorded)."""
+    """``jax.numpy.full_like``: a constant of ``a``'s shape (``a`` is not differentiated); a Tensor ``fill_value``
+    is (as ``full``)."""
+    if isinstance(fill_value, (Tensor, Variable)):
+        return apply(_fill, (fill_value,), {"shape": shape(a), "dtype": jnp.dtype(dtype or _dtype_of(a))})
     return Tensor(jnp.full_like(jnp.asarray(a), fill_value, dtype=dtype))
 
+
+def _dtype_of(a):
+    return a.dtype if isinstance(a, (Tensor, Variable)) else jnp.result_type(a)
+
+
+# Constants built from a value: differentiable in it when it is a Tensor (their surfaces, full and linspace above);
+# kernels derived by JAX (fill's gradient is the sum, linspace's the weights of start and stop). Their samples are
+# fixed values, not draws from _rng: the samples of the ops declared after them stay as they were.
+_fill = OpDef("fill", lambda value, *, shape, dtype: jnp.full(shape, value, dtype),
+              samples=_samples(((np.asarray(0.7, np.float32),), {"shape": (2, 3), "dtype": None}),
+                               ((np.asarray([0.5, -1.0], np.float32),), {"shape": (3, 2), "dtype": None})))
+_linspace = OpDef("linspace", lambda start, stop, **params: jnp.linspace(start, stop, **params),
+                  samples=_samples(((np.asarray(0.5, np.float32), np.asarray(2.0, np.float32)),
+                                    {"num": 4, "endpoint": True, "retstep": False, "dtype": None, "axis": 0}),
+                                   ((np.asarray([0.0, 1.0], np.float32), np.asarray(3.0, np.float32)),
+                                    {"num": 3, "endpoint": False, "retstep": True, "dtype": None, "axis": 1})))
 
 # (declared last, like the ops above it: samples drawn from _rng at import keep the draws of earlier ops)
 copy = _unary("copy", jnp.copy, lambda x, y: jnp.ones_like(x))

@@ -942,10 +942,10 @@ def from_optax(transformation: optax.GradientTransformation, name: str = "optimi
 
 
 # -- clipping (tj ops, so a clip is recorded and differentiable like any op) -------------------------
-def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None) -> Tensor:
+def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] = None) -> Tensor:
     """``t * clip_norm / max(norm(t), clip_norm)`` with the L2 norm over ``axes`` (all by default), as
     ``tf.clip_by_norm``: a negative ``clip_norm`` counts as zero, and ``clip_norm`` may broadcast against
-    the norm but not enlarge ``t``; the gradient at ``t == 0`` is finite."""
+    the norm but not enlarge ``t``; the gradient at ``t == 0`` is finite. ``name``: TF's op name, ignored."""
     t = _check_floating(convert_to_tensor(t), "clip_by_norm")
     clip_norm = tnp.maximum(convert_to_tensor(clip_norm, dtype=t.dtype), 0)
     if jnp.broadcast_shapes(t.shape, clip_norm.shape) != t.shape:
@@ -958,7 +958,7 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None) -> Tensor:
     return (t * clip_norm) / tnp.maximum(norm, clip_norm)
 
 
-def global_norm(t_list: Sequence) -> Tensor:
+def global_norm(t_list: Sequence, name: Optional[str] = None) -> Tensor:  # (name: TF's, ignored)
     """``sqrt(sum of squares of every element of every tensor)``; None entries are ignored (TF)."""
     t_list = _check_sequence(t_list, "global_norm")
     sums = [tnp.sum(t * t) for t in (_check_floating(convert_to_tensor(x), "global_norm") for x in t_list
@@ -968,9 +968,11 @@ def global_norm(t_list: Sequence) -> Tensor:
     return tnp.sqrt(tnp.sum(tnp.stack(sums)))
 
 
-def clip_by_global_norm(t_list: Sequence, clip_norm: Any, use_norm: Any = None) -> Tuple[List[Optional[Tensor]], Tensor]:
+def clip_by_global_norm(t_list: Sequence, clip_norm: Any, use_norm: Any = None,
+                        name: Optional[str] = None) -> Tuple[List[Optional[Tensor]], Tensor]:
     """``(clipped, global_norm)``: each tensor times ``clip_norm / max(global_norm, clip_norm)``, as
-    ``tf.clip_by_global_norm``. None entries stay None; an infinite or NaN norm gives NaN tensors (TF)."""
+    ``tf.clip_by_global_norm``. None entries stay None; an infinite or NaN norm gives NaN tensors (TF). ``name``:
+    TF's op name, ignored."""
     t_list = _check_sequence(t_list, "clip_by_global_norm")
     norm = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)
     clip_norm = convert_to_tensor(clip_norm, dtype=norm.dtype)
