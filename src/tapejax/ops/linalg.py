@@ -44,6 +44,7 @@ computes TF's convention from one definition:
 from __future__ import annotations
 
 import collections
+import operator
 from typing import Any
 
 import jax
@@ -400,6 +401,8 @@ def _norm_fn(x, ord=None, axis=None, keepdims=False):
             y = jnp.sum(a ** ord, axis=axes, keepdims=True) ** (1.0 / ord)
     else:
         row, col = axes
+        if ord not in (1, -1, np.inf, -np.inf):  # (jnp's check, which this branch replaces: 2.5 is no matrix norm)
+            raise ValueError(f"invalid order {ord!r} for a matrix norm: use 1, -1, 2, -2, inf, -inf, 'fro' or 'nuc'")
         if ord in (np.inf, -np.inf):
             row, col = col, row  # the inf norms sum along rows, the 1 norms along columns
         pick = jnp.max if ord in (1, np.inf) else jnp.min
@@ -573,7 +576,11 @@ def pinv(a, rtol: Any = None, hermitian: bool = False):
 def matrix_power(a, n: int):
     """``jax.numpy.linalg.matrix_power``: ``a`` multiplied by itself ``n`` times (``n < 0``: of its inverse)."""
     _check_matrices("matrix_power", a)
-    return apply(_matrix_power, (a,), {"n": int(n)})
+    try:  # (int() would truncate 2.5 to 2; NumPy and jax.numpy raise TypeError)
+        n = operator.index(freeze(n))
+    except TypeError:
+        raise TypeError(f"tj op 'linalg_matrix_power': the exponent must be an integer, got {n!r}") from None
+    return apply(_matrix_power, (a,), {"n": n})
 
 
 def lstsq(a, b, rcond: Any = None, *, numpy_resid: bool = False):

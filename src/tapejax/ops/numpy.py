@@ -40,6 +40,7 @@ and ``TypeError`` for float ones, as TF and NumPy, whenever the index values are
 from __future__ import annotations
 
 import builtins
+import inspect
 import operator
 from typing import Any, Callable, Sequence
 
@@ -50,7 +51,7 @@ import numpy as np
 from .. import vspace
 from ..tensor import Tensor, Variable, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
-from .core import OpDef, apply, freeze, record_identity
+from .core import OpDef, ShapeError, apply, freeze, named_error, record_identity
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
 from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan, sign as _tf_sign,
@@ -369,12 +370,12 @@ _argmax, _argmin, _argsort, _any, _all = (_not_differentiable(f.__name__, f) for
 
 def argmax(a, axis=None, keepdims=False):
     """``jax.numpy.argmax`` (not differentiable)."""
-    return apply(_argmax, (a,), {"axis": freeze(axis), "keepdims": bool(keepdims)})
+    return apply(_argmax, (a,), {"axis": _scan_axis("argmax", a, axis), "keepdims": bool(keepdims)})
 
 
 def argmin(a, axis=None, keepdims=False):
     """``jax.numpy.argmin`` (not differentiable)."""
-    return apply(_argmin, (a,), {"axis": freeze(axis), "keepdims": bool(keepdims)})
+    return apply(_argmin, (a,), {"axis": _scan_axis("argmin", a, axis), "keepdims": bool(keepdims)})
 
 
 def argsort(a, axis=-1, *, stable=True, descending=False):
@@ -385,12 +386,12 @@ def argsort(a, axis=-1, *, stable=True, descending=False):
 
 def any(a, axis=None, keepdims=False):
     """``jax.numpy.any``."""
-    return apply(_any, (a,), {"axis": freeze(axis), "keepdims": bool(keepdims)})
+    return apply(_any, (a,), {"axis": _checked_axes("any", a, axis), "keepdims": bool(keepdims)})
 
 
 def all(a, axis=None, keepdims=False):
     """``jax.numpy.all``."""
-    return apply(_all, (a,), {"axis": freeze(axis), "keepdims": bool(keepdims)})
+    return apply(_all, (a,), {"axis": _checked_axes("all", a, axis), "keepdims": bool(keepdims)})
 
 
 # -- reductions ------------------------------------------------------------------------------------------
@@ -473,13 +474,15 @@ _cumprod = _reduction("cumprod", jnp.cumprod, _samples(((_pos(3, 4),), {"axis": 
 
 def sum(a, axis=None, dtype=None, keepdims=False):
     """``jax.numpy.sum``."""
-    out = _sum(a, axis=freeze(axis), keepdims=bool(keepdims))
+    out = _sum(a, axis=_checked_axes("sum", a, axis), keepdims=bool(keepdims))
     return out if dtype is None else astype(out, dtype)
 
 
 def _checked_axes(op: str, a, axis):
-    """``axis`` frozen, each entry checked against ``a``'s rank: jax.numpy's mean, var and std index the shape
-    with it first and raise a bare ``IndexError``, where TF raises ``ValueError`` (``AxisError`` is both)."""
+    """``axis`` frozen, each entry checked against ``a``'s rank and type: jax.numpy's mean, var and std index the
+    shape with it first and raise a bare ``IndexError``, where TF raises ``ValueError`` (``AxisError`` is both);
+    jax.numpy takes a string for a named (shard_map) axis and fails deep inside with ``NameError``; a float
+    axis raises ``TypeError`` (as TF), never truncated."""
     axis = freeze(axis)
     if axis is not None and not isinstance(axis, Tensor):  # (a traced Tensor axis: the op names it)
         for ax in _axes(axis):
@@ -509,7 +512,7 @@ def _check_nonempty(name: str, a, axis, tf_value: str) -> None:
 def max(a, axis=None, keepdims=False):
     """``jax.numpy.max`` (gradient shared equally among tied maxima, as TF's reduce_max). A zero-size reduced
     axis raises ``ValueError``, as jax.numpy (TF's reduce_max returns the dtype's lowest value)."""
-    axis = freeze(axis)
+    axis = _checked_axes("max", a, axis)
     _check_nonempty("max", a, axis, "-inf, or the dtype's lowest value")
     return _max(a, axis=axis, keepdims=bool(keepdims))
 
@@ -517,14 +520,14 @@ def max(a, axis=None, keepdims=False):
 def min(a, axis=None, keepdims=False):
     """``jax.numpy.min``. A zero-size reduced axis raises ``ValueError``, as jax.numpy (TF's reduce_min
     returns the dtype's highest value)."""
-    axis = freeze(axis)
+    axis = _checked_axes("min", a, axis)
     _check_nonempty("min", a, axis, "+inf, or the dtype's highest value")
     return _min(a, axis=axis, keepdims=bool(keepdims))
 
 
 def prod(a, axis=None, keepdims=False):
     """``jax.numpy.prod``."""
-    return _prod(a, axis=freeze(axis), keepdims=bool(keepdims))
+    return _prod(a, axis=_checked_axes("prod", a, axis), keepdims=bool(keepdims))
 
 
 def var(a, axis=None, ddof=0, keepdims=False):
@@ -738,7 +741,10 @@ _astype = OpDef("astype", lambda x, dtype: x.astype(dtype), samples=_samples(((_
 def reshape(a, shape=None, order="C", **kw):
     """``jax.numpy.reshape``."""
     if shape is None:
-        shape = kw.pop("newshape")
+        shape = kw.pop("newshape", None)
+        if shape is None:  # (TF: ValueError "Attempt to convert a value (None)"; jax.numpy: TypeError)
+            raise ShapeError("tj op 'reshape': the new shape is missing (got None); give a tuple of ints, with "
+                             "at most one -1")
     if isinstance(shape, int):
         shape = (shape,)
     return _reshape(a, shape=freeze(shape))
@@ -918,9 +924,26 @@ def pad(array, pad_width, mode="constant", constant_values=0):
     return _pad(array, pad_width=pad_width, mode=mode, constant_values=freeze(constant_values))
 
 
+def _integers(op: str, name: str, v, nonnegative: bool = False):
+    """A static integer parameter (an int or a tuple of ints, frozen), checked: a float raises ``TypeError``
+    (jax.numpy would truncate ``roll(x, 2.5)`` to a shift of 2), a negative size ``ValueError`` (as TF's
+    InvalidArgumentError and NumPy; XLA fails to compile it, with no word of the op)."""
+    v = freeze(v)
+    for x in (v if isinstance(v, tuple) else (v,)):
+        if isinstance(x, Tensor):  # a traced Tensor (inside tj.function): the op's error names it
+            continue
+        try:
+            operator.index(x)
+        except TypeError:
+            raise TypeError(f"tj op '{op}': {name} must be an integer or a sequence of integers, got {v!r}") from None
+        if nonnegative and x < 0:
+            raise ValueError(f"tj op '{op}': {name} must not be negative, got {v!r}")
+    return v
+
+
 def tile(A, reps):
-    """``jax.numpy.tile``."""
-    return _tile(A, reps=freeze(reps if not isinstance(reps, int) else (reps,)))
+    """``jax.numpy.tile``; negative or float ``reps`` raise (ValueError, TypeError), as TF and NumPy."""
+    return _tile(A, reps=_integers("tile", "reps", reps if not isinstance(reps, int) else (reps,), True))
 
 
 def repeat(a, repeats, axis=None):
@@ -981,7 +1004,11 @@ def astype(x, dtype):
 def _check_axis(op: str, axis, ndim: int) -> int:
     """``axis`` (an int, or a scalar integer Tensor) in ``[0, ndim)``; out of ``[-ndim, ndim)`` raises NumPy's
     ``AxisError`` (never wrapped around): both an ``IndexError``, as NumPy, and a ``ValueError``, as TF and JAX."""
-    ax = operator.index(axis)
+    try:
+        ax = operator.index(axis)
+    except TypeError:  # (operator.index's own message names neither the op nor the argument)
+        raise TypeError(f"tj op '{op}': axis must be an integer (or a scalar integer Tensor), got {axis!r} of type "
+                        f"{type(axis).__name__}") from None
     if not -ndim <= ax < builtins.max(ndim, 1):  # (max, sum... are this module's ops)
         raise np.exceptions.AxisError(f"tj op '{op}': axis {ax} is out of range for a tensor of rank {ndim}")
     return ax % ndim if ndim else 0
@@ -1116,6 +1143,8 @@ def _split_index(idx):
         elif part is None:
             static.append(("n",))
         elif part is Ellipsis:
+            if ("e",) in static:  # (as NumPy's IndexError; TF: "Multiple ellipses in slice spec not allowed")
+                raise IndexError(f"tj op 'getitem': an index can only have a single ellipsis ('...'), got {idx!r}")
             static.append(("e",))
         else:
             static.append(("i", _static_index(part, "an index")))
@@ -1223,28 +1252,56 @@ def ones_like(a, dtype=None):
     return Tensor(jnp.ones_like(jnp.asarray(a), dtype=dtype))
 
 
+def _create(name: str, make: Callable, *args, **kw) -> Tensor:
+    """A constant from a jax.numpy constructor; a bad size (negative, a float, None) raises the error every op
+    raises (core.named_error: the constructor, its arguments and the fix), never jax's bare one. A negative
+    dimension is a ``ShapeError`` (TF's ``InvalidArgumentError``, NumPy's ``ValueError``), a non-integer
+    one ``TypeError`` (as TF and NumPy)."""
+    try:
+        return Tensor(make(*args, **kw))
+    except (TypeError, ValueError) as e:
+        try:  # the arguments by their names in jax.numpy's signature (shape=, N=, num=...)
+            given = dict(inspect.signature(make).bind(*args, **kw).arguments)
+        except TypeError:
+            given = {**{f"arg{i}": a for i, a in enumerate(args)}, **kw}
+        if given.get("dtype") is not None:
+            given["dtype"] = _dtype_name(given["dtype"])
+        named = named_error(name, (), given, e)
+        if named is None:
+            raise
+        raise named from e
+
+
+def _dtype_name(dtype):
+    """A dtype as its name (``float32``, not ``<class 'jax.numpy.float32'>``) for messages."""
+    try:
+        return str(jnp.dtype(dtype))
+    except TypeError:
+        return dtype
+
+
 def zeros(shape, dtype=jnp.float32):
-    return Tensor(jnp.zeros(shape, dtype))
+    return _create("zeros", jnp.zeros, shape, dtype=dtype)
 
 
 def ones(shape, dtype=jnp.float32):
-    return Tensor(jnp.ones(shape, dtype))
+    return _create("ones", jnp.ones, shape, dtype=dtype)
 
 
 def full(shape, fill_value, dtype=None):
-    return Tensor(jnp.full(shape, fill_value, dtype))
+    return _create("full", jnp.full, shape, fill_value, dtype=dtype)
 
 
 def arange(*args, **kw):
-    return Tensor(jnp.arange(*args, **kw))
+    return _create("arange", jnp.arange, *args, **kw)
 
 
 def linspace(*args, **kw):
-    return Tensor(jnp.linspace(*args, **kw))
+    return _create("linspace", jnp.linspace, *args, **kw)
 
 
 def eye(*args, **kw):
-    return Tensor(jnp.eye(*args, **kw))
+    return _create("eye", jnp.eye, *args, **kw)
 
 
 def asarray(a, dtype=None):
@@ -1396,7 +1453,7 @@ def triu(m, k=0):
 
 def roll(a, shift, axis=None):
     """``jax.numpy.roll``."""
-    return _roll(a, shift=freeze(shift), axis=freeze(axis))
+    return _roll(a, shift=_integers("roll", "shift", shift), axis=freeze(axis))
 
 
 def tensordot(a, b, axes=2):
@@ -1438,17 +1495,17 @@ def hstack(tup):
 
 def nansum(a, axis=None, keepdims=False):
     """``jax.numpy.nansum``: NaN entries count as 0 and get gradient 0."""
-    return _nansum(a, axis=freeze(axis), keepdims=keepdims)
+    return _nansum(a, axis=_checked_axes("nansum", a, axis), keepdims=keepdims)
 
 
 def nanmean(a, axis=None, keepdims=False):
     """``jax.numpy.nanmean``: the mean of the entries that are not NaN."""
-    return _nanmean(a, axis=freeze(axis), keepdims=keepdims)
+    return _nanmean(a, axis=_checked_axes("nanmean", a, axis), keepdims=keepdims)
 
 
 def count_nonzero(a, axis=None, keepdims=False):
     """``jax.numpy.count_nonzero`` (not differentiable)."""
-    return apply(_count_nonzero, (a,), {"axis": freeze(axis), "keepdims": keepdims})
+    return apply(_count_nonzero, (a,), {"axis": _checked_axes("count_nonzero", a, axis), "keepdims": keepdims})
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):

@@ -28,6 +28,7 @@ enters the replayed program as a new input array).
 from __future__ import annotations
 
 import enum
+import operator
 import secrets
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -67,6 +68,8 @@ def _static_shape(shape, what: str) -> tuple:
         return (shape,)
     if not (isinstance(shape, tuple) and all(isinstance(d, int) for d in shape)):
         raise TypeError(f"tj.random.{what}: shape must be a tuple of Python ints, got {shape!r}")
+    if any(d < 0 for d in shape):  # as TF (InvalidArgumentError "Dimension -2 must be >= 0"); XLA fails to compile it
+        raise ValueError(f"tj.random.{what}: shape must not have negative dimensions, got {shape!r}")
     return shape
 
 
@@ -122,6 +125,15 @@ def _param(x: Any, dtype: Any, what: str) -> Any:
     return tnp.asarray(x, dtype=dtype)
 
 
+def _int(value, what: str, name: str) -> int:
+    """A Python int for an integer parameter; a float raises ``TypeError`` (as jax.random: int() would truncate
+    2.5 to 2 and give another key than the user asked for)."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"tj.random.{what}: {name} must be an integer, got {describe_value(value)}") from None
+
+
 # Two families. Draws (``_not_differentiable``, declare.py): no output has a gradient, so none is recorded.
 # name                                        function (key first; shape, dtype static)            TF's gradient
 _normal = _not_differentiable("random_normal", jax.random.normal)  # none (RandomStandardNormal)
@@ -151,18 +163,21 @@ _permutation = OpDef("random_permutation", lambda x, k, axis=0, independent=Fals
 def key(seed: int):
     """A JAX key for ``seed`` (``jax.random.key``): the argument of every stateless op."""
     if isinstance(seed, (Tensor, Variable)):
-        seed = int(np.asarray(seed.numpy()))
-    return jax.random.key(int(seed))
+        seed = np.asarray(seed.numpy())
+    return jax.random.key(_int(seed, "key", "seed"))
 
 
 def split(key: Any, num: int = 2):
     """``jax.random.split``: ``num`` new keys (a key array of shape ``(num,)``)."""
-    return apply(_split, (_raw_key(key),), {"num": int(num)}).value
+    num = _int(num, "split", "num")
+    if num < 0:  # (XLA fails to compile it, with no word of the op)
+        raise ValueError(f"tj.random.split: num must not be negative, got {num}")
+    return apply(_split, (_raw_key(key),), {"num": num}).value
 
 
 def fold_in(key: Any, data: int):
     """``jax.random.fold_in``: a new key from ``key`` and an integer."""
-    return apply(_fold_in, (_raw_key(key),), {"data": int(data)}).value
+    return apply(_fold_in, (_raw_key(key),), {"data": _int(data, "fold_in", "data")}).value
 
 
 def _tf_style(args: tuple, kwargs: dict) -> bool:
@@ -256,7 +271,7 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Optional[Sequence[
     """``jax.random.categorical``: indices drawn with probabilities ``softmax(logits)``; the logits get no
     gradient (TF: ``NotDifferentiable("Multinomial")``)."""
     shape = None if shape is None else _static_shape(shape, "categorical")
-    return apply(_categorical, (_raw_key(key), logits), {"axis": int(axis), "shape": shape})
+    return apply(_categorical, (_raw_key(key), logits), {"axis": _int(axis, "categorical", "axis"), "shape": shape})
 
 
 def bernoulli(key: Any, p: Any = 0.5, shape: Optional[Sequence[int]] = None) -> Tensor:
