@@ -227,6 +227,8 @@ class Tensor(ArrayShape):
         v = self._value
         if isinstance(v, jax.core.Tracer):
             return f"<tj.Tensor shape={self.shape} dtype={self.dtype} (traced)>"
+        if jax.dtypes.issubdtype(v.dtype, jax.dtypes.prng_key):  # a key has no NumPy value: show its key data
+            return f"<tj.Tensor shape={self.shape} dtype={self.dtype} key_data={np.asarray(jax.random.key_data(v))!s}>"
         # str(), not format(): a 0-d array formats as a Python float (0.10000000149011612 for a float32 0.1)
         return f"<tj.Tensor shape={self.shape} dtype={self.dtype} numpy={np.asarray(v)!s}>"
 

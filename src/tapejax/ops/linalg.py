@@ -289,8 +289,10 @@ def _tf_slogdet_nonfinite(a, sign, logabsdet):
 
 
 def _det_fn(a):
-    d = jnp.linalg.det(a)
     n = a.shape[-1]
+    if n == 0:  # the empty product, 1 (as TF); jnp's det differentiates it with an index error (tj.function, tapes)
+        return jnp.ones(a.shape[:-2], a.dtype)
+    d = jnp.linalg.det(a)
     if jnp.iscomplexobj(a) and n > 0:
         return _nonfinite_as_tf(a, d, jnp.full_like(d, jnp.nan + 1j * jnp.nan))
     if n == 2:

@@ -301,6 +301,16 @@ arctan2 = _binary("arctan2", jnp.arctan2, lambda x, y, o, g: g * y / (x * x + y 
 mod = _binary("mod", jnp.mod, _gx, lambda x, y, o, g: -g * jnp.floor(x / y), domain_y=_pos)  # FloorMod
 _rng.uniform(size=59)  # the draws of floor_divide's samples (no gradient now): later samples stay as they were
 true_divide = divide
+_mod = mod
+
+
+def mod(x, y):
+    """``jax.numpy.mod`` (``x % y``, TF's ``FloorMod``: ``d/dy = -floor(x / y)``). An integer divisor holding 0
+    raises ``ValueError``, as TF."""
+    _check_integer_divisor("mod", x, y)
+    return _mod(x, y)
+
+
 remainder = mod
 
 
@@ -354,9 +364,28 @@ def _no_gradient(f) -> Callable:
                    f"``jax.numpy.{f.__name__}`` (not differentiable: its gradient is None, as TF's).")
 
 
-floor, ceil, round, trunc, floor_divide = map(_no_gradient, (jnp.floor, jnp.ceil, jnp.round, jnp.trunc,
-                                                            jnp.floor_divide))
+floor, ceil, round, trunc, _floor_divide = map(_no_gradient, (jnp.floor, jnp.ceil, jnp.round, jnp.trunc,
+                                                             jnp.floor_divide))
 rint = round
+
+
+def _check_integer_divisor(op: str, x, y) -> None:
+    """Integer division by zero raises ``ValueError``, as TF (``InvalidArgumentError`` "Integer division by zero");
+    JAX computes a silent wrong number (``7 // 0`` gives -2 and ``7 % 0`` 0, from XLA's -1 quotient). Checked
+    where the divisor's values are known now (not for a traced divisor), as ``power``'s negative exponents."""
+    if not (jnp.issubdtype(_index_dtype(x), jnp.integer) and jnp.issubdtype(_index_dtype(y), jnp.integer)):
+        return
+    v = _concrete(y)
+    if v is not None and np.size(v) and not np.all(np.asarray(v)):
+        raise ValueError(f"tj op '{op}': integer division by zero (the integer divisor of shape {np.shape(v)} holds "
+                         "a 0); make the divisor nonzero or divide as floats.")
+
+
+def floor_divide(x, y):
+    """``jax.numpy.floor_divide`` (``x // y``; not differentiable: its gradient is None, as TF's). An integer
+    divisor holding 0 raises ``ValueError``, as TF."""
+    _check_integer_divisor("floor_divide", x, y)
+    return _floor_divide(x, y)
 (equal, not_equal, less, less_equal, greater, greater_equal, logical_and, logical_or, logical_not, logical_xor,
  isnan, isinf, isfinite, bitwise_and, bitwise_or, bitwise_xor, bitwise_not) = map(_no_gradient, (
     jnp.equal, jnp.not_equal, jnp.less, jnp.less_equal, jnp.greater, jnp.greater_equal, jnp.logical_and,
