@@ -492,6 +492,12 @@ def norm(x, ord=None, axis=None, keepdims=False):
     """``jax.numpy.linalg.norm``. The vector 2-norm and the Frobenius norm have TF's gradient (that of
     ``sqrt(sum(x * conj(x)))``): 0 where the incoming gradient is 0, also at a zero vector."""
     static = {"ord": freeze(ord), "axis": freeze(axis), "keepdims": bool(keepdims)}
+    for a in (() if static["axis"] is None else static["axis"] if isinstance(static["axis"], tuple)
+              else (static["axis"],)):
+        try:  # (a float axis failed in len(); as TF: TypeError)
+            operator.index(a)
+        except TypeError:
+            raise TypeError(f"tj op 'norm': axis must be an integer or a pair of integers, got {axis!r}") from None
     ndim = len(x.shape) if hasattr(x, "shape") else np.ndim(x)
     return apply(_euclidean_norm if _is_euclidean(static["ord"], static["axis"], ndim) else _norm, (x,), static)
 

@@ -189,7 +189,16 @@ def selu(x):
 
 def leaky_relu(x, negative_slope=0.01):
     """``jax.nn.leaky_relu``; derivative ``negative_slope`` at 0 (TF's convention)."""
-    return _leaky_relu(x, negative_slope=float(negative_slope))
+    return _leaky_relu(x, negative_slope=_number("leaky_relu", "negative_slope", negative_slope))
+
+
+def _number(op: str, name: str, v) -> float:
+    """A static real parameter as a Python float; anything else raises ``TypeError`` naming the op (float()'s own
+    error names neither, and a string would be a ValueError)."""
+    v = freeze(v)
+    if isinstance(v, (numbers.Real, np.number)) and not isinstance(v, (bool, complex, np.complexfloating)):
+        return float(v)
+    raise TypeError(f"tj op '{op}': {name} must be a real number, got {v!r}")
 
 
 # -- softmax family ---------------------------------------------------------------------------------------
@@ -547,7 +556,7 @@ def dropout(x, rate, key):
         r = np.asarray(rate.value if isinstance(rate, Tensor) else rate)
         if r.ndim:  # as TF: ValueError, not numpy's TypeError
             raise ValueError(f"tj.nn.dropout: rate must be a scalar, got shape {r.shape}")
-        rate = float(r)
+        rate = _number("dropout", "rate", r[()] if r.dtype != object else rate)
     if not 0 <= rate < 1:
         raise ValueError(f"tj.nn.dropout: rate must be a number in [0, 1), got {rate}")
     xdt = x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype  # Tensors, Variables, arrays, tracers

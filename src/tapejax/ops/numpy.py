@@ -1021,7 +1021,12 @@ def clip(a, a_min=None, a_max=None, **kw):
 
 def astype(x, dtype):
     """Cast; float -> float casts pass gradients (cast back), casts to int/bool are not differentiable."""
-    return _astype(x, dtype=jnp.dtype(dtype))
+    try:
+        dtype = jnp.dtype(dtype)
+    except TypeError as e:  # (as TF: TypeError; numpy's message names neither the op nor the fix)
+        raise TypeError(f"tj op 'astype': {dtype!r} is not a data type ({e}); pass a NumPy/JAX dtype such as "
+                        "'float32' or jnp.float32.") from None
+    return _astype(x, dtype=dtype)
 
 
 # -- indexing -----------------------------------------------------------------------------------------
@@ -1457,27 +1462,29 @@ _isclose = _not_differentiable("isclose", lambda a, b, *, rtol=1e-05, atol=1e-08
 
 def trace(a, offset=0, axis1=0, axis2=1):
     """``jax.numpy.trace``."""
-    return _trace(a, offset=operator.index(offset), axis1=operator.index(axis1), axis2=operator.index(axis2))
+    return _trace(a, offset=_integers("trace", "offset", offset), axis1=_check_axis("trace", axis1, ndim(a)),
+                  axis2=_check_axis("trace", axis2, ndim(a)))
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """``jax.numpy.diagonal``."""
-    return _diagonal(a, offset=operator.index(offset), axis1=operator.index(axis1), axis2=operator.index(axis2))
+    return _diagonal(a, offset=_integers("diagonal", "offset", offset), axis1=_check_axis("diagonal", axis1, ndim(a)),
+                     axis2=_check_axis("diagonal", axis2, ndim(a)))
 
 
 def diag(v, k=0):
     """``jax.numpy.diag``: the diagonal of a matrix, or the matrix with a vector on its diagonal."""
-    return _diag(v, k=operator.index(k))
+    return _diag(v, k=_integers("diag", "k", k))
 
 
 def tril(m, k=0):
     """``jax.numpy.tril``."""
-    return _tril(m, k=operator.index(k))
+    return _tril(m, k=_integers("tril", "k", k))
 
 
 def triu(m, k=0):
     """``jax.numpy.triu``."""
-    return _triu(m, k=operator.index(k))
+    return _triu(m, k=_integers("triu", "k", k))
 
 
 def roll(a, shift, axis=None):
@@ -1507,7 +1514,7 @@ def kron(a, b):
 
 def diff(a, n=1, axis=-1):
     """``jax.numpy.diff``."""
-    return _diff(a, n=operator.index(n), axis=operator.index(axis))
+    return _diff(a, n=_integers("diff", "n", n, True), axis=_check_axis("diff", axis, ndim(a)))
 
 
 def vstack(tup):
