@@ -36,7 +36,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..tensor import LazyTensor, Tensor, Variable, convert_to_tensor
+from ..tensor import Tensor, Variable, convert_to_tensor
 from . import numpy as tnp
 from .core import OpDef, freeze
 from .declare import not_differentiable as _not_differentiable, samples as _samples
@@ -704,23 +704,5 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits):
         raise TypeError(f"sparse_softmax_cross_entropy_with_logits: labels must be integer class indices, got "
                         f"dtype {ldt}; cast them with .astype(jnp.int32), or use "
                         "softmax_cross_entropy_with_logits for probability labels.")
-    _check_label_range(labels, tnp.shape(logits)[-1])
     return _sparse_xent(labels, logits)[0]
 
-
-def _check_label_range(labels, n: int) -> None:
-    """As TF on CPU (InvalidArgumentError "Received a label value of 5 which is outside the valid range of
-    [0, 3)", raised here as ValueError): a class index out of range is an error where the labels' values are
-    known now, as indices are (tj.numpy's getitem); the loss would be NaN. Labels traced inside tj.function or
-    still pending in a deferred step are not read (TF's GPU kernel gives NaN too)."""
-    v = labels.read_value() if isinstance(labels, Variable) else labels
-    if isinstance(v, LazyTensor):
-        return
-    v = v.value if isinstance(v, Tensor) else v
-    if isinstance(v, jax.core.Tracer):
-        return
-    v = np.asarray(v)
-    if v.size and (v.min() < 0 or v.max() >= n):
-        bad = v.max() if v.max() >= n else v.min()
-        raise ValueError(f"tj op 'sparse_softmax_cross_entropy_with_logits': a label value of {int(bad)} is outside "
-                         f"the valid range of classes [0, {n}) (labels of shape {v.shape}, logits with {n} classes)")
