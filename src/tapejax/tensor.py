@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import operator
 import sys
 import threading
 import warnings
@@ -1139,6 +1140,21 @@ def _default_list_dtype(value):
     return None
 
 
+def _static_shape(shape) -> tuple:
+    """``tj.constant``'s ``shape=`` as a tuple of ints, as TF's: a float dimension raises ``TypeError`` (int()
+    truncated 2.5 to 2), a negative one ``ValueError`` ("Dimension -1 must be >= 0")."""
+    dims = []
+    for d in (shape if isinstance(shape, (tuple, list)) else np.asarray(shape).reshape(-1).tolist()):
+        try:
+            d = operator.index(d)
+        except TypeError:
+            raise TypeError(f"tj.constant: shape {shape!r} must hold integers, got {d!r}") from None
+        if d < 0:
+            raise ValueError(f"tj.constant: shape {shape!r} has a negative dimension, {d}")
+        dims.append(d)
+    return tuple(dims)
+
+
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[str] = None) -> Tensor:
     """A new Tensor holding ``value`` (TF's dtype defaults with x64 off). ``name`` is accepted for TF code and
     ignored (an eager TF tensor has no name either).
@@ -1150,7 +1166,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[st
     TypeError, as TF); NumPy and JAX arrays are cast to it."""
     if shape is not None:  # as tf.constant: a scalar is filled in, a value of the same size reshaped
         t = constant(value, dtype)
-        shape = tuple(int(d) for d in shape)
+        shape = _static_shape(shape)
         if t.size == 1:
             return Tensor(jnp.broadcast_to(t.value.reshape(()), shape))
         if t.size != int(np.prod(shape, dtype=np.int64)):

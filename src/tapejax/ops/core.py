@@ -790,7 +790,7 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
                 tape_set.debug_hooks.note_unrecorded(op, args, out)
             return out
         return _apply_recorded(op, args, raw, static)
-    except (TypeError, ValueError, IndexError, NameError) as e:  # free on the fast path (zero-cost try)
+    except (TypeError, ValueError, IndexError, NameError, ZeroDivisionError) as e:  # free on the fast path
         concrete = _concrete_static(static)
         if concrete is not None:  # a scalar Tensor for an axis or shape: its value, as a Python number
             return apply(op, args, concrete)
@@ -861,6 +861,8 @@ def _error_kind(e: Exception, msg: str) -> type:
         return np.exceptions.AxisError
     if isinstance(e, NameError):  # a string for an axis: jax looks it up as a named (pmap/shard_map) axis
         return TypeError
+    if isinstance(e, ZeroDivisionError):  # a zero count or step (split into 0 parts, arange's step 0): TF's
+        return ValueError  # InvalidArgumentError
     if type(e) is TypeError and _SHAPE_WORDS.search(msg) and not _TYPE_WORDS.search(msg):
         return ShapeError
     return type(e)
@@ -869,10 +871,10 @@ def _error_kind(e: Exception, msg: str) -> type:
 def named_error(op_name: str, raw, static: dict, e: Exception) -> Optional[Exception]:
     """A bare jax error from a kernel (``dot_general requires contracting dimensions...``) with the op,
     its arguments' dtypes and shapes and the fix in front; None to keep the error as it is (not a
-    TypeError, ValueError, IndexError or NameError, or already written by tapejax). The one error path of
+    TypeError, ValueError, IndexError, NameError or ZeroDivisionError, or already written by tapejax). The one error path of
     every op (``apply``) and of the array constructors (tj.numpy.zeros...)."""
     msg = str(e)
-    if type(e) not in (TypeError, ValueError, IndexError, NameError) or msg.startswith("tj op '"):
+    if type(e) not in (TypeError, ValueError, IndexError, NameError, ZeroDivisionError) or msg.startswith("tj op '"):
         return None
     traced = [k for k, v in static.items() if _holds_tensor(v)]
     if traced:  # hashing the static parameters failed on it: say what is wrong instead

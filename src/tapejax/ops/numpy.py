@@ -612,6 +612,9 @@ def add_n(xs: Sequence[Any]):
     xs = list(xs)
     if not xs:
         raise ValueError("add_n: needs at least one tensor")
+    shapes = [shape(x) for x in xs]
+    if builtins.any(s != shapes[0] for s in shapes):  # as TF (InvalidArgumentError): never broadcast silently
+        raise ValueError(f"tj op 'add_n': the inputs must have the same shape, got shapes {shapes}")
     return _add_n(*xs)
 
 
@@ -830,7 +833,10 @@ def expand_dims(a, axis):
     new = list(shape(a))
     axes = _axes(axis)
     nd = len(new) + len(axes)
-    for ax in sorted(_check_axis("expand_dims", x, nd) for x in axes):
+    axes = sorted(_check_axis("expand_dims", x, nd) for x in axes)
+    if len(set(axes)) != len(axes):  # (as NumPy and jax.numpy: ValueError "repeated axis"; it added one axis)
+        raise ValueError(f"tj op 'expand_dims': axis {axis!r} names the same position more than once")
+    for ax in axes:
         new.insert(ax, 1)
     return reshape(a, tuple(new))
 
@@ -977,7 +983,7 @@ def tile(A, reps):
 
 def repeat(a, repeats, axis=None):
     """``jax.numpy.repeat``."""
-    return _repeat(a, repeats=freeze(repeats), axis=axis)
+    return _repeat(a, repeats=_integers("repeat", "repeats", repeats, True), axis=axis)
 
 
 def flip(m, axis=None):
@@ -1279,11 +1285,11 @@ def getitem(x, idx):
 # -- misc -----------------------------------------------------------------------------------------
 
 def zeros_like(a, dtype=None):
-    return Tensor(jnp.zeros_like(jnp.asarray(a), dtype=dtype))
+    return _create("zeros_like", lambda a, dtype=None: jnp.zeros_like(jnp.asarray(a), dtype=dtype), a, dtype=dtype)
 
 
 def ones_like(a, dtype=None):
-    return Tensor(jnp.ones_like(jnp.asarray(a), dtype=dtype))
+    return _create("ones_like", lambda a, dtype=None: jnp.ones_like(jnp.asarray(a), dtype=dtype), a, dtype=dtype)
 
 
 def _create(name: str, make: Callable, *args, **kw) -> Tensor:
@@ -1293,14 +1299,16 @@ def _create(name: str, make: Callable, *args, **kw) -> Tensor:
     one ``TypeError`` (as TF and NumPy)."""
     try:
         return Tensor(make(*args, **kw))
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, ZeroDivisionError) as e:
         try:  # the arguments by their names in jax.numpy's signature (shape=, N=, num=...)
             given = dict(inspect.signature(make).bind(*args, **kw).arguments)
         except TypeError:
             given = {**{f"arg{i}": a for i, a in enumerate(args)}, **kw}
         if given.get("dtype") is not None:
             given["dtype"] = _dtype_name(given["dtype"])
-        named = named_error(name, (), given, e)
+        arrays = [v for v in given.values() if isinstance(v, (Tensor, Variable, np.ndarray, jax.Array))]  # (by shape)
+        named = named_error(name, arrays, {k: v for k, v in given.items() if not builtins.any(v is a for a in arrays)},
+                            e)
         if named is None:
             raise
         raise named from e
@@ -1551,7 +1559,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def full_like(a, fill_value, dtype=None):
     """``jax.numpy.full_like`` (a constant: not recorded)."""
-    return Tensor(jnp.full_like(jnp.asarray(a), fill_value, dtype=dtype))
+    return _create("full_like", lambda a, fill_value, dtype=None: jnp.full_like(jnp.asarray(a), fill_value, dtype=dtype),
+                   a, fill_value, dtype=dtype)
 
 
 # (declared last, like the ops above it: samples drawn from _rng at import keep the draws of earlier ops)
