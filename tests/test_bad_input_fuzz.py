@@ -168,6 +168,15 @@ BAD = [
     ("dropout rate nan", "dropout", lambda: tj.nn.dropout(f3(), NAN, key())),
     ("leaky_relu slope None", "leaky_relu", lambda: tj.nn.leaky_relu(f3(), None)),
     ("astype bogus", "astype", lambda: f3().astype("bogus")),
+    ("zeros_like None", "zeros_like", lambda: tnp.zeros_like(None)),
+    ("full_like shape", "full_like", lambda: tnp.full_like(f3(), f23())),
+    ("arange step 0", "arange", lambda: tnp.arange(0, 5, 0)),
+    ("split into 0", "split", lambda: tnp.split(f3(), 0)),
+    ("add_n shapes", "add_n", lambda: tnp.add_n([f3(), f23()])),
+    ("repeat negative", "repeat", lambda: tnp.repeat(f3(), [1, -2, 1])),
+    ("expand_dims repeated axis", "expand_dims", lambda: tnp.expand_dims(f3(), (0, 0))),
+    ("constant shape negative", "constant", lambda: tj.constant(1.0, shape=(-1,))),
+    ("constant shape float", "constant", lambda: tj.constant(1.0, shape=(2.5,))),
     # windows, strides and paddings
     ("conv padding", "conv", lambda: tj.nn.conv(nchw(), oihw(), (1, 1), "BOGUS")),
     ("conv stride 0", "conv", lambda: tj.nn.conv(nchw(), oihw(), (0, 1), "SAME")),
@@ -307,6 +316,13 @@ TF_CLASSES = {
     "categorical scalar logits": ValueError,    # InvalidArgumentError "logits should be a matrix, got shape []"
     "dropout rate 1": ValueError,               # ValueError "`rate` must be a scalar tensor or a float in [0, 1)"
     "diff n 2.5": TypeError,                    # tf.experimental.numpy.diff: TypeError
+    "zeros_like None": ValueError,              # ValueError "Attempt to convert a value (None)"
+    "full_like shape": ValueError,              # tf.fill: InvalidArgumentError "value must represent a scalar"
+    "arange step 0": ValueError,                # tf.range: InvalidArgumentError "Requires delta != 0"
+    "split into 0": ValueError,                 # InvalidArgumentError "num_split of 0 must be at least minimum 1"
+    "add_n shapes": ValueError,                 # InvalidArgumentError "Inputs to operation AddN ... same size and shape"
+    "constant shape negative": ValueError,      # ValueError "Dimension -1 must be >= 0"
+    "constant shape float": TypeError,          # TypeError "Dimension value must be integer or None"
 }
 
 _FORBIDDEN = (AttributeError, KeyError, AssertionError, RecursionError, NameError, NotImplementedError, RuntimeError)
@@ -494,6 +510,32 @@ def test_det_of_empty_matrix_traced_and_taped():
 def test_key_tensor_repr():
     """A tj.function returning a key gave a Tensor whose repr raised jax's TypeError."""
     assert "key_data=[0 1]" in repr(tj.function(lambda: tj.random.key(1))())
+
+
+def test_silent_broadcasts_truncations_and_empties_raise():
+    """add_n broadcast (3,) with (2, 3), repeat with a negative count gave an empty tensor, expand_dims(x, (0, 0))
+    added one axis, tj.constant(1.0, shape=(2.5,)) made 2 elements; TF/NumPy raise."""
+    with pytest.raises(ValueError, match="same shape"):
+        tnp.add_n([f3(), f23()])
+    with pytest.raises(ValueError, match="negative"):
+        tnp.repeat(f3(), [1, -2, 1])
+    with pytest.raises(ValueError, match="more than once"):
+        tnp.expand_dims(f3(), (0, 0))
+    with pytest.raises(TypeError, match="integers"):
+        tj.constant(1.0, shape=(2.5,))
+    with pytest.raises(ValueError, match="negative"):
+        tj.constant(1.0, shape=(-1,))
+    np.testing.assert_array_equal(tnp.repeat(f3(), [1, 0, 2]).numpy(), [1.0, 3.0, 3.0])
+    assert tnp.expand_dims(f3(), (0, 2)).shape == (1, 3, 1)
+    assert tj.constant(1.0, shape=(2, 2)).shape == (2, 2)
+
+
+def test_zero_counts_and_steps_raise_value_error():
+    """split(x, 0) and arange(0, 5, 0) raised jax's bare ZeroDivisionError; TF InvalidArgumentError."""
+    with pytest.raises(ValueError, match="tj op 'split'"):
+        tnp.split(f3(), 0)
+    with pytest.raises(ValueError, match="tj op 'arange' with start=0, stop=5, step=0"):
+        tnp.arange(0, 5, 0)
 
 
 def test_clip_by_norm_shape_mismatch_names_the_op():
