@@ -605,3 +605,20 @@ def test_failed_ops_inside_persistent_tape_and_function_leave_them_usable():
         f(x, 4)
     assert float(f(x, 0)) == 5.0
     _clean_state()
+
+
+def test_errors_of_a_tj_op_function_keep_their_class():
+    """The central error path translates jax's own IndexError/NameError/ZeroDivisionError (a bad argument jax
+    rejects); a bug in a tj.op function's own code is reported as it is."""
+    @tj.op
+    def uses_undefined(x):
+        return x * undefined_name  # noqa: F821
+
+    @tj.op
+    def divides_by_zero(x):
+        return x * (1 // 0)
+
+    with pytest.raises(NameError, match="undefined_name"):
+        uses_undefined(f3())
+    with pytest.raises(ZeroDivisionError):
+        divides_by_zero(f3())

@@ -35,6 +35,7 @@ Dispatch (``apply``), the flow of one op on each path:
 from __future__ import annotations
 
 import functools
+import os
 import re
 from typing import Any, Callable, Dict, Optional, Sequence, Union
 
@@ -868,6 +869,20 @@ def _error_kind(e: Exception, msg: str) -> type:
     return type(e)
 
 
+_LIBRARY_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, np))
+
+
+def _raised_in_jax(e: Exception) -> bool:
+    """Whether ``e`` came from inside jax or NumPy (a bad argument they reject), not from the code of a
+    ``tj.op`` function (whose own IndexError or NameError is a bug to report as it is)."""
+    tb = e.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_filename.startswith(_LIBRARY_DIRS)
+
+
 def named_error(op_name: str, raw, static: dict, e: Exception) -> Optional[Exception]:
     """A bare jax error from a kernel (``dot_general requires contracting dimensions...``) with the op,
     its arguments' dtypes and shapes and the fix in front; None to keep the error as it is (not a
@@ -875,6 +890,8 @@ def named_error(op_name: str, raw, static: dict, e: Exception) -> Optional[Excep
     every op (``apply``) and of the array constructors (tj.numpy.zeros...)."""
     msg = str(e)
     if type(e) not in (TypeError, ValueError, IndexError, NameError, ZeroDivisionError) or msg.startswith("tj op '"):
+        return None
+    if type(e) in (IndexError, NameError, ZeroDivisionError) and not _raised_in_jax(e):
         return None
     traced = [k for k, v in static.items() if _holds_tensor(v)]
     if traced:  # hashing the static parameters failed on it: say what is wrong instead
