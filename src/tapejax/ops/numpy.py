@@ -1179,7 +1179,10 @@ def _split_index(idx):
             arrays.append(part)
             static.append(("a",))
         elif isinstance(part, slice):
-            static.append(("s", _static_int(part.start), _static_int(part.stop), _static_int(part.step)))
+            step = _static_int(part.step)
+            if step == 0:  # (as NumPy and TF, ValueError; jax's own error showed this function's index encoding)
+                raise ValueError(f"tj op 'getitem': slice step cannot be zero, got {part!r}")
+            static.append(("s", _static_int(part.start), _static_int(part.stop), step))
         elif part is None:
             static.append(("n",))
         elif part is Ellipsis:
