@@ -221,6 +221,9 @@ BAD = [
     ("x[Variable 5]", "getitem", lambda: f3()[tj.Variable(5)]),
     ("x[..., ...]", "getitem", lambda: f3()[..., ...]),
     ("x[0:2:0]", "getitem", lambda: f3()[0:2:0]),
+    ("x[bool scalar tensor]", "getitem", lambda: f3()[C(True)]),
+    ("x[ragged list]", "getitem", lambda: f3()[[[0], [1, 2]]]),
+    ("take ragged list", "take", lambda: tnp.take(f3(), [[0], [1, 2]])),
     ("x[0.5:2]", "getitem", lambda: f3()[0.5:2]),
     ("x[:, 5]", "getitem", lambda: f23()[:, 5]),
     ("empty[0]", "getitem", lambda: C(np.zeros((0,), np.float32))[0]),
@@ -536,6 +539,17 @@ def test_zero_counts_and_steps_raise_value_error():
         tnp.split(f3(), 0)
     with pytest.raises(ValueError, match="tj op 'arange' with start=0, stop=5, step=0"):
         tnp.arange(0, 5, 0)
+
+
+def test_index_errors_name_getitem():
+    """x[0:2:0] showed getitem's internal index encoding; x[tj.constant(True)] and a ragged index list raised
+    NumPy's bare ValueError."""
+    with pytest.raises(ValueError, match=r"slice step cannot be zero, got slice\(0, 2, 0\)"):
+        f3()[0:2:0]
+    with pytest.raises(TypeError, match="boolean scalar"):
+        f3()[C(True)]
+    with pytest.raises(ValueError, match=r"tj op 'take': a nested list of indices must be rectangular"):
+        tnp.take(f3(), [[0], [1, 2]])
 
 
 def test_clip_by_norm_shape_mismatch_names_the_op():

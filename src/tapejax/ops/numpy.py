@@ -913,7 +913,7 @@ def take(a, indices, axis=None, mode=None):
     ``mode`` ('clip', 'wrap', 'fill', 'promise_in_bounds') keeps JAX's semantics, and so do traced indices
     (inside ``tj.function``/``jax.jit`` their values are not known: JAX's fill applies)."""
     shp = shape(a)
-    indices = _index_list(indices)
+    indices = _index_list(indices, "take")
     if mode is None:
         if axis is None:
             n, ax = int(np.prod(shp, dtype=np.int64)), "None (the flattened tensor)"
@@ -930,7 +930,7 @@ def take_along_axis(arr, indices, axis):
     """``jax.numpy.take_along_axis``; concrete out-of-bounds indices raise ``IndexError``, float indices
     ``TypeError`` (traced indices keep JAX's fill, as ``take``)."""
     shp = shape(arr)
-    indices = _index_list(indices)
+    indices = _index_list(indices, "take_along_axis")
     if axis is not None:
         ax = _check_axis("take_along_axis", axis, len(shp))
         _check_index_array("take_along_axis", indices, ax, shp[ax], shp)
@@ -1167,6 +1167,8 @@ def _split_index(idx):
         if isinstance(part, list):
             part = _index_list(part)
         mask = _bool_mask(part)
+        if mask is not None and mask.ndim == 0:  # (NumPy's nonzero() refuses a 0-d mask: as a Python bool, below)
+            _static_index(True, "an index")
         if mask is not None:
             # A boolean mask of k dims selects like the k integer arrays of its nonzero positions (as numpy).
             for ax, n in zip(np.nonzero(mask), mask.shape):
@@ -1194,7 +1196,7 @@ def _split_index(idx):
     return tuple(static), arrays
 
 
-def _index_list(part):
+def _index_list(part, op: str = "getitem"):
     """A list (or tuple) of indices as an array; an empty one selects nothing (NumPy's integer array, not
     float64), one holding Tensors is packed (they may be traced, inside tj.function). Anything else is kept."""
     if not isinstance(part, (list, tuple)):
@@ -1203,6 +1205,8 @@ def _index_list(part):
         a = np.asarray(part)  # (on the host: checking its bounds costs no device round trip)
     except TypeError:  # it holds traced Tensors
         return convert_to_tensor(part)
+    except ValueError:  # (NumPy's "inhomogeneous shape": as TF, a ValueError, naming the op and the index)
+        raise ValueError(f"tj op '{op}': a nested list of indices must be rectangular, got {part!r}") from None
     return a.astype(np.int32) if a.size == 0 and a.dtype == np.float64 else a
 
 
