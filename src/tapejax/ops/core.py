@@ -118,6 +118,17 @@ def freeze(v: Any) -> Any:
     return v
 
 
+def as_dtype(op_name: str, dtype) -> np.dtype:
+    """``jnp.dtype(dtype)``; not a dtype raises ``TypeError`` (as TF) naming the op (NumPy's message names
+    neither the op nor the fix, and for some values is about something else: ``object of type 'int' has no
+    len()``)."""
+    try:
+        return jnp.dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"tj op '{op_name}': {dtype!r} is not a data type ({e}); pass a NumPy/JAX dtype such as "
+                        "'float32' or jnp.float32.") from None
+
+
 def _static_value(v) -> Any:
     """A Tensor given for a static parameter (shape, axis, constant_values) stands for its value when that
     is known now; a traced one is kept, and the op's error names it (named_error)."""
@@ -886,8 +897,8 @@ def _raised_in_jax(e: Exception) -> bool:
 def named_error(op_name: str, raw, static: dict, e: Exception) -> Optional[Exception]:
     """A bare jax error from a kernel (``dot_general requires contracting dimensions...``) with the op,
     its arguments' dtypes and shapes and the fix in front; None to keep the error as it is (not a
-    TypeError, ValueError, IndexError, NameError or ZeroDivisionError, or already written by tapejax). The one error path of
-    every op (``apply``) and of the array constructors (tj.numpy.zeros...)."""
+    TypeError, ValueError, IndexError, NameError or ZeroDivisionError, or already written by tapejax). The one
+    error path of every op (``apply``) and of the array constructors (tj.numpy.zeros...)."""
     msg = str(e)
     if type(e) not in (TypeError, ValueError, IndexError, NameError, ZeroDivisionError) or msg.startswith("tj op '"):
         return None

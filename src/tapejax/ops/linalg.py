@@ -51,6 +51,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from ..tensor import convert_to_tensor
 from .core import OpDef, apply, freeze
 from .declare import samples as _samples
 from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan, sign as _tf_sign
@@ -477,10 +478,20 @@ SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
 QRResult = collections.namedtuple("QRResult", ["Q", "R"])
 
 
+def _shape(a) -> tuple:
+    """The shape of an op argument (a ragged nested list raises tj.constant's error, not NumPy's)."""
+    if hasattr(a, "shape"):
+        return tuple(a.shape)
+    try:
+        return np.shape(a)
+    except ValueError:
+        return tuple(convert_to_tensor(a).shape)
+
+
 def _check_matrices(name: str, a, square: bool = True) -> None:
     """A ValueError naming the shape, as TF's linalg ops raise for a rank < 2 or a non-square input (jnp raises
     TypeErrors from inside its kernels, or an IndexError)."""
-    shape = tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
+    shape = _shape(a)
     if len(shape) < 2:
         raise ValueError(f"tnp.linalg.{name}: the input must have rank at least 2 (a matrix or a batch of "
                          f"matrices), got shape {shape} (rank {len(shape)})")
@@ -498,7 +509,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
             operator.index(a)
         except TypeError:
             raise TypeError(f"tj op 'norm': axis must be an integer or a pair of integers, got {axis!r}") from None
-    ndim = len(x.shape) if hasattr(x, "shape") else np.ndim(x)
+    ndim = len(_shape(x))
     return apply(_euclidean_norm if _is_euclidean(static["ord"], static["axis"], ndim) else _norm, (x,), static)
 
 

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..tensor import Tensor, Variable, convert_to_tensor
 from . import numpy as tnp
-from .core import OpDef, freeze
+from .core import OpDef, as_dtype, freeze
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 from .rules import tf_complex_bwd as _tf_complex_bwd
 
@@ -270,7 +270,7 @@ def one_hot(x, num_classes, *, dtype=jnp.float32, axis=-1):
         n = operator.index(freeze(num_classes))
     except TypeError:
         raise TypeError(f"tj op 'one_hot': num_classes must be an integer, got {num_classes!r}") from None
-    return _one_hot(x, num_classes=n, dtype=jnp.dtype(dtype), axis=freeze(axis))
+    return _one_hot(x, num_classes=n, dtype=as_dtype("one_hot", dtype), axis=freeze(axis))
 
 
 # -- convolution and pooling -------------------------------------------------------------------------

@@ -51,7 +51,7 @@ import numpy as np
 from .. import vspace
 from ..tensor import Tensor, Variable, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
-from .core import OpDef, ShapeError, apply, freeze, named_error, record_identity
+from .core import OpDef, ShapeError, apply, as_dtype, freeze, named_error, record_identity
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
 from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan, sign as _tf_sign,
@@ -1009,7 +1009,11 @@ def sort(a, axis=-1, *, stable=True, descending=False):
 def where(condition, x=None, y=None):
     """``jax.numpy.where`` (three-argument form; the one-argument form is not differentiable)."""
     if x is None and y is None:
-        return tuple(Tensor(a) for a in jnp.where(jnp.asarray(condition)))
+        c = convert_to_tensor(condition)
+        if c.ndim == 0:  # (as NumPy: nonzero of a scalar is refused; jax's error named no op)
+            raise ValueError("tj op 'where': the one-argument form (the indices of the true elements) needs an array "
+                             f"of rank >= 1, got a scalar of shape {c.shape}")
+        return tuple(Tensor(a) for a in jnp.where(c.value))
     if x is None or y is None:  # as TF and jax.numpy: ValueError, not a TypeError about a None argument
         raise ValueError("tj op 'where': x and y must both be given (a selection) or both be None (the indices of "
                          f"the true elements); got {'x' if y is None else 'y'} only")
@@ -1027,12 +1031,8 @@ def clip(a, a_min=None, a_max=None, **kw):
 
 def astype(x, dtype):
     """Cast; float -> float casts pass gradients (cast back), casts to int/bool are not differentiable."""
-    try:
-        dtype = jnp.dtype(dtype)
-    except TypeError as e:  # (as TF: TypeError; numpy's message names neither the op nor the fix)
-        raise TypeError(f"tj op 'astype': {dtype!r} is not a data type ({e}); pass a NumPy/JAX dtype such as "
-                        "'float32' or jnp.float32.") from None
-    return _astype(x, dtype=dtype)
+    return _astype(x, dtype=as_dtype("astype", dtype))
+
 
 
 # -- indexing -----------------------------------------------------------------------------------------
@@ -1360,7 +1360,7 @@ def asarray(a, dtype=None):
 def array(a, dtype=None, copy: bool = True):
     """``jax.numpy.array``: like ``asarray``, but a Tensor comes back as a new Tensor (a copy), recorded as
     an identity (TF's ``tf.identity``), so it can be watched and differentiated apart from the original."""
-    if isinstance(a, (Tensor, Variable)) and dtype is not None and jnp.dtype(dtype) != a.dtype:
+    if isinstance(a, (Tensor, Variable)) and dtype is not None and as_dtype("array", dtype) != a.dtype:
         return astype(a, dtype)  # as jnp.array: the dtype asked for (a recorded cast)
     t = convert_to_tensor(a, dtype)
     if copy and t is a:
@@ -1372,7 +1372,13 @@ def array(a, dtype=None, copy: bool = True):
 
 def shape(a) -> tuple:
     """``jax.numpy.shape``: the static shape of a Tensor, Variable, array or nested list."""
-    return tuple(a.shape) if isinstance(a, (Tensor, Variable)) else tuple(np.shape(a))
+    if isinstance(a, (Tensor, Variable)):
+        return tuple(a.shape)
+    try:
+        return tuple(np.shape(a))
+    except ValueError:  # a ragged nested list: the error tj.constant gives it (NumPy's names no op)
+        convert_to_tensor(a)
+        raise
 
 
 def ndim(a):
@@ -1566,8 +1572,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def full_like(a, fill_value, dtype=None):
     """``jax.numpy.full_like`` (a constant: not recorded)."""
-    return _create("full_like", lambda a, fill_value, dtype=None: jnp.full_like(jnp.asarray(a), fill_value, dtype=dtype),
-                   a, fill_value, dtype=dtype)
+    return _create("full_like", lambda a, fill_value, dtype=None: jnp.full_like(jnp.asarray(a), fill_value,
+                                                                                dtype=dtype), a, fill_value, dtype=dtype)
 
 
 # (declared last, like the ops above it: samples drawn from _rng at import keep the draws of earlier ops)

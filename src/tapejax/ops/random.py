@@ -39,7 +39,7 @@ import numpy as np
 from .. import tape_set
 from ..tensor import Tensor, Variable, describe_value
 from . import numpy as tnp
-from .core import OpDef, apply, freeze
+from .core import OpDef, apply, as_dtype, freeze
 from .declare import not_differentiable as _not_differentiable
 
 __all__ = ["key", "split", "fold_in", "normal", "uniform", "truncated_normal", "categorical", "bernoulli",
@@ -97,7 +97,7 @@ def _out_dtype(dtype: Any, what: str, kinds: str) -> Any:
     TF checks it: a float draw with an integer or bool dtype is TF's ``TypeError`` (its default bound, e.g.
     ``0.0``, cannot be converted to that dtype), any other unsupported dtype (complex) its
     ``InvalidArgumentError``, raised here as ``ValueError``."""
-    dt = jax.dtypes.canonicalize_dtype(jnp.dtype(dtype))
+    dt = jax.dtypes.canonicalize_dtype(as_dtype(what, dtype))
     if jnp.issubdtype(dt, jnp.floating):
         return dt
     if "int" in kinds and jnp.issubdtype(dt, jnp.integer):
@@ -208,7 +208,8 @@ def normal(*args, **kwargs) -> Tensor:
 
 
 def _jax_normal(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32) -> Tensor:
-    return apply(_normal, (_raw_key(key),), {"shape": _static_shape(shape, "normal"), "dtype": jnp.dtype(dtype)})
+    return apply(_normal, (_raw_key(key),), {"shape": _static_shape(shape, "normal"),
+                                             "dtype": as_dtype("random_normal", dtype)})
 
 
 def _tf_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = jnp.float32, seed: Optional[int] = None,
@@ -257,7 +258,7 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any 
 
 def _jax_uniform(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32, minval: Any = 0.0,
                  maxval: Any = 1.0) -> Tensor:
-    dtype = jnp.dtype(dtype)
+    dtype = as_dtype("random_uniform", dtype)
     if not jnp.issubdtype(dtype, jnp.floating):
         raise TypeError(f"tj.random.uniform: dtype must be a float dtype, got {dtype} (jax.random.uniform's rule); "
                         "for integers use tj.random.Generator.uniform(..., dtype=int32) or jax.random.randint")
@@ -314,7 +315,7 @@ def _jax_shuffle(key: Any, x: Any, axis: int = 0) -> Tensor:
 
 
 def _tf_shuffle(value: Any, seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
-    if np.ndim(value.value if isinstance(value, Tensor) else value) == 0:  # (a Variable reads as its value)
+    if tnp.ndim(value) == 0:
         return tnp.asarray(value)
     return permutation(_stream(seed).make_key(), value, axis=0)
 
