@@ -194,6 +194,9 @@ BAD = [
     ("matmul None", "matmul", lambda: tnp.matmul(f3(), None)),
     ("operator ** str", "power", lambda: f3() ** "a"),
     ("operator < None", "less", lambda: f3() < None),
+    ("operator == str", "equal", lambda: f3() == "a"),
+    ("Variable == None", "equal", lambda: tj.Variable([1.0]) == None),  # noqa: E711 (TF raises for a Variable)
+    ("equal (3,), (4,)", "equal", lambda: tnp.equal(f3(), f4())),
     ("conv None", "conv", lambda: tj.nn.conv(None, oihw(), (1, 1), "SAME")),
     ("relu str", "relu", lambda: tj.nn.relu("a")),
     ("cholesky None", "cholesky", lambda: L.cholesky(None)),
@@ -267,6 +270,11 @@ GOOD = [
     ("x[-3]", lambda: f3()[-3], 1.0),
     ("x[0:5] (slices clip, as NumPy and TF)", lambda: f3()[0:5], [1.0, 2.0, 3.0]),
     ("mod float by 0", lambda: tnp.mod(f3(), 0.0), [NAN, NAN, NAN]),
+    ("x == None is False, as TF", lambda: f3() == None, False),  # noqa: E711
+    ("x != None is True, as TF", lambda: f3() != None, True),  # noqa: E711
+    ("x == (4,)-shaped is a scalar False, as TF", lambda: f3() == f4(), False),
+    ("x != (4,)-shaped array is a scalar True, as TF", lambda: f3() != np.ones(4, np.float32), True),
+    ("x == list", lambda: f3() == [1.0, 2.0, 5.0], [True, True, False]),
     ("float // 0", lambda: f3() // 0.0, [np.inf, np.inf, np.inf]),
 ]
 
@@ -328,6 +336,12 @@ TF_CLASSES = {
     "categorical scalar logits": ValueError,    # InvalidArgumentError "logits should be a matrix, got shape []"
     "dropout rate 1": ValueError,               # ValueError "`rate` must be a scalar tensor or a float in [0, 1)"
     "diff n 2.5": TypeError,                    # tf.experimental.numpy.diff: TypeError
+    "operator < None": ValueError,              # ValueError "Attempt to convert a value (None)"
+    "operator == str": TypeError,               # TypeError "Cannot convert 'a' to EagerTensor of dtype float"
+    "Variable == None": ValueError,             # ValueError "Attempt to convert a value (None)"
+    "equal (3,), (4,)": ValueError,             # tf.equal: InvalidArgumentError "Incompatible shapes: [3] vs. [4]"
+    "subtract object": ValueError,              # ValueError "Attempt to convert a value (<object ...>)"
+    "exp None": ValueError,                     # the same
     "zeros_like None": ValueError,              # ValueError "Attempt to convert a value (None)"
     "full_like shape": ValueError,              # tf.fill: InvalidArgumentError "value must represent a scalar"
     "arange step 0": ValueError,                # tf.range: InvalidArgumentError "Requires delta != 0"

@@ -46,7 +46,8 @@ import numpy as np
 from .. import record, tape_set, vspace
 from ..config import config
 from ..tape import RecordedOp
-from ..tensor import ArrayImpl, LazyTensor, Tensor, Variable, convert_to_tensor, describe_value, is_float
+from ..tensor import (ArrayImpl, ConversionError, LazyTensor, Tensor, Variable, convert_to_tensor, describe_value,
+                      is_float)
 from . import dependence, linear_rule
 from .linear_rule import LinearRule
 from .rules import tf_complex_vjp
@@ -658,7 +659,8 @@ def _avals(args: Sequence) -> tuple:
 
 
 def _bad_arg(op: OpDef, i: int, a: Any) -> TypeError:
-    return TypeError(f"tj op '{op.name}': argument {i} is a {type(a).__name__} ({describe_value(a)}); expected a "
+    # (a ConversionError: a TypeError, and the ValueError TF raises for None or an object of an unsupported type)
+    return ConversionError(f"tj op '{op.name}': argument {i} is a {type(a).__name__} ({describe_value(a)}); expected a "
                      "tj.Tensor, tj.Variable, jax/numpy array, Python number or list of numbers. "
                      "Convert it with tj.constant(...) first.")
 
