@@ -660,9 +660,9 @@ def _avals(args: Sequence) -> tuple:
 
 def _bad_arg(op: OpDef, i: int, a: Any) -> TypeError:
     # (a ConversionError: a TypeError, and the ValueError TF raises for None or an object of an unsupported type)
-    return ConversionError(f"tj op '{op.name}': argument {i} is a {type(a).__name__} ({describe_value(a)}); expected a "
-                     "tj.Tensor, tj.Variable, jax/numpy array, Python number or list of numbers. "
-                     "Convert it with tj.constant(...) first.")
+    return ConversionError(f"tj op '{op.name}': argument {i} is a {type(a).__name__} ({describe_value(a)}); "
+                           "expected a tj.Tensor, tj.Variable, jax/numpy array, Python number or list of numbers. "
+                           "Convert it with tj.constant(...) first.")
 
 
 # Python scalars as device arrays, made once per (type, value, x64 mode). A jitted kernel turns a Python
