@@ -244,13 +244,13 @@ TRACED_ARGUMENT = {
     "reshape": "shape", "reshape_int": "shape", "method_reshape": "shape", "broadcast_to": "shape",
     "zeros": "shape", "ones": "shape", "full": "shape", "tile": "reps", "pad": "pad_width", "pad_int": "pad_width",
     "one_hot": "num_classes", "split": "axis", "split_sections": "axis", "expand_dims": "axis", "repeat": "repeats",
-    "roll": "shift", "linspace": "num", "arange": "start", "eye": "N", "sum": "keepdims", "mean_method": "axis",
+    "roll": "shift", "linspace": "num", "arange": "start", "eye": "N", "sum": "axis", "mean_method": "axis",
     "max": "axis", "var": "axis", "cumsum": "axis", "squeeze": "axis", "flip": "axis", "sort": "axis",
     "concatenate": "axis", "stack": "axis", "take": "axis", "diff": "n", "diagonal": "offset", "tril": "k",
     "moveaxis": "source", "transpose_method": "axes", "tensordot": "axes", "norm": "ord", "matrix_power": "n",
     "softmax": "axis", "logsumexp": "axis", "layer_norm": "axis", "max_pool": "window_shape",
     "leaky_relu": "negative_slope", "getitem": "a slice bound", "constant_shape": "shape", "dropout_rate": "rate",
-    "argsort": "axis", "all": "keepdims", "trace": "offset", "conv": "feature_group_count", "batch_norm": "axis",
+    "argsort": "axis", "all": "keepdims", "trace": "axis1", "conv": "feature_group_count", "batch_norm": "axis",
     "gelu": "approximate", "xent": "axis", "svd": "full_matrices", "cholesky": "upper",
 }
 

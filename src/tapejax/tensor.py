@@ -233,6 +233,8 @@ class Tensor(ArrayShape):
         v = self._value
         if isinstance(v, jax.core.Tracer):
             return f"<tj.Tensor shape={self.shape} dtype={self.dtype} (traced)>"
+        if jax.dtypes.issubdtype(v.dtype, jax.dtypes.prng_key):  # a key has no NumPy value: show its key data
+            return f"<tj.Tensor shape={self.shape} dtype={self.dtype} key_data={np.asarray(jax.random.key_data(v))!s}>"
         # str(), not format(): a 0-d array formats as a Python float (0.10000000149011612 for a float32 0.1); NumPy's
         # summarisation elides big arrays, as TF's; a value of several lines starts on a line of its own (TF's rule)
         return f"<tj.Tensor shape={self.shape} dtype={self.dtype} numpy={_value_text(str(np.asarray(v)))}>"
@@ -1198,6 +1200,23 @@ def _default_list_dtype(value):
     return None
 
 
+def _static_shape(shape) -> tuple:
+    """``tj.constant``'s ``shape=`` as a tuple of ints, as TF's: a float dimension raises ``TypeError`` (int()
+    truncated 2.5 to 2), a negative one ``ValueError`` ("Dimension -1 must be >= 0")."""
+    dims = []
+    for d in (shape if isinstance(shape, (tuple, list)) else np.asarray(shape).reshape(-1).tolist()):
+        try:
+            d = operator.index(d)
+        except TracedValueError:
+            raise  # (a traced scalar Tensor: constant's own error names the argument)
+        except TypeError:
+            raise TypeError(f"tj.constant: shape {shape!r} must hold integers, got {d!r}") from None
+        if d < 0:
+            raise ValueError(f"tj.constant: shape {shape!r} has a negative dimension, {d}")
+        dims.append(d)
+    return tuple(dims)
+
+
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[str] = None) -> Tensor:
     """A new Tensor holding ``value`` (TF's dtype defaults with x64 off). ``name`` is accepted for TF code and
     ignored (an eager TF tensor has no name either).
@@ -1211,7 +1230,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[st
         t = constant(value, dtype)
         try:  # (a list of ints or scalar Tensors, an int, or a 1-d Tensor such as a tf.shape result)
             dims = np.asarray(shape).reshape(-1) if isinstance(shape, (Tensor, Variable)) else shape
-            shape = tuple(int(d) for d in (dims if isinstance(dims, (list, tuple, np.ndarray)) else [dims]))
+            shape = _static_shape(dims if isinstance(dims, (list, tuple, np.ndarray)) else [dims])
         except TracedValueError as e:
             raise traced_argument_error(
                 "tj.constant", "shape", shape if isinstance(shape, (Tensor, Variable)) else e.value) from e

@@ -1,6 +1,8 @@
 """Python operators and array methods of Tensor and Variable, as recorded ops."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..tensor import Tensor, Variable
 from . import numpy as tnp
 
@@ -16,6 +18,26 @@ def _method_reduce(name: str):
     return m
 
 
+def _tensor_eq(negate: bool):
+    """``Tensor.__eq__``/``__ne__`` as TF's (``tensor_equals``): ``t == None`` is False and ``t != None`` True
+    (Python code compares with None, and ``x in [None, ...]`` does); shapes that do not broadcast give a
+    scalar False (True for ``!=``), as TF's ``equal(..., incompatible_shape_error=False)``. ``tj.numpy.equal``
+    raises for them, as ``tf.equal``; a Variable compared with None raises, as TF's."""
+    f = tnp.not_equal if negate else tnp.equal
+
+    def cmp(self, other):
+        if other is None and not isinstance(self, Variable):
+            return negate
+        oshape = getattr(other, "shape", None)  # (Tensors, Variables, arrays; checked only where shapes differ)
+        if oshape is not None and tuple(oshape) != tuple(self.shape):
+            try:
+                np.broadcast_shapes(tuple(self.shape), tuple(oshape))
+            except ValueError:
+                return tnp.asarray(negate)
+        return f(self, other)
+    return cmp
+
+
 def install() -> None:
     ops = {
         "__add__": tnp.add, "__radd__": _swap(tnp.add),
@@ -28,7 +50,7 @@ def install() -> None:
         "__matmul__": tnp.matmul, "__rmatmul__": _swap(tnp.matmul),
         "__neg__": tnp.negative, "__pos__": lambda self: self, "__abs__": tnp.abs,
         "__lt__": tnp.less, "__le__": tnp.less_equal, "__gt__": tnp.greater, "__ge__": tnp.greater_equal,
-        "__eq__": tnp.equal, "__ne__": tnp.not_equal,
+        "__eq__": _tensor_eq(False), "__ne__": _tensor_eq(True),
         # bitwise, as TF and NumPy: logical on bool tensors, bitwise on ints (never a bool result for ints)
         "__and__": tnp.bitwise_and, "__rand__": _swap(tnp.bitwise_and),
         "__or__": tnp.bitwise_or, "__ror__": _swap(tnp.bitwise_or),

@@ -35,6 +35,9 @@ Dispatch (``apply``), the flow of one op on each path:
 from __future__ import annotations
 
 import functools
+import operator
+import os
+import re
 from typing import Any, Callable, Dict, Optional, Sequence, Union
 
 import jax
@@ -44,8 +47,8 @@ import numpy as np
 from .. import record, tape_set, vspace
 from ..config import config
 from ..tape import RecordedOp
-from ..tensor import (ArrayImpl, LazyTensor, Tensor, TracedValueError, Variable, convert_to_tensor, describe_value,
-                      is_float, traced_argument_error)
+from ..tensor import (ArrayImpl, ConversionError, LazyTensor, Tensor, TracedValueError, Variable,
+                      convert_to_tensor, describe_value, is_float, traced_argument_error)
 from . import dependence, linear_rule
 from .linear_rule import LinearRule
 from .rules import tf_complex_vjp
@@ -139,9 +142,32 @@ def _first_tensor(v) -> Any:
     return None
 
 
+def as_index(value: Any, message: str) -> int:
+    """``operator.index(value)``: a Python int, or a concrete scalar integer Tensor or Variable; anything else
+    raises ``TypeError(message)`` (never truncated: 2.5 is not 2, as TF). A traced Tensor keeps its own error
+    (``TracedValueError``), which tj.numpy's functions turn into one naming the argument."""
+    try:
+        return operator.index(value)
+    except TracedValueError:
+        raise
+    except TypeError:
+        raise TypeError(message) from None
+
+
+def as_dtype(op_name: str, dtype) -> np.dtype:
+    """``jnp.dtype(dtype)``; not a dtype raises ``TypeError`` (as TF) naming the op (NumPy's message names
+    neither the op nor the fix, and for some values is about something else: ``object of type 'int' has no
+    len()``)."""
+    try:
+        return jnp.dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"tj op '{op_name}': {dtype!r} is not a data type ({e}); pass a NumPy/JAX dtype such as "
+                        "'float32' or jnp.float32.") from None
+
+
 def _static_value(v) -> Any:
     """A Tensor given for a static parameter (shape, axis, constant_values) stands for its value when that
-    is known now; a traced one is kept, and the op's error names it (_named_error)."""
+    is known now; a traced one is kept, and the op's error names it (named_error)."""
     arr = (v.read_value() if isinstance(v, Variable) else v).value
     if isinstance(arr, jax.core.Tracer):
         return v
@@ -668,9 +694,10 @@ def _avals(args: Sequence) -> tuple:
 
 
 def _bad_arg(op: OpDef, i: int, a: Any) -> TypeError:
-    return TypeError(f"tj op '{op.name}': argument {i} is a {type(a).__name__} ({describe_value(a)}); expected a "
-                     "tj.Tensor, tj.Variable, jax/numpy array, Python number or list of numbers. "
-                     "Convert it with tj.constant(...) first.")
+    # (a ConversionError: a TypeError, and the ValueError TF raises for None or an object of an unsupported type)
+    return ConversionError(f"tj op '{op.name}': argument {i} is a {type(a).__name__} ({describe_value(a)}); "
+                           "expected a tj.Tensor, tj.Variable, jax/numpy array, Python number or list of numbers. "
+                           "Convert it with tj.constant(...) first.")
 
 
 # Python scalars as device arrays, made once per (type, value, x64 mode). A jitted kernel turns a Python
@@ -812,13 +839,13 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
                 tape_set.debug_hooks.note_unrecorded(op, args, out)
             return out
         return _apply_recorded(op, args, raw, static)
-    except (TypeError, ValueError) as e:  # free on the fast path (zero-cost try)
+    except (TypeError, ValueError, IndexError, NameError, ZeroDivisionError) as e:  # free on the fast path
         concrete = _concrete_static(static)
         if concrete is not None:  # a scalar Tensor for an axis or shape: its value, as a Python number
             return apply(op, args, concrete)
         # a deferred argument is its producer's Node in ``raw``: its Tensor in ``args`` has the shape and dtype
         shown = [r if hasattr(r, "shape") else a for r, a in zip(raw, args)] if len(raw) == len(args) else raw
-        named = _named_error(op, shown, static, e)
+        named = named_error(op.name, shown, static, e)
         if named is None:
             raise
         raise named from e
@@ -851,7 +878,7 @@ def _holds_tensor(v) -> bool:
 
 def _concrete_static(static: dict) -> Optional[dict]:
     """``static`` with its concrete Tensors and Variables replaced by their values (``freeze``), or None when
-    it holds none, or a traced one (whose value is unknown until the program runs: ``_named_error`` says so).
+    it holds none, or a traced one (whose value is unknown until the program runs: ``named_error`` says so).
     Found only when hashing or using such a parameter failed, so it costs nothing on the normal path."""
     if not any(_holds_tensor(v) for v in static.values()):
         return None
@@ -859,15 +886,64 @@ def _concrete_static(static: dict) -> Optional[dict]:
     return None if any(_holds_tensor(v) for v in frozen.values()) else frozen
 
 
-def _named_error(op: OpDef, raw, static: dict, e: Exception) -> Optional[Exception]:
+class ShapeError(TypeError, ValueError):
+    """A bad shape, size, axis or stride given to an op (``matmul`` of ``[2, 3]`` and ``[4, 5]``, ``reshape`` to
+    a size that differs, a negative dimension). jax's lax raises ``TypeError`` for these and TF
+    ``InvalidArgumentError``, which tapejax raises as ``ValueError``: this error is both, so code written
+    against either catches it."""
+
+
+# jax's TypeErrors are about a value's shape or size (a ShapeError) unless they name a dtype or a type
+_TYPE_WORDS = re.compile(r"dtype|integer type|integral type|interpreted as an integer|valid JAX array type|complex"
+                         r"|hashable|NoneType|object", re.IGNORECASE)
+_SHAPE_WORDS = re.compile(r"shape|dimension|ndim|rank|negative|positive|axes|axis|size", re.IGNORECASE)
+
+
+def _error_kind(e: Exception, msg: str) -> type:
+    """The exception class tapejax raises for a bare jax error ``e`` (its own class, unless TF's differs)."""
+    if "incompatible shapes for broadcasting" in msg.lower():
+        # Operands that do not broadcast are a bad value, not a bad type: ValueError for every op (TF's graph
+        # mode raises ValueError, eager InvalidArgumentError, which tapejax raises as ValueError); jax.numpy
+        # raises ValueError for some ops (add, power) and lax's TypeError for others (less, maximum, arctan2).
+        return ValueError
+    if isinstance(e, IndexError):  # an axis or index out of range inside jax (argmax's shape[axis]): as _check_axis
+        return np.exceptions.AxisError
+    if isinstance(e, NameError):  # a string for an axis: jax looks it up as a named (pmap/shard_map) axis
+        return TypeError
+    if isinstance(e, ZeroDivisionError):  # a zero count or step (split into 0 parts, arange's step 0): TF's
+        return ValueError  # InvalidArgumentError
+    if type(e) is TypeError and _SHAPE_WORDS.search(msg) and not _TYPE_WORDS.search(msg):
+        return ShapeError
+    return type(e)
+
+
+_LIBRARY_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (jax, np))
+
+
+def _raised_in_jax(e: Exception) -> bool:
+    """Whether ``e`` came from inside jax or NumPy (a bad argument they reject), not from the code of a
+    ``tj.op`` function (whose own IndexError or NameError is a bug to report as it is)."""
+    tb = e.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return tb.tb_frame.f_code.co_filename.startswith(_LIBRARY_DIRS)
+
+
+def named_error(op_name: str, raw, static: dict, e: Exception) -> Optional[Exception]:
     """A bare jax error from a kernel (``dot_general requires contracting dimensions...``) with the op,
-    its arguments' dtypes and shapes and the fix in front; None to keep the error as it is."""
+    its arguments' dtypes and shapes and the fix in front; None to keep the error as it is (not a
+    TypeError, ValueError, IndexError, NameError or ZeroDivisionError, or already written by tapejax). The one
+    error path of every op (``apply``) and of the array constructors (tj.numpy.zeros...)."""
     msg = str(e)
-    if type(e) not in (TypeError, ValueError) or msg.startswith("tj op '"):
+    if type(e) not in (TypeError, ValueError, IndexError, NameError, ZeroDivisionError) or msg.startswith("tj op '"):
+        return None
+    if type(e) in (IndexError, NameError, ZeroDivisionError) and not _raised_in_jax(e):
         return None
     traced = next((k for k, v in static.items() if _holds_tensor(v)), None)
     if traced is not None:  # hashing the static parameters failed on it: say what is wrong instead
-        return traced_argument_error(f"tj op '{op.name}'", traced, _first_tensor(static[traced]))
+        return traced_argument_error(f"tj op '{op_name}'", traced, _first_tensor(static[traced]))
     def desc(r):
         shape = getattr(r, "shape", None)
         dtype = getattr(r, "dtype", None)
@@ -876,12 +952,11 @@ def _named_error(op: OpDef, raw, static: dict, e: Exception) -> Optional[Excepti
         return f"{dtype}{list(shape)}"
     shown = {k: v for k, v in static.items() if v is not None}
     params = f" with {', '.join(f'{k}={v!r}' for k, v in shown.items())}" if shown else ""  # whole values
-    # Operands that do not broadcast are a bad value, not a bad type: ValueError for every op (TF's graph
-    # mode raises ValueError, eager InvalidArgumentError, which tapejax raises as ValueError); jax.numpy
-    # raises ValueError for some ops (add, power) and lax's TypeError for others (less, maximum, arctan2).
-    kind = ValueError if "incompatible shapes for broadcasting" in msg.lower() else type(e)
-    return kind(f"tj op '{op.name}' on arguments {', '.join(desc(r) for r in raw)}{params}: {msg}\n"
-                   f"Fix the arguments' shapes or dtypes (tj.numpy/tj.nn follow jax.numpy/jax.nn's rules).")
+    if isinstance(e, IndexError) and not msg:
+        msg = "an index out of range"
+    args = f" on arguments {', '.join(desc(r) for r in raw)}" if raw else ""
+    return _error_kind(e, msg)(f"tj op '{op_name}'{args}{params}: {msg}\n"
+                               f"Fix the arguments' shapes or dtypes (tj.numpy/tj.nn follow jax.numpy/jax.nn's rules).")
 
 
 def _apply_recorded(op: OpDef, args, raw, static):

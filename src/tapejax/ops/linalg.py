@@ -44,13 +44,15 @@ computes TF's convention from one definition:
 from __future__ import annotations
 
 import collections
+import operator
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .core import OpDef, apply, freeze, static as static_value
+from ..tensor import convert_to_tensor
+from .core import OpDef, apply, as_index, freeze, static as static_value
 from .declare import samples as _samples
 from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan, sign as _tf_sign
 
@@ -288,8 +290,10 @@ def _tf_slogdet_nonfinite(a, sign, logabsdet):
 
 
 def _det_fn(a):
-    d = jnp.linalg.det(a)
     n = a.shape[-1]
+    if n == 0:  # the empty product, 1 (as TF); jnp's det differentiates it with an index error (tj.function, tapes)
+        return jnp.ones(a.shape[:-2], a.dtype)
+    d = jnp.linalg.det(a)
     if jnp.iscomplexobj(a) and n > 0:
         return _nonfinite_as_tf(a, d, jnp.full_like(d, jnp.nan + 1j * jnp.nan))
     if n == 2:
@@ -400,6 +404,8 @@ def _norm_fn(x, ord=None, axis=None, keepdims=False):
             y = jnp.sum(a ** ord, axis=axes, keepdims=True) ** (1.0 / ord)
     else:
         row, col = axes
+        if ord not in (1, -1, np.inf, -np.inf):  # (jnp's check, which this branch replaces: 2.5 is no matrix norm)
+            raise ValueError(f"invalid order {ord!r} for a matrix norm: use 1, -1, 2, -2, inf, -inf, 'fro' or 'nuc'")
         if ord in (np.inf, -np.inf):
             row, col = col, row  # the inf norms sum along rows, the 1 norms along columns
         pick = jnp.max if ord in (1, np.inf) else jnp.min
@@ -472,10 +478,20 @@ SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
 QRResult = collections.namedtuple("QRResult", ["Q", "R"])
 
 
+def _shape(a) -> tuple:
+    """The shape of an op argument (a ragged nested list raises tj.constant's error, not NumPy's)."""
+    if hasattr(a, "shape"):
+        return tuple(a.shape)
+    try:
+        return np.shape(a)
+    except ValueError:
+        return tuple(convert_to_tensor(a).shape)
+
+
 def _check_matrices(name: str, a, square: bool = True) -> None:
     """A ValueError naming the shape, as TF's linalg ops raise for a rank < 2 or a non-square input (jnp raises
     TypeErrors from inside its kernels, or an IndexError)."""
-    shape = tuple(a.shape) if hasattr(a, "shape") else np.shape(a)
+    shape = _shape(a)
     if len(shape) < 2:
         raise ValueError(f"tnp.linalg.{name}: the input must have rank at least 2 (a matrix or a batch of "
                          f"matrices), got shape {shape} (rank {len(shape)})")
@@ -487,7 +503,10 @@ def norm(x, ord=None, axis=None, keepdims=False):
     """``jax.numpy.linalg.norm``. The vector 2-norm and the Frobenius norm have TF's gradient (that of
     ``sqrt(sum(x * conj(x)))``): 0 where the incoming gradient is 0, also at a zero vector."""
     static = {"ord": static_value(ord), "axis": static_value(axis), "keepdims": bool(keepdims)}  # (used here)
-    ndim = len(x.shape) if hasattr(x, "shape") else np.ndim(x)
+    for a in (() if static["axis"] is None else static["axis"] if isinstance(static["axis"], tuple)
+              else (static["axis"],)):
+        as_index(a, f"tj op 'norm': axis must be an integer or a pair of integers, got {axis!r}")  # (as TF: TypeError)
+    ndim = len(_shape(x))
     return apply(_euclidean_norm if _is_euclidean(static["ord"], static["axis"], ndim) else _norm, (x,), static)
 
 
@@ -573,7 +592,9 @@ def pinv(a, rtol: Any = None, hermitian: bool = False):
 def matrix_power(a, n: int):
     """``jax.numpy.linalg.matrix_power``: ``a`` multiplied by itself ``n`` times (``n < 0``: of its inverse)."""
     _check_matrices("matrix_power", a)
-    return apply(_matrix_power, (a,), {"n": int(n)})
+    # (int() would truncate 2.5 to 2; NumPy and jax.numpy raise TypeError)
+    n = as_index(freeze(n), f"tj op 'linalg_matrix_power': the exponent must be an integer, got {n!r}")
+    return apply(_matrix_power, (a,), {"n": n})
 
 
 def lstsq(a, b, rcond: Any = None, *, numpy_resid: bool = False):

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import numbers
+import operator
 
 import jax
 import jax.numpy as jnp
@@ -37,7 +38,7 @@ import numpy as np
 
 from ..tensor import Tensor, Variable, convert_to_tensor
 from . import numpy as tnp
-from .core import OpDef, freeze, static
+from .core import OpDef, as_dtype, as_index, freeze, static
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 from .rules import tf_complex_bwd as _tf_complex_bwd
 
@@ -63,20 +64,23 @@ def _away_from_zero(*shape, margin=0.2, hi=1.5):
     return np.asarray(mag * sgn, np.float32)
 
 
-def _axis(axis, ndim):
-    """A normalized static axis: an int, or a sorted tuple of ints (None: all axes). Given as tj.numpy's
-    reductions take it: an int, a list or tuple, a numpy array or a concrete Tensor (TF's axis tensors)."""
+def _axis(axis, ndim, op: str):
+    """A normalized static axis of op ``op``: an int, or a sorted tuple of ints (None: all axes). Given as
+    tj.numpy's reductions take it: an int, a list or tuple, a numpy array or a concrete Tensor (TF's axis
+    tensors). A float or string raises ``TypeError`` (as TF; never truncated: ``axis=1.5`` is not axis 1)."""
     axis = freeze(axis)
     if axis is None:
         return tuple(range(ndim))
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
+    axes = tuple(as_index(a, f"tj op '{op}': axis must be an integer or a sequence of integers, got {axis!r}")
+                 for a in axes)
     for a in axes:  # as TF (InvalidArgumentError) and jax: an axis out of range never wraps around silently
-        if ndim and not -ndim <= int(a) < ndim:
-            raise ValueError(f"axis {int(a)} is out of bounds for an input of rank {ndim} "
-                             f"(valid: {-ndim} to {ndim - 1})")
+        if ndim and not -ndim <= a < ndim:
+            raise np.exceptions.AxisError(f"tj op '{op}': axis {a} is out of bounds for an input of rank {ndim} "
+                                          f"(valid: {-ndim} to {ndim - 1})")
     if isinstance(axis, (tuple, list)):
-        return tuple(sorted(int(a) % ndim for a in axis))
-    return int(axis) % ndim if ndim else 0
+        return tuple(sorted(a % ndim for a in axes))
+    return axes[0] % ndim if ndim else 0
 
 
 # -- activations ----------------------------------------------------------------------------------------
@@ -183,7 +187,16 @@ def selu(x):
 
 def leaky_relu(x, negative_slope=0.01):
     """``jax.nn.leaky_relu``; derivative ``negative_slope`` at 0 (TF's convention)."""
-    return _leaky_relu(x, negative_slope=float(negative_slope))
+    return _leaky_relu(x, negative_slope=_number("leaky_relu", "negative_slope", negative_slope))
+
+
+def _number(op: str, name: str, v) -> float:
+    """A static real parameter as a Python float; anything else raises ``TypeError`` naming the op (float()'s own
+    error names neither, and a string would be a ValueError)."""
+    v = static(v)  # (a traced Tensor: its own error, naming the argument)
+    if isinstance(v, (numbers.Real, np.number)) and not isinstance(v, (bool, complex, np.complexfloating)):
+        return float(v)
+    raise TypeError(f"tj op '{op}': {name} must be a real number, got {v!r}")
 
 
 # -- softmax family ---------------------------------------------------------------------------------------
@@ -232,26 +245,28 @@ _one_hot = _not_differentiable("one_hot", jax.nn.one_hot)
 
 def softmax(x, axis=-1):
     """``jax.nn.softmax`` over ``axis`` (an int or a tuple of ints)."""
-    return _softmax(x, axis=_axis(axis, tnp.ndim(x)))
+    return _softmax(x, axis=_axis(axis, tnp.ndim(x), "softmax"))
 
 
 def log_softmax(x, axis=-1):
     """``jax.nn.log_softmax`` over ``axis``."""
-    return _log_softmax(x, axis=_axis(axis, tnp.ndim(x)))
+    return _log_softmax(x, axis=_axis(axis, tnp.ndim(x), "log_softmax"))
 
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
     """``jax.nn.logsumexp`` (``b``: optional scale factors, broadcast against ``a``)."""
     if return_sign:
         raise NotImplementedError("tj.nn.logsumexp: return_sign=True is not supported")
-    axis = None if axis is None else _axis(axis, tnp.ndim(a))
+    axis = None if axis is None else _axis(axis, tnp.ndim(a), "logsumexp")
     args = (a,) if b is None else (a, b)
     return _logsumexp(*args, axis=axis, keepdims=bool(keepdims))
 
 
 def one_hot(x, num_classes, *, dtype=jnp.float32, axis=-1):
     """``jax.nn.one_hot`` (not differentiable)."""
-    return _one_hot(x, num_classes=int(num_classes), dtype=jnp.dtype(dtype), axis=freeze(axis))
+    # (int() would truncate 2.5 to 2 classes; TF raises TypeError)
+    n = as_index(freeze(num_classes), f"tj op 'one_hot': num_classes must be an integer, got {num_classes!r}")
+    return _one_hot(x, num_classes=n, dtype=as_dtype("one_hot", dtype), axis=freeze(axis))
 
 
 # -- convolution and pooling -------------------------------------------------------------------------
@@ -272,6 +287,7 @@ def conv(x, w, window_strides, padding, lhs_dilation=None, rhs_dilation=None, di
     if not isinstance(dimension_numbers, jax.lax.ConvDimensionNumbers):
         dimension_numbers = freeze(dimension_numbers)
     _check_kernel_window(tnp.shape(x), tnp.shape(w), dimension_numbers)
+    _check_window_args("conv", freeze(window_strides), freeze(padding))
     return _conv(x, w, window_strides=freeze(window_strides), padding=freeze(padding),
                  lhs_dilation=freeze(lhs_dilation), rhs_dilation=freeze(rhs_dilation),
                  dimension_numbers=dimension_numbers, feature_group_count=int(feature_group_count),
@@ -293,6 +309,20 @@ def _check_kernel_window(x_shape, w_shape, dimension_numbers):
     if empty:
         raise ValueError(f"tj.nn.conv: the kernel of shape {tuple(w_shape)} has an empty spatial dimension "
                          f"(dimension {empty[0]}); every window dimension needs at least one element")
+
+
+_PADDINGS = ("SAME", "VALID", "SAME_LOWER")
+
+
+def _check_window_args(op: str, strides, padding) -> None:
+    """As TF (InvalidArgumentError, raised here as ValueError): a padding name other than 'SAME'/'VALID' (jax
+    raises a RuntimeError) and a stride below 1 (which XLA reports only when it lowers the program: under a
+    tape or in tj.function, at the first read rather than at the call) are errors at the call."""
+    if isinstance(padding, str) and padding.upper() not in _PADDINGS:
+        raise ValueError(f"tj op '{op}': padding must be 'SAME', 'VALID' or one (low, high) pair per spatial "
+                         f"dimension, got {padding!r}")
+    if isinstance(strides, tuple) and any(isinstance(s, int) and s < 1 for s in strides):
+        raise ValueError(f"tj op '{op}': strides must be positive, got {strides}")
 
 
 def _pool_dims(x_ndim, window_shape, strides, padding):
@@ -363,6 +393,7 @@ _avg_pool = OpDef("avg_pool", _avg_pool_fn, samples=_samples(
 def max_pool(x, window_shape, strides=None, padding="VALID"):
     """Max pooling over the spatial dimensions of an NHWC input (``flax.linen.max_pool``'s signature);
     ``padding`` is ``'VALID'``, ``'SAME'`` or one ``(low, high)`` pair per window dimension."""
+    _check_window_args("max_pool", freeze(strides), freeze(padding))
     return _max_pool(x, window_shape=freeze(window_shape), strides=freeze(strides), padding=freeze(padding))
 
 
@@ -372,6 +403,7 @@ def avg_pool(x, window_shape, strides=None, padding="VALID", count_include_pad=F
     As TF's ``avg_pool`` (pooling_ops_test: ``'SAME'`` windows average only the real elements), padded
     elements are not counted by default; ``count_include_pad=True`` divides by the full window size
     (flax's default)."""
+    _check_window_args("avg_pool", freeze(strides), freeze(padding))
     return _avg_pool(x, window_shape=freeze(window_shape), strides=freeze(strides), padding=freeze(padding),
                      count_include_pad=bool(count_include_pad))
 
@@ -416,7 +448,7 @@ def layer_norm(x, scale=None, offset=None, axis=-1, epsilon=1e-5):
     over ``axis`` (an int or tuple). ``scale``/``offset`` have the shape of the normalized axes (or any
     shape broadcasting against ``x``). Derivatives are those of TF's formula (``tf.nn.moments`` and
     ``tf.nn.batch_normalization``, as Keras's LayerNormalization), to every order."""
-    ax = _axis(axis, tnp.ndim(x))
+    ax = _axis(axis, tnp.ndim(x), "layer_norm")
     params = tuple(p for p in (scale, offset) if p is not None)
     return _layer_norm(x, *params, axis=ax, epsilon=float(epsilon), has_scale=scale is not None,
                        has_offset=offset is not None)
@@ -489,7 +521,7 @@ def batch_norm(x, scale, offset, epsilon=1e-3, axis=-1):
     Returns ``(y, batch_mean, batch_var)``; as TF's fused kernel, ``batch_var`` is the Bessel-corrected
     (``n / (n - 1)``) variance meant for running averages, while ``y`` uses the biased one. Gradients
     flow from all three outputs."""
-    ax = _axis(axis, tnp.ndim(x))
+    ax = _axis(axis, tnp.ndim(x), "batch_norm")
     channels = tnp.shape(x)[ax]
     for name, p in (("scale", scale), ("offset", offset)):
         # as TF (InvalidArgumentError "scale must have the same number of elements as the channels of x"): not a
@@ -520,7 +552,7 @@ def dropout(x, rate, key):
         r = np.asarray(static(rate))  # (a traced Tensor raises, and the error names the argument)
         if r.ndim:  # as TF: ValueError, not numpy's TypeError
             raise ValueError(f"tj.nn.dropout: rate must be a scalar, got shape {r.shape}")
-        rate = float(r)
+        rate = _number("dropout", "rate", r[()] if r.dtype != object else rate)
     if not 0 <= rate < 1:
         raise ValueError(f"tj.nn.dropout: rate must be a number in [0, 1), got {rate}")
     xdt = x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype  # Tensors, Variables, arrays, tracers
@@ -651,7 +683,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1):
             raise ValueError(f"softmax_cross_entropy_with_logits: labels of shape {l_shape} must have the shape of "
                              f"the logits, {z_shape}, or broadcast to it")
         labels = tnp.broadcast_to(labels, z_shape)
-    return _xent(labels, logits, axis=_axis(axis, tnp.ndim(logits)))[0]
+    return _xent(labels, logits, axis=_axis(axis, tnp.ndim(logits), "softmax_cross_entropy_with_logits"))[0]
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits):
@@ -669,3 +701,4 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits):
                         f"dtype {ldt}; cast them with .astype(jnp.int32), or use "
                         "softmax_cross_entropy_with_logits for probability labels.")
     return _sparse_xent(labels, logits)[0]
+

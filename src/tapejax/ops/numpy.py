@@ -40,6 +40,7 @@ and ``TypeError`` for float ones, as TF and NumPy, whenever the index values are
 from __future__ import annotations
 
 import builtins
+import inspect
 import operator
 from typing import Any, Callable, Sequence
 
@@ -50,7 +51,7 @@ import numpy as np
 from .. import vspace
 from ..tensor import Tensor, TracedValueError, Variable, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
-from .core import OpDef, apply, freeze, record_identity, static
+from .core import OpDef, ShapeError, apply, as_dtype, as_index, freeze, named_error, record_identity, static
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
 from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan, sign as _tf_sign,
@@ -300,6 +301,16 @@ arctan2 = _binary("arctan2", jnp.arctan2, lambda x, y, o, g: g * y / (x * x + y 
 mod = _binary("mod", jnp.mod, _gx, lambda x, y, o, g: -g * jnp.floor(x / y), domain_y=_pos)  # FloorMod
 _rng.uniform(size=59)  # the draws of floor_divide's samples (no gradient now): later samples stay as they were
 true_divide = divide
+_mod = mod
+
+
+def mod(x, y):
+    """``jax.numpy.mod`` (``x % y``, TF's ``FloorMod``: ``d/dy = -floor(x / y)``). An integer divisor holding 0
+    raises ``ValueError``, as TF."""
+    _check_integer_divisor("mod", x, y)
+    return _mod(x, y)
+
+
 remainder = mod
 
 
@@ -353,9 +364,28 @@ def _no_gradient(f) -> Callable:
                    f"``jax.numpy.{f.__name__}`` (not differentiable: its gradient is None, as TF's).")
 
 
-floor, ceil, round, trunc, floor_divide = map(_no_gradient, (jnp.floor, jnp.ceil, jnp.round, jnp.trunc,
-                                                            jnp.floor_divide))
+floor, ceil, round, trunc, _floor_divide = map(_no_gradient, (jnp.floor, jnp.ceil, jnp.round, jnp.trunc,
+                                                             jnp.floor_divide))
 rint = round
+
+
+def _check_integer_divisor(op: str, x, y) -> None:
+    """Integer division by zero raises ``ValueError``, as TF (``InvalidArgumentError`` "Integer division by zero");
+    JAX computes a silent wrong number (``7 // 0`` gives -2 and ``7 % 0`` 0, from XLA's -1 quotient). Checked
+    where the divisor's values are known now (not for a traced divisor), as ``power``'s negative exponents."""
+    if not (jnp.issubdtype(_index_dtype(x), jnp.integer) and jnp.issubdtype(_index_dtype(y), jnp.integer)):
+        return
+    v = _concrete(y)
+    if v is not None and np.size(v) and not np.all(np.asarray(v)):
+        raise ValueError(f"tj op '{op}': integer division by zero (the integer divisor of shape {np.shape(v)} holds "
+                         "a 0); make the divisor nonzero or divide as floats.")
+
+
+def floor_divide(x, y):
+    """``jax.numpy.floor_divide`` (``x // y``; not differentiable: its gradient is None, as TF's). An integer
+    divisor holding 0 raises ``ValueError``, as TF."""
+    _check_integer_divisor("floor_divide", x, y)
+    return _floor_divide(x, y)
 (equal, not_equal, less, less_equal, greater, greater_equal, logical_and, logical_or, logical_not, logical_xor,
  isnan, isinf, isfinite, bitwise_and, bitwise_or, bitwise_xor, bitwise_not) = map(_no_gradient, (
     jnp.equal, jnp.not_equal, jnp.less, jnp.less_equal, jnp.greater, jnp.greater_equal, jnp.logical_and,
@@ -369,12 +399,12 @@ _argmax, _argmin, _argsort, _any, _all = (_not_differentiable(f.__name__, f) for
 
 def argmax(a, axis=None, keepdims=False):
     """``jax.numpy.argmax`` (not differentiable)."""
-    return apply(_argmax, (a,), {"axis": freeze(axis), "keepdims": bool(keepdims)})
+    return apply(_argmax, (a,), {"axis": _scan_axis("argmax", a, axis), "keepdims": bool(keepdims)})
 
 
 def argmin(a, axis=None, keepdims=False):
     """``jax.numpy.argmin`` (not differentiable)."""
-    return apply(_argmin, (a,), {"axis": freeze(axis), "keepdims": bool(keepdims)})
+    return apply(_argmin, (a,), {"axis": _scan_axis("argmin", a, axis), "keepdims": bool(keepdims)})
 
 
 def argsort(a, axis=-1, *, stable=True, descending=False):
@@ -385,12 +415,12 @@ def argsort(a, axis=-1, *, stable=True, descending=False):
 
 def any(a, axis=None, keepdims=False):
     """``jax.numpy.any``."""
-    return apply(_any, (a,), {"axis": freeze(axis), "keepdims": bool(keepdims)})
+    return apply(_any, (a,), {"axis": _checked_axes("any", a, axis), "keepdims": bool(keepdims)})
 
 
 def all(a, axis=None, keepdims=False):
     """``jax.numpy.all``."""
-    return apply(_all, (a,), {"axis": freeze(axis), "keepdims": bool(keepdims)})
+    return apply(_all, (a,), {"axis": _checked_axes("all", a, axis), "keepdims": bool(keepdims)})
 
 
 # -- reductions ------------------------------------------------------------------------------------------
@@ -473,13 +503,15 @@ _cumprod = _reduction("cumprod", jnp.cumprod, _samples(((_pos(3, 4),), {"axis": 
 
 def sum(a, axis=None, dtype=None, keepdims=False):
     """``jax.numpy.sum``."""
-    out = _sum(a, axis=freeze(axis), keepdims=bool(keepdims))
+    out = _sum(a, axis=_checked_axes("sum", a, axis), keepdims=bool(keepdims))
     return out if dtype is None else astype(out, dtype)
 
 
 def _checked_axes(op: str, a, axis):
-    """``axis`` frozen, each entry checked against ``a``'s rank: jax.numpy's mean, var and std index the shape
-    with it first and raise a bare ``IndexError``, where TF raises ``ValueError`` (``AxisError`` is both)."""
+    """``axis`` frozen, each entry checked against ``a``'s rank and type: jax.numpy's mean, var and std index the
+    shape with it first and raise a bare ``IndexError``, where TF raises ``ValueError`` (``AxisError`` is both);
+    jax.numpy takes a string for a named (shard_map) axis and fails deep inside with ``NameError``; a float
+    axis raises ``TypeError`` (as TF), never truncated."""
     axis = freeze(axis)
     if axis is not None and not isinstance(axis, Tensor):  # (a traced Tensor axis: the op names it)
         for ax in _axes(axis):
@@ -509,7 +541,7 @@ def _check_nonempty(name: str, a, axis, tf_value: str) -> None:
 def max(a, axis=None, keepdims=False):
     """``jax.numpy.max`` (gradient shared equally among tied maxima, as TF's reduce_max). A zero-size reduced
     axis raises ``ValueError``, as jax.numpy (TF's reduce_max returns the dtype's lowest value)."""
-    axis = freeze(axis)
+    axis = _checked_axes("max", a, axis)
     _check_nonempty("max", a, axis, "-inf, or the dtype's lowest value")
     return _max(a, axis=axis, keepdims=bool(keepdims))
 
@@ -517,14 +549,14 @@ def max(a, axis=None, keepdims=False):
 def min(a, axis=None, keepdims=False):
     """``jax.numpy.min``. A zero-size reduced axis raises ``ValueError``, as jax.numpy (TF's reduce_min
     returns the dtype's highest value)."""
-    axis = freeze(axis)
+    axis = _checked_axes("min", a, axis)
     _check_nonempty("min", a, axis, "+inf, or the dtype's highest value")
     return _min(a, axis=axis, keepdims=bool(keepdims))
 
 
 def prod(a, axis=None, keepdims=False):
     """``jax.numpy.prod``."""
-    return _prod(a, axis=freeze(axis), keepdims=bool(keepdims))
+    return _prod(a, axis=_checked_axes("prod", a, axis), keepdims=bool(keepdims))
 
 
 def var(a, axis=None, ddof=0, keepdims=False):
@@ -582,6 +614,9 @@ def add_n(xs: Sequence[Any]):
     xs = list(xs)
     if not xs:
         raise ValueError("add_n: needs at least one tensor")
+    shapes = [shape(x) for x in xs]
+    if builtins.any(s != shapes[0] for s in shapes):  # as TF (InvalidArgumentError): never broadcast silently
+        raise ValueError(f"tj op 'add_n': the inputs must have the same shape, got shapes {shapes}")
     return _add_n(*xs)
 
 
@@ -740,7 +775,10 @@ _astype = OpDef("astype", lambda x, dtype: x.astype(dtype), samples=_samples(((_
 def reshape(a, shape=None, order="C", **kw):
     """``jax.numpy.reshape``."""
     if shape is None:
-        shape = kw.pop("newshape")
+        shape = kw.pop("newshape", None)
+        if shape is None:  # (TF: ValueError "Attempt to convert a value (None)"; jax.numpy: TypeError)
+            raise ShapeError("tj op 'reshape': the new shape is missing (got None); give a tuple of ints, with "
+                             "at most one -1")
     if isinstance(shape, int):
         shape = (shape,)
     return _reshape(a, shape=freeze(shape))
@@ -797,7 +835,10 @@ def expand_dims(a, axis):
     new = list(shape(a))
     axes = _axes(axis)
     nd = len(new) + len(axes)
-    for ax in sorted(_check_axis("expand_dims", x, nd) for x in axes):
+    axes = sorted(_check_axis("expand_dims", x, nd) for x in axes)
+    if len(set(axes)) != len(axes):  # (as NumPy and jax.numpy: ValueError "repeated axis"; it added one axis)
+        raise ValueError(f"tj op 'expand_dims': axis {axis!r} names the same position more than once")
+    for ax in axes:
         new.insert(ax, 1)
     return reshape(a, tuple(new))
 
@@ -874,7 +915,7 @@ def take(a, indices, axis=None, mode=None):
     ``mode`` ('clip', 'wrap', 'fill', 'promise_in_bounds') keeps JAX's semantics, and so do traced indices
     (inside ``tj.function``/``jax.jit`` their values are not known: JAX's fill applies)."""
     shp = shape(a)
-    indices = _index_list(indices)
+    indices = _index_list(indices, "take")
     if mode is None:
         if axis is None:
             n, ax = int(np.prod(shp, dtype=np.int64)), "None (the flattened tensor)"
@@ -891,7 +932,7 @@ def take_along_axis(arr, indices, axis):
     """``jax.numpy.take_along_axis``; concrete out-of-bounds indices raise ``IndexError``, float indices
     ``TypeError`` (traced indices keep JAX's fill, as ``take``)."""
     shp = shape(arr)
-    indices = _index_list(indices)
+    indices = _index_list(indices, "take_along_axis")
     if axis is not None:
         ax = _check_axis("take_along_axis", axis, len(shp))
         _check_index_array("take_along_axis", indices, ax, shp[ax], shp)
@@ -920,14 +961,28 @@ def pad(array, pad_width, mode="constant", constant_values=0):
     return _pad(array, pad_width=pad_width, mode=mode, constant_values=freeze(constant_values))
 
 
+def _integers(op: str, name: str, v, nonnegative: bool = False):
+    """A static integer parameter (an int or a tuple of ints, frozen), checked: a float raises ``TypeError``
+    (jax.numpy would truncate ``roll(x, 2.5)`` to a shift of 2), a negative size ``ValueError`` (as TF's
+    InvalidArgumentError and NumPy; XLA fails to compile it, with no word of the op)."""
+    v = freeze(v)
+    for x in (v if isinstance(v, tuple) else (v,)):
+        if isinstance(x, Tensor):  # a traced Tensor (inside tj.function): the op's error names it
+            continue
+        as_index(x, f"tj op '{op}': {name} must be an integer or a sequence of integers, got {v!r}")
+        if nonnegative and x < 0:
+            raise ValueError(f"tj op '{op}': {name} must not be negative, got {v!r}")
+    return v
+
+
 def tile(A, reps):
-    """``jax.numpy.tile``."""
-    return _tile(A, reps=freeze(reps if not isinstance(reps, int) else (reps,)))
+    """``jax.numpy.tile``; negative or float ``reps`` raise (ValueError, TypeError), as TF and NumPy."""
+    return _tile(A, reps=_integers("tile", "reps", reps if not isinstance(reps, int) else (reps,), True))
 
 
 def repeat(a, repeats, axis=None):
     """``jax.numpy.repeat``."""
-    return _repeat(a, repeats=freeze(repeats), axis=axis)
+    return _repeat(a, repeats=_integers("repeat", "repeats", repeats, True), axis=axis)
 
 
 def flip(m, axis=None):
@@ -953,7 +1008,11 @@ def sort(a, axis=-1, *, stable=True, descending=False):
 def where(condition, x=None, y=None):
     """``jax.numpy.where`` (three-argument form; the one-argument form is not differentiable)."""
     if x is None and y is None:
-        return tuple(Tensor(a) for a in jnp.where(jnp.asarray(condition)))
+        c = convert_to_tensor(condition)
+        if c.ndim == 0:  # (as NumPy: nonzero of a scalar is refused; jax's error named no op)
+            raise ValueError("tj op 'where': the one-argument form (the indices of the true elements) needs an array "
+                             f"of rank >= 1, got a scalar of shape {c.shape}")
+        return tuple(Tensor(a) for a in jnp.where(c.value))
     if x is None or y is None:  # as TF and jax.numpy: ValueError, not a TypeError about a None argument
         raise ValueError("tj op 'where': x and y must both be given (a selection) or both be None (the indices of "
                          f"the true elements); got {'x' if y is None else 'y'} only")
@@ -971,7 +1030,8 @@ def clip(a, a_min=None, a_max=None, **kw):
 
 def astype(x, dtype):
     """Cast; float -> float casts pass gradients (cast back), casts to int/bool are not differentiable."""
-    return _astype(x, dtype=jnp.dtype(dtype))
+    return _astype(x, dtype=as_dtype("astype", dtype))
+
 
 
 # -- indexing -----------------------------------------------------------------------------------------
@@ -983,7 +1043,8 @@ def astype(x, dtype):
 def _check_axis(op: str, axis, ndim: int) -> int:
     """``axis`` (an int, or a scalar integer Tensor) in ``[0, ndim)``; out of ``[-ndim, ndim)`` raises NumPy's
     ``AxisError`` (never wrapped around): both an ``IndexError``, as NumPy, and a ``ValueError``, as TF and JAX."""
-    ax = operator.index(axis)
+    ax = as_index(axis, f"tj op '{op}': axis must be an integer (or a scalar integer Tensor), got {axis!r} of type "
+                       f"{type(axis).__name__}")
     if not -ndim <= ax < builtins.max(ndim, 1):  # (max, sum... are this module's ops)
         raise np.exceptions.AxisError(f"tj op '{op}': axis {ax} is out of range for a tensor of rank {ndim}")
     return ax % ndim if ndim else 0
@@ -1122,17 +1183,22 @@ def _split_index(idx):
             arrays.append(part)
             static.append(("a",))
         elif isinstance(part, slice):
-            static.append(("s", _static_int(part.start), _static_int(part.stop), _static_int(part.step)))
+            step = _static_int(part.step)
+            if step == 0:  # (as NumPy and TF, ValueError; jax's own error showed this function's index encoding)
+                raise ValueError(f"tj op 'getitem': slice step cannot be zero, got {part!r}")
+            static.append(("s", _static_int(part.start), _static_int(part.stop), step))
         elif part is None:
             static.append(("n",))
         elif part is Ellipsis:
+            if ("e",) in static:  # (as NumPy's IndexError; TF: "Multiple ellipses in slice spec not allowed")
+                raise IndexError(f"tj op 'getitem': an index can only have a single ellipsis ('...'), got {idx!r}")
             static.append(("e",))
         else:
             static.append(("i", _static_index(part, "an index")))
     return tuple(static), arrays
 
 
-def _index_list(part):
+def _index_list(part, op: str = "getitem"):
     """A list (or tuple) of indices as an array; an empty one selects nothing (NumPy's integer array, not
     float64), one holding Tensors is packed (they may be traced, inside tj.function). Anything else is kept."""
     if not isinstance(part, (list, tuple)):
@@ -1141,6 +1207,8 @@ def _index_list(part):
         a = np.asarray(part)  # (on the host: checking its bounds costs no device round trip)
     except TypeError:  # it holds traced Tensors
         return convert_to_tensor(part)
+    except ValueError:  # (NumPy's "inhomogeneous shape": as TF, a ValueError, naming the op and the index)
+        raise ValueError(f"tj op '{op}': a nested list of indices must be rectangular, got {part!r}") from None
     return a.astype(np.int32) if a.size == 0 and a.dtype == np.float64 else a
 
 
@@ -1226,31 +1294,62 @@ def getitem(x, idx):
 # -- misc -----------------------------------------------------------------------------------------
 
 def zeros_like(a, dtype=None):
-    return Tensor(jnp.zeros_like(jnp.asarray(a), dtype=dtype))
+    return _create("zeros_like", lambda a, dtype=None: jnp.zeros_like(jnp.asarray(a), dtype=dtype), a, dtype=dtype)
 
 
 def ones_like(a, dtype=None):
-    return Tensor(jnp.ones_like(jnp.asarray(a), dtype=dtype))
+    return _create("ones_like", lambda a, dtype=None: jnp.ones_like(jnp.asarray(a), dtype=dtype), a, dtype=dtype)
+
+
+def _create(name: str, make: Callable, *args, **kw) -> Tensor:
+    """A constant from a jax.numpy constructor; a bad size (negative, a float, None) raises the error every op
+    raises (core.named_error: the constructor, its arguments and the fix), never jax's bare one. A negative
+    dimension is a ``ShapeError`` (TF's ``InvalidArgumentError``, NumPy's ``ValueError``), a non-integer
+    one ``TypeError`` (as TF and NumPy)."""
+    try:
+        out = make(*args, **kw)
+        return tuple(Tensor(o) for o in out) if isinstance(out, tuple) else Tensor(out)  # (linspace's retstep)
+    except (TypeError, ValueError, ZeroDivisionError) as e:
+        try:  # the arguments by their names in jax.numpy's signature (shape=, N=, num=...)
+            given = dict(inspect.signature(make).bind(*args, **kw).arguments)
+        except TypeError:
+            given = {**{f"arg{i}": a for i, a in enumerate(args)}, **kw}
+        if given.get("dtype") is not None:
+            given["dtype"] = _dtype_name(given["dtype"])
+        arrays = [v for v in given.values() if isinstance(v, (Tensor, Variable, np.ndarray, jax.Array))]  # (by shape)
+        named = named_error(name, arrays, {k: v for k, v in given.items() if not builtins.any(v is a for a in arrays)},
+                            e)
+        if named is None:
+            raise
+        raise named from e
+
+
+def _dtype_name(dtype):
+    """A dtype as its name (``float32``, not ``<class 'jax.numpy.float32'>``) for messages."""
+    try:
+        return str(jnp.dtype(dtype))
+    except TypeError:
+        return dtype
 
 
 # (shapes, counts and arange's bounds are static: scalar Tensors and Variables stand for their values, ``static``)
 def zeros(shape, dtype=jnp.float32):
-    return Tensor(jnp.zeros(static(shape), dtype))
+    return _create("zeros", jnp.zeros, static(shape), dtype=dtype)
 
 
 def ones(shape, dtype=jnp.float32):
-    return Tensor(jnp.ones(static(shape), dtype))
+    return _create("ones", jnp.ones, static(shape), dtype=dtype)
 
 
 def full(shape, fill_value, dtype=None):
     """``jax.numpy.full``; a Tensor ``fill_value`` is differentiated (TF's ``tf.fill``: the gradient is the sum)."""
     if isinstance(fill_value, (Tensor, Variable)):
         return apply(_fill, (fill_value,), {"shape": static(shape), "dtype": freeze(dtype)})
-    return Tensor(jnp.full(static(shape), fill_value, dtype))
+    return _create("full", jnp.full, static(shape), fill_value, dtype=dtype)
 
 
 def arange(start, stop=None, step=None, dtype=None):
-    return Tensor(jnp.arange(static(start), static(stop), static(step), dtype))
+    return _create("arange", jnp.arange, static(start), static(stop), static(step), dtype)
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
@@ -1259,12 +1358,11 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
               "axis": static(axis)}
     if isinstance(start, (Tensor, Variable)) or isinstance(stop, (Tensor, Variable)):
         return apply(_linspace, (start, stop), params)
-    out = jnp.linspace(start, stop, **params)
-    return (Tensor(out[0]), Tensor(out[1])) if retstep else Tensor(out)
+    return _create("linspace", jnp.linspace, start, stop, **params)
 
 
 def eye(N, M=None, k=0, dtype=None):
-    return Tensor(jnp.eye(static(N), static(M), static(k), dtype or jnp.float32))
+    return _create("eye", jnp.eye, static(N), static(M), static(k), dtype or jnp.float32)
 
 
 def asarray(a, dtype=None):
@@ -1274,7 +1372,7 @@ def asarray(a, dtype=None):
 def array(a, dtype=None, copy: bool = True):
     """``jax.numpy.array``: like ``asarray``, but a Tensor comes back as a new Tensor (a copy), recorded as
     an identity (TF's ``tf.identity``), so it can be watched and differentiated apart from the original."""
-    if isinstance(a, (Tensor, Variable)) and dtype is not None and jnp.dtype(dtype) != a.dtype:
+    if isinstance(a, (Tensor, Variable)) and dtype is not None and as_dtype("array", dtype) != a.dtype:
         return astype(a, dtype)  # as jnp.array: the dtype asked for (a recorded cast)
     t = convert_to_tensor(a, dtype)
     if copy and t is a:
@@ -1286,7 +1384,13 @@ def array(a, dtype=None, copy: bool = True):
 
 def shape(a) -> tuple:
     """``jax.numpy.shape``: the static shape of a Tensor, Variable, array or nested list."""
-    return tuple(a.shape) if isinstance(a, (Tensor, Variable)) else tuple(np.shape(a))
+    if isinstance(a, (Tensor, Variable)):
+        return tuple(a.shape)
+    try:
+        return tuple(np.shape(a))
+    except ValueError:  # a ragged nested list: the error tj.constant gives it (NumPy's names no op)
+        convert_to_tensor(a)
+        raise
 
 
 def ndim(a):
@@ -1396,32 +1500,34 @@ _isclose = _not_differentiable("isclose", lambda a, b, *, rtol=1e-05, atol=1e-08
 
 def trace(a, offset=0, axis1=0, axis2=1):
     """``jax.numpy.trace``."""
-    return _trace(a, offset=operator.index(offset), axis1=operator.index(axis1), axis2=operator.index(axis2))
+    return _trace(a, offset=_integers("trace", "offset", offset), axis1=_check_axis("trace", axis1, ndim(a)),
+                  axis2=_check_axis("trace", axis2, ndim(a)))
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
     """``jax.numpy.diagonal``."""
-    return _diagonal(a, offset=operator.index(offset), axis1=operator.index(axis1), axis2=operator.index(axis2))
+    return _diagonal(a, offset=_integers("diagonal", "offset", offset), axis1=_check_axis("diagonal", axis1, ndim(a)),
+                     axis2=_check_axis("diagonal", axis2, ndim(a)))
 
 
 def diag(v, k=0):
     """``jax.numpy.diag``: the diagonal of a matrix, or the matrix with a vector on its diagonal."""
-    return _diag(v, k=operator.index(k))
+    return _diag(v, k=_integers("diag", "k", k))
 
 
 def tril(m, k=0):
     """``jax.numpy.tril``."""
-    return _tril(m, k=operator.index(k))
+    return _tril(m, k=_integers("tril", "k", k))
 
 
 def triu(m, k=0):
     """``jax.numpy.triu``."""
-    return _triu(m, k=operator.index(k))
+    return _triu(m, k=_integers("triu", "k", k))
 
 
 def roll(a, shift, axis=None):
     """``jax.numpy.roll``."""
-    return _roll(a, shift=freeze(shift), axis=freeze(axis))
+    return _roll(a, shift=_integers("roll", "shift", shift), axis=freeze(axis))
 
 
 def tensordot(a, b, axes=2):
@@ -1446,7 +1552,7 @@ def kron(a, b):
 
 def diff(a, n=1, axis=-1):
     """``jax.numpy.diff``."""
-    return _diff(a, n=operator.index(n), axis=operator.index(axis))
+    return _diff(a, n=_integers("diff", "n", n, True), axis=_check_axis("diff", axis, ndim(a)))
 
 
 def vstack(tup):
@@ -1463,17 +1569,17 @@ def hstack(tup):
 
 def nansum(a, axis=None, keepdims=False):
     """``jax.numpy.nansum``: NaN entries count as 0 and get gradient 0."""
-    return _nansum(a, axis=freeze(axis), keepdims=keepdims)
+    return _nansum(a, axis=_checked_axes("nansum", a, axis), keepdims=keepdims)
 
 
 def nanmean(a, axis=None, keepdims=False):
     """``jax.numpy.nanmean``: the mean of the entries that are not NaN."""
-    return _nanmean(a, axis=freeze(axis), keepdims=keepdims)
+    return _nanmean(a, axis=_checked_axes("nanmean", a, axis), keepdims=keepdims)
 
 
 def count_nonzero(a, axis=None, keepdims=False):
     """``jax.numpy.count_nonzero`` (not differentiable)."""
-    return apply(_count_nonzero, (a,), {"axis": freeze(axis), "keepdims": keepdims})
+    return apply(_count_nonzero, (a,), {"axis": _checked_axes("count_nonzero", a, axis), "keepdims": keepdims})
 
 
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
@@ -1486,7 +1592,8 @@ def full_like(a, fill_value, dtype=None):
     is (as ``full``)."""
     if isinstance(fill_value, (Tensor, Variable)):
         return apply(_fill, (fill_value,), {"shape": shape(a), "dtype": jnp.dtype(dtype or _dtype_of(a))})
-    return Tensor(jnp.full_like(jnp.asarray(a), fill_value, dtype=dtype))
+    return _create("full_like", lambda a, fill_value, dtype=None: jnp.full_like(jnp.asarray(a), fill_value,
+                                                                                dtype=dtype), a, fill_value, dtype=dtype)
 
 
 def _dtype_of(a):

@@ -28,6 +28,7 @@ enters the replayed program as a new input array).
 from __future__ import annotations
 
 import enum
+import operator
 import secrets
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -38,7 +39,7 @@ import numpy as np
 from .. import tape_set
 from ..tensor import Tensor, Variable, describe_value
 from . import numpy as tnp
-from .core import OpDef, apply, freeze
+from .core import OpDef, apply, as_dtype, freeze
 from .declare import not_differentiable as _not_differentiable
 
 __all__ = ["key", "split", "fold_in", "normal", "uniform", "truncated_normal", "categorical", "bernoulli",
@@ -67,6 +68,8 @@ def _static_shape(shape, what: str) -> tuple:
         return (shape,)
     if not (isinstance(shape, tuple) and all(isinstance(d, int) for d in shape)):
         raise TypeError(f"tj.random.{what}: shape must be a tuple of Python ints, got {shape!r}")
+    if any(d < 0 for d in shape):  # as TF (InvalidArgumentError "Dimension -2 must be >= 0"); XLA fails to compile it
+        raise ValueError(f"tj.random.{what}: shape must not have negative dimensions, got {shape!r}")
     return shape
 
 
@@ -94,7 +97,7 @@ def _out_dtype(dtype: Any, what: str, kinds: str) -> Any:
     TF checks it: a float draw with an integer or bool dtype is TF's ``TypeError`` (its default bound, e.g.
     ``0.0``, cannot be converted to that dtype), any other unsupported dtype (complex) its
     ``InvalidArgumentError``, raised here as ``ValueError``."""
-    dt = jax.dtypes.canonicalize_dtype(jnp.dtype(dtype))
+    dt = jax.dtypes.canonicalize_dtype(as_dtype(what, dtype))
     if jnp.issubdtype(dt, jnp.floating):
         return dt
     if "int" in kinds and jnp.issubdtype(dt, jnp.integer):
@@ -120,6 +123,15 @@ def _param(x: Any, dtype: Any, what: str) -> Any:
     if type(x) in (int, float):
         return x
     return tnp.asarray(x, dtype=dtype)
+
+
+def _int(value, what: str, name: str) -> int:
+    """A Python int for an integer parameter; a float raises ``TypeError`` (as jax.random: int() would truncate
+    2.5 to 2 and give another key than the user asked for)."""
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(f"tj.random.{what}: {name} must be an integer, got {describe_value(value)}") from None
 
 
 # Two families. Draws (``_not_differentiable``, declare.py): no output has a gradient, so none is recorded.
@@ -151,18 +163,21 @@ _permutation = OpDef("random_permutation", lambda x, k, axis=0, independent=Fals
 def key(seed: int):
     """A JAX key for ``seed`` (``jax.random.key``): the argument of every stateless op."""
     if isinstance(seed, (Tensor, Variable)):
-        seed = int(np.asarray(seed.numpy()))
-    return jax.random.key(int(seed))
+        seed = np.asarray(seed.numpy())
+    return jax.random.key(_int(seed, "key", "seed"))
 
 
 def split(key: Any, num: int = 2):
     """``jax.random.split``: ``num`` new keys (a key array of shape ``(num,)``)."""
-    return apply(_split, (_raw_key(key),), {"num": int(num)}).value
+    num = _int(num, "split", "num")
+    if num < 0:  # (XLA fails to compile it, with no word of the op)
+        raise ValueError(f"tj.random.split: num must not be negative, got {num}")
+    return apply(_split, (_raw_key(key),), {"num": num}).value
 
 
 def fold_in(key: Any, data: int):
     """``jax.random.fold_in``: a new key from ``key`` and an integer."""
-    return apply(_fold_in, (_raw_key(key),), {"data": int(data)}).value
+    return apply(_fold_in, (_raw_key(key),), {"data": _int(data, "fold_in", "data")}).value
 
 
 def _tf_style(args: tuple, kwargs: dict) -> bool:
@@ -193,7 +208,8 @@ def normal(*args, **kwargs) -> Tensor:
 
 
 def _jax_normal(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32) -> Tensor:
-    return apply(_normal, (_raw_key(key),), {"shape": _static_shape(shape, "normal"), "dtype": jnp.dtype(dtype)})
+    return apply(_normal, (_raw_key(key),), {"shape": _static_shape(shape, "normal"),
+                                             "dtype": as_dtype("random_normal", dtype)})
 
 
 def _tf_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = jnp.float32, seed: Optional[int] = None,
@@ -242,7 +258,7 @@ def truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any 
 
 def _jax_uniform(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32, minval: Any = 0.0,
                  maxval: Any = 1.0) -> Tensor:
-    dtype = jnp.dtype(dtype)
+    dtype = as_dtype("random_uniform", dtype)
     if not jnp.issubdtype(dtype, jnp.floating):
         raise TypeError(f"tj.random.uniform: dtype must be a float dtype, got {dtype} (jax.random.uniform's rule); "
                         "for integers use tj.random.Generator.uniform(..., dtype=int32) or jax.random.randint")
@@ -256,7 +272,7 @@ def categorical(key: Any, logits: Any, axis: int = -1, shape: Optional[Sequence[
     """``jax.random.categorical``: indices drawn with probabilities ``softmax(logits)``; the logits get no
     gradient (TF: ``NotDifferentiable("Multinomial")``)."""
     shape = None if shape is None else _static_shape(shape, "categorical")
-    return apply(_categorical, (_raw_key(key), logits), {"axis": int(axis), "shape": shape})
+    return apply(_categorical, (_raw_key(key), logits), {"axis": _int(axis, "categorical", "axis"), "shape": shape})
 
 
 def bernoulli(key: Any, p: Any = 0.5, shape: Optional[Sequence[int]] = None) -> Tensor:
@@ -299,7 +315,7 @@ def _jax_shuffle(key: Any, x: Any, axis: int = 0) -> Tensor:
 
 
 def _tf_shuffle(value: Any, seed: Optional[int] = None, name: Optional[str] = None) -> Tensor:
-    if np.ndim(value.value if isinstance(value, Tensor) else value) == 0:  # (a Variable reads as its value)
+    if tnp.ndim(value) == 0:
         return tnp.asarray(value)
     return permutation(_stream(seed).make_key(), value, axis=0)
 

@@ -948,9 +948,13 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] =
     the norm but not enlarge ``t``; the gradient at ``t == 0`` is finite. ``name``: TF's op name, ignored."""
     t = _check_floating(convert_to_tensor(t), "clip_by_norm")
     clip_norm = tnp.maximum(convert_to_tensor(clip_norm, dtype=t.dtype), 0)
-    if jnp.broadcast_shapes(t.shape, clip_norm.shape) != t.shape:
-        raise ValueError(f"clip_by_norm: clip_norm of shape {clip_norm.shape} would broadcast t of shape "
-                         f"{t.shape} to a larger shape; give a scalar clip_norm.")
+    try:  # (jax's own error on shapes that do not broadcast names neither the op nor clip_norm)
+        fits = jnp.broadcast_shapes(t.shape, clip_norm.shape) == t.shape
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"clip_by_norm: clip_norm of shape {clip_norm.shape} does not broadcast to t of shape "
+                         f"{t.shape} (it may not enlarge t either); give a scalar clip_norm.")
     sq = tnp.sum(t * t, axis=axes, keepdims=True)
     nonzero = sq > 0
     # sqrt's derivative is infinite at 0: take it only where the sum is positive (TF does the same)
