@@ -14,7 +14,8 @@ import tapejax as tj
 
 tnp = tj.numpy
 
-SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# (derandomized: the same shapes every run, so CI and a local run check the same cases)
+SETTINGS = settings(max_examples=10, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 
 # (tj op, jax reference, keep y away from 0?) -- maximum is checked off ties (generated values are distinct
 # with probability 1; ties follow TF's convention, tested in test_op_conventions.py)
