@@ -163,9 +163,14 @@ def _raw_fn(case):
     return f
 
 
-def path_jax_grad(case):
+def _maybe_jit(f, jit):
+    """``jit=True``: the JAX transform compiled as one program (one compile instead of one per primitive)."""
+    return jax.jit(f) if jit else f
+
+
+def path_jax_grad(case, jit=False):
     return [np.asarray(g, np.float64) for g in
-            jax.grad(_raw_fn(case), argnums=tuple(range(len(case.xs))))(*map(jnp.asarray, case.xs))]
+            _maybe_jit(jax.grad(_raw_fn(case), argnums=tuple(range(len(case.xs)))), jit)(*map(jnp.asarray, case.xs))]
 
 
 # -- forward mode --------------------------------------------------------------------------------------
@@ -195,8 +200,9 @@ def fwd_outer_over_function(case):
     return as_f64(acc.jvp(y))
 
 
-def fwd_jax(case):
-    _, t = jax.jvp(_raw_fn(case), tuple(map(jnp.asarray, case.xs)), tuple(map(jnp.asarray, case.tangents)))
+def fwd_jax(case, jit=False):
+    _, t = _maybe_jit(lambda xs, ts: jax.jvp(_raw_fn(case), xs, ts), jit)(
+        tuple(map(jnp.asarray, case.xs)), tuple(map(jnp.asarray, case.tangents)))
     return np.asarray(t, np.float64)
 
 
@@ -247,12 +253,12 @@ def so_forward_over_reverse(case):
     return acc.jvp(z)
 
 
-def so_jax(case):
+def so_jax(case, jit=False):
     def gdot(*xs):
         gs = jax.grad(_raw_fn(case), argnums=tuple(range(len(xs))))(*xs)
         return sum(jnp.sum(g * v) for g, v in zip(gs, case.v))
     return [np.asarray(g, np.float64) for g in
-            jax.grad(gdot, argnums=tuple(range(len(case.xs))))(*map(jnp.asarray, case.xs))]
+            _maybe_jit(jax.grad(gdot, argnums=tuple(range(len(case.xs)))), jit)(*map(jnp.asarray, case.xs))]
 
 
 # -- comparison ----------------------------------------------------------------------------------------
