@@ -414,3 +414,27 @@ def test_random_programs_on_every_path(programs):
             np.testing.assert_allclose(as_f64(hvp), dot, rtol=1e-3, atol=stol[1] * 4, err_msg="forward over reverse")
     if case.jax_ok:
         assert_same("jax.grad of jax.grad", so_jax(case, jit=True), so, none_as_zero=True, tol=stol)
+
+
+# -- regressions the generator found ---------------------------------------------------------------------
+
+def test_grad_pass_through_second_order_under_jax_grad():
+    """seed 16 (pass_through then custom_cube): jax.grad of jax.grad saw JAX's derivative of round (0) in the
+    outer derivative of the pass-through's output, where nested tapes take the custom op again (1). TF 2.21:
+    d/dx sum(d/dx sum(P(x) * x)) = [2, 2, 2] for P = grad_pass_through(round(2x) / 2)."""
+    x = np.array([0.3, -1.2, 0.8], np.float32)
+    P = tj.grad_pass_through(lambda a: tnp.round(a * 2.0) * 0.5)
+    f = lambda a: tnp.sum(P(a) * a)
+
+    def raw(a):
+        return jnp.sum(jax.grad(lambda b: f(tj.Tensor(b)).value)(a))
+    np.testing.assert_allclose(jax.grad(raw)(jnp.asarray(x)), [2.0, 2.0, 2.0])
+    np.testing.assert_allclose(jax.jit(jax.grad(raw))(jnp.asarray(x)), [2.0, 2.0, 2.0])
+    t = tj.constant(x)
+    with tj.GradientTape() as outer:
+        outer.watch(t)
+        with tj.GradientTape() as inner:
+            inner.watch(t)
+            y = f(t)
+        z = tnp.sum(inner.gradient(y, t))
+    np.testing.assert_allclose(outer.gradient(z, t).numpy(), [2.0, 2.0, 2.0])
