@@ -438,3 +438,25 @@ def test_grad_pass_through_second_order_under_jax_grad():
             y = f(t)
         z = tnp.sum(inner.gradient(y, t))
     np.testing.assert_allclose(outer.gradient(z, t).numpy(), [2.0, 2.0, 2.0])
+
+
+def test_clip_gradient_of_x_broadcast_against_its_bounds():
+    """seed 38 (clip of a (3,) value between (2, 3) bounds, as jnp.clip broadcasts): x's gradient came back
+    with the bounds' shape (2, 3) (eager), and a traced program failed to compile. It is summed back to x's
+    shape. (TF's clip_by_value refuses bounds that change the shape of x, so jnp.clip's broadcasting
+    decides: the sum over the broadcast axis; at the bounds the gradient passes to x, as TF.)"""
+    a = tj.constant([0.0, 1.0, -1.0])
+    lo = tj.constant([[0.0, 0.5, -1.0], [1.0, 1.0, -2.0]])
+    w = tj.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    f = lambda a, lo: tnp.sum(tnp.clip(a, lo, lo + 0.5) * w)
+    want = [[1.0, 7.0, 3.0], [[0.0, 0.0, 0.0], [4.0, 0.0, 6.0]]]
+    for g in (f, tj.function(f)):
+        with tj.GradientTape() as t:
+            t.watch([a, lo])
+            y = g(a, lo)
+        ga, glo = t.gradient(y, [a, lo])
+        np.testing.assert_allclose(ga.numpy(), want[0])
+        np.testing.assert_allclose(glo.numpy(), want[1])
+    got = jax.grad(lambda a, lo: f(tj.Tensor(a), tj.Tensor(lo)).value, argnums=(0, 1))(a.value, lo.value)
+    np.testing.assert_allclose(got[0], want[0])
+    np.testing.assert_allclose(got[1], want[1])
