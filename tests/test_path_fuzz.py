@@ -460,3 +460,23 @@ def test_clip_gradient_of_x_broadcast_against_its_bounds():
     got = jax.grad(lambda a, lo: f(tj.Tensor(a), tj.Tensor(lo)).value, argnums=(0, 1))(a.value, lo.value)
     np.testing.assert_allclose(got[0], want[0])
     np.testing.assert_allclose(got[1], want[1])
+
+
+def test_accumulator_inside_function_over_a_cast_to_int():
+    """seed 33 (cast_int: x.astype(int32).astype(float32) * x): an accumulator inside a tj.function (so the
+    JVP is computed by a recorded op) failed on the cast to int ('NoneType' has no attribute 'dtype'); an
+    int output has no tangent, so the JVP is that of the product's second factor only, as eager. TF 2.21:
+    the JVP of cast(cast(x, int32), float32) * x at x = [1.5, -2.0, 0.0] along [1, 1, 1] is [1, -2, 0]."""
+    def f(x):
+        return x.astype(tnp.int32).astype(tnp.float32) * x
+
+    @tj.function
+    def step(x, t):
+        with tj.ForwardAccumulator(x, t) as acc:
+            y = f(x)
+        return acc.jvp(y)
+    x, t = tj.constant([1.5, -2.0, 0.0]), tj.constant([1.0, 1.0, 1.0])
+    np.testing.assert_allclose(step(x, t).numpy(), [1.0, -2.0, 0.0])
+    with tj.ForwardAccumulator(x, t) as acc:
+        y = f(x)
+    np.testing.assert_allclose(acc.jvp(y).numpy(), [1.0, -2.0, 0.0])
