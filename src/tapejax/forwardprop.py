@@ -95,8 +95,8 @@ class Accumulator:
     def accumulate(self, op, static, args, raw, diff, outs, out) -> None:
         """Compute and store the tangents of ``outs`` for one recorded op."""
         tans = [self.tangents.get(args[i]._id) for i in diff]
-        if all(t is None for t in tans):
-            return
+        if all(t is None for t in tans) or not any(is_float(o._value.dtype) for o in outs):
+            return  # (int and bool outputs, a cast to int say, have no tangent: nothing to compute)
         with self.computing():
             if tape_set.any_recording():
                 # Outer tapes/accumulators watch the JVP computation: dispatch it as an op of its own.

@@ -164,15 +164,20 @@ _attached = jax.custom_jvp(_pass_ys, nondiff_argnums=(0, 1, 2))
 
 
 def _attached_jvp(rule, n_x, n_y, primals, tangents):
-    ys, consts = primals[n_x:n_x + n_y], primals[n_x + n_y:]
+    ys = primals[n_x:n_x + n_y]
+    consts = primals[n_x + n_y:]
+    # The primal outputs carry the rule again: an outer derivative (jax.grad of jax.grad) of the ys that the
+    # inner derivative uses must also be the rule's, not JAX's derivative of the code that computed them
+    # (grad_pass_through(round): 1, not 0), as an outer tape takes the custom op again.
+    out = _attached(rule, n_x, n_y, *primals)
     t_xs, t_ys = tangents[:n_x], tangents[n_x:n_x + n_y]
     if all(isinstance(t, SymbolicZero) for t in t_xs):
         # No input is being differentiated: like a tape that does not take the custom op (TF eager), the
         # derivative sees through to the code that computed ys (what they close over).
-        return list(ys), [_zeros(y) if isinstance(t, SymbolicZero) else t for t, y in zip(t_ys, _avals(ys))]
+        return out, [_zeros(y) if isinstance(t, SymbolicZero) else t for t, y in zip(t_ys, _avals(ys))]
     # Otherwise the tangents JAX derived for ys are dropped: the rule decides.
     t_xs = [_zeros(a) if isinstance(t, SymbolicZero) else t for t, a in zip(t_xs, rule.lin_avals)]
-    return list(ys), bind(rule, consts, t_xs)
+    return out, bind(rule, consts, t_xs)
 
 
 def _avals(ys) -> list:

@@ -755,7 +755,8 @@ def _clip_bwd(res, g):
     (x, lo, hi), _ = res
     inside = (x >= lo) & (x <= hi)  # TF: at the bounds the gradient passes through to x
     z = jnp.zeros_like(g)
-    return (_cast_like(jnp.where(inside, g, z), x),
+    # (jnp.clip broadcasts x against the bounds: x's gradient is summed back to x's shape too)
+    return (_cast_like(_unbroadcast(jnp.where(inside, g, z), jnp.shape(x)), x),
             _cast_like(_unbroadcast(jnp.where(x < lo, g, z), jnp.shape(lo)), lo),
             _cast_like(_unbroadcast(jnp.where(x > hi, g, z), jnp.shape(hi)), hi))
 
