@@ -288,11 +288,12 @@ class Program:
         return f"seed{self.seed}:" + ";".join(map(repr, self.steps)) + (" -> all" if self.all_outputs else "")
 
 
-# The default list keeps the file near a minute on two loaded cores (each program costs ~6 s of tracing and
-# compiling over all the paths): seeds 0-7, 12 (recompute_grad) and 16 (grad_pass_through's second order).
+# The default list keeps the file under a minute on two loaded cores (each program costs ~6 s of tracing and
+# compiling over all the paths; the suite must stay within CI's time): seeds 0-3, 12 (recompute_grad) and 16
+# (grad_pass_through's second order).
 # TAPEJAX_PATH_FUZZ_PROGRAMS=60 runs seeds 0-59, as was done to find the regressions below (all pass).
 _N = os.environ.get("TAPEJAX_PATH_FUZZ_PROGRAMS")
-SEEDS = list(range(int(_N))) if _N else list(range(8)) + [12, 16]
+SEEDS = list(range(int(_N))) if _N else list(range(4)) + [12, 16]
 BUNDLE = 8  # programs per test case: each compiled path then compiles one program for several
 
 
