@@ -321,7 +321,63 @@ def _same_items(a: Any, b: Any) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
-class ListWrapper(list):
+class _StorageView:
+    """What ListWrapper and DictWrapper share: reading, comparing, printing and copying go to the wrapped
+    container (``_storage``). A copy is a wrapper again, detached, keeping whether it can be saved (the
+    ``_copied_flags``), as TF's; pickling keeps the container only."""
+
+    _copied_flags: Tuple[str, ...] = ()
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._storage[key]
+
+    def __len__(self) -> int:
+        return len(self._storage)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._storage)
+
+    def __reversed__(self) -> Iterator[Any]:
+        return reversed(self._storage)
+
+    def __contains__(self, item: Any) -> bool:
+        return item in self._storage
+
+    def __eq__(self, other: Any) -> bool:
+        return self._storage == getattr(other, "_storage", other)
+
+    def __ne__(self, other: Any) -> bool:
+        return self._storage != getattr(other, "_storage", other)
+
+    def __hash__(self) -> int:  # (a list or dict: not hashable, as TF's)
+        raise TypeError(f"unhashable type: '{type(self).__name__}'")
+
+    def __sizeof__(self) -> int:
+        return object.__sizeof__(self) + self._storage.__sizeof__()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._storage!r})"
+
+    def copy(self) -> Any:
+        return copy.copy(self)
+
+    def __copy__(self) -> Any:
+        return self._copied(type(self)(copy.copy(self._storage)))
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> Any:
+        return self._copied(type(self)(copy.deepcopy(self._storage, memo)))
+
+    def _copied(self, new: Any) -> Any:
+        self._check_outside()
+        for flag in self._copied_flags:
+            setattr(new, flag, getattr(self, flag))
+        return new
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return type(self), (self._storage,)
+
+
+class ListWrapper(_StorageView, list):
     """A list attribute of a Module or Checkpoint (TF's ``ListWrapper``): a view of the list assigned, which
     stays that list. Every list method is its own (the wrapped list holds the items)."""
 
@@ -451,21 +507,6 @@ class ListWrapper(list):
         del self[:]
 
     # -- reading -----------------------------------------------------------------------------------------------
-    def __getitem__(self, key: Any) -> Any:
-        return self._storage[key]
-
-    def __len__(self) -> int:
-        return len(self._storage)
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._storage)
-
-    def __reversed__(self) -> Iterator[Any]:
-        return reversed(self._storage)
-
-    def __contains__(self, value: Any) -> bool:
-        return value in self._storage
-
     def index(self, *args: Any) -> int:
         return self._storage.index(*args)
 
@@ -483,12 +524,6 @@ class ListWrapper(list):
 
     __rmul__ = __mul__
 
-    def __eq__(self, other: Any) -> bool:
-        return self._storage == getattr(other, "_storage", other)
-
-    def __ne__(self, other: Any) -> bool:
-        return self._storage != getattr(other, "_storage", other)
-
     def __lt__(self, other: Any) -> bool:
         return self._storage < getattr(other, "_storage", other)
 
@@ -501,35 +536,10 @@ class ListWrapper(list):
     def __ge__(self, other: Any) -> bool:
         return self._storage >= getattr(other, "_storage", other)
 
-    def __hash__(self) -> int:  # (a list: not hashable, as TF's)
-        raise TypeError("unhashable type: 'ListWrapper'")
-
-    def __sizeof__(self) -> int:
-        return object.__sizeof__(self) + self._storage.__sizeof__()
-
-    def __repr__(self) -> str:
-        return f"ListWrapper({self._storage!r})"
-
-    # -- copies (as TF's: a wrapper again, detached, keeping whether it can be saved) --------------------------
-    def copy(self) -> "ListWrapper":
-        return copy.copy(self)
-
-    def __copy__(self) -> "ListWrapper":
-        return self._copied(ListWrapper(copy.copy(self._storage)))
-
-    def __deepcopy__(self, memo: Dict[int, Any]) -> "ListWrapper":
-        return self._copied(ListWrapper(copy.deepcopy(self._storage, memo)))
-
-    def _copied(self, new: "ListWrapper") -> "ListWrapper":
-        self._check_outside()
-        new._moved, new._outside = self._moved, self._outside
-        return new
-
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        return ListWrapper, (self._storage,)
+    _copied_flags = ("_moved", "_outside")
 
 
-class DictWrapper(collections.abc.MutableMapping):
+class DictWrapper(_StorageView, collections.abc.MutableMapping):
     """A dict attribute of a Module or Checkpoint (TF's ``_DictWrapper``): a view of the dict assigned, which
     stays that dict. Only ``d[k] = v``, ``del d[k]`` and ``update`` are changes through it (as TF's: ``pop``,
     ``setdefault``, ``clear``... change the dict directly, and such a dict cannot be saved).
@@ -602,21 +612,6 @@ class DictWrapper(collections.abc.MutableMapping):
         self._storage |= other
         return self
 
-    def __getitem__(self, key: Any) -> Any:
-        return self._storage[key]
-
-    def __len__(self) -> int:
-        return len(self._storage)
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self._storage)
-
-    def __reversed__(self) -> Iterator[Any]:
-        return reversed(self._storage)
-
-    def __contains__(self, key: Any) -> bool:
-        return key in self._storage
-
     def get(self, key: Any, default: Any = None) -> Any:
         return self._storage.get(key, default)
 
@@ -635,21 +630,6 @@ class DictWrapper(collections.abc.MutableMapping):
     def __ror__(self, other: Any) -> Any:
         return other | self._storage
 
-    def __eq__(self, other: Any) -> bool:
-        return self._storage == getattr(other, "_storage", other)
-
-    def __ne__(self, other: Any) -> bool:
-        return self._storage != getattr(other, "_storage", other)
-
-    def __hash__(self) -> int:
-        raise TypeError("unhashable type: 'DictWrapper'")
-
-    def __sizeof__(self) -> int:
-        return object.__sizeof__(self) + self._storage.__sizeof__()
-
-    def __repr__(self) -> str:
-        return f"DictWrapper({self._storage!r})"
-
     @property  # type: ignore[misc]
     def __class__(self) -> type:  # (isinstance(d, dict), as TF's proxy)
         return type(self._storage)
@@ -659,22 +639,7 @@ class DictWrapper(collections.abc.MutableMapping):
             raise AttributeError(name)
         return getattr(self._storage, name)
 
-    def copy(self) -> "DictWrapper":
-        return copy.copy(self)
-
-    def __copy__(self) -> "DictWrapper":
-        return self._copied(DictWrapper(copy.copy(self._storage)))
-
-    def __deepcopy__(self, memo: Dict[int, Any]) -> "DictWrapper":
-        return self._copied(DictWrapper(copy.deepcopy(self._storage, memo)))
-
-    def _copied(self, new: "DictWrapper") -> "DictWrapper":
-        self._check_outside()
-        new._outside = self._outside
-        return new
-
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        return DictWrapper, (self._storage,)
+    _copied_flags = ("_outside",)
 
 
 def check_saveable(value: Any) -> None:
