@@ -274,7 +274,7 @@ def test_tensor_where_number_expected_names_that():
     with pytest.raises(TypeError) as info:
         f(tj.constant([1., 2.]), tj.constant(0.))
     msg = str(info.value)
-    assert "a Tensor was passed where a Python number is expected" in msg
+    assert "argument `constant_values` is a Tensor where a Python number is expected" in msg
     assert "unhashable" not in msg
     assert "pad" in msg
 
