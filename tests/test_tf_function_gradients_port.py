@@ -496,16 +496,18 @@ def test_symbolic_higher_order_under_tape(persistent):
         close(y1, expected(1.0))
 
 
+def _grad(f):
+    """testIteratedGradientsNested's wrapper: ``f``'s gradient, taken on a tape of its own."""
+    def _grad_function(primal):
+        with tj.GradientTape() as tape:
+            tape.watch(primal)
+            primal_out = f(primal)
+        return tape.gradient(primal_out, primal)
+    return _grad_function
+
+
 def test_iterated_gradients_nested():
     # testIteratedGradientsNested: tapes nested by wrapping, traced and untraced, to the 4th derivative
-    def _grad(f):
-        def _grad_function(primal):
-            with tj.GradientTape() as tape:
-                tape.watch(primal)
-                primal_out = f(primal)
-            return tape.gradient(primal_out, primal)
-        return _grad_function
-
     f = tj.function(lambda x: tnp.cos(x))
     traced_f = tj.function(f)
     one = tj.constant(1.0)
@@ -535,14 +537,6 @@ def test_nested_traces_evaluate_inner_programs_linearly(monkeypatch):
             return program(*args)
         return run
     monkeypatch.setattr(function_module, "jaxpr_as_fun", counting)
-
-    def _grad(f):
-        def _grad_function(primal):
-            with tj.GradientTape() as tape:
-                tape.watch(primal)
-                primal_out = f(primal)
-            return tape.gradient(primal_out, primal)
-        return _grad_function
 
     f = tj.function(lambda x: tnp.cos(x))
     for _ in range(4):

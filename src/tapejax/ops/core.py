@@ -987,8 +987,7 @@ def _apply_recorded(op: OpDef, args, raw, static):
         if not _is_no_gradient_error(e):
             raise
         # JAX cannot differentiate this function: run it, and fail only if a gradient is asked for.
-        out, res, plan = k.forward(*raw), NoGradient(op.name, str(e).splitlines()[0],
-                                                     isinstance(e, NotImplementedError)), None
+        out, res, plan = k.forward(*raw), NoGradient.of(op.name, e), None
     if isinstance(out, (tuple, list)):
         result = outs = tuple(Tensor(o) for o in out)
         spec = (True, tuple((tuple(o.shape), o.dtype, is_float(o.dtype)) for o in out))
@@ -1052,7 +1051,7 @@ class _TracedResiduals:
                 if not _is_no_gradient_error(e):
                     raise
                 # JAX cannot differentiate this function: only asking for a gradient fails
-                raise NoGradient(self.name, str(e).splitlines()[0], isinstance(e, NotImplementedError)).error() from e
+                raise NoGradient.of(self.name, e).error() from e
             same = {id(a): b for a, b in zip(as_tuple(out_r), as_tuple(self.out))}
             self.made = (jax.tree_util.tree_map(lambda leaf: same.get(id(leaf), leaf), res),)
         return self.made[0]
@@ -1215,7 +1214,7 @@ class BackwardFunction(RecordedOp):
             except Exception as e:
                 if not _is_no_gradient_error(e):
                     raise
-                raise NoGradient(self.op.name, str(e).splitlines()[0], isinstance(e, NotImplementedError)).error() from e
+                raise NoGradient.of(self.op.name, e).error() from e
             if not isinstance(grads, tuple):
                 grads = (grads,)
             if tape_set.numerics_checks and tape_set.state.debug_checking:
@@ -1257,6 +1256,11 @@ class NoGradient:
 
     def __init__(self, name: str, why: str, not_implemented: bool = False) -> None:
         self.name, self.why, self.not_implemented = name, why, not_implemented
+
+    @classmethod
+    def of(cls, name: str, e: Exception) -> "NoGradient":
+        """The stand-in for op ``name`` from the error JAX raised differentiating it (``_is_no_gradient_error``)."""
+        return cls(name, str(e).splitlines()[0], isinstance(e, NotImplementedError))
 
     def error(self) -> LookupError:
         cls = NotImplementedGradientError if self.not_implemented else LookupError
