@@ -35,6 +35,26 @@ os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", os.path.join(tempfile.gettemp
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 
+# The suite compiles some ten thousand small XLA programs, and on the CPU compiling is most of its time.
+# Tests check tapejax's rules and bookkeeping, not XLA's code generation, so they compile with XLA:CPU's
+# cheaper settings (the loop fusion emitters and no LLVM optimization: about 2.5x faster to compile, the
+# same float semantics: neither setting allows fast-math reassociation); users, benchmarks and the demo
+# keep XLA's defaults. TAPEJAX_TEST_XLA_DEFAULTS=1 runs the suite with the defaults.
+CHEAP_COMPILE_FLAGS = ("--xla_cpu_use_fusion_emitters=false", "--xla_backend_optimization_level=0")
+
+
+def xla_flags(*extra: str) -> str:
+    """XLA_FLAGS for this process and the subprocesses tests start: the caller's flags, the cheap-compile
+    settings (unless TAPEJAX_TEST_XLA_DEFAULTS=1 or XLA_FLAGS already sets them) and ``extra``."""
+    flags = os.environ.get("XLA_FLAGS", "").split()
+    if os.environ.get("TAPEJAX_TEST_XLA_DEFAULTS") != "1":
+        flags += [f for f in CHEAP_COMPILE_FLAGS if not any(g.startswith(f.split("=")[0] + "=") for g in flags)]
+    names = {e.split("=")[0] for e in extra}
+    return " ".join([f for f in flags if f.split("=")[0] not in names] + list(extra))
+
+
+os.environ["XLA_FLAGS"] = xla_flags()
+
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 

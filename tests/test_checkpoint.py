@@ -25,6 +25,7 @@ import pytest
 
 import tapejax as tj
 from tapejax.train.checkpoint import Checkpoint, CheckpointManager
+from conftest import xla_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -325,7 +326,7 @@ def test_manager_argument_errors(tmp_path):
 def _env(devices=None):
     env = dict(os.environ)
     if devices is not None:
-        env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
+        env["XLA_FLAGS"] = xla_flags(f"--xla_force_host_platform_device_count={devices}")
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
     return env
 

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import xla_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "data_parallel.py"
@@ -32,7 +33,7 @@ def _env(devices=None, **extra):
     for k in ("TAPEJAX_COORDINATOR_ADDRESS", "TAPEJAX_NUM_PROCESSES", "TAPEJAX_PROCESS_ID"):
         env.pop(k, None)
     if devices is not None:
-        env["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={devices}"
+        env["XLA_FLAGS"] = xla_flags(f"--xla_force_host_platform_device_count={devices}")
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
     env.update(extra)
     return env

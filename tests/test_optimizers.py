@@ -20,6 +20,7 @@ import pytest
 
 import tapejax as tj
 import tapejax.numpy as tnp
+from conftest import xla_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 STEPS = 4
@@ -393,7 +394,7 @@ SHARDED_SCRIPT = textwrap.dedent("""
 def _run_on_eight_devices(script: str):
     """Run ``script`` in a process with 8 simulated CPU devices; the JSON its last line prints."""
     env = dict(os.environ)
-    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
+    env["XLA_FLAGS"] = xla_flags("--xla_force_host_platform_device_count=8")
     env["JAX_PLATFORMS"] = "cpu"
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
     proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600)

@@ -13,6 +13,7 @@ import pytest
 
 import tapejax as tj
 from tapejax.deferred import replay
+from conftest import xla_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 tnp = tj.numpy
@@ -68,7 +69,7 @@ _PLACEMENT_WORKER = textwrap.dedent("""
 def test_replayed_step_runs_on_the_default_device_of_the_step(tmp_path):
     out = tmp_path / "placement.json"
     env = dict(os.environ)
-    env["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
+    env["XLA_FLAGS"] = xla_flags("--xla_force_host_platform_device_count=2")
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
     r = subprocess.run([sys.executable, "-c", _PLACEMENT_WORKER, str(out)], env=env, capture_output=True,
                        text=True, timeout=300)

@@ -3,6 +3,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from conftest import xla_flags
 
 SCRIPT = textwrap.dedent("""
     import jax, jax.numpy as jnp, numpy as np
@@ -35,6 +36,6 @@ SCRIPT = textwrap.dedent("""
 
 
 def test_multi_device_aggregation_and_sharding():
-    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu")
+    env = dict(os.environ, XLA_FLAGS=xla_flags("--xla_force_host_platform_device_count=8"), JAX_PLATFORMS="cpu")
     r = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
