@@ -291,9 +291,11 @@ class Program:
 # The default list keeps the file under a minute on two loaded cores (each program costs ~6 s of tracing and
 # compiling over all the paths; the suite must stay within CI's time): seeds 0-3, 12 (recompute_grad) and 16
 # (grad_pass_through's second order).
-# TAPEJAX_PATH_FUZZ_PROGRAMS=60 runs seeds 0-59, as was done to find the regressions below (all pass).
+# TAPEJAX_PATH_FUZZ_PROGRAMS=60 runs seeds 0-59, as was done to find the regressions below (all pass);
+# TAPEJAX_PATH_FUZZ_FIRST=k starts those at seed k (fresh programs).
 _N = os.environ.get("TAPEJAX_PATH_FUZZ_PROGRAMS")
-SEEDS = list(range(int(_N))) if _N else list(range(4)) + [12, 16]
+_FIRST = int(os.environ.get("TAPEJAX_PATH_FUZZ_FIRST", "0"))
+SEEDS = list(range(_FIRST, _FIRST + int(_N))) if _N else list(range(4)) + [12, 16]
 BUNDLE = 8  # programs per test case: each compiled path then compiles one program for several
 
 
