@@ -590,3 +590,77 @@ def test_recompute_grad_variable_watching_follows_tape_setting():
             loss = tnp.sum(fn(x))
         assert [v.name for v in tape.watched_variables()] == [w.name, s.name]
         assert tape.gradient(loss, w) is not None
+
+
+def _late_assignment_program():
+    """A custom gradient whose grad_fn reads ``v``, which the program assigns after the call."""
+    v = tj.Variable([1.0, 2.0, 3.0], name="late_v")
+
+    @tj.custom_gradient
+    def f(x):
+        return x * 2.0, lambda dy: dy * v * 3.0
+
+    def prog(x):
+        y = f(x)
+        v.assign(v * 10.0)
+        return tnp.sum(y)
+    return v, prog
+
+
+def test_grad_fn_reading_a_variable_assigned_later_in_the_function():
+    """TF runs grad_fn when the gradient is computed: eagerly and with a tape inside the tj.function that is
+    after the assignment (TF 2.21: [30, 60, 90]). Differentiated from outside the function's trace, tapejax's
+    traced rule would read the value at the call ([3, 6, 9]); it refuses rather than give that number."""
+    x = tj.constant([1.0, 1.0, 1.0])
+    v, prog = _late_assignment_program()
+    with tj.GradientTape() as t:
+        t.watch(x)
+        y = prog(x)
+    close(t.gradient(y, x), [30.0, 60.0, 90.0])
+
+    v.assign([1.0, 2.0, 3.0])
+
+    @tj.function
+    def inside(x):
+        with tj.GradientTape() as t:
+            t.watch(x)
+            y = prog(x)
+        return t.gradient(y, x)
+    close(inside(x), [30.0, 60.0, 90.0])
+
+    v.assign([1.0, 2.0, 3.0])
+    g = tj.function(prog)
+    with tj.GradientTape() as t:
+        t.watch(x)
+        y = g(x)
+    with pytest.raises(NotImplementedError, match=r"custom_gradient 'f'.*'late_v:0'.*assigns after calling it"):
+        t.gradient(y, x)
+    v.assign([1.0, 2.0, 3.0])
+    with pytest.raises(NotImplementedError, match="assigns after calling it"):
+        with tj.ForwardAccumulator(x, tj.constant([1.0, 0.0, 0.0])) as acc:
+            acc.jvp(g(x))
+    v.assign([1.0, 2.0, 3.0])
+    with pytest.raises(NotImplementedError, match="assigns after calling it"):
+        d = tj.differentiate(prog, x)
+        _, res = d.forward(x)
+        d.backward([tj.constant(1.0)], res)
+
+
+def test_grad_fn_reading_a_variable_assigned_before_the_call_or_never():
+    """Only an assignment after the call is refused: one before it is the value grad_fn sees on every path."""
+    x = tj.constant([1.0, 1.0, 1.0])
+    v = tj.Variable([1.0, 2.0, 3.0])
+    w = tj.Variable([2.0, 2.0, 2.0])
+
+    @tj.custom_gradient
+    def f(x):
+        return x * 2.0, lambda dy: dy * v * w
+
+    @tj.function
+    def prog(x):
+        v.assign(v * 10.0)
+        return tnp.sum(f(x))
+    with tj.GradientTape() as t:
+        t.watch(x)
+        y = prog(x)
+    close(t.gradient(y, x), [20.0, 40.0, 60.0])

@@ -35,8 +35,9 @@ tnp = tj.numpy
 VALUES = np.array([-1.0, -0.5, 0.0, 0.0, 0.5, 1.0, 1.0, 2.0], np.float32)  # zeros and ties are common
 V = tj.Variable(np.zeros(3, np.float32), name="fuzz_v")
 # Read by a custom gradient's grad_fn, never assigned: a grad_fn reading a Variable that the program assigns
-# later reads its value at the assignment's time on the outer-tape and tj.differentiate paths, where TF
-# (and tapejax's other paths) read the value current when the gradient runs (a known difference).
+# later would read the value at the call on the paths differentiating a trace from outside (an outer tape or
+# accumulator over the tj.function call, tj.differentiate), where TF (and tapejax's other paths) read the
+# value current when the gradient runs; those paths raise NotImplementedError for it (test_custom_gradient.py).
 W = tj.Variable([0.5, -1.0, 2.0], name="fuzz_w")
 
 

@@ -286,10 +286,18 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
     conj = lambda v: jnp.conj(v) if v is not None and jnp.iscomplexobj(v) else v
 
     no_gradient = set()  # inputs grad_fn returns None for (attach_backward traces it now)
+    cap = tape_set.state.capture
+    reads: list = []  # (Variable, traced value) of each Variable grad_fn reads: fixed as of this call
 
     def backward(*cts):  # JAX's convention: conj of tapejax's (TF's) for complex values
-        with tape_set.isolated(tape_set.state.capture):
-            grads = bf([Tensor(conj(c)) for c in cts], list(range(len(xs))), False)
+        with tape_set.isolated(cap):
+            if cap is not None:
+                cap.read_log = reads
+            try:
+                grads = bf([Tensor(conj(c)) for c in cts], list(range(len(xs))), False)
+            finally:
+                if cap is not None:
+                    cap.read_log = None
         no_gradient.update(j for j, g in enumerate(grads) if g is None)
         return [conj(g) if g is not None else jnp.zeros(jnp.shape(x), jnp.result_type(x))
                 for g, x in zip(grads, xs)]
@@ -298,7 +306,8 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
         # (JAX runs a rule's tangent code in reverse mode too, so the rule refuses only where it cannot
         # transpose: the tj.function call holding this trace refuses forward mode itself)
         tape_set.state.capture.no_forward_mode = no_forward
-    ys, (transpose, residuals) = linear_rule.attach_backward(xs, [outs[k]._value for k in out_pos], backward)
+    ys, (transpose, residuals) = linear_rule.attach_backward(xs, [outs[k]._value for k in out_pos], backward,
+                                                             guard=lambda: _check_reads_current(name, cap, reads))
     outs = list(outs)
     for k, y in zip(out_pos, ys):
         outs[k] = Tensor(y)
@@ -306,6 +315,23 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
     # recorded (non-None) outputs it takes cotangents for.
     recorded = [k for k, o in enumerate(outs) if o is not None]
     return outs, TracedRule(transpose, residuals, [recorded.index(k) for k in out_pos], frozenset(no_gradient))
+
+
+def _check_reads_current(name, cap, reads) -> None:
+    """The traced rule's grad_fn saw each Variable as it was at the call. TF runs grad_fn when the gradient is
+    computed: differentiated from outside the trace (an outer tape or accumulator over the tj.function call,
+    tj.differentiate), that is after the whole function, so a Variable the function assigned after the call
+    would be read at another value. Refuse that rather than give a different number."""
+    if cap is None:
+        return
+    for var, seen in reads:
+        if cap.values.get(id(var), seen) is not seen:  # (a Variable the trace never assigned has no entry)
+            raise NotImplementedError(
+                f"custom_gradient '{name}': its grad_fn reads Variable {var.name!r}, which the traced function "
+                "assigns after calling it. Differentiated from outside the trace (an outer tape or accumulator "
+                "over the tj.function call, tj.differentiate), grad_fn would see the value at the call, where TF "
+                "reads the value current when the gradient is computed. Take the gradient with a GradientTape "
+                "inside the tj.function, or give grad_fn the Variable's value from before the assignment.")
 
 
 class TracedRule:

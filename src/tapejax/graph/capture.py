@@ -120,6 +120,9 @@ class Capture:
         # The graphs of the enclosing traces (or of the enclosing eager first call), innermost first: the ops
         # that made the Tensors this trace closes over (tj.gradients crosses into them, as TF's gradients do).
         self.outer_graphs: List[GraphRecorder] = []
+        # While a custom gradient's grad_fn is traced into a rule (custom_gradient._carry_rule): a list that
+        # each read of a Variable of this trace appends ``(variable, value read)`` to; else None.
+        self.read_log: Optional[list] = None
 
     def new_variable(self, name) -> None:
         if self.on_new_variable is None:
@@ -130,9 +133,13 @@ class Capture:
         key = id(var)
         self.used.add(key)
         if key in self.values:
-            return self.values[key]
-        self.missing[key] = var  # first seen in this trace: it becomes an input when retraced
-        return var._value
+            value = self.values[key]
+        else:
+            self.missing[key] = var  # first seen in this trace: it becomes an input when retraced
+            value = var._value
+        if self.read_log is not None:
+            self.read_log.append((var, value))
+        return value
 
     def write(self, var, value) -> None:
         key = id(var)

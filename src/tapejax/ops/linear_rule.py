@@ -18,7 +18,7 @@ A tapejax op or custom gradient, when it runs on traced values, returns its outp
 """
 from __future__ import annotations
 
-from typing import Callable, Dict, Sequence, Tuple
+from typing import Callable, Dict, Optional, Sequence, Tuple
 
 import jax
 import jax.numpy as jnp
@@ -206,14 +206,15 @@ def _failing_jvp(deferred, n_y, primals, tangents):
     raise deferred.error
 
 
-def attach_backward(xs: Sequence, ys: Sequence, backward: Callable) -> tuple:
+def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, guard: Optional[Callable] = None) -> tuple:
     """``ys`` (computed from ``xs`` by code JAX may see) as values whose derivative with respect to ``xs``
     is ``backward(*cotangents of ys) -> cotangents of xs`` (JAX's convention), and whose tangent is its
     transpose. ``backward`` is traced once, now: what it closes over (values of the current trace) becomes
     explicit residuals, so the rule stays valid when JAX transposes it later, in another trace.
 
     Returns ``(new ys, (transpose, residuals))``: ``transpose(residuals, cts)`` is ``backward`` as a pure
-    function of those residuals (tj.differentiate puts it in its backward program)."""
+    function of those residuals (tj.differentiate puts it in its backward program). ``guard()``, if given,
+    runs whenever the rule is used (reverse or forward mode) and may raise: the rule is no longer valid."""
     aval = lambda x: jax.core.ShapedArray(jnp.shape(x), jnp.result_type(x))
     y_avals = [aval(y) for y in ys]
     try:
@@ -229,6 +230,8 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable) -> tuple:
     consts = list(closed.consts)
 
     def transpose(res, cts):
+        if guard is not None:
+            guard()
         return jax.core.eval_jaxpr(jaxpr, list(res), *cts)
 
     def forward(res, tangents):
