@@ -286,10 +286,11 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
     conj = lambda v: jnp.conj(v) if v is not None and jnp.iscomplexobj(v) else v
 
     no_gradient = set()  # inputs grad_fn returns None for (attach_backward traces it now)
-    cap = tape_set.state.capture
     reads: list = []  # (Variable, traced value) of each Variable grad_fn reads: fixed as of this call
+    stale: List[str] = []  # the names of those the trace assigned after this call (known at its end)
 
     def backward(*cts):  # JAX's convention: conj of tapejax's (TF's) for complex values
+        cap = tape_set.state.capture
         with tape_set.isolated(cap):
             if cap is not None:
                 cap.read_log = reads
@@ -307,7 +308,15 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
         # transpose: the tj.function call holding this trace refuses forward mode itself)
         tape_set.state.capture.no_forward_mode = no_forward
     ys, (transpose, residuals) = linear_rule.attach_backward(xs, [outs[k]._value for k in out_pos], backward,
-                                                             guard=lambda: _check_reads_current(name, cap, reads))
+                                                             guard=lambda: _refuse_stale_reads(name, stale))
+    cap = tape_set.state.capture
+    if cap is not None and reads:
+        values = cap.values
+
+        def find_stale():  # (at the trace's end; a Variable the trace never assigned has no entry)
+            stale.extend(v.name for v, seen in reads if values.get(id(v), seen) is not seen)
+            reads.clear()
+        cap.at_end.append(find_stale)  # (reads holds traced values until then, not past the trace)
     outs = list(outs)
     for k, y in zip(out_pos, ys):
         outs[k] = Tensor(y)
@@ -317,21 +326,18 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
     return outs, TracedRule(transpose, residuals, [recorded.index(k) for k in out_pos], frozenset(no_gradient))
 
 
-def _check_reads_current(name, cap, reads) -> None:
+def _refuse_stale_reads(name: str, stale: List[str]) -> None:
     """The traced rule's grad_fn saw each Variable as it was at the call. TF runs grad_fn when the gradient is
     computed: differentiated from outside the trace (an outer tape or accumulator over the tj.function call,
     tj.differentiate), that is after the whole function, so a Variable the function assigned after the call
     would be read at another value. Refuse that rather than give a different number."""
-    if cap is None:
-        return
-    for var, seen in reads:
-        if cap.values.get(id(var), seen) is not seen:  # (a Variable the trace never assigned has no entry)
-            raise NotImplementedError(
-                f"custom_gradient '{name}': its grad_fn reads Variable {var.name!r}, which the traced function "
-                "assigns after calling it. Differentiated from outside the trace (an outer tape or accumulator "
-                "over the tj.function call, tj.differentiate), grad_fn would see the value at the call, where TF "
-                "reads the value current when the gradient is computed. Take the gradient with a GradientTape "
-                "inside the tj.function, or give grad_fn the Variable's value from before the assignment.")
+    if stale:
+        raise NotImplementedError(
+            f"custom_gradient '{name}': its grad_fn reads Variable {stale[0]!r}, which the traced function "
+            "assigns after calling it. Differentiated from outside the trace (an outer tape or accumulator over "
+            "the tj.function call, tj.differentiate), grad_fn would see the value at the call, where TF reads "
+            "the value current when the gradient is computed. Take the gradient with a GradientTape inside the "
+            "tj.function, or give grad_fn the Variable's value from before the assignment.")
 
 
 class TracedRule:

@@ -123,6 +123,13 @@ class Capture:
         # While a custom gradient's grad_fn is traced into a rule (custom_gradient._carry_rule): a list that
         # each read of a Variable of this trace appends ``(variable, value read)`` to; else None.
         self.read_log: Optional[list] = None
+        self.at_end: List[Callable[[], None]] = []  # checks to run once the traced function has returned
+
+    def end(self) -> None:
+        """The traced function returned: run the checks that need the trace's final state."""
+        checks, self.at_end = self.at_end, []
+        for check in checks:
+            check()
 
     def new_variable(self, name) -> None:
         if self.on_new_variable is None:

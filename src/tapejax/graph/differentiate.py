@@ -83,6 +83,7 @@ class Differentiated:
             tape_set.push_tape(cap.graph)
             inputs = [Tensor(a) for a in args]
             out = self._f(*inputs)
+            cap.end()
         multi = isinstance(out, (tuple, list))
         outs = list(out) if multi else [out]
         outs = [o if isinstance(o, Tensor) else Tensor(jnp.asarray(o)) for o in outs]

@@ -523,6 +523,7 @@ class Function:
             with tape_set.isolated(cap):
                 tape_set.push_tape(cap.graph)
                 out = f(*args, **kwargs)
+                cap.end()
                 weak_self()._check_inputs((treedef, call_leaves), args, kwargs)
                 out_leaves, out_tree = _flatten(out)
                 arrays, static, positions = [], {}, []
