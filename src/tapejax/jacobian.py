@@ -13,6 +13,7 @@ times (a non-persistent tape is used up when it exits).
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, ContextManager, List
 
 import jax
@@ -177,6 +178,17 @@ def _check_parallel_iterations(what: str, parallel_iterations, use_pfor: bool, p
                          "chunks, each needing the tape again: create the GradientTape with persistent=True.)")
 
 
+@functools.partial(jax.jit, static_argnums=(0, 1, 2, 3))
+def _seeds(n: int, shape: tuple, dtype, batch: bool) -> jax.Array:
+    """The ``n`` one-hot cotangents that pick a Jacobian's rows, ``(n,) + shape``: ``eye(n)`` reshaped, or
+    for a batch Jacobian (``shape[0]`` the batch) each example's ``eye(n)`` broadcast over the batch. One
+    compiled program per shape (``jnp.eye`` run eagerly compiles five)."""
+    eye = jnp.eye(n, dtype=dtype)
+    if not batch:
+        return eye.reshape((n,) + shape)
+    return jnp.broadcast_to(eye.reshape((n, 1) + shape[1:]), (n,) + shape)
+
+
 def jacobian(gradient: Gradient, kept: Kept, target, sources, unconnected: UnconnectedGradients,
              use_pfor: bool, parallel_iterations=None, persistent: bool = True) -> Any:
     """The Jacobian ``target.shape + source.shape`` of ``target`` w.r.t. each of ``sources`` (same structure)."""
@@ -188,12 +200,10 @@ def jacobian(gradient: Gradient, kept: Kept, target, sources, unconnected: Uncon
         _use_up(kept)
         out = [Tensor(jnp.zeros(t_shape + _shape_dtype(s)[0], _shape_dtype(s)[1])) for s in flat_sources]
         return jax.tree_util.tree_unflatten(tree, out)
-    eye = jnp.eye(n, dtype=t_dtype)
+    seeds = _seeds(n, tuple(t_shape), t_dtype, False)
 
     def basis(j):
-        if j < 0:
-            return eye.reshape((n,) + t_shape)
-        return Tensor(eye[j].reshape(t_shape))
+        return seeds if j < 0 else Tensor(seeds[j])
     rows = _rows(gradient, kept, target, flat_sources, basis, n, use_pfor)
     out = _finish(rows, flat_sources, lambda s: t_shape + s, unconnected)
     return jax.tree_util.tree_unflatten(tree, out)
@@ -219,8 +229,7 @@ def batch_jacobian(gradient: Gradient, kept: Kept, target, source, unconnected: 
     if b == 0 or m == 0:
         _use_up(kept)
         return Tensor(jnp.zeros(want, s_dtype))
-    eye = jnp.eye(m, dtype=t_dtype).reshape((m, 1) + t_shape[1:])
-    full = jnp.broadcast_to(eye, (m,) + t_shape)
+    full = _seeds(m, tuple(t_shape), t_dtype, True)
 
     def basis(j):
         return full if j < 0 else Tensor(full[j])
