@@ -8,7 +8,7 @@ import pytest
 
 import tapejax as tj
 from tapejax import numpy as tnp
-from conftest import close, log1pexp, to_numpy
+from conftest import close, log1pexp, tape_value_and_gradient, to_numpy
 
 
 def test_log1pexp_gradient_at_100_is_one():
@@ -613,10 +613,7 @@ def test_grad_fn_reading_a_variable_assigned_later_in_the_function():
     traced rule would read the value at the call ([3, 6, 9]); it refuses rather than give that number."""
     x = tj.constant([1.0, 1.0, 1.0])
     v, prog = _late_assignment_program()
-    with tj.GradientTape() as t:
-        t.watch(x)
-        y = prog(x)
-    close(t.gradient(y, x), [30.0, 60.0, 90.0])
+    close(tape_value_and_gradient(prog, x)[1], [30.0, 60.0, 90.0])
 
     v.assign([1.0, 2.0, 3.0])
 
@@ -630,11 +627,8 @@ def test_grad_fn_reading_a_variable_assigned_later_in_the_function():
 
     v.assign([1.0, 2.0, 3.0])
     g = tj.function(prog)
-    with tj.GradientTape() as t:
-        t.watch(x)
-        y = g(x)
     with pytest.raises(NotImplementedError, match=r"custom_gradient 'f'.*'late_v:0'.*assigns after calling it"):
-        t.gradient(y, x)
+        tape_value_and_gradient(g, x)
     v.assign([1.0, 2.0, 3.0])
     with pytest.raises(NotImplementedError, match="assigns after calling it"):
         with tj.ForwardAccumulator(x, tj.constant([1.0, 0.0, 0.0])) as acc:
@@ -660,7 +654,28 @@ def test_grad_fn_reading_a_variable_assigned_before_the_call_or_never():
     def prog(x):
         v.assign(v * 10.0)
         return tnp.sum(f(x))
-    with tj.GradientTape() as t:
-        t.watch(x)
-        y = prog(x)
-    close(t.gradient(y, x), [20.0, 40.0, 60.0])
+    close(tape_value_and_gradient(prog, x)[1], [20.0, 40.0, 60.0])
+
+
+def test_grad_fn_reading_a_later_assigned_variable_after_a_nested_custom_gradient():
+    """grad_fn calls another custom gradient before reading ``v``: that one's traced rule logs its own reads
+    and hands the log back, so the read of ``v`` after it is still seen (and refused from outside)."""
+    v = tj.Variable([1.0, 2.0, 3.0], name="late_nested_v")
+
+    @tj.custom_gradient
+    def inner(dy):
+        return dy * 1.0, lambda g: g
+
+    @tj.custom_gradient
+    def f(x):
+        return x * 2.0, lambda dy: inner(dy) * v
+
+    def prog(x):
+        y = f(x)
+        v.assign(v * 10.0)
+        return tnp.sum(y)
+    x = tj.constant([1.0, 1.0, 1.0])
+    close(tape_value_and_gradient(prog, x)[1], [10.0, 20.0, 30.0])
+    v.assign([1.0, 2.0, 3.0])
+    with pytest.raises(NotImplementedError, match=r"custom_gradient 'f'.*'late_nested_v:0'"):
+        tape_value_and_gradient(tj.function(prog), x)

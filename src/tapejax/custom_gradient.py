@@ -292,13 +292,13 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
     def backward(*cts):  # JAX's convention: conj of tapejax's (TF's) for complex values
         cap = tape_set.state.capture
         with tape_set.isolated(cap):
-            if cap is not None:
-                cap.read_log = reads
+            if cap is not None:  # (a custom gradient run inside grad_fn logs its own reads, then hands back)
+                outer_log, cap.read_log = cap.read_log, reads
             try:
                 grads = bf([Tensor(conj(c)) for c in cts], list(range(len(xs))), False)
             finally:
                 if cap is not None:
-                    cap.read_log = None
+                    cap.read_log = outer_log
         no_gradient.update(j for j, g in enumerate(grads) if g is None)
         return [conj(g) if g is not None else jnp.zeros(jnp.shape(x), jnp.result_type(x))
                 for g, x in zip(grads, xs)]
