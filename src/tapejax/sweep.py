@@ -45,7 +45,6 @@ The algorithm:
 """
 from __future__ import annotations
 
-import functools
 import sys
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -70,6 +69,7 @@ class GradientStats:
 
 
 NEVER = sys.maxsize  # a min_count that never aggregates early
+_FIRST, _NOTHING = (0,), ()  # needed_idx of an op of one input (never mutated)
 
 
 # -- the graph's producers --------------------------------------------------------------------------------
@@ -180,7 +180,11 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
     function once it has run (a non-persistent tape frees residuals as it goes); ``min_count`` and
     ``min_bytes`` default to the tj.config aggregation thresholds."""
     tt = tensor_tape
-    is_known = known.__contains__ if known is not None else functools.partial(knows, tt, ops)
+    if known is not None:
+        is_known = known.__contains__
+    else:  # (knows, inline: it runs per input of every op)
+        def is_known(tid, ops=ops, tt=tt):
+            return tid in ops or tid in tt
     if aggregate is None:
         aggregate = vspace.aggregate_tensors if recording else vspace.aggregate
     if min_count is None:
@@ -243,7 +247,10 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
                 pending_bytes -= held.pop(oid)
             out_grads.append(g)
         in_ids = entry.input_ids
-        needed_idx = [j for j, iid in enumerate(in_ids) if is_known(iid)]
+        if len(in_ids) == 1:  # (the common case: no comprehension)
+            needed_idx = _FIRST if is_known(in_ids[0]) else _NOTHING
+        else:
+            needed_idx = [j for j, iid in enumerate(in_ids) if is_known(iid)]
         if any_grad and needed_idx:
             in_grads = call(entry, out_grads, needed_idx, recording)
             ops_run += 1

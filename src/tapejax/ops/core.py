@@ -564,13 +564,17 @@ class OpDef:
         collection of input positions adds those inputs to what the formulas read (TF's backward op takes
         them as inputs and its gradient returns zeros for them, None for the others: FusedBatchNormGrad
         takes x and scale, not offset).
+      passthrough: argument positions whose gradient is the cotangent itself when the argument has the
+        output's shape and dtype (add's both, subtract's first): the eager backward pass then hands the
+        cotangent on without calling the backward kernel, whose result would be that same value. A new
+        reverse rule (``set_backward``) drops it.
     """
 
     def __init__(self, name: str, fn: Callable, *, fwd: Optional[Callable] = None, bwd: Optional[Callable] = None,
                  jvp: Optional[Callable] = None, accepts_none: Sequence[int] = (), samples=None,
                  register: bool = True, differentiable: bool = True,
                  user_defined: bool = False, connections: Optional[tuple] = None,
-                 backward_connected: Union[bool, Sequence[int]] = False) -> None:
+                 backward_connected: Union[bool, Sequence[int]] = False, passthrough: Sequence[int] = ()) -> None:
         if fwd is not None and bwd is None:
             raise ValueError(f"op '{name}': a custom fwd needs a bwd")
         self.name = name
@@ -583,6 +587,7 @@ class OpDef:
         self.differentiable = differentiable
         self.user_defined = user_defined
         self.connections = connections
+        self.passthrough = frozenset(passthrough)
         self.backward_connected = (backward_connected if isinstance(backward_connected, bool)
                                    else frozenset(backward_connected))
         self._kernels: Dict[Any, _Kernels] = {}
@@ -605,6 +610,7 @@ class OpDef:
         has a hand-written JVP rule; cached kernels are rebuilt."""
         self.fwd, self.bwd = fwd, bwd
         self.jvp_rule = None
+        self.passthrough = frozenset()
         self._kernels.clear()
         self._derived.clear()
         rules_changed()  # deferred op types and replay programs built with the old rule: not used again
@@ -975,6 +981,7 @@ def _apply_recorded(op: OpDef, args, raw, static):
             tape_set.debug_hooks.note_unrecorded(op, args, out)
         return out
     diff = tuple(diff)
+    ids = tuple(ids)
     try:
         # Inside a tj.function trace the kernel is inlined, so residuals that are the op's own inputs or
         # outputs stay the same traced values (tj.differentiate references them instead of copying).
@@ -998,7 +1005,7 @@ def _apply_recorded(op: OpDef, args, raw, static):
     if tapes:
         # (the raw arguments, not the Tensors: an input Tensor may die while its op stays recorded; with an
         # accumulator the Tensors stay, as its tangents are kept only for live tensors)
-        bf = OpBackward(op, static, res, args if accs else raw, diff, spec, tuple(ids), plan)
+        bf = OpBackward(op, static, res, args if accs else raw, diff, spec, ids, plan)
         if tape_set.numerics_checks and st.debug_checking:  # tj.debug.check_numerics: where the user called this op
             bf.site = tape_set.debug_hooks.call_site()
         record.record_operation(tapes, op.name, outs, ids, bf)
@@ -1134,8 +1141,11 @@ class BackwardFunction(RecordedOp):
 
     def release(self) -> None:
         """The op's backward ran and nothing will call it again: let its residuals and arguments go."""
-        self.res = None
-        self.set_args(None)
+        self.stored = None  # (``res = None`` and ``set_args(None)``, inline: this runs per op of a backward pass)
+        if self.plan is not None:
+            self.plan = None
+        self.n_args = -1
+        self.a0 = self.a1 = self.a2 = self.rest = None
 
     def input_tensors(self) -> list:
         """The op's arguments for dispatching its backward as an op: Tensors (with the recorded ids, so
@@ -1170,7 +1180,8 @@ class BackwardFunction(RecordedOp):
         """cts: one cotangent (or None) per output. needed_idx: indices into the recorded inputs whose
         gradient is wanted. Returns one gradient (or None) per recorded input."""
         diff = self.diff
-        conn = self.op.connections
+        op = self.op
+        conn = op.connections
         if conn is not None:
             live = frozenset().union(*(conn[k] for k, c in enumerate(cts) if c is not None))
             needed_idx = [j for j in needed_idx if diff[j] in live]
@@ -1178,50 +1189,75 @@ class BackwardFunction(RecordedOp):
             needed = diff  # the common case: every recorded input (the tape asks in order)
         else:
             needed = tuple(diff[j] for j in needed_idx)
-        result = [None] * len(diff)
         if not needed:
-            return result
+            return [None] * len(diff)
         if self.node is not None:
             self.residuals()
         if isinstance(self.stored, NoGradient):
             raise self.stored.error()
+        checking = tape_set.numerics_checks and tape_set.state.debug_checking
         if not recording:
-            k = self.op.kernels(self.static)
-            if self.epoch != rules_epoch() and self.n_args >= 0:
-                # A RegisterGradient since this op ran: its gradient is the rule of now (as TF looks the
-                # gradient function up at backward time), on residuals that rule makes.
-                self.res, self.epoch = k.forward_res(diff, tuple(self.raw_inputs()))[1], rules_epoch()
-            if len(cts) == 1:
-                c = cts[0]
-                raw_cts = (c._value if isinstance(c, Tensor) else c,)
-            else:
-                raw_cts = tuple(c._value if isinstance(c, Tensor) else c for c in cts)
-            plan = self.plan
-            if plan is not None:  # (the arguments may be Tensors: pytrees of their values)
-                grads = plan.backward_kernel(self.spec, diff, needed)(self.args(), self.stored, raw_cts)
-            else:
-                grads = k.backward(self.res, raw_cts, self.spec, diff, needed)
-            if tape_set.numerics_checks and tape_set.state.debug_checking:
+            grads = None
+            if op.passthrough and len(cts) == 1 and self.epoch == _rules_epoch:
+                grads = self._passed_through(cts[0], needed)
+            if grads is None:
+                grads = self._run_backward(cts, diff, needed)
+            if checking:
                 tape_set.debug_hooks.check_backward(self, cts, grads, needed)
             if needed is diff:
                 return list(grads)
         else:
             none_mask = tuple(c is None for c in cts)
             args = self.input_tensors() + [c for c in cts if c is not None]
-            g_op = self.op.grad_op(self.static, self.spec, self.diff, needed, none_mask, args)
+            g_op = op.grad_op(self.static, self.spec, self.diff, needed, none_mask, args)
             try:
                 grads = apply(g_op, args, {})
             except Exception as e:
                 if not _is_no_gradient_error(e):
                     raise
-                raise NoGradient.of(self.op.name, e).error() from e
+                raise NoGradient.of(op.name, e).error() from e
             if not isinstance(grads, tuple):
                 grads = (grads,)
-            if tape_set.numerics_checks and tape_set.state.debug_checking:
+            if checking:
                 tape_set.debug_hooks.check_backward(self, cts, grads, needed)
+        result = [None] * len(diff)
         for j, g in zip(needed_idx, grads):
             result[j] = g
         return result
+
+    def _run_backward(self, cts, diff: tuple, needed: tuple):
+        """The backward kernel's gradients of the ``needed`` arguments from the cotangents ``cts``."""
+        if len(cts) == 1:
+            c = cts[0]
+            raw_cts = (c._value if isinstance(c, Tensor) else c,)
+        else:
+            raw_cts = tuple(c._value if isinstance(c, Tensor) else c for c in cts)
+        if self.epoch != _rules_epoch and self.n_args >= 0:
+            # A RegisterGradient since this op ran: its gradient is the rule of now (as TF looks the
+            # gradient function up at backward time), on residuals that rule makes.
+            k = self.op.kernels(self.static)
+            self.res, self.epoch = k.forward_res(diff, tuple(self.raw_inputs()))[1], _rules_epoch
+        plan = self.plan
+        if plan is not None:  # (the arguments may be Tensors: pytrees of their values)
+            return plan.backward_kernel(self.spec, diff, needed)(self.args(), self.stored, raw_cts)
+        return self.op.kernels(self.static).backward(self.res, raw_cts, self.spec, diff, needed)
+
+    def _passed_through(self, ct, needed: tuple) -> Optional[list]:
+        """The cotangent as the gradient of each of the ``needed`` arguments when each is a pass-through
+        argument of the op (``OpDef.passthrough``) with the cotangent's shape and dtype: the backward kernel
+        would return that same value (add's ``1 * g``, already of the argument's shape and dtype); else None."""
+        g = ct._value if type(ct) is Tensor else ct
+        if type(g) is not ArrayImpl or g.weak_type:
+            return None
+        passthrough, args = self.op.passthrough, self.args()
+        shape, dtype = g.shape, g.dtype
+        for i in needed:
+            a = args[i]
+            if type(a) is Tensor:
+                a = a._value
+            if i not in passthrough or type(a) is not ArrayImpl or a.shape != shape or a.dtype != dtype:
+                return None
+        return [g] * len(needed)
 
 
 class OpBackward(BackwardFunction):

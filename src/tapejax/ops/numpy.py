@@ -273,12 +273,13 @@ def _pow_dy(x, y, out, g):
     return jnp.where(g == 0, jnp.zeros_like(g), g * out * _masked_log(x))
 
 
-def _binary(name: str, f, dx=None, dy=None, *, rules=None, domain_x=_r, domain_y=_r, cases: int = 3) -> Callable:
+def _binary(name: str, f, dx=None, dy=None, *, rules=None, domain_x=_r, domain_y=_r, cases: int = 3,
+            passthrough=()) -> Callable:
     """The public function of a broadcasting elementwise op ``f(x, y)``: rules from the partial products
     ``dx``/``dy`` (``_partial_rules``) unless ``rules`` gives fwd, bwd and jvp. Samples: the first ``cases``
     of (same shapes, a broadcast vector, an outer broadcast)."""
     shapes = (((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((3, 1), (1, 4)))[:cases]
-    op = OpDef(name, f, **(rules or _partial_rules(f, dx, dy)),
+    op = OpDef(name, f, **(rules or _partial_rules(f, dx, dy)), passthrough=passthrough,
                samples=_samples(*(((domain_x(*sx), domain_y(*sy)), {}) for sx, sy in shapes)))
     return _public(lambda x, y: apply(op, (x, y), {}), name,
                    f"Broadcasting ``jax.numpy.{name}``, recorded with its gradient.")
@@ -287,8 +288,8 @@ def _binary(name: str, f, dx=None, dy=None, *, rules=None, domain_x=_r, domain_y
 _gx = lambda x, y, o, g: g  # noqa: E731
 
 # name                       function          partial products dx, dy (g * df/dx)             TF convention
-add = _binary("add", jnp.add, rules=_linear_rules(jnp.add, 1, 1))
-subtract = _binary("subtract", jnp.subtract, rules=_linear_rules(jnp.subtract, 1, -1), cases=2)
+add = _binary("add", jnp.add, rules=_linear_rules(jnp.add, 1, 1), passthrough=(0, 1))
+subtract = _binary("subtract", jnp.subtract, rules=_linear_rules(jnp.subtract, 1, -1), cases=2, passthrough=(0,))
 multiply = _binary("multiply", jnp.multiply, rules=_MULTIPLY_RULES)
 divide = _binary("divide", jnp.divide, lambda x, y, o, g: g / y, lambda x, y, o, g: -g * o / y, domain_y=_pos)
 _power = _binary("power", _tf_power, _pow_dx, _pow_dy, domain_x=_pos)  # PowGrad: mul_no_nan, log_x = 0 at x <= 0
