@@ -34,7 +34,7 @@ import weakref
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import sweep, tape_set
-from .tensor import Tensor, new_id
+from .tensor import ArrayImpl, Tensor, new_id
 
 from jax.core import Tracer
 
@@ -98,6 +98,9 @@ def output_infos(v) -> tuple:
     signature; the sharding is None for an array placed by default (uncommitted: the default device)."""
     if isinstance(v, Tracer):
         key = (v.shape, v.dtype, None)
+    elif type(v) is ArrayImpl:  # (its ``aval`` is cheaper than its ``shape`` and ``dtype`` properties)
+        av = v.aval
+        key = (av.shape, av.dtype, v.sharding if v._committed else None)
     else:
         key = (v.shape, v.dtype, v.sharding if getattr(v, "_committed", True) else None)
     t = _infos.get(key)

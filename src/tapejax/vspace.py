@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .tensor import Tensor
+from .tensor import ArrayImpl, Tensor
 
 # Small constant arrays are immutable, so one per (kind, shape, dtype, sharding) can be shared.
 _CACHE_MAX_BYTES = 1 << 20
@@ -33,11 +33,25 @@ def _zeros(shape, dtype):
 
 
 _itemsize: dict = {}
+_aval_bytes: dict = {}  # a device array's abstract value -> its bytes (``aval`` is a cheap C++ attribute;
+_AVAL_BYTES_MAX = 4096  # ``shape`` and ``dtype`` are Python properties, ~4x slower)
 
 
 def nbytes(x: Any) -> int:
     """Real bytes of an array or Tensor: elements x itemsize (runs twice per op of a backward pass: no numpy)."""
     v = x._value if type(x) is Tensor else (x.value if isinstance(x, Tensor) else x)
+    if type(v) is ArrayImpl:
+        av = v.aval
+        n = _aval_bytes.get(av)
+        if n is None:
+            if len(_aval_bytes) >= _AVAL_BYTES_MAX:
+                _aval_bytes.clear()
+            n = _aval_bytes[av] = _bytes_of(av)
+        return n
+    return _bytes_of(v)
+
+
+def _bytes_of(v) -> int:
     dt = v.dtype
     size = _itemsize.get(dt)
     if size is None:

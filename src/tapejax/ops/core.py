@@ -968,10 +968,14 @@ def named_error(op_name: str, raw, static: dict, e: Exception) -> Optional[Excep
 def _apply_recorded(op: OpDef, args, raw, static):
     ids = []
     diff = []
+    traced = False  # whether a raw argument is a JAX tracer (the op runs inside a JAX transform of tapejax code)
     for i, a in enumerate(args):
         if isinstance(a, Tensor) and is_float(a._value.dtype):
             ids.append(a._id)
             diff.append(i)
+        r = raw[i]
+        if type(r) is not ArrayImpl and isinstance(r, jax.core.Tracer):
+            traced = True
     st = tape_set.state
     tapes, accs = record.recorders(ids)
     k = op.kernels(static)
@@ -985,7 +989,7 @@ def _apply_recorded(op: OpDef, args, raw, static):
     try:
         # Inside a tj.function trace the kernel is inlined, so residuals that are the op's own inputs or
         # outputs stay the same traced values (tj.differentiate references them instead of copying).
-        if st.capture is None and not _any_tracer(raw):
+        if st.capture is None and not traced:
             out, res, plan = k.run_forward_kept(diff, raw)
         else:
             out = k.traced(*raw)
@@ -1014,21 +1018,14 @@ def _apply_recorded(op: OpDef, args, raw, static):
     return result
 
 
-def _any_tracer(raw) -> bool:
-    """Whether a raw argument is a JAX tracer (the op runs inside a JAX transform of tapejax code)."""
-    for r in raw:
-        if type(r) is not ArrayImpl and isinstance(r, jax.core.Tracer):
-            return True
-    return False
-
-
 _specs: Dict[tuple, tuple] = {}  # (shape, dtype) -> the backward kernel's spec of one such output, shared
 
 
 def _single_spec(out) -> tuple:
     """``(False, ((shape, dtype, is_float),))`` of a single output: one tuple per signature (a new one
     per op would be more for the garbage collector to track)."""
-    key = (out.shape, out.dtype)
+    av = out.aval  # (an array's or tracer's: cheaper than its ``shape`` and ``dtype`` properties)
+    key = (av.shape, av.dtype)
     spec = _specs.get(key)
     if spec is None:
         if len(_specs) >= 4096:
@@ -1247,15 +1244,21 @@ class BackwardFunction(RecordedOp):
         argument of the op (``OpDef.passthrough``) with the cotangent's shape and dtype: the backward kernel
         would return that same value (add's ``1 * g``, already of the argument's shape and dtype); else None."""
         g = ct._value if type(ct) is Tensor else ct
-        if type(g) is not ArrayImpl or g.weak_type:
+        if type(g) is not ArrayImpl:
+            return None
+        av = g.aval  # (a C++ attribute: ``shape`` and ``dtype`` are slower Python properties)
+        if av.weak_type:
             return None
         passthrough, args = self.op.passthrough, self.args()
-        shape, dtype = g.shape, g.dtype
+        shape, dtype = av.shape, av.dtype
         for i in needed:
             a = args[i]
             if type(a) is Tensor:
                 a = a._value
-            if i not in passthrough or type(a) is not ArrayImpl or a.shape != shape or a.dtype != dtype:
+            if i not in passthrough or type(a) is not ArrayImpl:
+                return None
+            a = a.aval
+            if a.shape != shape or a.dtype != dtype:
                 return None
         return [g] * len(needed)
 
