@@ -1244,7 +1244,7 @@ class BackwardFunction(RecordedOp):
         argument of the op (``OpDef.passthrough``) with the cotangent's shape and dtype: the backward kernel
         would return that same value (add's ``1 * g``, already of the argument's shape and dtype); else None."""
         g = ct._value if type(ct) is Tensor else ct
-        if type(g) is not ArrayImpl:
+        if type(g) is not ArrayImpl or self.n_args < 0:  # (arguments let go: nothing to compare with)
             return None
         av = g.aval  # (a C++ attribute: ``shape`` and ``dtype`` are slower Python properties)
         if av.weak_type:

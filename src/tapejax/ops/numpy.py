@@ -473,10 +473,30 @@ def _min_max_share(x, y, axis, keepdims):
     """TF's ``_MinOrMaxGrad`` weights: ``indicators / num_selected``, the elements equal to the result share
     its gradient equally. Where the result is NaN no element equals it and TF's ``0 / 0`` makes every weight
     of that reduction NaN. Written out with ``where``: XLA simplifies ``indicators / n`` to 0 there when it
-    compiles a larger program (JAX's own rule gave NaN eagerly, 0 under jit or replay)."""
-    ind = (_expand_back(y, jnp.shape(x), axis, keepdims) == x).astype(y.dtype)
-    num = jnp.sum(ind, axis=_norm_axis(axis, jnp.ndim(x)), keepdims=True)
-    return jnp.where(num == 0, jnp.nan, ind / jnp.where(num == 0, 1, num))
+    compiles a larger program (JAX's own rule gave NaN eagerly, 0 under jit or replay).
+
+    Inside one larger compiled program (a tj.function, a replayed step) XLA:CPU may compute ``x`` twice, fused
+    into the forward's reduction and into this comparison, with results that differ in the last bit, so that no
+    element equals a result that is not NaN (path fuzz seed 349: the min of a layer_norm). There the element
+    nearest the result gets the whole gradient instead of NaN (eagerly ``x`` is one array: never the case)."""
+    y = _expand_back(y, jnp.shape(x), axis, keepdims)
+    ind = (y == x).astype(y.dtype)
+    axes = _norm_axis(axis, jnp.ndim(x))
+    num = jnp.sum(ind, axis=axes, keepdims=True)
+    lost = jnp.where(jnp.isnan(y), jnp.nan, _nearest_one_hot(jnp.abs(x - y), axes).astype(y.dtype))
+    return jnp.where(num == 0, lost, ind / jnp.where(num == 0, 1, num))
+
+
+def _nearest_one_hot(d, axes: tuple):
+    """One-hot over ``axes`` of the first smallest element of ``d`` in each reduction."""
+    if d.size == 0:  # (no element: nothing to pick, and no -1 to reshape to)
+        return jnp.zeros(d.shape, bool)
+    keep = [i for i in range(d.ndim) if i not in axes]
+    perm = keep + list(axes)
+    moved = jnp.transpose(d, perm)
+    flat = moved.reshape(moved.shape[:len(keep)] + (-1,))
+    hot = jnp.arange(flat.shape[-1]) == jnp.argmin(flat, axis=-1)[..., None]
+    return jnp.transpose(hot.reshape(moved.shape), np.argsort(perm))
 
 
 def _min_max_bwd(res, g, axis=None, keepdims=False):
