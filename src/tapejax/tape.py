@@ -193,8 +193,9 @@ class Tape:
                          infos: Optional[tuple] = None) -> None:
         """Record one op: its outputs, the ids of its inputs, its backward function.
 
-        ``infos`` is given for outputs not computed yet (deferred/lazy.py): each output's (shape, dtype,
-        sharding); those outputs are new tensors. Without it the outputs' values are at hand."""
+        ``infos`` is given for new tensors (a deferred op's outputs, not computed yet: deferred/lazy.py; the
+        one output of an op that just ran, on the only tape recording it: ops/core.py): each output's
+        (shape, dtype, sharding). Without it the outputs' values are at hand."""
         usage, ops, tt = self.tensor_usage, self.op_tape, self.tensor_tape
         for i in input_ids:
             n = usage.get(i)

@@ -46,7 +46,7 @@ import numpy as np
 
 from .. import record, tape_set, vspace
 from ..config import config
-from ..tape import RecordedOp
+from ..tape import RecordedOp, output_infos
 from ..tensor import (ArrayImpl, ConversionError, LazyTensor, Tensor, TracedValueError, Variable,
                       convert_to_tensor, describe_value, is_float, traced_argument_error)
 from . import dependence, linear_rule
@@ -1015,7 +1015,10 @@ def _apply_recorded(op: OpDef, args, raw, static):
         bf = OpBackward(op, static, res, args if accs else raw, diff, spec, ids, plan)
         if tape_set.numerics_checks and st.debug_checking:  # tj.debug.check_numerics: where the user called this op
             bf.site = tape_set.debug_hooks.call_site()
-        record.record_operation(tapes, op.name, outs, ids, bf)
+        if len(tapes) == 1 and outs is not result:  # (one tape, one new output: its record given, as a deferred op's)
+            tapes[0].record_operation(op.name, outs, ids, bf, output_infos(out))
+        else:
+            record.record_operation(tapes, op.name, outs, ids, bf)
     for acc in accs:
         acc.accumulate(op, static, args, raw, diff, outs, out)
     return result
