@@ -469,44 +469,47 @@ def _linear_reduction(name: str, f, *, mean: bool, samples=None) -> OpDef:
     return _reduction(name, f, samples, fwd=lambda x, **static: (f(x, **static), _token(x)), bwd=bwd, jvp=jvp)
 
 
-def _min_max_share(x, y, axis, keepdims):
-    """TF's ``_MinOrMaxGrad`` weights: ``indicators / num_selected``, the elements equal to the result share
-    its gradient equally. Where the result is NaN no element equals it and TF's ``0 / 0`` makes every weight
-    of that reduction NaN. Written out with ``where``: XLA simplifies ``indicators / n`` to 0 there when it
-    compiles a larger program (JAX's own rule gave NaN eagerly, 0 under jit or replay).
+def _min_max_shared(x, y, axis, keepdims, use):
+    """``use(weights)`` with TF's ``_MinOrMaxGrad`` weights: ``indicators / num_selected``, the elements equal to
+    the result share its gradient equally. Where the result is NaN no element equals it and TF's ``0 / 0``
+    makes every weight of that reduction NaN. Written out with ``where``: XLA simplifies ``indicators / n`` to 0
+    there when it compiles a larger program (JAX's own rule gave NaN eagerly, 0 under jit or replay).
 
     Inside one larger compiled program (a tj.function, a replayed step) XLA:CPU may compute ``x`` twice, fused
-    into the forward's reduction and into this comparison, with results that differ in the last bit, so that no
-    element equals a result that is not NaN (path fuzz seed 349: the min of a layer_norm). There the element
-    nearest the result gets the whole gradient instead of NaN (eagerly ``x`` is one array: never the case)."""
-    y = _expand_back(y, jnp.shape(x), axis, keepdims)
-    ind = (y == x).astype(y.dtype)
+    into the forward's reduction and into this comparison, with results that differ in the last bits, so that
+    no element equals a result that is not NaN (path fuzz seed 349: the min of a layer_norm). There the
+    elements within a few units in the last place of the nearest one share the gradient instead (eagerly
+    ``x`` is one array: never the case). That search runs only when needed (``lax.cond``; ``use`` and every
+    broadcast inside each branch, so that the usual one stays the fused pass it was)."""
     axes = _norm_axis(axis, jnp.ndim(x))
-    num = jnp.sum(ind, axis=axes, keepdims=True)
-    lost = jnp.where(jnp.isnan(y), jnp.nan, _nearest_one_hot(jnp.abs(x - y), axes).astype(y.dtype))
-    return jnp.where(num == 0, lost, ind / jnp.where(num == 0, 1, num))
+    num = jnp.sum(_expand_back(y, jnp.shape(x), axis, keepdims) == x, axis=axes, keepdims=True, dtype=y.dtype)
+    missing = num == 0
 
-
-def _nearest_one_hot(d, axes: tuple):
-    """One-hot over ``axes`` of the first smallest element of ``d`` in each reduction."""
-    if d.size == 0:  # (no element: nothing to pick, and no -1 to reshape to)
-        return jnp.zeros(d.shape, bool)
-    keep = [i for i in range(d.ndim) if i not in axes]
-    perm = keep + list(axes)
-    moved = jnp.transpose(d, perm)
-    flat = moved.reshape(moved.shape[:len(keep)] + (-1,))
-    hot = jnp.arange(flat.shape[-1]) == jnp.argmin(flat, axis=-1)[..., None]
-    return jnp.transpose(hot.reshape(moved.shape), np.argsort(perm))
+    def weights(patch):
+        yb = _expand_back(y, jnp.shape(x), axis, keepdims)
+        ind = (yb == x).astype(y.dtype)
+        lost = jnp.nan
+        if patch:
+            d = jnp.abs(x - yb)
+            tol = 8 * jnp.finfo(y.dtype).eps * jnp.abs(yb) + jnp.finfo(y.dtype).tiny
+            near = (d <= jnp.min(d, axis=axes, keepdims=True, initial=jnp.inf) + tol).astype(y.dtype)
+            n_near = jnp.sum(near, axis=axes, keepdims=True)
+            lost = jnp.where(jnp.isnan(yb) | (n_near == 0), jnp.nan, near / jnp.where(n_near == 0, 1, n_near))
+        return use(jnp.where(missing, lost, ind / jnp.where(missing, 1, num)))
+    y_kept = y if keepdims else jnp.expand_dims(y, axes)
+    return jax.lax.cond(jnp.any(missing & ~jnp.isnan(y_kept)), lambda: weights(True), lambda: weights(False))
 
 
 def _min_max_bwd(res, g, axis=None, keepdims=False):
     (x,), y = res
-    return (_cast_like(_min_max_share(x, y, axis, keepdims) * _expand_back(g, jnp.shape(x), axis, keepdims), x),)
+    return (_cast_like(_min_max_shared(x, y, axis, keepdims,
+                                       lambda w: w * _expand_back(g, jnp.shape(x), axis, keepdims)), x),)
 
 
 def _min_max_jvp(p, t, out, axis=None, keepdims=False):
-    share = _min_max_share(p[0], out, axis, keepdims)
-    return jnp.sum(share * t[0], axis=_norm_axis(axis, jnp.ndim(p[0])), keepdims=keepdims).astype(out.dtype)
+    axes = _norm_axis(axis, jnp.ndim(p[0]))
+    return _min_max_shared(p[0], out, axis, keepdims,
+                           lambda w: jnp.sum(w * t[0], axis=axes, keepdims=keepdims).astype(out.dtype))
 
 
 # name                           function      rules / samples                        TF convention
