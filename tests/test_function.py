@@ -119,6 +119,39 @@ def test_donate_variables_on_cpu_writes_back_and_old_reads_stay_valid():
     close(before, np.arange(4.0))  # a read taken before the calls still holds its value
 
 
+def test_donation_never_deletes_a_value_something_else_holds(monkeypatch):
+    """On GPU/TPU the assigned Variables' buffers are donated (deleted by the call). A value that a Tensor, a
+    user's array or a shared constant (a gradient seed handed on by add) also holds is not donated. Run here
+    with the donating program on CPU, whose XLA deletes donated buffers too."""
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    v = tj.Variable(jnp.arange(4.0))
+
+    @tj.function(donate_variables=True)
+    def inc():
+        v.assign_add(tnp.ones(4))
+        return v.read_value() * 1.0
+
+    before = v.read_value()
+    close(inc(), np.arange(4.0) + 1)
+    close(before, np.arange(4.0))  # (donated, this read raised: "Array has been deleted")
+    mine = jnp.full(4, 5.0)
+    v.assign(mine)
+    close(inc(), np.full(4, 6.0))
+    close(mine, np.full(4, 5.0))
+    x = tj.constant([1.0, 2.0, 3.0, 4.0])
+    with tj.config.override(lazy=False, replay=False):
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            y = x + 1.0
+        v.assign(tape.gradient(y, x))  # the target's seed, a shared ones array, handed on by add
+        close(inc(), np.full(4, 2.0))
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            y = x + 1.0
+        close(tape.gradient(y, x), np.ones(4))  # the seed is intact
+    close(inc(), np.full(4, 3.0))  # nothing else holds v's value now: donated as before, same values
+
+
 def test_method_decoration():
     class Model:
         def __init__(self):

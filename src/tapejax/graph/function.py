@@ -19,6 +19,7 @@ import contextlib
 import functools
 import inspect
 import logging
+import sys
 import threading
 import weakref
 from typing import Any, Callable, Dict, Iterator, List, Optional
@@ -589,6 +590,11 @@ class Function:
 
             def call(var_vals, dyn):
                 a = [x for n, x in enumerate(var_vals) if n in assigned_pos]
+                # Donating deletes the buffer: only when nothing but the Variable holds it (CPython's count:
+                # the Variable, var_vals, a and getrefcount's argument). A Tensor or a user's name still holding
+                # the value (a gradient assigned to it, a shared constant) makes this call not donate.
+                if any(sys.getrefcount(a[i]) > 4 for i in range(len(a))):
+                    return plain(var_vals, dyn)
                 o = [x for n, x in enumerate(var_vals) if n not in assigned_pos]
                 return compiled(a, o, dyn)
             conc.jitted = call
