@@ -692,6 +692,10 @@ def function(f: Optional[Callable] = None, *, jit_compile: bool = True, donate_v
     modify its argument lists or dicts (``ValueError``). ``experimental_get_tracing_count()`` and
     ``clear_cache()`` as TF. Usable as ``@tj.function`` or ``@tj.function(donate_variables=True)``.
 
+    ``donate_variables``: on GPU/TPU the buffers of the Variables ``f`` assigns are donated to the program (it
+    writes their new values in place), in each call where nothing but the Variable holds the old value (a Tensor
+    read from it, or an array assigned to it that is still in use, keeps that call from donating).
+
     ``reduce_retracing`` is accepted for TF code and changes nothing: an XLA program has static shapes, so
     each new input shape is traced (the values are those of TF; only the number of traces can differ).
     """
