@@ -285,9 +285,7 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
             if n > 0:
                 continue
             maker = tt.get(iid, iid)  # (producer, inline: this runs per input of every op)
-            if maker != -1 and maker not in ops:
-                maker = None
-            if maker is None or maker == -1:
+            if maker == -1 or maker not in ops:  # (watched, or not made by a kept op)
                 if not is_known(iid):
                     # Its gradient is dropped even when it is a source, so an unwatched source gets None
                     # (tape.h ComputeGradient).
