@@ -117,7 +117,7 @@ class Tensor(ArrayShape):
             source = self._pending
             if source is not None:
                 node, index = source
-                if node.values is None:
+                if node.values is None or node.values[index] is None:  # (not run, or its run left it out)
                     node.compute()
                 value = self._value = node.values[index]
                 self._pending = None

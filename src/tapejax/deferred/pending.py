@@ -39,7 +39,7 @@ import jax
 from .. import tape_set
 from ..ops import core
 from ..ops.core import as_tuple
-from ..tensor import (LazyTensor, Tensor, Variable, check_assignment, make_value_pending, pending_source,
+from ..tensor import (ArrayImpl, LazyTensor, Tensor, Variable, check_assignment, make_value_pending, pending_source,
                       pending_tensor, pending_value, set_assign_deferral, settle_pending_value)
 from . import background
 from .fence import fence
@@ -57,35 +57,64 @@ class PendingStep:
     exports, the update recorded after its gradients (``update``, a HandUpdate, or None), and (once
     run) ``values``: the gradients, one per source (None for no gradient), then the update's values."""
 
-    __slots__ = ("program", "args", "nodes", "values", "keep", "update", "__weakref__")
+    __slots__ = ("program", "args", "nodes", "values", "keep", "update", "gradient_refs", "__weakref__")
 
     def __init__(self, program, args: tuple, nodes: list, keep: Any = None) -> None:
         self.program = program
         self.args = args
         self.nodes = nodes
         self.values: Optional[tuple] = None
+        # Per gradient, a weak reference to its pending tensor (None: no gradient): a program run with an
+        # update returns only the gradients someone still holds.
+        self.gradient_refs: List[Any] = []
         # What the step's tape held, let go only after the program is dispatched: freeing it (a Python
         # object or more per op) then overlaps the program's run instead of delaying its start.
         self.keep = keep
         self.update: Optional[HandUpdate] = None
 
     def compute(self) -> None:
-        """Run the program, and the update recorded after it (what reading any of their values asks)."""
+        """Run the program, and the update recorded after it (what reading any of their values asks); once
+        run, compute the gradients its run left out (``recompute``)."""
         if self.values is None:
             if self.update is not None:
                 _run_update(self)
             else:
                 exported, result = self.program(*self.args)
                 self.finish(exported, result)
+        else:
+            self.recompute()
 
     def finish(self, exported, result, update_values: Sequence = ()) -> None:
+        """Store the values of a run (``result``: the gradients, None for one the run left out)."""
         for node, values in zip(self.nodes, exported):
             node.step = None
             if node.values is None:  # (a value read before stays what was read)
                 node.settle(tuple(values))
         self.values = tuple(result) + tuple(update_values)
-        self.args = self.nodes = self.keep = self.update = None  # let the inputs go
+        self.nodes = self.keep = self.update = None  # let the inputs go
+        if not self._left_out():
+            self.args = self.gradient_refs = None
         _open.discard(self)
+
+    def _left_out(self) -> List[int]:
+        """The gradients still held that the run did not return."""
+        values, refs = self.values, self.gradient_refs
+        return [k for k, ref in enumerate(refs) if ref is not None and values[k] is None and ref() is not None]
+
+    def recompute(self) -> None:
+        """The gradients a run with an update left out and someone reads all the same: the step's program
+        runs again on the same arguments (same program, same values). Its later runs return them."""
+        missing = self._left_out()
+        if not missing:
+            return
+        program = self.program
+        _, result = program(*self.args)
+        values = list(self.values)
+        for k in missing:
+            values[k] = result[k]
+        self.values = tuple(values)
+        self.args = self.gradient_refs = None
+        program.read_after_update = tuple(sorted({*program.read_after_update, *missing}))
 
 
 def gradients(program, leaves, output_gradients: list, exported_nodes: list, keep: Any = None
@@ -103,7 +132,9 @@ def gradients(program, leaves, output_gradients: list, exported_nodes: list, kee
     _open.add(step)
     core.set_update_deferral(_defer_op)
     set_assign_deferral(_defer_assign)
-    return [None if info is None else pending_tensor(step, i) for i, info in enumerate(program.out_info[1])]
+    grads = [None if info is None else pending_tensor(step, i) for i, info in enumerate(program.out_info[1])]
+    step.gradient_refs = [None if g is None else weakref.ref(g) for g in grads]
+    return grads
 
 
 def pending_step_of(tensors: Sequence[Any]) -> Optional[PendingStep]:
@@ -124,31 +155,57 @@ def shape_of(step: PendingStep, t: Tensor) -> tuple:
     return tuple(step.program.out_info[1][pending_source(t)[1]].shape)
 
 
+def _shared_leaves(step: PendingStep, arrays: Sequence[Any]) -> tuple:
+    """Per array of ``arrays``, its position among ``step``'s leaves when it is one of them (an
+    optimizer's parameters are: each array is passed to a fused program once, as a dispatch costs per
+    argument), else -1."""
+    at = {id(x): i for i, x in enumerate(step.args[0]) if type(x) is ArrayImpl}
+    return tuple(at.get(id(x), -1) for x in arrays)
+
+
+def _own_leaves(step_leaves: Sequence[Any], shared: tuple, own: Sequence[Any]) -> list:
+    """The arrays ``_shared_leaves`` described: the step's leaf where it shares one, else the next of ``own``."""
+    rest = iter(own)
+    return [step_leaves[p] if p >= 0 else next(rest) for p in shared]
+
+
 def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, update: Callable,
                     args: tuple):
     """Run ``step``'s program and ``update([values of grads], *args)`` as one compiled program, cached
     per program under ``key`` (which must name ``update``), and set the step's gradients and exported
     values as its own run would. Returns ``update``'s result, or None when that program is not ready
-    (compiling in the background, or it failed to compile): the caller then runs the update itself."""
+    (compiling in the background, or it failed to compile): the caller then runs the update itself.
+
+    The program returns only the gradients read after an update of this step's program before
+    (``Program.read_after_update``; writing out the others costs ~6% of a small MLP's step): one not
+    returned and read all the same is computed by running the step's program again (``recompute``)."""
     positions = tuple(pending_source(g)[1] for g in grads)
     program = step.program
-    fused = program.fused.get((key, positions))
+    returned = program.read_after_update
+    flat, tree = jax.tree_util.tree_flatten(args)
+    shared = _shared_leaves(step, flat)
+    own = [x for x, p in zip(flat, shared) if p < 0]
+    fused = program.fused.get((key, positions, returned, tree, shared))
     if fused is None:
         fn = program.fn
 
-        def run(step_args, extra, update_args):
+        def run(step_args, extra, own):
             exported, result = fn(*step_args, *extra)
             grad_values = [result[p] for p in positions]
+            update_args = jax.tree_util.tree_unflatten(tree, _own_leaves(step_args[0], shared, own))
             if extra:  # replay_exact: the update as the op-by-op update computes it
                 out = fence(extra[0], lambda g, a: update(g, *a), grad_values, update_args)
             else:
                 out = update(grad_values, *update_args)
-            return exported, result, out
-        fused = program.fused[(key, positions)] = background.Compilation(jax.jit(run))
-        fused.compile(step.args, program.extra, args)
+            return exported, [result[p] for p in returned], out
+        fused = program.fused[(key, positions, returned, tree, shared)] = background.Compilation(jax.jit(run))
+        fused.compile(step.args, program.extra, own)
     if fused.compiled is None:
         return None
-    exported, result, out = fused(step.args, program.extra, args)
+    exported, kept, out = fused(step.args, program.extra, own)
+    result: List[Any] = [None] * len(program.out_info[1])
+    for p, v in zip(returned, kept):
+        result[p] = v
     step.finish(exported, result)
     return out
 
@@ -159,8 +216,10 @@ def _aval_key(aval) -> tuple:
     return (tuple(aval.shape), aval.dtype, bool(getattr(aval, "weak_type", False)))
 
 
-def _leaf_key(x) -> tuple:
+def _leaf_key(x):
     """What a compiled update depends on of a concrete argument: its shape, dtype and weak type."""
+    if type(x) is ArrayImpl:
+        return x.aval  # (hashable, and a C++ attribute: a step has a leaf per optimizer state array)
     if isinstance(x, jax.Array):
         return (x.shape, x.dtype, x.weak_type)
     if hasattr(x, "dtype") and hasattr(x, "shape"):  # numpy arrays and scalars
@@ -338,13 +397,14 @@ def _call(kernel: Callable, *args):
     return kernel(*args)
 
 
-def _fused_function(fn: Callable, ops: List[tuple], wanted: tuple) -> Callable:
+def _fused_function(fn: Callable, ops: List[tuple], wanted: tuple, shared: tuple) -> Callable:
     """The step's program ``fn``, then the update's kernels (fenced under replay_exact, as every kernel
-    of the program), returning the step's results and the values of the ``wanted`` slots."""
-    def run(step_args, extra, leaves):
+    of the program), returning the step's exported values and the values of the ``wanted`` slots.
+    ``shared`` describes the update's leaves (``_shared_leaves``)."""
+    def run(step_args, extra, own):
         exported, result = fn(*step_args, *extra)
         call = functools.partial(fence, extra[0]) if extra else _call
-        return exported, result, _run_ops(result, ops, leaves, wanted, call)
+        return exported, _run_ops(result, ops, _own_leaves(step_args[0], shared, own), wanted, call)
     return run
 
 
@@ -354,22 +414,28 @@ def _run_update(step: PendingStep) -> None:
     global last_update
     upd, program = step.update, step.program
     n = upd.n_grads
-    # The values anything can still read: each Variable's last assignment, and the live pending tensors.
+    # The values anything can still read: each Variable's last assignment, the live pending tensors and
+    # the gradients still held (a gradient dropped by now is never read: the program leaves it out).
     wanted = {p[1] for p in map(pending_value, upd.assigned) if p is not None and p[0] is step}
     wanted.update(n + k for k, ref in enumerate(upd.handed) if ref is not None and ref() is not None)
+    wanted.update(k for k, ref in enumerate(step.gradient_refs) if ref is not None and ref() is not None)
     wanted = tuple(sorted(wanted))
-    key = ("hand-written update", tuple(upd.ops), tuple(upd.leaf_keys), wanted)
+    shared = _shared_leaves(step, upd.leaves)
+    own = [x for x, p in zip(upd.leaves, shared) if p < 0]
+    key = ("hand-written update", tuple(upd.ops), tuple(upd.leaf_keys), shared, wanted)
     fused = program.fused.get(key)
     try:
         if fused is None:
             fused = program.fused[key] = background.Compilation(jax.jit(_fused_function(program.fn, upd.ops,
-                                                                                         wanted)))
-            fused.compile(step.args, program.extra, upd.leaves)
+                                                                                         wanted, shared)))
+            fused.compile(step.args, program.extra, own)
         if fused.compiled is not None:
-            exported, result, outs = fused(step.args, program.extra, upd.leaves)
+            exported, outs = fused(step.args, program.extra, own)
+            result: List[Any] = [None] * n
             how = f"fused into the replayed step ({len(upd.ops)} update ops)"
         else:
             exported, result = program(*step.args)
+            result = list(result)
             outs = _run_ops(result, upd.ops, upd.leaves, wanted, _call)
             why = (f"compiling the fused program failed ({fused.failed})" if fused.failed
                    else "the fused program is compiling")
@@ -385,6 +451,8 @@ def _run_update(step: PendingStep) -> None:
     for s, v in zip(wanted, outs):
         if s >= n:
             values[s - n] = v
+        else:
+            result[s] = v
     step.finish(exported, result, values)
     for v in upd.assigned:
         settle_pending_value(v, step, step.values)

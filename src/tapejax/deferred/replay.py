@@ -55,7 +55,8 @@ class _Program(background.Compilation):
     """One compiled step. ``compiled`` is None while XLA compiles it (in the background) and after a
     failed compile (``failed`` says why); until then the steps of its structure go op by op."""
 
-    __slots__ = ("stats", "exported", "used", "extra", "key", "interrupted", "out_info", "fused")
+    __slots__ = ("stats", "exported", "used", "extra", "key", "interrupted", "out_info", "fused",
+                 "read_after_update")
 
     def __init__(self, fn) -> None:
         super().__init__(fn)
@@ -66,7 +67,8 @@ class _Program(background.Compilation):
         self.stats: Optional[GradientStats] = None
         self.exported: tuple = ()  # record indices of the deferred ops whose values it returns
         self.out_info = None  # the (exported values, gradients) shapes and dtypes, from lowering
-        self.fused: Dict[Any, Any] = {}  # this program with an update after it (pending.run_with_update)
+        self.fused: Dict[Any, Any] = {}  # this program with an update after it (pending.py)
+        self.read_after_update: tuple = ()  # gradients read after such an update: its program returns them
 
     def compile(self, leaves, og) -> None:
         super().compile(leaves, og, *self.extra)
