@@ -227,3 +227,31 @@ def test_gradients_read_after_the_update_are_computed_again_then_returned(replay
     for a, b in zip(seen, ref_seen):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(final, ref_final)
+
+
+def test_two_optimizers_on_one_steps_gradients(replay_now):
+    """The first optimizer's update is fused and leaves the second one's gradients out; reading them
+    (the second update) computes them again: every value as op by op, bit for bit."""
+    def run(**cfg):
+        rng = np.random.default_rng(1)
+        w = tj.Variable(rng.standard_normal((4, 3)).astype(np.float32))
+        b = tj.Variable(rng.standard_normal(3).astype(np.float32))
+        x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
+        first, second = tj.optimizers.Adam(0.05), tj.optimizers.SGD(0.1, momentum=0.9)
+        losses, modes = [], []
+        with tj.config.override(**cfg):
+            for _ in range(6):
+                with tj.GradientTape() as tape:
+                    loss = tnp.sum(tnp.tanh(x @ w + b) ** 2)
+                gw, gb = tape.gradient(loss, [w, b])
+                first.apply_gradients([(gw, w)])
+                second.apply_gradients([(gb, b)])
+                modes.append(first.last_update)
+                losses.append(loss.numpy())
+        return losses, w.numpy(), b.numpy(), modes
+    got, want = run(), run(lazy=False, replay=False)
+    assert FUSED in got[3], got[3]
+    for a, b in zip(got[0], want[0]):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(got[1], want[1])
+    np.testing.assert_array_equal(got[2], want[2])

@@ -8,7 +8,9 @@ exports (the loss), runs the program, as running it at ``gradient`` time would h
 only gradients of one pending step (train/optimizers.py) runs the program and its update as one
 compiled program instead (``run_with_update``): forward, backward and update in one dispatch, with the
 values of running the program and then the update (bit for bit under ``tj.config.replay_exact``,
-where the update is fenced like every kernel of the program).
+where the update is fenced like every kernel of the program). That program writes out only the
+gradients read after such an update before; a gradient it left out and read all the same is computed
+by running the step's program again (``PendingStep.recompute``).
 
 An update written by hand (``v.assign_sub(lr * g)``, ``v.assign(v - lr * g)``, ``v.assign_add(-lr * g)``)
 is fused too (``HandUpdate``). While a step's gradients are pending, an op outside any tape and trace
@@ -65,7 +67,8 @@ class PendingStep:
         self.nodes = nodes
         self.values: Optional[tuple] = None
         # Per gradient, a weak reference to its pending tensor (None: no gradient): a program run with an
-        # update returns only the gradients someone still holds.
+        # update leaves out the gradients nobody holds (and an optimizer's, those not read after an update
+        # of this step's program before: ``run_with_update``).
         self.gradient_refs: List[Any] = []
         # What the step's tape held, let go only after the program is dispatched: freeing it (a Python
         # object or more per op) then overlaps the program's run instead of delaying its start.
@@ -99,6 +102,8 @@ class PendingStep:
     def _left_out(self) -> List[int]:
         """The gradients still held that the run did not return."""
         values, refs = self.values, self.gradient_refs
+        if refs is None:
+            return []
         return [k for k, ref in enumerate(refs) if ref is not None and values[k] is None and ref() is not None]
 
     def recompute(self) -> None:
