@@ -2,9 +2,10 @@
 returning only the new parameters, optimizer state and loss, once returning the gradients too.
 
 tapejax's eager step, once replayed, runs forward, backward and the optimizer's update as one program
-(deferred/pending.py's ``run_with_update``); that program also returns every gradient, since the user may
-still read the gradient tensors ``tape.gradient`` handed out. This measures what those extra outputs cost,
-in jax.jit alone, side by side (alternated, medians over the rounds).
+(deferred/pending.py's ``run_with_update``); the user may still read the gradient tensors ``tape.gradient``
+handed out, and that program returns those read after an update of the step before (it computes the others
+again if they are read). This measures what returning them costs, in jax.jit alone, side by side
+(alternated, medians over the rounds).
 
 Run: ``.venv/bin/python benchmarks/gradient_outputs.py [--rounds 60] [--workload mlp]``
 """

@@ -99,12 +99,16 @@ class PendingStep:
             self.args = self.gradient_refs = None
         _open.discard(self)
 
-    def _left_out(self) -> List[int]:
-        """The gradients still held that the run did not return."""
-        values, refs = self.values, self.gradient_refs
+    def held_gradients(self) -> List[int]:
+        """The positions of the gradients whose tensors someone still holds."""
+        refs = self.gradient_refs
         if refs is None:
             return []
-        return [k for k, ref in enumerate(refs) if ref is not None and values[k] is None and ref() is not None]
+        return [k for k, ref in enumerate(refs) if ref is not None and ref() is not None]
+
+    def _left_out(self) -> List[int]:
+        """The gradients still held that the run did not return."""
+        return [k for k in self.held_gradients() if self.values[k] is None]
 
     def recompute(self) -> None:
         """The gradients a run with an update left out and someone reads all the same: the step's program
@@ -190,7 +194,8 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
     flat, tree = jax.tree_util.tree_flatten(args)
     shared = _shared_leaves(step, flat)
     own = [x for x, p in zip(flat, shared) if p < 0]
-    fused = program.fused.get((key, positions, returned, tree, shared))
+    fused_key = (key, positions, returned, tree, shared)
+    fused = program.fused.get(fused_key)
     if fused is None:
         fn = program.fn
 
@@ -203,7 +208,7 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
             else:
                 out = update(grad_values, *update_args)
             return exported, [result[p] for p in returned], out
-        fused = program.fused[(key, positions, returned, tree, shared)] = background.Compilation(jax.jit(run))
+        fused = program.fused[fused_key] = background.Compilation(jax.jit(run))
         fused.compile(step.args, program.extra, own)
     if fused.compiled is None:
         return None
@@ -423,7 +428,7 @@ def _run_update(step: PendingStep) -> None:
     # the gradients still held (a gradient dropped by now is never read: the program leaves it out).
     wanted = {p[1] for p in map(pending_value, upd.assigned) if p is not None and p[0] is step}
     wanted.update(n + k for k, ref in enumerate(upd.handed) if ref is not None and ref() is not None)
-    wanted.update(k for k, ref in enumerate(step.gradient_refs) if ref is not None and ref() is not None)
+    wanted.update(step.held_gradients())
     wanted = tuple(sorted(wanted))
     shared = _shared_leaves(step, upd.leaves)
     own = [x for x, p in zip(upd.leaves, shared) if p < 0]
