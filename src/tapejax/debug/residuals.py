@@ -8,7 +8,8 @@ each residual comes with an *identity* and the unique total counts each identity
 
 Algorithm, per tape entry (``residuals_of``):
 
-1. Ran eagerly: the leaves of its residuals (``bf.res``), by object identity.
+1. Ran eagerly: the leaves of its residuals as it holds them (``bf.held_residuals()``: not the inputs
+   a tape let go because the backward never reads them), by object identity.
 2. Deferred and already run (its value was read): the residuals its node holds, the same way.
 3. Deferred, not run: its *residual layout*, found once per op type by tracing the kernel abstractly
    (``jax.eval_shape``), says which residual is argument ``i``, output ``j`` or a new array; a tensor not
@@ -106,6 +107,8 @@ def residuals_of(entry) -> Optional[List[Tuple[Any, int]]]:
                     found.append((("new", id(node), k), aval_bytes(src[1].shape, src[1].dtype)))
             return found
         res = node.res  # ran (its value was read), the tape has not taken the residuals yet
+    elif hasattr(bf, "held_residuals"):
+        res = bf.held_residuals()  # (not ``res``: an input the tape let go is no residual kept alive)
     else:
         res = getattr(bf, "res", None)
     if res is None:

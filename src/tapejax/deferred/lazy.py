@@ -195,9 +195,20 @@ class Node(BackwardFunction):
                 return
         materialize(self)
 
-    def take_residuals(self):
-        """The residuals of this recorded op (running it if needed); the node forgets them."""
-        return take_residuals(self)
+    def residuals(self):
+        """The residuals of this recorded op (running it first if needed)."""
+        if self.res_pending:
+            if self.values is None:
+                materialize(self)
+            self.res_pending = False
+        return self.res
+
+    def kernel_args(self) -> tuple:
+        """The arguments' values; with a residual plan, those the backward never reads as their abstract
+        values (``_ResidualPlan.trim``), as a strictly eager op one tape records keeps them."""
+        raw = self.raw_inputs()
+        plan = self.plan
+        return tuple(plan.trim(raw) if plan is not None and plan.trims else raw)
 
 
 def producer(r) -> Optional[tuple]:
@@ -257,17 +268,6 @@ def materialize(node: Node) -> None:
             else:
                 out = k.forward(*raw)
             n.set_values(as_tuple(out) if n.type.multi else out)
-
-
-def take_residuals(node: Node):
-    """The residuals of a recorded node (computing it if needed); the node forgets them."""
-    if node.values is None:
-        materialize(node)
-    res = node.res
-    if res is _NO_RES:
-        raise RuntimeError("tapejax internal error: the residuals of a deferred op were already used")
-    node.res = _NO_RES
-    return res
 
 
 class StepRecord:

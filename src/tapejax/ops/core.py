@@ -53,6 +53,8 @@ from . import dependence, linear_rule
 from .linear_rule import LinearRule
 from .rules import tf_complex_vjp
 
+ShapedArray = jax.core.ShapedArray
+
 _registry: Dict[str, "OpDef"] = {}
 
 
@@ -260,7 +262,7 @@ class _Kernels:
     """
 
     __slots__ = ("forward", "traced", "forward_res", "backward", "jvp", "forward_res_impl", "backward_impl", "jvp_impl",
-                 "_plans")
+                 "_plans", "builtin_rules")
 
     def __init__(self, op: "OpDef", static: dict) -> None:
         fn = functools.partial(op.fn, **static) if static else op.fn
@@ -379,6 +381,9 @@ class _Kernels:
         self.jvp = jax.jit(jvp, static_argnums=0)
         self.forward_res_impl, self.backward_impl, self.jvp_impl = forward_res, backward, jvp
         self._plans: Dict[tuple, Any] = {}
+        # A user's backward (tj.op's vjp, tj.RegisterGradient) runs only when a gradient is asked for, as in
+        # TF: never traced ahead to find what it reads (it may count its calls, or fail).
+        self.builtin_rules = not op.user_defined and op.changed_at == 0
 
     def run_forward_res(self, diff: tuple, raw: Sequence[Any]):
         """``forward_res(diff, raw)``, returning from the kernel only the residuals it computes.
@@ -396,13 +401,14 @@ class _Kernels:
         key = diff
         plan = plans.get(key)
         if plan is None:
-            plan = plans[key] = _ResidualPlan(self.forward_res_impl, self.backward_impl, diff)
+            plan = plans[key] = _ResidualPlan(self.forward_res_impl, self.backward_impl, diff, self.builtin_rules)
         elif plan is False:  # the layout depends on the arguments' signature: a plan per signature
             key = (diff, _signature(raw))
             plan = plans.get(key)
             if plan is None:
                 if len(plans) < _PLANS_MAX:
-                    plan = plans[key] = _ResidualPlan(self.forward_res_impl, self.backward_impl, diff)
+                    plan = plans[key] = _ResidualPlan(self.forward_res_impl, self.backward_impl, diff,
+                                                      self.builtin_rules)
                 else:  # (bounded: past that many signatures, the kernel returning every residual)
                     plan = False
         if plan is not False:
@@ -436,17 +442,25 @@ class _ResidualPlan:
     """Where each residual of ``forward_res`` comes from: input i, output j, a zero-size array (only its
     shape and dtype matter), or a new array the kernel returns. Found by the first trace; a later trace
     (another input signature) with a different layout raises ``_PlanMismatch``, and the op then keeps a
-    plan per signature (``_Kernels.run_forward_kept``)."""
+    plan per signature (``_Kernels.run_forward_kept``).
+
+    Each trace also finds which residuals the backward kernel reads by value (``read_inputs``: the input
+    positions among them, over every signature traced). A recorded op need not keep an input nobody reads
+    (``trim``): as TF keeps only the inputs and outputs an op's gradient function uses, a tape keeps
+    tanh's output, not its input, and neither input of an add. Only for built-in rules (``find_reads``):
+    finding what a backward reads traces it."""
 
     __slots__ = ("kernel", "layout", "out_tree", "res_tree", "n_out", "single", "_empties", "kept", "kept_pos",
-                 "_backward_impl", "_backwards")
+                 "_backward_impl", "_backwards", "read_inputs", "trims")
 
-    def __init__(self, impl: Callable, backward_impl: Callable, diff: tuple) -> None:
+    def __init__(self, impl: Callable, backward_impl: Callable, diff: tuple, find_reads: bool = True) -> None:
         self.layout = None
         self.kept = None
         self._empties: Dict[int, Any] = {}
         self._backward_impl = backward_impl
         self._backwards: Dict[tuple, Callable] = {}
+        self.read_inputs: frozenset = frozenset()
+        self.trims = False  # whether ``trim`` may drop an argument (see ``_find_reads``)
 
         def slim(*dyn):
             out, res = impl(diff, dyn)
@@ -467,14 +481,61 @@ class _ResidualPlan:
                         new.append(leaf)
                 layout.append(src)
             sig = (out_tree, res_tree, tuple(layout))
-            if self.layout is None:
+            first = self.layout is None
+            if first:
                 self.out_tree, self.res_tree, self.layout = sig
                 self.n_out = len(out_leaves)
                 self.single = out_tree.num_leaves == 1 and out_tree.num_nodes == 1
             elif sig != (self.out_tree, self.res_tree, self.layout):
                 raise _PlanMismatch()
+            if find_reads:
+                self._find_reads(diff, len(dyn), res_leaves, out_leaves, first)
+            else:
+                self.read_inputs = frozenset(range(len(dyn)))
             return tuple(out_leaves) + tuple(new)
         self.kernel = jax.jit(slim)
+
+    def _find_reads(self, diff: tuple, n_args: int, res_leaves: list, out_leaves: list, first: bool) -> None:
+        """Add what the backward kernel of this signature reads to ``read_inputs``. ``trims`` holds when some
+        argument goes unread by every signature so far and every residual read is an argument or an output
+        (never a new array: the backward is then a function of op inputs and outputs, as TF's gradient
+        functions are, which is what lets it be recorded at a higher order without the dropped inputs)."""
+        reads = None
+        if not any(src[0] == "in" for src in self.layout):  # (no argument to let go: nothing to find)
+            reads = [True] * len(res_leaves)
+        elif all(hasattr(r, "aval") for r in res_leaves):
+            spec = (not self.single, tuple((tuple(o.shape), o.dtype, is_float(o.dtype)) for o in out_leaves))
+            structs = [jax.ShapeDtypeStruct(r.aval.shape, r.aval.dtype, weak_type=r.aval.weak_type)
+                       for r in res_leaves]
+            cts = tuple(jax.ShapeDtypeStruct(o.shape, o.dtype) if is_float(o.dtype) else None for o in out_leaves)
+            backward, res_tree = self._backward_impl, self.res_tree
+
+            def run(leaves, cts):
+                return backward(jax.tree_util.tree_unflatten(res_tree, leaves), cts, spec, diff, diff)
+            try:
+                reads = linear_rule.used_inputs(jax.make_jaxpr(run)(structs, cts))[:len(res_leaves)]
+            except Exception:
+                reads = None
+        if reads is None:  # (a backward that cannot be traced on its own: keep every argument)
+            self.read_inputs, self.trims = frozenset(range(n_args)), False
+            return
+        read = {src[1] for src, r in zip(self.layout, reads) if r and src[0] == "in"}
+        new_read = any(r and src[0] == "new" for src, r in zip(self.layout, reads))
+        self.read_inputs = (frozenset(read) if first else self.read_inputs | read)
+        self.trims = (first or self.trims) and not new_read and len(self.read_inputs) < n_args
+
+    def trim(self, raw: Sequence[Any]) -> list:
+        """``raw`` with each argument the backward never reads replaced by its abstract value (shape and
+        dtype: what the backward may still ask of it), if it is a device array; weakly typed arrays, whose
+        type promotion a stand-in would change, stay."""
+        read = self.read_inputs
+        kept = list(raw)
+        for i, a in enumerate(raw):
+            if i not in read and type(a) is ArrayImpl:
+                av = a.aval
+                if not av.weak_type:
+                    kept[i] = av
+        return kept
 
     def split(self, flat):
         """(the outputs, what ``residuals`` needs besides the arguments) from the kernel's ``flat`` result:
@@ -497,7 +558,8 @@ class _ResidualPlan:
         for k, src in enumerate(self.layout):
             kind = src[0]
             if kind == "in":
-                leaves.append(raw[src[1]])
+                a = raw[src[1]]
+                leaves.append(jnp.zeros(a.shape, a.dtype) if type(a) is ShapedArray else a)  # (trimmed: unread)
             elif kind == "empty":
                 e = self._empties.get(k)
                 if e is None:
@@ -509,15 +571,20 @@ class _ResidualPlan:
                 leaves.append(stored if one else stored[self.kept_pos[k]])
         return jax.tree_util.tree_unflatten(self.res_tree, leaves)
 
-    def backward_kernel(self, spec, diff: tuple, needed: tuple) -> Callable:
+    def backward_kernel(self, spec, diff: tuple, needed: tuple, dropped: tuple = ()) -> Callable:
         """The op's backward kernel as a function of ``(raw arguments, stored, cotangents)``: the residuals are
-        rebuilt inside the trace, so a call passes a few flat arrays and rebuilds nothing in Python."""
-        key = (spec, needed)
+        rebuilt inside the trace, so a call passes a few flat arrays and rebuilds nothing in Python.
+        ``dropped``: ``(position, abstract value)`` of the arguments ``trim`` let go, passed as None."""
+        key = (spec, needed, dropped) if dropped else (spec, needed)
         f = self._backwards.get(key)
         if f is None:
             backward, residuals = self._backward_impl, self.residuals
 
             def kernel(raw, stored, cts):
+                if dropped:
+                    raw = list(raw)
+                    for i, av in dropped:
+                        raw[i] = av
                 return backward(residuals(raw, stored), cts, spec, diff, needed)
             if len(self._backwards) >= _PLANS_MAX:
                 self._backwards.clear()
@@ -592,6 +659,7 @@ class OpDef:
                                    else frozenset(backward_connected))
         self._kernels: Dict[Any, _Kernels] = {}
         self._derived: Dict[Any, "OpDef"] = {}
+        self.changed_at = 0  # the rules epoch its own rules last changed at (``set_backward``)
         if register:
             _registry[name] = self
 
@@ -614,6 +682,7 @@ class OpDef:
         self._kernels.clear()
         self._derived.clear()
         rules_changed()  # deferred op types and replay programs built with the old rule: not used again
+        self.changed_at = _rules_epoch
 
     def __call__(self, *args, **static):
         return apply(self, args, static)
@@ -636,6 +705,37 @@ class OpDef:
                 cts = tuple(None if m else next(given) for m in none_mask)
                 _, res = k.forward_res_impl(diff, tuple(dyn))
                 return k.backward_impl(res, cts, spec, diff, needed)
+            conn = self._derived_connections(grad_fn, avals)
+            g = self._derived[key] = OpDef(f"{self.name}_grad", grad_fn, register=False, connections=conn)
+        return g
+
+    def residual_grad_op(self, static: dict, plan: "_ResidualPlan", spec, diff: tuple, needed: tuple,
+                         none_mask: tuple, dropped: tuple, args: Sequence) -> "OpDef":
+        """``grad_op`` for a recording that let inputs go (``_ResidualPlan.trim``): the op computing the
+        gradients ``needed`` from ``args``: ``(*the arguments kept, *the stored residuals, *cotangents not
+        None)``. The backward reads only the kept arguments and the op's outputs (``trims``), so with
+        those standing for the op's inputs and outputs an outer tape differentiates through them as
+        through TF's gradient functions, which read op inputs and outputs."""
+        avals = _avals(args)
+        key = ("grad_res", plan, static_key(static), spec, diff, needed, none_mask, dropped, avals)
+        g = self._derived.get(key)
+        if g is None:
+            backward = self.kernels(static).backward_impl
+            n_args = len(dropped) + len(args) - len(plan.kept) - sum(1 for m in none_mask if not m)
+            dropped_at = dict(dropped)
+            kept_pos = [i for i in range(n_args) if i not in dropped_at]
+
+            def grad_fn(*a):
+                given = iter(a)
+                raw = [None] * n_args
+                for i in kept_pos:
+                    raw[i] = next(given)
+                for i, av in dropped:
+                    raw[i] = av
+                stored = [next(given) for _ in plan.kept]
+                stored = None if not stored else (stored[0] if len(stored) == 1 else tuple(stored))
+                cts = tuple(None if m else next(given) for m in none_mask)
+                return backward(plan.residuals(raw, stored), cts, spec, diff, needed)
             conn = self._derived_connections(grad_fn, avals)
             g = self._derived[key] = OpDef(f"{self.name}_grad", grad_fn, register=False, connections=conn)
         return g
@@ -1012,7 +1112,10 @@ def _apply_recorded(op: OpDef, args, raw, static):
     if tapes:
         # (the raw arguments, not the Tensors: an input Tensor may die while its op stays recorded; with an
         # accumulator the Tensors stay, as its tangents are kept only for live tensors)
-        bf = OpBackward(op, static, res, args if accs else raw, diff, spec, ids, plan)
+        # One tape and a plan: the inputs the backward never reads go (their abstract values stay).
+        kept = plan.trim(raw) if len(tapes) == 1 and not accs and type(plan) is _ResidualPlan and plan.trims \
+            else raw
+        bf = OpBackward(op, static, res, args if accs else kept, diff, spec, ids, plan)
         if tape_set.numerics_checks and st.debug_checking:  # tj.debug.check_numerics: where the user called this op
             bf.site = tape_set.debug_hooks.call_site()
         if len(tapes) == 1 and outs is not result:  # (one tape, one new output: its record given, as a deferred op's)
@@ -1049,6 +1152,7 @@ class _TracedResiduals:
     are those same values (tj.differentiate references, not copies, them). Used as an OpBackward's plan."""
 
     __slots__ = ("name", "kernels", "diff", "out", "made")
+    trims = False  # (every argument kept: the trace's own values)
 
     def __init__(self, name: str, kernels: _Kernels, diff: tuple, out) -> None:
         self.name, self.kernels, self.diff, self.out, self.made = name, kernels, diff, out, None
@@ -1159,6 +1263,25 @@ class BackwardFunction(RecordedOp):
                 args[i] = Tensor.standing_for(tid, args[i])
         return args
 
+    def _kept_tensors(self) -> tuple:
+        """For ``residual_grad_op``: ``(arguments, dropped)``: the arguments kept (Tensors with the recorded
+        ids at the recorded positions), then the stored residuals (a Tensor with the output's id where it
+        is an output); ``dropped``: ``(position, abstract value)`` of those let go."""
+        ids = dict(zip(self.diff, self.input_ids))
+        args, dropped = [], []
+        for i, a in enumerate(self.kernel_args()):
+            if type(a) is ShapedArray:
+                dropped.append((i, a))
+            elif i in ids and not isinstance(a, Tensor):
+                args.append(Tensor.standing_for(ids[i], a))
+            else:
+                args.append(a)
+        plan, stored, out_ids = self.plan, self.stored, self.out_ids or ()
+        leaves = [] if not plan.kept else ([stored] if len(plan.kept) == 1 else list(stored))
+        for f, v in zip(plan.kept, leaves):
+            args.append(Tensor.standing_for(out_ids[f], v) if f < len(out_ids) else v)
+        return args, tuple(dropped)
+
     def connected_inputs(self, k: int, input_ids: Sequence[int]) -> Sequence[int]:
         """Of ``input_ids`` (one per recorded input), those output ``k`` depends on: all of them unless the
         op declares its ``connections``."""
@@ -1168,16 +1291,24 @@ class BackwardFunction(RecordedOp):
         return [tid for tid, i in zip(input_ids, self.diff) if i in conn[k]]
 
     def residuals(self):
-        node = self.node
-        if node is not None:
-            self.res = node.take_residuals()
-            self.node = None
+        """The residuals (a deferred op's node runs first: deferred/lazy.py)."""
         return self.res
+
+    def kernel_args(self) -> tuple:
+        """The arguments the backward kernel takes: as stored (a deferred node: their values)."""
+        return self.args()
+
+    def held_residuals(self):
+        """``res`` as this function holds it: an input recording let go (``dropped_inputs``) is None there,
+        where ``res`` has zeros of its shape (which the backward never reads)."""
+        if not self._let_go():
+            return self.res
+        return self.plan.residuals([None if type(a) is ShapedArray else a for a in self.raw_inputs()], self.stored)
 
     def residual_bytes(self) -> int:
         if self.node is not None:
             return sum(vspace.nbytes(a) for a in self.node.type.avals)  # not run yet: about its outputs' size
-        return sum(vspace.nbytes(x) for x in jax.tree_util.tree_leaves(self.res) if hasattr(x, "shape"))
+        return sum(vspace.nbytes(x) for x in jax.tree_util.tree_leaves(self.held_residuals()) if hasattr(x, "shape"))
 
     def __call__(self, cts: list, needed_idx: Sequence[int], recording: bool) -> list:
         """cts: one cotangent (or None) per output. needed_idx: indices into the recorded inputs whose
@@ -1211,8 +1342,14 @@ class BackwardFunction(RecordedOp):
                 return list(grads)
         else:
             none_mask = tuple(c is None for c in cts)
-            args = self.input_tensors() + [c for c in cts if c is not None]
-            g_op = op.grad_op(self.static, self.spec, self.diff, needed, none_mask, args)
+            if self.dropped_inputs():
+                args, dropped = self._kept_tensors()
+                args += [c for c in cts if c is not None]
+                g_op = op.residual_grad_op(self.static, self.plan, self.spec, self.diff, needed, none_mask,
+                                           dropped, args)
+            else:
+                args = self.input_tensors() + [c for c in cts if c is not None]
+                g_op = op.grad_op(self.static, self.spec, self.diff, needed, none_mask, args)
             try:
                 grads = apply(g_op, args, {})
             except Exception as e:
@@ -1236,14 +1373,43 @@ class BackwardFunction(RecordedOp):
         else:
             raw_cts = tuple(c._value if isinstance(c, Tensor) else c for c in cts)
         if self.epoch != _rules_epoch and self.n_args >= 0:
-            # A RegisterGradient since this op ran: its gradient is the rule of now (as TF looks the
-            # gradient function up at backward time), on residuals that rule makes.
-            k = self.op.kernels(self.static)
-            self.res, self.epoch = k.forward_res(diff, tuple(self.raw_inputs()))[1], _rules_epoch
+            if self.op.changed_at > self.epoch:
+                # A RegisterGradient of this op since it ran: its gradient is the rule of now (as TF looks
+                # the gradient function up at backward time), on residuals that rule makes.
+                k = self.op.kernels(self.static)
+                self.res = k.forward_res(diff, tuple(self._all_raw_inputs()))[1]
+            self.epoch = _rules_epoch
         plan = self.plan
         if plan is not None:  # (the arguments may be Tensors: pytrees of their values)
-            return plan.backward_kernel(self.spec, diff, needed)(self.args(), self.stored, raw_cts)
+            args = self.kernel_args()
+            if plan.trims:
+                dropped = tuple((i, a) for i, a in enumerate(args) if type(a) is ShapedArray)
+                if dropped:
+                    args = tuple(None if type(a) is ShapedArray else a for a in args)
+                    return plan.backward_kernel(self.spec, diff, needed, dropped)(args, self.stored, raw_cts)
+            return plan.backward_kernel(self.spec, diff, needed)(args, self.stored, raw_cts)
         return self.op.kernels(self.static).backward(self.res, raw_cts, self.spec, diff, needed)
+
+    def dropped_inputs(self) -> bool:
+        """Whether the backward takes an argument it does not read as its abstract value only
+        (``_ResidualPlan.trim``): then an outer tape records it as a function of the arguments it reads and
+        the op's outputs (``residual_grad_op``), on every path."""
+        plan = self.plan
+        return plan is not None and plan.trims and any(type(a) is ShapedArray for a in self.kernel_args())
+
+    def _let_go(self) -> bool:
+        """Whether recording let go of an argument (it holds its abstract value instead)."""
+        return self.plan is not None and self.plan.trims and any(type(a) is ShapedArray for a in self.args())
+
+    def _all_raw_inputs(self) -> list:
+        """``raw_inputs()``; a clear error where recording let one go."""
+        if self._let_go():
+            raise ValueError(
+                f"tj.RegisterGradient replaced the gradient of '{self.op.name}' after the op was recorded, and "
+                f"the tape had let go of the inputs the old rule does not read ({self.op.name} recorded by one "
+                f"tape keeps only what its gradient reads, as TF): register the gradient before recording the "
+                f"op, or record it again.")
+        return self.raw_inputs()
 
     def _passed_through(self, ct, needed: tuple) -> Optional[list]:
         """The cotangent as the gradient of each of the ``needed`` arguments when each is a pass-through
@@ -1261,9 +1427,12 @@ class BackwardFunction(RecordedOp):
             a = args[i]
             if type(a) is Tensor:
                 a = a._value
-            if i not in passthrough or type(a) is not ArrayImpl:
+            if i not in passthrough:
                 return None
-            a = a.aval
+            if type(a) is ArrayImpl:
+                a = a.aval
+            elif type(a) is not ShapedArray:  # (an argument recording let go: its abstract value)
+                return None
             if a.shape != shape or a.dtype != dtype:
                 return None
         return [g] * len(needed)
