@@ -451,7 +451,7 @@ class _ResidualPlan:
     finding what a backward reads traces it."""
 
     __slots__ = ("kernel", "layout", "out_tree", "res_tree", "n_out", "single", "_empties", "kept", "kept_pos",
-                 "_backward_impl", "_backwards", "read_inputs", "trims")
+                 "_backward_impl", "_backwards", "read_inputs", "trims", "unread")
 
     def __init__(self, impl: Callable, backward_impl: Callable, diff: tuple, find_reads: bool = True) -> None:
         self.layout = None
@@ -461,6 +461,7 @@ class _ResidualPlan:
         self._backwards: Dict[tuple, Callable] = {}
         self.read_inputs: frozenset = frozenset()
         self.trims = False  # whether ``trim`` may drop an argument (see ``_find_reads``)
+        self.unread: tuple = ()  # the argument positions no backward traced so far reads
 
         def slim(*dyn):
             out, res = impl(diff, dyn)
@@ -517,23 +518,27 @@ class _ResidualPlan:
             except Exception:
                 reads = None
         if reads is None:  # (a backward that cannot be traced on its own: keep every argument)
-            self.read_inputs, self.trims = frozenset(range(n_args)), False
+            self.read_inputs, self.trims, self.unread = frozenset(range(n_args)), False, ()
             return
         read = {src[1] for src, r in zip(self.layout, reads) if r and src[0] == "in"}
         new_read = any(r and src[0] == "new" for src, r in zip(self.layout, reads))
         self.read_inputs = (frozenset(read) if first else self.read_inputs | read)
         self.trims = (first or self.trims) and not new_read and len(self.read_inputs) < n_args
+        self.unread = tuple(i for i in range(n_args) if i not in self.read_inputs) if self.trims else ()
 
-    def trim(self, raw: Sequence[Any]) -> list:
+    def trim(self, raw: Sequence[Any]) -> Sequence[Any]:
         """``raw`` with each argument the backward never reads replaced by its abstract value (shape and
         dtype: what the backward may still ask of it), if it is a device array; weakly typed arrays, whose
-        type promotion a stand-in would change, stay."""
-        read = self.read_inputs
-        kept = list(raw)
-        for i, a in enumerate(raw):
-            if i not in read and type(a) is ArrayImpl:
+        type promotion a stand-in would change, stay. ``raw`` itself when none goes."""
+        kept = raw
+        n = len(raw)
+        for i in self.unread:
+            a = raw[i] if i < n else None
+            if type(a) is ArrayImpl:
                 av = a.aval
                 if not av.weak_type:
+                    if kept is raw:
+                        kept = list(raw)
                     kept[i] = av
         return kept
 
@@ -1088,6 +1093,7 @@ def _apply_recorded(op: OpDef, args, raw, static):
             tape_set.debug_hooks.note_unrecorded(op, args, out)
         return out
     diff = tuple(diff)
+    diff = _diffs.setdefault(diff, diff)  # (one tuple per distinct value, not one per op kept on a tape)
     ids = tuple(ids)
     try:
         # Inside a tj.function trace the kernel is inlined, so residuals that are the op's own inputs or
@@ -1128,6 +1134,9 @@ def _apply_recorded(op: OpDef, args, raw, static):
 
 
 _specs: Dict[tuple, tuple] = {}  # (shape, dtype) -> the backward kernel's spec of one such output, shared
+
+
+_diffs: Dict[tuple, tuple] = {}  # (bounded by the ops' arities: positions of float Tensor arguments)
 
 
 def _single_spec(out) -> tuple:
