@@ -163,3 +163,21 @@ def test_an_op_whose_rule_did_not_change_keeps_its_residuals_after_another_regis
     def _(primals, outputs, cts):
         return (cts * 0.0,)
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), np.cos(X * 2.0) * 6.0, rtol=1e-6)
+
+
+def test_a_replayed_step_makes_the_stand_ins_itself(replay_now):
+    """A recurring strictly eager step is replayed as one program: the inputs its ops let go are zeros made
+    inside the program (not one device array per op and step), with the op-by-op gradient (bit for bit:
+    replay_exact)."""
+    x = tj.constant(X)
+    results = []
+    with tj.config.override(lazy=False):
+        for _ in range(4):
+            with tj.GradientTape() as tape:
+                tape.watch(x)
+                y = tnp.sum(tnp.tanh(x * 2.0 + 1.0) * 3.0)
+            results.append((tape.gradient(y, x).numpy(), tape.last_replay))
+    assert results[0][1].startswith("op by op") and results[-1][1].startswith("replayed"), results
+    np.testing.assert_array_equal(results[-1][0], results[0][0])
+    want = jax.grad(lambda v: jnp.sum(jnp.tanh(v * 2.0 + 1.0) * 3.0))(X)
+    np.testing.assert_allclose(results[-1][0], want, rtol=1e-6)

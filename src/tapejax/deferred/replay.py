@@ -31,10 +31,12 @@ import collections
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
 
 import jax
+import jax.numpy as jnp
 
 from .. import vspace
 from ..config import config
-from ..ops.core import BackwardFunction, IdentityBackward, NoGradient, OpBackward, as_tuple, rules_epoch
+from ..ops.core import (BackwardFunction, IdentityBackward, NoGradient, OpBackward, ShapedArray, as_tuple,
+                        rules_epoch)
 from ..sweep import GradientStats, backprop, knows, producer
 from ..tape import OpEntry
 from . import background, lazy, pending
@@ -137,7 +139,7 @@ def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_tar
                 node_sig.append((n.kernels, n.diff, n.type, tuple(refs), id(n) in recorded))
 
     sig: List[Any] = []
-    kinds: List[Any] = []  # per op: ("lazy", node) / ("res", treedef, start, end) / ("identity",)
+    kinds: List[Any] = []  # per op: ("lazy", node) / ("res", treedef, start, end, zeros) / ("identity",)
     for e in ops.values():
         bf = e.backward
         outs = e.outputs
@@ -148,14 +150,18 @@ def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_tar
                 bsig = j
                 kinds.append(("lazy", j))
             else:
-                res = bf.residuals()
+                res = bf.residual_tree()
                 if isinstance(res, NoGradient):
                     return None, f"op '{e.op_type}' cannot be replayed", None
                 flat, treedef = jax.tree_util.tree_flatten(res)
+                # An input the tape let go (its abstract value): zeros made in the program, not an input.
+                zeros = tuple((k, a.shape, a.dtype) for k, a in enumerate(flat) if type(a) is ShapedArray)
+                if zeros:
+                    flat = [a for a in flat if type(a) is not ShapedArray]
                 start = len(leaves)
                 leaves.extend(flat)
-                bsig = (bf.op.kernels(bf.static), bf.spec, bf.diff, treedef)
-                kinds.append(("res", treedef, start, len(leaves)))
+                bsig = (bf.op.kernels(bf.static), bf.spec, bf.diff, treedef, zeros)
+                kinds.append(("res", treedef, start, len(leaves), zeros))
         elif isinstance(bf, IdentityBackward):
             bsig = "identity"
             kinds.append(("identity",))
@@ -296,8 +302,11 @@ def _build(snapshot: Snapshot, exact: bool) -> _Program:
                 _, op, static, diff, spec, j = bdesc
                 bf = OpBackward(op, static, residuals[j], None, diff, spec)
             else:
-                _, op, static, diff, spec, treedef, a, b = bdesc
-                bf = OpBackward(op, static, jax.tree_util.tree_unflatten(treedef, leaves[a:b]), None, diff, spec)
+                _, op, static, diff, spec, treedef, a, b, zeros = bdesc
+                flat = list(leaves[a:b])
+                for at, shape, dtype in zeros:  # (in increasing order: each lands where it was)
+                    flat.insert(at, jnp.zeros(shape, dtype))
+                bf = OpBackward(op, static, jax.tree_util.tree_unflatten(treedef, flat), None, diff, spec)
             if exact and kind != "identity":
                 bf = _FencedBackward(bf, pred)
             ops[first_op + k] = OpEntry(op_type, tuple([o[0] for o in outs]), tuple([(o[1], o[2], None) for o in outs]),

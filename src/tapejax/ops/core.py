@@ -556,15 +556,17 @@ class _ResidualPlan:
             return out, flat[kept[0]]
         return out, tuple([flat[i] for i in kept])
 
-    def residuals(self, raw, stored):
-        """The residuals, from the op's raw arguments and ``split``'s ``stored``."""
+    def residuals(self, raw, stored, stand_ins: bool = True):
+        """The residuals, from the op's raw arguments and ``split``'s ``stored``. An argument ``trim`` let go
+        (its abstract value in ``raw``) becomes zeros of its shape, which the backward never reads; or,
+        without ``stand_ins``, stays its abstract value (for a caller making the zeros in a program)."""
         leaves = []
         one = len(self.kept) == 1
         for k, src in enumerate(self.layout):
             kind = src[0]
             if kind == "in":
                 a = raw[src[1]]
-                leaves.append(jnp.zeros(a.shape, a.dtype) if type(a) is ShapedArray else a)  # (trimmed: unread)
+                leaves.append(jnp.zeros(a.shape, a.dtype) if stand_ins and type(a) is ShapedArray else a)
             elif kind == "empty":
                 e = self._empties.get(k)
                 if e is None:
@@ -1306,6 +1308,13 @@ class BackwardFunction(RecordedOp):
     def kernel_args(self) -> tuple:
         """The arguments the backward kernel takes: as stored (a deferred node: their values)."""
         return self.args()
+
+    def residual_tree(self):
+        """``residuals()``, with each input recording let go (``dropped_inputs``) as its abstract value rather
+        than zeros (a replayed program makes those zeros itself: no device array per op and step)."""
+        if not self._let_go():
+            return self.residuals()
+        return self.plan.residuals(self.raw_inputs(), self.stored, stand_ins=False)
 
     def held_residuals(self):
         """``res`` as this function holds it: an input recording let go (``dropped_inputs``) is None there,
