@@ -181,3 +181,15 @@ def test_a_replayed_step_makes_the_stand_ins_itself(replay_now):
     np.testing.assert_array_equal(results[-1][0], results[0][0])
     want = jax.grad(lambda v: jnp.sum(jnp.tanh(v * 2.0 + 1.0) * 3.0))(X)
     np.testing.assert_allclose(results[-1][0], want, rtol=1e-6)
+
+
+def test_a_rule_set_back_lets_inputs_go_again(tanh_rules, strictly_eager):
+    op = tanh_rules
+    saved = (op.fwd, op.bwd, op.jvp_rule)
+
+    @tj.RegisterGradient("tanh")
+    def _(primals, outputs, cts):
+        return (cts * 0.0,)
+    op.set_backward(saved[0], saved[1])
+    op.jvp_rule = saved[2]
+    test_inputs_the_backward_never_reads_die_while_the_tape_is_open(None)

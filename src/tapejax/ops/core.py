@@ -383,7 +383,7 @@ class _Kernels:
         self._plans: Dict[tuple, Any] = {}
         # A user's backward (tj.op's vjp, tj.RegisterGradient) runs only when a gradient is asked for, as in
         # TF: never traced ahead to find what it reads (it may count its calls, or fail).
-        self.builtin_rules = not op.user_defined and op.changed_at == 0
+        self.builtin_rules = not op.user_defined and (op.fwd, op.bwd) == op.original_rules
 
     def run_forward_res(self, diff: tuple, raw: Sequence[Any]):
         """``forward_res(diff, raw)``, returning from the kernel only the residuals it computes.
@@ -667,6 +667,7 @@ class OpDef:
         self._kernels: Dict[Any, _Kernels] = {}
         self._derived: Dict[Any, "OpDef"] = {}
         self.changed_at = 0  # the rules epoch its own rules last changed at (``set_backward``)
+        self.original_rules = (fwd, bwd)  # (a reverse rule set back to these is built-in again)
         if register:
             _registry[name] = self
 
@@ -1095,7 +1096,12 @@ def _apply_recorded(op: OpDef, args, raw, static):
             tape_set.debug_hooks.note_unrecorded(op, args, out)
         return out
     diff = tuple(diff)
-    diff = _diffs.setdefault(diff, diff)  # (one tuple per distinct value, not one per op kept on a tape)
+    d = _diffs.get(diff)  # (one tuple per distinct value, not one per op kept on a tape)
+    if d is None:
+        if len(_diffs) >= 4096:
+            _diffs.clear()
+        d = _diffs[diff] = diff
+    diff = d
     ids = tuple(ids)
     try:
         # Inside a tj.function trace the kernel is inlined, so residuals that are the op's own inputs or
@@ -1138,7 +1144,7 @@ def _apply_recorded(op: OpDef, args, raw, static):
 _specs: Dict[tuple, tuple] = {}  # (shape, dtype) -> the backward kernel's spec of one such output, shared
 
 
-_diffs: Dict[tuple, tuple] = {}  # (bounded by the ops' arities: positions of float Tensor arguments)
+_diffs: Dict[tuple, tuple] = {}  # positions of float Tensor arguments -> that tuple, shared (bounded)
 
 
 def _single_spec(out) -> tuple:
