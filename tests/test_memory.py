@@ -153,9 +153,9 @@ def test_reset_frees_recorded_ops():
 # The garbage collector's load: objects it still tracks per op while a tape holds a long chain (after a
 # collection, which stops tracking tuples of atoms). A hard ceiling, not a timing: the count is exact.
 # Today 1 per op deferred (the deferred node, which is also the backward function and tape entry and
-# holds its arguments and producers in its own slots; intermediate tensors die) and 2 strictly eager
-# (the backward function/tape entry and the op's output array, which the next op keeps as its argument
-# and residual). Before: 3 and 4 (an argument list per op, the output tensors kept alive, a residual
+# holds its arguments and producers in its own slots; intermediate tensors die) and 1.33 strictly eager
+# (below). Before: 2 strictly eager (the backward function/tape entry and the op's output array, which
+# the next op kept as its argument), and before that 3 and 4 (an argument list per op, the output tensors kept alive, a residual
 # tuple per op; 3 strictly eager ops fell back to a residual tuple once an op had met two shapes), and
 # 8-11 before the backward function became the tape entry.
 # A deferred op that ran one by one (its value read, or past replay_max_ops) keeps 2: its node holds its
