@@ -237,12 +237,12 @@ def test_host_bytes_per_deferred_op_have_a_ceiling():
 
 
 # Host bytes per strictly eager op (tracemalloc), the same chain: the backward function/tape entry (176), its
-# output ids (48) and input ids (48), the output's id (28), its op_tape slot, and a third of a jax array
-# (~760 bytes each at a shallow call stack: tanh's output, the one array the chain's backward reads).
-# Measured ~605 (benchmarks/memory.py: 1,231 before a tape let go of the inputs nobody reads, 1,790 before
-# that). In a fresh process at a shallow stack, as the benchmark: jax keeps a traceback of the stack that
+# output ids (48; its input ids are its producer's output-id tuple), the output's id (28), its op_tape
+# slot, and a third of a jax array (~760 bytes each at a shallow call stack: tanh's output, the one array
+# the chain's backward reads). Measured ~560 (benchmarks/memory.py: 1,231 before a tape let go of the
+# inputs nobody reads, 1,790 before that). In a fresh process at a shallow stack, as the benchmark: jax keeps a traceback of the stack that
 # made each array, so under pytest an array costs ~500 bytes more.
-STRICTLY_EAGER_BYTES_PER_OP_CEILING = 680
+STRICTLY_EAGER_BYTES_PER_OP_CEILING = 620
 _STRICTLY_EAGER_BYTES = """
 import tracemalloc, numpy as np, tapejax as tj
 tnp = tj.numpy
