@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import functools
 import weakref
-from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence
+from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tuple
 
 import jax
 
@@ -164,12 +164,13 @@ def shape_of(step: PendingStep, t: Tensor) -> tuple:
     return tuple(step.program.out_info[1][pending_source(t)[1]].shape)
 
 
-def _shared_leaves(step: PendingStep, arrays: Sequence[Any]) -> tuple:
-    """Per array of ``arrays``, its position among ``step``'s leaves when it is one of them (an
-    optimizer's parameters are: each array is passed to a fused program once, as a dispatch costs per
-    argument), else -1."""
+def _shared_leaves(step: PendingStep, arrays: Sequence[Any]) -> Tuple[tuple, list]:
+    """``(shared, own)``: per array of ``arrays``, its position among ``step``'s leaves when it is one of them
+    (an optimizer's parameters are: each array is passed to a fused program once, as a dispatch costs per
+    argument), else -1; and the arrays that are not, in order."""
     at = {id(x): i for i, x in enumerate(step.args[0]) if type(x) is ArrayImpl}
-    return tuple(at.get(id(x), -1) for x in arrays)
+    shared = tuple(at.get(id(x), -1) for x in arrays)
+    return shared, [x for x, p in zip(arrays, shared) if p < 0]
 
 
 def _own_leaves(step_leaves: Sequence[Any], shared: tuple, own: Sequence[Any]) -> list:
@@ -192,8 +193,7 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
     program = step.program
     returned = program.read_after_update
     flat, tree = jax.tree_util.tree_flatten(args)
-    shared = _shared_leaves(step, flat)
-    own = [x for x, p in zip(flat, shared) if p < 0]
+    shared, own = _shared_leaves(step, flat)
     fused_key = (key, positions, returned, tree, shared)
     fused = program.fused.get(fused_key)
     if fused is None:
@@ -430,8 +430,7 @@ def _run_update(step: PendingStep) -> None:
     wanted.update(n + k for k, ref in enumerate(upd.handed) if ref is not None and ref() is not None)
     wanted.update(step.held_gradients())
     wanted = tuple(sorted(wanted))
-    shared = _shared_leaves(step, upd.leaves)
-    own = [x for x, p in zip(upd.leaves, shared) if p < 0]
+    shared, own = _shared_leaves(step, upd.leaves)
     key = ("hand-written update", tuple(upd.ops), tuple(upd.leaf_keys), shared, wanted)
     fused = program.fused.get(key)
     try:

@@ -460,8 +460,8 @@ class _ResidualPlan:
         self._backward_impl = backward_impl
         self._backwards: Dict[tuple, Callable] = {}
         self.read_inputs: frozenset = frozenset()
-        self.trims = False  # whether ``trim`` may drop an argument (see ``_find_reads``)
-        self.unread: tuple = ()  # the argument positions no backward traced so far reads
+        self.unread: tuple = ()  # the argument positions no backward traced so far reads (``_reads``)
+        self.trims = False  # whether ``trim`` may drop an argument: ``unread`` is not empty
 
         def slim(*dyn):
             out, res = impl(diff, dyn)
@@ -489,18 +489,18 @@ class _ResidualPlan:
                 self.single = out_tree.num_leaves == 1 and out_tree.num_nodes == 1
             elif sig != (self.out_tree, self.res_tree, self.layout):
                 raise _PlanMismatch()
-            if find_reads:
-                self._find_reads(diff, len(dyn), res_leaves, out_leaves, first)
-            else:
-                self.read_inputs = frozenset(range(len(dyn)))
+            n_args = len(dyn)
+            read = self._reads(diff, n_args, res_leaves, out_leaves) if find_reads else range(n_args)
+            self.read_inputs = frozenset(read) if first else self.read_inputs.union(read)
+            self.unread = tuple(i for i in range(n_args) if i not in self.read_inputs)
+            self.trims = bool(self.unread)
             return tuple(out_leaves) + tuple(new)
         self.kernel = jax.jit(slim)
 
-    def _find_reads(self, diff: tuple, n_args: int, res_leaves: list, out_leaves: list, first: bool) -> None:
-        """Add what the backward kernel of this signature reads to ``read_inputs``. ``trims`` holds when some
-        argument goes unread by every signature so far and every residual read is an argument or an output
-        (never a new array: the backward is then a function of op inputs and outputs, as TF's gradient
-        functions are, which is what lets it be recorded at a higher order without the dropped inputs)."""
+    def _reads(self, diff: tuple, n_args: int, res_leaves: list, out_leaves: list):
+        """The argument positions the backward kernel of this signature reads by value; every position when
+        that is unknown or when it reads a new array (a backward that reads only op inputs and outputs, as
+        TF's gradient functions do, is what lets it be recorded at a higher order without dropped inputs)."""
         reads = None
         if not any(src[0] == "in" for src in self.layout):  # (no argument to let go: nothing to find)
             reads = [True] * len(res_leaves)
@@ -517,14 +517,9 @@ class _ResidualPlan:
                 reads = linear_rule.used_inputs(jax.make_jaxpr(run)(structs, cts))[:len(res_leaves)]
             except Exception:
                 reads = None
-        if reads is None:  # (a backward that cannot be traced on its own: keep every argument)
-            self.read_inputs, self.trims, self.unread = frozenset(range(n_args)), False, ()
-            return
-        read = {src[1] for src, r in zip(self.layout, reads) if r and src[0] == "in"}
-        new_read = any(r and src[0] == "new" for src, r in zip(self.layout, reads))
-        self.read_inputs = (frozenset(read) if first else self.read_inputs | read)
-        self.trims = (first or self.trims) and not new_read and len(self.read_inputs) < n_args
-        self.unread = tuple(i for i in range(n_args) if i not in self.read_inputs) if self.trims else ()
+        if reads is None or any(r and src[0] == "new" for src, r in zip(self.layout, reads)):
+            return range(n_args)  # (a backward that cannot be traced on its own, or reads a new array)
+        return {src[1] for src, r in zip(self.layout, reads) if r and src[0] == "in"}
 
     def trim(self, raw: Sequence[Any]) -> Sequence[Any]:
         """``raw`` with each argument the backward never reads replaced by its abstract value (shape and
