@@ -275,6 +275,56 @@ def test_host_bytes_per_strictly_eager_op_have_a_ceiling():
     assert bytes_per_op <= STRICTLY_EAGER_BYTES_PER_OP_CEILING, bytes_per_op
 
 
+# The collector counts tracked allocations (less what is freed) and collects its young generation at each
+# 700: a collection while a long tape is open promotes the tape's objects towards the oldest generation,
+# whose growth starts full collections of the whole process (a long step in a training loop:
+# benchmarks/memory.py's strictly eager loop had one every 25-100 steps). Matching a 900-op strictly eager
+# tape with its replay program built a tuple per field of each op's signature, all alive at once: 13
+# collections during the gradient; 1 since the signature is one flat list of atoms.
+REPLAYED_GRADIENT_COLLECTIONS_CEILING = 3
+
+
+def test_a_replayed_strictly_eager_gradient_seldom_starts_the_collector():
+    import tapejax.deferred.replay as replay
+    x0 = tj.constant(np.linspace(-1.0, 1.0, 16, dtype=np.float32))
+    started = []
+
+    def on_gc(phase, info):
+        if phase == "start":
+            started.append(info["generation"])
+
+    def step():
+        with tj.GradientTape() as tape:
+            tape.watch(x0)
+            x = x0
+            for _ in range(300):
+                x = tnp.tanh(x * 1.01 + 0.1)
+            y = tnp.sum(x)
+        gc.collect()  # (the count starts at 0)
+        started.clear()
+        gc.callbacks.append(on_gc)
+        try:
+            g = tape.gradient(y, x0)
+        finally:
+            gc.callbacks.remove(on_gc)
+        assert np.all(np.isfinite(np.asarray(g)))
+        return len(started), tape.last_replay
+
+    thresholds = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)  # (CPython's defaults)
+    try:
+        with tj.config.override(lazy=False, replay=True):
+            for _ in range(3):
+                step()
+            replay.wait()
+            step()
+            collections, how = step()
+    finally:
+        gc.set_threshold(*thresholds)
+    assert how.startswith("replayed"), how
+    assert collections <= REPLAYED_GRADIENT_COLLECTIONS_CEILING, collections
+
+
 @pytest.mark.parametrize("lazy", [True, False], ids=["deferred", "strictly_eager"])
 def test_tape_tables_keep_no_entry_per_single_output_op(lazy):
     # A chain of single-output ops whose results die at once: tensor_tape lists only the watched tensor and

@@ -138,44 +138,54 @@ def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_tar
                     refs.append(k)
                 node_sig.append((n.kernels, n.diff, n.type, tuple(refs), id(n) in recorded))
 
+    # The signature is one flat list of atoms and shared objects (kernels, shape tuples, tree structures),
+    # with each op's field counts in it so that it reads back one way only: no tuple per op. Tuples
+    # alive by the thousand (a 900-op strictly eager tape) cost collections of the garbage collector's
+    # young generations, which promote the tape's objects to the oldest one (full collections: a long
+    # step in a training loop); a flat list of atoms is one object.
     sig: List[Any] = []
-    kinds: List[Any] = []  # per op: ("lazy", node) / ("res", treedef, start, end, zeros) / ("identity",)
+    # Per op, how its backward runs: its deferred node's index (>= 0), -1 an identity, else -2 - p where
+    # sig[p:p + 7] is (kernels, spec, diff, treedef, zeros, first leaf, end) of its residuals.
+    kinds: List[int] = []
     for e in ops.values():
         bf = e.backward
-        outs = e.outputs
+        j = None
         if isinstance(bf, BackwardFunction):
-            j = node_index.get(id(bf.node)) if bf.node is not None else None
+            if bf.node is not None:
+                j = node_index.get(id(bf.node))
             if j is not None:
-                # The node's type fixes the kernels and output shapes.
-                bsig = j
-                kinds.append(("lazy", j))
+                kinds.append(j)  # the node's type fixes the kernels and output shapes
+                sig.append(j)
             else:
                 res = bf.residual_tree()
                 if isinstance(res, NoGradient):
                     return None, f"op '{e.op_type}' cannot be replayed", None
                 flat, treedef = jax.tree_util.tree_flatten(res)
-                # An input the tape let go (its abstract value): zeros made in the program, not an input.
-                zeros = tuple((k, a.shape, a.dtype) for k, a in enumerate(flat) if type(a) is ShapedArray)
-                if zeros:
-                    flat = [a for a in flat if type(a) is not ShapedArray]
+                zeros = ()
+                for a in flat:
+                    if type(a) is ShapedArray:  # an input the tape let go: zeros made in the program
+                        zeros, flat = _zeros_of(flat)
+                        break
                 start = len(leaves)
                 leaves.extend(flat)
-                bsig = (bf.op.kernels(bf.static), bf.spec, bf.diff, treedef, zeros)
-                kinds.append(("res", treedef, start, len(leaves), zeros))
+                kinds.append(-2 - len(sig))
+                sig += (bf.op.kernels(bf.static), bf.spec, bf.diff, treedef, zeros, start, len(leaves))
         elif isinstance(bf, IdentityBackward):
-            bsig = "identity"
-            kinds.append(("identity",))
+            kinds.append(-1)
+            sig.append("identity")
         else:
             return None, f"op '{e.op_type}' has a Python backward function ({type(bf).__name__})", None
-        if len(outs) == 1:
-            ol = setd(outs[0][0], len(local))
-        else:
-            ol = tuple([setd(o[0], len(local)) for o in outs])
-        if bsig == "identity" or type(bsig) is tuple:
-            ol = (ol, tuple((tuple(o[1]), o[2]) for o in outs))
+        out_ids = e.out_ids
+        sig.append(len(out_ids))
+        for o in out_ids:
+            sig.append(setd(o, len(local)))
+        if j is None:  # (a deferred node's outputs follow from its type)
+            sig.append(e.out_infos)  # ((shape, dtype, sharding), ...): shared by every op of that signature
         ids = e.input_ids
-        # Where each input comes from matters too (known to the tape or not).
-        sig.append((bsig, ol, tuple([setd(i, len(local)) for i in ids]), tuple([knows(tt, ops, i) for i in ids])))
+        sig.append(len(ids))
+        for i in ids:
+            sig.append(setd(i, len(local)))
+            sig.append(knows(tt, ops, i))  # (where each input comes from matters too: known to the tape or not)
     # The deferred ops making the targets: their values come back with the gradients.
     exported = []
     for t in target_ids:
@@ -193,15 +203,32 @@ def _structure(ops: Dict[int, OpEntry], tt, target_ids, source_ids, that_are_tar
     # A compiled program runs on the device it was compiled for: where the step runs is part of the key.
     key = (tuple(node_sig), tuple(sig), tuple(exported), tgt, src, og, sat, config.aggregation_min_count,
            config.aggregation_min_bytes, config.replay_exact, jax.config.jax_default_device, rules_epoch())
-    return key, leaves, StructurePlan(local, kinds, node_sig, exported, nodes, tgt, src, sat)
+    return key, leaves, StructurePlan(local, kinds, sig, node_sig, exported, nodes, tgt, src, sat)
+
+
+_zeros_seen: Dict[tuple, tuple] = {}
+
+
+def _zeros_of(flat: list):
+    """((position, shape, dtype) of each abstract value in ``flat``, one tuple shared by every op of that
+    layout), and ``flat`` without them."""
+    zeros = tuple([(k, a.shape, a.dtype) for k, a in enumerate(flat) if type(a) is ShapedArray])
+    shared = _zeros_seen.get(zeros)
+    if shared is None:
+        if len(_zeros_seen) >= _SEEN_MAX:
+            _zeros_seen.clear()
+        shared = _zeros_seen[zeros] = zeros
+    return shared, [a for a in flat if type(a) is not ShapedArray]
 
 
 class StructurePlan(NamedTuple):
-    """What ``_structure`` learns of a pruned tape besides its key: local ids, each op's backward kind,
-    the deferred nodes to recompute (their signatures and the nodes), which node values to export, and
-    targets / sources / sources that are targets in local ids."""
+    """What ``_structure`` learns of a pruned tape besides its key: local ids, each op's backward kind (an
+    int, see ``_structure``) and the flat signature it points into, the deferred nodes to recompute (their
+    signatures and the nodes), which node values to export, and targets / sources / sources that are
+    targets in local ids."""
     local: dict
     kinds: list
+    sig: list
     node_sig: list
     exported: list
     nodes: list
@@ -233,16 +260,19 @@ class Snapshot(NamedTuple):
 
 def _snapshot(ops: Dict[int, OpEntry], usage, missing, tt, plan: StructurePlan) -> Snapshot:
     """What compiling needs, in local ids (only when a structure is compiled)."""
-    local, kinds, node_sig, exported, nodes, tgt, src, sat = plan
+    local, kinds, sig, node_sig, exported, nodes, tgt, src, sat = plan
     snap_ops = []
     for e, kind in zip(ops.values(), kinds):
         bf = e.backward
         outs = tuple((local[o[0]], tuple(o[1]), o[2]) for o in e.outputs)
         ins = tuple(local[i] for i in e.input_ids)
-        if kind[0] == "identity":
-            bdesc = kind
+        if kind == -1:
+            bdesc = ("identity",)
+        elif kind >= 0:
+            bdesc = ("lazy", bf.op, bf.static, bf.diff, bf.spec, kind)
         else:
-            bdesc = (kind[0], bf.op, bf.static, bf.diff, bf.spec) + kind[1:]
+            treedef, zeros, a, b = sig[-2 - kind + 3:-2 - kind + 7]
+            bdesc = ("res", bf.op, bf.static, bf.diff, bf.spec, treedef, a, b, zeros)
         snap_ops.append((e.op_type, outs, ins, bdesc))
     return Snapshot(snap_ops, local, ops, usage, missing, tt, tgt, src, sat, node_sig, exported)
 

@@ -1406,9 +1406,11 @@ class BackwardFunction(RecordedOp):
         if plan is not None:  # (the arguments may be Tensors: pytrees of their values)
             args = self.kernel_args()
             if plan.trims:
-                dropped = tuple((i, a) for i, a in enumerate(args) if type(a) is ShapedArray)
+                # (tuples of lists, not of generators: CPython sizes those at 10 and shrinks them, which
+                # counts an allocation towards the next collection that is never given back)
+                dropped = tuple([(i, a) for i, a in enumerate(args) if type(a) is ShapedArray])
                 if dropped:
-                    args = tuple(None if type(a) is ShapedArray else a for a in args)
+                    args = tuple([None if type(a) is ShapedArray else a for a in args])
                     return plan.backward_kernel(self.spec, diff, needed, dropped)(args, self.stored, raw_cts)
             return plan.backward_kernel(self.spec, diff, needed)(args, self.stored, raw_cts)
         return self.op.kernels(self.static).backward(self.res, raw_cts, self.spec, diff, needed)
