@@ -362,6 +362,11 @@ def check_batch_jacobian(program):
         return
     assert bj is not None, f"{program}: batch_jacobian is None where jacobian is a value"
     jr = as_f64(j)  # out (2, *r) + x0 (2, 3)
+    if not np.all(np.isfinite(jr)):
+        # A point where a derivative does not exist (an infinite one meeting a zero one: pow at a zero base
+        # after abs): batch_jacobian's one backward pass per output element meets 0 * inf where the
+        # Jacobian's one-hot rows gave 0, so the sum is no identity there.
+        return
     expect = np.stack([jr[:, ..., b, :].sum(axis=0) for b in range(2)])
     assert_same(f"batch_jacobian of {program}", [as_f64(bj)], [expect], tol=_scaled_tol([expect]))
 
@@ -407,6 +412,14 @@ def test_random_programs_on_every_path(programs):
         dot = sum(float(np.sum(g * t)) for g, t in zip(want[:n], case.tangents) if g is not None)
         if jvp is None:
             assert all(g is None for g in want[:n]), "no tangent, but a gradient"
+        elif not np.isfinite(dot):
+            # A non-finite gradient is a point where the derivative does not exist, where JVP == gradient .
+            # tangent is no identity: an infinite derivative meets a zero one (the norm of a zero row in
+            # jax's own rules: jax.jvp is finite there and jax.grad NaN; |a| ** b at a = 0, where the
+            # reverse pass multiplies abs's 0 by pow's inf, as TF, and the forward pass gives 0 where pow's
+            # incoming tangent is 0, API.md's convention). The modes are held to jax's where it applies
+            # (jax.grad above, jax.jvp below) and each to itself on every path.
+            pass
         else:
             np.testing.assert_allclose(float(jvp), dot, rtol=1e-3, atol=tol[1] * 4, err_msg="JVP vs gradient")
         jtol = _scaled_tol([jvp])
