@@ -25,8 +25,10 @@ class UnconnectedGradients(enum.Enum):
 
 def unconnected_gradients_of(value: Any) -> UnconnectedGradients:
     """The member named by ``value`` (a member, or its string value); a clear error otherwise."""
+    if type(value) is UnconnectedGradients:  # (the default: no lookup by value at every gradient)
+        return value
     try:
-        return UnconnectedGradients(value.value if isinstance(value, UnconnectedGradients) else value)
+        return UnconnectedGradients(value)
     except ValueError:
         raise ValueError(f"Unknown value for unconnected_gradients: {value!r}; use "
                          "tj.UnconnectedGradients.NONE ('none') or tj.UnconnectedGradients.ZERO ('zero').") from None
@@ -36,7 +38,24 @@ def _is_leaf(x) -> bool:
     return x is None or isinstance(x, (Tensor, Variable))
 
 
+_LEAF_TYPES = (Tensor, Variable, type(None))
+_flat_defs: dict = {}  # (list or tuple, length) -> its treedef
+
+
 def flatten(structure: Any):
     """Flatten a nested structure of Tensors/Variables (None kept as a leaf, like tf.nest): the leaves
     and the treedef that ``jax.tree_util.tree_unflatten`` rebuilds the structure from."""
+    t = type(structure)
+    if t is list or t is tuple:  # (the common case, a flat list of sources: no Python call per leaf)
+        for x in structure:
+            if not isinstance(x, _LEAF_TYPES):
+                break
+        else:
+            key = (t, len(structure))
+            treedef = _flat_defs.get(key)
+            if treedef is None:
+                if len(_flat_defs) >= 1024:
+                    _flat_defs.clear()
+                treedef = _flat_defs[key] = jax.tree_util.tree_structure(t(range(len(structure))))
+            return list(structure), treedef
     return jax.tree_util.tree_flatten(structure, is_leaf=_is_leaf)
