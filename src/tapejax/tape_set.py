@@ -150,7 +150,7 @@ def any_user_recording() -> bool:
 
 class stop_recording(contextlib.ContextDecorator):
     """Context: nothing executed inside is recorded on any tape or accumulator of this thread. (A class, not
-    a generator: entered at every optimizer update and gradient, where a generator's context costs ~2 us.)"""
+    a generator: entered at every optimizer update, where a generator's context costs ~2 us.)"""
 
     __slots__ = ()
 

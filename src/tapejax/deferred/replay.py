@@ -271,7 +271,8 @@ def _snapshot(ops: Dict[int, OpEntry], usage, missing, tt, plan: StructurePlan) 
         elif kind >= 0:
             bdesc = ("lazy", bf.op, bf.static, bf.diff, bf.spec, kind)
         else:
-            treedef, zeros, a, b = sig[-2 - kind + 3:-2 - kind + 7]
+            p = -2 - kind  # (where the op's residual fields start in the signature)
+            treedef, zeros, a, b = sig[p + 3:p + 7]
             bdesc = ("res", bf.op, bf.static, bf.diff, bf.spec, treedef, a, b, zeros)
         snap_ops.append((e.op_type, outs, ins, bdesc))
     return Snapshot(snap_ops, local, ops, usage, missing, tt, tgt, src, sat, node_sig, exported)

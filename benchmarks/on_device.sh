@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The benchmarks on an accelerator machine whose Python already has jax with its GPU plugin, optax,
+# orbax-checkpoint and torch (the workplace's device machine: no venv, nothing installed), from the
+# repository root:  benchmarks/on_device.sh OUT_DIR [PYTHON] [QUICK]
+# Each benchmark's output goes to OUT_DIR/<name>.txt and its tables to stdout; QUICK=1 runs one round of
+# each (a check of the script itself, e.g. on CPU before spending device time).
+set -u
+out=${1:-device_out}; py=${2:-python3}; quick=${3:-0}
+mkdir -p "$out"
+export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+r() { if [ "$quick" = 1 ]; then echo 1; else echo "$1"; fi; }
+{ nvidia-smi -L 2>/dev/null; "$py" -c "import jax, torch, tapejax; print('jax', jax.__version__, jax.devices(), 'torch', torch.__version__)"; } 2>&1 | tee "$out/env.txt"
+run() {
+  local name=$1 limit=$2; shift 2
+  echo "== $name: $*"
+  timeout "$limit" "$py" "$@" > "$out/$name.txt" 2>&1
+  echo "rc=$?"
+  grep -E '^\||Traceback|Error' "$out/$name.txt" | head -40
+}
+run chain 120 benchmarks/chain.py --rounds "$(r 9)" --only tapejax,eager,jit,torch
+run replay 120 benchmarks/replay.py --rounds "$(r 9)"
+run train_step 120 benchmarks/train_step.py
+run adam_step 180 benchmarks/adam_step.py --rounds "$(r 5)" --steps 5 --torch-threads 0
+run memory 120 benchmarks/memory.py --lengths 1000 --steps "$(r 100)" --only tapejax,torch
+# Then the tests that behave differently on an accelerator (buffer donation, placement, the fused
+# optimizer step), on its default device.
+echo "== tests"
+timeout "$(r 150)" "$py" -m pytest tests/test_function.py tests/test_fused_update.py tests/test_optimizers.py \
+  -q -p no:cacheprovider -x -n 8 > "$out/tests.txt" 2>&1
+echo "rc=$?"; tail -5 "$out/tests.txt"
