@@ -14,13 +14,17 @@ def fence(pred, f: Callable, *args):
     """``f(*args)`` as a separate XLA computation: XLA fuses nothing across a conditional whose predicate
     is only known at run time, so the program computes what the op-by-op kernels compute, bit for bit
     (a plain program would, e.g., contract one op's multiply and the next op's add into an FMA).
-    ``pred`` is a traced boolean that is True when the program runs (``TRUE`` passed as an argument)."""
+    ``pred`` is a traced boolean that is True when the program runs (``TRUE`` passed as an argument).
+    XLA:GPU turns a cheap conditional into a select of both branches and fuses through it (an H200 summed
+    a fenced reduction in another order than its kernel alone): optimization barriers around ``f`` inside
+    the branch keep its inputs and outputs out of any fusion there too."""
     trees = []
 
     def flat(*a):
+        a = jax.lax.optimization_barrier(a)
         leaves, tree = jax.tree_util.tree_flatten(f(*a))
         trees.append(tree)
-        return leaves
+        return jax.lax.optimization_barrier(leaves)
     shapes = jax.eval_shape(flat, *args)
     leaves = jax.lax.cond(pred, flat, lambda *a: [jnp.zeros(s.shape, s.dtype) for s in shapes], *args)
     # The tree of the branch that made these leaves (a VJP residual's tree names its own record).
