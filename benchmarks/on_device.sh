@@ -26,6 +26,7 @@ run memory 120 benchmarks/memory.py --lengths 1000 --steps "$(r 100)" --only tap
 # optimizer step), on its default device.
 echo "== tests"
 # (Each test process must not take JAX's default 75% of the GPU's memory: four share it.)
-XLA_PYTHON_CLIENT_PREALLOCATE=false timeout "$(r 200)" "$py" -m pytest tests/test_function.py \
-  tests/test_fused_update.py tests/test_optimizers.py -q -p no:cacheprovider -n 4 > "$out/tests.txt" 2>&1
+XLA_PYTHON_CLIENT_PREALLOCATE=false timeout "$(r 240)" "$py" -m pytest tests/test_function.py \
+  tests/test_fused_update.py tests/test_fused_assign.py tests/test_lazy.py tests/test_replay.py \
+  tests/test_optimizers.py -p no:cacheprovider -n 4 -rf > "$out/tests.txt" 2>&1
 echo "rc=$?"; tail -5 "$out/tests.txt"

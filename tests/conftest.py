@@ -24,6 +24,8 @@ Fixtures:
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import tempfile
 
 # One persistent XLA compilation cache for the whole run, set before jax starts: the two xdist workers
@@ -43,12 +45,32 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 CHEAP_COMPILE_FLAGS = ("--xla_cpu_use_fusion_emitters=false", "--xla_backend_optimization_level=0")
 
 
+def _known_to_xla(flags: tuple) -> tuple:
+    """Those of ``flags`` the installed jaxlib knows. XLA ends the process at start on a flag it does not
+    know (jaxlib 0.11 has no --xla_cpu_use_fusion_emitters: every test worker died at once), so they are
+    tried in a subprocess, once per run: the answer reaches the workers and the subprocesses tests start
+    through TAPEJAX_TEST_CHEAP_FLAGS."""
+    known = os.environ.get("TAPEJAX_TEST_CHEAP_FLAGS")
+    if known is not None:
+        return tuple(known.split())
+
+    def starts(fs) -> bool:
+        env = {**os.environ, "XLA_FLAGS": " ".join(fs), "JAX_PLATFORMS": "cpu"}
+        return subprocess.run([sys.executable, "-c", "import jax.numpy as jnp; jnp.zeros(1).block_until_ready()"],
+                              env=env, capture_output=True, timeout=300).returncode == 0
+    accepted = flags if starts(flags) else tuple(f for f in flags if starts((f,)))
+    os.environ["TAPEJAX_TEST_CHEAP_FLAGS"] = " ".join(accepted)
+    return accepted
+
+
 def xla_flags(*extra: str) -> str:
     """XLA_FLAGS for this process and the subprocesses tests start: the caller's flags, the cheap-compile
-    settings (unless TAPEJAX_TEST_XLA_DEFAULTS=1 or XLA_FLAGS already sets them) and ``extra``."""
+    settings this jaxlib knows (unless TAPEJAX_TEST_XLA_DEFAULTS=1 or XLA_FLAGS already sets them) and
+    ``extra``."""
     flags = os.environ.get("XLA_FLAGS", "").split()
     if os.environ.get("TAPEJAX_TEST_XLA_DEFAULTS") != "1":
-        flags += [f for f in CHEAP_COMPILE_FLAGS if not any(g.startswith(f.split("=")[0] + "=") for g in flags)]
+        flags += [f for f in _known_to_xla(CHEAP_COMPILE_FLAGS)
+                  if not any(g.startswith(f.split("=")[0] + "=") for g in flags)]
     names = {e.split("=")[0] for e in extra}
     return " ".join([f for f in flags if f.split("=")[0] not in names] + list(extra))
 
