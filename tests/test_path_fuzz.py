@@ -410,17 +410,15 @@ def test_random_programs_on_every_path(programs):
     if case.forward_ok:
         jvp = fwd_eager(case)
         dot = sum(float(np.sum(g * t)) for g, t in zip(want[:n], case.tangents) if g is not None)
+        # A non-finite gradient is a point where the derivative does not exist, where JVP == gradient .
+        # tangent is no identity: an infinite derivative meets a zero one (the norm of a zero row in jax's
+        # own rules: jax.jvp is finite there and jax.grad NaN; |a| ** b at a = 0, where the reverse pass
+        # multiplies abs's 0 by pow's inf, as TF, and the forward pass gives 0 where pow's incoming tangent
+        # is 0, API.md's convention). There the modes are held to jax's where it applies (jax.grad above,
+        # jax.jvp below) and each to itself on every path.
         if jvp is None:
             assert all(g is None for g in want[:n]), "no tangent, but a gradient"
-        elif not np.isfinite(dot):
-            # A non-finite gradient is a point where the derivative does not exist, where JVP == gradient .
-            # tangent is no identity: an infinite derivative meets a zero one (the norm of a zero row in
-            # jax's own rules: jax.jvp is finite there and jax.grad NaN; |a| ** b at a = 0, where the
-            # reverse pass multiplies abs's 0 by pow's inf, as TF, and the forward pass gives 0 where pow's
-            # incoming tangent is 0, API.md's convention). The modes are held to jax's where it applies
-            # (jax.grad above, jax.jvp below) and each to itself on every path.
-            pass
-        else:
+        elif np.isfinite(dot):
             np.testing.assert_allclose(float(jvp), dot, rtol=1e-3, atol=tol[1] * 4, err_msg="JVP vs gradient")
         jtol = _scaled_tol([jvp])
         assert_same("accumulator over tj.function", [fwd_outer_over_function(case)], [jvp], tol=jtol)

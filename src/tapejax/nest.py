@@ -34,11 +34,13 @@ def unconnected_gradients_of(value: Any) -> UnconnectedGradients:
                          "tj.UnconnectedGradients.NONE ('none') or tj.UnconnectedGradients.ZERO ('zero').") from None
 
 
+_LEAF_TYPES = (Tensor, Variable, type(None))  # what a structure's leaves are (None kept, as tf.nest)
+
+
 def _is_leaf(x) -> bool:
-    return x is None or isinstance(x, (Tensor, Variable))
+    return isinstance(x, _LEAF_TYPES)
 
 
-_LEAF_TYPES = (Tensor, Variable, type(None))
 _flat_defs: dict = {}  # (list or tuple, length) -> its treedef
 
 

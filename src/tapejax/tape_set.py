@@ -152,8 +152,6 @@ class stop_recording(contextlib.ContextDecorator):
     """Context: nothing executed inside is recorded on any tape or accumulator of this thread. (A class, not
     a generator: entered at every optimizer update, where a generator's context costs ~2 us.)"""
 
-    __slots__ = ()
-
     def __enter__(self) -> None:
         state.stopped += 1
 
