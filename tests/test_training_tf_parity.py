@@ -281,4 +281,7 @@ def test_a_changed_learning_rate_reaches_adam_steps_eager_fused_and_compiled(whe
         step()
     if where == "eager":
         assert opt.last_update == "fused into the replayed step"
-    np.testing.assert_allclose(w.numpy(), np.asarray(p), rtol=2e-6, atol=1e-7)
+    np.testing.assert_allclose(w.numpy(), np.asarray(p), rtol=1e-5, atol=1e-7)
+    # and TF 2.21's tf.keras.optimizers.Adam given the same steps and rate change, to a few float32 ulps
+    tf_w = np.array([float.fromhex("0x1.607e56p-1"), float.fromhex("0x1.1cdc7p+1")], np.float32)
+    assert (np.abs(w.numpy() - tf_w) / np.spacing(tf_w)).max() <= 8

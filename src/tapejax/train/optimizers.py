@@ -798,6 +798,19 @@ def keras_epsilon(epsilon: float, beta_2: float) -> Callable[[Any], Any]:
     return lambda count: epsilon / jnp.sqrt(1.0 - beta_2 ** (count + 1))
 
 
+def keras_scale_by_adam(b1: float, b2: float, epsilon: float) -> optax.GradientTransformation:
+    """``optax.scale_by_adam`` with epsilon placed as Keras places it: each update builds optax's
+    transformation with ``keras_epsilon``'s value at the state's count. optax computes the step; unlike
+    ``optax.inject_hyperparams``, the state is ``scale_by_adam``'s alone (one count, ``mu``, ``nu``), not
+    six more scalars that every compiled step would read and write."""
+    eps_at = keras_epsilon(epsilon, b2)
+    init = optax.scale_by_adam(b1, b2, epsilon).init
+
+    def update(updates, state, params=None):
+        return optax.scale_by_adam(b1, b2, eps_at(state.count)).update(updates, state, params)
+    return optax.GradientTransformation(init, update)
+
+
 def keras_amsgrad(learning_rate: LearningRate, b1: float, b2: float, eps: float,
                   weight_decay: Optional[float] = None,
                   decay_mask: Optional[Sequence[bool]] = None) -> optax.GradientTransformation:
@@ -815,22 +828,21 @@ def keras_amsgrad(learning_rate: LearningRate, b1: float, b2: float, eps: float,
 def _keras_adam(learning_rate: LearningRate, beta_1: float, beta_2: float, epsilon: float, amsgrad: bool,
                 weight_decay: Optional[float],
                 decay_mask: Optional[Sequence[bool]] = None) -> optax.GradientTransformation:
-    """Adam as Keras computes it (epsilon placed as Keras places it: ``keras_epsilon``), with decoupled
-    weight decay when ``weight_decay`` is given (``-lr * weight_decay * w``, as Keras). The parts of
-    ``optax.adam``/``optax.adamw``, with only epsilon's schedule injected: the learning rate stays where
-    the transformation is built from it (a settable rate rebuilds it, Optimizer's ``with_learning_rate``)."""
+    """Adam as Keras computes it (epsilon placed as Keras places it: ``keras_scale_by_adam``), with
+    decoupled weight decay when ``weight_decay`` is given (``-lr * weight_decay * w``, as Keras). The parts
+    of ``optax.adam``/``optax.adamw``; the learning rate stays where the transformation is built from it (a
+    settable rate rebuilds it, Optimizer's ``with_learning_rate``)."""
     if amsgrad:
         return keras_amsgrad(learning_rate, beta_1, beta_2, epsilon, weight_decay, decay_mask)
-    parts = [optax.inject_hyperparams(optax.scale_by_adam)(b1=beta_1, b2=beta_2, eps=keras_epsilon(epsilon, beta_2))]
+    parts = [keras_scale_by_adam(beta_1, beta_2, epsilon)]
     if weight_decay is not None:
         parts.append(_add_decayed_weights(weight_decay, decay_mask))
     return optax.chain(*parts, optax.scale_by_learning_rate(learning_rate))
 
 
 class Adam(Optimizer):
-    """Keras's Adam: ``optax.adam``, with epsilon placed as Keras places it (``keras_epsilon``, through
-    ``optax.inject_hyperparams``), so the steps are Keras's value for value; ``amsgrad=True`` is
-    ``keras_amsgrad``."""
+    """Keras's Adam: ``optax.adam``, with epsilon placed as Keras places it (``keras_scale_by_adam``), so
+    the steps are Keras's value for value; ``amsgrad=True`` is ``keras_amsgrad``."""
 
     def __init__(self, learning_rate: LearningRate = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
                  epsilon: float = 1e-7, amsgrad: bool = False, weight_decay: Optional[float] = None,
