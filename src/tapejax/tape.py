@@ -177,7 +177,7 @@ class Tape:
     def variables_by_creation(self) -> tuple:
         """The watched Variables in order of creation, as TF (handle ids come from a process-wide
         counter at creation, so they sort in that order)."""
-        return tuple(v for _, v in sorted(self.watched_variables.items(), key=lambda kv: kv[0]))
+        return tuple([v for _, v in sorted(self.watched_variables.items())])  # (ids are distinct: never compares v)
 
     def record_read(self, handle_id: int, t: Tensor, backward) -> None:
         """Record ``t = read(variable)`` (an identity from the variable's handle)."""

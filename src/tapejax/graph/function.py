@@ -462,16 +462,17 @@ class Function:
     def _finish(conc: "_Concrete", outs: list, new_vals: list, variables: list):
         """Write the assignments back (to this call's ``variables``) and rebuild the outputs' structure."""
         cap = tape_set.state.capture
-        for pos, new in zip(conc.assigned, new_vals):
-            v = variables[pos]
-            new = new.value if isinstance(new, Tensor) else new
-            if cap is not None:
-                cap.write(v, new)  # called inside an outer trace: that call writes it back
-            else:
-                v.write_back(new)
+        if cap is None:
+            for pos, new in zip(conc.assigned, new_vals):
+                variables[pos].write_back(new.value if isinstance(new, Tensor) else new)
+        else:  # called inside an outer trace: that call writes them back
+            for pos, new in zip(conc.assigned, new_vals):
+                cap.write(variables[pos], new.value if isinstance(new, Tensor) else new)
+        static = conc.out_static
+        if not static:  # (every output an array: no merging)
+            return jax.tree_util.tree_unflatten(conc.out_tree, outs)
         it = iter(outs)
-        flat = [conc.out_static[i] if i in conc.out_static else next(it)
-                for i in range(len(conc.out_static) + len(conc.out_arrays))]
+        flat = [static[i] if i in static else next(it) for i in range(len(static) + len(conc.out_arrays))]
         return jax.tree_util.tree_unflatten(conc.out_tree, flat)
 
     def _know(self, v: Variable) -> None:
