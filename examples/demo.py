@@ -147,7 +147,8 @@ def module_section(x, y, labels, steps: int, timing_runs: int) -> None:
         saved_loss = float(xent(model(x), y))
         names = ", ".join(v.name for v in model.trainable_variables)
         print(f"  {len(model.trainable_variables)} trainable variables ({names}), "
-              f"{len(opt.variables)} optimizer variables (iterations, Adam's moments, hyperparameters)")
+              f"{len(opt.variables)} optimizer variables (iterations, learning rate, optax's step count and "
+              "Adam's moments)")
         print(f"  trained {half} steps (loss {losses[0]:.4f} -> {losses[-1]:.4f}, accuracy "
               f"{accuracy(model.params, x, labels):.3f}); checkpoints kept: steps {manager.steps}")
         after = [float(step(x, y)) for _ in range(3)]  # the run goes on...
