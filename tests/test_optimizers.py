@@ -298,6 +298,9 @@ def test_variables_before_and_after_build():
     opt.apply_gradients([(tj.constant(np.ones((2, 2), np.float32)), v)])
     assert all(isinstance(s, tj.Variable) and not s.trainable for s in opt.variables)
     assert len(opt.variables) == 2 + len(jax.tree_util.tree_leaves(opt.transformation.init([v.numpy()])))
+    # Keras's moments and nothing else of Adam's but optax's one step count (each state Variable is an
+    # argument and a result of every compiled step): 2 + 1 + 2 per Variable
+    assert [tuple(s.shape) for s in opt.variables[2:]] == [(), (2, 2), (2, 2)]
 
 
 def test_optimizer_state_is_not_recorded_on_an_outer_tape():
