@@ -398,8 +398,12 @@ def test_random_programs_on_every_path(programs):
     assert_same("tj.gradients", path_tj_gradients(case), want, tol=tol)
     if not case.extras:
         assert_same("tj.differentiate", path_differentiate(case), want[:n], tol=tol)
-    assert_same("jacobian (pfor)", path_jacobian(case, True), want[:n], tol=tol)
-    assert_same("jacobian (no pfor)", path_jacobian(case, False), want[:n], tol=tol)
+    # A jacobian's rows take one-hot cotangents, exact in float16, where the gradient's cotangent is rounded
+    # to float16 at a cast (as TF's Cast gradient): there the two are a float16 unit (2 ** -11) apart.
+    f16 = any(step.label == "cast_f16" for program in programs for step in program.steps)
+    jac_tol = (4 * 2.0 ** -11, tol[1]) if f16 else tol
+    assert_same("jacobian (pfor)", path_jacobian(case, True), want[:n], tol=jac_tol)
+    assert_same("jacobian (no pfor)", path_jacobian(case, False), want[:n], tol=jac_tol)
     for program in programs:
         check_batch_jacobian(program)
     if case.jax_ok:
