@@ -42,11 +42,14 @@ def _is_leaf(x) -> bool:
 
 
 _flat_defs: dict = {}  # (list or tuple, length) -> its treedef
+_LEAF_DEF = jax.tree_util.tree_structure(0)  # one leaf
 
 
 def flatten(structure: Any):
     """Flatten a nested structure of Tensors/Variables (None kept as a leaf, like tf.nest): the leaves
     and the treedef that ``jax.tree_util.tree_unflatten`` rebuilds the structure from."""
+    if isinstance(structure, _LEAF_TYPES):  # (a single target, as a loss)
+        return [structure], _LEAF_DEF
     t = type(structure)
     if t is list or t is tuple:  # (the common case, a flat list of sources: no Python call per leaf)
         for x in structure:
