@@ -166,7 +166,8 @@ def _keras_adam_reference(w, grads, lr, b1, b2, eps, wd=0.0):
 # TF 2.21's tf.keras.optimizers (Keras 3) on the CPU: the weights after six steps of _TF_GRADS from _TF_W0
 # at learning rate 0.05, as float32 bit patterns (float.hex), and the same optimizer made here.
 _TF_W0 = np.array([[1.0, -2.0, 0.5], [0.25, 3.0, -0.75]], np.float32)
-_TF_GRADS = [np.array([[0.5, -0.25, 1e-4], [2.0, -3.0, 0.125]], np.float32) * s for s in (1.0, -0.5, 2.0, 0.25, -1.0, 1.5)]
+_TF_GRADS = [np.array([[0.5, -0.25, 1e-4], [2.0, -3.0, 0.125]], np.float32) * s
+             for s in (1.0, -0.5, 2.0, 0.25, -1.0, 1.5)]
 _TF_WEIGHTS = {
     "Adam": (lambda: tj.optimizers.Adam(0.05),
              ("0x1.ad8a5p-1", "-0x1.d6c534p+0", "0x1.5e4d94p-2", "0x1.6c51f4p-4", "0x1.949d7p+1", "-0x1.d2757p-1")),
