@@ -167,8 +167,7 @@ class Tape:
         if h in self.watched_variables:
             return False
         self.watched_variables[h] = var
-        if not (h in self.op_tape or h in self.tensor_tape):  # (_watch_id, inline: every step's first reads)
-            self.tensor_tape[h] = -1
+        self._watch_id(h)
         return True
 
     def _watch_id(self, tensor_id: int) -> None:
@@ -181,16 +180,8 @@ class Tape:
         return tuple([v for _, v in sorted(self.watched_variables.items())])  # (ids are distinct: never compares v)
 
     def record_read(self, handle_id: int, t: Tensor, backward) -> None:
-        """Record ``t = read(variable)`` (an identity from the variable's handle), ``t`` new."""
-        if self.tensor_tape.get(handle_id) != -1 or handle_id in self.op_tape:
-            self.record_operation("ReadVariable", (t,), (handle_id,), backward)
-            return
-        # A watched handle (the usual case): record_operation with nothing to count for the input and a new
-        # tensor as the output, written out (a training step reads every Variable).
-        self.entries_recorded += 1
-        oid = t._id
-        t._track(self._weak)
-        self.op_tape[oid] = OpEntry("ReadVariable", (oid,), output_infos(t._value), (handle_id,), backward)
+        """Record ``t = read(variable)`` (an identity from the variable's handle)."""
+        self.record_operation("ReadVariable", (t,), (handle_id,), backward)
 
     def finish(self) -> None:
         """A non-persistent tape after its gradient: forget everything; tensors dying later cost nothing."""

@@ -940,8 +940,7 @@ def _tree_flatten_variable(v: Variable):
     st = tape_set.state
     if st.tapes or st.accumulators:
         _warn_raw_jax_use(v, v._handle_id, v)
-    cap = st.capture  # (Variable._current, inlined: block_until_ready on a model's Variables flattens each)
-    return (v._value if cap is None else cap.read(v),), None
+    return (v._current(),), None
 
 
 # A Variable is a pytree node whose one leaf is its current value, so jax.jit(f)(v), jnp functions and optax

@@ -35,8 +35,7 @@ class StepTape(tape_module.Tape):
         new = super().watch_variable(var)
         record = self.step_record
         if new and record is not None:
-            record.tokens += ("watch", record.ident(var.id))  # (record.add, inline: every step's first reads)
-            record.count += 1
+            record.add(("watch", record.ident(var.id)))
         return new
 
     def record_read(self, handle_id: int, t, backward) -> None:
@@ -44,8 +43,7 @@ class StepTape(tape_module.Tape):
         record = self.step_record
         if record is not None:
             record.entries += 1  # an entry the record describes (see StepRecord.describes)
-            record.tokens += ("read", record.ident(handle_id), record.ident(t.id))  # (record.add, inline)
-            record.count += 1
+            record.add(("read", record.ident(handle_id), record.ident(t.id)))
 
     def finish(self) -> None:
         super().finish()

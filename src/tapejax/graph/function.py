@@ -462,12 +462,13 @@ class Function:
     def _finish(conc: "_Concrete", outs: list, new_vals: list, variables: list):
         """Write the assignments back (to this call's ``variables``) and rebuild the outputs' structure."""
         cap = tape_set.state.capture
-        if cap is None:
-            for pos, new in zip(conc.assigned, new_vals):
-                variables[pos].write_back(new.value if isinstance(new, Tensor) else new)
-        else:  # called inside an outer trace: that call writes them back
-            for pos, new in zip(conc.assigned, new_vals):
-                cap.write(variables[pos], new.value if isinstance(new, Tensor) else new)
+        for pos, new in zip(conc.assigned, new_vals):
+            v = variables[pos]
+            new = new.value if isinstance(new, Tensor) else new
+            if cap is not None:
+                cap.write(v, new)  # called inside an outer trace: that call writes it back
+            else:
+                v.write_back(new)
         static = conc.out_static
         if not static:  # (every output an array: no merging)
             return jax.tree_util.tree_unflatten(conc.out_tree, outs)

@@ -1525,22 +1525,10 @@ IDENTITY_BACKWARD = IdentityBackward()
 
 def record_variable_read(var: Variable, t: Tensor) -> None:
     """Record ``t = read(var)`` against the variable's handle id on the active tapes/accumulators."""
-    st = tape_set.state
-    handle = var._handle_id
-    if len(st.tapes) == 1 and not st.accumulators:
-        # One tape (the common case, every read of a training step): record.watch_read_variables and
-        # record.recorders, inline.
-        tape = st.tapes[0]
-        if tape.paused:
-            return
-        if tape.watch_accessed_variables and var.trainable:
-            tape.watch_variable(var)  # as TF, also a non-float variable (listed, its gradient None)
-        if is_float(t._value.dtype) and tape.takes((handle,)):
-            tape.record_read(handle, t, IDENTITY_BACKWARD)
-        return
-    record.watch_read_variables((var,))
+    record.watch_read_variables((var,))  # as TF, also a non-float variable (listed, its gradient None)
     if not is_float(t._value.dtype):
         return
+    handle = var._handle_id
     tapes, accs = record.recorders((handle,))
     for tape in tapes:
         tape.record_read(handle, t, IDENTITY_BACKWARD)
