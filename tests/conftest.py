@@ -14,6 +14,8 @@ Helpers (test files import them: ``from conftest import close``; pytest puts tes
                               finite for large x (1 at x = 100, where the autodiff of the formula is NaN)
 
 Fixtures:
+  freeze_older_objects (autouse)
+                              the garbage collector stops scanning what earlier tests left alive
   config (autouse)            every test runs inside ``tj.config.override`` of all settings, so whatever
                               a test sets on tj.config (in its main thread) is put back after it
   replay_now                  replay on, compiled at once (not in a background thread) after the default
@@ -23,6 +25,7 @@ Fixtures:
 """
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -128,6 +131,20 @@ def log1pexp(x):
     def grad(dy):
         return dy * (1 - 1 / (1 + e))
     return tnp.log(1 + e), grad
+
+
+@pytest.fixture(autouse=True)
+def freeze_older_objects():
+    # A test worker ends up holding ~3 million objects (compiled programs, caches, module-level values of
+    # ~50 test files), and every full collection, automatic or a test's gc.collect(), scanned all of them:
+    # ~14% of the suite's time (172 of 1,320 worker-seconds; now 40). Each test starts by collecting what the tests before it left (a scan of
+    # only that) and freezing what survives, so a collection during a test scans what the test made.
+    # Frozen objects are never scanned again: cyclic garbage whose last outside reference a later test
+    # drops stays (a worker's peak memory: 4.85 -> 5.14 GB). gc.get_objects() leaves frozen objects out,
+    # so counts a test takes before and after compare alike.
+    gc.collect()
+    gc.freeze()
+    yield
 
 
 @pytest.fixture(autouse=True)
