@@ -137,11 +137,11 @@ def log1pexp(x):
 def freeze_older_objects():
     # A test worker ends up holding ~3 million objects (compiled programs, caches, module-level values of
     # ~50 test files), and every full collection, automatic or a test's gc.collect(), scanned all of them:
-    # ~14% of the suite's time (172 of ~1,320 worker-seconds; now ~40). Each test starts by collecting
-    # what the tests before it left (a scan of only that) and freezing what survives, so a collection
-    # during a test scans what the test made. Frozen objects are never scanned again: cyclic garbage whose
-    # last outside reference a later test drops stays (a worker's peak memory: 4.85 -> 5.14 GB).
-    # gc.get_objects() leaves frozen objects out, so counts a test takes before and after compare alike.
+    # collections took ~15% of the suite's time (193 of ~1,320 worker-seconds; now 40). Each test starts
+    # by collecting what the tests before it left (a scan of only that) and freezing what survives, so a
+    # collection during a test scans what the test made. Frozen objects are never scanned again: cyclic
+    # garbage whose last outside reference a later test drops stays (a worker's peak memory: 4.85 -> 5.14
+    # GB). gc.get_objects() leaves frozen objects out, so counts a test takes before and after compare alike.
     gc.collect()
     gc.freeze()
     yield
