@@ -338,3 +338,67 @@ def test_tj_name_scope_prefixes_variables_as_tf_name_scope():
         with tj.name_scope("b/"):
             assert tj.Variable(1.0, name="v").name == "b/v:0"
     assert tj.Variable(1.0, name="v").name == "v:0"
+
+
+def test_tj_name_scope_object_as_tf_name_scope_v2():
+    # TF 2.21 (this host): tf.name_scope("foo").name == "foo"; inside "a", tf.name_scope("") gives "" (the root:
+    # a Variable made there is "v:0"); one scope object entered twice nests ("r/", then "r/r/"); a name that is
+    # not a string raises ValueError("name for name_scope must be a string.")
+    scope = tj.name_scope("foo")
+    assert scope.name == "foo"
+    with tj.name_scope("a"):
+        with tj.name_scope("") as root:
+            assert root == "" and tj.Variable(1.0, name="v").name == "v:0"
+        assert tj.Variable(1.0, name="v").name == "a/v:0"
+    r = tj.name_scope("r")
+    with r as outer:
+        with r as inner:
+            assert (outer, inner) == ("r/", "r/r/")
+        assert tj.Variable(1.0, name="v").name == "r/v:0"
+    assert tj.Variable(1.0, name="v").name == "v:0"
+    for bad in (None, 3, b"x"):
+        with pytest.raises(ValueError, match="name for name_scope must be a string"):
+            tj.name_scope(bad)
+
+
+def test_tj_name_scope_is_per_thread():
+    # one scope object entered by two threads at once: each thread sees only its own scopes
+    import threading
+    shared = tj.name_scope("t")
+    entered, release, seen = threading.Event(), threading.Event(), {}
+
+    def worker():
+        with tj.name_scope("w"):
+            with shared as s:
+                seen["worker"] = s
+                entered.set()
+                release.wait(10)
+            seen["worker_after"] = tj.Variable(1.0, name="v").name
+
+    th = threading.Thread(target=worker)
+    th.start()
+    assert entered.wait(10)
+    with shared as s:
+        seen["main"] = s
+    seen["main_after"] = tj.Variable(1.0, name="v").name
+    release.set()
+    th.join(10)
+    assert seen == {"worker": "w/t/", "main": "t/", "main_after": "v:0", "worker_after": "w/v:0"}
+
+
+def test_overridden_module_name_scope_is_a_name_scope_with_a_name():
+    # module_test.py's test_overridden_name_scope: a Module whose name_scope property returns
+    # tf.name_scope("yolo/") has mod.name_scope.name == "yolo/", and its methods run in that scope
+    class Overriding(tj.Module):
+        @property
+        def name_scope(self):
+            return tj.name_scope("yolo/")
+
+        @tj.Module.with_name_scope
+        def __call__(self):
+            return tj.Variable(1.0, name="v").name
+
+    mod = Overriding()
+    assert mod.name_scope.name == "yolo/"
+    assert mod() == "yolo/v:0"
+    assert isinstance(tj.Module(name="m").name_scope, tj.name_scope)

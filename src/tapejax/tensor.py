@@ -6,13 +6,12 @@ are told (``_trackers``), so the tape can free the ops nothing can reach any mor
 """
 from __future__ import annotations
 
-import contextlib
 import itertools
 import operator
 import sys
 import threading
 import warnings
-from typing import Any, Iterator, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -41,16 +40,40 @@ def current_name_scope() -> str:
     return getattr(_scope, "prefix", "")
 
 
-@contextlib.contextmanager
-def name_scope(name: str) -> Iterator[str]:
-    """Variables created inside get ``scope/`` before their name. Scopes nest; a name ending in "/" is
-    absolute (it replaces the active scope instead of nesting under it), as in ``tf.name_scope``."""
-    saved = current_name_scope()
-    _scope.prefix = name if name.endswith("/") else f"{saved}{name}/" if name else saved
-    try:
-        yield _scope.prefix
-    finally:
-        _scope.prefix = saved
+class name_scope:
+    """A name scope (as ``tf.name_scope``): Variables created inside get ``scope/`` before their name.
+    ``with`` gives the scope entered ("outer/name/"); scopes nest; a name ending in "/" is absolute (it
+    replaces the active scope instead of nesting under it), and "" is the root scope. ``.name`` is the name
+    as given. One object may be entered again, also while already inside it, and from several threads
+    (the active scope is per thread)."""
+
+    def __init__(self, name: str) -> None:
+        if not isinstance(name, str):
+            raise ValueError(f"name for name_scope must be a string, got {name!r} ({type(name).__name__}).")
+        self._name = name
+        self._saved: dict = {}  # thread id -> the scopes this object's active ``with`` blocks replaced
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def __enter__(self) -> str:
+        saved = current_name_scope()
+        name = self._name
+        _scope.prefix = scope = name if not name or name.endswith("/") else f"{saved}{name}/"
+        self._saved.setdefault(threading.get_ident(), []).append(saved)
+        return scope
+
+    def __exit__(self, *exc_info) -> bool:
+        thread = threading.get_ident()
+        stack = self._saved[thread]
+        _scope.prefix = stack.pop()
+        if not stack:
+            del self._saved[thread]
+        return False
+
+    def __repr__(self) -> str:
+        return f"<tj.name_scope {self._name!r}>"
 
 
 _float_dtypes: dict = {}  # dtype -> is trainable; jnp.issubdtype costs ~1 us and runs on every recorded op

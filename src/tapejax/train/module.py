@@ -26,7 +26,6 @@ import collections.abc
 import copy
 import functools
 import re
-import threading
 import weakref
 from typing import Any, Callable, Dict, Iterator, List, Optional, Set, Tuple
 
@@ -74,13 +73,13 @@ class Module:
         return self._own_name()
 
     @property
-    def name_scope(self) -> "ModuleNameScope":
-        """A context manager: Variables created inside get this Module's scope before their name.
-        Its ``.name`` is the scope, ending in "/" (as ``tf.Module.name_scope.name``). The same object
+    def name_scope(self) -> name_scope:
+        """A ``tj.name_scope``: Variables created inside get this Module's scope before their name. Its
+        ``.name`` is the absolute scope, ending in "/" (as ``tf.Module.name_scope.name``). The same object
         each time (as TF 2's memoized name scope)."""
         scope = self.__dict__.get("_name_scope")
         if scope is None:
-            scope = ModuleNameScope(getattr(self, "_scope_name", None) or f"{self._own_name()}/")
+            scope = name_scope(getattr(self, "_scope_name", None) or f"{self._own_name()}/")
             self.__dict__["_name_scope"] = scope
         return scope
 
@@ -233,35 +232,6 @@ def _nest_leaves(value: Any, path: Tuple[Any, ...]) -> Iterator[Tuple[Tuple[Any,
             yield from _nest_leaves(value[k], path + (k,))
     else:
         yield path, value
-
-
-class ModuleNameScope:
-    """A Module's name scope as an object (as the ``tf.name_scope`` that ``tf.Module.name_scope`` is):
-    ``.name`` is the absolute scope ("outer/inner/"); ``with`` enters it and gives that name. It may be
-    entered again, also while already inside it."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-        # One context per active `with`, innermost last, per thread: the Module (and so this object) may
-        # be used by several threads at once, and name scopes are per thread.
-        self._entered: Dict[int, List[Any]] = {}
-
-    def __enter__(self) -> str:
-        context = name_scope(self.name)
-        scope = context.__enter__()
-        self._entered.setdefault(threading.get_ident(), []).append(context)
-        return scope
-
-    def __exit__(self, *exc_info) -> Any:
-        thread = threading.get_ident()
-        stack = self._entered[thread]
-        context = stack.pop()
-        if not stack:
-            del self._entered[thread]
-        return context.__exit__(*exc_info)
-
-    def __repr__(self) -> str:
-        return f"<tj.Module name_scope {self.name!r}>"
 
 
 class _UnsortableKeys(TypeError):
