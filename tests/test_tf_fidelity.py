@@ -283,3 +283,41 @@ def test_concrete_scalar_tensor_as_static_argument():
     # API.md: a scalar Tensor is accepted wherever a Python number is expected as a static argument.
     x = tj.constant([1., 2.])
     np.testing.assert_allclose(np.asarray(tnp.pad(x, 1, constant_values=tj.constant(5.))), [5., 1., 2., 5.])
+
+
+# -- dicts come back with their keys in the order given (tf.nest.pack_sequence_as), not sorted -------------
+
+def test_dicts_keep_their_key_order_in_gradients_jacobians_jvps_and_function_outputs():
+    # TF 2.21 (this host): tape.gradient(z, {"b": x, "a": y}) and tape.jacobian(...) give keys ['b', 'a'];
+    # acc.jvp({"z": .., "a": ..}) ['z', 'a']; a tf.function returning {"z": .., "a": ..} ['z', 'a']; nested
+    # dicts inside lists, tuples and namedtuples alike
+    import collections
+    Pair = collections.namedtuple("Pair", "first second")
+    x, y = tj.constant([1.0, 2.0]), tj.constant(3.0)
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch([x, y])
+        z = x * y
+    g = tape.gradient(z, {"b": x, "a": y})
+    assert list(g) == ["b", "a"]
+    np.testing.assert_allclose(g["b"].numpy(), [3.0, 3.0])
+    np.testing.assert_allclose(g["a"].numpy(), 3.0)
+    nested = tape.gradient(z, [{"b": x, "a": y}, Pair(x, {"z": [y, {"q": x, "c": y}]})])
+    assert list(nested[0]) == ["b", "a"] and type(nested[1]) is Pair
+    assert list(nested[1].second) == ["z"] and list(nested[1].second["z"][1]) == ["q", "c"]
+    np.testing.assert_allclose(nested[1].second["z"][1]["c"].numpy(), 3.0)
+    jac = tape.jacobian(z, {"b": x, "a": y})
+    assert list(jac) == ["b", "a"] and jac["b"].shape == (2, 2) and jac["a"].shape == (2,)
+    with tj.ForwardAccumulator({"b": x, "a": y}, {"b": tj.constant([1.0, 1.0]), "a": tj.constant(1.0)}) as acc:
+        w = x * y
+    t = acc.jvp({"w": w, "a": y})
+    assert list(t) == ["w", "a"]
+    np.testing.assert_allclose(t["w"].numpy(), [4.0, 5.0])
+
+    @tj.function
+    def f(v):
+        return {"z": v, "a": v * 2.0, "m": [1, {"y": v, "b": None}]}
+    for _ in range(2):  # the trace, then the compiled call
+        out = f(x)
+        assert list(out) == ["z", "a", "m"] and list(out["m"][1]) == ["y", "b"]
+        np.testing.assert_allclose(out["a"].numpy(), [2.0, 4.0])
+        assert out["m"][1]["b"] is None

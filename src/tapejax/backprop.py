@@ -10,7 +10,7 @@ import jax.numpy as jnp
 
 from . import jacobian as jacobians, tape_set, vspace
 from .tensor import ArrayImpl, LazyTensor
-from .nest import UnconnectedGradients, flatten, unconnected_gradients_of
+from .nest import UnconnectedGradients, flatten, rebuild, unconnected_gradients_of
 from .sweep import GradientStats
 from .tape import Tape, new_tape
 from .tensor import Tensor, Variable, is_float, convert_to_tensor, pending_source
@@ -214,7 +214,7 @@ class GradientTape:
             elif g is not None:
                 g = _placed_like(s, g)
             result.append(g)
-        return jax.tree_util.tree_unflatten(source_tree, result)
+        return rebuild(sources, source_tree, result)
 
     def _output_gradients(self, flat_targets: list, output_gradients: Any, target_tree=None) -> list:
         if output_gradients is None:

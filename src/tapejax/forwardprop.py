@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 
 from . import tape_set, vspace
-from .nest import UnconnectedGradients, flatten, unconnected_gradients_of as _unconnected
+from .nest import UnconnectedGradients, flatten, rebuild, unconnected_gradients_of as _unconnected
 from .tensor import Tensor, Variable, is_float, convert_to_tensor
 from .backprop import GradientTape
 from .ops.core import apply
@@ -269,4 +269,4 @@ class ForwardAccumulator:
                 # zeros of the primal's shape, also for a batch accumulator (TF's zeros_like(tensor))
                 t = Tensor(vspace.zeros_like(arr))
             out.append(t)
-        return jax.tree_util.tree_unflatten(tree, out)
+        return rebuild(primals, tree, out)

@@ -21,7 +21,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from . import record, tape_set
-from .nest import UnconnectedGradients, flatten
+from .nest import UnconnectedGradients, flatten, rebuild
 from .tensor import Tensor, TracedValueError, Variable
 from .ops import numpy as tnp
 
@@ -199,14 +199,14 @@ def jacobian(gradient: Gradient, kept: Kept, target, sources, unconnected: Uncon
     if n == 0:
         _use_up(kept)
         out = [Tensor(jnp.zeros(t_shape + _shape_dtype(s)[0], _shape_dtype(s)[1])) for s in flat_sources]
-        return jax.tree_util.tree_unflatten(tree, out)
+        return rebuild(sources, tree, out)
     seeds = _seeds(n, tuple(t_shape), t_dtype, False)
 
     def basis(j):
         return seeds if j < 0 else Tensor(seeds[j])
     rows = _rows(gradient, kept, target, flat_sources, basis, n, use_pfor)
     out = _finish(rows, flat_sources, lambda s: t_shape + s, unconnected)
-    return jax.tree_util.tree_unflatten(tree, out)
+    return rebuild(sources, tree, out)
 
 
 def batch_jacobian(gradient: Gradient, kept: Kept, target, source, unconnected: UnconnectedGradients,

@@ -3,6 +3,9 @@ unconnected source gets.
 
 * A structure is any pytree of Tensors and Variables (lists, tuples, dicts, ...). ``None`` is kept as
   a leaf, as ``tf.nest`` keeps it, so that a gradient list lines up with its sources one for one.
+* jax rebuilds a plain dict with its keys sorted; tf.nest keeps the order of the structure given (a
+  gradient's dict of sources, a jvp's, a tj.function's dict output): ``dict_order`` notes that order and
+  ``in_dict_order`` puts it back.
 * A source is unconnected when the target does not depend on it; ``UnconnectedGradients`` says whether
   its gradient is ``None`` or zeros (tf.UnconnectedGradients).
 """
@@ -64,3 +67,37 @@ def flatten(structure: Any):
                 treedef = _flat_defs[key] = jax.tree_util.tree_structure(t(range(len(structure))))
             return list(structure), treedef
     return jax.tree_util.tree_flatten(structure, is_leaf=_is_leaf)
+
+
+def rebuild(structure: Any, treedef: Any, leaves: list) -> Any:
+    """``leaves`` in the structure of ``structure`` (``treedef``: its ``flatten``), its dicts' keys in its order."""
+    return in_dict_order(jax.tree_util.tree_unflatten(treedef, leaves), dict_order(structure))
+
+
+def dict_order(structure: Any) -> Any:
+    """The key order of the plain dicts inside ``structure`` (lists, tuples, namedtuples and dicts walked), as a
+    skeleton holding no leaf, for ``in_dict_order``; None when it holds no dict (nothing to put back)."""
+    t = type(structure)
+    if t is dict:
+        return (dict, tuple([(k, dict_order(v)) for k, v in structure.items()]))
+    if not isinstance(structure, (list, tuple)) or not (t is list or t is tuple or hasattr(t, "_fields")):
+        return None
+    for v in structure:
+        if not isinstance(v, _LEAF_TYPES):
+            break
+    else:  # (a flat list of sources, the common case: one pass, no call per leaf)
+        return None
+    children = tuple([dict_order(v) for v in structure])
+    return (t, children) if any(c is not None for c in children) else None
+
+
+def in_dict_order(value: Any, order: Any) -> Any:
+    """``value`` (a structure jax rebuilt, its dicts' keys sorted) with each dict's keys in ``order``
+    (``dict_order`` of the structure it was flattened from), as tf.nest rebuilds structures."""
+    if order is None:
+        return value
+    t, children = order
+    if t is dict:
+        return {k: in_dict_order(value[k], c) for k, c in children}
+    items = [in_dict_order(v, c) for v, c in zip(value, children)]
+    return t(*items) if hasattr(t, "_fields") else t(items)

@@ -30,6 +30,7 @@ from jax.extend.core import jaxpr_as_fun
 
 from .. import tape_set
 from ..ops import dependence
+from ..nest import dict_order, in_dict_order
 from ..ops.core import OpDef, apply, rules_epoch
 from ..tensor import ArrayImpl, Tensor, Variable, constant, new_id
 from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder, InlineTrace
@@ -210,6 +211,7 @@ class _Concrete:
 
     def __init__(self) -> None:
         self.out_tree = None
+        self.out_order = None  # the outputs' dicts' key order (nest.dict_order), None without a dict
         self.out_static: Dict[int, Any] = {}  # output leaf position -> non-array Python value
         self.out_arrays: List[int] = []
         self.assigned: List[int] = []  # positions, in the call's Variables, of those the trace assigned
@@ -470,11 +472,10 @@ class Function:
             else:
                 v.write_back(new)
         static = conc.out_static
-        if not static:  # (every output an array: no merging)
-            return jax.tree_util.tree_unflatten(conc.out_tree, outs)
-        it = iter(outs)
-        flat = [static[i] if i in static else next(it) for i in range(len(static) + len(conc.out_arrays))]
-        return jax.tree_util.tree_unflatten(conc.out_tree, flat)
+        if static:  # (merge the outputs that are not arrays back in)
+            it = iter(outs)
+            outs = [static[i] if i in static else next(it) for i in range(len(static) + len(conc.out_arrays))]
+        return in_dict_order(jax.tree_util.tree_unflatten(conc.out_tree, outs), conc.out_order)
 
     def _know(self, v: Variable) -> None:
         if all(v is not k for k in self._variables):
@@ -542,6 +543,7 @@ class Function:
                     else:
                         static[i] = o
             conc.out_tree, conc.out_static, conc.out_arrays = out_tree, static, positions
+            conc.out_order = dict_order(out)
             position = {id(v): n for n, v in enumerate(variables)}
             assigned = list(cap.assigned.values())
             conc.assigned = [position[id(v)] for v in assigned if id(v) in position]
