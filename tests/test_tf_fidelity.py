@@ -321,3 +321,21 @@ def test_dicts_keep_their_key_order_in_gradients_jacobians_jvps_and_function_out
         assert list(out) == ["z", "a", "m"] and list(out["m"][1]) == ["y", "b"]
         np.testing.assert_allclose(out["a"].numpy(), [2.0, 4.0])
         assert out["m"][1]["b"] is None
+
+
+def test_accumulator_tangents_must_have_the_primals_structure():
+    # TF 2.21 (this host, nest.assert_same_structure): primals [x, y] with tangents (tx, ty) or {"a": x} with [t]
+    # raise TypeError (another container type); {"a": x} with {"b": t} raises ValueError (other keys); tapejax
+    # matched such tangents by position, silently. A tangent given as a list of numbers stays accepted.
+    import collections
+    Pair = collections.namedtuple("Pair", "a b")
+    x, y, t = tj.constant(1.0), tj.constant(2.0), tj.constant(3.0)
+    for primals, tangents, error in [([x, y], (t, t), TypeError), ({"a": x}, [t], TypeError),
+                                     (Pair(x, y), (t, t), TypeError), ({"a": x}, {"b": t}, ValueError),
+                                     ([x, y], [t], ValueError)]:
+        with pytest.raises(error, match="ForwardAccumulator"):
+            tj.ForwardAccumulator(primals, tangents)
+    v = tj.constant([1.0, 2.0])
+    with tj.ForwardAccumulator({"x": x, "v": v}, {"v": [1.0, 0.5], "x": 2.0}) as acc:
+        out = x * v
+    np.testing.assert_allclose(acc.jvp(out).numpy(), [3.0, 4.5])  # 2 * [1, 2] + 1 * [1, 0.5]

@@ -207,15 +207,18 @@ class ForwardAccumulator:
         if tree_p.num_nodes == 1 and tree_p.num_leaves == 1:
             flat_t = [tangents]  # one primal: its tangent may be a Python list / array of its shape
         else:
-            flat_t, tree_t = flatten(tangents)
-            if len(flat_t) != len(flat_p):
-                try:  # tangents given as lists/arrays inside the primals' structure
-                    flat_t = tree_p.flatten_up_to(tangents)
-                except (ValueError, TypeError):
-                    pass
-        if len(flat_p) != len(flat_t):
-            raise ValueError(f"ForwardAccumulator: got {len(flat_p)} primals but {len(flat_t)} tangents; pass "
-                             "a tangent for each primal, in a matching structure.")
+            # the primals' structure, down to each primal's tangent (which may be a Python list or array)
+            try:
+                flat_t = tree_p.flatten_up_to(tangents)
+            except (ValueError, TypeError) as e:
+                n = len(flatten(tangents)[0])
+                if n != len(flat_p):
+                    raise ValueError(f"ForwardAccumulator: got {len(flat_p)} primals but {n} tangents; pass a "
+                                     "tangent for each primal, in a matching structure.") from None
+                # as TF's nest.assert_same_structure: another container type is a TypeError, other keys a ValueError
+                kind = TypeError if str(e).startswith("Expected") else ValueError
+                raise kind(f"ForwardAccumulator: the tangents do not have the primals' nested structure ({e}); pass "
+                           "them in the same structure (the same container types, dict keys and lengths).") from None
         seen = set()
         for p, t in zip(flat_p, flat_t):
             if isinstance(p, Variable):
