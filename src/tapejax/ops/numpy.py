@@ -525,10 +525,68 @@ _cumsum = _reduction("cumsum", jnp.cumsum, _samples(((_r(3, 4),), {"axis": 1}), 
 _cumprod = _reduction("cumprod", jnp.cumprod, _samples(((_pos(3, 4),), {"axis": 0})))
 
 
-def sum(a, axis=None, dtype=None, keepdims=False):
-    """``jax.numpy.sum``."""
-    out = _sum(a, axis=_checked_axes("sum", a, axis), keepdims=bool(keepdims))
-    return out if dtype is None else astype(out, dtype)
+def _no_out(name: str, out) -> None:
+    """jax.numpy's functions take ``out=`` for NumPy's signature and refuse anything but None; so does tapejax."""
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to tj.numpy.{name} is not supported (arrays are immutable: "
+                                  "use the returned Tensor).")
+
+
+def _masked(name: str, a, where, fill):
+    """``a`` where the boolean mask ``where`` (broadcast to ``a``'s shape) holds, else ``fill``: jax.numpy's
+    ``where=`` of a reduction, through the ``where`` op, so the masked-out entries get no gradient."""
+    mask = where if isinstance(where, Tensor) else convert_to_tensor(where)
+    if mask.dtype != np.bool_:
+        raise ValueError(f"tj.numpy.{name}: where must be None or a boolean array; got where.dtype={mask.dtype}")
+    shp = shape(a)
+    try:
+        fits = np.broadcast_shapes(tuple(mask.shape), shp) == shp
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(f"tj.numpy.{name}: the where mask of shape {tuple(mask.shape)} does not broadcast to the "
+                         f"input's shape {shp}")
+    return _where(mask, a, fill)
+
+
+def _reduce_dtypes(a, dtype, promote_integers: bool):
+    """(the dtype to compute a sum or product in, the result's dtype), None for each left to the op: jax.numpy's
+    ``dtype=`` casts the input first (``sum([0.5, 0.5], dtype=int32)`` is 0), computing float16 and bfloat16 in
+    float32; ``promote_integers=False`` keeps an integer input's own dtype (else it widens)."""
+    if dtype is None:
+        if promote_integers:
+            return None, None
+        dtype = convert_to_tensor(a).dtype
+        if np.dtype(dtype).kind not in "iu":
+            return None, None
+    dtype = np.dtype(as_dtype("dtype", dtype))
+    return (np.dtype(np.float32) if dtype in (np.dtype(jnp.float16), np.dtype(jnp.bfloat16)) else dtype), dtype
+
+
+def _reduced(op, name: str, a, axis, dtype, keepdims, where, fill, promote_integers):
+    """``op`` (the sum or product op) of ``a`` with jax.numpy's ``dtype``, ``where`` and ``promote_integers``."""
+    compute, result_dtype = _reduce_dtypes(a, dtype, promote_integers)
+    if compute is not None:
+        a = astype(a, compute)
+    if where is not None:
+        a = _masked(name, a, where, fill)
+    result = op(a, axis=axis, keepdims=bool(keepdims))
+    return result if result_dtype is None or result.dtype == result_dtype else astype(result, result_dtype)
+
+
+def _mask_count(a, where, axis, keepdims):
+    """How many entries of ``a`` the mask selects along ``axis`` (a mean's divisor), in ``a``'s float dtype."""
+    mask = broadcast_to(convert_to_tensor(where), shape(a))
+    dtype = convert_to_tensor(a).dtype
+    return _sum(astype(mask, dtype if jnp.issubdtype(dtype, jnp.inexact) else jnp.float32), axis=axis,
+                keepdims=keepdims)
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None, promote_integers=True):
+    """``jax.numpy.sum``: entries ``where`` masks out add nothing (and get no gradient); ``initial`` is added."""
+    _no_out("sum", out)
+    result = _reduced(_sum, "sum", a, _checked_axes("sum", a, axis), dtype, keepdims, where, 0, promote_integers)
+    return result if initial is None else add(result, initial)
 
 
 def _checked_axes(op: str, a, axis):
@@ -543,11 +601,19 @@ def _checked_axes(op: str, a, axis):
     return axis
 
 
-def mean(a, axis=None, dtype=None, keepdims=False):
-    """``jax.numpy.mean``."""
-    axis = _checked_axes("mean", a, axis)
-    out = _mean(a, axis=freeze(axis), keepdims=bool(keepdims))
-    return out if dtype is None else astype(out, dtype)
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    """``jax.numpy.mean``; with ``where`` the mean of the entries it selects (NaN where it selects none)."""
+    _no_out("mean", out)
+    result = _average(a, _checked_axes("mean", a, axis), keepdims, where)
+    return result if dtype is None else astype(result, dtype)
+
+
+def _average(a, axis, keepdims, where):
+    """The mean of ``a`` along the (checked) ``axis``, of the entries the mask ``where`` selects if given."""
+    if where is None:
+        return _mean(a, axis=freeze(axis), keepdims=bool(keepdims))
+    total = sum(_masked("mean", a, where, 0), axis=axis, keepdims=keepdims)
+    return divide(total, _mask_count(a, where, axis, keepdims))
 
 
 def _check_nonempty(name: str, a, axis, tf_value: str) -> None:
@@ -562,35 +628,97 @@ def _check_nonempty(name: str, a, axis, tf_value: str) -> None:
                          f"reduce_{name} returns {tf_value} there). Reduce a non-empty axis, or test the size first.")
 
 
-def max(a, axis=None, keepdims=False):
+def _extreme(name: str, reduce, combine, a, axis, out, keepdims, initial, where, tf_value: str):
+    """max or min: jax.numpy's ``initial`` takes part as one more entry (a tie with it gives the gradient to the
+    input's extremes: ``maximum``'s first argument, TF's convention), and ``where`` needs it (no identity)."""
+    _no_out(name, out)
+    axis = _checked_axes(name, a, axis)
+    if initial is None:
+        if where is not None:
+            raise ValueError(f"reduction operation {name} does not have an identity, so to use a where mask one has "
+                             "to specify 'initial' (as jax.numpy)")
+        _check_nonempty(name, a, axis, tf_value)
+        return reduce(a, axis=axis, keepdims=bool(keepdims))
+    shp = shape(a)
+    reduced = _norm_axis(axis, len(shp))
+    if builtins.any(shp[ax] == 0 for ax in reduced):  # nothing but ``initial``
+        kept = tuple(1 if i in reduced else d for i, d in enumerate(shp)) if keepdims else \
+            tuple(d for i, d in enumerate(shp) if i not in reduced)
+        return full(kept, initial, dtype=convert_to_tensor(a).dtype)
+    if where is not None:
+        a = _masked(name, a, where, initial)
+    return combine(reduce(a, axis=axis, keepdims=bool(keepdims)), initial)
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     """``jax.numpy.max`` (gradient shared equally among tied maxima, as TF's reduce_max). A zero-size reduced
-    axis raises ``ValueError``, as jax.numpy (TF's reduce_max returns the dtype's lowest value)."""
-    axis = _checked_axes("max", a, axis)
-    _check_nonempty("max", a, axis, "-inf, or the dtype's lowest value")
-    return _max(a, axis=axis, keepdims=bool(keepdims))
+    axis raises ``ValueError`` without ``initial``, as jax.numpy (TF's reduce_max returns the dtype's lowest
+    value)."""
+    return _extreme("max", _max, maximum, a, axis, out, keepdims, initial, where, "-inf, or the dtype's lowest value")
 
 
-def min(a, axis=None, keepdims=False):
-    """``jax.numpy.min``. A zero-size reduced axis raises ``ValueError``, as jax.numpy (TF's reduce_min
-    returns the dtype's highest value)."""
-    axis = _checked_axes("min", a, axis)
-    _check_nonempty("min", a, axis, "+inf, or the dtype's highest value")
-    return _min(a, axis=axis, keepdims=bool(keepdims))
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """``jax.numpy.min``. A zero-size reduced axis raises ``ValueError`` without ``initial``, as jax.numpy (TF's
+    reduce_min returns the dtype's highest value)."""
+    return _extreme("min", _min, minimum, a, axis, out, keepdims, initial, where,
+                    "+inf, or the dtype's highest value")
 
 
-def prod(a, axis=None, keepdims=False):
-    """``jax.numpy.prod``."""
-    return _prod(a, axis=_checked_axes("prod", a, axis), keepdims=bool(keepdims))
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None, promote_integers=True):
+    """``jax.numpy.prod``: entries ``where`` masks out count as 1; ``initial`` multiplies the result."""
+    _no_out("prod", out)
+    result = _reduced(_prod, "prod", a, _checked_axes("prod", a, axis), dtype, keepdims, where, 1, promote_integers)
+    return result if initial is None else multiply(result, initial)
 
 
-def var(a, axis=None, ddof=0, keepdims=False):
-    """``jax.numpy.var``."""
-    return _var(a, axis=_checked_axes("var", a, axis), keepdims=bool(keepdims), ddof=ddof)
+def _ddof(name: str, ddof, correction):
+    if correction is None:
+        return ddof
+    if ddof != 0:
+        raise ValueError(f"tj.numpy.{name}: ddof and correction can't be provided simultaneously.")
+    return correction
 
 
-def std(a, axis=None, ddof=0, keepdims=False):
-    """``jax.numpy.std``."""
-    return _std(a, axis=_checked_axes("std", a, axis), keepdims=bool(keepdims), ddof=ddof)
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
+    """``jax.numpy.var``: ``correction`` is ``ddof``'s Array API name; ``where`` selects the entries counted;
+    ``mean`` is the mean to measure from (broadcast with keepdims=True shapes), when already known."""
+    _no_out("var", out)
+    axis = _checked_axes("var", a, axis)
+    ddof = _ddof("var", ddof, correction)
+    compute, result_dtype = _reduce_dtypes(a, dtype, True)
+    if compute is not None:
+        a = astype(a, compute)
+    result = _variance(a, axis, ddof, keepdims, where, mean)
+    return result if result_dtype is None or result.dtype == result_dtype else astype(result, result_dtype)
+
+
+def _variance(a, axis, ddof, keepdims, where, mean):
+    if where is None and mean is None:
+        return _var(a, axis=axis, keepdims=bool(keepdims), ddof=ddof)
+    if mean is None:
+        mean = _average(a, axis, True, where)
+    centered = subtract(a, mean)
+    squares = real(multiply(centered, conj(centered))) if jnp.iscomplexobj(convert_to_tensor(a).value) else \
+        multiply(centered, centered)
+    if where is None:
+        count = float(np.prod([shape(a)[ax] for ax in _norm_axis(axis, ndim(a))], dtype=np.int64))
+        total = sum(squares, axis=axis, keepdims=keepdims)
+    else:
+        count = _mask_count(a, where, axis, keepdims)
+        total = sum(squares, axis=axis, keepdims=keepdims, where=where)
+    return divide(total, subtract(count, ddof))
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
+    """``jax.numpy.std``: the square root of ``var`` (the same arguments)."""
+    _no_out("std", out)
+    if where is not None or mean is not None:
+        return sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean, correction=correction))
+    axis = _checked_axes("std", a, axis)
+    compute, result_dtype = _reduce_dtypes(a, dtype, True)
+    result = _std(a if compute is None else astype(a, compute), axis=axis, keepdims=bool(keepdims),
+                  ddof=_ddof("std", ddof, correction))
+    return result if result_dtype is None or result.dtype == result_dtype else astype(result, result_dtype)
 
 
 def _scan_axis(op: str, a, axis):
@@ -646,7 +774,7 @@ def add_n(xs: Sequence[Any]):
 
 # -- matrix products ---------------------------------------------------------------------------------
 
-def _matmul_bwd(res, g):
+def _matmul_bwd(res, g, precision=None, preferred_element_type=None):
     (x, y), _ = res
     xs, ys = jnp.shape(x), jnp.shape(y)
     x, y = _conj_values(x), _conj_values(y)  # TF's complex convention: products with the conjugated operands
@@ -659,38 +787,58 @@ def _matmul_bwd(res, g):
         g2 = jnp.expand_dims(g2, -2)
     if len(ys) == 1:
         g2 = jnp.expand_dims(g2, -1)
-    gx = jnp.matmul(g2, jnp.swapaxes(y2, -1, -2))
-    gy = jnp.matmul(jnp.swapaxes(x2, -1, -2), g2)
+    gx = jnp.matmul(g2, jnp.swapaxes(y2, -1, -2), precision=precision)
+    gy = jnp.matmul(jnp.swapaxes(x2, -1, -2), g2, precision=precision)
     gx = _unbroadcast(gx, x2.shape).reshape(xs)
     gy = _unbroadcast(gy, y2.shape).reshape(ys)
     return _cast_like(gx, x), _cast_like(gy, y)
 
 
 # name                   function       rules (matmul keeps its operands, not its output)   samples
-_matmul = OpDef("matmul", jnp.matmul, fwd=lambda x, y: (jnp.matmul(x, y), ((x, y), None)), bwd=_matmul_bwd,
-                jvp=lambda p, t, out: jnp.matmul(t[0], p[1]) + jnp.matmul(p[0], t[1]),
+_matmul = OpDef("matmul", jnp.matmul, fwd=lambda x, y, **kw: (jnp.matmul(x, y, **kw), ((x, y), None)), bwd=_matmul_bwd,
+                jvp=lambda p, t, out, **kw: jnp.matmul(t[0], p[1], **kw) + jnp.matmul(p[0], t[1], **kw),
                 samples=_samples(((_r(3, 4), _r(4, 5)), {}), ((_r(2, 3, 4), _r(4, 2)), {}),
-                                 ((_r(4), _r(4, 3)), {}), ((_r(3, 4), _r(4)), {}), ((_r(4), _r(4)), {})))
+                                 ((_r(4), _r(4, 3)), {}), ((_r(3, 4), _r(4)), {}), ((_r(4), _r(4)), {}),
+                                 ((_r(3, 4), _r(4, 5)), {"precision": "highest"})))
 _dot = OpDef("dot", jnp.dot, samples=_samples(((_r(3, 4), _r(4, 5)), {}), ((_r(4), _r(4)), {})))
-_einsum = OpDef("einsum", lambda *ops, subscripts: jnp.einsum(subscripts, *ops),
+_einsum = OpDef("einsum", lambda *ops, subscripts, **kw: jnp.einsum(subscripts, *ops, **kw),
                 samples=_samples(((_r(3, 4), _r(4, 5)), {"subscripts": "ij,jk->ik"}),
                                  ((_r(2, 3),), {"subscripts": "ij->ji"})))
 _outer = OpDef("outer", jnp.outer, samples=_samples(((_r(3), _r(4)), {})))
 
 
-def matmul(a, b):
+def _product_options(name: str, precision, preferred_element_type, optimize="auto") -> dict:
+    """jax.numpy's options of a matrix product, as the op's static parameters (none given: none, so the
+    common call shares its kernels with ``@``). ``precision`` matters on GPUs and TPUs (``"highest"``: no
+    TF32 or bfloat16 passes for float32); ``preferred_element_type`` is the result's dtype."""
+    options = {}
+    if precision is not None:
+        options["precision"] = freeze(precision)
+    if preferred_element_type is not None:
+        options["preferred_element_type"] = as_dtype(name, preferred_element_type)
+    if isinstance(optimize, (list, tuple)):  # (an einsum_path's contraction list)
+        optimize = [tuple(c) if isinstance(c, (list, tuple)) else c for c in optimize]
+        options["optimize"] = freeze(optimize)
+    elif optimize != "auto":
+        options["optimize"] = optimize
+    return options
+
+
+def matmul(a, b, *, precision=None, preferred_element_type=None):
     """``jax.numpy.matmul`` (also the ``@`` operator)."""
-    return _matmul(a, b)
+    return _matmul(a, b, **_product_options("matmul", precision, preferred_element_type))
 
 
-def dot(a, b):
+def dot(a, b, *, precision=None, preferred_element_type=None):
     """``jax.numpy.dot``."""
-    return _dot(a, b)
+    return _dot(a, b, **_product_options("dot", precision, preferred_element_type))
 
 
-def einsum(subscripts: str, *operands):
+def einsum(subscripts: str, *operands, out=None, optimize="auto", precision=None, preferred_element_type=None):
     """``jax.numpy.einsum`` (the string form)."""
-    return _einsum(*operands, subscripts=subscripts)
+    _no_out("einsum", out)
+    return _einsum(*operands, subscripts=subscripts,
+                   **_product_options("einsum", precision, preferred_element_type, optimize))
 
 
 def outer(a, b):
@@ -899,12 +1047,17 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     return out
 
 
-def concatenate(arrays, axis=0):
-    """``jax.numpy.concatenate``. Shapes that do not fit raise ``ValueError`` (as TF and NumPy; jax.numpy raises
-    ``TypeError``): no arrays, scalars, different ranks, or sizes that differ off the axis."""
+def concatenate(arrays, axis=0, dtype=None):
+    """``jax.numpy.concatenate`` (``axis=None``: of the flattened arrays; ``dtype``: each cast to it first). Shapes
+    that do not fit raise ``ValueError`` (as TF and NumPy; jax.numpy raises ``TypeError``): no arrays, scalars,
+    different ranks, or sizes that differ off the axis."""
     arrays = list(arrays)
     if not arrays:
         raise ValueError("tj op 'concatenate': needs at least one array (got an empty list)")
+    if dtype is not None:
+        arrays = [astype(a, dtype) for a in arrays]
+    if axis is None:
+        arrays, axis = [ravel(a) for a in arrays], 0
     shapes = [shape(a) for a in arrays]
     nd = len(shapes[0])
     if nd == 0:
@@ -921,9 +1074,13 @@ def concatenate(arrays, axis=0):
 concat = concatenate
 
 
-def stack(arrays, axis=0):
-    """``jax.numpy.stack``."""
-    return _stack(*list(arrays), axis=axis)
+def stack(arrays, axis=0, out=None, dtype=None):
+    """``jax.numpy.stack`` (``dtype``: each array cast to it first)."""
+    _no_out("stack", out)
+    arrays = list(arrays)
+    if dtype is not None:
+        arrays = [astype(a, dtype) for a in arrays]
+    return _stack(*arrays, axis=axis)
 
 
 def split(ary, indices_or_sections, axis=0):

@@ -1,0 +1,178 @@
+"""tj.numpy's reductions and products take jax.numpy's keyword arguments (API.md: "mirrors jax.numpy names and
+signatures"): ``where``/``initial``/``dtype``/``promote_integers`` of sum, mean, prod, max, min; ``correction``,
+``where`` and ``mean`` of var and std; ``dtype`` (and ``axis=None``) of concatenate and stack; ``precision`` and
+``preferred_element_type`` of matmul, dot and einsum (and einsum's ``optimize``).
+
+Values, gradients and JVPs are checked against jax.numpy's own functions under jax.grad/jax.jvp (reference values
+computed by JAX at test time, not by tapejax), and one case of each kind on the other paths of API.md's "One set
+of rules on every path".
+"""
+from __future__ import annotations
+
+import inspect
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import tapejax as tj
+from path_runners import Case, assert_same, path_eager, path_jax_grad, path_replayed, path_tape_in_function
+
+tnp = tj.numpy
+
+_rng = np.random.default_rng(7)
+X = _rng.normal(size=(3, 4)).astype(np.float32)
+MASK = np.array([[True, False, True, True], [False, True, True, False], [True, True, False, True]])
+ROW_MASK = np.array([True, False, True, True])
+A, B = _rng.normal(size=(3, 4)).astype(np.float32), _rng.normal(size=(4, 5)).astype(np.float32)
+
+# (label, tapejax function, jax.numpy function): each of one float32 argument
+UNARY = [
+    ("sum where", lambda t: tnp.sum(t, where=MASK), lambda v: jnp.sum(v, where=MASK)),
+    ("sum where axis initial", lambda t: tnp.sum(t, axis=1, where=ROW_MASK, keepdims=True, initial=2.0),
+     lambda v: jnp.sum(v, axis=1, where=ROW_MASK, keepdims=True, initial=2.0)),
+    ("sum dtype float16", lambda t: tnp.sum(t, axis=0, dtype=jnp.float16), lambda v: jnp.sum(v, axis=0, dtype=jnp.float16)),
+    ("mean where", lambda t: tnp.mean(t, axis=0, where=MASK), lambda v: jnp.mean(v, axis=0, where=MASK)),
+    ("prod where initial", lambda t: tnp.prod(t, axis=1, where=MASK, initial=2.0),
+     lambda v: jnp.prod(v, axis=1, where=MASK, initial=2.0)),
+    ("max where initial", lambda t: tnp.max(t, axis=1, where=MASK, initial=-0.5),
+     lambda v: jnp.max(v, axis=1, where=MASK, initial=-0.5)),
+    ("min initial", lambda t: tnp.min(t, axis=0, initial=0.0), lambda v: jnp.min(v, axis=0, initial=0.0)),
+    ("var where ddof", lambda t: tnp.var(t, axis=1, where=MASK, ddof=1), lambda v: jnp.var(v, axis=1, where=MASK, ddof=1)),
+    ("var correction", lambda t: tnp.var(t, axis=0, correction=1), lambda v: jnp.var(v, axis=0, correction=1)),
+    ("var mean", lambda t: tnp.var(t, axis=1, mean=tnp.mean(t, axis=1, keepdims=True)),
+     lambda v: jnp.var(v, axis=1, mean=jnp.mean(v, axis=1, keepdims=True))),
+    ("std where keepdims", lambda t: tnp.std(t, axis=0, where=MASK, keepdims=True),
+     lambda v: jnp.std(v, axis=0, where=MASK, keepdims=True)),
+    ("std correction", lambda t: tnp.std(t, correction=1), lambda v: jnp.std(v, correction=1)),
+    ("concatenate axis None", lambda t: tnp.concatenate([t, t[0]], axis=None),
+     lambda v: jnp.concatenate([v, v[0]], axis=None)),
+    ("stack dtype", lambda t: tnp.stack([t, 2.0 * t], axis=1, dtype=jnp.float16),
+     lambda v: jnp.stack([v, 2.0 * v], axis=1, dtype=jnp.float16)),
+]
+
+# (label, tapejax function, jax.numpy function): each of A (3, 4) and B (4, 5)
+BINARY = [
+    ("matmul precision", lambda x, y: tnp.matmul(x, y, precision="highest"),
+     lambda x, y: jnp.matmul(x, y, precision="highest")),
+    ("matmul bfloat16 preferred float32",
+     lambda x, y: tnp.matmul(x.astype(jnp.bfloat16), y.astype(jnp.bfloat16), preferred_element_type=jnp.float32),
+     lambda x, y: jnp.matmul(x.astype(jnp.bfloat16), y.astype(jnp.bfloat16), preferred_element_type=jnp.float32)),
+    ("dot precision pair", lambda x, y: tnp.dot(x, y, precision=(jax.lax.Precision.HIGHEST, jax.lax.Precision.HIGH)),
+     lambda x, y: jnp.dot(x, y, precision=(jax.lax.Precision.HIGHEST, jax.lax.Precision.HIGH))),
+    ("einsum options", lambda x, y: tnp.einsum("ij,jk->ik", x, y, precision="highest", optimize="greedy",
+                                               preferred_element_type=jnp.float32),
+     lambda x, y: jnp.einsum("ij,jk->ik", x, y, precision="highest", optimize="greedy",
+                             preferred_element_type=jnp.float32)),
+]
+
+
+def _weights(shape):
+    return np.arange(1, int(np.prod(shape)) + 1, dtype=np.float32).reshape(shape) / 10
+
+
+def _check(got, want, tol):
+    np.testing.assert_allclose(np.asarray(got, np.float32), np.asarray(want, np.float32), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("label, tj_fn, jnp_fn", UNARY, ids=[c[0] for c in UNARY])
+def test_reduction_keywords_as_jax_numpy(label, tj_fn, jnp_fn):
+    tol = 2e-3 if "float16" in label or "dtype" in label else 1e-5
+    want = jnp_fn(jnp.asarray(X))
+    w = _weights(want.shape)
+    x = tj.constant(X)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = tj_fn(x)
+        loss = tnp.sum(y * w)
+    assert y.dtype == want.dtype and y.shape == want.shape
+    _check(y.numpy(), want, tol)
+    _check(tape.gradient(loss, x).numpy(), jax.grad(lambda v: jnp.sum(jnp_fn(v) * w))(jnp.asarray(X)), tol)
+    t = np.cos(X)
+    with tj.ForwardAccumulator(x, tj.constant(t)) as acc:
+        y = tj_fn(x)
+    _check(acc.jvp(y).numpy(), jax.jvp(jnp_fn, (jnp.asarray(X),), (jnp.asarray(t),))[1], tol)
+
+
+@pytest.mark.parametrize("label, tj_fn, jnp_fn", BINARY, ids=[c[0] for c in BINARY])
+def test_product_options_as_jax_numpy(label, tj_fn, jnp_fn):
+    tol = 3e-2 if "bfloat16" in label else 1e-4
+    want = jnp_fn(A, B)
+    w = _weights(want.shape)
+    a, b = tj.constant(A), tj.constant(B)
+    with tj.GradientTape() as tape:
+        tape.watch([a, b])
+        y = tj_fn(a, b)
+        loss = tnp.sum(y * w)
+    assert y.dtype == want.dtype
+    _check(y.numpy(), want, tol)
+    ga, gb = tape.gradient(loss, [a, b])
+    ja, jb = jax.grad(lambda x, z: jnp.sum(jnp_fn(x, z) * w), (0, 1))(A, B)
+    _check(ga.numpy(), ja, tol)
+    _check(gb.numpy(), jb, tol)
+    ta, tb = np.cos(A), np.sin(B)
+    with tj.ForwardAccumulator([a, b], [tj.constant(ta), tj.constant(tb)]) as acc:
+        y = tj_fn(a, b)
+    _check(acc.jvp(y).numpy(), jax.jvp(jnp_fn, (A, B), (ta, tb))[1], tol)
+
+
+def test_masked_reductions_on_every_path():
+    # one program using where=, initial=, correction= and precision=: the same gradient eagerly, replayed, by a tape
+    # inside tj.function and under jax.grad of the tj code
+    def prog(x, y):
+        m = tnp.sum(x, axis=1, where=MASK) + tnp.max(x, axis=1, where=MASK, initial=-1.0)
+        v = tnp.var(x, axis=1, correction=1, where=MASK) + tnp.mean(x, axis=1, where=MASK)
+        return tnp.sum(tnp.matmul(tnp.stack([m, v]), y[:3], precision="highest"))
+    case = Case("masked reductions", prog, [X, B])
+    want = path_eager(case)
+    got, how = path_replayed(case)
+    assert "replayed" in how
+    assert_same("replayed", got, want)
+    assert_same("tape inside tj.function", path_tape_in_function(case), want)
+    assert_same("jax.grad", path_jax_grad(case, jit=True), want, none_as_zero=True)
+
+
+def test_integer_dtypes_as_jax_numpy():
+    x = np.array([0.5, 0.5, 1.7], np.float32)
+    for f in ("sum", "prod"):
+        got = getattr(tnp, f)(x, dtype=jnp.int32)  # jax.numpy casts first: sum is 0 + 0 + 1
+        want = getattr(jnp, f)(x, dtype=jnp.int32)
+        assert got.dtype == want.dtype and int(got) == int(want)
+    small = np.array([100, 3], np.int8)
+    for f in ("sum", "prod"):
+        got = getattr(tnp, f)(small, promote_integers=False)
+        want = getattr(jnp, f)(small, promote_integers=False)
+        assert got.dtype == want.dtype == np.int8 and int(got) == int(want)
+        assert getattr(tnp, f)(small).dtype == getattr(jnp, f)(small).dtype  # widened by default
+    empty = np.zeros((0, 3), np.float32)
+    np.testing.assert_array_equal(tnp.max(empty, axis=0, initial=-1.0).numpy(), jnp.max(empty, axis=0, initial=-1.0))
+    np.testing.assert_array_equal(tnp.min(empty.T, axis=1, keepdims=True, initial=2.0).numpy(),
+                                  jnp.min(empty.T, axis=1, keepdims=True, initial=2.0))
+    assert np.isnan(float(tnp.mean(np.ones(3, np.float32), where=np.zeros(3, bool))))  # no entry selected
+
+
+def test_bad_keyword_arguments_raise_as_jax_numpy():
+    with pytest.raises(NotImplementedError, match="'out' argument to tj.numpy.sum"):
+        tnp.sum(X, out=np.zeros(()))
+    with pytest.raises(ValueError, match="does not have an identity"):
+        tnp.max(X, where=MASK)
+    with pytest.raises(ValueError, match="where must be None or a boolean array"):
+        tnp.sum(X, where=MASK.astype(np.int32))
+    with pytest.raises(ValueError, match=r"where mask of shape \(3, 4\) does not broadcast to the input's shape \(4,\)"):
+        tnp.mean(X[0], where=MASK)
+    with pytest.raises(ValueError, match="ddof and correction"):
+        tnp.var(X, ddof=1, correction=1)
+
+
+API_FUNCTIONS = ["sum", "mean", "prod", "max", "min", "var", "std", "concatenate", "stack", "matmul", "dot", "einsum"]
+NOT_MIRRORED = {"out_sharding", "_dot_general"}  # jax's sharding-in-types and an internal hook
+
+
+@pytest.mark.parametrize("name", API_FUNCTIONS)
+def test_keyword_parameters_of_jax_numpy_are_accepted(name):
+    ours = inspect.signature(getattr(tnp, name)).parameters
+    for p in inspect.signature(getattr(jnp, name)).parameters.values():
+        if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name in NOT_MIRRORED:
+            continue
+        assert p.name in ours, f"tj.numpy.{name} lacks jax.numpy.{name}'s parameter {p.name!r}"
