@@ -9,8 +9,8 @@ zeros where TF says ``None``. This module reads the kernel's jaxpr to find the r
 then declares as its ``connections``.
 
 No path, as TF: through a shape (static in a jaxpr), an integer or boolean value (comparisons, argmax,
-casts to int, ``select_n``'s predicate), ``floor``/``ceil``/``round`` (TF: no gradient) and
-``stop_gradient``. ``sign`` keeps its path (TF's gradient of Sign is zeros, not None).
+casts to int, ``select_n``'s predicate, ``cond``'s branch index), ``floor``/``ceil``/``round`` (TF: no
+gradient) and ``stop_gradient``. ``sign`` keeps its path (TF's gradient of Sign is zeros, not None).
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ from jax.extend.core import Literal
 
 # float results with no gradient at all
 _NO_DERIVATIVE = frozenset({"floor", "ceil", "round", "stop_gradient"})
-# calls whose inner jaxpr takes the call's operands one for one (loops and conditionals do not)
+# calls whose inner jaxpr takes the call's operands one for one (loops do not; a conditional's branches take its
+# operands after the branch index)
 _CALLS = frozenset({"pjit", "jit", "closed_call", "core_call", "custom_jvp_call", "custom_vjp_call",
                     "custom_vjp_call_jaxpr", "remat", "checkpoint"})
 _NONE = frozenset()
@@ -48,9 +49,12 @@ def _flow(jaxpr, in_deps: List[frozenset]) -> List[frozenset]:
         inner = getattr(inner, "jaxpr", inner)  # a ClosedJaxpr's jaxpr
         if name in _NO_DERIVATIVE:
             outs = [_NONE] * len(eqn.outvars)
+        elif name == "cond":  # operands after the branch index, one for one; an output reads what any branch does
+            flows = [_flow(b.jaxpr, ins[1:]) for b in eqn.params["branches"]]
+            outs = [frozenset().union(*ds) for ds in zip(*flows)]
         elif inner is not None and len(inner.invars) == len(ins):
             outs = _flow(inner, ins)
-        else:  # any other primitive, loops and conditionals included: every output may read every input
+        else:  # any other primitive, loops included: every output may read every input
             outs = [frozenset().union(*ins)] * len(eqn.outvars)
         for v, d in zip(eqn.outvars, outs):
             env[v] = d if jnp.issubdtype(v.aval.dtype, jnp.inexact) else _NONE
