@@ -1,7 +1,9 @@
 """tj.numpy's reductions and products take jax.numpy's keyword arguments (API.md: "mirrors jax.numpy names and
 signatures"): ``where``/``initial``/``dtype``/``promote_integers`` of sum, mean, prod, max, min; ``correction``,
-``where`` and ``mean`` of var and std; ``dtype`` (and ``axis=None``) of concatenate and stack; ``precision`` and
-``preferred_element_type`` of matmul, dot and einsum (and einsum's ``optimize``).
+``where`` and ``mean`` of var and std; ``dtype`` (and ``axis=None``) of concatenate, stack, vstack and hstack;
+``precision`` and ``preferred_element_type`` of matmul, dot, einsum (and its ``optimize``), tensordot, inner and
+vdot; ``where`` of all, any, nansum and nanmean; diff's ``prepend``/``append``; the ``*_like`` constructors'
+``shape``; trace's ``dtype``; size's ``axis``.
 
 Values, gradients and JVPs are checked against jax.numpy's own functions under jax.grad/jax.jvp (reference values
 computed by JAX at test time, not by tapejax), and one case of each kind on the other paths of API.md's "One set
@@ -50,6 +52,17 @@ UNARY = [
      lambda v: jnp.concatenate([v, v[0]], axis=None)),
     ("stack dtype", lambda t: tnp.stack([t, 2.0 * t], axis=1, dtype=jnp.float16),
      lambda v: jnp.stack([v, 2.0 * v], axis=1, dtype=jnp.float16)),
+    ("diff prepend append", lambda t: tnp.diff(t, axis=1, prepend=0.5, append=t[:, :1]),
+     lambda v: jnp.diff(v, axis=1, prepend=0.5, append=v[:, :1])),
+    ("tensordot precision", lambda t: tnp.tensordot(t, A, axes=((1,), (1,)), precision="highest"),
+     lambda v: jnp.tensordot(v, A, axes=((1,), (1,)), precision="highest")),
+    ("inner preferred", lambda t: tnp.inner(t, A, preferred_element_type=jnp.float32),
+     lambda v: jnp.inner(v, A, preferred_element_type=jnp.float32)),
+    ("trace dtype float16", lambda t: tnp.trace(t, dtype=jnp.float16), lambda v: jnp.trace(v, dtype=jnp.float16)),
+    ("nansum where initial", lambda t: tnp.nansum(t, axis=1, where=MASK, initial=1.0),
+     lambda v: jnp.nansum(v, axis=1, where=MASK, initial=1.0)),
+    ("nanmean where", lambda t: tnp.nanmean(t, axis=0, where=MASK), lambda v: jnp.nanmean(v, axis=0, where=MASK)),
+    ("vstack dtype", lambda t: tnp.vstack([t, t[0]], dtype=jnp.float16), lambda v: jnp.vstack([v, v[0]], dtype=jnp.float16)),
 ]
 
 # (label, tapejax function, jax.numpy function): each of A (3, 4) and B (4, 5)
@@ -150,6 +163,14 @@ def test_integer_dtypes_as_jax_numpy():
     np.testing.assert_array_equal(tnp.min(empty.T, axis=1, keepdims=True, initial=2.0).numpy(),
                                   jnp.min(empty.T, axis=1, keepdims=True, initial=2.0))
     assert np.isnan(float(tnp.mean(np.ones(3, np.float32), where=np.zeros(3, bool))))  # no entry selected
+    b = X > 0
+    assert tnp.all(b, axis=1, where=MASK).numpy().tolist() == jnp.all(b, axis=1, where=MASK).tolist()
+    assert tnp.any(b, axis=0, where=MASK).numpy().tolist() == jnp.any(b, axis=0, where=MASK).tolist()
+    for f in ("zeros_like", "ones_like"):
+        got, want = getattr(tnp, f)(X, shape=(2, 1)), getattr(jnp, f)(X, shape=(2, 1))
+        assert got.shape == want.shape and got.dtype == want.dtype
+    np.testing.assert_array_equal(tnp.full_like(X, 3, shape=(2,)).numpy(), jnp.full_like(X, 3, shape=(2,)))
+    assert tnp.size(X, 1) == jnp.size(X, 1) and tnp.size(X, (0, 1)) == jnp.size(X, (0, 1))
 
 
 def test_bad_keyword_arguments_raise_as_jax_numpy():
@@ -165,8 +186,10 @@ def test_bad_keyword_arguments_raise_as_jax_numpy():
         tnp.var(X, ddof=1, correction=1)
 
 
-API_FUNCTIONS = ["sum", "mean", "prod", "max", "min", "var", "std", "concatenate", "stack", "matmul", "dot", "einsum"]
-NOT_MIRRORED = {"out_sharding", "_dot_general"}  # jax's sharding-in-types and an internal hook
+API_FUNCTIONS = ["sum", "mean", "prod", "max", "min", "var", "std", "concatenate", "stack", "matmul", "dot", "einsum",
+                 "all", "any", "diff", "tensordot", "inner", "vdot", "trace", "nansum", "nanmean", "vstack", "hstack",
+                 "zeros_like", "ones_like", "full_like", "size"]
+NOT_MIRRORED = {"out_sharding", "_dot_general", "device"}  # jax's sharding-in-types, placement and an internal hook
 
 
 @pytest.mark.parametrize("name", API_FUNCTIONS)

@@ -414,14 +414,22 @@ def argsort(a, axis=-1, *, stable=True, descending=False):
     return apply(_argsort, (a,), {"axis": freeze(axis), "stable": stable, "descending": descending})
 
 
-def any(a, axis=None, keepdims=False):
-    """``jax.numpy.any``."""
-    return apply(_any, (a,), {"axis": _checked_axes("any", a, axis), "keepdims": bool(keepdims)})
+def any(a, axis=None, out=None, keepdims=False, *, where=None):
+    """``jax.numpy.any`` (``where``: only the entries it selects count)."""
+    _no_out("any", out)
+    axis = _checked_axes("any", a, axis)
+    if where is not None:
+        a = _masked("any", a, where, False)
+    return apply(_any, (a,), {"axis": axis, "keepdims": bool(keepdims)})
 
 
-def all(a, axis=None, keepdims=False):
-    """``jax.numpy.all``."""
-    return apply(_all, (a,), {"axis": _checked_axes("all", a, axis), "keepdims": bool(keepdims)})
+def all(a, axis=None, out=None, keepdims=False, *, where=None):
+    """``jax.numpy.all`` (``where``: only the entries it selects count)."""
+    _no_out("all", out)
+    axis = _checked_axes("all", a, axis)
+    if where is not None:
+        a = _masked("all", a, where, True)
+    return apply(_all, (a,), {"axis": axis, "keepdims": bool(keepdims)})
 
 
 # -- reductions ------------------------------------------------------------------------------------------
@@ -1475,11 +1483,17 @@ def getitem(x, idx):
 # -- misc -----------------------------------------------------------------------------------------
 # -- misc -----------------------------------------------------------------------------------------
 
-def zeros_like(a, dtype=None):
+def zeros_like(a, dtype=None, shape=None):
+    """``jax.numpy.zeros_like`` (``shape``: another shape, ``a``'s dtype)."""
+    if shape is not None:
+        return zeros(shape, dtype or _dtype_of(a))
     return _create("zeros_like", lambda a, dtype=None: jnp.zeros_like(jnp.asarray(a), dtype=dtype), a, dtype=dtype)
 
 
-def ones_like(a, dtype=None):
+def ones_like(a, dtype=None, shape=None):
+    """``jax.numpy.ones_like`` (``shape``: another shape, ``a``'s dtype)."""
+    if shape is not None:
+        return ones(shape, dtype or _dtype_of(a))
     return _create("ones_like", lambda a, dtype=None: jnp.ones_like(jnp.asarray(a), dtype=dtype), a, dtype=dtype)
 
 
@@ -1575,12 +1589,20 @@ def shape(a) -> tuple:
         raise
 
 
+_shape_of = shape  # (for functions with a ``shape`` parameter of their own, as jax.numpy's ``*_like``)
+
+
 def ndim(a):
     return len(shape(a))
 
 
-def size(a):
-    return int(np.prod(shape(a), dtype=np.int64))
+def size(a, axis=None):
+    """``jax.numpy.size``: the number of elements, or of ``axis``'s (an int or a tuple of ints)."""
+    shp = shape(a)
+    if axis is None:
+        return int(np.prod(shp, dtype=np.int64))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    return int(np.prod([shp[_check_axis("size", ax, len(shp))] for ax in axes], dtype=np.int64))
 
 
 # jax.numpy's dtype names and dtype helpers (tnp.complex64, tnp.finfo(tnp.float32).eps), as jax.numpy has them
@@ -1661,7 +1683,7 @@ _triu = OpDef("triu", lambda m, *, k=0: jnp.triu(m, k), samples=_samples(((_r(3,
 _roll = OpDef("roll", lambda a, *, shift, axis=None: jnp.roll(a, shift, axis),
               samples=_samples(((_r(3, 4),), {"shift": 1, "axis": 1}),
                                ((_r(3, 4),), {"shift": (1, -2), "axis": (0, 1)})))
-_tensordot = OpDef("tensordot", lambda a, b, *, axes=2: jnp.tensordot(a, b, axes),
+_tensordot = OpDef("tensordot", lambda a, b, *, axes=2, **kw: jnp.tensordot(a, b, axes, **kw),
                    samples=_samples(((_r(2, 3, 4), _r(3, 4, 5)), {"axes": 2}),
                                     ((_r(2, 3), _r(4, 3)), {"axes": ((1,), (1,))})))
 _vdot = OpDef("vdot", jnp.vdot, samples=_samples(((_r(3, 4), _r(3, 4)), {})))
@@ -1680,10 +1702,12 @@ _isclose = _not_differentiable("isclose", lambda a, b, *, rtol=1e-05, atol=1e-08
                                jnp.isclose(a, b, rtol, atol, equal_nan))
 
 
-def trace(a, offset=0, axis1=0, axis2=1):
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """``jax.numpy.trace``."""
-    return _trace(a, offset=_integers("trace", "offset", offset), axis1=_check_axis("trace", axis1, ndim(a)),
-                  axis2=_check_axis("trace", axis2, ndim(a)))
+    _no_out("trace", out)
+    result = _trace(a, offset=_integers("trace", "offset", offset), axis1=_check_axis("trace", axis1, ndim(a)),
+                    axis2=_check_axis("trace", axis2, ndim(a)))
+    return result if dtype is None else astype(result, dtype)
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
@@ -1712,19 +1736,19 @@ def roll(a, shift, axis=None):
     return _roll(a, shift=_integers("roll", "shift", shift), axis=freeze(axis))
 
 
-def tensordot(a, b, axes=2):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
     """``jax.numpy.tensordot``."""
-    return _tensordot(a, b, axes=freeze(axes))
+    return _tensordot(a, b, axes=freeze(axes), **_product_options("tensordot", precision, preferred_element_type))
 
 
-def vdot(a, b):
+def vdot(a, b, *, precision=None, preferred_element_type=None):
     """``jax.numpy.vdot`` (conjugates ``a``)."""
-    return _vdot(a, b)
+    return _vdot(a, b, **_product_options("vdot", precision, preferred_element_type))
 
 
-def inner(a, b):
+def inner(a, b, *, precision=None, preferred_element_type=None):
     """``jax.numpy.inner``."""
-    return _inner(a, b)
+    return _inner(a, b, **_product_options("inner", precision, preferred_element_type))
 
 
 def kron(a, b):
@@ -1732,31 +1756,50 @@ def kron(a, b):
     return _kron(a, b)
 
 
-def diff(a, n=1, axis=-1):
-    """``jax.numpy.diff``."""
-    return _diff(a, n=_integers("diff", "n", n, True), axis=_check_axis("diff", axis, ndim(a)))
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    """``jax.numpy.diff`` (``prepend``/``append``: values joined to ``a`` along ``axis`` first, a scalar broadcast
+    to one slice; they are differentiated as ``a``)."""
+    axis = _check_axis("diff", axis, ndim(a))
+    if prepend is not None or append is not None:
+        slice_shape = tuple(1 if i == axis else d for i, d in enumerate(shape(a)))
+
+        def joined(v):
+            return broadcast_to(v, slice_shape) if ndim(v) == 0 else v
+        a = concatenate(([joined(prepend)] if prepend is not None else []) + [a]
+                        + ([joined(append)] if append is not None else []), axis=axis)
+    return _diff(a, n=_integers("diff", "n", n, True), axis=axis)
 
 
-def vstack(tup):
+def vstack(tup, dtype=None):
     """``jax.numpy.vstack``: ``concatenate`` along axis 0 of the arrays made at least 2-d."""
     parts = [reshape(t, (1, -1)) if ndim(t) < 2 else t for t in (convert_to_tensor(x) for x in tup)]
-    return concatenate(parts, axis=0)
+    return concatenate(parts, axis=0, dtype=dtype)
 
 
-def hstack(tup):
+def hstack(tup, dtype=None):
     """``jax.numpy.hstack``: ``concatenate`` along axis 1 (axis 0 for 1-d arrays)."""
     parts = [reshape(t, (1,)) if ndim(t) == 0 else t for t in (convert_to_tensor(x) for x in tup)]
-    return concatenate(parts, axis=0 if ndim(parts[0]) == 1 else 1)
+    return concatenate(parts, axis=0 if ndim(parts[0]) == 1 else 1, dtype=dtype)
 
 
-def nansum(a, axis=None, keepdims=False):
-    """``jax.numpy.nansum``: NaN entries count as 0 and get gradient 0."""
-    return _nansum(a, axis=_checked_axes("nansum", a, axis), keepdims=keepdims)
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """``jax.numpy.nansum``: NaN entries count as 0 and get gradient 0 (so do those ``where`` leaves out)."""
+    _no_out("nansum", out)
+    axis = _checked_axes("nansum", a, axis)
+    if where is not None:
+        a = _masked("nansum", a, where, 0)
+    result = _nansum(a if dtype is None else astype(a, dtype), axis=axis, keepdims=keepdims)
+    return result if initial is None else add(result, initial)
 
 
-def nanmean(a, axis=None, keepdims=False):
-    """``jax.numpy.nanmean``: the mean of the entries that are not NaN."""
-    return _nanmean(a, axis=_checked_axes("nanmean", a, axis), keepdims=keepdims)
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, where=None):
+    """``jax.numpy.nanmean``: the mean of the entries that are not NaN (and that ``where`` selects)."""
+    _no_out("nanmean", out)
+    axis = _checked_axes("nanmean", a, axis)
+    if where is not None:
+        a = _masked("nanmean", a, where, jnp.nan)
+    result = _nanmean(a, axis=axis, keepdims=keepdims)
+    return result if dtype is None else astype(result, dtype)
 
 
 def count_nonzero(a, axis=None, keepdims=False):
@@ -1769,11 +1812,13 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return apply(_isclose, (a, b), {"rtol": rtol, "atol": atol, "equal_nan": equal_nan})
 
 
-def full_like(a, fill_value, dtype=None):
-    """``jax.numpy.full_like``: a constant of ``a``'s shape (``a`` is not differentiated); a Tensor ``fill_value``
-    is (as ``full``)."""
+def full_like(a, fill_value, dtype=None, shape=None):
+    """``jax.numpy.full_like``: a constant of ``a``'s shape (or ``shape``; ``a`` is not differentiated); a Tensor
+    ``fill_value`` is (as ``full``)."""
+    if shape is not None:
+        return full(shape, fill_value, dtype=dtype or _dtype_of(a))
     if isinstance(fill_value, (Tensor, Variable)):
-        return apply(_fill, (fill_value,), {"shape": shape(a), "dtype": jnp.dtype(dtype or _dtype_of(a))})
+        return apply(_fill, (fill_value,), {"shape": _shape_of(a), "dtype": jnp.dtype(dtype or _dtype_of(a))})
     return _create("full_like", lambda a, fill_value, dtype=None: jnp.full_like(jnp.asarray(a), fill_value,
                                                                                 dtype=dtype), a, fill_value, dtype=dtype)
 
