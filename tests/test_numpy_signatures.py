@@ -3,7 +3,8 @@ signatures"): ``where``/``initial``/``dtype``/``promote_integers`` of sum, mean,
 ``where`` and ``mean`` of var and std; ``dtype`` (and ``axis=None``) of concatenate, stack, vstack and hstack;
 ``precision`` and ``preferred_element_type`` of matmul, dot, einsum (and its ``optimize``), tensordot, inner and
 vdot; ``where`` of all, any, nansum and nanmean; diff's ``prepend``/``append``; the ``*_like`` constructors'
-``shape``; trace's ``dtype``; size's ``axis``.
+``shape``; trace's ``dtype``; size's ``axis``. And jax.nn's ``where`` of softmax, log_softmax and logsumexp (masked
+attention: the entries left out are 0 / -inf and get no gradient; a row selecting nothing gives 0s / -inf, not NaN).
 
 Values, gradients and JVPs are checked against jax.numpy's own functions under jax.grad/jax.jvp (reference values
 computed by JAX at test time, not by tapejax), and one case of each kind on the other paths of API.md's "One set
@@ -65,6 +66,19 @@ UNARY = [
     ("vstack dtype", lambda t: tnp.vstack([t, t[0]], dtype=jnp.float16), lambda v: jnp.vstack([v, v[0]], dtype=jnp.float16)),
 ]
 
+# jax.nn's where=: the masked entries of log_softmax and logsumexp are -inf (the test compares the finite ones
+# and weights only those in the loss); row 1 of ROWS selects nothing
+ROWS = np.array([[True, False, True, True], [False] * 4, [True, True, False, True]])
+UNARY += [
+    ("softmax where", lambda t: tj.nn.softmax(t, where=ROWS), lambda v: jax.nn.softmax(v, where=ROWS)),
+    ("softmax where axis 0 broadcast", lambda t: tj.nn.softmax(t, axis=0, where=ROW_MASK),
+     lambda v: jax.nn.softmax(v, axis=0, where=ROW_MASK)),
+    ("log_softmax where", lambda t: tj.nn.log_softmax(t, where=ROWS), lambda v: jax.nn.log_softmax(v, where=ROWS)),
+    ("logsumexp where", lambda t: tj.nn.logsumexp(t, axis=1, where=ROWS), lambda v: jax.nn.logsumexp(v, axis=1, where=ROWS)),
+    ("logsumexp where b keepdims", lambda t: tj.nn.logsumexp(t, axis=0, b=1.5, keepdims=True, where=ROWS),
+     lambda v: jax.nn.logsumexp(v, axis=0, b=1.5, keepdims=True, where=ROWS)),
+]
+
 # (label, tapejax function, jax.numpy function): each of A (3, 4) and B (4, 5)
 BINARY = [
     ("matmul precision", lambda x, y: tnp.matmul(x, y, precision="highest"),
@@ -93,19 +107,23 @@ def _check(got, want, tol):
 def test_reduction_keywords_as_jax_numpy(label, tj_fn, jnp_fn):
     tol = 2e-3 if "float16" in label or "dtype" in label else 1e-5
     want = jnp_fn(jnp.asarray(X))
-    w = _weights(want.shape)
+    finite = np.isfinite(np.asarray(want, np.float32))
+    w = np.where(finite, _weights(want.shape), 0).astype(np.float32)
     x = tj.constant(X)
     with tj.GradientTape() as tape:
         tape.watch(x)
         y = tj_fn(x)
-        loss = tnp.sum(y * w)
+        loss = tnp.sum(tnp.where(finite, y, 0.0) * w)
     assert y.dtype == want.dtype and y.shape == want.shape
-    _check(y.numpy(), want, tol)
-    _check(tape.gradient(loss, x).numpy(), jax.grad(lambda v: jnp.sum(jnp_fn(v) * w))(jnp.asarray(X)), tol)
+    np.testing.assert_array_equal(np.isfinite(np.asarray(y.numpy(), np.float32)), finite)
+    _check(np.where(finite, y.numpy(), 0), np.where(finite, want, 0), tol)
+    want_g = jax.grad(lambda v: jnp.sum(jnp.where(finite, jnp_fn(v), 0.0) * w))(jnp.asarray(X))
+    _check(tape.gradient(loss, x).numpy(), want_g, tol)
     t = np.cos(X)
     with tj.ForwardAccumulator(x, tj.constant(t)) as acc:
         y = tj_fn(x)
-    _check(acc.jvp(y).numpy(), jax.jvp(jnp_fn, (jnp.asarray(X),), (jnp.asarray(t),))[1], tol)
+    want_t = jax.jvp(jnp_fn, (jnp.asarray(X),), (jnp.asarray(t),))[1]
+    _check(np.where(finite, acc.jvp(y).numpy(), 0), np.where(finite, want_t, 0), tol)
 
 
 @pytest.mark.parametrize("label, tj_fn, jnp_fn", BINARY, ids=[c[0] for c in BINARY])
@@ -131,12 +149,13 @@ def test_product_options_as_jax_numpy(label, tj_fn, jnp_fn):
 
 
 def test_masked_reductions_on_every_path():
-    # one program using where=, initial=, correction= and precision=: the same gradient eagerly, replayed, by a tape
-    # inside tj.function and under jax.grad of the tj code
+    # one program using where= (also a masked softmax), initial=, correction= and precision=: the same gradient
+    # eagerly, replayed, by a tape inside tj.function and under jax.grad of the tj code
     def prog(x, y):
         m = tnp.sum(x, axis=1, where=MASK) + tnp.max(x, axis=1, where=MASK, initial=-1.0)
         v = tnp.var(x, axis=1, correction=1, where=MASK) + tnp.mean(x, axis=1, where=MASK)
-        return tnp.sum(tnp.matmul(tnp.stack([m, v]), y[:3], precision="highest"))
+        attention = tnp.sum(tj.nn.softmax(x, where=ROWS) * x, axis=1)
+        return tnp.sum(tnp.matmul(tnp.stack([m, v, attention]), y[:3], precision="highest"))
     case = Case("masked reductions", prog, [X, B])
     want = path_eager(case)
     got, how = path_replayed(case)
@@ -192,10 +211,12 @@ API_FUNCTIONS = ["sum", "mean", "prod", "max", "min", "var", "std", "concatenate
 NOT_MIRRORED = {"out_sharding", "_dot_general", "device"}  # jax's sharding-in-types, placement and an internal hook
 
 
-@pytest.mark.parametrize("name", API_FUNCTIONS)
+@pytest.mark.parametrize("name", API_FUNCTIONS + ["nn." + n for n in ("softmax", "log_softmax", "logsumexp")])
 def test_keyword_parameters_of_jax_numpy_are_accepted(name):
-    ours = inspect.signature(getattr(tnp, name)).parameters
-    for p in inspect.signature(getattr(jnp, name)).parameters.values():
+    ours_f, theirs_f = (getattr(tj.nn, name[3:]), getattr(jax.nn, name[3:])) if name.startswith("nn.") else \
+        (getattr(tnp, name), getattr(jnp, name))
+    ours = inspect.signature(ours_f).parameters
+    for p in inspect.signature(theirs_f).parameters.values():
         if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name in NOT_MIRRORED:
             continue
         assert p.name in ours, f"tj.numpy.{name} lacks jax.numpy.{name}'s parameter {p.name!r}"

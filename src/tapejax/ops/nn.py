@@ -243,23 +243,51 @@ _logsumexp = OpDef("logsumexp", lambda a, *b, axis=None, keepdims=False:
 _one_hot = _not_differentiable("one_hot", jax.nn.one_hot)
 
 
-def softmax(x, axis=-1):
-    """``jax.nn.softmax`` over ``axis`` (an int or a tuple of ints)."""
-    return _softmax(x, axis=_axis(axis, tnp.ndim(x), "softmax"))
+def _masked_logits(name: str, x, where, axis):
+    """jax.nn's ``where=``: ``x`` with the entries left out at -inf (outside the normalization, no gradient),
+    the mask broadcast to ``x``'s shape, and whether each slice along ``axis`` selects any entry (a slice
+    selecting none is filled with 0, so that no NaN appears; its outputs are replaced afterwards, as jax's)."""
+    mask = convert_to_tensor(where)
+    if mask.dtype != np.bool_:
+        raise ValueError(f"tj.nn.{name}: where must be None or a boolean array; got where.dtype={mask.dtype}")
+    mask = tnp.broadcast_to(mask, tnp.shape(x))
+    selected = tnp.any(mask, axis=axis, keepdims=True)
+    return tnp.where(mask, x, tnp.where(selected, -jnp.inf, 0.0)), mask, selected
 
 
-def log_softmax(x, axis=-1):
-    """``jax.nn.log_softmax`` over ``axis``."""
-    return _log_softmax(x, axis=_axis(axis, tnp.ndim(x), "log_softmax"))
+def softmax(x, axis=-1, where=None):
+    """``jax.nn.softmax`` over ``axis`` (an int or a tuple of ints); ``where``: the entries taking part (the others
+    are 0 and get no gradient)."""
+    axis = _axis(axis, tnp.ndim(x), "softmax")
+    if where is None:
+        return _softmax(x, axis=axis)
+    x, mask, _ = _masked_logits("softmax", x, where, axis)
+    return tnp.where(mask, _softmax(x, axis=axis), 0.0)
 
 
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
-    """``jax.nn.logsumexp`` (``b``: optional scale factors, broadcast against ``a``)."""
+def log_softmax(x, axis=-1, where=None):
+    """``jax.nn.log_softmax`` over ``axis``; ``where``: the entries taking part (the others are -inf)."""
+    axis = _axis(axis, tnp.ndim(x), "log_softmax")
+    if where is None:
+        return _log_softmax(x, axis=axis)
+    x, mask, _ = _masked_logits("log_softmax", x, where, axis)
+    return tnp.where(mask, _log_softmax(x, axis=axis), -jnp.inf)
+
+
+def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
+    """``jax.nn.logsumexp`` (``b``: optional scale factors, broadcast against ``a``; ``where``: the entries taking
+    part, -inf where none does)."""
     if return_sign:
         raise NotImplementedError("tj.nn.logsumexp: return_sign=True is not supported")
     axis = None if axis is None else _axis(axis, tnp.ndim(a), "logsumexp")
+    selected = None
+    if where is not None:
+        a, _, selected = _masked_logits("logsumexp", a, where, axis)
+        if not keepdims:
+            selected = tnp.squeeze(selected, axis) if axis is not None else tnp.reshape(selected, ())
     args = (a,) if b is None else (a, b)
-    return _logsumexp(*args, axis=axis, keepdims=bool(keepdims))
+    result = _logsumexp(*args, axis=axis, keepdims=bool(keepdims))
+    return result if selected is None else tnp.where(selected, result, -jnp.inf)
 
 
 def one_hot(x, num_classes, *, dtype=jnp.float32, axis=-1):
