@@ -414,22 +414,23 @@ def argsort(a, axis=-1, *, stable=True, descending=False):
     return apply(_argsort, (a,), {"axis": freeze(axis), "stable": stable, "descending": descending})
 
 
+def _truth_reduction(name: str, op: OpDef, identity: bool, a, axis, out, keepdims, where):
+    """any or all; ``where`` leaves entries out (as the reduction's identity)."""
+    _no_out(name, out)
+    axis = _checked_axes(name, a, axis)
+    if where is not None:
+        a = _masked(name, a, where, identity)
+    return apply(op, (a,), {"axis": axis, "keepdims": bool(keepdims)})
+
+
 def any(a, axis=None, out=None, keepdims=False, *, where=None):
     """``jax.numpy.any`` (``where``: only the entries it selects count)."""
-    _no_out("any", out)
-    axis = _checked_axes("any", a, axis)
-    if where is not None:
-        a = _masked("any", a, where, False)
-    return apply(_any, (a,), {"axis": axis, "keepdims": bool(keepdims)})
+    return _truth_reduction("any", _any, False, a, axis, out, keepdims, where)
 
 
 def all(a, axis=None, out=None, keepdims=False, *, where=None):
     """``jax.numpy.all`` (``where``: only the entries it selects count)."""
-    _no_out("all", out)
-    axis = _checked_axes("all", a, axis)
-    if where is not None:
-        a = _masked("all", a, where, True)
-    return apply(_all, (a,), {"axis": axis, "keepdims": bool(keepdims)})
+    return _truth_reduction("all", _all, True, a, axis, out, keepdims, where)
 
 
 # -- reductions ------------------------------------------------------------------------------------------
