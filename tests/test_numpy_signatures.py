@@ -3,7 +3,7 @@ signatures"): ``where``/``initial``/``dtype``/``promote_integers`` of sum, mean,
 ``where`` and ``mean`` of var and std; ``dtype`` (and ``axis=None``) of concatenate, stack, vstack and hstack;
 ``precision`` and ``preferred_element_type`` of matmul, dot, einsum (and its ``optimize``), tensordot, inner and
 vdot; ``where`` of all, any, nansum and nanmean; diff's ``prepend``/``append``; the ``*_like`` constructors'
-``shape``; trace's ``dtype``; size's ``axis``. And jax.nn's ``where`` of softmax, log_softmax and logsumexp (masked
+``shape``; trace's ``dtype``; size's ``axis``; take's and take_along_axis's gather options (``fill_value``...). And jax.nn's ``where`` of softmax, log_softmax and logsumexp (masked
 attention: the entries left out are 0 / -inf and get no gradient; a row selecting nothing gives 0s / -inf, not NaN).
 
 Values, gradients and JVPs are checked against jax.numpy's own functions under jax.grad/jax.jvp (reference values
@@ -29,6 +29,8 @@ X = _rng.normal(size=(3, 4)).astype(np.float32)
 MASK = np.array([[True, False, True, True], [False, True, True, False], [True, True, False, True]])
 ROW_MASK = np.array([True, False, True, True])
 A, B = _rng.normal(size=(3, 4)).astype(np.float32), _rng.normal(size=(4, 5)).astype(np.float32)
+TAKE = np.array([0, 2, 5, -1])  # 5: out of bounds
+ALONG = np.array([[0, 3], [4, 1], [-1, -5]])  # 4 and -5: out of bounds
 
 # (label, tapejax function, jax.numpy function): each of one float32 argument
 UNARY = [
@@ -64,6 +66,13 @@ UNARY = [
      lambda v: jnp.nansum(v, axis=1, where=MASK, initial=1.0)),
     ("nanmean where", lambda t: tnp.nanmean(t, axis=0, where=MASK), lambda v: jnp.nanmean(v, axis=0, where=MASK)),
     ("vstack dtype", lambda t: tnp.vstack([t, t[0]], dtype=jnp.float16), lambda v: jnp.vstack([v, v[0]], dtype=jnp.float16)),
+    # an explicit mode keeps JAX's out-of-bounds semantics (mode=None raises IndexError, as TF and NumPy)
+    ("take fill_value", lambda t: tnp.take(t, TAKE, axis=1, mode="fill", fill_value=-3.0),
+     lambda v: jnp.take(v, TAKE, axis=1, mode="fill", fill_value=-3.0)),
+    ("take_along_axis mode fill", lambda t: tnp.take_along_axis(t, ALONG, axis=1, mode="fill", fill_value=9.0),
+     lambda v: jnp.take_along_axis(v, ALONG, axis=1, mode="fill", fill_value=9.0)),
+    ("take_along_axis clip no wrap", lambda t: tnp.take_along_axis(t, ALONG, 1, mode="clip", wrap_negative_indices=False),
+     lambda v: jnp.take_along_axis(v, ALONG, 1, mode="clip", wrap_negative_indices=False)),
 ]
 
 # jax.nn's where=: the masked entries of log_softmax and logsumexp are -inf (the test compares the finite ones
@@ -207,7 +216,7 @@ def test_bad_keyword_arguments_raise_as_jax_numpy():
 
 API_FUNCTIONS = ["sum", "mean", "prod", "max", "min", "var", "std", "concatenate", "stack", "matmul", "dot", "einsum",
                  "all", "any", "diff", "tensordot", "inner", "vdot", "trace", "nansum", "nanmean", "vstack", "hstack",
-                 "zeros_like", "ones_like", "full_like", "size"]
+                 "zeros_like", "ones_like", "full_like", "size", "take", "take_along_axis"]
 NOT_MIRRORED = {"out_sharding", "_dot_general", "device"}  # jax's sharding-in-types, placement and an internal hook
 
 

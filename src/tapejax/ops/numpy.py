@@ -1098,13 +1098,29 @@ def split(ary, indices_or_sections, axis=0):
     return list(_split(ary, indices_or_sections=freeze(indices_or_sections), axis=axis))
 
 
-def take(a, indices, axis=None, mode=None):
+def _gather_options(unique_indices=False, indices_are_sorted=False, fill_value=None, wrap_negative_indices=True):
+    """jax.numpy's gather options, as static parameters of the op (only those given: the default call keeps its
+    kernels)."""
+    options = {}
+    if unique_indices:
+        options["unique_indices"] = True
+    if indices_are_sorted:
+        options["indices_are_sorted"] = True
+    if fill_value is not None:
+        options["fill_value"] = freeze(fill_value)
+    if not wrap_negative_indices:
+        options["wrap_negative_indices"] = False
+    return options
+
+
+def take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indices_are_sorted=False, fill_value=None):
     """``jax.numpy.take`` (repeated indices accumulate their gradients).
 
     With the default ``mode=None``, concrete indices outside ``[-n, n)`` raise ``IndexError`` and float
     indices ``TypeError`` (as TF's gather and NumPy), where jax.numpy would fill with NaN. An explicit
-    ``mode`` ('clip', 'wrap', 'fill', 'promise_in_bounds') keeps JAX's semantics, and so do traced indices
-    (inside ``tj.function``/``jax.jit`` their values are not known: JAX's fill applies)."""
+    ``mode`` ('clip', 'wrap', 'fill' with its ``fill_value``, 'promise_in_bounds') keeps JAX's semantics, and
+    so do traced indices (inside ``tj.function``/``jax.jit`` their values are not known: JAX's fill applies)."""
+    _no_out("take", out)
     shp = shape(a)
     indices = _index_list(indices, "take")
     if mode is None:
@@ -1116,21 +1132,27 @@ def take(a, indices, axis=None, mode=None):
         _check_index_array("take", indices, ax, n, shp)
     else:
         _check_index_dtype("take", indices)
-    return _take(a, indices, axis=axis, mode=mode)
+    return _take(a, indices, axis=axis, mode=mode,
+                 **_gather_options(unique_indices, indices_are_sorted, fill_value))
 
 
-def take_along_axis(arr, indices, axis):
-    """``jax.numpy.take_along_axis``; concrete out-of-bounds indices raise ``IndexError``, float indices
-    ``TypeError`` (traced indices keep JAX's fill, as ``take``)."""
+def take_along_axis(arr, indices, axis, mode=None, fill_value=None, wrap_negative_indices=True):
+    """``jax.numpy.take_along_axis``; with the default ``mode=None`` concrete out-of-bounds indices raise
+    ``IndexError``, float indices ``TypeError`` (traced indices keep JAX's fill, as ``take``); an explicit
+    ``mode`` keeps JAX's semantics, as ``take``'s."""
     shp = shape(arr)
     indices = _index_list(indices, "take_along_axis")
+    options = _gather_options(fill_value=fill_value, wrap_negative_indices=wrap_negative_indices)
+    if mode is not None:
+        _check_index_dtype("take_along_axis", indices)
+        return _take_along_axis(arr, indices, axis=axis, mode=mode, **options)
     if axis is not None:
         ax = _check_axis("take_along_axis", axis, len(shp))
         _check_index_array("take_along_axis", indices, ax, shp[ax], shp)
     else:
         _check_index_array("take_along_axis", indices, "None (the flattened tensor)",
                            int(np.prod(shp, dtype=np.int64)), shp)
-    return _take_along_axis(arr, indices, axis=axis)
+    return _take_along_axis(arr, indices, axis=axis, **options)
 
 
 _PAD_MODES = ("constant", "edge", "linear_ramp", "maximum", "mean", "median", "minimum", "reflect", "symmetric",
