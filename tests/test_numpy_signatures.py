@@ -5,6 +5,8 @@ signatures"): ``where``/``initial``/``dtype``/``promote_integers`` of sum, mean,
 vdot; ``where`` of all, any, nansum and nanmean; diff's ``prepend``/``append``; the ``*_like`` constructors'
 ``shape``; trace's ``dtype``; size's ``axis``; take's and take_along_axis's gather options (``fill_value``...). And jax.nn's ``where`` of softmax, log_softmax and logsumexp (masked
 attention: the entries left out are 0 / -inf and get no gradient; a row selecting nothing gives 0s / -inf, not NaN).
+Then jax.numpy functions beyond API.md's list, built from tj ops: column_stack, dstack, atleast_1d/2d/3d, fliplr,
+flipud, rot90, permute_dims, matrix_transpose, cumulative_sum, average, array_split, hsplit, vsplit, dsplit.
 
 Values, gradients and JVPs are checked against jax.numpy's own functions under jax.grad/jax.jvp (reference values
 computed by JAX at test time, not by tapejax), and one case of each kind on the other paths of API.md's "One set
@@ -229,3 +231,52 @@ def test_keyword_parameters_of_jax_numpy_are_accepted(name):
         if p.kind in (p.POSITIONAL_ONLY, p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.name in NOT_MIRRORED:
             continue
         assert p.name in ours, f"tj.numpy.{name} lacks jax.numpy.{name}'s parameter {p.name!r}"
+
+
+# jax.numpy functions beyond API.md's list, built from tj ops: (label, tapejax function, jax.numpy function, input);
+# list results compared element by element
+V = _rng.normal(size=(4,)).astype(np.float32)
+X3 = _rng.normal(size=(2, 3, 4)).astype(np.float32)
+WEIGHTS = np.abs(_rng.normal(size=(4,))).astype(np.float32) + 0.1
+MORE = [
+    ("column_stack", lambda t: tnp.column_stack([t, t * 2.0]), lambda u: jnp.column_stack([u, u * 2.0]), V),
+    ("dstack", lambda t: tnp.dstack([t, t]), lambda u: jnp.dstack([u, u]), X),
+    ("atleast_2d", lambda t: tnp.atleast_2d(t), lambda u: jnp.atleast_2d(u), V),
+    ("atleast_3d several", lambda t: tnp.atleast_3d(t, t[0], t[0, 0]), lambda u: jnp.atleast_3d(u, u[0], u[0, 0]), X),
+    ("atleast_1d scalar", lambda t: tnp.atleast_1d(t[0, 0]), lambda u: jnp.atleast_1d(u[0, 0]), X),
+    ("fliplr", tnp.fliplr, jnp.fliplr, X),
+    ("flipud", tnp.flipud, jnp.flipud, X),
+    ("rot90", lambda t: [tnp.rot90(t, k) for k in (0, 1, 2, 3, -1)], lambda u: [jnp.rot90(u, k) for k in (0, 1, 2, 3, -1)],
+     X),
+    ("rot90 axes", lambda t: tnp.rot90(t, 1, axes=(2, 0)), lambda u: jnp.rot90(u, 1, axes=(2, 0)), X3),
+    ("permute_dims", lambda t: tnp.permute_dims(t, (2, 0, 1)), lambda u: jnp.permute_dims(u, (2, 0, 1)), X3),
+    ("matrix_transpose", tnp.matrix_transpose, jnp.matrix_transpose, X3),
+    ("cumulative_sum", lambda t: tnp.cumulative_sum(t, axis=1, include_initial=True),
+     lambda u: jnp.cumulative_sum(u, axis=1, include_initial=True), X),
+    ("average 1-d weights", lambda t: tnp.average(t, axis=1, weights=WEIGHTS),
+     lambda u: jnp.average(u, axis=1, weights=WEIGHTS), X),
+    ("average returned keepdims", lambda t: list(tnp.average(t, 0, np.abs(X) + 0.1, returned=True, keepdims=True)),
+     lambda u: list(jnp.average(u, 0, np.abs(X) + 0.1, returned=True, keepdims=True)), X),
+    ("array_split", lambda t: tnp.array_split(t, 3, axis=1), lambda u: jnp.array_split(u, 3, axis=1), X),
+    ("hsplit vsplit dsplit", lambda t: tnp.hsplit(t[0], 2) + tnp.vsplit(t, 2) + tnp.dsplit(t, [1]),
+     lambda u: jnp.hsplit(u[0], 2) + jnp.vsplit(u, 2) + jnp.dsplit(u, [1]), X3),
+]
+
+
+@pytest.mark.parametrize("label, tj_fn, jnp_fn, arg", MORE, ids=[c[0] for c in MORE])
+def test_more_jax_numpy_functions(label, tj_fn, jnp_fn, arg):
+    def as_list(y):
+        return list(y) if isinstance(y, (list, tuple)) else [y]
+    want = as_list(jnp_fn(jnp.asarray(arg)))
+    weights = [_weights(w.shape) for w in want]
+    x = tj.constant(arg)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        got = as_list(tj_fn(x))
+        loss = tnp.sum(tnp.stack([tnp.sum(y * w) for y, w in zip(got, weights)]))
+    assert len(got) == len(want)
+    for y, w in zip(got, want):
+        assert y.shape == w.shape and y.dtype == w.dtype
+        _check(y.numpy(), w, 1e-5)
+    want_g = jax.grad(lambda u: sum(jnp.sum(y * w) for y, w in zip(as_list(jnp_fn(u)), weights)))(jnp.asarray(arg))
+    _check(tape.gradient(loss, x).numpy(), want_g, 1e-5)

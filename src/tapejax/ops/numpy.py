@@ -1805,6 +1805,161 @@ def hstack(tup, dtype=None):
     return concatenate(parts, axis=0 if ndim(parts[0]) == 1 else 1, dtype=dtype)
 
 
+def column_stack(tup):
+    """``jax.numpy.column_stack``: 1-d arrays as columns, then ``concatenate`` along axis 1."""
+    parts = [reshape(t, (-1, 1)) if ndim(t) < 2 else t for t in (convert_to_tensor(x) for x in tup)]
+    return concatenate(parts, axis=1)
+
+
+def dstack(tup, dtype=None):
+    """``jax.numpy.dstack``: ``concatenate`` along axis 2 of the arrays made at least 3-d."""
+    return concatenate([atleast_3d(t) for t in tup], axis=2, dtype=dtype)
+
+
+def _at_least(shapes, arys):
+    """``arys`` reshaped by ``shapes`` (by rank, for ranks below the minimum): one array, or a list of them."""
+    out = []
+    for a in arys:
+        t = convert_to_tensor(a) if not isinstance(a, Tensor) else a
+        make = shapes.get(t.ndim)
+        out.append(reshape(t, make(tuple(t.shape))) if make is not None else t)
+    return out[0] if len(out) == 1 else out
+
+
+def atleast_1d(*arys):
+    """``jax.numpy.atleast_1d``: a scalar as shape (1,); several arrays give a list."""
+    return _at_least({0: lambda s: (1,)}, arys)
+
+
+def atleast_2d(*arys):
+    """``jax.numpy.atleast_2d``: (n,) as (1, n), a scalar as (1, 1)."""
+    return _at_least({0: lambda s: (1, 1), 1: lambda s: (1,) + s}, arys)
+
+
+def atleast_3d(*arys):
+    """``jax.numpy.atleast_3d``: (n,) as (1, n, 1), (m, n) as (m, n, 1), a scalar as (1, 1, 1)."""
+    return _at_least({0: lambda s: (1, 1, 1), 1: lambda s: (1,) + s + (1,), 2: lambda s: s + (1,)}, arys)
+
+
+def fliplr(m):
+    """``jax.numpy.fliplr``: ``flip`` along axis 1."""
+    if ndim(m) < 2:
+        raise ValueError(f"tj.numpy.fliplr requires an array of rank >= 2, got shape {shape(m)}")
+    return flip(m, axis=1)
+
+
+def flipud(m):
+    """``jax.numpy.flipud``: ``flip`` along axis 0."""
+    if ndim(m) < 1:
+        raise ValueError(f"tj.numpy.flipud requires an array of rank >= 1, got shape {shape(m)}")
+    return flip(m, axis=0)
+
+
+def rot90(m, k=1, axes=(0, 1)):
+    """``jax.numpy.rot90``: rotated by 90 degrees ``k`` times in the plane of ``axes``, from the first towards
+    the second."""
+    nd = ndim(m)
+    if len(axes) != 2:
+        raise ValueError(f"tj.numpy.rot90: axes must be two axes, got {axes!r}")
+    ax0, ax1 = _check_axis("rot90", axes[0], nd), _check_axis("rot90", axes[1], nd)
+    if ax0 == ax1:
+        raise ValueError(f"tj.numpy.rot90: the two axes must differ, got {axes!r}")
+    k = _integers("rot90", "k", k) % 4
+    if k == 0:
+        return m if isinstance(m, Tensor) else convert_to_tensor(m)
+    if k == 2:
+        return flip(flip(m, axis=ax0), axis=ax1)
+    if k == 1:
+        return swapaxes(flip(m, axis=ax1), ax0, ax1)
+    return flip(swapaxes(m, ax0, ax1), axis=ax1)
+
+
+def permute_dims(a, axes):
+    """``jax.numpy.permute_dims`` (the Array API's ``transpose``; ``axes`` is required)."""
+    return transpose(a, axes)
+
+
+def matrix_transpose(x):
+    """``jax.numpy.matrix_transpose``: the last two axes swapped."""
+    if ndim(x) < 2:
+        raise ValueError(f"tj.numpy.matrix_transpose requires an array of rank >= 2, got shape {shape(x)}")
+    return swapaxes(x, -1, -2)
+
+
+def cumulative_sum(x, axis=None, dtype=None, include_initial=False):
+    """``jax.numpy.cumulative_sum`` (the Array API's ``cumsum``): ``axis`` may be left out for a 1-d array only;
+    ``include_initial`` puts a 0 first."""
+    nd = ndim(x)
+    if axis is None:
+        if nd != 1:
+            raise ValueError(f"tj.numpy.cumulative_sum: axis must be given for an array of rank {nd} (shape "
+                             f"{shape(x)}); it may be left out for a 1-d array only")
+        axis = 0
+    axis = _check_axis("cumulative_sum", axis, nd)
+    result = cumsum(x, axis=axis, dtype=dtype)
+    if include_initial:
+        first = zeros(tuple(1 if i == axis else d for i, d in enumerate(shape(result))), result.dtype)
+        result = concatenate([first, result], axis=axis)
+    return result
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    """``jax.numpy.average``: the ``weights``-weighted mean along ``axis`` (1-d weights along it, or weights of
+    ``a``'s shape); with ``returned``, also the sum of the weights (broadcast as the average)."""
+    if weights is None:
+        avg = mean(a, axis=axis, keepdims=keepdims)
+        if not returned:
+            return avg
+        count = size(a) if axis is None else size(a, axis)
+        return avg, full(shape(avg), count, dtype=avg.dtype)
+    a_shape, w = shape(a), convert_to_tensor(weights) if not isinstance(weights, (Tensor, Variable)) else weights
+    if tuple(w.shape) != a_shape:
+        if axis is None or w.ndim != 1 or not isinstance(axis, int):
+            raise ValueError(f"tj.numpy.average: weights of shape {tuple(w.shape)} need the input's shape "
+                             f"{a_shape}, or one axis and 1-d weights along it")
+        ax = _check_axis("average", axis, len(a_shape))
+        if w.shape[0] != a_shape[ax]:
+            raise ValueError(f"tj.numpy.average: 1-d weights of length {w.shape[0]} do not match axis {ax} of "
+                             f"length {a_shape[ax]}")
+        w = reshape(w, tuple(a_shape[ax] if i == ax else 1 for i in range(len(a_shape))))
+    total = sum(multiply(a, w), axis=axis, keepdims=keepdims)
+    scale = sum(broadcast_to(w, a_shape), axis=axis, keepdims=keepdims)
+    avg = divide(total, scale)
+    return (avg, broadcast_to(scale, shape(avg))) if returned else avg
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """``jax.numpy.array_split``: as ``split``, but ``n`` sections need not be equal (the first ones one longer)."""
+    if isinstance(indices_or_sections, (int, np.integer)) and not isinstance(indices_or_sections, bool):
+        n = int(indices_or_sections)
+        if n <= 0:
+            raise ValueError(f"tj.numpy.array_split: the number of sections must be larger than 0, got {n}")
+        length = shape(ary)[_check_axis("array_split", axis, ndim(ary))]
+        each, extra = divmod(length, n)
+        indices_or_sections = list(np.cumsum([each + 1] * extra + [each] * (n - extra))[:-1])
+    return split(ary, [int(i) for i in indices_or_sections] if not isinstance(indices_or_sections, int)
+                 else indices_or_sections, axis=axis)
+
+
+def hsplit(ary, indices_or_sections):
+    """``jax.numpy.hsplit``: ``split`` along axis 1 (axis 0 for a 1-d array)."""
+    return split(ary, indices_or_sections, axis=0 if ndim(ary) == 1 else 1)
+
+
+def vsplit(ary, indices_or_sections):
+    """``jax.numpy.vsplit``: ``split`` along axis 0 (of an array of rank >= 2)."""
+    if ndim(ary) < 2:
+        raise ValueError(f"tj.numpy.vsplit only works on arrays of rank 2 or more, got shape {shape(ary)}")
+    return split(ary, indices_or_sections, axis=0)
+
+
+def dsplit(ary, indices_or_sections):
+    """``jax.numpy.dsplit``: ``split`` along axis 2 (of an array of rank >= 3)."""
+    if ndim(ary) < 3:
+        raise ValueError(f"tj.numpy.dsplit only works on arrays of rank 3 or more, got shape {shape(ary)}")
+    return split(ary, indices_or_sections, axis=2)
+
+
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """``jax.numpy.nansum``: NaN entries count as 0 and get gradient 0 (so do those ``where`` leaves out)."""
     _no_out("nansum", out)
