@@ -61,6 +61,8 @@ def _sweep_args():
         "conv_general_dilated": (chw, k2, (1, 1), "VALID"), "dropout": (x, 0.5, jax.random.key(0)),
         "one_hot": (tj.constant([0, 1]), 3), "softmax_cross_entropy_with_logits": (x, x),
         "sparse_softmax_cross_entropy_with_logits": (tj.constant([0, 1]), x),
+        "array_split": (x, 2), "hsplit": (x, 2), "vsplit": (x, 2), "dsplit": (img, 2), "column_stack": ([v, v],),
+        "dstack": ([x, x],), "permute_dims": (x, (1, 0)), "cumulative_sum": (v,),
     }
 
     def args_for(name, f):

@@ -1936,9 +1936,8 @@ def array_split(ary, indices_or_sections, axis=0):
             raise ValueError(f"tj.numpy.array_split: the number of sections must be larger than 0, got {n}")
         length = shape(ary)[_check_axis("array_split", axis, ndim(ary))]
         each, extra = divmod(length, n)
-        indices_or_sections = list(np.cumsum([each + 1] * extra + [each] * (n - extra))[:-1])
-    return split(ary, [int(i) for i in indices_or_sections] if not isinstance(indices_or_sections, int)
-                 else indices_or_sections, axis=axis)
+        indices_or_sections = [int(i) for i in np.cumsum([each + 1] * extra + [each] * (n - extra))[:-1]]
+    return split(ary, indices_or_sections, axis=axis)
 
 
 def hsplit(ary, indices_or_sections):
