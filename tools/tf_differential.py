@@ -455,11 +455,11 @@ KNOWN.update({
     ("batch_norm", "f32 NHWC all three outputs", "jvp"): "TF's forward mode transposes that rule: None for "
                                                          "batch_mean and batch_var",
     ("sort", "f32 nan/inf", "fwd"): "TF's sort does not order NaN",
+    ("sort", "f32 nan/inf", "grad"): "follows the forward order (see fwd)",
+    ("sort", "f32 nan/inf", "jvp"): "follows the forward order (see fwd)",
     ("softmax", "f32 inf/nan", "fwd"): "TF's oneDNN softmax kernel (on by default on x86 CPUs) gives 0 beside the "
                                        "NaN of a row holding an inf or a NaN; its own kernel (TF_ENABLE_ONEDNN_OPTS=0) "
                                        "and log_softmax give NaN for the whole row, as tapejax",
-    ("sort", "f32 nan/inf", "grad"): "follows the forward order (see fwd)",
-    ("sort", "f32 nan/inf", "jvp"): "follows the forward order (see fwd)",
     ("clip", "f32 bounds and ties", "jvp"): "at a NaN input TF's forward mode gives 0 where its own reverse "
                                             "ClipByValueGrad passes the gradient; tapejax passes it in both",
     ("linalg_slogdet", "f32 negative det", "jvp"): "the sign output's tangent: zeros in tapejax, None in TF",

@@ -621,6 +621,7 @@ def _average(a, axis, keepdims, where):
     """The mean of ``a`` along the (checked) ``axis``, of the entries the mask ``where`` selects if given."""
     if where is None:
         return _mean(a, axis=freeze(axis), keepdims=bool(keepdims))
+    where = convert_to_tensor(where)  # (once: the mask serves the sum and the count)
     total = sum(_masked("mean", a, where, 0), axis=axis, keepdims=keepdims)
     return divide(total, _mask_count(a, where, axis, keepdims))
 
@@ -702,20 +703,23 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
 
 
 def _variance(a, axis, ddof, keepdims, where, mean):
+    """``var`` (on the checked ``axis``); with jax.numpy's ``where`` or ``mean``, written out: the entries counted
+    (those ``where`` selects) are counted once, for the mean and for the divisor."""
     if where is None and mean is None:
         return _var(a, axis=axis, keepdims=bool(keepdims), ddof=ddof)
+    axes = _norm_axis(axis, ndim(a))
+    if where is None:
+        count = float(np.prod([shape(a)[ax] for ax in axes], dtype=np.int64))
+    else:
+        where = convert_to_tensor(where)  # (once: the mask serves three reductions)
+        count = _mask_count(a, where, axis, True)
     if mean is None:
-        mean = _average(a, axis, True, where)
+        mean = divide(sum(a, axis=axis, keepdims=True, where=where), count)
     centered = subtract(a, mean)
     squares = real(multiply(centered, conj(centered))) if jnp.iscomplexobj(convert_to_tensor(a).value) else \
         multiply(centered, centered)
-    if where is None:
-        count = float(np.prod([shape(a)[ax] for ax in _norm_axis(axis, ndim(a))], dtype=np.int64))
-        total = sum(squares, axis=axis, keepdims=keepdims)
-    else:
-        count = _mask_count(a, where, axis, keepdims)
-        total = sum(squares, axis=axis, keepdims=keepdims, where=where)
-    return divide(total, subtract(count, ddof))
+    result = divide(sum(squares, axis=axis, keepdims=True, where=where), subtract(count, ddof))
+    return result if keepdims or not axes else squeeze(result, axes)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
@@ -825,11 +829,8 @@ def _product_options(name: str, precision, preferred_element_type, optimize="aut
         options["precision"] = freeze(precision)
     if preferred_element_type is not None:
         options["preferred_element_type"] = as_dtype(name, preferred_element_type)
-    if isinstance(optimize, (list, tuple)):  # (an einsum_path's contraction list)
-        optimize = [tuple(c) if isinstance(c, (list, tuple)) else c for c in optimize]
+    if optimize != "auto":  # (a string, a bool, or an einsum_path's contraction list: frozen to tuples)
         options["optimize"] = freeze(optimize)
-    elif optimize != "auto":
-        options["optimize"] = optimize
     return options
 
 
@@ -1910,8 +1911,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         avg = mean(a, axis=axis, keepdims=keepdims)
         if not returned:
             return avg
-        count = size(a) if axis is None else size(a, axis)
-        return avg, full(shape(avg), count, dtype=avg.dtype)
+        return avg, full(shape(avg), size(a, axis), dtype=avg.dtype)
     a_shape, w = shape(a), convert_to_tensor(weights) if not isinstance(weights, (Tensor, Variable)) else weights
     if tuple(w.shape) != a_shape:
         if axis is None or w.ndim != 1 or not isinstance(axis, int):
