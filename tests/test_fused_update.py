@@ -19,11 +19,12 @@ STEPS = 6
 FUSED = "fused into the replayed step"
 
 
-def _train(make_opt, steps=STEPS, read=None, **cfg):
+def _train(make_opt, steps=STEPS, read=None, constraint=None, **cfg):
     """A small tanh layer trained eagerly; ``read(step, loss, grads, variables)`` runs between
-    ``tape.gradient`` and ``apply_gradients``. Returns losses, gradients, final variables, update modes."""
+    ``tape.gradient`` and ``apply_gradients``; ``constraint``: the weight's. Returns losses, gradients, final
+    variables, update modes."""
     rng = np.random.default_rng(0)
-    w = tj.Variable(rng.standard_normal((4, 3)).astype(np.float32), name="w")
+    w = tj.Variable(rng.standard_normal((4, 3)).astype(np.float32), name="w", constraint=constraint)
     b = tj.Variable(np.zeros(3, np.float32), name="b")
     x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
     opt = make_opt()
@@ -72,6 +73,16 @@ def test_fused_loop_equals_op_by_op_bit_for_bit(replay_now, name):
     modes = got[3]
     assert modes[:2] == ["one compiled update"] * 2, modes  # warm-up: op by op, then the update alone
     assert modes[2:] == [FUSED] * (STEPS - 2), modes
+
+
+def test_fused_loop_with_a_constrained_variable_equals_op_by_op(replay_now):
+    # The constraint projects the fused update's value (Keras: v.assign(v.constraint(v)) after the step).
+    nonneg = lambda w: tnp.maximum(w, 0.0)  # noqa: E731
+    got = _train(OPTIMIZERS["adam"], constraint=nonneg)
+    _assert_equal(got, _op_by_op(OPTIMIZERS["adam"], constraint=nonneg))
+    assert got[3][2:] == [FUSED] * (STEPS - 2), got[3]
+    w = got[2][0]
+    assert w.min() == 0.0 and _train(OPTIMIZERS["adam"])[2][0].min() < 0  # (the constraint was active)
 
 
 def test_fused_without_replay_exact_is_close(replay_now):

@@ -4,6 +4,7 @@ Reference values come from optax applied directly to the same arrays (and plain 
 clipping), never from tapejax itself."""
 from __future__ import annotations
 
+import copy
 import inspect
 import json
 import os
@@ -246,6 +247,34 @@ def test_none_gradients_are_skipped_and_their_state_kept():
     assert int(opt.iterations.numpy()) == 2
     with pytest.raises(ValueError, match="No gradients provided"):
         opt.apply_gradients([(None, a), (None, b)])
+
+
+def test_constraints_are_applied_after_the_update():
+    # Keras's optimizer_test.test_constraints_are_applied: a NonNeg constraint set on the variable
+    v = tj.Variable(np.random.default_rng(0).random((2, 2)).astype(np.float32) - 1.0)
+    assert v.constraint is None
+    v.constraint = lambda w: tnp.maximum(w, 0.0)
+    tj.optimizers.SGD(learning_rate=0.0001).apply_gradients([(tnp.zeros((2, 2)), v)])
+    assert v.numpy().min() == 0.0
+    # given to the constructor; applied to the updated variables only (a None gradient: no update, no
+    # projection), eagerly and inside tj.function alike; each projects the value the update made
+    clip = lambda w: tnp.clip(w, -1.0, 1.5)  # noqa: E731
+    for compiled in (False, True):
+        a = tj.Variable([1.0, -1.0], constraint=clip)
+        b = tj.Variable([5.0], constraint=clip)  # outside the bounds, never updated: left as it is
+        opt = tj.optimizers.SGD(1.0)
+        step = lambda: opt.apply_gradients([(tj.constant([-1.0, 0.5]), a), (None, b)])  # noqa: E731
+        with pytest.warns(UserWarning, match="do not exist"):
+            (tj.function(step) if compiled else step)()
+        np.testing.assert_array_equal(a.numpy(), [1.5, -1.0])  # (2.0 and -1.5 projected)
+        np.testing.assert_array_equal(b.numpy(), [5.0])
+    with pytest.raises(ValueError, match="constraint must be None or a callable"):
+        tj.Variable(1.0, constraint="non_neg")
+    with pytest.raises(ValueError, match="constraint must be None or a callable"):
+        v.constraint = 3
+    assert v.constraint is not None  # (a refused value leaves the one set)
+    copied = copy.deepcopy(tj.Variable([1.0], constraint=clip))
+    assert copied.constraint is clip
 
 
 def test_unknown_variable_and_bad_arguments():

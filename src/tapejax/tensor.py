@@ -11,7 +11,7 @@ import operator
 import sys
 import threading
 import warnings
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -619,12 +619,13 @@ class Variable(ArrayShape):
     __array_priority__ = 100
 
     def __init__(self, initial_value: Any = None, trainable: bool = True, name: Optional[str] = None,
-                 dtype: Any = None) -> None:
+                 dtype: Any = None, *, constraint: Optional[Callable[[Any], Any]] = None) -> None:
         if initial_value is None:  # (TF's ValueError, also for a missing argument)
             raise ValueError("The `initial_value` arg to `tj.Variable` must be specified (a value, or a callable "
                              "returning one); got None.")
         if name is not None and not isinstance(name, str):
             raise ValueError(f"tj.Variable: name must be a string, got {type(name).__name__} {name!r} (as TF).")
+        _check_constraint(constraint)
         cap = tape_set.state.capture
         if cap is not None:
             # A traced value cannot outlive its trace: the trace in progress decides (graph/capture.py).
@@ -636,6 +637,7 @@ class Variable(ArrayShape):
         self._handle_id = next_id()
         self._trainable = bool(trainable)
         self._name = _variable_name(name)
+        self._constraint = constraint
 
     # -- reads ------------------------------------------------------------------------------------
     def read_value(self) -> Tensor:
@@ -802,6 +804,17 @@ class Variable(ArrayShape):
         return self._trainable
 
     @property
+    def constraint(self) -> Optional[Callable[[Any], Any]]:
+        """The projection tj.optimizers apply after each update of this variable (``v.assign(constraint(v))``,
+        as Keras), or None. Settable, as a Keras variable's."""
+        return self._constraint
+
+    @constraint.setter
+    def constraint(self, fn: Optional[Callable[[Any], Any]]) -> None:
+        _check_constraint(fn)
+        self._constraint = fn
+
+    @property
     def name(self) -> str:
         return self._name
 
@@ -826,6 +839,7 @@ class Variable(ArrayShape):
         # (pickle, copy.deepcopy) a copy is another variable, as TF's: a handle id of its own, or tapes would take
         # its reads for the original's and mix their gradients
         self.__dict__.update(state)
+        self.__dict__.setdefault("_constraint", None)  # (pickled before variables had one)
         self._handle_id = next_id()
 
     def __copy__(self) -> "Variable":
@@ -989,6 +1003,12 @@ def describe_value(value: Any, limit: int = 200) -> str:
     if a is not None and a.dtype != object:
         return f"<{type(value).__name__} of shape {a.shape} and dtype {a.dtype}, repr of {len(text)} characters>"
     return f"<{type(value).__name__}, repr of {len(text)} characters>"
+
+
+def _check_constraint(fn: Any) -> None:
+    if fn is not None and not callable(fn):  # (TF's ValueError)
+        raise ValueError(f"tj.Variable: the constraint must be None or a callable (a projection applied after each "
+                         f"optimizer update), got {type(fn).__name__} {fn!r}.")
 
 
 def _variable_name(name: Optional[str]) -> str:

@@ -437,6 +437,11 @@ class Optimizer:
                 if new is not None:  # (None: unchanged)
                     store(s, new)
             store(self._iterations, new_count)
+            # As Keras: each updated variable's constraint projects its new value (op by op: a pending
+            # fused value is computed first).
+            for _, v in present:
+                if v.constraint is not None:
+                    v.assign(v.constraint(v))
         return self._iterations
 
     def minimize(self, loss: Any, var_list: Any, tape: Optional[GradientTape] = None) -> Variable:
