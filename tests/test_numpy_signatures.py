@@ -280,3 +280,22 @@ def test_more_jax_numpy_functions(label, tj_fn, jnp_fn, arg):
         _check(y.numpy(), w, 1e-5)
     want_g = jax.grad(lambda u: sum(jnp.sum(y * w) for y, w in zip(as_list(jnp_fn(u)), weights)))(jnp.asarray(arg))
     _check(tape.gradient(loss, x).numpy(), want_g, 1e-5)
+
+
+def test_round_takes_decimals_as_jax_numpy():
+    # decimals positional or by keyword (a scalar Tensor too), halves to even; around and rint as jax.numpy's;
+    # no gradient (None, as TF's RoundGrad), also inside tj.function
+    u = np.array([-2.55, 0.5, 1.5, 2.5, 3.14159, 1234.5], np.float32)
+    for decimals in (0, 1, 2, -1):
+        np.testing.assert_array_equal(tnp.round(u, decimals).numpy(), jnp.round(u, decimals))
+        np.testing.assert_array_equal(tnp.around(tj.constant(u), decimals=decimals).numpy(), jnp.around(u, decimals))
+    np.testing.assert_array_equal(tnp.round(u, decimals=tj.constant(1)).numpy(), jnp.round(u, 1))
+    np.testing.assert_array_equal(tnp.rint(u).numpy(), jnp.rint(u))
+    np.testing.assert_array_equal(tj.function(lambda a: tnp.round(a, 2))(u).numpy(), jnp.round(u, 2))
+    x = tj.constant(u)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = tnp.round(x, 1)
+    assert tape.gradient(y, x) is None
+    with pytest.raises(NotImplementedError, match="'out' argument to tj.numpy.round"):
+        tnp.round(u, 1, np.zeros(6))

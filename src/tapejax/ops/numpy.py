@@ -365,9 +365,18 @@ def _no_gradient(f) -> Callable:
                    f"``jax.numpy.{f.__name__}`` (not differentiable: its gradient is None, as TF's).")
 
 
-floor, ceil, round, trunc, _floor_divide = map(_no_gradient, (jnp.floor, jnp.ceil, jnp.round, jnp.trunc,
-                                                             jnp.floor_divide))
-rint = round
+floor, ceil, _round, rint, trunc, _floor_divide = map(_no_gradient, (jnp.floor, jnp.ceil, jnp.round, jnp.rint,
+                                                                    jnp.trunc, jnp.floor_divide))
+
+
+def round(a, decimals=0, out=None):
+    """``jax.numpy.round`` to ``decimals`` places (halves to even; not differentiable: its gradient is None, as
+    TF's)."""
+    _no_out("round", out)
+    return _round(a, decimals=static(decimals))
+
+
+around = round
 
 
 def _check_integer_divisor(op: str, x, y) -> None:
