@@ -62,7 +62,13 @@ def _sweep_args():
         "one_hot": (tj.constant([0, 1]), 3), "softmax_cross_entropy_with_logits": (x, x),
         "sparse_softmax_cross_entropy_with_logits": (tj.constant([0, 1]), x),
         "array_split": (x, 2), "hsplit": (x, 2), "vsplit": (x, 2), "dsplit": (img, 2), "column_stack": ([v, v],),
-        "dstack": ([x, x],), "permute_dims": (x, (1, 0)), "cumulative_sum": (v,),
+        "dstack": ([x, x],), "permute_dims": (x, (1, 0)), "cumulative_sum": (v,), "cumulative_prod": (v,),
+        "quantile": (x, 0.5), "percentile": (x, 50.0), "cross": (v, v), "cov": (x,), "corrcoef": (x,),
+        "select": ([b], [x]), "broadcast_shapes": ((2, 1), (3,)), "broadcast_arrays": (x, v[:2]),
+        "searchsorted": (v, x), "digitize": (x, v), "isin": (i, i), "heaviside": (x, x), "nonzero": (b,),
+        "flatnonzero": (b,), "argwhere": (b,), "unique": (i,), "tri": (2,), "triu_indices": (2,), "tril_indices": (2,),
+        "identity": (2,), "empty": ((2,),), "logspace": (0.0, 1.0, 3), "geomspace": (1.0, 2.0, 3), "matvec": (x, x[0]),
+        "vecmat": (x[0], x), "polyval": (v, x),
     }
 
     def args_for(name, f):

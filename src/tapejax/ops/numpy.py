@@ -28,6 +28,9 @@ are derived by JAX from their function. The tables, in file order:
   bounds (TF's ``ClipByValueGrad``); ``sort(descending=True)`` keeps ties in their original order, so its
   gradient reaches them as TF's does.
 * indexing: ``getitem``, whose backward scatter-adds into zeros of the input's shape.
+* more of jax.numpy (at the end): functions composed of the ops above (``quantile``, ``cross``, ``cov``, the
+  ``nan*`` reductions...), so every path differentiates them with the rules above, and functions of values with
+  no gradient (``unique``, ``nonzero``, ``searchsorted``...).
 
 Complex values follow TF's convention: a backward rule computes ``grad * conj(dy/dx)`` (JAX's VJPs compute
 ``ct * dy/dx``), so for a real loss the gradient is ``conj(jax.grad(L))``. Hand-written rules conjugate
@@ -407,13 +410,15 @@ _argmax, _argmin, _argsort, _any, _all = (_not_differentiable(f.__name__, f) for
     jnp.argmax, jnp.argmin, jnp.argsort, jnp.any, jnp.all))
 
 
-def argmax(a, axis=None, keepdims=False):
+def argmax(a, axis=None, out=None, keepdims=None):
     """``jax.numpy.argmax`` (not differentiable)."""
+    _no_out("argmax", out)
     return apply(_argmax, (a,), {"axis": _scan_axis("argmax", a, axis), "keepdims": bool(keepdims)})
 
 
-def argmin(a, axis=None, keepdims=False):
+def argmin(a, axis=None, out=None, keepdims=None):
     """``jax.numpy.argmin`` (not differentiable)."""
+    _no_out("argmin", out)
     return apply(_argmin, (a,), {"axis": _scan_axis("argmin", a, axis), "keepdims": bool(keepdims)})
 
 
@@ -2029,3 +2034,553 @@ _linspace = OpDef("linspace", lambda start, stop, **params: jnp.linspace(start, 
 copy = _unary("copy", jnp.copy, lambda x, y: jnp.ones_like(x))
 copy.__doc__ = ("``jax.numpy.copy``: a new Tensor with ``a``'s value (TF's ``tf.identity``, also ``tj.identity``), "
                 "recorded: its gradient passes through unchanged.")
+
+
+# -- more of jax.numpy, composed of the ops above (so every path differentiates them with tapejax's rules) ---------
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    """``jax.numpy.ptp``: ``max - min`` along ``axis`` (ties share the gradient, as ``max``/``min``)."""
+    _no_out("ptp", out)
+    return subtract(max(a, axis=axis, keepdims=keepdims), min(a, axis=axis, keepdims=keepdims))
+
+
+def _nan_filled(a, fill):
+    """``a`` with its NaNs replaced by ``fill`` (their gradient is zero: they take no part)."""
+    a = _as_tensor(a)
+    return where(isnan(a), full_like(a, fill), a)
+
+
+def _as_tensor(a):
+    return a if isinstance(a, (Tensor, Variable)) else convert_to_tensor(a)
+
+
+def _nan_extreme(name: str, reduce: Callable, fill: float, a, axis, out, keepdims, initial, where_):
+    _no_out(name, out)
+    a = _as_tensor(a)
+    if not jnp.issubdtype(a.dtype, jnp.inexact):
+        return reduce(a, axis=axis, keepdims=keepdims, initial=initial, where=where_)
+    result = reduce(_nan_filled(a, fill), axis=axis, keepdims=keepdims, initial=initial, where=where_)
+    # an all-NaN slice gives NaN (as jax.numpy), not the fill
+    all_nan = all(isnan(a), axis=axis, keepdims=keepdims, where=where_)
+    return where(all_nan, full_like(result, np.nan), result)
+
+
+def nanmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """``jax.numpy.nanmax``: ``max`` ignoring NaNs (NaN for an all-NaN slice)."""
+    return _nan_extreme("nanmax", max, -np.inf, a, axis, out, keepdims, initial, where)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """``jax.numpy.nanmin``: ``min`` ignoring NaNs (NaN for an all-NaN slice)."""
+    return _nan_extreme("nanmin", min, np.inf, a, axis, out, keepdims, initial, where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """``jax.numpy.nanprod``: ``prod`` with NaNs counted as 1."""
+    _no_out("nanprod", out)
+    a = _as_tensor(a)
+    if jnp.issubdtype(a.dtype, jnp.inexact):
+        a = _nan_filled(a, 1)
+    return prod(a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial, where=where)
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+    """``jax.numpy.nanvar``: the variance of the entries that are not NaN (and selected by ``where``); NaN, with a
+    zero gradient, where fewer than ``ddof + 1`` entries count."""
+    _no_out("nanvar", out)
+    return _nanvar(_as_tensor(a), axis, dtype, ddof, keepdims, where)
+
+
+def _nanvar(a, axis, dtype, ddof, keepdims, selected):
+    if dtype is not None:
+        a = astype(a, dtype)
+    elif not jnp.issubdtype(a.dtype, jnp.inexact):
+        a = astype(a, jnp.result_type(float))
+    counted = logical_not(isnan(a))
+    if selected is not None:
+        counted = logical_and(counted, selected)
+    # NaNs as 0 before any arithmetic: an excluded NaN would make the gradient 0 * NaN
+    filled = _nan_filled(a, 0)
+    centered = where(counted, subtract(filled, mean(filled, axis=axis, keepdims=True, where=counted)), 0.0)
+    squares = real(multiply(centered, conj(centered))) if jnp.issubdtype(a.dtype, jnp.complexfloating) else \
+        square(centered)
+    total = sum(squares, axis=axis, keepdims=keepdims)
+    normalizer = subtract(sum(astype(counted, total.dtype), axis=axis, keepdims=keepdims), ddof)
+    too_few = normalizer <= 0
+    return divide(where(too_few, full_like(total, np.nan), total), where(too_few, ones_like(normalizer), normalizer))
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+    """``jax.numpy.nanstd``: ``sqrt(nanvar)``."""
+    return sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where))
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    """``jax.numpy.nancumsum``: ``cumsum`` with NaNs counted as 0."""
+    _no_out("nancumsum", out)
+    a = _as_tensor(a)
+    return cumsum(_nan_filled(a, 0) if jnp.issubdtype(a.dtype, jnp.inexact) else a, axis=axis, dtype=dtype)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    """``jax.numpy.nancumprod``: ``cumprod`` with NaNs counted as 1."""
+    _no_out("nancumprod", out)
+    a = _as_tensor(a)
+    return cumprod(_nan_filled(a, 1) if jnp.issubdtype(a.dtype, jnp.inexact) else a, axis=axis, dtype=dtype)
+
+
+def cumulative_prod(x, axis=None, dtype=None, include_initial=False):
+    """``jax.numpy.cumulative_prod``: as ``cumulative_sum``, with products (``include_initial`` puts a 1 first)."""
+    nd = ndim(x)
+    if axis is None:
+        if nd != 1:
+            raise ValueError(f"tj.numpy.cumulative_prod: axis must be given for an array of rank {nd} (shape "
+                             f"{shape(x)}); it may be left out for a 1-d array only")
+        axis = 0
+    axis = _check_axis("cumulative_prod", axis, nd)
+    result = cumprod(x, axis=axis, dtype=dtype)
+    if include_initial:
+        first = ones(tuple(1 if i == axis else d for i, d in enumerate(shape(result))), result.dtype)
+        result = concatenate([first, result], axis=axis)
+    return result
+
+
+_QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+
+
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+    """``jax.numpy.quantile``: the ``q`` quantiles (values in [0, 1], known now: not a traced Tensor) along ``axis``
+    (an int, a tuple, or None for all), by ``method`` (linear, lower, higher, nearest, midpoint). Built from
+    ``sort`` and ``take``: the gradient reaches the sorted entries the result interpolates."""
+    _no_out("quantile", out)
+    if method not in _QUANTILE_METHODS:
+        raise ValueError(f"tj.numpy.quantile: method must be one of {_QUANTILE_METHODS}, got {method!r}")
+    if isinstance(q, (Tensor, Variable)):
+        q = q.numpy()
+    a = _as_tensor(a)
+    if not jnp.issubdtype(a.dtype, jnp.inexact):
+        a = astype(a, jnp.result_type(float))
+    q = np.asarray(q, dtype=a.dtype)
+    if not np.all((q >= 0) & (q <= 1)):
+        raise ValueError(f"tj.numpy.quantile: q must be in [0, 1] (percentile: [0, 100]), got {q.tolist()}")
+    nd, a_shape = ndim(a), shape(a)
+    axes = tuple(range(nd)) if axis is None else tuple(
+        _check_axis("quantile", ax, nd) for ax in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+    rest = [i for i in range(nd) if i not in axes]
+    # the reduced axes last, as one: (kept dims..., n)
+    flat = reshape(transpose(a, rest + list(axes)), tuple(a_shape[i] for i in rest) + (-1,))
+    n = int(np.prod([a_shape[i] for i in axes], dtype=np.int64))
+    ordered = sort(flat, axis=-1)
+    pos = q * np.asarray(n - 1, a.dtype)  # (in a's dtype, as jax.numpy)
+    low = np.clip(np.floor(pos), 0, n - 1).astype(np.int32)
+    high = np.clip(np.ceil(pos), 0, n - 1).astype(np.int32)
+    high_w = (pos - np.floor(pos)).astype(a.dtype)
+    low_v, high_v = take(ordered, low.ravel(), axis=-1), take(ordered, high.ravel(), axis=-1)
+    if method == "linear":
+        result = add(multiply(low_v, (1 - high_w).ravel()), multiply(high_v, high_w.ravel()))
+    elif method == "lower":
+        result = low_v
+    elif method == "higher":
+        result = high_v
+    elif method == "nearest":
+        result = where(high_w.ravel() <= 0.5, low_v, high_v)
+    else:  # midpoint
+        result = multiply(add(low_v, high_v), 0.5)
+    # (kept dims..., q) -> q's shape, then the kept dims (with the reduced ones as 1 under keepdims)
+    result = moveaxis(result, -1, 0)
+    kept = [1 if i in axes else d for i, d in enumerate(a_shape)] if keepdims else [a_shape[i] for i in rest]
+    return reshape(result, q.shape + tuple(kept))
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+    """``jax.numpy.percentile``: ``quantile`` at ``q / 100``."""
+    if isinstance(q, (Tensor, Variable)):
+        q = q.numpy()
+    return quantile(a, np.asarray(q) / 100, axis=axis, out=out, method=method, keepdims=keepdims)
+
+
+def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """``jax.numpy.median``: ``quantile`` at 0.5 by the midpoint method."""
+    return quantile(a, 0.5, axis=axis, out=out, method="midpoint", keepdims=keepdims)
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """``jax.numpy.cross``: the cross product of vectors of 3 (or 2: the z component) along ``axisa``/``axisb``,
+    broadcast over the other axes; ``axis`` sets all three axes."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = moveaxis(_as_tensor(a), axisa, -1), moveaxis(_as_tensor(b), axisb, -1)
+    if shape(a)[-1] not in (2, 3) or shape(b)[-1] not in (2, 3):
+        raise ValueError(f"tj.numpy.cross: the vectors must have 2 or 3 components, got shapes {shape(a)} and "
+                         f"{shape(b)} (the vector axis moved last)")
+    # a missing third component is 0
+    a0, a1, a2 = a[..., 0], a[..., 1], (a[..., 2] if shape(a)[-1] == 3 else None)
+    b0, b1, b2 = b[..., 0], b[..., 1], (b[..., 2] if shape(b)[-1] == 3 else None)
+    z = subtract(multiply(a0, b1), multiply(a1, b0))
+    if a2 is None and b2 is None:
+        return z
+    if a2 is None:
+        x, y = multiply(a1, b2), negative(multiply(a0, b2))
+    elif b2 is None:
+        x, y = negative(multiply(a2, b1)), multiply(a2, b0)
+    else:
+        x, y = subtract(multiply(a1, b2), multiply(a2, b1)), subtract(multiply(a2, b0), multiply(a0, b2))
+    return moveaxis(stack([x, y, z], axis=-1), -1, axisc)
+
+
+def hypot(x1, x2):
+    """``jax.numpy.hypot``: ``sqrt(x1**2 + x2**2)`` computed as jax.numpy does (scaled by the larger magnitude, so
+    that it neither overflows nor underflows; 0 at the origin, with gradient 0 there)."""
+    x1, x2 = abs(_as_tensor(x1)), abs(_as_tensor(x2))
+    # (selected, not maximum/minimum: at a tie those give x1 the whole gradient, TF's rule, where hypot's
+    # derivative is shared)
+    swap = x2 > x1
+    big, small = where(swap, x2, x1), where(swap, x1, x2)
+    safe = where(big == 0, ones_like(big), big)
+    r = multiply(big, sqrt(add(1.0, square(divide(small, safe)))))
+    r = where(big == 0, big, r)
+    return where(logical_or(isinf(x1), isinf(x2)), full_like(r, np.inf), r)
+
+
+def sinc(x):
+    """``jax.numpy.sinc``: ``sin(pi x) / (pi x)``, 1 at 0 (where its derivative is 0)."""
+    x = _as_tensor(x)
+    if not jnp.issubdtype(x.dtype, jnp.inexact):
+        x = astype(x, jnp.result_type(float))
+    zero = x == 0
+    px = multiply(where(zero, ones_like(x), x), np.pi)
+    return where(zero, ones_like(x), divide(sin(px), px))
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    """``jax.numpy.nan_to_num``: NaN, +inf and -inf replaced (by default with 0 and the dtype's largest and
+    smallest finite values); the gradient passes where the value was finite."""
+    x = _as_tensor(x)
+    if not jnp.issubdtype(x.dtype, jnp.inexact):
+        return x
+    if jnp.issubdtype(x.dtype, jnp.complexfloating):
+        return add(nan_to_num(real(x), nan=nan, posinf=posinf, neginf=neginf),
+                   multiply(nan_to_num(imag(x), nan=nan, posinf=posinf, neginf=neginf), 1j))
+    info = jnp.finfo(x.dtype)
+    big = info.max if posinf is None else posinf
+    small = info.min if neginf is None else neginf
+    out = where(isnan(x), full_like(x, nan), x)
+    out = where(out == np.inf, full_like(x, big), out)
+    return where(out == -np.inf, full_like(x, small), out)
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+    """``jax.numpy.cov``: the covariance matrix of the variables (rows, or columns with ``rowvar=False``) of
+    ``m`` (and ``y``). Frequency and analytic weights (``fweights``, ``aweights``) are not supported here
+    (NotImplementedError): weight the observations first, or use jax.numpy.cov through tj.op."""
+    if fweights is not None or aweights is not None:
+        raise NotImplementedError("tj.numpy.cov: fweights and aweights are not supported; weight the observations "
+                                  "first, or wrap jax.numpy.cov with tj.op")
+    if ddof is not None and not isinstance(ddof, (int, np.integer)):
+        raise TypeError(f"tj.numpy.cov: ddof must be an integer, got {ddof!r}")
+    m = atleast_2d(_as_tensor(m))
+    if not rowvar and shape(m)[0] != 1:
+        m = transpose(m)
+    if y is not None:
+        y = atleast_2d(_as_tensor(y))
+        if not rowvar and shape(y)[0] != 1:
+            y = transpose(y)
+        m = concatenate([m, y], axis=0)
+    if not jnp.issubdtype(m.dtype, jnp.inexact):
+        m = astype(m, jnp.result_type(float))
+    n = shape(m)[1]
+    d = (0 if bias else 1) if ddof is None else ddof
+    centered = subtract(m, mean(m, axis=1, keepdims=True))
+    c = divide(matmul(centered, transpose(conj(centered))), np.asarray(n - d, m.dtype))
+    return squeeze(c) if shape(c) == (1, 1) else c
+
+
+def corrcoef(x, y=None, rowvar=True):
+    """``jax.numpy.corrcoef``: ``cov`` normalized by the standard deviations (entries clipped to [-1, 1], as
+    jax.numpy's)."""
+    c = cov(x, y, rowvar)
+    if ndim(c) == 0:
+        return divide(c, c)
+    d = diagonal(c)
+    stddev = sqrt(real(d)) if jnp.issubdtype(c.dtype, jnp.complexfloating) else sqrt(d)
+    c = divide(divide(c, stddev[:, None]), stddev[None, :])
+    if jnp.issubdtype(c.dtype, jnp.complexfloating):
+        return add(clip(real(c), -1, 1), multiply(clip(imag(c), -1, 1), 1j))
+    return clip(c, -1, 1)
+
+
+def logaddexp2(x1, x2):
+    """``jax.numpy.logaddexp2``: ``log2(2**x1 + 2**x2)``, as ``logaddexp`` in base 2."""
+    ln2 = np.log(2)
+    return divide(logaddexp(multiply(x1, ln2), multiply(x2, ln2)), ln2)
+
+
+def fmax(x1, x2):
+    """``jax.numpy.fmax``: ``maximum`` that ignores a NaN operand (NaN only where both are); a tie selects ``x2``,
+    as jax.numpy's."""
+    return where(logical_or(greater(x1, x2), isnan(x2)), x1, x2)
+
+
+def fmin(x1, x2):
+    """``jax.numpy.fmin``: ``minimum`` that ignores a NaN operand (NaN only where both are); a tie selects ``x2``,
+    as jax.numpy's."""
+    return where(logical_or(less(x1, x2), isnan(x2)), x1, x2)
+
+
+def float_power(x1, x2):
+    """``jax.numpy.float_power``: ``power`` computed in the inexact dtype of the operands."""
+    x1, x2 = _as_tensor(x1), _as_tensor(x2)
+    dt = jnp.promote_types(jnp.result_type(x1.dtype, x2.dtype), jnp.result_type(float))
+    return power(astype(x1, dt), astype(x2, dt))
+
+
+def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    """``jax.numpy.vecdot``: ``sum(conj(x1) * x2)`` along ``axis``, broadcast over the others."""
+    x1, x2 = _as_tensor(x1), _as_tensor(x2)
+    x1, x2 = moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)
+    return einsum("...i,...i->...", conj(x1), x2, precision=precision,
+                  preferred_element_type=preferred_element_type)
+
+
+def matvec(x1, x2, /):
+    """``jax.numpy.matvec``: matrix (``x1[..., m, n]``) times vector (``x2[..., n]``), broadcast over the rest."""
+    return squeeze(matmul(x1, expand_dims(x2, -1)), -1)
+
+
+def vecmat(x1, x2, /):
+    """``jax.numpy.vecmat``: conjugated vector (``x1[..., m]``) times matrix (``x2[..., m, n]``)."""
+    return squeeze(matmul(expand_dims(conj(_as_tensor(x1)), -2), x2), -2)
+
+
+def append(arr, values, axis=None):
+    """``jax.numpy.append``: ``values`` after ``arr`` along ``axis`` (both flattened when it is None)."""
+    if axis is None:
+        return concatenate([ravel(arr), ravel(values)])
+    return concatenate([arr, values], axis=axis)
+
+
+def diagflat(v, k=0):
+    """``jax.numpy.diagflat``: the matrix with the flattened ``v`` on its ``k``-th diagonal."""
+    return diag(ravel(v), k)
+
+
+def polyval(p, x, *, unroll=16):
+    """``jax.numpy.polyval``: the polynomial with coefficients ``p`` (highest degree first) at ``x``, by Horner's
+    scheme (``unroll`` is jax.numpy's compile hint, accepted)."""
+    p = _as_tensor(p)
+    x = _as_tensor(x)
+    y = zeros_like(x, dtype=jnp.result_type(p.dtype, x.dtype))
+    for i in builtins.range(shape(p)[0]):
+        y = add(multiply(y, x), p[i])
+    return y
+
+
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    """``jax.numpy.trapezoid``: the integral of ``y`` along ``axis`` by the trapezoidal rule, at sample points
+    ``x`` (or spaced ``dx`` apart)."""
+    y = moveaxis(_as_tensor(y), axis, -1)
+    if x is None:
+        widths = dx
+    else:
+        x = _as_tensor(x)
+        x = moveaxis(x, axis, -1) if ndim(x) > 1 else x
+        widths = diff(x, axis=-1)
+    return sum(multiply(multiply(add(y[..., 1:], y[..., :-1]), 0.5), widths), axis=-1)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``jax.numpy.logspace``: ``base ** linspace(start, stop)`` (differentiable in Tensor bounds, as linspace)."""
+    exponents = linspace(start, stop, num, endpoint=endpoint, axis=axis)
+    out = power(base, exponents) if isinstance(base, (Tensor, Variable)) else power(
+        full_like(exponents, base), exponents)
+    return out if dtype is None else astype(out, dtype)
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """``jax.numpy.geomspace``: ``num`` numbers spaced evenly on a log scale from ``start`` to ``stop`` (of one
+    sign; a negative pair gives negative numbers)."""
+    start, stop = _as_tensor(start), _as_tensor(stop)
+    if not jnp.issubdtype(start.dtype, jnp.inexact):
+        start = astype(start, jnp.result_type(float))
+    s = sign(start)
+    out = multiply(s, logspace(log10(divide(start, s)), log10(divide(stop, s)), num, endpoint=endpoint, base=10.0))
+    if axis != 0:
+        out = moveaxis(out, 0, axis)
+    return out if dtype is None else astype(out, dtype)
+
+
+def select(condlist, choicelist, default=0):
+    """``jax.numpy.select``: for each entry, the first choice whose condition holds, else ``default``."""
+    if len(condlist) != len(choicelist):
+        raise ValueError(f"tj.numpy.select: {len(condlist)} conditions for {len(choicelist)} choices; give one "
+                         "condition per choice")
+    if not condlist:
+        raise ValueError("tj.numpy.select: condlist is empty")
+    out = _as_tensor(default)
+    for cond, choice in zip(reversed(condlist), reversed(choicelist)):
+        out = where(cond, choice, out)
+    return out
+
+
+def broadcast_arrays(*args):
+    """``jax.numpy.broadcast_arrays``: each argument broadcast to their common shape (recorded: gradients are
+    summed back)."""
+    target = np.broadcast_shapes(*(shape(a) for a in args))
+    return [broadcast_to(a, target) for a in args]
+
+
+def broadcast_shapes(*shapes):
+    """``jax.numpy.broadcast_shapes``."""
+    return jnp.broadcast_shapes(*shapes)
+
+
+def copysign(x1, x2):
+    """``jax.numpy.copysign``: the magnitude of ``x1`` with the sign (bit) of ``x2``; differentiable in ``x1`` (as
+    ``abs``: 0 at 0)."""
+    magnitude = abs(_as_tensor(x1))
+    return where(signbit(x2), negative(magnitude), magnitude)
+
+
+# functions of values whose results have no gradient (indices, counts, booleans), as TF's NotDifferentiable ops
+def _values_only(name: str, fn: Callable):
+    op = _not_differentiable(name, fn)
+    return lambda *args, **static: apply(op, args, {k: freeze(v) for k, v in static.items()})
+
+
+_signbit = _values_only("signbit", jnp.signbit)
+_heaviside = _values_only("heaviside", jnp.heaviside)
+_allclose = _values_only("allclose", jnp.allclose)
+_array_equal = _values_only("array_equal", jnp.array_equal)
+_searchsorted = _values_only("searchsorted", jnp.searchsorted)
+_digitize = _values_only("digitize", jnp.digitize)
+_isin = _values_only("isin", jnp.isin)
+_nanargmax = _values_only("nanargmax", jnp.nanargmax)
+_nanargmin = _values_only("nanargmin", jnp.nanargmin)
+_nonzero_sized = _values_only("nonzero", jnp.nonzero)
+_unique_sized = _values_only("unique", jnp.unique)
+
+
+def signbit(x):
+    """``jax.numpy.signbit`` (not differentiable)."""
+    return _signbit(x)
+
+
+def heaviside(x1, x2):
+    """``jax.numpy.heaviside``: 0 below 0, ``x2`` at 0, 1 above (not differentiable: its gradient is None)."""
+    return _heaviside(x1, x2)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """``jax.numpy.allclose`` (a bool Tensor; not differentiable)."""
+    return _allclose(a, b, rtol=rtol, atol=atol, equal_nan=bool(equal_nan))
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """``jax.numpy.array_equal`` (a bool Tensor; not differentiable). Arrays of different shapes are not equal."""
+    if shape(a1) != shape(a2):
+        return convert_to_tensor(False)
+    return _array_equal(a1, a2, equal_nan=bool(equal_nan))
+
+
+def searchsorted(a, v, side="left", sorter=None, *, method="scan"):
+    """``jax.numpy.searchsorted``: where the values ``v`` go in the sorted 1-d ``a`` (not differentiable)."""
+    if side not in ("left", "right"):
+        raise ValueError(f"tj.numpy.searchsorted: side must be 'left' or 'right', got {side!r}")
+    if sorter is not None:
+        a = take(a, sorter)
+    return _searchsorted(a, v, side=side, method=method)
+
+
+def digitize(x, bins, right=False, *, method=None):
+    """``jax.numpy.digitize``: the bin of each value of ``x`` (not differentiable)."""
+    return _digitize(x, bins, right=bool(right), method=method)
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, method="auto"):
+    """``jax.numpy.isin`` (a bool Tensor; not differentiable)."""
+    return _isin(element, test_elements, assume_unique=bool(assume_unique), invert=bool(invert), method=method)
+
+
+def nanargmax(a, axis=None, out=None, keepdims=None):
+    """``jax.numpy.nanargmax`` (not differentiable)."""
+    _no_out("nanargmax", out)
+    return _nanargmax(a, axis=_scan_axis("nanargmax", a, axis), keepdims=keepdims)
+
+
+def nanargmin(a, axis=None, out=None, keepdims=None):
+    """``jax.numpy.nanargmin`` (not differentiable)."""
+    _no_out("nanargmin", out)
+    return _nanargmin(a, axis=_scan_axis("nanargmin", a, axis), keepdims=keepdims)
+
+
+def _concrete_values(name: str, a):
+    """``a``'s values now (a result whose shape depends on them cannot be traced)."""
+    if isinstance(a, (Tensor, Variable)):
+        try:
+            return np.asarray(a.numpy())
+        except Exception:
+            raise TypeError(f"tj.numpy.{name}: its result's shape depends on the input's values, which are not known "
+                            f"while tracing (inside tj.function or a JAX transformation); give size= to fix the "
+                            "result's length") from None
+    return np.asarray(a)
+
+
+def nonzero(a, *, size=None, fill_value=None):
+    """``jax.numpy.nonzero``: a tuple of index Tensors, one per axis (not differentiable). Without ``size``, only
+    where ``a``'s values are known (eagerly)."""
+    if size is None:
+        return tuple(convert_to_tensor(i.astype(np.int32)) for i in np.nonzero(_concrete_values("nonzero", a)))
+    return tuple(_nonzero_sized(a, size=int(size), fill_value=freeze(fill_value)))
+
+
+def flatnonzero(a, *, size=None, fill_value=None):
+    """``jax.numpy.flatnonzero``: the indices of the nonzero entries of the flattened ``a``."""
+    return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
+
+
+def argwhere(a, *, size=None, fill_value=None):
+    """``jax.numpy.argwhere``: the indices of the nonzero entries, one row each."""
+    rows = stack(nonzero(atleast_1d(a), size=size, fill_value=fill_value), axis=-1)
+    return rows if ndim(a) else rows[:, :0]  # (a 0-d input: one empty row if it is nonzero, as NumPy)
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
+           size=None, fill_value=None, sorted=True):
+    """``jax.numpy.unique`` (not differentiable), where ``ar``'s values are known (eagerly: a traced input raises
+    TypeError; ``size`` fixes the result's length as jax.numpy's)."""
+    options = {"return_index": bool(return_index), "return_inverse": bool(return_inverse),
+               "return_counts": bool(return_counts), "axis": freeze(axis), "equal_nan": bool(equal_nan)}
+    if size is not None:  # (a fixed length: traceable)
+        return _unique_sized(ar, size=int(size), fill_value=freeze(fill_value), **options)
+    out = jnp.unique(_concrete_values("unique", ar), **options)
+    return tuple(convert_to_tensor(o) for o in out) if isinstance(out, tuple) else convert_to_tensor(out)
+
+
+def tri(N, M=None, k=0, dtype=None):
+    """``jax.numpy.tri``: ones on and below the ``k``-th diagonal."""
+    return _create("tri", jnp.tri, static(N), static(M), static(k), dtype or jnp.float32)
+
+
+def triu_indices(n, k=0, m=None):
+    """``jax.numpy.triu_indices``."""
+    return tuple(convert_to_tensor(i) for i in jnp.triu_indices(int(n), int(k), None if m is None else int(m)))
+
+
+def tril_indices(n, k=0, m=None):
+    """``jax.numpy.tril_indices``."""
+    return tuple(convert_to_tensor(i) for i in jnp.tril_indices(int(n), int(k), None if m is None else int(m)))
+
+
+def identity(n, dtype=None):
+    """``jax.numpy.identity``: the ``n`` x ``n`` identity matrix."""
+    return eye(n, dtype=dtype)
+
+
+def empty(shape, dtype=None, *, device=None):
+    """``jax.numpy.empty``: zeros (JAX has no uninitialized memory)."""
+    return zeros(shape, dtype or jnp.float32)
+
+
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+    """``jax.numpy.empty_like``: zeros."""
+    return zeros_like(prototype, dtype=dtype, shape=shape)
