@@ -2576,11 +2576,11 @@ def identity(n, dtype=None):
     return eye(n, dtype=dtype)
 
 
-def empty(shape, dtype=None, *, device=None):
+def empty(shape, dtype=None):
     """``jax.numpy.empty``: zeros (JAX has no uninitialized memory)."""
     return zeros(shape, dtype or jnp.float32)
 
 
-def empty_like(prototype, dtype=None, shape=None, *, device=None):
+def empty_like(prototype, dtype=None, shape=None):
     """``jax.numpy.empty_like``: zeros."""
     return zeros_like(prototype, dtype=dtype, shape=shape)
