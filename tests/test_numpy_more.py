@@ -165,6 +165,10 @@ def test_value_dependent_shapes_need_size_when_traced():
 def test_bad_arguments_say_what_to_fix():
     with pytest.raises(ValueError, match=r"q must be in \[0, 1\]"):
         tnp.quantile(X, 1.5)
+    with pytest.raises(ValueError, match="q must be a scalar or 1-d"):
+        tnp.quantile(X, np.full((1, 2), 0.5))
+    with pytest.raises(ValueError, match="at most 2 dimensions"):
+        tnp.cov(np.ones((2, 3, 4), np.float32))
     with pytest.raises(ValueError, match="method must be one of"):
         tnp.quantile(X, 0.5, method="inverted_cdf")
     with pytest.raises(ValueError, match="2 or 3 components"):

@@ -2161,6 +2161,8 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     if not jnp.issubdtype(a.dtype, jnp.inexact):
         a = astype(a, jnp.result_type(float))
     q = np.asarray(q, dtype=a.dtype)
+    if q.ndim > 1:
+        raise ValueError(f"tj.numpy.quantile: q must be a scalar or 1-d (as jax.numpy's), got shape {q.shape}")
     if not np.all((q >= 0) & (q <= 1)):
         raise ValueError(f"tj.numpy.quantile: q must be in [0, 1] (percentile: [0, 100]), got {q.tolist()}")
     nd, a_shape = ndim(a), shape(a)
@@ -2278,6 +2280,9 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
                                   "first, or wrap jax.numpy.cov with tj.op")
     if ddof is not None and not isinstance(ddof, (int, np.integer)):
         raise TypeError(f"tj.numpy.cov: ddof must be an integer, got {ddof!r}")
+    if ndim(m) > 2 or (y is not None and ndim(y) > 2):
+        raise ValueError(f"tj.numpy.cov: m and y must have at most 2 dimensions (variables x observations), got "
+                         f"shapes {shape(m)}" + ("" if y is None else f" and {shape(y)}"))
     m = atleast_2d(_as_tensor(m))
     if not rowvar and shape(m)[0] != 1:
         m = transpose(m)
