@@ -160,6 +160,8 @@ def test_value_dependent_shapes_need_size_when_traced():
     for fn in (tnp.unique, tnp.nonzero, tnp.argwhere):
         with pytest.raises(TypeError, match="depends on the input's values.*size="):
             tj.function(fn)(X)
+        with pytest.raises(TypeError, match="depends on the input's values.*size="):
+            jax.jit(lambda a: fn(tj.constant(a)))(X)
 
 
 def test_bad_arguments_say_what_to_fix():

@@ -2375,7 +2375,7 @@ def polyval(p, x, *, unroll=16):
     p = _as_tensor(p)
     x = _as_tensor(x)
     y = zeros_like(x, dtype=jnp.result_type(p.dtype, x.dtype))
-    for i in builtins.range(shape(p)[0]):
+    for i in range(shape(p)[0]):
         y = add(multiply(y, x), p[i])
     return y
 
@@ -2523,7 +2523,7 @@ def _concrete_values(name: str, a):
     if isinstance(a, (Tensor, Variable)):
         try:
             return np.asarray(a.numpy())
-        except Exception:
+        except (TracedValueError, jax.errors.TracerArrayConversionError, jax.errors.ConcretizationTypeError):
             raise TypeError(f"tj.numpy.{name}: its result's shape depends on the input's values, which are not known "
                             f"while tracing (inside tj.function or a JAX transformation); give size= to fix the "
                             "result's length") from None
