@@ -68,7 +68,7 @@ def _sweep_args():
         "searchsorted": (v, x), "digitize": (x, v), "isin": (i, i), "heaviside": (x, x), "nonzero": (b,),
         "flatnonzero": (b,), "argwhere": (b,), "unique": (i,), "tri": (2,), "triu_indices": (2,), "tril_indices": (2,),
         "identity": (2,), "empty": ((2,),), "logspace": (0.0, 1.0, 3), "geomspace": (1.0, 2.0, 3), "matvec": (x, x[0]),
-        "vecmat": (x[0], x), "polyval": (v, x),
+        "vecmat": (x[0], x), "polyval": (v, x), "matrix_rank": (x,), "svdvals": (x,), "matrix_norm": (x,),
     }
 
     def args_for(name, f):

@@ -53,7 +53,7 @@ import numpy as np
 
 from ..tensor import convert_to_tensor
 from .core import OpDef, apply, as_index, freeze, static as static_value
-from .declare import samples as _samples
+from .declare import not_differentiable, samples as _samples
 from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan, sign as _tf_sign
 
 # -- well-conditioned sample inputs ----------------------------------------------------------------------
@@ -607,5 +607,42 @@ def lstsq(a, b, rcond: Any = None, *, numpy_resid: bool = False):
     return tuple(apply(_lstsq, (a, b), {"rcond": freeze(rcond)}))
 
 
+# -- the Array API's norms and the functions of values, as jax.numpy.linalg's ------------------------------------
+
+def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
+    """``jax.numpy.linalg.vector_norm``: ``norm`` of ``x`` as one vector (``axis=None``, or every axis) or along
+    one ``axis``. Several axes but not all: NotImplementedError (reshape them into one first)."""
+    shape = _shape(x)
+    axes = axis if isinstance(axis, (tuple, list)) else None if axis is None else (axis,)
+    if axes is not None and len(axes) == 1:
+        return norm(x, ord=ord, axis=axes[0], keepdims=keepdims)
+    if axes is not None and sorted(operator.index(a) % len(shape) for a in axes) != list(range(len(shape))):
+        raise NotImplementedError(f"tnp.linalg.vector_norm: the norm over axes {tuple(axes)} of a tensor of shape "
+                                  f"{shape} (several axes, not all) is not supported; move them together and "
+                                  "reshape them into one axis first")
+    result = norm(convert_to_tensor(x).reshape(-1), ord=ord)
+    return result.reshape((1,) * len(shape)) if keepdims else result
+
+
+def matrix_norm(x, /, *, keepdims=False, ord="fro"):
+    """``jax.numpy.linalg.matrix_norm``: ``norm`` of each matrix (the last two axes)."""
+    return norm(x, ord=ord, axis=(-2, -1), keepdims=keepdims)
+
+
+def svdvals(x, /):
+    """``jax.numpy.linalg.svdvals``: the singular values (``svd(x, compute_uv=False)``)."""
+    return svd(x, compute_uv=False)
+
+
+_matrix_rank = not_differentiable("linalg_matrix_rank", jnp.linalg.matrix_rank)
+
+
+def matrix_rank(M, rtol: Any = None, *, hermitian: bool = False, tol: Any = None):
+    """``jax.numpy.linalg.matrix_rank``: the number of singular values above the tolerance (an int: no
+    gradient)."""
+    _check_matrices("matrix_rank", M, square=False)
+    return apply(_matrix_rank, (M,), {"rtol": freeze(rtol), "hermitian": bool(hermitian), "tol": freeze(tol)})
+
+
 __all__ = ["norm", "solve", "inv", "cholesky", "det", "slogdet", "eigh", "eigvalsh", "svd", "qr", "lstsq", "pinv",
-           "matrix_power"]
+           "matrix_power", "vector_norm", "matrix_norm", "svdvals", "matrix_rank"]
