@@ -66,6 +66,11 @@ DIFFERENTIABLE = [
     ("select", lambda m, a: m.select([a > 0.5, a < -0.5], [a * 2, a * 3], -1.0), X),
     ("broadcast_arrays", lambda m, a: list(m.broadcast_arrays(a, a[0], 1.0)), X),
     ("copysign", lambda m, a: m.copysign(a, X[::-1]), X),
+    ("partition", lambda m, a: m.partition(a, 2, 1), X), ("delete", lambda m, a: m.delete(a, 1, 1), X),
+    ("delete flat", lambda m, a: m.delete(a, np.array([0, -1])), X),
+    ("delete slice", lambda m, a: m.delete(a, slice(0, 2), 0), X),
+    ("block", lambda m, a: m.block([[a, a[:, :2]], [a[:1], a[:1, :2]]]), X),
+    ("divmod", lambda m, a: list(m.divmod(a * 3, 1.5)), X),
     ("linalg.vector_norm", lambda m, a: m.linalg.vector_norm(a), M),
     ("linalg.vector_norm keepdims", lambda m, a: m.linalg.vector_norm(a, keepdims=True), M),
     ("linalg.vector_norm axis ord 1", lambda m, a: m.linalg.vector_norm(a, axis=1, ord=1), M),
@@ -143,6 +148,13 @@ VALUES_ONLY = [
     ("empty_like", lambda m: m.empty_like(X, dtype=jnp.int32)),
     ("broadcast_shapes", lambda m: m.broadcast_shapes((3, 1), (1, 4))),
     ("argmax out keepdims", lambda m: m.argmax(X, 1, None, True)), ("argmin out", lambda m: m.argmin(X, 0, None)),
+    ("unravel_index", lambda m: m.unravel_index(np.array([5, 7, 11]), (3, 4))),
+    ("ravel_multi_index", lambda m: m.ravel_multi_index((np.array([1, 2]), np.array([0, 3])), (3, 4))),
+    ("ravel_multi_index wrap", lambda m: m.ravel_multi_index((np.array([1, 5]), np.array([0, 3])), (3, 4), mode="wrap")),
+    ("indices", lambda m: m.indices((2, 3))), ("indices sparse", lambda m: m.indices((2, 3), sparse=True)),
+    ("lexsort", lambda m: m.lexsort((np.array([1, 0, 1, 0]), np.array([3, 3, 1, 2])))),
+    ("argpartition", lambda m: m.argpartition(X, 2)),
+    ("iscomplexobj", lambda m: np.bool_(m.iscomplexobj(X))), ("isscalar", lambda m: np.bool_(m.isscalar(X))),
     ("linalg.matrix_rank", lambda m: m.linalg.matrix_rank(M)),
     ("linalg.matrix_rank low", lambda m: m.linalg.matrix_rank(np.ones((3, 3), np.float32))),
     ("linalg.matrix_rank tol", lambda m: m.linalg.matrix_rank(np.diag(np.float32([3, 1, 0.1])), tol=0.5)),
@@ -195,6 +207,10 @@ def test_bad_arguments_say_what_to_fix():
         tnp.cov(X, aweights=np.ones(4))
     with pytest.raises(ValueError, match="one condition per choice"):
         tnp.select([X > 0], [X, X])
+    with pytest.raises(ValueError, match="invalid entry in coordinates array"):
+        tnp.ravel_multi_index((np.array([1, 5]), np.array([0, 3])), (3, 4))
+    with pytest.raises(TypeError, match="use mode='wrap' or mode='clip'"):
+        tj.function(lambda i: tnp.ravel_multi_index((i, i), (3, 4)))(np.array([1, 2]))
     with pytest.raises(NotImplementedError, match="several axes, not all"):
         tnp.linalg.vector_norm(M, axis=(0, 2))
     with pytest.raises(NotImplementedError, match="'out' argument to tj.numpy.nanmax"):

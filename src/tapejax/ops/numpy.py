@@ -2589,3 +2589,118 @@ def empty(shape, dtype=None):
 def empty_like(prototype, dtype=None, shape=None):
     """``jax.numpy.empty_like``: zeros."""
     return zeros_like(prototype, dtype=dtype, shape=shape)
+
+
+_unravel_index = _values_only("unravel_index", jnp.unravel_index)
+_ravel_multi_index = _values_only("ravel_multi_index", lambda *index, dims, mode, order, dtype:
+                                  jnp.ravel_multi_index(index, dims, mode=mode, order=order, dtype=dtype))
+_lexsort = _values_only("lexsort", lambda *keys, axis: jnp.lexsort(keys, axis=axis))
+_argpartition = _values_only("argpartition", jnp.argpartition)
+
+
+def unravel_index(indices, shape):
+    """``jax.numpy.unravel_index``: the index in each axis of flat indices into an array of ``shape``."""
+    return tuple(_unravel_index(indices, shape=static(shape)))
+
+
+def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None):
+    """``jax.numpy.ravel_multi_index``: the flat index of per-axis indices into an array of shape ``dims``. With
+    ``mode='raise'`` an index out of bounds raises ValueError, so the indices' values must be known (eagerly; inside
+    a trace use mode 'wrap' or 'clip', as under jax.jit)."""
+    dims = static(dims)
+    if mode == "raise":
+        try:
+            values = [np.asarray(i.numpy() if isinstance(i, (Tensor, Variable)) else i) for i in multi_index]
+        except (TracedValueError, jax.errors.TracerArrayConversionError, jax.errors.ConcretizationTypeError):
+            raise TypeError("tj.numpy.ravel_multi_index: mode='raise' checks the indices' values, which are not known "
+                            "while tracing; use mode='wrap' or mode='clip'") from None
+        for axis, (v, d) in enumerate(zip(values, dims)):
+            if np.any((v < 0) | (v >= d)):
+                raise ValueError(f"tj.numpy.ravel_multi_index: invalid entry in coordinates array: axis {axis} holds "
+                                 f"an index out of [0, {d})")
+        mode = "clip"  # (checked: the same result)
+    return _ravel_multi_index(*multi_index, dims=dims, mode=mode, order=order, dtype=freeze(dtype))
+
+
+def indices(dimensions, dtype=None, sparse=False):
+    """``jax.numpy.indices``: the grid of each axis's indices (one array of them, or with ``sparse`` a tuple of
+    broadcastable ones)."""
+    out = jnp.indices(static(dimensions), dtype=dtype, sparse=bool(sparse))
+    return tuple(convert_to_tensor(o) for o in out) if sparse else convert_to_tensor(out)
+
+
+def divmod(x1, x2):
+    """``jax.numpy.divmod``: ``(floor_divide(x1, x2), mod(x1, x2))`` (the quotient has no gradient)."""
+    return floor_divide(x1, x2), mod(x1, x2)
+
+
+def lexsort(keys, axis=-1):
+    """``jax.numpy.lexsort``: the indices that sort by the last key, then the one before... (no gradient)."""
+    return _lexsort(*keys, axis=_integers("lexsort", "axis", axis))
+
+
+def argpartition(a, kth, axis=-1):
+    """``jax.numpy.argpartition``: indices that put the ``kth`` smallest entry in its sorted place, the smaller
+    ones before it and the larger after (no gradient)."""
+    return _argpartition(a, kth=_integers("argpartition", "kth", kth), axis=_integers("argpartition", "axis", axis))
+
+
+def partition(a, kth, axis=-1):
+    """``jax.numpy.partition``: ``a`` reordered by ``argpartition`` (differentiable: a gather of its entries)."""
+    return take_along_axis(a, argpartition(a, kth, axis), axis)
+
+
+def delete(arr, obj, axis=None, *, assume_unique_indices=False):
+    """``jax.numpy.delete``: ``arr`` without the entries ``obj`` (an index, indices or a slice, known now) along
+    ``axis`` (of the flattened ``arr`` when None); a gather of the others, so differentiable."""
+    if axis is None:
+        arr, axis = ravel(arr), 0
+    n = shape(arr)[_check_axis("delete", axis, ndim(arr))]
+    if isinstance(obj, (Tensor, Variable)):
+        obj = obj.numpy()
+    drop = np.arange(n)[obj] if isinstance(obj, slice) else np.asarray(obj)
+    if drop.dtype == bool:
+        raise TypeError("tj.numpy.delete: obj must be indices or a slice, not a boolean mask (as jax.numpy's)")
+    keep = np.setdiff1d(np.arange(n), np.where(drop < 0, drop + n, drop))
+    return take(arr, keep, axis=axis)
+
+
+def block(arrays):
+    """``jax.numpy.block``: one array assembled from nested lists of blocks (the innermost lists joined along the
+    last axis, the outer ones along earlier axes)."""
+    def depth(x):
+        return 1 + depth(x[0]) if isinstance(x, list) and x else (0 if not isinstance(x, list) else 1)
+
+    levels = depth(arrays)
+    parts = [arrays] if not isinstance(arrays, list) else arrays
+
+    def join(x, level):
+        if not isinstance(x, list):
+            return _as_tensor(x)
+        items = [join(e, level + 1) for e in x]
+        rank = builtins.max(levels, *(ndim(t) for t in items))
+        items = [reshape(t, (1,) * (rank - ndim(t)) + shape(t)) for t in items]
+        return concatenate(items, axis=level - levels)
+
+    return join(arrays, 0) if isinstance(arrays, list) else _as_tensor(parts[0])
+
+
+def iscomplexobj(x) -> bool:
+    """``jax.numpy.iscomplexobj``: whether ``x``'s dtype is complex."""
+    return bool(jnp.issubdtype(_dtype_of(x), jnp.complexfloating))
+
+
+def isrealobj(x) -> bool:
+    """``jax.numpy.isrealobj``: whether ``x``'s dtype is not complex."""
+    return not iscomplexobj(x)
+
+
+def isscalar(element) -> bool:
+    """``jax.numpy.isscalar``: a Python or NumPy scalar, or a 0-d array or Tensor."""
+    if isinstance(element, (Tensor, Variable)):
+        return ndim(element) == 0
+    return bool(jnp.isscalar(element))
+
+
+promote_types = jnp.promote_types
+can_cast = jnp.can_cast
