@@ -22,6 +22,12 @@ P = np.abs(X) + 0.5
 M = _rng.normal(size=(2, 3, 4)).astype(np.float32)
 INF = np.array([1, np.inf, -np.inf, np.nan], np.float32)
 Q = np.array([0.1, 0.5, 0.9], np.float32)
+XN5 = _rng.normal(size=(3, 5)).astype(np.float32)
+XN5[0, 1] = XN5[1, 0] = XN5[1, 3] = np.nan
+XN5[2, :] = np.nan
+XP = np.array([0.0, 1.0, 1.0, 2.5, 4.0], np.float32)  # (a zero-width interval at 1)
+FP = np.array([1.0, 3.0, 2.0, -1.0, 0.5], np.float32)
+XI = np.array([-1.0, 0.0, 0.5, 1.0, 2.0, 3.9, 4.0, 5.0], np.float32)
 
 # (label, f(module, x), x): f applied to jax.numpy with a jax array and to tj.numpy with a Tensor
 DIFFERENTIABLE = [
@@ -66,6 +72,16 @@ DIFFERENTIABLE = [
     ("select", lambda m, a: m.select([a > 0.5, a < -0.5], [a * 2, a * 3], -1.0), X),
     ("broadcast_arrays", lambda m, a: list(m.broadcast_arrays(a, a[0], 1.0)), X),
     ("copysign", lambda m, a: m.copysign(a, X[::-1]), X),
+    ("quantile with NaN", lambda m, a: m.quantile(a, Q, 1), XN), ("median with NaN", lambda m, a: m.median(a, 0), XN),
+    ("nanquantile", lambda m, a: m.nanquantile(a, Q, 1), XN5), ("nanmedian", lambda m, a: m.nanmedian(a, 1), XN5),
+    ("nanmedian all", lambda m, a: m.nanmedian(a), XN5), ("nanquantile axis 0", lambda m, a: m.nanquantile(a, Q, 0), XN5),
+    ("nanpercentile keepdims", lambda m, a: m.nanpercentile(a, 30.0, 1, keepdims=True), XN5),
+    ("nanquantile lower", lambda m, a: m.nanquantile(a, 0.37, 1, method="lower"), XN5),
+    ("nanquantile nearest", lambda m, a: m.nanquantile(a, 0.37, 1, method="nearest"), XN5),
+    ("interp", lambda m, a: m.interp(a, XP, FP), XI), ("interp left right", lambda m, a: m.interp(a, XP, FP, -5.0, 7.0), XI),
+    ("interp extrapolate", lambda m, a: m.interp(a, XP, FP, "extrapolate", "extrapolate"), XI),
+    ("interp period", lambda m, a: m.interp(a, XP, FP, period=3.0), XI),
+    ("interp in xp and fp", lambda m, a: m.interp(XI, a[0], a[1]), np.stack([XP, FP])),
     ("partition", lambda m, a: m.partition(a, 2, 1), X), ("delete", lambda m, a: m.delete(a, 1, 1), X),
     ("delete flat", lambda m, a: m.delete(a, np.array([0, -1])), X),
     ("delete slice", lambda m, a: m.delete(a, slice(0, 2), 0), X),

@@ -2152,9 +2152,18 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
     """``jax.numpy.quantile``: the ``q`` quantiles (values in [0, 1], known now: not a traced Tensor) along ``axis``
     (an int, a tuple, or None for all), by ``method`` (linear, lower, higher, nearest, midpoint). Built from
     ``sort`` and ``take``: the gradient reaches the sorted entries the result interpolates."""
-    _no_out("quantile", out)
+    return _quantile("quantile", a, q, axis, out, method, keepdims, skip_nan=False)
+
+
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+    """``jax.numpy.nanquantile``: ``quantile`` of the entries that are not NaN (NaN for an all-NaN slice)."""
+    return _quantile("nanquantile", a, q, axis, out, method, keepdims, skip_nan=True)
+
+
+def _quantile(name: str, a, q, axis, out, method, keepdims, skip_nan: bool):
+    _no_out(name, out)
     if method not in _QUANTILE_METHODS:
-        raise ValueError(f"tj.numpy.quantile: method must be one of {_QUANTILE_METHODS}, got {method!r}")
+        raise ValueError(f"tj.numpy.{name}: method must be one of {_QUANTILE_METHODS}, got {method!r}")
     if isinstance(q, (Tensor, Variable)):
         q = q.numpy()
     a = _as_tensor(a)
@@ -2162,32 +2171,46 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
         a = astype(a, jnp.result_type(float))
     q = np.asarray(q, dtype=a.dtype)
     if q.ndim > 1:
-        raise ValueError(f"tj.numpy.quantile: q must be a scalar or 1-d (as jax.numpy's), got shape {q.shape}")
+        raise ValueError(f"tj.numpy.{name}: q must be a scalar or 1-d (as jax.numpy's), got shape {q.shape}")
     if not np.all((q >= 0) & (q <= 1)):
-        raise ValueError(f"tj.numpy.quantile: q must be in [0, 1] (percentile: [0, 100]), got {q.tolist()}")
+        raise ValueError(f"tj.numpy.{name}: q must be in [0, 1] (percentile: [0, 100]), got {q.tolist()}")
     nd, a_shape = ndim(a), shape(a)
     axes = tuple(range(nd)) if axis is None else tuple(
-        _check_axis("quantile", ax, nd) for ax in (axis if isinstance(axis, (tuple, list)) else (axis,)))
+        _check_axis(name, ax, nd) for ax in (axis if isinstance(axis, (tuple, list)) else (axis,)))
     rest = [i for i in range(nd) if i not in axes]
-    # the reduced axes last, as one: (kept dims..., n)
+    # the reduced axes last, as one: (kept dims..., n), sorted (NaNs last)
     flat = reshape(transpose(a, rest + list(axes)), tuple(a_shape[i] for i in rest) + (-1,))
-    n = int(np.prod([a_shape[i] for i in axes], dtype=np.int64))
     ordered = sort(flat, axis=-1)
-    pos = q * np.asarray(n - 1, a.dtype)  # (in a's dtype, as jax.numpy)
-    low = np.clip(np.floor(pos), 0, n - 1).astype(np.int32)
-    high = np.clip(np.ceil(pos), 0, n - 1).astype(np.int32)
-    high_w = (pos - np.floor(pos)).astype(a.dtype)
-    low_v, high_v = take(ordered, low.ravel(), axis=-1), take(ordered, high.ravel(), axis=-1)
+    qs = q.ravel()
+    if skip_nan:
+        # positions among each slice's non-NaN entries: index Tensors (kept dims..., q), in a's dtype as jax.numpy
+        counts = sum(astype(logical_not(isnan(flat)), a.dtype), axis=-1, keepdims=True)
+        pos = multiply(subtract(counts, 1), qs)
+        last = subtract(counts, 1)
+        low_f, high_f = floor(pos), ceil(pos)
+        high_w = subtract(pos, low_f)
+        low = astype(clip(low_f, 0, last), jnp.int32)
+        high = astype(clip(high_f, 0, last), jnp.int32)
+        low_v, high_v = take_along_axis(ordered, low, -1), take_along_axis(ordered, high, -1)
+    else:
+        n = int(np.prod([a_shape[i] for i in axes], dtype=np.int64))
+        pos = qs * np.asarray(n - 1, a.dtype)  # (in a's dtype, as jax.numpy)
+        low = np.clip(np.floor(pos), 0, n - 1).astype(np.int32)
+        high = np.clip(np.ceil(pos), 0, n - 1).astype(np.int32)
+        high_w = (pos - np.floor(pos)).astype(a.dtype)
+        low_v, high_v = take(ordered, low, axis=-1), take(ordered, high, axis=-1)
     if method == "linear":
-        result = add(multiply(low_v, (1 - high_w).ravel()), multiply(high_v, high_w.ravel()))
+        result = add(multiply(low_v, subtract(1, high_w)), multiply(high_v, high_w))
     elif method == "lower":
         result = low_v
     elif method == "higher":
         result = high_v
     elif method == "nearest":
-        result = where(high_w.ravel() <= 0.5, low_v, high_v)
+        result = where(high_w <= 0.5, low_v, high_v)
     else:  # midpoint
         result = multiply(add(low_v, high_v), 0.5)
+    if not skip_nan:  # a slice holding a NaN has NaN quantiles (as NumPy and jax.numpy)
+        result = where(any(isnan(flat), axis=-1, keepdims=True), full_like(result, np.nan), result)
     # (kept dims..., q) -> q's shape, then the kept dims (with the reduced ones as 1 under keepdims)
     result = moveaxis(result, -1, 0)
     kept = [1 if i in axes else d for i, d in enumerate(a_shape)] if keepdims else [a_shape[i] for i in rest]
@@ -2196,9 +2219,21 @@ def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
     """``jax.numpy.percentile``: ``quantile`` at ``q / 100``."""
-    if isinstance(q, (Tensor, Variable)):
-        q = q.numpy()
-    return quantile(a, np.asarray(q) / 100, axis=axis, out=out, method=method, keepdims=keepdims)
+    return quantile(a, _percent(q), axis=axis, out=out, method=method, keepdims=keepdims)
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+    """``jax.numpy.nanpercentile``: ``nanquantile`` at ``q / 100``."""
+    return nanquantile(a, _percent(q), axis=axis, out=out, method=method, keepdims=keepdims)
+
+
+def _percent(q):
+    return np.asarray(q.numpy() if isinstance(q, (Tensor, Variable)) else q) / 100
+
+
+def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
+    """``jax.numpy.nanmedian``: ``nanquantile`` at 0.5 by the midpoint method."""
+    return nanquantile(a, 0.5, axis=axis, out=out, method="midpoint", keepdims=keepdims)
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -2704,3 +2739,45 @@ def isscalar(element) -> bool:
 
 promote_types = jnp.promote_types
 can_cast = jnp.can_cast
+
+
+def interp(x, xp, fp, left=None, right=None, period=None):
+    """``jax.numpy.interp``: the piecewise-linear interpolant through ``(xp, fp)`` (``xp`` increasing) at ``x``;
+    ``left``/``right`` below and above (``fp``'s ends by default, or ``'extrapolate'``), or periodic with
+    ``period``. Differentiable in ``x``, ``xp`` and ``fp`` (a zero-width interval gives its left value, with no
+    NaN gradient)."""
+    x, xp, fp = _as_tensor(x), _as_tensor(xp), _as_tensor(fp)
+    if shape(xp) != shape(fp) or ndim(xp) != 1:
+        raise ValueError(f"tj.numpy.interp: xp and fp must be one-dimensional arrays of equal size, got shapes "
+                         f"{shape(xp)} and {shape(fp)}")
+    if jnp.issubdtype(x.dtype, jnp.complexfloating):
+        raise ValueError("tj.numpy.interp: complex x values are not supported (as jax.numpy's)")
+    for name, end in (("left", left), ("right", right)):
+        if isinstance(end, str) and end != "extrapolate":
+            raise ValueError(f"tj.numpy.interp: the only valid string value of `{name}` is 'extrapolate', got {end!r}")
+    inexact = jnp.promote_types(jnp.result_type(x.dtype, xp.dtype), jnp.result_type(float))
+    x, xp = astype(x, inexact), astype(xp, inexact)
+    if not jnp.issubdtype(fp.dtype, jnp.inexact):
+        fp = astype(fp, jnp.result_type(float))
+    if period is not None:
+        if np.ndim(period) != 0:
+            raise ValueError(f"tj.numpy.interp: period must be a scalar, got {period!r}")
+        period = abs(_as_tensor(period))
+        x, xp = mod(x, period), mod(xp, period)
+        order = argsort(xp)
+        xp, fp = take(xp, order), take(fp, order)
+        xp = concatenate([subtract(xp[-1:], period), xp, add(xp[:1], period)])
+        fp = concatenate([fp[-1:], fp, fp[:1]])
+    i = clip(searchsorted(xp, x, side="right"), 1, shape(xp)[0] - 1)
+    fp_lo, xp_lo = take(fp, i - 1), take(xp, i - 1)
+    df = subtract(take(fp, i), fp_lo)
+    dx = subtract(take(xp, i), xp_lo)
+    delta = subtract(x, xp_lo)
+    flat = abs(dx) <= np.spacing(np.finfo(jnp.dtype(inexact)).eps)  # (no NaN gradient for a zero width)
+    f = where(flat, fp_lo, add(fp_lo, multiply(divide(delta, where(flat, ones_like(dx), dx)), df)))
+    if period is None:
+        if not isinstance(left, str):
+            f = where(less(x, xp[0]), fp[0] if left is None else left, f)
+        if not isinstance(right, str):
+            f = where(greater(x, xp[-1]), fp[-1] if right is None else right, f)
+    return f
