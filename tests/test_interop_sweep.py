@@ -70,7 +70,7 @@ def _sweep_args():
         "identity": (2,), "empty": ((2,),), "logspace": (0.0, 1.0, 3), "geomspace": (1.0, 2.0, 3), "matvec": (x, x[0]),
         "vecmat": (x[0], x), "polyval": (v, x), "matrix_rank": (x,), "svdvals": (x,), "matrix_norm": (x,),
         "argpartition": (x, 1), "partition": (x, 1), "delete": (x, 1), "block": ([x, x],), "lexsort": ([v, v],),
-        "unravel_index": (i, (2, 3)), "nanquantile": (x, 0.5), "nanpercentile": (x, 50.0), "interp": (x, v, v), "ravel_multi_index": ((i, i), (5, 5)), "indices": ((2, 2),),
+        "unravel_index": (i, (2, 3)), "nanquantile": (x, 0.5), "nanpercentile": (x, 50.0), "interp": (x, v, v), "convolve": (v, v), "correlate": (v, v), "bincount": (tj.constant([0, 2]),), "ravel_multi_index": ((i, i), (5, 5)), "indices": ((2, 2),),
     }
 
     def args_for(name, f):

@@ -2781,3 +2781,61 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         if not isinstance(right, str):
             f = where(greater(x, xp[-1]), fp[-1] if right is None else right, f)
     return f
+
+
+def convolve(a, v, mode="full", *, precision=None, preferred_element_type=None):
+    """``jax.numpy.convolve``: the discrete convolution of two 1-d arrays (``mode`` full, same or valid), as one
+    gather of ``a``'s windows and one matrix product: differentiable in both."""
+    return _correlate("convolve", a, v, mode, precision, preferred_element_type, convolving=True)
+
+
+def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None):
+    """``jax.numpy.correlate``: the cross-correlation of two 1-d arrays (``v`` conjugated; ``mode`` valid, same or
+    full), as ``convolve``."""
+    return _correlate("correlate", a, v, mode, precision, preferred_element_type, convolving=False)
+
+
+def _correlate(name: str, a, v, mode, precision, preferred_element_type, convolving: bool):
+    a, v = _as_tensor(a), _as_tensor(v)
+    if ndim(a) != 1 or ndim(v) != 1:
+        raise ValueError(f"tj.numpy.{name}: a and v must be 1-d, got shapes {shape(a)} and {shape(v)}")
+    if mode not in ("full", "same", "valid"):
+        raise ValueError(f"tj.numpy.{name}: mode must be 'full', 'same' or 'valid', got {mode!r}")
+    n, m = shape(a)[0], shape(v)[0]
+    if n == 0 or m == 0:
+        raise ValueError(f"tj.numpy.{name}: a and v must be non-empty, got lengths {n} and {m}")
+    kernel = flip(v) if convolving else conj(v)
+    # full correlation: out[k] = sum_j padded[k + j] * kernel[j], with m - 1 zeros on each side of a
+    padded = pad(a, (m - 1, m - 1))
+    windows = take(padded, np.arange(n + m - 1)[:, None] + np.arange(m)[None, :])
+    out = matmul(windows, kernel, precision=precision, preferred_element_type=preferred_element_type)
+    if mode == "full":
+        return out
+    if mode == "valid":
+        lo, hi = builtins.min(n, m), builtins.max(n, m)
+        return out[lo - 1:hi]
+    length = builtins.max(n, m)
+    # (NumPy's centring: a correlation with the longer v is reversed, which moves the centre when min(n, m) is even)
+    start = (builtins.min(n, m) - 1) // 2 if convolving or n >= m else n // 2
+    return out[start:start + length]
+
+
+def bincount(x, weights=None, minlength=0, *, length=None):
+    """``jax.numpy.bincount``: how many times each value of the non-negative int 1-d ``x`` occurs (summing
+    ``weights`` instead when given: differentiable in them), over ``length`` bins (``max(x) + 1`` and at least
+    ``minlength`` when not given, which needs ``x``'s values: give ``length`` inside a trace). As jax.numpy's,
+    a negative value counts in bin 0 and values past ``length`` are dropped."""
+    x = _as_tensor(x)
+    if ndim(x) != 1 or not jnp.issubdtype(x.dtype, jnp.integer):
+        raise ValueError(f"tj.numpy.bincount: x must be a 1-d array of integers, got {x.dtype}{list(shape(x))}")
+    if length is None:
+        values = _concrete_values("bincount", x)
+        length = builtins.max(int(minlength), int(values.max()) + 1 if values.size else 0)
+    length = _integers("bincount", "length", length, nonnegative=True)
+    hits = equal(expand_dims(clip(x, 0, None), 1), arange(length))  # (len(x), length): x[i] == bin
+    if weights is None:
+        return sum(astype(hits, jnp.int32), axis=0)
+    weights = _as_tensor(weights)
+    if shape(weights) != shape(x):
+        raise ValueError(f"tj.numpy.bincount: weights of shape {shape(weights)} for x of shape {shape(x)}")
+    return sum(where(hits, expand_dims(weights, 1), zeros((), weights.dtype)), axis=0)
