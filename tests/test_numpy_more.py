@@ -31,77 +31,61 @@ XI = np.array([-1.0, 0.0, 0.5, 1.0, 2.0, 3.9, 4.0, 5.0], np.float32)
 
 # (label, f(module, x), x): f applied to jax.numpy with a jax array and to tj.numpy with a Tensor
 DIFFERENTIABLE = [
-    ("ptp", lambda m, a: m.ptp(a, 1), X), ("ptp all keepdims", lambda m, a: m.ptp(a, keepdims=True), X),
+    ("ptp", lambda m, a: m.ptp(a, 1), X),
     ("nanmax", lambda m, a: m.nanmax(a, 1), XN), ("nanmin", lambda m, a: m.nanmin(a, 0), XN),
-    ("nanmax all", lambda m, a: m.nanmax(a), XN), ("nanprod", lambda m, a: m.nanprod(a, 1), XN),
-    ("nanvar", lambda m, a: m.nanvar(a, 1), XN), ("nanstd ddof", lambda m, a: m.nanstd(a, 0, ddof=1), XN[:2]),
+    ("nanprod", lambda m, a: m.nanprod(a, 1), XN), ("nanvar", lambda m, a: m.nanvar(a, 1), XN),
+    ("nanstd ddof", lambda m, a: m.nanstd(a, 0, ddof=1), XN[:2]),
     ("nancumsum", lambda m, a: m.nancumsum(a, 1), XN), ("nancumprod", lambda m, a: m.nancumprod(a, 1), XN),
     ("cumulative_prod", lambda m, a: m.cumulative_prod(a, axis=1, include_initial=True), X),
-    ("median", lambda m, a: m.median(a, 1), X), ("median all keepdims", lambda m, a: m.median(a, keepdims=True), X),
-    ("quantile q vector", lambda m, a: m.quantile(a, Q, 1), X),
+    ("median", lambda m, a: m.median(a, 1), X), ("quantile q vector", lambda m, a: m.quantile(a, Q, 1), X),
     ("quantile axes tuple", lambda m, a: m.quantile(a, 0.3, (0, 1), keepdims=True), X),
-    ("quantile lower", lambda m, a: m.quantile(a, 0.37, 1, method="lower"), X),
-    ("quantile higher", lambda m, a: m.quantile(a, 0.37, 0, method="higher"), X),
     ("quantile nearest", lambda m, a: m.quantile(a, 0.37, 0, method="nearest"), X),
     ("quantile midpoint", lambda m, a: m.quantile(a, 0.37, 1, method="midpoint"), X),
     ("percentile", lambda m, a: m.percentile(a, np.array([25, 75], np.float32), axis=0), X),
+    ("quantile with NaN", lambda m, a: m.quantile(a, Q, 1), XN), ("median with NaN", lambda m, a: m.median(a, 0), XN),
+    ("nanquantile", lambda m, a: m.nanquantile(a, Q, 1), XN5), ("nanmedian", lambda m, a: m.nanmedian(a, 1), XN5),
+    ("nanpercentile keepdims", lambda m, a: m.nanpercentile(a, 30.0, 1, keepdims=True), XN5),
+    ("nanquantile lower", lambda m, a: m.nanquantile(a, 0.37, 1, method="lower"), XN5),
     ("cross", lambda m, a: m.cross(a, W3), V3), ("cross 2-d", lambda m, a: m.cross(a[:, :2], W3[:, :2]), V3),
     ("cross 2x3", lambda m, a: m.cross(a[:, :2], W3), V3), ("cross 3x2", lambda m, a: m.cross(a, W3[:, :2]), V3),
-    ("cross axis", lambda m, a: m.cross(a.T, W3.T, axis=0), V3),
     ("hypot", lambda m, a: m.hypot(a, X[::-1]), X), ("hypot tie", lambda m, a: m.hypot(a, -a), X),
     ("sinc", lambda m, a: m.sinc(a), X), ("nan_to_num", lambda m, a: m.nan_to_num(a * INF), X),
-    ("nan_to_num values", lambda m, a: m.nan_to_num(a * INF, nan=1.5, posinf=9.0, neginf=-9.0), X),
     ("cov", lambda m, a: m.cov(a), X), ("cov rowvar bias", lambda m, a: m.cov(a, rowvar=False, bias=True), X),
-    ("cov y", lambda m, a: m.cov(a[0], a[1]), X), ("cov ddof", lambda m, a: m.cov(a, ddof=0), X),
-    ("cov one variable", lambda m, a: m.cov(a[0]), X),
-    ("corrcoef", lambda m, a: m.corrcoef(a), X), ("corrcoef y", lambda m, a: m.corrcoef(a[0], a[1]), X),
-    ("logaddexp2", lambda m, a: m.logaddexp2(a, a[::-1] * 2), X),
+    ("cov y", lambda m, a: m.cov(a[0], a[1]), X), ("cov one variable", lambda m, a: m.cov(a[0]), X),
+    ("corrcoef", lambda m, a: m.corrcoef(a), X), ("logaddexp2", lambda m, a: m.logaddexp2(a, a[::-1] * 2), X),
     ("fmax", lambda m, a: m.fmax(a, XN), X), ("fmin", lambda m, a: m.fmin(XN, a), X),
-    ("float_power", lambda m, a: m.float_power(a, 2.5), P),
-    ("vecdot", lambda m, a: m.vecdot(a, W3), V3), ("vecdot axis", lambda m, a: m.vecdot(a, W3, axis=0), V3),
+    ("float_power", lambda m, a: m.float_power(a, 2.5), P), ("vecdot", lambda m, a: m.vecdot(a, W3), V3),
     ("matvec", lambda m, a: m.matvec(a, X[0]), M), ("vecmat", lambda m, a: m.vecmat(a[0, :, 0], a[1]), M),
-    ("append", lambda m, a: m.append(a, a[:1]), X), ("append axis", lambda m, a: m.append(a, a[:1], axis=0), X),
-    ("diagflat", lambda m, a: m.diagflat(a[:2, :2], 1), X), ("polyval", lambda m, a: m.polyval(a[0], a[1]), X),
-    ("trapezoid", lambda m, a: m.trapezoid(a), X),
+    ("append", lambda m, a: m.append(a, a[:1]), X), ("diagflat", lambda m, a: m.diagflat(a[:2, :2], 1), X),
+    ("polyval", lambda m, a: m.polyval(a[0], a[1]), X), ("trapezoid", lambda m, a: m.trapezoid(a), X),
     ("trapezoid x", lambda m, a: m.trapezoid(a, np.array([0, 1, 3, 4.5], np.float32)), X),
-    ("trapezoid dx axis", lambda m, a: m.trapezoid(a, dx=0.3, axis=0), X),
     ("trapezoid 2-d x", lambda m, a: m.trapezoid(a, np.cumsum(P, 0), axis=0), X),
     ("logspace", lambda m, a: m.logspace(0.0, 2.0, 5) * a[0, 0], X),
     ("geomspace", lambda m, a: m.geomspace(1.0, 1000.0, 4) * a[0, 0], X),
-    ("geomspace negative", lambda m, a: m.geomspace(-1.0, -1000.0, 4) * a[0, 0], X),
     ("select", lambda m, a: m.select([a > 0.5, a < -0.5], [a * 2, a * 3], -1.0), X),
     ("broadcast_arrays", lambda m, a: list(m.broadcast_arrays(a, a[0], 1.0)), X),
     ("copysign", lambda m, a: m.copysign(a, X[::-1]), X),
-    ("quantile with NaN", lambda m, a: m.quantile(a, Q, 1), XN), ("median with NaN", lambda m, a: m.median(a, 0), XN),
-    ("nanquantile", lambda m, a: m.nanquantile(a, Q, 1), XN5), ("nanmedian", lambda m, a: m.nanmedian(a, 1), XN5),
-    ("nanmedian all", lambda m, a: m.nanmedian(a), XN5), ("nanquantile axis 0", lambda m, a: m.nanquantile(a, Q, 0), XN5),
-    ("nanpercentile keepdims", lambda m, a: m.nanpercentile(a, 30.0, 1, keepdims=True), XN5),
-    ("nanquantile lower", lambda m, a: m.nanquantile(a, 0.37, 1, method="lower"), XN5),
-    ("nanquantile nearest", lambda m, a: m.nanquantile(a, 0.37, 1, method="nearest"), XN5),
-    ("interp", lambda m, a: m.interp(a, XP, FP), XI), ("interp left right", lambda m, a: m.interp(a, XP, FP, -5.0, 7.0), XI),
+    ("interp", lambda m, a: m.interp(a, XP, FP), XI),
     ("interp extrapolate", lambda m, a: m.interp(a, XP, FP, "extrapolate", "extrapolate"), XI),
     ("interp period", lambda m, a: m.interp(a, XP, FP, period=3.0), XI),
     ("interp in xp and fp", lambda m, a: m.interp(XI, a[0], a[1]), np.stack([XP, FP])),
-    ("convolve", lambda m, a: m.convolve(a[0], a[1, :3]), X), ("convolve same", lambda m, a: m.convolve(a[0], a[1], "same"), X),
+    ("convolve", lambda m, a: m.convolve(a[0], a[1, :3]), X),
+    ("convolve same", lambda m, a: m.convolve(a[0], a[1], "same"), X),
     ("convolve valid longer v", lambda m, a: m.convolve(a[0, :2], a[1], "valid"), X),
     ("correlate", lambda m, a: m.correlate(a[0], a[1, :3]), X),
     ("correlate same longer v", lambda m, a: m.correlate(a[0, :2], a[1], "same"), X),
-    ("correlate full", lambda m, a: m.correlate(a[0, :3], a[1], "full"), X),
     ("bincount weights", lambda m, a: m.bincount(np.array([0, 1, 1, 3, -1]), a[0], length=5),
      np.linspace(0.5, 2.5, 5, dtype=np.float32)[None]),
     ("partition", lambda m, a: m.partition(a, 2, 1), X), ("delete", lambda m, a: m.delete(a, 1, 1), X),
-    ("delete flat", lambda m, a: m.delete(a, np.array([0, -1])), X),
     ("delete slice", lambda m, a: m.delete(a, slice(0, 2), 0), X),
     ("block", lambda m, a: m.block([[a, a[:, :2]], [a[:1], a[:1, :2]]]), X),
     ("divmod", lambda m, a: list(m.divmod(a * 3, 1.5)), X),
     ("linalg.vector_norm", lambda m, a: m.linalg.vector_norm(a), M),
-    ("linalg.vector_norm keepdims", lambda m, a: m.linalg.vector_norm(a, keepdims=True), M),
     ("linalg.vector_norm axis ord 1", lambda m, a: m.linalg.vector_norm(a, axis=1, ord=1), M),
     ("linalg.vector_norm inf", lambda m, a: m.linalg.vector_norm(a, axis=(-1,), ord=np.inf), M),
     ("linalg.vector_norm all axes", lambda m, a: m.linalg.vector_norm(a, axis=(0, 1, 2), ord=3), M),
     ("linalg.matrix_norm", lambda m, a: m.linalg.matrix_norm(a), M),
     ("linalg.matrix_norm 2 keepdims", lambda m, a: m.linalg.matrix_norm(a, ord=2, keepdims=True), M),
-    ("linalg.matrix_norm nuc", lambda m, a: m.linalg.matrix_norm(a, ord="nuc"), M),
     ("linalg.svdvals", lambda m, a: m.linalg.svdvals(a), M),
 ]
 
@@ -113,9 +97,14 @@ def _as_list(y):
 @pytest.mark.parametrize("label, f, arg", DIFFERENTIABLE, ids=[c[0] for c in DIFFERENTIABLE])
 def test_values_and_gradients_as_jax_numpy(label, f, arg):
     # NaN and inf results are left out of the loss (as a user masks them): their gradient must then be 0
-    want = [np.asarray(w) for w in _as_list(f(jnp, jnp.asarray(arg)))]
+    shapes = _as_list(jax.eval_shape(lambda u: f(jnp, u), jnp.asarray(arg)))
     rng = np.random.default_rng(zlib.crc32(label.encode()))  # (the same weights whatever the tests' order)
-    weights = [np.asarray(rng.normal(size=w.shape), np.float32) for w in want]
+    weights = [np.asarray(rng.normal(size=w.shape), np.float32) for w in shapes]
+
+    def reference_loss(u):  # jax.numpy's values and gradient from one pass
+        ys = _as_list(f(jnp, u))
+        return sum(jnp.sum(jnp.where(jnp.isfinite(y), y, 0.0) * w) for y, w in zip(ys, weights)), ys
+    (_, want), want_g = jax.jit(jax.value_and_grad(reference_loss, has_aux=True))(jnp.asarray(arg))
     x = tj.constant(arg)
     with tj.GradientTape() as tape:
         tape.watch(x)
@@ -125,8 +114,6 @@ def test_values_and_gradients_as_jax_numpy(label, f, arg):
     for y, w in zip(got, want):
         assert y.shape == w.shape and y.dtype == w.dtype, (y.shape, y.dtype, w.shape, w.dtype)
         np.testing.assert_allclose(y.numpy(), w, rtol=2e-5, atol=2e-6)
-    want_g = jax.grad(lambda u: sum(jnp.sum(jnp.where(jnp.isfinite(y), y, 0.0) * w)
-                                    for y, w in zip(_as_list(f(jnp, u)), weights)))(jnp.asarray(arg))
     # (float32: a formula written with other ops, sinc's or hypot's, rounds differently in its last digits)
     np.testing.assert_allclose(tape.gradient(loss, x).numpy(), want_g, rtol=1e-4, atol=1e-5)
 
