@@ -225,5 +225,7 @@ def test_bad_arguments_say_what_to_fix():
         tj.function(lambda i: tnp.ravel_multi_index((i, i), (3, 4)))(np.array([1, 2]))
     with pytest.raises(NotImplementedError, match="several axes, not all"):
         tnp.linalg.vector_norm(M, axis=(0, 2))
+    with pytest.raises(np.exceptions.AxisError, match="axis 5 is out of range"):
+        tnp.linalg.vector_norm(M, axis=(0, 1, 5))
     with pytest.raises(NotImplementedError, match="'out' argument to tj.numpy.nanmax"):
         tnp.nanmax(X, out=np.zeros(4))

@@ -616,6 +616,10 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
     axes = axis if isinstance(axis, (tuple, list)) else None if axis is None else (axis,)
     if axes is not None and len(axes) == 1:
         return norm(x, ord=ord, axis=axes[0], keepdims=keepdims)
+    for a in axes or ():
+        if not -len(shape) <= operator.index(a) < len(shape):
+            raise np.exceptions.AxisError(f"tnp.linalg.vector_norm: axis {a} is out of range for a tensor of rank "
+                                          f"{len(shape)}")
     if axes is not None and sorted(operator.index(a) % len(shape) for a in axes) != list(range(len(shape))):
         raise NotImplementedError(f"tnp.linalg.vector_norm: the norm over axes {tuple(axes)} of a tensor of shape "
                                   f"{shape} (several axes, not all) is not supported; move them together and "
