@@ -1949,7 +1949,7 @@ def array_split(ary, indices_or_sections, axis=0):
         if n <= 0:
             raise ValueError(f"tj.numpy.array_split: the number of sections must be larger than 0, got {n}")
         length = shape(ary)[_check_axis("array_split", axis, ndim(ary))]
-        each, extra = divmod(length, n)
+        each, extra = builtins.divmod(length, n)  # (divmod is this module's tj.numpy.divmod)
         indices_or_sections = [int(i) for i in np.cumsum([each + 1] * extra + [each] * (n - extra))[:-1]]
     return split(ary, indices_or_sections, axis=axis)
 
