@@ -1904,16 +1904,22 @@ def matrix_transpose(x):
 def cumulative_sum(x, axis=None, dtype=None, include_initial=False):
     """``jax.numpy.cumulative_sum`` (the Array API's ``cumsum``): ``axis`` may be left out for a 1-d array only;
     ``include_initial`` puts a 0 first."""
+    return _cumulative("cumulative_sum", cumsum, zeros, x, axis, dtype, include_initial)
+
+
+def _cumulative(name: str, scan: Callable, first_of: Callable, x, axis, dtype, include_initial):
+    """``scan`` (cumsum, cumprod) with the Array API's axis rule; ``include_initial`` puts the identity
+    (``first_of(shape, dtype)``) first."""
     nd = ndim(x)
     if axis is None:
         if nd != 1:
-            raise ValueError(f"tj.numpy.cumulative_sum: axis must be given for an array of rank {nd} (shape "
+            raise ValueError(f"tj.numpy.{name}: axis must be given for an array of rank {nd} (shape "
                              f"{shape(x)}); it may be left out for a 1-d array only")
         axis = 0
-    axis = _check_axis("cumulative_sum", axis, nd)
-    result = cumsum(x, axis=axis, dtype=dtype)
+    axis = _check_axis(name, axis, nd)
+    result = scan(x, axis=axis, dtype=dtype)
     if include_initial:
-        first = zeros(tuple(1 if i == axis else d for i, d in enumerate(shape(result))), result.dtype)
+        first = first_of(tuple(1 if i == axis else d for i, d in enumerate(shape(result))), result.dtype)
         result = concatenate([first, result], axis=axis)
     return result
 
@@ -2131,18 +2137,7 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 
 def cumulative_prod(x, axis=None, dtype=None, include_initial=False):
     """``jax.numpy.cumulative_prod``: as ``cumulative_sum``, with products (``include_initial`` puts a 1 first)."""
-    nd = ndim(x)
-    if axis is None:
-        if nd != 1:
-            raise ValueError(f"tj.numpy.cumulative_prod: axis must be given for an array of rank {nd} (shape "
-                             f"{shape(x)}); it may be left out for a 1-d array only")
-        axis = 0
-    axis = _check_axis("cumulative_prod", axis, nd)
-    result = cumprod(x, axis=axis, dtype=dtype)
-    if include_initial:
-        first = ones(tuple(1 if i == axis else d for i, d in enumerate(shape(result))), result.dtype)
-        result = concatenate([first, result], axis=axis)
-    return result
+    return _cumulative("cumulative_prod", cumprod, ones, x, axis, dtype, include_initial)
 
 
 _QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
