@@ -2691,6 +2691,9 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     drop = np.arange(n)[obj] if isinstance(obj, slice) else np.asarray(obj)
     if drop.dtype == bool:
         raise TypeError("tj.numpy.delete: obj must be indices or a slice, not a boolean mask (as jax.numpy's)")
+    if drop.size and (drop.min() < -n or drop.max() >= n):
+        raise IndexError(f"tj.numpy.delete: index {int(drop.max() if drop.max() >= n else drop.min())} is out of "
+                         f"bounds for axis {axis} of size {n}")
     keep = np.setdiff1d(np.arange(n), np.where(drop < 0, drop + n, drop))
     return take(arr, keep, axis=axis)
 
@@ -2701,8 +2704,9 @@ def block(arrays):
     def depth(x):
         return 1 + depth(x[0]) if isinstance(x, list) and x else (0 if not isinstance(x, list) else 1)
 
+    if not isinstance(arrays, list):
+        return _as_tensor(arrays)
     levels = depth(arrays)
-    parts = [arrays] if not isinstance(arrays, list) else arrays
 
     def join(x, level):
         if not isinstance(x, list):
@@ -2712,7 +2716,7 @@ def block(arrays):
         items = [reshape(t, (1,) * (rank - ndim(t)) + shape(t)) for t in items]
         return concatenate(items, axis=level - levels)
 
-    return join(arrays, 0) if isinstance(arrays, list) else _as_tensor(parts[0])
+    return join(arrays, 0)
 
 
 def iscomplexobj(x) -> bool:
