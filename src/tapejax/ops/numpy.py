@@ -716,23 +716,29 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     return result if result_dtype is None or result.dtype == result_dtype else astype(result, result_dtype)
 
 
-def _variance(a, axis, ddof, keepdims, where, mean):
-    """``var`` (on the checked ``axis``); with jax.numpy's ``where`` or ``mean``, written out: the entries counted
-    (those ``where`` selects) are counted once, for the mean and for the divisor."""
-    if where is None and mean is None:
+def _variance(a, axis, ddof, keepdims, selected, mean, too_few_is_nan: bool = False):
+    """``var`` (on the checked ``axis``); with jax.numpy's ``where`` (``selected``) or ``mean``, written out: the
+    entries counted are counted once, for the mean and for the divisor. ``too_few_is_nan`` (``nanvar``): NaN where
+    no more than ``ddof`` entries count, with a zero gradient (the divisor made safe, as jax.numpy's nanvar)."""
+    if selected is None and mean is None:
         return _var(a, axis=axis, keepdims=bool(keepdims), ddof=ddof)
     axes = _norm_axis(axis, ndim(a))
-    if where is None:
+    if selected is None:
         count = float(np.prod([shape(a)[ax] for ax in axes], dtype=np.int64))
     else:
-        where = convert_to_tensor(where)  # (once: the mask serves three reductions)
-        count = _mask_count(a, where, axis, True)
+        selected = convert_to_tensor(selected)  # (once: the mask serves three reductions)
+        count = _mask_count(a, selected, axis, True)
     if mean is None:
-        mean = divide(sum(a, axis=axis, keepdims=True, where=where), count)
+        mean = divide(sum(a, axis=axis, keepdims=True, where=selected), count)
     centered = subtract(a, mean)
     squares = real(multiply(centered, conj(centered))) if jnp.iscomplexobj(convert_to_tensor(a).value) else \
         multiply(centered, centered)
-    result = divide(sum(squares, axis=axis, keepdims=True, where=where), subtract(count, ddof))
+    total, divisor = sum(squares, axis=axis, keepdims=True, where=selected), subtract(count, ddof)
+    if too_few_is_nan:
+        too_few = divisor <= 0
+        total = where(too_few, full_like(total, np.nan), total)
+        divisor = where(too_few, ones_like(divisor), divisor)
+    result = divide(total, divisor)
     return result if keepdims or not axes else squeeze(result, axes)
 
 
@@ -2052,17 +2058,13 @@ def ptp(a, axis=None, out=None, keepdims=False):
 
 def _nan_filled(a, fill):
     """``a`` with its NaNs replaced by ``fill`` (their gradient is zero: they take no part)."""
-    a = _as_tensor(a)
+    a = convert_to_tensor(a)
     return where(isnan(a), full_like(a, fill), a)
-
-
-def _as_tensor(a):
-    return a if isinstance(a, (Tensor, Variable)) else convert_to_tensor(a)
 
 
 def _nan_extreme(name: str, reduce: Callable, fill: float, a, axis, out, keepdims, initial, where_):
     _no_out(name, out)
-    a = _as_tensor(a)
+    a = convert_to_tensor(a)
     if not jnp.issubdtype(a.dtype, jnp.inexact):
         return reduce(a, axis=axis, keepdims=keepdims, initial=initial, where=where_)
     result = reduce(_nan_filled(a, fill), axis=axis, keepdims=keepdims, initial=initial, where=where_)
@@ -2084,7 +2086,7 @@ def nanmin(a, axis=None, out=None, keepdims=False, initial=None, where=None):
 def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """``jax.numpy.nanprod``: ``prod`` with NaNs counted as 1."""
     _no_out("nanprod", out)
-    a = _as_tensor(a)
+    a = convert_to_tensor(a)
     if jnp.issubdtype(a.dtype, jnp.inexact):
         a = _nan_filled(a, 1)
     return prod(a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial, where=where)
@@ -2094,7 +2096,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     """``jax.numpy.nanvar``: the variance of the entries that are not NaN (and selected by ``where``); NaN, with a
     zero gradient, where fewer than ``ddof + 1`` entries count."""
     _no_out("nanvar", out)
-    return _nanvar(_as_tensor(a), axis, dtype, ddof, keepdims, where)
+    return _nanvar(convert_to_tensor(a), axis, dtype, ddof, keepdims, where)
 
 
 def _nanvar(a, axis, dtype, ddof, keepdims, selected):
@@ -2106,14 +2108,8 @@ def _nanvar(a, axis, dtype, ddof, keepdims, selected):
     if selected is not None:
         counted = logical_and(counted, selected)
     # NaNs as 0 before any arithmetic: an excluded NaN would make the gradient 0 * NaN
-    filled = _nan_filled(a, 0)
-    centered = where(counted, subtract(filled, mean(filled, axis=axis, keepdims=True, where=counted)), 0.0)
-    squares = real(multiply(centered, conj(centered))) if jnp.issubdtype(a.dtype, jnp.complexfloating) else \
-        square(centered)
-    total = sum(squares, axis=axis, keepdims=keepdims)
-    normalizer = subtract(sum(astype(counted, total.dtype), axis=axis, keepdims=keepdims), ddof)
-    too_few = normalizer <= 0
-    return divide(where(too_few, full_like(total, np.nan), total), where(too_few, ones_like(normalizer), normalizer))
+    axis = _checked_axes("nanvar", a, axis)
+    return _variance(_nan_filled(a, 0), axis, ddof, keepdims, counted, None, too_few_is_nan=True)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
@@ -2124,14 +2120,14 @@ def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 def nancumsum(a, axis=None, dtype=None, out=None):
     """``jax.numpy.nancumsum``: ``cumsum`` with NaNs counted as 0."""
     _no_out("nancumsum", out)
-    a = _as_tensor(a)
+    a = convert_to_tensor(a)
     return cumsum(_nan_filled(a, 0) if jnp.issubdtype(a.dtype, jnp.inexact) else a, axis=axis, dtype=dtype)
 
 
 def nancumprod(a, axis=None, dtype=None, out=None):
     """``jax.numpy.nancumprod``: ``cumprod`` with NaNs counted as 1."""
     _no_out("nancumprod", out)
-    a = _as_tensor(a)
+    a = convert_to_tensor(a)
     return cumprod(_nan_filled(a, 1) if jnp.issubdtype(a.dtype, jnp.inexact) else a, axis=axis, dtype=dtype)
 
 
@@ -2161,7 +2157,7 @@ def _quantile(name: str, a, q, axis, out, method, keepdims, skip_nan: bool):
         raise ValueError(f"tj.numpy.{name}: method must be one of {_QUANTILE_METHODS}, got {method!r}")
     if isinstance(q, (Tensor, Variable)):
         q = q.numpy()
-    a = _as_tensor(a)
+    a = convert_to_tensor(a)
     if not jnp.issubdtype(a.dtype, jnp.inexact):
         a = astype(a, jnp.result_type(float))
     q = np.asarray(q, dtype=a.dtype)
@@ -2176,24 +2172,17 @@ def _quantile(name: str, a, q, axis, out, method, keepdims, skip_nan: bool):
     # the reduced axes last, as one: (kept dims..., n), sorted (NaNs last)
     flat = reshape(transpose(a, rest + list(axes)), tuple(a_shape[i] for i in rest) + (-1,))
     ordered = sort(flat, axis=-1)
-    qs = q.ravel()
-    if skip_nan:
-        # positions among each slice's non-NaN entries: index Tensors (kept dims..., q), in a's dtype as jax.numpy
-        counts = sum(astype(logical_not(isnan(flat)), a.dtype), axis=-1, keepdims=True)
-        pos = multiply(subtract(counts, 1), qs)
-        last = subtract(counts, 1)
-        low_f, high_f = floor(pos), ceil(pos)
-        high_w = subtract(pos, low_f)
-        low = astype(clip(low_f, 0, last), jnp.int32)
-        high = astype(clip(high_f, 0, last), jnp.int32)
-        low_v, high_v = take_along_axis(ordered, low, -1), take_along_axis(ordered, high, -1)
-    else:
-        n = int(np.prod([a_shape[i] for i in axes], dtype=np.int64))
-        pos = qs * np.asarray(n - 1, a.dtype)  # (in a's dtype, as jax.numpy)
-        low = np.clip(np.floor(pos), 0, n - 1).astype(np.int32)
-        high = np.clip(np.ceil(pos), 0, n - 1).astype(np.int32)
-        high_w = (pos - np.floor(pos)).astype(a.dtype)
-        low_v, high_v = take(ordered, low, axis=-1), take(ordered, high, axis=-1)
+    # each slice's entries counted (all, or those not NaN), and the positions of the quantiles among them, as index
+    # Tensors (kept dims..., q), computed in a's dtype as jax.numpy's
+    counts = sum(astype(logical_not(isnan(flat)), a.dtype), axis=-1, keepdims=True) if skip_nan else \
+        full(shape(flat)[:-1] + (1,), shape(flat)[-1], a.dtype)
+    last = subtract(counts, 1)
+    pos = multiply(last, q.ravel())
+    low_f = floor(pos)
+    high_w = subtract(pos, low_f)
+    low = astype(clip(low_f, 0, last), jnp.int32)
+    high = astype(clip(ceil(pos), 0, last), jnp.int32)
+    low_v, high_v = take_along_axis(ordered, low, -1), take_along_axis(ordered, high, -1)
     if method == "linear":
         result = add(multiply(low_v, subtract(1, high_w)), multiply(high_v, high_w))
     elif method == "lower":
@@ -2241,7 +2230,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     broadcast over the other axes; ``axis`` sets all three axes."""
     if axis is not None:
         axisa = axisb = axisc = axis
-    a, b = moveaxis(_as_tensor(a), axisa, -1), moveaxis(_as_tensor(b), axisb, -1)
+    a, b = moveaxis(convert_to_tensor(a), axisa, -1), moveaxis(convert_to_tensor(b), axisb, -1)
     if shape(a)[-1] not in (2, 3) or shape(b)[-1] not in (2, 3):
         raise ValueError(f"tj.numpy.cross: the vectors must have 2 or 3 components, got shapes {shape(a)} and "
                          f"{shape(b)} (the vector axis moved last)")
@@ -2263,7 +2252,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 def hypot(x1, x2):
     """``jax.numpy.hypot``: ``sqrt(x1**2 + x2**2)`` computed as jax.numpy does (scaled by the larger magnitude, so
     that it neither overflows nor underflows; 0 at the origin, with gradient 0 there)."""
-    x1, x2 = abs(_as_tensor(x1)), abs(_as_tensor(x2))
+    x1, x2 = abs(convert_to_tensor(x1)), abs(convert_to_tensor(x2))
     # (selected, not maximum/minimum: at a tie those give x1 the whole gradient, TF's rule, where hypot's
     # derivative is shared)
     swap = x2 > x1
@@ -2276,7 +2265,7 @@ def hypot(x1, x2):
 
 def sinc(x):
     """``jax.numpy.sinc``: ``sin(pi x) / (pi x)``, 1 at 0 (where its derivative is 0)."""
-    x = _as_tensor(x)
+    x = convert_to_tensor(x)
     if not jnp.issubdtype(x.dtype, jnp.inexact):
         x = astype(x, jnp.result_type(float))
     zero = x == 0
@@ -2287,7 +2276,7 @@ def sinc(x):
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     """``jax.numpy.nan_to_num``: NaN, +inf and -inf replaced (by default with 0 and the dtype's largest and
     smallest finite values); the gradient passes where the value was finite."""
-    x = _as_tensor(x)
+    x = convert_to_tensor(x)
     if not jnp.issubdtype(x.dtype, jnp.inexact):
         return x
     if jnp.issubdtype(x.dtype, jnp.complexfloating):
@@ -2313,11 +2302,11 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if ndim(m) > 2 or (y is not None and ndim(y) > 2):
         raise ValueError(f"tj.numpy.cov: m and y must have at most 2 dimensions (variables x observations), got "
                          f"shapes {shape(m)}" + ("" if y is None else f" and {shape(y)}"))
-    m = atleast_2d(_as_tensor(m))
+    m = atleast_2d(convert_to_tensor(m))
     if not rowvar and shape(m)[0] != 1:
         m = transpose(m)
     if y is not None:
-        y = atleast_2d(_as_tensor(y))
+        y = atleast_2d(convert_to_tensor(y))
         if not rowvar and shape(y)[0] != 1:
             y = transpose(y)
         m = concatenate([m, y], axis=0)
@@ -2364,14 +2353,14 @@ def fmin(x1, x2):
 
 def float_power(x1, x2):
     """``jax.numpy.float_power``: ``power`` computed in the inexact dtype of the operands."""
-    x1, x2 = _as_tensor(x1), _as_tensor(x2)
+    x1, x2 = convert_to_tensor(x1), convert_to_tensor(x2)
     dt = jnp.promote_types(jnp.result_type(x1.dtype, x2.dtype), jnp.result_type(float))
     return power(astype(x1, dt), astype(x2, dt))
 
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
     """``jax.numpy.vecdot``: ``sum(conj(x1) * x2)`` along ``axis``, broadcast over the others."""
-    x1, x2 = _as_tensor(x1), _as_tensor(x2)
+    x1, x2 = convert_to_tensor(x1), convert_to_tensor(x2)
     x1, x2 = moveaxis(x1, axis, -1), moveaxis(x2, axis, -1)
     return einsum("...i,...i->...", conj(x1), x2, precision=precision,
                   preferred_element_type=preferred_element_type)
@@ -2384,7 +2373,7 @@ def matvec(x1, x2, /):
 
 def vecmat(x1, x2, /):
     """``jax.numpy.vecmat``: conjugated vector (``x1[..., m]``) times matrix (``x2[..., m, n]``)."""
-    return squeeze(matmul(expand_dims(conj(_as_tensor(x1)), -2), x2), -2)
+    return squeeze(matmul(expand_dims(conj(convert_to_tensor(x1)), -2), x2), -2)
 
 
 def append(arr, values, axis=None):
@@ -2402,8 +2391,8 @@ def diagflat(v, k=0):
 def polyval(p, x, *, unroll=16):
     """``jax.numpy.polyval``: the polynomial with coefficients ``p`` (highest degree first) at ``x``, by Horner's
     scheme (``unroll`` is jax.numpy's compile hint, accepted)."""
-    p = _as_tensor(p)
-    x = _as_tensor(x)
+    p = convert_to_tensor(p)
+    x = convert_to_tensor(x)
     y = zeros_like(x, dtype=jnp.result_type(p.dtype, x.dtype))
     for i in range(shape(p)[0]):
         y = add(multiply(y, x), p[i])
@@ -2413,11 +2402,11 @@ def polyval(p, x, *, unroll=16):
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """``jax.numpy.trapezoid``: the integral of ``y`` along ``axis`` by the trapezoidal rule, at sample points
     ``x`` (or spaced ``dx`` apart)."""
-    y = moveaxis(_as_tensor(y), axis, -1)
+    y = moveaxis(convert_to_tensor(y), axis, -1)
     if x is None:
         widths = dx
     else:
-        x = _as_tensor(x)
+        x = convert_to_tensor(x)
         x = moveaxis(x, axis, -1) if ndim(x) > 1 else x
         widths = diff(x, axis=-1)
     return sum(multiply(multiply(add(y[..., 1:], y[..., :-1]), 0.5), widths), axis=-1)
@@ -2434,7 +2423,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """``jax.numpy.geomspace``: ``num`` numbers spaced evenly on a log scale from ``start`` to ``stop`` (of one
     sign; a negative pair gives negative numbers)."""
-    start, stop = _as_tensor(start), _as_tensor(stop)
+    start, stop = convert_to_tensor(start), convert_to_tensor(stop)
     if not jnp.issubdtype(start.dtype, jnp.inexact):
         start = astype(start, jnp.result_type(float))
     s = sign(start)
@@ -2451,7 +2440,7 @@ def select(condlist, choicelist, default=0):
                          "condition per choice")
     if not condlist:
         raise ValueError("tj.numpy.select: condlist is empty")
-    out = _as_tensor(default)
+    out = convert_to_tensor(default)
     for cond, choice in zip(reversed(condlist), reversed(choicelist)):
         out = where(cond, choice, out)
     return out
@@ -2472,7 +2461,7 @@ def broadcast_shapes(*shapes):
 def copysign(x1, x2):
     """``jax.numpy.copysign``: the magnitude of ``x1`` with the sign (bit) of ``x2``; differentiable in ``x1`` (as
     ``abs``: 0 at 0)."""
-    magnitude = abs(_as_tensor(x1))
+    magnitude = abs(convert_to_tensor(x1))
     return where(signbit(x2), negative(magnitude), magnitude)
 
 
@@ -2550,14 +2539,12 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
 
 def _concrete_values(name: str, a):
     """``a``'s values now (a result whose shape depends on them cannot be traced)."""
-    if isinstance(a, (Tensor, Variable)):
-        try:
-            return np.asarray(a.numpy())
-        except (TracedValueError, jax.errors.TracerArrayConversionError, jax.errors.ConcretizationTypeError):
-            raise TypeError(f"tj.numpy.{name}: its result's shape depends on the input's values, which are not known "
-                            f"while tracing (inside tj.function or a JAX transformation); give size= to fix the "
-                            "result's length") from None
-    return np.asarray(a)
+    values = _concrete(a)
+    if values is None:
+        raise TypeError(f"tj.numpy.{name}: its result's shape depends on the input's values, which are not known "
+                        f"while tracing (inside tj.function or a JAX transformation); give size= to fix the "
+                        "result's length")
+    return np.asarray(values)
 
 
 def nonzero(a, *, size=None, fill_value=None):
@@ -2639,11 +2626,10 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None)
     a trace use mode 'wrap' or 'clip', as under jax.jit)."""
     dims = static(dims)
     if mode == "raise":
-        try:
-            values = [np.asarray(i.numpy() if isinstance(i, (Tensor, Variable)) else i) for i in multi_index]
-        except (TracedValueError, jax.errors.TracerArrayConversionError, jax.errors.ConcretizationTypeError):
+        values = [_concrete(i) for i in multi_index]
+        if builtins.any(v is None for v in values):  # (``any`` is tj.numpy.any here)
             raise TypeError("tj.numpy.ravel_multi_index: mode='raise' checks the indices' values, which are not known "
-                            "while tracing; use mode='wrap' or mode='clip'") from None
+                            "while tracing; use mode='wrap' or mode='clip'")
         for axis, (v, d) in enumerate(zip(values, dims)):
             if np.any((v < 0) | (v >= d)):
                 raise ValueError(f"tj.numpy.ravel_multi_index: invalid entry in coordinates array: axis {axis} holds "
@@ -2705,12 +2691,12 @@ def block(arrays):
         return 1 + depth(x[0]) if isinstance(x, list) and x else (0 if not isinstance(x, list) else 1)
 
     if not isinstance(arrays, list):
-        return _as_tensor(arrays)
+        return convert_to_tensor(arrays)
     levels = depth(arrays)
 
     def join(x, level):
         if not isinstance(x, list):
-            return _as_tensor(x)
+            return convert_to_tensor(x)
         items = [join(e, level + 1) for e in x]
         rank = builtins.max(levels, *(ndim(t) for t in items))
         items = [reshape(t, (1,) * (rank - ndim(t)) + shape(t)) for t in items]
@@ -2745,7 +2731,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     ``left``/``right`` below and above (``fp``'s ends by default, or ``'extrapolate'``), or periodic with
     ``period``. Differentiable in ``x``, ``xp`` and ``fp`` (a zero-width interval gives its left value, with no
     NaN gradient)."""
-    x, xp, fp = _as_tensor(x), _as_tensor(xp), _as_tensor(fp)
+    x, xp, fp = convert_to_tensor(x), convert_to_tensor(xp), convert_to_tensor(fp)
     if shape(xp) != shape(fp) or ndim(xp) != 1:
         raise ValueError(f"tj.numpy.interp: xp and fp must be one-dimensional arrays of equal size, got shapes "
                          f"{shape(xp)} and {shape(fp)}")
@@ -2761,7 +2747,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if period is not None:
         if np.ndim(period) != 0:
             raise ValueError(f"tj.numpy.interp: period must be a scalar, got {period!r}")
-        period = abs(_as_tensor(period))
+        period = abs(convert_to_tensor(period))
         x, xp = mod(x, period), mod(xp, period)
         order = argsort(xp)
         xp, fp = take(xp, order), take(fp, order)
@@ -2795,7 +2781,7 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
 
 
 def _correlate(name: str, a, v, mode, precision, preferred_element_type, convolving: bool):
-    a, v = _as_tensor(a), _as_tensor(v)
+    a, v = convert_to_tensor(a), convert_to_tensor(v)
     if ndim(a) != 1 or ndim(v) != 1:
         raise ValueError(f"tj.numpy.{name}: a and v must be 1-d, got shapes {shape(a)} and {shape(v)}")
     if mode not in ("full", "same", "valid"):
@@ -2824,7 +2810,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     ``weights`` instead when given: differentiable in them), over ``length`` bins (``max(x) + 1`` and at least
     ``minlength`` when not given, which needs ``x``'s values: give ``length`` inside a trace). As jax.numpy's,
     a negative value counts in bin 0 and values past ``length`` are dropped."""
-    x = _as_tensor(x)
+    x = convert_to_tensor(x)
     if ndim(x) != 1 or not jnp.issubdtype(x.dtype, jnp.integer):
         raise ValueError(f"tj.numpy.bincount: x must be a 1-d array of integers, got {x.dtype}{list(shape(x))}")
     if length is None:
@@ -2834,7 +2820,7 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     hits = equal(expand_dims(clip(x, 0, None), 1), arange(length))  # (len(x), length): x[i] == bin
     if weights is None:
         return sum(astype(hits, jnp.int32), axis=0)
-    weights = _as_tensor(weights)
+    weights = convert_to_tensor(weights)
     if shape(weights) != shape(x):
         raise ValueError(f"tj.numpy.bincount: weights of shape {shape(weights)} for x of shape {shape(x)}")
     return sum(where(hits, expand_dims(weights, 1), zeros((), weights.dtype)), axis=0)
