@@ -1841,7 +1841,7 @@ def _at_least(shapes, arys):
     """``arys`` reshaped by ``shapes`` (by rank, for ranks below the minimum): one array, or a list of them."""
     out = []
     for a in arys:
-        t = convert_to_tensor(a) if not isinstance(a, Tensor) else a
+        t = convert_to_tensor(a)
         make = shapes.get(t.ndim)
         out.append(reshape(t, make(tuple(t.shape))) if make is not None else t)
     return out[0] if len(out) == 1 else out
@@ -1938,7 +1938,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         if not returned:
             return avg
         return avg, full(shape(avg), size(a, axis), dtype=avg.dtype)
-    a_shape, w = shape(a), convert_to_tensor(weights) if not isinstance(weights, (Tensor, Variable)) else weights
+    a_shape, w = shape(a), convert_to_tensor(weights)
     if tuple(w.shape) != a_shape:
         if axis is None or w.ndim != 1 or not isinstance(axis, int):
             raise ValueError(f"tj.numpy.average: weights of shape {tuple(w.shape)} need the input's shape "
