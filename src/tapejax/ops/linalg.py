@@ -648,5 +648,11 @@ def matrix_rank(M, rtol: Any = None, *, hermitian: bool = False, tol: Any = None
     return apply(_matrix_rank, (M,), {"rtol": freeze(rtol), "hermitian": bool(hermitian), "tol": freeze(tol)})
 
 
+# jax.numpy.linalg's functions composed of tj.numpy's ops (tensorinv, tensorsolve, multi_dot, cond, and the Array
+# API's names of tj.numpy functions): tj.numpy imports this module, so this one cannot import it; they are defined at
+# the end of numpy.py and set here by it, when tj.numpy is imported (before anything can use them).
+_COMPOSED_IN_NUMPY = ["tensorinv", "tensorsolve", "multi_dot", "cond", "cross", "matmul", "outer", "vecdot",
+                      "matrix_transpose", "tensordot", "trace", "diagonal"]
+
 __all__ = ["norm", "solve", "inv", "cholesky", "det", "slogdet", "eigh", "eigvalsh", "svd", "qr", "lstsq", "pinv",
-           "matrix_power", "vector_norm", "matrix_norm", "svdvals", "matrix_rank"]
+           "matrix_power", "vector_norm", "matrix_norm", "svdvals", "matrix_rank"] + _COMPOSED_IN_NUMPY

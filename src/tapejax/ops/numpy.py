@@ -2824,3 +2824,838 @@ def bincount(x, weights=None, minlength=0, *, length=None):
     if shape(weights) != shape(x):
         raise ValueError(f"tj.numpy.bincount: weights of shape {shape(weights)} for x of shape {shape(x)}")
     return sum(where(hits, expand_dims(weights, 1), zeros((), weights.dtype)), axis=0)
+
+
+# -- the rest of jax.numpy: composed of the ops above (every path differentiates them with tapejax's rules), or
+# functions of values with no gradient. Indices that decide where entries go are computed with NumPy when they are
+# known now, else by the value-only ops below; the entries themselves move by gathers (take) and selections (where).
+
+def _inexact(a) -> Tensor:
+    """``a`` as a Tensor of an inexact dtype (integers and bools cast to the default float, as jax.numpy promotes)."""
+    a = convert_to_tensor(a)
+    return a if jnp.issubdtype(a.dtype, jnp.inexact) else astype(a, jnp.result_type(float))
+
+
+def _cast(a, dtype) -> Tensor:
+    a = convert_to_tensor(a)
+    return a if a.dtype == dtype else astype(a, dtype)
+
+
+def _along(a, axis: int, start=None, stop=None) -> Tensor:
+    """``a[start:stop]`` along ``axis``."""
+    return a[(slice(None),) * axis + (slice(start, stop),)]
+
+
+def _known(name: str, what: str, v) -> np.ndarray:
+    """``v``'s values now, as a NumPy array; a traced value raises TypeError naming the argument."""
+    values = _concrete(v)
+    if values is None:
+        raise TypeError(f"tj.numpy.{name}: {what} must be known when it is called (not a value traced inside "
+                        "tj.function or a JAX transformation): the result's shape depends on it")
+    return np.asarray(values)
+
+
+def _set_entries(flat, source, vals) -> Tensor:
+    """``flat`` (1-d) with entry ``i`` replaced by ``vals[source[i]]`` where ``source[i] >= 0``: a scatter written as a
+    gather and a selection, so the gradient reaches ``vals`` only from the entries it set (as jax's ``.at[].set``)."""
+    vals = _cast(vals, flat.dtype)
+    if isinstance(source, np.ndarray):
+        return where(source >= 0, take(vals, np.maximum(source, 0)), flat)
+    return where(source >= 0, take(vals, where(source >= 0, source, 0)), flat)
+
+
+def insert(arr, obj, values, axis=None):
+    """As jax.numpy.insert: ``values`` inserted before the indices ``obj`` (an int, a 1-d sequence or a slice, known
+    when called) along ``axis`` (of the flattened ``arr`` when None); a gather, differentiable in arr and values."""
+    a = convert_to_tensor(arr)
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = _check_axis("insert", axis, ndim(a))
+    n = shape(a)[axis]
+    index = np.arange(*obj.indices(n)) if isinstance(obj, slice) else _known("insert", "obj", obj)
+    if index.ndim > 1:
+        raise ValueError(f"tj.numpy.insert: obj must be a slice, a one-dimensional array or a scalar; got shape "
+                         f"{index.shape}")
+    if not np.issubdtype(index.dtype, np.integer):
+        if index.size == 0 and not isinstance(obj, (Tensor, Variable, jax.Array)):
+            index = index.astype(int)
+        else:
+            raise ValueError(f"tj.numpy.insert: the indices obj must be integers, got dtype {index.dtype}")
+    vals = _cast(values, a.dtype)
+    if ndim(vals) < ndim(a):
+        vals = reshape(vals, (1,) * (ndim(a) - ndim(vals)) + shape(vals))
+    if index.size == 1:
+        if index.ndim == 0:  # (a scalar index inserts values' first axis as one slice, as jax.numpy)
+            vals = moveaxis(vals, 0, axis)
+        index = np.full(shape(vals)[axis], index.ravel()[0])
+    k = np.broadcast_shapes(index.shape, (shape(vals)[axis],))[0]
+    index = np.clip(np.where(index < 0, index + n, index), 0, n)
+    index = np.broadcast_to(index, (k,))
+    at = index.copy()
+    at[np.argsort(index, kind="stable")] += np.arange(k)  # where each value lands in the result
+    source = np.empty(n + k, dtype=np.int64)
+    source[np.setdiff1d(np.arange(n + k), at)] = np.arange(n)
+    source[at] = n + np.arange(k)
+    target = list(shape(a))
+    target[axis] = k
+    return take(concatenate([a, broadcast_to(vals, tuple(target))], axis=axis), source, axis=axis)
+
+
+def resize(a, new_shape):
+    """As jax.numpy.resize: ``a``'s entries (flattened) repeated to fill ``new_shape`` (zeros for an empty ``a``)."""
+    new_shape = static(new_shape)
+    new_shape = (new_shape,) if not isinstance(new_shape, tuple) else new_shape
+    if builtins.any(d < 0 for d in new_shape):
+        raise ValueError(f"tj.numpy.resize: all elements of new_shape must be non-negative, got {new_shape}")
+    flat = ravel(a)
+    n, count = shape(flat)[0], int(np.prod(new_shape, dtype=np.int64))
+    if n == 0 or count == 0:
+        return zeros_like(flat, shape=new_shape)
+    return reshape(take(flat, np.arange(count) % n), new_shape)
+
+
+def gradient(f, *varargs, axis=None, edge_order=None):
+    """As jax.numpy.gradient: central differences inside, one-sided at the edges, along each axis (spacing: one
+    scalar, or one scalar or 1-d coordinate array per axis). ``edge_order`` 1 (jax.numpy's result) or 2 (NumPy's
+    second-order edges; jax.numpy refuses any edge_order)."""
+    if edge_order not in (None, 1, 2):
+        raise ValueError(f"tj.numpy.gradient: edge_order must be 1 or 2, got {edge_order!r}")
+    order = edge_order or 1
+    a = convert_to_tensor(f)
+    spacing = [h if isinstance(h, (Tensor, Variable)) or np.ndim(h) == 0 else convert_to_tensor(h) for h in varargs]
+    dt = jnp.result_type(*[a.dtype] + [h.dtype for h in spacing if isinstance(h, (Tensor, Variable))], float)
+    a = _cast(a, dt)
+    axes = tuple(range(ndim(a))) if axis is None else tuple(_check_axis("gradient", ax, ndim(a)) for ax in _axes(axis))
+    if not axes:
+        return []
+    if builtins.min(shape(a)[ax] for ax in axes) < order + 1:
+        raise ValueError(f"tj.numpy.gradient: the array of shape {shape(a)} is too small to calculate a numerical "
+                         f"gradient along axes {axes}: at least {order + 1} elements are required (edge_order={order})")
+    if not spacing:
+        spacing = [1.0] * len(axes)
+    elif len(spacing) == 1:
+        spacing = spacing * len(axes)
+    elif len(spacing) != len(axes):
+        raise TypeError(f"tj.numpy.gradient: {len(spacing)} spacing arguments for {len(axes)} axes ({axes}); give "
+                        "one for all axes or one per axis")
+    out = [_gradient_along(a, _cast(h, dt) if isinstance(h, (Tensor, Variable)) else h, ax, order)
+           for ax, h in zip(axes, spacing)]
+    return out[0] if len(axes) == 1 else out
+
+
+def _gradient_along(a, h, ax: int, order: int):
+    def f(i, j=None):  # a[i:j] along the axis (j=0: to the end)
+        return _along(a, ax, i, j if j != 0 else None)
+    if np.ndim(h) == 0:
+        inner = divide(multiply(subtract(f(2, 0), f(None, -2)), 0.5), h)
+        if order == 1:
+            first, last = divide(subtract(f(1, 2), f(0, 1)), h), divide(subtract(f(-1, 0), f(-2, -1)), h)
+        else:
+            first = divide(add(add(multiply(f(0, 1), -1.5), multiply(f(1, 2), 2.0)), multiply(f(2, 3), -0.5)), h)
+            last = divide(add(add(multiply(f(-3, -2), 0.5), multiply(f(-2, -1), -2.0)), multiply(f(-1, 0), 1.5)), h)
+        return concatenate([first, inner, last], axis=ax)
+    if ndim(h) != 1:
+        raise ValueError(f"tj.numpy.gradient: spacing arrays must be 1-d arrays or scalars, got shape {shape(h)}")
+    if shape(h)[0] != shape(a)[ax]:
+        raise ValueError(f"tj.numpy.gradient: a spacing array of length {shape(h)[0]} for axis {ax} of length "
+                         f"{shape(a)[ax]}; the coordinates must have the axis's length")
+    x = reshape(h, tuple(-1 if i == ax else 1 for i in range(ndim(a))))
+
+    def c(i, j=None):
+        return _along(x, ax, i, j if j != 0 else None)
+
+    def three(d1, d2, first: bool, weights_at):
+        """The second-order weights of f at three points spaced d1 and d2 (NumPy's formulas)."""
+        s = add(d1, d2)
+        if weights_at == "inner":
+            return (negative(divide(d2, multiply(d1, s))), divide(subtract(d2, d1), multiply(d1, d2)),
+                    divide(d1, multiply(d2, s)))
+        if first:
+            return (negative(divide(add(d1, s), multiply(d1, s))), divide(s, multiply(d1, d2)),
+                    negative(divide(d1, multiply(d2, s))))
+        return (divide(d2, multiply(d1, s)), negative(divide(s, multiply(d1, d2))), divide(add(d2, s), multiply(d2, s)))
+
+    w0, w1, w2 = three(subtract(c(1, -1), c(0, -2)), subtract(c(2, 0), c(1, -1)), False, "inner")
+    inner = add(add(multiply(w0, f(0, -2)), multiply(w1, f(1, -1))), multiply(w2, f(2, 0)))
+    if order == 1:
+        first = divide(subtract(f(1, 2), f(0, 1)), subtract(c(1, 2), c(0, 1)))
+        last = divide(subtract(f(-1, 0), f(-2, -1)), subtract(c(-1, 0), c(-2, -1)))
+    else:
+        w0, w1, w2 = three(subtract(c(1, 2), c(0, 1)), subtract(c(2, 3), c(1, 2)), True, "edge")
+        first = add(add(multiply(w0, f(0, 1)), multiply(w1, f(1, 2))), multiply(w2, f(2, 3)))
+        w0, w1, w2 = three(subtract(c(-2, -1), c(-3, -2)), subtract(c(-1, 0), c(-2, -1)), False, "edge")
+        last = add(add(multiply(w0, f(-3, -2)), multiply(w1, f(-2, -1))), multiply(w2, f(-1, 0)))
+    return concatenate([first, inner, last], axis=ax)
+
+
+def unwrap(p, discont=None, axis=-1, period=2 * np.pi):
+    """As jax.numpy.unwrap: jumps between neighbours larger than ``discont`` (``period / 2``) taken back by whole
+    periods along ``axis`` (a cumulative sum of corrections: the gradient passes each entry on to those after it)."""
+    p = convert_to_tensor(p)
+    if jnp.issubdtype(p.dtype, jnp.complexfloating):
+        raise ValueError("tj.numpy.unwrap: complex inputs are not supported (as jax.numpy's)")
+    period_dtype = period.dtype if isinstance(period, (Tensor, Variable)) else period
+    p = _cast(p, jnp.result_type(p.dtype, period_dtype))
+    axis = _check_axis("unwrap", axis, ndim(p))
+    if shape(p)[axis] == 0:
+        return p
+    interval = floor_divide(period, 2) if jnp.issubdtype(p.dtype, jnp.integer) else divide(period, 2)
+    discont = divide(period, 2) if discont is None else discont
+    dd = diff(p, axis=axis)
+    ddmod = subtract(mod(add(dd, interval), period), interval)
+    ddmod = where(logical_and(equal(ddmod, negative(interval)), dd > 0), interval, ddmod)
+    correction = where(less(abs(dd), discont), zeros_like(dd), subtract(ddmod, dd))
+    return concatenate([_along(p, axis, 0, 1), add(_along(p, axis, 1), cumsum(correction, axis=axis))], axis=axis)
+
+
+def vander(x, N=None, increasing=False):
+    """As jax.numpy.vander: the powers of the 1-d ``x``, highest first (``increasing``: lowest first), computed with
+    ``power`` as jax.numpy's (so its gradient at ``x == 0`` is NaN there too)."""
+    x = convert_to_tensor(x)
+    if ndim(x) != 1:
+        raise ValueError(f"tj.numpy.vander: x must be a one-dimensional array, got shape {shape(x)}")
+    n = shape(x)[0] if N is None else as_index(static(N), f"tj.numpy.vander: N must be an integer, got {N!r}")
+    if n < 0:
+        raise ValueError(f"tj.numpy.vander: N must be nonnegative, got {n}")
+    exponents = np.arange(n) if increasing else np.arange(n)[::-1]
+    return power(expand_dims(x, -1), exponents.astype(x.dtype))
+
+
+def fill_diagonal(a, val, wrap=False, *, inplace=True):
+    """As jax.numpy.fill_diagonal: ``a`` with ``val`` (repeated as needed) on its main diagonal; arrays are immutable,
+    so ``inplace=False`` is required, and ``wrap=True`` is not supported, as jax.numpy's."""
+    if inplace:
+        raise NotImplementedError("tj.numpy.fill_diagonal: arrays are immutable, pass inplace=False (as "
+                                  "jax.numpy.fill_diagonal) and use the returned Tensor")
+    if wrap:
+        raise NotImplementedError("tj.numpy.fill_diagonal: wrap=True is not implemented (as jax.numpy's), use "
+                                  "wrap=False")
+    a = convert_to_tensor(a)
+    if ndim(a) < 2:
+        raise ValueError(f"tj.numpy.fill_diagonal: the array must be at least 2-d, got shape {shape(a)}")
+    if ndim(a) > 2 and len(set(shape(a))) != 1:
+        raise ValueError(f"tj.numpy.fill_diagonal: all dimensions of a {ndim(a)}-d input must be of equal length, "
+                         f"got shape {shape(a)}")
+    n = builtins.min(shape(a))
+    source = np.full(size(a), -1)
+    source[np.ravel_multi_index((np.arange(n),) * ndim(a), shape(a))] = np.arange(n)
+    vals = ravel(val)
+    if shape(vals)[0] == 0:
+        raise ValueError("tj.numpy.fill_diagonal: val is empty")
+    return reshape(_set_entries(ravel(a), source, take(vals, np.arange(n) % shape(vals)[0])), shape(a))
+
+
+def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
+    """As jax.numpy.compress: the slices of ``a`` along ``axis`` (of the flattened ``a`` when None) where the 1-d
+    ``condition`` holds. Without ``size`` the condition must be known when called (the result's length depends on
+    it); ``size`` fixes the length (missing entries are ``fill_value``), as jax.numpy's."""
+    _no_out("compress", out)
+    cond = _cast(condition, jnp.bool_)
+    if ndim(cond) != 1:
+        raise ValueError(f"tj.numpy.compress: condition must be a 1-d array, got shape {shape(cond)}")
+    arr = ravel(a) if axis is None else moveaxis(a, axis, 0)
+    axis = 0 if axis is None else axis
+    n = shape(arr)[0]
+    cond, extra = cond[:n], cond[n:]
+    arr = arr[:shape(cond)[0]]
+    if size is None:
+        known = _known("compress", "condition (without size=)", condition)
+        if np.any(known[n:]):
+            raise ValueError(f"tj.numpy.compress: condition of length {known.shape[0]} holds True past the axis's "
+                             f"length {n}")
+        result = take(arr, np.nonzero(known[:n])[0], axis=0)
+    else:
+        size = _integers("compress", "size", size)
+        if not 0 <= size <= shape(arr)[0]:
+            raise ValueError(f"tj.numpy.compress: size must be in [0, {shape(arr)[0]}] (the length of the axis), got "
+                             f"{size}")
+        mask = reshape(cond, (-1,) + (1,) * (ndim(arr) - 1))
+        arr = where(mask, arr, _cast(fill_value, arr.dtype))
+        result = take(arr, argsort(cond, stable=True, descending=True)[:size], axis=0)
+    return moveaxis(result, 0, axis)
+
+
+def extract(condition, arr, *, size=None, fill_value=0):
+    """As jax.numpy.extract: the entries of ``arr`` where ``condition`` holds (both flattened), as ``compress``."""
+    return compress(ravel(condition), ravel(arr), size=size, fill_value=fill_value)
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """As jax.numpy.choose: each entry taken from the choice its index in ``a`` names (broadcast together);
+    ``mode`` 'raise' (the indices must then be known when called), 'wrap' or 'clip'. Differentiable in the choices."""
+    _no_out("choose", out)
+    a = convert_to_tensor(a)
+    if not jnp.issubdtype(a.dtype, jnp.integer):
+        raise ValueError(f"tj.numpy.choose: the index array a must be integer typed, got {a.dtype}")
+    choices = [convert_to_tensor(c) for c in choices]
+    n = len(choices)
+    if mode == "raise":
+        values = _concrete(a)
+        if values is None:
+            raise TypeError("tj.numpy.choose: mode='raise' checks the indices' values, which are not known while "
+                            "tracing; use mode='wrap' or mode='clip' (as under jax.jit)")
+        if np.any((np.asarray(values) < 0) | (np.asarray(values) >= n)):
+            raise ValueError(f"tj.numpy.choose: invalid entry in the choice array: indices must be in [0, {n}) for "
+                             f"{n} choices")
+        index = a
+    elif mode == "wrap":
+        index = mod(a, n)
+    elif mode == "clip":
+        index = clip(a, 0, n - 1)
+    else:
+        raise ValueError(f"tj.numpy.choose: mode must be 'raise', 'wrap' or 'clip', got {mode!r}")
+    dt = jnp.result_type(*[c.dtype for c in choices])
+    index, *choices = broadcast_arrays(index, *[_cast(c, dt) for c in choices])
+    return take_along_axis(stack(choices), expand_dims(index, 0), axis=0)[0]
+
+
+def place(arr, mask, vals, *, inplace=True):
+    """As jax.numpy.place: ``arr`` with the entries where ``mask`` holds replaced by ``vals`` in order (repeated as
+    needed); ``inplace=False`` is required, as jax.numpy's. Differentiable in arr and vals."""
+    if inplace:
+        raise ValueError("tj.numpy.place cannot modify arrays in place (arrays are immutable): pass inplace=False, as "
+                         "jax.numpy.place requires, and use the returned Tensor")
+    data, vals = convert_to_tensor(arr), ravel(vals)
+    if size(data) != size(mask):
+        raise ValueError(f"tj.numpy.place: arr and mask must be the same size, got shapes {shape(data)} and "
+                         f"{shape(mask)}")
+    if not size(vals):
+        raise ValueError("tj.numpy.place: cannot place values from an empty array")
+    if not size(data):
+        return data
+    selected = _cast(ravel(mask), jnp.bool_)
+    nth = subtract(cumsum(astype(selected, jnp.int32)), 1)  # the how-many-th selected entry each one is
+    source = where(selected, mod(nth, size(vals)), -1)
+    return reshape(_set_entries(ravel(data), source, vals), shape(data))
+
+
+# which of ``n`` values jax.numpy.put writes where (-1: none), by jax.numpy.put itself: its index rules (negative
+# indices, 'clip' and 'wrap', repeated indices) carry over
+_put_source = _values_only("put", lambda ind, *, shape, mode: jnp.put(
+    jnp.full(shape, -1, jnp.int32), ind, jnp.arange(jnp.size(ind), dtype=jnp.int32), mode=mode, inplace=False))
+
+
+def put(a, ind, v, mode=None, *, inplace=True):
+    """As jax.numpy.put: ``a`` with its flat entries ``ind`` replaced by ``v`` (repeated as needed); ``mode`` None
+    (out-of-bounds indices dropped), 'clip' or 'wrap'. ``inplace=False`` is required, as jax.numpy's."""
+    if inplace:
+        raise ValueError("tj.numpy.put cannot modify arrays in place (arrays are immutable): pass inplace=False, as "
+                         "jax.numpy.put requires, and use the returned Tensor")
+    if mode == "raise":
+        raise NotImplementedError("tj.numpy.put: mode='raise' is not supported (as jax.numpy's); use None, 'clip' or "
+                                  "'wrap'")
+    if mode not in (None, "clip", "wrap"):
+        raise ValueError(f"tj.numpy.put: mode must be None, 'clip' or 'wrap', got {mode!r}")
+    arr, ind, v = convert_to_tensor(a), ravel(ind), ravel(v)
+    if not jnp.issubdtype(ind.dtype, jnp.integer):
+        raise TypeError(f"tj.numpy.put: the indices ind must be integers, got dtype {ind.dtype}")
+    if not size(arr) or not size(ind) or not size(v):
+        return arr
+    source = ravel(_put_source(ind, shape=shape(arr), mode=mode))
+    return reshape(_set_entries(ravel(arr), source, take(v, np.arange(size(ind)) % size(v))), shape(arr))
+
+
+def _as_raw(out):
+    """A function's result with its Tensors as their arrays (the value of an op's function)."""
+    return jax.tree_util.tree_map(lambda t: t.value if isinstance(t, (Tensor, Variable)) else jnp.asarray(t), out,
+                                  is_leaf=lambda t: isinstance(t, (Tensor, Variable)))
+
+
+def _on_tensors(func: Callable) -> Callable:
+    """``func`` of Tensors as a function of arrays: array arguments arrive as Tensors, so its tj ops run with
+    tapejax's rules under the JAX transformation that calls it (jax.numpy.vectorize's vmap, the op's kernels)."""
+    def raw(*args, **kwargs):
+        def wrap(x):
+            return Tensor(x) if isinstance(x, (jax.Array, np.ndarray)) else x
+        return _as_raw(func(*map(wrap, args), **{k: wrap(x) for k, x in kwargs.items()}))
+    return raw
+
+
+def _lifted_fn(*arrays, driver: str, func, layout, options):
+    """The function of the ``vectorize`` op: jax.numpy's vectorize (or apply_along_axis) over ``func`` applied to
+    Tensors. ``layout`` puts the arguments back: one ``(keyword or None, index into arrays or None, static value)``
+    per argument."""
+    args, kwargs = [], {}
+    for key, i, value in layout:
+        x = arrays[i] if i is not None else value
+        if key is None:
+            args.append(x)
+        else:
+            kwargs[key] = x
+    if driver == "apply_along_axis":
+        return jnp.apply_along_axis(_on_tensors(func), options, *args, **kwargs)
+    excluded, signature = options
+    return jnp.vectorize(_on_tensors(func), excluded=frozenset(excluded), signature=signature)(*args, **kwargs)
+
+
+def _sample_function(x, y):
+    return multiply(sin(x), y)
+
+
+# One op for every vectorized function (the function is a static parameter): recorded as one step, its kernels
+# derived by JAX from jax.numpy.vectorize over the function's tj ops, whose rules are tapejax's under the transform.
+_lifted = OpDef("vectorize", _lifted_fn, samples=_samples(
+    ((np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), np.linspace(0.5, 2, 3, dtype=np.float32)),
+     {"driver": "vectorize", "func": _sample_function, "layout": ((None, 0, None), (None, 1, None)),
+      "options": ((), None)}),
+    ((np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), np.float32(1.5)),
+     {"driver": "apply_along_axis", "func": _sample_function, "layout": ((None, 0, None), (None, 1, None)),
+      "options": 1})))
+
+
+def _lift(name: str, driver: str, func, options, args: tuple, kwargs: dict, dynamic: Callable):
+    """Call the ``vectorize`` op: arrays (and, where ``dynamic(position, key)`` says so, any value) are its operands;
+    other arguments are static (hashable) values."""
+    operands, layout = [], []
+    for key, pos, x in [(None, i, x) for i, x in enumerate(args)] + [(k, k, x) for k, x in kwargs.items()]:
+        if isinstance(x, (Tensor, Variable, np.ndarray, jax.Array)) or dynamic(pos):
+            layout.append((key, len(operands), None))
+            operands.append(x)
+            continue
+        try:
+            hash(x)
+        except TypeError:
+            raise TypeError(f"tj.numpy.{name}: argument {pos!r} of type {type(x).__name__} is neither an array nor "
+                            "hashable; pass arrays, numbers or other hashable values") from None
+        layout.append((key, None, x))
+    return apply(_lifted, tuple(operands), {"driver": driver, "func": func, "layout": tuple(layout),
+                                            "options": options})
+
+
+def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
+    """As jax.numpy.vectorize: ``pyfunc`` (of Tensors, written with tj ops) mapped over the broadcast leading axes of
+    its arguments (``signature``: its core dimensions, e.g. ``'(n),(n)->()'``; ``excluded``: positions or names of
+    arguments passed as they are). Recorded as one op whose gradient JAX derives through ``pyfunc``'s tj ops (with
+    tapejax's rules); it is differentiated in its arguments only: a Tensor ``pyfunc`` closes over is a constant."""
+    excluded = frozenset(excluded)
+    for e in excluded:
+        if not isinstance(e, (int, str)):
+            raise TypeError(f"tj.numpy.vectorize: excluded must hold argument positions (int) or names (str), got "
+                            f"{e!r}")
+    options = (tuple(sorted(excluded, key=str)), signature)
+
+    def vectorized(*args, **kwargs):
+        return _lift("vectorize", "vectorize", pyfunc, options, args, kwargs, lambda pos: pos not in excluded)
+    vectorized.__name__ = getattr(pyfunc, "__name__", "vectorized")
+    vectorized.__doc__ = getattr(pyfunc, "__doc__", None)
+    vectorized.__wrapped__ = pyfunc
+    return vectorized
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """As jax.numpy.apply_along_axis: ``func1d`` (of a 1-d Tensor, written with tj ops) applied to each 1-d slice of
+    ``arr`` along ``axis``; further arguments are passed to it as they are. One op, as ``vectorize``."""
+    axis = _check_axis("apply_along_axis", axis, ndim(arr))
+    return _lift("apply_along_axis", "apply_along_axis", func1d, axis, (convert_to_tensor(arr),) + args, kwargs,
+                 lambda pos: pos == 0)
+
+
+def apply_over_axes(func, a, axes):
+    """As jax.numpy.apply_over_axes: ``a = func(a, axis)`` for each axis in turn (a result one rank short gets the
+    axis back as 1); ``func`` runs on Tensors, so it is differentiated as the tj ops it calls."""
+    a = convert_to_tensor(a)
+    for axis in _axes(axes):
+        b = convert_to_tensor(func(a, axis))
+        if ndim(b) == ndim(a) - 1:
+            b = expand_dims(b, axis)
+        elif ndim(b) != ndim(a):
+            raise ValueError(f"tj.numpy.apply_over_axes: func returned shape {shape(b)} for an input of shape "
+                             f"{shape(a)} and axis {axis}; it must keep the rank or reduce it by one")
+        a = b
+    return a
+
+
+_ldexp_values = _values_only("ldexp", jnp.ldexp)
+_frexp_values = _values_only("frexp", jnp.frexp)
+
+
+def ldexp(x1, x2, /):
+    """As jax.numpy.ldexp: ``x1 * 2**x2`` for integer ``x2``; differentiable in ``x1`` (the scale is exact: three
+    powers of two, so none overflows before the product does)."""
+    x1, x2 = _inexact(x1), convert_to_tensor(x2)
+    if not jnp.issubdtype(x2.dtype, jnp.integer):
+        raise TypeError(f"tj.numpy.ldexp: the exponent x2 must be integer typed, got {x2.dtype} (as jax.numpy's)")
+    one = np.ones((), x1.dtype)
+    e1 = floor_divide(x2, 3)
+    e2 = floor_divide(subtract(x2, e1), 2)
+    e3 = subtract(subtract(x2, e1), e2)
+    return multiply(multiply(multiply(x1, _ldexp_values(one, e1)), _ldexp_values(one, e2)), _ldexp_values(one, e3))
+
+
+def frexp(x, /):
+    """As jax.numpy.frexp: ``(mantissa, exponent)`` with ``x == mantissa * 2**exponent``; the mantissa is
+    differentiable (``2**-exponent``), the int exponent not. (Subnormal inputs: see jax.numpy's own result.)"""
+    x = _inexact(x)
+    if jnp.issubdtype(x.dtype, jnp.complexfloating):
+        raise TypeError("tj.numpy.frexp does not support complex-valued inputs (as jax.numpy's)")
+    exponent = _frexp_values(x)[1]
+    return ldexp(x, negative(exponent)), exponent
+
+
+def modf(x, /, out=None):
+    """As jax.numpy.modf: ``(fractional, integral)`` parts, both with ``x``'s sign; the fractional part has
+    gradient 1, the integral part none (as floor and ceil)."""
+    _no_out("modf", out)
+    x = _inexact(x)
+    whole = where(greater_equal(x, 0), floor(x), ceil(x))
+    return subtract(x, whole), whole
+
+
+i0 = _unary("i0", jnp.i0, lambda x, y: jax.scipy.special.i1(x))  # jax.numpy's i0, derivative i1
+# (C's fmod: the remainder with x1's sign; d/dx2 = -trunc(x1 / x2), as jax's rem)
+fmod = _binary("fmod", jnp.fmod, _gx, lambda x, y, o, g: -g * jnp.trunc(x / y), domain_y=_pos)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    """As jax.numpy.histogram_bin_edges: ``bins`` (an array of edges), or ``bins + 1`` edges evenly spaced over
+    ``range`` (``a``'s min and max by default; widened by 0.5 when empty), differentiable in ``a`` and ``range`` as
+    jax.numpy's."""
+    if isinstance(bins, str):
+        raise NotImplementedError("tj.numpy.histogram_bin_edges: string values for bins are not implemented (as "
+                                  "jax.numpy's); give a number of bins or the edges")
+    a = convert_to_tensor(a)
+    dt = jnp.result_type(a.dtype, float) if not jnp.issubdtype(a.dtype, jnp.inexact) else a.dtype
+    if ndim(bins) == 1:
+        return _cast(bins, dt)
+    count = as_index(static(bins), f"tj.numpy.histogram_bin_edges: bins must be an integer or a 1-d array of "
+                                   f"edges, got {bins!r}")
+    if range is None:
+        lo, hi = _cast(min(a), dt), _cast(max(a), dt)
+    else:
+        if not isinstance(range, (Tensor, Variable)) and builtins.any(isinstance(r, (Tensor, Variable)) for r in range):
+            range = stack([_cast(r, dt) for r in range])  # (a pair holding Tensors: differentiable in them)
+        range = _cast(range, dt)
+        if shape(range) != (2,):
+            raise ValueError(f"tj.numpy.histogram_bin_edges: range must be None or a pair of scalars, got shape "
+                             f"{shape(range)}")
+        lo, hi = range[0], range[1]
+    empty = equal(lo, hi)
+    lo, hi = where(empty, subtract(lo, 0.5), lo), where(empty, add(hi, 0.5), hi)
+    return linspace(lo, hi, count + 1, dtype=dt)
+
+
+def histogram(a, bins=10, range=None, weights=None, density=None):
+    """As jax.numpy.histogram: ``(counts, bin_edges)``, counts as floats (summed ``weights``: differentiable in them;
+    ``density``: divided by the total and the bin widths, differentiable in ``a`` through the edges, as jax's)."""
+    a = _inexact(a)
+    if weights is None:
+        w = ones_like(a)
+    else:
+        w = convert_to_tensor(weights)
+        if shape(w) != shape(a):
+            raise ValueError(f"tj.numpy.histogram: weights of shape {shape(w)} for a of shape {shape(a)}; they must "
+                             "have the same shape")
+        dt = jnp.promote_types(jnp.result_type(a.dtype, w.dtype), jnp.result_type(float))
+        a, w = _cast(a, dt), _cast(w, dt)
+    edges = histogram_bin_edges(a, bins, range)
+    n = shape(edges)[0]
+    flat = ravel(a)
+    index = where(equal(flat, edges[-1]), n - 1, searchsorted(edges, flat, side="right"))
+    counts = bincount(index, ravel(w), length=n)[1:]
+    if density:
+        counts = divide(divide(counts, diff(edges)), sum(counts))
+    return counts, edges
+
+
+def histogramdd(sample, bins=10, range=None, weights=None, density=None):
+    """As jax.numpy.histogramdd: ``(counts, [edges per dimension])`` of the ``(N, D)`` ``sample`` (int counts, or
+    summed ``weights``: differentiable in them; ``density``: normalized by the total and the bin volumes)."""
+    sample = _inexact(sample)
+    if ndim(sample) != 2:
+        raise ValueError(f"tj.numpy.histogramdd: sample must be 2-d (N points x D dimensions), got shape "
+                         f"{shape(sample)}")
+    n, d = shape(sample)
+    if weights is not None:
+        weights = convert_to_tensor(weights)
+        if shape(weights) != (n,):
+            raise ValueError(f"tj.numpy.histogramdd: weights of shape {shape(weights)} for {n} points; give one "
+                             "weight per point")
+        dt = jnp.promote_types(jnp.result_type(sample.dtype, weights.dtype), jnp.result_type(float))
+        sample, weights = _cast(sample, dt), _cast(weights, dt)
+    if range is not None and (len(range) != d or builtins.any(r is not None and np.shape(r)[0] != 2 for r in range)):
+        raise ValueError(f"tj.numpy.histogramdd: for a sample of shape {(n, d)}, range must be a sequence of {d} "
+                         f"pairs or Nones; got {range!r}")
+    try:
+        per_dim = list(bins)
+    except TypeError:
+        per_dim = [bins] * d
+    else:
+        if len(per_dim) != d:
+            raise ValueError(f"tj.numpy.histogramdd: {len(per_dim)} bins for {d} dimensions; give one per dimension")
+    indices, edges = [], []
+    for i in builtins.range(d):
+        column = sample[:, i]
+        e = histogram_bin_edges(column, per_dim[i], None if range is None else range[i])
+        found = searchsorted(e, column, side="right")
+        indices.append(where(equal(column, e[-1]), subtract(found, 1), found))
+        edges.append(e)
+    nbins = tuple(shape(e)[0] + 1 for e in edges)
+    flat = ravel_multi_index(tuple(indices), nbins, mode="clip")
+    hist = reshape(bincount(flat, weights, length=int(np.prod(nbins))), nbins)[(slice(1, -1),) * d]
+    if density:
+        hist = _cast(hist, sample.dtype)
+        hist = divide(hist, sum(hist))
+        for i, e in enumerate(edges):
+            hist = divide(hist, reshape(diff(e), tuple(-1 if j == i else 1 for j in builtins.range(d))))
+    return hist, edges
+
+
+def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
+    """As jax.numpy.histogram2d: ``(counts, x_edges, y_edges)`` of the points ``(x, y)``, as ``histogramdd``."""
+    try:
+        n = len(bins)
+    except TypeError:
+        n = 1
+    if n not in (1, 2):
+        bins = [bins, bins]  # (one array of edges for both)
+    counts, edges = histogramdd(transpose(stack([_inexact(x), _inexact(y)])), bins, range, weights, density)
+    return counts, edges[0], edges[1]
+
+
+# functions of values with no gradient (integers, bools, bit patterns; spacing's float result has none in jax
+# either: its derivative is not defined there)
+_gcd = _values_only("gcd", jnp.gcd)
+_lcm = _values_only("lcm", jnp.lcm)
+_nextafter = _values_only("nextafter", jnp.nextafter)
+_spacing = _values_only("spacing", jnp.spacing)
+_bitwise_count = _values_only("bitwise_count", jnp.bitwise_count)
+_isneginf = _values_only("isneginf", jnp.isneginf)
+_isposinf = _values_only("isposinf", jnp.isposinf)
+_left_shift = _values_only("left_shift", jnp.left_shift)
+_right_shift = _values_only("right_shift", jnp.right_shift)
+_packbits = _values_only("packbits", jnp.packbits)
+_unpackbits = _values_only("unpackbits", jnp.unpackbits)
+
+
+def gcd(x1, x2):
+    """As jax.numpy.gcd: the greatest common divisor of integers (no gradient)."""
+    return _gcd(x1, x2)
+
+
+def lcm(x1, x2):
+    """As jax.numpy.lcm: the least common multiple of integers (no gradient)."""
+    return _lcm(x1, x2)
+
+
+def nextafter(x, y, /):
+    """As jax.numpy.nextafter: the next float after ``x`` towards ``y`` (no gradient)."""
+    return _nextafter(x, y)
+
+
+def spacing(x, /):
+    """As jax.numpy.spacing: the distance from ``x`` to the next float away from 0 (no gradient; jax.numpy's has no
+    derivative rule)."""
+    return _spacing(x)
+
+
+def bitwise_count(x, /):
+    """As jax.numpy.bitwise_count: the number of 1 bits in the magnitude of each integer (uint8; no gradient)."""
+    return _bitwise_count(x)
+
+
+def isneginf(x, /, out=None):
+    """As jax.numpy.isneginf (a bool Tensor)."""
+    _no_out("isneginf", out)
+    return _isneginf(x)
+
+
+def isposinf(x, /, out=None):
+    """As jax.numpy.isposinf (a bool Tensor)."""
+    _no_out("isposinf", out)
+    return _isposinf(x)
+
+
+def left_shift(x, y, /):
+    """As jax.numpy.left_shift: ``x << y`` for integers (no gradient)."""
+    return _left_shift(x, y)
+
+
+def right_shift(x1, x2, /):
+    """As jax.numpy.right_shift: ``x1 >> x2`` for integers (no gradient)."""
+    return _right_shift(x1, x2)
+
+
+bitwise_left_shift, bitwise_right_shift, bitwise_invert = left_shift, right_shift, invert  # the Array API's names
+acos, acosh, asin, asinh, atan, atanh, atan2 = arccos, arccosh, arcsin, arcsinh, arctan, arctanh, arctan2
+
+
+def _bit_axis(name: str, a, axis):
+    return None if axis is None else _check_axis(name, axis, ndim(a))
+
+
+def packbits(a, axis=None, bitorder="big"):
+    """As jax.numpy.packbits: booleans (or integers, as nonzero) packed eight to a uint8 (no gradient)."""
+    if bitorder not in ("big", "little"):
+        raise ValueError(f"tj.numpy.packbits: bitorder must be 'big' or 'little', got {bitorder!r}")
+    return _packbits(a, axis=_bit_axis("packbits", a, axis), bitorder=bitorder)
+
+
+def unpackbits(a, axis=None, count=None, bitorder="big"):
+    """As jax.numpy.unpackbits: each uint8 as its eight bits (``count``: how many to keep; no gradient)."""
+    if bitorder not in ("big", "little"):
+        raise ValueError(f"tj.numpy.unpackbits: bitorder must be 'big' or 'little', got {bitorder!r}")
+    if _index_dtype(a) != np.uint8:
+        raise TypeError(f"tj.numpy.unpackbits: a must be uint8, got {_index_dtype(a)} (as jax.numpy's)")
+    return _unpackbits(a, axis=_bit_axis("unpackbits", a, axis), count=None if count is None else static(count),
+                       bitorder=bitorder)
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """As jax.numpy.trim_zeros: ``filt`` without its leading (``'f'``) and trailing (``'b'``) zero slices along
+    ``axis`` (every axis when None). Its values must be known when called (the result's shape depends on them); the
+    result is a slice of ``filt``, differentiable."""
+    filt = convert_to_tensor(filt)
+    values = _known("trim_zeros", "filt", filt)
+    axes = set(range(ndim(filt))) if axis is None else {_check_axis("trim_zeros", ax, ndim(filt)) for ax in _axes(axis)}
+    trim = trim.lower()
+    if not axes or ("f" not in trim and "b" not in trim):
+        return filt
+    index = []
+    for ax in range(ndim(filt)):
+        if ax not in axes:
+            index.append(slice(None))
+            continue
+        nonzero_at = np.asarray(values).any(axis=tuple(i for i in range(ndim(filt)) if i != ax))
+        if not nonzero_at.any():
+            index.append(slice(0, 0))
+            continue
+        start = int(nonzero_at.argmax()) if "f" in trim else None
+        stop = len(nonzero_at) - int(nonzero_at[::-1].argmax()) if "b" in trim else None
+        index.append(slice(start, stop))
+    return filt[tuple(index)]
+
+
+# -- tj.numpy.linalg's functions composed of this module's ops: linalg cannot import this module (which imports it),
+# so they are defined here and set on it (linalg's __all__ lists them) --------------------------------------------
+
+def _linalg_tensorinv(a, ind=2):
+    """As jax.numpy.linalg.tensorinv: the inverse of ``a`` as a map from its last axes to its first ``ind``."""
+    a = convert_to_tensor(a)
+    ind = as_index(ind, f"tj.numpy.linalg.tensorinv: ind must be an integer, got {ind!r}")
+    if ind <= 0:
+        raise ValueError(f"tj.numpy.linalg.tensorinv: ind must be a positive integer, got {ind}")
+    front, back = shape(a)[:ind], shape(a)[ind:]
+    rows, cols = int(np.prod(front, dtype=np.int64)), int(np.prod(back, dtype=np.int64))
+    if rows != cols:
+        raise ValueError(f"tj.numpy.linalg.tensorinv: the product of the first ind={ind} dimensions of shape "
+                         f"{shape(a)} ({rows}) must equal that of the others ({cols})")
+    return reshape(linalg.inv(reshape(a, (rows, cols))), back + front)
+
+
+def _linalg_tensorsolve(a, b, axes=None):
+    """As jax.numpy.linalg.tensorsolve: ``x`` with ``tensordot(a, x, x.ndim) == b`` (``axes``: axes of ``a`` moved
+    to the end first)."""
+    a, b = convert_to_tensor(a), convert_to_tensor(b)
+    if axes is not None:
+        axes = tuple(_axes(axes))
+        a = moveaxis(a, axes, tuple(range(ndim(a) - len(axes), ndim(a))))
+    out_shape = shape(a)[ndim(b):]
+    if shape(a)[:ndim(b)] != shape(b):
+        raise ValueError(f"tj.numpy.linalg.tensorsolve: after moving axes to the end, the leading shape of a "
+                         f"{shape(a)} must match the shape of b {shape(b)}")
+    if size(b) != int(np.prod(out_shape, dtype=np.int64)):
+        raise ValueError(f"tj.numpy.linalg.tensorsolve: a of shape {shape(a)} must have prod(a.shape[:b.ndim]) == "
+                         f"prod(a.shape[b.ndim:]) for b of rank {ndim(b)}")
+    return reshape(linalg.solve(reshape(a, (size(b), -1)), ravel(b)), out_shape)
+
+
+def _linalg_multi_dot(arrays, *, precision=None):
+    """As jax.numpy.linalg.multi_dot: the product of the matrices in order (the first and last may be vectors),
+    by one ``einsum``, which picks the cheapest order."""
+    arrays = [convert_to_tensor(a) for a in arrays]
+    if len(arrays) < 2:
+        raise ValueError(f"tj.numpy.linalg.multi_dot requires at least two arrays, got {len(arrays)}")
+    shapes = [shape(a) for a in arrays]
+    if not (len(shapes[0]) in (1, 2) and len(shapes[-1]) in (1, 2) and builtins.all(len(s) == 2 for s in shapes[1:-1])):
+        raise ValueError(f"tj.numpy.linalg.multi_dot: the arrays must be 2-d, except the first and last, which may be "
+                         f"1-d; got shapes {shapes}")
+    if builtins.any(s[-1] != t[0] for s, t in zip(shapes[:-1], shapes[1:])):
+        raise ValueError(f"tj.numpy.linalg.multi_dot: the last dimension of each array must match the first of the "
+                         f"next; got shapes {shapes}")
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    if len(arrays) + 1 > len(letters):
+        raise ValueError(f"tj.numpy.linalg.multi_dot: at most {len(letters) - 1} arrays, got {len(arrays)}")
+    terms = [letters[i:i + 2] for i in range(len(arrays))]
+    if len(shapes[0]) == 1:
+        terms[0] = terms[0][1:]
+    if len(shapes[-1]) == 1:
+        terms[-1] = terms[-1][:1]
+    kept = [c for c in (terms[0][0] if len(shapes[0]) == 2 else "") + (terms[-1][-1] if len(shapes[-1]) == 2 else "")]
+    return einsum(",".join(terms) + "->" + "".join(kept), *arrays, precision=precision)
+
+
+def _linalg_cond(x, p=None):
+    """As jax.numpy.linalg.cond: the condition number in the norm ``p`` (None or 2: the ratio of the extreme
+    singular values; -2 its inverse; others: ``norm(x, p) * norm(inv(x), p)``, square matrices); inf where the
+    matrix is singular."""
+    x = convert_to_tensor(x)
+    if ndim(x) < 2:
+        raise ValueError(f"tj.numpy.linalg.cond: the input must be at least 2-d, got shape {shape(x)}")
+    if shape(x)[-1] == 0 or shape(x)[-2] == 0:
+        raise ValueError(f"tj.numpy.linalg.cond: the input must not be empty, got shape {shape(x)}")
+    if p is None or p == 2:
+        s = linalg.svdvals(x)
+        return divide(s[..., 0], s[..., -1])
+    if p == -2:
+        s = linalg.svdvals(x)
+        r = divide(s[..., -1], s[..., 0])
+    else:
+        if shape(x)[-1] != shape(x)[-2]:
+            raise ValueError(f"tj.numpy.linalg.cond: for p={p!r} the matrices must be square, got shape {shape(x)}")
+        r = multiply(linalg.norm(x, ord=p, axis=(-2, -1)), linalg.norm(linalg.inv(x), ord=p, axis=(-2, -1)))
+    return where(logical_and(isnan(r), logical_not(any(isnan(x), axis=(-2, -1)))), full_like(r, np.inf), r)
+
+
+def _linalg_cross(x1, x2, /, *, axis=-1):
+    """As jax.numpy.linalg.cross: ``cross`` of vectors of 3 along ``axis``."""
+    for x in (x1, x2):
+        if shape(x)[_check_axis("linalg.cross", axis, ndim(x))] != 3:
+            raise ValueError(f"tj.numpy.linalg.cross: both inputs must be (arrays of) 3-d vectors along axis {axis}, "
+                             f"got shapes {shape(x1)} and {shape(x2)}")
+    return cross(x1, x2, axis=axis)
+
+
+def _linalg_matmul(x1, x2, /, *, precision=None, preferred_element_type=None):
+    """As jax.numpy.linalg.matmul (``matmul``)."""
+    return matmul(x1, x2, precision=precision, preferred_element_type=preferred_element_type)
+
+
+def _linalg_outer(x1, x2, /):
+    """As jax.numpy.linalg.outer: the outer product of two 1-d arrays."""
+    if ndim(x1) != 1 or ndim(x2) != 1:
+        raise ValueError(f"tj.numpy.linalg.outer: the inputs must be 1-d, got shapes {shape(x1)} and {shape(x2)}")
+    return outer(x1, x2)
+
+
+def _linalg_vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
+    """As jax.numpy.linalg.vecdot (``vecdot``)."""
+    return vecdot(x1, x2, axis=axis, precision=precision, preferred_element_type=preferred_element_type)
+
+
+def _linalg_matrix_transpose(x, /):
+    """As jax.numpy.linalg.matrix_transpose: the last two axes swapped."""
+    return matrix_transpose(x)
+
+
+def _linalg_tensordot(x1, x2, /, *, axes=2, precision=None, preferred_element_type=None):
+    """As jax.numpy.linalg.tensordot (``tensordot``)."""
+    return tensordot(x1, x2, axes, precision=precision, preferred_element_type=preferred_element_type)
+
+
+def _linalg_trace(x, /, *, offset=0, dtype=None):
+    """As jax.numpy.linalg.trace: the trace of each matrix (the last two axes)."""
+    return trace(x, offset=offset, axis1=-2, axis2=-1, dtype=dtype)
+
+
+def _linalg_diagonal(x, /, *, offset=0):
+    """As jax.numpy.linalg.diagonal: the diagonal of each matrix (the last two axes)."""
+    return diagonal(x, offset=offset, axis1=-2, axis2=-1)
+
+
+for _f in (_linalg_tensorinv, _linalg_tensorsolve, _linalg_multi_dot, _linalg_cond, _linalg_cross, _linalg_matmul,
+           _linalg_outer, _linalg_vecdot, _linalg_matrix_transpose, _linalg_tensordot, _linalg_trace,
+           _linalg_diagonal):
+    _f.__name__ = _f.__qualname__ = _f.__name__[len("_linalg_"):]
+    _f.__module__ = linalg.__name__  # (its errors and the name= sweep count it as tj.numpy.linalg's)
+    setattr(linalg, _f.__name__, _f)
+del _f
