@@ -236,13 +236,14 @@ def test_host_bytes_per_deferred_op_have_a_ceiling():
     assert bytes_per_op <= DEFERRED_BYTES_PER_OP_CEILING, bytes_per_op
 
 
-# Host bytes per strictly eager op (tracemalloc), the same chain: the backward function/tape entry (176), its
-# output ids (48; its input ids are its producer's output-id tuple), the output's id (28), its op_tape
-# slot, and a third of a jax array (~760 bytes each at a shallow call stack: tanh's output, the one array
-# the chain's backward reads). Measured ~560 (benchmarks/memory.py: 1,231 before a tape let go of the
-# inputs nobody reads, 1,790 before that). In a fresh process at a shallow stack, as the benchmark: jax keeps a traceback of the stack that
-# made each array, so under pytest an array costs ~500 bytes more.
-STRICTLY_EAGER_BYTES_PER_OP_CEILING = 620
+# Host bytes per strictly eager op (tracemalloc), the same chain: the backward function/tape entry (112: what
+# ops of one kind share is one RecordType, not fields of each), its output ids (48; its input ids are its
+# producer's output-id tuple), the output's id (28), its op_tape slot, and a third of a jax array (~760 bytes
+# each at a shallow call stack: tanh's output, the one array the chain's backward reads). Measured 513 (577
+# with the shared fields in each op; benchmarks/memory.py: 1,231 before a tape let go of the inputs nobody
+# reads, 1,790 before that). In a fresh process at a shallow stack, as the benchmark: jax keeps a traceback
+# of the stack that made each array, so under pytest an array costs ~500 bytes more.
+STRICTLY_EAGER_BYTES_PER_OP_CEILING = 540
 _STRICTLY_EAGER_BYTES = """
 import tracemalloc, numpy as np, tapejax as tj
 tnp = tj.numpy
@@ -574,3 +575,28 @@ def test_residual_plans_per_signature_are_bounded(monkeypatch):
         np.testing.assert_allclose(gb.numpy(), np.arange(n, dtype=np.float32))
         assert [e.op_type for e in entries] == ["add", "multiply", "sum"]
     assert per_signature() <= max(before, 3), (before, per_signature())
+
+
+def test_recorded_ops_of_one_kind_share_what_they_have_in_common():
+    # A strictly eager op keeps only its own state; its op, static parameters, diff, output records and
+    # residual plan are one RecordType for every op of that kind. Letting one op's residuals go (a gradient
+    # of the non-persistent tape recording it) switches that op to the plan-less variant and leaves the
+    # same kind of op on another tape as it was.
+    x0 = tj.constant(np.array([0.5, -1.0], np.float32))
+    x1 = tj.constant(np.array([0.5, -1.0], np.float32))
+    with tj.config.override(lazy=False), tj.GradientTape(persistent=True) as keep, tj.GradientTape() as once:
+        keep.watch(x0)
+        a = tnp.tanh(x0)
+        b = tnp.tanh(a)
+        once.watch(x1)
+        c = tnp.tanh(x1)
+    ea, eb = keep._tape.op_tape[a.id], keep._tape.op_tape[b.id]
+    ec = once._tape.op_tape[c.id]
+    assert ea.type is eb.type is ec.type and ea.plan is not None
+    assert (ea.op_type, ea.out_infos, ea.diff) == ("tanh", (((2,), np.dtype("float32"), None),), (0,))
+    np.testing.assert_allclose(np.asarray(once.gradient(c, x1)), 1 - np.tanh([0.5, -1.0]) ** 2, rtol=1e-6)
+    assert ec.plan is None and ec.type is not ea.type and ea.plan is not None  # (c's residuals let go)
+    for _ in range(2):  # a persistent tape keeps its ops' residuals
+        g = keep.gradient(b, x0)
+        np.testing.assert_allclose(np.asarray(g), (1 - np.tanh(np.tanh([0.5, -1.0])) ** 2) *
+                                   (1 - np.tanh([0.5, -1.0]) ** 2), rtol=1e-6)

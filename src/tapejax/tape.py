@@ -67,14 +67,14 @@ class OpEntry(Entry):
 
 
 class RecordedOp(Entry):
-    """A backward function that is its own tape entry: the first tape recording it fills ``op_type``,
-    ``out_ids``, ``out_infos`` and ``input_ids`` instead of allocating an OpEntry (one object per
-    recorded op). The fields hold no new containers of objects, so the garbage collector stops tracking
-    what an op adds besides the function itself. ``backward`` is the object itself; setting it to None
-    (the sweep releasing a run op) drops the residuals, unless another tape records the same function
-    (``shared``)."""
+    """A backward function that is its own tape entry: the first tape recording it fills ``out_ids`` and
+    ``input_ids`` instead of allocating an OpEntry (one object per recorded op). Its ``op_type`` and
+    ``out_infos`` are its own (a subclass derives them from what all ops of its kind share: no field per
+    op). The fields hold no new containers of objects, so the garbage collector stops tracking what an op
+    adds besides the function itself. ``backward`` is the object itself; setting it to None (the sweep
+    releasing a run op) drops the residuals, unless another tape records the same function (``shared``)."""
 
-    __slots__ = ("op_type", "out_ids", "out_infos", "input_ids", "shared")
+    __slots__ = ("out_ids", "input_ids", "shared")
 
     @property
     def backward(self):
@@ -246,8 +246,7 @@ class Tape:
         input_ids = tuple(input_ids)
         if isinstance(backward, RecordedOp):
             if backward.out_ids is None:  # the first tape to record it: it is the entry
-                backward.op_type, backward.out_ids, backward.out_infos = op_type, out_ids, infos
-                backward.input_ids = input_ids
+                backward.out_ids, backward.input_ids = out_ids, input_ids
                 ops[op_id] = backward
                 return
             backward.shared = True  # another tape has it: releasing it there must not drop its residuals

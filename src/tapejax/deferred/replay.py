@@ -331,13 +331,13 @@ def _build(snapshot: Snapshot, exact: bool) -> _Program:
                 bf = IdentityBackward()
             elif kind == "lazy":
                 _, op, static, diff, spec, j = bdesc
-                bf = OpBackward(op, static, residuals[j], None, diff, spec)
+                bf = OpBackward.unrecorded(op, static, residuals[j], None, diff, spec)
             else:
                 _, op, static, diff, spec, treedef, a, b, zeros = bdesc
                 flat = list(leaves[a:b])
                 for at, shape, dtype in zeros:  # (in increasing order: each lands where it was)
                     flat.insert(at, jnp.zeros(shape, dtype))
-                bf = OpBackward(op, static, jax.tree_util.tree_unflatten(treedef, flat), None, diff, spec)
+                bf = OpBackward.unrecorded(op, static, jax.tree_util.tree_unflatten(treedef, flat), None, diff, spec)
             if exact and kind != "identity":
                 bf = _FencedBackward(bf, pred)
             ops[first_op + k] = OpEntry(op_type, tuple([o[0] for o in outs]), tuple([(o[1], o[2], None) for o in outs]),

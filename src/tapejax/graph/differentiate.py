@@ -244,7 +244,7 @@ class _Step:
             return self.treedef(leaves, cts)
         bf = self.bf
         res = jax.tree_util.tree_unflatten(self.treedef, leaves)
-        return OpBackward(bf.op, bf.static, res, bf.inputs, bf.diff, bf.spec)(cts, needed_idx, False)
+        return OpBackward.unrecorded(bf.op, bf.static, res, bf.inputs, bf.diff, bf.spec)(cts, needed_idx, False)
 
 
 class _CustomRule:

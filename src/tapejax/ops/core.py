@@ -262,7 +262,7 @@ class _Kernels:
     """
 
     __slots__ = ("forward", "traced", "forward_res", "backward", "jvp", "forward_res_impl", "backward_impl", "jvp_impl",
-                 "_plans", "builtin_rules")
+                 "_plans", "builtin_rules", "record_types")
 
     def __init__(self, op: "OpDef", static: dict) -> None:
         fn = functools.partial(op.fn, **static) if static else op.fn
@@ -381,6 +381,7 @@ class _Kernels:
         self.jvp = jax.jit(jvp, static_argnums=0)
         self.forward_res_impl, self.backward_impl, self.jvp_impl = forward_res, backward, jvp
         self._plans: Dict[tuple, Any] = {}
+        self.record_types: Dict[tuple, "RecordType"] = {}  # (record_type's cache)
         # A user's backward (tj.op's vjp, tj.RegisterGradient) runs only when a gradient is asked for, as in
         # TF: never traced ahead to find what it reads (it may count its calls, or fail).
         self.builtin_rules = not op.user_defined and (op.fwd, op.bwd) == op.original_rules
@@ -1117,22 +1118,26 @@ def _apply_recorded(op: OpDef, args, raw, static):
         out, res, plan = k.forward(*raw), NoGradient.of(op.name, e), None
     if isinstance(out, (tuple, list)):
         result = outs = tuple(Tensor(o) for o in out)
-        spec = (True, tuple((tuple(o.shape), o.dtype, is_float(o.dtype)) for o in out))
+        infos = tuple([output_infos(o)[0] for o in out])
+        multi = True
     else:
+        multi = False
         result = Tensor(out)
         outs = (result,)
-        spec = _single_spec(out)
+        infos = output_infos(out)
     if tapes:
         # (the raw arguments, not the Tensors: an input Tensor may die while its op stays recorded; with an
         # accumulator the Tensors stay, as its tangents are kept only for live tensors)
         # One tape and a plan: the inputs the backward never reads go (their abstract values stay).
         kept = plan.trim(raw) if len(tapes) == 1 and not accs and type(plan) is _ResidualPlan and plan.trims \
             else raw
-        bf = OpBackward(op, static, res, args if accs else kept, diff, spec, ids, plan)
         if tape_set.numerics_checks and st.debug_checking:  # tj.debug.check_numerics: where the user called this op
+            bf = SitedOpBackward(record_type(k, op, static, diff, infos, plan, multi), res, args if accs else kept, ids)
             bf.site = tape_set.debug_hooks.call_site()
+        else:
+            bf = OpBackward(record_type(k, op, static, diff, infos, plan, multi), res, args if accs else kept, ids)
         if len(tapes) == 1 and outs is not result:  # (one tape, one new output: its record given, as a deferred op's)
-            tapes[0].record_operation(op.name, outs, ids, bf, output_infos(out))
+            tapes[0].record_operation(op.name, outs, ids, bf, infos)
         else:
             record.record_operation(tapes, op.name, outs, ids, bf)
     for acc in accs:
@@ -1140,23 +1145,7 @@ def _apply_recorded(op: OpDef, args, raw, static):
     return result
 
 
-_specs: Dict[tuple, tuple] = {}  # (shape, dtype) -> the backward kernel's spec of one such output, shared
-
-
 _diffs: Dict[tuple, tuple] = {}  # positions of float Tensor arguments -> that tuple, shared (bounded)
-
-
-def _single_spec(out) -> tuple:
-    """``(False, ((shape, dtype, is_float),))`` of a single output: one tuple per signature (a new one
-    per op would be more for the garbage collector to track)."""
-    av = out.aval  # (an array's or tracer's: cheaper than its ``shape`` and ``dtype`` properties)
-    key = (av.shape, av.dtype)
-    spec = _specs.get(key)
-    if spec is None:
-        if len(_specs) >= 4096:
-            _specs.clear()
-        spec = _specs[key] = (False, ((tuple(out.shape), out.dtype, is_float(out.dtype)),))
-    return spec
 
 
 class _TracedResiduals:
@@ -1195,8 +1184,9 @@ class _TracedResiduals:
 class BackwardFunction(RecordedOp):
     """What the tape keeps for one recorded op, and its tape entry (tape.RecordedOp): the residuals and
     what is needed to differentiate again. Two kinds: ``OpBackward`` (an op that ran) and a deferred
-    op's node (deferred/lazy.py), which reads its op, static parameters, ``diff`` and ``spec`` from its
-    op type; each keeps only the fields it needs (an object per recorded op: its size is the tape's).
+    op's node (deferred/lazy.py). Each reads its op, static parameters, ``diff`` and ``spec`` from its
+    ``type``, which all ops of its kind share (a RecordType, a node's OpType), and keeps only the fields
+    of its own (an object per recorded op: its size is the tape's).
 
     The op's raw arguments (what the kernels got: arrays, or a deferred op's pending values) sit in the
     object's own slots (``a0``..``a2``, ``rest`` beyond three: no list per op) so that, under an outer
@@ -1209,6 +1199,11 @@ class BackwardFunction(RecordedOp):
     __slots__ = ("stored", "a0", "a1", "a2", "rest", "n_args")
     node = None  # a deferred op whose residuals come when it runs (deferred/lazy.py's node: itself)
     plan = None
+
+    # The tape entry's op name and output records (tape.RecordedOp), from what all ops of its kind share
+    # (``type``: a RecordType, or a deferred op's OpType).
+    op_type = property(lambda self: self.type.op.name)
+    out_infos = property(lambda self: self.type.infos)
 
     # -- arguments ------------------------------------------------------------------------------------
     def set_args(self, args: Optional[Sequence[Any]]) -> None:
@@ -1336,8 +1331,9 @@ class BackwardFunction(RecordedOp):
     def __call__(self, cts: list, needed_idx: Sequence[int], recording: bool) -> list:
         """cts: one cotangent (or None) per output. needed_idx: indices into the recorded inputs whose
         gradient is wanted. Returns one gradient (or None) per recorded input."""
-        diff = self.diff
-        op = self.op
+        t = self.type  # (op, diff... through it once: properties of it on the function)
+        diff = t.diff
+        op = t.op
         conn = op.connections
         if conn is not None:
             live = frozenset().union(*(conn[k] for k, c in enumerate(cts) if c is not None))
@@ -1368,11 +1364,10 @@ class BackwardFunction(RecordedOp):
             if self.dropped_inputs():
                 args, dropped = self._kept_tensors()
                 args += [c for c in cts if c is not None]
-                g_op = op.residual_grad_op(self.static, self.plan, self.spec, self.diff, needed, none_mask,
-                                           dropped, args)
+                g_op = op.residual_grad_op(t.static, self.plan, t.spec, diff, needed, none_mask, dropped, args)
             else:
                 args = self.input_tensors() + [c for c in cts if c is not None]
-                g_op = op.grad_op(self.static, self.spec, self.diff, needed, none_mask, args)
+                g_op = op.grad_op(t.static, t.spec, diff, needed, none_mask, args)
             try:
                 grads = apply(g_op, args, {})
             except Exception as e:
@@ -1395,11 +1390,12 @@ class BackwardFunction(RecordedOp):
             raw_cts = (c._value if isinstance(c, Tensor) else c,)
         else:
             raw_cts = tuple(c._value if isinstance(c, Tensor) else c for c in cts)
+        t = self.type
         if self.epoch != _rules_epoch and self.n_args >= 0:
-            if self.op.changed_at > self.epoch:
+            if t.op.changed_at > self.epoch:
                 # A RegisterGradient of this op since it ran: its gradient is the rule of now (as TF looks
                 # the gradient function up at backward time), on residuals that rule makes.
-                k = self.op.kernels(self.static)
+                k = t.op.kernels(t.static)
                 self.res = k.forward_res(diff, tuple(self._all_raw_inputs()))[1]
             self.epoch = _rules_epoch
         plan = self.plan
@@ -1411,9 +1407,9 @@ class BackwardFunction(RecordedOp):
                 dropped = tuple([(i, a) for i, a in enumerate(args) if type(a) is ShapedArray])
                 if dropped:
                     args = tuple([None if type(a) is ShapedArray else a for a in args])
-                    return plan.backward_kernel(self.spec, diff, needed, dropped)(args, self.stored, raw_cts)
-            return plan.backward_kernel(self.spec, diff, needed)(args, self.stored, raw_cts)
-        return self.op.kernels(self.static).backward(self.res, raw_cts, self.spec, diff, needed)
+                    return plan.backward_kernel(t.spec, diff, needed, dropped)(args, self.stored, raw_cts)
+            return plan.backward_kernel(t.spec, diff, needed)(args, self.stored, raw_cts)
+        return t.op.kernels(t.static).backward(self.res, raw_cts, t.spec, diff, needed)
 
     def dropped_inputs(self) -> bool:
         """Whether the backward takes an argument it does not read as its abstract value only
@@ -1463,19 +1459,103 @@ class BackwardFunction(RecordedOp):
         return [g] * len(needed)
 
 
+class RecordType:
+    """What the recorded ops of one kind share, held once for all of them rather than in fields of each
+    (a recorded op's size is the tape's): the op and its static parameters, ``diff``, the outputs'
+    ``spec`` (the backward kernel's) and ``infos`` (the tape's: (shape, dtype, sharding) per output; None
+    for a backward function no tape records), the residual ``plan`` and the rules ``epoch`` the residuals
+    were made for. A recorded op that lets its plan go, or moves to another epoch, switches to a variant
+    (``without_plan``, ``at_epoch``)."""
+
+    __slots__ = ("op", "static", "diff", "spec", "infos", "plan", "epoch", "_planless")
+
+    def __init__(self, op: OpDef, static: dict, diff: tuple, spec, infos: Optional[tuple], plan, epoch: int) -> None:
+        self.op, self.static, self.diff, self.spec, self.infos = op, static, diff, spec, infos
+        self.plan, self.epoch = plan, epoch
+        self._planless = None if plan is not None else self
+
+    def without_plan(self) -> "RecordType":
+        """This type with no residual plan (made once: every op of this type releasing its residuals asks)."""
+        t = self._planless
+        if t is None:
+            t = self._planless = RecordType(self.op, self.static, self.diff, self.spec, self.infos, None, self.epoch)
+        return t
+
+    def at_epoch(self, epoch: int) -> "RecordType":
+        """This type for residuals made under the rules of ``epoch`` (after a tj.RegisterGradient: rare)."""
+        return RecordType(self.op, self.static, self.diff, self.spec, self.infos, self.plan, epoch)
+
+
+_RECORD_TYPES_MAX = 256  # record types per op and static parameters
+
+
+def record_type(k: "_Kernels", op: OpDef, static: dict, diff: tuple, infos: tuple, plan,
+                multi: bool = False) -> RecordType:
+    """The shared RecordType of an op that ran with kernels ``k`` (for ``op`` and ``static``), ``diff``, the
+    outputs' ``infos`` and residual ``plan`` (``multi``: the kernel returned a sequence): one per kind, cached
+    on the kernels (a plan made for one op, as a traced op's, gets its own type)."""
+    types = k.record_types
+    key = (diff, infos, plan, True) if multi else (diff, infos, plan)
+    t = types.get(key)
+    if t is not None and t.epoch == _rules_epoch:
+        return t
+    t = RecordType(op, static, diff, (multi, tuple((i[0], i[1], is_float(i[1])) for i in infos)), infos, plan,
+                   _rules_epoch)
+    if type(plan) is not _TracedResiduals:
+        if len(types) >= _RECORD_TYPES_MAX:
+            types.clear()
+        types[key] = t
+    return t
+
+
 class OpBackward(BackwardFunction):
-    """The backward function of an op that ran (eagerly, or traced into a tj.function's graph)."""
+    """The backward function of an op that ran (eagerly, or traced into a tj.function's graph). Its op,
+    static parameters, ``diff``, ``spec``, residual ``plan`` and rules ``epoch`` are its RecordType's."""
 
-    __slots__ = ("op", "static", "plan", "diff", "spec", "site", "epoch")
+    __slots__ = ("type",)
+    site = None  # where the user called the op (SitedOpBackward: tj.debug.check_numerics)
 
-    def __init__(self, op: OpDef, static: dict, res, inputs, diff: tuple, spec, input_ids: tuple = (),
-                 plan: Optional["_ResidualPlan"] = None) -> None:
-        self.op, self.static, self.stored, self.plan, self.diff, self.spec = op, static, res, plan, diff, spec
+    def __init__(self, type_: RecordType, res, inputs, input_ids: tuple = ()) -> None:
+        self.type = type_
+        self.stored = res
         self.set_args(inputs)
-        self.epoch = _rules_epoch  # the rules the residuals were made for
         self.out_ids = None  # (set by the tape recording it first: tape.RecordedOp)
         self.input_ids = input_ids
         self.shared = False
+
+    @classmethod
+    def unrecorded(cls, op: OpDef, static: dict, res, inputs, diff: tuple, spec) -> "OpBackward":
+        """The backward function of ``op`` with residuals ``res``, to be called directly (no tape records it)."""
+        return cls(RecordType(op, static, diff, spec, None, None, _rules_epoch), res, inputs)
+
+    op = property(lambda self: self.type.op)
+    static = property(lambda self: self.type.static)
+    diff = property(lambda self: self.type.diff)
+    spec = property(lambda self: self.type.spec)
+
+    @property
+    def plan(self):
+        return self.type.plan
+
+    @plan.setter
+    def plan(self, value) -> None:
+        if value is not None:
+            raise ValueError("tapejax internal error: an OpBackward's residual plan is its RecordType's")
+        self.type = self.type.without_plan()
+
+    @property
+    def epoch(self) -> int:
+        return self.type.epoch
+
+    @epoch.setter
+    def epoch(self, value: int) -> None:
+        self.type = self.type.at_epoch(value)
+
+
+class SitedOpBackward(OpBackward):
+    """An OpBackward that knows where the user called its op (recorded under tj.debug.check_numerics)."""
+
+    __slots__ = ("site",)
 
 
 def _is_no_gradient_error(e: Exception) -> bool:
