@@ -2904,7 +2904,8 @@ def insert(arr, obj, values, axis=None):
 def resize(a, new_shape):
     """As jax.numpy.resize: ``a``'s entries (flattened) repeated to fill ``new_shape`` (zeros for an empty ``a``)."""
     new_shape = static(new_shape)
-    new_shape = (new_shape,) if not isinstance(new_shape, tuple) else new_shape
+    new_shape = tuple(as_index(d, f"tj.numpy.resize: new_shape must be an integer or a sequence of integers, got "
+                                  f"{new_shape!r}") for d in (new_shape if isinstance(new_shape, tuple) else (new_shape,)))
     if builtins.any(d < 0 for d in new_shape):
         raise ValueError(f"tj.numpy.resize: all elements of new_shape must be non-negative, got {new_shape}")
     flat = ravel(a)
