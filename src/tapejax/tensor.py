@@ -11,6 +11,7 @@ import operator
 import sys
 import threading
 import warnings
+import weakref
 from typing import Any, Callable, Optional, Sequence
 
 import jax
@@ -145,6 +146,10 @@ class Tensor(ArrayShape):
                 value = self._value = node.values[index]
                 self._pending = None
                 return value
+        if name == "assign":  # a slice of a Variable (make_slice_assignable), as TF's ``v[index].assign(x)``
+            entry = _slice_assigners.get(self._id)
+            if entry is not None:
+                return entry[0]
         if name == "name":  # TF's message for an eager tensor's name
             raise AttributeError("Tensor.name is undefined when eager execution is enabled (as TF: only a tj.Variable "
                                  "keeps the name it was given; ops and tj.constant accept name= and ignore it).")
@@ -763,6 +768,81 @@ class Variable(ArrayShape):
             tape_set.record_hooks.variable_accessed(self)
         return self
 
+    # -- TF's scatter updates: entries named by index tuples (the last axis of ``indices``) ---------------
+    def scatter_nd_update(self, indices: Any, updates: Any, name: Optional[str] = None) -> "Variable":
+        """As TF's: the entries (or slices) at ``indices`` (integers, shape ``[..., k]``) set to ``updates``
+        (shape ``indices.shape[:-1] + variable.shape[k:]``); returns the variable. Not differentiable, as TF."""
+        return self._scatter_nd("scatter_nd_update", indices, updates, lambda at, u: at.set(u))
+
+    def scatter_nd_add(self, indices: Any, updates: Any, name: Optional[str] = None) -> "Variable":
+        """As TF's: ``updates`` added at ``indices`` (a repeated index adds each of its updates)."""
+        return self._scatter_nd("scatter_nd_add", indices, updates, lambda at, u: at.add(u))
+
+    def scatter_nd_sub(self, indices: Any, updates: Any, name: Optional[str] = None) -> "Variable":
+        """As TF's: ``updates`` subtracted at ``indices``."""
+        return self._scatter_nd("scatter_nd_sub", indices, updates, lambda at, u: at.add(-u))
+
+    def scatter_nd_max(self, indices: Any, updates: Any, name: Optional[str] = None) -> "Variable":
+        """As TF's: the entries at ``indices`` become their maximum with ``updates``."""
+        return self._scatter_nd("scatter_nd_max", indices, updates, lambda at, u: at.max(u))
+
+    def scatter_nd_min(self, indices: Any, updates: Any, name: Optional[str] = None) -> "Variable":
+        """As TF's: the entries at ``indices`` become their minimum with ``updates``."""
+        return self._scatter_nd("scatter_nd_min", indices, updates, lambda at, u: at.min(u))
+
+    def _scatter_nd(self, op: str, indices: Any, updates: Any, apply: Callable) -> "Variable":
+        what = f"Variable.{op}"
+        idx = _index_array(indices, what)
+        shape = self.shape
+        if idx.ndim < 1 or idx.shape[-1] > len(shape):
+            raise ValueError(f"{what}: indices of shape {tuple(idx.shape)} must have at least one axis, the last of "
+                             f"length at most the variable's rank {len(shape)} (variable '{self._name}' of shape "
+                             f"{shape}). The variable is unchanged.")
+        k = idx.shape[-1]
+        _check_in_bounds(idx, shape[:k], what, self._name)
+        want = tuple(idx.shape[:-1]) + shape[k:]
+        new = self._update_value(updates, what)
+        if tuple(new.shape) != want:
+            raise ValueError(f"{what}: updates of shape {tuple(new.shape)} do not match indices of shape "
+                             f"{tuple(idx.shape)} into variable '{self._name}' of shape {shape}: updates must have "
+                             f"shape indices.shape[:-1] + variable.shape[{k}:] = {want}. The variable is unchanged.")
+        current = self._current()
+        self._set(apply(current.at[tuple(jnp.moveaxis(idx, -1, 0))], new))
+        return self._returned(True)
+
+    def assign_entries(self, positions, value: Any, what: str) -> "Variable":
+        """``value``, broadcast to the shape of ``positions`` (flat positions of entries of the variable,
+        distinct) and converted as ``assign`` converts, written at those entries: TF's ``v[index].assign(value)``
+        (ops/_operators.py finds the positions ``v[index]`` reads). Returns the variable."""
+        new = self._update_value(value, what)
+        want = tuple(positions.shape)
+        try:
+            fits = np.broadcast_shapes(tuple(new.shape), want) == want
+        except ValueError:
+            fits = False
+        if not fits:
+            raise ValueError(f"{what}: a value of shape {tuple(new.shape)} does not broadcast to the slice's shape "
+                             f"{want} (variable '{self._name}' of shape {self.shape}). The variable is unchanged.")
+        current = self._current()
+        flat = current.reshape(-1).at[positions.reshape(-1)].set(jnp.broadcast_to(new, want).reshape(-1))
+        self._set(flat.reshape(current.shape))
+        return self._returned(True)
+
+    def _update_value(self, value: Any, what: str):
+        """``value`` as an array of the variable's dtype, as ``assign`` converts it (Python and NumPy values
+        without loss; a Tensor or array of another dtype refused), any shape."""
+        if isinstance(value, (Tensor, Variable)):
+            new = (value.read_value() if isinstance(value, Variable) else value).value
+        elif isinstance(value, (jax.Array, jax.core.Tracer)):
+            new = value
+        else:
+            _check_lossless(value, self.dtype, what, self._name)
+            new = convert_to_tensor(value, dtype=self.dtype).value
+        if new.dtype != self.dtype:
+            raise ValueError(f"{what}: value of dtype {new.dtype} does not match the variable '{self._name}' of dtype "
+                             f"{self.dtype}; cast with .astype({self.dtype}) first. The variable is unchanged.")
+        return new
+
     def _in_place_operator(self, other):
         """``v += x`` would rebind ``v`` to a new Tensor and leave the Variable unchanged (a Module attribute
         would silently stop being a Variable): refused, as TF."""
@@ -920,6 +1000,42 @@ def current_values(variables: Sequence[Variable]) -> list:
     """The Variables' values now (inside a tj.function trace, the traced ones), read without recording: what
     an optimizer's update reads (it is no differentiated computation, and a read costs a Tensor each)."""
     return [v._current() for v in variables]
+
+
+def _index_array(indices: Any, what: str):
+    """``indices`` (a Tensor, array or nested list of integers) as an integer array; TypeError otherwise."""
+    if isinstance(indices, Variable):
+        indices = indices.read_value()
+    idx = indices.value if isinstance(indices, Tensor) else indices
+    if not isinstance(idx, (jax.Array, jax.core.Tracer)):
+        idx = np.asarray(idx)
+    if not jnp.issubdtype(idx.dtype, jnp.integer):
+        raise TypeError(f"{what}: indices must be integers; got dtype {idx.dtype}")
+    return idx
+
+
+def _check_in_bounds(idx, bounds: tuple, what: str, name: str) -> None:
+    """IndexError for a known index tuple (last axis of ``idx``) outside ``bounds`` (negative ones too, as
+    TF); a traced one is not known until the program runs."""
+    if isinstance(idx, jax.core.Tracer):
+        return
+    values = np.asarray(idx).reshape(-1, len(bounds))
+    bad = (values < 0) | (values >= np.asarray(bounds, dtype=np.int64))
+    if bad.any():
+        row = values[np.nonzero(bad.any(axis=1))[0][0]]
+        raise IndexError(f"{what}: index {row.tolist()} is out of bounds for variable '{name}' whose leading "
+                         f"dimensions are {list(bounds)} (indices must be in [0, dimension)). The variable is unchanged.")
+
+
+# TF's ``v[index].assign(value)``: the Tensor ``v[index]`` has an ``assign`` while it lives (Tensor.__getattr__).
+# Tensor ids are never reused, so an entry can only be its own tensor's; a weak reference removes it.
+_slice_assigners: dict = {}
+
+
+def make_slice_assignable(t: Tensor, assign: Callable) -> None:
+    """Give the Tensor ``t`` (a slice of a Variable) the method ``t.assign(value, name=None)`` = ``assign``."""
+    tid = t._id
+    _slice_assigners[tid] = (assign, weakref.ref(t, lambda _ref, tid=tid: _slice_assigners.pop(tid, None)))
 
 
 def check_assignment(var: Variable, shape, dtype, op: str) -> None:

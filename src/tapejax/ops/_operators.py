@@ -1,9 +1,10 @@
 """Python operators and array methods of Tensor and Variable, as recorded ops."""
 from __future__ import annotations
 
+import jax
 import numpy as np
 
-from ..tensor import Tensor, Variable
+from ..tensor import Tensor, Variable, make_slice_assignable
 from . import numpy as tnp
 
 
@@ -36,6 +37,53 @@ def _tensor_eq(negate: bool):
                 return tnp.asarray(negate)
         return f(self, other)
     return cmp
+
+
+def _variable_getitem(var: Variable, index):
+    """``var[index]``: a Tensor (the read, then the indexing op) that also has TF's ``assign(value, name=None)``,
+    which writes ``value`` into the entries it reads (the same indexing rules: the positions are found by
+    indexing a grid of flat positions) and returns the variable. Not differentiable, as TF."""
+    t = tnp.getitem(var, index)
+
+    def assign(value, name=None):
+        size = int(np.prod(var.shape, dtype=np.int64))
+        grid = tnp.reshape(tnp.arange(size, dtype=np.int32 if size < 2 ** 31 else np.int64), var.shape)
+        positions = tnp.getitem(grid, index).value
+        # (an integer-array index may repeat an entry: which value lands there would be unspecified)
+        if not isinstance(positions, jax.core.Tracer) and np.unique(np.asarray(positions)).size != positions.size:
+            raise ValueError(f"Variable[...].assign: the index {index!r} names an entry of variable '{var.name}' more "
+                             "than once; assign distinct entries (e.g. a slice). The variable is unchanged.")
+        return var.assign_entries(positions, value, "Variable[...].assign")
+    make_slice_assignable(t, assign)
+    return t
+
+
+def _sparse_read(var: Variable, indices, name=None) -> Tensor:
+    """TF's ``Variable.sparse_read``: the rows ``indices`` (along the first axis), with their gradient; an
+    index out of bounds, or negative, raises IndexError (TF's gather refuses both)."""
+    idx = _non_negative(tnp.asarray(indices), "sparse_read", var)
+    return tnp.getitem(var, idx)
+
+
+def _gather_nd(var: Variable, indices, name=None) -> Tensor:
+    """TF's ``Variable.gather_nd``: the entries (or slices) named by the index tuples on the last axis of
+    ``indices``, shape ``indices.shape[:-1] + var.shape[k:]``, with their gradient."""
+    idx = _non_negative(tnp.asarray(indices), "gather_nd", var)
+    if idx.ndim < 1 or idx.shape[-1] > len(var.shape):
+        raise ValueError(f"Variable.gather_nd: indices of shape {tuple(idx.shape)} must have at least one axis, the "
+                         f"last of length at most the variable's rank {len(var.shape)} (variable '{var.name}' of "
+                         f"shape {var.shape})")
+    return tnp.getitem(var, tuple(idx[..., i] for i in range(idx.shape[-1])))
+
+
+def _non_negative(idx: Tensor, method: str, var: Variable) -> Tensor:
+    """``idx``; IndexError where a known index is negative (TF's gathers take none; getitem would count it
+    from the end). A traced index is not known until the program runs."""
+    raw = idx.value
+    if not isinstance(raw, jax.core.Tracer) and np.issubdtype(raw.dtype, np.integer) and (np.asarray(raw) < 0).any():
+        raise IndexError(f"Variable.{method}: index {int(np.asarray(raw).min())} is negative (variable '{var.name}' of "
+                         f"shape {var.shape}): indices must be in [0, dimension)")
+    return idx
 
 
 def install() -> None:
@@ -72,3 +120,6 @@ def install() -> None:
     for cls in (Tensor, Variable):
         for name, f in ops.items():
             setattr(cls, name, f)
+    Variable.__getitem__ = _variable_getitem
+    Variable.sparse_read = _sparse_read
+    Variable.gather_nd = _gather_nd
