@@ -772,3 +772,21 @@ def test_call_under_forward_over_reverse_and_third_order():
     g3 = t3.gradient(g2, x)
     expected = jax.grad(lambda z: jnp.sum(jax.grad(lambda w: jnp.sum(jax.grad(jf)(w)))(z)))(x.value)
     close(g3, expected, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_function_of_a_jax_transformation_called_directly_differentiates_its_inputs(lazy):
+    # tj.function(jax.vmap(f)): no user frame between the trace and vmap flattening the argument, so the trace's
+    # graph was never told of the path vmap hides: the outer tape gave None (and, deferred, the unread pending call
+    # crashed when read after the gradient). The gradient is jax.grad's of the same computation.
+    x = tj.constant(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+
+    def f(r):
+        return tnp.sum(r * r)
+    expected = 2 * np.arange(6.0).reshape(2, 3)
+    for g in (tj.function(jax.vmap(f)), tj.function(lambda a: tnp.sum(tj.function(jax.vmap(f))(a)))):
+        with tj.config.override(lazy=lazy), tj.GradientTape() as tape:
+            tape.watch(x)
+            y = g(x)
+        np.testing.assert_allclose(np.asarray(tape.gradient(y, x)), expected)
+        np.testing.assert_allclose(np.sum(np.asarray(y)), 55.0)

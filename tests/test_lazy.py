@@ -1042,3 +1042,15 @@ def test_ops_past_replay_max_ops_run_at_once_and_the_gradient_is_unchanged():
     assert [type(x) for x in xs[12:]] == [Tensor] * len(xs[12:])
     assert "replay_max_ops" in tape.last_replay, tape.last_replay
     np.testing.assert_array_equal(g.numpy(), ref.numpy())
+
+
+def test_a_pending_output_no_gradient_reached_is_still_readable_after_the_gradient():
+    # The gradient's sweep lets go of each op it passes; an op whose output has no path to the sources (here a
+    # tj.function returning a stop_gradient value) did not run, and its value is read after the gradient.
+    x = tj.constant(np.arange(6.0, dtype=np.float32).reshape(2, 3))
+    g = tj.function(lambda a: tj.stop_gradient(a) * 2.0)
+    with tj.config.override(lazy=True), tj.GradientTape() as tape:
+        tape.watch(x)
+        y = g(x)
+    assert tape.gradient(y, x) is None
+    np.testing.assert_array_equal(y.numpy(), 2 * np.arange(6.0).reshape(2, 3))

@@ -160,8 +160,12 @@ class Node(BackwardFunction):
         return [arg_value(r) for r in self.args()]
 
     def release(self) -> None:
-        super().release()
         self.res_pending = False
+        if self.values is None:
+            # Not run yet (no gradient reached it: an output with no path to the sources): its arguments still
+            # make its value, which may be read after the gradient.
+            return
+        super().release()
 
     @property
     def raw(self) -> Optional[list]:
