@@ -93,8 +93,8 @@ def test_values_and_gradients_as_jax_numpy(label, f, arg):
 
 
 def test_composed_functions_on_the_other_paths():
-    # tj.function and jax.grad of tj code run the same tj ops (vectorize's op included), and a tape over a tj.function
-    # differentiates them
+    # tj.function and jax.grad of tj code run the same tj ops (vectorize's calls included), and a tape over a
+    # tj.function differentiates them
     def f(m, a):
         v = m.vectorize(lambda u: m.sum(m.maximum(u, 0.0) * u), signature="(n)->()")(a)
         h = m.histogram(a, 3, weights=a * a, range=(-2.0, 2.0))[0]
@@ -126,6 +126,30 @@ def test_vectorize_follows_tapejax_rules_and_second_order():
     with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0, 1.0])) as acc:
         y = f(x, 0.0)
     np.testing.assert_allclose(acc.jvp(y).numpy(), [2.0, 2.0, 0.0])
+
+
+def test_vectorize_reads_what_the_function_closes_over_at_each_call_with_its_gradient():
+    # (as jax.numpy's vectorize under jax.grad: a Variable read inside sees its value now, and a Tensor or Variable
+    # the function closes over gets its gradient, on the tape and through tj.function)
+    w = tj.Variable([1.0, 2.0, 3.0])
+    c = tj.constant([0.5, 0.5, 2.0])
+    f = tnp.vectorize(lambda r: tnp.sum(r * w * c), signature="(n)->()")
+    x = tj.constant(np.ones((2, 3), np.float32))
+    np.testing.assert_allclose(f(x).numpy(), [7.5, 7.5])
+    w.assign([10.0, 10.0, 10.0])
+    np.testing.assert_allclose(f(x).numpy(), [30.0, 30.0])
+    for g in (f, tj.function(f)):
+        with tj.GradientTape() as tape:
+            tape.watch([x, c])
+            y = tnp.sum(g(x))
+        gx, gw, gc = tape.gradient(y, [x, w, c])
+        np.testing.assert_allclose(gx.numpy(), [[5.0, 5.0, 20.0]] * 2)
+        np.testing.assert_allclose(gw.numpy(), [1.0, 1.0, 4.0])
+        np.testing.assert_allclose(gc.numpy(), [20.0, 20.0, 20.0])
+    with pytest.raises(TypeError, match="not in excluded"):  # (jax.numpy's would silently drop k)
+        tnp.vectorize(lambda u, k=1: u * k)(x, k=3)
+    with pytest.raises(ValueError, match="does not match core dimensions"):
+        tnp.vectorize(lambda u: u, signature="(n)->()")(x)
 
 
 I8 = np.array([12, -18, 7, 0, 255, -1], np.int32)
@@ -224,7 +248,7 @@ def test_bad_arguments_say_what_to_fix():
         tnp.insert(X, np.ones((2, 2), int), 1.0)
     with pytest.raises(ValueError, match="new_shape must be non-negative"):
         tnp.resize(X, (-1, 2))
-    with pytest.raises(TypeError, match="excluded must hold argument positions"):
+    with pytest.raises(TypeError, match="can only exclude integer or string arguments"):
         tnp.vectorize(tnp.sin, excluded={1.5})
     with pytest.raises(ValueError, match="keep the rank or reduce it by one"):
         tnp.apply_over_axes(lambda a, ax: tnp.sum(a), X, [0])

@@ -45,13 +45,14 @@ from __future__ import annotations
 import builtins
 import inspect
 import operator
+import re
 from typing import Any, Callable, Sequence
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import vspace
+from .. import tape_set, vspace
 from ..tensor import Tensor, TracedValueError, Variable, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from .core import OpDef, ShapeError, apply, as_dtype, as_index, freeze, named_error, record_identity, static
@@ -3156,87 +3157,115 @@ def put(a, ind, v, mode=None, *, inplace=True):
     return reshape(_set_entries(ravel(arr), source, take(v, np.arange(size(ind)) % size(v))), shape(arr))
 
 
-def _as_raw(out):
-    """A function's result with its Tensors as their arrays (the value of an op's function)."""
-    return jax.tree_util.tree_map(lambda t: t.value if isinstance(t, (Tensor, Variable)) else jnp.asarray(t), out,
-                                  is_leaf=lambda t: isinstance(t, (Tensor, Variable)))
+_CORE_DIMS = re.compile(r"\(([^()]*)\)")
+_GUFUNC = re.compile(r"^\((?:\w+(?:,\w+)*)?\)(?:,\((?:\w+(?:,\w+)*)?\))*->\((?:\w+(?:,\w+)*)?\)(?:,\((?:\w+(?:,\w+)*)?\))*$")
 
 
-def _on_tensors(func: Callable) -> Callable:
-    """``func`` of Tensors as a function of arrays: array arguments arrive as Tensors, so its tj ops run with
-    tapejax's rules under the JAX transformation that calls it (jax.numpy.vectorize's vmap, the op's kernels)."""
-    def raw(*args, **kwargs):
-        def wrap(x):
-            return Tensor(x) if isinstance(x, (jax.Array, np.ndarray)) else x
-        return _as_raw(func(*map(wrap, args), **{k: wrap(x) for k, x in kwargs.items()}))
-    return raw
+def _gufunc_signature(signature: str) -> tuple:
+    """``'(m,n),(n)->(m)'`` -> ``([('m', 'n'), ('n',)], [('m',)])``: the core dimensions of each input and
+    output; ValueError for a malformed signature (as jax.numpy's)."""
+    text = signature.replace(" ", "")
+    if not _GUFUNC.match(text):
+        raise ValueError(f"tj.numpy.vectorize: not a valid gufunc signature: {signature!r}")
+    ins, outs = text.split("->")
+    return tuple([tuple(d for d in group.split(",") if d) for group in _CORE_DIMS.findall(part)]
+                 for part in (ins, outs))
 
 
-def _lifted_fn(*arrays, driver: str, func, layout, options):
-    """The function of the ``vectorize`` op: jax.numpy's vectorize (or apply_along_axis) over ``func`` applied to
-    Tensors. ``layout`` puts the arguments back: one ``(keyword or None, index into arrays or None, static value)``
-    per argument."""
-    args, kwargs = [], {}
-    for key, i, value in layout:
-        x = arrays[i] if i is not None else value
-        if key is None:
-            args.append(x)
+def _core_sizes(sizes: dict, shape_: tuple, core: tuple, what: str, context: str) -> None:
+    """Check ``shape_``'s last ``len(core)`` dimensions (an output's: all of them) against the sizes named so far
+    (adding new names)."""
+    if what.startswith("output") and len(shape_) != len(core):
+        raise ValueError(f"tj.numpy.vectorize: {what} shape {shape_} does not match core dimensions {core} {context}")
+    if len(shape_) < len(core):
+        raise ValueError(f"tj.numpy.vectorize: {what} with shape {shape_} does not have enough dimensions for all "
+                         f"core dimensions {core} {context}")
+    for name, n in zip(core, shape_[len(shape_) - len(core):]):
+        if sizes.setdefault(name, n) != n:
+            raise ValueError(f"tj.numpy.vectorize: inconsistent size for core dimension {name!r}: {n} vs {sizes[name]} "
+                             f"{context}")
+
+
+def _vectorized_call(pyfunc, args: list, cores: list, out_cores, context: str):
+    """``pyfunc`` applied to each element (over the broadcast leading dimensions; ``cores[i]``: the trailing core
+    dimensions of argument i) and the results stacked: one call of tj ops per element, so a Tensor or Variable it
+    closes over is read at each call and differentiated, on every path (a JAX vmap of tj code would hide them from
+    an eager tape)."""
+    if len(args) != len(cores):
+        raise TypeError(f"tj.numpy.vectorize: wrong number of positional arguments: expected {len(cores)}, got "
+                        f"{len(args)} {context}")
+    sizes: dict = {}
+    for k, (a, core) in enumerate(zip(args, cores)):
+        _core_sizes(sizes, shape(a), core, f"input {k}", context)
+    loops = [shape(a)[:ndim(a) - len(core)] for a, core in zip(args, cores)]
+    try:
+        loop = np.broadcast_shapes(*loops)
+    except ValueError:
+        raise ValueError(f"tj.numpy.vectorize: the arguments' leading shapes {loops} do not broadcast "
+                         f"{context}") from None
+    full = [broadcast_to(a, loop + shape(a)[ndim(a) - len(core):]) for a, core in zip(args, cores)]
+    count = int(np.prod(loop, dtype=np.int64))
+    if count == 0:  # no element: the results' shapes and dtypes from one call on zeros
+        with tape_set.stop_recording():
+            sample = pyfunc(*[zeros(shape(a)[len(loop):], a.dtype) for a in full])
+    outs = []
+    for index in (np.ndindex(*loop) if count else ()):
+        out = pyfunc(*[a[index] if index else a for a in full])
+        outs.append(out)
+    first = outs[0] if outs else sample
+    multi = isinstance(first, tuple)
+    results = list(zip(*[o if isinstance(o, tuple) else (o,) for o in outs])) if outs else \
+        [[] for _ in (first if multi else (first,))]
+    if out_cores is not None:
+        if len(out_cores) > 1 and not multi:
+            raise TypeError(f"tj.numpy.vectorize: output must be a tuple when multiple outputs are expected {context}")
+        if len(results) != len(out_cores):
+            raise TypeError(f"tj.numpy.vectorize: wrong number of output arguments: expected {len(out_cores)}, got "
+                            f"{len(results)} {context}")
+        for k, (r, core) in enumerate(zip(first if multi else (first,), out_cores)):
+            _core_sizes(dict(sizes), shape(r), core, f"output {k}", context)
+    stacked = []
+    for k, parts in enumerate(results):
+        if parts:
+            stacked.append(reshape(stack([convert_to_tensor(p) for p in parts]), loop + shape(parts[0])))
         else:
-            kwargs[key] = x
-    if driver == "apply_along_axis":
-        return jnp.apply_along_axis(_on_tensors(func), options, *args, **kwargs)
-    excluded, signature = options
-    return jnp.vectorize(_on_tensors(func), excluded=frozenset(excluded), signature=signature)(*args, **kwargs)
-
-
-def _sample_function(x, y):
-    return multiply(sin(x), y)
-
-
-# One op for every vectorized function (the function is a static parameter): recorded as one step, its kernels
-# derived by JAX from jax.numpy.vectorize over the function's tj ops, whose rules are tapejax's under the transform.
-_lifted = OpDef("vectorize", _lifted_fn, samples=_samples(
-    ((np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), np.linspace(0.5, 2, 3, dtype=np.float32)),
-     {"driver": "vectorize", "func": _sample_function, "layout": ((None, 0, None), (None, 1, None)),
-      "options": ((), None)}),
-    ((np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3), np.float32(1.5)),
-     {"driver": "apply_along_axis", "func": _sample_function, "layout": ((None, 0, None), (None, 1, None)),
-      "options": 1})))
-
-
-def _lift(name: str, driver: str, func, options, args: tuple, kwargs: dict, dynamic: Callable):
-    """Call the ``vectorize`` op: arrays (and, where ``dynamic(position, key)`` says so, any value) are its operands;
-    other arguments are static (hashable) values."""
-    operands, layout = [], []
-    for key, pos, x in [(None, i, x) for i, x in enumerate(args)] + [(k, k, x) for k, x in kwargs.items()]:
-        if isinstance(x, (Tensor, Variable, np.ndarray, jax.Array)) or dynamic(pos):
-            layout.append((key, len(operands), None))
-            operands.append(x)
-            continue
-        try:
-            hash(x)
-        except TypeError:
-            raise TypeError(f"tj.numpy.{name}: argument {pos!r} of type {type(x).__name__} is neither an array nor "
-                            "hashable; pass arrays, numbers or other hashable values") from None
-        layout.append((key, None, x))
-    return apply(_lifted, tuple(operands), {"driver": driver, "func": func, "layout": tuple(layout),
-                                            "options": options})
+            r = convert_to_tensor((first if multi else (first,))[k])
+            stacked.append(zeros(loop + shape(r), r.dtype))
+    return tuple(stacked) if multi else stacked[0]
 
 
 def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
-    """As jax.numpy.vectorize: ``pyfunc`` (of Tensors, written with tj ops) mapped over the broadcast leading axes of
-    its arguments (``signature``: its core dimensions, e.g. ``'(n),(n)->()'``; ``excluded``: positions or names of
-    arguments passed as they are). Recorded as one op whose gradient JAX derives through ``pyfunc``'s tj ops (with
-    tapejax's rules); it is differentiated in its arguments only: a Tensor ``pyfunc`` closes over is a constant."""
+    """As jax.numpy.vectorize: ``pyfunc`` (of Tensors, written with tj ops) mapped over the broadcast leading
+    dimensions of its arguments (``signature``: their core dimensions, e.g. ``'(n),(n)->()'``; ``excluded``:
+    positions or names of arguments passed as they are). It runs ``pyfunc`` once per element with tj ops (then
+    stacks the results), so Tensors and Variables it closes over are read at each call and get their gradients, on
+    every path; a large batch is as many op calls (use a batched formulation for speed). Keyword arguments must be
+    ``excluded`` (jax.numpy's ignores the others: here a TypeError says so)."""
     excluded = frozenset(excluded)
     for e in excluded:
-        if not isinstance(e, (int, str)):
-            raise TypeError(f"tj.numpy.vectorize: excluded must hold argument positions (int) or names (str), got "
-                            f"{e!r}")
-    options = (tuple(sorted(excluded, key=str)), signature)
+        if not isinstance(e, (int, str)) or isinstance(e, bool):
+            raise TypeError(f"tj.numpy.vectorize can only exclude integer or string arguments, but "
+                            f"excluded={set(excluded)!r}")
+        if isinstance(e, int) and e < 0:
+            raise ValueError(f"tj.numpy.vectorize: excluded={set(excluded)!r} contains negative numbers")
+    cores = _gufunc_signature(signature) if signature is not None else None
+    context = f"on vectorized function with excluded={set(excluded) or '{}'} and signature={signature!r}"
 
     def vectorized(*args, **kwargs):
-        return _lift("vectorize", "vectorize", pyfunc, options, args, kwargs, lambda pos: pos not in excluded)
+        loose = [k for k in kwargs if k not in excluded]
+        if loose:
+            raise TypeError(f"tj.numpy.vectorize: keyword argument(s) {loose} are not in excluded (jax.numpy's vectorize "
+                            f"ignores them); list them in excluded= to pass them as they are, or pass them "
+                            f"positionally to vectorize over them")
+        fixed = {i: a for i, a in enumerate(args) if i in excluded}
+        dynamic = [convert_to_tensor(a) for i, a in enumerate(args) if i not in excluded]
+
+        def call(*dyn):
+            it = iter(dyn)
+            full = [fixed[i] if i in fixed else next(it) for i in range(len(args))]
+            return pyfunc(*full, **kwargs)
+        in_cores, out_cores = cores if cores is not None else ([()] * len(dynamic), None)
+        return _vectorized_call(call, dynamic, list(in_cores), out_cores, context)
     vectorized.__name__ = getattr(pyfunc, "__name__", "vectorized")
     vectorized.__doc__ = getattr(pyfunc, "__doc__", None)
     vectorized.__wrapped__ = pyfunc
@@ -3245,10 +3274,16 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
 
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     """As jax.numpy.apply_along_axis: ``func1d`` (of a 1-d Tensor, written with tj ops) applied to each 1-d slice of
-    ``arr`` along ``axis``; further arguments are passed to it as they are. One op, as ``vectorize``."""
+    ``arr`` along ``axis`` (further arguments passed to it as they are); the results take the place of that axis.
+    One call of tj ops per slice, as ``vectorize``."""
+    arr = convert_to_tensor(arr)
     axis = _check_axis("apply_along_axis", axis, ndim(arr))
-    return _lift("apply_along_axis", "apply_along_axis", func1d, axis, (convert_to_tensor(arr),) + args, kwargs,
-                 lambda pos: pos == 0)
+    moved = moveaxis(arr, axis, -1)
+    out = _vectorized_call(lambda row: func1d(row, *args, **kwargs), [moved], [("n",)], None,
+                           "in tj.numpy.apply_along_axis")
+    # The result's own dimensions (last) go where the axis was.
+    lead, own = list(range(ndim(arr) - 1)), list(range(ndim(arr) - 1, ndim(out)))
+    return transpose(out, lead[:axis] + own + lead[axis:]) if own else out
 
 
 def apply_over_axes(func, a, axes):
