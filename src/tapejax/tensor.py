@@ -821,11 +821,7 @@ class Variable(ArrayShape):
         (ops/_operators.py finds the positions ``v[index]`` reads). Returns the variable."""
         new = self._update_value(value, what)
         want = tuple(positions.shape)
-        try:
-            fits = np.broadcast_shapes(tuple(new.shape), want) == want
-        except ValueError:
-            fits = False
-        if not fits:
+        if not broadcasts_to(new.shape, want):
             raise ValueError(f"{what}: a value of shape {tuple(new.shape)} does not broadcast to the slice's shape "
                              f"{want} (variable '{self._name}' of shape {self.shape}). The variable is unchanged.")
         current = self._current()
@@ -1005,6 +1001,15 @@ def current_values(variables: Sequence[Variable]) -> list:
     """The Variables' values now (inside a tj.function trace, the traced ones), read without recording: what
     an optimizer's update reads (it is no differentiated computation, and a read costs a Tensor each)."""
     return [v._current() for v in variables]
+
+
+def broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
+    """Whether an array of ``shape`` broadcasts to ``target`` exactly (the result is ``target``'s shape)."""
+    target = tuple(target)
+    try:
+        return np.broadcast_shapes(tuple(shape), target) == target
+    except ValueError:
+        return False
 
 
 def _index_array(indices: Any, what: str):

@@ -53,7 +53,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import tape_set, vspace
-from ..tensor import Tensor, TracedValueError, Variable, convert_to_tensor, set_list_packer
+from ..tensor import Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from .core import OpDef, ShapeError, apply, as_dtype, as_index, freeze, named_error, record_identity, static
 from .declare import not_differentiable as _not_differentiable, samples as _samples
@@ -563,11 +563,7 @@ def _masked(name: str, a, where, fill):
     if mask.dtype != np.bool_:
         raise ValueError(f"tj.numpy.{name}: where must be None or a boolean array; got where.dtype={mask.dtype}")
     shp = shape(a)
-    try:
-        fits = np.broadcast_shapes(tuple(mask.shape), shp) == shp
-    except ValueError:
-        fits = False
-    if not fits:
+    if not broadcasts_to(mask.shape, shp):
         raise ValueError(f"tj.numpy.{name}: the where mask of shape {tuple(mask.shape)} does not broadcast to the "
                          f"input's shape {shp}")
     return _where(mask, a, fill)
