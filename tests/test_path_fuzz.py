@@ -429,10 +429,24 @@ def test_random_programs_on_every_path(programs):
         assert_same("accumulator inside tj.function", [fwd_in_function(case)], [jvp], tol=jtol)
         if case.jax_ok:
             assert_same("jax.jvp", [fwd_jax(case, jit=True)], [jvp], none_as_zero=True, tol=jtol)
-    else:  # recompute_grad under a ForwardAccumulator raises NotImplementedError (as TF), on every path
-        for path in (fwd_eager, fwd_outer_over_function, fwd_in_function):
-            with pytest.raises(NotImplementedError):
-                path(case)
+    else:
+        # recompute_grad under a ForwardAccumulator, as TF: NotImplementedError where a tangent reaches it (eagerly
+        # and inside tj.function alike), and always from an accumulator over a tj.function call (its forward pass
+        # transposes the whole call). Where none reaches it, the JVP is the gradient's.
+        with pytest.raises(NotImplementedError):
+            fwd_outer_over_function(case)
+        jvps = []
+        for path in (fwd_eager, fwd_in_function):
+            try:
+                jvps.append(path(case))
+            except NotImplementedError:
+                jvps.append("raised")
+        assert (jvps[0] == "raised") == (jvps[1] == "raised"), jvps
+        if jvps[0] != "raised" and jvps[0] is not None:
+            dot = sum(float(np.sum(g * t)) for g, t in zip(want[:n], case.tangents) if g is not None)
+            if np.isfinite(dot):
+                np.testing.assert_allclose(float(jvps[0]), dot, rtol=1e-3, atol=tol[1] * 4, err_msg="JVP vs gradient")
+            assert_same("accumulator inside tj.function", [jvps[1]], [jvps[0]], tol=_scaled_tol([jvps[0]]))
 
     # second order: d/dx sum(grad . v), by nested tapes on every path and forward over reverse
     so = so_eager(case)
@@ -527,3 +541,27 @@ def test_min_of_a_value_compiled_programs_compute_twice_has_the_eager_gradient()
     got = path_tape_in_function(case)
     assert all(np.isfinite(g).all() for g in got if g is not None)
     assert_same("tape inside tj.function", got, want, tol=_scaled_tol(want))
+
+
+def test_recompute_grad_under_an_accumulator_raises_where_tf_raises():
+    """seed 3990 (recompute_grad of a value no tangent reaches): TF 2.21 raises NotImplementedError only where a
+    tangent reaches the recomputed function, eagerly and inside tf.function, but always from an accumulator over a
+    tf.function call that contains it; tapejax the same, path by path (values: TF's)."""
+    x, c = tj.constant([1.0, 2.0]), tj.constant([3.0, 4.0])
+    f = tj.recompute_grad(lambda a: a * a)
+
+    def jvp(a, inputs):
+        with tj.ForwardAccumulator(a, tnp.ones_like(a)) as acc:
+            y = f(inputs[0]) + a
+        return acc.jvp(y)
+    np.testing.assert_array_equal(jvp(x, [c]).numpy(), [1.0, 1.0])
+    np.testing.assert_array_equal(tj.function(lambda a, b: jvp(a, [b]))(x, c).numpy(), [1.0, 1.0])
+    with pytest.raises(NotImplementedError):
+        jvp(x, [x])
+    with pytest.raises(NotImplementedError):
+        tj.function(lambda a, b: jvp(a, [a]))(x, c)
+    g = tj.function(lambda a, b: f(b) + a)
+    with pytest.raises(NotImplementedError):
+        with tj.ForwardAccumulator(x, tnp.ones_like(x)) as acc:
+            y = g(x, c)
+        acc.jvp(y)
