@@ -35,6 +35,8 @@ NO_COMPLEX = {
     "erf": "jax.scipy.special.erf is real-only",
     "clip": "jnp.clip rejects complex values",
     "mod": "jnp.mod rejects complex values",
+    "fmod": "jnp.fmod rejects complex values",
+    "i0": "jnp.i0 is real-only",
     "max_pool": "reduce_window max has no complex init value",
     "astype": "the sample casts to float16 (complex -> real cast); covered by test_cast_between_real_and_complex",
     "gelu-sample1": "approximate=False uses erf, which is real-only",

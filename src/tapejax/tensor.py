@@ -381,11 +381,6 @@ def _warn_raw_jax_use(obj, tensor_id: int, variable, explicit_ok: bool = False) 
         return
     frame = _user_frame(explicit_ok)
     if frame is None:
-        # No user code between: a JAX transformation tapejax called with the value, as ``tj.function(jax.vmap(f))``
-        # (the traced function is vmap's). A trace's graph must still know the path it hides (no warning: there
-        # is no user line to point at).
-        for g in graphs:
-            g.note_raw_use(tensor_id, "<a JAX transformation called by tapejax>", ("<unknown>", 0, "<unknown>"))
         return
     import linecache
     filename, lineno = frame.f_code.co_filename, frame.f_lineno

@@ -19,6 +19,7 @@ import contextlib
 import functools
 import inspect
 import logging
+import os
 import sys
 import threading
 import weakref
@@ -555,6 +556,8 @@ class Function:
             # the inputs that reach a value user code handed to plain JAX (jax.lax.cond, jnp.sin): the graph
             # has no path through that call, the program has (see _trace)
             conc.raw_inputs = frozenset().union(*_connections(cap.graph, in_ids, list(cap.graph.raw_uses)))
+            if _is_jax_transformation(self._f):  # (tj.function(jax.vmap(f)): JAX hides every path from the graph)
+                conc.raw_inputs = frozenset(range(len(in_ids)))
             conc.used = {position[i] for i in cap.used if i in position}
             conc.no_forward_mode = cap.no_forward_mode
             conc.missing = list(cap.missing.values())
@@ -638,6 +641,19 @@ class Function:
         result = result if isinstance(result, tuple) else (result,)
         n_out = len(conc.out_arrays)
         return list(result[:n_out]), list(result[n_out:])
+
+
+_JAX_DIR = os.path.dirname(jax.__file__) + os.sep
+
+
+def _is_jax_transformation(f) -> bool:
+    """Whether ``f`` is a function JAX made (``jax.vmap(g)``, ``jax.jit(g)``, ``jax.grad(g)``...): traced as
+    the function itself, its arguments reach plain JAX code with no user line between (no raw-use note), and
+    every path through it is hidden from the trace's graph."""
+    if type(f).__module__.startswith(("jax.", "jaxlib.")):  # (jax.jit's PjitFunction)
+        return True
+    code = getattr(f, "__code__", None)
+    return code is not None and code.co_filename.startswith(_JAX_DIR)
 
 
 def _connections(graph, in_ids: List[int], out_ids: List[Optional[int]]) -> tuple:
