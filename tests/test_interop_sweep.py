@@ -78,7 +78,9 @@ def _sweep_args():
         "histogram2d": (v, v), "insert": (x, 1, 2.0), "ldexp": (x, i), "packbits": (b,),
         "unpackbits": (tj.constant(np.array([3], np.uint8)),), "resize": (x, (3,)), "vander": (v,), "outer": (v, v),
         "tensorinv": (tj.constant(np.eye(4, dtype=np.float32).reshape(2, 2, 4)),), "tensorsolve": (spd, v[:2]),
-        "vectorize": (tnp.sin,),
+        "vectorize": (tnp.sin,), "rollaxis": (x, 1), "diag_indices": (2,), "ix_": (v, v), "bartlett": (3,),
+        "blackman": (3,), "hamming": (3,), "hanning": (3,), "kaiser": (3, 1.0), "piecewise": (x, [b], [tnp.sin]),
+        "put_along_axis": (x, i % 2, x, 1, False),
     }
 
     def args_for(name, f):

@@ -3691,3 +3691,456 @@ for _f in (_linalg_tensorinv, _linalg_tensorsolve, _linalg_multi_dot, _linalg_co
     _f.__module__ = linalg.__name__  # (its errors and the name= sweep count it as tj.numpy.linalg's)
     setattr(linalg, _f.__name__, _f)
 del _f
+
+
+# -- the last of jax.numpy: composed of the ops above (every path differentiates them with tapejax's rules); indices and
+# booleans have no gradient; the values of the set functions (unique_*, union1d, intersect1d, ...) are gathers (take)
+# of the input's entries, so the gradient reaches the entry each value was taken from, as jax.numpy's ---------------
+
+def rollaxis(a, axis, start=0):
+    """As jax.numpy.rollaxis: ``axis`` moved to sit before ``start``."""
+    a = convert_to_tensor(a)
+    n = ndim(a)
+    axis = _check_axis("rollaxis", axis, n)
+    start = as_index(start, f"tj.numpy.rollaxis: start must be an integer, got {start!r}")
+    if not -n <= start <= n:
+        raise ValueError(f"tj.numpy.rollaxis: start={start} must satisfy {-n} <= start <= {n} for an array of shape "
+                         f"{shape(a)}")
+    start = start + n if start < 0 else start
+    return moveaxis(a, axis, start - 1 if start > axis else start)
+
+
+def unstack(x, /, *, axis=0):
+    """As jax.numpy.unstack: the slices of ``x`` along ``axis``, as a tuple."""
+    x = convert_to_tensor(x)
+    if ndim(x) == 0:
+        raise ValueError("tj.numpy.unstack requires an array of rank > 0, got a scalar (shape ())")
+    x = moveaxis(x, _check_axis("unstack", axis, ndim(x)), 0)
+    return tuple(x[i] for i in range(shape(x)[0]))
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    """As jax.numpy.ediff1d: the differences of the flattened ``ary``, with ``to_begin``/``to_end`` (cast to its dtype)
+    around them."""
+    a = ravel(ary)
+    parts = [subtract(a[1:], a[:-1])]
+    if to_begin is not None:
+        parts.insert(0, ravel(_cast(to_begin, a.dtype)))
+    if to_end is not None:
+        parts.append(ravel(_cast(to_end, a.dtype)))
+    return parts[0] if len(parts) == 1 else concatenate(parts)
+
+
+def diag_indices(n, ndim=2):
+    """As jax.numpy.diag_indices: the indices of the main diagonal of an ``(n,) * ndim`` array."""
+    n = as_index(static(n), f"tj.numpy.diag_indices: n must be an integer, got {n!r}")
+    rank = as_index(static(ndim), f"tj.numpy.diag_indices: ndim must be an integer, got {ndim!r}")
+    if n < 0 or rank < 0:
+        raise ValueError(f"tj.numpy.diag_indices: n and ndim must be nonnegative, got n={n}, ndim={rank}")
+    return (convert_to_tensor(jnp.arange(n)),) * rank
+
+
+def diag_indices_from(arr):
+    """As jax.numpy.diag_indices_from: ``diag_indices`` for the (at least 2-d, square) ``arr``."""
+    s = shape(arr)
+    if len(s) < 2:
+        raise ValueError(f"tj.numpy.diag_indices_from: the input array must be at least 2-d, got shape {s}")
+    if len(set(s)) != 1:
+        raise ValueError(f"tj.numpy.diag_indices_from: all dimensions of the input must be of equal length, got "
+                         f"shape {s}")
+    return diag_indices(s[0], len(s))
+
+
+def _matrix_shape(name: str, arr) -> tuple:
+    s = shape(arr) if isinstance(arr, (Tensor, Variable)) or not hasattr(arr, "shape") else tuple(arr.shape)
+    if len(s) != 2:
+        raise ValueError(f"tj.numpy.{name}: only 2-d inputs are accepted, got shape {s}")
+    return s
+
+
+def tril_indices_from(arr, k=0):
+    """As jax.numpy.tril_indices_from: ``tril_indices`` for the shape of the 2-d ``arr``."""
+    n, m = _matrix_shape("tril_indices_from", arr)
+    return tril_indices(n, k=k, m=m)
+
+
+def triu_indices_from(arr, k=0):
+    """As jax.numpy.triu_indices_from: ``triu_indices`` for the shape of the 2-d ``arr``."""
+    n, m = _matrix_shape("triu_indices_from", arr)
+    return triu_indices(n, k=k, m=m)
+
+
+def array_equiv(a1, a2):
+    """As jax.numpy.array_equiv: whether ``a1`` and ``a2`` broadcast together and are equal everywhere (a bool Tensor;
+    shapes that do not broadcast give False, as NumPy's: jax.numpy's raises TypeError there)."""
+    a1, a2 = convert_to_tensor(a1), convert_to_tensor(a2)
+    try:
+        np.broadcast_shapes(shape(a1), shape(a2))
+    except ValueError:
+        return convert_to_tensor(False)
+    return all(equal(a1, a2))
+
+
+def iscomplex(x):
+    """As jax.numpy.iscomplex: where the imaginary part is nonzero (a bool Tensor)."""
+    return not_equal(imag(x), 0)
+
+
+def isreal(x):
+    """As jax.numpy.isreal: where the imaginary part is zero (a bool Tensor)."""
+    return equal(imag(x), 0)
+
+
+def ix_(*args):
+    """As jax.numpy.ix_: the 1-d arrays reshaped to index an open mesh (one axis each); bool arrays are not supported,
+    as jax.numpy's."""
+    out = []
+    for i, arg in enumerate(args):
+        a = convert_to_tensor(arg)
+        if ndim(a) != 1:
+            raise ValueError(f"tj.numpy.ix_: the arguments must be 1-dimensional, got shape {shape(a)} for argument "
+                             f"{i}")
+        if a.dtype == jnp.bool_:
+            raise NotImplementedError("tj.numpy.ix_: boolean arguments are not implemented (as jax.numpy's); pass "
+                                      "flatnonzero(mask) instead")
+        out.append(reshape(a, (1,) * i + shape(a) + (1,) * (len(args) - i - 1)))
+    return tuple(out)
+
+
+def _window_length(name: str, M) -> int:
+    M = static(M)
+    try:
+        M = int(M)
+    except (TypeError, ValueError):
+        raise TypeError(f"tj.numpy.{name}: M must be an integer known when called, got {M!r}") from None
+    if M < 0:
+        raise TypeError(f"tj.numpy.{name}: M must be nonnegative (the window's length), got {M}")
+    return M
+
+
+def bartlett(M):
+    """As jax.numpy.bartlett: the Bartlett (triangular) window of ``M`` points."""
+    return convert_to_tensor(jnp.bartlett(_window_length("bartlett", M)))
+
+
+def blackman(M):
+    """As jax.numpy.blackman: the Blackman window of ``M`` points."""
+    return convert_to_tensor(jnp.blackman(_window_length("blackman", M)))
+
+
+def hamming(M):
+    """As jax.numpy.hamming: the Hamming window of ``M`` points."""
+    return convert_to_tensor(jnp.hamming(_window_length("hamming", M)))
+
+
+def hanning(M):
+    """As jax.numpy.hanning: the Hann window of ``M`` points."""
+    return convert_to_tensor(jnp.hanning(_window_length("hanning", M)))
+
+
+def kaiser(M, beta):
+    """As jax.numpy.kaiser: the Kaiser window of ``M`` points with shape ``beta`` (differentiable in beta)."""
+    M = _window_length("kaiser", M)
+    beta = _inexact(beta)
+    if M <= 1:
+        return ones((M,), beta.dtype)
+    alpha = 0.5 * (M - 1)
+    t = divide(subtract(arange(M, dtype=beta.dtype), alpha), alpha)
+    return divide(i0(multiply(beta, sqrt(subtract(1, multiply(t, t))))), i0(beta))
+
+
+def put_along_axis(arr, indices, values, axis, inplace=True, *, mode=None):
+    """As jax.numpy.put_along_axis: ``arr`` with ``values`` (broadcast) written at ``indices`` along ``axis`` (of the
+    flattened ``arr`` when None; the result keeps arr's shape). ``inplace=False`` is required, as jax.numpy's; ``mode``
+    None/'fill'/'drop'/'promise_in_bounds' drop out-of-bounds indices, 'clip' clips them. Differentiable in arr and
+    values (a written entry's gradient goes to its value)."""
+    if inplace:
+        raise ValueError("tj.numpy.put_along_axis cannot modify arrays in place (arrays are immutable): pass "
+                         "inplace=False, as jax.numpy.put_along_axis requires, and use the returned Tensor")
+    if mode not in (None, "fill", "drop", "promise_in_bounds", "clip"):
+        raise ValueError(f"tj.numpy.put_along_axis: unknown mode {mode!r}; use None, 'fill', 'drop', "
+                         "'promise_in_bounds' or 'clip'")
+    a, ind = convert_to_tensor(arr), convert_to_tensor(indices)
+    if not jnp.issubdtype(ind.dtype, jnp.integer):
+        raise TypeError(f"tj.numpy.put_along_axis: indices must be integers, got dtype {ind.dtype}")
+    out_shape, vals = shape(a), convert_to_tensor(values)
+    if not broadcasts_to(shape(vals), shape(ind)):
+        raise ValueError(f"tj.numpy.put_along_axis: values of shape {shape(vals)} must broadcast to the shape of "
+                         f"indices {shape(ind)} (as jax.numpy's)")
+    if axis is None:
+        if ndim(ind) != 1:
+            raise ValueError(f"tj.numpy.put_along_axis: with axis=None, indices must be 1-d, got shape {shape(ind)}")
+        a, ax = ravel(a), 0
+    else:
+        if ndim(ind) != ndim(a):
+            raise ValueError(f"tj.numpy.put_along_axis: arr and indices must have the same ndim, got shapes "
+                             f"{shape(a)} and {shape(ind)}")
+        ax = _check_axis("put_along_axis", axis, ndim(a))
+    s, total = shape(a), int(np.prod(shape(a), dtype=np.int64))
+    try:
+        target = tuple(shape(ind)[d] if d == ax else np.broadcast_shapes((s[d],), (shape(ind)[d],))[0]
+                       for d in range(len(s)))
+    except ValueError:
+        raise ValueError(f"tj.numpy.put_along_axis: indices of shape {shape(ind)} do not broadcast against arr of "
+                         f"shape {s} outside axis {ax}") from None
+    if not total or not int(np.prod(target, dtype=np.int64)):
+        return reshape(a, out_shape)
+    n, strides = s[ax], np.cumprod((1,) + s[:0:-1], dtype=np.int64)[::-1]
+    at = where(less(ind, 0), add(ind, n), ind)  # (negative indices count from the end, once)
+    if mode == "clip":
+        at, dropped = clip(at, 0, n - 1), None
+    else:
+        dropped = logical_or(less(at, 0), greater_equal(at, n))
+    flat = multiply(astype(at, jnp.int32), int(strides[ax]))
+    for d in range(len(s)):
+        if d != ax:
+            along = np.arange(s[d], dtype=np.int32).reshape((-1,) + (1,) * (len(s) - d - 1))
+            flat = add(flat, along * int(strides[d]))
+    flat = broadcast_to(flat, target)
+    if dropped is not None:  # (written to a spare entry past the end, then cut off)
+        flat = where(broadcast_to(dropped, target), total, flat)
+    source = _put_source(ravel(flat), shape=(total + 1,), mode="clip")[:total]
+    vals = broadcast_to(broadcast_to(_cast(vals, a.dtype), shape(ind)), target)
+    return reshape(_set_entries(ravel(a), source, ravel(vals)), out_shape)
+
+
+# -- sets: unique_* and the *1d functions. Without size= their values must be known (eagerly); size= fixes the
+# result's length (traceable), padding with fill_value as jax.numpy's.
+
+from typing import NamedTuple as _NamedTuple  # noqa: E402  (this section's own import)
+
+
+class _UniqueAllResult(_NamedTuple):
+    """As jax.numpy.unique_all's result."""
+    values: Any
+    indices: Any
+    inverse_indices: Any
+    counts: Any
+
+
+class _UniqueCountsResult(_NamedTuple):
+    """As jax.numpy.unique_counts's result."""
+    values: Any
+    counts: Any
+
+
+class _UniqueInverseResult(_NamedTuple):
+    """As jax.numpy.unique_inverse's result."""
+    values: Any
+    inverse_indices: Any
+
+
+def _count_of(a) -> int:
+    return int(np.prod(shape(a), dtype=np.int64))
+
+
+def _unique_parts(name: str, x, size, fill_value, equal_nan=False):
+    """jax.numpy.unique(x, return_index, return_inverse, return_counts) of the flattened ``x``, its values gathered from
+    the entries where each first occurs (so they carry those entries' gradients)."""
+    flat = ravel(x)
+    options = {"return_index": True, "return_inverse": True, "return_counts": True, "axis": None,
+               "equal_nan": bool(equal_nan)}
+    if size is None:  # (known values: found by NumPy now, as jax.numpy's)
+        known = _concrete_values(name, flat)
+        values, index, inverse, counts = np.unique(known, return_index=True, return_inverse=True, return_counts=True,
+                                                   equal_nan=bool(equal_nan))
+        parts = [convert_to_tensor(values.astype(known.dtype))] + [convert_to_tensor(p.astype(_int_dtype()))
+                                                                   for p in (index, inverse.ravel(), counts)]
+    else:
+        size = as_index(static(size), f"tj.numpy.{name}: size must be an integer, got {size!r}")
+        parts = list(_unique_sized(flat, size=size, fill_value=freeze(fill_value), **options))
+    values, index, inverse, counts = parts
+    if _count_of(flat) and _count_of(index):
+        gathered = take(flat, index)
+        values = gathered if size is None or fill_value is None else where(greater(counts, 0), gathered, values)
+    return values, index, reshape(inverse, shape(x)), counts
+
+
+def unique_values(x, /, *, size=None, fill_value=None):
+    """As jax.numpy.unique_values: the sorted unique values of the flattened ``x`` (each NaN its own)."""
+    return _unique_parts("unique_values", x, size, fill_value)[0]
+
+
+def unique_counts(x, /, *, size=None, fill_value=None):
+    """As jax.numpy.unique_counts: (values, counts), a named tuple."""
+    values, _, _, counts = _unique_parts("unique_counts", x, size, fill_value)
+    return _UniqueCountsResult(values, counts)
+
+
+def unique_inverse(x, /, *, size=None, fill_value=None):
+    """As jax.numpy.unique_inverse: (values, inverse_indices of x's shape), a named tuple."""
+    values, _, inverse, _ = _unique_parts("unique_inverse", x, size, fill_value)
+    return _UniqueInverseResult(values, inverse)
+
+
+def unique_all(x, /, *, size=None, fill_value=None):
+    """As jax.numpy.unique_all: (values, indices, inverse_indices, counts), a named tuple."""
+    return _UniqueAllResult(*_unique_parts("unique_all", x, size, fill_value))
+
+
+def _int_dtype():
+    return jnp.result_type(int)  # (jax.numpy's index dtype: int32, or int64 with jax_enable_x64)
+
+
+def _known_unique(v: np.ndarray, assume_unique: bool, sort: bool = True):
+    """(values, their indices in ``v``): ``v``'s sorted unique values where each first occurs, or with
+    ``assume_unique`` all of ``v`` (sorted if ``sort``)."""
+    if not assume_unique:
+        return np.unique(v, return_index=True)
+    order = np.argsort(v, kind="stable") if sort else np.arange(v.size)
+    return v[order], order
+
+
+def _set_size(name: str, size, *arrays):
+    if size is None:
+        for a in arrays:
+            _concrete_values(name, a)
+        return None
+    return as_index(static(size), f"tj.numpy.{name}: size must be an integer, got {size!r}")
+
+
+def _set_operands(name: str, a, assume_unique: bool, sort: bool):
+    """(values, their indices in the flattened ``a``, which are real): ``a``'s unique values sorted (padded to its
+    length with its smallest), or with ``assume_unique`` ``a`` itself (sorted if ``sort``)."""
+    a = ravel(a)
+    n = _count_of(a)
+    if assume_unique:
+        order = argsort(a) if sort else convert_to_tensor(np.arange(n, dtype=np.int32))
+        return take(a, order), order, ones((n,), jnp.bool_)
+    values, index, _, counts = _unique_parts(name, a, n, None)
+    return values, index, greater(counts, 0)
+
+
+def _set_pick(keep, size):
+    """The positions of the ``keep`` entries in order (``size`` of them, padded with 0; all of them when None) and
+    which of those are real."""
+    if size is None:
+        positions = nonzero(keep)[0]
+        return positions, ones(shape(positions), jnp.bool_)
+    positions = nonzero(keep, size=size)[0]
+    return positions, less(arange(size), sum(astype(keep, jnp.int32)))
+
+
+def _set_fill(vals, real, fill_value, smallest: bool):
+    """Padding: ``fill_value``, else the smallest value found (0 when none, as jax.numpy's) or 0."""
+    if fill_value is not None:
+        return where(real, vals, _cast(fill_value, vals.dtype))
+    if not smallest or not _count_of(vals):
+        return where(real, vals, zeros((), vals.dtype))
+    return where(real, vals, where(real[0], vals[0], zeros((), vals.dtype)))
+
+
+def _empty_set(size, fill_value, dtype) -> Tensor:
+    return full((size or 0,), 0 if fill_value is None else fill_value, dtype)
+
+
+def _common(ar1, ar2):
+    a1, a2 = ravel(ar1), ravel(ar2)
+    dtype = jnp.result_type(a1.dtype, a2.dtype)
+    return _cast(a1, dtype), _cast(a2, dtype)
+
+
+def union1d(ar1, ar2, *, size=None, fill_value=None):
+    """As jax.numpy.union1d: the sorted unique values of both (without ``size``, known when called)."""
+    size = _set_size("union1d", size, ar1, ar2)
+    a1, a2 = _common(ar1, ar2)
+    return _unique_parts("union1d", concatenate([a1, a2]), size, fill_value, equal_nan=True)[0]
+
+
+def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """As jax.numpy.setdiff1d: the unique values of ``ar1`` not in ``ar2`` (sorted, unless ``assume_unique``)."""
+    size = _set_size("setdiff1d", size, ar1, ar2)
+    a1, a2 = ravel(ar1), ravel(ar2)
+    if not _count_of(a1):
+        return _empty_set(size, fill_value, a1.dtype)
+    if size is None:  # (known values: the entries to keep found by NumPy now, then gathered)
+        v1, i1 = _known_unique(np.asarray(_concrete(a1)), bool(assume_unique), sort=False)
+        return take(a1, i1[~np.isin(v1, np.asarray(_concrete(a2)))])
+    values, _, real = _set_operands("setdiff1d", a1, bool(assume_unique), sort=False)
+    keep = logical_and(real, isin(values, a2, invert=True))
+    positions, found = _set_pick(keep, size)
+    return _set_fill(take(values, positions), found, fill_value, smallest=False)
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=None, fill_value=None):
+    """As jax.numpy.intersect1d: the sorted values in both; with ``return_indices`` also where each first occurs in
+    ``ar1`` and ``ar2`` (padding: their lengths). The values are gathered from ``ar1``."""
+    size = _set_size("intersect1d", size, ar1, ar2)
+    a1, a2 = _common(ar1, ar2)
+    n1, n2 = _count_of(a1), _count_of(a2)
+    if not n1 or not n2:
+        vals = _empty_set(size, fill_value, a1.dtype)
+        if not return_indices:
+            return vals
+        return vals, full(shape(vals), n1, jnp.int32), full(shape(vals), n2, jnp.int32)
+    if size is None:  # (known values: found by NumPy now, then gathered from ar1)
+        v2 = np.asarray(_concrete(a2))
+        v1, i1 = _known_unique(np.asarray(_concrete(a1)), bool(assume_unique))
+        found = np.isin(v1, v2)
+        vals = take(a1, i1[found])
+        if not return_indices:
+            return vals
+        in2 = np.argmax(v1[found][:, None] == v2[None, :], axis=1) if found.any() else np.zeros(0, int)
+        return vals, convert_to_tensor(i1[found].astype(_int_dtype())), convert_to_tensor(in2.astype(_int_dtype()))
+    values, index, real = _set_operands("intersect1d", a1, bool(assume_unique), sort=True)
+    keep = logical_and(real, isin(values, a2))
+    positions, found = _set_pick(keep, size)
+    vals = _set_fill(take(values, positions), found, fill_value, smallest=True)
+    if not return_indices:
+        return vals
+    in2 = argmax(equal(expand_dims(take(values, positions), 1), expand_dims(a2, 0)), axis=1)
+    return (vals, where(found, astype(take(index, positions), jnp.int32), n1),
+            where(found, astype(in2, jnp.int32), n2))
+
+
+def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
+    """As jax.numpy.setxor1d: the sorted values in exactly one of ``ar1`` and ``ar2``."""
+    size = _set_size("setxor1d", size, ar1, ar2)
+    a1, a2 = _common(ar1, ar2)
+    if not _count_of(a1) and not _count_of(a2):
+        return _empty_set(size, fill_value, a1.dtype) if size is not None else a1
+    if size is None:  # (known values: found by NumPy now, then gathered from both)
+        v1, v2 = np.asarray(_concrete(a1)), np.asarray(_concrete(a2))
+        (u1, i1), (u2, i2) = _known_unique(v1, bool(assume_unique)), _known_unique(v2, bool(assume_unique))
+        keep1, keep2 = ~np.isin(u1, v2), ~np.isin(u2, v1)
+        values = np.concatenate([u1[keep1], u2[keep2]])
+        source = np.concatenate([i1[keep1], v1.size + i2[keep2]])
+        return take(concatenate([a1, a2]), source[np.argsort(values, kind="stable")])
+    parts = [_set_operands("setxor1d", a, bool(assume_unique), sort=True) for a in (a1, a2) if _count_of(a)]
+    others = [a2, a1] if len(parts) == 2 else [a2 if _count_of(a1) else a1]
+    values = concatenate([p[0] for p in parts])
+    keep = concatenate([logical_and(p[2], isin(p[0], other, invert=True)) for p, other in zip(parts, others)])
+    order = lexsort([values, logical_not(keep)])  # (the kept values first, in order)
+    values, keep = take(values, order), take(keep, order)
+    positions, found = _set_pick(keep, size)
+    return _set_fill(take(values, positions), found, fill_value, smallest=True)
+
+
+def sort_complex(a):
+    """As jax.numpy.sort_complex: sorted along the last axis (by real part, then imaginary), as a complex dtype."""
+    a = sort(a)
+    return astype(a, jnp.sort_complex(jnp.zeros((0,), a.dtype)).dtype)
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """As jax.numpy.piecewise: where the ``k``-th condition holds (the last that holds wins), ``funclist[k](x, *args,
+    **kw)`` or the constant ``funclist[k]``; elsewhere the extra last entry of funclist (or 0); cast to x's dtype.
+    Each function is called once on the whole ``x`` (Tensors) and its values selected with ``where`` (jax.numpy's
+    calls it per element): differentiable in x through the functions."""
+    x = convert_to_tensor(x)
+    conds = [condlist[i] for i in range(len(condlist))]
+    nc, nf = len(conds), len(funclist)
+    if nf == nc + 1:
+        default, funcs = funclist[-1], list(funclist[:-1])
+    elif nf == nc:
+        default, funcs = 0, list(funclist)
+    else:
+        raise ValueError(f"tj.numpy.piecewise: with {nc} condition(s), either {nc} or {nc + 1} functions are expected; "
+                         f"got {nf}")
+
+    def piece(f):
+        return _cast(f(x, *args, **kw) if callable(f) else f, x.dtype)
+    out = piece(default)
+    for cond, f in zip(conds, funcs):
+        out = where(_cast(cond, jnp.bool_), piece(f), out)
+    return broadcast_to(out, np.broadcast_shapes(shape(x), shape(out)))
