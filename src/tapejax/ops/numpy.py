@@ -3135,7 +3135,8 @@ _put_source = _values_only("put", lambda ind, *, shape, mode: jnp.put(
 
 def put(a, ind, v, mode=None, *, inplace=True):
     """As jax.numpy.put: ``a`` with its flat entries ``ind`` replaced by ``v`` (repeated as needed); ``mode`` None
-    (out-of-bounds indices dropped), 'clip' or 'wrap'. ``inplace=False`` is required, as jax.numpy's."""
+    (as jax.numpy's: an index past the end lands on the last entry), 'clip' or 'wrap'. ``inplace=False`` is required,
+    as jax.numpy's."""
     if inplace:
         raise ValueError("tj.numpy.put cannot modify arrays in place (arrays are immutable): pass inplace=False, as "
                          "jax.numpy.put requires, and use the returned Tensor")
