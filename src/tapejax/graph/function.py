@@ -556,7 +556,7 @@ class Function:
             # the inputs that reach a value user code handed to plain JAX (jax.lax.cond, jnp.sin): the graph
             # has no path through that call, the program has (see _trace)
             conc.raw_inputs = frozenset().union(*_connections(cap.graph, in_ids, list(cap.graph.raw_uses)))
-            if _is_jax_transformation(self._f):  # (tj.function(jax.vmap(f)): JAX hides every path from the graph)
+            if _is_jax_transformation(f):  # (tj.function(jax.vmap(f)): JAX hides every path from the graph)
                 conc.raw_inputs = frozenset(range(len(in_ids)))
             conc.used = {position[i] for i in cap.used if i in position}
             conc.no_forward_mode = cap.no_forward_mode
