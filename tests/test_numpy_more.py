@@ -2,7 +2,6 @@
 rules): values, dtypes and gradients against jax.numpy's own, NaN handling of the nan* reductions (a zero gradient
 for the NaNs and for NaN results, as jax.numpy's), and the functions of values with no gradient (indices, counts,
 booleans) value for value."""
-import zlib
 
 import jax
 import jax.numpy as jnp
@@ -10,6 +9,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from numpy_reference import check_values, check_values_and_gradient
 
 tnp = tj.numpy
 _rng = np.random.default_rng(1)
@@ -90,32 +90,10 @@ DIFFERENTIABLE = [
 ]
 
 
-def _as_list(y):
-    return list(y) if isinstance(y, (list, tuple)) else [y]
-
-
 @pytest.mark.parametrize("label, f, arg", DIFFERENTIABLE, ids=[c[0] for c in DIFFERENTIABLE])
 def test_values_and_gradients_as_jax_numpy(label, f, arg):
-    # NaN and inf results are left out of the loss (as a user masks them): their gradient must then be 0
-    shapes = _as_list(jax.eval_shape(lambda u: f(jnp, u), jnp.asarray(arg)))
-    rng = np.random.default_rng(zlib.crc32(label.encode()))  # (the same weights whatever the tests' order)
-    weights = [np.asarray(rng.normal(size=w.shape), np.float32) for w in shapes]
-
-    def reference_loss(u):  # jax.numpy's values and gradient from one pass
-        ys = _as_list(f(jnp, u))
-        return sum(jnp.sum(jnp.where(jnp.isfinite(y), y, 0.0) * w) for y, w in zip(ys, weights)), ys
-    (_, want), want_g = jax.jit(jax.value_and_grad(reference_loss, has_aux=True))(jnp.asarray(arg))
-    x = tj.constant(arg)
-    with tj.GradientTape() as tape:
-        tape.watch(x)
-        got = _as_list(f(tnp, x))
-        loss = tnp.sum(tnp.stack([tnp.sum(tnp.where(tnp.isfinite(y), y, 0.0) * w) for y, w in zip(got, weights)]))
-    assert len(got) == len(want)
-    for y, w in zip(got, want):
-        assert y.shape == w.shape and y.dtype == w.dtype, (y.shape, y.dtype, w.shape, w.dtype)
-        np.testing.assert_allclose(y.numpy(), w, rtol=2e-5, atol=2e-6)
     # (float32: a formula written with other ops, sinc's or hypot's, rounds differently in its last digits)
-    np.testing.assert_allclose(tape.gradient(loss, x).numpy(), want_g, rtol=1e-4, atol=1e-5)
+    check_values_and_gradient(label, f, arg, value_tol=(2e-5, 2e-6), grad_tol=(1e-4, 1e-5))
 
 
 def test_composed_functions_on_the_other_paths():
@@ -181,12 +159,7 @@ def test_functions_of_values_as_jax_numpy(label, f):
         return
     if label.startswith("empty"):  # (JAX has no uninitialized memory: zeros, as jax.numpy's)
         want = jnp.zeros_like(want)
-    want, got = (_as_list(want), _as_list(got)) if isinstance(want, tuple) else ([want], [got])
-    assert len(got) == len(want)
-    for y, w in zip(got, want):
-        y, w = np.asarray(y), np.asarray(w)
-        assert y.shape == w.shape and y.dtype == w.dtype, (y.shape, y.dtype, w.shape, w.dtype)
-        np.testing.assert_array_equal(y, w)
+    check_values(*((want, got) if isinstance(want, tuple) else ([want], [got])))
 
 
 def test_value_dependent_shapes_need_size_when_traced():

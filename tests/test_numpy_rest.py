@@ -2,7 +2,6 @@
 sort_complex, piecewise, the index helpers...): values, dtypes and gradients against jax.numpy's own (jax.grad of a
 weighted sum, computed by JAX at test time), the functions of values value for value, tracing with and without
 size=, the errors for bad arguments, and a program of them on the other paths (tj.function, jax.grad of tj code)."""
-import zlib
 
 import jax
 import jax.numpy as jnp
@@ -10,6 +9,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from numpy_reference import check_values, check_values_and_gradient
 
 tnp = tj.numpy
 X = np.random.default_rng(5).normal(size=(3, 4)).astype(np.float32)
@@ -51,34 +51,9 @@ DIFFERENTIABLE = [
 ]
 
 
-def _as_list(y):
-    return list(y) if isinstance(y, (list, tuple)) else [y]
-
-
-def _float(y):
-    return jnp.issubdtype(y.dtype, jnp.inexact)
-
-
 @pytest.mark.parametrize("label, f, arg", DIFFERENTIABLE, ids=[c[0] for c in DIFFERENTIABLE])
 def test_values_and_gradients_as_jax_numpy(label, f, arg):
-    shapes = _as_list(jax.eval_shape(lambda u: f(jnp, u), jnp.asarray(arg)))
-    rng = np.random.default_rng(zlib.crc32(label.encode()))
-    weights = [np.asarray(rng.normal(size=w.shape), np.float32) for w in shapes]
-
-    def reference_loss(u):
-        ys = _as_list(f(jnp, u))
-        return sum(jnp.sum(y * w) for y, w in zip(ys, weights) if _float(y)), ys
-    (_, want), want_g = jax.jit(jax.value_and_grad(reference_loss, has_aux=True))(jnp.asarray(arg))
-    x = tj.constant(arg)
-    with tj.GradientTape() as tape:
-        tape.watch(x)
-        got = _as_list(f(tnp, x))
-        loss = tnp.sum(tnp.stack([tnp.sum(y * w) for y, w in zip(got, weights) if _float(y)]))
-    assert len(got) == len(want)
-    for y, w in zip(got, want):
-        assert y.shape == w.shape and y.dtype == w.dtype, (label, y.shape, y.dtype, w.shape, w.dtype)
-        np.testing.assert_allclose(y.numpy(), w, rtol=2e-6, atol=2e-6)
-    np.testing.assert_allclose(tape.gradient(loss, x).numpy(), want_g, rtol=1e-5, atol=1e-5)
+    check_values_and_gradient(label, f, arg, value_tol=(2e-6, 2e-6), grad_tol=(1e-5, 1e-5))
 
 
 I = np.array([[3, 1, 3], [7, 1, 2]], np.int32)
@@ -107,12 +82,7 @@ VALUES_ONLY = [
 
 @pytest.mark.parametrize("label, f", VALUES_ONLY, ids=[c[0] for c in VALUES_ONLY])
 def test_functions_of_values_as_jax_numpy(label, f):
-    want, got = _as_list(f(jnp)), _as_list(f(tnp))
-    assert len(got) == len(want)
-    for y, w in zip(got, want):
-        y, w = np.asarray(y), np.asarray(w)
-        assert y.shape == w.shape and y.dtype == w.dtype, (y.shape, y.dtype, w.shape, w.dtype)
-        np.testing.assert_allclose(y, w, rtol=1e-6, atol=1e-7)
+    check_values(f(jnp), f(tnp), tol=(1e-6, 1e-7))
 
 
 def test_results_are_named_tuples_and_indices_have_no_gradient():

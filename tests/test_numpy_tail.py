@@ -2,7 +2,6 @@
 gradient against jax.numpy's own (jax.grad of a weighted sum, computed by JAX at test time), one program of them on
 the other paths (tf.function, jax.grad and jax.vmap of tj code), the functions of values with no gradient value for
 value, and the errors for bad arguments."""
-import zlib
 
 import jax
 import jax.numpy as jnp
@@ -10,6 +9,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from numpy_reference import check_values, check_values_and_gradient
 
 tnp = tj.numpy
 _rng = np.random.default_rng(3)
@@ -59,37 +59,11 @@ DIFFERENTIABLE = [
 ]
 
 
-def _as_list(y):
-    return list(y) if isinstance(y, (list, tuple)) else [y]
-
-
-def _float(y):
-    return jnp.issubdtype(y.dtype, jnp.inexact)
-
-
 @pytest.mark.parametrize("label, f, arg", DIFFERENTIABLE, ids=[c[0] for c in DIFFERENTIABLE])
 def test_values_and_gradients_as_jax_numpy(label, f, arg):
-    shapes = _as_list(f(jnp, jnp.asarray(arg)))
-    rng = np.random.default_rng(zlib.crc32(label.encode()))
-    weights = [np.asarray(rng.normal(size=w.shape), np.float32) for w in shapes]
-
-    def reference_loss(u):
-        ys = _as_list(f(jnp, u))
-        return sum(jnp.sum(jnp.where(jnp.isfinite(y), y, 0.0) * w) for y, w in zip(ys, weights) if _float(y)), ys
-    reference = jax.value_and_grad(reference_loss, has_aux=True)
-    # (one compiled reference; compress without size= and choose with mode="raise" cannot be traced)
-    (_, want), want_g = (reference if label in ("compress", "choose") else jax.jit(reference))(jnp.asarray(arg))
-    x = tj.constant(arg)
-    with tj.GradientTape() as tape:
-        tape.watch(x)
-        got = _as_list(f(tnp, x))
-        loss = tnp.sum(tnp.stack([tnp.sum(tnp.where(tnp.isfinite(y), y, 0.0) * w)
-                                  for y, w in zip(got, weights) if _float(y)]))
-    assert len(got) == len(want)
-    for y, w in zip(got, want):
-        assert y.shape == w.shape and y.dtype == w.dtype, (y.shape, y.dtype, w.shape, w.dtype)
-        np.testing.assert_allclose(y.numpy(), w, rtol=2e-5, atol=2e-5)
-    np.testing.assert_allclose(tape.gradient(loss, x).numpy(), want_g, rtol=1e-4, atol=1e-4)
+    # (compress without size= and choose with mode="raise" cannot be traced by jax.numpy)
+    check_values_and_gradient(label, f, arg, value_tol=(2e-5, 2e-5), grad_tol=(1e-4, 1e-4),
+                              jit=label not in ("compress", "choose"))
 
 
 def test_composed_functions_on_the_other_paths():
@@ -182,15 +156,9 @@ VALUES_ONLY = [
 
 @pytest.mark.parametrize("label, f", VALUES_ONLY, ids=[c[0] for c in VALUES_ONLY])
 def test_functions_of_values_as_jax_numpy(label, f):
-    want, got = _as_list(f(jnp)), _as_list(f(tnp))
-    assert len(got) == len(want)
-    for y, w in zip(got, want):
-        y, w = np.asarray(y), np.asarray(w)
-        assert y.shape == w.shape and y.dtype == w.dtype, (y.shape, y.dtype, w.shape, w.dtype)
-        if label in ("linalg aliases", "histogram2d density weights"):  # (float products: the same ops, summed in another order)
-            np.testing.assert_allclose(y, w, rtol=1e-5, atol=1e-5)
-        else:
-            np.testing.assert_array_equal(y, w)
+    # (float products in "linalg aliases" and "histogram2d density weights": the same ops, summed in another order)
+    tol = (1e-5, 1e-5) if label in ("linalg aliases", "histogram2d density weights") else None
+    check_values(f(jnp), f(tnp), tol=tol)
 
 
 def test_value_only_results_have_no_gradient_and_value_dependent_shapes_need_known_values():
