@@ -687,13 +687,7 @@ class Variable(ArrayShape):
 
     # -- writes -----------------------------------------------------------------------------------
     def _checked(self, value: Any, op: str):
-        if isinstance(value, (Tensor, Variable)):
-            new = (value.read_value() if isinstance(value, Variable) else value).value
-        elif isinstance(value, (jax.Array, jax.core.Tracer)):
-            new = value  # an array has a dtype of its own: checked strictly below, like a Tensor
-        else:
-            _check_lossless(value, self.dtype, f"Variable.{op}", self._name)
-            new = convert_to_tensor(value, dtype=self.dtype).value
+        new = self._as_array(value, f"Variable.{op}")
         current = self._array()
         if new.dtype != current.dtype or tuple(new.shape) != tuple(current.shape):
             check_assignment(self, new.shape, new.dtype, op)
@@ -824,16 +818,20 @@ class Variable(ArrayShape):
         self._set(flat.reshape(current.shape))
         return self._returned(True)
 
-    def _update_value(self, value: Any, what: str):
-        """``value`` as an array of the variable's dtype, as ``assign`` converts it (Python and NumPy values
-        without loss; a Tensor or array of another dtype refused), any shape."""
+    def _as_array(self, value: Any, what: str):
+        """``value`` as an array: a Tensor's or Variable's value, an array as it is (it has a dtype of its own,
+        checked by the caller), Python and NumPy values converted to the variable's dtype without loss."""
         if isinstance(value, (Tensor, Variable)):
-            new = (value.read_value() if isinstance(value, Variable) else value).value
-        elif isinstance(value, (jax.Array, jax.core.Tracer)):
-            new = value
-        else:
-            _check_lossless(value, self.dtype, what, self._name)
-            new = convert_to_tensor(value, dtype=self.dtype).value
+            return (value.read_value() if isinstance(value, Variable) else value).value
+        if isinstance(value, (jax.Array, jax.core.Tracer)):
+            return value
+        _check_lossless(value, self.dtype, what, self._name)
+        return convert_to_tensor(value, dtype=self.dtype).value
+
+    def _update_value(self, value: Any, what: str):
+        """``value`` as an array of the variable's dtype, as ``assign`` converts it (``_as_array``; a Tensor or
+        array of another dtype refused), any shape."""
+        new = self._as_array(value, what)
         if new.dtype != self.dtype:
             raise ValueError(f"{what}: value of dtype {new.dtype} does not match the variable '{self._name}' of dtype "
                              f"{self.dtype}; cast with .astype({self.dtype}) first. The variable is unchanged.")
