@@ -34,7 +34,7 @@ import weakref
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import sweep, tape_set
-from .tensor import ArrayImpl, Tensor, new_id
+from .tensor import ArrayImpl, Tensor, is_float, new_id
 
 from jax.core import Tracer
 
@@ -181,7 +181,28 @@ class Tape:
 
     def record_read(self, handle_id: int, t: Tensor, backward) -> None:
         """Record ``t = read(variable)`` (an identity from the variable's handle)."""
-        self.record_operation("ReadVariable", (t,), (handle_id,), backward)
+        oid = t._id
+        if oid in self.op_tape or oid in self.tensor_tape or self.producer(handle_id) not in (-1, None):
+            self.record_operation("ReadVariable", (t,), (handle_id,), backward)
+            return
+        # record_operation's work for the common case, inline (every Variable read under a tape): a new
+        # tensor read from a watched handle (watched tensors are not counted)
+        self.entries_recorded += 1
+        t._track(self._weak)
+        self.op_tape[oid] = OpEntry("ReadVariable", (oid,), output_infos(t._value), (handle_id,), backward)
+
+    def read_variable(self, var, t: Tensor, backward) -> None:
+        """``var`` was read as the new tensor ``t`` while this tape is the only recorder: what
+        record.watch_read_variables, record.recorders and ``record_read`` do for it, in one call (every
+        Variable read under a tape comes here). Watched when this tape watches accessed variables (as
+        TF, also a non-float one), recorded when watched and float."""
+        if self.paused:
+            return
+        if self.watch_accessed_variables and var.trainable:
+            self.watch_variable(var)
+        h = var._handle_id
+        if is_float(t._value.dtype) and self.takes((h,)):
+            self.record_read(h, t, backward)
 
     def finish(self) -> None:
         """A non-persistent tape after its gradient: forget everything; tensors dying later cost nothing."""

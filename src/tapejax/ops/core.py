@@ -107,6 +107,8 @@ def static_key(static: dict) -> tuple:
 
 def freeze(v: Any) -> Any:
     """Make a static parameter hashable (lists -> tuples, numpy scalars -> Python)."""
+    if type(v) in _UNTAGGED:  # (most parameters: an axis, a flag; asked per op, often more than once)
+        return v
     if isinstance(v, (list, tuple)):
         return tuple(freeze(x) for x in v)
     if isinstance(v, dict):
@@ -1605,6 +1607,11 @@ IDENTITY_BACKWARD = IdentityBackward()
 
 def record_variable_read(var: Variable, t: Tensor) -> None:
     """Record ``t = read(var)`` against the variable's handle id on the active tapes/accumulators."""
+    st = tape_set.state
+    tapes = st.tapes
+    if len(tapes) == 1 and not st.accumulators:  # (the common case, one tape: it decides alone)
+        tapes[0].read_variable(var, t, IDENTITY_BACKWARD)
+        return
     record.watch_read_variables((var,))  # as TF, also a non-float variable (listed, its gradient None)
     if not is_float(t._value.dtype):
         return
