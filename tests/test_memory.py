@@ -205,10 +205,10 @@ def test_gc_tracked_objects_per_deferred_op_run_one_by_one_have_a_ceiling():
 
 
 # Host bytes per deferred op while a tape holds a chain (tracemalloc): the node (which is also the backward
-# function and tape entry), its op_tape entry, its output ids, its output's id and its step-record tokens.
-# No tensor_tape entry (the op is keyed by its output's id) and no count of 1 in tensor_usage. Measured 295
-# at this length; 474 before (benchmarks/memory.py: 444 -> 323 per op at 1k ops).
-DEFERRED_BYTES_PER_OP_CEILING = 350
+# function and tape entry), its op_tape entry, its output's id (kept as the int, no tuple) and its step-record
+# tokens. No tensor_tape entry (the op is keyed by its output's id) and no count of 1 in tensor_usage.
+# Measured 283 at this length (327 with a tuple of output ids per op, 474 before that).
+DEFERRED_BYTES_PER_OP_CEILING = 310
 
 
 def test_host_bytes_per_deferred_op_have_a_ceiling():
@@ -237,13 +237,13 @@ def test_host_bytes_per_deferred_op_have_a_ceiling():
 
 
 # Host bytes per strictly eager op (tracemalloc), the same chain: the backward function/tape entry (112: what
-# ops of one kind share is one RecordType, not fields of each), its output ids (48; its input ids are its
-# producer's output-id tuple), the output's id (28), its op_tape slot, and a third of a jax array (~760 bytes
-# each at a shallow call stack: tanh's output, the one array the chain's backward reads). Measured 513 (577
-# with the shared fields in each op; benchmarks/memory.py: 1,231 before a tape let go of the inputs nobody
-# reads, 1,790 before that). In a fresh process at a shallow stack, as the benchmark: jax keeps a traceback
-# of the stack that made each array, so under pytest an array costs ~500 bytes more.
-STRICTLY_EAGER_BYTES_PER_OP_CEILING = 540
+# ops of one kind share is one RecordType, not fields of each; a single output or input id is kept as the int
+# itself, no tuple), the output's id (28), its op_tape slot, and a third of a jax array (~760 bytes each at a
+# shallow call stack: tanh's output, the one array the chain's backward reads). Measured 465 (513 with a tuple
+# of output ids per op, 577 with the shared fields in each op; benchmarks/memory.py: 1,231 before a tape let go
+# of the inputs nobody reads, 1,790 before that). In a fresh process at a shallow stack, as the benchmark: jax
+# keeps a traceback of the stack that made each array, so under pytest an array costs ~500 bytes more.
+STRICTLY_EAGER_BYTES_PER_OP_CEILING = 490
 _STRICTLY_EAGER_BYTES = """
 import tracemalloc, numpy as np, tapejax as tj
 tnp = tj.numpy

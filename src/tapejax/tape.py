@@ -66,15 +66,29 @@ class OpEntry(Entry):
         self.backward = backward
 
 
+def _compact(ids: Optional[tuple]):
+    """A tuple of ids as a RecordedOp keeps it: one id as the int itself (the same int object as the
+    tensor's id: no tuple, 48 bytes, per op), None and other tuples as they are."""
+    return ids[0] if ids is not None and len(ids) == 1 else ids
+
+
+def _expand(kept) -> Optional[tuple]:
+    return (kept,) if type(kept) is int else kept
+
+
 class RecordedOp(Entry):
     """A backward function that is its own tape entry: the first tape recording it fills ``out_ids`` and
     ``input_ids`` instead of allocating an OpEntry (one object per recorded op). Its ``op_type`` and
     ``out_infos`` are its own (a subclass derives them from what all ops of its kind share: no field per
     op). The fields hold no new containers of objects, so the garbage collector stops tracking what an op
-    adds besides the function itself. ``backward`` is the object itself; setting it to None (the sweep
-    releasing a run op) drops the residuals, unless another tape records the same function (``shared``)."""
+    adds besides the function itself; a single id is kept as the int (``outs``, ``ins``), read back as a
+    tuple. ``backward`` is the object itself; setting it to None (the sweep releasing a run op) drops the
+    residuals, unless another tape records the same function (``shared``)."""
 
-    __slots__ = ("out_ids", "input_ids", "shared")
+    __slots__ = ("outs", "ins", "shared")
+
+    out_ids = property(lambda self: _expand(self.outs), lambda self, ids: setattr(self, "outs", _compact(ids)))
+    input_ids = property(lambda self: _expand(self.ins), lambda self, ids: setattr(self, "ins", _compact(ids)))
 
     @property
     def backward(self):
@@ -266,8 +280,8 @@ class Tape:
                 infos = tuple([output_infos(o._value)[0] for o in outputs])
         input_ids = tuple(input_ids)
         if isinstance(backward, RecordedOp):
-            if backward.out_ids is None:  # the first tape to record it: it is the entry
-                backward.out_ids, backward.input_ids = out_ids, input_ids
+            if backward.outs is None:  # the first tape to record it: it is the entry
+                backward.outs, backward.ins = _compact(out_ids), _compact(input_ids)
                 ops[op_id] = backward
                 return
             backward.shared = True  # another tape has it: releasing it there must not drop its residuals

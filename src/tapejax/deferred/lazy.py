@@ -121,7 +121,7 @@ class Node(BackwardFunction):
         self.plan = None
         self.set_args(args)
         self.epoch = type_.epoch
-        self.out_ids = None  # (a tape recording it fills the entry's fields: tape.RecordedOp)
+        self.outs = None  # (a tape recording it fills the entry's fields: tape.RecordedOp)
         self.input_ids = input_ids
         self.shared = False
         self.res_pending = recorded  # its residuals come from running it (``node`` is itself until taken)
@@ -142,7 +142,7 @@ class Node(BackwardFunction):
     @property
     def recorded(self) -> bool:
         """Whether a tape records it (which then keeps its entry's fields in it)."""
-        return self.out_ids is not None
+        return self.outs is not None
 
     @property
     def node(self):
@@ -411,12 +411,7 @@ def defer(op: OpDef, args, raw, static):
         return _undo(args, raw)
     d = typ.diff
     if len(d) == 1:
-        a = args[d[0]]
-        p = a._node if type(a) is LazyTensor else None
-        if p is not None and a._index == 0 and p.out_ids is not None and len(p.out_ids) == 1:
-            ids = p.out_ids  # the producer's (a chain): one tuple less per op
-        else:
-            ids = (a._id,)
+        ids = (args[d[0]]._id,)
     else:
         ids = tuple([args[i]._id for i in d])
     # The decision record.recorders makes, asked of the one recorder there is (ops/core.py defers only

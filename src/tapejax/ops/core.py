@@ -1101,10 +1101,6 @@ def _apply_recorded(op: OpDef, args, raw, static):
         d = _diffs[diff] = diff
     diff = d
     ids = tuple(ids)
-    if len(ids) == 1 and len(tapes) == 1:  # its producer's output ids, if that is all (a chain): one tuple less
-        e = tapes[0].op_tape.get(ids[0])
-        if e is not None and e.out_ids == ids:
-            ids = e.out_ids
     try:
         # Inside a tj.function trace the kernel is inlined, so residuals that are the op's own inputs or
         # outputs stay the same traced values (tj.differentiate references them instead of copying).
@@ -1521,7 +1517,7 @@ class OpBackward(BackwardFunction):
         self.type = type_
         self.stored = res
         self.set_args(inputs)
-        self.out_ids = None  # (set by the tape recording it first: tape.RecordedOp)
+        self.outs = None  # (set by the tape recording it first: tape.RecordedOp)
         self.input_ids = input_ids
         self.shared = False
 
