@@ -524,3 +524,43 @@ def test_stateful_function_called_from_threads():
     pool.map(stateful2, [object() for _ in range(4)])
     pool.close()
     assert float(w.read_value()) == 0.0
+
+
+def test_asking_a_variable_for_an_attribute_it_lacks_reads_nothing():
+    # hasattr(v, ...) (Keras and TF code probe for attributes) is no read: a tape does not watch the variable
+    # (it did: the question went to a recorded read), and the error names the Variable.
+    v, w = tj.Variable(1.0), tj.Variable(2.0)
+    with tj.GradientTape() as tape:
+        assert not hasattr(v, "handle")
+        y = w * 2.0
+    assert [x is w for x in tape.watched_variables()] == [True]
+    assert tape.gradient(y, v) is None
+    with pytest.raises(AttributeError, match="'Variable' object has no attribute 'no_such_thing'"):
+        v.no_such_thing  # noqa: B018
+    with tj.GradientTape() as tape:
+        s = v.sum()  # a Tensor method still acts on a recorded read
+    assert float(tape.gradient(s, v)) == 1.0
+
+
+@pytest.mark.parametrize("make", [lambda: tj.constant([1.0, 2.0]), lambda: tj.Variable([1.0, 2.0])],
+                         ids=["tensor", "variable"])
+def test_get_shape_set_shape_experimental_ref_as_tf(make):
+    x = make()
+    assert x.get_shape() == (2,)
+    for ok in (None, [2], [None], (None,)):
+        assert x.set_shape(ok) is None and x.shape == (2,)
+    # TF 2.21's words: an eager tensor's, then a variable's
+    want = ("Tensor's shape (2,) is not compatible with supplied shape (3,)." if isinstance(x, tj.Tensor)
+            else "Shapes (2,) and (3,) are not compatible")
+    with pytest.raises(ValueError, match=re.escape(want)):
+        x.set_shape([3])
+    with pytest.raises(ValueError, match="not compatible"):
+        x.set_shape([None, 2])
+    with pytest.raises(TypeError, match="sequence of ints"):
+        x.set_shape(2.5)
+    assert x.experimental_ref() == x.ref() and x.experimental_ref().deref() is x
+
+
+def test_variable_is_initialized_is_a_true_scalar():
+    ok = tj.Variable([1.0]).is_initialized()
+    assert isinstance(ok, tj.Tensor) and ok.dtype == np.bool_ and ok.shape == () and bool(ok)

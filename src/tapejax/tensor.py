@@ -119,6 +119,31 @@ class ArrayShape:
     def size(self) -> int:
         return int(np.prod(self._value.shape, dtype=np.int64))
 
+    def get_shape(self) -> tuple:
+        """``shape`` (TF's other name for it)."""
+        return self.shape
+
+    def set_shape(self, shape: Any) -> None:
+        """As TF: a check, changing nothing (the shape is known): ``shape`` (None for any, or a sequence
+        with None for any size) must be compatible with this shape, else ``ValueError``."""
+        if shape is None:
+            return
+        try:
+            dims = tuple(None if d is None else operator.index(d) for d in shape)
+        except TypeError:
+            raise TypeError(f"set_shape: the shape must be None or a sequence of ints and Nones, got {shape!r}") from None
+        mine = self.shape
+        if len(dims) == len(mine) and all(d is None or d == m for d, m in zip(dims, mine)):
+            return
+        shown = "(" + ", ".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
+        if isinstance(self, Tensor):
+            raise ValueError(f"Tensor's shape {mine} is not compatible with supplied shape {shown}.")
+        raise ValueError(f"Shapes {mine} and {shown} are not compatible")
+
+    def experimental_ref(self) -> "_Ref":
+        """``ref()`` (TF's deprecated name for it)."""
+        return self.ref()
+
 
 class Tensor(ArrayShape):
     """Immutable wrapper around one ``jax.Array``. Operators and methods are recorded ops."""
@@ -904,6 +929,10 @@ class Variable(ArrayShape):
     def ref(self) -> _Ref:
         return _Ref(self)
 
+    def is_initialized(self) -> Tensor:
+        """A scalar bool Tensor, True (as TF eagerly: a Variable has its value from creation on)."""
+        return Tensor(jnp.asarray(True))
+
     def __getstate__(self):
         # (pickle, copy.deepcopy) a pending value is computed first: a copy never shares the pending step
         self._value  # noqa: B018
@@ -976,6 +1005,8 @@ class Variable(ArrayShape):
                     pending[0].compute()  # stores this value (or, failing, the one before) and others
                     return self.__dict__["_value"]
             raise AttributeError(name)
+        if not hasattr(Tensor, name):  # (asked of the class: ``hasattr(v, "x")`` must not read, nor be watched)
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         return getattr(self.read_value(), name)
 
 
