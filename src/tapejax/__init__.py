@@ -11,6 +11,7 @@ import sys as _sys
 # `import tapejax.numpy as tnp` / `from tapejax.nn import relu` work like jax.numpy / jax.nn.
 _sys.modules[__name__ + ".numpy"] = numpy
 _sys.modules[__name__ + ".numpy.linalg"] = numpy.linalg
+_sys.modules[__name__ + ".numpy.fft"] = numpy.fft
 _sys.modules[__name__ + ".nn"] = nn
 _sys.modules[__name__ + ".random"] = random
 from .ops.core import OpDef

@@ -1,5 +1,7 @@
-"""The op machinery (core), how ops are declared (declare) and the op surfaces (numpy, numpy.linalg, nn, random)."""
+"""The op machinery (core), how ops are declared (declare) and the op surfaces (numpy, numpy.linalg, numpy.fft, nn,
+random)."""
 from . import core, numpy, linalg, nn, random  # noqa: F401
+from . import fft, polynomial, index_tricks  # noqa: F401  (set on tj.numpy as they import)
 from ._operators import install as _install
 
 _install()
@@ -7,4 +9,4 @@ _install()
 from .api import accept_name as _accept_name  # noqa: E402
 
 # After _install: the Python operators keep the ops themselves (no extra call layer on the hot path).
-_accept_name(numpy, linalg, nn, random)
+_accept_name(numpy, linalg, nn, random, fft, polynomial, index_tricks)

@@ -1,0 +1,9 @@
+"""jax.numpy's polynomial functions (``poly``, ``polyadd``, ..., ``roots``) on tj.numpy's ops, set on tj.numpy."""
+from __future__ import annotations
+
+from . import numpy as _tnp
+
+__all__: list = []
+
+for _name in __all__:  # (tj.numpy imports nothing of this module: it sits above it)
+    setattr(_tnp, _name, globals()[_name])
