@@ -1,5 +1,6 @@
 """tj.Tensor and tj.constant: identity, properties, conversion, pytree, operators, repr."""
 import gc
+import re
 
 import jax
 import jax.numpy as jnp
@@ -304,3 +305,45 @@ def test_jax_array_on_the_left_of_a_watched_tensor_refuses_instead_of_dropping_t
     np.testing.assert_allclose(tape.gradient(y, x).numpy(), [1.0, 1.0])
     # Outside any tape the conversion is allowed (no gradient can be lost).
     np.testing.assert_allclose(np.asarray(jnp.asarray(x)), [1.0, 2.0])
+
+
+def test_shape_is_a_tuple_with_tfs_tensorshape_methods():
+    # TF 2.21's answers for tf.constant([[1., 2., 3.], [4., 5., 6.]]).shape (run side by side)
+    for s in (tj.constant(np.ones((2, 3), np.float32)).shape, tj.Variable(np.ones((2, 3), np.float32)).shape,
+              tj.constant(np.ones((2, 3), np.float32)).get_shape()):
+        assert isinstance(s, tuple) and isinstance(s, tj.TensorShape)
+        assert s == (2, 3) and s == [2, 3] and s == tj.TensorShape([2, 3]) and not (s != [2, 3])
+        assert s != [2, None] and hash(s) == hash((2, 3))
+        assert s.as_list() == [2, 3] and s.rank == s.ndims == 2 and s.dims == [2, 3]
+        assert s.num_elements() == 6 and s.is_fully_defined()
+        assert s[0] == 2 and type(s[0]) is int and s[1:] == [3] and isinstance(s[1:], tj.TensorShape)
+        assert s.is_compatible_with([2, None]) and not s.is_compatible_with([3, 3]) and s.is_compatible_with(None)
+        assert s.merge_with([None, 3]) == (2, 3)
+        with pytest.raises(ValueError, match=re.escape("Shapes (2, 3) and (3, 3) are not compatible")):
+            s.merge_with([3, 3])
+        assert s.concatenate([4]) == (2, 3, 4) == s + [4]
+        with pytest.raises(ValueError, match=re.escape("Shape (2, 3) must have rank 3")):
+            s.with_rank(3)
+        assert repr(s) == "(2, 3)" and np.zeros(s).shape == (2, 3)
+    partial = tj.TensorShape([None, 3])
+    assert partial.num_elements() is None and not partial.is_fully_defined() and partial.as_list() == [None, 3]
+    with pytest.raises(ValueError, match="unknown rank"):
+        tj.TensorShape(None)
+    with pytest.raises(TypeError, match="sequence of ints"):
+        tj.TensorShape([2.5])
+
+
+def test_a_shape_is_a_tuple_to_jax_pytrees_and_pickle():
+    import pickle
+    s = tj.constant(np.ones((2, 3), np.float32)).shape
+    assert jax.tree_util.tree_leaves({"s": s}) == [2, 3]
+    assert jax.tree_util.tree_map(lambda d: d * 2, s) == (4, 6)
+    assert int(jax.jit(lambda s: s[0] + 1)(s)) == 3
+    assert pickle.loads(pickle.dumps(s)) == s
+    lazy = tj.config.lazy
+    with tj.GradientTape() as tape:  # a deferred op's output: its shape without running it
+        x = tj.constant(np.ones((4, 5), np.float32))
+        tape.watch(x)
+        y = x * 2.0
+        assert y.shape.as_list() == [4, 5]
+    assert lazy == tj.config.lazy

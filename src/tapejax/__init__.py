@@ -1,6 +1,6 @@
 """tapejax: TensorFlow's eager autodiff semantics (GradientTape, ForwardAccumulator, custom gradients)
 over JAX arrays, with every numeric kernel jit-compiled."""
-from .tensor import Tensor, Variable, constant, convert_to_tensor, name_scope
+from .tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor, name_scope
 from . import ops as _ops  # noqa: F401  (installs the Tensor operators)
 from . import deferred as _deferred  # noqa: F401  (installs deferred execution and replay)
 from .ops import numpy
@@ -43,7 +43,7 @@ newaxis = None  # TF's tf.newaxis (x[tj.newaxis, :]), as NumPy's and jax.numpy's
 __version__ = "0.1.0"
 
 __all__ = [
-    "Tensor", "Variable", "constant", "convert_to_tensor", "name_scope", "numpy", "nn", "random", "GradientTape", "UnconnectedGradients",
+    "Tensor", "TensorShape", "Variable", "constant", "convert_to_tensor", "name_scope", "numpy", "nn", "random", "GradientTape", "UnconnectedGradients",
     "stop_recording", "config", "function", "init_scope", "identity", "gradients", "AggregationMethod", "differentiate", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
     "custom_gradient", "recompute_grad", "grad_pass_through", "stop_gradient", "debug",
     "train", "Module", "optimizers", "clip_by_norm", "clip_by_global_norm", "newaxis", *_DTYPE_NAMES,

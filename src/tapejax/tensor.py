@@ -98,14 +98,116 @@ def is_float(dtype) -> bool:
         return r
 
 
+class TensorShape(tuple):
+    """A Tensor's or Variable's shape: a tuple of ints (``t.shape == (2, 3)``, indexing, unpacking, passing it
+    to jax.numpy), with what TF code asks of TF's TensorShape: ``as_list()``, ``rank``/``ndims``, ``dims``,
+    ``num_elements()``, ``is_fully_defined()``, ``is_compatible_with``/``assert_is_compatible_with``,
+    ``merge_with``, ``concatenate`` and ``with_rank``; equal to the same sizes as a list too. A shape built by
+    hand (``tj.TensorShape([None, 3])``) may have None for a size not known, as TF's."""
+
+    __slots__ = ()
+
+    def __new__(cls, dims=()):
+        if isinstance(dims, TensorShape):
+            return dims
+        if dims is None:
+            raise ValueError("tj.TensorShape(None): a shape of unknown rank is not supported (every tapejax value "
+                             "has a known shape); give a list of sizes, None for a size not known.")
+        try:
+            return tuple.__new__(cls, [None if d is None else operator.index(d) for d in dims])
+        except TypeError:
+            raise TypeError(f"tj.TensorShape: expected a sequence of ints (or None), got {dims!r}") from None
+
+    def __eq__(self, other):
+        if isinstance(other, list):
+            other = tuple(other)
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other):
+        result = self.__eq__(other)
+        return result if result is NotImplemented else not result
+
+    __hash__ = tuple.__hash__
+
+    def __getitem__(self, key):
+        item = tuple.__getitem__(self, key)
+        return TensorShape(item) if isinstance(key, slice) else item
+
+    def __add__(self, other):
+        return self.concatenate(other)
+
+    def __radd__(self, other):
+        return TensorShape(other).concatenate(self)
+
+    def as_list(self) -> list:
+        return list(self)
+
+    @property
+    def rank(self) -> int:
+        return len(self)
+
+    ndims = rank
+
+    @property
+    def dims(self) -> list:
+        return list(self)
+
+    def num_elements(self):
+        """The number of elements; None when a size is not known."""
+        if any(d is None for d in self):
+            return None
+        return int(np.prod(self, dtype=np.int64))
+
+    def is_fully_defined(self) -> bool:
+        return all(d is not None for d in self)
+
+    def is_compatible_with(self, other) -> bool:
+        """Whether ``other`` (None for any shape) could be this shape: the same rank, each size equal or None."""
+        if other is None:
+            return True
+        other = TensorShape(other)
+        return len(other) == len(self) and all(a is None or b is None or a == b for a, b in zip(self, other))
+
+    def assert_is_compatible_with(self, other) -> None:
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {TensorShape(other)} are incompatible")
+
+    def merge_with(self, other) -> "TensorShape":
+        """The shape both describe (each size known in either), as TF; ValueError when they differ."""
+        if other is None:
+            return self
+        other = TensorShape(other)
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Shapes {self} and {other} are not compatible")
+        return TensorShape([a if a is not None else b for a, b in zip(self, other)])
+
+    def concatenate(self, other) -> "TensorShape":
+        return TensorShape(tuple(self) + tuple(TensorShape(other)))
+
+    def with_rank(self, rank: int) -> "TensorShape":
+        if len(self) != rank:
+            raise ValueError(f"Shape {self} must have rank {rank}")
+        return self
+
+    def __repr__(self) -> str:
+        return tuple.__repr__(self)  # (as the tuple it is: printed shapes read as jax.numpy's)
+
+    def __reduce__(self):
+        return (TensorShape, (tuple(self),))
+
+
+# To JAX's pytrees a TensorShape is the tuple it is (its sizes the leaves), not one opaque leaf.
+jax.tree_util.register_pytree_node(TensorShape, lambda s: (tuple(s), None), lambda _, c: tuple.__new__(TensorShape, c))
+
+
 class ArrayShape:
     """shape / dtype / ndim / size read from ``_value``: what Tensor and Variable share."""
 
     __slots__ = ()
 
     @property
-    def shape(self) -> tuple:
-        return tuple(self._value.shape)
+    def shape(self) -> TensorShape:
+        return TensorShape(self._value.shape)
 
     @property
     def dtype(self):
@@ -133,7 +235,7 @@ class ArrayShape:
         except TypeError:
             raise TypeError(f"set_shape: the shape must be None or a sequence of ints and Nones, got {shape!r}") from None
         mine = self.shape
-        if len(dims) == len(mine) and all(d is None or d == m for d, m in zip(dims, mine)):
+        if mine.is_compatible_with(dims):
             return
         shown = "(" + ", ".join(map(str, dims)) + ("," if len(dims) == 1 else "") + ")"
         if isinstance(self, Tensor):
@@ -618,8 +720,8 @@ class LazyTensor(Tensor):
         return node
 
     @property
-    def shape(self) -> tuple:
-        return self._aval.shape
+    def shape(self) -> TensorShape:
+        return TensorShape(self._aval.shape)
 
     @property
     def dtype(self):
@@ -883,8 +985,8 @@ class Variable(ArrayShape):
         return v
 
     @property
-    def shape(self) -> tuple:
-        return tuple(self._array().shape)
+    def shape(self) -> TensorShape:
+        return TensorShape(self._array().shape)
 
     @property
     def dtype(self):
