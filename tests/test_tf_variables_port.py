@@ -564,3 +564,13 @@ def test_get_shape_set_shape_experimental_ref_as_tf(make):
 def test_variable_is_initialized_is_a_true_scalar():
     ok = tj.Variable([1.0]).is_initialized()
     assert isinstance(ok, tj.Tensor) and ok.dtype == np.bool_ and ok.shape == () and bool(ok)
+
+
+def test_numpy_functions_of_a_variable_read_it_as_tf():
+    # TF 2.21: np.sum(v) and np.asarray(v) under a tape read v, so the tape watches it (as any read)
+    for f in (np.sum, np.asarray, lambda v: np.mean(v, axis=0)):
+        v = tj.Variable([1.0, 2.0])
+        with tj.GradientTape() as tape:
+            f(v)
+        assert [w is v for w in tape.watched_variables()] == [True]
+    assert float(np.sum(tj.Variable([1.0, 2.0]))) == 3.0

@@ -553,7 +553,7 @@ def _to_numpy(x):
     if isinstance(x, Tensor):
         return x.__array__()
     if isinstance(x, Variable):
-        return np.asarray(x._current())
+        return x.__array__()  # a read, as ``np.asarray(v)`` and TF's (a tape watching accessed variables watches it)
     if isinstance(x, (list, tuple)):
         return type(x)(_to_numpy(v) for v in x) if type(x) in (list, tuple) else x
     if isinstance(x, dict):
