@@ -46,7 +46,8 @@ def _ignoring_name(f: Callable) -> Callable:
     return op_accepting_name
 
 
-_PUBLIC = {"numpy": "tj.numpy", "linalg": "tj.numpy.linalg", "nn": "tj.nn", "random": "tj.random"}  # module -> name
+_PUBLIC = {"numpy": "tj.numpy", "linalg": "tj.numpy.linalg", "fft": "tj.numpy.fft", "polynomial": "tj.numpy",
+           "index_tricks": "tj.numpy", "nn": "tj.nn", "random": "tj.random"}  # module -> public name
 
 
 def _traced_argument_error(f: Callable, args: tuple, kwargs: dict, e: TracedValueError):
@@ -61,7 +62,8 @@ def _traced_argument_error(f: Callable, args: tuple, kwargs: dict, e: TracedValu
         return None
     for param, value in bound.arguments.items():
         if _holds(value, e.value):
-            return traced_argument_error(f"{_PUBLIC[f.__module__.rpartition('.')[2]]}.{f.__name__}", param, e.value)
+            public = _PUBLIC.get(f.__module__.rpartition('.')[2], f.__module__)
+            return traced_argument_error(f"{public}.{f.__name__}", param, e.value)
     return None
 
 
