@@ -40,6 +40,10 @@ NO_COMPLEX = {
     "max_pool": "reduce_window max has no complex init value",
     "astype": "the sample casts to float16 (complex -> real cast); covered by test_cast_between_real_and_complex",
     "gelu-sample1": "approximate=False uses erf, which is real-only",
+    "fft_rfft": "jnp.fft.rfft takes real inputs only (real-input gradients: test_numpy_fft.py)",
+    "fft_rfft2": "jnp.fft.rfft2 takes real inputs only",
+    "fft_rfftn": "jnp.fft.rfftn takes real inputs only",
+    "fft_ihfft": "jnp.fft.ihfft takes real inputs only",
 }
 
 
