@@ -36,6 +36,12 @@ computes TF's convention from one definition:
   3x3) determinants, which differs only with inf/nan entries: there a 2x2 takes TF's LU value (``_det_lu_2x2``),
   a 3x3 the LU one. With such entries TF's sign is nan where log|det| is (jnp's stays +-1), and a complex
   matrix's det, sign and log|det| are nan (``_tf_slogdet_nonfinite``).
+* ``eig``/``eigvals`` (general matrices; JAX's nonsymmetric eigendecomposition runs on the CPU only, as
+  ``jnp.linalg.eig``): the eigenvalues' derivative is ``diag(V^-1 dA V)`` in both libraries. The eigenvectors,
+  unit vectors fixed only up to a phase, have TF's derivative (EigGrad): ``dv_j = u_j - Re(v_j^H u_j) v_j``
+  (``u = V (F * V^-1 dA V)``, ``F`` TF's safe reciprocals of ``w_j - w_i``), where JAX (opt-in
+  ``enable_eigvec_derivs``) also turns the phase to keep LAPACK's largest entry real; the two agree on every
+  loss that does not depend on the eigenvectors' phases (``|v|``, ``A v = w v``).
 * ``solve``, ``inv``, ``det``, ``slogdet`` (sign has zero derivative), ``qr`` (TF supports reduced deep and
   wide matrices; JAX too), ``lstsq`` (TF's MatrixSolveLs differentiates the normal equations, the same
   function for a full-rank ``a``), ``pinv`` (TF differentiates the SVD it is computed with), ``matrix_power``:
@@ -359,6 +365,38 @@ def _lstsq_fn(a, b, rcond=None):
     return tuple(jnp.linalg.lstsq(a, b, rcond=rcond))
 
 
+@jax.custom_jvp
+def _eig_general(a):
+    """``eig`` of a square matrix (complex results), with TF's derivative (EigGrad)."""
+    return tuple(jnp.linalg.eig(a))
+
+
+@_eig_general.defjvp
+def _eig_general_jvp(primals, tangents):
+    # nondegenerate perturbation theory: with P = V^-1 dA V, dw = diag(P) and u = V (F * P), F[i, j] = 1 / (w_j - w_i)
+    # (TF's safe reciprocal: 0 between equal eigenvalues); the eigenvectors keep unit norm and get no phase change
+    (a,), (da,) = primals, tangents
+    w, v = _eig_general(a)
+    p = jnp.linalg.solve(v, da.astype(v.dtype) @ v)
+    f = _safe_reciprocal_offdiag(w[..., None, :] - w[..., :, None])
+    u = v @ (f * p)
+    c = -jnp.real(jnp.sum(jnp.conj(v) * u, axis=-2))
+    return (w, v), (jnp.diagonal(p, axis1=-2, axis2=-1), u + v * c[..., None, :].astype(v.dtype))
+
+
+@jax.custom_jvp
+def _eigvals_general(a):
+    """``eigvals`` (LAPACK without eigenvectors), differentiated through ``_eig_general`` (to any order)."""
+    return jnp.linalg.eigvals(a)
+
+
+@_eigvals_general.defjvp
+def _eigvals_general_jvp(primals, tangents):
+    (a,), (da,) = primals, tangents
+    _, (dw, _) = jax.jvp(_eig_general, (a,), (da,))
+    return _eigvals_general(a), dw
+
+
 def _is_euclidean(ord, axis, ndim: int) -> bool:
     """Whether ``norm(x, ord, axis)`` is ``sqrt(sum(|x|^2))`` over its axes: the vector 2-norm or the
     Frobenius norm (TF's ``'euclidean'``)."""
@@ -470,10 +508,15 @@ _pinv = OpDef("linalg_pinv", _pinv_fn, samples=_samples(  # TF's pinv differenti
     ((_f32([[2.0, 0.0, 0.3, 1.0], [0.0, 1.5, 0.0, -0.4], [0.2, 0.0, 1.0, 0.5]]),), {})))
 _matrix_power = OpDef("linalg_matrix_power", jnp.linalg.matrix_power, samples=_samples(  # products: TF = JAX
     ((_f32([[1.0, 0.4], [-0.3, 0.8]]),), {"n": 3}), ((_f32([[2.0, 0.5], [0.25, 1.0]]),), {"n": -2})))
+_eig = OpDef("linalg_eig", _eig_general, samples=_samples(  # TF's EigGrad (unit eigenvectors, no phase turn)
+    ((_general(),), {}), ((_f32([[1.0, -2.0], [3.0, 0.5]]),), {}), ((_general(2),), {})))
+_eigvals = OpDef("linalg_eigvals", _eigvals_general, samples=_samples(  # TF = JAX: diag(V^-1 dA V)
+    ((_general(),), {}), ((_f32([[0.0, -1.0], [1.0, 0.0]]),), {})))
 
 # -- results, named like jax.numpy.linalg's ---------------------------------------------------------------
 SlogdetResult = collections.namedtuple("SlogdetResult", ["sign", "logabsdet"])
 EighResult = collections.namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
+EigResult = collections.namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
 SVDResult = collections.namedtuple("SVDResult", ["U", "S", "Vh"])
 QRResult = collections.namedtuple("QRResult", ["Q", "R"])
 
@@ -560,6 +603,22 @@ def eigvalsh(a, UPLO: Any = None, symmetrize_input: bool = False):
     """``jax.numpy.linalg.eigvalsh``: the eigenvalues of ``eigh`` (as ``tf.linalg.eigvalsh``), with ``eigh``'s
     conventions (the ``UPLO`` triangle is read, and the gradient lies on it, as TF's)."""
     return eigh(a, UPLO=UPLO, symmetrize_input=symmetrize_input).eigenvalues
+
+
+def eig(a) -> EigResult:
+    """``jax.numpy.linalg.eig``: ``(eigenvalues, eigenvectors)`` of a general square matrix, complex (column
+    ``v[:, i]`` belongs to ``w[i]``, unit norm). Runs on the CPU only (as JAX's). The gradient is TF's (EigGrad): it
+    assumes distinct eigenvalues, and gives the eigenvectors no phase change (a loss should not depend on
+    their phases, which LAPACK fixes by a convention)."""
+    _check_matrices("eig", a)
+    return EigResult(*apply(_eig, (a,), {}))
+
+
+def eigvals(a):
+    """``jax.numpy.linalg.eigvals``: the (complex) eigenvalues of a general square matrix, with ``eig``'s
+    gradient (``diag(V^-1 dA V)``: TF's and JAX's). Runs on the CPU only (as JAX's)."""
+    _check_matrices("eigvals", a)
+    return apply(_eigvals, (a,), {})
 
 
 def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
@@ -654,5 +713,5 @@ def matrix_rank(M, rtol: Any = None, *, hermitian: bool = False, tol: Any = None
 _COMPOSED_IN_NUMPY = ["tensorinv", "tensorsolve", "multi_dot", "cond", "cross", "matmul", "outer", "vecdot",
                       "matrix_transpose", "tensordot", "trace", "diagonal"]
 
-__all__ = ["norm", "solve", "inv", "cholesky", "det", "slogdet", "eigh", "eigvalsh", "svd", "qr", "lstsq", "pinv",
-           "matrix_power", "vector_norm", "matrix_norm", "svdvals", "matrix_rank"] + _COMPOSED_IN_NUMPY
+__all__ = ["norm", "solve", "inv", "cholesky", "det", "slogdet", "eigh", "eigvalsh", "eig", "eigvals", "svd", "qr",
+           "lstsq", "pinv", "matrix_power", "vector_norm", "matrix_norm", "svdvals", "matrix_rank"] + _COMPOSED_IN_NUMPY
