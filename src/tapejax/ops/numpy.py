@@ -1542,7 +1542,9 @@ def _create(name: str, make: Callable, *args, **kw) -> Tensor:
     """A constant from a jax.numpy constructor; a bad size (negative, a float, None) raises the error every op
     raises (core.named_error: the constructor, its arguments and the fix), never jax's bare one. A negative
     dimension is a ``ShapeError`` (TF's ``InvalidArgumentError``, NumPy's ``ValueError``), a non-integer
-    one ``TypeError`` (as TF and NumPy)."""
+    one ``TypeError`` (as TF and NumPy). A Variable argument (``ones_like(v)``) is read, as TF's conversion
+    reads it (a custom_gradient's function lists it among the variables it used)."""
+    args = [a.read_value() if isinstance(a, Variable) else a for a in args]
     try:
         out = make(*args, **kw)
         return tuple(Tensor(o) for o in out) if isinstance(out, tuple) else Tensor(out)  # (linspace's retstep)
