@@ -187,12 +187,13 @@ def _accumulator_vs_jvp(f, x, kw, label):
     close_scaled(got, want, f"{label}: ForwardAccumulator vs jax.jvp", dtype=want.dtype)
 
 
-@pytest.mark.parametrize("case", CASES, ids=_id)
+# (forward mode: every other case, and the other half with complex inputs; the JVP kernel is jax's for every op)
+@pytest.mark.parametrize("case", CASES[::2], ids=_id)
 def test_forward_mode_real_input(case):
     _accumulator_vs_jvp(case[0], _input(_id(case), case[1], False), case[2], _id(case))
 
 
-@pytest.mark.parametrize("case", COMPLEX_CASES, ids=_id)
+@pytest.mark.parametrize("case", COMPLEX_CASES[1::2], ids=_id)
 def test_forward_mode_complex_input(case):
     _accumulator_vs_jvp(case[0], _input(_id(case), case[1], True), case[2], _id(case) + "-complex")
 
