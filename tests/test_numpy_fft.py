@@ -133,7 +133,8 @@ def test_tape_gradient_real_input(case):
     _tape_vs_vjp(case[0], _input(_id(case), case[1], False), case[2], _id(case))
 
 
-@pytest.mark.parametrize("case", COMPLEX_CASES, ids=_id)
+# (complex inputs: half the cases here; test_complex.py differentiates every transform's samples at complex inputs)
+@pytest.mark.parametrize("case", COMPLEX_CASES[::2], ids=_id)
 def test_tape_gradient_complex_input(case):
     _tape_vs_vjp(case[0], _input(_id(case), case[1], True), case[2], _id(case) + "-complex")
 
