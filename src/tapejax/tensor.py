@@ -207,7 +207,7 @@ class ArrayShape:
 
     @property
     def shape(self) -> TensorShape:
-        return TensorShape(self._value.shape)
+        return tuple.__new__(TensorShape, self._value.shape)  # (jax's sizes as they are: no checks)
 
     @property
     def dtype(self):
@@ -721,7 +721,7 @@ class LazyTensor(Tensor):
 
     @property
     def shape(self) -> TensorShape:
-        return TensorShape(self._aval.shape)
+        return tuple.__new__(TensorShape, self._aval.shape)
 
     @property
     def dtype(self):
@@ -986,7 +986,7 @@ class Variable(ArrayShape):
 
     @property
     def shape(self) -> TensorShape:
-        return TensorShape(self._array().shape)
+        return tuple.__new__(TensorShape, self._array().shape)
 
     @property
     def dtype(self):
