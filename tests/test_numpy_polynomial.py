@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import tape_value_and_gradient
 from numpy_reference import check_values, check_values_and_gradient
 
 tnp = tj.numpy
@@ -202,11 +203,7 @@ def _fd(loss, x, eps=1e-4):
 
 
 def _tape_grad(loss, x):
-    t = tj.constant(np.asarray(x, np.float32))
-    with tj.GradientTape() as tape:
-        tape.watch(t)
-        y = loss(t)
-    return tape.gradient(y, t).numpy()
+    return tape_value_and_gradient(loss, np.asarray(x, np.float32))[1].numpy()
 
 
 def test_roots_gradient_matches_finite_differences():
@@ -279,11 +276,7 @@ def test_eig_gradient_of_phase_invariant_loss(a):
 
 
 def _tape_grad_any(loss, x):
-    t = tj.constant(x)
-    with tj.GradientTape() as tape:
-        tape.watch(t)
-        y = loss(t)
-    return tape.gradient(y, t).numpy()
+    return tape_value_and_gradient(loss, x)[1].numpy()
 
 
 def test_eig_forward_mode_and_second_order():
