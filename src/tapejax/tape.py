@@ -195,15 +195,7 @@ class Tape:
 
     def record_read(self, handle_id: int, t: Tensor, backward) -> None:
         """Record ``t = read(variable)`` (an identity from the variable's handle)."""
-        oid = t._id
-        if oid in self.op_tape or oid in self.tensor_tape or self.producer(handle_id) not in (-1, None):
-            self.record_operation("ReadVariable", (t,), (handle_id,), backward)
-            return
-        # record_operation's work for the common case, inline (every Variable read under a tape): a new
-        # tensor read from a watched handle (watched tensors are not counted)
-        self.entries_recorded += 1
-        t._track(self._weak)
-        self.op_tape[oid] = OpEntry("ReadVariable", (oid,), output_infos(t._value), (handle_id,), backward)
+        self.record_operation("ReadVariable", (t,), (handle_id,), backward)
 
     def read_variable(self, var, t: Tensor, backward) -> None:
         """``var`` was read as the new tensor ``t`` while this tape is the only recorder: what
