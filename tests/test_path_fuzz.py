@@ -290,14 +290,14 @@ class Program:
 
 
 # The default list keeps the file under a minute on two loaded cores (each program costs ~6 s of tracing and
-# compiling over all the paths; the suite must stay within CI's time): seeds 0-3, 12 (recompute_grad), 16
+# compiling over all the paths; the suite must stay within CI's time): seeds 0, 1, 12 (recompute_grad), 16
 # (grad_pass_through's second order) and 358 (a replay program traced with a concrete cotangent reaching an add
 # whose arguments the warm-up pass let go: the pass-through check of OpDef.passthrough raised IndexError).
 # TAPEJAX_PATH_FUZZ_PROGRAMS=60 runs seeds 0-59, as was done to find the regressions below (all pass);
 # TAPEJAX_PATH_FUZZ_FIRST=k starts those at seed k (fresh programs).
 _N = os.environ.get("TAPEJAX_PATH_FUZZ_PROGRAMS")
 _FIRST = int(os.environ.get("TAPEJAX_PATH_FUZZ_FIRST", "0"))
-SEEDS = list(range(_FIRST, _FIRST + int(_N))) if _N else list(range(4)) + [12, 16, 358]
+SEEDS = list(range(_FIRST, _FIRST + int(_N))) if _N else [0, 1, 12, 16, 358]
 BUNDLE = 8  # programs per test case: each compiled path then compiles one program for several
 
 
