@@ -204,3 +204,20 @@ def test_bad_arguments_say_what_to_fix():
         tnp.linalg.vector_norm(M, axis=(0, 1, 5))
     with pytest.raises(NotImplementedError, match="'out' argument to tj.numpy.nanmax"):
         tnp.nanmax(X, out=np.zeros(4))
+
+
+def test_logaddexp_gradient_at_infinities_is_the_limit():
+    """d/dx logaddexp(x, y) = sigmoid(x - y): 1 and 0 where one argument is +inf (TF's composite gives these; the
+    rule exp(x - out) gave inf - inf = NaN), 1/2 each at a tie, NaN where both are +inf or both -inf."""
+    x0 = np.array([np.inf, 0.0, np.inf, -np.inf, 1.5, -np.inf, np.inf], np.float32)
+    y0 = np.array([0.0, np.inf, -np.inf, 3.0, 1.5, -np.inf, np.inf], np.float32)
+    x, y = tj.constant(x0), tj.constant(y0)
+    with tj.GradientTape() as tape:
+        tape.watch([x, y])
+        out = tnp.logaddexp(x, y)
+    gx, gy = tape.gradient(out, [x, y])
+    np.testing.assert_array_equal(gx.numpy(), [1.0, 0.0, 1.0, 0.0, 0.5, np.nan, np.nan])
+    np.testing.assert_array_equal(gy.numpy(), [0.0, 1.0, 0.0, 1.0, 0.5, np.nan, np.nan])
+    with tj.ForwardAccumulator([x, y], [tnp.ones_like(x), tnp.zeros_like(y)]) as acc:
+        out = tnp.logaddexp(x, y)
+    np.testing.assert_array_equal(acc.jvp(out).numpy(), gx.numpy())

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import accumulator_jvp
 
 tnp = tj.numpy
 
@@ -310,6 +311,20 @@ def test_elu_selu_derivatives_at_zero(fn, want_y, want_g, want_h):
             y = getattr(tj.nn, fn)(x)
         g = inner.gradient(y, x)
     np.testing.assert_allclose(acc.jvp(g).numpy(), want_h, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("fn,want", [
+    # TF 2.21 (tf.nn.selu / tf.nn.elu under a GradientTape, checked side by side): its forward is exp(x) - 1, so at a
+    # negative x too small for exp(x) to round below 1, and at -0 and NaN, the output is not < 0 and the gradient is
+    # the linear side's; from -1e-6 on it is the exponential side's
+    ("selu", [1.050701, 1.050701, 1.050701, 1.7580975, 1.050701, 0.23793282]),
+    ("elu", [1.0, 1.0, 1.0, 0.999999, 1.0, 0.13533527]),
+])
+def test_elu_selu_gradient_at_tiny_negative_inputs_as_tf(fn, want):
+    x0 = np.array([-1e-30, -1e-8, -0.0, -1e-6, np.nan, -2.0], np.float32)
+    np.testing.assert_allclose(_grad(getattr(tj.nn, fn), x0).numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(accumulator_jvp(getattr(tj.nn, fn), x0, np.ones(6, np.float32)).numpy(), want,
+                               rtol=1e-6)
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32])

@@ -413,6 +413,107 @@ add("linalg_lstsq", "f32 solution", lambda a, b: tnp.linalg.lstsq(a, b)[0],
     lambda a, b: tf.linalg.lstsq(a, b, fast=True), rnd((5, 3), key="ls") + np.eye(5, 3, dtype=F32) * 3,
     rnd((5, 2), key="lsb"), tol=64)
 
+# Fourier transforms (tf.signal works on the innermost axes; complex input for the complex transforms)
+_FFT = {"fft_fft": ("fft", tf.signal.fft, 1), "fft_ifft": ("ifft", tf.signal.ifft, 1),
+        "fft_fft2": ("fft2", tf.signal.fft2d, 2), "fft_ifft2": ("ifft2", tf.signal.ifft2d, 2),
+        "fft_fftn": ("fftn", tf.signal.fft3d, 3), "fft_ifftn": ("ifftn", tf.signal.ifft3d, 3)}
+_LAST3 = {"axes": (1, 2, 3)}  # (fftn's default is every axis; TF's fft3d takes the innermost three)
+for _op, (_name, _tf_f, _rank) in _FFT.items():
+    add(_op, f"c64 rank {_rank + 1}", lambda z, f=getattr(tnp.fft, _name), r=_rank: f(z, **(_LAST3 if r == 3 else {})),
+        _tf_f, rnd((2, 3, 4, 5)[-_rank - 1:], C64, key=_op), tol=16)
+_RFFT = {"fft_rfft": ("rfft", "irfft", tf.signal.rfft, tf.signal.irfft, 1),
+         "fft_rfft2": ("rfft2", "irfft2", tf.signal.rfft2d, tf.signal.irfft2d, 2),
+         "fft_rfftn": ("rfftn", "irfftn", tf.signal.rfft3d, tf.signal.irfft3d, 3)}
+for _op, (_name, _iname, _tf_f, _tf_i, _rank) in _RFFT.items():
+    _shape = (2, 3, 4, 6)[-_rank - 1:]
+    # (TF 2.21 registers no gradient for RFFT3D / IRFFT3D: values only there)
+    _checks = ("fwd",) if _rank == 3 else ("fwd", "grad", "jvp")
+    add(_op, "f32 even length", lambda a, f=getattr(tnp.fft, _name), r=_rank: f(a, **(_LAST3 if r == 3 else {})),
+        _tf_f, rnd(_shape, key=_op), tol=16, checks=_checks)
+    add(_op, "f32 odd length, padded", lambda a, f=getattr(tnp.fft, _name), r=_rank: f(
+        a, **({"n": 7} if r == 1 else {"s": (4,) * (r - 1) + (7,)})),
+        lambda a, f=_tf_f, r=_rank: f(a, fft_length=(4,) * (r - 1) + (7,)), rnd(_shape[:-1] + (5,), key=_op), tol=16,
+        checks=_checks)
+    _half = (2, 3, 4, 4)[-_rank - 1:]  # the spectrum of a length-6 (even) or length-7 (odd) signal
+    _iop = "fft_i" + _op[4:]
+    add(_iop, "c64 even output length", lambda z, f=getattr(tnp.fft, _iname), r=_rank: f(
+        z, **({"n": 6} if r == 1 else {"s": (4,) * (r - 1) + (6,)})),
+        lambda z, f=_tf_i, r=_rank: f(z, fft_length=(4,) * (r - 1) + (6,)), rnd(_half, C64, key=_iop), tol=16,
+        checks=_checks)
+    add(_iop, "c64 odd output length", lambda z, f=getattr(tnp.fft, _iname), r=_rank: f(
+        z, **({"n": 7} if r == 1 else {"s": (4,) * (r - 1) + (7,)})),
+        lambda z, f=_tf_i, r=_rank: f(z, fft_length=(4,) * (r - 1) + (7,)), rnd(_half, C64, key=_iop + "odd"), tol=16,
+        checks=_checks)
+for _name in ("fft_hfft", "fft_ihfft"):
+    SKIPPED[_name] = "no tf.signal counterpart"
+
+# a general (non-symmetric) eigen-decomposition: sums of powers of the eigenvalues (LAPACK's order and an
+# eigenvector's phase are arbitrary)
+def _power_sums(w, m):
+    return m.stack([m.reduce_sum(w ** k) if m is tf else tnp.sum(w ** k) for k in (1, 2, 3)])
+
+
+add("linalg_eigvals", "f32 power sums", lambda a: _power_sums(tnp.linalg.eigvals(a), tnp),
+    lambda a: _power_sums(tf.linalg.eigvals(a), tf), GEN, tol=16)
+add("linalg_eigvals", "c64 power sums", lambda a: _power_sums(tnp.linalg.eigvals(a), tnp),
+    lambda a: _power_sums(tf.linalg.eigvals(a), tf), rnd((3, 3), C64, key="eigc") + 3 * np.eye(3, dtype=C64), tol=16)
+add("linalg_eig", "f32 eigenvalue power sums", lambda a: _power_sums(tnp.linalg.eig(a)[0], tnp),
+    lambda a: _power_sums(tf.linalg.eig(a)[0], tf), GEN, tol=16)
+add("polyval", "f32 coefficients and x", lambda p, x: tnp.polyval(p, x),
+    lambda p, x: tf.math.polyval([p[i] for i in range(p.shape[0])], x), rnd((4,), key="pv"), rnd((5,), key="pvx"))
+
+# the rest of the registry with a TF counterpart (tf.experimental.numpy is TF's own numpy, TF's gradients)
+TFNP = tf.experimental.numpy
+X33 = rnd((3, 3), key="x33")
+add("angle", "c64", tnp.angle, tf.math.angle, rnd((5,), C64, key="angle"))
+add("angle", "c64 corner (zero, axes, -0 imaginary)", tnp.angle, tf.math.angle,
+    np.asarray([0, 1, -1, 1j, -1j, complex(-1, -0.0), complex(np.inf, 1), complex(1, np.nan)], C64), corner=True)
+add("real", "c64", tnp.real, tf.math.real, rnd((5,), C64, key="real"))
+add("imag", "c64", tnp.imag, tf.math.imag, rnd((5,), C64, key="imag"))
+add("conj", "c64", tnp.conj, tf.math.conj, rnd((5,), C64, key="conj"))
+add("arccosh", "f32 above 1", tnp.arccosh, tf.math.acosh, rnd((3, 4), lo=1.1, hi=3.0, key="acosh"))
+add("copy", "f32", tnp.copy, tf.identity, X33)
+add("deg2rad", "f32", tnp.deg2rad, TFNP.deg2rad, X33)
+add("rad2deg", "f32", tnp.rad2deg, TFNP.rad2deg, X33)
+add("diag", "f32 vector to matrix", tnp.diag, tf.linalg.diag, rnd((4,), key="diagv"))
+add("diag", "f32 matrix to diagonal", tnp.diag, tf.linalg.diag_part, X33)
+add("diagonal", "f32 batch of matrices", lambda a: tnp.diagonal(a, axis1=-2, axis2=-1), tf.linalg.diag_part,
+    rnd((2, 3, 4), key="diagonal"))
+add("diff", "f32 axis=0, n=2", lambda a: tnp.diff(a, n=2, axis=0), lambda a: TFNP.diff(a, n=2, axis=0),
+    rnd((5, 3), key="diff"))
+# (TF 2.21 registers no gradient for TruncateMod: values only; tapejax differentiates it as jax.numpy)
+add("fmod", "f32 mixed signs", tnp.fmod, tf.truncatemod, rnd((3, 4), key="fmodx"),
+    rnd((3, 4), lo=0.4, hi=1.5, key="fmody") * np.sign(rnd((3, 4), key="fmods")), checks=("fwd",))
+add("i0", "f32", tnp.i0, tf.math.bessel_i0, rnd((3, 4), lo=-3.0, hi=3.0, key="i0"))
+add("inner", "f32 (2,3)x(4,3)", tnp.inner, TFNP.inner, rnd((2, 3), key="in1"), rnd((4, 3), key="in2"))
+add("kron", "f32 (2,3)x(2,2)", tnp.kron, TFNP.kron, rnd((2, 3), key="kr1"), rnd((2, 2), key="kr2"))
+add("linalg_pinv", "f32 (4,3)", tnp.linalg.pinv, tf.linalg.pinv, rnd((4, 3), key="pinv") + np.eye(4, 3, dtype=F32),
+    tol=16)
+add("logaddexp", "f32 with large values", tnp.logaddexp, TFNP.logaddexp, rnd((3, 4), key="lae1") * 30,
+    rnd((3, 4), key="lae2") * 30)
+_NANS = np.where(rnd((3, 4), key="nanmask") > 0.5, np.nan, rnd((3, 4), key="nanv")).astype(F32)
+add("nansum", "f32 with NaNs, axis=1", lambda a: tnp.nansum(a, axis=1), lambda a: TFNP.nansum(a, axis=1), _NANS)
+add("nanmean", "f32 with NaNs, axis=0", lambda a: tnp.nanmean(a, axis=0), lambda a: TFNP.nanmean(a, axis=0),
+    _NANS[:, :3])
+add("roll", "f32 shift (1, -2) on axes (0, 1)", lambda a: tnp.roll(a, (1, -2), axis=(0, 1)),
+    lambda a: tf.roll(a, (1, -2), axis=(0, 1)), rnd((3, 4), key="roll"))
+add("selu", "f32", tj.nn.selu, tf.nn.selu, rnd((3, 4), lo=-3.0, hi=3.0, key="selu"))
+add("selu", "f32 corner", tj.nn.selu, tf.nn.selu, corner(F32), corner=True)
+add("i0", "f32 corner", tnp.i0, tf.math.bessel_i0, corner(F32), corner=True)
+add("logaddexp", "f32 infinities", tnp.logaddexp, TFNP.logaddexp, _cx.ravel(), _cy.ravel(), corner=True)
+add("logaddexp", "f32 ties", tnp.logaddexp, TFNP.logaddexp, np.asarray([0.0, 1.5, -2.0, 30.0], F32),
+    np.asarray([0.0, 1.5, -2.0, 30.0], F32))
+add("tensordot", "f32 axes=([1, 2], [0, 1])", lambda a, b: tnp.tensordot(a, b, axes=([1, 2], [0, 1])),
+    lambda a, b: tf.tensordot(a, b, axes=([1, 2], [0, 1])), rnd((2, 3, 4), key="td1"), rnd((3, 4, 5), key="td2"))
+add("trace", "f32 batch", lambda a: tnp.trace(a, axis1=-2, axis2=-1), tf.linalg.trace, rnd((2, 3, 3), key="trace"))
+add("tril", "f32 k=-1", lambda a: tnp.tril(a, k=-1), lambda a: TFNP.tril(a, k=-1), rnd((3, 4), key="tril"))
+add("triu", "f32 k=1", lambda a: tnp.triu(a, k=1), lambda a: TFNP.triu(a, k=1), rnd((3, 4), key="triu"))
+add("vdot", "c64 (conjugates the first)", tnp.vdot, TFNP.vdot, rnd((4,), C64, key="vd1"), rnd((4,), C64, key="vd2"))
+add("linspace", "f32 start and stop", lambda a, b: tnp.linspace(a, b, 5), lambda a, b: tf.linspace(a, b, 5),
+    np.asarray(-1.0, F32), np.asarray(2.0, F32))
+SKIPPED["linalg_matrix_power"] = "no tf.linalg counterpart"
+SKIPPED["fill"] = "tj.numpy.full's op: compared through the ops built on it"
+
 for _name in ("dropout", "random_permutation"):
     SKIPPED[_name] = "random draws: no value-for-value TF counterpart"
 SKIPPED["linalg_svd (U, V)"] = "tf.linalg.svd returns V, not Vh, with an unrelated sign choice (values and S compared)"
@@ -448,8 +549,6 @@ KNOWN.update({
     ("cumprod", "c64", "jvp"): "TF's forward mode transposes that CumprodGrad (see grad)",
     ("euclidean_norm", "f32 zero vector", "jvp"): "TF's forward mode of sqrt gives NaN for a zero tangent at 0; "
                                                   "API.md: the same no-NaN rule in forward and reverse mode",
-    ("elu", "elu: f32 corner", "grad"): "at a NaN input TF's EluGrad passes the gradient; tapejax's is NaN",
-    ("elu", "elu: f32 corner", "jvp"): "at a NaN input (see grad)",
     ("batch_norm", "f32 NHWC all three outputs", "grad"): "TF's FusedBatchNormGrad ignores the gradients of "
                                                           "batch_mean and batch_var; tapejax differentiates all three",
     ("batch_norm", "f32 NHWC all three outputs", "jvp"): "TF's forward mode transposes that rule: None for "
@@ -463,6 +562,13 @@ KNOWN.update({
     ("clip", "f32 bounds and ties", "jvp"): "at a NaN input TF's forward mode gives 0 where its own reverse "
                                             "ClipByValueGrad passes the gradient; tapejax passes it in both",
     ("linalg_slogdet", "f32 negative det", "jvp"): "the sign output's tangent: zeros in tapejax, None in TF",
+    ("logaddexp", "f32 ties", "grad"): "tf.experimental.numpy.logaddexp is a composite of maximum (a tie's whole "
+                                       "gradient to x1); tapejax gives the derivative, 1/2 to each (as jax.grad)",
+    ("logaddexp", "f32 ties", "jvp"): "TF's forward mode of that composite (see grad)",
+    ("logaddexp", "f32 infinities", "jvp"): "at a NaN input TF's forward mode of its composite gives t1 + t2 "
+                                            "(its reverse mode gives NaN, as tapejax in both modes)",
+    ("angle", "c64 corner", "grad"): "at z = inf + 1j TF's AngleGrad gives NaN (1 / (im + i re) at an infinite "
+                                     "re); tapejax gives the limit, 0",
     ("arctan2", "f32 corner grid", "jvp"): "x = 1e-30, y = 0: x*x + y*y underflows to 0; TF's forward mode "
                                            "forms (tx*y - ty*x) / 0 = -inf, tapejax tx*y/0 + ... = NaN",
 })

@@ -1712,8 +1712,9 @@ arccosh = _unary("arccosh", jnp.arccosh, lambda x, y: 1 / jnp.sinh(y), domain=_b
 deg2rad = _unary("deg2rad", jnp.deg2rad, lambda x, y: jnp.full_like(x, np.pi / 180))
 rad2deg = _unary("rad2deg", jnp.rad2deg, lambda x, y: jnp.full_like(x, 180 / np.pi))
 radians, degrees = deg2rad, rad2deg
-logaddexp = _binary("logaddexp", jnp.logaddexp, lambda x, y, o, g: g * jnp.exp(x - o),
-                    lambda x, y, o, g: g * jnp.exp(y - o))
+# d/dx = sigmoid(x - y): exp(x - out) is inf - inf = NaN at x = inf > y (the limit, 1), and at y = inf
+logaddexp = _binary("logaddexp", jnp.logaddexp, lambda x, y, o, g: g * jax.nn.sigmoid(x - y),
+                    lambda x, y, o, g: g * jax.nn.sigmoid(y - x))
 
 # Structure: derived kernels (each is linear in its inputs, so JAX's VJP is exact and has no kinks).
 _trace = OpDef("trace", lambda a, *, offset=0, axis1=0, axis2=1: jnp.trace(a, offset, axis1, axis2),
