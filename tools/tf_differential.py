@@ -398,6 +398,21 @@ add("linalg_det", "f32", tnp.linalg.det, tf.linalg.det, GEN, tol=8)
 add("linalg_slogdet", "f32 negative det", lambda a: tuple(tnp.linalg.slogdet(a)), tf.linalg.slogdet, -GEN, tol=8)
 add("linalg_cholesky", "f32 (symmetric input)", tnp.linalg.cholesky, tf.linalg.cholesky, SPD, tol=8)
 
+# singular and rank-deficient matrices: TF raises for inv and solve (listed under TF REJECTS THE INPUT: tapejax
+# gives inf, as jax.numpy, and raises nothing: a check would cost a device sync per call and cannot raise inside
+# a compiled or replayed program); det's value is compared, TF's gradient raises there (MatrixInverse) where
+# tapejax gives the adjugate, the derivative
+SING = np.asarray([[1.0, 2.0], [2.0, 4.0]], F32)
+add("linalg_inv", "f32 singular", tnp.linalg.inv, tf.linalg.inv, SING)
+add("linalg_solve", "f32 singular", tnp.linalg.solve, tf.linalg.solve, SING, np.ones((2, 1), F32))
+add("linalg_det", "f32 singular", tnp.linalg.det, tf.linalg.det, SING, checks=("fwd",))
+add("linalg_pinv", "f32 rank-deficient", tnp.linalg.pinv, tf.linalg.pinv, SING, tol=16)
+add("linalg_cholesky", "f32 not positive definite", tnp.linalg.cholesky, tf.linalg.cholesky,
+    np.asarray([[1.0, 2.0], [2.0, 1.0]], F32), corner=True)
+add("linalg_eigh", "f32 repeated eigenvalue (values)", lambda a: tnp.linalg.eigh(a)[0], lambda a: tf.linalg.eigh(a)[0],
+    np.diag([1.0, 1.0, 2.0]).astype(F32), corner=True)
+add("linalg_svd", "f32 repeated singular value", lambda a: tnp.linalg.svd(a, compute_uv=False),
+    lambda a: tf.linalg.svd(a, compute_uv=False), np.diag([1.0, 1.0, 2.0]).astype(F32), corner=True)
 
 def _sign_fixed(w, v, sign):  # eigenvectors with a positive first row: the sign LAPACK picks is arbitrary
     return w, v * sign(v[:1, :])
@@ -569,6 +584,9 @@ KNOWN.update({
                                             "(its reverse mode gives NaN, as tapejax in both modes)",
     ("angle", "c64 corner", "grad"): "at z = inf + 1j TF's AngleGrad gives NaN (1 / (im + i re) at an infinite "
                                      "re); tapejax gives the limit, 0",
+    ("linalg_cholesky", "f32 not positive definite", "jvp"): "a failed factorization (NaN): the output's structural "
+                                                             "zero above the diagonal has tangent 0 in tapejax; TF's "
+                                                             "forward mode (its reverse rule transposed) gives NaN",
     ("arctan2", "f32 corner grid", "jvp"): "x = 1e-30, y = 0: x*x + y*y underflows to 0; TF's forward mode "
                                            "forms (tx*y - ty*x) / 0 = -inf, tapejax tx*y/0 + ... = NaN",
 })
