@@ -317,6 +317,13 @@ def _tf_layer_norm(x, s, o):  # Keras LayerNormalization's formula over the last
 add("layer_norm", "f32 last axis (tf.nn.moments + batch_normalization)",
     lambda x, s, o: tj.nn.layer_norm(x, s, o), _tf_layer_norm, rnd((3, 5), key="ln"), rnd((5,), key="ls", lo=0.5),
     rnd((5,), key="lo"), tol=8)
+add("layer_norm", "f32 a constant row (variance 0)", lambda x, s, o: tj.nn.layer_norm(x, s, o), _tf_layer_norm,
+    np.asarray([[2.0, 2.0, 2.0, 2.0, 2.0], [0.0, 0.0, 0.0, 0.0, 0.0], [1.0, -1.0, 3.0, 0.5, 2.0]], F32),
+    rnd((5,), key="ls", lo=0.5), rnd((5,), key="lo"), tol=8, corner=True)
+add("batch_norm", "f32 NHWC a constant channel", lambda x, s, o: tj.nn.batch_norm(x, s, o, epsilon=1e-3)[0],
+    lambda x, s, o: _tf_batch_norm(x, s, o)[0],
+    np.concatenate([np.full((2, 3, 3, 1), 1.5, F32), rnd((2, 3, 3, 3), key="bnc")], axis=-1),
+    rnd((4,), key="bs", lo=0.5), rnd((4,), key="bo"), tol=8, corner=True)
 
 # shape ops, indexing, where / clip / cast / sort
 X34 = rnd((3, 4), key="x34")
@@ -487,6 +494,7 @@ add("real", "c64", tnp.real, tf.math.real, rnd((5,), C64, key="real"))
 add("imag", "c64", tnp.imag, tf.math.imag, rnd((5,), C64, key="imag"))
 add("conj", "c64", tnp.conj, tf.math.conj, rnd((5,), C64, key="conj"))
 add("arccosh", "f32 above 1", tnp.arccosh, tf.math.acosh, rnd((3, 4), lo=1.1, hi=3.0, key="acosh"))
+add("arccosh", "f32 corner", tnp.arccosh, tf.math.acosh, corner(F32), corner=True)
 add("copy", "f32", tnp.copy, tf.identity, X33)
 add("deg2rad", "f32", tnp.deg2rad, TFNP.deg2rad, X33)
 add("rad2deg", "f32", tnp.rad2deg, TFNP.rad2deg, X33)
@@ -510,6 +518,11 @@ _NANS = np.where(rnd((3, 4), key="nanmask") > 0.5, np.nan, rnd((3, 4), key="nanv
 add("nansum", "f32 with NaNs, axis=1", lambda a: tnp.nansum(a, axis=1), lambda a: TFNP.nansum(a, axis=1), _NANS)
 add("nanmean", "f32 with NaNs, axis=0", lambda a: tnp.nanmean(a, axis=0), lambda a: TFNP.nanmean(a, axis=0),
     _NANS[:, :3])
+_ALL_NAN = np.asarray([[np.nan, np.nan, np.nan], [1.0, np.nan, np.inf], [0.0, -2.0, 1.0]], F32)
+add("nansum", "f32 an all-NaN row, inf", lambda a: tnp.nansum(a, axis=1), lambda a: TFNP.nansum(a, axis=1), _ALL_NAN,
+    corner=True)
+add("nanmean", "f32 an all-NaN row, inf", lambda a: tnp.nanmean(a, axis=1), lambda a: TFNP.nanmean(a, axis=1),
+    _ALL_NAN, corner=True)
 add("roll", "f32 shift (1, -2) on axes (0, 1)", lambda a: tnp.roll(a, (1, -2), axis=(0, 1)),
     lambda a: tf.roll(a, (1, -2), axis=(0, 1)), rnd((3, 4), key="roll"))
 add("selu", "f32", tj.nn.selu, tf.nn.selu, rnd((3, 4), lo=-3.0, hi=3.0, key="selu"))
@@ -587,6 +600,8 @@ KNOWN.update({
     ("linalg_cholesky", "f32 not positive definite", "jvp"): "a failed factorization (NaN): the output's structural "
                                                              "zero above the diagonal has tangent 0 in tapejax; TF's "
                                                              "forward mode (its reverse rule transposed) gives NaN",
+    ("nanmean", "f32 an all-NaN row, inf", "jvp"): "a row with an inf: TF's forward mode of its composite gives NaN, "
+                                                  "its reverse mode the finite gradient (as tapejax in both modes)",
     ("arctan2", "f32 corner grid", "jvp"): "x = 1e-30, y = 0: x*x + y*y underflows to 0; TF's forward mode "
                                            "forms (tx*y - ty*x) / 0 = -inf, tapejax tx*y/0 + ... = NaN",
 })
