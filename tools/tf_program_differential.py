@@ -1,0 +1,276 @@
+"""Differential test of tapejax against TensorFlow on whole programs: the path fuzz's random programs run under
+``tj.GradientTape`` and, step for step, under ``tf.GradientTape``.
+
+Run from the repository root::
+
+    PYTHONPATH=src .venv/bin/python tools/tf_program_differential.py [--first K] [--programs N] [--verbose]
+
+tools/tf_differential.py compares each op alone; this compares compositions, where the tape's own rules show:
+which gradients are ``None`` (unconnected inputs, ``stop_gradient``, integer casts, a custom gradient's ``None``),
+Variable reads before and after an ``assign`` inside the tape, custom gradients with ``variables=``,
+``recompute_grad`` and ``grad_pass_through``, and the tie and kink conventions of each op meeting the others.
+The programs are tests/test_path_fuzz.py's (``Program(seed)``: 3-8 ops over inputs drawn from a small set of
+values, so ties and zeros are common); each step's TF twin is in ``TF_STEPS``.
+
+For each program it compares the values, the gradient of ``sum(w * output)`` (fixed weights ``w``) with
+respect to the two inputs and the Variables (``None`` exactly where TF gives ``None``), and the forward-mode
+JVP (``ForwardAccumulator``) along random tangents (not through recompute_grad or a custom gradient: see
+``forward_mode``). A mismatch where TF's number is NaN and tapejax's is finite
+at a zero input is API.md's mul_no_nan rule (tools/tf_differential.py's KNOWN), counted apart.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import warnings
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+warnings.filterwarnings("ignore")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests"))
+import tapejax as tj  # noqa: E402
+import test_path_fuzz as F  # noqa: E402  (the programs)
+
+tf.get_logger().setLevel("ERROR")
+TFNP = tf.experimental.numpy
+V_TF = tf.Variable(np.zeros(3, np.float32), name="fuzz_v")
+W_TF = tf.Variable([0.5, -1.0, 2.0], name="fuzz_w")
+
+
+# -- the TF twin of each step (the same functions as test_path_fuzz.py's UNARY, BINARY and _draw_step) --------
+
+@tf.custom_gradient
+def cube_custom(x):
+    return x * x * x, lambda dy: dy * 2.0 * x
+
+
+@tf.custom_gradient
+def mul_custom(a, b):
+    return a * b, lambda dy: (dy * b * 0.5, None)
+
+
+@tf.custom_gradient
+def mul_v_custom(x):
+    y = x * W_TF
+
+    def grad(dy, variables=None):
+        return dy * W_TF * 3.0, [tf.reduce_sum(dy * x, axis=tuple(range(x.shape.rank - 1))) * 0.5]
+    return y, grad
+
+
+recompute_sin_mul = tf.recompute_grad(lambda a: tf.sin(a) * a)
+pass_through_round = tf.grad_pass_through(lambda a: tf.round(a * 2.0) * 0.5)
+
+
+def _take_argmax(a):
+    return TFNP.take_along_axis(a, tf.expand_dims(tf.argmax(a, axis=-1, output_type=tf.int32), -1), axis=-1)
+
+
+def _assign_add(x):
+    V_TF.assign_add(tf.broadcast_to(x * 0.5, (3,)))
+    return V_TF * 2.0
+
+
+def _assign_read(x):
+    if x.shape == (2, 3):
+        x = tf.reduce_sum(x, axis=0)
+    V_TF.assign(tf.broadcast_to(x, (3,)) * 0.5)
+    return tf.sin(V_TF.read_value())
+
+
+def _moments_layer_norm(x):  # Keras LayerNormalization's formula: tj.nn.layer_norm's derivatives are TF's
+    m, v = tf.nn.moments(x, axes=[-1], keepdims=True)
+    return tf.nn.batch_normalization(x, m, v, None, None, 1e-5)
+
+
+TF_STEPS = {
+    "sin": tf.sin, "cos": tf.cos, "tanh": tf.tanh, "sigmoid": tf.sigmoid, "abs": tf.abs, "relu": tf.nn.relu,
+    "square": lambda a: a * a, "neg": lambda a: -a, "softplus": tf.math.softplus, "exp": lambda a: tf.exp(a * 0.5),
+    "log1p_sq": lambda a: tf.math.log1p(a * a), "pow2": lambda a: a ** 2.0,
+    "sqrt_where": lambda a: tf.where(a > 0, tf.sqrt(tf.abs(a)), 0.0),
+    "sqrt_masked": lambda a: tf.where(a > 0, tf.sqrt(tf.where(a > 0, a, 1.0)), 0.0),
+    "clip": lambda a: tf.clip_by_value(a, -0.5, 1.0), "clip0": lambda a: tf.clip_by_value(a, 0.0, 0.5),
+    "stop_gradient": tf.stop_gradient, "custom_cube": cube_custom, "recompute": recompute_sin_mul,
+    "pass_through": pass_through_round, "sort": lambda a: tf.sort(a, axis=-1),
+    "gelu": lambda a: tf.nn.gelu(a, approximate=True), "silu": tf.nn.silu,
+    "cumsum": lambda a: tf.math.cumsum(a, axis=-1), "cumprod": lambda a: tf.math.cumprod(a, axis=-1),
+    "flip": lambda a: tf.reverse(a, [-1]),
+    "cast_f16": lambda a: tf.cast(tf.cast(a, tf.float16), tf.float32) * 1.0,
+    "cast_int": lambda a: tf.cast(tf.cast(a, tf.int32), tf.float32) * a,
+    "floor_mul": lambda a: tf.floor(a) * a + a // 0.5, "sign_mul": lambda a: tf.sign(a) * a,
+    "std": lambda a: tf.math.reduce_std(a, axis=-1, keepdims=True),
+    "norm": lambda a: tf.norm(a, axis=-1, keepdims=True),
+    "split": lambda a: tf.split(a, [1, a.shape[-1] - 1], axis=-1)[-1] * 2.0,
+    "argmax_take": _take_argmax, "pad": lambda a: tf.pad(a, [(0, 1)] * a.shape.rank),
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / (1.0 + b * b), "maximum": tf.maximum, "minimum": tf.minimum,
+    "where_gt": lambda a, b: tf.where(a > b, a, b), "where_ge": lambda a, b: tf.where(a >= b, a * b, a - b),
+    "custom_mul": mul_custom, "pow_t": lambda a, b: tf.abs(a) ** b, "logaddexp": TFNP.logaddexp,
+    "clip_t": lambda a, b: TFNP.clip(a, b, b + 0.5), "arctan2": lambda a, b: tf.atan2(a, b * b + 1.0),
+    "xent": lambda a, b: tf.nn.softmax_cross_entropy_with_logits(tf.nn.softmax(b + a * 0.0), a),
+    "matmul_t": lambda x, y: tf.matmul(x, y, transpose_b=True), "einsum_ik_jk": lambda x, y: tf.einsum(
+        "ik,jk->ij", x, y), "dot": lambda x, y: tf.tensordot(x, y, 1),
+    "flatten": lambda x: tf.reshape(x, (-1,)), "expand": lambda x: tf.expand_dims(x, 0),
+    "transpose": tf.transpose, "reshape_t": lambda x: tf.reshape(x, x.shape[::-1]),
+    "slice": lambda x: x[..., 1:], "reverse": lambda x: x[..., ::-1],
+    "take_repeat": lambda x: tf.gather(x, [0, 1, 0], axis=-1), "concat": lambda x, y: tf.concat([x, y], 0),
+    "stack": lambda x, y: tf.stack([x, y], -1), "tile": lambda x: tf.tile(x, (2,) + (1,) * (x.shape.rank - 1)),
+    "softmax": tf.nn.softmax, "log_softmax": tf.nn.log_softmax, "layer_norm": _moments_layer_norm,
+    "mul_read_v": lambda x: x * V_TF, "max_v": lambda x: tf.maximum(V_TF, x), "custom_v": mul_v_custom,
+    "assign_add_v": _assign_add, "assign_v_read": _assign_read,
+}
+REDUCE = {"sum": tf.reduce_sum, "mean": tf.reduce_mean, "max": tf.reduce_max, "min": tf.reduce_min,
+          "prod": tf.reduce_prod, "var": tf.math.reduce_variance}
+
+
+def tf_step(label: str):
+    """The TF function of a step label (``sum(axis=0,keepdims=True)`` and the like parsed)."""
+    m = re.fullmatch(r"(\w+)\(axis=(.*),keepdims=(True|False)\)", label)
+    if m:
+        axis = eval(m.group(2))  # None, an int or a tuple of ints (the fuzz's own repr)
+        return lambda x, f=REDUCE[m.group(1)], k=m.group(3) == "True": f(x, axis=axis, keepdims=k)
+    m = re.fullmatch(r"logsumexp\(keepdims=(True|False)\)", label)
+    if m:
+        return lambda x, k=m.group(1) == "True": tf.reduce_logsumexp(x, axis=-1, keepdims=k)
+    return TF_STEPS[label]
+
+
+# -- running a program on both -------------------------------------------------------------------------------
+
+def weights(shape, k):
+    return np.asarray(np.random.default_rng(100 + k).normal(size=shape), np.float32)
+
+
+def run_tj(p, tangents):
+    xs = [tj.constant(x) for x in p.xs]
+    F.V.assign(p.v0)
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch(xs)
+        outs = p.run(*xs)
+        outs = outs if p.all_outputs else outs[-1:]
+        loss = sum(tj.numpy.sum(o * weights(o.shape, k)) for k, o in enumerate(outs))
+    grads = tape.gradient(loss, xs + [F.V, F.W])
+    if not forward_mode(p):
+        return [o.numpy() for o in outs], [None if g is None else g.numpy() for g in grads], None
+    F.V.assign(p.v0)
+    with tj.ForwardAccumulator(xs, [tj.constant(t) for t in tangents]) as acc:
+        outs2 = p.run(*xs)
+        outs2 = outs2 if p.all_outputs else outs2[-1:]
+        loss2 = sum(tj.numpy.sum(o * weights(o.shape, k)) for k, o in enumerate(outs2))
+    return [o.numpy() for o in outs], [None if g is None else g.numpy() for g in grads], _num(acc.jvp(loss2))
+
+
+def run_tf(p, tangents):
+    xs = [tf.constant(x) for x in p.xs]
+    fns = [tf_step(s.label) for s in p.steps]
+
+    def program(*ts):
+        pool = list(ts)
+        for s, f in zip(p.steps, fns):
+            pool.append(f(*[pool[i] for i in s.args]))
+        outs = pool[2:]
+        return outs if p.all_outputs else outs[-1:]
+    V_TF.assign(p.v0)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(xs)
+        outs = program(*xs)
+        loss = sum(tf.reduce_sum(o * weights(o.shape, k)) for k, o in enumerate(outs))
+    grads = tape.gradient(loss, xs + [V_TF, W_TF])
+    if not forward_mode(p):
+        return [o.numpy() for o in outs], [None if g is None else g.numpy() for g in grads], None
+    V_TF.assign(p.v0)
+    with tf.autodiff.ForwardAccumulator(xs, [tf.constant(t) for t in tangents]) as acc:
+        outs2 = program(*xs)
+        loss2 = sum(tf.reduce_sum(o * weights(o.shape, k)) for k, o in enumerate(outs2))
+    return [o.numpy() for o in outs], [None if g is None else g.numpy() for g in grads], _num(acc.jvp(loss2))
+
+
+def forward_mode(p) -> bool:
+    """Whether the JVPs are compared: TF's forward mode refuses recompute_grad (NotImplementedError), and through
+    a custom gradient it differentiates the forward's own ops where tapejax transposes grad_fn (API.md's
+    custom_gradient row: a deliberate difference)."""
+    return not (p.labels & {"recompute", "custom_cube", "custom_mul", "custom_v"})
+
+
+def _num(v):
+    return None if v is None else np.asarray(v)
+
+
+def compare(what, got, want):
+    """None when they agree (float32 rounding, relative to the largest magnitude), else why not."""
+    if got is None or want is None:
+        return None if got is None and want is None else f"{what}: tj {'None' if got is None else 'a value'}, " \
+                                                         f"TF {'None' if want is None else 'a value'}"
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    if got.shape != want.shape:
+        return f"{what}: shape {got.shape} vs {want.shape}"
+    if not np.array_equal(np.isnan(got), np.isnan(want)):
+        return f"{what}: NaN positions differ (tj {got.tolist()}, TF {want.tolist()})"
+    finite = np.isfinite(want) & np.isfinite(got)
+    if not np.array_equal(got[~finite & ~np.isnan(want)], want[~finite & ~np.isnan(want)]):
+        return f"{what}: infinities differ (tj {got.tolist()}, TF {want.tolist()})"
+    scale = max(1.0, float(np.max(np.abs(want[finite]), initial=0.0)))
+    if not np.allclose(got[finite], want[finite], rtol=1e-3, atol=1e-4 * scale):
+        return f"{what}: tj {np.round(got, 5).tolist()} TF {np.round(want, 5).tolist()}"
+    return None
+
+
+# Steps whose TF rule differs from tapejax's on purpose (tools/tf_differential.py's KNOWN): a program holding
+# one and mismatching is counted as "known", not as a mismatch
+KNOWN_LABELS = {
+    "logaddexp": "tf.experimental.numpy.logaddexp gives a tie's whole gradient to x1 (tapejax: 1/2 each)",
+    "cumprod": "TF's CumprodGrad divides by x (0 where x = 0): not the derivative at a zero (tapejax's is exact)",
+}
+
+
+def check(seed: int):
+    """("ok" | "mismatch" | "mul_no_nan" | "known" | "skip", details) for program ``seed``."""
+    p = F.Program(seed)
+    rng = np.random.default_rng(seed + 7)
+    tangents = [np.asarray(rng.normal(size=x.shape), np.float32) for x in p.xs]
+    try:
+        want = run_tf(p, tangents)
+    except Exception as e:  # TF rejects the program (a shape its op does not broadcast, a missing gradient)
+        return "skip", f"TF raised {type(e).__name__}: {str(e).splitlines()[0][:120]}"
+    got = run_tj(p, tangents)
+    problems = [compare(f"output {k}", g, w) for k, (g, w) in enumerate(zip(got[0], want[0]))]
+    names = ["d/dx0", "d/dx1", "d/dV", "d/dW"]
+    problems += [compare(n, g, w) for n, g, w in zip(names, got[1], want[1])]
+    problems.append(compare("jvp", got[2], want[2]))
+    problems = [q for q in problems if q]
+    if not problems:
+        return "ok", ""
+    # API.md's mul_no_nan rule: TF's NaN (0 * inf) where tapejax gives a number, at a zero in the inputs
+    if all("NaN positions differ" in q for q in problems) and any(np.any(x == 0) for x in p.xs):
+        return "mul_no_nan", "; ".join(problems)
+    known = sorted(p.labels & set(KNOWN_LABELS))
+    if known:
+        return "known", "; ".join(problems) + "  -- " + "; ".join(KNOWN_LABELS[k] for k in known)
+    return "mismatch", "; ".join(problems)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--first", type=int, default=0, help="first program seed")
+    ap.add_argument("--programs", type=int, default=200, help="how many programs")
+    ap.add_argument("--verbose", action="store_true", help="print every program")
+    args = ap.parse_args(argv)
+    counts = {"ok": 0, "mismatch": 0, "mul_no_nan": 0, "known": 0, "skip": 0}
+    for seed in range(args.first, args.first + args.programs):
+        kind, detail = check(seed)
+        counts[kind] += 1
+        if kind != "ok" and (kind == "mismatch" or args.verbose):
+            print(f"[{kind}] {F.Program(seed)!r}\n    {detail}")
+    print(f"\n{args.programs} programs (seeds {args.first}-{args.first + args.programs - 1}): " +
+          ", ".join(f"{v} {k}" for k, v in counts.items()))
+    return 1 if counts["mismatch"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
