@@ -185,3 +185,26 @@ def test_reduce_empty_axis_raises_clearly(name):
     with pytest.raises(ValueError, match="axis 0"):
         getattr(tj.constant(np.zeros((0,), f32)), name)()
     assert f(np.zeros((2, 0), f32), axis=0).shape == (0,)  # a non-empty reduced axis: an empty result, no error
+
+
+def test_power_mixed_second_derivative_at_a_zero_exponent_as_tf():
+    """d/dy (d x**y / dx) at y = 0 is x**-1 (TF 2.21's PowGrad differentiated: y * pow(x, y - 1)); the rule's
+    guard against 0 * inf at x = y = 0 had made it 0 for every x (a Hessian that was not symmetric)."""
+    x, y = tj.constant(np.array([1.0, 2.0, -2.0, 0.5], f32)), tj.constant(np.array([0.0, 0.0, 0.0, 1.0], f32))
+    with tj.GradientTape(persistent=True) as outer:
+        outer.watch([x, y])
+        with tj.GradientTape() as inner:
+            inner.watch([x, y])
+            z = x ** y
+        gx, gy = inner.gradient(z, [x, y])
+    hxx, hxy = outer.gradient(gx, [x, y])
+    hyx, hyy = outer.gradient(gy, [x, y])
+    np.testing.assert_allclose(hxx.numpy(), [0.0, 0.0, 0.0, 0.0])
+    np.testing.assert_allclose(hxy.numpy(), [1.0, 0.5, -0.5, 0.30685282], rtol=1e-6)
+    np.testing.assert_allclose(hyx.numpy(), [1.0, 0.5, 0.0, 0.30685282], rtol=1e-6)  # log_x masked at x <= 0
+    np.testing.assert_allclose(hyy.numpy(), [0.0, 0.48045301, 0.0, 0.24022651], rtol=1e-6)
+    x0, y0 = tj.constant(0.0), tj.constant(0.0)  # 0 * inf at x = y = 0: still 0, no NaN
+    with tj.GradientTape() as tape:
+        tape.watch(x0)
+        z = x0 ** y0
+    assert tape.gradient(z, x0).numpy() == 0.0

@@ -262,8 +262,11 @@ def _tf_power(x, y):
 
 
 def _pow_partial_x(x, y):
-    # y * x**(y-1), written so that x == 0, y == 0 gives 0 rather than NaN
-    return jnp.where(y == 0, 0, y * _tf_power(x, jnp.where(y == 0, 1, y - 1)))
+    # y * x**(y-1), written so that x == 0, y == 0 gives 0 rather than NaN (0 * inf), the value at y == 0 for
+    # every other x; only there, so that its derivative in y at y == 0 stays x**(y-1) (a mixed second
+    # derivative: TF's, and the Hessian's other side)
+    undefined = (x == 0) & (y == 0)
+    return jnp.where(undefined, 0, y * _tf_power(x, jnp.where(undefined, 1, y - 1)))
 
 
 def _pow_dx(x, y, out, g):
