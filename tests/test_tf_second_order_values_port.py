@@ -208,3 +208,19 @@ def test_power_mixed_second_derivative_at_a_zero_exponent_as_tf():
         tape.watch(x0)
         z = x0 ** y0
     assert tape.gradient(z, x0).numpy() == 0.0
+
+
+@pytest.mark.parametrize("f", [lambda x: tnp.prod(x, axis=-1), lambda x: tnp.cumprod(x, axis=-1)], ids=["prod", "cumprod"])
+def test_product_over_a_length_one_axis_has_a_zero_second_derivative_as_tf(f):
+    """TF's ProdGrad and CumprodGrad read x whatever the axis' length, so over one element the second derivative
+    is zeros (TF 2.21), not None (JAX's derivative of a one-element product reads no x)."""
+    x = tj.constant(np.array([[0.5], [2.0]], f32))
+    with tj.GradientTape() as outer:
+        outer.watch(x)
+        with tj.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x)
+    h = outer.gradient(g, x)
+    assert h is not None
+    np.testing.assert_array_equal(h.numpy(), np.zeros((2, 1), f32))

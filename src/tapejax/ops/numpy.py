@@ -545,11 +545,13 @@ _mean = _linear_reduction("mean", jnp.mean, mean=True, samples=_samples(
     ((_r(3, 4),), {}), ((_r(2, 3, 4),), {"axis": -1}), ((_r(2, 3, 4),), {"axis": (0, 1), "keepdims": True})))
 _max = _reduction("max", jnp.max, bwd=_min_max_bwd, jvp=_min_max_jvp)  # _MinOrMaxGrad: ties share equally
 _min = _reduction("min", jnp.min, bwd=_min_max_bwd, jvp=_min_max_jvp)  # the same rule
-_prod = _reduction("prod", jnp.prod)
+# TF's ProdGrad / CumprodGrad read x whatever the axis' length: over a length-1 axis, where JAX's derivative
+# reads no x, the second derivative is zeros (TF), not None
+_prod = _reduction("prod", jnp.prod, backward_connected=True)
 _var = _reduction("var", jnp.var)
 _std = _reduction("std", jnp.std)
 _cumsum = _reduction("cumsum", jnp.cumsum, _samples(((_r(3, 4),), {"axis": 1}), ((_r(5),), {})))
-_cumprod = _reduction("cumprod", jnp.cumprod, _samples(((_pos(3, 4),), {"axis": 0})))
+_cumprod = _reduction("cumprod", jnp.cumprod, _samples(((_pos(3, 4),), {"axis": 0})), backward_connected=True)
 
 
 def _no_out(name: str, out) -> None:
