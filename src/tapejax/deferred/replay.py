@@ -28,6 +28,7 @@ program, so a later step compiles again. A structure whose program was dropped f
 from __future__ import annotations
 
 import collections
+import threading
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
 
 import jax
@@ -44,6 +45,9 @@ from .fence import TRUE, fence
 
 _seen: "collections.Counter" = collections.Counter()
 _programs: Dict[Any, "_Program"] = {}
+# Held while the cache changes: threads replaying steps store and evict at the same time (looking a program
+# up is one dict read and takes no lock)
+_cache_lock = threading.Lock()
 _SEEN_MAX = 4096
 # Times each structure's program was dropped from the full cache. More recurring structures than
 # tj.config.replay_cache_size would otherwise compile at every step forever (each compile evicting the
@@ -522,25 +526,28 @@ def _install(key, program: _Program, leaves, og) -> None:
 
 
 def _discard(program: _Program) -> None:
-    if program.key is not None and _programs.get(program.key) is program:
-        del _programs[program.key]
+    with _cache_lock:
+        if program.key is not None and _programs.get(program.key) is program:
+            del _programs[program.key]
 
 
 def _store(key, program: _Program) -> None:
-    _programs[key] = program
-    while len(_programs) > config.replay_cache_size:
-        old = min(_programs.items(), key=lambda kv: kv[1].used)[0]
-        del _programs[old]
-        if len(_evictions) >= _SEEN_MAX:
-            _evictions.clear()
-        _evictions[old] = _evictions.get(old, 0) + 1
+    with _cache_lock:
+        _programs[key] = program
+        while len(_programs) > config.replay_cache_size:
+            old = min(_programs.items(), key=lambda kv: kv[1].used)[0]
+            del _programs[old]
+            if len(_evictions) >= _SEEN_MAX:
+                _evictions.clear()
+            _evictions[old] = _evictions.get(old, 0) + 1
 
 
 def clear() -> None:
     """Forget every compiled program, warm-up and eviction count (compiles under way finish unused)."""
     _seen.clear()
-    _programs.clear()
-    _evictions.clear()
+    with _cache_lock:
+        _programs.clear()
+        _evictions.clear()
 
 
 def gradient(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Sequence[int], that_are_targets,
