@@ -109,7 +109,21 @@ def test_op_complex_gradient_is_tf_convention(op, args, static):
         return sum(jnp.sum(jnp.abs(o + s) ** 2) for o, s in zip(os, shifts))
 
     primals = tuple(raw[i] for i in diff)
-    expected = [np.conj(g) for g in jax.grad(loss_raw, argnums=tuple(range(len(diff))))(*primals)]
+    tangents = [np.asarray(rng.standard_normal(p.shape) + 1j * rng.standard_normal(p.shape), np.complex64)
+                for p in primals]
+
+    def f_raw(*d):
+        full_raw = list(raw)
+        for i, v in zip(diff, d):
+            full_raw[i] = v
+        return tuple(o for o in _tuple(op.fn(*full_raw, **static)) if _inexact(o))
+
+    # JAX's references as one compiled program (run op by op, each primitive and shape would be a program)
+    def references(primals, tangents):
+        return (jax.grad(loss_raw, argnums=tuple(range(len(diff))))(*primals),
+                jax.jvp(f_raw, primals, tangents)[1])
+    grads_jax, expected_t = jax.jit(references)(primals, tuple(jnp.asarray(t) for t in tangents))
+    expected = [np.conj(g) for g in grads_jax]
 
     srcs = [tj.constant(cargs[i]) for i in diff]
     full = list(cargs)
@@ -126,15 +140,6 @@ def test_op_complex_gradient_is_tf_convention(op, args, static):
         close_scaled(g, e, f"{op.name}: gradient of arg {diff[i]} vs conj(jax.grad)", dtype=np.complex128)
 
     # Forward mode is the same in both conventions: the accumulator's tangents equal jax.jvp's.
-    tangents = [np.asarray(rng.standard_normal(p.shape) + 1j * rng.standard_normal(p.shape), np.complex64)
-                for p in primals]
-
-    def f_raw(*d):
-        full_raw = list(raw)
-        for i, v in zip(diff, d):
-            full_raw[i] = v
-        return tuple(o for o in _tuple(op.fn(*full_raw, **static)) if _inexact(o))
-    _, expected_t = jax.jvp(f_raw, primals, tuple(jnp.asarray(t) for t in tangents))
     with tj.ForwardAccumulator(srcs, [tj.constant(t) for t in tangents]) as acc:
         res = [o for o in _tuple(op(*full, **static)) if _inexact(o)]
     for k, (t, e) in enumerate(zip(acc.jvp(res), expected_t)):
