@@ -517,7 +517,7 @@ def test_lstm_hessian():
             c = c * jax.nn.sigmoid(f + 1.) + jax.nn.sigmoid(i) * jnp.tanh(j)
             h = jnp.tanh(c) * jax.nn.sigmoid(o)
         return c
-    want = jax.jacfwd(jax.jacrev(reference, argnums=(0, 1)), argnums=(0, 1))(w.value().value, b.value().value)
+    want = jax.jit(jax.jacfwd(jax.jacrev(reference, argnums=(0, 1)), argnums=(0, 1)))(w.value().value, b.value().value)
     for a in range(2):
         for c in range(2):
             close(hessians[a][c], want[a][c], rtol=1e-3, atol=1e-4)
@@ -589,7 +589,7 @@ def test_mnist_per_eg_jacobian():
             with tj.GradientTape(persistent=not use_pfor) as g:
                 logits = model(tnp, nn, image, params)
             got[use_pfor] = g.jacobian(logits, params, experimental_use_pfor=use_pfor)
-        want = jax.jacrev(lambda ps: model(jnp, JaxOps, images[i], ps))(values)
+        want = jax.jit(jax.jacrev(lambda ps: model(jnp, JaxOps, images[i], ps)))(values)
         for k in range(len(params)):
             close(got[True][k], got[False][k], rtol=1e-3, atol=1e-5)
             close(got[True][k], want[k], rtol=1e-3, atol=1e-5)
@@ -701,7 +701,7 @@ def test_op_jacobians_pfor_loop_function_agree(name):
         close(np.asarray(eager[2][0]).reshape(b, per_row.shape[0], -1), per_row.transpose(1, 0, 2),
               rtol=1e-4, atol=1e-5)
     if reference is not None:
-        want = jax.jacrev(reference, argnums=tuple(range(len(args))))(*args)
+        want = jax.jit(jax.jacrev(reference, argnums=tuple(range(len(args)))))(*args)
         for a, w in zip(eager[0], want):
             close(a, w, rtol=1e-4, atol=1e-5)
 
