@@ -348,6 +348,40 @@ def test_pending_tensor_passed_to_jit_as_argument():
     np.testing.assert_allclose(t.gradient(loss, x).numpy(), 3.0 * (1 - np.tanh(x.numpy()) ** 2), rtol=1e-6)
 
 
+def test_pending_tensor_read_while_jax_traces_runs_its_kernels():
+    # a pending tensor's value read inside a jax.jit trace (a closure): its kernels run (a concrete value, which
+    # the trace then captures as a constant), they are not staged into the jitted function
+    x = tj.constant(np.linspace(-1, 1, 5).astype(np.float32))
+    with tj.GradientTape() as t:
+        t.watch(x)
+        y = tnp.sin(tnp.exp(x))
+        assert pending(y)
+        out = jax.jit(lambda a: a + y.value)(jnp.ones(5))
+        loss = tnp.sum(y)
+    assert not pending(y) and not isinstance(y.value, jax.core.Tracer)
+    want = np.sin(np.exp(x.numpy()))
+    np.testing.assert_allclose(np.asarray(out), want + 1.0, rtol=1e-6)
+    np.testing.assert_allclose(t.gradient(loss, x).numpy(), np.cos(np.exp(x.numpy())) * np.exp(x.numpy()), rtol=1e-5)
+
+
+def test_deferred_kernels_trace_as_eager_ones():
+    # Running a deferred op's kernels (outside any trace) traces them as lazy=False does: no constant folding
+    # (under jax.ensure_compile_time_eval each constant would be an XLA program of its own, and the kernel would
+    # be keyed, traced and compiled apart from the same kernel called eagerly)
+    folding = []
+
+    def f(a):
+        folding.append(bool(jax.config.eager_constant_folding))
+        return a * jnp.ones(a.shape)
+    op = tj.op(f)
+    x = tj.constant(np.arange(3.0, dtype=np.float32))
+    with tj.GradientTape() as t:
+        t.watch(x)
+        y = op(x)
+    np.testing.assert_allclose(y.numpy(), [0.0, 1.0, 2.0])
+    assert folding and not any(folding), folding
+
+
 # -- 4. nothing deferred where it must not be ----------------------------------------------------------------
 
 def test_not_deferred_under_two_nested_tapes():

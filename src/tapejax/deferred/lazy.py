@@ -258,20 +258,36 @@ def pending_ancestors(nodes) -> List[Node]:
 
 def materialize(node: Node) -> None:
     """Run ``node`` and the pending nodes it depends on, one kernel each, oldest first (eager order)."""
-    # Concrete values even when asked for while a jax transformation traces (a jitted function reading
-    # a pending tensor): the kernels must run, not be staged into the caller's record.
-    with _lock, jax.ensure_compile_time_eval():
-        for n in pending_ancestors([node]):
-            if n.values is not None:
-                continue
-            raw = n.raw_inputs()
-            k = n.kernels
-            if n.recorded:  # op_type() traced forward_res already: it differentiates
-                # (the residuals as the op's backward keeps them: only those not among its arguments)
-                out, n.stored, n.plan = k.run_forward_kept(n.diff, raw)
-            else:
-                out = k.forward(*raw)
-            n.set_values(as_tuple(out) if n.type.multi else out)
+    with _lock:
+        pending = pending_ancestors([node])
+        if not _run(pending):
+            # Asked for while a jax transformation traces (a jitted function reading a pending tensor): the
+            # kernels must run, not be staged into the caller's record. Only then: under
+            # ensure_compile_time_eval, tracing a kernel folds its constants (each one an XLA program of its
+            # own) and keys the kernel apart from the same kernel called elsewhere (traced and compiled twice).
+            with jax.ensure_compile_time_eval():
+                _run(pending)
+
+
+def _run(pending: List[Node]) -> bool:
+    """Run the nodes of ``pending`` not yet computed, oldest first; False (stopping there) when a kernel's
+    result is a jax tracer: a transformation is tracing, and it staged the call instead of running it."""
+    for n in pending:
+        if n.values is not None:
+            continue
+        raw = n.raw_inputs()
+        k = n.kernels
+        if n.recorded:  # op_type() traced forward_res already: it differentiates
+            # (the residuals as the op's backward keeps them: only those not among its arguments)
+            out, stored, plan = k.run_forward_kept(n.diff, raw)
+        else:
+            out, stored, plan = k.forward(*raw), None, None
+        if any(isinstance(o, jax.core.Tracer) for o in as_tuple(out)):
+            return False
+        if n.recorded:
+            n.stored, n.plan = stored, plan
+        n.set_values(as_tuple(out) if n.type.multi else out)
+    return True
 
 
 class StepRecord:
