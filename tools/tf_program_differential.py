@@ -150,77 +150,68 @@ def weights(shape, k):
     return np.asarray(np.random.default_rng(100 + k).normal(size=shape), np.float32)
 
 
-def run_tj(p, tangents):
-    xs = [tj.constant(x) for x in p.xs]
-    F.V.assign(p.v0)
-    with tj.GradientTape(persistent=True) as tape:
-        tape.watch(xs)
-        outs = p.run(*xs)
-        outs = outs if p.all_outputs else outs[-1:]
-        loss = sum(tj.numpy.sum(o * weights(o.shape, k)) for k, o in enumerate(outs))
-    grads = tape.gradient(loss, xs + [F.V, F.W])
-    second = _second_order(tj, xs, lambda: _reset(F.V, p.v0), lambda *ts: p.run(*ts), p, tangents) \
-        if "recompute" not in p.labels else "not compared"
-    if not forward_mode(p):
-        return [o.numpy() for o in outs], [None if g is None else g.numpy() for g in grads], None, second
-    F.V.assign(p.v0)
-    with tj.ForwardAccumulator(xs, [tj.constant(t) for t in tangents]) as acc:
-        outs2 = p.run(*xs)
-        outs2 = outs2 if p.all_outputs else outs2[-1:]
-        loss2 = sum(tj.numpy.sum(o * weights(o.shape, k)) for k, o in enumerate(outs2))
-    return [o.numpy() for o in outs], [None if g is None else g.numpy() for g in grads], _num(acc.jvp(loss2)), second
+class Side:
+    """What running a program needs of one library (tapejax or TF): its module, accumulator and sum, the
+    fuzz's two Variables in it, and the program as a function of its input tensors (every step's output)."""
+
+    def __init__(self, m, accumulator, total, v, w, program):
+        self.m, self.accumulator, self.total, self.v, self.w, self.program = m, accumulator, total, v, w, program
 
 
-def _reset(var, value):
-    var.assign(value)
+def tj_side(p) -> Side:
+    return Side(tj, tj.ForwardAccumulator, tj.numpy.sum, F.V, F.W, p.run)
 
 
-def _second_order(m, xs, reset, run, p, v):
-    """Nested tapes: the gradient of ``sum(v * d loss / d xs)`` w.r.t. the inputs (``m`` is tapejax or TF)."""
-    tape_type = tj.GradientTape if m is tj else tf.GradientTape
-    total = tj.numpy.sum if m is tj else tf.reduce_sum
-    reset()
-    with tape_type() as outer:
-        outer.watch(xs)
-        with tape_type() as inner:
-            inner.watch(xs)
-            outs = run(*xs)
-            outs = outs if p.all_outputs else outs[-1:]
-            loss = sum(total(o * weights(o.shape, k)) for k, o in enumerate(outs))
-        gs = inner.gradient(loss, xs)
-        terms = [total(g * t) for g, t in zip(gs, v) if g is not None]
-        if not terms:
-            return "no first derivative"
-        dot = sum(terms)
-    return [None if g is None else np.asarray(g) for g in outer.gradient(dot, xs)]
-
-
-def run_tf(p, tangents):
-    xs = [tf.constant(x) for x in p.xs]
+def tf_side(p) -> Side:
     fns = [tf_step(s.label) for s in p.steps]
 
     def program(*ts):
         pool = list(ts)
         for s, f in zip(p.steps, fns):
             pool.append(f(*[pool[i] for i in s.args]))
-        outs = pool[2:]
-        return outs if p.all_outputs else outs[-1:]
-    V_TF.assign(p.v0)
-    with tf.GradientTape(persistent=True) as tape:
+        return pool[2:]
+    return Side(tf, tf.autodiff.ForwardAccumulator, tf.reduce_sum, V_TF, W_TF, program)
+
+
+def run(side: Side, p, tangents):
+    """``(outputs, gradients w.r.t. x0, x1, V and W, the loss' JVP or None, second order)`` of program ``p``
+    on ``side``; the loss weighs the compared outputs (all of them, or the last)."""
+    xs = [side.m.constant(x) for x in p.xs]
+
+    def loss_of(*ts):
+        outs = side.program(*ts)
+        outs = outs if p.all_outputs else outs[-1:]
+        return outs, sum(side.total(o * weights(o.shape, k)) for k, o in enumerate(outs))
+    side.v.assign(p.v0)
+    with side.m.GradientTape(persistent=True) as tape:
         tape.watch(xs)
-        outs = program(*xs)
-        loss = sum(tf.reduce_sum(o * weights(o.shape, k)) for k, o in enumerate(outs))
-    grads = tape.gradient(loss, xs + [V_TF, W_TF])
+        outs, loss = loss_of(*xs)
+    grads = tape.gradient(loss, xs + [side.v, side.w])
     # (TF's recompute_grad refuses a second derivative: NotImplementedError, "tried to transpose grad")
-    second = _second_order(tf, xs, lambda: _reset(V_TF, p.v0), program, p, tangents) \
-        if "recompute" not in p.labels else "not compared"
+    second = _second_order(side, xs, loss_of, p.v0, tangents) if "recompute" not in p.labels else "not compared"
+    first = [o.numpy() for o in outs], [None if g is None else g.numpy() for g in grads]
     if not forward_mode(p):
-        return [o.numpy() for o in outs], [None if g is None else g.numpy() for g in grads], None, second
-    V_TF.assign(p.v0)
-    with tf.autodiff.ForwardAccumulator(xs, [tf.constant(t) for t in tangents]) as acc:
-        outs2 = program(*xs)
-        loss2 = sum(tf.reduce_sum(o * weights(o.shape, k)) for k, o in enumerate(outs2))
-    return [o.numpy() for o in outs], [None if g is None else g.numpy() for g in grads], _num(acc.jvp(loss2)), second
+        return (*first, None, second)
+    side.v.assign(p.v0)
+    with side.accumulator(xs, [side.m.constant(t) for t in tangents]) as acc:
+        _, loss2 = loss_of(*xs)
+    return (*first, _num(acc.jvp(loss2)), second)
+
+
+def _second_order(side: Side, xs, loss_of, v0, v):
+    """Nested tapes: the gradient of ``sum(v * d loss / d xs)`` w.r.t. the inputs (the Variable V set to v0)."""
+    side.v.assign(v0)
+    with side.m.GradientTape() as outer:
+        outer.watch(xs)
+        with side.m.GradientTape() as inner:
+            inner.watch(xs)
+            _, loss = loss_of(*xs)
+        gs = inner.gradient(loss, xs)
+        terms = [side.total(g * t) for g, t in zip(gs, v) if g is not None]
+        if not terms:
+            return "no first derivative"
+        dot = sum(terms)
+    return [None if g is None else np.asarray(g) for g in outer.gradient(dot, xs)]
 
 
 def forward_mode(p) -> bool:
@@ -277,10 +268,10 @@ def check(seed: int):
     rng = np.random.default_rng(seed + 7)
     tangents = [np.asarray(rng.normal(size=x.shape), np.float32) for x in p.xs]
     try:
-        want = run_tf(p, tangents)
+        want = run(tf_side(p), p, tangents)
     except Exception as e:  # TF rejects the program (a shape its op does not broadcast, a missing gradient)
         return "skip", f"TF raised {type(e).__name__}: {str(e).splitlines()[0][:120]}"
-    got = run_tj(p, tangents)
+    got = run(tj_side(p), p, tangents)
     problems = [compare(f"output {k}", g, w) for k, (g, w) in enumerate(zip(got[0], want[0]))]
     names = ["d/dx0", "d/dx1", "d/dV", "d/dW"]
     problems += [compare(n, g, w) for n, g, w in zip(names, got[1], want[1])]
