@@ -154,7 +154,7 @@ CASES = _registry_cases() + _special_cases()
 def _jit_jax(case) -> bool:
     """The JAX transforms over a registry op run as one compiled program; over the special cases (custom
     gradients, recompute_grad, Variables...) op by op, as a user calls jax.grad. (Op by op, every primitive
-    and shape of every op would be an XLA program of its own: a sixth of the file's time.)"""
+    and shape of every op would be an XLA program of its own: about an eighth of the file's time.)"""
     return case.name.startswith("op:")
 
 
