@@ -101,22 +101,18 @@ def test_op_complex_gradient_is_tf_convention(op, args, static):
     shifts = [np.asarray(rng.standard_normal(o.shape) + 1j * rng.standard_normal(o.shape), np.complex64)
               for o in outs]
 
-    def loss_raw(*d):
-        full = list(raw)
-        for i, v in zip(diff, d):
-            full[i] = v
-        os = [o for o in _tuple(op.fn(*full, **static)) if _inexact(o)]
-        return sum(jnp.sum(jnp.abs(o + s) ** 2) for o, s in zip(os, shifts))
-
-    primals = tuple(raw[i] for i in diff)
-    tangents = [np.asarray(rng.standard_normal(p.shape) + 1j * rng.standard_normal(p.shape), np.complex64)
-                for p in primals]
-
-    def f_raw(*d):
+    def f_raw(*d):  # op.fn's inexact outputs as a function of the differentiated arguments
         full_raw = list(raw)
         for i, v in zip(diff, d):
             full_raw[i] = v
         return tuple(o for o in _tuple(op.fn(*full_raw, **static)) if _inexact(o))
+
+    def loss_raw(*d):
+        return sum(jnp.sum(jnp.abs(o + s) ** 2) for o, s in zip(f_raw(*d), shifts))
+
+    primals = tuple(raw[i] for i in diff)
+    tangents = [np.asarray(rng.standard_normal(p.shape) + 1j * rng.standard_normal(p.shape), np.complex64)
+                for p in primals]
 
     # JAX's references as one compiled program (run op by op, each primitive and shape would be a program)
     def references(primals, tangents):
