@@ -43,9 +43,12 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
 # The suite compiles some ten thousand small XLA programs, and on the CPU compiling is most of its time.
 # Tests check tapejax's rules and bookkeeping, not XLA's code generation, so they compile with XLA:CPU's
 # cheaper settings (the loop fusion emitters and no LLVM optimization: about 2.5x faster to compile, the
-# same float semantics: neither setting allows fast-math reassociation); users, benchmarks and the demo
-# keep XLA's defaults. TAPEJAX_TEST_XLA_DEFAULTS=1 runs the suite with the defaults.
-CHEAP_COMPILE_FLAGS = ("--xla_cpu_use_fusion_emitters=false", "--xla_backend_optimization_level=0")
+# same float semantics: neither setting allows fast-math reassociation; and each program's code generated
+# as one LLVM module, not split for threads that two test workers on two cores leave no room for: 12-15%
+# less compile time, measured cold on test_ops_registry.py and on two processes of 120 small gradients);
+# users, benchmarks and the demo keep XLA's defaults. TAPEJAX_TEST_XLA_DEFAULTS=1 runs the suite with the defaults.
+CHEAP_COMPILE_FLAGS = ("--xla_cpu_use_fusion_emitters=false", "--xla_backend_optimization_level=0",
+                       "--xla_cpu_parallel_codegen_split_count=1")
 
 
 def _known_to_xla(flags: tuple) -> tuple:

@@ -32,6 +32,8 @@ class Case:
     def __init__(self, name, prog, xs, extras=(), jax_ok=True, differentiate_ok=True, forward_ok=True,
                  second_order=False, python_backward=False, tol=(RTOL, ATOL), replay_exact=True):
         self.name, self.prog = name, prog
+        # what each x belongs to, for failure messages (a Bundle's programs)
+        self.input_names = prog.input_names() if isinstance(prog, Bundle) else None
         self.xs = [np.asarray(x, np.float32) for x in xs]
         self.extras = list(extras)
         self.jax_ok, self.differentiate_ok, self.forward_ok = jax_ok, differentiate_ok, forward_ok
@@ -49,6 +51,29 @@ class Case:
 
     def __repr__(self):
         return self.name
+
+
+class Bundle:
+    """Several scalar programs on disjoint inputs as one: the sum of their values, ``targets[k]`` taking the
+    next ``arity[k]`` inputs. Each compiled path then compiles one program for all of them, while every
+    input's gradient is still its own program's (``input_names`` says whose in a failure message)."""
+
+    def __init__(self, targets, arity, names):
+        self.targets, self.arity, self.names = list(targets), list(arity), list(names)
+
+    def __call__(self, *ts):
+        total, start = None, 0
+        for f, n in zip(self.targets, self.arity):
+            y = f(*ts[start:start + n])
+            start += n
+            total = y if total is None else total + y
+        return total
+
+    def input_names(self):
+        return [name for name, n in zip(self.names, self.arity) for _ in range(n)]
+
+    def __repr__(self):
+        return " | ".join(self.names)
 
 
 def weights(shape, salt=0):
@@ -266,16 +291,18 @@ def so_jax(case, jit=False):
 
 # -- comparison ----------------------------------------------------------------------------------------
 
-def assert_same(path, got, want, *, none_as_zero=False, exact=False, tol=(RTOL, ATOL)):
+def assert_same(path, got, want, *, none_as_zero=False, exact=False, tol=(RTOL, ATOL), names=None):
+    """``names[k]``: what gradient k belongs to (a Bundle's program), said in a failure message."""
     assert len(got) == len(want), f"{path}: {len(got)} gradients, expected {len(want)}"
     for k, (g, w) in enumerate(zip(got, want)):
+        where = f"{path} [{names[k]}]" if names is not None and k < len(names) else path
         if w is None and not none_as_zero:
-            assert g is None, f"{path}: gradient {k} is {g}, expected None (as TF)"
+            assert g is None, f"{where}: gradient {k} is {g}, expected None (as TF)"
             continue
         if w is None:
             w = np.zeros_like(g)
-        assert g is not None, f"{path}: gradient {k} is None, expected {w}"
+        assert g is not None, f"{where}: gradient {k} is None, expected {w}"
         if exact:
-            np.testing.assert_array_equal(g, w, err_msg=f"{path}: gradient {k} (bit for bit)")
+            np.testing.assert_array_equal(g, w, err_msg=f"{where}: gradient {k} (bit for bit)")
         else:
-            np.testing.assert_allclose(g, w, rtol=tol[0], atol=tol[1], err_msg=f"{path}: gradient {k}")
+            np.testing.assert_allclose(g, w, rtol=tol[0], atol=tol[1], err_msg=f"{where}: gradient {k}")

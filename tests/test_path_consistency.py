@@ -12,7 +12,9 @@ and closures over a Tensor and a Variable are differentiated along every path:
   second order           nested eager tapes, nested tapes inside tj.function, an outer tape over a
                          tj.function computing a gradient, jax.grad of jax.grad
 
-The paths are in path_runners.py (test_path_fuzz.py runs its random programs on the same ones).
+The paths are in path_runners.py (test_path_fuzz.py runs its random programs on the same ones). The
+registry ops run four to a test case (a Bundle: the sum of their targets, each op on inputs of its own), so
+that each compiled path compiles one program for four ops; a failure names the op whose gradient differs.
 
 The reference is eager with lazy=False. Values agree to TOL (float32 rounding: fused programs may
 differ in the last bits); ``None`` must be ``None`` on every tapejax path exactly where eager gives
@@ -28,8 +30,8 @@ import pytest
 import tapejax as tj
 from tapejax.ops.core import registry
 from conftest import log1pexp
-from path_runners import (RTOL, ATOL, Case, as_f64, weights, scalarize, assert_same, path_eager, path_deferred,
-                          path_replayed, path_tape_in_function, path_outer_tape_over_function, path_tj_gradients,
+from path_runners import (RTOL, ATOL, Bundle, Case, as_f64, weights, scalarize, assert_same, path_eager,
+                          path_deferred, path_replayed, path_tape_in_function, path_outer_tape_over_function, path_tj_gradients,
                           path_differentiate, path_jacobian, path_jax_grad, fwd_eager, fwd_in_function,
                           fwd_outer_over_function, fwd_jax, so_eager, so_in_function, so_outer_over_function,
                           so_forward_over_reverse, so_jax)
@@ -38,7 +40,26 @@ tnp = tj.numpy
 
 # -- cases ---------------------------------------------------------------------------------------------
 
-def _op_case(name, op, args, static):
+BUNDLE = 4  # registry ops per test case: each compiled path then compiles one program for four ops
+
+
+def _registry_ops():
+    """(name, op, args, static) for every registered op's first sample that has a float argument."""
+    ops = []
+    for name, op in sorted(registry().items()):
+        if op.samples is None or getattr(op, "user_defined", False):
+            continue
+        samples = list(op.samples())
+        if not samples:
+            continue
+        args, static = samples[0]
+        if any(isinstance(a, np.ndarray) and np.issubdtype(a.dtype, np.floating) for a in args):
+            ops.append((name, op, list(args), static))
+    return ops
+
+
+def _op_target(op, args, static):
+    """The op's scalar target (scalarize) as a function of its float arguments, and those arguments."""
     diff = [i for i, a in enumerate(args) if isinstance(a, np.ndarray) and np.issubdtype(a.dtype, np.floating)]
 
     def prog(*ts):
@@ -46,10 +67,21 @@ def _op_case(name, op, args, static):
         for i, t in zip(diff, ts):
             full[i] = t
         return op(*full, **static)
-    low = any(jnp.dtype(v) in (jnp.float16, jnp.bfloat16) for v in static.values() if _is_dtype(v))
-    return Case(f"op:{name}", scalarize(prog), [args[i] for i in diff],
+    return scalarize(prog), [args[i] for i in diff]
+
+
+def _half_precision(static) -> bool:
+    return any(jnp.dtype(v) in (jnp.float16, jnp.bfloat16) for v in static.values() if _is_dtype(v))
+
+
+def _ops_case(ops):
+    """Registry ops on disjoint inputs as one Case (a Bundle: each input's gradient is its own op's)."""
+    targets = [_op_target(op, args, static) for _, op, args, static in ops]
+    bundle = Bundle([f for f, _ in targets], [len(xs) for _, xs in targets], [f"op:{name}" for name, *_ in ops])
+    low = any(_half_precision(static) for *_, static in ops)
+    return Case(repr(bundle), bundle, [x for _, xs in targets for x in xs],
                 tol=(2e-3, 2e-3) if low else (RTOL, ATOL),  # a half-precision cast rounds at 1e-3
-                replay_exact=name not in REPLAY_EXACT_KNOWN_DIFFERENT)
+                replay_exact=not any(name in REPLAY_EXACT_KNOWN_DIFFERENT for name, *_ in ops))
 
 
 def _is_dtype(v) -> bool:
@@ -70,18 +102,14 @@ REPLAY_EXACT_KNOWN_DIFFERENT = {"conv"}
 
 
 def _registry_cases():
-    cases = []
-    for name, op in sorted(registry().items()):
-        if op.samples is None or getattr(op, "user_defined", False):
-            continue
-        samples = list(op.samples())
-        if not samples:
-            continue
-        args, static = samples[0]
-        if not any(isinstance(a, np.ndarray) and np.issubdtype(a.dtype, np.floating) for a in args):
-            continue
-        cases.append(_op_case(name, op, list(args), static))
-    return cases
+    """The registry ops in bundles of BUNDLE, grouped by tolerance and by replay_exact (each of those ops
+    alone: its case is named ``op:<name>``)."""
+    groups = {}
+    for entry in _registry_ops():
+        name, static = entry[0], entry[3]
+        key = (_half_precision(static), name if name in REPLAY_EXACT_KNOWN_DIFFERENT else "")
+        groups.setdefault(key, []).append(entry)
+    return [_ops_case(ops[i:i + BUNDLE]) for _, ops in sorted(groups.items()) for i in range(0, len(ops), BUNDLE)]
 
 
 @tj.custom_gradient
@@ -163,7 +191,7 @@ def test_first_order_reverse(case):
     want = path_eager(case)
     n = len(case.xs)
     deferred = path_deferred(case)
-    assert_same("deferred", deferred, want, tol=case.tol)
+    assert_same("deferred", deferred, want, tol=case.tol, names=case.input_names)
     # Registry ops replay under replay_exact (bit for bit against deferred, and to tolerance against eager);
     # the special cases replay both fused (the default) and fenced.
     got, how = path_replayed(case, exact=True)
@@ -171,20 +199,22 @@ def test_first_order_reverse(case):
         assert "Python backward function" in how, how
     else:
         assert "replayed" in how, f"replayed path did not replay: {how}"
-    assert_same("replayed (replay_exact)", got, want, tol=case.tol)
+    assert_same("replayed (replay_exact)", got, want, tol=case.tol, names=case.input_names)
     assert_same("replayed (replay_exact) vs deferred", got, deferred, exact=case.replay_exact,
-                tol=case.tol)
+                tol=case.tol, names=case.input_names)
     if not case.name.startswith("op:"):
-        assert_same("replayed (fused)", path_replayed(case)[0], want, tol=case.tol)
-    assert_same("tape inside tj.function", path_tape_in_function(case), want, tol=case.tol)
-    assert_same("outer tape over tj.function", path_outer_tape_over_function(case), want, tol=case.tol)
-    assert_same("tj.gradients", path_tj_gradients(case), want, tol=case.tol)
+        assert_same("replayed (fused)", path_replayed(case)[0], want, tol=case.tol, names=case.input_names)
+    assert_same("tape inside tj.function", path_tape_in_function(case), want, tol=case.tol, names=case.input_names)
+    assert_same("outer tape over tj.function", path_outer_tape_over_function(case), want, tol=case.tol,
+                names=case.input_names)
+    assert_same("tj.gradients", path_tj_gradients(case), want, tol=case.tol, names=case.input_names)
     if case.differentiate_ok and not case.extras:
-        assert_same("tj.differentiate", path_differentiate(case), want[:n], tol=case.tol)
-    assert_same("jacobian (pfor)", path_jacobian(case, True), want[:n], tol=case.tol)
-    assert_same("jacobian (no pfor)", path_jacobian(case, False), want[:n], tol=case.tol)
+        assert_same("tj.differentiate", path_differentiate(case), want[:n], tol=case.tol, names=case.input_names)
+    assert_same("jacobian (pfor)", path_jacobian(case, True), want[:n], tol=case.tol, names=case.input_names)
+    assert_same("jacobian (no pfor)", path_jacobian(case, False), want[:n], tol=case.tol, names=case.input_names)
     if case.jax_ok:
-        assert_same("jax.grad", path_jax_grad(case, jit=_jit_jax(case)), want[:n], none_as_zero=True, tol=case.tol)
+        assert_same("jax.grad", path_jax_grad(case, jit=_jit_jax(case)), want[:n], none_as_zero=True, tol=case.tol,
+                names=case.input_names)
 
 
 @pytest.mark.parametrize("case", [c for c in CASES if c.forward_ok], ids=repr)
@@ -206,8 +236,9 @@ def test_first_order_forward(case):
 @pytest.mark.parametrize("case", [c for c in CASES if c.second_order], ids=repr)
 def test_second_order(case):
     want = so_eager(case)
-    assert_same("nested tapes inside tj.function", so_in_function(case), want, tol=case.tol)
-    assert_same("outer tape over tj.function of a gradient", so_outer_over_function(case), want, tol=case.tol)
+    assert_same("nested tapes inside tj.function", so_in_function(case), want, tol=case.tol, names=case.input_names)
+    assert_same("outer tape over tj.function of a gradient", so_outer_over_function(case), want, tol=case.tol,
+                names=case.input_names)
     if case.forward_ok:
         hvp = so_forward_over_reverse(case)
         if all(w is None for w in want):
@@ -216,7 +247,8 @@ def test_second_order(case):
             dot = sum(float(np.sum(w * t)) for w, t in zip(want, case.tangents) if w is not None)
             np.testing.assert_allclose(as_f64(hvp), dot, rtol=1e-3, atol=1e-4, err_msg="forward over reverse")
     if case.jax_ok:
-        assert_same("jax.grad of jax.grad", so_jax(case), want, none_as_zero=True, tol=case.tol)
+        assert_same("jax.grad of jax.grad", so_jax(case), want, none_as_zero=True, tol=case.tol,
+                names=case.input_names)
 
 
 def test_custom_gradient_at_100_on_every_path():

@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
-from path_runners import (Case, as_f64, assert_same, fwd_eager, fwd_in_function, fwd_jax,
+from path_runners import (Bundle, Case, as_f64, assert_same, fwd_eager, fwd_in_function, fwd_jax,
                           fwd_outer_over_function, path_deferred, path_differentiate, path_eager, path_jacobian,
                           path_jax_grad, path_outer_tape_over_function, path_replayed, path_tape_in_function,
                           path_tj_gradients, scalarize, so_eager, so_forward_over_reverse, so_in_function, so_jax,
@@ -301,25 +301,6 @@ SEEDS = list(range(_FIRST, _FIRST + int(_N))) if _N else [0, 1, 12, 16, 358]
 BUNDLE = 8  # programs per test case: each compiled path then compiles one program for several
 
 
-class Bundle:
-    """Several programs on disjoint inputs, differentiated as the sum of their (scalarized) outputs: input
-    ``2k`` and ``2k + 1`` (gradient ``k`` in a failure message) belong to ``programs[k // 2]``."""
-
-    def __init__(self, programs):
-        self.programs = programs
-        self.targets = [scalarize(p) for p in programs]
-
-    def __call__(self, *ts):
-        total = None
-        for k, f in enumerate(self.targets):
-            y = f(*ts[2 * k:2 * k + 2])
-            total = y if total is None else total + y
-        return total
-
-    def __repr__(self):
-        return " | ".join(map(repr, self.programs))
-
-
 def _bundles():
     """The programs grouped by what they allow (JAX transforms: no Variable; forward mode: no
     recompute_grad), ``BUNDLE`` to a test case."""
@@ -331,7 +312,7 @@ def _bundles():
 
 
 def _case(programs):
-    bundle = Bundle(programs)
+    bundle = Bundle([scalarize(p) for p in programs], [len(p.xs) for p in programs], map(repr, programs))
     uses_variable = programs[0].uses_variable
     case = Case(repr(bundle), bundle, [x for p in programs for x in p.xs], extras=[V, W] if uses_variable else [],
                 jax_ok=not uses_variable, forward_ok="recompute" not in programs[0].labels, second_order=True,
@@ -387,28 +368,31 @@ def test_random_programs_on_every_path(programs):
     n = len(case.xs)
     want = path_eager(case)
     tol = case.tol = _scaled_tol(want)
-    assert_same("deferred", path_deferred(case), want, tol=tol)
+    assert_same("deferred", path_deferred(case), want, tol=tol, names=case.input_names)
     got, how = path_replayed(case)
     # (a step whose gradients are all None has nothing to replay: it runs op by op)
     assert ("replayed" in how) or (case.python_backward and "Python backward function" in how) or (
         all(w is None for w in want) and how == "op by op"), how
-    assert_same("replayed", got, want, tol=tol)
-    assert_same("tape inside tj.function", path_tape_in_function(case), want, tol=tol)
-    assert_same("outer tape over tj.function", path_outer_tape_over_function(case), want, tol=tol)
-    assert_same("tj.gradients", path_tj_gradients(case), want, tol=tol)
+    assert_same("replayed", got, want, tol=tol, names=case.input_names)
+    assert_same("tape inside tj.function", path_tape_in_function(case), want, tol=tol, names=case.input_names)
+    assert_same("outer tape over tj.function", path_outer_tape_over_function(case), want, tol=tol,
+                names=case.input_names)
+    assert_same("tj.gradients", path_tj_gradients(case), want, tol=tol, names=case.input_names)
     if not case.extras:
-        assert_same("tj.differentiate", path_differentiate(case), want[:n], tol=tol)
+        assert_same("tj.differentiate", path_differentiate(case), want[:n], tol=tol, names=case.input_names)
     # A jacobian's rows take one-hot cotangents, exact in float16, where the gradient's cotangent is rounded
     # to float16 at a cast (as TF's Cast gradient): there the two are a float16 unit (2 ** -11) apart.
     f16 = any(step.label == "cast_f16" for program in programs for step in program.steps)
     jac_tol = (4 * 2.0 ** -11, tol[1]) if f16 else tol
-    assert_same("jacobian (pfor)", path_jacobian(case, True), want[:n], tol=jac_tol)
-    assert_same("jacobian (no pfor)", path_jacobian(case, False), want[:n], tol=jac_tol)
+    assert_same("jacobian (pfor)", path_jacobian(case, True), want[:n], tol=jac_tol, names=case.input_names)
+    assert_same("jacobian (no pfor)", path_jacobian(case, False), want[:n], tol=jac_tol, names=case.input_names)
     for program in programs:
         check_batch_jacobian(program)
     if case.jax_ok:
-        assert_same("jax.grad", path_jax_grad(case, jit=True), want[:n], none_as_zero=True, tol=tol)
-        assert_same("jax.vmap(jax.grad)", path_vmap_grad(case), want[:n], none_as_zero=True, tol=tol)
+        assert_same("jax.grad", path_jax_grad(case, jit=True), want[:n], none_as_zero=True, tol=tol,
+                    names=case.input_names)
+        assert_same("jax.vmap(jax.grad)", path_vmap_grad(case), want[:n], none_as_zero=True, tol=tol,
+                    names=case.input_names)
 
     # forward mode: the same rule as reverse mode (JVP == gradient . tangent)
     if case.forward_ok:
