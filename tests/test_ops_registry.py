@@ -74,21 +74,25 @@ def _diff(args):
 
 
 def _raw(args):
-    return tuple(jnp.asarray(a) if isinstance(a, (np.ndarray, np.generic)) else a for a in args)
+    return tuple(jax.device_put(a) if isinstance(a, (np.ndarray, np.generic)) else a for a in args)
+
+
+def _substituting(raw, positions, fn):
+    """``fn(full)`` as a function of the values at ``positions`` of the argument list ``raw`` (the rest fixed)."""
+    def f(*values):
+        full = list(raw)
+        for i, v in zip(positions, values):
+            full[i] = v
+        return fn(full)
+    return f
 
 
 def _forward(op, args, static):
-    """``op.fn(*args, **static)`` as one compiled program (the array arguments its inputs): run op by op, each
-    primitive and shape would be an XLA program of its own."""
+    """``op.fn(*args, **static)`` as a function of the array arguments, and those arrays: compiled as one
+    program (run op by op, each primitive and shape would be an XLA program of its own)."""
     raw = _raw(args)
     pos = [i for i, a in enumerate(raw) if isinstance(a, jax.Array)]
-
-    def f(*arrays):
-        full = list(raw)
-        for i, a in zip(pos, arrays):
-            full[i] = a
-        return op.fn(*full, **static)
-    return jax.jit(f)(*[raw[i] for i in pos])
+    return _substituting(raw, pos, lambda full: op.fn(*full, **static)), [raw[i] for i in pos]
 
 
 def _tuple(out):
@@ -101,18 +105,12 @@ def _float_outs(outs):
 
 def _fn_of_diff(op, args, static, diff):
     """op.fn as a function of the float arguments, returning its float outputs (a tuple)."""
-    raw = _raw(args)
-
-    def f(*d):
-        full = list(raw)
-        for i, v in zip(diff, d):
-            full[i] = v
-        return tuple(o for o in _tuple(op.fn(*full, **static)) if jnp.issubdtype(o.dtype, jnp.floating))
-    return f
+    return _substituting(_raw(args), diff, lambda full: tuple(
+        o for o in _tuple(op.fn(*full, **static)) if jnp.issubdtype(o.dtype, jnp.floating)))
 
 
 def _random_like(rng, x):
-    return np.asarray(rng.standard_normal(np.shape(x)), dtype=np.asarray(x).dtype)
+    return np.asarray(rng.standard_normal(x.shape), dtype=x.dtype)
 
 
 def _tol(dtype):
@@ -136,10 +134,11 @@ def _tensors(args, diff):
 
 
 def _reference(op, args, static, diff, eps):
-    """One jitted function computing all of JAX's reference values for a case."""
+    """One jitted function computing all of JAX's reference values for a case, op.fn's outputs among them."""
     f = _fn_of_diff(op, args, static, diff)
+    forward, _ = _forward(op, args, static)
 
-    def ref(primals, cts, tangents, vs, cts_first):
+    def ref(arrays, primals, cts, tangents, vs, cts_first):
         outs, vjp = jax.vjp(f, *primals)
         grads = vjp(cts)
         grads_first = vjp(cts_first)
@@ -155,7 +154,7 @@ def _reference(op, args, static, diff, eps):
         # finite differences along vs (the values of f at primals +/- eps * vs)
         plus = f(*[p + (eps * v).astype(p.dtype) for p, v in zip(primals, vs)])
         minus = f(*[p - (eps * v).astype(p.dtype) for p, v in zip(primals, vs)])
-        return outs, grads, grads_first, jvp_out, hvp, plus, minus
+        return forward(*arrays), outs, grads, grads_first, jvp_out, hvp, plus, minus
     return jax.jit(ref)
 
 
@@ -188,38 +187,41 @@ class _Errors(list):
 @pytest.mark.parametrize("op,args,static", CASES)
 def test_op_sample(op, args, static):
     errors = _Errors()
-    forward = _forward(op, args, static)
-    expected_outs = _tuple(forward)
-
-    # (a) forward, unrecorded and recorded, equals op.fn; samples must lie inside the op's domain
-    got = _tuple(op(*args, **static))
-    assert len(got) == len(expected_outs)
-    for g, e in zip(got, expected_outs):
-        assert isinstance(g, tj.Tensor)
-        assert g.dtype == e.dtype and tuple(g.shape) == tuple(e.shape), (g.dtype, e.dtype, g.shape, e.shape)
-        errors.check(_close, g, e, f"(a) {op.name} forward", e.dtype)
-        if jnp.issubdtype(e.dtype, jnp.floating):
-            assert np.all(np.isfinite(np.asarray(e, np.float64))), f"{op.name}: sample outside the op's domain"
-
+    forward_fn, arrays = _forward(op, args, static)
+    float_outs = [o for o in _tuple(jax.eval_shape(forward_fn, *arrays)) if jnp.issubdtype(o.dtype, jnp.floating)]
     diff = _diff(args)
-    float_outs = [o for o in expected_outs if jnp.issubdtype(o.dtype, jnp.floating)]
+
+    def check_forward(forward):
+        """(a) forward, unrecorded, equals op.fn; samples must lie inside the op's domain"""
+        expected_outs = _tuple(forward)
+        got = _tuple(op(*args, **static))
+        assert len(got) == len(expected_outs)
+        for g, e in zip(got, expected_outs):
+            assert isinstance(g, tj.Tensor)
+            assert g.dtype == e.dtype and tuple(g.shape) == tuple(e.shape), (g.dtype, e.dtype, g.shape, e.shape)
+            errors.check(_close, g, e, f"(a) {op.name} forward", e.dtype)
+            if jnp.issubdtype(e.dtype, jnp.floating):
+                assert np.all(np.isfinite(np.asarray(e, np.float64))), f"{op.name}: sample outside the op's domain"
+
     if not diff or not float_outs:
+        check_forward(jax.jit(forward_fn)(*arrays))
         assert not errors, "\n".join(errors)
         pytest.skip("no float input or output")
 
     rng = _rng(op, static, len(args))
-    primals = tuple(jnp.asarray(args[i]) for i in diff)
-    cts = tuple(jnp.asarray(_random_like(rng, o)) for o in float_outs)
-    cts_first = (cts[0],) + tuple(jnp.zeros_like(c) for c in cts[1:])
-    tangents = tuple(jnp.asarray(_random_like(rng, p)) for p in primals)
+    primals = tuple(jax.device_put(args[i]) for i in diff)
+    cts = tuple(jax.device_put(_random_like(rng, o)) for o in float_outs)
+    cts_first = (cts[0],) + tuple(jax.device_put(np.zeros(c.shape, c.dtype)) for c in cts[1:])
+    tangents = tuple(jax.device_put(_random_like(rng, p)) for p in primals)
     vs = [_random_like(rng, p).astype(np.float32) for p in primals]
-    vs = tuple(jnp.asarray(v / max(1.0, float(np.sqrt(np.sum(v.astype(np.float64) ** 2))))) for v in vs)
+    vs = tuple(jax.device_put(v / max(1.0, float(np.sqrt(np.sum(v.astype(np.float64) ** 2))))) for v in vs)
     if op.name in _FD_SYMMETRIC:
         vs = tuple((v + jnp.swapaxes(v, -1, -2)) / 2 for v in vs)
     low = min(jnp.dtype(o.dtype).itemsize for o in float_outs) <= 2
     eps = _FD_EPS.get(op.name, 5e-2 if low else 1e-2)
-    r_outs, r_grads, r_grads_first, r_jvp, r_hvp, r_plus, r_minus = _run_reference(
-        _reference(op, args, static, diff, eps), primals, cts, tangents, vs, cts_first)
+    forward, r_outs, r_grads, r_grads_first, r_jvp, r_hvp, r_plus, r_minus = _run_reference(
+        _reference(op, args, static, diff, eps), arrays, primals, cts, tangents, vs, cts_first)
+    check_forward(forward)
 
     # (a) recorded forward
     srcs, full = _tensors(args, diff)

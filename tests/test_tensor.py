@@ -347,3 +347,62 @@ def test_a_shape_is_a_tuple_to_jax_pytrees_and_pickle():
         y = x * 2.0
         assert y.shape.as_list() == [4, 5]
     assert lazy == tj.config.lazy
+
+
+# A NumPy array large enough that the CPU client would share its memory rather than copy it (seen at 1000
+# floats, not at 8), made ready before the write so no asynchronous copy can hide sharing.
+def _shared_candidate(dtype=np.float32):
+    return np.ones(1000, dtype)
+
+
+def test_numpy_values_are_copied_when_converted_or_passed():
+    """A later write to the caller's NumPy array changes no Tensor, Variable, pending op or tape residual
+    (TF copies; on the CPU jnp.asarray(a, dtype) and jax.device_put(a) may share its memory)."""
+    seen = {}
+    a = _shared_candidate()
+    seen["tj.constant"] = tj.constant(a)
+    b = _shared_candidate()
+    seen["tj.constant(dtype=)"] = tj.constant(b, dtype=tj.float32)
+    c = _shared_candidate()
+    seen["tj.Variable"] = tj.Variable(c)
+    d = _shared_candidate()
+    v = tj.Variable(np.zeros(1000, np.float32))
+    v.assign(d)
+    seen["Variable.assign"] = v
+    for arr in seen.values():
+        (arr.read_value() if isinstance(arr, tj.Variable) else arr).value.block_until_ready()
+    for arr in (a, b, c, d):
+        arr[0] = 5.0
+    for what, t in seen.items():
+        assert t.numpy()[0] == 1.0, what
+
+    x = tj.constant(np.full(1000, 2.0, np.float32))
+    for lazy in (True, False):
+        with tj.config.override(lazy=lazy):
+            e = _shared_candidate()
+            with tj.GradientTape() as tape:
+                tape.watch(x)
+                y = x * e          # the tape keeps e for the gradient, the deferred op for its value
+                e[0] = 5.0
+                z = tj.numpy.sum(y)
+            assert y.numpy()[0] == 2.0, lazy
+            assert tape.gradient(z, x).numpy()[0] == 1.0, lazy
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int64, np.int32, np.uint8, np.bool_,
+                                   np.complex128])
+def test_numpy_conversion_matches_jnp_asarray_and_compiles_nothing(dtype, caplog):
+    """tj.constant of a NumPy array (of a shape no earlier test used) gives jnp.asarray's dtype and values, bit
+    for bit (float64 rounded to float32 on the host, NaN, -0.0, subnormals and overflow to inf included), without
+    compiling an XLA program (jnp.asarray compiles one per shape and dtype)."""
+    with np.errstate(over="ignore"):
+        if np.issubdtype(dtype, np.inexact):
+            a = np.array([1.1, -0.0, np.nan, 1e-40, 1e300, -1e300, 3.0, 7.5, 0.1, 2.0, 9.0], dtype).reshape(11, 1)
+        else:
+            a = np.array([0, 1, 1, 0, 1, 0, 1, 1, 0, 1, 1], dtype).reshape(11, 1)
+    want = jnp.asarray(a)
+    with jax.log_compiles(), caplog.at_level("WARNING"):
+        t = tj.constant(np.ascontiguousarray(a.reshape(1, 11, 1)))
+    assert not [r for r in caplog.records if r.getMessage().startswith("Compiling")], caplog.text
+    assert t.dtype == want.dtype and not t.value.weak_type
+    np.testing.assert_array_equal(np.asarray(t.value).view(np.uint8), np.asarray(want).reshape(1, 11, 1).view(np.uint8))

@@ -1355,6 +1355,27 @@ def _check_python_cast(value: Any, dtype, where: str) -> Optional[str]:
     return kind
 
 
+def numpy_to_device(value: np.ndarray, dtype: Any = None):
+    """A NumPy array as a new jax.Array of ``dtype`` (None: the dtype ``jnp.asarray`` gives it, float64 ->
+    float32 with x64 off), or None where only jnp.asarray converts it (a cast across kinds, such as float
+    to int or complex to real; a dtype JAX does not hold; a non-numeric array).
+
+    Always a copy: on the CPU ``jnp.asarray(a, dtype)`` and ``jax.device_put(a)`` may share the array's
+    memory, so a later ``a[0] = 5`` would change a Tensor, a Variable or a tape's residual (TF copies). The
+    cast is NumPy's on the host, as jnp.asarray casts a value it cannot hold; and no XLA program is made,
+    where jnp.asarray compiles one for each new shape (jax 0.10's ``stage`` and ``convert_element_type``,
+    15-50 ms each)."""
+    src = value.dtype
+    try:
+        target = jax.dtypes.canonicalize_dtype(src if dtype is None else dtype)
+        numeric = target == np.bool_ or jnp.issubdtype(target, np.number)
+        if not numeric or not np.can_cast(src, target, "same_kind") or (dtype is not None and target != np.dtype(dtype)):
+            return None
+    except TypeError:
+        return None
+    return jax.device_put(np.array(value, dtype=target, copy=True))
+
+
 def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: Optional[str] = None) -> Tensor:
     """A Tensor from a Tensor, Variable (its recorded read), jax/numpy array, Python number or list.
     ``name`` is accepted for TF code and ignored (an eager TF tensor has no name either).
@@ -1392,9 +1413,10 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     try:
         if isinstance(value, (list, tuple)):
             value = _materialize_nested(value)
-        if tape_set.state.capture is None:
+        arr = numpy_to_device(value, dtype) if type(value) is np.ndarray else None
+        if arr is None and tape_set.state.capture is None:
             arr = jnp.asarray(value, dtype=dtype)
-        else:
+        elif arr is None:
             # inside a tj.function trace a constant stays concrete (TF folds graph constants): tj.constant(1)
             # then works as an axis or shape there, as tf.constant does inside tf.function
             with jax.ensure_compile_time_eval():

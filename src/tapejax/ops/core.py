@@ -866,7 +866,10 @@ def _raw(op: OpDef, args: Sequence[Any], keep_lazy: bool = False):
                 conv = list(args)
             conv[i] = r
             raw.append(r._value)
-        elif isinstance(a, (jax.Array, np.ndarray, np.generic, complex)) or isinstance(a, jax.core.Tracer):
+        elif isinstance(a, np.ndarray):
+            # a copy: a later write to the caller's array must not reach a pending op or a tape's residual
+            raw.append(np.array(a, copy=True))
+        elif isinstance(a, (jax.Array, np.generic, complex)) or isinstance(a, jax.core.Tracer):
             raw.append(a)
         elif isinstance(a, (list, tuple)):
             try:
