@@ -406,3 +406,25 @@ def test_numpy_conversion_matches_jnp_asarray_and_compiles_nothing(dtype, caplog
     assert not [r for r in caplog.records if r.getMessage().startswith("Compiling")], caplog.text
     assert t.dtype == want.dtype and not t.value.weak_type
     np.testing.assert_array_equal(np.asarray(t.value).view(np.uint8), np.asarray(want).reshape(1, 11, 1).view(np.uint8))
+
+
+@pytest.mark.parametrize("value,dtype", [
+    ([[0.1, -0.0, 1e-40, 3.5, 7.25, 1e6, 2.0, 1.0, 9.0, 4.0, 8.0, 6.0, 5.0]], None),
+    ([[3, -7, 2 ** 31 - 1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]], None),
+    ([[True, False, True, True, False, True, False, True, True, False, True, False, True, True, False]], None),
+    ([[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]], tj.float32),
+    ([[0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5, 9.5, 10.5, 11.5, 12.5, 13.5, 14.5, 15.5, 16.5]], tj.float16),
+    (2.5, tj.bfloat16),
+])
+def test_python_values_convert_as_jnp_asarray_and_compile_nothing(value, dtype, caplog):
+    """tj.constant of Python numbers (nested lists, shapes no earlier test used) gives jnp.asarray's values and
+    dtype, without the XLA program jnp.asarray compiles for each new shape (~40 ms the first time)."""
+    want_dtype = dtype if dtype is not None else {float: jnp.float32, int: jnp.int32, bool: jnp.bool_}[
+        type(np.asarray(value, object).ravel()[0])]
+    with jax.log_compiles(), caplog.at_level("WARNING"):
+        t = tj.constant(value, dtype=dtype)
+    want = jnp.asarray(value, dtype=want_dtype)  # after: it compiles the program a conversion would reuse
+    assert not [r for r in caplog.records if r.getMessage().startswith("Compiling")], caplog.text
+    assert t.dtype == want.dtype and not t.value.weak_type and t.shape == want.shape
+    np.testing.assert_array_equal(np.atleast_1d(np.asarray(t.value)).view(np.uint8),
+                                  np.atleast_1d(np.asarray(want)).view(np.uint8))

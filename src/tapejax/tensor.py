@@ -1355,25 +1355,33 @@ def _check_python_cast(value: Any, dtype, where: str) -> Optional[str]:
     return kind
 
 
-def numpy_to_device(value: np.ndarray, dtype: Any = None):
-    """A NumPy array as a new jax.Array of ``dtype`` (None: the dtype ``jnp.asarray`` gives it, float64 ->
-    float32 with x64 off), or None where only jnp.asarray converts it (a cast across kinds, such as float
-    to int or complex to real; a dtype JAX does not hold; a non-numeric array).
+def host_to_device(value: Any, dtype: Any = None):
+    """A NumPy array, or Python numbers (nested lists of them) with a ``dtype``, as a new jax.Array: of
+    ``dtype``, or (None) of the dtype ``jnp.asarray`` gives the array (float64 -> float32 with x64 off).
+    None where only jnp.asarray converts it: a cast across kinds (float to int, complex to real), a dtype
+    JAX does not hold, anything non-numeric; a value NumPy refuses (jnp.asarray then raises its error).
 
-    Always a copy: on the CPU ``jnp.asarray(a, dtype)`` and ``jax.device_put(a)`` may share the array's
-    memory, so a later ``a[0] = 5`` would change a Tensor, a Variable or a tape's residual (TF copies). The
-    cast is NumPy's on the host, as jnp.asarray casts a value it cannot hold; and no XLA program is made,
-    where jnp.asarray compiles one for each new shape (jax 0.10's ``stage`` and ``convert_element_type``,
-    15-50 ms each)."""
-    src = value.dtype
+    Built on the host by NumPy, as jnp.asarray builds a value it cannot hold, and put on the device as it
+    is: jnp.asarray compiles an XLA program for each new shape and dtype (jax 0.10's ``stage`` and
+    ``convert_element_type``: 15-50 ms the first time, in every process). Always a copy: on the CPU
+    ``jnp.asarray(a, dtype)`` and ``jax.device_put(a)`` may share a NumPy array's memory, so a later
+    ``a[0] = 5`` would change a Tensor, a Variable or a tape's residual (TF copies)."""
     try:
-        target = jax.dtypes.canonicalize_dtype(src if dtype is None else dtype)
-        numeric = target == np.bool_ or jnp.issubdtype(target, np.number)
-        if not numeric or not np.can_cast(src, target, "same_kind") or (dtype is not None and target != np.dtype(dtype)):
+        if type(value) is np.ndarray:
+            target = jax.dtypes.canonicalize_dtype(value.dtype if dtype is None else dtype)
+            if not np.can_cast(value.dtype, target, "same_kind"):
+                return None
+        elif dtype is None:
             return None
-    except TypeError:
+        else:
+            target = jax.dtypes.canonicalize_dtype(dtype)
+        if not (target == np.bool_ or jnp.issubdtype(target, np.number)) or (
+                dtype is not None and target != np.dtype(dtype)):
+            return None
+        host = np.array(value, dtype=target, copy=True)
+    except (TypeError, ValueError, OverflowError):
         return None
-    return jax.device_put(np.array(value, dtype=target, copy=True))
+    return jax.device_put(host)
 
 
 def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: Optional[str] = None) -> Tensor:
@@ -1413,7 +1421,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     try:
         if isinstance(value, (list, tuple)):
             value = _materialize_nested(value)
-        arr = numpy_to_device(value, dtype) if type(value) is np.ndarray else None
+        arr = host_to_device(value, dtype)
         if arr is None and tape_set.state.capture is None:
             arr = jnp.asarray(value, dtype=dtype)
         elif arr is None:
