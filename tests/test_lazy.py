@@ -382,6 +382,22 @@ def test_deferred_kernels_trace_as_eager_ones():
     assert folding and not any(folding), folding
 
 
+def test_deferred_backward_of_a_trimmed_op_makes_no_stand_in_zeros(caplog):
+    # tanh's backward reads its output, not its input, so the tape lets the input go: the backward kernel makes
+    # the never-read stand-in inside its own program. A deferred op's backward built them eagerly as well, and
+    # threw them away (a zeros array per op and backward pass, and an XLA program per new shape).
+    x = tj.constant(np.linspace(-1.0, 1.0, 7 * 13 * 3).astype(np.float32).reshape(7, 13, 3))  # a shape of its own
+    with tj.config.override(lazy=True):
+        with tj.GradientTape() as t:
+            t.watch(x)
+            y = tnp.sum(tnp.tanh(x) * 2.0)
+        with jax.log_compiles(), caplog.at_level("WARNING"):
+            g = t.gradient(y, x)
+    np.testing.assert_allclose(g.numpy(), 2.0 / np.cosh(x.numpy()) ** 2, rtol=1e-5)
+    made = [r.getMessage() for r in caplog.records if r.getMessage().startswith("Compiling jit(broadcast_in_dim)")]
+    assert not made, made
+
+
 # -- 4. nothing deferred where it must not be ----------------------------------------------------------------
 
 def test_not_deferred_under_two_nested_tapes():

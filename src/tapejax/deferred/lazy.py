@@ -201,11 +201,14 @@ class Node(BackwardFunction):
 
     def residuals(self):
         """The residuals of this recorded op (running it first if needed)."""
+        self.run_if_pending()
+        return self.res
+
+    def run_if_pending(self) -> None:
         if self.res_pending:
             if self.values is None:
                 materialize(self)
             self.res_pending = False
-        return self.res
 
     def kernel_args(self) -> tuple:
         """The arguments' values; with a residual plan, those the backward never reads as their abstract

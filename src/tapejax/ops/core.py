@@ -1306,6 +1306,11 @@ class BackwardFunction(RecordedOp):
         """The residuals (a deferred op's node runs first: deferred/lazy.py)."""
         return self.res
 
+    def run_if_pending(self) -> None:
+        """Run the op if it is a deferred one that has not run (deferred/lazy.py): its stored residuals and
+        arguments are then there, without building the residuals themselves (``res`` makes zeros for an
+        argument let go, which the backward kernel makes inside its own program)."""
+
     def kernel_args(self) -> tuple:
         """The arguments the backward kernel takes: as stored (a deferred node: their values)."""
         return self.args()
@@ -1346,7 +1351,7 @@ class BackwardFunction(RecordedOp):
         if not needed:
             return [None] * len(diff)
         if self.node is not None:
-            self.residuals()
+            self.run_if_pending()
         if isinstance(self.stored, NoGradient):
             raise self.stored.error()
         checking = tape_set.numerics_checks and tape_set.state.debug_checking
