@@ -1355,7 +1355,7 @@ def _check_python_cast(value: Any, dtype, where: str) -> Optional[str]:
     return kind
 
 
-def host_to_device(value: Any, dtype: Any = None):
+def _host_to_device(value: Any, dtype: Any = None):
     """A NumPy array, or Python numbers (nested lists of them) with a ``dtype``, as a new jax.Array: of
     ``dtype``, or (None) of the dtype ``jnp.asarray`` gives the array (float64 -> float32 with x64 off).
     None where only jnp.asarray converts it: a cast across kinds (float to int, complex to real), a dtype
@@ -1421,7 +1421,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     try:
         if isinstance(value, (list, tuple)):
             value = _materialize_nested(value)
-        arr = host_to_device(value, dtype)
+        arr = _host_to_device(value, dtype)
         if arr is None and tape_set.state.capture is None:
             arr = jnp.asarray(value, dtype=dtype)
         elif arr is None:
