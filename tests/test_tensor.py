@@ -428,3 +428,22 @@ def test_python_values_convert_as_jnp_asarray_and_compile_nothing(value, dtype, 
     assert t.dtype == want.dtype and not t.value.weak_type and t.shape == want.shape
     np.testing.assert_array_equal(np.atleast_1d(np.asarray(t.value)).view(np.uint8),
                                   np.atleast_1d(np.asarray(want)).view(np.uint8))
+
+
+def test_python_values_numpy_would_convert_still_raise():
+    """The host conversion takes Python numbers only: NumPy would make NaN of None and wrap an integer out of
+    the dtype's range, where TF (and jnp.asarray) refuse them."""
+    with pytest.raises(TypeError, match="Cannot convert"):
+        tj.constant([None, 1.0], dtype=tj.float32)
+    for value, dtype in [([2 ** 40], tj.int32), ([300], tj.int8), ([-1], tj.uint8)]:
+        with pytest.raises(OverflowError):
+            tj.constant(value, dtype=dtype)
+
+
+def test_constants_made_inside_a_function_stay_concrete():
+    """tj.constant inside tj.function is a constant TF folds (usable as a shape there), NumPy values included."""
+    @tj.function
+    def f(x):
+        return tj.numpy.reshape(x, tj.constant([2, 3], dtype=tj.int32)) + tj.constant(np.ones((2, 3), np.float32))
+    np.testing.assert_array_equal(f(tj.constant(np.arange(6.0, dtype=np.float32))).numpy(),
+                                  np.arange(6.0).reshape(2, 3) + 1)

@@ -1358,29 +1358,38 @@ def _check_python_cast(value: Any, dtype, where: str) -> Optional[str]:
 def _host_to_device(value: Any, dtype: Any = None):
     """A NumPy array, or Python numbers (nested lists of them) with a ``dtype``, as a new jax.Array: of
     ``dtype``, or (None) of the dtype ``jnp.asarray`` gives the array (float64 -> float32 with x64 off).
-    None where only jnp.asarray converts it: a cast across kinds (float to int, complex to real), a dtype
-    JAX does not hold, anything non-numeric; a value NumPy refuses (jnp.asarray then raises its error).
+    None where only jnp.asarray converts it: a cast across kinds (float to int, complex to real), an
+    integer out of the target's range, a dtype JAX does not hold, anything non-numeric (NumPy would make
+    NaN of None and a number of '1.5'; jnp.asarray raises its error).
 
     Built on the host by NumPy, as jnp.asarray builds a value it cannot hold, and put on the device as it
     is: jnp.asarray compiles an XLA program for each new shape and dtype (jax 0.10's ``stage`` and
     ``convert_element_type``: 15-50 ms the first time, in every process). Always a copy: on the CPU
     ``jnp.asarray(a, dtype)`` and ``jax.device_put(a)`` may share a NumPy array's memory, so a later
-    ``a[0] = 5`` would change a Tensor, a Variable or a tape's residual (TF copies)."""
+    ``a[0] = 5`` would change a Tensor, a Variable or a tape's residual (TF copies). Inside a tj.function
+    trace the array stays concrete (a constant TF folds), as the caller's jnp.asarray does there."""
     try:
-        if type(value) is np.ndarray:
-            target = jax.dtypes.canonicalize_dtype(value.dtype if dtype is None else dtype)
-            if not np.can_cast(value.dtype, target, "same_kind"):
+        python = type(value) is not np.ndarray
+        if python:
+            if dtype is None:
                 return None
-        elif dtype is None:
+            value = np.asarray(value)  # Python numbers: int64, float64, complex128 or bool (None, str: others)
+        src = value.dtype
+        target = jax.dtypes.canonicalize_dtype(src if dtype is None else dtype)
+        if (src.kind not in "biufc" and not jnp.issubdtype(src, np.floating)) or not (
+                target == np.bool_ or jnp.issubdtype(target, np.number)):
             return None
-        else:
-            target = jax.dtypes.canonicalize_dtype(dtype)
-        if not (target == np.bool_ or jnp.issubdtype(target, np.number)) or (
-                dtype is not None and target != np.dtype(dtype)):
+        if not np.can_cast(src, target, "same_kind") or (dtype is not None and target != np.dtype(dtype)):
+            return None
+        if python and src.kind in "iu" and target.kind in "iu" and value.size and not (
+                np.iinfo(target).min <= value.min() and value.max() <= np.iinfo(target).max):
             return None
         host = np.array(value, dtype=target, copy=True)
     except (TypeError, ValueError, OverflowError):
         return None
+    if tape_set.state.capture is not None:
+        with jax.ensure_compile_time_eval():
+            return jax.device_put(host)
     return jax.device_put(host)
 
 
