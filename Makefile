@@ -28,7 +28,7 @@ $(STAMP_BENCH): pyproject.toml | $(PY)
 # Layers (pyproject's [tool.importlinter]) first: seconds, and a broken layer is worth knowing before 10 minutes of tests.
 test: $(STAMP_TEST)
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest tests -n 2 -p no:cacheprovider
+	$(PY) -m pytest tests -n 2 --dist worksteal -p no:cacheprovider
 
 demo: $(STAMP_TEST)
 	$(PY) examples/demo.py
