@@ -6,6 +6,7 @@ are told (``_trackers``), so the tape can free the ops nothing can reach any mor
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import operator
 import sys
@@ -1366,8 +1367,7 @@ def _host_to_device(value: Any, dtype: Any = None):
     is: jnp.asarray compiles an XLA program for each new shape and dtype (jax 0.10's ``stage`` and
     ``convert_element_type``: 15-50 ms the first time, in every process). Always a copy: on the CPU
     ``jnp.asarray(a, dtype)`` and ``jax.device_put(a)`` may share a NumPy array's memory, so a later
-    ``a[0] = 5`` would change a Tensor, a Variable or a tape's residual (TF copies). Inside a tj.function
-    trace the array stays concrete (a constant TF folds), as the caller's jnp.asarray does there."""
+    ``a[0] = 5`` would change a Tensor, a Variable or a tape's residual (TF copies)."""
     try:
         python = type(value) is not np.ndarray
         if python:
@@ -1387,9 +1387,6 @@ def _host_to_device(value: Any, dtype: Any = None):
         host = np.array(value, dtype=target, copy=True)
     except (TypeError, ValueError, OverflowError):
         return None
-    if tape_set.state.capture is not None:
-        with jax.ensure_compile_time_eval():
-            return jax.device_put(host)
     return jax.device_put(host)
 
 
@@ -1430,13 +1427,11 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     try:
         if isinstance(value, (list, tuple)):
             value = _materialize_nested(value)
-        arr = _host_to_device(value, dtype)
-        if arr is None and tape_set.state.capture is None:
-            arr = jnp.asarray(value, dtype=dtype)
-        elif arr is None:
-            # inside a tj.function trace a constant stays concrete (TF folds graph constants): tj.constant(1)
-            # then works as an axis or shape there, as tf.constant does inside tf.function
-            with jax.ensure_compile_time_eval():
+        # inside a tj.function trace a constant stays concrete (TF folds graph constants): tj.constant(1)
+        # then works as an axis or shape there, as tf.constant does inside tf.function
+        with (jax.ensure_compile_time_eval() if tape_set.state.capture is not None else contextlib.nullcontext()):
+            arr = _host_to_device(value, dtype)
+            if arr is None:
                 arr = jnp.asarray(value, dtype=dtype)
     except OverflowError as e:
         held = jax.dtypes.canonicalize_dtype(dtype)
