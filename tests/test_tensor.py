@@ -447,3 +447,38 @@ def test_constants_made_inside_a_function_stay_concrete():
         return tj.numpy.reshape(x, tj.constant([2, 3], dtype=tj.int32)) + tj.constant(np.ones((2, 3), np.float32))
     np.testing.assert_array_equal(f(tj.constant(np.arange(6.0, dtype=np.float32))).numpy(),
                                   np.arange(6.0).reshape(2, 3) + 1)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.bool_, np.complex64])
+def test_as_array_is_jnp_asarray_without_a_program_or_shared_memory(dtype, caplog):
+    """tensor.as_array (what differentiate, jacobian and the zeros of sources and tangents use for NumPy values):
+    jnp.asarray's dtype and bits, a copy (a later write to the caller's array changes nothing), and no XLA program
+    (jnp.asarray compiles one per new shape)."""
+    from tapejax.tensor import as_array
+    a = (np.arange(1000) % 7 - 3).astype(dtype).reshape(8, 125)  # large enough that jax.device_put would share it
+    want = jnp.asarray(a)
+    with jax.log_compiles(), caplog.at_level("WARNING"):
+        got = as_array(a.reshape(125, 8))
+    assert not [r for r in caplog.records if r.getMessage().startswith("Compiling")], caplog.text
+    before = np.asarray(got).copy()
+    a.reshape(125, 8)[0, 0] = 5
+    assert got.dtype == want.dtype and got.shape == (125, 8) and not got.weak_type
+    np.testing.assert_array_equal(np.asarray(got), before)
+    np.testing.assert_array_equal(np.asarray(got).reshape(8, 125).view(np.uint8)[1:], np.asarray(want).view(np.uint8)[1:])
+    assert as_array(2.0).weak_type and as_array(2.0).dtype == jnp.asarray(2.0).dtype  # Python numbers: jnp.asarray's
+
+
+def test_differentiate_converts_numpy_arguments_without_a_program_and_copies_them(caplog):
+    """tj.differentiate turns NumPy arguments into arrays with as_array: only its own forward program compiles (no
+    jnp.asarray program for the argument's shape), and the argument its forward keeps as a residual is a copy: a
+    later write to the caller's array does not change the backward pass."""
+    a = np.linspace(0.5, 2.0, 7 * 13 * 3).astype(np.float32).reshape(7, 13, 3)  # a shape no other test uses
+    with jax.log_compiles(), caplog.at_level("WARNING"):
+        d = tj.differentiate(lambda x: tj.numpy.sum(tj.numpy.sin(x) * x), a)
+        y, res = d.forward(a)
+    compiled = [r.getMessage().split(" with ")[0] for r in caplog.records if r.getMessage().startswith("Compiling")]
+    assert compiled and not [c for c in compiled if "_forward_impl" not in c], compiled
+    want = np.sin(a) + a * np.cos(a)
+    a[:] = 0.0
+    (g,) = d.backward(tj.constant(1.0), res)
+    np.testing.assert_allclose(np.asarray(g), want, rtol=1e-5, atol=1e-6)

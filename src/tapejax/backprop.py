@@ -13,7 +13,7 @@ from .tensor import ArrayImpl, LazyTensor
 from .nest import UnconnectedGradients, flatten, rebuild, unconnected_gradients_of
 from .sweep import GradientStats
 from .tape import Tape, new_tape
-from .tensor import Tensor, Variable, is_float, convert_to_tensor, pending_source
+from .tensor import Tensor, Variable, as_array, is_float, convert_to_tensor, pending_source
 from .ops.core import record_identity
 from .ops import numpy as tnp
 
@@ -23,7 +23,7 @@ def _zeros_like_source(s) -> Tensor:
         return Tensor(vspace.zeros_like(s._value))
     if isinstance(s, Tensor):
         return Tensor(vspace.zeros_like(s._value))
-    return Tensor(vspace.zeros_like(jnp.asarray(s)))
+    return Tensor(vspace.zeros_like(as_array(s)))
 
 
 def _as_tensor_result(g) -> Optional[Tensor]:

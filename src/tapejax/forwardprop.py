@@ -20,7 +20,7 @@ import jax.numpy as jnp
 
 from . import tape_set, vspace
 from .nest import UnconnectedGradients, flatten, rebuild, unconnected_gradients_of as _unconnected
-from .tensor import Tensor, Variable, is_float, convert_to_tensor
+from .tensor import Tensor, Variable, as_array, is_float, convert_to_tensor
 from .backprop import GradientTape
 from .ops.core import apply
 from .ops import numpy as tnp
@@ -89,7 +89,7 @@ class Accumulator:
             yield
 
     def _zeros(self, like) -> Tensor:
-        arr = like._value if isinstance(like, Tensor) else jnp.asarray(like)
+        arr = like._value if isinstance(like, Tensor) else as_array(like)
         return Tensor(vspace.zeros_like(arr))
 
     def accumulate(self, op, static, args, raw, diff, outs, out) -> None:
@@ -161,7 +161,7 @@ class Accumulator:
         return None
 
     def _zeros_batched(self, like, batch: Optional[int]) -> Tensor:
-        arr = like._value if isinstance(like, Tensor) else jnp.asarray(like)
+        arr = like._value if isinstance(like, Tensor) else as_array(like)
         if batch is None:
             return Tensor(vspace.zeros_like(arr))
         return Tensor(vspace.zeros_from_spec((batch,) + tuple(arr.shape), arr.dtype))

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import record, tape_set
 from .nest import UnconnectedGradients, flatten, rebuild
-from .tensor import Tensor, TracedValueError, Variable
+from .tensor import Tensor, TracedValueError, Variable, as_array
 from .ops import numpy as tnp
 
 Gradient = Callable[..., list]
@@ -32,7 +32,7 @@ Kept = Callable[[], ContextManager]
 def _shape_dtype(x):
     if isinstance(x, (Tensor, Variable)):
         return tuple(x.shape), x.dtype
-    arr = jnp.asarray(x)
+    arr = as_array(x)
     return tuple(arr.shape), arr.dtype
 
 

@@ -1390,6 +1390,17 @@ def _host_to_device(value: Any, dtype: Any = None):
     return jax.device_put(host)
 
 
+def as_array(value: Any, dtype: Any = None) -> jax.Array:
+    """``jnp.asarray(value, dtype)`` for a raw value (a NumPy array, Python numbers, a jax array), except that a
+    NumPy array becomes a copy on the device made without an XLA program (``_host_to_device``): never the
+    caller's memory, which a later write would change under a residual, and no compile per new shape."""
+    if type(value) is np.ndarray:
+        arr = _host_to_device(value, dtype)
+        if arr is not None:
+            return arr
+    return jnp.asarray(value, dtype=dtype)
+
+
 def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: Optional[str] = None) -> Tensor:
     """A Tensor from a Tensor, Variable (its recorded read), jax/numpy array, Python number or list.
     ``name`` is accepted for TF code and ignored (an eager TF tensor has no name either).

@@ -29,7 +29,7 @@ from .. import sweep, tape_set, vspace
 from ..ops.core import BackwardFunction, IdentityBackward, NoGradient, OpBackward
 from ..ops import linear_rule
 from ..tape import OpEntry
-from ..tensor import Tensor
+from ..tensor import Tensor, as_array
 from .capture import Capture, warn_raw_uses
 
 
@@ -64,7 +64,7 @@ class Differentiated:
     def __init__(self, f: Callable, example_args: Sequence[Any]) -> None:
         self._f = f
         self.name = getattr(f, "__name__", "f")
-        example = [a._value if isinstance(a, Tensor) else jnp.asarray(a) for a in example_args]
+        example = [a._value if isinstance(a, Tensor) else as_array(a) for a in example_args]
         self._n_in = len(example)
         self._plan: Optional[dict] = None
         self._forward = jax.jit(self._forward_impl)
@@ -184,7 +184,7 @@ class Differentiated:
     # -- public ---------------------------------------------------------------------------------------
     def forward(self, *args):
         """Run the compiled forward program: ``(outputs, residuals)``."""
-        arrays = [a._value if isinstance(a, Tensor) else jnp.asarray(a) for a in args]
+        arrays = [a._value if isinstance(a, Tensor) else as_array(a) for a in args]
         outs, temps = self._forward(*arrays)
         plan = self._plan
         res = Residuals(temps, [arrays[k] if k in plan["used_inputs"] else None for k in range(len(arrays))],
@@ -203,7 +203,7 @@ class Differentiated:
             if g is None:
                 raw.append(None)
                 continue
-            g = g._value if isinstance(g, Tensor) else jnp.asarray(g, dtype)
+            g = g._value if isinstance(g, Tensor) else as_array(g, dtype)
             if tuple(g.shape) != tuple(shape):
                 raise ValueError(f"differentiate('{self.name}').backward: output gradient of shape {tuple(g.shape)}"
                                  f" does not match its output of shape {tuple(shape)}.")
@@ -281,7 +281,7 @@ def jax_vjp_residual_bytes(f: Callable, *args) -> int:
     """Bytes of the residuals ``jax.vjp`` keeps for the same tapejax function (for comparison). The ops
     carry tapejax's rules into ``jax.vjp``, so this is also what an outer tape keeps for a tj.function
     call of ``f``."""
-    arrays = [a._value if isinstance(a, Tensor) else jnp.asarray(a) for a in args]
+    arrays = [a._value if isinstance(a, Tensor) else as_array(a) for a in args]
 
     def raw(*xs):
         with tape_set.isolated(None):
