@@ -679,3 +679,64 @@ def test_grad_fn_reading_a_later_assigned_variable_after_a_nested_custom_gradien
     v.assign([1.0, 2.0, 3.0])
     with pytest.raises(NotImplementedError, match=r"custom_gradient 'f'.*'late_nested_v:0'"):
         tape_value_and_gradient(tj.function(prog), x)
+
+
+@tj.custom_gradient
+def _scale_by_second(a, b):
+    """a * b whose gradient reaches only a (b's is None: unconnected, as TF)."""
+    def grad(dy):
+        return dy * b, None
+    return a * b, grad
+
+
+def test_none_gradient_is_a_symbolic_zero_under_jax_transforms():
+    """A custom gradient's None for an input stops the gradient there on every path: a tape never runs the
+    backward of the op that made that input, and jax.grad over tj code (jax.jit, tj.function differentiated
+    from outside) must not either: run on zeros, that backward can make NaN of 0 * inf where the tape gives 0
+    (pow's for a base of 0, at second order below: NaN on the JAX paths before)."""
+    z0 = np.array([0.0, 4.0], np.float32)
+    x0 = np.array([2.0, 3.0], np.float32)
+
+    def f(x, z):
+        return tnp.sum(_scale_by_second(x, tnp.sqrt(z)))
+    x, z = tj.constant(x0), tj.constant(z0)
+    with tj.GradientTape() as tape:
+        tape.watch([x, z])
+        y = f(x, z)
+    gx, gz = tape.gradient(y, [x, z])
+    assert gz is None
+    np.testing.assert_allclose(gx.numpy(), np.sqrt(z0))
+
+    def raw(a, c):
+        return f(tj.Tensor(a), tj.Tensor(c)).value
+    jx, jz = jax.jit(jax.grad(raw, argnums=(0, 1)))(jnp.asarray(x0), jnp.asarray(z0))
+    np.testing.assert_allclose(np.asarray(jx), np.sqrt(z0))
+    np.testing.assert_array_equal(np.asarray(jz), [0.0, 0.0])  # (JAX has no None: zeros)
+    tx, tz = tj.function(lambda a, c: tj.gradients(f(a, c), [a, c]))(x, z)
+    assert tz is None
+    np.testing.assert_allclose(tx.numpy(), np.sqrt(z0))
+
+    # Second order (path fuzz seed 4969's program, reduced): the inner gradient with respect to a and b, the
+    # outer one with respect to a. Run on the zero cotangent, pow's backward for b (y * b**(y-1), inf at b = 0)
+    # made NaN of the outer gradient on the JAX paths (0 * inf).
+    a0, b0 = np.array([0.5, 1.0, 0.5], np.float32), np.array([0.0, 0.0, -1.0], np.float32)
+    va, vb = np.array([1.0, -1.0, 0.5], np.float32), np.array([0.5, 2.0, 1.0], np.float32)
+
+    def g(a, b):
+        return tnp.sum(_scale_by_second(a, tnp.abs(b) ** a))
+    a, b = tj.constant(a0), tj.constant(b0)
+    with tj.GradientTape() as outer:
+        outer.watch(a)
+        with tj.GradientTape() as inner:
+            inner.watch([a, b])
+            ga, gb = inner.gradient(g(a, b), [a, b], unconnected_gradients=tj.UnconnectedGradients.ZERO)
+        s = tnp.sum(ga * va) + tnp.sum(gb * vb)
+    want = outer.gradient(s, a).numpy()
+    # d/da of |b|**a * va: |b|**a log|b| va, with log masked at b = 0 (TF's PowGrad) and log 1 = 0
+    np.testing.assert_allclose(want, [0.0, 0.0, 0.0], atol=1e-6)
+
+    def gdot(a_, b_):
+        ja, jb = jax.grad(lambda u, w: g(tj.Tensor(u), tj.Tensor(w)).value, argnums=(0, 1))(a_, b_)
+        return jnp.sum(ja * va) + jnp.sum(jb * vb)
+    got = jax.jit(jax.grad(gdot))(jnp.asarray(a0), jnp.asarray(b0))
+    np.testing.assert_allclose(np.asarray(got), want, atol=1e-6)

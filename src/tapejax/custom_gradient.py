@@ -300,8 +300,7 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
                 if cap is not None:
                     cap.read_log = outer_log
         no_gradient.update(j for j, g in enumerate(grads) if g is None)
-        return [conj(g) if g is not None else jnp.zeros(jnp.shape(x), jnp.result_type(x))
-                for g, x in zip(grads, xs)]
+        return [conj(g) for g, _ in zip(grads, xs)]  # (None: no gradient, a symbolic zero for JAX)
     no_forward = backward.no_forward_mode = getattr(grad_fn, "no_forward_mode", None)  # recompute_grad's
     if no_forward is not None and tape_set.state.capture is not None:
         # (JAX runs a rule's tangent code in reverse mode too, so the rule refuses only where it cannot

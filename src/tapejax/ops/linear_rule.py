@@ -45,9 +45,14 @@ class LinearRule:
     ``out_avals`` those of its results (the output tangents), which are ``transpose``'s linear arguments.
     """
 
-    def __init__(self, forward: Callable, transpose: Callable, lin_avals: Sequence, out_avals: Sequence) -> None:
+    def __init__(self, forward: Callable, transpose: Callable, lin_avals: Sequence, out_avals: Sequence,
+                 zero_cts: frozenset = frozenset()) -> None:
         self.forward, self.transpose = forward, transpose
         self.lin_avals, self.out_avals = tuple(lin_avals), tuple(out_avals)
+        # Positions of ``transpose``'s results that are always zero (a backward function's None): JAX gets
+        # them as symbolic zeros, so nothing upstream of those inputs runs for them, as a tape skips an
+        # unconnected input (a backward run on zeros can make NaN of 0 * inf where the tape gives 0).
+        self.zero_cts = zero_cts
         self._batched: Dict[tuple, "LinearRule"] = {}
 
     def fn(self, transposed: bool) -> Callable:
@@ -65,7 +70,7 @@ class LinearRule:
                 return jax.vmap(lambda res, lin: tuple(f(res, lin)), in_axes=(list(res_axes), 0))
             add = lambda avs: tuple(jax.core.ShapedArray((size,) + tuple(a.shape), a.dtype) for a in avs)
             b = self._batched[key] = LinearRule(vm(self.forward), vm(self.transpose),
-                                                add(self.lin_avals), add(self.out_avals))
+                                                add(self.lin_avals), add(self.out_avals), self.zero_cts)
         return b
 
 
@@ -129,6 +134,8 @@ def _transpose(cts, *args, rule, transposed, n_res):
                                   "linear only in its tangents).")
     cts = [_zeros(a) if type(c) is ad.Zero else c for c, a in zip(cts, rule.result_avals(transposed))]
     lin_cts = bind(rule, res, cts, not transposed)
+    if rule.zero_cts and not transposed:
+        lin_cts = [ad.Zero(a) if k in rule.zero_cts else c for k, (c, a) in enumerate(zip(lin_cts, rule.lin_avals))]
     return [None] * n_res + list(lin_cts)
 
 
@@ -208,8 +215,8 @@ def _failing_jvp(deferred, n_y, primals, tangents):
 
 def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, guard: Optional[Callable] = None) -> tuple:
     """``ys`` (computed from ``xs`` by code JAX may see) as values whose derivative with respect to ``xs``
-    is ``backward(*cotangents of ys) -> cotangents of xs`` (JAX's convention), and whose tangent is its
-    transpose. ``backward`` is traced once, now: what it closes over (values of the current trace) becomes
+    is ``backward(*cotangents of ys) -> cotangents of xs`` (JAX's convention; None for an x that gets no
+    gradient: a symbolic zero for JAX), and whose tangent is its transpose. ``backward`` is traced once, now: what it closes over (values of the current trace) becomes
     explicit residuals, so the rule stays valid when JAX transposes it later, in another trace.
 
     Returns ``(new ys, (transpose, residuals))``: ``transpose(residuals, cts)`` is ``backward`` as a pure
@@ -217,8 +224,15 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, guard: Optio
     runs whenever the rule is used (reverse or forward mode) and may raise: the rule is no longer valid."""
     aval = lambda x: jax.core.ShapedArray(jnp.shape(x), jnp.result_type(x))
     y_avals = [aval(y) for y in ys]
+    x_avals = [aval(x) for x in xs]
+    no_gradient = set()
+
+    def dense(*cts):  # (None as zeros in the traced backward; the rule says which they are)
+        gs = list(backward(*cts))
+        no_gradient.update(k for k, g in enumerate(gs) if g is None)
+        return [_zeros(a) if g is None else g for g, a in zip(gs, x_avals)]
     try:
-        closed = jax.make_jaxpr(lambda *cts: list(backward(*cts)))(
+        closed = jax.make_jaxpr(dense)(
             *[jax.ShapeDtypeStruct(a.shape, a.dtype) for a in y_avals])
     except Exception as err:  # noqa: BLE001 - any error of the user's backward code
         # As TF, a backward function only runs when a gradient needs it: one that cannot be traced (say a
@@ -247,5 +261,5 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, guard: Optio
                 raise NotImplementedError(no_forward) from err
             raise
         return list(cts)
-    rule = LinearRule(forward, transpose, [aval(x) for x in xs], y_avals)
+    rule = LinearRule(forward, transpose, x_avals, y_avals, frozenset(no_gradient))
     return _attached(rule, len(xs), len(ys), *xs, *ys, *consts), (transpose, consts)
