@@ -285,7 +285,6 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
     bf = CustomGradientBackward(name, grad_fn, [outs[k] for k in out_pos], positions, len(flat_args), variables)
     conj = lambda v: jnp.conj(v) if v is not None and jnp.iscomplexobj(v) else v
 
-    no_gradient = set()  # inputs grad_fn returns None for (attach_backward traces it now)
     reads: list = []  # (Variable, traced value) of each Variable grad_fn reads: fixed as of this call
     stale: List[str] = []  # the names of those the trace assigned after this call (known at its end)
 
@@ -299,14 +298,14 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
             finally:
                 if cap is not None:
                     cap.read_log = outer_log
-        no_gradient.update(j for j, g in enumerate(grads) if g is None)
         return [conj(g) for g, _ in zip(grads, xs)]  # (None: no gradient, a symbolic zero for JAX)
     no_forward = backward.no_forward_mode = getattr(grad_fn, "no_forward_mode", None)  # recompute_grad's
     if no_forward is not None and tape_set.state.capture is not None:
         # (JAX runs a rule's tangent code in reverse mode too, so the rule refuses only where it cannot
         # transpose: the tj.function call holding this trace refuses forward mode itself)
         tape_set.state.capture.no_forward_mode = no_forward
-    ys, (transpose, residuals) = linear_rule.attach_backward(xs, [outs[k]._value for k in out_pos], backward,
+    # (no_gradient: the inputs grad_fn returns None for; attach_backward traces it now)
+    ys, (transpose, residuals), no_gradient = linear_rule.attach_backward(xs, [outs[k]._value for k in out_pos], backward,
                                                              guard=lambda: _refuse_stale_reads(name, stale))
     cap = tape_set.state.capture
     if cap is not None and reads:
@@ -322,7 +321,7 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
     # For tj.differentiate: grad_fn as a pure function of residuals of this trace, and which of the
     # recorded (non-None) outputs it takes cotangents for.
     recorded = [k for k, o in enumerate(outs) if o is not None]
-    return outs, TracedRule(transpose, residuals, [recorded.index(k) for k in out_pos], frozenset(no_gradient))
+    return outs, TracedRule(transpose, residuals, [recorded.index(k) for k in out_pos], no_gradient)
 
 
 def _refuse_stale_reads(name: str, stale: List[str]) -> None:

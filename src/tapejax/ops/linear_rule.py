@@ -216,12 +216,14 @@ def _failing_jvp(deferred, n_y, primals, tangents):
 def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, guard: Optional[Callable] = None) -> tuple:
     """``ys`` (computed from ``xs`` by code JAX may see) as values whose derivative with respect to ``xs``
     is ``backward(*cotangents of ys) -> cotangents of xs`` (JAX's convention; None for an x that gets no
-    gradient: a symbolic zero for JAX), and whose tangent is its transpose. ``backward`` is traced once, now: what it closes over (values of the current trace) becomes
-    explicit residuals, so the rule stays valid when JAX transposes it later, in another trace.
+    gradient, a symbolic zero for JAX), and whose tangent is its transpose. ``backward`` is traced once, now:
+    what it closes over (values of the current trace) becomes explicit residuals, so the rule stays valid when
+    JAX transposes it later, in another trace.
 
-    Returns ``(new ys, (transpose, residuals))``: ``transpose(residuals, cts)`` is ``backward`` as a pure
-    function of those residuals (tj.differentiate puts it in its backward program). ``guard()``, if given,
-    runs whenever the rule is used (reverse or forward mode) and may raise: the rule is no longer valid."""
+    Returns ``(new ys, (transpose, residuals), no_gradient)``: ``transpose(residuals, cts)`` is ``backward`` as
+    a pure function of those residuals, zeros for its None (tj.differentiate puts it in its backward program);
+    ``no_gradient`` the positions of the xs it gives None. ``guard()``, if given, runs whenever the rule is
+    used (reverse or forward mode) and may raise: the rule is no longer valid."""
     aval = lambda x: jax.core.ShapedArray(jnp.shape(x), jnp.result_type(x))
     y_avals = [aval(y) for y in ys]
     x_avals = [aval(x) for x in xs]
@@ -239,7 +241,7 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, guard: Optio
         # grad_fn that raises) leaves the forward usable, and its error is raised where a derivative is taken.
         def failed(res, cts):
             raise err
-        return _failing(_Deferred(err), len(ys), *ys), (failed, [])
+        return _failing(_Deferred(err), len(ys), *ys), (failed, []), frozenset()
     jaxpr = closed.jaxpr
     consts = list(closed.consts)
 
@@ -261,5 +263,6 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, guard: Optio
                 raise NotImplementedError(no_forward) from err
             raise
         return list(cts)
-    rule = LinearRule(forward, transpose, x_avals, y_avals, frozenset(no_gradient))
-    return _attached(rule, len(xs), len(ys), *xs, *ys, *consts), (transpose, consts)
+    no_gradient = frozenset(no_gradient)
+    rule = LinearRule(forward, transpose, x_avals, y_avals, no_gradient)
+    return _attached(rule, len(xs), len(ys), *xs, *ys, *consts), (transpose, consts), no_gradient
