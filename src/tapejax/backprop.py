@@ -6,7 +6,6 @@ import warnings
 from typing import Any, Iterator, List, Optional
 
 import jax
-import jax.numpy as jnp
 
 from . import jacobian as jacobians, tape_set, vspace
 from .tensor import ArrayImpl, LazyTensor

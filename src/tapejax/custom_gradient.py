@@ -305,8 +305,8 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
         # transpose: the tj.function call holding this trace refuses forward mode itself)
         tape_set.state.capture.no_forward_mode = no_forward
     # (no_gradient: the inputs grad_fn returns None for; attach_backward traces it now)
-    ys, (transpose, residuals), no_gradient = linear_rule.attach_backward(xs, [outs[k]._value for k in out_pos], backward,
-                                                             guard=lambda: _refuse_stale_reads(name, stale))
+    ys, (transpose, residuals), no_gradient = linear_rule.attach_backward(
+        xs, [outs[k]._value for k in out_pos], backward, guard=lambda: _refuse_stale_reads(name, stale))
     cap = tape_set.state.capture
     if cap is not None and reads:
         values = cap.values

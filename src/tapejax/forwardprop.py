@@ -16,7 +16,6 @@ import weakref
 from typing import Any, Dict, Iterator, Optional
 
 import jax
-import jax.numpy as jnp
 
 from . import tape_set, vspace
 from .nest import UnconnectedGradients, flatten, rebuild, unconnected_gradients_of as _unconnected
