@@ -170,3 +170,44 @@ def test_kernel_helpers_are_not_public_names():
     for mod, names in [(tj.numpy, ("mul_no_nan", "cast_like", "unbroadcast", "tf_complex_vjp")),
                        (tj.numpy.linalg, ("mul_no_nan", "cast_like")), (tj.nn, ("tf_complex_bwd",))]:
         assert not [n for n in names if hasattr(mod, n)], mod.__name__
+
+
+def test_a_vjp_giving_none_works_at_second_order_and_under_jax_transforms():
+    """tj.op's vjp may give None for an argument (no gradient, as a TF gradient function). Nested tapes: the
+    backward recorded as an op crashed at second order ('NoneType' object has no attribute 'dtype'); it now has
+    only the gradients that are not None as outputs. Under jax.grad the None was zeros, so the backward of the op
+    that made that argument ran on them: at a base of 0, pow's second derivative there is 0 * inf, NaN where the
+    tape gives 0. It is a symbolic zero now, as a custom gradient's None."""
+    mul = tj.op(lambda a, b: a * b, vjp=lambda primals, ct: (ct * primals[1], None))
+    a, b = tj.constant([1.0, 2.0]), tj.constant([3.0, 4.0])
+    with tj.GradientTape(persistent=True) as outer:
+        outer.watch([a, b])
+        with tj.GradientTape() as inner:
+            inner.watch([a, b])
+            y = tj.numpy.sum(mul(a, b))
+        ga, gb = inner.gradient(y, [a, b])
+    assert gb is None
+    np.testing.assert_array_equal(ga.numpy(), [3.0, 4.0])
+    da, db = outer.gradient(ga, [a, b])
+    assert da is None  # (ga = ct * b: not a function of a)
+    np.testing.assert_array_equal(db.numpy(), [1.0, 1.0])
+
+    a0, b0 = np.array([0.5, 1.0, 0.5], np.float32), np.array([0.0, 0.0, -1.0], np.float32)
+    va, vb = np.array([1.0, -1.0, 0.5], np.float32), np.array([0.5, 2.0, 1.0], np.float32)
+
+    def g(a, b):
+        return tj.numpy.sum(mul(a, tj.numpy.abs(b) ** a))
+    a, b = tj.constant(a0), tj.constant(b0)
+    with tj.GradientTape() as outer:
+        outer.watch(a)
+        with tj.GradientTape() as inner:
+            inner.watch([a, b])
+            ga, gb = inner.gradient(g(a, b), [a, b], unconnected_gradients=tj.UnconnectedGradients.ZERO)
+        s = tj.numpy.sum(ga * va) + tj.numpy.sum(gb * vb)
+    want = outer.gradient(s, a).numpy()
+    np.testing.assert_allclose(want, [0.0, 0.0, 0.0], atol=1e-6)  # |b|**a log|b| va: log masked at 0, log 1 = 0
+
+    def gdot(a_, b_):
+        ja, jb = jax.grad(lambda u, w: g(tj.Tensor(u), tj.Tensor(w)).value, argnums=(0, 1))(a_, b_)
+        return jnp.sum(ja * va) + jnp.sum(jb * vb)
+    np.testing.assert_allclose(np.asarray(jax.jit(jax.grad(gdot))(jnp.asarray(a0), jnp.asarray(b0))), want, atol=1e-6)

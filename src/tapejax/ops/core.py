@@ -198,7 +198,16 @@ def _slim_rule(forward: Callable, transpose: Callable, dyn, lin, outs):
     dyn_s, lin_s, out_s = [sds(x) for x in dyn], [sds(x) for x in lin], [sds(x) for x in outs]
     n = len(dyn)
     used_f = linear_rule.used_inputs(jax.make_jaxpr(forward)(dyn_s, lin_s))[:n]
-    used_t = linear_rule.used_inputs(jax.make_jaxpr(transpose)(dyn_s, out_s))[:n]
+    closed_t, grads = jax.make_jaxpr(transpose, return_shape=True)(dyn_s, out_s)
+    used_t = linear_rule.used_inputs(closed_t)[:n]
+    # A gradient ``transpose`` gives as None (a user's vjp may) is zeros in the rule's code and a symbolic zero
+    # for JAX (LinearRule.zero_cts): nothing upstream of that input runs for it, as on a tape.
+    no_gradient = frozenset(k for k, g in enumerate(grads) if g is None)
+    if no_gradient:
+        given = transpose
+
+        def transpose(dyn, cts):
+            return [jnp.zeros(s.shape, s.dtype) if g is None else g for g, s in zip(given(dyn, cts), lin_s)]
     keep = tuple(i for i in range(n) if used_f[i] or used_t[i])
 
     def full(res):
@@ -208,7 +217,7 @@ def _slim_rule(forward: Callable, transpose: Callable, dyn, lin, outs):
         return d
     aval = lambda s: jax.core.ShapedArray(s.shape, s.dtype)
     rule = LinearRule(lambda res, t: forward(full(res), t), lambda res, c: transpose(full(res), c),
-                      [aval(s) for s in lin_s], [aval(s) for s in out_s])
+                      [aval(s) for s in lin_s], [aval(s) for s in out_s], no_gradient)
     return rule, keep
 
 
@@ -369,7 +378,7 @@ class _Kernels:
             # (tapejax's backward follows TF's convention, conj of JAX's).
             _, res = forward_res(diff, tuple(dyn))
             g = backward(res, tuple(_conj(c) for c in cts), spec_of(dyn), diff, diff)
-            return [_conj(x) if x is not None else _zeros_for(dyn[i]) for i, x in zip(diff, g)]
+            return [_conj(x) for _, x in zip(diff, g)]  # (None: no gradient, a symbolic zero for JAX)
 
         def spec_of(dyn):
             out = jax.eval_shape(fn, *dyn)
@@ -659,6 +668,7 @@ class OpDef:
         self.differentiable = differentiable
         self.user_defined = user_defined
         self.connections = connections
+        self.gradients_present: Optional[tuple] = None  # (a gradient op's: see _gradient_op)
         self.passthrough = frozenset(passthrough)
         self.backward_connected = (backward_connected if isinstance(backward_connected, bool)
                                    else frozenset(backward_connected))
@@ -711,8 +721,7 @@ class OpDef:
                 cts = tuple(None if m else next(given) for m in none_mask)
                 _, res = k.forward_res_impl(diff, tuple(dyn))
                 return k.backward_impl(res, cts, spec, diff, needed)
-            conn = self._derived_connections(grad_fn, avals)
-            g = self._derived[key] = OpDef(f"{self.name}_grad", grad_fn, register=False, connections=conn)
+            g = self._derived[key] = self._gradient_op(grad_fn, avals)
         return g
 
     def residual_grad_op(self, static: dict, plan: "_ResidualPlan", spec, diff: tuple, needed: tuple,
@@ -742,8 +751,20 @@ class OpDef:
                 stored = None if not stored else (stored[0] if len(stored) == 1 else tuple(stored))
                 cts = tuple(None if m else next(given) for m in none_mask)
                 return backward(plan.residuals(raw, stored), cts, spec, diff, needed)
-            conn = self._derived_connections(grad_fn, avals)
-            g = self._derived[key] = OpDef(f"{self.name}_grad", grad_fn, register=False, connections=conn)
+            g = self._derived[key] = self._gradient_op(grad_fn, avals)
+        return g
+
+    def _gradient_op(self, grad_fn: Callable, avals: tuple) -> "OpDef":
+        """The op of ``grad_fn`` (a backward kernel on op arguments). A gradient it gives as None (a user's vjp
+        may, as a TF gradient function: no gradient for that input) is not an output: an op's outputs are
+        arrays. ``gradients_present`` says which of the needed gradients are (None: all)."""
+        present = tuple(g is not None for g in jax.eval_shape(lambda *a: tuple(grad_fn(*a)), *avals))
+        fn = grad_fn
+        if not all(present):
+            def fn(*a):
+                return tuple(g for g, p in zip(grad_fn(*a), present) if p)
+        g = OpDef(f"{self.name}_grad", fn, register=False, connections=self._derived_connections(fn, avals))
+        g.gradients_present = None if all(present) else present
         return g
 
     def jvp_op(self, static: dict, diff: tuple, batched: bool, args: Sequence) -> "OpDef":
@@ -1374,14 +1395,18 @@ class BackwardFunction(RecordedOp):
             else:
                 args = self.input_tensors() + [c for c in cts if c is not None]
                 g_op = op.grad_op(t.static, t.spec, diff, needed, none_mask, args)
+            present = g_op.gradients_present
             try:
-                grads = apply(g_op, args, {})
+                grads = apply(g_op, args, {}) if present is None or any(present) else ()
             except Exception as e:
                 if not _is_no_gradient_error(e):
                     raise
                 raise NoGradient.of(op.name, e).error() from e
             if not isinstance(grads, tuple):
                 grads = (grads,)
+            if present is not None:  # (the gradients the backward gives as None, back in their places)
+                given = iter(grads)
+                grads = tuple(next(given) if p else None for p in present)
             if checking:
                 tape_set.debug_hooks.check_backward(self, cts, grads, needed)
         result = [None] * len(diff)
