@@ -10,6 +10,9 @@ Helpers (test files import them: ``from conftest import close``; pytest puts tes
   tape_value_and_gradient(f, x, output_gradients)
                               ``(f(x), gradient)`` of f at x (made a Tensor, watched) on one GradientTape
   accumulator_jvp(f, x, t)    f's tangent at x along t on one ForwardAccumulator
+  unconnected_second_input_at_zero_base(mul)
+                              second order by nested tapes and by jax.grad of jax.grad, through a product
+                              whose second argument gets no gradient (None) and is pow at a base of 0
   log1pexp                    TF's custom_gradient example: log(1 + e^x) with a gradient that stays
                               finite for large x (1 at x = 100, where the autodiff of the formula is NaN)
 
@@ -152,6 +155,34 @@ def accumulator_jvp(f, x, t):
     with tj.ForwardAccumulator(x, tj.constant(t)) as acc:
         y = f(x)
     return acc.jvp(y)
+
+
+def unconnected_second_input_at_zero_base(mul):
+    """``(nested tapes, jax.grad of jax.grad)`` of the path fuzz's seed 4969, reduced: ``g(a, b) = sum(mul(a,
+    |b| ** a))`` with ``mul`` a product whose gradient for its second argument is None; the inner gradient with
+    respect to a and b, the outer one (of ``sum(ga * va) + sum(gb * vb)``) with respect to a, at b = (0, 0, -1).
+    Run on a zero cotangent, pow's backward for b (``a * b ** (a - 1)``, inf at b = 0) makes 0 * inf = NaN; the
+    tape never runs it. Both should be 0 (|b| ** a log|b| va, the log masked at 0 as TF's PowGrad, log 1 = 0)."""
+    import jax
+    import jax.numpy as jnp
+    a0, b0 = np.array([0.5, 1.0, 0.5], np.float32), np.array([0.0, 0.0, -1.0], np.float32)
+    va, vb = np.array([1.0, -1.0, 0.5], np.float32), np.array([0.5, 2.0, 1.0], np.float32)
+
+    def g(a, b):
+        return tnp.sum(mul(a, tnp.abs(b) ** a))
+    a, b = tj.constant(a0), tj.constant(b0)
+    with tj.GradientTape() as outer:
+        outer.watch(a)
+        with tj.GradientTape() as inner:
+            inner.watch([a, b])
+            ga, gb = inner.gradient(g(a, b), [a, b], unconnected_gradients=tj.UnconnectedGradients.ZERO)
+        s = tnp.sum(ga * va) + tnp.sum(gb * vb)
+    tape = outer.gradient(s, a).numpy()
+
+    def gdot(a_, b_):
+        ja, jb = jax.grad(lambda u, w: g(tj.Tensor(u), tj.Tensor(w)).value, argnums=(0, 1))(a_, b_)
+        return jnp.sum(ja * va) + jnp.sum(jb * vb)
+    return tape, np.asarray(jax.jit(jax.grad(gdot))(jnp.asarray(a0), jnp.asarray(b0)))
 
 
 @tj.custom_gradient
