@@ -1392,9 +1392,10 @@ def _host_to_device(value: Any, dtype: Any = None):
 
 def as_array(value: Any, dtype: Any = None) -> jax.Array:
     """``jnp.asarray(value, dtype)`` for a raw value (a NumPy array, Python numbers, a jax array), except that a
-    NumPy array becomes a copy on the device made without an XLA program (``_host_to_device``): never the
-    caller's memory, which a later write would change under a residual, and no compile per new shape."""
-    if type(value) is np.ndarray:
+    NumPy array (or Python numbers with a ``dtype``) becomes a copy on the device made without an XLA program
+    (``_host_to_device``): never the caller's memory, which a later write would change under a residual, and no
+    compile per new shape. A jax array or tracer goes to jnp.asarray as it is (no round trip to the host)."""
+    if not isinstance(value, (jax.Array, jax.core.Tracer)):
         arr = _host_to_device(value, dtype)
         if arr is not None:
             return arr
@@ -1441,9 +1442,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
         # inside a tj.function trace a constant stays concrete (TF folds graph constants): tj.constant(1)
         # then works as an axis or shape there, as tf.constant does inside tf.function
         with (jax.ensure_compile_time_eval() if tape_set.state.capture is not None else contextlib.nullcontext()):
-            arr = _host_to_device(value, dtype)
-            if arr is None:
-                arr = jnp.asarray(value, dtype=dtype)
+            arr = as_array(value, dtype)
     except OverflowError as e:
         held = jax.dtypes.canonicalize_dtype(dtype)
         x64 = f" (JAX's x64 mode is off, so {jnp.dtype(dtype)} means {held})" if held != jnp.dtype(dtype) else ""
