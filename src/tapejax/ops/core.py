@@ -197,17 +197,11 @@ def _slim_rule(forward: Callable, transpose: Callable, dyn, lin, outs):
     sds = lambda x: jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x))
     dyn_s, lin_s, out_s = [sds(x) for x in dyn], [sds(x) for x in lin], [sds(x) for x in outs]
     n = len(dyn)
-    used_f = linear_rule.used_inputs(jax.make_jaxpr(forward)(dyn_s, lin_s))[:n]
-    closed_t, grads = jax.make_jaxpr(transpose, return_shape=True)(dyn_s, out_s)
-    used_t = linear_rule.used_inputs(closed_t)[:n]
     # A gradient ``transpose`` gives as None (a user's vjp may) is zeros in the rule's code and a symbolic zero
     # for JAX (LinearRule.zero_cts): nothing upstream of that input runs for it, as on a tape.
-    no_gradient = frozenset(k for k, g in enumerate(grads) if g is None)
-    if no_gradient:
-        given = transpose
-
-        def transpose(dyn, cts):
-            return [jnp.zeros(s.shape, s.dtype) if g is None else g for g, s in zip(given(dyn, cts), lin_s)]
+    transpose, no_gradient = linear_rule.zeros_for_none(transpose, lin_s)
+    used_f = linear_rule.used_inputs(jax.make_jaxpr(forward)(dyn_s, lin_s))[:n]
+    used_t = linear_rule.used_inputs(jax.make_jaxpr(transpose)(dyn_s, out_s))[:n]  # (fills no_gradient)
     keep = tuple(i for i in range(n) if used_f[i] or used_t[i])
 
     def full(res):
@@ -217,7 +211,7 @@ def _slim_rule(forward: Callable, transpose: Callable, dyn, lin, outs):
         return d
     aval = lambda s: jax.core.ShapedArray(s.shape, s.dtype)
     rule = LinearRule(lambda res, t: forward(full(res), t), lambda res, c: transpose(full(res), c),
-                      [aval(s) for s in lin_s], [aval(s) for s in out_s], no_gradient)
+                      [aval(s) for s in lin_s], [aval(s) for s in out_s], frozenset(no_gradient))
     return rule, keep
 
 

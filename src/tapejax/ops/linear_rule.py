@@ -100,6 +100,20 @@ def _zeros(aval):
     return jnp.zeros(aval.shape, aval.dtype)
 
 
+def zeros_for_none(fn: Callable, avals: Sequence) -> tuple:
+    """``(dense, no_gradient)``: ``fn`` (a backward or transpose giving one gradient per ``avals``, None where
+    there is none) as a function giving zeros of ``avals`` there, and the set of those positions, which each
+    trace of ``dense`` fills (tracing it once, as a rule's code is, makes it complete): what a LinearRule takes
+    as its ``zero_cts``."""
+    no_gradient = set()
+
+    def dense(*args):
+        gs = list(fn(*args))
+        no_gradient.update(k for k, g in enumerate(gs) if g is None)
+        return [_zeros(a) if g is None else g for g, a in zip(gs, avals)]
+    return dense, no_gradient
+
+
 def _jvp(primals, tangents, *, rule, transposed, n_res):
     res, lin = primals[:n_res], primals[n_res:]
     t_res, t_lin = tangents[:n_res], tangents[n_res:]
@@ -227,12 +241,7 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, guard: Optio
     aval = lambda x: jax.core.ShapedArray(jnp.shape(x), jnp.result_type(x))
     y_avals = [aval(y) for y in ys]
     x_avals = [aval(x) for x in xs]
-    no_gradient = set()
-
-    def dense(*cts):  # (None as zeros in the traced backward; the rule says which they are)
-        gs = list(backward(*cts))
-        no_gradient.update(k for k, g in enumerate(gs) if g is None)
-        return [_zeros(a) if g is None else g for g, a in zip(gs, x_avals)]
+    dense, no_gradient = zeros_for_none(backward, x_avals)  # (filled by the one trace of backward, below)
     try:
         closed = jax.make_jaxpr(dense)(
             *[jax.ShapeDtypeStruct(a.shape, a.dtype) for a in y_avals])
