@@ -207,8 +207,9 @@ def test_gc_tracked_objects_per_deferred_op_run_one_by_one_have_a_ceiling():
 # Host bytes per deferred op while a tape holds a chain (tracemalloc): the node (which is also the backward
 # function and tape entry), its op_tape entry, its output's id (kept as the int, no tuple) and its step-record
 # tokens. No tensor_tape entry (the op is keyed by its output's id) and no count of 1 in tensor_usage.
-# Measured 283 at this length (327 with a tuple of output ids per op, 474 before that).
-DEFERRED_BYTES_PER_OP_CEILING = 310
+# Measured 259 at this length (283 with a count and a fourth argument slot per op and a flag for a second
+# tape, 327 with a tuple of output ids per op, 474 before that).
+DEFERRED_BYTES_PER_OP_CEILING = 285
 
 
 def test_host_bytes_per_deferred_op_have_a_ceiling():
@@ -236,14 +237,15 @@ def test_host_bytes_per_deferred_op_have_a_ceiling():
     assert bytes_per_op <= DEFERRED_BYTES_PER_OP_CEILING, bytes_per_op
 
 
-# Host bytes per strictly eager op (tracemalloc), the same chain: the backward function/tape entry (112: what
+# Host bytes per strictly eager op (tracemalloc), the same chain: the backward function/tape entry (88: what
 # ops of one kind share is one RecordType, not fields of each; a single output or input id is kept as the int
-# itself, no tuple), the output's id (28), its op_tape slot, and a third of a jax array (~760 bytes each at a
-# shallow call stack: tanh's output, the one array the chain's backward reads). Measured 465 (513 with a tuple
+# itself, no tuple; two argument slots and a count), the output's id (28), its op_tape slot (~49), and a third
+# of a jax array (~830 bytes each with its traceback at a shallow call stack: tanh's output, the one array the
+# chain's backward reads). Measured 442 (465 with 112-byte entries, 513 with a tuple
 # of output ids per op, 577 with the shared fields in each op; benchmarks/memory.py: 1,231 before a tape let go
 # of the inputs nobody reads, 1,790 before that). In a fresh process at a shallow stack, as the benchmark: jax
 # keeps a traceback of the stack that made each array, so under pytest an array costs ~500 bytes more.
-STRICTLY_EAGER_BYTES_PER_OP_CEILING = 490
+STRICTLY_EAGER_BYTES_PER_OP_CEILING = 465
 _STRICTLY_EAGER_BYTES = """
 import tracemalloc, numpy as np, tapejax as tj
 tnp = tj.numpy
@@ -600,3 +602,24 @@ def test_recorded_ops_of_one_kind_share_what_they_have_in_common():
         g = keep.gradient(b, x0)
         np.testing.assert_allclose(np.asarray(g), (1 - np.tanh(np.tanh([0.5, -1.0])) ** 2) *
                                    (1 - np.tanh([0.5, -1.0]) ** 2), rtol=1e-6)
+
+
+def test_a_backward_function_two_tapes_record_keeps_its_residuals_for_the_second():
+    # The first tape to record a strictly eager op keeps its backward function as the entry itself; a second
+    # tape wraps it. The first tape's gradient must not drop the residuals the second one still needs.
+    from tapejax.ops.core import OpBackward
+    xv = np.array([0.5, 1.5, -2.0], dtype=np.float32)
+    x = tj.constant(xv)
+    with tj.config.override(lazy=False):
+        with tj.GradientTape() as outer:
+            outer.watch(x)
+            with tj.GradientTape() as inner:
+                inner.watch(x)
+                y = tnp.sin(x)
+        entry = outer._tape.op_tape[y.id]
+        assert isinstance(entry, OpBackward) and entry.shared
+        assert not isinstance(inner._tape.op_tape[y.id], OpBackward)
+        g_outer = outer.gradient(y, x)
+        g_inner = inner.gradient(y, x)
+    np.testing.assert_allclose(np.asarray(g_outer), np.cos(xv), rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(g_inner), np.cos(xv), rtol=1e-6)

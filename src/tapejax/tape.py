@@ -83,9 +83,11 @@ class RecordedOp(Entry):
     op). The fields hold no new containers of objects, so the garbage collector stops tracking what an op
     adds besides the function itself; a single id is kept as the int (``outs``, ``ins``), read back as a
     tuple. ``backward`` is the object itself; setting it to None (the sweep releasing a run op) drops the
-    residuals, unless another tape records the same function (``shared``)."""
+    residuals, unless another tape records the same function too (``share``: rare, so it costs no field
+    per op)."""
 
-    __slots__ = ("outs", "ins", "shared")
+    __slots__ = ("outs", "ins")
+    shared = False  # True once a second tape records it (``share``)
 
     out_ids = property(lambda self: _expand(self.outs), lambda self, ids: setattr(self, "outs", _compact(ids)))
     input_ids = property(lambda self: _expand(self.ins), lambda self, ids: setattr(self, "ins", _compact(ids)))
@@ -99,8 +101,21 @@ class RecordedOp(Entry):
         if value is None and not self.shared:
             self.release()
 
+    def share(self) -> None:
+        """A second tape records it: from now on releasing it on one tape keeps its residuals. The object
+        becomes an instance of its class's shared twin (same fields, ``shared`` True)."""
+        cls = type(self)
+        twin = _shared_twins.get(cls)
+        if twin is None:
+            twin = _shared_twins[cls] = type(cls.__name__, (cls,), {"__slots__": (), "shared": True,
+                                                                   "__module__": cls.__module__})
+        self.__class__ = twin
+
     def release(self) -> None:
         raise NotImplementedError
+
+
+_shared_twins: Dict[type, type] = {}  # a RecordedOp class -> its subclass whose instances two tapes record
 
 
 _infos: Dict[tuple, tuple] = {}  # (shape, dtype, sharding) -> ((shape, dtype, sharding),), shared
@@ -276,7 +291,8 @@ class Tape:
                 backward.outs, backward.ins = _compact(out_ids), _compact(input_ids)
                 ops[op_id] = backward
                 return
-            backward.shared = True  # another tape has it: releasing it there must not drop its residuals
+            if not backward.shared:  # another tape has it: releasing it there must not drop its residuals
+                backward.share()
         ops[op_id] = OpEntry(op_type, out_ids, infos, input_ids, backward)
 
     def delete_trace(self, tensor_id: int) -> None:

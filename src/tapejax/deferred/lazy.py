@@ -123,7 +123,6 @@ class Node(BackwardFunction):
         self.epoch = type_.epoch
         self.outs = None  # (a tape recording it fills the entry's fields: tape.RecordedOp)
         self.input_ids = input_ids
-        self.shared = False
         self.res_pending = recorded  # its residuals come from running it (``node`` is itself until taken)
         # Its output once run: the array itself for a single-output op (no tuple per op for the garbage
         # collector to track), a tuple of them for a multi-output op.
@@ -158,6 +157,10 @@ class Node(BackwardFunction):
 
     def raw_inputs(self) -> list:
         return [arg_value(r) for r in self.args()]
+
+    def share(self) -> None:
+        raise RuntimeError("tapejax internal error: a deferred op is recorded by its one tape only (defer runs "
+                           "while exactly one tape records), yet a second tape records it")
 
     def release(self) -> None:
         self.res_pending = False

@@ -1205,14 +1205,15 @@ class BackwardFunction(RecordedOp):
     of its own (an object per recorded op: its size is the tape's).
 
     The op's raw arguments (what the kernels got: arrays, or a deferred op's pending values) sit in the
-    object's own slots (``a0``..``a2``, ``rest`` beyond three: no list per op) so that, under an outer
+    object's own slots (``a0``, ``a1``; ``more``: how many there are, -1 once let go, or past two the
+    others as a tuple: no list per op of up to two arguments) so that, under an outer
     recording tape, the backward pass can be dispatched as an op of those inputs (for higher-order
     gradients, as TF's gradient functions reference op inputs); the recorded inputs are named by
     ``input_ids``, so their Tensor objects need not stay alive. The residuals are ``stored`` as the
     kernel gave them, or, with a residual ``plan`` (_ResidualPlan), only the arrays that are neither
     arguments nor constants (one array is kept as itself, no tuple): ``res`` rebuilds them."""
 
-    __slots__ = ("stored", "a0", "a1", "a2", "rest", "n_args")
+    __slots__ = ("stored", "a0", "a1", "more")
     node = None  # a deferred op whose residuals come when it runs (deferred/lazy.py's node: itself)
     plan = None
 
@@ -1225,35 +1226,43 @@ class BackwardFunction(RecordedOp):
     def set_args(self, args: Optional[Sequence[Any]]) -> None:
         """Keep ``args`` (None: let them go). Slots past the count stay unset: ``args`` never reads them."""
         if args is None:
-            self.n_args = -1
-            self.a0 = self.a1 = self.a2 = self.rest = None
+            self.more = -1
+            self.a0 = self.a1 = None
             return
-        n = self.n_args = len(args)
+        n = len(args)
         if n == 2:
             self.a0, self.a1 = args
+            self.more = 2
         elif n == 1:
             self.a0 = args[0]
-        elif n > 2:
-            self.a0, self.a1, self.a2 = args[0], args[1], args[2]
-            if n > 3:
-                self.rest = tuple(args[3:])
+            self.more = 1
+        elif n:
+            self.a0, self.a1 = args[0], args[1]
+            self.more = tuple(args[2:])
+        else:
+            self.more = 0
 
     def args(self) -> tuple:
         """The arguments as stored; () once let go."""
-        n = self.n_args
-        if n == 1:
+        m = self.more
+        if m == 1:  # (a tuple compares unequal to an int)
             return (self.a0,)
-        if n == 2:
+        if m == 2:
             return (self.a0, self.a1)
-        if n <= 0:
-            return ()
-        head = (self.a0, self.a1, self.a2)
-        return head if n == 3 else head + self.rest
+        if type(m) is tuple:
+            return (self.a0, self.a1) + m
+        return ()
+
+    @property
+    def n_args(self) -> int:
+        """How many arguments are kept; -1 once let go."""
+        m = self.more
+        return 2 + len(m) if type(m) is tuple else m
 
     @property
     def inputs(self) -> Optional[list]:
         """The arguments as the op got them; None once let go."""
-        return list(self.args()) if self.n_args >= 0 else None
+        return list(self.args()) if self.more != -1 else None
 
     def raw_inputs(self) -> list:
         """The arguments' values, as the kernels take them."""
@@ -1278,8 +1287,8 @@ class BackwardFunction(RecordedOp):
         self.stored = None  # (``res = None`` and ``set_args(None)``, inline: this runs per op of a backward pass)
         if self.plan is not None:
             self.plan = None
-        self.n_args = -1
-        self.a0 = self.a1 = self.a2 = self.rest = None
+        self.more = -1
+        self.a0 = self.a1 = None
 
     def input_tensors(self) -> list:
         """The op's arguments for dispatching its backward as an op: Tensors (with the recorded ids, so
@@ -1416,7 +1425,7 @@ class BackwardFunction(RecordedOp):
         else:
             raw_cts = tuple(c._value if isinstance(c, Tensor) else c for c in cts)
         t = self.type
-        if self.epoch != _rules_epoch and self.n_args >= 0:
+        if self.epoch != _rules_epoch and self.more != -1:
             if t.op.changed_at > self.epoch:
                 # A RegisterGradient of this op since it ran: its gradient is the rule of now (as TF looks
                 # the gradient function up at backward time), on residuals that rule makes.
@@ -1462,7 +1471,7 @@ class BackwardFunction(RecordedOp):
         argument of the op (``OpDef.passthrough``) with the cotangent's shape and dtype: the backward kernel
         would return that same value (add's ``1 * g``, already of the argument's shape and dtype); else None."""
         g = ct._value if type(ct) is Tensor else ct
-        if type(g) is not ArrayImpl or self.n_args < 0:  # (arguments let go: nothing to compare with)
+        if type(g) is not ArrayImpl or self.more == -1:  # (arguments let go: nothing to compare with)
             return None
         av = g.aval  # (a C++ attribute: ``shape`` and ``dtype`` are slower Python properties)
         if av.weak_type:
@@ -1546,7 +1555,6 @@ class OpBackward(BackwardFunction):
         self.set_args(inputs)
         self.outs = None  # (set by the tape recording it first: tape.RecordedOp)
         self.input_ids = input_ids
-        self.shared = False
 
     @classmethod
     def unrecorded(cls, op: OpDef, static: dict, res, inputs, diff: tuple, spec) -> "OpBackward":
