@@ -287,8 +287,9 @@ class Tape:
                 infos = tuple([output_infos(o._value)[0] for o in outputs])
         input_ids = tuple(input_ids)
         if isinstance(backward, RecordedOp):
-            if backward.outs is None:  # the first tape to record it: it is the entry
-                backward.outs, backward.ins = _compact(out_ids), _compact(input_ids)
+            if backward.outs is None:  # the first tape to record it: it is the entry (_compact, inline)
+                backward.outs = out_ids[0] if len(out_ids) == 1 else out_ids
+                backward.ins = input_ids[0] if len(input_ids) == 1 else input_ids
                 ops[op_id] = backward
                 return
             if not backward.shared:  # another tape has it: releasing it there must not drop its residuals

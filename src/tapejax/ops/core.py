@@ -1554,7 +1554,7 @@ class OpBackward(BackwardFunction):
         self.stored = res
         self.set_args(inputs)
         self.outs = None  # (set by the tape recording it first: tape.RecordedOp)
-        self.input_ids = input_ids
+        self.ins = input_ids  # (the ids as given: the tape recording it keeps them compacted)
 
     @classmethod
     def unrecorded(cls, op: OpDef, static: dict, res, inputs, diff: tuple, spec) -> "OpBackward":

@@ -125,7 +125,9 @@ def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, gra
 
     op = OpDef(name, f, fwd=fwd, bwd=bwd, jvp=jvp, samples=_samples(((domain(3, 4),), {})))
     of = f" (``jax.numpy.{name}``)" if getattr(jnp, name, None) is f else ""
-    return _public(lambda x: apply(op, (x,), {}), name, f"Elementwise ``{name}``{of}, recorded with its gradient.")
+    # (``name=`` in the signature itself: api.accept_name then adds no wrapper around this per-op path)
+    return _public(lambda x, name=None: apply(op, (x,), {}), name,
+                   f"Elementwise ``{name}``{of}, recorded with its gradient.")
 
 
 # ``jnp.sign``, a complex sign written as TF computes it, ``div_no_nan(z, |z|)``, so that its derived derivative
@@ -288,7 +290,7 @@ def _binary(name: str, f, dx=None, dy=None, *, rules=None, domain_x=_r, domain_y
     shapes = (((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((3, 1), (1, 4)))[:cases]
     op = OpDef(name, f, **(rules or _partial_rules(f, dx, dy)), passthrough=passthrough,
                samples=_samples(*(((domain_x(*sx), domain_y(*sy)), {}) for sx, sy in shapes)))
-    return _public(lambda x, y: apply(op, (x, y), {}), name,
+    return _public(lambda x, y, name=None: apply(op, (x, y), {}), name,  # (name=: as _unary's)
                    f"Broadcasting ``jax.numpy.{name}``, recorded with its gradient.")
 
 
