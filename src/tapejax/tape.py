@@ -72,10 +72,6 @@ def _compact(ids: Optional[tuple]):
     return ids[0] if ids is not None and len(ids) == 1 else ids
 
 
-def _expand(kept) -> Optional[tuple]:
-    return (kept,) if type(kept) is int else kept
-
-
 class RecordedOp(Entry):
     """A backward function that is its own tape entry: the first tape recording it fills ``out_ids`` and
     ``input_ids`` instead of allocating an OpEntry (one object per recorded op). Its ``op_type`` and
@@ -89,8 +85,24 @@ class RecordedOp(Entry):
     __slots__ = ("outs", "ins")
     shared = False  # True once a second tape records it (``share``)
 
-    out_ids = property(lambda self: _expand(self.outs), lambda self, ids: setattr(self, "outs", _compact(ids)))
-    input_ids = property(lambda self: _expand(self.ins), lambda self, ids: setattr(self, "ins", _compact(ids)))
+    # (read back as tuples inline: the sweep reads both per op)
+    @property
+    def out_ids(self) -> tuple:
+        o = self.outs
+        return (o,) if type(o) is int else o
+
+    @out_ids.setter
+    def out_ids(self, ids) -> None:
+        self.outs = _compact(ids)
+
+    @property
+    def input_ids(self) -> tuple:
+        i = self.ins
+        return (i,) if type(i) is int else i
+
+    @input_ids.setter
+    def input_ids(self, ids) -> None:
+        self.ins = _compact(ids)
 
     @property
     def backward(self):

@@ -1584,6 +1584,15 @@ class OpBackward(BackwardFunction):
     def epoch(self, value: int) -> None:
         self.type = self.type.at_epoch(value)
 
+    def release(self) -> None:
+        # (BackwardFunction.release with the plan read once from the type: this runs per op of a backward pass)
+        self.stored = None
+        t = self.type
+        if t.plan is not None:
+            self.type = t.without_plan()
+        self.more = -1
+        self.a0 = self.a1 = None
+
 
 class SitedOpBackward(OpBackward):
     """An OpBackward that knows where the user called its op (recorded under tj.debug.check_numerics)."""
