@@ -285,14 +285,23 @@ class Tensor(ArrayShape):
 
     def __del__(self) -> None:
         trackers = self._trackers
-        if trackers is not None:
-            for ref in (trackers if type(trackers) is list else (trackers,)):
-                owner = ref()
-                if owner is not None:
-                    try:
-                        owner._tensor_died(self._id)
-                    except Exception:  # never raise from a finalizer (e.g. at interpreter exit)
-                        pass
+        if trackers is None:
+            return
+        if type(trackers) is not list:  # (one owner, the common case: no tuple and no loop per dying tensor)
+            owner = trackers()
+            if owner is not None:
+                try:
+                    owner._tensor_died(self._id)
+                except Exception:  # never raise from a finalizer (e.g. at interpreter exit)
+                    pass
+            return
+        for ref in trackers:
+            owner = ref()
+            if owner is not None:
+                try:
+                    owner._tensor_died(self._id)
+                except Exception:
+                    pass
 
     @classmethod
     def standing_for(cls, tensor_id: int, value) -> "Tensor":
