@@ -248,6 +248,16 @@ class ArrayShape:
         return self.ref()
 
 
+def _tell_died(ref, tensor_id: int) -> None:
+    """Tell the owner behind weak reference ``ref`` (a tape, an accumulator, a trace) that a tensor it tracks died."""
+    owner = ref()
+    if owner is not None:
+        try:
+            owner._tensor_died(tensor_id)
+        except Exception:  # never raise from a finalizer (e.g. at interpreter exit)
+            pass
+
+
 class Tensor(ArrayShape):
     """Immutable wrapper around one ``jax.Array``. Operators and methods are recorded ops."""
 
@@ -283,25 +293,15 @@ class Tensor(ArrayShape):
                                  "keeps the name it was given; ops and tj.constant accept name= and ignore it).")
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
-    def __del__(self) -> None:
+    def __del__(self, _tell_died=_tell_died) -> None:  # (bound here: module globals may be gone at exit)
         trackers = self._trackers
         if trackers is None:
             return
         if type(trackers) is not list:  # (one owner, the common case: no tuple and no loop per dying tensor)
-            owner = trackers()
-            if owner is not None:
-                try:
-                    owner._tensor_died(self._id)
-                except Exception:  # never raise from a finalizer (e.g. at interpreter exit)
-                    pass
-            return
-        for ref in trackers:
-            owner = ref()
-            if owner is not None:
-                try:
-                    owner._tensor_died(self._id)
-                except Exception:
-                    pass
+            _tell_died(trackers, self._id)
+        else:
+            for ref in trackers:
+                _tell_died(ref, self._id)
 
     @classmethod
     def standing_for(cls, tensor_id: int, value) -> "Tensor":
