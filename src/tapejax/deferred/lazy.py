@@ -122,7 +122,7 @@ class Node(BackwardFunction):
         self.set_args(args)
         self.epoch = type_.epoch
         self.outs = None  # (a tape recording it fills the entry's fields: tape.RecordedOp)
-        self.input_ids = input_ids
+        self.ins = input_ids  # (as given: the tape recording it keeps them compacted)
         self.res_pending = recorded  # its residuals come from running it (``node`` is itself until taken)
         # Its output once run: the array itself for a single-output op (no tuple per op for the garbage
         # collector to track), a tuple of them for a multi-output op.
