@@ -146,16 +146,19 @@ def _first_tensor(v) -> Any:
     return None
 
 
-def as_index(value: Any, message: str) -> int:
+def as_index(value: Any, message: Union[str, Callable[[], str]]) -> int:
     """``operator.index(value)``: a Python int, or a concrete scalar integer Tensor or Variable; anything else
     raises ``TypeError(message)`` (never truncated: 2.5 is not 2, as TF). A traced Tensor keeps its own error
-    (``TracedValueError``), which tj.numpy's functions turn into one naming the argument."""
+    (``TracedValueError``), which tj.numpy's functions turn into one naming the argument. ``message`` may be a
+    function making it: the ops checking an axis or a size on every call then format nothing unless it fails."""
+    if type(value) is int:
+        return value
     try:
         return operator.index(value)
     except TracedValueError:
         raise
     except TypeError:
-        raise TypeError(message) from None
+        raise TypeError(message() if callable(message) else message) from None
 
 
 def as_dtype(op_name: str, dtype) -> np.dtype:

@@ -72,7 +72,7 @@ def _axis(axis, ndim, op: str):
     if axis is None:
         return tuple(range(ndim))
     axes = axis if isinstance(axis, (tuple, list)) else (axis,)
-    axes = tuple(as_index(a, f"tj op '{op}': axis must be an integer or a sequence of integers, got {axis!r}")
+    axes = tuple(as_index(a, lambda: f"tj op '{op}': axis must be an integer or a sequence of integers, got {axis!r}")
                  for a in axes)
     for a in axes:  # as TF (InvalidArgumentError) and jax: an axis out of range never wraps around silently
         if ndim and not -ndim <= a < ndim:

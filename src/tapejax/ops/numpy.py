@@ -1207,7 +1207,7 @@ def _integers(op: str, name: str, v, nonnegative: bool = False):
     for x in (v if isinstance(v, tuple) else (v,)):
         if isinstance(x, Tensor):  # a traced Tensor (inside tj.function): the op's error names it
             continue
-        as_index(x, f"tj op '{op}': {name} must be an integer or a sequence of integers, got {v!r}")
+        as_index(x, lambda: f"tj op '{op}': {name} must be an integer or a sequence of integers, got {v!r}")
         if nonnegative and x < 0:
             raise ValueError(f"tj op '{op}': {name} must not be negative, got {v!r}")
     return v
@@ -1281,8 +1281,8 @@ def astype(x, dtype):
 def _check_axis(op: str, axis, ndim: int) -> int:
     """``axis`` (an int, or a scalar integer Tensor) in ``[0, ndim)``; out of ``[-ndim, ndim)`` raises NumPy's
     ``AxisError`` (never wrapped around): both an ``IndexError``, as NumPy, and a ``ValueError``, as TF and JAX."""
-    ax = as_index(axis, f"tj op '{op}': axis must be an integer (or a scalar integer Tensor), got {axis!r} of type "
-                       f"{type(axis).__name__}")
+    ax = as_index(axis, lambda: f"tj op '{op}': axis must be an integer (or a scalar integer Tensor), got "
+                                f"{axis!r} of type {type(axis).__name__}")
     if not -ndim <= ax < builtins.max(ndim, 1):  # (max, sum... are this module's ops)
         raise np.exceptions.AxisError(f"tj op '{op}': axis {ax} is out of range for a tensor of rank {ndim}")
     return ax % ndim if ndim else 0
@@ -1643,6 +1643,8 @@ _shape_of = shape  # (for functions with a ``shape`` parameter of their own, as 
 
 
 def ndim(a):
+    if isinstance(a, (Tensor, Variable)):  # (its rank, without building its shape: ops ask this per call)
+        return a.ndim
     return len(shape(a))
 
 
