@@ -25,18 +25,21 @@ RAW_USES_MAX = 64  # raw JAX call sites kept per tape
 
 
 def note_unrecorded(op, args, out) -> None:
-    """Called by op dispatch for an op that ran while a GradientTape was active but was not recorded on it."""
-    ins = [a for a in args if isinstance(a, Tensor)]
-    if not ins:
+    """Called by op dispatch for an op that ran while a GradientTape was active but was not recorded on it
+    (every such op of a training step: one pass over the arguments and outputs, no comprehension frames)."""
+    in_ids, in_dtypes = [], []
+    for a in args:
+        if isinstance(a, Tensor):
+            in_ids.append(a._id)
+            in_dtypes.append(a.dtype)  # (.dtype, not ._value: a deferred output must not run here)
+    if not in_ids:
         return  # made from constants only: nothing can connect through it
-    outs = [o for o in (out if type(out) is tuple else (out,)) if isinstance(o, Tensor)]
+    outs = [(o._id, o.dtype) for o in out if isinstance(o, Tensor)] if type(out) is tuple else \
+        ([(out._id, out.dtype)] if isinstance(out, Tensor) else ())
     if not outs:
         return
     st = tape_set.state
-    in_ids = tuple([a._id for a in ins])
-    in_dtypes = tuple([a.dtype for a in ins])  # .dtype, not ._value: a deferred output must not run here
-    out_ids = [o._id for o in outs]
-    dtypes = [o.dtype for o in outs]
+    in_ids, in_dtypes = tuple(in_ids), tuple(in_dtypes)
     for t in st.tapes:
         lin = t.__dict__.get("_debug_lineage")
         if lin is None:
@@ -50,7 +53,7 @@ def note_unrecorded(op, args, out) -> None:
             why = "stop_gradient" if op.name == "stop_gradient" else "non_differentiable"
         else:
             why = "unwatched"
-        for oid, dt in zip(out_ids, dtypes):
+        for oid, dt in outs:
             lin[oid] = (op.name, in_ids, why, dt, in_dtypes)
 
 
