@@ -196,3 +196,17 @@ def test_a_vjp_giving_none_works_at_second_order_and_under_jax_transforms():
     tape, jax_grad = unconnected_second_input_at_zero_base(mul)
     np.testing.assert_allclose(tape, [0.0, 0.0, 0.0], atol=1e-6)
     np.testing.assert_allclose(jax_grad, tape, atol=1e-6)
+
+
+def test_static_parameters_key_kernels_by_exact_value():
+    # 0.0 == -0.0 == 0 in Python, but a kernel traced with one pads with that value: each keys its own kernel
+    # (ops/core.py static_key), in either order, deferred or not.
+    x = tj.constant(np.ones(2, np.float32))
+    for lazy in (True, False):
+        with tj.config.override(lazy=lazy):
+            neg = np.asarray(tj.numpy.pad(x, 1, constant_values=-0.0))
+            pos = np.asarray(tj.numpy.pad(x, 1, constant_values=0.0))
+            neg_again = np.asarray(tj.numpy.pad(x, 1, constant_values=-0.0))
+        np.testing.assert_array_equal(np.signbit(neg), [True, False, False, True])
+        np.testing.assert_array_equal(np.signbit(pos), [False, False, False, False])
+        np.testing.assert_array_equal(np.signbit(neg_again), np.signbit(neg))

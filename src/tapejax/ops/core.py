@@ -83,11 +83,6 @@ def registry() -> Dict[str, "OpDef"]:
 _UNTAGGED = frozenset({int, str, type(None), bool})
 
 
-def _untagged(v: Any) -> bool:
-    t = type(v)
-    return t in _UNTAGGED or (t is tuple and all(type(x) is int for x in v))
-
-
 def _typed(v: Any) -> Any:
     t = type(v)
     if t is float or t is complex:  # repr: exact, tells -0.0 from 0.0, and one NaN equals another
@@ -101,8 +96,11 @@ def static_key(static: dict) -> tuple:
     ``constant_values=-0.0`` gave a later ``0.0`` pad a negative zero), so floats and complex numbers in such
     parameters are tagged with their type and exact text."""
     items = sorted(static.items())
-    # (every dispatch with parameters: the plain case, ints and flags, costs one pass)
-    return tuple(items) if all(_untagged(v) for _, v in items) else tuple([(k, _typed(v)) for k, v in items])
+    for _, v in items:  # (every dispatch with parameters: the plain case, ints and flags, costs one pass, inline)
+        t = type(v)
+        if t not in _UNTAGGED and not (t is tuple and all(type(x) is int for x in v)):
+            return tuple([(k, _typed(v)) for k, v in items])
+    return tuple(items)
 
 
 def freeze(v: Any) -> Any:
