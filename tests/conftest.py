@@ -186,6 +186,14 @@ def unconnected_second_input_at_zero_base(mul):
 
 
 @tj.custom_gradient
+def mul_second_unconnected(a, b):
+    """``a * b`` whose gradient reaches only ``a``: its grad_fn gives None for ``b`` (unconnected, as TF)."""
+    def grad_fn(dy):
+        return dy * b, None
+    return a * b, grad_fn
+
+
+@tj.custom_gradient
 def log1pexp(x):
     e = tnp.exp(x)
 

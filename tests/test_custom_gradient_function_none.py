@@ -12,14 +12,7 @@ import pytest
 
 import tapejax as tj
 from tapejax import numpy as tnp
-from conftest import close
-
-
-@tj.custom_gradient
-def _g(a, b):
-    def grad_fn(dy):
-        return dy * b, None
-    return a * b, grad_fn
+from conftest import close, mul_second_unconnected
 
 
 def _ab():
@@ -36,10 +29,10 @@ def _grads(f, *xs, **kw):
 def test_none_input_gradient_through_function():
     # TF 2.21 (tf.function under an outer tape, and eagerly): [2.0, None]
     a, b = _ab()
-    ga, gb = _grads(tj.function(_g), a, b)
+    ga, gb = _grads(tj.function(mul_second_unconnected), a, b)
     close(ga, 2.0)
     assert gb is None
-    ga, gb = _grads(_g, a, b)
+    ga, gb = _grads(mul_second_unconnected, a, b)
     close(ga, 2.0)
     assert gb is None
 
@@ -47,7 +40,7 @@ def test_none_input_gradient_through_function():
 def test_none_input_gradient_unconnected_zero():
     # TF 2.21: UnconnectedGradients.ZERO gives [2.0, 0.0]
     a, b = _ab()
-    ga, gb = _grads(tj.function(_g), a, b, unconnected_gradients=tj.UnconnectedGradients.ZERO)
+    ga, gb = _grads(tj.function(mul_second_unconnected), a, b, unconnected_gradients=tj.UnconnectedGradients.ZERO)
     close(ga, 2.0)
     close(gb, 0.0)
 
@@ -56,12 +49,12 @@ def test_none_input_also_reached_by_another_path():
     # TF 2.21: g(a, b) + 3b gives [2.0, 3.0]; g(x, 3x) + g(x, x*x) gives 4.0 (b's None does not flow back
     # through 3x or x*x); g(x, 3z) gives [6.0, None]
     a, b = _ab()
-    ga, gb = _grads(tj.function(lambda a, b: _g(a, b) + 3. * b), a, b)
+    ga, gb = _grads(tj.function(lambda a, b: mul_second_unconnected(a, b) + 3. * b), a, b)
     close(ga, 2.0)
     close(gb, 3.0)
-    g, = _grads(tj.function(lambda x: _g(x, 3. * x) + _g(x, x * x)), a)
+    g, = _grads(tj.function(lambda x: mul_second_unconnected(x, 3. * x) + mul_second_unconnected(x, x * x)), a)
     close(g, 4.0)
-    gx, gz = _grads(tj.function(lambda x, z: _g(x, 3. * z)), a, b)
+    gx, gz = _grads(tj.function(lambda x, z: mul_second_unconnected(x, 3. * z)), a, b)
     close(gx, 6.0)
     assert gz is None
 
@@ -69,7 +62,7 @@ def test_none_input_also_reached_by_another_path():
 def test_none_input_gradient_nested_function():
     # TF 2.21: a tf.function calling a tf.function of g, times 2: [4.0, None]
     a, b = _ab()
-    inner = tj.function(_g)
+    inner = tj.function(mul_second_unconnected)
     ga, gb = _grads(tj.function(lambda a, b: inner(a, b) * 2.), a, b)
     close(ga, 4.0)
     assert gb is None
@@ -78,7 +71,7 @@ def test_none_input_gradient_nested_function():
 def test_none_input_gradient_persistent_tape():
     # TF 2.21 eager: [2.0, None] then [None, 2.0] (TF's tf.function under a persistent tape: 0.0 for None)
     a, b = _ab()
-    f = tj.function(_g)
+    f = tj.function(mul_second_unconnected)
     with tj.GradientTape(persistent=True) as t:
         t.watch([a, b])
         y = f(a, b)
@@ -94,7 +87,7 @@ def test_none_input_gradient_second_order():
     # TF 2.21 eager: first order [2.0, None] (ga = b), second order of ga [None, 1.0]
     # (TF's tf.function under the outer tape: 0.0 for the first-order None)
     a, b = _ab()
-    f = tj.function(_g)
+    f = tj.function(mul_second_unconnected)
     with tj.GradientTape(persistent=True) as t2:
         t2.watch([a, b])
         with tj.GradientTape() as t1:
@@ -111,7 +104,7 @@ def test_none_input_gradient_second_order():
 def test_none_input_jacobian():
     # TF 2.21 (tf.function, non-persistent tape, pfor): [[[3, 0], [0, 4]], None]; ZERO: zeros for b
     av, bv = tj.constant([1., 2.]), tj.constant([3., 4.])
-    f = tj.function(_g)
+    f = tj.function(mul_second_unconnected)
     with tj.GradientTape(persistent=True) as t:
         t.watch([av, bv])
         y = f(av, bv)
@@ -127,12 +120,12 @@ def test_none_input_forward_mode():
     # nothing). A tangent for b alone gets no tangent: the same through the function as eagerly (TF's
     # tf.function gives 0.0 there, its eager forwardprop 1.0 from the visible a * b, see API.md).
     a, b = _ab()
-    f = tj.function(_g)
+    f = tj.function(mul_second_unconnected)
     with tj.ForwardAccumulator([a, b], [tj.constant(1.), tj.constant(1.)]) as acc:
         y = f(a, b)
     close(acc.jvp(y), 2.0)
     results = []
-    for fn in (_g, f):
+    for fn in (mul_second_unconnected, f):
         with tj.ForwardAccumulator(b, tj.constant(1.)) as acc:
             y = fn(a, b)
         results.append(acc.jvp(y))
@@ -234,11 +227,11 @@ def test_gradients_inside_function_and_differentiate():
 
     @tj.function
     def h(a, b):
-        return tj.gradients(_g(a, b), [a, b])
+        return tj.gradients(mul_second_unconnected(a, b), [a, b])
     ga, gb = h(a, b)
     close(ga, 2.0)
     assert gb is None
-    d = tj.differentiate(lambda a, b: _g(a, b) * 2., jnp.float32(1.), jnp.float32(2.))
+    d = tj.differentiate(lambda a, b: mul_second_unconnected(a, b) * 2., jnp.float32(1.), jnp.float32(2.))
     _, res = d.forward(jnp.float32(1.), jnp.float32(2.))
     ga, gb = d.backward([jnp.float32(1.)], res)
     close(ga, 4.0)
