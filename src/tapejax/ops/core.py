@@ -1586,13 +1586,10 @@ class OpBackward(BackwardFunction):
         self.type = self.type.at_epoch(value)
 
     def release(self) -> None:
-        # (BackwardFunction.release with the plan read once from the type: this runs per op of a backward pass)
-        self.stored = None
-        t = self.type
+        t = self.type  # (its plan is its type's: switched here, not through the plan property's get and set)
         if t.plan is not None:
             self.type = t.without_plan()
-        self.more = -1
-        self.a0 = self.a1 = None
+        BackwardFunction.release(self)
 
 
 class SitedOpBackward(OpBackward):
