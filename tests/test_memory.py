@@ -205,11 +205,12 @@ def test_gc_tracked_objects_per_deferred_op_run_one_by_one_have_a_ceiling():
 
 
 # Host bytes per deferred op while a tape holds a chain (tracemalloc): the node (which is also the backward
-# function and tape entry), its op_tape entry, its output's id (kept as the int, no tuple) and its step-record
-# tokens. No tensor_tape entry (the op is keyed by its output's id) and no count of 1 in tensor_usage.
-# Measured 259 at this length (283 with a count and a fourth argument slot per op and a flag for a second
-# tape, 327 with a tuple of output ids per op, 474 before that).
-DEFERRED_BYTES_PER_OP_CEILING = 285
+# function and tape entry), its op table slot (8 bytes and the list's slack), its output's id (kept by the node,
+# which orders nodes by it) and its step-record tokens. No tensor_tape entry (the op is keyed by its output's id)
+# and no count of 1 in tensor_usage. Measured 220 at this length (259 with a dict entry per op, 283 with a count
+# and a fourth argument slot per op and a flag for a second tape, 327 with a tuple of output ids per op, 474
+# before that).
+DEFERRED_BYTES_PER_OP_CEILING = 240
 
 
 def test_host_bytes_per_deferred_op_have_a_ceiling():
@@ -238,14 +239,15 @@ def test_host_bytes_per_deferred_op_have_a_ceiling():
 
 
 # Host bytes per strictly eager op (tracemalloc), the same chain: the backward function/tape entry (88: what
-# ops of one kind share is one RecordType, not fields of each; a single output or input id is kept as the int
-# itself, no tuple; two argument slots and a count), the output's id (28), its op_tape slot (~49), and a third
-# of a jax array (~830 bytes each with its traceback at a shallow call stack: tanh's output, the one array the
-# chain's backward reads). Measured 442 (465 with 112-byte entries, 513 with a tuple
-# of output ids per op, 577 with the shared fields in each op; benchmarks/memory.py: 1,231 before a tape let go
-# of the inputs nobody reads, 1,790 before that). In a fresh process at a shallow stack, as the benchmark: jax
-# keeps a traceback of the stack that made each array, so under pytest an array costs ~500 bytes more.
-STRICTLY_EAGER_BYTES_PER_OP_CEILING = 465
+# ops of one kind share is one RecordType, not fields of each; its output and input ids relative to its op id,
+# small ints CPython shares; two argument slots and a count), its op table slot (8 and the list's slack), and a
+# third of a jax array (~830 bytes each with its traceback at a shallow call stack: tanh's output, the one array
+# the chain's backward reads). Nothing is left of a dead tensor's id. Measured 374 (442 with a dict entry per op
+# keyed by the id, which kept the id's int alive; 465 with 112-byte entries, 513 with a tuple of output ids per
+# op, 577 with the shared fields in each op; benchmarks/memory.py: 1,231 before a tape let go of the inputs
+# nobody reads, 1,790 before that). In a fresh process at a shallow stack, as the benchmark: jax keeps a
+# traceback of the stack that made each array, so under pytest an array costs ~500 bytes more.
+STRICTLY_EAGER_BYTES_PER_OP_CEILING = 395
 _STRICTLY_EAGER_BYTES = """
 import tracemalloc, numpy as np, tapejax as tj
 tnp = tj.numpy
@@ -605,8 +607,8 @@ def test_recorded_ops_of_one_kind_share_what_they_have_in_common():
 
 
 def test_a_backward_function_two_tapes_record_keeps_its_residuals_for_the_second():
-    # The first tape to record a strictly eager op keeps its backward function as the entry itself; a second
-    # tape wraps it. The first tape's gradient must not drop the residuals the second one still needs.
+    # A strictly eager op that two tapes record is one shared backward function, the entry of both, with
+    # absolute ids. The first tape's gradient must not drop the residuals the second one still needs.
     from tapejax.ops.core import OpBackward
     xv = np.array([0.5, 1.5, -2.0], dtype=np.float32)
     x = tj.constant(xv)
@@ -618,7 +620,7 @@ def test_a_backward_function_two_tapes_record_keeps_its_residuals_for_the_second
                 y = tnp.sin(x)
         entry = outer._tape.op_tape[y.id]
         assert isinstance(entry, OpBackward) and entry.shared
-        assert not isinstance(inner._tape.op_tape[y.id], OpBackward)
+        assert inner._tape.op_tape[y.id] is entry and entry.out_ids == (y.id,) and entry.input_ids == (x.id,)
         g_outer = outer.gradient(y, x)
         g_inner = inner.gradient(y, x)
     np.testing.assert_allclose(np.asarray(g_outer), np.cos(xv), rtol=1e-6)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Sequence, Tuple
 
 from . import tape_set
+from .tape import RecordedOp
 
 _NONE: Tuple = ()
 
@@ -47,6 +48,9 @@ def watch_read_variables(variables) -> None:
 
 
 def record_operation(tapes: Sequence, op_type: str, outputs, input_ids, backward) -> None:
-    """Record one op on each of ``tapes`` (from ``recorders``)."""
+    """Record one op on each of ``tapes`` (from ``recorders``). A backward function that is its own tape
+    entry (tape.RecordedOp) and that several tapes record is shared by them first."""
+    if len(tapes) > 1 and isinstance(backward, RecordedOp) and not backward.shared:
+        backward.share(tuple([o._id for o in outputs]), tuple(input_ids))
     for t in tapes:
         t.record_operation(op_type, outputs, input_ids, backward)

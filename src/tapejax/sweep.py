@@ -86,16 +86,25 @@ def knows(tensor_tape: Dict[int, int], op_tape: Dict[int, Any], tid: int) -> boo
 
 
 # -- 1. prune ---------------------------------------------------------------------------------------------
-def prune(tensor_tape: Dict[int, int], op_tape: Dict[int, Any], target_ids: Iterable[int]):
-    """The ops leading to the targets: ``(ops, usage, missing)``, ops in the order they were found."""
+def prune(tensor_tape: Dict[int, int], op_tape: Dict[int, Any], target_ids: Iterable[int],
+          take: Optional[Callable] = None):
+    """The ops leading to the targets: ``(ops, usage, missing)``, ops in the order they were found.
+    ``take(op_id)`` gives an op's entry or None (default ``op_tape.get``; a tape forgetting its ops
+    passes its table's ``pop``)."""
+    if take is None:
+        take = op_tape.get
     ops: Dict[int, Any] = {}
     usage: Dict[int, int] = {}
     stack = list(target_ids)
     while stack:
-        op_id = producer(tensor_tape, op_tape, stack.pop())
-        if op_id is None or op_id == -1 or op_id in ops:
-            continue  # unknown or freed (nothing could reach it), watched, or seen
-        entry = ops[op_id] = op_tape[op_id]
+        tid = stack.pop()
+        op_id = tensor_tape.get(tid, tid)  # (producer, inline)
+        if op_id == -1 or op_id in ops:
+            continue  # watched, or seen
+        entry = take(op_id)
+        if entry is None:
+            continue  # unknown or freed (nothing could reach it)
+        ops[op_id] = entry
         for i in entry.input_ids:
             if i in usage:
                 usage[i] += 1

@@ -7,7 +7,8 @@ Terminology (as in TensorFlow's tape.h, which this ports):
           float inputs and a backward function holding the residuals.
 * target  what is differentiated (the ``y`` in dy/dx); source: what it is differentiated with respect
           to (the ``x``).
-* ``op_tape`` maps an op id (its first output's id) to the op's entry; ``tensor_tape`` maps the other
+* ``op_tape`` maps an op id (its first output's id) to the op's entry (an OpTable: op_table.py keeps a
+  record one tape alone records in a list slot, its ids relative to the op's); ``tensor_tape`` maps the other
   tensors the tape knows to the op that made them (-1 for watched tensors and variable handles): an
   op's later outputs, a tensor a second op recorded as its output (sweep.py's Terminology: ``producer``,
   ``knows``). A single-output op costs no ``tensor_tape`` entry.
@@ -34,6 +35,7 @@ import weakref
 from typing import Any, Dict, List, Optional, Sequence
 
 from . import sweep, tape_set
+from .op_table import OpTable
 from .tensor import ArrayImpl, Tensor, is_float, new_id
 
 from jax.core import Tracer
@@ -73,14 +75,15 @@ def _compact(ids: Optional[tuple]):
 
 
 class RecordedOp(Entry):
-    """A backward function that is its own tape entry: the first tape recording it fills ``out_ids`` and
+    """A backward function that is its own tape entry: the tape recording it fills ``out_ids`` and
     ``input_ids`` instead of allocating an OpEntry (one object per recorded op). Its ``op_type`` and
     ``out_infos`` are its own (a subclass derives them from what all ops of its kind share: no field per
     op). The fields hold no new containers of objects, so the garbage collector stops tracking what an op
     adds besides the function itself; a single id is kept as the int (``outs``, ``ins``), read back as a
-    tuple. ``backward`` is the object itself; setting it to None (the sweep releasing a run op) drops the
-    residuals, unless another tape records the same function too (``share``: rare, so it costs no field
-    per op)."""
+    tuple. While it sits in its tape's op table list those ids are relative to its op id (op_table.py);
+    read through the table they are absolute. ``backward`` is the object itself; setting it to None (the
+    sweep releasing a run op) drops the residuals, unless several tapes record the same function
+    (``share``: it is then an entry of each, with absolute ids, and costs no field per op)."""
 
     __slots__ = ("outs", "ins")
     shared = False  # True once a second tape records it (``share``)
@@ -113,9 +116,12 @@ class RecordedOp(Entry):
         if value is None and not self.shared:
             self.release()
 
-    def share(self) -> None:
-        """A second tape records it: from now on releasing it on one tape keeps its residuals. The object
-        becomes an instance of its class's shared twin (same fields, ``shared`` True)."""
+    def share(self, out_ids: tuple, input_ids: tuple) -> None:
+        """Several tapes record it (record.record_operation, before any of them): its ids are absolute, and
+        releasing it on one tape keeps its residuals. The object becomes an instance of its class's shared
+        twin (same fields, ``shared`` True)."""
+        self.out_ids = out_ids
+        self.input_ids = input_ids
         cls = type(self)
         twin = _shared_twins.get(cls)
         if twin is None:
@@ -162,7 +168,7 @@ class Tape:
         self.watch_accessed_variables = watch_accessed_variables
         self.tensor_tape: Dict[int, int] = {}  # tensor id -> its op's id, where that op is not keyed by it
         self.tensor_usage: Dict[int, int] = {}  # tensor id -> its count, where that is not 1
-        self.op_tape: Dict[int, OpEntry] = {}  # op id (its first output's id: ids only grow) -> entry
+        self.op_tape = OpTable()  # op id (its first output's id: ids only grow) -> entry
         self.entries_recorded = 0
         self.watched_variables: Dict[int, Any] = {}  # handle id -> Variable, in order of watching
         self.paused = False
@@ -193,9 +199,17 @@ class Tape:
         known to it (watched, or made by an op it took). record.recorders asks it."""
         if self.paused:
             return False
-        ops, tt = self.op_tape, self.tensor_tape
-        for i in ids:
-            if i in ops or i in tt:  # (knows, inline: this runs for every op)
+        ops = self.op_tape
+        slots = ops.slots
+        for i in ids:  # (knows, inline: this runs for every op)
+            k = i - ops.base
+            if k >= 0:
+                try:
+                    if slots[k] is not None:
+                        return True
+                except IndexError:  # (past the list's end: no len() call for the common case)
+                    pass
+            if i in self.tensor_tape or i in ops.bound:
                 return True
         return False
 
@@ -239,7 +253,7 @@ class Tape:
 
     def finish(self) -> None:
         """A non-persistent tape after its gradient: forget everything; tensors dying later cost nothing."""
-        self.op_tape = {}
+        self.op_tape = OpTable()
         self.tensor_tape = {}
         self.tensor_usage = {}
 
@@ -251,10 +265,14 @@ class Tape:
         one output of an op that just ran, on the only tape recording it: ops/core.py): each output's
         (shape, dtype, sharding). Without it the outputs' values are at hand."""
         usage, ops, tt = self.tensor_usage, self.op_tape, self.tensor_tape
+        slots, base = ops.slots, ops.base
+        n_slots = len(slots)
         for i in input_ids:
             n = usage.get(i)
             if n is None:  # a count of 1, if the tape made it
-                if i in ops or tt.get(i, -1) != -1:  # (producer(i) is an op, inline: this runs for every op)
+                k = i - base
+                # (producer(i) is an op, inline: this runs for every op)
+                if (0 <= k < n_slots and slots[k] is not None) or tt.get(i, -1) != -1 or i in ops.bound:
                     usage[i] = 2
             elif n:
                 usage[i] = n + 1
@@ -265,7 +283,8 @@ class Tape:
         # same int object as the tensor's id (nothing allocated). A tensor recorded as the output of a
         # second op gets that op a fresh id.
         op_id = outputs[0]._id if outputs else new_id()
-        if op_id in ops:
+        k = op_id - base
+        if (0 <= k < n_slots and slots[k] is not None) or op_id in ops.bound:  # (op_id in ops, inline)
             op_id = new_id()
         weak = self._weak
         if len(outputs) == 1:  # (the common case: no intermediate list)
@@ -299,13 +318,21 @@ class Tape:
                 infos = tuple([output_infos(o._value)[0] for o in outputs])
         input_ids = tuple(input_ids)
         if isinstance(backward, RecordedOp):
-            if backward.outs is None:  # the first tape to record it: it is the entry (_compact, inline)
-                backward.outs = out_ids[0] if len(out_ids) == 1 else out_ids
-                backward.ins = input_ids[0] if len(input_ids) == 1 else input_ids
+            if backward.shared:  # several tapes record it (record.record_operation): its ids are absolute
                 ops[op_id] = backward
-                return
-            if not backward.shared:  # another tape has it: releasing it there must not drop its residuals
-                backward.share()
+            elif backward.outs is None:  # this tape alone: a slot of the op table's list
+                if op_id - base == n_slots and n_slots and len(out_ids) == 1 and len(input_ids) == 1:
+                    # (OpTable.add, inline for the common case: the next slot, one output, one input)
+                    slots.append(backward)
+                    ops.count += 1
+                    backward.outs = op_id - out_ids[0]
+                    backward.ins = op_id - input_ids[0]
+                else:
+                    ops.add(op_id, backward, out_ids, input_ids)
+            else:
+                raise RuntimeError(f"tapejax internal error: op '{op_type}' is recorded by a second tape after "
+                                   "the first (tapes recording the same op record it together)")
+            return
         ops[op_id] = OpEntry(op_type, out_ids, infos, input_ids, backward)
 
     def delete_trace(self, tensor_id: int) -> None:
@@ -326,10 +353,9 @@ class Tape:
             op_id = sweep.producer(tt, ops, tid)
             if op_id is None or op_id == -1:
                 continue  # not made by an op on the tape (unknown, or watched: watched tensors stay)
-            entry = ops[op_id]
+            out_ids, in_ids = ops.ids(op_id)
             if tid != op_id:
                 del tt[tid]  # (a later output of its op: dead and unused, it leaves the tape)
-            out_ids = entry.out_ids
             if len(out_ids) > 1 and any(sweep.producer(tt, ops, o) == op_id and usage.get(o, 1)
                                         for o in out_ids if o != tid):
                 if tid == op_id:
@@ -338,7 +364,7 @@ class Tape:
             del ops[op_id]
             if usage.get(op_id) == 0:
                 del usage[op_id]
-            for i in entry.input_ids:
+            for i in in_ids:
                 n = usage.get(i)
                 if n is None:
                     stack.append(i)  # (a count of 1 now 0, if the tape made it)
@@ -353,9 +379,10 @@ class Tape:
     def prune(self, target_ids: Sequence[int]) -> tuple:
         """sweep.prune of the tape to the ops leading to the targets. A non-persistent tape forgets the
         rest now: backward functions not on the path die, the needed ones are owned by the pruned ops."""
-        pruned = sweep.prune(self.tensor_tape, self.op_tape, target_ids)
-        if not self.persistent:
-            self.op_tape = {}
+        if self.persistent:
+            return sweep.prune(self.tensor_tape, self.op_tape, target_ids)
+        pruned = sweep.prune(self.tensor_tape, self.op_tape, target_ids, take=self.op_tape.pop)
+        self.op_tape = OpTable()
         return pruned
 
     def sweep(self, pruned: tuple, target_ids: Sequence[int], source_ids: Sequence[int],

@@ -1,0 +1,176 @@
+"""The op table of a tape: its recorded ops by op id, as a mapping (``op_tape``) that costs a list slot per
+op instead of a dict entry and an id.
+
+Op ids come from the process-wide tensor counter and a tape records them in growing order, so a list
+indexed by ``op_id - base`` holds them (8 bytes per op: a dict entry costs ~40 more, and its key keeps the
+op's id alive, 28 bytes). A record in the list names its outputs and inputs relative to its op id
+(``op_id - id``: 0 for the output an op is keyed by, 1 for the op just before it; CPython shares ints
+that small, so once the tensors die nothing per op is left of their ids). Whoever reads an entry
+through the mapping gets it with absolute ids: reading *binds* it, moving it to ``bound`` (a dict from op
+id to entry, as a tape held every op before). Entries that are not records (an OpEntry around a shared
+or non-record backward function) and ops the list cannot place (an id below ``base``, or far past its
+end) are in ``bound`` from the start.
+
+Only the tape's own hot paths (record, the decision to record, freeing) read the list directly; they
+never bind.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Dict, Iterator, List, Tuple
+
+_ABSENT = object()
+_MAX_GAP = 1024  # ids between the list's end and a new op past which the list does not grow (see ``add``)
+
+
+class OpTable(Mapping):
+    """op id -> tape entry (tape.py's Entry), ids in growing order. See the module docstring."""
+
+    __slots__ = ("base", "slots", "count", "bound")
+
+    def __init__(self) -> None:
+        self.base = 0  # the op id of ``slots[0]``
+        self.slots: List[Any] = []  # records with relative ids, or None
+        self.count = 0  # records in ``slots``
+        self.bound: Dict[int, Any] = {}  # op id -> entry with absolute ids
+
+    # -- adding -------------------------------------------------------------------------------------------
+    def add(self, op_id: int, rec, out_ids: tuple, input_ids: tuple) -> None:
+        """Add a record (a tape.RecordedOp that one tape records) under ``op_id``, its ids made relative.
+        An id the list cannot place (below ``base``, or more than ``_MAX_GAP`` plus its length past its
+        end: the None slots would cost more than they save) goes to ``bound`` with absolute ids."""
+        slots = self.slots
+        n = len(slots)
+        if not n:
+            self.base = op_id
+            k = 0
+        else:
+            k = op_id - self.base
+        if k == n:  # (the common case: the op after the last one recorded)
+            slots.append(rec)
+        elif k > n:
+            if k - n > _MAX_GAP + n:
+                self._bind_new(op_id, rec, out_ids, input_ids)
+                return
+            slots.extend([None] * (k - n))
+            slots.append(rec)
+        elif k >= 0 and slots[k] is None:
+            slots[k] = rec
+        else:
+            self._bind_new(op_id, rec, out_ids, input_ids)
+            return
+        self.count += 1
+        rec.outs = op_id - out_ids[0] if len(out_ids) == 1 else tuple([op_id - i for i in out_ids])
+        rec.ins = op_id - input_ids[0] if len(input_ids) == 1 else tuple([op_id - i for i in input_ids])
+
+    def _bind_new(self, op_id: int, rec, out_ids: tuple, input_ids: tuple) -> None:
+        rec.out_ids = out_ids
+        rec.input_ids = input_ids
+        self.bound[op_id] = rec
+
+    def __setitem__(self, op_id: int, entry) -> None:
+        """An entry with absolute ids (an OpEntry, or a record several tapes share)."""
+        self.bound[op_id] = entry
+
+    # -- reading ------------------------------------------------------------------------------------------
+    def __contains__(self, op_id) -> bool:
+        k = op_id - self.base
+        if 0 <= k < len(self.slots) and self.slots[k] is not None:
+            return True
+        return op_id in self.bound
+
+    def __getitem__(self, op_id: int):
+        """The entry of ``op_id``, with absolute ids (a record in the list is bound first)."""
+        e = self.get(op_id, _ABSENT)
+        if e is _ABSENT:
+            raise KeyError(op_id)
+        return e
+
+    def get(self, op_id: int, default=None):
+        """The entry of ``op_id`` with absolute ids (binding it), or ``default``."""
+        rec = self._unlist(op_id)
+        if rec is None:
+            return self.bound.get(op_id, default)
+        self.bound[op_id] = rec
+        return rec
+
+    def pop(self, op_id: int, default=None):
+        """Remove the op ``op_id`` and give its entry, with absolute ids, or ``default``."""
+        rec = self._unlist(op_id)
+        if rec is None:
+            return self.bound.pop(op_id, default)
+        return rec
+
+    def _unlist(self, op_id: int):
+        """Take the record of ``op_id`` out of the list, its ids made absolute; None if it is not there."""
+        k = op_id - self.base
+        slots = self.slots
+        if not 0 <= k < len(slots):
+            return None
+        rec = slots[k]
+        if rec is None:
+            return None
+        slots[k] = None
+        self.count -= 1
+        o, i = rec.outs, rec.ins
+        rec.outs = op_id - o if type(o) is int else tuple([op_id - r for r in o])
+        rec.ins = op_id - i if type(i) is int else tuple([op_id - r for r in i])
+        self._shrink()
+        return rec
+
+    def ids(self, op_id: int) -> Tuple[tuple, tuple]:
+        """(out_ids, input_ids) of the op ``op_id`` (KeyError if absent), without binding it."""
+        k = op_id - self.base
+        if 0 <= k < len(self.slots):
+            rec = self.slots[k]
+            if rec is not None:
+                o, i = rec.outs, rec.ins
+                return ((op_id - o,) if type(o) is int else tuple([op_id - r for r in o]),
+                        (op_id - i,) if type(i) is int else tuple([op_id - r for r in i]))
+        e = self.bound[op_id]
+        return e.out_ids, e.input_ids
+
+    def __len__(self) -> int:
+        return self.count + len(self.bound)
+
+    def __iter__(self) -> Iterator[int]:
+        """The op ids in growing order (as a list taken first: reading entries binds them)."""
+        base = self.base
+        ids = [base + k for k, rec in enumerate(self.slots) if rec is not None]
+        if self.bound:
+            ids = sorted(ids + list(self.bound))
+        return iter(ids)
+
+    def __repr__(self) -> str:
+        return f"OpTable({len(self)} ops)"
+
+    # -- removing -----------------------------------------------------------------------------------------
+    def __delitem__(self, op_id: int) -> None:
+        k = op_id - self.base
+        slots = self.slots
+        if 0 <= k < len(slots) and slots[k] is not None:
+            slots[k] = None
+            self.count -= 1
+            self._shrink()
+            return
+        del self.bound[op_id]
+
+    def _shrink(self) -> None:
+        """Drop the list's None slots at both ends once they are most of it (amortized: each slot is
+        dropped once), or all of it when it holds no record."""
+        slots = self.slots
+        if not self.count:
+            if slots:
+                self.slots = []
+            return
+        n = len(slots)
+        if n < 64 or self.count * 2 > n:
+            return
+        while slots[-1] is None:
+            slots.pop()
+        first = 0
+        while slots[first] is None:
+            first += 1
+        if first:
+            del slots[:first]
+            self.base += first
