@@ -1094,6 +1094,49 @@ def test_ops_past_replay_max_ops_run_at_once_and_the_gradient_is_unchanged():
     np.testing.assert_array_equal(g.numpy(), ref.numpy())
 
 
+def test_a_step_past_replay_max_ops_keeps_no_output_nothing_can_read():
+    # Past the limit the step's pending ops run at once; each output whose tensor is dead and whose uses all ran
+    # goes (as a strictly eager tape keeps none), while a live tensor's value stays readable and the gradient,
+    # first and second order (the tape's gradient taken under a second tape), is the strictly eager one.
+    from tapejax.deferred.lazy import Node
+    x0 = tj.constant(np.linspace(-1, 1, 8).astype(np.float32))
+
+    def run():
+        with tj.GradientTape() as tape:
+            tape.watch(x0)
+            x = x0
+            kept = None
+            for i in range(20):
+                x = tnp.tanh(x * 1.01 + 0.1)
+                if i == 3:
+                    kept = x  # alive through the step: its value must stay
+            nodes = [e for e in tape._tape.op_tape.values() if type(e) is Node]
+            s = tnp.sum(x * x)
+        with tj.GradientTape() as outer:
+            outer.watch(x0)
+            g = tape.gradient(s, x0)
+            gs = tnp.sum(g * g)
+        return s, kept, nodes, g, outer.gradient(gs, x0)
+
+    with mode(False):
+        s_ref, kept_ref, _, g_ref, h_ref = run()
+    old = tj.config.replay_max_ops
+    tj.config.replay_max_ops = 30
+    try:
+        with mode(True, True):
+            s, kept, nodes, g, h = run()
+    finally:
+        tj.config.replay_max_ops = old
+    assert len(nodes) == 29  # the deferred ops (the watch is one more token; the rest ran at once)
+    holding = [n for n in nodes if n.values is not None]
+    # the outputs alive when the step passed the limit (at iteration 9's tanh): iteration 3's tanh (``kept``),
+    # iteration 8's (still ``x``) and iteration 9's add (tanh's argument); not one per op
+    assert len(holding) == 3, len(holding)
+    assert type(kept) is LazyTensor
+    for got, want in ((kept, kept_ref), (s, s_ref), (g, g_ref), (h, h_ref)):
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
 def test_a_pending_output_no_gradient_reached_is_still_readable_after_the_gradient():
     # The gradient's sweep lets go of each op it passes; an op whose output has no path to the sources (here a
     # tj.function returning a stop_gradient value) did not run, and its value is read after the gradient.

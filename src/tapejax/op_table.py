@@ -92,10 +92,12 @@ class OpTable(Mapping):
         if rec is None:
             return self.bound.get(op_id, default)
         self.bound[op_id] = rec
+        self._shrink()
         return rec
 
     def pop(self, op_id: int, default=None):
-        """Remove the op ``op_id`` and give its entry, with absolute ids, or ``default``."""
+        """Remove the op ``op_id`` and give its entry, with absolute ids, or ``default``. (What a tape that
+        forgets its ops after a gradient prunes with: the list keeps its length until the next delete.)"""
         rec = self._unlist(op_id)
         if rec is None:
             return self.bound.pop(op_id, default)
@@ -115,7 +117,6 @@ class OpTable(Mapping):
         o, i = rec.outs, rec.ins
         rec.outs = op_id - o if type(o) is int else tuple([op_id - r for r in o])
         rec.ins = op_id - i if type(i) is int else tuple([op_id - r for r in i])
-        self._shrink()
         return rec
 
     def ids(self, op_id: int) -> Tuple[tuple, tuple]:

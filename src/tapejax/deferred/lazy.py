@@ -178,11 +178,17 @@ class Node(BackwardFunction):
             return None
         return [LazyTensor.of_node(r.seq, r, 0, r.type.avals[0]) if type(r) is Node else r for r in self.args()]
 
-    def set_values(self, values) -> None:
-        """Its output (``values`` as ``self.values`` holds it), from running it op by op."""
+    def set_values(self, values, raw: list) -> None:
+        """Its output (``values`` as ``self.values`` holds it), from running it op by op on the arguments'
+        values ``raw``. A recorded op keeps those for its backward (a higher-order one too, until released),
+        each the backward never reads as its abstract value, as a strictly eager op one tape records keeps
+        them: it holds no producer node, whose output may then go (``settle_too_long``)."""
         self.values = values
-        if not self.recorded:  # (a recorded op keeps them for a higher-order backward until released)
+        if not self.recorded:
             self.set_args(None)
+            return
+        plan = self.plan
+        self.set_args(plan.trim(raw) if plan is not None and plan.trims else raw)
 
     def settle(self, values: tuple) -> None:
         """Its values, from a replayed step's program, which also ran its tape's backward pass: nothing will
@@ -262,6 +268,32 @@ def pending_ancestors(nodes) -> List[Node]:
 
 
 
+def settle_too_long(tape, nodes: List[Node]) -> None:
+    """Run the pending ops of a step that grew past tj.config.replay_max_ops (``nodes``: its deferred ops, in
+    order) and let go of each output nothing can read any more, as a strictly eager tape holds no output
+    nobody reads: that of a recorded single-output op whose tensor is dead and whose every use is by an op
+    in ``nodes`` (which ran now, keeping what its backward reads and not its producer: ``set_values``). The
+    tape's count of such an output (tape.py: one for the tensor alive, one per recorded op using it) equals
+    its uses by the recorded ops in ``nodes``; a live tensor or a use elsewhere counts one more."""
+    uses: Dict[int, int] = {}
+    for n in nodes:
+        if n.values is None and n.recorded:
+            args = n.args()
+            for d in n.type.diff:
+                if type(args[d]) is Node:  # (output 0 of a pending single- or multi-output producer)
+                    uses[id(args[d])] = uses.get(id(args[d]), 0) + 1
+    pending = [n for n in nodes if n.values is None]
+    with _lock:
+        if not _run(pending):
+            with jax.ensure_compile_time_eval():
+                _run(pending)
+    counts = tape.tensor_usage
+    for n in pending:
+        if n.recorded and not n.type.multi and n.values is not None and counts.get(n.seq, 1) == uses.get(id(n), 0):
+            n.values = None  # (nothing can ask for it: no tensor, no pending op holds the node)
+            n.res_pending = False  # its residuals are its own now (``stored``, the arguments it kept)
+
+
 def materialize(node: Node) -> None:
     """Run ``node`` and the pending nodes it depends on, one kernel each, oldest first (eager order)."""
     with _lock:
@@ -292,7 +324,7 @@ def _run(pending: List[Node]) -> bool:
             return False
         if n.recorded:
             n.stored, n.plan = stored, plan
-        n.set_values(as_tuple(out) if n.type.multi else out)
+        n.set_values(as_tuple(out) if n.type.multi else out, raw)
     return True
 
 
@@ -390,9 +422,11 @@ def defer(op: OpDef, args, raw, static):
             record = None
         elif record.count >= record.capacity:  # (over_replay_limit of one more token)
             # This step will never be replayed as one program: deferring the rest of its ops would
-            # only delay them. They run at once from here (the pending ones when first needed).
+            # only delay them. They run at once from here, the pending ones now.
+            nodes = record.nodes
             record.break_()
             record.too_long = True
+            settle_too_long(tape, nodes)
             return None
     avals = []
     refs = []
