@@ -4,7 +4,8 @@ from the targets back to the sources. Written once; GradientTape.gradient, the r
 
 Terminology:
 
-* graph    recorded ops as two dicts. ``op_tape`` maps an op id to its entry: ``op_type``, ``outputs``
+* graph    recorded ops as two mappings (a tape's ``op_tape`` is an op_table.OpTable, others are dicts).
+           ``op_tape`` maps an op id to its entry: ``op_type``, ``outputs``
            (one (id, shape, dtype, sharding) per output), ``out_ids`` (their ids), ``input_ids`` and
            ``backward``. An op's id is its first output's id (or a fresh id where that one is taken or
            it has no output), so op ids grow in the order the ops ran and the op keyed by a tensor's
@@ -12,7 +13,7 @@ Terminology:
            op that made them (-1 for a watched tensor or a variable handle): an op's later outputs, a
            tensor a second op recorded as its output, watched tensors. So the producer of a tensor is
            ``tensor_tape.get(tid, tid)`` when that is -1 or an op in ``op_tape`` (``producer``), and the
-           graph knows a tensor listed in either dict (``knows``). A graph may also list every tensor
+           graph knows a tensor listed in either mapping (``knows``). A graph may also list every tensor
            it knows, its ops keyed by ids no unlisted tensor has (replay's local graphs, tests). A
            GradientTape's tape and a tj.function trace's graph are both graphs (tape.py).
 * target   what is differentiated (the ``y`` in dy/dx); source: what it is differentiated with respect
