@@ -88,30 +88,21 @@ class OpTable(Mapping):
 
     def get(self, op_id: int, default=None):
         """The entry of ``op_id`` with absolute ids (binding it), or ``default``."""
-        rec = self._unlist(op_id)
-        if rec is None:
-            return self.bound.get(op_id, default)
-        self.bound[op_id] = rec
+        e = self.pop(op_id, _ABSENT)
+        if e is _ABSENT:
+            return default
+        self.bound[op_id] = e
         self._shrink()
-        return rec
+        return e
 
     def pop(self, op_id: int, default=None):
         """Remove the op ``op_id`` and give its entry, with absolute ids, or ``default``. (What a tape that
         forgets its ops after a gradient prunes with: the list keeps its length until the next delete.)"""
-        rec = self._unlist(op_id)
-        if rec is None:
-            return self.bound.pop(op_id, default)
-        return rec
-
-    def _unlist(self, op_id: int):
-        """Take the record of ``op_id`` out of the list, its ids made absolute; None if it is not there."""
         k = op_id - self.base
         slots = self.slots
-        if not 0 <= k < len(slots):
-            return None
-        rec = slots[k]
+        rec = slots[k] if 0 <= k < len(slots) else None
         if rec is None:
-            return None
+            return self.bound.pop(op_id, default)
         slots[k] = None
         self.count -= 1
         o, i = rec.outs, rec.ins

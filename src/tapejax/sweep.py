@@ -106,7 +106,8 @@ def prune(tensor_tape: Dict[int, int], op_tape: Dict[int, Any], target_ids: Iter
         if entry is None:
             continue  # unknown or freed (nothing could reach it)
         ops[op_id] = entry
-        for i in entry.input_ids:
+        ins = entry.ins  # (input_ids, inline)
+        for i in ((ins,) if type(ins) is int else ins):
             if i in usage:
                 usage[i] += 1
             else:  # (usage doubles as the set of tensors walked already)
@@ -144,18 +145,18 @@ def _missing(usage: Dict[int, int], tt: Dict[int, int], ops: Dict[int, Any]) -> 
     """Per kept op, how many of its outputs the kept ops use (``usage``)."""
     missing: Dict[int, int] = {}
     for tid in usage:
-        op_id = producer(tt, ops, tid)
-        if op_id is not None and op_id != -1:
+        op_id = tt.get(tid, tid)  # (producer, inline: this runs per tensor of the pruned graph)
+        if op_id in ops:
             missing[op_id] = missing.get(op_id, 0) + 1
     return missing
 
 
 # -- calling one backward function ------------------------------------------------------------------------
 def call_backward(entry, out_grads: list, needed_idx: list, recording: bool) -> list:
-    """``entry.backward(out_grads, needed_idx, recording)``, with errors that name the op: a bare JAX
-    error deep in a kernel tells the user nothing."""
+    """``entry(out_grads, needed_idx, recording)`` (its backward function), with errors that name the op: a
+    bare JAX error deep in a kernel tells the user nothing."""
     try:
-        return entry.backward(out_grads, needed_idx, recording)
+        return entry(out_grads, needed_idx, recording)
     except LookupError:
         raise
     except Exception as e:
@@ -239,7 +240,8 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
             continue
         out_grads = []
         any_grad = False
-        for oid in entry.out_ids:
+        outs = entry.outs  # (out_ids and input_ids, inline: no property call per op)
+        for oid in ((outs,) if type(outs) is int else outs):
             gl = gradients.get(oid)
             if gl is None:
                 out_grads.append(None)
@@ -256,9 +258,10 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
                 del gradients[oid]
                 pending_bytes -= held.pop(oid)
             out_grads.append(g)
-        in_ids = entry.input_ids
-        if len(in_ids) == 1:  # (the common case: no comprehension)
-            needed_idx = _FIRST if is_known(in_ids[0]) else _NOTHING
+        in_ids = entry.ins
+        if type(in_ids) is int:  # (the common case: no comprehension)
+            needed_idx = _FIRST if is_known(in_ids) else _NOTHING
+            in_ids = (in_ids,)
         else:
             needed_idx = [j for j, iid in enumerate(in_ids) if is_known(iid)]
         if any_grad and needed_idx:

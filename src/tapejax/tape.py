@@ -41,54 +41,21 @@ from .tensor import ArrayImpl, Tensor, is_float, new_id
 from jax.core import Tracer
 
 
-class Entry:
-    """A tape entry: the op's name (``op_type``), its outputs' ids (``out_ids``, a tuple of ints: what the
-    sweep reads per op) and (shape, dtype, sharding) per output (``out_infos``, shared by all ops of one
-    output signature), the ids of its inputs (``input_ids``) and its ``backward`` function."""
-
-    __slots__ = ()
-
-    @property
-    def outputs(self) -> tuple:
-        """((id, shape, dtype, sharding), ...) (built when asked)."""
-        return tuple([(i,) + info for i, info in zip(self.out_ids, self.out_infos)])
-
-
-class OpEntry(Entry):
-    """A tape entry around a backward function that is not one (IdentityBackward, a custom gradient's,
-    or a backward function a second tape records too)."""
-
-    __slots__ = ("op_type", "out_ids", "out_infos", "input_ids", "backward")
-
-    def __init__(self, op_type: str, out_ids: tuple, out_infos: tuple, input_ids: tuple, backward) -> None:
-        self.op_type = op_type
-        self.out_ids = out_ids
-        self.out_infos = out_infos
-        self.input_ids = input_ids
-        self.backward = backward
-
-
 def _compact(ids: Optional[tuple]):
-    """A tuple of ids as a RecordedOp keeps it: one id as the int itself (the same int object as the
-    tensor's id: no tuple, 48 bytes, per op), None and other tuples as they are."""
+    """A tuple of ids as an entry keeps it: one id as the int itself (no tuple, 48 bytes, per op), None and
+    other tuples as they are."""
     return ids[0] if ids is not None and len(ids) == 1 else ids
 
 
-class RecordedOp(Entry):
-    """A backward function that is its own tape entry: the tape recording it fills ``out_ids`` and
-    ``input_ids`` instead of allocating an OpEntry (one object per recorded op). Its ``op_type`` and
-    ``out_infos`` are its own (a subclass derives them from what all ops of its kind share: no field per
-    op). The fields hold no new containers of objects, so the garbage collector stops tracking what an op
-    adds besides the function itself; a single id is kept as the int (``outs``, ``ins``), read back as a
-    tuple. While it sits in its tape's op table list those ids are relative to its op id (op_table.py);
-    read through the table they are absolute. ``backward`` is the object itself; setting it to None (the
-    sweep releasing a run op) drops the residuals, unless several tapes record the same function
-    (``share``: it is then an entry of each, with absolute ids, and costs no field per op)."""
+class Entry:
+    """A tape entry: the op's name (``op_type``), its outputs' ids (``out_ids``, a tuple of ints) and
+    (shape, dtype, sharding) per output (``out_infos``, shared by all ops of one output signature), the ids
+    of its inputs (``input_ids``) and its ``backward`` function; calling the entry calls that function.
+    The ids are kept compact (``outs``, ``ins``: a single id as the int itself, else a tuple), which the
+    sweep reads directly (it reads both per op); ``out_ids`` and ``input_ids`` read them back as tuples."""
 
     __slots__ = ("outs", "ins")
-    shared = False  # True once a second tape records it (``share``)
 
-    # (read back as tuples inline: the sweep reads both per op)
     @property
     def out_ids(self) -> tuple:
         o = self.outs
@@ -106,6 +73,42 @@ class RecordedOp(Entry):
     @input_ids.setter
     def input_ids(self, ids) -> None:
         self.ins = _compact(ids)
+
+    @property
+    def outputs(self) -> tuple:
+        """((id, shape, dtype, sharding), ...) (built when asked)."""
+        return tuple([(i,) + info for i, info in zip(self.out_ids, self.out_infos)])
+
+
+class OpEntry(Entry):
+    """A tape entry around a backward function that is not one (IdentityBackward, a custom gradient's)."""
+
+    __slots__ = ("op_type", "out_infos", "backward")
+
+    def __init__(self, op_type: str, out_ids: tuple, out_infos: tuple, input_ids: tuple, backward) -> None:
+        self.op_type = op_type
+        self.outs = _compact(out_ids)
+        self.out_infos = out_infos
+        self.ins = _compact(input_ids)
+        self.backward = backward
+
+    def __call__(self, out_grads: list, needed_idx, recording: bool) -> list:
+        return self.backward(out_grads, needed_idx, recording)
+
+
+class RecordedOp(Entry):
+    """A backward function that is its own tape entry: the tape recording it fills ``out_ids`` and
+    ``input_ids`` instead of allocating an OpEntry (one object per recorded op). Its ``op_type`` and
+    ``out_infos`` are its own (a subclass derives them from what all ops of its kind share: no field per
+    op). The fields hold no new containers of objects, so the garbage collector stops tracking what an op
+    adds besides the function itself; a single id is kept as the int (``outs``, ``ins``), read back as a
+    tuple. While it sits in its tape's op table list those ids are relative to its op id (op_table.py);
+    read through the table they are absolute. ``backward`` is the object itself; setting it to None (the
+    sweep releasing a run op) drops the residuals, unless several tapes record the same function
+    (``share``: it is then an entry of each, with absolute ids, and costs no field per op)."""
+
+    __slots__ = ()
+    shared = False  # True once several tapes record it (``share``)
 
     @property
     def backward(self):
@@ -321,12 +324,14 @@ class Tape:
             if backward.shared:  # several tapes record it (record.record_operation): its ids are absolute
                 ops[op_id] = backward
             elif backward.outs is None:  # this tape alone: a slot of the op table's list
-                if op_id - base == n_slots and n_slots and len(out_ids) == 1 and len(input_ids) == 1:
-                    # (OpTable.add, inline for the common case: the next slot, one output, one input)
+                n_in = len(input_ids)
+                if op_id - base == n_slots and n_slots and len(out_ids) == 1 and 0 < n_in < 3:
+                    # (OpTable.add, inline for the common case: the next slot, one output, one or two inputs)
                     slots.append(backward)
                     ops.count += 1
                     backward.outs = op_id - out_ids[0]
-                    backward.ins = op_id - input_ids[0]
+                    backward.ins = op_id - input_ids[0] if n_in == 1 else \
+                        (op_id - input_ids[0], op_id - input_ids[1])
                 else:
                     ops.add(op_id, backward, out_ids, input_ids)
             else:
