@@ -82,6 +82,7 @@ def test_deleting_ops_drops_the_slots_at_the_ends_and_an_empty_table_starts_afre
 def test_the_table_compares_and_reads_as_a_mapping():
     table, recs = _table([3, 4])
     assert table == {3: recs[3], 4: recs[4]} and table.get(4) is recs[4] and table.get(9, "no") == "no"
+    assert None not in table and "3" not in table and table.get(None) is None
     with pytest.raises(KeyError):
         table[9]
 

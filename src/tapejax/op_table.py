@@ -74,7 +74,10 @@ class OpTable(Mapping):
 
     # -- reading ------------------------------------------------------------------------------------------
     def __contains__(self, op_id) -> bool:
-        k = op_id - self.base
+        try:
+            k = op_id - self.base
+        except TypeError:  # not an id (a dict answers False too)
+            return False
         if 0 <= k < len(self.slots) and self.slots[k] is not None:
             return True
         return op_id in self.bound
@@ -98,7 +101,10 @@ class OpTable(Mapping):
     def pop(self, op_id: int, default=None):
         """Remove the op ``op_id`` and give its entry, with absolute ids, or ``default``. (What a tape that
         forgets its ops after a gradient prunes with: the list keeps its length until the next delete.)"""
-        k = op_id - self.base
+        try:
+            k = op_id - self.base
+        except TypeError:  # not an id
+            return default
         slots = self.slots
         rec = slots[k] if 0 <= k < len(slots) else None
         if rec is None:
