@@ -370,7 +370,7 @@ def _check_error(label: str, words: str, e: BaseException) -> None:
 
 
 def _clean_state():
-    s = tape_set.state
+    s = tape_set.current()
     assert s.tapes == [] and s.accumulators == [] and s.stopped == 0 and s.capture is None
 
 

@@ -66,7 +66,7 @@ def test_without_check_numerics_nan_passes_silently_and_no_site_is_recorded():
     assert not np.all(np.isfinite(g.numpy()))
     bfs = [e.backward for e in tape._tape.op_tape.values()]
     assert bfs and not any(hasattr(bf, "site") for bf in bfs)  # zero cost: nothing captured
-    assert tape_set.state.debug_checking is False
+    assert tape_set.current().debug_checking is False
 
 
 def test_check_numerics_forward_outside_context_says_site_unknown():
@@ -85,12 +85,12 @@ def test_check_numerics_finite_gradients_do_not_raise_and_context_restores_flag(
     with debug.check_numerics():
         with debug.check_numerics():
             pass
-        assert tape_set.state.debug_checking is True  # nested exit keeps the outer one on
+        assert tape_set.current().debug_checking is True  # nested exit keeps the outer one on
         with tj.GradientTape() as tape:
             tape.watch(x)
             s = tnp.sum(tnp.exp(x) * x)
         g = tape.gradient(s, x)
-    assert tape_set.state.debug_checking is False
+    assert tape_set.current().debug_checking is False
     np.testing.assert_allclose(g.numpy(), np.exp([1.0, 3.0]) * (1 + np.array([1.0, 3.0])), rtol=1e-5)
 
 
@@ -131,7 +131,7 @@ def test_check_numerics_is_per_thread():
             with debug.check_numerics():
                 entered.set()
                 other_done.wait(60)
-                seen["flag_inside"] = tape_set.state.debug_checking
+                seen["flag_inside"] = tape_set.current().debug_checking
                 x = tj.constant([1.0, 3.0])
                 with tj.GradientTape() as tape:
                     tape.watch(x)
@@ -147,7 +147,7 @@ def test_check_numerics_is_per_thread():
     t.start()
     try:
         assert entered.wait(60)
-        assert tape_set.state.debug_checking is False  # this thread: not checking
+        assert tape_set.current().debug_checking is False  # this thread: not checking
         x = tj.constant([1.0, 3.0])
         with tj.GradientTape() as tape:
             tape.watch(x)

@@ -4,7 +4,7 @@
   non-tensor Python objects passed to ops, bad shapes and bad tolerances: each raises its exception type
   with a message naming the op or shapes and saying what to do.
 * Exceptions inside a tape or accumulator context, a backward kernel, a JVP kernel, a custom_gradient
-  grad_fn or a tj.function leave no tape or accumulator active (``tapejax.tape_set.state``) and nothing
+  grad_fn or a tj.function leave no tape or accumulator active (``tapejax.tape_set.current()``) and nothing
   corrupted; a persistent tape stays usable after a failed ``gradient`` call.
 """
 from __future__ import annotations
@@ -275,7 +275,7 @@ CASES = [
 
 
 def _clean_state():
-    s = tape_set.state
+    s = tape_set.current()
     assert s.tapes == [] and s.accumulators == [], (s.tapes, s.accumulators)
     assert s.stopped == 0 and s.capture is None and s.variable_watchers == []
 
@@ -501,7 +501,7 @@ def test_exception_inside_function_leaves_no_state_and_variables_unchanged():
     with tj.GradientTape() as outer:
         with pytest.raises(Boom):
             step(tj.constant([1.0, 1.0]), True)
-        assert tape_set.state.tapes == [outer._tape] and tape_set.state.capture is None
+        assert tape_set.current().tapes == [outer._tape] and tape_set.current().capture is None
     _clean_state()
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
     step(tj.constant([1.0, 1.0]), False)

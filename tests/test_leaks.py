@@ -146,7 +146,7 @@ def growth(first, last):
 
 def test_ten_thousand_eager_steps_do_not_leak():
     first, last = run_steps(_make_step())
-    assert tape_set.state.tapes == [] and tape_set.state.accumulators == []
+    assert tape_set.current().tapes == [] and tape_set.current().accumulators == []
     assert tj.config.lazy and tj.config.replay
     assert growth(first, last) == [], growth(first, last)
     # The count is not trivially flat: arrays are alive (parameters, data, caches) at both points.

@@ -37,7 +37,7 @@ def test_a_record_in_the_list_keeps_ids_relative_and_reading_it_binds_absolute_i
     assert 1001 in table and 999 not in table and 1003 not in table and len(table) == 3
     assert table[1001] is rec
     assert rec.out_ids == (1001,) and rec.input_ids == (1000,)
-    assert table.bound == {1001: rec} and table.count == 2 and len(table) == 3
+    assert table.bound == {1001: rec} and len(table.slots) - table.holes == 2 and len(table) == 3
     assert table[1001] is rec and table.ids(1001) == ((1001,), (1000,))  # read again: the same
 
 
@@ -53,7 +53,10 @@ def test_multi_output_and_multi_input_records_round_trip():
 
 def test_gaps_cost_a_slot_far_ids_and_ids_below_the_base_go_to_the_dict():
     table, recs = _table([100, 105])
-    assert table.slots[1:5] == [None] * 4 and 103 not in table and table.get(103) is None
+    assert table.slots[1:5] == [None] * 4 and table.holes == 4 and 103 not in table and table.get(103) is None
+    table.add(103, Rec(), (103,), (102,))  # a gap's slot filled
+    assert table.holes == 3 and table.ids(103) == ((103,), (102,)) and len(table) == 3
+    del table[103]
     far = 106 + 1024 + 7  # past the list's end by more than the gap it may fill
     low = 90
     for i in (far, low):

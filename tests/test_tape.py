@@ -140,10 +140,10 @@ def test_gradient_inside_context_non_persistent_stops_recording():
         tape.watch(x)
         y = x * x
         g = tape.gradient(y, x)
-        assert tape._tape is None or tape._tape not in tape_set.state.tapes
-        assert all(t is not tape._tape for t in tape_set.state.tapes)
+        assert tape._tape is None or tape._tape not in tape_set.current().tapes
+        assert all(t is not tape._tape for t in tape_set.current().tapes)
         z = x * 5.0  # not recorded anywhere
-    assert not tape_set.state.tapes
+    assert not tape_set.current().tapes
     close(g.numpy(), 6.0)
     with pytest.raises(RuntimeError):
         tape.gradient(z, x)

@@ -55,7 +55,7 @@ def test_two_threads_record_and_differentiate_at_once():
             barrier.wait()
             with tj.GradientTape() as t:
                 t.watch(x)
-                assert len(tape_set.state.tapes) == 1
+                assert len(tape_set.current().tapes) == 1
                 y = tnp.sum(x * x * 3.0)
             g = t.gradient(y, x)
             np.testing.assert_allclose(g.numpy(), 6.0 * (xa + i), rtol=1e-5)
@@ -66,13 +66,13 @@ def test_two_threads_record_and_differentiate_at_once():
             barrier.wait()
             with tj.GradientTape(persistent=True) as t:
                 t.watch(x)
-                assert len(tape_set.state.tapes) == 1
+                assert len(tape_set.current().tapes) == 1
                 y = tnp.sum(tnp.sin(x))
                 z = tnp.mean(x)
             np.testing.assert_allclose(t.gradient(y, x).numpy(), np.cos(xb * i), rtol=1e-5, atol=1e-6)
             np.testing.assert_allclose(t.gradient(z, x).numpy(), np.full(5, 0.2), rtol=1e-6)
     _run_threads(worker_a, worker_b)
-    assert tape_set.state.tapes == []
+    assert tape_set.current().tapes == []
 
 
 def test_nested_tapes_and_accumulators_in_two_threads():
@@ -92,7 +92,7 @@ def test_nested_tapes_and_accumulators_in_two_threads():
                 with tj.ForwardAccumulator(x, tj.constant(np.float32(1.0))) as acc:
                     z = tnp.exp(x * seed)
                 np.testing.assert_allclose(float(acc.jvp(z)), seed * np.exp(v * seed), rtol=1e-5)
-                assert tape_set.state.accumulators == []
+                assert tape_set.current().accumulators == []
         return run
     _run_threads(second_order(1.0), second_order(2.0))
 
@@ -106,7 +106,7 @@ def test_tape_of_one_thread_does_not_record_another_threads_ops():
     def worker():
         entered.wait(30)
         other["y"] = x * 5.0  # while the main thread's tape is active
-        other["tapes"] = list(tape_set.state.tapes)
+        other["tapes"] = list(tape_set.current().tapes)
         done.set()
     th = threading.Thread(target=worker)
     th.start()
@@ -142,7 +142,7 @@ def test_function_called_from_two_threads():
             for i in range(40):
                 x = tj.constant([scale * i, scale])
                 np.testing.assert_allclose(f(x).numpy(), 2 * np.array([scale * i, scale]) * [1.0, 2.0], rtol=1e-5)
-                assert tape_set.state.capture is None
+                assert tape_set.current().capture is None
         return go
     _run_threads(run(1.0), run(3.0))
 
@@ -156,7 +156,7 @@ def test_stop_recording_is_per_thread():
         with tj.stop_recording():
             ready.set()
             go_on.wait(30)
-            seen["stopped"] = tape_set.state.stopped
+            seen["stopped"] = tape_set.current().stopped
     th = threading.Thread(target=worker)
     th.start()
     ready.wait(30)
@@ -165,7 +165,7 @@ def test_stop_recording_is_per_thread():
         y = x * x
     go_on.set()
     th.join(30)
-    assert seen["stopped"] == 1 and tape_set.state.stopped == 0
+    assert seen["stopped"] == 1 and tape_set.current().stopped == 0
     np.testing.assert_allclose(t.gradient(y, x).numpy(), [2.0, 4.0])
 
 

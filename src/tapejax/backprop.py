@@ -281,7 +281,7 @@ class GradientTape:
             raise TypeError(f"GradientTape.{what}: target must be one Tensor, got a {type(target).__name__}; "
                             f"stack the targets (tj.numpy.stack) or call {what}() once per target.")
         # (as TF, only eagerly: inside a tj.function trace the rows are computed in one trace, as in a tf.function)
-        if not use_pfor and not self._persistent and tape_set.state.capture is None:
+        if not use_pfor and not self._persistent and tape_set.current().capture is None:
             raise RuntimeError(f"GradientTape must be created with persistent=True to compute the {what} with "
                                "experimental_use_pfor=False.")
         if self._recording and not self._persistent:

@@ -289,7 +289,7 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
     stale: List[str] = []  # the names of those the trace assigned after this call (known at its end)
 
     def backward(*cts):  # JAX's convention: conj of tapejax's (TF's) for complex values
-        cap = tape_set.state.capture
+        cap = tape_set.current().capture
         with tape_set.isolated(cap):
             if cap is not None:  # (a custom gradient run inside grad_fn logs its own reads, then hands back)
                 outer_log, cap.read_log = cap.read_log, reads
@@ -300,14 +300,14 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
                     cap.read_log = outer_log
         return [conj(g) for g, _ in zip(grads, xs)]  # (None: no gradient, a symbolic zero for JAX)
     no_forward = backward.no_forward_mode = getattr(grad_fn, "no_forward_mode", None)  # recompute_grad's
-    if no_forward is not None and tape_set.state.capture is not None:
+    if no_forward is not None and tape_set.current().capture is not None:
         # (JAX runs a rule's tangent code in reverse mode too, so the rule refuses only where it cannot
         # transpose: the tj.function call holding this trace refuses forward mode itself)
-        tape_set.state.capture.no_forward_mode = no_forward
+        tape_set.current().capture.no_forward_mode = no_forward
     # (no_gradient: the inputs grad_fn returns None for; attach_backward traces it now)
     ys, (transpose, residuals), no_gradient = linear_rule.attach_backward(
         xs, [outs[k]._value for k in out_pos], backward, guard=lambda: _refuse_stale_reads(name, stale))
-    cap = tape_set.state.capture
+    cap = tape_set.current().capture
     if cap is not None and reads:
         values = cap.values
 

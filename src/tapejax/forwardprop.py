@@ -79,7 +79,7 @@ class Accumulator:
         """Pause this accumulator and the tapes and accumulators entered after it while it computes
         tangents: only those entered before it see the JVP computation (tape.h's nesting rule, which
         keeps a forward-over-backward inner tape from holding on to every tangent)."""
-        st = tape_set.state
+        st = tape_set.current()
         accs = st.accumulators
         inner = accs[accs.index(self):] if self in accs else [self]
         nid = self.nesting_id
@@ -111,7 +111,7 @@ class Accumulator:
                     res_raw = op.kernels(static).jvp(diff, tuple(raw), raw_t, out)
                 res = jax.tree_util.tree_map(Tensor, res_raw)
         res = res if isinstance(res, tuple) else (res,)
-        if tape_set.numerics_checks and tape_set.state.debug_checking:  # tj.debug.check_numerics
+        if tape_set.numerics_checks and tape_set.current().debug_checking:  # tj.debug.check_numerics
             tape_set.debug_hooks.check_jvp(op, outs, res, tans)
         conn = op.connections  # a tj.function call: no tangent for an output no input with one reaches
         given = frozenset(i for i, t in zip(diff, tans) if t is not None) if conn is not None else None

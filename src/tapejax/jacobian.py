@@ -62,7 +62,7 @@ def _rows(gradient: Gradient, kept: Kept, target, flat_sources, basis_rows: Call
     stacked results of shape (n,) + source.shape, or None where unconnected."""
     # Under tj.debug.check_numerics() the rows run one by one, as every op runs eagerly there: each backward
     # kernel is then checked on concrete values (under jax.vmap the check would see only tracers).
-    checking = tape_set.numerics_checks and tape_set.state.debug_checking
+    checking = tape_set.numerics_checks and tape_set.current().debug_checking
     if use_pfor and not checking and not tape_set.any_user_recording():
         unconnected = set()
 
@@ -81,11 +81,11 @@ def _rows(gradient: Gradient, kept: Kept, target, flat_sources, basis_rows: Call
         basis = basis_rows(-1)
         # A fresh tape set, not stop_recording: tapes that backward functions open themselves (recompute_grad
         # re-runs its function under one) must record.
-        with tape_set.isolated(tape_set.state.capture):
+        with tape_set.isolated(tape_set.current().capture):
             try:
                 stacked = jax.vmap(one)(basis)
             except _VMAP_FAILURES as err:
-                if tape_set.state.capture is not None:  # inside a tj.function trace every row fails alike
+                if tape_set.current().capture is not None:  # inside a tj.function trace every row fails alike
                     raise
                 # As TF when pfor cannot convert an op: the rows one by one (a persistent tape) would work.
                 raise ValueError(f"{_vectorizing_error(what)} ({type(err).__name__}: "

@@ -26,12 +26,12 @@ _MAX_GAP = 1024  # ids between the list's end and a new op past which the list d
 class OpTable(Mapping):
     """op id -> tape entry (tape.py's Entry), ids in growing order. See the module docstring."""
 
-    __slots__ = ("base", "slots", "count", "bound")
+    __slots__ = ("base", "slots", "holes", "bound")
 
     def __init__(self) -> None:
         self.base = 0  # the op id of ``slots[0]``
         self.slots: List[Any] = []  # records with relative ids, or None
-        self.count = 0  # records in ``slots``
+        self.holes = 0  # the None slots in ``slots`` (recording an op at the list's end changes no count)
         self.bound: Dict[int, Any] = {}  # op id -> entry with absolute ids
 
     # -- adding -------------------------------------------------------------------------------------------
@@ -54,12 +54,13 @@ class OpTable(Mapping):
                 return
             slots.extend([None] * (k - n))
             slots.append(rec)
+            self.holes += k - n
         elif k >= 0 and slots[k] is None:
             slots[k] = rec
+            self.holes -= 1
         else:
             self._bind_new(op_id, rec, out_ids, input_ids)
             return
-        self.count += 1
         rec.outs = op_id - out_ids[0] if len(out_ids) == 1 else tuple([op_id - i for i in out_ids])
         rec.ins = op_id - input_ids[0] if len(input_ids) == 1 else tuple([op_id - i for i in input_ids])
 
@@ -110,7 +111,7 @@ class OpTable(Mapping):
         if rec is None:
             return self.bound.pop(op_id, default)
         slots[k] = None
-        self.count -= 1
+        self.holes += 1
         o, i = rec.outs, rec.ins
         rec.outs = op_id - o if type(o) is int else tuple([op_id - r for r in o])
         rec.ins = op_id - i if type(i) is int else tuple([op_id - r for r in i])
@@ -129,7 +130,7 @@ class OpTable(Mapping):
         return e.out_ids, e.input_ids
 
     def __len__(self) -> int:
-        return self.count + len(self.bound)
+        return len(self.slots) - self.holes + len(self.bound)
 
     def __iter__(self) -> Iterator[int]:
         """The op ids in growing order (as a list taken first: reading entries binds them)."""
@@ -148,7 +149,7 @@ class OpTable(Mapping):
         slots = self.slots
         if 0 <= k < len(slots) and slots[k] is not None:
             slots[k] = None
-            self.count -= 1
+            self.holes += 1
             self._shrink()
             return
         del self.bound[op_id]
@@ -157,18 +158,21 @@ class OpTable(Mapping):
         """Drop the list's None slots at both ends once they are most of it (amortized: each slot is
         dropped once), or all of it when it holds no record."""
         slots = self.slots
-        if not self.count:
-            if slots:
+        n, holes = len(slots), self.holes
+        if holes == n:
+            if n:
                 self.slots = []
+                self.holes = 0
             return
-        n = len(slots)
-        if n < 64 or self.count * 2 > n:
+        if n < 64 or holes * 2 < n:
             return
         while slots[-1] is None:
             slots.pop()
+            holes -= 1
         first = 0
         while slots[first] is None:
             first += 1
         if first:
             del slots[:first]
             self.base += first
+        self.holes = holes - first

@@ -23,7 +23,7 @@ _NONE: Tuple = ()
 
 def recorders(ids: Sequence[int]) -> Tuple[Sequence, Sequence]:
     """(tapes, accumulators) of this thread that take an op whose inputs have ``ids``."""
-    st = tape_set.state
+    st = tape_set.current()
     if not ids or st.stopped:
         return _NONE, _NONE
     if len(st.tapes) == 1 and not st.accumulators:
@@ -37,7 +37,7 @@ def recorders(ids: Sequence[int]) -> Tuple[Sequence, Sequence]:
 def watch_read_variables(variables) -> None:
     """A read of ``variables`` happened: tapes that watch accessed variables watch them (TF), before
     ``recorders`` decides, so that the read itself is taken."""
-    st = tape_set.state
+    st = tape_set.current()
     if st.stopped:
         return
     for t in st.tapes:  # (no list built: this runs for every Variable read)

@@ -203,16 +203,11 @@ class Tape:
         if self.paused:
             return False
         ops = self.op_tape
-        slots = ops.slots
+        slots, base = ops.slots, ops.base
+        n = len(slots)
         for i in ids:  # (knows, inline: this runs for every op)
-            k = i - ops.base
-            if k >= 0:
-                try:
-                    if slots[k] is not None:
-                        return True
-                except IndexError:  # (past the list's end: no len() call for the common case)
-                    pass
-            if i in self.tensor_tape or i in ops.bound:
+            k = i - base
+            if (0 <= k < n and slots[k] is not None) or i in self.tensor_tape or i in ops.bound:
                 return True
         return False
 
@@ -286,9 +281,10 @@ class Tape:
         # same int object as the tensor's id (nothing allocated). A tensor recorded as the output of a
         # second op gets that op a fresh id.
         op_id = outputs[0]._id if outputs else new_id()
-        k = op_id - base
+        k = op_id - base  # (its slot, if it takes the list's next one)
         if (0 <= k < n_slots and slots[k] is not None) or op_id in ops.bound:  # (op_id in ops, inline)
             op_id = new_id()
+            k = -1
         weak = self._weak
         if len(outputs) == 1:  # (the common case: no intermediate list)
             o = outputs[0]
@@ -325,10 +321,10 @@ class Tape:
                 ops[op_id] = backward
             elif backward.outs is None:  # this tape alone: a slot of the op table's list
                 n_in = len(input_ids)
-                if op_id - base == n_slots and n_slots and len(out_ids) == 1 and 0 < n_in < 3:
-                    # (OpTable.add, inline for the common case: the next slot, one output, one or two inputs)
+                if k == n_slots and len(out_ids) == 1 and 0 < n_in < 3:
+                    # (OpTable.add, inline for the common case: the next slot, one output, one or two inputs;
+                    # an empty list's base is that of an op gone, never this one's id)
                     slots.append(backward)
-                    ops.count += 1
                     backward.outs = op_id - out_ids[0]
                     backward.ins = op_id - input_ids[0] if n_in == 1 else \
                         (op_id - input_ids[0], op_id - input_ids[1])

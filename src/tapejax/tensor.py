@@ -385,7 +385,7 @@ class Tensor(ArrayShape):
         return _html("tj.Tensor", None, self._value)
 
     def __jax_array__(self):
-        st = tape_set.state
+        st = tape_set.current()
         if st.tapes or st.accumulators:
             if _from_jax_operator():
                 _refuse_untracked_use(self._id, "tj.Tensor")
@@ -545,7 +545,7 @@ def _warn_raw_jax_use(obj, tensor_id: int, variable, explicit_ok: bool = False) 
 
 
 def _tree_flatten_tensor(t):
-    st = tape_set.state
+    st = tape_set.current()
     if st.tapes or st.accumulators:
         _warn_raw_jax_use(t, t._id, None)
     return (t._value,), None
@@ -773,7 +773,7 @@ class Variable(ArrayShape):
         if name is not None and not isinstance(name, str):
             raise ValueError(f"tj.Variable: name must be a string, got {type(name).__name__} {name!r} (as TF).")
         _check_constraint(constraint)
-        cap = tape_set.state.capture
+        cap = tape_set.current().capture
         if cap is not None:
             # A traced value cannot outlive its trace: the trace in progress decides (graph/capture.py).
             cap.new_variable(name)
@@ -790,7 +790,7 @@ class Variable(ArrayShape):
     def read_value(self) -> Tensor:
         """The current value as a Tensor; recorded on active tapes/accumulators as a read of this variable."""
         t = Tensor(self._current())
-        st = tape_set.state
+        st = tape_set.current()
         if st.variable_watchers:
             for w in st.variable_watchers:
                 w.setdefault(id(self), self)
@@ -820,7 +820,7 @@ class Variable(ArrayShape):
         return _html("tj.Variable", self._name, self._current())
 
     def __jax_array__(self):
-        st = tape_set.state
+        st = tape_set.current()
         if st.tapes or st.accumulators:
             if _from_jax_operator():
                 _refuse_untracked_use(self._handle_id, "tj.Variable", variable=self)
@@ -839,13 +839,13 @@ class Variable(ArrayShape):
 
     def _current(self):
         """The value now: inside a tj.function trace, the traced value (which sees earlier assignments)."""
-        cap = tape_set.state.capture
+        cap = tape_set.current().capture
         if cap is not None:
             return cap.read(self)
         return self._value
 
     def _set(self, value) -> None:
-        cap = tape_set.state.capture
+        cap = tape_set.current().capture
         if cap is not None:
             cap.write(self, value)  # written back when the tj.function call returns
         elif isinstance(value, jax.core.Tracer):
@@ -899,7 +899,7 @@ class Variable(ArrayShape):
         was read)."""
         if not read_value:
             return None
-        st = tape_set.state
+        st = tape_set.current()
         if st.tapes and not st.stopped:
             tape_set.record_hooks.variable_accessed(self)
         return self
@@ -1074,7 +1074,7 @@ class Variable(ArrayShape):
         # a scalar as a Python number ("numpy=1"); while a tj.function traces there is no value to show, as
         # TF's graph-mode repr; "numpy=<unavailable>" if the read fails
         head = f"<tj.Variable '{self._name}' shape={self.shape} dtype={self.dtype}"
-        if tape_set.state.capture is not None:
+        if tape_set.current().capture is not None:
             return head + ">"
         try:
             a = np.asarray(_unrecorded_read(self).value)
@@ -1129,7 +1129,7 @@ class Variable(ArrayShape):
 
 def _unrecorded_read(var: Variable) -> Tensor:
     """``var.read_value()`` that no tape, accumulator or custom_gradient sees (what showing a value reads)."""
-    st = tape_set.state
+    st = tape_set.current()
     watchers, st.variable_watchers = st.variable_watchers, []
     try:
         with tape_set.stop_recording():
@@ -1241,7 +1241,7 @@ def settle_pending_value(var: Variable, node, values: Optional[Sequence]) -> Non
 
 
 def _tree_flatten_variable(v: Variable):
-    st = tape_set.state
+    st = tape_set.current()
     if st.tapes or st.accumulators:
         _warn_raw_jax_use(v, v._handle_id, v)
     return (v._current(),), None
@@ -1455,7 +1455,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
             value = _materialize_nested(value)
         # inside a tj.function trace a constant stays concrete (TF folds graph constants): tj.constant(1)
         # then works as an axis or shape there, as tf.constant does inside tf.function
-        with (jax.ensure_compile_time_eval() if tape_set.state.capture is not None else contextlib.nullcontext()):
+        with (jax.ensure_compile_time_eval() if tape_set.current().capture is not None else contextlib.nullcontext()):
             arr = as_array(value, dtype)
     except OverflowError as e:
         held = jax.dtypes.canonicalize_dtype(dtype)

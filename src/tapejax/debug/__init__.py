@@ -32,7 +32,7 @@ GradientTape), ``residuals`` (bytes kept by backward functions), ``summaries`` (
 
 How it hooks in: the modules that run ops sit below this package and never import it. Importing it
 installs its callables in ``tape_set.debug_hooks`` (see tape_set.py); whether ``check_numerics`` is on
-is the per-thread flag ``tape_set.state.debug_checking``.
+is the per-thread flag ``tape_set.current().debug_checking``.
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ dtypes)``, ``why`` being ``"unwatched"`` (no input watched), ``"stop_gradient"``
 (``jnp.sin(x)``), which cuts the recorded path without any op being run (``_debug_raw_jax_uses``).
 
 How it hooks in. Op dispatch (ops/core.py) calls ``tape_set.debug_hooks.note_unrecorded`` for an op it
-did not record, only when this thread has a tape (``state.tapes``): recorded ops and code run without a
+did not record, only when this thread has a tape (``tape_set.current().tapes``): recorded ops and code run without a
 tape pay nothing. tensor.py calls ``note_raw_jax_use`` when it warns about a plain JAX call. Both are
 installed below, at import. The markers are bounded per tape (``LINEAGE_MAX``, ``RAW_USES_MAX``); past
 the bound the tape is flagged so the explanation can say it may be incomplete.
@@ -38,7 +38,7 @@ def note_unrecorded(op, args, out) -> None:
         ([(out._id, out.dtype)] if isinstance(out, Tensor) else ())
     if not outs:
         return
-    st = tape_set.state
+    st = tape_set.current()
     in_ids, in_dtypes = tuple(in_ids), tuple(in_dtypes)
     for t in st.tapes:
         lin = t.__dict__.get("_debug_lineage")
@@ -60,7 +60,7 @@ def note_unrecorded(op, args, out) -> None:
 def note_raw_jax_use(tensor_id: int, site: str) -> None:
     """Called by tensor.py when user code handed a value the tapes follow to a plain JAX function (``jnp.sin(x)``):
     the tapes keep where, so explain_gradient can name the call that dropped the gradient."""
-    for t in tape_set.state.tapes:
+    for t in tape_set.current().tapes:
         uses = t.__dict__.get("_debug_raw_jax_uses")
         if uses is None:
             uses = t._debug_raw_jax_uses = []

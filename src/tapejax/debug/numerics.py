@@ -5,7 +5,7 @@ Terms. A *backward kernel* (VJP) turns the gradient of an op's outputs into grad
 *call site* of an op is the innermost frame outside the tapejax package when the op ran: ``file:line``,
 or in Jupyter/IPython the cell (``In [3], line 2``).
 
-How it works. ``check_numerics()`` sets ``tape_set.state.debug_checking`` for the current thread only,
+How it works. ``check_numerics()`` sets ``tape_set.current().debug_checking`` for the current thread only,
 and restores its previous value on exit (so nesting works and other threads are unaffected); the hot
 path tests it behind the process-wide count ``tape_set.numerics_checks``. While it is set:
 

@@ -410,7 +410,7 @@ def defer(op: OpDef, args, raw, static):
     """Record ``op`` without running it (deferred/lazy.py); None when it must run now: an argument that is not
     a plain array on the default device, or an op JAX cannot differentiate. Also adds the op to the
     tape's step record (one loop over the arguments does both: this runs for every op)."""
-    tape = tape_set.state.tapes[0]
+    tape = tape_set.current().tapes[0]
     record = tape.step_record
     if record is not None:
         if record.broken:

@@ -312,7 +312,7 @@ def _defer_op(op, args: Sequence[Any], static: dict, unwrap: Callable):
             return None
         step = source[0]
         refs[i] = source[1]
-    if step is None or (tape_set.numerics_checks and tape_set.state.debug_checking):
+    if step is None or (tape_set.numerics_checks and tape_set.current().debug_checking):
         return None
     try:
         raw, _ = unwrap(op, [a for a, r in zip(args, refs) if r is None])  # reads Variables, converts lists
@@ -368,7 +368,7 @@ def _defer_assign(var: Variable, value: Tensor, op: str, kernel: Optional[Callab
     if not _open:
         _uninstall()
         return False
-    if tape_set.state.capture is not None:
+    if tape_set.current().capture is not None:
         return False
     source = value._pending
     if source is None:

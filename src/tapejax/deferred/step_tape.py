@@ -55,7 +55,7 @@ class StepTape(tape_module.Tape):
         # Higher-order (recording) passes and passes under check_numerics (every kernel on its own, so
         # each is checked) are never replayed.
         if (not config.replay or recording
-                or (tape_set.numerics_checks and tape_set.state.debug_checking)):
+                or (tape_set.numerics_checks and tape_set.current().debug_checking)):
             return super().compute_gradient(target_ids, source_ids, sources_that_are_targets, output_gradients,
                                             recording, stats)
         pruned: list = []

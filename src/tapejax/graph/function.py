@@ -289,7 +289,7 @@ class Function:
     def __call__(self, *args, **kwargs):
         before = self._tracing_count
         out = self._call(args, kwargs)
-        if tape_set.state.capture is None:  # eager calls only (as TF): not calls made inside another trace
+        if tape_set.current().capture is None:  # eager calls only (as TF): not calls made inside another trace
             detector = self._detector
             if detector is None:
                 detector = self._detector = _detector(self._stats)
@@ -304,7 +304,7 @@ class Function:
             fast_key = (tuple((v.shape, v.dtype) for v in dyn_vals), len(self._variables), len(self._tensors),
                         rules_epoch())
             hit = self._fast.get(fast_key)
-            if hit is not None and not tape_set.any_recording() and tape_set.state.capture is None:
+            if hit is not None and not tape_set.any_recording() and tape_set.current().capture is None:
                 conc, variables = hit
                 outs, new_vals = conc.jitted([_strong(v._value) for v in variables],
                                              dyn_vals + [_strong(t._value) for t in conc.tensors])
@@ -346,7 +346,7 @@ class Function:
         except BuildEagerly:
             if self._initialized:  # a tj.function first called inside this one created a Variable
                 raise ValueError(SINGLETON_VARIABLES) from None
-            if tape_set.state.capture is not None:
+            if tape_set.current().capture is not None:
                 raise  # inside an outer trace: the outermost first call runs eagerly
             return self._build(args, kwargs, base_key, leaves, treedef, dyn_pos, dyn_vals, arg_vars)
         self._initialized = True
@@ -365,7 +365,7 @@ class Function:
     @staticmethod
     def _enclosed() -> bool:
         """Whether this call runs inside another tj.function's trace (or its eager first call)."""
-        return tape_set.state.capture is not None or tape_set.state.build_graph is not None
+        return tape_set.current().capture is not None or tape_set.current().build_graph is not None
 
     def _run_inline(self, args, kwargs):
         """Run ``f`` as part of the enclosing trace (capture.InlineTrace): its ops are recorded in the
@@ -435,16 +435,16 @@ class Function:
     def _build(self, args, kwargs, base_key, leaves, treedef, dyn_pos, dyn_vals, arg_vars):
         """The first call, run eagerly because it creates Variables (see the module docstring). Its ops are
         recorded on a graph of their own, so tj.gradients inside works on this call as in the traced ones."""
-        graph, saved = GraphRecorder(), tape_set.state.build_graph
+        graph, saved = GraphRecorder(), tape_set.current().build_graph
         graph.arguments = {x._id for x in leaves if isinstance(x, Tensor)}
-        tape_set.state.build_graph = graph
+        tape_set.current().build_graph = graph
         tape_set.push_tape(graph)
         before = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)[::-1]
         try:
             out = self._f(*args, **kwargs)
         finally:
             tape_set.pop_tape(graph)
-            tape_set.state.build_graph = saved
+            tape_set.current().build_graph = saved
         self._check_inputs(before, args, kwargs)
         self._tracing_count += 1  # TF traces a Variable-creating function twice; this run is the first
         self._initialized = True
@@ -464,7 +464,7 @@ class Function:
     @staticmethod
     def _finish(conc: "_Concrete", outs: list, new_vals: list, variables: list):
         """Write the assignments back (to this call's ``variables``) and rebuild the outputs' structure."""
-        cap = tape_set.state.capture
+        cap = tape_set.current().capture
         for pos, new in zip(conc.assigned, new_vals):
             v = variables[pos]
             new = new.value if isinstance(new, Tensor) else new
@@ -493,7 +493,7 @@ class Function:
         known = {t._id for t in self._tensors}
         # (a Tensor holding a traced value is an outer trace's, or one that escaped a finished trace: that
         # one is no input; if the function uses it, the trace says so)
-        outer = tape_set.state.capture is not None
+        outer = tape_set.current().capture is not None
         self._tensors += [t for t in tensors if t._id not in known and
                           (outer or not isinstance(t._value, jax.core.Tracer))]
         return (len(self._variables), len(self._tensors)) != before
@@ -514,12 +514,12 @@ class Function:
         def pure(var_vals, dyn_vals):
             dyn_vals, tensor_vals = dyn_vals[:n_dyn], dyn_vals[n_dyn:]
             cap = Capture(variables, var_vals, {t._id: v for t, v in zip(tensors, tensor_vals)})
-            outer = tape_set.state.capture
+            outer = tape_set.current().capture
             cap.nested = outer is not None
             if outer is not None:
                 cap.outer_graphs = [outer.graph] + outer.outer_graphs
-            elif tape_set.state.build_graph is not None:
-                cap.outer_graphs = [tape_set.state.build_graph]
+            elif tape_set.current().build_graph is not None:
+                cap.outer_graphs = [tape_set.current().build_graph]
             cap.on_new_variable = lambda name: weak_self()._new_variable(name)
             call_leaves = list(leaves)
             for p, v in zip(dyn_pos, dyn_vals):
@@ -691,14 +691,14 @@ def init_scope() -> Iterator[None]:
     Variable reads and assignments act on the Variables' concrete values (e.g. a one-time initialization).
     Outside traces it only pauses recording. A Tensor the trace made before the block holds a traced value:
     using it inside raises TF's TypeError ("... is out of scope")."""
-    saved = tape_set.state.lifted_before
+    saved = tape_set.current().lifted_before
     # (Tensors made from here on, inside the block, are its own: only older traced ones are refused)
-    tape_set.state.lifted_before = new_id()
+    tape_set.current().lifted_before = new_id()
     try:
         with tape_set.isolated(), jax.ensure_compile_time_eval():
             yield
     finally:
-        tape_set.state.lifted_before = saved
+        tape_set.current().lifted_before = saved
 
 
 def function(f: Optional[Callable] = None, *, jit_compile: bool = True, donate_variables: bool = False,

@@ -69,9 +69,9 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
     ``name`` and ``gate_gradients`` are accepted for TF code (``tf.gradients``'s signature) and change
     nothing: XLA schedules the whole program, so there is no graph name scope or gate to add."""
     del name, gate_gradients
-    cap = tape_set.state.capture
+    cap = tape_set.current().capture
     # Inside a trace its graph; in the eager first call of a tj.function (it creates Variables) that call's.
-    graph = cap.graph if cap is not None else tape_set.state.build_graph
+    graph = cap.graph if cap is not None else tape_set.current().build_graph
     if graph is None:
         raise RuntimeError("tj.gradients is only valid inside a tj.function (it differentiates the traced graph). "
                            "In eager code use tj.GradientTape.")

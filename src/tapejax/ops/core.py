@@ -945,7 +945,7 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
         static = _NO_STATIC  # (kept by the op's record: one shared empty dict, not a new one per op)
     elif "name" in static:
         static = {k: v for k, v in static.items() if k != "name"}
-    st = tape_set.state
+    st = tape_set.current()
     # (each per-thread attribute read once: a threading.local attribute costs ~70 ns, and this runs per op;
     # the lists are the live ones, and nothing below pushes or pops a tape or opens a trace)
     tapes, accs, stopped, capture = st.tapes, st.accumulators, st.stopped, st.capture
@@ -1104,7 +1104,7 @@ def _apply_recorded(op: OpDef, args, raw, static):
         r = raw[i]
         if type(r) is not ArrayImpl and isinstance(r, jax.core.Tracer):
             traced = True
-    st = tape_set.state
+    st = tape_set.current()
     tapes, accs = record.recorders(ids)
     k = op.kernels(static)
     if not tapes and not accs:
@@ -1379,7 +1379,7 @@ class BackwardFunction(RecordedOp):
             self.run_if_pending()
         if isinstance(self.stored, NoGradient):
             raise self.stored.error()
-        checking = tape_set.numerics_checks and tape_set.state.debug_checking
+        checking = tape_set.numerics_checks and tape_set.current().debug_checking
         if not recording:
             grads = None
             if op.passthrough and len(cts) == 1 and self.epoch == _rules_epoch:
@@ -1645,7 +1645,7 @@ IDENTITY_BACKWARD = IdentityBackward()
 
 def record_variable_read(var: Variable, t: Tensor) -> None:
     """Record ``t = read(var)`` against the variable's handle id on the active tapes/accumulators."""
-    st = tape_set.state
+    st = tape_set.current()
     tapes = st.tapes
     if len(tapes) == 1 and not st.accumulators:  # (the common case, one tape: it decides alone)
         tapes[0].read_variable(var, t, IDENTITY_BACKWARD)

@@ -284,7 +284,7 @@ def _show(path: Tuple[str, ...]) -> str:
 def _outside_traces(what: str) -> None:
     # A tj.function runs its Python once per trace, not once per call: a save there would happen at
     # trace time only (and a restore would assign traced values).
-    if tape_set.state.capture is not None:
+    if tape_set.current().capture is not None:
         raise RuntimeError(f"{what} inside a tj.function: its Python runs when traced, not on each call. "
                            "Call save/restore outside the tj.function, e.g. in the training loop after the step.")
 

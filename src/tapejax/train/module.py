@@ -164,7 +164,7 @@ def watch_build(module: Any, callback: Callable[[Any], bool]) -> None:
 
 
 def _notify_build_watchers() -> None:
-    if tape_set.state.capture is not None:
+    if tape_set.current().capture is not None:
         return
     for key, (ref, callback) in list(_build_watchers.items()):
         module = ref()

@@ -392,7 +392,7 @@ class Optimizer:
         with tape_set.stop_recording():  # an update is not part of any differentiated computation
             if self._lr_fn is not None:
                 self._lr.assign(_rate_value(self._lr_fn(), type(self).__name__))
-            traced = tape_set.state.capture is not None
+            traced = tape_set.current().capture is not None
             given = [g if isinstance(g, Tensor) else convert_to_tensor(g) for g, _ in present]
             step = None if traced else pending.pending_step_of(given)
             for g, (_, v) in zip(given, present):
