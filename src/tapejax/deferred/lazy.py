@@ -119,7 +119,15 @@ class Node(BackwardFunction):
         self.type = type_
         self.stored = _NO_RES
         self.plan = None
-        self.set_args(args)
+        n = len(args)
+        if n == 2:  # (set_args, inline for one or two arguments: a node is made per deferred op)
+            self.a0, self.a1 = args
+            self.more = 2
+        elif n == 1:
+            self.a0 = args[0]
+            self.more = 1
+        else:
+            self.set_args(args)
         self.epoch = type_.epoch
         self.outs = None  # (a tape recording it fills the entry's fields: tape.RecordedOp)
         self.ins = input_ids  # (as given: the tape recording it keeps them compacted)
