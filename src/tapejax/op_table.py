@@ -7,9 +7,9 @@ op's id alive, 28 bytes). A record in the list names its outputs and inputs rela
 (``op_id - id``: 0 for the output an op is keyed by, 1 for the op just before it; CPython shares ints
 that small, so once the tensors die nothing per op is left of their ids). Whoever reads an entry
 through the mapping gets it with absolute ids: reading *binds* it, moving it to ``bound`` (a dict from op
-id to entry, as a tape held every op before). Entries that are not records (an OpEntry around a shared
-or non-record backward function) and ops the list cannot place (an id below ``base``, or far past its
-end) are in ``bound`` from the start.
+id to entry, as a tape held every op before). Entries the list does not take (an OpEntry around a
+backward function that is not a record, a record several tapes share) and ops it cannot place (an id
+below ``base``, or far past its end) are in ``bound`` from the start.
 
 Only the tape's own hot paths (record, the decision to record, freeing) read the list directly; they
 never bind.
@@ -21,6 +21,11 @@ from typing import Any, Dict, Iterator, List, Tuple
 
 _ABSENT = object()
 _MAX_GAP = 1024  # ids between the list's end and a new op past which the list does not grow (see ``add``)
+
+
+def _mirror(op_id: int, x):
+    """``op_id - x`` for an id, or for each id of a tuple: makes ids relative to ``op_id``, and back."""
+    return op_id - x if type(x) is int else tuple([op_id - r for r in x])
 
 
 class OpTable(Mapping):
@@ -61,8 +66,8 @@ class OpTable(Mapping):
         else:
             self._bind_new(op_id, rec, out_ids, input_ids)
             return
-        rec.outs = op_id - out_ids[0] if len(out_ids) == 1 else tuple([op_id - i for i in out_ids])
-        rec.ins = op_id - input_ids[0] if len(input_ids) == 1 else tuple([op_id - i for i in input_ids])
+        rec.outs = _mirror(op_id, out_ids[0] if len(out_ids) == 1 else out_ids)
+        rec.ins = _mirror(op_id, input_ids[0] if len(input_ids) == 1 else input_ids)
 
     def _bind_new(self, op_id: int, rec, out_ids: tuple, input_ids: tuple) -> None:
         rec.out_ids = out_ids
@@ -112,7 +117,7 @@ class OpTable(Mapping):
             return self.bound.pop(op_id, default)
         slots[k] = None
         self.holes += 1
-        o, i = rec.outs, rec.ins
+        o, i = rec.outs, rec.ins  # (_mirror, inline: a gradient pops each op it needs)
         rec.outs = op_id - o if type(o) is int else tuple([op_id - r for r in o])
         rec.ins = op_id - i if type(i) is int else tuple([op_id - r for r in i])
         return rec
@@ -123,9 +128,8 @@ class OpTable(Mapping):
         if 0 <= k < len(self.slots):
             rec = self.slots[k]
             if rec is not None:
-                o, i = rec.outs, rec.ins
-                return ((op_id - o,) if type(o) is int else tuple([op_id - r for r in o]),
-                        (op_id - i,) if type(i) is int else tuple([op_id - r for r in i]))
+                o, i = _mirror(op_id, rec.outs), _mirror(op_id, rec.ins)
+                return (o,) if type(o) is int else o, (i,) if type(i) is int else i
         e = self.bound[op_id]
         return e.out_ids, e.input_ids
 

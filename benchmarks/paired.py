@@ -1,0 +1,150 @@
+"""Paired same-process comparison of two revisions of tapejax: the chain (default and strictly eager) and
+the replayed MLP train step, each run of one revision followed by a run of the other.
+
+before_after.sh runs each revision in its own process, minutes apart; on a shared machine whose speed
+changes from phase to phase the ratios of two such runs differ by several percent. Here both revisions
+are imported into one process (the other revision's ``src/tapejax`` exported with ``git archive`` under
+the package name ``tapejax_before``: tapejax imports itself relatively), and every sample is the ratio
+of two runs made back to back, their order alternating, so a phase of the machine slows both. The table
+gives the median ratio after / before and its interquartile range; a run of a revision against itself
+gives 1.00 within about 1%.
+
+Run: ``.venv/bin/python benchmarks/paired.py BEFORE_REV [--samples 300] [--only chain,eager,mlp]``
+(the work tree is "after").
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import io
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable, Dict, List, Tuple
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import numpy as np  # noqa: E402
+
+BEFORE_NAME = "tapejax_before"
+
+
+def import_revision(rev: str, into: Path):
+    """The tapejax package of ``rev`` imported as ``tapejax_before``."""
+    data = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src/tapejax"], check=True,
+                          capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        tar.extractall(into, filter="data")
+    (into / "src" / "tapejax").rename(into / BEFORE_NAME)
+    sys.path.insert(0, str(into))
+    return importlib.import_module(BEFORE_NAME)
+
+
+def wait_for_programs(tj) -> None:
+    importlib.import_module(tj.__name__ + ".deferred.replay").wait()
+
+
+# -- workloads: each returns run() -> seconds of one step -----------------------------------------------
+
+def chain(tj, lazy: bool, iters: int = 300) -> Callable[[], float]:
+    """benchmarks/chain.py's op-overhead chain: record, then the gradient on the host."""
+    tnp = tj.numpy
+    x0 = tj.constant(np.linspace(-1, 1, 16).astype(np.float32))
+
+    def run() -> float:
+        with tj.config.override(lazy=lazy, replay=lazy):
+            t0 = time.perf_counter()
+            with tj.GradientTape() as tape:
+                tape.watch(x0)
+                x = x0
+                for _ in range(iters):
+                    x = tnp.tanh(x * 1.01 + 0.1)
+                s = tnp.sum(x)
+            np.asarray(tape.gradient(s, x0))
+            return time.perf_counter() - t0
+    return run
+
+
+def mlp_step(tj) -> Callable[[], float]:
+    """train_step.py's MLP: tape, gradient, ``assign_sub`` of each weight, until the weights are ready."""
+    import jax
+    import workloads as W
+    loss, p0, x0, y0, _ = W._train_problem("mlp", 1.0)
+    tnp = tj.numpy
+
+    class Backend:
+        tanh = staticmethod(tnp.tanh)
+        mean = staticmethod(tnp.mean)
+    b = Backend()
+    params = [tj.Variable(p.astype(np.float32)) for p in p0]
+    x, y = tj.constant(x0.astype(np.float32)), tj.constant(y0.astype(np.float32))
+
+    def run() -> float:
+        t0 = time.perf_counter()
+        with tj.GradientTape() as tape:
+            lo = loss(b, params, x, y)
+        grads = tape.gradient(lo, params)
+        for p, g in zip(params, grads):
+            p.assign_sub(g * 1e-3)
+        jax.block_until_ready([lo.value] + [p.read_value().value for p in params])
+        return time.perf_counter() - t0
+    return run
+
+
+WORKLOADS: Dict[str, Tuple[str, Callable]] = {
+    "chain": ("chain, default (deferred, replayed)", lambda tj: chain(tj, True)),
+    "eager": ("chain, strictly eager (lazy=False)", lambda tj: chain(tj, False)),
+    "mlp": ("MLP train step, replayed", mlp_step),
+}
+
+
+def paired(before: Callable[[], float], after: Callable[[], float], samples: int) -> List[float]:
+    ratios = []
+    for i in range(samples):
+        if i % 2:
+            b, a = before(), after()
+        else:
+            a, b = after(), before()
+        ratios.append(a / b)
+    return sorted(ratios)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("before", help="the revision to compare the work tree with (e.g. HEAD~3)")
+    p.add_argument("--samples", type=int, default=300, help="paired runs per workload")
+    p.add_argument("--only", default=",".join(WORKLOADS), help=f"comma-separated subset of {','.join(WORKLOADS)}")
+    args = p.parse_args(argv)
+    import tapejax as after_tj
+    with tempfile.TemporaryDirectory() as d:
+        before_tj = import_revision(args.before, Path(d))
+        print(f"after: the work tree; before: {args.before}; {args.samples} paired samples each\n")
+        print("| workload | after / before, median | interquartile range | before, median ms |")
+        print("|---|---:|---:|---:|")
+        for key in [k for k in args.only.split(",") if k]:
+            name, make = WORKLOADS[key]
+            runs = {}
+            for tj in (before_tj, after_tj):
+                runs[tj] = make(tj)
+                for _ in range(4):  # warm: kernels compiled, then the replay programs
+                    runs[tj]()
+                wait_for_programs(tj)
+                for _ in range(4):
+                    runs[tj]()
+                wait_for_programs(tj)
+            r = paired(runs[before_tj], runs[after_tj], args.samples)
+            m, q = len(r) // 2, len(r) // 4
+            base = sorted(runs[before_tj]() for _ in range(9))[4]
+            print(f"| {name} | {r[m]:.3f} | {r[q]:.3f} - {r[m + q]:.3f} | {base * 1e3:.2f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
