@@ -56,10 +56,12 @@ def expected_gradient(iters: int) -> np.ndarray:
 
 # -- the contenders: each setup returns (name, version, run) where run() returns the gradient ----------
 
-def setup_tapejax(iters: int, eager: bool = False):
+def setup_tapejax(iters: int, eager: bool = False, tj=None):
     """tapejax with its defaults (ops deferred while the tape records, the recurring step replayed as
-    one compiled program), or with ``eager`` every kernel dispatched at once and the backward op by op."""
-    import tapejax as tj
+    one compiled program), or with ``eager`` every kernel dispatched at once and the backward op by op.
+    ``tj``: the tapejax package to run (benchmarks/paired.py passes another revision's)."""
+    if tj is None:
+        import tapejax as tj
     tnp = tj.numpy
     x0 = tj.constant(X0)
 

@@ -54,21 +54,14 @@ def wait_for_programs(tj) -> None:
 # -- workloads: each returns run() -> seconds of one step -----------------------------------------------
 
 def chain(tj, lazy: bool, iters: int = 300) -> Callable[[], float]:
-    """benchmarks/chain.py's op-overhead chain: record, then the gradient on the host."""
-    tnp = tj.numpy
-    x0 = tj.constant(np.linspace(-1, 1, 16).astype(np.float32))
+    """benchmarks/chain.py's op-overhead chain (its tapejax contender): record, then the gradient on the host."""
+    import chain as chain_benchmark
+    step = chain_benchmark.setup_tapejax(iters, eager=not lazy, tj=tj)[2]
 
     def run() -> float:
-        with tj.config.override(lazy=lazy, replay=lazy):
-            t0 = time.perf_counter()
-            with tj.GradientTape() as tape:
-                tape.watch(x0)
-                x = x0
-                for _ in range(iters):
-                    x = tnp.tanh(x * 1.01 + 0.1)
-                s = tnp.sum(x)
-            np.asarray(tape.gradient(s, x0))
-            return time.perf_counter() - t0
+        t0 = time.perf_counter()
+        step()
+        return time.perf_counter() - t0
     return run
 
 
