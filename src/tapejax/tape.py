@@ -87,9 +87,9 @@ class OpEntry(Entry):
 
     def __init__(self, op_type: str, out_ids: tuple, out_infos: tuple, input_ids: tuple, backward) -> None:
         self.op_type = op_type
-        self.outs = _compact(out_ids)
+        self.outs = out_ids[0] if len(out_ids) == 1 else out_ids  # (_compact, inline: one per Variable read)
         self.out_infos = out_infos
-        self.ins = _compact(input_ids)
+        self.ins = input_ids[0] if len(input_ids) == 1 else input_ids
         self.backward = backward
 
     def __call__(self, out_grads: list, needed_idx, recording: bool) -> list:
@@ -243,9 +243,9 @@ class Tape:
         TF, also a non-float one), recorded when watched and float."""
         if self.paused:
             return
-        if self.watch_accessed_variables and var.trainable:
-            self.watch_variable(var)
         h = var._handle_id
+        if self.watch_accessed_variables and h not in self.watched_variables and var.trainable:
+            self.watch_variable(var)
         if is_float(t._value.dtype) and self.takes((h,)):
             self.record_read(h, t, backward)
 
