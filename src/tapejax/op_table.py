@@ -7,9 +7,8 @@ op's id alive, 28 bytes). A record in the list names its outputs and inputs rela
 (``op_id - id``: 0 for the output an op is keyed by, 1 for the op just before it; CPython shares ints
 that small, so once the tensors die nothing per op is left of their ids). Whoever reads an entry
 through the mapping gets it with absolute ids: reading *binds* it, moving it to ``bound`` (a dict from op
-id to entry, as a tape held every op before). Entries the list does not take (an OpEntry around a
-backward function that is not a record, a record several tapes share) and ops it cannot place (an id
-below ``base``, or far past its end) are in ``bound`` from the start.
+id to entry, as a tape held every op before). Records several tapes share (their ids are absolute) and ops
+the list cannot place (an id below ``base``, or far past its end) are in ``bound`` from the start.
 
 Only the tape's own hot paths (record, the decision to record, freeing) read the list directly; they
 never bind.
@@ -41,7 +40,8 @@ class OpTable(Mapping):
 
     # -- adding -------------------------------------------------------------------------------------------
     def add(self, op_id: int, rec, out_ids: tuple, input_ids: tuple) -> None:
-        """Add a record (a tape.RecordedOp that one tape records) under ``op_id``, its ids made relative.
+        """Add an entry (tape.py's: a RecordedOp that one tape records, or an OpEntry) under ``op_id``, its ids
+        made relative.
         An id the list cannot place (below ``base``, or more than ``_MAX_GAP`` plus its length past its
         end: the None slots would cost more than they save) goes to ``bound`` with absolute ids."""
         slots = self.slots
@@ -75,7 +75,7 @@ class OpTable(Mapping):
         self.bound[op_id] = rec
 
     def __setitem__(self, op_id: int, entry) -> None:
-        """An entry with absolute ids (an OpEntry, or a record several tapes share)."""
+        """An entry with absolute ids (a record several tapes share)."""
         self.bound[op_id] = entry
 
     # -- reading ------------------------------------------------------------------------------------------

@@ -7,8 +7,8 @@ Terminology (as in TensorFlow's tape.h, which this ports):
           float inputs and a backward function holding the residuals.
 * target  what is differentiated (the ``y`` in dy/dx); source: what it is differentiated with respect
           to (the ``x``).
-* ``op_tape`` maps an op id (its first output's id) to the op's entry (an OpTable: op_table.py keeps a
-  record one tape alone records in a list slot, its ids relative to the op's); ``tensor_tape`` maps the other
+* ``op_tape`` maps an op id (its first output's id) to the op's entry (an OpTable: op_table.py keeps an
+  entry that this tape alone has in a list slot, its ids relative to the op's); ``tensor_tape`` maps the other
   tensors the tape knows to the op that made them (-1 for watched tensors and variable handles): an
   op's later outputs, a tensor a second op recorded as its output (sweep.py's Terminology: ``producer``,
   ``knows``). A single-output op costs no ``tensor_tape`` entry.
@@ -102,8 +102,8 @@ class RecordedOp(Entry):
     ``out_infos`` are its own (a subclass derives them from what all ops of its kind share: no field per
     op). The fields hold no new containers of objects, so the garbage collector stops tracking what an op
     adds besides the function itself; a single id is kept as the int (``outs``, ``ins``), read back as a
-    tuple. While it sits in its tape's op table list those ids are relative to its op id (op_table.py);
-    read through the table they are absolute. ``backward`` is the object itself; setting it to None (the
+    tuple. While an entry sits in its tape's op table list those ids are relative to its op id
+    (op_table.py); read through the table they are absolute. ``backward`` is the object itself; setting it to None (the
     sweep releasing a run op) drops the residuals, unless several tapes record the same function
     (``share``: it is then an entry of each, with absolute ids, and costs no field per op)."""
 
@@ -319,22 +319,22 @@ class Tape:
         if isinstance(backward, RecordedOp):
             if backward.shared:  # several tapes record it (record.record_operation): its ids are absolute
                 ops[op_id] = backward
-            elif backward.outs is None:  # this tape alone: a slot of the op table's list
-                n_in = len(input_ids)
-                if k == n_slots and len(out_ids) == 1 and 0 < n_in < 3:
-                    # (OpTable.add, inline for the common case: the next slot, one output, one or two inputs;
-                    # an empty list's base is that of an op gone, never this one's id)
-                    slots.append(backward)
-                    backward.outs = op_id - out_ids[0]
-                    backward.ins = op_id - input_ids[0] if n_in == 1 else \
-                        (op_id - input_ids[0], op_id - input_ids[1])
-                else:
-                    ops.add(op_id, backward, out_ids, input_ids)
-            else:
+                return
+            if backward.outs is not None:
                 raise RuntimeError(f"tapejax internal error: op '{op_type}' is recorded by a second tape after "
                                    "the first (tapes recording the same op record it together)")
-            return
-        ops[op_id] = OpEntry(op_type, out_ids, infos, input_ids, backward)
+            entry = backward  # this tape alone: it is the entry
+        else:
+            entry = OpEntry(op_type, (), infos, (), backward)  # (its ids: set below, relative)
+        n_in = len(input_ids)
+        if k == n_slots and len(out_ids) == 1 and 0 < n_in < 3:
+            # (OpTable.add, inline for the common case: the next slot, one output, one or two inputs; an
+            # empty list's base is that of an op gone, never this one's id)
+            slots.append(entry)
+            entry.outs = op_id - out_ids[0]
+            entry.ins = op_id - input_ids[0] if n_in == 1 else (op_id - input_ids[0], op_id - input_ids[1])
+        else:
+            ops.add(op_id, entry, out_ids, input_ids)
 
     def delete_trace(self, tensor_id: int) -> None:
         """A tensor died: free the ops that nothing can reach any more (iteratively, no recursion limit)."""
