@@ -87,9 +87,9 @@ class OpEntry(Entry):
 
     def __init__(self, op_type: str, out_ids: tuple, out_infos: tuple, input_ids: tuple, backward) -> None:
         self.op_type = op_type
-        self.outs = out_ids[0] if len(out_ids) == 1 else out_ids  # (_compact, inline: one per Variable read)
+        self.outs = _compact(out_ids)
         self.out_infos = out_infos
-        self.ins = input_ids[0] if len(input_ids) == 1 else input_ids
+        self.ins = _compact(input_ids)
         self.backward = backward
 
     def __call__(self, out_grads: list, needed_idx, recording: bool) -> list:
@@ -103,9 +103,9 @@ class RecordedOp(Entry):
     op). The fields hold no new containers of objects, so the garbage collector stops tracking what an op
     adds besides the function itself; a single id is kept as the int (``outs``, ``ins``), read back as a
     tuple. While an entry sits in its tape's op table list those ids are relative to its op id
-    (op_table.py); read through the table they are absolute. ``backward`` is the object itself; setting it to None (the
-    sweep releasing a run op) drops the residuals, unless several tapes record the same function
-    (``share``: it is then an entry of each, with absolute ids, and costs no field per op)."""
+    (op_table.py); read through the table they are absolute. ``backward`` is the object itself; setting it
+    to None (the sweep releasing a run op) drops the residuals, unless several tapes record the same
+    function (``share``: it is then an entry of each, with absolute ids, and costs no field per op)."""
 
     __slots__ = ()
     shared = False  # True once several tapes record it (``share``)

@@ -119,15 +119,7 @@ class Node(BackwardFunction):
         self.type = type_
         self.stored = _NO_RES
         self.plan = None
-        n = len(args)
-        if n == 2:  # (set_args, inline for one or two arguments: a node is made per deferred op)
-            self.a0, self.a1 = args
-            self.more = 2
-        elif n == 1:
-            self.a0 = args[0]
-            self.more = 1
-        else:
-            self.set_args(args)
+        self.set_args(args)
         self.epoch = type_.epoch
         self.outs = None  # (a tape recording it fills the entry's fields: tape.RecordedOp)
         self.ins = input_ids  # (as given: the tape recording it keeps them compacted)
@@ -291,10 +283,7 @@ def settle_too_long(tape, nodes: List[Node]) -> None:
                 if type(args[d]) is Node:  # (output 0 of a pending single- or multi-output producer)
                     uses[id(args[d])] = uses.get(id(args[d]), 0) + 1
     pending = [n for n in nodes if n.values is None]
-    with _lock:
-        if not _run(pending):
-            with jax.ensure_compile_time_eval():
-                _run(pending)
+    _run_all(pending)
     counts = tape.tensor_usage
     for n in pending:
         if n.recorded and not n.type.multi and n.values is not None and counts.get(n.seq, 1) == uses.get(id(n), 0):
@@ -305,7 +294,12 @@ def settle_too_long(tape, nodes: List[Node]) -> None:
 def materialize(node: Node) -> None:
     """Run ``node`` and the pending nodes it depends on, one kernel each, oldest first (eager order)."""
     with _lock:
-        pending = pending_ancestors([node])
+        _run_all(pending_ancestors([node]))
+
+
+def _run_all(pending: List[Node]) -> None:
+    """Run the nodes of ``pending`` not yet computed, oldest first, one kernel each."""
+    with _lock:
         if not _run(pending):
             # Asked for while a jax transformation traces (a jitted function reading a pending tensor): the
             # kernels must run, not be staged into the caller's record. Only then: under
