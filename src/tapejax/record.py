@@ -13,7 +13,7 @@ accumulators' owners. The one-tape case (the common one) allocates nothing.
 """
 from __future__ import annotations
 
-from typing import Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
 from . import tape_set
 from .tape import RecordedOp
@@ -21,9 +21,11 @@ from .tape import RecordedOp
 _NONE: Tuple = ()
 
 
-def recorders(ids: Sequence[int]) -> Tuple[Sequence, Sequence]:
-    """(tapes, accumulators) of this thread that take an op whose inputs have ``ids``."""
-    st = tape_set.current()
+def recorders(ids: Sequence[int], st: Optional[tape_set.State] = None) -> Tuple[Sequence, Sequence]:
+    """(tapes, accumulators) of this thread that take an op whose inputs have ``ids`` (``st``: this thread's
+    ``tape_set.current()``, when the caller has it)."""
+    if st is None:
+        st = tape_set.current()
     if not ids or st.stopped:
         return _NONE, _NONE
     if len(st.tapes) == 1 and not st.accumulators:

@@ -157,24 +157,29 @@ def call_backward(entry, out_grads: list, needed_idx: list, recording: bool) -> 
     bare JAX error deep in a kernel tells the user nothing."""
     try:
         return entry(out_grads, needed_idx, recording)
-    except LookupError:
-        raise
     except Exception as e:
-        msg = str(e)
-        if "differentiation does not work" in msg or "not differentiable" in msg.lower():
-            raise LookupError(f"No gradient defined for op '{entry.op_type}': {msg.splitlines()[0]}") from e
-        try:
-            wrapped = type(e)(f"in the backward kernel of op '{entry.op_type}': {msg}")
-        except Exception:  # an exception type that cannot be rebuilt from a message
-            raise e from None
-        raise wrapped from e
+        raise_named(entry, e)
+
+
+def raise_named(entry, e: Exception):
+    """Raise ``e``, which ``entry``'s backward function raised, as an error that names the op."""
+    if isinstance(e, LookupError):
+        raise e
+    msg = str(e)
+    if "differentiation does not work" in msg or "not differentiable" in msg.lower():
+        raise LookupError(f"No gradient defined for op '{entry.op_type}': {msg.splitlines()[0]}") from e
+    try:
+        wrapped = type(e)(f"in the backward kernel of op '{entry.op_type}': {msg}")
+    except Exception:  # an exception type that cannot be rebuilt from a message
+        raise e from None
+    raise wrapped from e
 
 
 # -- 2-4. the reverse sweep -------------------------------------------------------------------------------
 def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int], tensor_tape: Dict[int, int],
              target_ids: Sequence[int], source_ids: Sequence[int], output_gradients: Sequence[Any] = (), *,
              recording: bool = False, ones_for: Optional[Dict[int, Tuple]] = None, known=None,
-             call: Callable = call_backward, aggregate: Optional[Callable] = None, release: bool = False,
+             call: Optional[Callable] = None, aggregate: Optional[Callable] = None, release: bool = False,
              min_count: Optional[int] = None, min_bytes: Optional[int] = None,
              stats: Optional[GradientStats] = None) -> List[Any]:
     """Steps 2-4 over a pruned graph (``ops``, ``usage`` and ``missing`` are consumed): one gradient
@@ -187,15 +192,13 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
     ``known`` defaults to the tensors the graph knows (``knows``, with ``ops`` for the graph's
     ``op_tape``: a tensor made by an op is an input of kept ops only while that op has not run yet, and
     ``tensor_tape`` is read as such, with those ops); ``call(entry, out_grads, needed_idx, recording)``
-    runs one backward function; ``aggregate(list)`` sums a pending list; ``release`` drops each backward
+    runs one backward function (default ``call_backward``, inline); ``aggregate(list)`` sums a pending list; ``release`` drops each backward
     function once it has run (a non-persistent tape frees residuals as it goes); ``min_count`` and
     ``min_bytes`` default to the tj.config aggregation thresholds."""
     tt = tensor_tape
-    if known is not None:
-        is_known = known.__contains__
-    else:  # (knows, inline: it runs per input of every op)
-        def is_known(tid, ops=ops, tt=tt):
-            return tid in ops or tid in tt
+    # (``knows``, inline: it runs per input of every op; an op one input of which is known to ``ops`` or
+    # ``tt``, the common case, tests that inline too)
+    is_known = known.__contains__ if known is not None else lambda tid: tid in ops or tid in tt
     if aggregate is None:
         aggregate = vspace.aggregate_tensors if recording else vspace.aggregate
     if min_count is None:
@@ -259,13 +262,20 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
                 pending_bytes -= held.pop(oid)
             out_grads.append(g)
         in_ids = entry.ins
-        if type(in_ids) is int:  # (the common case: no comprehension)
-            needed_idx = _FIRST if is_known(in_ids) else _NOTHING
+        if type(in_ids) is int:  # (the common case: no comprehension, no call)
+            needed_idx = _FIRST if (in_ids in known if known is not None else in_ids in ops or in_ids in tt) \
+                else _NOTHING
             in_ids = (in_ids,)
         else:
             needed_idx = [j for j, iid in enumerate(in_ids) if is_known(iid)]
         if any_grad and needed_idx:
-            in_grads = call(entry, out_grads, needed_idx, recording)
+            if call is None:  # (call_backward, inline: a frame less per op)
+                try:
+                    in_grads = entry(out_grads, needed_idx, recording)
+                except Exception as e:
+                    raise_named(entry, e)
+            else:
+                in_grads = call(entry, out_grads, needed_idx, recording)
             ops_run += 1
         else:
             in_grads = ()  # symbolic zeros in, symbolic zeros out: the op does not run

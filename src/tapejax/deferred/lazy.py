@@ -15,6 +15,7 @@ becomes one dispatch, the targets' values coming back with the gradients.
 """
 from __future__ import annotations
 
+import operator
 import threading
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -132,11 +133,11 @@ class Node(BackwardFunction):
         self.step = None  # a weak reference to the pending replay step (deferred/pending.py) computing its value
 
     # BackwardFunction's fields, from the op type and the node's own state
-    op = property(lambda self: self.type.op)
-    static = property(lambda self: self.type.static)
-    diff = property(lambda self: self.type.diff)
-    spec = property(lambda self: self.type.spec)
-    kernels = property(lambda self: self.type.kernels)
+    op = property(operator.attrgetter("type.op"))  # (getters in C: see OpBackward's)
+    static = property(operator.attrgetter("type.static"))
+    diff = property(operator.attrgetter("type.diff"))
+    spec = property(operator.attrgetter("type.spec"))
+    kernels = property(operator.attrgetter("type.kernels"))
 
     @property
     def recorded(self) -> bool:

@@ -972,7 +972,7 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
             if tapes:  # tj.debug: a marker of the unrecorded op, for explain_gradient
                 tape_set.debug_hooks.note_unrecorded(op, args, out)
             return out
-        return _apply_recorded(op, args, raw, static)
+        return _apply_recorded(op, args, raw, static, st)
     except (TypeError, ValueError, IndexError, NameError, ZeroDivisionError) as e:  # free on the fast path
         concrete = _concrete_static(static)
         if concrete is not None:  # a scalar Tensor for an axis or shape: its value, as a Python number
@@ -1093,19 +1093,23 @@ def named_error(op_name: str, raw, static: dict, e: Exception) -> Optional[Excep
                                f"Fix the arguments' shapes or dtypes (tj.numpy/tj.nn follow jax.numpy/jax.nn's rules).")
 
 
-def _apply_recorded(op: OpDef, args, raw, static):
+def _apply_recorded(op: OpDef, args, raw, static, st: tape_set.State):
     ids = []
     diff = []
     traced = False  # whether a raw argument is a JAX tracer (the op runs inside a JAX transform of tapejax code)
     for i, a in enumerate(args):
-        if isinstance(a, Tensor) and is_float(a._value.dtype):
-            ids.append(a._id)
-            diff.append(i)
         r = raw[i]
-        if type(r) is not ArrayImpl and isinstance(r, jax.core.Tracer):
-            traced = True
-    st = tape_set.current()
-    tapes, accs = record.recorders(ids)
+        if type(r) is ArrayImpl:  # (its aval's dtype is a C++ attribute: ``dtype`` is a slower property)
+            if isinstance(a, Tensor) and is_float(r.aval.dtype):
+                ids.append(a._id)
+                diff.append(i)
+        else:
+            if isinstance(a, Tensor) and is_float(a._value.dtype):
+                ids.append(a._id)
+                diff.append(i)
+            if isinstance(r, jax.core.Tracer):
+                traced = True
+    tapes, accs = record.recorders(ids, st)
     k = op.kernels(static)
     if not tapes and not accs:
         out = _wrap(k.forward(*raw))
@@ -1220,8 +1224,8 @@ class BackwardFunction(RecordedOp):
 
     # The tape entry's op name and output records (tape.RecordedOp), from what all ops of its kind share
     # (``type``: a RecordType, or a deferred op's OpType).
-    op_type = property(lambda self: self.type.op.name)
-    out_infos = property(lambda self: self.type.infos)
+    op_type = property(operator.attrgetter("type.op.name"))
+    out_infos = property(operator.attrgetter("type.infos"))
 
     # -- arguments ------------------------------------------------------------------------------------
     def set_args(self, args: Optional[Sequence[Any]]) -> None:
@@ -1285,9 +1289,14 @@ class BackwardFunction(RecordedOp):
 
     def release(self) -> None:
         """The op's backward ran and nothing will call it again: let its residuals and arguments go."""
-        self.stored = None  # (``res = None`` and ``set_args(None)``, inline: this runs per op of a backward pass)
         if self.plan is not None:
             self.plan = None
+        self.drop_held()
+
+    def drop_held(self) -> None:
+        """Let the residuals and arguments go (``res = None`` and ``set_args(None)``, inline: this runs per op of
+        a backward pass)."""
+        self.stored = None
         self.more = -1
         self.a0 = self.a1 = None
 
@@ -1336,9 +1345,8 @@ class BackwardFunction(RecordedOp):
         arguments are then there, without building the residuals themselves (``res`` makes zeros for an
         argument let go, which the backward kernel makes inside its own program)."""
 
-    def kernel_args(self) -> tuple:
-        """The arguments the backward kernel takes: as stored (a deferred node: their values)."""
-        return self.args()
+    # The arguments the backward kernel takes: as stored (a deferred node overrides it: their values).
+    kernel_args = args
 
     def residual_tree(self):
         """``residuals()``, with each input recording let go (``dropped_inputs``) as its abstract value rather
@@ -1437,12 +1445,18 @@ class BackwardFunction(RecordedOp):
         if plan is not None:  # (the arguments may be Tensors: pytrees of their values)
             args = self.kernel_args()
             if plan.trims:
-                # (tuples of lists, not of generators: CPython sizes those at 10 and shrinks them, which
-                # counts an allocation towards the next collection that is never given back)
-                dropped = tuple([(i, a) for i, a in enumerate(args) if type(a) is ShapedArray])
-                if dropped:
-                    args = tuple([None if type(a) is ShapedArray else a for a in args])
-                    return plan.backward_kernel(t.spec, diff, needed, dropped)(args, self.stored, raw_cts)
+                # The arguments let go (their abstract values) go to the kernel as None, the values in its key
+                # (one loop, no comprehension: each is a function call, and this runs per op)
+                dropped = None
+                for i, a in enumerate(args):
+                    if type(a) is ShapedArray:
+                        if dropped is None:
+                            dropped, args = [], list(args)
+                        dropped.append((i, a))
+                        args[i] = None
+                if dropped is not None:
+                    return plan.backward_kernel(t.spec, diff, needed, tuple(dropped))(tuple(args), self.stored,
+                                                                                      raw_cts)
             return plan.backward_kernel(t.spec, diff, needed)(args, self.stored, raw_cts)
         return t.op.kernels(t.static).backward(self.res, raw_cts, t.spec, diff, needed)
 
@@ -1562,34 +1576,29 @@ class OpBackward(BackwardFunction):
         """The backward function of ``op`` with residuals ``res``, to be called directly (no tape records it)."""
         return cls(RecordType(op, static, diff, spec, None, None, _rules_epoch), res, inputs)
 
-    op = property(lambda self: self.type.op)
-    static = property(lambda self: self.type.static)
-    diff = property(lambda self: self.type.diff)
-    spec = property(lambda self: self.type.spec)
+    # (getters in C, operator.attrgetter: the backward pass reads them per op, and a Python getter's frame
+    # costs twice as much)
+    op = property(operator.attrgetter("type.op"))
+    static = property(operator.attrgetter("type.static"))
+    diff = property(operator.attrgetter("type.diff"))
+    spec = property(operator.attrgetter("type.spec"))
 
-    @property
-    def plan(self):
-        return self.type.plan
-
-    @plan.setter
-    def plan(self, value) -> None:
+    def _set_plan(self, value) -> None:
         if value is not None:
             raise ValueError("tapejax internal error: an OpBackward's residual plan is its RecordType's")
         self.type = self.type.without_plan()
 
-    @property
-    def epoch(self) -> int:
-        return self.type.epoch
-
-    @epoch.setter
-    def epoch(self, value: int) -> None:
+    def _set_epoch(self, value: int) -> None:
         self.type = self.type.at_epoch(value)
+
+    plan = property(operator.attrgetter("type.plan"), _set_plan)
+    epoch = property(operator.attrgetter("type.epoch"), _set_epoch)
 
     def release(self) -> None:
         t = self.type  # (its plan is its type's: switched here, not through the plan property's get and set)
         if t.plan is not None:
             self.type = t.without_plan()
-        BackwardFunction.release(self)
+        self.drop_held()
 
 
 class SitedOpBackward(OpBackward):
