@@ -1139,26 +1139,23 @@ def _apply_recorded(op: OpDef, args, raw, static, st: tape_set.State):
         out, res, plan = k.forward(*raw), NoGradient.of(op.name, e), None
     if isinstance(out, (tuple, list)):
         result = outs = tuple(Tensor(o) for o in out)
-        infos = tuple([output_infos(o)[0] for o in out])
-        multi = True
     else:
-        multi = False
         result = Tensor(out)
         outs = (result,)
-        infos = output_infos(out)
     if tapes:
         # (the raw arguments, not the Tensors: an input Tensor may die while its op stays recorded; with an
         # accumulator the Tensors stay, as its tangents are kept only for live tensors)
         # One tape and a plan: the inputs the backward never reads go (their abstract values stay).
         kept = plan.trim(raw) if len(tapes) == 1 and not accs and type(plan) is _ResidualPlan and plan.trims \
             else raw
+        rt = record_type(k, op, static, diff, out, plan)
         if tape_set.numerics_checks and st.debug_checking:  # tj.debug.check_numerics: where the user called this op
-            bf = SitedOpBackward(record_type(k, op, static, diff, infos, plan, multi), res, args if accs else kept, ids)
+            bf = SitedOpBackward(rt, res, args if accs else kept, ids)
             bf.site = tape_set.debug_hooks.call_site()
         else:
-            bf = OpBackward(record_type(k, op, static, diff, infos, plan, multi), res, args if accs else kept, ids)
+            bf = OpBackward(rt, res, args if accs else kept, ids)
         if len(tapes) == 1 and outs is not result:  # (one tape, one new output: its record given, as a deferred op's)
-            tapes[0].record_operation(op.name, outs, ids, bf, infos)
+            tapes[0].record_operation(op.name, outs, ids, bf, rt.infos)
         else:
             record.record_operation(tapes, op.name, outs, ids, bf)
     for acc in accs:
@@ -1538,16 +1535,26 @@ class RecordType:
 _RECORD_TYPES_MAX = 256  # record types per op and static parameters
 
 
-def record_type(k: "_Kernels", op: OpDef, static: dict, diff: tuple, infos: tuple, plan,
-                multi: bool = False) -> RecordType:
+def record_type(k: "_Kernels", op: OpDef, static: dict, diff: tuple, out, plan) -> RecordType:
     """The shared RecordType of an op that ran with kernels ``k`` (for ``op`` and ``static``), ``diff``, the
-    outputs' ``infos`` and residual ``plan`` (``multi``: the kernel returned a sequence): one per kind, cached
-    on the kernels (a plan made for one op, as a traced op's, gets its own type)."""
+    outputs ``out`` (the kernel's result: an array, or a sequence of them) and residual ``plan``: one per
+    kind, cached on the kernels (a plan made for one op, as a traced op's, gets its own type)."""
     types = k.record_types
-    key = (diff, infos, plan, True) if multi else (diff, infos, plan)
+    infos = None
+    if type(out) is ArrayImpl and not out._committed:
+        # (one array placed by default, the common case: keyed by its abstract value, a C++ attribute, and
+        # the outputs' infos made only for a new type)
+        key = (diff, out.aval, plan)
+        multi = False
+    else:
+        multi = isinstance(out, (tuple, list))
+        infos = tuple([output_infos(o)[0] for o in out]) if multi else output_infos(out)
+        key = (diff, infos, plan, True) if multi else (diff, infos, plan)
     t = types.get(key)
     if t is not None and t.epoch == _rules_epoch:
         return t
+    if infos is None:
+        infos = output_infos(out)
     t = RecordType(op, static, diff, (multi, tuple((i[0], i[1], is_float(i[1])) for i in infos)), infos, plan,
                    _rules_epoch)
     if type(plan) is not _TracedResiduals:
