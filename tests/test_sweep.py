@@ -120,3 +120,23 @@ def test_call_backward_names_the_op():
         raise TypeError("argument is not differentiable")
     with pytest.raises(LookupError, match="No gradient defined for op 'Floor'"):
         sweep.call_backward(_entry("Floor", 5, [1], undifferentiable), [F32(1)], [0], False)
+
+
+def test_the_sweep_names_the_op_whose_backward_fails():
+    """backprop calls backward functions inline (not through call_backward): the same errors name the op, and
+    a LookupError (no gradient defined) passes through as it was raised."""
+    def broken(cts, needed_idx, recording):
+        raise ValueError("shapes (2,) and (3,) do not match")
+    op_tape = {5: _entry("MatMul", 5, [1], broken)}
+    with pytest.raises(ValueError, match="in the backward kernel of op 'MatMul': shapes") as info:
+        sweep.backprop(*sweep.prune({1: -1}, op_tape, [5]), {1: -1}, [5], [1], ones_for={})
+    assert isinstance(info.value.__cause__, ValueError)
+
+    missing = LookupError("No gradient defined for operation 'Custom'")
+
+    def no_rule(cts, needed_idx, recording):
+        raise missing
+    op_tape = {5: _entry("Custom", 5, [1], no_rule)}
+    with pytest.raises(LookupError) as info:
+        sweep.backprop(*sweep.prune({1: -1}, op_tape, [5]), {1: -1}, [5], [1], ones_for={})
+    assert info.value is missing
