@@ -192,12 +192,12 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
     ``known`` defaults to the tensors the graph knows (``knows``, with ``ops`` for the graph's
     ``op_tape``: a tensor made by an op is an input of kept ops only while that op has not run yet, and
     ``tensor_tape`` is read as such, with those ops); ``call(entry, out_grads, needed_idx, recording)``
-    runs one backward function (default ``call_backward``, inline); ``aggregate(list)`` sums a pending list; ``release`` drops each backward
-    function once it has run (a non-persistent tape frees residuals as it goes); ``min_count`` and
-    ``min_bytes`` default to the tj.config aggregation thresholds."""
+    runs one backward function (default: ``call_backward``, inline); ``aggregate(list)`` sums a pending
+    list; ``release`` drops each backward function once it has run (a non-persistent tape frees residuals
+    as it goes); ``min_count`` and ``min_bytes`` default to the tj.config aggregation thresholds."""
     tt = tensor_tape
-    # (``knows``, inline: it runs per input of every op; an op one input of which is known to ``ops`` or
-    # ``tt``, the common case, tests that inline too)
+    # (``knows``, inline: it runs per input of every op; an op's single input, the common case, is tested
+    # without this call)
     is_known = known.__contains__ if known is not None else lambda tid: tid in ops or tid in tt
     if aggregate is None:
         aggregate = vspace.aggregate_tensors if recording else vspace.aggregate

@@ -1099,16 +1099,12 @@ def _apply_recorded(op: OpDef, args, raw, static, st: tape_set.State):
     traced = False  # whether a raw argument is a JAX tracer (the op runs inside a JAX transform of tapejax code)
     for i, a in enumerate(args):
         r = raw[i]
-        if type(r) is ArrayImpl:  # (its aval's dtype is a C++ attribute: ``dtype`` is a slower property)
-            if isinstance(a, Tensor) and is_float(r.aval.dtype):
-                ids.append(a._id)
-                diff.append(i)
-        else:
-            if isinstance(a, Tensor) and is_float(a._value.dtype):
-                ids.append(a._id)
-                diff.append(i)
-            if isinstance(r, jax.core.Tracer):
-                traced = True
+        concrete = type(r) is ArrayImpl  # (its aval's dtype is a C++ attribute: ``dtype`` is a slower property)
+        if isinstance(a, Tensor) and is_float(r.aval.dtype if concrete else a._value.dtype):
+            ids.append(a._id)
+            diff.append(i)
+        if not concrete and isinstance(r, jax.core.Tracer):
+            traced = True
     tapes, accs = record.recorders(ids, st)
     k = op.kernels(static)
     if not tapes and not accs:
