@@ -113,9 +113,9 @@ def main(argv=None) -> None:
     p.add_argument("--iters", type=int, default=300)
     p.add_argument("--rounds", type=int, default=30)
     args = p.parse_args(argv)
-    # (checked on a short chain: over hundreds of iterations the gradient underflows float32 to zeros)
-    expected = chain.expected_gradient(5)
-    np.testing.assert_allclose(setup_lean(5)[1](), expected, rtol=1e-4)
+    # (checked on chain.py's short chain: over hundreds of iterations the gradient underflows float32 to zeros)
+    np.testing.assert_allclose(setup_lean(chain.CHECK_ITERS)[1](), chain.expected_gradient(chain.CHECK_ITERS),
+                               rtol=1e-4)
     contenders = [setup_lean(args.iters), chain.setup_raw_jit(args.iters)[::2],
                   chain.setup_tapejax(args.iters, eager=True)[::2]]
     for _, run in contenders:
