@@ -327,6 +327,17 @@ def _scaled_tol(want):
     return (5e-4, 5e-5 * scale)
 
 
+def _with_jax_spread(tol, compiled, op_by_op):
+    """``tol`` widened to twice the largest difference between JAX's own compiled and op-by-op values of the
+    same derivative (``jax.grad`` under ``jax.jit`` and without). Where a program is ill-conditioned (seed
+    8106: a layer norm of a nearly constant row, differentiated twice) a fused program rounds differently
+    and its result moves by far more than float32 rounding of the result; tapejax's compiled paths cannot
+    agree with its op-by-op ones better than JAX's do (API.md: "up to float rounding of fused programs")."""
+    spread = [np.abs(a - b) for a, b in zip(compiled, op_by_op) if np.size(a)]
+    spread = max([0.0] + [float(d.max()) for d in spread if np.all(np.isfinite(d))])
+    return (tol[0], max(tol[1], 2 * spread))
+
+
 def check_batch_jacobian(program):
     """batch_jacobian of the program's last value (batch 2, rank >= 2) over x0 (2, 3) is
     ``sum_b' d out[b', ...] / d x0[b, ...]``: the full Jacobian summed over the output's batch axis."""
@@ -435,6 +446,9 @@ def test_random_programs_on_every_path(programs):
     # second order: d/dx sum(grad . v), by nested tapes on every path and forward over reverse
     so = so_eager(case)
     stol = _scaled_tol(so)
+    if case.jax_ok:
+        so_jax_compiled = so_jax(case, jit=True)
+        stol = _with_jax_spread(stol, so_jax_compiled, so_jax(case, jit=False))
     assert_same("nested tapes inside tj.function", so_in_function(case), so, tol=stol)
     assert_same("outer tape over tj.function of a gradient", so_outer_over_function(case), so, tol=stol)
     if case.forward_ok:
@@ -445,7 +459,7 @@ def test_random_programs_on_every_path(programs):
             dot = sum(float(np.sum(w * t)) for w, t in zip(so, case.tangents) if w is not None)
             np.testing.assert_allclose(as_f64(hvp), dot, rtol=1e-3, atol=stol[1] * 4, err_msg="forward over reverse")
     if case.jax_ok:
-        assert_same("jax.grad of jax.grad", so_jax(case, jit=True), so, none_as_zero=True, tol=stol)
+        assert_same("jax.grad of jax.grad", so_jax_compiled, so, none_as_zero=True, tol=stol)
 
 
 # -- regressions the generator found ---------------------------------------------------------------------
