@@ -2,7 +2,7 @@
 
 cProfile charges its own per-call cost to every frame it times, which on code made of many small calls (an
 op's dispatch, recording, the sweep) inflates the small ones and hides where time really goes. This samples
-the main thread's stack on a CPU-time timer instead and prints two tables:
+the main thread's stack on a CPU-time timer instead and prints three tables:
 
 * per function, the share of samples with it anywhere on the stack (inclusive: what removing the call would
   save at most);
