@@ -56,13 +56,17 @@ SETTINGS = {
     "replay_background": ("bool", "compile a replay program in a background thread (steps meanwhile go op "
                                   "by op); False compiles at once"),
     "replay_max_ops": (0, "longer tapes always go op by op (XLA compile time grows fast)"),
+    "replay_ahead": ("bool", "a recurring step fused with an optimizer's update is dispatched as soon as its "
+                             "inputs are known, while the rest of the step is recorded (its results are used "
+                             "only when the step makes that very call)"),
 }
 
 # Where a setting is stored when a property computes its value (aggregation_min_bytes' default).
 _SLOTS = {"aggregation_min_bytes": "_min_bytes"}
 
 _DEFAULTS = dict(aggregation_min_count=4, aggregation_min_bytes=None, lazy=True, replay=True, replay_warmup=2,
-                 replay_cache_size=64, replay_exact=False, replay_background=True, replay_max_ops=1000)
+                 replay_cache_size=64, replay_exact=False, replay_background=True, replay_max_ops=1000,
+                 replay_ahead=True)
 
 # Values the main thread has set: the starting point of every other thread's config.
 _main_thread_values: dict = {}

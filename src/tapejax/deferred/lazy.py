@@ -25,6 +25,7 @@ from .. import record as record_module, tape_set
 from ..config import config
 from ..ops.core import BackwardFunction, OpDef, as_tuple, rules_epoch, set_deferral, static_key
 from ..tensor import ArrayImpl, LazyTensor, Tensor, is_float, next_id
+from . import ahead
 
 _lock = threading.RLock()
 _next_seq = iter(range(1, 1 << 62)).__next__
@@ -346,7 +347,7 @@ class StepRecord:
     (``Tape.entries_recorded``) differing from it says something else was recorded (``describes``)."""
 
     __slots__ = ("uid", "base", "last", "tokens", "count", "nodes", "leaves", "leaf_pos", "outer", "broken",
-                 "too_long", "entries", "capacity")
+                 "too_long", "entries", "capacity", "leaves_at", "forecast", "ahead_at", "ahead")
 
     def __init__(self) -> None:
         self.uid = _next_seq()  # what its nodes keep (not the record itself: no reference cycle)
@@ -362,6 +363,12 @@ class StepRecord:
         self.entries = 0
         # The most tokens a replayable step has (read once per step: this is checked at every op).
         self.capacity = replay_capacity()
+        self.leaves_at = 0  # the token count once the op that read the last leaf so far is in
+        # The fused call the step is expected to make (ahead.py): made when ``ahead_at`` tokens are in
+        # (checked at every op), its Launch kept in ``ahead``.
+        self.forecast = ahead.forecast() if config.replay_ahead else None
+        self.ahead_at = -1 if self.forecast is None else self.forecast.at
+        self.ahead: Optional[ahead.Launch] = None
 
     def ident(self, tid: int) -> int:
         """A tensor id in the record's naming: >= 0 for tensors made after the record began."""
@@ -375,7 +382,20 @@ class StepRecord:
     def add_leaf(self, array) -> int:
         k = self.leaf_pos[id(array)] = len(self.leaves)
         self.leaves.append(array)
+        self.leaves_at = self.count + 1  # (the op reading it is added next)
         return k
+
+    def launch_ahead(self) -> None:
+        """The forecast call, made now if the step so far is the one forecast and every leaf it reads
+        is known (``ahead_at`` tokens are in). A launch that fails is no launch: the step goes on."""
+        f, self.ahead_at = self.forecast, -1
+        n = len(self.tokens)
+        if len(self.leaves) != f.n_leaves or n > len(f.tokens) or tuple(self.tokens) != f.tokens[:n]:
+            return
+        try:
+            self.ahead = f.launch(self.leaves)
+        except Exception:  # (the call at apply_gradients raises it again, or goes another way)
+            self.ahead = None
 
     def add(self, token: tuple) -> None:
         """Add a token (a tuple of atoms: a str tag first, or for a deferred op its type's int uid, which fixes
@@ -386,6 +406,7 @@ class StepRecord:
     def break_(self) -> None:
         """Something the record cannot describe was recorded: forget it all (replay takes the slow path)."""
         self.broken = True
+        self.ahead_at = -1
         self.tokens = self.nodes = self.leaves = []
         self.leaf_pos = self.outer = {}
 
@@ -499,6 +520,8 @@ def defer(op: OpDef, args, raw, static):
         record.tokens += (typ.uid, ((oid - record.last) << 1) | recorded, *refs)
         record.count += 1
         record.last = oid
+        if record.count == record.ahead_at:
+            record.launch_ahead()
     return result
 
 

@@ -43,7 +43,8 @@ from ..ops import core
 from ..ops.core import as_tuple
 from ..tensor import (ArrayImpl, LazyTensor, Tensor, Variable, check_assignment, make_value_pending, pending_source,
                       pending_tensor, pending_value, set_assign_deferral, settle_pending_value)
-from . import background
+from ..config import config
+from . import ahead, background
 from .fence import fence
 
 # How the last step with a hand-written update ran: "fused into the replayed step (...)" or "op by op (...)".
@@ -59,9 +60,9 @@ class PendingStep:
     exports, the update recorded after its gradients (``update``, a HandUpdate, or None), and (once
     run) ``values``: the gradients, one per source (None for no gradient), then the update's values."""
 
-    __slots__ = ("program", "args", "nodes", "values", "keep", "update", "gradient_refs", "__weakref__")
+    __slots__ = ("program", "args", "nodes", "values", "keep", "update", "gradient_refs", "record", "__weakref__")
 
-    def __init__(self, program, args: tuple, nodes: list, keep: Any = None) -> None:
+    def __init__(self, program, args: tuple, nodes: list, keep: Any = None, record: Any = None) -> None:
         self.program = program
         self.args = args
         self.nodes = nodes
@@ -74,6 +75,9 @@ class PendingStep:
         # object or more per op) then overlaps the program's run instead of delaying its start.
         self.keep = keep
         self.update: Optional[HandUpdate] = None
+        # The step record of a tape whose every op was deferred (lazy.StepRecord): its fused call may have
+        # been dispatched ahead (``ahead``), and it tells the next step's forecast.
+        self.record = record
 
     def compute(self) -> None:
         """Run the program, and the update recorded after it (what reading any of their values asks); once
@@ -94,7 +98,7 @@ class PendingStep:
             if node.values is None:  # (a value read before stays what was read)
                 node.settle(tuple(values))
         self.values = tuple(result) + tuple(update_values)
-        self.nodes = self.keep = self.update = None  # let the inputs go
+        self.nodes = self.keep = self.update = self.record = None  # let the inputs go
         if not self._left_out():
             self.args = self.gradient_refs = None
         _open.discard(self)
@@ -126,12 +130,12 @@ class PendingStep:
         program.read_after_update = tuple(sorted({*program.read_after_update, *missing}))
 
 
-def gradients(program, leaves, output_gradients: list, exported_nodes: list, keep: Any = None
+def gradients(program, leaves, output_gradients: list, exported_nodes: list, keep: Any = None, record: Any = None
               ) -> List[Optional[Tensor]]:
     """The gradients ``program(leaves, output_gradients)`` computes, as tensors of a PendingStep (None
     where there is no gradient); the nodes ``exported_nodes`` get their values from it too. ``keep`` is
-    held until the program has been dispatched."""
-    step = PendingStep(program, (leaves, output_gradients), exported_nodes, keep)
+    held until the program has been dispatched; ``record`` is the step's record (lazy.StepRecord)."""
+    step = PendingStep(program, (leaves, output_gradients), exported_nodes, keep, record)
     # The nodes refer to the step weakly: it holds them (and the tape) until it runs, so a strong
     # reference back would make a cycle that only the garbage collector frees when the gradients are
     # dropped unread. Without the step, a node's value is computed op by op (lazy.Node.compute).
@@ -164,11 +168,11 @@ def shape_of(step: PendingStep, t: Tensor) -> tuple:
     return tuple(step.program.out_info[1][pending_source(t)[1]].shape)
 
 
-def _shared_leaves(step: PendingStep, arrays: Sequence[Any]) -> Tuple[tuple, list]:
-    """``(shared, own)``: per array of ``arrays``, its position among ``step``'s leaves when it is one of them
-    (an optimizer's parameters are: each array is passed to a fused program once, as a dispatch costs per
-    argument), else -1; and the arrays that are not, in order."""
-    at = {id(x): i for i, x in enumerate(step.args[0]) if type(x) is ArrayImpl}
+def _shared_leaves(leaves: Sequence[Any], arrays: Sequence[Any]) -> Tuple[tuple, list]:
+    """``(shared, own)``: per array of ``arrays``, its position among a step's ``leaves`` when it is one of
+    them (an optimizer's parameters are: each array is passed to a fused program once, as a dispatch costs
+    per argument), else -1; and the arrays that are not, in order."""
+    at = {id(x): i for i, x in enumerate(leaves) if type(x) is ArrayImpl}
     shared = tuple(at.get(id(x), -1) for x in arrays)
     return shared, [x for x, p in zip(arrays, shared) if p < 0]
 
@@ -180,11 +184,13 @@ def _own_leaves(step_leaves: Sequence[Any], shared: tuple, own: Sequence[Any]) -
 
 
 def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, update: Callable,
-                    args: tuple):
+                    args: tuple, reread: Optional[Callable[[], tuple]] = None):
     """Run ``step``'s program and ``update([values of grads], *args)`` as one compiled program, cached
     per program under ``key`` (which must name ``update``), and set the step's gradients and exported
     values as its own run would. Returns ``update``'s result, or None when that program is not ready
     (compiling in the background, or it failed to compile): the caller then runs the update itself.
+    ``reread()``, when given, reads ``args`` again as they are then (None: not now): the next step's call
+    may then be made ahead, as soon as its inputs are known (ahead.py).
 
     The program returns only the gradients read after an update of this step's program before
     (``Program.read_after_update``; writing out the others costs ~6% of a small MLP's step): one not
@@ -193,7 +199,7 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
     program = step.program
     returned = program.read_after_update
     flat, tree = jax.tree_util.tree_flatten(args)
-    shared, own = _shared_leaves(step, flat)
+    shared, own = _shared_leaves(step.args[0], flat)
     fused_key = (key, positions, returned, tree, shared)
     fused = program.fused.get(fused_key)
     if fused is None:
@@ -208,16 +214,66 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
             else:
                 out = update(grad_values, *update_args)
             return exported, [result[p] for p in returned], out
-        fused = program.fused[fused_key] = background.Compilation(jax.jit(run))
+        fused = program.fused[fused_key] = _Fused(jax.jit(run))
         fused.compile(step.args, program.extra, own)
     if fused.compiled is None:
         return None
-    exported, kept, out = fused(step.args, program.extra, own)
+    record = step.record
+    launch = record.ahead if record is not None else None
+    if launch is not None and launch.made(fused, step.args[0], step.args[1], program.extra, own):
+        exported, kept, out = launch.result  # this very call, made ahead
+        fused.unused = 0
+        ahead.tally["used"] += 1
+    else:
+        exported, kept, out = fused(step.args, program.extra, own)
     result: List[Any] = [None] * len(program.out_info[1])
     for p, v in zip(returned, kept):
         result[p] = v
+    if record is not None and reread is not None and all(g is None for g in step.args[1]):
+        ahead.expect(_forecast(record, fused, program.extra, tree, shared, reread, len(step.args[1])))
     step.finish(exported, result)
     return out
+
+
+class _Fused(background.Compilation):
+    """A step's program with an optimizer's update (run_with_update), and how many of its calls made
+    ahead in a row no step used (at ``_MAX_UNUSED``, no more are made)."""
+
+    __slots__ = ("unused",)
+
+    def __init__(self, fn) -> None:
+        super().__init__(fn)
+        self.unused = 0
+
+
+_MAX_UNUSED = 3
+
+
+def _forecast(record, fused: _Fused, extra: tuple, tree, shared: tuple, reread: Callable[[], tuple], n_og: int):
+    """The next step's ``fused`` call, expected after a step recorded as ``record`` with ``n_og`` output
+    gradients, all defaults (ahead.py), or None where none is made ahead (turned off, several processes,
+    no launch of it used lately)."""
+    if not config.replay_ahead or fused.unused >= _MAX_UNUSED or jax.process_count() > 1:
+        return None
+
+    def launch(leaves: list) -> Optional[ahead.Launch]:
+        if fused.unused >= _MAX_UNUSED or fused.compiled is None:
+            return None
+        args = reread()
+        if args is None:
+            return None
+        flat, t = jax.tree_util.tree_flatten(args)
+        if t != tree:
+            return None
+        s, own = _shared_leaves(leaves, flat)
+        if s != shared:  # (a parameter not the value the step read: the call will not be this one)
+            return None
+        og = [None] * n_og
+        fused.unused += 1
+        result = fused((list(leaves), og), extra, own)
+        ahead.tally["made"] += 1
+        return ahead.Launch(fused, leaves, og, extra, own, result)
+    return ahead.Forecast(tuple(record.tokens), max(record.leaves_at, 1), len(record.leaves), launch)
 
 
 # -- a hand-written update ------------------------------------------------------------------------------
@@ -430,7 +486,7 @@ def _run_update(step: PendingStep) -> None:
     wanted.update(n + k for k, ref in enumerate(upd.handed) if ref is not None and ref() is not None)
     wanted.update(step.held_gradients())
     wanted = tuple(sorted(wanted))
-    shared, own = _shared_leaves(step, upd.leaves)
+    shared, own = _shared_leaves(step.args[0], upd.leaves)
     key = ("hand-written update", tuple(upd.ops), tuple(upd.leaf_keys), shared, wanted)
     fused = program.fused.get(key)
     try:

@@ -40,7 +40,7 @@ from ..ops.core import (BackwardFunction, IdentityBackward, NoGradient, OpBackwa
                         rules_epoch)
 from ..sweep import GradientStats, backprop, knows, producer
 from ..tape import OpEntry
-from . import background, lazy, pending
+from . import ahead, background, lazy, pending
 from .fence import TRUE, fence
 
 _seen: "collections.Counter" = collections.Counter()
@@ -432,7 +432,7 @@ def _record_source(tape, tr: "lazy.StepRecord", prepare: Callable, target_ids, s
 
     def finish(program):
         result = pending.gradients(program, tr.leaves, og, [tr.nodes[j] for j in program.exported],
-                                   keep=(tr, tape.op_tape, tape.tensor_tape, tape.tensor_usage))
+                                   keep=(tr, tape.op_tape, tape.tensor_tape, tape.tensor_usage), record=tr)
         tape.finish()
         return result
     return _Source(key, tr.leaves, build, finish, ", forward included")
@@ -543,8 +543,10 @@ def _store(key, program: _Program) -> None:
 
 
 def clear() -> None:
-    """Forget every compiled program, warm-up and eviction count (compiles under way finish unused)."""
+    """Forget every compiled program, warm-up and eviction count (compiles under way finish unused), and
+    this thread's forecast of its next step (ahead.py)."""
     _seen.clear()
+    ahead.expect(None)
     with _cache_lock:
         _programs.clear()
         _evictions.clear()

@@ -48,7 +48,7 @@ from .. import tape_set
 from ..backprop import GradientTape
 from ..deferred import pending
 from ..ops import numpy as tnp
-from ..tensor import Tensor, Variable, convert_to_tensor, current_values, name_scope
+from ..tensor import Tensor, Variable, convert_to_tensor, current_values, name_scope, pending_value
 
 LearningRate = Union[float, Callable[[Any], Any]]
 
@@ -403,21 +403,16 @@ class Optimizer:
             key = (tuple(position[id(v)] for _, v in present), len(self._built))
             # (with moving averages, every built Variable: its average moves, and it may be overwritten by it)
             targets = self._built if self._ema is not None else [v for _, v in present]
-            params = current_values(targets)
-            state = current_values(self._state)
-            count = current_values((self._iterations,))
-            if self._lr is not None:
-                lr = current_values((self._lr,))[0]
-            elif self._with_learning_rate is not None:  # a schedule set after construction, at this step (Keras)
-                lr = _rate_value(self._learning_rate(count[0]), type(self).__name__)
-            else:
-                lr = None
+            state, params, count, lr = self._update_arguments(targets)
             new = None
             if step is not None:
                 # Gradients of a replayed step that has not run: the step and this update run as one
                 # compiled program (values as running them one after the other), once it is compiled.
+                # The next step's may be dispatched ahead, on the arguments read then (no schedule to call).
+                reread = None if self._lr is None and self._with_learning_rate is not None else \
+                    functools.partial(self._fused_arguments, targets)
                 new = pending.run_with_update(step, given, (self, key), lambda *a: self._update(key, *a),
-                                              (state, params, count[0], lr))
+                                              (state, params, count[0], lr), reread)
                 if new is not None:
                     self.last_update = "fused into the replayed step"
             if new is None:
@@ -443,6 +438,29 @@ class Optimizer:
                 if v.constraint is not None:
                     v.assign(v.constraint(v))
         return self._iterations
+
+    def _update_arguments(self, targets: Sequence[Variable]) -> tuple:
+        """What an update of ``targets`` reads, as the Variables hold it now: (state values, ``targets``'
+        values, [step count], learning rate or None), a schedule's rate computed for this step (Keras)."""
+        params = current_values(targets)
+        state = current_values(self._state)
+        count = current_values((self._iterations,))
+        if self._lr is not None:
+            lr = current_values((self._lr,))[0]
+        elif self._with_learning_rate is not None:  # a schedule set after construction, at this step (Keras)
+            lr = _rate_value(self._learning_rate(count[0]), type(self).__name__)
+        else:
+            lr = None
+        return state, params, count, lr
+
+    def _fused_arguments(self, targets: Sequence[Variable]) -> Optional[tuple]:
+        """The update arguments ``run_with_update`` gets, read now (for a step dispatched ahead); None while
+        one of them is pending (reading it would run what computes it: the step then goes as usual)."""
+        if any(pending_value(v) is not None for vs in (self._state, targets, (self._iterations, self._lr))
+               for v in vs if v is not None):
+            return None
+        state, params, count, lr = self._update_arguments(targets)
+        return state, params, count[0], lr
 
     def minimize(self, loss: Any, var_list: Any, tape: Optional[GradientTape] = None) -> Variable:
         """One step on ``loss``: a callable (run under a new tape), or a Tensor recorded on ``tape``.

@@ -1,0 +1,72 @@
+"""Dispatching a recurring fused training step ahead: its compiled program starts as soon as its inputs
+are known, and Python records the rest of the step while the device runs it.
+
+An eager step fused with an optimizer's update (pending.run_with_update) is one dispatch at
+``apply_gradients``, after Python has recorded the whole forward pass, asked for the gradient and called
+the optimizer; until then the device waits. After such a step, a ``Forecast`` says what the next one
+will likely call: the same fused program, on the arrays the next step's deferred ops read (its step
+record's leaves, all of them known once the op that read the last one is recorded: ``at``) and on the
+optimizer's state as it is then (``launch`` reads it). When the next step's record reaches ``at`` with the
+same tokens so far and as many leaves, the program is dispatched there (a ``Launch``). The step goes on
+as it would: at ``apply_gradients`` the fused call is made as before, unless the launch made that very
+call, the same compiled program with the same array objects (arrays are immutable: the same values);
+then its results are taken instead. Anything else (a different step, a Variable assigned or a
+learning rate changed meanwhile, the loss read before the update) makes the call as usual, and the
+launch's results are dropped: values are never those of a guess, a wrong guess costs one discarded
+run. Three launches in a row that no step used stop launches of that program.
+
+Off with ``tj.config.replay_ahead = False``; never with several processes (a launch nobody uses would
+leave the others' collectives unpaired).
+"""
+from __future__ import annotations
+
+import collections
+import threading
+from typing import Any, Callable, Optional, Sequence
+
+_state = threading.local()  # .forecast: the Forecast of this thread's next step
+# Calls made ahead ("made") and those a step used ("used"): what tests and diagnostics read.
+tally: "collections.Counter[str]" = collections.Counter()
+
+
+class Forecast:
+    """The fused call the next step is expected to make: it is made once that step's record holds
+    ``at`` tokens equal to the first ones of ``tokens`` and ``n_leaves`` leaves (``launch(leaves)``
+    dispatches it, or returns None when it cannot be made now)."""
+
+    __slots__ = ("tokens", "at", "n_leaves", "launch")
+
+    def __init__(self, tokens: tuple, at: int, n_leaves: int, launch: Callable[[list], Optional["Launch"]]) -> None:
+        self.tokens, self.at, self.n_leaves, self.launch = tokens, at, n_leaves, launch
+
+
+class Launch:
+    """A fused call made ahead: the callee (``fused``), its arguments (leaves, output gradients, the
+    program's extra arguments, the update's own arrays) and what it returned."""
+
+    __slots__ = ("fused", "leaves", "og", "extra", "own", "result")
+
+    def __init__(self, fused, leaves: Sequence[Any], og: Sequence[Any], extra: tuple, own: Sequence[Any],
+                 result) -> None:
+        self.fused, self.leaves, self.og, self.extra, self.own = fused, tuple(leaves), tuple(og), extra, tuple(own)
+        self.result = result
+
+    def made(self, fused, leaves: Sequence[Any], og: Sequence[Any], extra: tuple, own: Sequence[Any]) -> bool:
+        """Whether this launch was the call ``fused((leaves, og), extra, own)``: the same callee on the
+        same array objects."""
+        return (fused is self.fused and extra is self.extra and _same(leaves, self.leaves) and _same(og, self.og)
+                and _same(own, self.own))
+
+
+def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
+def expect(forecast: Optional[Forecast]) -> None:
+    """Set (None: clear) the forecast of this thread's next step."""
+    _state.forecast = forecast
+
+
+def forecast() -> Optional[Forecast]:
+    """The forecast of this thread's next step, or None."""
+    return getattr(_state, "forecast", None)

@@ -1,0 +1,195 @@
+"""A recurring fused training step dispatched ahead (deferred/ahead.py): its program starts as soon as the
+step's inputs are known, while Python records the rest of it.
+
+A launch is only ever a way to make early the very call ``apply_gradients`` makes: its results are taken
+only when that call is the same compiled program on the same arrays. So every test here compares what a
+user can observe with launches on against the same loop with them off, bit for bit (and, under
+``replay_exact``, against op-by-op execution), and checks from ``ahead.tally`` that launches were made
+and used, or not used, where expected.
+"""
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import tapejax as tj
+from tapejax.deferred import ahead
+
+tnp = tj.numpy
+STEPS = 8
+
+
+def _loop(steps=STEPS, between=None, inside=None, data=None, make_opt=None, **cfg):
+    """A two-layer tanh model trained eagerly with Adam. ``between(step, loss, grads, vars, opt)`` runs
+    between ``tape.gradient`` and ``apply_gradients``; ``inside(step)`` at the end of the forward pass, in
+    the tape; ``data(step)`` gives (x, y), new arrays per step by default. Returns the losses, the final
+    values of the weights and of the optimizer's state, and how many launches were made and used."""
+    rng = np.random.default_rng(0)
+    w1 = tj.Variable(rng.standard_normal((4, 8)).astype(np.float32), name="w1")
+    w2 = tj.Variable(rng.standard_normal((8, 2)).astype(np.float32), name="w2")
+    params = [w1, w2]
+    batches = [(rng.standard_normal((5, 4)).astype(np.float32), rng.standard_normal((5, 2)).astype(np.float32))
+               for _ in range(steps)]
+    opt = make_opt() if make_opt is not None else tj.optimizers.Adam(learning_rate=0.05)
+    before = dict(ahead.tally)
+    losses = []
+    with tj.config.override(**{"replay_background": False, "replay_warmup": 2, **cfg}):
+        tj.deferred.replay.clear()
+        for step in range(steps):
+            x, y = data(step) if data is not None else map(tj.constant, batches[step])
+            with tj.GradientTape() as tape:
+                h = tnp.tanh(x @ w1)
+                loss = tnp.mean((h @ w2 - y) ** 2)
+                if inside is not None:
+                    inside(step)
+            grads = tape.gradient(loss, params)
+            if between is not None:
+                between(step, loss, grads, params, opt)
+            opt.apply_gradients(zip(grads, params))
+            losses.append(loss)
+    losses = [np.asarray(lo.numpy()) for lo in losses]
+    counts = {k: ahead.tally[k] - before.get(k, 0) for k in ("made", "used")}
+    return losses, [v.numpy() for v in params + opt.variables], counts
+
+
+def _assert_same(got, want):
+    for a, b in zip(got[0], want[0]):
+        np.testing.assert_array_equal(a, b)
+    assert len(got[1]) == len(want[1])
+    for a, b in zip(got[1], want[1]):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_recurring_step_is_launched_ahead_and_the_launch_is_used():
+    on, off = _loop(), _loop(replay_ahead=False)
+    _assert_same(on, off)
+    assert off[2] == {"made": 0, "used": 0}
+    # Steps 0-1 warm up, step 2 compiles the replay and its fused update: every later step launches at its
+    # last leaf (y) and apply_gradients takes that launch.
+    assert on[2] == {"made": STEPS - 3, "used": STEPS - 3}
+
+
+def test_under_replay_exact_values_are_op_by_op_bit_for_bit():
+    on = _loop(replay_exact=True)
+    assert on[2] == {"made": STEPS - 3, "used": STEPS - 3}
+    _assert_same(on, _loop(lazy=False, replay=False))
+
+
+def test_the_same_data_arrays_every_step_are_launched_too():
+    rng = np.random.default_rng(1)
+    x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
+    y = tj.constant(rng.standard_normal((5, 2)).astype(np.float32))
+    on = _loop(data=lambda step: (x, y))
+    assert on[2] == {"made": STEPS - 3, "used": STEPS - 3}
+    _assert_same(on, _loop(data=lambda step: (x, y), replay_ahead=False))
+
+
+def test_a_weight_assigned_after_the_launch_gets_the_update_of_its_new_value():
+    def between(step, loss, grads, params, opt):
+        if step == 6:
+            params[0].assign(params[0] * 0.5)  # the update must start from this value, not the one read
+    on = _loop(between=between)
+    _assert_same(on, _loop(between=between, replay_ahead=False))
+    # Step 6's launch was not its call; step 6 made another fused call (the weight no longer one of the
+    # step's arrays), which step 7 does not make: no launch there.
+    assert on[2] == {"made": 4, "used": 3}
+
+
+def test_a_learning_rate_changed_after_the_launch_is_the_one_used():
+    def between(step, loss, grads, params, opt):
+        if step >= 5:
+            opt.learning_rate = 0.01 * step  # a Variable of the optimizer: a new value, a new array
+    on = _loop(between=between)
+    _assert_same(on, _loop(between=between, replay_ahead=False))
+    assert on[2]["made"] > on[2]["used"]
+
+
+def test_the_loss_read_before_the_update_leaves_launches_unused_then_stops_them():
+    seen = []
+
+    def between(step, loss, grads, params, opt):
+        seen.append(float(loss.numpy()))  # runs the step's program alone: the fused call is not made
+    on = _loop(steps=12, between=between)
+    _assert_same(on, _loop(steps=12, between=between, replay_ahead=False))
+    # (no fused call is ever made, so no forecast either: nothing launched)
+    assert on[2] == {"made": 0, "used": 0}
+
+    def sometimes(step, loss, grads, params, opt):
+        if step >= 6:
+            seen.append(float(loss.numpy()))
+    on = _loop(steps=14, between=sometimes)
+    _assert_same(on, _loop(steps=14, between=sometimes, replay_ahead=False))
+    # Launches from step 3 on; from step 6 none is used, and after three unused in a row none is made.
+    assert on[2] == {"made": 6, "used": 3}
+
+
+def test_an_error_after_the_launch_leaves_every_variable_as_it_was():
+    rng = np.random.default_rng(0)
+    w = tj.Variable(rng.standard_normal((4, 2)).astype(np.float32), name="w")
+    opt = tj.optimizers.Adam(learning_rate=0.05)
+    x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
+    y = tj.constant(rng.standard_normal((5, 2)).astype(np.float32))
+
+    def step(fail=False):
+        with tj.GradientTape() as tape:
+            d = x @ w - y
+            loss = tnp.mean(d ** 2)  # (y is the last leaf: the launch is made at its op, d)
+            if fail:
+                raise RuntimeError("user error after the launch")
+        opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+    with tj.config.override(replay_background=False):
+        tj.deferred.replay.clear()
+        for _ in range(6):
+            step()
+        made = ahead.tally["made"]
+        values = [v.numpy() for v in [w] + opt.variables]
+        with pytest.raises(RuntimeError, match="user error"):
+            step(fail=True)
+        assert ahead.tally["made"] == made + 1
+        for v, before in zip([w] + opt.variables, values):
+            np.testing.assert_array_equal(v.numpy(), before)
+        used = ahead.tally["used"]
+        step()
+        step()
+        assert ahead.tally["used"] == used + 2  # the loop goes on launching ahead
+
+
+def test_turned_off_no_launch_is_made():
+    assert _loop(replay_ahead=False)[2] == {"made": 0, "used": 0}
+
+
+def test_two_optimizers_alternating_give_the_same_values():
+    """Two models trained in turn (a GAN's pattern): one forecast per thread, the last fused step's; the
+    other step's tokens differ, so nothing is launched for it, and values are as without launches."""
+    def run(**cfg):
+        rng = np.random.default_rng(2)
+        a = tj.Variable(rng.standard_normal((3, 3)).astype(np.float32))
+        b = tj.Variable(rng.standard_normal((3, 1)).astype(np.float32))
+        oa, ob = tj.optimizers.Adam(0.1), tj.optimizers.SGD(0.1, momentum=0.9)
+        x = tj.constant(rng.standard_normal((4, 3)).astype(np.float32))
+        with tj.config.override(replay_background=False, **cfg):
+            tj.deferred.replay.clear()
+            for _ in range(8):
+                with tj.GradientTape() as t:
+                    la = tnp.sum(tnp.tanh(x @ a) ** 2)
+                oa.apply_gradients(zip(t.gradient(la, [a]), [a]))
+                with tj.GradientTape() as t:
+                    lb = tnp.sum((x @ b) ** 2)
+                ob.apply_gradients(zip(t.gradient(lb, [b]), [b]))
+        return [v.numpy() for v in [a, b] + oa.variables + ob.variables]
+    for p, q in zip(run(), run(replay_ahead=False)):
+        np.testing.assert_array_equal(p, q)
+
+
+def test_a_forecast_belongs_to_its_thread():
+    _loop()
+    assert ahead.forecast() is not None
+    other = []
+    t = threading.Thread(target=lambda: other.append(ahead.forecast()))
+    t.start()
+    t.join()
+    assert other == [None]
+    tj.deferred.replay.clear()
+    assert ahead.forecast() is None
