@@ -4,7 +4,9 @@ The MLP, CNN and transformer workloads of the suite (``workloads.py``: same loss
 weights and data), each trained with Adam (learning rate 1e-3, betas 0.9/0.999, epsilon 1e-7):
 
 * ``tapejax eager``   ``tj.GradientTape`` + ``tape.gradient`` + ``tj.optimizers.Adam.apply_gradients``,
-  the defaults (ops deferred while the tape records, the recurring step replayed as one program)
+  the defaults (ops deferred while the tape records, the recurring step replayed as one program with the
+  update, dispatched ahead at the op that reads the step's last input); on request (``--only``)
+  ``tapejax eager (not ahead)``, the same with ``tj.config.replay_ahead = False``
 * ``tj.function``     the same Python step traced into one XLA program
 * ``jax.jit``         ``jax.jit`` of ``jax.value_and_grad`` + ``optax.adam`` update + ``optax.apply_updates``
 * ``torch eager``     the model translated to ``torch.nn`` (Linear/tanh MLP, Conv2d CNN, one-head attention
@@ -50,6 +52,8 @@ import workloads as W  # noqa: E402
 
 LR, B1, B2, EPS = 1e-3, 0.9, 0.999, 1e-7
 CONTENDERS = ["tapejax eager", "tj.function", "jax.jit", "torch eager", "tf eager"]
+# On request (--only) only: the eager step without dispatching the next fused step ahead (tj.config.replay_ahead)
+EXTRA_CONTENDERS = ["tapejax eager (not ahead)"]
 WORKLOADS = ["mlp", "cnn", "transformer"]
 # The targets (ratios of medians): contender -> (baseline, at most).
 TARGETS = {"tapejax eager": [("jax.jit", 1.15), ("torch eager", 0.8)], "tj.function": [("jax.jit", 1.05)]}
@@ -73,7 +77,7 @@ def tapejax_problem(kind: str, size: str, device):
 
 # -- contenders: build(kind, size, device) -> (step, first_loss) ------------------------------------------
 
-def build_tapejax(kind: str, size: str, device, compiled: bool):
+def build_tapejax(kind: str, size: str, device, compiled: bool, ahead: bool = True):
     import tapejax as tj
     loss, B, params, x, y = tapejax_problem(kind, size, device)
     with jax.default_device(device):
@@ -90,7 +94,8 @@ def build_tapejax(kind: str, size: str, device, compiled: bool):
     every = params + opt.variables
 
     def run():
-        lo = fn(x, y)
+        with tj.config.override(replay_ahead=ahead):
+            lo = fn(x, y)
         # The step is over when the weights and Adam's state are updated, not when the loss is known.
         jax.block_until_ready([lo.value] + every)  # (a Variable is a pytree of its current value: no read op)
         return lo
@@ -207,6 +212,8 @@ def build_tf(kind: str, size: str, device):
 def build(contender: str, kind: str, size: str, device):
     if contender == "tapejax eager":
         return build_tapejax(kind, size, device, compiled=False)
+    if contender == "tapejax eager (not ahead)":
+        return build_tapejax(kind, size, device, compiled=False, ahead=False)
     if contender == "tj.function":
         return build_tapejax(kind, size, device, compiled=True)
     if contender == "jax.jit":
@@ -253,7 +260,7 @@ def run(workloads: List[str] = WORKLOADS, contenders: List[str] = CONTENDERS, ro
             first[c] = to_float(fn())  # the first step's loss: every translation computes the same loss
             for _ in range(warmup):
                 fn()
-            if c == "tapejax eager":  # (jax.jit compiles in the warm-up; tapejax compiles in the background)
+            if c.startswith("tapejax eager"):  # (jax.jit compiles in the warm-up; tapejax in the background)
                 for _ in range(2):  # the step's replay program, then the one with the update fused into it
                     tapejax.deferred.replay.wait()
                     fn()
@@ -324,7 +331,8 @@ def markdown(rows, skipped, rounds, steps, device, torch_note: str = "") -> str:
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--workloads", default=",".join(WORKLOADS), help="comma-separated subset of mlp,cnn,transformer")
-    p.add_argument("--only", default="", help=f"comma-separated subset of contenders: {','.join(CONTENDERS)}")
+    p.add_argument("--only", default="", help="comma-separated subset of contenders: "
+                   f"{','.join(CONTENDERS + EXTRA_CONTENDERS)}")
     p.add_argument("--rounds", type=int, default=30, help="round-robin rounds")
     p.add_argument("--steps", type=int, default=5, help="timed steps per contender per round")
     p.add_argument("--warmup", type=int, default=5, help="untimed steps per contender first")
@@ -334,7 +342,8 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     wls = [w for w in args.workloads.split(",") if w]
     contenders = [c for c in args.only.split(",") if c] or CONTENDERS
-    for bad, known in ((set(wls) - set(WORKLOADS), WORKLOADS), (set(contenders) - set(CONTENDERS), CONTENDERS)):
+    for bad, known in ((set(wls) - set(WORKLOADS), WORKLOADS),
+                       (set(contenders) - set(CONTENDERS + EXTRA_CONTENDERS), CONTENDERS + EXTRA_CONTENDERS)):
         if bad:
             p.error(f"unknown {sorted(bad)}; choose from {known}")
     device = None
