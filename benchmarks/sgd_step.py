@@ -4,7 +4,9 @@ The loop TF's guides write (``tape.gradient``, then ``v.assign_sub(lr * g)`` per
 CNN and transformer workloads of ``adam_step.py`` (same losses, shapes, initial weights, data):
 
 * ``tapejax fused``     the defaults: once the step recurs, forward, backward and the update's ops and
-  assignments run as one compiled program (deferred/pending.py)
+  assignments run as one compiled program (deferred/pending.py), dispatched ahead at the op that reads
+  the step's last input (deferred/ahead.py); on request (``--only``) ``tapejax fused (not ahead)``, the
+  same with ``tj.config.replay_ahead = False``
 * ``tapejax unfused``   the same loop reading the gradients' values before the update: the replayed step
   runs as one program, then each multiply and assign_sub as its own kernel (what the loop did before
   the update could be fused)
@@ -40,6 +42,8 @@ from adam_step import problem, tapejax_problem  # noqa: E402
 
 LR = 0.01
 CONTENDERS = ["tapejax fused", "tapejax unfused", "tapejax lazy=False", "tj.function", "jax.jit"]
+# On request (--only) only: the fused step without dispatching the next one ahead (tj.config.replay_ahead)
+EXTRA_CONTENDERS = ["tapejax fused (not ahead)"]
 WORKLOADS = ["mlp", "cnn", "transformer"]
 
 
@@ -58,7 +62,8 @@ def build_tapejax(kind: str, size: str, device, mode: str):
             v.assign_sub(LR * g)
         return lo
     fn = tj.function(step) if mode == "function" else step
-    cfg = {"lazy": False, "replay": False} if mode == "lazy=False" else {}
+    cfg = {"lazy": False, "replay": False} if mode == "lazy=False" else \
+        {"replay_ahead": False} if mode == "fused, not ahead" else {}
 
     def run(block=True):
         with tj.config.override(**cfg):
@@ -91,8 +96,8 @@ def build_jax_jit(kind: str, size: str, device):
 def build(contender: str, kind: str, size: str, device):
     if contender == "jax.jit":
         return build_jax_jit(kind, size, device)
-    mode = {"tapejax fused": "fused", "tapejax unfused": "unfused", "tapejax lazy=False": "lazy=False",
-            "tj.function": "function"}[contender]
+    mode = {"tapejax fused": "fused", "tapejax fused (not ahead)": "fused, not ahead", "tapejax unfused": "unfused",
+            "tapejax lazy=False": "lazy=False", "tj.function": "function"}[contender]
     return build_tapejax(kind, size, device, mode)
 
 
@@ -157,7 +162,7 @@ def run(workloads: List[str] = WORKLOADS, contenders: List[str] = CONTENDERS, ro
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--workloads", default=",".join(WORKLOADS))
-    p.add_argument("--only", default="", help=f"comma-separated subset of: {','.join(CONTENDERS)}")
+    p.add_argument("--only", default="", help=f"comma-separated subset of: {','.join(CONTENDERS + EXTRA_CONTENDERS)}")
     p.add_argument("--rounds", type=int, default=30)
     p.add_argument("--steps", type=int, default=5)
     p.add_argument("--warmup", type=int, default=5)

@@ -193,3 +193,64 @@ def test_a_forecast_belongs_to_its_thread():
     assert other == [None]
     tj.deferred.replay.clear()
     assert ahead.forecast() is None
+
+
+def _sgd_by_hand(steps=STEPS, update=None, **cfg):
+    """The two-layer model trained with an update written by hand (``update(v, g)`` per Variable; default
+    ``v.assign_sub(0.05 * g)``), each step read at its end (``numpy()``: what runs the fused program)."""
+    rng = np.random.default_rng(3)
+    w1 = tj.Variable(rng.standard_normal((4, 8)).astype(np.float32), name="w1")
+    w2 = tj.Variable(rng.standard_normal((8, 2)).astype(np.float32), name="w2")
+    extra = [tj.Variable(np.zeros((4, 8), np.float32)), tj.Variable(np.zeros((8, 2), np.float32))]
+    params = [w1, w2]
+    update = update or (lambda v, g, m: v.assign_sub(0.05 * g))
+    before = dict(ahead.tally)
+    losses = []
+    with tj.config.override(**{"replay_background": False, "replay_warmup": 2, **cfg}):
+        tj.deferred.replay.clear()
+        for step in range(steps):
+            x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
+            y = tj.constant(rng.standard_normal((5, 2)).astype(np.float32))
+            with tj.GradientTape() as tape:
+                loss = tnp.mean((tnp.tanh(x @ w1) @ w2 - y) ** 2)
+            for v, g, m in zip(params, tape.gradient(loss, params), extra):
+                update(v, g, m)
+            losses.append(np.asarray(loss.numpy()))
+    counts = {k: ahead.tally[k] - before.get(k, 0) for k in ("made", "used")}
+    return losses, [v.numpy() for v in params + extra], counts
+
+
+def test_an_update_written_by_hand_is_launched_ahead_too():
+    on, off = _sgd_by_hand(), _sgd_by_hand(replay_ahead=False)
+    _assert_same(on, off)
+    assert off[2] == {"made": 0, "used": 0}
+    assert on[2] == {"made": STEPS - 3, "used": STEPS - 3}
+    _assert_same(_sgd_by_hand(replay_exact=True), _sgd_by_hand(lazy=False, replay=False))
+
+
+def test_momentum_by_hand_computed_before_the_update_is_never_the_same_call():
+    """``m.assign(0.9 * m + g)``: ``0.9 * m`` runs at once (no pending value in it), a new array each
+    step, so no launch matches and, three unused in a row, none is made; values as without launches."""
+    def momentum(v, g, m):
+        m.assign(0.9 * m + g)
+        v.assign_sub(0.05 * m)
+    on = _sgd_by_hand(steps=12, update=momentum)
+    _assert_same(on, _sgd_by_hand(steps=12, update=momentum, replay_ahead=False))
+    assert on[2] == {"made": 3, "used": 0}
+
+
+def test_a_failing_launch_is_no_launch(monkeypatch):
+    """An early run that raises (here: the compiled call, once) leaves the step to make its call as usual."""
+    from tapejax.deferred import pending
+    real = pending._Fused.__call__
+    calls = []
+
+    def fails_once_ahead(self, *args):
+        calls.append(1)
+        if len(calls) == 2:  # (the first fused call is step 2's own; the second the launch of step 3)
+            raise RuntimeError("device busy on purpose")
+        return real(self, *args)
+    monkeypatch.setattr(pending._Fused, "__call__", fails_once_ahead)
+    on = _loop()
+    _assert_same(on, _loop(replay_ahead=False))
+    assert on[2] == {"made": STEPS - 4, "used": STEPS - 4}

@@ -1,19 +1,20 @@
 """Dispatching a recurring fused training step ahead: its compiled program starts as soon as its inputs
 are known, and Python records the rest of the step while the device runs it.
 
-An eager step fused with an optimizer's update (pending.run_with_update) is one dispatch at
-``apply_gradients``, after Python has recorded the whole forward pass, asked for the gradient and called
-the optimizer; until then the device waits. After such a step, a ``Forecast`` says what the next one
-will likely call: the same fused program, on the arrays the next step's deferred ops read (its step
-record's leaves, all of them known once the op that read the last one is recorded: ``at``) and on the
-optimizer's state as it is then (``launch`` reads it). When the next step's record reaches ``at`` with the
-same tokens so far and as many leaves, the program is dispatched there (a ``Launch``). The step goes on
-as it would: at ``apply_gradients`` the fused call is made as before, unless the launch made that very
-call, the same compiled program with the same array objects (arrays are immutable: the same values);
-then its results are taken instead. Anything else (a different step, a Variable assigned or a
-learning rate changed meanwhile, the loss read before the update) makes the call as usual, and the
-launch's results are dropped: values are never those of a guess, a wrong guess costs one discarded
-run. Three launches in a row that no step used stop launches of that program.
+An eager step fused with its update (deferred/pending.py: an optimizer's, at ``apply_gradients``; one
+written by hand, at the first read after it) is one dispatch made after Python has recorded the whole
+forward pass, asked for the gradient and recorded the update; until then the device waits. After such
+a step, a ``Forecast`` says what the next one will likely call: the same fused program, on the arrays
+the next step's deferred ops read (its step record's leaves, all of them known once the op that read
+the last one is recorded: ``at``) and on the update's own arguments as they are then (``launch`` reads
+them: the optimizer's state, the Variables a hand-written update assigns). When the next step's record
+reaches ``at`` with the same tokens so far and as many leaves, the program is dispatched there (a
+``Launch``). The step goes on as it would, and where the fused call is made, the launch's results are
+taken if it made that very call, the same compiled program with the same array objects (arrays are
+immutable: the same values). Anything else (a different step, a Variable assigned or a learning rate
+changed meanwhile, the loss read before the update) makes the call as usual, and the launch's results
+are dropped: values are never those of a guess, a wrong guess costs one discarded run. Three launches
+in a row that no step used stop launches of that program.
 
 Off with ``tj.config.replay_ahead = False``; never with several processes (a launch nobody uses would
 leave the others' collectives unpaired).

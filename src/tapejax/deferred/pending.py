@@ -218,26 +218,29 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
         fused.compile(step.args, program.extra, own)
     if fused.compiled is None:
         return None
-    record = step.record
-    launch = record.ahead if record is not None else None
-    if launch is not None and launch.made(fused, step.args[0], step.args[1], program.extra, own):
-        exported, kept, out = launch.result  # this very call, made ahead
-        fused.unused = 0
-        ahead.tally["used"] += 1
-    else:
-        exported, kept, out = fused(step.args, program.extra, own)
+    exported, kept, out = _fused_call(fused, step, own)
     result: List[Any] = [None] * len(program.out_info[1])
     for p, v in zip(returned, kept):
         result[p] = v
-    if record is not None and reread is not None and all(g is None for g in step.args[1]):
-        ahead.expect(_forecast(record, fused, program.extra, tree, shared, reread, len(step.args[1])))
+    if reread is not None:
+        ahead.expect(_forecast(step, fused, shared, functools.partial(_flat_arguments, reread, tree)))
     step.finish(exported, result)
     return out
 
 
+def _flat_arguments(reread: Callable[[], Optional[tuple]], tree) -> Optional[list]:
+    """An optimizer's update arguments read now, flat (None: not now, or not of the structure ``tree``)."""
+    args = reread()
+    if args is None:
+        return None
+    flat, t = jax.tree_util.tree_flatten(args)
+    return flat if t == tree else None
+
+
 class _Fused(background.Compilation):
-    """A step's program with an optimizer's update (run_with_update), and how many of its calls made
-    ahead in a row no step used (at ``_MAX_UNUSED``, no more are made)."""
+    """A step's program with an update after it (an optimizer's: run_with_update; one written by hand:
+    _run_update), and how many of its calls made ahead in a row no step used (at ``_MAX_UNUSED``, no
+    more are made)."""
 
     __slots__ = ("unused",)
 
@@ -249,21 +252,33 @@ class _Fused(background.Compilation):
 _MAX_UNUSED = 3
 
 
-def _forecast(record, fused: _Fused, extra: tuple, tree, shared: tuple, reread: Callable[[], tuple], n_og: int):
-    """The next step's ``fused`` call, expected after a step recorded as ``record`` with ``n_og`` output
-    gradients, all defaults (ahead.py), or None where none is made ahead (turned off, several processes,
-    no launch of it used lately)."""
-    if not config.replay_ahead or fused.unused >= _MAX_UNUSED or jax.process_count() > 1:
+def _fused_call(fused: _Fused, step: PendingStep, own: Sequence[Any]):
+    """``fused(step.args, program.extra, own)``: its result from the step's launch if that made this very
+    call (ahead.py), else the call, now."""
+    record = step.record
+    launch = record.ahead if record is not None else None
+    if launch is not None and launch.made(fused, step.args[0], step.args[1], step.program.extra, own):
+        fused.unused = 0
+        ahead.tally["used"] += 1
+        return launch.result
+    return fused(step.args, step.program.extra, own)
+
+
+def _forecast(step: PendingStep, fused: _Fused, shared: tuple, arguments: Callable[[], Optional[list]]):
+    """The next step's call ``fused((leaves, output gradients), program.extra, own)``, expected after a
+    step like ``step`` (ahead.py): the leaves its record will hold, ``own`` those of ``arguments()`` (the
+    update's, flat, read then; None: not now) that are not among them. None where no call is made ahead
+    (turned off, several processes, output gradients given, no launch of it used lately)."""
+    record, extra, n_og = step.record, step.program.extra, len(step.args[1])
+    if (not config.replay_ahead or record is None or fused.unused >= _MAX_UNUSED or jax.process_count() > 1
+            or any(g is not None for g in step.args[1])):
         return None
 
     def launch(leaves: list) -> Optional[ahead.Launch]:
         if fused.unused >= _MAX_UNUSED or fused.compiled is None:
             return None
-        args = reread()
-        if args is None:
-            return None
-        flat, t = jax.tree_util.tree_flatten(args)
-        if t != tree:
+        flat = arguments()
+        if flat is None:
             return None
         s, own = _shared_leaves(leaves, flat)
         if s != shared:  # (a parameter not the value the step read: the call will not be this one)
@@ -298,7 +313,7 @@ class HandUpdate:
     the step's gradients first, then each op's outputs in order; an op's argument is a slot, or
     ``-1 - i`` for the concrete value ``leaves[i]``."""
 
-    __slots__ = ("n_grads", "avals", "ops", "leaves", "leaf_keys", "handed", "assigned")
+    __slots__ = ("n_grads", "avals", "ops", "leaves", "leaf_keys", "sources", "handed", "assigned")
 
     def __init__(self, grad_avals: Sequence[Any]) -> None:
         self.n_grads = len(grad_avals)
@@ -306,10 +321,15 @@ class HandUpdate:
         self.ops: List[tuple] = []  # (kernel, argument refs)
         self.leaves: List[Any] = []
         self.leaf_keys: List[tuple] = []
+        # Per leaf, where the next step's would come from (ahead.py): a weak reference to the Variable whose
+        # value it is, or the value itself (a constant: a Python number, a Tensor's array).
+        self.sources: List[Any] = []
         self.handed: List[Any] = []  # per op output: a weak reference to its pending tensor, or None
         self.assigned: List[Variable] = []  # in order of assignment (a Variable may come more than once)
 
-    def leaf(self, x) -> int:
+    def leaf(self, x, source: Any = None) -> int:
+        """Add the concrete value ``x``, the value of the Variable ``source`` if one is given."""
+        self.sources.append(x if source is None else weakref.ref(source))
         self.leaves.append(x)
         self.leaf_keys.append(_leaf_key(x))
         return -len(self.leaves)
@@ -397,7 +417,8 @@ def _defer_op(op, args: Sequence[Any], static: dict, unwrap: Callable):
         return None
     several, out_avals = shaped
     upd = _update_of(step)
-    refs = tuple(r if r is not None else upd.leaf(v) for v, r in zip(values, refs))
+    refs = tuple(r if r is not None else upd.leaf(v, a if isinstance(a, Variable) else None)
+                 for v, r, a in zip(values, refs, args))
     base = upd.add(kernel, refs, out_avals)
     outs = []
     for k in range(len(out_avals)):
@@ -443,7 +464,7 @@ def _defer_assign(var: Variable, value: Tensor, op: str, kernel: Optional[Callab
     if getattr(aval, "weak_type", False):
         slot = upd.add(_to_strong(var.dtype), (slot,), out)
     if kernel is not None:
-        current = before[1] if before is not None else upd.leaf(var._value)
+        current = before[1] if before is not None else upd.leaf(var._value, var)
         slot = upd.add(kernel, (current, slot), out)
     make_value_pending(var, step, slot, upd.avals[slot])
     upd.assigned.append(var)
@@ -474,6 +495,20 @@ def _fused_function(fn: Callable, ops: List[tuple], wanted: tuple, shared: tuple
     return run
 
 
+def _current_leaves(sources: Sequence[Any]) -> Optional[list]:
+    """A hand-written update's concrete leaves as the next step's would be now (``HandUpdate.sources``);
+    None while a Variable among them is pending or gone."""
+    leaves = []
+    for s in sources:
+        if type(s) is weakref.ReferenceType:
+            var = s()
+            if var is None or pending_value(var) is not None:
+                return None
+            s = var._value
+        leaves.append(s)
+    return leaves
+
+
 def _run_update(step: PendingStep) -> None:
     """Run ``step`` and its hand-written update: as one compiled program once it is compiled (else the
     program, then each kernel); store the assigned Variables, or on failure put back their values."""
@@ -491,13 +526,13 @@ def _run_update(step: PendingStep) -> None:
     fused = program.fused.get(key)
     try:
         if fused is None:
-            fused = program.fused[key] = background.Compilation(jax.jit(_fused_function(program.fn, upd.ops,
-                                                                                         wanted, shared)))
+            fused = program.fused[key] = _Fused(jax.jit(_fused_function(program.fn, upd.ops, wanted, shared)))
             fused.compile(step.args, program.extra, own)
         if fused.compiled is not None:
-            exported, outs = fused(step.args, program.extra, own)
-            result: List[Any] = [None] * n
+            exported, outs = _fused_call(fused, step, own)
             how = f"fused into the replayed step ({len(upd.ops)} update ops)"
+            result: List[Any] = [None] * n
+            ahead.expect(_forecast(step, fused, shared, functools.partial(_current_leaves, tuple(upd.sources))))
         else:
             exported, result = program(*step.args)
             result = list(result)
