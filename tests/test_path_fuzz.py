@@ -423,7 +423,14 @@ def test_random_programs_on_every_path(programs):
         elif np.isfinite(dot) and np.isfinite(jvp):
             np.testing.assert_allclose(float(jvp), dot, rtol=1e-3, atol=tol[1] * 4, err_msg="JVP vs gradient")
         jtol = _scaled_tol([jvp])
-        assert_same("accumulator over tj.function", [fwd_outer_over_function(case)], [jvp], tol=jtol)
+        outer = fwd_outer_over_function(case)
+        # Where a derivative does not exist (a gradient non-finite, a Variable's say), XLA's optimization of
+        # the whole compiled call may form a 0 * inf that no op-by-op pass forms (seed 9574: the std of three
+        # equal values; JAX's own de-optimized run of that JVP is finite, the jitted one NaN): there a
+        # non-finite JVP from the call is accepted.
+        degenerate = any(g is not None and not np.all(np.isfinite(g)) for g in want)
+        if not (degenerate and outer is not None and not np.all(np.isfinite(outer))):
+            assert_same("accumulator over tj.function", [outer], [jvp], tol=jtol)
         assert_same("accumulator inside tj.function", [fwd_in_function(case)], [jvp], tol=jtol)
         if case.jax_ok:
             assert_same("jax.jvp", [fwd_jax(case, jit=True)], [jvp], none_as_zero=True, tol=jtol)

@@ -394,7 +394,7 @@ class StepRecord:
             return
         try:
             self.ahead = f.launch(self.leaves)
-        except Exception:  # (the call at apply_gradients raises it again, or goes another way)
+        except Exception:  # (the step's own fused call raises it again, or the step goes another way)
             self.ahead = None
 
     def add(self, token: tuple) -> None:

@@ -10,7 +10,9 @@ compiled program instead (``run_with_update``): forward, backward and update in 
 values of running the program and then the update (bit for bit under ``tj.config.replay_exact``,
 where the update is fenced like every kernel of the program). That program writes out only the
 gradients read after such an update before; a gradient it left out and read all the same is computed
-by running the step's program again (``PendingStep.recompute``).
+by running the step's program again (``PendingStep.recompute``). After a step and its update ran so,
+the next step's same call is forecast, and made as soon as its inputs are known (ahead.py: its results
+are taken only where the step makes that very call, ``_fused_call``).
 
 An update written by hand (``v.assign_sub(lr * g)``, ``v.assign(v - lr * g)``, ``v.assign_add(-lr * g)``)
 is fused too (``HandUpdate``). While a step's gradients are pending, an op outside any tape and trace
