@@ -1136,7 +1136,10 @@ def _unrecorded_read(var: Variable) -> Tensor:
 def current_values(variables: Sequence[Variable]) -> list:
     """The Variables' values now (inside a tj.function trace, the traced ones), read without recording: what
     an optimizer's update reads (it is no differentiated computation, and a read costs a Tensor each)."""
-    return [v._current() for v in variables]
+    cap = tape_set.current().capture  # (``Variable._current`` of each, the thread's state read once)
+    if cap is not None:
+        return [cap.read(v) for v in variables]
+    return [v._value for v in variables]
 
 
 def broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
