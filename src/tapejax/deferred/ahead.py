@@ -14,7 +14,8 @@ taken if it made that very call, the same compiled program with the same array o
 immutable: the same values). Anything else (a different step, a Variable assigned or a learning rate
 changed meanwhile, the loss read before the update) makes the call as usual, and the launch's results
 are dropped: values are never those of a guess, a wrong guess costs one discarded run. Three launches
-in a row that no step used stop launches of that program.
+in a row that no step used stop launches of that program. A thread keeps the forecasts of its last
+``MAX_FORECASTS`` step structures (steps of two models trained in turn, a GAN's, each have theirs).
 
 Off with ``tj.config.replay_ahead = False``; never with several processes (a launch nobody uses would
 leave the others' collectives unpaired).
@@ -23,9 +24,10 @@ from __future__ import annotations
 
 import collections
 import threading
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
-_state = threading.local()  # .forecast: the Forecast of this thread's next step
+_state = threading.local()  # .forecasts: {tokens: Forecast} of this thread's steps, the latest last
+MAX_FORECASTS = 4
 # Calls made ahead ("made") and those a step used ("used"): what tests and diagnostics read.
 tally: "collections.Counter[str]" = collections.Counter()
 
@@ -63,11 +65,28 @@ def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
-def expect(forecast: Optional[Forecast]) -> None:
-    """Set (None: clear) the forecast of this thread's next step."""
-    _state.forecast = forecast
+def expect(tokens: tuple, forecast: Optional[Forecast]) -> None:
+    """Set (None: forget) the forecast of this thread's next step recorded as ``tokens``."""
+    table = _table()
+    table.pop(tokens, None)
+    if forecast is not None:
+        table[tokens] = forecast
+        while len(table) > MAX_FORECASTS:
+            del table[next(iter(table))]  # (the least recently set)
 
 
-def forecast() -> Optional[Forecast]:
-    """The forecast of this thread's next step, or None."""
-    return getattr(_state, "forecast", None)
+def forecasts() -> List[Forecast]:
+    """This thread's forecasts, the latest last."""
+    return list(_table().values())
+
+
+def forget() -> None:
+    """Forget this thread's forecasts."""
+    _table().clear()
+
+
+def _table() -> Dict[tuple, Forecast]:
+    table = getattr(_state, "forecasts", None)
+    if table is None:
+        table = _state.forecasts = {}
+    return table

@@ -347,7 +347,7 @@ class StepRecord:
     (``Tape.entries_recorded``) differing from it says something else was recorded (``describes``)."""
 
     __slots__ = ("uid", "base", "last", "tokens", "count", "nodes", "leaves", "leaf_pos", "outer", "broken",
-                 "too_long", "entries", "capacity", "leaves_at", "forecast", "ahead_at", "ahead")
+                 "too_long", "entries", "capacity", "leaves_at", "forecasts", "ahead_at", "ahead")
 
     def __init__(self) -> None:
         self.uid = _next_seq()  # what its nodes keep (not the record itself: no reference cycle)
@@ -364,10 +364,11 @@ class StepRecord:
         # The most tokens a replayable step has (read once per step: this is checked at every op).
         self.capacity = replay_capacity()
         self.leaves_at = 0  # the token count once the op that read the last leaf so far is in
-        # The fused call the step is expected to make (ahead.py): made when ``ahead_at`` tokens are in
-        # (checked at every op), its Launch kept in ``ahead``.
-        self.forecast = ahead.forecast() if config.replay_ahead else None
-        self.ahead_at = -1 if self.forecast is None else self.forecast.at
+        # The fused calls the step may make (ahead.py), one per step structure forecast: the one whose tokens
+        # the step's are so far is made when its ``at`` tokens are in (``ahead_at``, the next such count,
+        # checked at every op), its Launch kept in ``ahead``.
+        self.forecasts = ahead.forecasts() if config.replay_ahead else ()
+        self.ahead_at = min([f.at for f in self.forecasts], default=-1)
         self.ahead: Optional[ahead.Launch] = None
 
     def ident(self, tid: int) -> int:
@@ -386,16 +387,23 @@ class StepRecord:
         return k
 
     def launch_ahead(self) -> None:
-        """The forecast call, made now if the step so far is the one forecast and every leaf it reads
-        is known (``ahead_at`` tokens are in). A launch that fails is no launch: the step goes on."""
-        f, self.ahead_at = self.forecast, -1
-        n = len(self.tokens)
-        if len(self.leaves) != f.n_leaves or n > len(f.tokens) or tuple(self.tokens) != f.tokens[:n]:
-            return
-        try:
-            self.ahead = f.launch(self.leaves)
-        except Exception:  # (the step's own fused call raises it again, or the step goes another way)
-            self.ahead = None
+        """The forecast call, made now if the step so far is one forecast to reach ``ahead_at`` tokens
+        with every leaf it reads known then. A launch that fails is no launch: the step goes on."""
+        count, n = self.count, len(self.tokens)
+        tokens = None
+        for f in self.forecasts:
+            if f.at != count or len(self.leaves) != f.n_leaves or n > len(f.tokens):
+                continue
+            if tokens is None:
+                tokens = tuple(self.tokens)
+            if tokens == f.tokens[:n]:
+                try:
+                    self.ahead = f.launch(self.leaves)
+                except Exception:  # (the step's own fused call raises it again, or the step goes another way)
+                    self.ahead = None
+                self.ahead_at = -1
+                return
+        self.ahead_at = min([f.at for f in self.forecasts if f.at > count], default=-1)
 
     def add(self, token: tuple) -> None:
         """Add a token (a tuple of atoms: a str tag first, or for a deferred op its type's int uid, which fixes

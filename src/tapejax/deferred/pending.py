@@ -224,8 +224,9 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
     result: List[Any] = [None] * len(program.out_info[1])
     for p, v in zip(returned, kept):
         result[p] = v
-    if reread is not None:
-        ahead.expect(_forecast(step, fused, shared, functools.partial(_flat_arguments, reread, tree)))
+    if reread is not None and step.record is not None:
+        tokens = tuple(step.record.tokens)
+        ahead.expect(tokens, _forecast(step, tokens, fused, shared, functools.partial(_flat_arguments, reread, tree)))
     step.finish(exported, result)
     return out
 
@@ -266,13 +267,14 @@ def _fused_call(fused: _Fused, step: PendingStep, own: Sequence[Any]):
     return fused(step.args, step.program.extra, own)
 
 
-def _forecast(step: PendingStep, fused: _Fused, shared: tuple, arguments: Callable[[], Optional[list]]):
-    """The next step's call ``fused((leaves, output gradients), program.extra, own)``, expected after a
-    step like ``step`` (ahead.py): the leaves its record will hold, ``own`` those of ``arguments()`` (the
-    update's, flat, read then; None: not now) that are not among them. None where no call is made ahead
-    (turned off, several processes, output gradients given, no launch of it used lately)."""
+def _forecast(step: PendingStep, tokens: tuple, fused: _Fused, shared: tuple,
+              arguments: Callable[[], Optional[list]]):
+    """The next call ``fused((leaves, output gradients), program.extra, own)`` of a step recorded as
+    ``tokens``, as ``step`` was (ahead.py): the leaves its record will hold, ``own`` those of ``arguments()``
+    (the update's, flat, read then; None: not now) that are not among them. None where no call is made
+    ahead (turned off, several processes, output gradients given, no launch of it used lately)."""
     record, extra, n_og = step.record, step.program.extra, len(step.args[1])
-    if (not config.replay_ahead or record is None or fused.unused >= _MAX_UNUSED or jax.process_count() > 1
+    if (not config.replay_ahead or fused.unused >= _MAX_UNUSED or jax.process_count() > 1
             or any(g is not None for g in step.args[1])):
         return None
 
@@ -290,7 +292,7 @@ def _forecast(step: PendingStep, fused: _Fused, shared: tuple, arguments: Callab
         result = fused((list(leaves), og), extra, own)
         ahead.tally["made"] += 1
         return ahead.Launch(fused, leaves, og, extra, own, result)
-    return ahead.Forecast(tuple(record.tokens), max(record.leaves_at, 1), len(record.leaves), launch)
+    return ahead.Forecast(tokens, max(record.leaves_at, 1), len(record.leaves), launch)
 
 
 # -- a hand-written update ------------------------------------------------------------------------------
@@ -534,7 +536,10 @@ def _run_update(step: PendingStep) -> None:
             exported, outs = _fused_call(fused, step, own)
             how = f"fused into the replayed step ({len(upd.ops)} update ops)"
             result: List[Any] = [None] * n
-            ahead.expect(_forecast(step, fused, shared, functools.partial(_current_leaves, tuple(upd.sources))))
+            if step.record is not None:
+                tokens = tuple(step.record.tokens)
+                ahead.expect(tokens, _forecast(step, tokens, fused, shared,
+                                               functools.partial(_current_leaves, tuple(upd.sources))))
         else:
             exported, result = program(*step.args)
             result = list(result)

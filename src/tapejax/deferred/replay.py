@@ -546,7 +546,7 @@ def clear() -> None:
     """Forget every compiled program, warm-up and eviction count (compiles under way finish unused), and
     this thread's forecast of its next step (ahead.py)."""
     _seen.clear()
-    ahead.expect(None)
+    ahead.forget()
     with _cache_lock:
         _programs.clear()
         _evictions.clear()
