@@ -258,3 +258,31 @@ def test_a_failing_launch_is_no_launch(monkeypatch):
     on = _loop()
     _assert_same(on, _loop(replay_ahead=False))
     assert on[2] == {"made": STEPS - 4, "used": STEPS - 4}
+
+
+def test_programs_dropped_from_the_cache_leave_values_as_without_launches():
+    """Two step structures in turn with room for one program: each compile evicts the other's (until one
+    is no longer compiled: replay's thrashing rule), so forecasts name programs the steps may no longer
+    call; values as without launches, and only the kept structure's launches are used."""
+    def run(**cfg):
+        rng = np.random.default_rng(4)
+        a = tj.Variable(rng.standard_normal((3, 3)).astype(np.float32))
+        b = tj.Variable(rng.standard_normal((3, 1)).astype(np.float32))
+        oa, ob = tj.optimizers.Adam(0.1), tj.optimizers.Adam(0.1)
+        x = tj.constant(rng.standard_normal((4, 3)).astype(np.float32))
+        with tj.config.override(replay_background=False, replay_cache_size=1, replay_warmup=0, **cfg):
+            tj.deferred.replay.clear()
+            for _ in range(8):
+                with tj.GradientTape() as t:
+                    la = tnp.sum(tnp.tanh(x @ a) ** 2)
+                oa.apply_gradients(zip(t.gradient(la, [a]), [a]))
+                with tj.GradientTape() as t:
+                    lb = tnp.sum((x @ b) ** 2)
+                ob.apply_gradients(zip(t.gradient(lb, [b]), [b]))
+        return [v.numpy() for v in [a, b] + oa.variables + ob.variables]
+    before = dict(ahead.tally)
+    got = run()
+    made, used = (ahead.tally[k] - before.get(k, 0) for k in ("made", "used"))
+    assert 0 < used < 8 and used <= made, (made, used)
+    for p, q in zip(got, run(replay_ahead=False)):
+        np.testing.assert_array_equal(p, q)
