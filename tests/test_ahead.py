@@ -50,7 +50,7 @@ def _loop(steps=STEPS, between=None, inside=None, data=None, make_opt=None, **cf
             opt.apply_gradients(zip(grads, params))
             losses.append(loss)
     losses = [np.asarray(lo.numpy()) for lo in losses]
-    counts = {k: ahead.tally[k] - before.get(k, 0) for k in ("made", "used")}
+    counts = _tally_since(before)
     return losses, [v.numpy() for v in params + opt.variables], counts
 
 
@@ -160,30 +160,40 @@ def test_turned_off_no_launch_is_made():
     assert _loop(replay_ahead=False)[2] == {"made": 0, "used": 0}
 
 
+def _two_models(seed: int, second_optimizer, **cfg):
+    """Two models trained in turn for 8 rounds (a GAN's pattern), the first with Adam, the second with
+    ``second_optimizer()``. Returns the final values of both and of both optimizers' state, and how many
+    launches were made and used."""
+    rng = np.random.default_rng(seed)
+    a = tj.Variable(rng.standard_normal((3, 3)).astype(np.float32))
+    b = tj.Variable(rng.standard_normal((3, 1)).astype(np.float32))
+    oa, ob = tj.optimizers.Adam(0.1), second_optimizer()
+    x = tj.constant(rng.standard_normal((4, 3)).astype(np.float32))
+    before = dict(ahead.tally)
+    with tj.config.override(**{"replay_background": False, **cfg}):
+        tj.deferred.replay.clear()
+        for _ in range(8):
+            with tj.GradientTape() as t:
+                la = tnp.sum(tnp.tanh(x @ a) ** 2)
+            oa.apply_gradients(zip(t.gradient(la, [a]), [a]))
+            with tj.GradientTape() as t:
+                lb = tnp.sum((x @ b) ** 2)
+            ob.apply_gradients(zip(t.gradient(lb, [b]), [b]))
+    return [v.numpy() for v in [a, b] + oa.variables + ob.variables], _tally_since(before)
+
+
+def _tally_since(before: dict) -> dict:
+    return {k: ahead.tally[k] - before.get(k, 0) for k in ("made", "used")}
+
+
 def test_two_optimizers_alternating_are_each_launched_ahead():
     """Two models trained in turn (a GAN's pattern): a forecast per step structure, each step launched at
     its own last leaf; values as without launches."""
-    def run(**cfg):
-        rng = np.random.default_rng(2)
-        a = tj.Variable(rng.standard_normal((3, 3)).astype(np.float32))
-        b = tj.Variable(rng.standard_normal((3, 1)).astype(np.float32))
-        oa, ob = tj.optimizers.Adam(0.1), tj.optimizers.SGD(0.1, momentum=0.9)
-        x = tj.constant(rng.standard_normal((4, 3)).astype(np.float32))
-        with tj.config.override(replay_background=False, **cfg):
-            tj.deferred.replay.clear()
-            for _ in range(8):
-                with tj.GradientTape() as t:
-                    la = tnp.sum(tnp.tanh(x @ a) ** 2)
-                oa.apply_gradients(zip(t.gradient(la, [a]), [a]))
-                with tj.GradientTape() as t:
-                    lb = tnp.sum((x @ b) ** 2)
-                ob.apply_gradients(zip(t.gradient(lb, [b]), [b]))
-        return [v.numpy() for v in [a, b] + oa.variables + ob.variables]
-    before = dict(ahead.tally)
-    got = run()
+    momentum = lambda: tj.optimizers.SGD(0.1, momentum=0.9)
+    got, counts = _two_models(2, momentum)
     # (rounds 0-1 warm up, round 2 compiles both: rounds 3-7 launch both steps)
-    assert {k: ahead.tally[k] - before.get(k, 0) for k in ("made", "used")} == {"made": 10, "used": 10}
-    for p, q in zip(got, run(replay_ahead=False)):
+    assert counts == {"made": 10, "used": 10}
+    for p, q in zip(got, _two_models(2, momentum, replay_ahead=False)[0]):
         np.testing.assert_array_equal(p, q)
 
 
@@ -220,7 +230,7 @@ def _sgd_by_hand(steps=STEPS, update=None, **cfg):
             for v, g, m in zip(params, tape.gradient(loss, params), extra):
                 update(v, g, m)
             losses.append(np.asarray(loss.numpy()))
-    counts = {k: ahead.tally[k] - before.get(k, 0) for k in ("made", "used")}
+    counts = _tally_since(before)
     return losses, [v.numpy() for v in params + extra], counts
 
 
@@ -264,25 +274,9 @@ def test_programs_dropped_from_the_cache_leave_values_as_without_launches():
     """Two step structures in turn with room for one program: each compile evicts the other's (until one
     is no longer compiled: replay's thrashing rule), so forecasts name programs the steps may no longer
     call; values as without launches, and only the kept structure's launches are used."""
-    def run(**cfg):
-        rng = np.random.default_rng(4)
-        a = tj.Variable(rng.standard_normal((3, 3)).astype(np.float32))
-        b = tj.Variable(rng.standard_normal((3, 1)).astype(np.float32))
-        oa, ob = tj.optimizers.Adam(0.1), tj.optimizers.Adam(0.1)
-        x = tj.constant(rng.standard_normal((4, 3)).astype(np.float32))
-        with tj.config.override(replay_background=False, replay_cache_size=1, replay_warmup=0, **cfg):
-            tj.deferred.replay.clear()
-            for _ in range(8):
-                with tj.GradientTape() as t:
-                    la = tnp.sum(tnp.tanh(x @ a) ** 2)
-                oa.apply_gradients(zip(t.gradient(la, [a]), [a]))
-                with tj.GradientTape() as t:
-                    lb = tnp.sum((x @ b) ** 2)
-                ob.apply_gradients(zip(t.gradient(lb, [b]), [b]))
-        return [v.numpy() for v in [a, b] + oa.variables + ob.variables]
-    before = dict(ahead.tally)
-    got = run()
-    made, used = (ahead.tally[k] - before.get(k, 0) for k in ("made", "used"))
-    assert 0 < used < 8 and used <= made, (made, used)
-    for p, q in zip(got, run(replay_ahead=False)):
+    adam = lambda: tj.optimizers.Adam(0.1)
+    small_cache = {"replay_cache_size": 1, "replay_warmup": 0}
+    got, counts = _two_models(4, adam, **small_cache)
+    assert 0 < counts["used"] < 8 and counts["used"] <= counts["made"], counts
+    for p, q in zip(got, _two_models(4, adam, replay_ahead=False, **small_cache)[0]):
         np.testing.assert_array_equal(p, q)

@@ -224,9 +224,8 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
     result: List[Any] = [None] * len(program.out_info[1])
     for p, v in zip(returned, kept):
         result[p] = v
-    if reread is not None and step.record is not None:
-        tokens = tuple(step.record.tokens)
-        ahead.expect(tokens, _forecast(step, tokens, fused, shared, functools.partial(_flat_arguments, reread, tree)))
+    if reread is not None:
+        _expect_next(step, fused, shared, functools.partial(_flat_arguments, reread, tree))
     step.finish(exported, result)
     return out
 
@@ -267,16 +266,20 @@ def _fused_call(fused: _Fused, step: PendingStep, own: Sequence[Any]):
     return fused(step.args, step.program.extra, own)
 
 
-def _forecast(step: PendingStep, tokens: tuple, fused: _Fused, shared: tuple,
-              arguments: Callable[[], Optional[list]]):
-    """The next call ``fused((leaves, output gradients), program.extra, own)`` of a step recorded as
-    ``tokens``, as ``step`` was (ahead.py): the leaves its record will hold, ``own`` those of ``arguments()``
-    (the update's, flat, read then; None: not now) that are not among them. None where no call is made
-    ahead (turned off, several processes, output gradients given, no launch of it used lately)."""
-    record, extra, n_og = step.record, step.program.extra, len(step.args[1])
+def _expect_next(step: PendingStep, fused: _Fused, shared: tuple, arguments: Callable[[], Optional[list]]) -> None:
+    """Forecast (ahead.py) the next call ``fused((leaves, output gradients), program.extra, own)`` of a step
+    recorded as ``step`` was: the leaves its record will hold, ``own`` those of ``arguments()`` (the
+    update's, flat, read then; None: not now) that are not among them. A step with no record is not
+    forecast; one whose call is not made ahead (turned off, several processes, output gradients given, no
+    launch of it used lately) forgets its structure's forecast."""
+    record = step.record
+    if record is None:
+        return
+    tokens, extra, n_og = tuple(record.tokens), step.program.extra, len(step.args[1])
     if (not config.replay_ahead or fused.unused >= _MAX_UNUSED or jax.process_count() > 1
             or any(g is not None for g in step.args[1])):
-        return None
+        ahead.expect(tokens, None)
+        return
 
     def launch(leaves: list) -> Optional[ahead.Launch]:
         if fused.unused >= _MAX_UNUSED or fused.compiled is None:
@@ -292,7 +295,7 @@ def _forecast(step: PendingStep, tokens: tuple, fused: _Fused, shared: tuple,
         result = fused((list(leaves), og), extra, own)
         ahead.tally["made"] += 1
         return ahead.Launch(fused, leaves, og, extra, own, result)
-    return ahead.Forecast(tokens, max(record.leaves_at, 1), len(record.leaves), launch)
+    ahead.expect(tokens, ahead.Forecast(tokens, max(record.leaves_at, 1), len(record.leaves), launch))
 
 
 # -- a hand-written update ------------------------------------------------------------------------------
@@ -536,10 +539,7 @@ def _run_update(step: PendingStep) -> None:
             exported, outs = _fused_call(fused, step, own)
             how = f"fused into the replayed step ({len(upd.ops)} update ops)"
             result: List[Any] = [None] * n
-            if step.record is not None:
-                tokens = tuple(step.record.tokens)
-                ahead.expect(tokens, _forecast(step, tokens, fused, shared,
-                                               functools.partial(_current_leaves, tuple(upd.sources))))
+            _expect_next(step, fused, shared, functools.partial(_current_leaves, tuple(upd.sources)))
         else:
             exported, result = program(*step.args)
             result = list(result)
