@@ -159,8 +159,12 @@ class OpTable(Mapping):
         del self.bound[op_id]
 
     def _shrink(self) -> None:
-        """Drop the list's None slots at both ends once they are most of it (amortized: each slot is
-        dropped once), or all of it when it holds no record."""
+        """Drop the list's leading None slots once holes are most of it (amortized: each slot is dropped
+        once), or all of it when it holds no record.
+
+        Trailing None slots stay: the next op's id is past them, so ``add`` would put them back (an op kept
+        alive followed by many whose results die at once cost each new op a pop and an extension as long as
+        the ops since the live one: quadratic). They cost 8 bytes per op id and go with the list."""
         slots = self.slots
         n, holes = len(slots), self.holes
         if holes == n:
@@ -168,15 +172,11 @@ class OpTable(Mapping):
                 self.slots = []
                 self.holes = 0
             return
-        if n < 64 or holes * 2 < n:
+        if n < 64 or holes * 2 < n or slots[0] is not None:
             return
-        while slots[-1] is None:
-            slots.pop()
-            holes -= 1
-        first = 0
+        first = 1
         while slots[first] is None:
             first += 1
-        if first:
-            del slots[:first]
-            self.base += first
+        del slots[:first]
+        self.base += first
         self.holes = holes - first
