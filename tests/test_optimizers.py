@@ -535,3 +535,10 @@ def test_weight_decay_name_patterns_match_the_name_without_tfs_output_index():
     plain.apply_gradients([(g, ref)])
     np.testing.assert_allclose(bias.numpy(), ref.numpy(), rtol=1e-6)  # excluded: Adam's step only
     assert not np.allclose(kernel.numpy(), ref.numpy())  # decayed
+
+
+def test_adamw_is_a_kind_of_adam_as_in_keras():
+    # Keras's AdamW subclasses its Adam: isinstance checks written against Adam hold for it
+    opt = tj.optimizers.AdamW(0.01, weight_decay=0.1)
+    assert isinstance(opt, tj.optimizers.Adam) and type(opt).__name__ == "AdamW"
+    assert opt.get_config()["weight_decay"] == 0.1 and not isinstance(tj.optimizers.Adam(), tj.optimizers.AdamW)

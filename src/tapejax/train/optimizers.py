@@ -891,9 +891,9 @@ class Adam(Optimizer):
         super().__init__(make(learning_rate), learning_rate, name, make)
 
 
-class AdamW(Optimizer):
-    """Keras's AdamW: ``optax.adamw`` (decoupled weight decay ``w -= lr * weight_decay * w``, as Keras);
-    epsilon placed as Keras places it, as in ``Adam``."""
+class AdamW(Adam):
+    """Keras's AdamW (a kind of Adam, as in Keras): Adam with decoupled weight decay always on
+    (``w -= lr * weight_decay * w``, as ``optax.adamw``); epsilon placed as Keras places it, as in ``Adam``."""
 
     def __init__(self, learning_rate: LearningRate = 0.001, weight_decay: float = 0.004, beta_1: float = 0.9,
                  beta_2: float = 0.999, epsilon: float = 1e-7, amsgrad: bool = False,
@@ -901,23 +901,12 @@ class AdamW(Optimizer):
                  global_clipnorm: Optional[float] = None, use_ema: bool = False, ema_momentum: float = 0.99,
                  ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
                  gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs) -> None:
-        _check_arguments(kwargs)
         if weight_decay is None:
             raise ValueError("Argument `weight_decay` must be a float. Received: weight_decay=None (AdamW "
                              "always decays; use Adam for no weight decay).")  # (Keras's words)
-
-        def make(lr, decay_mask=None):
-            tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay, decay_mask)
-            return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm, None,
-                                        loss_scale_factor, gradient_accumulation_steps)
-        self._hyperparameters = dict(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, amsgrad=amsgrad,
-                                     weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
-                                     global_clipnorm=global_clipnorm,
-                                     use_ema=use_ema, ema_momentum=ema_momentum,
-                                     ema_overwrite_frequency=ema_overwrite_frequency,
-                                     loss_scale_factor=loss_scale_factor,
-                                     gradient_accumulation_steps=gradient_accumulation_steps)
-        super().__init__(make(learning_rate), learning_rate, name, make)
+        super().__init__(learning_rate, beta_1, beta_2, epsilon, amsgrad, weight_decay, clipnorm, clipvalue,
+                         global_clipnorm, use_ema, ema_momentum, ema_overwrite_frequency, loss_scale_factor,
+                         gradient_accumulation_steps, name, **kwargs)
 
 
 class RMSprop(Optimizer):
