@@ -94,8 +94,11 @@ def build_tapejax(kind: str, size: str, device, compiled: bool, ahead: bool = Tr
     every = params + opt.variables
 
     def run():
-        with tj.config.override(replay_ahead=ahead):
+        if ahead:  # (the defaults, as users run them: no override around the step)
             lo = fn(x, y)
+        else:
+            with tj.config.override(replay_ahead=False):
+                lo = fn(x, y)
         # The step is over when the weights and Adam's state are updated, not when the loss is known.
         jax.block_until_ready([lo.value] + every)  # (a Variable is a pytree of its current value: no read op)
         return lo

@@ -25,6 +25,7 @@ Run: ``.venv/bin/python benchmarks/sgd_step.py [--rounds 30] [--steps 5] [--work
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import statistics
 import sys
@@ -66,7 +67,7 @@ def build_tapejax(kind: str, size: str, device, mode: str):
         {"replay_ahead": False} if mode == "fused, not ahead" else {}
 
     def run(block=True):
-        with tj.config.override(**cfg):
+        with tj.config.override(**cfg) if cfg else contextlib.nullcontext():  # (defaults: as users run them)
             lo = fn(x, y)
             if block:  # The step is over when the weights are updated (reading them runs a fused step).
                 jax.block_until_ready([lo.value] + params)  # (Variables flatten to their current values)
