@@ -82,17 +82,19 @@ def test_deleting_ops_drops_the_slots_at_the_ends_and_an_empty_table_starts_afre
     assert table.base == 5 and table.ids(5) == ((5,), (4,))
 
 
-def test_ops_dying_after_a_live_one_keep_their_trailing_slots_so_the_next_op_appends():
+def test_ops_dying_after_a_live_one_cost_no_refill_and_the_list_stays_short():
     # One op kept alive, then each later op deleted as soon as it is added (results dropped at once): popping
     # the trailing holes made the next add put them back, a cost per op as long as the ops since the live one.
+    # Now the few records left among many holes are bound and the list starts afresh: short, never refilled.
     table, recs = _table([1000])
     for i in range(1001, 1300):
         table.add(i, Rec(), (i,), (1000,))
+        assert len(table.slots) <= 64  # (a list as long as the ops since the live one: the quadratic refill)
         del table[i]
-        assert len(table.slots) == i - 1000 + 1  # the hole stays: the next op appends, no gap to refill
-    assert len(table) == 1 and table.ids(1000) == ((1000,), (999,))
+    assert len(table) == 1 and 1000 in table.bound and table.ids(1000) == ((1000,), (999,))
+    assert table[1000] is recs[1000] and list(table) == [1000]
     del table[1000]
-    assert table.slots == [] and len(table) == 0
+    assert table.slots == [] and len(table) == 0 and table.bound == {}
 
 
 def test_the_table_compares_and_reads_as_a_mapping():

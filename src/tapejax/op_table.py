@@ -159,12 +159,13 @@ class OpTable(Mapping):
         del self.bound[op_id]
 
     def _shrink(self) -> None:
-        """Drop the list's leading None slots once holes are most of it (amortized: each slot is dropped
-        once), or all of it when it holds no record.
+        """Once holes are most of the list: drop its leading None slots, and when few records are left among
+        the holes, bind them (into ``bound``) and start the list afresh; all of it goes when it holds no
+        record. Amortized: each slot is dropped or scanned once.
 
-        Trailing None slots stay: the next op's id is past them, so ``add`` would put them back (an op kept
-        alive followed by many whose results die at once cost each new op a pop and an extension as long as
-        the ops since the live one: quadratic). They cost 8 bytes per op id and go with the list."""
+        Trailing holes are never popped on their own: the next op's id is past them, so ``add`` would put
+        them back (an op kept alive followed by many whose results die at once cost each new op a pop and
+        an extension as long as the ops since the live one: quadratic)."""
         slots = self.slots
         n, holes = len(slots), self.holes
         if holes == n:
@@ -172,11 +173,19 @@ class OpTable(Mapping):
                 self.slots = []
                 self.holes = 0
             return
-        if n < 64 or holes * 2 < n or slots[0] is not None:
+        if n < 64 or holes * 2 < n:
             return
-        first = 1
-        while slots[first] is None:
-            first += 1
-        del slots[:first]
-        self.base += first
-        self.holes = holes - first
+        if slots[0] is None:
+            first = 1
+            while slots[first] is None:
+                first += 1
+            del slots[:first]
+            self.base += first
+            self.holes = holes = holes - first
+            n -= first
+        if (n - holes) * 8 <= n:
+            base = self.base
+            for k in [k for k, rec in enumerate(slots) if rec is not None]:
+                self.bound[base + k] = self.pop(base + k)
+            self.slots = []
+            self.holes = 0
