@@ -867,8 +867,10 @@ class Variable(ArrayShape):
     # (one thread's assignment is never torn; an eager assignment has no graph node to name).
     def assign(self, value: Any, use_locking: Any = None, name: Optional[str] = None,
                read_value: bool = True) -> Optional["Variable"]:
-        if not (_assign_deferral is not None and type(value) is Tensor
-                and _assign_deferral(self, value, "assign", None)):
+        # (a deferred value, or a replayed step's pending gradient, may make the Variable's value pending)
+        if not ((type(value) is LazyTensor and _lazy_assignment is not None and _lazy_assignment(self, value))
+                or (type(value) is Tensor and _assign_deferral is not None
+                    and _assign_deferral(self, value, "assign", None))):
             self._set(self._checked(value, "assign"))
         return self._returned(read_value)
 
@@ -1211,6 +1213,17 @@ def set_assign_deferral(defer) -> None:
     """Registration point for assignments fused into a pending replayed step (see ``_assign_deferral``)."""
     global _assign_deferral
     _assign_deferral = defer
+
+
+# deferred/lazy.py plugs in here: ``(variable, value)`` -> True when it made ``variable.assign(value)`` of a
+# LazyTensor whose op has not run pending in turn (the op does not run for it), else False.
+_lazy_assignment = None
+
+
+def set_lazy_assignment(assign) -> None:
+    """Registration point for assignments of deferred values (see ``_lazy_assignment``)."""
+    global _lazy_assignment
+    _lazy_assignment = assign
 
 
 def make_value_pending(var: Variable, node, slot: int, aval) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import operator
 import threading
+import weakref
 from typing import Any, Dict, List, Optional, Tuple
 
 import jax
@@ -24,7 +25,8 @@ import jax
 from .. import record as record_module, tape_set
 from ..config import config
 from ..ops.core import BackwardFunction, OpDef, as_tuple, rules_epoch, set_deferral, static_key
-from ..tensor import ArrayImpl, LazyTensor, Tensor, is_float, next_id
+from ..tensor import (ArrayImpl, LazyTensor, Tensor, is_float, make_value_pending, next_id, pending_value,
+                      set_lazy_assignment, settle_pending_value)
 from . import ahead
 
 _lock = threading.RLock()
@@ -334,7 +336,8 @@ def _run(pending: List[Node]) -> bool:
 
 class StepRecord:
     """What one GradientTape recorded, as data: a token per deferred op, variable read and watch, and
-    the device arrays the deferred ops read (``leaves``, each once, in order of first use).
+    the device arrays the deferred ops read (``leaves``, each once, in order of first use); the nodes whose
+    values Variables were assigned (``assigned``, each with a token: a replayed program returns their values).
 
     Tensors are named relative to the record (``id - base`` for tensors made while it records, a
     first-use index for older ones; a deferred op's output by the step of ids from the op before it, and
@@ -347,7 +350,7 @@ class StepRecord:
     (``Tape.entries_recorded``) differing from it says something else was recorded (``describes``)."""
 
     __slots__ = ("uid", "base", "last", "tokens", "count", "nodes", "leaves", "leaf_pos", "outer", "broken",
-                 "too_long", "entries", "capacity", "leaves_at", "forecasts", "ahead_at", "ahead")
+                 "too_long", "entries", "capacity", "leaves_at", "forecasts", "ahead_at", "ahead", "assigned")
 
     def __init__(self) -> None:
         self.uid = _next_seq()  # what its nodes keep (not the record itself: no reference cycle)
@@ -370,6 +373,7 @@ class StepRecord:
         self.forecasts = ahead.forecasts() if config.replay_ahead else ()
         self.ahead_at = min([f.at for f in self.forecasts], default=-1)
         self.ahead: Optional[ahead.Launch] = None
+        self.assigned: List[int] = []  # the nodes (indices in ``nodes``) whose value a Variable was assigned
 
     def ident(self, tid: int) -> int:
         """A tensor id in the record's naming: >= 0 for tensors made after the record began."""
@@ -415,7 +419,7 @@ class StepRecord:
         """Something the record cannot describe was recorded: forget it all (replay takes the slow path)."""
         self.broken = True
         self.ahead_at = -1
-        self.tokens = self.nodes = self.leaves = []
+        self.tokens = self.nodes = self.leaves = self.assigned = []
         self.leaf_pos = self.outer = {}
 
     def describes(self, tape) -> bool:
@@ -531,6 +535,61 @@ def defer(op: OpDef, args, raw, static):
         if record.count == record.ahead_at:
             record.launch_ahead()
     return result
+
+
+class _Assigned:
+    """The pending value of a Variable assigned a deferred op's output (``assign_deferred``): the Variable's
+    first read computes it (nothing to run when a replayed step returned it), or, failing, gives the Variable
+    back the value it had before and raises."""
+
+    __slots__ = ("var", "value")
+
+    def __init__(self, var, value: LazyTensor) -> None:
+        self.var = weakref.ref(var)  # (the Variable holds this object: no cycle)
+        self.value = value
+
+    def compute(self) -> None:
+        var = self.var()
+        try:
+            v = self.value._value
+        except BaseException:
+            if var is not None:
+                settle_pending_value(var, self, None)
+            raise
+        if var is not None:
+            settle_pending_value(var, self, (v,))
+
+
+def assign_deferred(var, value: LazyTensor) -> bool:
+    """``var.assign(value)`` of a deferred op's output that has not run, made without running it: the
+    Variable's value becomes pending on it (its first read computes it), and when the op is one of the step
+    record of this thread's tape, the record says so (a token; a replayed step returns the value, and its
+    forward stays one program with the backward pass and any update fused into it). False (nothing done: the
+    caller assigns as usual) for a value of another shape or dtype or weakly typed (``assign`` converts or
+    raises), a value already computed, a Variable whose value is pending on something else, or inside a
+    tj.function trace."""
+    node = value._node
+    av = value._aval
+    st = tape_set.current()
+    if (value._concrete is not None or node is None or node.values is not None or st.capture is not None
+            or av.weak_type or pending_value(var) is not None):
+        return False
+    current = var._array()
+    if type(current) is not ArrayImpl or av.dtype != current.dtype or av.shape != current.shape:
+        return False
+    record = st.tapes[0].step_record if len(st.tapes) == 1 else None
+    if record is not None and not record.broken and node.record_uid == record.uid:
+        nodes = record.nodes
+        j = len(nodes) - 1
+        while nodes[j] is not node:  # (the node assigned is one of the last recorded, mostly)
+            j -= 1
+        record.add(("assign", j))
+        record.assigned.append(j)
+    make_value_pending(var, _Assigned(var, value), 0, av)
+    return True
+
+
+set_lazy_assignment(assign_deferred)
 
 
 def _undo(args, raw) -> None:

@@ -475,6 +475,7 @@ def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, targe
             j = tix[id(e.backward.node)]
             if j not in exported:
                 exported.append(j)
+    exported += [j for j in dict.fromkeys(tr.assigned) if j not in exported]  # (values Variables were assigned)
     tgt = tuple(setd(t, len(local)) for t in target_ids)
     src = tuple(setd(s, len(local)) for s in source_ids)
     sat = tuple(sorted((local[k], tuple(v[0]), v[1]) for k, v in that_are_targets.items()))
