@@ -1,4 +1,5 @@
-"""A Variable assigned a deferred value inside the tape (a moving average, a step counter: lazy.assign_deferred):
+"""A Variable assigned a deferred value inside the tape (a moving average, a step counter, a metric's total, by
+assign, assign_add or assign_sub: lazy.assign_deferred):
 the value stays pending, so the step's forward, backward and update remain one replayed program that also
 returns the assigned value, and every read gives what op-by-op execution gives."""
 from __future__ import annotations
@@ -24,7 +25,9 @@ def _loop(steps=STEPS, inside=None, after=None, **cfg):
     w2 = tj.Variable(rng.standard_normal((5, 2)).astype(np.float32), name="w2")
     mean = tj.Variable(np.zeros(2, np.float32), trainable=False, name="moving_mean")
     count = tj.Variable(0.0, trainable=False, name="count")
-    variables = (w1, w2, mean, count)
+    total = tj.Variable(0.0, trainable=False, name="total_loss")
+    square = tj.Variable(np.ones(2, np.float32), trainable=False, name="moving_square")
+    variables = (w1, w2, mean, count, total, square)
     opt = tj.optimizers.Adam(learning_rate=0.05)
     x = tj.constant(rng.standard_normal((4, 3)).astype(np.float32))
     y = tj.constant(rng.standard_normal((4, 2)).astype(np.float32))
@@ -37,6 +40,8 @@ def _loop(steps=STEPS, inside=None, after=None, **cfg):
                 loss = tnp.mean((out - y) ** 2)
                 mean.assign(0.9 * mean + 0.1 * tnp.mean(out, axis=0))
                 count.assign(count + 1.0)  # (an op no tape records: its value is exported all the same)
+                total.assign_add(loss)  # (a metric)
+                square.assign_sub(0.1 * (square - tnp.mean(out * out, axis=0)))  # (Keras 2's moving averages)
                 if inside is not None:
                     seen += inside(step, out, variables) or []
             grads = tape.gradient(loss, [w1, w2])
@@ -80,9 +85,9 @@ def test_the_assigned_value_is_pending_until_read():
 
 def test_reads_after_the_step_and_assignments_over_a_pending_value():
     def after(step, variables):
-        w1, w2, mean, count = variables
+        w1, w2, mean, count, total, square = variables
         if step == 3:
-            return [mean.numpy(), count.numpy()]
+            return [mean.numpy(), count.numpy(), total.numpy(), square.numpy()]
         if step == 5:
             mean.assign(mean * 0.0 + 1.0)  # over a pending value: it is computed first, then replaced
     got = _loop(after=after, replay_exact=True)

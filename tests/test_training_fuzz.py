@@ -1,12 +1,14 @@
 """Random eager training loops: the default path (ops deferred, the recurring step replayed as one program,
 its update fused into it and dispatched ahead) against strict op-by-op execution, bit for bit.
 
-Each loop is drawn from a seed: per step a model structure (two, trained in turn or not), the data (the same
-arrays as before, new arrays, NumPy arrays), what the user reads and when (the loss or a gradient before the
-update, a weight after it), what the user changes between the gradient and the update (a weight, a learning
-rate: after the step's call may have been launched), how the Variables are updated (an optimizer's ``apply_gradients``, a hand-written
-``assign_sub``, clipped, or no update), what else happens between steps (a weight assigned by hand, a learning
-rate changed), and now and then an error raised inside the tape. The same actions run twice, under
+Each loop is drawn from a seed. Per loop: an optimizer (Keras's, with its options), whether a moving mean and
+a metric are assigned inside the tape, whether the loss has a gradient penalty (an inner tape). Per step: a
+model structure (two, trained in turn or not), the data (the same arrays as before, new arrays, NumPy
+arrays), what the user reads and when (the loss or a gradient before the update, a weight after it), what the
+user changes between the gradient and the update (a weight, a learning rate: after the step's call may have
+been launched), how the Variables are updated (an optimizer's ``apply_gradients``, a hand-written
+``assign_sub``, clipped, or no update), what happens between steps (a weight assigned by hand, a learning rate
+changed), and now and then an error raised inside the tape. The same actions run twice, under
 ``replay_exact`` (fused programs then round as the op-by-op kernels do) and with ``lazy = replay = False``;
 every value the user read and every Variable at the end must be equal bit for bit (API.md: "bit for bit under
 ``replay_exact``"; an error leaves every Variable as it was on both).
@@ -93,6 +95,7 @@ def _run(seed: int, **cfg):
               [tj.Variable(f32(3, 4), name="b1"), tj.Variable(f32(4), name="b2")]]
     opts = [OPTIMIZERS[actions[0]["optimizer"]](), tj.optimizers.SGD(learning_rate=0.1, momentum=0.9)]
     running = tj.Variable(np.zeros(2, np.float32), trainable=False, name="running_mean")
+    total = tj.Variable(0.0, trainable=False, name="total_loss")
     batches = [(f32(5, 3), f32(5, 2)) for _ in range(STEPS + 1)]
     held = [tuple(tj.constant(a) for a in batches[0])]
     seen = []
@@ -117,8 +120,9 @@ def _run(seed: int, **cfg):
                     loss = tnp.mean((out - y) ** 2)
                     if act["penalty"]:
                         loss = loss + 0.1 * tnp.sum(gx ** 2)
-                    if act["running"]:  # a non-trainable Variable assigned inside the tape (a moving mean)
+                    if act["running"]:  # non-trainable Variables assigned inside the tape (a moving mean, a metric)
                         running.assign(0.9 * running + 0.1 * tnp.mean(out, axis=0))
+                        total.assign_add(loss)
                     if act["read_inside"]:
                         seen.append(loss.numpy())
                     if act["fail"]:
@@ -150,7 +154,7 @@ def _run(seed: int, **cfg):
             elif act["after"] == "lr" and not (m == 0 and act["optimizer"] == SCHEDULED):
                 opt.learning_rate = 0.01 * (k + 1)
             seen.append(loss.numpy())
-    seen += [v.numpy() for ps in models + [[running]] for v in ps] + [v.numpy() for o in opts for v in o.variables]
+    seen += [v.numpy() for ps in models + [[running, total]] for v in ps] + [v.numpy() for o in opts for v in o.variables]
     made = ahead.tally["made"] - before.get("made", 0)
     used = ahead.tally["used"] - before.get("used", 0)
     return seen, (made, used)

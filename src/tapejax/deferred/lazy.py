@@ -539,19 +539,22 @@ def defer(op: OpDef, args, raw, static):
 
 class _Assigned:
     """The pending value of a Variable assigned a deferred op's output (``assign_deferred``): the Variable's
-    first read computes it (nothing to run when a replayed step returned it), or, failing, gives the Variable
-    back the value it had before and raises."""
+    first read computes it (nothing to run when a replayed step returned it; for assign_add and assign_sub,
+    their kernel on the value from before), or, failing, gives the Variable back the value it had before and
+    raises."""
 
-    __slots__ = ("var", "value")
+    __slots__ = ("var", "value", "kernel", "before")
 
-    def __init__(self, var, value: LazyTensor) -> None:
+    def __init__(self, var, value: LazyTensor, kernel, before) -> None:
         self.var = weakref.ref(var)  # (the Variable holds this object: no cycle)
-        self.value = value
+        self.value, self.kernel, self.before = value, kernel, before
 
     def compute(self) -> None:
         var = self.var()
         try:
             v = self.value._value
+            if self.kernel is not None:
+                v = self.kernel(self.before, v)
         except BaseException:
             if var is not None:
                 settle_pending_value(var, self, None)
@@ -560,8 +563,9 @@ class _Assigned:
             settle_pending_value(var, self, (v,))
 
 
-def assign_deferred(var, value: LazyTensor) -> bool:
-    """``var.assign(value)`` of a deferred op's output that has not run, made without running it: the
+def assign_deferred(var, value: LazyTensor, kernel=None) -> bool:
+    """``var.assign(value)`` of a deferred op's output that has not run (with ``kernel``, the add or subtract of
+    ``assign_add``/``assign_sub``: ``kernel(var's value, value)``), made without running it: the
     Variable's value becomes pending on it (its first read computes it), and when the op is one of the step
     record of this thread's tape, the record says so (a token; a replayed step returns the value, and its
     forward stays one program with the backward pass and any update fused into it). False (nothing done: the
@@ -585,7 +589,7 @@ def assign_deferred(var, value: LazyTensor) -> bool:
             j -= 1
         record.add(("assign", j))
         record.assigned.append(j)
-    make_value_pending(var, _Assigned(var, value), 0, av)
+    make_value_pending(var, _Assigned(var, value, kernel, current), 0, av)
     return True
 
 
