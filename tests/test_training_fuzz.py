@@ -2,13 +2,14 @@
 its update fused into it and dispatched ahead) against strict op-by-op execution, bit for bit.
 
 Each loop is drawn from a seed. Per loop: an optimizer (Keras's, with its options), whether a moving mean and
-a metric are assigned inside the tape, whether the loss has a gradient penalty (an inner tape). Per step: a
-model structure (two, trained in turn or not), the data (the same arrays as before, new arrays, NumPy
-arrays), what the user reads and when (the loss or a gradient before the update, a weight after it), what the
-user changes between the gradient and the update (a weight, a learning rate: after the step's call may have
-been launched), how the Variables are updated (an optimizer's ``apply_gradients``, a hand-written
-``assign_sub``, clipped, or no update), what happens between steps (a weight assigned by hand, a learning rate
-changed), and now and then an error raised inside the tape. The same actions run twice, under
+a metric are assigned inside the tape, whether the loss has a gradient penalty (an inner tape), whether the
+model's output is read after each update (a metric, as in the Keras guide's loop). Per step: a model
+structure (two, trained in turn or not), the data (the same arrays as before, new arrays, NumPy arrays),
+what the user reads and when (the loss or a gradient before the update, a weight after it), what the user
+changes between the gradient and the update (a weight, a learning rate: after the step's call may have been
+launched), how the Variables are updated (an optimizer's ``apply_gradients``, a hand-written ``assign_sub``,
+clipped, or no update), what happens between steps (a weight assigned by hand, a learning rate changed), and
+now and then an error raised inside the tape. The same actions run twice, under
 ``replay_exact`` (fused programs then round as the op-by-op kernels do) and with ``lazy = replay = False``;
 every value the user read and every Variable at the end must be equal bit for bit (API.md: "bit for bit under
 ``replay_exact``"; an error leaves every Variable as it was on both).
@@ -68,7 +69,7 @@ def _draw(seed: int) -> list:
     alternate = rng.random() < 0.3  # two models trained in turn (each step structure has its forecast)
     usual = dict(update=rng.choice(["opt", "opt", "sgd", "clipped"]), data=rng.choice(["same", "new", "numpy"]),
                  optimizer=rng.randrange(len(OPTIMIZERS)), running=rng.random() < 0.25,
-                 penalty=rng.random() < 0.15)
+                 penalty=rng.random() < 0.15, after=rng.choice([None, None, "output"]))
     odd = lambda p: rng.random() < p  # noqa: E731
     steps = []
     for k in range(STEPS):
@@ -79,7 +80,7 @@ def _draw(seed: int) -> list:
             read_inside=odd(0.04),  # the loss's value inside the tape: its ops run now
             before=rng.choice(["loss", "grad", "assign", "lr"]) if odd(0.2) else None,
             update=rng.choice(["opt", "sgd", "clipped", "none"]) if odd(0.1) else usual["update"],
-            after=rng.choice(["read", "assign", "lr"]) if odd(0.15) else None,
+            after=rng.choice(["read", "assign", "lr"]) if odd(0.15) else usual["after"],
             optimizer=usual["optimizer"], running=usual["running"], penalty=usual["penalty"],
         ))
     return steps
@@ -149,6 +150,8 @@ def _run(seed: int, **cfg):
                     v.assign_sub(0.05 * g)
             if act["after"] == "read":
                 seen.append(params[0].numpy())
+            elif act["after"] == "output":  # (a metric of the model's output after the update, every step)
+                seen.append(out.numpy())
             elif act["after"] == "assign":
                 params[1].assign(params[1] * 0.5)
             elif act["after"] == "lr" and not (m == 0 and act["optimizer"] == SCHEDULED):

@@ -207,9 +207,12 @@ class Node(BackwardFunction):
         ref = self.step
         step = ref() if ref is not None else None
         if step is not None:
-            step.compute()
-            if self.values is not None:
-                return
+            if step.exports(self):
+                step.compute()
+                if self.values is not None:
+                    return
+            else:  # (a value its program does not return: op by op now, returned by the next one)
+                step.want(self)
         materialize(self)
 
     def residuals(self):

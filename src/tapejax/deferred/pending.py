@@ -62,10 +62,13 @@ class PendingStep:
     exports, the update recorded after its gradients (``update``, a HandUpdate, or None), and (once
     run) ``values``: the gradients, one per source (None for no gradient), then the update's values."""
 
-    __slots__ = ("program", "args", "nodes", "values", "keep", "update", "gradient_refs", "record", "__weakref__")
+    __slots__ = ("program", "args", "nodes", "values", "keep", "update", "gradient_refs", "record", "base",
+                 "__weakref__")
 
-    def __init__(self, program, args: tuple, nodes: list, keep: Any = None, record: Any = None) -> None:
+    def __init__(self, program, args: tuple, nodes: list, keep: Any = None, record: Any = None,
+                 base: Optional[int] = None) -> None:
         self.program = program
+        self.base = base  # the first id of its record's naming (a record's step), else None
         self.args = args
         self.nodes = nodes
         self.values: Optional[tuple] = None
@@ -105,6 +108,17 @@ class PendingStep:
             self.args = self.gradient_refs = None
         _open.discard(self)
 
+    def exports(self, node) -> bool:
+        """Whether running the step gives ``node`` its value (before the run: one of the values it returns)."""
+        nodes = self.nodes
+        return nodes is not None and any(n is node for n in nodes)
+
+    def want(self, node) -> None:
+        """A deferred op of the step's record that its program does not return was read (``node``, computed op
+        by op now): the structure's next program returns it (replay.py's ``_wanted``)."""
+        if self.base is not None:
+            self.program.want(node.seq - self.base)
+
     def held_gradients(self) -> List[int]:
         """The positions of the gradients whose tensors someone still holds."""
         refs = self.gradient_refs
@@ -132,17 +146,19 @@ class PendingStep:
         program.read_after_update = tuple(sorted({*program.read_after_update, *missing}))
 
 
-def gradients(program, leaves, output_gradients: list, exported_nodes: list, keep: Any = None, record: Any = None
-              ) -> List[Optional[Tensor]]:
+def gradients(program, leaves, output_gradients: list, exported_nodes: list, keep: Any = None, record: Any = None,
+              base: Optional[int] = None) -> List[Optional[Tensor]]:
     """The gradients ``program(leaves, output_gradients)`` computes, as tensors of a PendingStep (None
     where there is no gradient); the nodes ``exported_nodes`` get their values from it too. ``keep`` is
-    held until the program has been dispatched; ``record`` is the step's record (lazy.StepRecord)."""
-    step = PendingStep(program, (leaves, output_gradients), exported_nodes, keep, record)
+    held until the program has been dispatched; ``record`` is the step's record (lazy.StepRecord), whose
+    naming starts at ``base``."""
+    step = PendingStep(program, (leaves, output_gradients), exported_nodes, keep, record, base)
     # The nodes refer to the step weakly: it holds them (and the tape) until it runs, so a strong
     # reference back would make a cycle that only the garbage collector frees when the gradients are
-    # dropped unread. Without the step, a node's value is computed op by op (lazy.Node.compute).
+    # dropped unread. Without the step, a node's value is computed op by op (lazy.Node.compute). Each
+    # node of a record does, so that a value the program does not return, read, is returned next time.
     ref = weakref.ref(step)
-    for node in exported_nodes:
+    for node in (record.nodes if record is not None else exported_nodes):
         node.step = ref
     _open.add(step)
     core.set_update_deferral(_defer_op)

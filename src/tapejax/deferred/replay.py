@@ -55,6 +55,10 @@ _SEEN_MAX = 4096
 _evictions: Dict[Any, int] = {}
 _MAX_EVICTIONS = 2
 _tick = iter(range(1, 1 << 62)).__next__  # use order of the programs (least recently used dropped)
+# Per step structure (a record's key without this), the record indices of forward values read after a run of
+# its program that did not return them (a metric computed from the logits after the update): its next
+# program returns them too, instead of each read running their ops again one by one.
+_wanted: Dict[Any, tuple] = {}
 
 
 class _Program(background.Compilation):
@@ -62,7 +66,7 @@ class _Program(background.Compilation):
     failed compile (``failed`` says why); until then the steps of its structure go op by op."""
 
     __slots__ = ("stats", "exported", "used", "extra", "key", "interrupted", "out_info", "fused",
-                 "read_after_update")
+                 "read_after_update", "structure", "positions")
 
     def __init__(self, fn) -> None:
         super().__init__(fn)
@@ -75,6 +79,22 @@ class _Program(background.Compilation):
         self.out_info = None  # the (exported values, gradients) shapes and dtypes, from lowering
         self.fused: Dict[Any, Any] = {}  # this program with an update after it (pending.py)
         self.read_after_update: tuple = ()  # gradients read after such an update: its program returns them
+        # A record's program: its key in ``_wanted``, and the record index of each deferred op by the id of its
+        # first output relative to the record's (the same in every step of the structure)
+        self.structure: Any = None
+        self.positions: Dict[int, int] = {}
+
+    def want(self, relative_id: int) -> None:
+        """The deferred op whose first output has ``relative_id`` (in the record's naming) was read after a
+        run that did not return it: the structure's next program returns it."""
+        j = self.positions.get(relative_id)
+        if j is None or j in self.exported or self.structure is None:
+            return
+        wanted = _wanted.get(self.structure, ())
+        if j not in wanted:
+            if len(_wanted) >= _SEEN_MAX:
+                _wanted.clear()
+            _wanted[self.structure] = tuple(sorted((*wanted, j)))
 
     def compile(self, leaves, og) -> None:
         super().compile(leaves, og, *self.extra)
@@ -370,12 +390,14 @@ def _build(snapshot: Snapshot, exact: bool) -> _Program:
 class _Source(NamedTuple):
     """Where a replay program comes from: its cache key, its arguments, how to build it (``_build`` of a
     snapshot, not installed yet), how to hand out its results (``finish(program)``, the gradients), and
-    what last_replay adds to "backward ops"."""
+    what last_replay adds to "backward ops"; ``warm``, what its warm-up passes are counted by (the key, or for a
+    record the step structure: a program returning more values than the last is compiled at once)."""
     key: Any
     leaves: list
     build: Callable[[], "_Program"]
     finish: Callable[["_Program"], List[Any]]
     what: str
+    warm: Any = None
 
 
 def _structure_source(tape, pruned: tuple, target_ids, source_ids, that_are_targets, og: list):
@@ -416,31 +438,38 @@ def _record_source(tape, tr: "lazy.StepRecord", prepare: Callable, target_ids, s
         return (f"op by op: {tr.count} recorded ops exceed tj.config.replay_max_ops "
                 f"({config.replay_max_ops})")
     ident = tr.ident
-    key = ("record", tuple(tr.tokens), tuple([ident(t) for t in target_ids]), tuple([ident(s) for s in source_ids]),
-           tuple(None if g is None else (tuple(g.shape), g.dtype) for g in og),
-           tuple(sorted((ident(k), tuple(v[0]), v[1]) for k, v in that_are_targets.items())),
-           config.aggregation_min_count, config.aggregation_min_bytes, config.replay_exact,
-           jax.config.jax_default_device, rules_epoch())  # (as in _structure)
+    structure = ("record", tuple(tr.tokens), tuple([ident(t) for t in target_ids]),
+                 tuple([ident(s) for s in source_ids]), tuple(None if g is None else (tuple(g.shape), g.dtype) for g in og),
+                 tuple(sorted((ident(k), tuple(v[0]), v[1]) for k, v in that_are_targets.items())),
+                 config.aggregation_min_count, config.aggregation_min_bytes, config.replay_exact,
+                 jax.config.jax_default_device, rules_epoch())  # (as in _structure)
+    wanted = _wanted.get(structure, ())
+    key = (structure, wanted)
 
     def build():
         ops, usage, missing = prepare()
         snapshot = _step_record_snapshot(tr, ops, usage, missing, tape.tensor_tape, target_ids, source_ids,
-                                         that_are_targets)
+                                         that_are_targets, wanted)
         program = _build(snapshot, config.replay_exact)
         program.exported = tuple(snapshot.exported)
+        program.structure = structure
+        program.positions = {n.seq - tr.base: j for j, n in enumerate(tr.nodes)}
         return program
 
     def finish(program):
         result = pending.gradients(program, tr.leaves, og, [tr.nodes[j] for j in program.exported],
-                                   keep=(tr, tape.op_tape, tape.tensor_tape, tape.tensor_usage), record=tr)
+                                   keep=(tr, tape.op_tape, tape.tensor_tape, tape.tensor_usage), record=tr,
+                                   base=tr.base)
         tape.finish()
         return result
-    return _Source(key, tr.leaves, build, finish, ", forward included")
+    return _Source(key, tr.leaves, build, finish, ", forward included", structure)
 
 
-def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, target_ids, source_ids, that_are_targets):
+def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, target_ids, source_ids, that_are_targets,
+                          wanted: tuple = ()):
     """_build's input for a record: every deferred op of the record (XLA drops those nothing uses) and the
-    pruned tape's backward ops, in local ids."""
+    pruned tape's backward ops, in local ids; the values it exports are the targets', those Variables were
+    assigned, and those ``wanted`` (read after earlier runs)."""
     local: Dict[int, int] = {}
     setd = local.setdefault
     snap_ops = []
@@ -475,19 +504,21 @@ def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, targe
             j = tix[id(e.backward.node)]
             if j not in exported:
                 exported.append(j)
-    exported += [j for j in dict.fromkeys(tr.assigned) if j not in exported]  # (values Variables were assigned)
+    exported += [j for j in dict.fromkeys((*tr.assigned, *wanted)) if j not in exported]
     tgt = tuple(setd(t, len(local)) for t in target_ids)
     src = tuple(setd(s, len(local)) for s in source_ids)
     sat = tuple(sorted((local[k], tuple(v[0]), v[1]) for k, v in that_are_targets.items()))
     return Snapshot(snap_ops, local, ops, usage, missing, tt, tgt, src, sat, node_sig, exported)
 
 
-def _ready_program(tape, key, build: Callable) -> Optional[_Program]:
+def _ready_program(tape, key, build: Callable, warm: Any = None) -> Optional[_Program]:
     """The compiled program for ``key``, or None (op by op; ``tape.last_replay`` says why): counted
-    warm-up passes first, then ``build()`` (which compiles and installs it), unless the key thrashes."""
+    warm-up passes first (counted by ``warm``, default ``key``), then ``build()`` (which compiles and
+    installs it), unless the key thrashes."""
     program = _programs.get(key)
     if program is None:
-        n = _seen[key] = _seen[key] + 1
+        warm = key if warm is None else warm
+        n = _seen[warm] = _seen[warm] + 1
         if len(_seen) > _SEEN_MAX:
             _seen.clear()
         if n <= config.replay_warmup:
@@ -576,7 +607,7 @@ def gradient(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Seq
         program = source.build()
         _install(source.key, program, source.leaves, og)
         return program
-    program = _ready_program(tape, source.key, build)
+    program = _ready_program(tape, source.key, build, source.warm)
     if program is None:
         return None
     result = source.finish(program)
