@@ -1,8 +1,9 @@
 """Random eager training loops: the default path (ops deferred, the recurring step replayed as one program,
 its update fused into it and dispatched ahead) against strict op-by-op execution, bit for bit.
 
-Each loop is drawn from a seed. Per loop: an optimizer (Keras's, with its options), whether a moving mean and
-a metric are assigned inside the tape, whether the loss has a gradient penalty (an inner tape), whether the
+Each loop is drawn from a seed. Per loop: an optimizer (Keras's, with its options), whether every third step is a
+``tj.function`` (the same compiled program in both runs, on the Variables the eager steps left), whether a
+moving mean and a metric are assigned inside the tape, whether the loss has a gradient penalty (an inner tape), whether the
 model's output is read after each update (a metric, as in the Keras guide's loop). Per step: a model
 structure (two, trained in turn or not), the data (the same arrays as before, new arrays, NumPy arrays),
 what the user reads and when (the loss or a gradient before the update, a weight after it), what the user
@@ -69,7 +70,8 @@ def _draw(seed: int) -> list:
     alternate = rng.random() < 0.3  # two models trained in turn (each step structure has its forecast)
     usual = dict(update=rng.choice(["opt", "opt", "sgd", "clipped"]), data=rng.choice(["same", "new", "numpy"]),
                  optimizer=rng.randrange(len(OPTIMIZERS)), running=rng.random() < 0.25,
-                 penalty=rng.random() < 0.15, after=rng.choice([None, None, "output"]))
+                 penalty=rng.random() < 0.15, after=rng.choice([None, None, "output"]),
+                 compiled=rng.random() < 0.25)
     odd = lambda p: rng.random() < p  # noqa: E731
     steps = []
     for k in range(STEPS):
@@ -82,6 +84,7 @@ def _draw(seed: int) -> list:
             update=rng.choice(["opt", "sgd", "clipped", "none"]) if odd(0.1) else usual["update"],
             after=rng.choice(["read", "assign", "lr"]) if odd(0.15) else usual["after"],
             optimizer=usual["optimizer"], running=usual["running"], penalty=usual["penalty"],
+            compiled=usual["compiled"] and k % 3 == 2,  # (that step as a tj.function: the same program on both)
         ))
     return steps
 
@@ -100,6 +103,13 @@ def _run(seed: int, **cfg):
     batches = [(f32(5, 3), f32(5, 2)) for _ in range(STEPS + 1)]
     held = [tuple(tj.constant(a) for a in batches[0])]
     seen = []
+
+    def whole_step(m, x, y):  # (a tj.function per model: its forward, gradient and update in one program)
+        with tj.GradientTape() as tape:
+            loss = tnp.mean((_model(m, models[m], x) - y) ** 2)
+        opts[m].apply_gradients(zip(tape.gradient(loss, models[m]), models[m]))
+        return loss
+    compiled = [tj.function(lambda x, y, m=m: whole_step(m, x, y)) for m in (0, 1)]
     before = dict(ahead.tally)
     with tj.config.override(replay_background=False, replay_warmup=2, **cfg):
         tj.deferred.replay.clear()
@@ -109,6 +119,9 @@ def _run(seed: int, **cfg):
             if act["data"] == "new":
                 held[0] = tuple(tj.constant(a) for a in batches[k + 1])
             x, y = batches[k + 1] if act["data"] == "numpy" else held[0]
+            if act["compiled"]:
+                seen.append(compiled[m](tj.convert_to_tensor(x), tj.convert_to_tensor(y)).numpy())
+                continue
             try:
                 with tj.GradientTape() as tape:
                     if act["penalty"]:  # a gradient penalty: the input gradient of the model, by an inner tape
