@@ -1,16 +1,16 @@
 """Random eager training loops: the default path (ops deferred, the recurring step replayed as one program,
 its update fused into it and dispatched ahead) against strict op-by-op execution, bit for bit.
 
-Each loop is drawn from a seed. Per loop: an optimizer (Keras's, with its options), whether every third step is a
-``tj.function`` (the same compiled program in both runs, on the Variables the eager steps left), whether a
-moving mean and a metric are assigned inside the tape, whether the loss has a gradient penalty (an inner tape), whether the
-model's output is read after each update (a metric, as in the Keras guide's loop). Per step: a model
-structure (two, trained in turn or not), the data (the same arrays as before, new arrays, NumPy arrays),
-what the user reads and when (the loss or a gradient before the update, a weight after it), what the user
-changes between the gradient and the update (a weight, a learning rate: after the step's call may have been
-launched), how the Variables are updated (an optimizer's ``apply_gradients``, a hand-written ``assign_sub``,
-clipped, or no update), what happens between steps (a weight assigned by hand, a learning rate changed), and
-now and then an error raised inside the tape. The same actions run twice, under
+Each loop is drawn from a seed. Per loop: an optimizer (Keras's, with its options), whether every third step is
+a ``tj.function`` (the same compiled program in both runs, on the Variables the eager steps left), whether a
+moving mean and a metric are assigned inside the tape, whether the loss has a gradient penalty (an inner
+tape), whether the model's output is read after each update (a metric, as in the Keras guide's loop). Per
+step: a model structure (two, trained in turn or not), the data (the same arrays as before, new arrays, NumPy
+arrays), what the user reads and when (the loss or a gradient before the update, a weight after it), what the
+user changes between the gradient and the update (a weight, a learning rate: after the step's call may have
+been launched), how the Variables are updated (an optimizer's ``apply_gradients``, a hand-written
+``assign_sub``, clipped, or no update), what happens between steps (a weight assigned by hand, a learning rate
+changed), and now and then an error raised inside the tape. The same actions run twice, under
 ``replay_exact`` (fused programs then round as the op-by-op kernels do) and with ``lazy = replay = False``;
 every value the user read and every Variable at the end must be equal bit for bit (API.md: "bit for bit under
 ``replay_exact``"; an error leaves every Variable as it was on both).
@@ -170,7 +170,8 @@ def _run(seed: int, **cfg):
             elif act["after"] == "lr" and not (m == 0 and act["optimizer"] == SCHEDULED):
                 opt.learning_rate = 0.01 * (k + 1)
             seen.append(loss.numpy())
-    seen += [v.numpy() for ps in models + [[running, total]] for v in ps] + [v.numpy() for o in opts for v in o.variables]
+    seen += [v.numpy() for ps in models + [[running, total]] for v in ps]
+    seen += [v.numpy() for o in opts for v in o.variables]
     made = ahead.tally["made"] - before.get("made", 0)
     used = ahead.tally["used"] - before.get("used", 0)
     return seen, (made, used)

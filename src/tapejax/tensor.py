@@ -876,7 +876,8 @@ class Variable(ArrayShape):
 
     def assign_add(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
                    read_value: bool = True) -> Optional["Variable"]:
-        if not ((type(delta) is LazyTensor and _lazy_assignment is not None and _lazy_assignment(self, delta, _add_kernel))
+        if not ((type(delta) is LazyTensor and _lazy_assignment is not None
+                 and _lazy_assignment(self, delta, _add_kernel))
                 or (type(delta) is Tensor and _assign_deferral is not None
                     and _assign_deferral(self, delta, "assign_add", _add_kernel))):
             d = self._checked(delta, "assign_add")
@@ -885,7 +886,8 @@ class Variable(ArrayShape):
 
     def assign_sub(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
                    read_value: bool = True) -> Optional["Variable"]:
-        if not ((type(delta) is LazyTensor and _lazy_assignment is not None and _lazy_assignment(self, delta, _sub_kernel))
+        if not ((type(delta) is LazyTensor and _lazy_assignment is not None
+                 and _lazy_assignment(self, delta, _sub_kernel))
                 or (type(delta) is Tensor and _assign_deferral is not None
                     and _assign_deferral(self, delta, "assign_sub", _sub_kernel))):
             d = self._checked(delta, "assign_sub")
@@ -1217,9 +1219,9 @@ def set_assign_deferral(defer) -> None:
     _assign_deferral = defer
 
 
-# deferred/lazy.py plugs in here: ``(variable, value, kernel=None)`` -> True when it made ``variable.assign(value)``
-# of a LazyTensor whose op has not run pending in turn (the op does not run for it; with ``kernel``, the
-# value is ``kernel(the variable's value, value)``: assign_add, assign_sub), else False.
+# deferred/lazy.py plugs in here: ``(variable, value, kernel=None)`` -> True when it made
+# ``variable.assign(value)`` of a LazyTensor whose op has not run pending in turn (the op does not run for it;
+# with ``kernel``, the value is ``kernel(the variable's value, value)``: assign_add, assign_sub), else False.
 _lazy_assignment = None
 
 

@@ -439,7 +439,8 @@ def _record_source(tape, tr: "lazy.StepRecord", prepare: Callable, target_ids, s
                 f"({config.replay_max_ops})")
     ident = tr.ident
     structure = ("record", tuple(tr.tokens), tuple([ident(t) for t in target_ids]),
-                 tuple([ident(s) for s in source_ids]), tuple(None if g is None else (tuple(g.shape), g.dtype) for g in og),
+                 tuple([ident(s) for s in source_ids]),
+                 tuple(None if g is None else (tuple(g.shape), g.dtype) for g in og),
                  tuple(sorted((ident(k), tuple(v[0]), v[1]) for k, v in that_are_targets.items())),
                  config.aggregation_min_count, config.aggregation_min_bytes, config.replay_exact,
                  jax.config.jax_default_device, rules_epoch())  # (as in _structure)
