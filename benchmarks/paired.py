@@ -9,7 +9,8 @@ of two runs made back to back, their order alternating, so a phase of the machin
 gives the median ratio after / before and its interquartile range; a run of a revision against itself
 gives 1.00 within about 1%.
 
-Run: ``.venv/bin/python benchmarks/paired.py BEFORE_REV [--samples 300] [--only chain,eager,mlp]``
+Run: ``.venv/bin/python benchmarks/paired.py BEFORE_REV [--samples 300] [--only chain,eager,mlp]`` (also
+``adam_cnn``, ``adam_transformer``: adam_step.py's eager step, fused and dispatched ahead)
 (the work tree is "after").
 """
 from __future__ import annotations
@@ -91,11 +92,40 @@ def mlp_step(tj) -> Callable[[], float]:
     return run
 
 
+def adam_step(tj, kind: str) -> Callable[[], float]:
+    """adam_step.py's eager contender on workload ``kind``: tape, gradient, ``tj.optimizers.Adam`` (fused into the
+    replayed step and dispatched ahead, as by default), until the weights and Adam's state are ready."""
+    import jax
+    import workloads as W
+    loss, p0, x0, y0, _ = W._train_problem(kind, 1.0)
+    b = W._TJ()
+    b.np, b.nn = tj.numpy, tj.nn  # (this revision's ops)
+    params = [tj.Variable(p.astype(np.float32)) for p in p0]
+    x, y = tj.constant(x0.astype(np.float32)), tj.constant(y0.astype(np.float32))
+    opt = tj.optimizers.Adam(learning_rate=1e-3)
+    opt.build(params)
+    every = params + opt.variables
+
+    def run() -> float:
+        t0 = time.perf_counter()
+        with tj.GradientTape() as tape:
+            lo = loss(b, params, x, y)
+        opt.apply_gradients(zip(tape.gradient(lo, params), params))
+        jax.block_until_ready([lo.value] + every)
+        return time.perf_counter() - t0
+    return run
+
+
 WORKLOADS: Dict[str, Tuple[str, Callable]] = {
     "chain": ("chain, default (deferred, replayed)", lambda tj: chain(tj, True)),
     "eager": ("chain, strictly eager (lazy=False)", lambda tj: chain(tj, False)),
     "mlp": ("MLP train step, replayed", mlp_step),
+    # (on request: --only adam_cnn,adam_transformer)
+    "adam_cnn": ("CNN Adam step, fused (adam_step.py's eager)", lambda tj: adam_step(tj, "cnn")),
+    "adam_transformer": ("transformer Adam step, fused (adam_step.py's eager)",
+                         lambda tj: adam_step(tj, "transformer")),
 }
+DEFAULT = ["chain", "eager", "mlp"]
 
 
 def paired(before: Callable[[], float], after: Callable[[], float], samples: int) -> List[float]:
@@ -113,7 +143,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("before", help="the revision to compare the work tree with (e.g. HEAD~3)")
     p.add_argument("--samples", type=int, default=300, help="paired runs per workload")
-    p.add_argument("--only", default=",".join(WORKLOADS), help=f"comma-separated subset of {','.join(WORKLOADS)}")
+    p.add_argument("--only", default=",".join(DEFAULT), help=f"comma-separated subset of {','.join(WORKLOADS)}")
     args = p.parse_args(argv)
     import tapejax as after_tj
     with tempfile.TemporaryDirectory() as d:
