@@ -223,3 +223,9 @@ def test_a_forward_value_read_after_its_step_is_returned_by_the_next_program(mon
     want, _ = loop(lazy=False, replay=False)
     for a, b in zip(got, want):
         np.testing.assert_array_equal(a, b)
+
+
+def test_clear_forgets_the_values_read_after_their_steps():
+    replay._wanted[("a structure",)] = (3,)
+    replay.clear()
+    assert replay._wanted == {}

@@ -576,9 +576,10 @@ def _store(key, program: _Program) -> None:
 
 
 def clear() -> None:
-    """Forget every compiled program, warm-up and eviction count (compiles under way finish unused), and
-    this thread's forecast of its next step (ahead.py)."""
+    """Forget every compiled program, warm-up and eviction count (compiles under way finish unused), the values
+    read after their steps (``_wanted``), and this thread's forecast of its next step (ahead.py)."""
     _seen.clear()
+    _wanted.clear()
     ahead.forget()
     with _cache_lock:
         _programs.clear()
