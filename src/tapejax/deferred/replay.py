@@ -86,9 +86,10 @@ class _Program(background.Compilation):
 
     def want(self, relative_id: int) -> None:
         """The deferred op whose first output has ``relative_id`` (in the record's naming) was read after a
-        run that did not return it: the structure's next program returns it."""
+        run that did not return it: the structure's next program returns it. Not with several processes: one
+        of them (the one that logs) would switch programs at a step the others do not."""
         j = self.positions.get(relative_id)
-        if j is None or j in self.exported or self.structure is None:
+        if j is None or j in self.exported or self.structure is None or jax.process_count() > 1:
             return
         wanted = _wanted.get(self.structure, ())
         if j not in wanted:
