@@ -213,3 +213,27 @@ def test_other_norm_values_as_numpy(ord, axis):
         want_k = np.linalg.norm(x.astype(np.float64), ord=ord, axis=axis, keepdims=keepdims)
         np.testing.assert_allclose(to_numpy(got), want_k, rtol=1e-5)
     assert np.shape(want) == tuple(tnp.linalg.norm(tj.constant(x), ord=ord, axis=axis).shape)
+
+
+def test_the_exponents_second_derivative_through_a_zero_gradient():
+    # TF 2.21: with tf.GradientTape nested, tf.reduce_sum(tf.math.reduce_variance(tf.abs(x) ** y, axis=0)) at
+    # x = [[2], [-0.5]], y = [0]: first derivative [0.] (equal rows: a zero gradient reaches pow), second
+    # [0.960906] (PowGrad's grad * z * log_x is a plain product: its derivative in grad stays z * log_x). Path
+    # fuzz seed 10908 found the 0 a `where(grad == 0, ...)` gave; JAX gives TF's value too.
+    x = tj.constant([[2.0], [-0.5]])
+    y = tj.constant([0.0])
+    with tj.GradientTape() as outer:
+        outer.watch(y)
+        with tj.GradientTape() as inner:
+            inner.watch(y)
+            out = tnp.sum(tnp.var(tnp.abs(x) ** y, axis=0))
+        g = inner.gradient(out, y)
+    np.testing.assert_array_equal(g.numpy(), [0.0])
+    np.testing.assert_allclose(outer.gradient(g, y).numpy(), [0.960906], rtol=1e-5)
+    # and in forward mode over it: the same second derivative along a unit tangent
+    with tj.ForwardAccumulator(y, tj.constant([1.0])) as acc:
+        with tj.GradientTape() as tape:
+            tape.watch(y)
+            out = tnp.sum(tnp.var(tnp.abs(x) ** y, axis=0))
+        g = tape.gradient(out, y)
+    np.testing.assert_allclose(acc.jvp(g).numpy(), [0.960906], rtol=1e-5)

@@ -58,8 +58,8 @@ from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, chol
 from .core import OpDef, ShapeError, apply, as_dtype, as_index, freeze, named_error, record_identity, static
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
-from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan, sign as _tf_sign,
-                    sqrt_grad as _sqrt_grad, tf_complex_vjp as _tf_complex_vjp, tf_reciprocal as _tf_reciprocal,
+from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan,
+                    scale_no_nan as _scale_no_nan, sign as _tf_sign, sqrt_grad as _sqrt_grad, tf_complex_vjp as _tf_complex_vjp, tf_reciprocal as _tf_reciprocal,
                     tf_rsqrt as _tf_rsqrt, tf_sqrt as _tf_sqrt, unbroadcast as _unbroadcast)
 
 # -- sample inputs for the registry-wide gradient test (declare.py: drawn in declaration order) ------------
@@ -276,10 +276,28 @@ def _pow_dx(x, y, out, g):
     return _mul_no_nan(g, _pow_partial_x(x, y))
 
 
+@jax.custom_jvp
+def _exponent_grad(g, out, log_x):
+    """TF's PowGrad for the exponent, ``grad * z * log_x`` in TF's order (in float16 ``z * log_x`` alone can
+    overflow where ``grad * z`` does not), 0 where ``grad`` is 0 (also where ``z`` is inf). Its derivative in
+    ``grad`` is ``z * log_x`` (no-NaN: 0 for a zero tangent where that is infinite), as TF's plain product
+    has, not the 0 that a ``where`` on ``grad`` gives at grad == 0: a second derivative through a zero
+    gradient (a variance of equal rows) is not lost."""
+    return jnp.where(g == 0, jnp.zeros_like(g), g * out * log_x)
+
+
+@_exponent_grad.defjvp
+def _exponent_grad_jvp(primals, tangents):
+    g, out, log_x = primals
+    tg, tout, tlog = tangents
+    value = _exponent_grad(g, out, log_x)
+    t = _scale_no_nan(tg, (out * log_x).astype(value.dtype)) + _mul_no_nan(g, tout * log_x + out * tlog)
+    return value, t.astype(value.dtype)
+
+
 def _pow_dy(x, y, out, g):
-    # TF: the gradient w.r.t. the exponent is 0 where log_x is masked (PowGrad), multiplied in TF's order
-    # grad * z * log_x (in float16 z * log_x alone can overflow where grad * z does not); 0 for a zero g
-    return jnp.where(g == 0, jnp.zeros_like(g), g * out * _masked_log(x))
+    # TF: the gradient w.r.t. the exponent is 0 where log_x is masked (PowGrad)
+    return _exponent_grad(g, out, _masked_log(x))
 
 
 def _binary(name: str, f, dx=None, dy=None, *, rules=None, domain_x=_r, domain_y=_r, cases: int = 3,
