@@ -59,8 +59,9 @@ from .core import OpDef, ShapeError, apply, as_dtype, as_index, freeze, named_er
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
 from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan,
-                    scale_no_nan as _scale_no_nan, sign as _tf_sign, sqrt_grad as _sqrt_grad, tf_complex_vjp as _tf_complex_vjp, tf_reciprocal as _tf_reciprocal,
-                    tf_rsqrt as _tf_rsqrt, tf_sqrt as _tf_sqrt, unbroadcast as _unbroadcast)
+                    scale_no_nan as _scale_no_nan, sign as _tf_sign, sqrt_grad as _sqrt_grad,
+                    tf_complex_vjp as _tf_complex_vjp, tf_reciprocal as _tf_reciprocal, tf_rsqrt as _tf_rsqrt,
+                    tf_sqrt as _tf_sqrt, unbroadcast as _unbroadcast)
 
 # -- sample inputs for the registry-wide gradient test (declare.py: drawn in declaration order) ------------
 _rng = np.random.default_rng(0)
