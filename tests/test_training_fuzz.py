@@ -47,7 +47,7 @@ class UserError(Exception):
 
 
 # The first model's optimizer, drawn per loop (the second's is SGD with momentum): Keras's optimizers and their
-# options, each a different fused update (a schedule computes its rate: never launched ahead).
+# options, each a different fused update (an optax schedule's rate is computed in the update from its count).
 OPTIMIZERS = [
     lambda: tj.optimizers.Adam(learning_rate=0.05),
     lambda: tj.optimizers.SGD(learning_rate=0.1, momentum=0.9, nesterov=True),
