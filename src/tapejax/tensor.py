@@ -867,32 +867,33 @@ class Variable(ArrayShape):
     # (one thread's assignment is never torn; an eager assignment has no graph node to name).
     def assign(self, value: Any, use_locking: Any = None, name: Optional[str] = None,
                read_value: bool = True) -> Optional["Variable"]:
-        # (a deferred value, or a replayed step's pending gradient, may make the Variable's value pending)
-        if not ((type(value) is LazyTensor and _lazy_assignment is not None and _lazy_assignment(self, value))
-                or (type(value) is Tensor and _assign_deferral is not None
-                    and _assign_deferral(self, value, "assign", None))):
+        if not self._made_pending(value, "assign", None):
             self._set(self._checked(value, "assign"))
         return self._returned(read_value)
 
     def assign_add(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
                    read_value: bool = True) -> Optional["Variable"]:
-        if not ((type(delta) is LazyTensor and _lazy_assignment is not None
-                 and _lazy_assignment(self, delta, _add_kernel))
-                or (type(delta) is Tensor and _assign_deferral is not None
-                    and _assign_deferral(self, delta, "assign_add", _add_kernel))):
+        if not self._made_pending(delta, "assign_add", _add_kernel):
             d = self._checked(delta, "assign_add")
             self._set(_add_kernel(self._current(), d))
         return self._returned(read_value)
 
     def assign_sub(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
                    read_value: bool = True) -> Optional["Variable"]:
-        if not ((type(delta) is LazyTensor and _lazy_assignment is not None
-                 and _lazy_assignment(self, delta, _sub_kernel))
-                or (type(delta) is Tensor and _assign_deferral is not None
-                    and _assign_deferral(self, delta, "assign_sub", _sub_kernel))):
+        if not self._made_pending(delta, "assign_sub", _sub_kernel):
             d = self._checked(delta, "assign_sub")
             self._set(_sub_kernel(self._current(), d))
         return self._returned(read_value)
+
+    def _made_pending(self, value: Any, op: str, kernel: Optional[Callable]) -> bool:
+        """Whether ``self.<op>(value)`` was made without computing its value, which stays pending: ``value``
+        a deferred op's output (``_lazy_assignment``) or a replayed step's pending gradient
+        (``_assign_deferral``); ``kernel`` computes the new value from the old one and ``value`` (None for
+        ``assign``)."""
+        t = type(value)
+        if t is LazyTensor:
+            return _lazy_assignment is not None and _lazy_assignment(self, value, kernel)
+        return t is Tensor and _assign_deferral is not None and _assign_deferral(self, value, op, kernel)
 
     def _returned(self, read_value: bool) -> Optional["Variable"]:
         """What an assignment returns. Returning the variable accesses it, as TF's ``_lazy_read`` calls

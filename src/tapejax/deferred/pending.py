@@ -65,10 +65,10 @@ class PendingStep:
     __slots__ = ("program", "args", "nodes", "values", "keep", "update", "gradient_refs", "record", "base",
                  "__weakref__")
 
-    def __init__(self, program, args: tuple, nodes: list, keep: Any = None, record: Any = None,
-                 base: Optional[int] = None) -> None:
+    def __init__(self, program, args: tuple, nodes: list, keep: Any = None, record: Any = None) -> None:
         self.program = program
-        self.base = base  # the first id of its record's naming (a record's step), else None
+        # The first id of its record's naming (kept after the run, which lets the record go), else None
+        self.base = record.base if record is not None else None
         self.args = args
         self.nodes = nodes
         self.values: Optional[tuple] = None
@@ -146,13 +146,12 @@ class PendingStep:
         program.read_after_update = tuple(sorted({*program.read_after_update, *missing}))
 
 
-def gradients(program, leaves, output_gradients: list, exported_nodes: list, keep: Any = None, record: Any = None,
-              base: Optional[int] = None) -> List[Optional[Tensor]]:
+def gradients(program, leaves, output_gradients: list, exported_nodes: list, keep: Any = None, record: Any = None
+              ) -> List[Optional[Tensor]]:
     """The gradients ``program(leaves, output_gradients)`` computes, as tensors of a PendingStep (None
     where there is no gradient); the nodes ``exported_nodes`` get their values from it too. ``keep`` is
-    held until the program has been dispatched; ``record`` is the step's record (lazy.StepRecord), whose
-    naming starts at ``base``."""
-    step = PendingStep(program, (leaves, output_gradients), exported_nodes, keep, record, base)
+    held until the program has been dispatched; ``record`` is the step's record (lazy.StepRecord)."""
+    step = PendingStep(program, (leaves, output_gradients), exported_nodes, keep, record)
     # The nodes refer to the step weakly: it holds them (and the tape) until it runs, so a strong
     # reference back would make a cycle that only the garbage collector frees when the gradients are
     # dropped unread. Without the step, a node's value is computed op by op (lazy.Node.compute). Each

@@ -460,8 +460,7 @@ def _record_source(tape, tr: "lazy.StepRecord", prepare: Callable, target_ids, s
 
     def finish(program):
         result = pending.gradients(program, tr.leaves, og, [tr.nodes[j] for j in program.exported],
-                                   keep=(tr, tape.op_tape, tape.tensor_tape, tape.tensor_usage), record=tr,
-                                   base=tr.base)
+                                   keep=(tr, tape.op_tape, tape.tensor_tape, tape.tensor_usage), record=tr)
         tape.finish()
         return result
     return _Source(key, tr.leaves, build, finish, ", forward included", structure)
