@@ -10,7 +10,7 @@ gives the median ratio after / before and its interquartile range; a run of a re
 gives 1.00 within about 1%.
 
 Run: ``.venv/bin/python benchmarks/paired.py BEFORE_REV [--samples 300] [--only chain,eager,mlp]`` (also
-``adam_cnn``, ``adam_transformer``: adam_step.py's eager step, fused and dispatched ahead)
+``adam_mlp``, ``adam_cnn``, ``adam_transformer``: adam_step.py's eager step, fused and dispatched ahead)
 (the work tree is "after").
 """
 from __future__ import annotations
@@ -120,7 +120,8 @@ WORKLOADS: Dict[str, Tuple[str, Callable]] = {
     "chain": ("chain, default (deferred, replayed)", lambda tj: chain(tj, True)),
     "eager": ("chain, strictly eager (lazy=False)", lambda tj: chain(tj, False)),
     "mlp": ("MLP train step, replayed", mlp_step),
-    # (on request: --only adam_cnn,adam_transformer)
+    # (on request: --only adam_mlp,adam_cnn,adam_transformer)
+    "adam_mlp": ("MLP Adam step, fused (adam_step.py's eager)", lambda tj: adam_step(tj, "mlp")),
     "adam_cnn": ("CNN Adam step, fused (adam_step.py's eager)", lambda tj: adam_step(tj, "cnn")),
     "adam_transformer": ("transformer Adam step, fused (adam_step.py's eager)",
                          lambda tj: adam_step(tj, "transformer")),

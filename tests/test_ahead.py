@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 
+import jax
 import numpy as np
 import pytest
 
@@ -82,8 +83,73 @@ def test_the_same_data_arrays_every_step_are_launched_too():
     x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
     y = tj.constant(rng.standard_normal((5, 2)).astype(np.float32))
     on = _loop(data=lambda step: (x, y))
-    assert on[2] == {"made": STEPS - 3, "used": STEPS - 3}
+    # Step 3 is launched at its last leaf; it read the data step 2 did, so from step 4 on each step is
+    # launched at its first op (x @ w1) on the data of the step before and the weights as they are then.
+    assert on[2] == {"made": 1, "guessed": STEPS - 4, "used": STEPS - 3}
     _assert_same(on, _loop(data=lambda step: (x, y), replay_ahead=False))
+    _assert_same(_loop(data=lambda step: (x, y), replay_exact=True),
+                 _loop(data=lambda step: (x, y), lazy=False, replay=False))
+
+
+def test_data_that_changes_after_guesses():
+    rng = np.random.default_rng(1)
+    batches = [tuple(tj.constant(rng.standard_normal(s).astype(np.float32)) for s in [(5, 4), (5, 2)])
+               for _ in range(2)]
+    both = lambda step: batches[step >= 6]  # the same arrays for steps 0-5, others from step 6
+
+    def label(step):
+        return batches[0][0], batches[step >= 6][1]  # only y (the last leaf) changes at step 6
+    on = _loop(steps=10, data=both)
+    _assert_same(on, _loop(steps=10, data=both, replay_ahead=False))
+    # Steps 4-5 guessed; step 6's x is not the guess, so no launch at its first op, one at its last leaf;
+    # steps 8-9 read step 7's data again: guessed.
+    assert on[2] == {"made": 3, "guessed": 4, "used": 7}
+    on = _loop(steps=10, data=label)
+    _assert_same(on, _loop(steps=10, data=label, replay_ahead=False))
+    # Step 6's guess matches its x but not its y: not its call, and no more guesses (steps 7-9 launched at
+    # their last leaf).
+    assert on[2] == {"made": 4, "guessed": 3, "used": 6}
+
+
+def _assigned_in_a_guessed_loop(where: str, **cfg):
+    """A two-layer model on the same data every step, whose second weight is assigned a new value at step
+    6, ``where``: "before" the step or "inside" it, after its first op (a launch guessed there) and before
+    the weight is read. Returns what _loop does."""
+    rng = np.random.default_rng(5)
+    w1 = tj.Variable(rng.standard_normal((4, 8)).astype(np.float32))
+    w2 = tj.Variable(rng.standard_normal((8, 2)).astype(np.float32))
+    x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
+    y = tj.constant(rng.standard_normal((5, 2)).astype(np.float32))
+    # (a device array, as the optimizer's: a NumPy one would be another kind of leaf, another step structure)
+    half = jax.numpy.asarray(rng.standard_normal((8, 2)).astype(np.float32))
+    opt = tj.optimizers.Adam(learning_rate=0.05)
+    before = dict(ahead.tally)
+    losses = []
+    with tj.config.override(**{"replay_background": False, "replay_warmup": 2, **cfg}):
+        tj.deferred.replay.clear()
+        for step in range(10):
+            if where == "before" and step == 6:
+                w2.assign(half)
+            with tj.GradientTape() as tape:
+                h = tnp.tanh(x @ w1)
+                if where == "inside" and step == 6:
+                    w2.assign(half)
+                loss = tnp.mean((h @ w2 - y) ** 2)
+            opt.apply_gradients(zip(tape.gradient(loss, [w1, w2]), [w1, w2]))
+            losses.append(np.asarray(loss.numpy()))
+    return losses, [v.numpy() for v in [w1, w2] + opt.variables], _tally_since(before)
+
+
+@pytest.mark.parametrize("where", ["before", "inside"])
+def test_a_weight_assigned_before_a_guessed_step_or_in_it(where):
+    on = _assigned_in_a_guessed_loop(where)
+    _assert_same(on, _assigned_in_a_guessed_loop(where, replay_ahead=False))
+    _assert_same(_assigned_in_a_guessed_loop(where, replay_exact=True),
+                 _assigned_in_a_guessed_loop(where, lazy=False, replay=False))
+    if where == "before":  # the guess reads the weight as it is at the step's first op: used
+        assert on[2] == {"made": 1, "guessed": 6, "used": 7}
+    else:  # step 6's guess is not its call: no more guesses
+        assert on[2] == {"made": 4, "guessed": 3, "used": 6}
 
 
 def test_a_weight_assigned_after_the_launch_gets_the_update_of_its_new_value():
@@ -143,11 +209,11 @@ def test_an_error_after_the_launch_leaves_every_variable_as_it_was():
         tj.deferred.replay.clear()
         for _ in range(6):
             step()
-        made = ahead.tally["made"]
+        made = ahead.tally["made"] + ahead.tally["guessed"]
         values = [v.numpy() for v in [w] + opt.variables]
         with pytest.raises(RuntimeError, match="user error"):
             step(fail=True)
-        assert ahead.tally["made"] == made + 1
+        assert ahead.tally["made"] + ahead.tally["guessed"] == made + 1
         for v, before in zip([w] + opt.variables, values):
             np.testing.assert_array_equal(v.numpy(), before)
         used = ahead.tally["used"]
@@ -183,7 +249,12 @@ def _two_models(seed: int, second_optimizer, **cfg):
 
 
 def _tally_since(before: dict) -> dict:
-    return {k: ahead.tally[k] - before.get(k, 0) for k in ("made", "used")}
+    """Launches made (at the last leaf, and guessed at the first: ahead.py) and used since ``before``; a
+    kind none was made of is left out."""
+    counts = {k: ahead.tally[k] - before.get(k, 0) for k in ("made", "guessed", "used")}
+    if not counts["guessed"]:
+        del counts["guessed"]
+    return counts
 
 
 def test_two_optimizers_alternating_are_each_launched_ahead():

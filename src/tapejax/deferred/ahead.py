@@ -14,7 +14,14 @@ taken if it made that very call, the same compiled program with the same array o
 immutable: the same values). Anything else (a different step, a Variable assigned or a learning rate
 changed meanwhile, the loss read before the update) makes the call as usual, and the launch's results
 are dropped: values are never those of a guess, a wrong guess costs one discarded run. Three launches
-in a row that no step used stop launches of that program. A thread keeps the forecasts of its last
+in a row that no step used stop launches of that program.
+
+A step that reads the same data arrays every step (full-batch training: the same inputs and labels, only
+the weights change) can be launched earlier still, at its first op that reads an array: its other leaves
+are guessed, the update's parameters as they are then and the rest the arrays the step before read
+(``Forecast.then`` is the launch once all leaves are known, made instead when the guess does not hold for
+the leaves read so far). A forecast guesses only after two steps in a row read the same data arrays
+(``Forecast.data``), and a guess that a step did not use stops guessing for that program. A thread keeps the forecasts of its last
 ``MAX_FORECASTS`` step structures (steps of two models trained in turn, a GAN's, each have theirs).
 
 Off with ``tj.config.replay_ahead = False``; never with several processes (a launch nobody uses would
@@ -35,24 +42,28 @@ tally: "collections.Counter[str]" = collections.Counter()
 class Forecast:
     """The fused call the next step is expected to make: it is made once that step's record holds
     ``at`` tokens equal to the first ones of ``tokens`` and ``n_leaves`` leaves (``launch(leaves)``
-    dispatches it, or returns None when it cannot be made now)."""
+    dispatches it, or returns None when it cannot be made now; ``then``, when given, is the forecast to
+    follow in that case). ``data``: the ids of the leaves of the step forecast from that its update does
+    not give the next step (what a guess of the next step's leaves takes as they were)."""
 
-    __slots__ = ("tokens", "at", "n_leaves", "launch")
+    __slots__ = ("tokens", "at", "n_leaves", "launch", "then", "data")
 
-    def __init__(self, tokens: tuple, at: int, n_leaves: int, launch: Callable[[list], Optional["Launch"]]) -> None:
+    def __init__(self, tokens: tuple, at: int, n_leaves: int, launch: Callable[[list], Optional["Launch"]],
+                 then: Optional["Forecast"] = None, data: tuple = ()) -> None:
         self.tokens, self.at, self.n_leaves, self.launch = tokens, at, n_leaves, launch
+        self.then, self.data = then, data
 
 
 class Launch:
     """A fused call made ahead: the callee (``fused``), its arguments (leaves, output gradients, the
     program's extra arguments, the update's own arrays) and what it returned."""
 
-    __slots__ = ("fused", "leaves", "og", "extra", "own", "result")
+    __slots__ = ("fused", "leaves", "og", "extra", "own", "result", "guessed")
 
     def __init__(self, fused, leaves: Sequence[Any], og: Sequence[Any], extra: tuple, own: Sequence[Any],
-                 result) -> None:
+                 result, guessed: bool = False) -> None:
         self.fused, self.leaves, self.og, self.extra, self.own = fused, tuple(leaves), tuple(og), extra, tuple(own)
-        self.result = result
+        self.result, self.guessed = result, guessed  # (guessed: made before all its leaves were read)
 
     def made(self, fused, leaves: Sequence[Any], og: Sequence[Any], extra: tuple, own: Sequence[Any]) -> bool:
         """Whether this launch was the call ``fused((leaves, og), extra, own)``: the same callee on the
@@ -73,6 +84,11 @@ def expect(tokens: tuple, forecast: Optional[Forecast]) -> None:
         table[tokens] = forecast
         while len(table) > MAX_FORECASTS:
             del table[next(iter(table))]  # (the least recently set)
+
+
+def expected(tokens: tuple) -> Optional[Forecast]:
+    """This thread's forecast of a step recorded as ``tokens``, if any."""
+    return _table().get(tokens)
 
 
 def forecasts() -> List[Forecast]:

@@ -353,7 +353,8 @@ class StepRecord:
     (``Tape.entries_recorded``) differing from it says something else was recorded (``describes``)."""
 
     __slots__ = ("uid", "base", "last", "tokens", "count", "nodes", "leaves", "leaf_pos", "outer", "broken",
-                 "too_long", "entries", "capacity", "leaves_at", "forecasts", "ahead_at", "ahead", "assigned")
+                 "too_long", "entries", "capacity", "leaves_at", "first_at", "n_first", "forecasts", "ahead_at", "ahead",
+                 "assigned")
 
     def __init__(self) -> None:
         self.uid = _next_seq()  # what its nodes keep (not the record itself: no reference cycle)
@@ -370,6 +371,7 @@ class StepRecord:
         # The most tokens a replayable step has (read once per step: this is checked at every op).
         self.capacity = replay_capacity()
         self.leaves_at = 0  # the token count once the op that read the last leaf so far is in
+        self.first_at = self.n_first = 0  # the same for the first leaf, and how many leaves that op read
         # The fused calls the step may make (ahead.py), one per step structure forecast: the one whose tokens
         # the step's are so far is made when its ``at`` tokens are in (``ahead_at``, the next such count,
         # checked at every op), its Launch kept in ``ahead``.
@@ -390,7 +392,11 @@ class StepRecord:
     def add_leaf(self, array) -> int:
         k = self.leaf_pos[id(array)] = len(self.leaves)
         self.leaves.append(array)
-        self.leaves_at = self.count + 1  # (the op reading it is added next)
+        at = self.leaves_at = self.count + 1  # (the op reading it is added next)
+        if k == 0:
+            self.first_at = at
+        if at == self.first_at:
+            self.n_first = k + 1
         return k
 
     def launch_ahead(self) -> None:
@@ -408,6 +414,9 @@ class StepRecord:
                     self.ahead = f.launch(self.leaves)
                 except Exception:  # (the step's own fused call raises it again, or the step goes another way)
                     self.ahead = None
+                if self.ahead is None and f.then is not None:  # (a guess that did not hold: launch later)
+                    self.forecasts = [f.then if g is f else g for g in self.forecasts]
+                    break
                 self.ahead_at = -1
                 return
         self.ahead_at = min([f.at for f in self.forecasts if f.at > count], default=-1)

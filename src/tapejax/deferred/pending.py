@@ -259,11 +259,12 @@ class _Fused(background.Compilation):
     _run_update), and how many of its calls made ahead in a row no step used (at ``_MAX_UNUSED``, no
     more are made)."""
 
-    __slots__ = ("unused",)
+    __slots__ = ("unused", "guess")
 
     def __init__(self, fn) -> None:
         super().__init__(fn)
         self.unused = 0
+        self.guess = True  # whether its calls may be made on guessed leaves (ahead.py): until one is not used
 
 
 _MAX_UNUSED = 3
@@ -274,10 +275,13 @@ def _fused_call(fused: _Fused, step: PendingStep, own: Sequence[Any]):
     call (ahead.py), else the call, now."""
     record = step.record
     launch = record.ahead if record is not None else None
-    if launch is not None and launch.made(fused, step.args[0], step.args[1], step.program.extra, own):
-        fused.unused = 0
-        ahead.tally["used"] += 1
-        return launch.result
+    if launch is not None:
+        if launch.made(fused, step.args[0], step.args[1], step.program.extra, own):
+            fused.unused = 0
+            ahead.tally["used"] += 1
+            return launch.result
+        if launch.guessed and launch.fused is fused:
+            fused.guess = False
     return fused(step.args, step.program.extra, own)
 
 
@@ -296,6 +300,13 @@ def _expect_next(step: PendingStep, fused: _Fused, shared: tuple, arguments: Cal
         ahead.expect(tokens, None)
         return
 
+    def call(leaves: list, own: list, guessed: bool) -> ahead.Launch:
+        og = [None] * n_og
+        fused.unused += 1
+        result = fused((leaves, og), extra, own)
+        ahead.tally["guessed" if guessed else "made"] += 1
+        return ahead.Launch(fused, leaves, og, extra, own, result, guessed)
+
     def launch(leaves: list) -> Optional[ahead.Launch]:
         if fused.unused >= _MAX_UNUSED or fused.compiled is None:
             return None
@@ -305,12 +316,35 @@ def _expect_next(step: PendingStep, fused: _Fused, shared: tuple, arguments: Cal
         s, own = _shared_leaves(leaves, flat)
         if s != shared:  # (a parameter not the value the step read: the call will not be this one)
             return None
-        og = [None] * n_og
-        fused.unused += 1
-        result = fused((list(leaves), og), extra, own)
-        ahead.tally["made"] += 1
-        return ahead.Launch(fused, leaves, og, extra, own, result)
-    ahead.expect(tokens, ahead.Forecast(tokens, max(record.leaves_at, 1), len(record.leaves), launch))
+        return call(list(leaves), own, False)
+
+    given = {p for p in shared if p >= 0}  # the leaves the update gives the next step
+    leaves = record.leaves
+    data = tuple([id(x) for i, x in enumerate(leaves) if i not in given])
+    forecast = ahead.Forecast(tokens, max(record.leaves_at, 1), len(leaves), launch, data=data)
+    before = ahead.expected(tokens)
+    if fused.guess and before is not None and before.data == data and 0 < record.first_at < record.leaves_at:
+        # The same data two steps in a row: the next step's call is guessed at its first op that reads an array.
+        kept = [None if i in given else x for i, x in enumerate(leaves)]
+
+        def guess(first: list) -> Optional[ahead.Launch]:
+            if not fused.guess or fused.unused >= _MAX_UNUSED or fused.compiled is None:
+                return None
+            flat = arguments()
+            if flat is None:
+                return None
+            full = list(kept)
+            own = []
+            for x, p in zip(flat, shared):
+                if p >= 0:
+                    full[p] = x
+                else:
+                    own.append(x)
+            if not all(a is b for a, b in zip(first, full)):
+                return None
+            return call(full, own, True)
+        forecast = ahead.Forecast(tokens, record.first_at, record.n_first, guess, then=forecast, data=data)
+    ahead.expect(tokens, forecast)
 
 
 # -- a hand-written update ------------------------------------------------------------------------------
