@@ -83,8 +83,8 @@ def test_the_same_data_arrays_every_step_are_launched_too():
     x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
     y = tj.constant(rng.standard_normal((5, 2)).astype(np.float32))
     on = _loop(data=lambda step: (x, y))
-    # Step 3 is launched at its last leaf; it read the data step 2 did, so from step 4 on each step is
-    # launched at its first op (x @ w1) on the data of the step before and the weights as they are then.
+    # Step 3 is launched at its last leaf; it read the data step 2 did, right after it, so from step 4 on
+    # each step is launched as its tape starts, on the data of the step before and the weights as they are.
     assert on[2] == {"made": 1, "guessed": STEPS - 4, "used": STEPS - 3}
     _assert_same(on, _loop(data=lambda step: (x, y), replay_ahead=False))
     _assert_same(_loop(data=lambda step: (x, y), replay_exact=True),
@@ -99,16 +99,42 @@ def test_data_that_changes_after_guesses():
 
     def label(step):
         return batches[0][0], batches[step >= 6][1]  # only y (the last leaf) changes at step 6
-    on = _loop(steps=10, data=both)
-    _assert_same(on, _loop(steps=10, data=both, replay_ahead=False))
-    # Steps 4-5 guessed; step 6's x is not the guess, so no launch at its first op, one at its last leaf;
-    # steps 8-9 read step 7's data again: guessed.
-    assert on[2] == {"made": 3, "guessed": 4, "used": 7}
-    on = _loop(steps=10, data=label)
-    _assert_same(on, _loop(steps=10, data=label, replay_ahead=False))
-    # Step 6's guess matches its x but not its y: not its call, and no more guesses (steps 7-9 launched at
-    # their last leaf).
-    assert on[2] == {"made": 4, "guessed": 3, "used": 6}
+    for data in (both, label):
+        on = _loop(steps=10, data=data)
+        _assert_same(on, _loop(steps=10, data=data, replay_ahead=False))
+        # Steps 4-6 guessed as their tapes start; step 6's guess is not its call, and no more
+        # guesses are made: steps 7-9 are launched at their last leaf.
+        assert on[2] == {"made": 4, "guessed": 3, "used": 6}
+
+
+def test_a_loop_of_one_step_on_the_same_data_is_launched_as_its_tape_starts():
+    rng = np.random.default_rng(1)
+    x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
+    y = tj.constant(rng.standard_normal((5, 2)).astype(np.float32))
+    w = tj.Variable(rng.standard_normal((4, 2)).astype(np.float32))
+    opt = tj.optimizers.Adam(0.05)
+    at_start = []
+    with tj.config.override(replay_background=False, replay_warmup=2):
+        tj.deferred.replay.clear()
+        for step in range(8):
+            before = ahead.tally["guessed"]
+            with tj.GradientTape() as tape:
+                at_start.append(ahead.tally["guessed"] - before)  # (no op recorded yet)
+                loss = tnp.mean((tnp.tanh(x @ w) - y) ** 2)
+            opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+        # Another tape between two steps: the next step is not launched as its tape starts (at its first op).
+        with tj.GradientTape() as other:
+            other.watch(x)
+            tnp.sum(x * 2.0)
+        before = ahead.tally["guessed"]
+        with tj.GradientTape() as tape:
+            at_start.append(ahead.tally["guessed"] - before)
+            loss = tnp.mean((tnp.tanh(x @ w) - y) ** 2)
+            at_start.append(ahead.tally["guessed"] - before)
+        opt.apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+    # Step 2 compiles, step 3 is launched at its last leaf; it followed step 2, of its structure, on the
+    # same data: steps 4-7 are guessed as their tapes start.
+    assert at_start == [0, 0, 0, 0, 1, 1, 1, 1, 0, 1]
 
 
 def _assigned_in_a_guessed_loop(where: str, **cfg):

@@ -21,7 +21,9 @@ the weights change) can be launched earlier still, at its first op that reads an
 are guessed, the update's parameters as they are then and the rest the arrays the step before read
 (``Forecast.then`` is the launch once all leaves are known, made instead when the guess does not hold for
 the leaves read so far). A forecast guesses only after two steps in a row read the same data arrays
-(``Forecast.data``), and a guess that a step did not use stops guessing for that program. A thread keeps the forecasts of its last
+(``Forecast.data``), and a guess that a step did not use stops guessing for that program. A step whose
+tape follows two tapes of its structure in a row (a loop of one step: no other tape between) is launched
+on that guess as soon as its tape starts. A thread keeps the forecasts of its last
 ``MAX_FORECASTS`` step structures (steps of two models trained in turn, a GAN's, each have theirs).
 
 Off with ``tj.config.replay_ahead = False``; never with several processes (a launch nobody uses would
@@ -46,12 +48,14 @@ class Forecast:
     follow in that case). ``data``: the ids of the leaves of the step forecast from that its update does
     not give the next step (what a guess of the next step's leaves takes as they were)."""
 
-    __slots__ = ("tokens", "at", "n_leaves", "launch", "then", "data")
+    __slots__ = ("tokens", "at", "n_leaves", "launch", "then", "data", "uid", "again")
 
     def __init__(self, tokens: tuple, at: int, n_leaves: int, launch: Callable[[list], Optional["Launch"]],
-                 then: Optional["Forecast"] = None, data: tuple = ()) -> None:
+                 then: Optional["Forecast"] = None, data: tuple = (), uid: int = 0, again: bool = False) -> None:
         self.tokens, self.at, self.n_leaves, self.launch = tokens, at, n_leaves, launch
         self.then, self.data = then, data
+        # The step forecast from: its record's uid, and whether the tape before it was one of the same structure.
+        self.uid, self.again = uid, again
 
 
 class Launch:
@@ -89,6 +93,14 @@ def expect(tokens: tuple, forecast: Optional[Forecast]) -> None:
 def expected(tokens: tuple) -> Optional[Forecast]:
     """This thread's forecast of a step recorded as ``tokens``, if any."""
     return _table().get(tokens)
+
+
+def started(uid: int) -> int:
+    """Note that a tape whose step record is ``uid`` (0: none) starts in this thread; returns the uid noted
+    before (0: none)."""
+    before = getattr(_state, "started", 0)
+    _state.started = uid
+    return before
 
 
 def forecasts() -> List[Forecast]:

@@ -354,7 +354,7 @@ class StepRecord:
 
     __slots__ = ("uid", "base", "last", "tokens", "count", "nodes", "leaves", "leaf_pos", "outer", "broken",
                  "too_long", "entries", "capacity", "leaves_at", "first_at", "n_first", "forecasts", "ahead_at", "ahead",
-                 "assigned")
+                 "assigned", "after")
 
     def __init__(self) -> None:
         self.uid = _next_seq()  # what its nodes keep (not the record itself: no reference cycle)
@@ -379,6 +379,21 @@ class StepRecord:
         self.ahead_at = min([f.at for f in self.forecasts], default=-1)
         self.ahead: Optional[ahead.Launch] = None
         self.assigned: List[int] = []  # the nodes (indices in ``nodes``) whose value a Variable was assigned
+        self.after = ahead.started(self.uid)  # the record of the tape started before this one (0: none)
+        if self.forecasts:
+            f = self.forecasts[-1]
+            if f.again and f.uid == self.after and f.then is not None:
+                # The third step in a row of the latest forecast's structure: guessed now, as its tape starts.
+                self.launch_now(f)
+
+    def launch_now(self, f: "ahead.Forecast") -> None:
+        """Make forecast ``f``'s call on guessed leaves now, before any is read."""
+        try:
+            self.ahead = f.launch([])
+        except Exception:  # (as in launch_ahead)
+            self.ahead = None
+        if self.ahead is not None:
+            self.ahead_at = -1
 
     def ident(self, tid: int) -> int:
         """A tensor id in the record's naming: >= 0 for tensors made after the record began."""

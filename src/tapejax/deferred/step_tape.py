@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Sequence
 from .. import tape as tape_module, tape_set
 from ..config import config
 from ..sweep import GradientStats
-from . import replay
+from . import ahead, replay
 from .lazy import StepRecord
 
 
@@ -24,6 +24,8 @@ class StepTape(tape_module.Tape):
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True) -> None:
         super().__init__(persistent, watch_accessed_variables)
         self.step_record = StepRecord() if (config.lazy and config.replay and not persistent) else None
+        if self.step_record is None:
+            ahead.started(0)  # (a tape between two steps: the next is not launched as its tape starts)
 
     def watch(self, tensor_id: int) -> None:
         super().watch(tensor_id)
