@@ -173,7 +173,8 @@ def _run(seed: int, **cfg):
             seen.append(loss.numpy())
     seen += [v.numpy() for ps in models + [[running, total]] for v in ps]
     seen += [v.numpy() for o in opts for v in o.variables]
-    made = ahead.tally["made"] - before.get("made", 0)
+    # (launches at the last leaf and guessed ones alike)
+    made = sum(ahead.tally[k] - before.get(k, 0) for k in ("made", "guessed"))
     used = ahead.tally["used"] - before.get("used", 0)
     return seen, (made, used)
 
