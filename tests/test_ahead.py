@@ -1,5 +1,5 @@
 """A recurring fused training step dispatched ahead (deferred/ahead.py): its program starts as soon as the
-step's inputs are known, while Python records the rest of it.
+step's inputs are known (or guessed), while Python records the rest of it.
 
 A launch is only ever a way to make early the very call ``apply_gradients`` makes: its results are taken
 only when that call is the same compiled program on the same arrays. So every test here compares what a
