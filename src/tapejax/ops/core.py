@@ -83,6 +83,15 @@ def registry() -> Dict[str, "OpDef"]:
 _UNTAGGED = frozenset({int, str, type(None), bool})
 
 
+def _plain_tuple(v: tuple) -> bool:
+    """Whether every entry of tuple or list ``v`` is an untagged atom (an axis list, a shape, strides: the common
+    static parameter), hashable as it is (a loop, not ``all`` over a generator: this runs per op)."""
+    for x in v:
+        if type(x) not in _UNTAGGED:
+            return False
+    return True
+
+
 def _typed(v: Any) -> Any:
     t = type(v)
     if t is float or t is complex:  # repr: exact, tells -0.0 from 0.0, and one NaN equals another
@@ -98,15 +107,18 @@ def static_key(static: dict) -> tuple:
     items = sorted(static.items())
     for _, v in items:  # (every dispatch with parameters: the plain case, ints and flags, costs one pass, inline)
         t = type(v)
-        if t not in _UNTAGGED and not (t is tuple and all(type(x) is int for x in v)):
+        if t not in _UNTAGGED and not (t is tuple and _plain_tuple(v)):
             return tuple([(k, _typed(v)) for k, v in items])
     return tuple(items)
 
 
 def freeze(v: Any) -> Any:
     """Make a static parameter hashable (lists -> tuples, numpy scalars -> Python)."""
-    if type(v) in _UNTAGGED:  # (most parameters: an axis, a flag; asked per op, often more than once)
+    t = type(v)
+    if t in _UNTAGGED:  # (most parameters: an axis, a flag; asked per op, often more than once)
         return v
+    if (t is tuple or t is list) and _plain_tuple(v):  # (the next most: axes, a shape, strides)
+        return v if t is tuple else tuple(v)
     if isinstance(v, (list, tuple)):
         return tuple(freeze(x) for x in v)
     if isinstance(v, dict):

@@ -332,6 +332,8 @@ conv_general_dilated = conv
 def _check_kernel_window(x_shape, w_shape, dimension_numbers):
     """As TF (InvalidArgumentError "filter must not have zero elements"): a kernel with an empty spatial
     dimension is an error, which XLA would only report as a failed lowering."""
+    if 0 not in tuple(w_shape):  # (no empty dimension at all: the common case, without jax's parsing per op)
+        return
     try:
         dn = jax.lax.conv_dimension_numbers(x_shape, w_shape, dimension_numbers)
     except (TypeError, ValueError):
