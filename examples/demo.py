@@ -225,9 +225,12 @@ def train(step, params, x, y, labels, steps: int, title: str):
 
 
 def median_time(fn, n: int) -> float:
+    # An eager step's replay program compiles in the background, and then its program fused with the
+    # optimizer's update: time the steady state.
     for _ in range(3):
-        fn()
-    tj_replay.wait()  # an eager step's replay program compiles in the background: time the steady state
+        for _ in range(3):
+            fn()
+        tj_replay.wait()
     fn()
     ts = []
     for _ in range(n):
