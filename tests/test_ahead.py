@@ -377,3 +377,32 @@ def test_programs_dropped_from_the_cache_leave_values_as_without_launches():
     assert 0 < counts["used"] < 8 and counts["used"] <= counts["made"], counts
     for p, q in zip(got, _two_models(4, adam, replay_ahead=False, **small_cache)[0]):
         np.testing.assert_array_equal(p, q)
+
+
+def _twins(**cfg):
+    """Two models of one architecture (the same step structure) trained in turn on the same data, each with
+    its own Adam. The first op reads only the data (``x * 2.0``): a guess made from the other model's step
+    would match it there."""
+    rng = np.random.default_rng(6)
+    models = [[tj.Variable(rng.standard_normal((4, 3)).astype(np.float32))] for _ in range(2)]
+    opts = [tj.optimizers.Adam(0.05), tj.optimizers.Adam(0.05)]
+    x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
+    y = tj.constant(rng.standard_normal((5, 3)).astype(np.float32))
+    before = dict(ahead.tally)
+    with tj.config.override(**{"replay_background": False, "replay_warmup": 2, **cfg}):
+        tj.deferred.replay.clear()
+        for _ in range(8):
+            for params, opt in zip(models, opts):
+                with tj.GradientTape() as tape:
+                    loss = tnp.mean((tnp.tanh((x * 2.0) @ params[0]) - y) ** 2)
+                opt.apply_gradients(zip(tape.gradient(loss, params), params))
+    return [v.numpy() for ps, o in zip(models, opts) for v in ps + o.variables], _tally_since(before)
+
+
+def test_two_models_of_one_architecture_in_turn_never_take_each_others_guess():
+    got, counts = _twins()
+    # One forecast per structure: each model's step finds the other's, whose call it never makes, and no
+    # run is made for it (a guess only follows two steps of one program in a row).
+    assert counts == {"made": 0, "used": 0}, counts
+    for a, b in zip(got, _twins(replay_ahead=False)[0]):
+        np.testing.assert_array_equal(a, b)

@@ -48,14 +48,17 @@ class Forecast:
     follow in that case). ``data``: the ids of the leaves of the step forecast from that its update does
     not give the next step (what a guess of the next step's leaves takes as they were)."""
 
-    __slots__ = ("tokens", "at", "n_leaves", "launch", "then", "data", "uid", "again")
+    __slots__ = ("tokens", "at", "n_leaves", "launch", "then", "data", "uid", "again", "owner")
 
     def __init__(self, tokens: tuple, at: int, n_leaves: int, launch: Callable[[list], Optional["Launch"]],
-                 then: Optional["Forecast"] = None, data: tuple = (), uid: int = 0, again: bool = False) -> None:
+                 then: Optional["Forecast"] = None, data: tuple = (), uid: int = 0, again: bool = False,
+                 owner: Any = None) -> None:
         self.tokens, self.at, self.n_leaves, self.launch = tokens, at, n_leaves, launch
         self.then, self.data = then, data
-        # The step forecast from: its record's uid, and whether the tape before it was one of the same structure.
-        self.uid, self.again = uid, again
+        # The step forecast from: its record's uid, whether the tape before it was a step of the same structure
+        # and program, and that program (two models of one architecture trained in turn share the structure,
+        # not the program: neither guesses the other's call).
+        self.uid, self.again, self.owner = uid, again, owner
 
 
 class Launch:

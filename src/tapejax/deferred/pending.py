@@ -321,10 +321,13 @@ def _expect_next(step: PendingStep, fused: _Fused, shared: tuple, arguments: Cal
     given = {p for p in shared if p >= 0}  # the leaves the update gives the next step
     leaves = record.leaves
     data = tuple([id(x) for i, x in enumerate(leaves) if i not in given])
-    forecast = ahead.Forecast(tokens, max(record.leaves_at, 1), len(leaves), launch, data=data, uid=record.uid)
+    forecast = ahead.Forecast(tokens, max(record.leaves_at, 1), len(leaves), launch, data=data, uid=record.uid,
+                              owner=fused)
     before = ahead.expected(tokens)
-    if fused.guess and before is not None and before.data == data and 0 < record.first_at < record.leaves_at:
-        # The same data two steps in a row: the next step's call is guessed at its first op that reads an array.
+    if (fused.guess and before is not None and before.owner is fused and before.data == data
+            and 0 < record.first_at < record.leaves_at):
+        # The same program on the same data two steps in a row: the next step's call is guessed at its first op
+        # that reads an array.
         kept = [None if i in given else x for i, x in enumerate(leaves)]
 
         def guess(first: list) -> Optional[ahead.Launch]:
@@ -344,7 +347,7 @@ def _expect_next(step: PendingStep, fused: _Fused, shared: tuple, arguments: Cal
                 return None
             return call(full, own, True)
         forecast = ahead.Forecast(tokens, record.first_at, record.n_first, guess, then=forecast, data=data,
-                                  uid=record.uid, again=before.uid == record.after)
+                                  uid=record.uid, again=before.uid == record.after, owner=fused)
     ahead.expect(tokens, forecast)
 
 
