@@ -21,9 +21,9 @@ the weights change) can be launched earlier still, at its first op that reads an
 are guessed, the update's parameters as they are then and the rest the arrays the step before read
 (``Forecast.then`` is the launch once all leaves are known, made instead when the guess does not hold for
 the leaves read so far). A forecast guesses only after two steps in a row read the same data arrays
-(``Forecast.data``), and a guess that a step did not use stops guessing for that program. A step whose
-tape follows two tapes of its structure in a row (a loop of one step: no other tape between) is launched
-on that guess as soon as its tape starts. A thread keeps the forecasts of its last
+(``Forecast.data``) with the same program, and a guess that a step did not use stops guessing for that
+program. A step whose tape follows two steps of that program in a row (a loop of one step: no other tape
+between) is launched on that guess as soon as its tape starts. A thread keeps the forecasts of its last
 ``MAX_FORECASTS`` step structures (steps of two models trained in turn, a GAN's, each have theirs).
 
 Off with ``tj.config.replay_ahead = False``; never with several processes (a launch nobody uses would

@@ -353,8 +353,8 @@ class StepRecord:
     (``Tape.entries_recorded``) differing from it says something else was recorded (``describes``)."""
 
     __slots__ = ("uid", "base", "last", "tokens", "count", "nodes", "leaves", "leaf_pos", "outer", "broken",
-                 "too_long", "entries", "capacity", "leaves_at", "first_at", "n_first", "forecasts", "ahead_at", "ahead",
-                 "assigned", "after")
+                 "too_long", "entries", "capacity", "leaves_at", "first_at", "n_first", "forecasts", "ahead_at",
+                 "ahead", "assigned", "after")
 
     def __init__(self) -> None:
         self.uid = _next_seq()  # what its nodes keep (not the record itself: no reference cycle)
