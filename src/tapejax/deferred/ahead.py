@@ -24,7 +24,9 @@ the leaves read so far). A forecast guesses only after two steps in a row read t
 (``Forecast.data``) with the same program, and a guess that a step did not use stops guessing for that
 program. A step whose tape follows two steps of that program in a row (a loop of one step: no other tape
 between) is launched on that guess as soon as its tape starts. A thread keeps the forecasts of its last
-``MAX_FORECASTS`` step structures (steps of two models trained in turn, a GAN's, each have theirs).
+``MAX_FORECASTS`` programs (steps of two models trained in turn, a GAN's, each have theirs): a step tries
+each forecast of its structure in turn, and two models of one architecture (the same structure, not the
+same program) are launched at their last leaf, where their Variables tell them apart, never on a guess.
 
 Off with ``tj.config.replay_ahead = False``; never with several processes (a launch nobody uses would
 leave the others' collectives unpaired).
@@ -83,19 +85,25 @@ def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
-def expect(tokens: tuple, forecast: Optional[Forecast]) -> None:
-    """Set (None: forget) the forecast of this thread's next step recorded as ``tokens``."""
+def expect(tokens: tuple, owner: Any, forecast: Optional[Forecast]) -> None:
+    """Set (None: forget) the forecast of this thread's next step recorded as ``tokens`` calling ``owner``."""
     table = _table()
-    table.pop(tokens, None)
+    key = (tokens, id(owner))  # (the forecast holds the owner: its id is not reused while it is in the table)
+    table.pop(key, None)
     if forecast is not None:
-        table[tokens] = forecast
+        table[key] = forecast
         while len(table) > MAX_FORECASTS:
             del table[next(iter(table))]  # (the least recently set)
 
 
-def expected(tokens: tuple) -> Optional[Forecast]:
-    """This thread's forecast of a step recorded as ``tokens``, if any."""
-    return _table().get(tokens)
+def expected(tokens: tuple, owner: Any) -> Optional[Forecast]:
+    """This thread's forecast of a step recorded as ``tokens`` calling ``owner``, if any."""
+    return _table().get((tokens, id(owner)))
+
+
+def others(tokens: tuple, owner: Any) -> List[Forecast]:
+    """This thread's forecasts of steps recorded as ``tokens`` calling another program than ``owner``."""
+    return [f for (t, o), f in _table().items() if o != id(owner) and t == tokens]
 
 
 def started(uid: int) -> int:

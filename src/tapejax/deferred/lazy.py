@@ -429,11 +429,12 @@ class StepRecord:
                     self.ahead = f.launch(self.leaves)
                 except Exception:  # (the step's own fused call raises it again, or the step goes another way)
                     self.ahead = None
-                if self.ahead is None and f.then is not None:  # (a guess that did not hold: launch later)
+                if self.ahead is not None:
+                    self.ahead_at = -1
+                    return
+                if f.then is not None:  # (a guess that did not hold: launch later)
                     self.forecasts = [f.then if g is f else g for g in self.forecasts]
-                    break
-                self.ahead_at = -1
-                return
+                # (else another program's forecast, of a model of the same structure: the next one may be this step's)
         self.ahead_at = min([f.at for f in self.forecasts if f.at > count], default=-1)
 
     def add(self, token: tuple) -> None:

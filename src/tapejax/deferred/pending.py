@@ -297,7 +297,7 @@ def _expect_next(step: PendingStep, fused: _Fused, shared: tuple, arguments: Cal
     tokens, extra, n_og = tuple(record.tokens), step.program.extra, len(step.args[1])
     if (not config.replay_ahead or fused.unused >= _MAX_UNUSED or jax.process_count() > 1
             or any(g is not None for g in step.args[1])):
-        ahead.expect(tokens, None)
+        ahead.expect(tokens, fused, None)
         return
 
     def call(leaves: list, own: list, guessed: bool) -> ahead.Launch:
@@ -323,11 +323,11 @@ def _expect_next(step: PendingStep, fused: _Fused, shared: tuple, arguments: Cal
     data = tuple([id(x) for i, x in enumerate(leaves) if i not in given])
     forecast = ahead.Forecast(tokens, max(record.leaves_at, 1), len(leaves), launch, data=data, uid=record.uid,
                               owner=fused)
-    before = ahead.expected(tokens)
-    if (fused.guess and before is not None and before.owner is fused and before.data == data
-            and 0 < record.first_at < record.leaves_at):
-        # The same program on the same data two steps in a row: the next step's call is guessed at its first op
-        # that reads an array.
+    before = ahead.expected(tokens, fused)
+    if (fused.guess and before is not None and before.data == data and 0 < record.first_at < record.leaves_at
+            and not ahead.others(tokens, fused)):
+        # The same program on the same data two steps in a row, and no other of this structure (whose guess
+        # could match the same first leaves): the next step's call is guessed at its first op that reads an array.
         kept = [None if i in given else x for i, x in enumerate(leaves)]
 
         def guess(first: list) -> Optional[ahead.Launch]:
@@ -348,7 +348,10 @@ def _expect_next(step: PendingStep, fused: _Fused, shared: tuple, arguments: Cal
             return call(full, own, True)
         forecast = ahead.Forecast(tokens, record.first_at, record.n_first, guess, then=forecast, data=data,
                                   uid=record.uid, again=before.uid == record.after, owner=fused)
-    ahead.expect(tokens, forecast)
+    for other in ahead.others(tokens, fused):
+        if other.then is not None:  # (a program of the same structure guessing: it stops, this one is another)
+            ahead.expect(tokens, other.owner, other.then)
+    ahead.expect(tokens, fused, forecast)
 
 
 # -- a hand-written update ------------------------------------------------------------------------------
