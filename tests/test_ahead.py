@@ -407,3 +407,36 @@ def test_two_models_of_one_architecture_in_turn_are_launched_but_never_guessed()
     assert counts == {"made": 12, "used": 12}, counts
     for a, b in zip(got, _twins(replay_ahead=False)[0]):
         np.testing.assert_array_equal(a, b)
+
+
+def _switched_optimizer(**cfg):
+    """One model on the same data, trained with one Adam for 8 steps and another from step 8 (the same step
+    structure, another fused program). Returns the values and the launches, and for each step whether it was
+    launched as its tape started."""
+    rng = np.random.default_rng(7)
+    w = tj.Variable(rng.standard_normal((4, 3)).astype(np.float32))
+    x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
+    y = tj.constant(rng.standard_normal((5, 3)).astype(np.float32))
+    opts = [tj.optimizers.Adam(0.05), tj.optimizers.Adam(0.01)]
+    before = dict(ahead.tally)
+    at_start = []
+    with tj.config.override(**{"replay_background": False, "replay_warmup": 2, **cfg}):
+        tj.deferred.replay.clear()
+        for step in range(16):
+            n = ahead.tally["guessed"]
+            with tj.GradientTape() as tape:
+                at_start.append(ahead.tally["guessed"] - n)
+                loss = tnp.mean((tnp.tanh(x @ w) - y) ** 2)
+            opts[step >= 8].apply_gradients(zip(tape.gradient(loss, [w]), [w]))
+    return [v.numpy() for v in [w] + opts[0].variables + opts[1].variables], _tally_since(before), at_start
+
+
+def test_a_program_no_longer_used_does_not_keep_its_structure_from_being_guessed():
+    got, counts, at_start = _switched_optimizer()
+    for a, b in zip(got, _switched_optimizer(replay_ahead=False)[0]):
+        np.testing.assert_array_equal(a, b)
+    # Steps 4-8 are launched as their tapes start (step 8's launch is the first optimizer's call, not its own);
+    # step 9 at its last leaf (the second optimizer's first forecast); from step 10 on as their tapes start:
+    # the first optimizer's forecast, older than the second's, was dropped at step 9.
+    assert at_start == [0] * 4 + [1] * 5 + [0] + [1] * 6, at_start
+    assert counts["used"] == counts["made"] + counts["guessed"] - 1, counts

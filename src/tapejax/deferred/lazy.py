@@ -419,7 +419,7 @@ class StepRecord:
         with every leaf it reads known then. A launch that fails is no launch: the step goes on."""
         count, n = self.count, len(self.tokens)
         tokens = None
-        for f in self.forecasts:
+        for f in reversed(self.forecasts):  # (the latest first: of two programs of a structure, the one in use)
             if f.at != count or len(self.leaves) != f.n_leaves or n > len(f.tokens):
                 continue
             if tokens is None:

@@ -324,10 +324,20 @@ def _expect_next(step: PendingStep, fused: _Fused, shared: tuple, arguments: Cal
     forecast = ahead.Forecast(tokens, max(record.leaves_at, 1), len(leaves), launch, data=data, uid=record.uid,
                               owner=fused)
     before = ahead.expected(tokens, fused)
+    # Other programs of this structure: one that forecast before this program's last step is stale (a program
+    # of this step before, its update's outputs then otherwise used); one since is another model's, trained in
+    # turn with this one.
+    rivals = ahead.others(tokens, fused)
+    if before is not None:
+        for other in rivals:
+            if other.uid < before.uid:
+                ahead.expect(tokens, other.owner, None)
+        rivals = [other for other in rivals if other.uid > before.uid]
     if (fused.guess and before is not None and before.data == data and 0 < record.first_at < record.leaves_at
-            and not ahead.others(tokens, fused)):
-        # The same program on the same data two steps in a row, and no other of this structure (whose guess
-        # could match the same first leaves): the next step's call is guessed at its first op that reads an array.
+            and not rivals):
+        # The same program on the same data two steps in a row, and no other of this structure in between
+        # (whose guess could match the same first leaves): the next step's call is guessed at its first op that
+        # reads an array.
         kept = [None if i in given else x for i, x in enumerate(leaves)]
 
         def guess(first: list) -> Optional[ahead.Launch]:
@@ -348,8 +358,8 @@ def _expect_next(step: PendingStep, fused: _Fused, shared: tuple, arguments: Cal
             return call(full, own, True)
         forecast = ahead.Forecast(tokens, record.first_at, record.n_first, guess, then=forecast, data=data,
                                   uid=record.uid, again=before.uid == record.after, owner=fused)
-    for other in ahead.others(tokens, fused):
-        if other.then is not None:  # (a program of the same structure guessing: it stops, this one is another)
+    for other in rivals:
+        if other.then is not None:  # (another model's program of this structure guessing: no longer)
             ahead.expect(tokens, other.owner, other.then)
     ahead.expect(tokens, fused, forecast)
 
