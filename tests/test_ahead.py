@@ -440,3 +440,18 @@ def test_a_program_no_longer_used_does_not_keep_its_structure_from_being_guessed
     # the first optimizer's forecast, older than the second's, was dropped at step 9.
     assert at_start == [0] * 4 + [1] * 5 + [0] + [1] * 6, at_start
     assert counts["used"] == counts["made"] + counts["guessed"] - 1, counts
+
+
+def test_a_step_whose_gradients_are_clipped_is_launched_ahead():
+    """tape.gradient, tj.clip_by_global_norm, apply_gradients: the clipping and the update join the step's
+    program (deferred/pending.py), whose next call is dispatched ahead like any fused step."""
+    rng = np.random.default_rng(1)
+    x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
+    y = tj.constant(rng.standard_normal((5, 2)).astype(np.float32))
+    clipped = lambda step, loss, grads, params, opt: grads.__setitem__(  # noqa: E731
+        slice(None), tj.clip_by_global_norm(grads, 0.5)[0])
+    on = _loop(data=lambda step: (x, y), between=clipped)
+    _assert_same(on, _loop(data=lambda step: (x, y), between=clipped, replay_ahead=False))
+    _assert_same(_loop(data=lambda step: (x, y), between=clipped, replay_exact=True),
+                 _loop(data=lambda step: (x, y), between=clipped, lazy=False, replay=False))
+    assert on[2]["used"] >= STEPS - 4 and on[2]["used"] == on[2]["made"] + on[2].get("guessed", 0), on[2]

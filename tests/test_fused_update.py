@@ -19,10 +19,11 @@ STEPS = 6
 FUSED = "fused into the replayed step"
 
 
-def _train(make_opt, steps=STEPS, read=None, constraint=None, **cfg):
+def _train(make_opt, steps=STEPS, read=None, constraint=None, transform=None, **cfg):
     """A small tanh layer trained eagerly; ``read(step, loss, grads, variables)`` runs between
-    ``tape.gradient`` and ``apply_gradients``; ``constraint``: the weight's. Returns losses, gradients, final
-    variables, update modes."""
+    ``tape.gradient`` and ``apply_gradients``; ``transform(grads)`` gives the gradients the optimizer gets
+    (clipped, scaled); ``constraint``: the weight's. Returns losses, gradients, final variables, update
+    modes."""
     rng = np.random.default_rng(0)
     w = tj.Variable(rng.standard_normal((4, 3)).astype(np.float32), name="w", constraint=constraint)
     b = tj.Variable(np.zeros(3, np.float32), name="b")
@@ -36,7 +37,7 @@ def _train(make_opt, steps=STEPS, read=None, constraint=None, **cfg):
             g = tape.gradient(loss, [w, b])
             if read is not None:
                 read(step, loss, g, (w, b))
-            opt.apply_gradients(zip(g, [w, b]))
+            opt.apply_gradients(zip(g if transform is None else transform(g), [w, b]))
             modes.append(opt.last_update)
             losses.append(np.asarray(loss.numpy()))
             grads.append([gi.numpy() for gi in g])
@@ -73,6 +74,40 @@ def test_fused_loop_equals_op_by_op_bit_for_bit(replay_now, name):
     modes = got[3]
     assert modes[:2] == ["one compiled update"] * 2, modes  # warm-up: op by op, then the update alone
     assert modes[2:] == [FUSED] * (STEPS - 2), modes
+
+
+AFTER_OPS = "fused into the replayed step, after the ops on its gradients"
+TRANSFORMS = {
+    "clip_by_global_norm": lambda g: tj.clip_by_global_norm(g, 0.05)[0],
+    "clip_by_norm": lambda g: [tj.clip_by_norm(gi, 0.02) for gi in g],
+    "scaled": lambda g: [gi * 0.5 for gi in g],
+}
+
+
+@pytest.mark.parametrize("transform", sorted(TRANSFORMS))
+def test_gradients_transformed_before_the_optimizer_stay_fused_and_equal_op_by_op(replay_now, transform):
+    """Clipping between tape.gradient and apply_gradients: ops on the pending gradients, then the optimizer's
+    update after them, one program (its values pending until read), values as op by op."""
+    got = _train(OPTIMIZERS["adam"], transform=TRANSFORMS[transform])
+    _assert_equal(got, _op_by_op(OPTIMIZERS["adam"], transform=TRANSFORMS[transform]))
+    assert got[3][2:] == [AFTER_OPS] * (STEPS - 2), got[3]
+    # (the clipping was active: other weights than without it)
+    assert not np.array_equal(got[2][0], _op_by_op(OPTIMIZERS["adam"])[2][0])
+
+
+def test_transformed_gradients_read_before_the_update_run_the_step_first(replay_now):
+    seen, ref = [], []
+
+    def clipped(into):
+        def transform(g):
+            c, norm = tj.clip_by_global_norm(g, 0.05)
+            into.append(float(norm))  # (reading the norm runs the step and the clipping: then the update alone)
+            return c
+        return transform
+    got = _train(OPTIMIZERS["sgd_momentum"], transform=clipped(seen))
+    _assert_equal(got, _op_by_op(OPTIMIZERS["sgd_momentum"], transform=clipped(ref)))
+    assert seen == ref
+    assert AFTER_OPS not in got[3], got[3]
 
 
 def test_fused_loop_with_a_constrained_variable_equals_op_by_op(replay_now):

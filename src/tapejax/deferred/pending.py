@@ -180,9 +180,37 @@ def pending_step_of(tensors: Sequence[Any]) -> Optional[PendingStep]:
     return step
 
 
+def update_step_of(tensors: Sequence[Any]) -> Optional[PendingStep]:
+    """The one PendingStep, not run yet, that every tensor of ``tensors`` is a pending value of (a gradient,
+    or a value of ops on its gradients: its update written by hand); else None."""
+    step = None
+    for t in tensors:
+        source = pending_source(t)
+        if source is None or type(source[0]) is not PendingStep or (step is not None and source[0] is not step):
+            return None
+        step = source[0]
+    return step
+
+
+def aval_of(step: PendingStep, t: Tensor):
+    """The shape and dtype of ``t``, a pending value of ``step`` (a gradient, or of its update), without running
+    it."""
+    avals = step.update.avals if step.update is not None else step.program.out_info[1]
+    return avals[pending_source(t)[1]]
+
+
+def pending_aval(t: Any):
+    """The shape and dtype of ``t`` when it is a pending value of a step (a gradient, or of its update) that
+    has not run: read without running it. Else None."""
+    source = pending_source(t)
+    if source is None or type(source[0]) is not PendingStep:
+        return None
+    return aval_of(source[0], t)
+
+
 def shape_of(step: PendingStep, t: Tensor) -> tuple:
-    """The shape of ``t``, a gradient of ``step``, without running it."""
-    return tuple(step.program.out_info[1][pending_source(t)[1]].shape)
+    """The shape of ``t``, a pending value of ``step``, without running it."""
+    return tuple(aval_of(step, t).shape)
 
 
 def _shared_leaves(leaves: Sequence[Any], arrays: Sequence[Any]) -> Tuple[tuple, list]:
@@ -468,6 +496,15 @@ def _defer_op(op, args: Sequence[Any], static: dict, unwrap: Callable):
         kernel = op.kernels(static).forward
     except Exception:
         return None  # the op, run now, raises its own error
+    return _append(step, kernel, raw, refs, args)
+
+
+def _append(step: PendingStep, kernel: Callable, raw: Sequence[Any], refs: Sequence[Optional[int]],
+            args: Sequence[Any]):
+    """Append ``kernel`` to ``step``'s update: its arguments the slots ``refs`` (None: the next value of
+    ``raw``, a leaf, the value of the Variable at that place in ``args`` if one is there). Its outputs as
+    pending tensors (a tuple when the kernel returns one), or None to run it now (the step ran meanwhile, a
+    traced argument, a shape or type error, a kernel with effects)."""
     if step.values is not None or any(isinstance(x, jax.core.Tracer) for x in raw):
         return None  # reading an argument ran the step / a value of a trace
     avals = step.update.avals if step.update is not None else step.program.out_info[1]
@@ -499,6 +536,40 @@ def _defer_op(op, args: Sequence[Any], static: dict, unwrap: Callable):
         upd.handed[base + k - upd.n_grads] = weakref.ref(t)
         outs.append(t)
     return tuple(outs) if several else outs[0]
+
+
+def defer_call(kernel: Callable, args: Sequence[Any]) -> Optional[tuple]:
+    """``kernel(*args)`` (a function of arrays returning a tuple of them, the same object at every step) appended
+    to the update of the pending step, not run yet, whose gradients or update values the pending tensors among
+    ``args`` are; the other arguments are Variables (their current values, read again for a step dispatched
+    ahead) or arrays. Its outputs as pending tensors: assigning them to Variables keeps step, update and this
+    call one compiled program (an optimizer given gradients transformed by ops first: clipped, scaled). None,
+    nothing done, when the call must run now: no pending tensor among ``args``, values of two steps, a pending
+    Variable, inside a trace."""
+    if not _open or tape_set.current().capture is not None:
+        return None
+    step = None
+    refs: List[Optional[int]] = [None] * len(args)
+    raw = []
+    for i, a in enumerate(args):
+        if type(a) is Tensor and a._pending is not None:
+            source = a._pending
+            if type(source[0]) is not PendingStep or (step is not None and source[0] is not step):
+                return None
+            step = source[0]
+            refs[i] = source[1]
+        elif isinstance(a, Variable):
+            if pending_value(a) is not None:
+                return None  # (reading it would run what computes it)
+            raw.append(a._value)
+        elif isinstance(a, Tensor):
+            return None  # (a deferred forward value, or a Tensor of another kind: not an update's argument)
+        else:
+            raw.append(a)
+    if step is None or step.values is not None or (tape_set.numerics_checks and tape_set.current().debug_checking):
+        return None
+    out = _append(step, kernel, raw, refs, args)
+    return None if out is None else as_tuple(out)
 
 
 @functools.lru_cache(maxsize=None)

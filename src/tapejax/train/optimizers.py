@@ -112,6 +112,7 @@ class Optimizer:
         self._state: List[Variable] = []
         self._state_tree = None
         self._step = jax.jit(self._update, static_argnums=(0,))
+        self._kernels: dict = {}  # (see _flat_update)
         # (a donated leaf must come back even when unchanged: its old buffer is gone after the call)
         self._step_donating = jax.jit(functools.partial(self._update, drop_unchanged=False), static_argnums=(0,),
                                       donate_argnums=(2, 3, 4))
@@ -395,8 +396,12 @@ class Optimizer:
             traced = tape_set.current().capture is not None
             given = [g if isinstance(g, Tensor) else convert_to_tensor(g) for g, _ in present]
             step = None if traced else pending.pending_step_of(given)
+            # Gradients of such a step transformed by ops first (clipped, scaled: an update written by hand):
+            # this update joins those ops (its values pending until read, one program with them).
+            after_ops = None if traced or step is not None else pending.update_step_of(given)
             for g, (_, v) in zip(given, present):
-                shape = pending.shape_of(step, g) if step is not None else tuple(g.shape)
+                pending_of = step if step is not None else after_ops
+                shape = pending.shape_of(pending_of, g) if pending_of is not None else tuple(g.shape)
                 if shape != v.shape:
                     raise ValueError(f"apply_gradients: gradient of shape {shape} for variable {v.name!r} "
                                      f"of shape {v.shape}.")
@@ -415,23 +420,30 @@ class Optimizer:
                                               (state, params, count[0], lr), reread)
                 if new is not None:
                     self.last_update = "fused into the replayed step"
-            if new is None:
+            elif after_ops is not None and not (self._lr is None and self._with_learning_rate is not None):
+                if self._defer_update(key, given, targets):
+                    self.last_update = "fused into the replayed step, after the ops on its gradients"
+                    new = ()
+            if new == ():
+                pass  # (the Variables' values are pending)
+            elif new is None:
                 g_vals = [g.value for g in given]
                 # One compiled call computes the new params, state and step count (one dispatch per step);
                 # it reuses the old buffers (donation) when nothing but the Variables holds them.
                 donate = not traced and _only_held_by_variables(params, state, count)
                 new = (self._step_donating if donate else self._step)(key, g_vals, state, params, count.pop(), lr)
                 self.last_update = "one compiled update"
-            new_params, new_state, new_count = new
-            # The values come from the update itself (shapes and dtypes as the variables'): outside a
-            # tj.function they are stored as they are; inside one, assign records them for write-back.
-            store = Variable.assign if traced else Variable.write_back
-            for v, new in zip(targets, new_params):
-                store(v, new)
-            for s, new in zip(self._state, new_state):
-                if new is not None:  # (None: unchanged)
-                    store(s, new)
-            store(self._iterations, new_count)
+            if new != ():
+                new_params, new_state, new_count = new
+                # The values come from the update itself (shapes and dtypes as the variables'): outside a
+                # tj.function they are stored as they are; inside one, assign records them for write-back.
+                store = Variable.assign if traced else Variable.write_back
+                for v, new in zip(targets, new_params):
+                    store(v, new)
+                for s, new in zip(self._state, new_state):
+                    if new is not None:  # (None: unchanged)
+                        store(s, new)
+                store(self._iterations, new_count)
             # As Keras: each updated variable's constraint projects its new value (op by op: a pending
             # fused value is computed first).
             for _, v in present:
@@ -452,6 +464,42 @@ class Optimizer:
         else:
             lr = None
         return state, params, count, lr
+
+    def _defer_update(self, key: tuple, given: Sequence[Tensor], targets: Sequence[Variable]) -> bool:
+        """This update appended to the hand-written update of the pending step whose values ``given`` are
+        (deferred/pending.py ``defer_call``): the Variables' new values pending on it, True; False (nothing done)
+        when it must run now."""
+        with_lr = self._lr is not None
+        kernel = self._flat_update(key, len(given), len(targets), with_lr)
+        outs = pending.defer_call(kernel, [*given, *self._state, *targets, self._iterations,
+                                           *([self._lr] if with_lr else [])])
+        if outs is None:
+            return False
+        variables = [*targets, *self._state, self._iterations]
+        step = pending.update_step_of(outs)
+        if step is None or any(pending.aval_of(step, t).shape != v.shape or pending.aval_of(step, t).dtype != v.dtype
+                               for t, v in zip(outs, variables)):
+            return False  # (never expected: the update returns what it was given; op by op then, as ever)
+        for v, t in zip(variables, outs):
+            v.assign(t)
+        return True
+
+    def _flat_update(self, key: tuple, n_grads: int, n_params: int, with_lr: bool) -> Callable:
+        """``_step`` as a function of flat arrays (gradients, state, parameters, step count, learning rate if
+        ``with_lr``) returning the new parameters, state (each entry: an unchanged one as it was) and count:
+        one object per signature, as deferred/pending.py keys its compiled programs on its kernels."""
+        n_state = len(self._state)
+        signature = (key, n_grads, n_params, n_state, with_lr)
+        fn = self._kernels.get(signature)
+        if fn is None:
+            def fn(*flat):
+                grads, state = list(flat[:n_grads]), list(flat[n_grads:n_grads + n_state])
+                params = list(flat[n_grads + n_state:n_grads + n_state + n_params])
+                count, lr = flat[n_grads + n_state + n_params], (flat[-1] if with_lr else None)
+                new_params, new_state, new_count = self._step(key, grads, state, params, count, lr)
+                return (*new_params, *[old if new is None else new for new, old in zip(new_state, state)], new_count)
+            self._kernels[signature] = fn
+        return fn
 
     def _fused_arguments(self, targets: Sequence[Variable]) -> Optional[tuple]:
         """The update arguments ``run_with_update`` gets, read now (for a step dispatched ahead); None while
@@ -973,18 +1021,20 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] =
     ``tf.clip_by_norm``: a negative ``clip_norm`` counts as zero, and ``clip_norm`` may broadcast against
     the norm but not enlarge ``t``; the gradient at ``t == 0`` is finite. ``name``: TF's op name, ignored."""
     t = _check_floating(convert_to_tensor(t), "clip_by_norm")
-    clip_norm = tnp.maximum(convert_to_tensor(clip_norm, dtype=t.dtype), 0)
+    clip_norm = tnp.maximum(convert_to_tensor(clip_norm, dtype=_aval(t).dtype), 0)
+    shape = tuple(_aval(t).shape)
     try:  # (jax's own error on shapes that do not broadcast names neither the op nor clip_norm)
-        fits = jnp.broadcast_shapes(t.shape, clip_norm.shape) == t.shape
+        fits = jnp.broadcast_shapes(shape, _aval(clip_norm).shape) == shape
     except ValueError:
         fits = False
     if not fits:
-        raise ValueError(f"clip_by_norm: clip_norm of shape {clip_norm.shape} does not broadcast to t of shape "
-                         f"{t.shape} (it may not enlarge t either); give a scalar clip_norm.")
+        raise ValueError(f"clip_by_norm: clip_norm of shape {tuple(_aval(clip_norm).shape)} does not broadcast to t "
+                         f"of shape {shape} (it may not enlarge t either); give a scalar clip_norm.")
     sq = tnp.sum(t * t, axis=axes, keepdims=True)
     nonzero = sq > 0
     # sqrt's derivative is infinite at 0: take it only where the sum is positive (TF does the same)
-    norm = tnp.where(nonzero, tnp.sqrt(tnp.where(nonzero, sq, tnp.ones_like(sq))), sq)
+    # (1.0, not ones_like(sq): an op on a gradient of a pending step then stays pending, see _aval)
+    norm = tnp.where(nonzero, tnp.sqrt(tnp.where(nonzero, sq, 1.0)), sq)
     return (t * clip_norm) / tnp.maximum(norm, clip_norm)
 
 
@@ -1005,19 +1055,58 @@ def clip_by_global_norm(t_list: Sequence, clip_norm: Any, use_norm: Any = None,
     TF's op name, ignored."""
     t_list = _check_sequence(t_list, "clip_by_global_norm")
     norm = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)
-    clip_norm = convert_to_tensor(clip_norm, dtype=norm.dtype)
-    scale = clip_norm * tnp.minimum(1.0 / norm, 1.0 / clip_norm)
+    st = tape_set.current()
+    # Gradients of a pending step clipped outside any tape (the usual place: between tape.gradient and the
+    # optimizer): min(1/norm, 1/clip_norm) as 1/max(norm, clip_norm), the same values for clip_norm >= 0, with
+    # no op on the constant alone (its result, a new array at each step, would keep the step from being
+    # dispatched ahead: deferred/ahead.py). Under a tape, TF's form (its gradient differs at a zero or NaN norm).
+    plain = (type(clip_norm) in (int, float) and clip_norm >= 0 and not st.tapes and not st.accumulators
+             and pending.pending_aval(norm) is not None)
+    if plain:
+        clip_norm = _kept_constant(clip_norm, _aval(norm).dtype)
+        scale = clip_norm * (1.0 / tnp.maximum(norm, clip_norm))
+    else:
+        clip_norm = convert_to_tensor(clip_norm, dtype=_aval(norm).dtype)
+        scale = clip_norm * tnp.minimum(1.0 / norm, 1.0 / clip_norm)
     scale = scale + (norm - norm)  # NaN when the norm is not finite, instead of silently zeroing
-    clipped = [None if x is None else convert_to_tensor(x) * scale.astype(convert_to_tensor(x).dtype)
+    clipped = [None if x is None else convert_to_tensor(x) * scale.astype(_aval(convert_to_tensor(x)).dtype)
                for x in t_list]
     return clipped, norm
+
+
+# Clipping norms as arrays, one per (number, dtype, x64 mode, default device): the same norm at every step is
+# then the same array, which a step dispatched ahead matches by identity (deferred/ahead.py). Only ever an
+# op's input (never a Variable's value, which an update may donate).
+_CONSTANTS_MAX = 256
+_constants: dict = {}
+
+
+def _kept_constant(value: Union[int, float], dtype) -> Tensor:
+    """``convert_to_tensor(value, dtype)`` of a Python number (not NaN, not a zero: see _constants' comment)."""
+    key = (type(value), value, jnp.dtype(dtype), jax.config.jax_enable_x64, jax.config.jax_default_device)
+    arr = _constants.get(key)
+    if arr is None:
+        arr = convert_to_tensor(value, dtype=dtype).value
+        if value != value or value == 0:
+            return Tensor(arr)  # (NaN is never found in a dict; -0.0 == 0.0 would share an entry)
+        if len(_constants) >= _CONSTANTS_MAX:
+            _constants.clear()
+        _constants[key] = arr
+    return Tensor(arr)
+
+
+def _aval(t: Tensor):
+    """``t``'s shape and dtype; for a gradient of a pending step, or a value of ops on its gradients, without
+    running the step (clipping then stays in the step's compiled program, with the update after it)."""
+    aval = pending.pending_aval(t)
+    return aval if aval is not None else t
 
 
 def _check_floating(t: Tensor, where: str) -> Tensor:
     """Norms are of real floating tensors: TF refuses integer (and complex) ones, which have no L2 norm of
     their dtype; an int gradient clipped here would otherwise silently round to zeros."""
-    if not jnp.issubdtype(t.dtype, jnp.floating):
-        raise TypeError(f"{where}: expected a floating-point tensor, got dtype {t.dtype} (TF raises too: its norm "
+    if not jnp.issubdtype(_aval(t).dtype, jnp.floating):
+        raise TypeError(f"{where}: expected a floating-point tensor, got dtype {_aval(t).dtype} (TF raises too: its norm "
                         "ops are defined for float16, bfloat16, float32 and float64 only); cast it first, e.g. "
                         "t.astype(tj.float32).")
     return t
