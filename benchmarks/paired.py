@@ -10,7 +10,8 @@ gives the median ratio after / before and its interquartile range; a run of a re
 gives 1.00 within about 1%.
 
 Run: ``.venv/bin/python benchmarks/paired.py BEFORE_REV [--samples 300] [--only chain,eager,mlp]`` (also
-``adam_mlp``, ``adam_cnn``, ``adam_transformer``: adam_step.py's eager step, fused and dispatched ahead)
+``adam_mlp``, ``adam_cnn``, ``adam_transformer``: adam_step.py's eager step, fused and dispatched ahead;
+``clip_mlp``: the MLP's with the gradients clipped by global norm first)
 (the work tree is "after").
 """
 from __future__ import annotations
@@ -92,7 +93,7 @@ def mlp_step(tj) -> Callable[[], float]:
     return run
 
 
-def adam_step(tj, kind: str) -> Callable[[], float]:
+def adam_step(tj, kind: str, clip: bool = False) -> Callable[[], float]:
     """adam_step.py's eager contender on workload ``kind``: tape, gradient, ``tj.optimizers.Adam`` (fused into the
     replayed step and dispatched ahead, as by default), until the weights and Adam's state are ready."""
     import jax
@@ -110,7 +111,10 @@ def adam_step(tj, kind: str) -> Callable[[], float]:
         t0 = time.perf_counter()
         with tj.GradientTape() as tape:
             lo = loss(b, params, x, y)
-        opt.apply_gradients(zip(tape.gradient(lo, params), params))
+        grads = tape.gradient(lo, params)
+        if clip:
+            grads = tj.clip_by_global_norm(grads, 1.0)[0]
+        opt.apply_gradients(zip(grads, params))
         jax.block_until_ready([lo.value] + every)
         return time.perf_counter() - t0
     return run
@@ -122,6 +126,7 @@ WORKLOADS: Dict[str, Tuple[str, Callable]] = {
     "mlp": ("MLP train step, replayed", mlp_step),
     # (on request: --only adam_mlp,adam_cnn,adam_transformer)
     "adam_mlp": ("MLP Adam step, fused (adam_step.py's eager)", lambda tj: adam_step(tj, "mlp")),
+    "clip_mlp": ("MLP Adam step, gradients clipped by global norm first", lambda tj: adam_step(tj, "mlp", True)),
     "adam_cnn": ("CNN Adam step, fused (adam_step.py's eager)", lambda tj: adam_step(tj, "cnn")),
     "adam_transformer": ("transformer Adam step, fused (adam_step.py's eager)",
                          lambda tj: adam_step(tj, "transformer")),
