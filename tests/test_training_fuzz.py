@@ -9,11 +9,11 @@ step: a model structure (two, trained in turn or not), the data (the same arrays
 arrays), what the user reads and when (the loss or a gradient before the update, a weight after it), what the
 user changes between the gradient and the update (a weight, a learning rate: after the step's call may have
 been launched), how the Variables are updated (an optimizer's ``apply_gradients``, a hand-written
-``assign_sub``, clipped, or no update), what happens between steps (a weight assigned by hand, a learning rate
-changed), and now and then an error raised inside the tape. The same actions run twice, under
-``replay_exact`` (fused programs then round as the op-by-op kernels do) and with ``lazy = replay = False``;
-every value the user read and every Variable at the end must be equal bit for bit (API.md: "bit for bit under
-``replay_exact``"; an error leaves every Variable as it was on both).
+``assign_sub``, clipped by global norm then either, or no update), what happens between steps (a weight
+assigned by hand, a learning rate changed), and now and then an error raised inside the tape. The same
+actions run twice, under ``replay_exact`` (fused programs then round as the op-by-op kernels do) and with
+``lazy = replay = False``; every value the user read and every Variable at the end must be equal bit for bit
+(API.md: "bit for bit under ``replay_exact``"; an error leaves every Variable as it was on both).
 
 ``TAPEJAX_TRAINING_FUZZ_PROGRAMS=N`` runs seeds ``TAPEJAX_TRAINING_FUZZ_FIRST`` (default 0) onwards.
 """
@@ -160,8 +160,11 @@ def _run(seed: int, **cfg):
                     v.assign_sub(0.05 * g)
             elif act["update"] == "clipped":
                 clipped, _ = tj.clip_by_global_norm(grads, 1.0)
-                for v, g in zip(params, clipped):
-                    v.assign_sub(0.05 * g)
+                if seed % 2:  # (the optimizer after the clipping: its update joins the ops on the gradients)
+                    opt.apply_gradients(zip(clipped, params))
+                else:
+                    for v, g in zip(params, clipped):
+                        v.assign_sub(0.05 * g)
             if act["after"] == "read":
                 seen.append(params[0].numpy())
             elif act["after"] == "output":  # (a metric of the model's output after the update, every step)

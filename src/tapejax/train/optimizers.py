@@ -420,20 +420,18 @@ class Optimizer:
                                               (state, params, count[0], lr), reread)
                 if new is not None:
                     self.last_update = "fused into the replayed step"
-            elif after_ops is not None and not (self._lr is None and self._with_learning_rate is not None):
-                if self._defer_update(key, given, targets):
-                    self.last_update = "fused into the replayed step, after the ops on its gradients"
-                    new = ()
-            if new == ():
-                pass  # (the Variables' values are pending)
-            elif new is None:
+            elif (after_ops is not None and not (self._lr is None and self._with_learning_rate is not None)
+                  and self._defer_update(key, given, targets)):
+                self.last_update = "fused into the replayed step, after the ops on its gradients"
+                new = _PENDING
+            if new is None:
                 g_vals = [g.value for g in given]
                 # One compiled call computes the new params, state and step count (one dispatch per step);
                 # it reuses the old buffers (donation) when nothing but the Variables holds them.
                 donate = not traced and _only_held_by_variables(params, state, count)
                 new = (self._step_donating if donate else self._step)(key, g_vals, state, params, count.pop(), lr)
                 self.last_update = "one compiled update"
-            if new != ():
+            if new is not _PENDING:
                 new_params, new_state, new_count = new
                 # The values come from the update itself (shapes and dtypes as the variables'): outside a
                 # tj.function they are stored as they are; inside one, assign records them for write-back.
@@ -672,6 +670,9 @@ def _takes_no_arguments(fn: Any) -> bool:
     except (TypeError, ValueError):  # (no signature: a builtin) taken as a schedule
         return False
     return all(p.default is not p.empty or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params)
+
+
+_PENDING = object()  # (apply_gradients: the update was deferred, the Variables' new values are pending)
 
 
 def _only_held_by_variables(*value_lists: list) -> bool:
@@ -1082,7 +1083,8 @@ _constants: dict = {}
 
 
 def _kept_constant(value: Union[int, float], dtype) -> Tensor:
-    """``convert_to_tensor(value, dtype)`` of a Python number (not NaN, not a zero: see _constants' comment)."""
+    """``convert_to_tensor(value, dtype)`` of a Python number, its array kept (NaN and zeros converted each time:
+    a dict never finds NaN, and -0.0 == 0.0 would share an entry)."""
     key = (type(value), value, jnp.dtype(dtype), jax.config.jax_enable_x64, jax.config.jax_default_device)
     arr = _constants.get(key)
     if arr is None:
@@ -1105,8 +1107,9 @@ def _aval(t: Tensor):
 def _check_floating(t: Tensor, where: str) -> Tensor:
     """Norms are of real floating tensors: TF refuses integer (and complex) ones, which have no L2 norm of
     their dtype; an int gradient clipped here would otherwise silently round to zeros."""
-    if not jnp.issubdtype(_aval(t).dtype, jnp.floating):
-        raise TypeError(f"{where}: expected a floating-point tensor, got dtype {_aval(t).dtype} (TF raises too: its norm "
+    dtype = _aval(t).dtype
+    if not jnp.issubdtype(dtype, jnp.floating):
+        raise TypeError(f"{where}: expected a floating-point tensor, got dtype {dtype} (TF raises too: its norm "
                         "ops are defined for float16, bfloat16, float32 and float64 only); cast it first, e.g. "
                         "t.astype(tj.float32).")
     return t
