@@ -380,10 +380,11 @@ class StepRecord:
         self.ahead: Optional[ahead.Launch] = None
         self.assigned: List[int] = []  # the nodes (indices in ``nodes``) whose value a Variable was assigned
         self.after = ahead.started(self.uid)  # the record of the tape started before this one (0: none)
-        if self.forecasts:
+        if self.forecasts and tape_set.current().capture is None:
             f = self.forecasts[-1]
             if f.again and f.uid == self.after and f.then is not None:
-                # The third step in a row of the latest forecast's structure: guessed now, as its tape starts.
+                # After two steps in a row of the latest forecast's program (a loop of that step): its call is
+                # guessed now, as the tape starts (never in a tj.function trace, which calls no such program).
                 self.launch_now(f)
 
     def launch_now(self, f: "ahead.Forecast") -> None:
