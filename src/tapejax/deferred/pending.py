@@ -428,11 +428,12 @@ class HandUpdate:
         self.handed: List[Any] = []  # per op output: a weak reference to its pending tensor, or None
         self.assigned: List[Variable] = []  # in order of assignment (a Variable may come more than once)
 
-    def leaf(self, x, source: Any = None) -> int:
-        """Add the concrete value ``x``, the value of the Variable ``source`` if one is given."""
+    def leaf(self, x, source: Any = None, key: Any = None) -> int:
+        """Add the concrete value ``x``, the value of the Variable ``source`` if one is given (``key``: its
+        ``_leaf_key``, when known)."""
         self.sources.append(x if source is None else weakref.ref(source))
         self.leaves.append(x)
-        self.leaf_keys.append(_leaf_key(x))
+        self.leaf_keys.append(_leaf_key(x) if key is None else key)
         return -len(self.leaves)
 
     def add(self, kernel: Callable, refs: tuple, out_avals: Sequence[Any]) -> int:
@@ -505,12 +506,16 @@ def _append(step: PendingStep, kernel: Callable, raw: Sequence[Any], refs: Seque
     ``raw``, a leaf, the value of the Variable at that place in ``args`` if one is there). Its outputs as
     pending tensors (a tuple when the kernel returns one), or None to run it now (the step ran meanwhile, a
     traced argument, a shape or type error, a kernel with effects)."""
-    if step.values is not None or any(isinstance(x, jax.core.Tracer) for x in raw):
-        return None  # reading an argument ran the step / a value of a trace
+    if step.values is not None:
+        return None  # reading an argument ran the step
+    for x in raw:  # (a loop, and list comprehensions below, not generators: this runs per op of an update)
+        if isinstance(x, jax.core.Tracer):
+            return None  # a value of a trace
     avals = step.update.avals if step.update is not None else step.program.out_info[1]
     concrete = iter(raw)
     values = [avals[r] if r is not None else next(concrete) for r in refs]
-    key = (kernel, tuple(_aval_key(v) if r is not None else _leaf_key(v) for v, r in zip(values, refs)))
+    keys = [_aval_key(v) if r is not None else _leaf_key(v) for v, r in zip(values, refs)]
+    key = (kernel, tuple(keys))
     shaped = _shapes.get(key, _MISSING)
     if shaped is _MISSING:
         try:
@@ -527,8 +532,8 @@ def _append(step: PendingStep, kernel: Callable, raw: Sequence[Any], refs: Seque
         return None
     several, out_avals = shaped
     upd = _update_of(step)
-    refs = tuple(r if r is not None else upd.leaf(v, a if isinstance(a, Variable) else None)
-                 for v, r, a in zip(values, refs, args))
+    refs = tuple([r if r is not None else upd.leaf(v, a if isinstance(a, Variable) else None, k)
+                  for v, r, a, k in zip(values, refs, args, keys)])
     base = upd.add(kernel, refs, out_avals)
     outs = []
     for k in range(len(out_avals)):
