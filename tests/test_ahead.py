@@ -198,8 +198,8 @@ def test_a_learning_rate_changed_after_the_launch_is_the_one_used():
     assert on[2]["made"] > on[2]["used"]
 
 
-def test_the_loss_read_before_the_update_leaves_launches_unused_then_stops_them():
-    seen = []
+def test_the_loss_read_before_the_update():
+    seen, ref = [], []
 
     def between(step, loss, grads, params, opt):
         seen.append(float(loss.numpy()))  # runs the step's program alone: the fused call is not made
@@ -208,13 +208,31 @@ def test_the_loss_read_before_the_update_leaves_launches_unused_then_stops_them(
     # (no fused call is ever made, so no forecast either: nothing launched)
     assert on[2] == {"made": 0, "used": 0}
 
-    def sometimes(step, loss, grads, params, opt):
-        if step >= 6:
-            seen.append(float(loss.numpy()))
-    on = _loop(steps=14, between=sometimes)
-    _assert_same(on, _loop(steps=14, between=sometimes, replay_ahead=False))
-    # Launches from step 3 on; from step 6 none is used, and after three unused in a row none is made.
-    assert on[2] == {"made": 6, "used": 3}
+    def sometimes(into):
+        def between(step, loss, grads, params, opt):
+            if step >= 6 and step % 2 == 0:  # (a loss printed now and then, before the update)
+                into.append(float(loss.numpy()))
+        return between
+    seen = []
+    on = _loop(steps=14, between=sometimes(seen))
+    _assert_same(on, _loop(steps=14, between=sometimes(ref), replay_ahead=False))
+    assert seen == ref
+    # Launches from step 3 on, every one used: a loss read before the update comes from the launch, whose
+    # call the update then makes.
+    assert on[2] == {"made": 11, "used": 11}
+    ref = []
+    _assert_same(_loop(steps=14, between=sometimes([]), replay_exact=True),
+                 _loop(steps=14, between=sometimes(ref), lazy=False, replay=False))
+
+
+def test_a_gradient_read_before_the_update_leaves_the_launch_unused():
+    def between(step, loss, grads, params, opt):
+        if step in (6, 7):
+            float(loss.numpy())  # (from the launch)
+            grads[0].numpy()  # the step's program runs alone: the update is not the launched call
+    on = _loop(steps=10, between=between)
+    _assert_same(on, _loop(steps=10, between=between, replay_ahead=False))
+    assert on[2] == {"made": 7, "used": 5}, on[2]
 
 
 def test_an_error_after_the_launch_leaves_every_variable_as_it_was():

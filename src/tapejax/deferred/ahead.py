@@ -12,9 +12,10 @@ reaches ``at`` with the same tokens so far and as many leaves, the program is di
 ``Launch``). The step goes on as it would, and where the fused call is made, the launch's results are
 taken if it made that very call, the same compiled program with the same array objects (arrays are
 immutable: the same values). Anything else (a different step, a Variable assigned or a learning rate
-changed meanwhile, the loss read before the update) makes the call as usual, and the launch's results
-are dropped: values are never those of a guess, a wrong guess costs one discarded run. Three launches
-in a row that no step used stop launches of that program.
+changed meanwhile, a gradient read before the update) makes the call as usual, and the launch's results
+are dropped: values are never those of a guess, a wrong guess costs one discarded run. A forward value
+read before the update (the loss, printed) is the launch's when it runs the step's program on the step's
+arrays (``Launch.runs``). Three launches in a row that no step used stop launches of that program.
 
 A step that reads the same data arrays every step (full-batch training: the same inputs and labels, only
 the weights change) can be launched earlier still, at its first op that reads an array: its other leaves
@@ -73,6 +74,13 @@ class Launch:
                  result, guessed: bool = False) -> None:
         self.fused, self.leaves, self.og, self.extra, self.own = fused, tuple(leaves), tuple(og), extra, tuple(own)
         self.result, self.guessed = result, guessed  # (guessed: made before all its leaves were read)
+
+    def runs(self, program, leaves: Sequence[Any], og: Sequence[Any]) -> bool:
+        """Whether this launch runs the replay ``program`` (with an update after it) on the arguments ``(leaves,
+        og)``: the same program, array objects and output gradients; what it computes of the step then is
+        the step's (its forward values, its gradients)."""
+        return (self.extra is program.extra and _same(leaves, self.leaves) and _same(og, self.og)
+                and any(f is self.fused for f in program.fused.values()))
 
     def made(self, fused, leaves: Sequence[Any], og: Sequence[Any], extra: tuple, own: Sequence[Any]) -> bool:
         """Whether this launch was the call ``fused((leaves, og), extra, own)``: the same callee on the

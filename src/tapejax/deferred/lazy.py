@@ -208,6 +208,8 @@ class Node(BackwardFunction):
         step = ref() if ref is not None else None
         if step is not None:
             if step.exports(self):
+                if step.exported_from_launch() and self.values is not None:
+                    return  # (read before the step's update: from the update's call made ahead)
                 step.compute()
                 if self.values is not None:
                     return

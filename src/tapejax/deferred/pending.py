@@ -96,6 +96,22 @@ class PendingStep:
         else:
             self.recompute()
 
+    def exported_from_launch(self) -> bool:
+        """Give the nodes the step exports their values from its call dispatched ahead (ahead.py), when that
+        call runs this very program on these very arguments, an update after it: a forward value read before
+        the optimizer's update (a loss printed now and then) costs no run, and the update then takes the same
+        call. False (nothing done) when there is no such call, or when an update written by hand follows the
+        step (reading runs it, fused, at once: the values it keeps are those held now)."""
+        record = self.record
+        launch = record.ahead if record is not None else None
+        if (launch is None or self.values is not None or self.update is not None
+                or not launch.runs(self.program, *self.args)):
+            return False
+        for node, values in zip(self.nodes, launch.result[0]):
+            if node.values is None:
+                node.settle(tuple(values))
+        return True
+
     def finish(self, exported, result, update_values: Sequence = ()) -> None:
         """Store the values of a run (``result``: the gradients, None for one the run left out)."""
         for node, values in zip(self.nodes, exported):
