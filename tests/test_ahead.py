@@ -202,11 +202,14 @@ def test_the_loss_read_before_the_update():
     seen, ref = [], []
 
     def between(step, loss, grads, params, opt):
-        seen.append(float(loss.numpy()))  # runs the step's program alone: the fused call is not made
+        seen.append(float(loss.numpy()))  # (the step's program alone, or the launch's run)
     on = _loop(steps=12, between=between)
     _assert_same(on, _loop(steps=12, between=between, replay_ahead=False))
-    # (no fused call is ever made, so no forecast either: nothing launched)
-    assert on[2] == {"made": 0, "used": 0}
+    # Step 2's update, on its own after the step ran for its loss, forecasts the next step's program and
+    # update as one: steps 3-11 launched at their last leaf, their loss read from the launch, their update
+    # the launched call.
+    assert on[2] == {"made": 9, "used": 9}
+    assert seen[:12] == seen[12:]  # (the losses read: with launches, then without)
 
     def sometimes(into):
         def between(step, loss, grads, params, opt):

@@ -63,7 +63,7 @@ class PendingStep:
     run) ``values``: the gradients, one per source (None for no gradient), then the update's values."""
 
     __slots__ = ("program", "args", "nodes", "values", "keep", "update", "gradient_refs", "record", "base",
-                 "__weakref__")
+                 "ran_before", "__weakref__")
 
     def __init__(self, program, args: tuple, nodes: list, keep: Any = None, record: Any = None) -> None:
         self.program = program
@@ -83,6 +83,9 @@ class PendingStep:
         # The step record of a tape whose every op was deferred (lazy.StepRecord): its fused call may have
         # been dispatched ahead (``ahead``), and it tells the next step's forecast.
         self.record = record
+        # (record, args) of a step that ran before its update (a value read first), until an optimizer's update
+        # of its gradients forecasts the next step from them (``forecast_after``); its record without its nodes.
+        self.ran_before: Optional[tuple] = None
 
     def compute(self) -> None:
         """Run the program, and the update recorded after it (what reading any of their values asks); once
@@ -91,8 +94,12 @@ class PendingStep:
             if self.update is not None:
                 _run_update(self)
             else:
-                exported, result = self.program(*self.args)
+                record, args = self.record, self.args
+                exported, result = self.program(*args)
                 self.finish(exported, result)
+                if record is not None and config.replay_ahead and not record.broken:
+                    record.nodes, record.ahead, record.forecasts = [], None, ()  # (its activations, a launch)
+                    _hold_ran_before(self, (record, args))
         else:
             self.recompute()
 
@@ -258,9 +265,26 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
     returned and read all the same is computed by running the step's program again (``recompute``)."""
     positions = tuple(pending_source(g)[1] for g in grads)
     program = step.program
+    fused, shared, own, tree = _fused_with_update(program, step.args, positions, key, update, args)
+    if fused.compiled is None:
+        return None
+    exported, kept, out = _fused_call(fused, step, own)
+    result: List[Any] = [None] * len(program.out_info[1])
+    for p, v in zip(program.read_after_update, kept):
+        result[p] = v
+    if reread is not None:
+        _expect_next(step.record, program, step.args, fused, shared, functools.partial(_flat_arguments, reread, tree))
+    step.finish(exported, result)
+    return out
+
+
+def _fused_with_update(program, step_args: tuple, positions: tuple, key: Hashable, update: Callable, args: tuple):
+    """``(fused, shared, own, tree)``: the program of ``program`` and ``update`` on the gradients at
+    ``positions`` (run_with_update), found or compiled (now or in the background) for the arguments
+    ``step_args`` and ``args`` (``tree``: their structure; ``shared`` and ``own``: see _shared_leaves)."""
     returned = program.read_after_update
     flat, tree = jax.tree_util.tree_flatten(args)
-    shared, own = _shared_leaves(step.args[0], flat)
+    shared, own = _shared_leaves(step_args[0], flat)
     fused_key = (key, positions, returned, tree, shared)
     fused = program.fused.get(fused_key)
     if fused is None:
@@ -276,17 +300,51 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
                 out = update(grad_values, *update_args)
             return exported, [result[p] for p in returned], out
         fused = program.fused[fused_key] = _Fused(jax.jit(run))
-        fused.compile(step.args, program.extra, own)
-    if fused.compiled is None:
-        return None
-    exported, kept, out = _fused_call(fused, step, own)
-    result: List[Any] = [None] * len(program.out_info[1])
-    for p, v in zip(returned, kept):
-        result[p] = v
-    if reread is not None:
-        _expect_next(step, fused, shared, functools.partial(_flat_arguments, reread, tree))
-    step.finish(exported, result)
-    return out
+        fused.compile(step_args, program.extra, own)
+    return fused, shared, own, tree
+
+
+def ran_before_update(grads: Sequence[Any]) -> Optional[tuple]:
+    """``(step, positions)`` when ``grads`` are gradients of one step that ran before its update (a value of
+    it read first: ``PendingStep.ran_before``), not read yet themselves; else None."""
+    step, positions = None, []
+    for g in grads:
+        source = g._pending if type(g) is Tensor else None
+        if (source is None or type(source[0]) is not PendingStep or source[0].ran_before is None
+                or (step is not None and source[0] is not step)):
+            return None
+        step = source[0]
+        positions.append(source[1])
+    return None if step is None else (step, tuple(positions))
+
+
+_ran_before_last: Any = None  # (a weak reference to the one step holding ``ran_before``)
+
+
+def _hold_ran_before(step: PendingStep, held: tuple) -> None:
+    """``step.ran_before = held``, the last step's only: a step's gradients kept unread for long (a list of
+    every step's) would otherwise keep every step's arrays."""
+    global _ran_before_last
+    last = _ran_before_last() if _ran_before_last is not None else None
+    if last is not None:
+        last.ran_before = None
+    step.ran_before = held
+    _ran_before_last = weakref.ref(step)
+
+
+def forecast_after(ran: tuple, key: Hashable, update: Callable, args: tuple,
+                   reread: Optional[Callable[[], tuple]]) -> None:
+    """After an update of the gradients of a step that ran before it (``ran``, from ``ran_before_update``;
+    ``args`` as the update read them), forecast the next step's call of that program and update as one
+    (run_with_update's): compiled now or in the background, it is then dispatched ahead, the next step's
+    values read before its update come from it (PendingStep.exported_from_launch), and its update takes it."""
+    step, positions = ran
+    record, step_args = step.ran_before
+    step.ran_before = None  # (its arrays go)
+    if reread is None:  # (an update that cannot be read again: a learning-rate schedule to call)
+        return
+    fused, shared, _, tree = _fused_with_update(step.program, step_args, positions, key, update, args)
+    _expect_next(record, step.program, step_args, fused, shared, functools.partial(_flat_arguments, reread, tree))
 
 
 def _flat_arguments(reread: Callable[[], Optional[tuple]], tree) -> Optional[list]:
@@ -329,18 +387,19 @@ def _fused_call(fused: _Fused, step: PendingStep, own: Sequence[Any]):
     return fused(step.args, step.program.extra, own)
 
 
-def _expect_next(step: PendingStep, fused: _Fused, shared: tuple, arguments: Callable[[], Optional[list]]) -> None:
+def _expect_next(record, program, step_args: tuple, fused: _Fused, shared: tuple,
+                 arguments: Callable[[], Optional[list]]) -> None:
     """Forecast (ahead.py) the next call ``fused((leaves, output gradients), program.extra, own)`` of a step
-    recorded as ``step`` was: the leaves its record will hold, ``own`` those of ``arguments()`` (the
-    update's, flat, read then; None: not now) that are not among them. A step with no record is not
-    forecast; one whose call is not made ahead (turned off, several processes, output gradients given, no
-    launch of it used lately) forgets its structure's forecast."""
-    record = step.record
+    of ``program`` recorded as ``record`` (lazy.StepRecord) with arguments ``step_args``: the leaves its
+    record will hold, ``own`` those of ``arguments()`` (the update's, flat, read then; None: not now) that
+    are not among them. A step with no record is not forecast; one whose call is not made ahead (turned off,
+    several processes, output gradients given, no launch of it used lately) forgets its structure's
+    forecast."""
     if record is None:
         return
-    tokens, extra, n_og = tuple(record.tokens), step.program.extra, len(step.args[1])
+    tokens, extra, n_og = tuple(record.tokens), program.extra, len(step_args[1])
     if (not config.replay_ahead or fused.unused >= _MAX_UNUSED or jax.process_count() > 1
-            or any(g is not None for g in step.args[1])):
+            or any(g is not None for g in step_args[1])):
         ahead.expect(tokens, fused, None)
         return
 
@@ -697,7 +756,8 @@ def _run_update(step: PendingStep) -> None:
             exported, outs = _fused_call(fused, step, own)
             how = f"fused into the replayed step ({len(upd.ops)} update ops)"
             result: List[Any] = [None] * n
-            _expect_next(step, fused, shared, functools.partial(_current_leaves, tuple(upd.sources)))
+            _expect_next(step.record, program, step.args, fused, shared,
+                         functools.partial(_current_leaves, tuple(upd.sources)))
         else:
             exported, result = program(*step.args)
             result = list(result)

@@ -399,6 +399,9 @@ class Optimizer:
             # Gradients of such a step transformed by ops first (clipped, scaled: an update written by hand):
             # this update joins those ops (its values pending until read, one program with them).
             after_ops = None if traced or step is not None else pending.update_step_of(given)
+            # Or of a step that ran before its update (its loss read first): after this update on its own, the
+            # next step's program and update are forecast as one, dispatched ahead, whose run gives that loss.
+            ran = None if traced or step is not None or after_ops is not None else pending.ran_before_update(given)
             for g, (_, v) in zip(given, present):
                 pending_of = step if step is not None else after_ops
                 shape = pending.shape_of(pending_of, g) if pending_of is not None else tuple(g.shape)
@@ -410,14 +413,15 @@ class Optimizer:
             targets = self._built if self._ema is not None else [v for _, v in present]
             state, params, count, lr = self._update_arguments(targets)
             new = None
+            # (the update's arguments read again for a step dispatched ahead; none with a schedule to call)
+            reread_fn = None if self._lr is None and self._with_learning_rate is not None else \
+                functools.partial(self._fused_arguments, targets)
             if step is not None:
                 # Gradients of a replayed step that has not run: the step and this update run as one
                 # compiled program (values as running them one after the other), once it is compiled.
-                # The next step's may be dispatched ahead, on the arguments read then (no schedule to call).
-                reread = None if self._lr is None and self._with_learning_rate is not None else \
-                    functools.partial(self._fused_arguments, targets)
+                # The next step's may be dispatched ahead, on the arguments read then.
                 new = pending.run_with_update(step, given, (self, key), lambda *a: self._update(key, *a),
-                                              (state, params, count[0], lr), reread)
+                                              (state, params, count[0], lr), reread_fn)
                 if new is not None:
                     self.last_update = "fused into the replayed step"
             elif (after_ops is not None and not (self._lr is None and self._with_learning_rate is not None)
@@ -427,10 +431,14 @@ class Optimizer:
             if new is None:
                 g_vals = [g.value for g in given]
                 # One compiled call computes the new params, state and step count (one dispatch per step);
-                # it reuses the old buffers (donation) when nothing but the Variables holds them.
-                donate = not traced and _only_held_by_variables(params, state, count)
+                # it reuses the old buffers (donation) when nothing but the Variables holds them (and no
+                # forecast is compiled on them after it).
+                donate = not traced and ran is None and _only_held_by_variables(params, state, count)
+                args = (state, params, count[0], lr) if ran is not None else None
                 new = (self._step_donating if donate else self._step)(key, g_vals, state, params, count.pop(), lr)
                 self.last_update = "one compiled update"
+                if ran is not None:
+                    pending.forecast_after(ran, (self, key), lambda *a: self._update(key, *a), args, reread_fn)
             if new is not _PENDING:
                 new_params, new_state, new_count = new
                 # The values come from the update itself (shapes and dtypes as the variables'): outside a
