@@ -424,8 +424,7 @@ class Optimizer:
                                               (state, params, count[0], lr), reread_fn)
                 if new is not None:
                     self.last_update = "fused into the replayed step"
-            elif (after_ops is not None and not (self._lr is None and self._with_learning_rate is not None)
-                  and self._defer_update(key, given, targets)):
+            elif after_ops is not None and reread_fn is not None and self._defer_update(key, given, targets):
                 self.last_update = "fused into the replayed step, after the ops on its gradients"
                 new = _PENDING
             if new is None:
