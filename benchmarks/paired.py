@@ -11,7 +11,8 @@ gives 1.00 within about 1%.
 
 Run: ``.venv/bin/python benchmarks/paired.py BEFORE_REV [--samples 300] [--only chain,eager,mlp]`` (also
 ``adam_mlp``, ``adam_cnn``, ``adam_transformer``: adam_step.py's eager step, fused and dispatched ahead;
-``clip_mlp``: the MLP's with the gradients clipped by global norm first)
+``clip_mlp``: the MLP's with the gradients clipped by global norm first; ``read_mlp``: with the loss read
+before the update)
 (the work tree is "after").
 """
 from __future__ import annotations
@@ -93,7 +94,7 @@ def mlp_step(tj) -> Callable[[], float]:
     return run
 
 
-def adam_step(tj, kind: str, clip: bool = False) -> Callable[[], float]:
+def adam_step(tj, kind: str, clip: bool = False, read_loss: bool = False) -> Callable[[], float]:
     """adam_step.py's eager contender on workload ``kind``: tape, gradient, ``tj.optimizers.Adam`` (fused into the
     replayed step and dispatched ahead, as by default), until the weights and Adam's state are ready."""
     import jax
@@ -112,6 +113,8 @@ def adam_step(tj, kind: str, clip: bool = False) -> Callable[[], float]:
         with tj.GradientTape() as tape:
             lo = loss(b, params, x, y)
         grads = tape.gradient(lo, params)
+        if read_loss:  # (the loss printed before the update)
+            float(lo.numpy())
         if clip:
             grads = tj.clip_by_global_norm(grads, 1.0)[0]
         opt.apply_gradients(zip(grads, params))
@@ -127,6 +130,8 @@ WORKLOADS: Dict[str, Tuple[str, Callable]] = {
     # (on request: --only adam_mlp,adam_cnn,adam_transformer)
     "adam_mlp": ("MLP Adam step, fused (adam_step.py's eager)", lambda tj: adam_step(tj, "mlp")),
     "clip_mlp": ("MLP Adam step, gradients clipped by global norm first", lambda tj: adam_step(tj, "mlp", True)),
+    "read_mlp": ("MLP Adam step, the loss read before the update",
+                 lambda tj: adam_step(tj, "mlp", read_loss=True)),
     "adam_cnn": ("CNN Adam step, fused (adam_step.py's eager)", lambda tj: adam_step(tj, "cnn")),
     "adam_transformer": ("transformer Adam step, fused (adam_step.py's eager)",
                          lambda tj: adam_step(tj, "transformer")),
