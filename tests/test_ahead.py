@@ -476,3 +476,37 @@ def test_a_step_whose_gradients_are_clipped_is_launched_ahead():
     _assert_same(_loop(data=lambda step: (x, y), between=clipped, replay_exact=True),
                  _loop(data=lambda step: (x, y), between=clipped, lazy=False, replay=False))
     assert on[2]["used"] >= STEPS - 4 and on[2]["used"] == on[2]["made"] + on[2].get("guessed", 0), on[2]
+
+
+def _read_loss_loop(seed: int, out: dict, **cfg) -> None:
+    """A model trained with Adam, its loss read before every update; its losses and weights into ``out``."""
+    rng = np.random.default_rng(seed)
+    w = tj.Variable(rng.standard_normal((4, 3)).astype(np.float32))
+    x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))
+    y = tj.constant(rng.standard_normal((5, 3)).astype(np.float32))
+    opt = tj.optimizers.Adam(0.05)
+    losses = []
+    with tj.config.override(**{"replay_background": False, "replay_warmup": 2, **cfg}):
+        for _ in range(10):
+            with tj.GradientTape() as tape:
+                loss = tnp.mean((tnp.tanh(x @ w) - y) ** 2)
+            grads = tape.gradient(loss, [w])
+            losses.append(float(loss.numpy()))
+            opt.apply_gradients(zip(grads, [w]))
+    out[seed] = (losses, w.numpy())
+
+
+def test_loops_reading_their_loss_in_two_threads():
+    """Each thread's steps forecast their own next step; the step whose record a forecast after its update
+    needs is held once for the process, so the other thread may take it away first: then no forecast, never
+    an error, values as each loop alone without launches."""
+    got, want = {}, {}
+    threads = [threading.Thread(target=_read_loss_loop, args=(seed, got)) for seed in (1, 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for seed in (1, 2):
+        _read_loss_loop(seed, want, replay_ahead=False)
+        assert got[seed][0] == want[seed][0]
+        np.testing.assert_array_equal(got[seed][1], want[seed][1])

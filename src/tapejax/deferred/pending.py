@@ -339,10 +339,12 @@ def forecast_after(ran: tuple, key: Hashable, update: Callable, args: tuple,
     (run_with_update's): compiled now or in the background, it is then dispatched ahead, the next step's
     values read before its update come from it (PendingStep.exported_from_launch), and its update takes it."""
     step, positions = ran
-    record, step_args = step.ran_before
-    step.ran_before = None  # (its arrays go)
-    if reread is None:  # (an update that cannot be read again: a learning-rate schedule to call)
+    held, step.ran_before = step.ran_before, None  # (its arrays go)
+    # (nothing held: let go meanwhile, another step having run first, perhaps in another thread; no reread:
+    # an update with a schedule to call is not made ahead)
+    if held is None or reread is None:
         return
+    record, step_args = held
     fused, shared, _, tree = _fused_with_update(step.program, step_args, positions, key, update, args)
     _expect_next(record, step.program, step_args, fused, shared, functools.partial(_flat_arguments, reread, tree))
 
