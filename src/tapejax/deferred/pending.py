@@ -103,6 +103,10 @@ class PendingStep:
         else:
             self.recompute()
 
+    def slot_avals(self) -> list:
+        """The shape and dtype of each of its pending values, by slot: its gradients', then its update's."""
+        return self.update.avals if self.update is not None else self.program.out_info[1]
+
     def exported_from_launch(self) -> bool:
         """Give the nodes the step exports their values from its call dispatched ahead (ahead.py), when that
         call runs this very program on these very arguments, an update after it: a forward value read before
@@ -193,14 +197,8 @@ def gradients(program, leaves, output_gradients: list, exported_nodes: list, kee
 def pending_step_of(tensors: Sequence[Any]) -> Optional[PendingStep]:
     """The one PendingStep, not run yet and with no hand-written update, that every tensor of
     ``tensors`` is a gradient of; else None."""
-    step = None
-    for t in tensors:
-        source = pending_source(t)
-        if (source is None or type(source[0]) is not PendingStep or source[0].update is not None
-                or (step is not None and source[0] is not step)):
-            return None
-        step = source[0]
-    return step
+    step = update_step_of(tensors)
+    return step if step is not None and step.update is None else None  # (no update: every value a gradient)
 
 
 def update_step_of(tensors: Sequence[Any]) -> Optional[PendingStep]:
@@ -218,8 +216,7 @@ def update_step_of(tensors: Sequence[Any]) -> Optional[PendingStep]:
 def aval_of(step: PendingStep, t: Tensor):
     """The shape and dtype of ``t``, a pending value of ``step`` (a gradient, or of its update), without running
     it."""
-    avals = step.update.avals if step.update is not None else step.program.out_info[1]
-    return avals[pending_source(t)[1]]
+    return step.slot_avals()[pending_source(t)[1]]
 
 
 def pending_aval(t: Any):
@@ -588,7 +585,7 @@ def _append(step: PendingStep, kernel: Callable, raw: Sequence[Any], refs: Seque
     for x in raw:  # (a loop, and list comprehensions below, not generators: this runs per op of an update)
         if isinstance(x, jax.core.Tracer):
             return None  # a value of a trace
-    avals = step.update.avals if step.update is not None else step.program.out_info[1]
+    avals = step.slot_avals()
     concrete = iter(raw)
     values = [avals[r] if r is not None else next(concrete) for r in refs]
     keys = [_aval_key(v) if r is not None else _leaf_key(v) for v, r in zip(values, refs)]
@@ -683,7 +680,7 @@ def _defer_assign(var: Variable, value: Tensor, op: str, kernel: Optional[Callab
     if before is not None and before[0] is not step:
         return False  # (assigned by another pending step: reading it runs that one first)
     slot = source[1]
-    aval = (step.update.avals if step.update is not None else step.program.out_info[1])[slot]
+    aval = step.slot_avals()[slot]
     check_assignment(var, aval.shape, aval.dtype, op)  # raised at once, as op by op (nothing recorded)
     upd = _update_of(step)
     out = (_struct(var.shape, var.dtype),)

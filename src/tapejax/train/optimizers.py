@@ -416,11 +416,12 @@ class Optimizer:
             # (the update's arguments read again for a step dispatched ahead; none with a schedule to call)
             reread_fn = None if self._lr is None and self._with_learning_rate is not None else \
                 functools.partial(self._fused_arguments, targets)
+            update = functools.partial(self._update, key)  # (named (self, key) in the fused programs' cache)
             if step is not None:
                 # Gradients of a replayed step that has not run: the step and this update run as one
                 # compiled program (values as running them one after the other), once it is compiled.
                 # The next step's may be dispatched ahead, on the arguments read then.
-                new = pending.run_with_update(step, given, (self, key), lambda *a: self._update(key, *a),
+                new = pending.run_with_update(step, given, (self, key), update,
                                               (state, params, count[0], lr), reread_fn)
                 if new is not None:
                     self.last_update = "fused into the replayed step"
@@ -437,7 +438,7 @@ class Optimizer:
                 new = (self._step_donating if donate else self._step)(key, g_vals, state, params, count.pop(), lr)
                 self.last_update = "one compiled update"
                 if ran is not None:
-                    pending.forecast_after(ran, (self, key), lambda *a: self._update(key, *a), args, reread_fn)
+                    pending.forecast_after(ran, (self, key), update, args, reread_fn)
             if new is not _PENDING:
                 new_params, new_state, new_count = new
                 # The values come from the update itself (shapes and dtypes as the variables'): outside a
