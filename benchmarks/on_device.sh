@@ -17,16 +17,22 @@ run() {
   echo "rc=$?"
   grep -E '^\||Traceback|Error' "$out/$name.txt" | head -40
 }
+run step_phases 120 benchmarks/step_phases.py --steps "$(r 300)"
+run adam_step 180 benchmarks/adam_step.py --rounds "$(r 9)" --steps 5 --torch-threads 0
 run chain 120 benchmarks/chain.py --rounds "$(r 9)" --only tapejax,eager,jit,torch
 run replay 120 benchmarks/replay.py --rounds "$(r 9)"
 run train_step 120 benchmarks/train_step.py
-run adam_step 180 benchmarks/adam_step.py --rounds "$(r 5)" --steps 5 --torch-threads 0
 run memory 120 benchmarks/memory.py --lengths 1000 --steps "$(r 100)" --only tapejax,torch
+# Where the transformer step's host time goes (tools/sample_profile.py), the step as step_phases.py runs it.
+echo "== profile"
+timeout 60 "$py" tools/sample_profile.py --setup "import sys, jax; sys.path.insert(0, 'benchmarks')
+from step_phases import build; one = build('transformer', jax.devices()[0])" --stmt "one()" --seconds "$(r 10)" --top 30 \
+  > "$out/profile.txt" 2>&1; echo "rc=$?"
 # Then the tests that behave differently on an accelerator (buffer donation, placement, the fused
 # optimizer step), on its default device.
 echo "== tests"
 # (Each test process must not take JAX's default 75% of the GPU's memory: four share it.)
-XLA_PYTHON_CLIENT_PREALLOCATE=false timeout "$(r 240)" "$py" -m pytest tests/test_function.py \
+XLA_PYTHON_CLIENT_PREALLOCATE=false timeout "$(r 200)" "$py" -m pytest tests/test_function.py \
   tests/test_fused_update.py tests/test_fused_assign.py tests/test_lazy.py tests/test_replay.py \
-  tests/test_optimizers.py -p no:cacheprovider -n 4 -rf > "$out/tests.txt" 2>&1
+  tests/test_optimizers.py tests/test_ahead.py -p no:cacheprovider -n 4 -rf > "$out/tests.txt" 2>&1
 echo "rc=$?"; tail -5 "$out/tests.txt"
