@@ -89,6 +89,8 @@ def build_tapejax(kind: str, size: str, device, compiled: bool, ahead: bool = Tr
             lo = loss(B, params, x, y)
         grads = tape.gradient(lo, params)
         opt.apply_gradients(zip(grads, params))
+        if not compiled:
+            run.how = f"{tape.last_replay}; update: {opt.last_update}"
         return lo
     fn = tj.function(step) if compiled else step
     every = params + opt.variables
@@ -273,6 +275,7 @@ def run(workloads: List[str] = WORKLOADS, contenders: List[str] = CONTENDERS, ro
             if not np.isclose(v, ref, rtol=1e-3):
                 raise AssertionError(f"{kind}: {c}'s first loss {v} differs from {ref}: not the same workload")
         times: Dict[str, List[float]] = {c: [] for c in fns}
+        tapejax.deferred.ahead.tally.clear()  # (only the eager tapejax contenders launch steps ahead)
         order = list(fns)
         for _ in range(rounds):
             rng.shuffle(order)
@@ -283,6 +286,13 @@ def run(workloads: List[str] = WORKLOADS, contenders: List[str] = CONTENDERS, ro
                     fn()
                     times[c].append(time.perf_counter() - t0)
         med = {c: statistics.median(ts) for c, ts in times.items()}
+        for c, fn in fns.items():
+            if getattr(fn, "how", None):  # how the eager step ran: a step that did not fuse is no fair figure
+                log(f"{kind:12s} {c}: {fn.how}")
+        if any(c.startswith("tapejax eager") for c in fns):
+            tally = tapejax.deferred.ahead.tally
+            log(f"{kind:12s} steps launched ahead: {tally['made'] + tally['guessed']} made "
+                f"({tally['guessed']} on a guess), {tally['used']} used, of {rounds * steps} timed eager steps")
         for c, ts in times.items():
             q = statistics.quantiles(ts, n=4, method="inclusive") if len(ts) > 1 else [ts[0]] * 3
             row = {"workload": kind, "desc": desc, "contender": c, "median_s": med[c], "iqr_s": q[2] - q[0],
