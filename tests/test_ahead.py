@@ -102,9 +102,33 @@ def test_data_that_changes_after_guesses():
     for data in (both, label):
         on = _loop(steps=10, data=data)
         _assert_same(on, _loop(steps=10, data=data, replay_ahead=False))
-        # Steps 4-6 guessed as their tapes start; step 6's guess is not its call, and no more
-        # guesses are made: steps 7-9 are launched at their last leaf.
-        assert on[2] == {"made": 4, "guessed": 3, "used": 6}
+        # Steps 4-6 guessed as their tapes start; step 6's guess is not its call, so the program guesses
+        # again only after two steps in a row on the same data (not one): steps 7-8 are launched at their
+        # last leaf, step 9 as its tape starts.
+        assert on[2] == {"made": 3, "guessed": 4, "used": 6}
+
+
+def test_guessing_backs_off_while_the_data_keeps_changing_and_resumes_on_one_batch():
+    rng = np.random.default_rng(2)
+    batches = [tuple(tj.constant(rng.standard_normal(s).astype(np.float32)) for s in [(5, 4), (5, 2)])
+               for _ in range(4)]
+    # One batch (steps 0-5), two batches alternating in runs of three steps (6-17), one batch again (18-27).
+    which = lambda step: 0 if step < 6 else (1 + (step - 6) // 3 % 2 if step < 18 else 3)
+    data = lambda step: batches[which(step)]
+    seen = []
+
+    def inside(step):
+        seen.append(ahead.tally["guessed"])
+    first = ahead.tally["guessed"]
+    on = _loop(steps=28, data=data, inside=inside)
+    _assert_same(on, _loop(steps=28, data=data, replay_ahead=False))
+    guessed = [s for s, (a, b) in enumerate(zip([first] + seen, seen)) if b > a]
+    # Guessed from step 4 (two steps on one batch after the compile). Step 6's guess misses (the data
+    # changed): two steps in a row on one batch are needed now, which steps 7-8 give; step 9's guess misses
+    # too: four then, which runs of three never give. Back on one batch from step 18, guessing resumes after
+    # four steps on it, at step 23.
+    assert guessed == [4, 5, 6, 9] + list(range(23, 28))
+    assert on[2]["used"] == on[2]["made"] + on[2]["guessed"] - 2  # (all but the two misses)
 
 
 def test_a_loop_of_one_step_on_the_same_data_is_launched_as_its_tape_starts():
@@ -174,8 +198,8 @@ def test_a_weight_assigned_before_a_guessed_step_or_in_it(where):
                  _assigned_in_a_guessed_loop(where, lazy=False, replay=False))
     if where == "before":  # the guess reads the weight as it is at the step's first op: used
         assert on[2] == {"made": 1, "guessed": 6, "used": 7}
-    else:  # step 6's guess is not its call: no more guesses
-        assert on[2] == {"made": 4, "guessed": 3, "used": 6}
+    else:  # step 6's guess is not its call: guessed again after two steps on the data (steps 8-9)
+        assert on[2] == {"made": 2, "guessed": 5, "used": 6}
 
 
 def test_a_weight_assigned_after_the_launch_gets_the_update_of_its_new_value():

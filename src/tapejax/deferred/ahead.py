@@ -22,8 +22,8 @@ the weights change) can be launched earlier still, at its first op that reads an
 are guessed, the update's parameters as they are then and the rest the arrays the step before read
 (``Forecast.then`` is the launch once all leaves are known, made instead when the guess does not hold for
 the leaves read so far). A forecast guesses only after two steps in a row read the same data arrays
-(``Forecast.data``) with the same program, and a guess that a step did not use stops guessing for that
-program. A step whose tape follows two steps of that program in a row (a loop of one step: no other tape
+(``Forecast.data``) with the same program; after a guess that a step did not use, that program guesses
+again only after twice as many such steps in a row (pending.py's ``_Fused``). A step whose tape follows two steps of that program in a row (a loop of one step: no other tape
 between) is launched on that guess as soon as its tape starts. A thread keeps the forecasts of its last
 ``MAX_FORECASTS`` programs (steps of two models trained in turn, a GAN's, each have theirs): a step tries
 each forecast of its structure in turn, and two models of one architecture (the same structure, not the

@@ -358,17 +358,35 @@ def _flat_arguments(reread: Callable[[], Optional[tuple]], tree) -> Optional[lis
 class _Fused(background.Compilation):
     """A step's program with an update after it (an optimizer's: run_with_update; one written by hand:
     _run_update), and how many of its calls made ahead in a row no step used (at ``_MAX_UNUSED``, no
-    more are made)."""
+    more are made).
 
-    __slots__ = ("unused", "guess")
+    Its calls are made on guessed leaves (ahead.py) once ``same`` (its steps in a row that read the data
+    arrays of the step before) reaches ``needed``: 1 at first, doubled by each guess a step did not use
+    (up to ``_MOST_NEEDED``): a loop whose data changed (evaluation on a held-out batch between training
+    phases, a new dataset) guesses again once it is back on one batch, and one whose data keeps changing
+    wastes ever fewer runs."""
+
+    __slots__ = ("unused", "same", "needed")
 
     def __init__(self, fn) -> None:
         super().__init__(fn)
         self.unused = 0
-        self.guess = True  # whether its calls may be made on guessed leaves (ahead.py): until one is not used
+        self.same = 0
+        self.needed = 1
+
+    @property
+    def guess(self) -> bool:
+        """Whether its next call may be made on guessed leaves."""
+        return self.same >= self.needed
+
+    def missed(self) -> None:
+        """A call made on guessed leaves was not the step's."""
+        self.same = 0
+        self.needed = min(2 * self.needed, _MOST_NEEDED)
 
 
 _MAX_UNUSED = 3
+_MOST_NEEDED = 64
 
 
 def _fused_call(fused: _Fused, step: PendingStep, own: Sequence[Any]):
@@ -382,7 +400,7 @@ def _fused_call(fused: _Fused, step: PendingStep, own: Sequence[Any]):
             ahead.tally["used"] += 1
             return launch.result
         if launch.guessed and launch.fused is fused:
-            fused.guess = False
+            fused.missed()
     return fused(step.args, step.program.extra, own)
 
 
@@ -435,11 +453,11 @@ def _expect_next(record, program, step_args: tuple, fused: _Fused, shared: tuple
             if other.uid < before.uid:
                 ahead.expect(tokens, other.owner, None)
         rivals = [other for other in rivals if other.uid > before.uid]
-    if (fused.guess and before is not None and before.data == data and 0 < record.first_at < record.leaves_at
-            and not rivals):
-        # The same program on the same data two steps in a row, and no other of this structure in between
-        # (whose guess could match the same first leaves): the next step's call is guessed at its first op that
-        # reads an array.
+    fused.same = fused.same + 1 if before is not None and before.data == data else 0
+    if fused.guess and 0 < record.first_at < record.leaves_at and not rivals:
+        # The same program on the same data in a row (two steps, more after a guess that missed), and no
+        # other of this structure in between (whose guess could match the same first leaves): the next step's
+        # call is guessed at its first op that reads an array.
         kept = [None if i in given else x for i, x in enumerate(leaves)]
 
         def guess(first: list) -> Optional[ahead.Launch]:
