@@ -22,14 +22,6 @@ tnp = tj.numpy
 STEPS = 8
 
 
-@pytest.fixture(autouse=True, params=[False, True], ids=["launched here", "from the worker thread"])
-def threaded(request):
-    """Every test twice: launches made in the step's thread (the CPU's default) and from ahead.py's worker
-    thread (the default on GPU/TPU)."""
-    with tj.config.override(replay_ahead_thread=request.param):
-        yield request.param
-
-
 def _loop(steps=STEPS, between=None, inside=None, data=None, make_opt=None, **cfg):
     """A two-layer tanh model trained eagerly with Adam. ``between(step, loss, grads, vars, opt)`` runs
     between ``tape.gradient`` and ``apply_gradients``; ``inside(step)`` at the end of the forward pass, in
@@ -403,32 +395,21 @@ def test_momentum_by_hand_computed_before_the_update_is_never_the_same_call():
     assert on[2] == {"made": 3, "used": 0}
 
 
-def test_a_failing_launch_is_no_launch(monkeypatch, threaded):
+def test_a_failing_launch_is_no_launch(monkeypatch):
     """An early run that raises (here: the compiled call, once) leaves the step to make its call as usual."""
     from tapejax.deferred import pending
+    real = pending._Fused.__call__
     calls = []
-    if threaded:  # (the worker makes the compiled call itself)
-        real_run = ahead._run
 
-        def fails_once_ahead(launch, call):
-            calls.append(1)
-            if len(calls) == 1:  # (the launch of step 3)
-                call = lambda: 1 / 0
-            real_run(launch, call)
-        monkeypatch.setattr(ahead, "_run", fails_once_ahead)
-    else:
-        real = pending._Fused.__call__
-
-        def fails_once_ahead(self, *args):
-            calls.append(1)
-            if len(calls) == 2:  # (the first fused call is step 2's own; the second the launch of step 3)
-                raise RuntimeError("device busy on purpose")
-            return real(self, *args)
-        monkeypatch.setattr(pending._Fused, "__call__", fails_once_ahead)
+    def fails_once_ahead(self, *args):
+        calls.append(1)
+        if len(calls) == 2:  # (the first fused call is step 2's own; the second the launch of step 3)
+            raise RuntimeError("device busy on purpose")
+        return real(self, *args)
+    monkeypatch.setattr(pending._Fused, "__call__", fails_once_ahead)
     on = _loop()
     _assert_same(on, _loop(replay_ahead=False))
-    # A launch made here that raises is none; one the worker made counts as made, not used.
-    assert on[2] == {"made": STEPS - 4 + threaded, "used": STEPS - 4}
+    assert on[2] == {"made": STEPS - 4, "used": STEPS - 4}
 
 
 def test_programs_dropped_from_the_cache_leave_values_as_without_launches():

@@ -59,10 +59,6 @@ SETTINGS = {
     "replay_ahead": ("bool", "a recurring step fused with an optimizer's update is dispatched as soon as its "
                              "inputs are known (or guessed: the same data as the step before), while the rest of "
                              "the step is recorded (its results are used only when the step makes that very call)"),
-    "replay_ahead_thread": ("bool or None", "such a dispatch is made from a worker thread, so that the host work of "
-                                            "launching the program overlaps the recording: None (default) on "
-                                            "GPU/TPU, where a launch costs the host ~0.2 ms, not on CPU, where "
-                                            "the program's own threads need the cores"),
 }
 
 # Where a setting is stored when a property computes its value (aggregation_min_bytes' default).
@@ -70,7 +66,7 @@ _SLOTS = {"aggregation_min_bytes": "_min_bytes"}
 
 _DEFAULTS = dict(aggregation_min_count=4, aggregation_min_bytes=None, lazy=True, replay=True, replay_warmup=2,
                  replay_cache_size=64, replay_exact=False, replay_background=True, replay_max_ops=1000,
-                 replay_ahead=True, replay_ahead_thread=None)
+                 replay_ahead=True)
 
 # Values the main thread has set: the starting point of every other thread's config.
 _main_thread_values: dict = {}
@@ -80,10 +76,6 @@ _main_thread_values_lock = threading.Lock()
 def _checked(name: str, value):
     """``value`` as stored for setting ``name``; TypeError/ValueError naming the setting otherwise."""
     kind = SETTINGS[name][0]
-    if kind == "bool or None":
-        if value is not None and not isinstance(value, bool):
-            raise TypeError(f"tj.config.{name} must be True, False or None, got {value!r} ({type(value).__name__})")
-        return value
     if kind == "bool":
         if not isinstance(value, bool):
             raise TypeError(f"tj.config.{name} must be True or False, got {value!r} ({type(value).__name__})")

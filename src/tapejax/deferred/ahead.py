@@ -29,29 +29,14 @@ between) is launched on that guess as soon as its tape starts. A thread keeps th
 each forecast of its structure in turn, and two models of one architecture (the same structure, not the
 same program) are launched at their last leaf, where their Variables tell them apart, never on a guess.
 
-On a GPU or TPU a launch costs the host about as much as the device's run of a small step (XLA enqueues
-each of the program's kernels: ~0.2-0.4 ms for these steps on an H200, more than jax.jit's whole step takes
-there), and Python cannot record the step meanwhile. There a launch is made from a worker thread
-(``tj.config.replay_ahead_thread``; one thread, launches in order): jax releases the GIL while it enqueues,
-so the recording goes on. Its results are waited for where they are taken (``Launch.result``); one that
-failed is no launch. A launch holds its arguments until it is made, so no update donates a buffer one in
-flight reads (an optimizer donates only buffers nothing but its Variables holds).
-
 Off with ``tj.config.replay_ahead = False``; never with several processes (a launch nobody uses would
 leave the others' collectives unpaired).
 """
 from __future__ import annotations
 
 import collections
-import os
-import queue
 import threading
-import time
 from typing import Any, Callable, Dict, List, Optional, Sequence
-
-import jax
-
-from ..config import config
 
 _state = threading.local()  # .forecasts: {tokens: Forecast} of this thread's steps, the latest last
 MAX_FORECASTS = 4
@@ -81,104 +66,27 @@ class Forecast:
 
 class Launch:
     """A fused call made ahead: the callee (``fused``), its arguments (leaves, output gradients, the
-    program's extra arguments, the update's own arrays) and what it returned (``result``; made now, or by
-    the worker thread when ``call`` is given: ``result`` then waits for it)."""
+    program's extra arguments, the update's own arrays) and what it returned."""
 
-    __slots__ = ("fused", "leaves", "og", "extra", "own", "_result", "guessed", "_done", "_failed")
+    __slots__ = ("fused", "leaves", "og", "extra", "own", "result", "guessed")
 
     def __init__(self, fused, leaves: Sequence[Any], og: Sequence[Any], extra: tuple, own: Sequence[Any],
-                 result=None, guessed: bool = False, call: Optional[Callable[[], Any]] = None) -> None:
+                 result, guessed: bool = False) -> None:
         self.fused, self.leaves, self.og, self.extra, self.own = fused, tuple(leaves), tuple(og), extra, tuple(own)
-        self._result, self.guessed = result, guessed  # (guessed: made before all its leaves were read)
-        self._failed = False
-        self._done = None
-        if call is not None:
-            self._done = threading.Event()
-            _submit(self, call)
-
-    @property
-    def result(self):
-        """What the call returned (waiting for the worker thread to have made it)."""
-        if self._done is not None:
-            self._done.wait()
-        return self._result
-
-    def failed(self) -> bool:
-        """Whether the call raised (in the worker thread; one made here raises to its maker): no launch."""
-        if self._done is not None:
-            self._done.wait()
-        return self._failed
+        self.result, self.guessed = result, guessed  # (guessed: made before all its leaves were read)
 
     def runs(self, program, leaves: Sequence[Any], og: Sequence[Any]) -> bool:
         """Whether this launch runs the replay ``program`` (with an update after it) on the arguments ``(leaves,
         og)``: the same program, array objects and output gradients; what it computes of the step then is
         the step's (its forward values, its gradients)."""
         return (self.extra is program.extra and _same(leaves, self.leaves) and _same(og, self.og)
-                and any(f is self.fused for f in program.fused.values()) and not self.failed())
+                and any(f is self.fused for f in program.fused.values()))
 
     def made(self, fused, leaves: Sequence[Any], og: Sequence[Any], extra: tuple, own: Sequence[Any]) -> bool:
         """Whether this launch was the call ``fused((leaves, og), extra, own)``: the same callee on the
         same array objects."""
         return (fused is self.fused and extra is self.extra and _same(leaves, self.leaves) and _same(og, self.og)
-                and _same(own, self.own) and not self.failed())
-
-
-# -- the worker thread launches are made from on accelerators -------------------------------------------
-
-def threaded() -> bool:
-    """Whether launches are made from the worker thread now (``tj.config.replay_ahead_thread``)."""
-    choice = config.replay_ahead_thread
-    if choice is None:
-        choice = _on_accelerator()
-    return choice
-
-
-_accelerator: List[bool] = []
-
-
-def _on_accelerator() -> bool:
-    if not _accelerator:
-        _accelerator.append(jax.default_backend() != "cpu")
-    return _accelerator[0]
-
-
-_jobs: "queue.SimpleQueue" = queue.SimpleQueue()
-_worker: List[threading.Thread] = []
-
-
-def _submit(launch: Launch, call: Callable[[], Any]) -> None:
-    if not _worker or not _worker[0].is_alive():
-        _worker[:] = [threading.Thread(target=_serve, name="tapejax-launch", daemon=True)]
-        _worker[0].start()
-    _jobs.put((launch, call))
-    # Let the worker take the GIL now (it releases it while XLA enqueues the program), not at the next
-    # forced switch, milliseconds later, when the step would be recorded already.
-    time.sleep(0)
-
-
-def _serve() -> None:
-    while True:
-        _run(*_jobs.get())
-
-
-def _run(launch: Launch, call: Callable[[], Any]) -> None:
-    # (a function of its own: the job's arguments, the step's arrays, are let go when it returns, not held
-    # until the next job as a loop's variables would)
-    try:
-        launch._result = call()
-    except Exception:  # (as a launch made here that fails: no launch; the step makes its call itself)
-        launch._failed = True
-    finally:
-        launch._done.set()
-
-
-def _after_fork() -> None:  # (a child process has no worker thread: the next launch starts one)
-    _worker.clear()
-    global _jobs
-    _jobs = queue.SimpleQueue()
-
-
-os.register_at_fork(after_in_child=_after_fork)
+                and _same(own, self.own))
 
 
 def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:

@@ -423,16 +423,9 @@ def _expect_next(record, program, step_args: tuple, fused: _Fused, shared: tuple
     def call(leaves: list, own: list, guessed: bool) -> ahead.Launch:
         og = [None] * n_og
         fused.unused += 1
-        compiled = fused.compiled
-        if compiled is not fused.fn and ahead.threaded():
-            # From the worker thread: the compiled program only (the jitted function a call may fall back to
-            # would trace there, under that thread's settings); one that fails is no launch.
-            launch = ahead.Launch(fused, leaves, og, extra, own, guessed=guessed,
-                                  call=lambda: compiled((leaves, og), extra, own))
-        else:
-            launch = ahead.Launch(fused, leaves, og, extra, own, fused((leaves, og), extra, own), guessed)
+        result = fused((leaves, og), extra, own)
         ahead.tally["guessed" if guessed else "made"] += 1
-        return launch
+        return ahead.Launch(fused, leaves, og, extra, own, result, guessed)
 
     def launch(leaves: list) -> Optional[ahead.Launch]:
         if fused.unused >= _MAX_UNUSED or fused.compiled is None:
