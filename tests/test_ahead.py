@@ -25,8 +25,9 @@ STEPS = 8
 def _loop(steps=STEPS, between=None, inside=None, data=None, make_opt=None, **cfg):
     """A two-layer tanh model trained eagerly with Adam. ``between(step, loss, grads, vars, opt)`` runs
     between ``tape.gradient`` and ``apply_gradients``; ``inside(step)`` at the end of the forward pass, in
-    the tape; ``data(step)`` gives (x, y), new arrays per step by default. Returns the losses, the final
-    values of the weights and of the optimizer's state, and how many launches were made and used."""
+    the tape; ``data(step)`` gives (x, y), new Tensors per step by default, made by tj.convert_to_tensor (not
+    tj.constant, whose next batch is guessed: test_batches_made_by_tj_constant...). Returns the losses, the final values
+    of the weights and of the optimizer's state, and how many launches were made and used."""
     rng = np.random.default_rng(0)
     w1 = tj.Variable(rng.standard_normal((4, 8)).astype(np.float32), name="w1")
     w2 = tj.Variable(rng.standard_normal((8, 2)).astype(np.float32), name="w2")
@@ -39,7 +40,7 @@ def _loop(steps=STEPS, between=None, inside=None, data=None, make_opt=None, **cf
     with tj.config.override(**{"replay_background": False, "replay_warmup": 2, **cfg}):
         tj.deferred.replay.clear()
         for step in range(steps):
-            x, y = data(step) if data is not None else map(tj.constant, batches[step])
+            x, y = data(step) if data is not None else map(tj.convert_to_tensor, batches[step])
             with tj.GradientTape() as tape:
                 h = tnp.tanh(x @ w1)
                 loss = tnp.mean((h @ w2 - y) ** 2)
@@ -129,6 +130,46 @@ def test_guessing_backs_off_while_the_data_keeps_changing_and_resumes_on_one_bat
     # four steps on it, at step 23.
     assert guessed == [4, 5, 6, 9] + list(range(23, 28))
     assert on[2]["used"] == on[2]["made"] + on[2]["guessed"] - 2  # (all but the two misses)
+
+
+def _constant_batches(steps, ahead_by=0, extra_at=None):
+    """``data(step)`` for _loop: each step's batch made by tj.constant as a loader's loop makes it, just before
+    the step (or ``ahead_by`` steps earlier, prefetched); at step ``extra_at``, another constant of the
+    inputs' shape is made first (an evaluation batch, not trained on)."""
+    rng = np.random.default_rng(7)
+    raw = [(rng.standard_normal((5, 4)).astype(np.float32), rng.standard_normal((5, 2)).astype(np.float32))
+           for _ in range(steps + ahead_by)]
+    made = {}
+
+    def data(step):
+        if step == extra_at:
+            made["eval"] = tj.constant(np.ones((5, 4), np.float32))
+        for k in range(step, min(step + ahead_by, steps - 1) + 1):
+            if k not in made:
+                made[k] = tuple(tj.constant(a) for a in raw[k])
+        return made.pop(step)
+    return data
+
+
+@pytest.mark.parametrize("ahead_by", [0, 2])
+def test_batches_made_by_tj_constant_are_guessed(ahead_by):
+    on = _loop(data=_constant_batches(STEPS, ahead_by))
+    # Steps 3-4 launched at their last leaf; each read a new batch made by tj.constant, in the same places, so
+    # from step 5 on each is launched as its tape starts, on the first batch made after the one before
+    # (prefetched batches too).
+    assert on[2] == {"made": 2, "guessed": STEPS - 5, "used": STEPS - 3}
+    _assert_same(on, _loop(data=_constant_batches(STEPS, ahead_by), replay_ahead=False))
+    _assert_same(_loop(data=_constant_batches(STEPS, ahead_by), replay_exact=True),
+                 _loop(data=_constant_batches(STEPS, ahead_by), lazy=False, replay=False))
+
+
+def test_a_constant_of_the_batch_shape_made_in_between_makes_one_wrong_guess():
+    on = _loop(steps=12, data=_constant_batches(12, extra_at=6))
+    _assert_same(on, _loop(steps=12, data=_constant_batches(12, extra_at=6), replay_ahead=False))
+    # Steps 3-4 at their last leaf, step 5 as its tape starts. Step 6's guess takes the evaluation batch for
+    # its inputs: not its call. Two steps alike are needed then (steps 6-7): step 7 is launched at its last
+    # leaf, steps 8-11 as their tapes start.
+    assert on[2] == {"made": 3, "guessed": 6, "used": 8}
 
 
 def test_a_loop_of_one_step_on_the_same_data_is_launched_as_its_tape_starts():
@@ -380,19 +421,22 @@ def test_an_update_written_by_hand_is_launched_ahead_too():
     on, off = _sgd_by_hand(), _sgd_by_hand(replay_ahead=False)
     _assert_same(on, off)
     assert off[2] == {"made": 0, "used": 0}
-    assert on[2] == {"made": STEPS - 3, "used": STEPS - 3}
+    # Steps 3-4 launched at their last leaf; each read a new batch tj.constant made, in the same places, so
+    # from step 5 on each is launched as its tape starts, on the batch made after the one before.
+    assert on[2] == {"made": 2, "guessed": STEPS - 5, "used": STEPS - 3}
     _assert_same(_sgd_by_hand(replay_exact=True), _sgd_by_hand(lazy=False, replay=False))
 
 
 def test_momentum_by_hand_computed_before_the_update_is_never_the_same_call():
     """``m.assign(0.9 * m + g)``: ``0.9 * m`` runs at once (no pending value in it), a new array each
-    step, so no launch matches and, three unused in a row, none is made; values as without launches."""
+    step, so no launch matches and, three unused in a row (steps 3-4 at their last leaf, step 5 on a guess),
+    none is made; values as without launches."""
     def momentum(v, g, m):
         m.assign(0.9 * m + g)
         v.assign_sub(0.05 * m)
     on = _sgd_by_hand(steps=12, update=momentum)
     _assert_same(on, _sgd_by_hand(steps=12, update=momentum, replay_ahead=False))
-    assert on[2] == {"made": 3, "used": 0}
+    assert on[2] == {"made": 2, "guessed": 1, "used": 0}
 
 
 def test_a_failing_launch_is_no_launch(monkeypatch):

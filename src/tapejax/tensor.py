@@ -6,6 +6,7 @@ are told (``_trackers``), so the tape can free the ops nothing can reach any mor
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import itertools
 import operator
@@ -1587,6 +1588,34 @@ def _static_shape(shape) -> tuple:
     return tuple(dims)
 
 
+# The Tensors tj.constant made lately, newest last, weakly held, each with its number in order of making: a
+# training loop that converts each batch with tj.constant reads, at its next step, the ones made after the
+# batch it read (deferred/pending.py guesses the next step's inputs from them).
+_made_lately: "collections.deque" = collections.deque(maxlen=32)
+_made_count = itertools.count(1).__next__
+
+
+def made_number(value) -> int:
+    """The number (in order of making) of the Tensor made lately by ``tj.constant`` that holds the array
+    ``value``; 0 when there is none."""
+    for n, ref in reversed(_made_lately):
+        t = ref()
+        if t is not None and t._value is value:
+            return n
+    return 0
+
+
+def made_after(number: int) -> list:
+    """The arrays held by the Tensors ``tj.constant`` made lately after the one numbered ``number`` (those
+    still alive), in order of making."""
+    out = []
+    for n, ref in _made_lately:
+        t = ref() if n > number else None
+        if t is not None:
+            out.append(t._value)
+    return out
+
+
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[str] = None) -> Tensor:
     """A new Tensor holding ``value`` (TF's dtype defaults with x64 off). ``name`` is accepted for TF code and
     ignored (an eager TF tensor has no name either).
@@ -1596,8 +1625,15 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[st
     mode off (the default) float64 becomes float32 and int64 int32, where TF keeps 64 bits; turn x64 on to keep
     them. A requested ``dtype`` never truncates a Python number (``constant(1.5, dtype=int32)`` raises
     TypeError, as TF); NumPy and JAX arrays are cast to it."""
+    t = _constant(value, dtype, shape)
+    if t is not value and type(t) is Tensor:
+        _made_lately.append((_made_count(), weakref.ref(t)))
+    return t
+
+
+def _constant(value: Any, dtype: Any = None, shape: Any = None) -> Tensor:
     if shape is not None:  # as tf.constant: a scalar is filled in, a value of the same size reshaped
-        t = constant(value, dtype)
+        t = _constant(value, dtype)
         try:  # (a list of ints or scalar Tensors, an int, or a 1-d Tensor such as a tf.shape result)
             dims = np.asarray(shape).reshape(-1) if isinstance(shape, (Tensor, Variable)) else shape
             shape = _static_shape(dims if isinstance(dims, (list, tuple, np.ndarray)) else [dims])

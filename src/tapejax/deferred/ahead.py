@@ -18,11 +18,13 @@ read before the update (the loss, printed) is the launch's when it runs the step
 arrays (``Launch.runs``). Three launches in a row that no step used stop launches of that program.
 
 A step that reads the same data arrays every step (full-batch training: the same inputs and labels, only
-the weights change) can be launched earlier still, at its first op that reads an array: its other leaves
-are guessed, the update's parameters as they are then and the rest the arrays the step before read
+the weights change), or a new batch that ``tj.constant`` made at the same places every step (a loader's loop;
+the next batch is then the first arrays of those shapes ``tj.constant`` made after the batch the step before
+read), can be launched earlier still, at its first op that reads an array: its other leaves are guessed,
+the update's parameters as they are then and the rest the arrays the step before read (or that next batch)
 (``Forecast.then`` is the launch once all leaves are known, made instead when the guess does not hold for
 the leaves read so far). A forecast guesses only after two steps in a row read the same data arrays
-(``Forecast.data``) with the same program; after a guess that a step did not use, that program guesses
+(``Forecast.data``), or new batches at the same places (``Forecast.batch``), with the same program; after a guess that a step did not use, that program guesses
 again only after twice as many such steps in a row (pending.py's ``_Fused``). A step whose tape follows two steps of that program in a row (a loop of one step: no other tape
 between) is launched on that guess as soon as its tape starts. A thread keeps the forecasts of its last
 ``MAX_FORECASTS`` programs (steps of two models trained in turn, a GAN's, each have theirs): a step tries
@@ -49,15 +51,16 @@ class Forecast:
     ``at`` tokens equal to the first ones of ``tokens`` and ``n_leaves`` leaves (``launch(leaves)``
     dispatches it, or returns None when it cannot be made now; ``then``, when given, is the forecast to
     follow in that case). ``data``: the ids of the leaves of the step forecast from that its update does
-    not give the next step (what a guess of the next step's leaves takes as they were)."""
+    not give the next step (what a guess of the next step's leaves takes as they were); ``batch``: where
+    the step read a new batch tj.constant made (pending.py's ``_new_batch``), None if it did not."""
 
-    __slots__ = ("tokens", "at", "n_leaves", "launch", "then", "data", "uid", "again", "owner")
+    __slots__ = ("tokens", "at", "n_leaves", "launch", "then", "data", "uid", "again", "owner", "batch")
 
     def __init__(self, tokens: tuple, at: int, n_leaves: int, launch: Callable[[list], Optional["Launch"]],
                  then: Optional["Forecast"] = None, data: tuple = (), uid: int = 0, again: bool = False,
-                 owner: Any = None) -> None:
+                 owner: Any = None, batch: Optional[tuple] = None) -> None:
         self.tokens, self.at, self.n_leaves, self.launch = tokens, at, n_leaves, launch
-        self.then, self.data = then, data
+        self.then, self.data, self.batch = then, data, batch
         # The step forecast from: its record's uid, whether the tape before it was a step of the same structure
         # and program, and that program (two models of one architecture trained in turn share the structure,
         # not the program: neither guesses the other's call).

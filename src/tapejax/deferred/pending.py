@@ -43,8 +43,9 @@ import jax
 from .. import tape_set
 from ..ops import core
 from ..ops.core import as_tuple
-from ..tensor import (ArrayImpl, LazyTensor, Tensor, Variable, check_assignment, make_value_pending, pending_source,
-                      pending_tensor, pending_value, set_assign_deferral, settle_pending_value)
+from ..tensor import (ArrayImpl, LazyTensor, Tensor, Variable, check_assignment, made_after, made_number,
+                      make_value_pending, pending_source, pending_tensor, pending_value, set_assign_deferral,
+                      settle_pending_value)
 from ..config import config
 from . import ahead, background
 from .fence import fence
@@ -440,10 +441,12 @@ def _expect_next(record, program, step_args: tuple, fused: _Fused, shared: tuple
 
     given = {p for p in shared if p >= 0}  # the leaves the update gives the next step
     leaves = record.leaves
-    data = tuple([id(x) for i, x in enumerate(leaves) if i not in given])
-    forecast = ahead.Forecast(tokens, max(record.leaves_at, 1), len(leaves), launch, data=data, uid=record.uid,
-                              owner=fused)
+    data_at = [i for i in range(len(leaves)) if i not in given]
+    data = tuple([id(leaves[i]) for i in data_at])
     before = ahead.expected(tokens, fused)
+    batch = _new_batch(leaves, data_at, data, before)
+    forecast = ahead.Forecast(tokens, max(record.leaves_at, 1), len(leaves), launch, data=data, uid=record.uid,
+                              owner=fused, batch=batch)
     # Other programs of this structure: one that forecast before this program's last step is stale (a program
     # of this step before, its update's outputs then otherwise used); one since is another model's, trained in
     # turn with this one.
@@ -453,12 +456,16 @@ def _expect_next(record, program, step_args: tuple, fused: _Fused, shared: tuple
             if other.uid < before.uid:
                 ahead.expect(tokens, other.owner, None)
         rivals = [other for other in rivals if other.uid > before.uid]
-    fused.same = fused.same + 1 if before is not None and before.data == data else 0
+    alike = before is not None and (before.data == data or (batch is not None and before.batch is not None
+                                                            and batch[0] == before.batch[0]))
+    fused.same = fused.same + 1 if alike else 0
     if fused.guess and 0 < record.first_at < record.leaves_at and not rivals:
-        # The same program on the same data in a row (two steps, more after a guess that missed), and no
-        # other of this structure in between (whose guess could match the same first leaves): the next step's
-        # call is guessed at its first op that reads an array.
+        # The same program on the same data in a row (two steps, more after a guess that missed), or on a new
+        # batch made by tj.constant at the same places each step, and no other of this structure in between
+        # (whose guess could match the same first leaves): the next step's call is guessed at its first op
+        # that reads an array, its data the step's or the next batch tj.constant made.
         kept = [None if i in given else x for i, x in enumerate(leaves)]
+        next_batch = batch if before is not None and before.data != data else None
 
         def guess(first: list) -> Optional[ahead.Launch]:
             if not fused.guess or fused.unused >= _MAX_UNUSED or fused.compiled is None:
@@ -467,6 +474,8 @@ def _expect_next(record, program, step_args: tuple, fused: _Fused, shared: tuple
             if flat is None:
                 return None
             full = list(kept)
+            if next_batch is not None and not _fill_next_batch(full, next_batch):
+                return None
             own = []
             for x, p in zip(flat, shared):
                 if p >= 0:
@@ -477,11 +486,39 @@ def _expect_next(record, program, step_args: tuple, fused: _Fused, shared: tuple
                 return None
             return call(full, own, True)
         forecast = ahead.Forecast(tokens, record.first_at, record.n_first, guess, then=forecast, data=data,
-                                  uid=record.uid, again=before.uid == record.after, owner=fused)
+                                  uid=record.uid, again=before.uid == record.after, owner=fused, batch=batch)
     for other in rivals:
         if other.then is not None:  # (another model's program of this structure guessing: no longer)
             ahead.expect(tokens, other.owner, other.then)
     ahead.expect(tokens, fused, forecast)
+
+
+def _new_batch(leaves: list, data_at: list, data: tuple, before) -> Optional[tuple]:
+    """Where a step read a new batch: ``((positions, keys), last)`` when each of its data leaves (positions
+    ``data_at`` of ``leaves``, ids ``data``) that differs from the step before's (forecast ``before``) is held
+    by a Tensor tj.constant made lately (positions in order of making, their shapes and dtypes, and the number
+    of the last made); None when none differs, or one does that tj.constant did not make."""
+    if before is None or len(before.data) != len(data) or before.data == data:
+        return None
+    made = sorted((made_number(leaves[i]), i) for i, a, b in zip(data_at, data, before.data) if a != b)
+    if made[0][0] == 0:
+        return None
+    return (tuple(i for _, i in made), tuple(_leaf_key(leaves[i]) for _, i in made)), made[-1][0]
+
+
+def _fill_next_batch(full: list, batch: tuple) -> bool:
+    """Put in ``full`` (a step's leaves) the next batch: of the arrays tj.constant made after the batch a step
+    read (``batch``, from _new_batch), the first of each place's shape and dtype, in order of making. False
+    when they are not all made yet."""
+    (places, keys), last = batch
+    k = 0
+    for x in made_after(last):
+        if _leaf_key(x) == keys[k]:
+            full[places[k]] = x
+            k += 1
+            if k == len(places):
+                return True
+    return False
 
 
 # -- a hand-written update ------------------------------------------------------------------------------
