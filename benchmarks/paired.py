@@ -12,7 +12,7 @@ gives 1.00 within about 1%.
 Run: ``.venv/bin/python benchmarks/paired.py BEFORE_REV [--samples 300] [--only chain,eager,mlp]`` (also
 ``adam_mlp``, ``adam_cnn``, ``adam_transformer``: adam_step.py's eager step, fused and dispatched ahead;
 ``clip_mlp``: the MLP's with the gradients clipped by global norm first; ``read_mlp``: with the loss read
-before the update)
+before the update; ``batch_mlp``, ``batch_transformer``: a new batch made by tj.constant before each step)
 (the work tree is "after").
 """
 from __future__ import annotations
@@ -94,9 +94,12 @@ def mlp_step(tj) -> Callable[[], float]:
     return run
 
 
-def adam_step(tj, kind: str, clip: bool = False, read_loss: bool = False) -> Callable[[], float]:
+def adam_step(tj, kind: str, clip: bool = False, read_loss: bool = False, batches: bool = False
+              ) -> Callable[[], float]:
     """adam_step.py's eager contender on workload ``kind``: tape, gradient, ``tj.optimizers.Adam`` (fused into the
-    replayed step and dispatched ahead, as by default), until the weights and Adam's state are ready."""
+    replayed step and dispatched ahead, as by default), until the weights and Adam's state are ready. With
+    ``batches``, each step reads a new batch made by ``tj.constant`` just before it (a loader's loop; the
+    conversion is not timed), from 8 NumPy batches in turn."""
     import jax
     import workloads as W
     loss, p0, x0, y0, _ = W._train_problem(kind, 1.0)
@@ -107,8 +110,14 @@ def adam_step(tj, kind: str, clip: bool = False, read_loss: bool = False) -> Cal
     opt = tj.optimizers.Adam(learning_rate=1e-3)
     opt.build(params)
     every = params + opt.variables
+    host = [(x0.astype(np.float32) + 0.01 * k, y0.astype(np.float32)) for k in range(8)]
+    count = [0]
 
     def run() -> float:
+        nonlocal x, y
+        if batches:
+            count[0] += 1
+            x, y = (tj.constant(a) for a in host[count[0] % 8])
         t0 = time.perf_counter()
         with tj.GradientTape() as tape:
             lo = loss(b, params, x, y)
@@ -132,6 +141,10 @@ WORKLOADS: Dict[str, Tuple[str, Callable]] = {
     "clip_mlp": ("MLP Adam step, gradients clipped by global norm first", lambda tj: adam_step(tj, "mlp", True)),
     "read_mlp": ("MLP Adam step, the loss read before the update",
                  lambda tj: adam_step(tj, "mlp", read_loss=True)),
+    "batch_mlp": ("MLP Adam step, a new batch made by tj.constant each step",
+                  lambda tj: adam_step(tj, "mlp", batches=True)),
+    "batch_transformer": ("transformer Adam step, a new batch made by tj.constant each step",
+                          lambda tj: adam_step(tj, "transformer", batches=True)),
     "adam_cnn": ("CNN Adam step, fused (adam_step.py's eager)", lambda tj: adam_step(tj, "cnn")),
     "adam_transformer": ("transformer Adam step, fused (adam_step.py's eager)",
                          lambda tj: adam_step(tj, "transformer")),
