@@ -172,6 +172,27 @@ def test_a_constant_of_the_batch_shape_made_in_between_makes_one_wrong_guess():
     assert on[2] == {"made": 3, "guessed": 6, "used": 8}
 
 
+def test_constants_made_by_another_thread_meanwhile():
+    """A thread making Tensors with tj.constant all along (a loader's, of other shapes) changes no value and
+    makes no wrong guess (how many steps are guessed depends on how many it made meanwhile: tj.constant
+    remembers its last 32)."""
+    stop = threading.Event()
+
+    def loader():
+        while not stop.is_set():
+            tj.constant(np.zeros(3, np.float32))
+            stop.wait(1e-4)
+    t = threading.Thread(target=loader)
+    t.start()
+    try:
+        on = _loop(steps=12, data=_constant_batches(12))
+    finally:
+        stop.set()
+        t.join()
+    _assert_same(on, _loop(steps=12, data=_constant_batches(12), replay_ahead=False))
+    assert on[2]["used"] == 9 == on[2]["made"] + on[2].get("guessed", 0)  # (steps 3-11, none wasted)
+
+
 def test_a_loop_of_one_step_on_the_same_data_is_launched_as_its_tape_starts():
     rng = np.random.default_rng(1)
     x = tj.constant(rng.standard_normal((5, 4)).astype(np.float32))

@@ -1598,7 +1598,7 @@ _made_count = itertools.count(1).__next__
 def made_number(value) -> int:
     """The number (in order of making) of the Tensor made lately by ``tj.constant`` that holds the array
     ``value``; 0 when there is none."""
-    for n, ref in reversed(_made_lately):
+    for n, ref in reversed(tuple(_made_lately)):  # (a copy: another thread, a loader's, may be making more)
         t = ref()
         if t is not None and t._value is value:
             return n
@@ -1609,7 +1609,7 @@ def made_after(number: int) -> list:
     """The arrays held by the Tensors ``tj.constant`` made lately after the one numbered ``number`` (those
     still alive), in order of making."""
     out = []
-    for n, ref in _made_lately:
+    for n, ref in tuple(_made_lately):
         t = ref() if n > number else None
         if t is not None:
             out.append(t._value)
