@@ -303,3 +303,32 @@ def test_two_optimizers_on_one_steps_gradients(replay_now):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(got[1], want[1])
     np.testing.assert_array_equal(got[2], want[2])
+
+
+def test_a_step_fed_numpy_arrays_is_fused_and_keeps_the_values_it_was_given(replay_now):
+    """NumPy batches passed straight to ops (as TF takes them): each op takes a device copy of its own, so the
+    step is deferred and fused with the update like one fed Tensors, and a later write to the caller's array
+    changes nothing already recorded; values bit for bit op by op's."""
+    def train(**cfg):
+        rng = np.random.default_rng(4)
+        w = tj.Variable(rng.standard_normal((4, 3)).astype(np.float32), name="w")
+        opt = tj.optimizers.Adam(0.05)
+        out, modes = [], []
+        with tj.config.override(**cfg):
+            for step in range(STEPS):
+                x = rng.standard_normal((5, 4)).astype(np.float32)
+                y = rng.standard_normal((5, 3)).astype(np.float32)
+                with tj.GradientTape() as tape:
+                    loss = tnp.mean((tnp.tanh(tnp.matmul(x, w)) - y) ** 2)
+                x[:] = 100.0  # (the caller reuses its buffers)
+                y[:] = -100.0
+                g = tape.gradient(loss, [w])
+                opt.apply_gradients(zip(g, [w]))
+                modes.append(opt.last_update)
+                out += [np.asarray(loss.numpy()), g[0].numpy()]
+        return out + [w.numpy()], modes
+    got, modes = train()
+    assert modes[-1].startswith(FUSED), modes
+    want, _ = train(lazy=False, replay=False)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)

@@ -98,7 +98,9 @@ def _is_dtype(v) -> bool:
 # than as its own kernel, so replay_exact is not bit for bit there (1.4e-6 on one machine, exact on
 # another). Those ops are compared to tolerance, and test_replay_exact_convolution_within_a_few_ulps
 # bounds the gap.
-REPLAY_EXACT_KNOWN_DIFFERENT = {"conv"}
+# And gelu's tanh form with its forward in the replayed program: its gradient an ulp off on some elements
+# (test_replay_exact_gelu_within_an_ulp bounds that gap).
+REPLAY_EXACT_KNOWN_DIFFERENT = {"conv", "gelu"}
 
 
 def _registry_cases():
@@ -272,6 +274,30 @@ def test_replay_exact_convolution_within_a_few_ulps():
         g, want = np.asarray(g, np.float32), np.asarray(want, np.float32)
         ulp_of_largest = np.spacing(np.abs(want).max())
         assert np.abs(g - want).max() <= 64 * ulp_of_largest, (np.abs(g - want).max(), ulp_of_largest)
+
+
+def test_replay_exact_gelu_within_an_ulp():
+    """Known limit of replay_exact (found 2026-11-30, when NumPy arguments started to be deferred and the
+    registry bundle holding gelu came to replay its forward too): with gelu's tanh form computed inside the
+    replayed program, its gradient is one unit in the last place off op by op on some elements (its
+    backward replayed alone, on the forward's residuals, is bit for bit). Held to an ulp here."""
+    rng = np.random.default_rng(0)
+    c = tj.constant(rng.standard_normal((3, 4)).astype(np.float32))
+    w = tj.constant(weights((3, 4), 0))
+
+    def grads(**cfg):
+        with tj.config.override(replay_background=False, replay_warmup=1, **cfg):
+            tj.deferred.replay.clear()
+            for _ in range(2):
+                with tj.GradientTape() as tape:
+                    tape.watch(c)
+                    y = tnp.sum(tj.nn.gelu(c, approximate=True) * w)
+                g = tape.gradient(y, c)
+        return np.asarray(g.numpy()), tape.last_replay
+    got, why = grads(replay_exact=True)
+    assert why.startswith("replayed") and "forward included" in why, why
+    want, _ = grads(lazy=False, replay=False)
+    assert np.abs(got - want).max() <= np.spacing(np.abs(want)).max()
 
 
 def test_conventions_hold_on_the_reference_path():

@@ -868,6 +868,17 @@ def _scalar(a, x64: bool):
     return v
 
 
+def _device_copy(a: np.ndarray):
+    """A NumPy argument as a device array of its own (a later write to the caller's array must not reach a
+    pending op or a tape's residual): one an op can wait on like any other, so a step fed NumPy batches is
+    deferred and replayed with its update as one fed Tensors. A dtype JAX does not take stays a NumPy copy
+    (the op's kernel then says what is wrong)."""
+    c = np.array(a, copy=True)
+    if c.dtype.kind in "biufc":
+        return jnp.asarray(c)
+    return c
+
+
 def _raw(op: OpDef, args: Sequence[Any], keep_lazy: bool = False):
     """Unwrap arguments: (raw values for the kernels, the argument list with Variables read). With
     ``keep_lazy`` a LazyTensor whose value is still pending stays in the raw list as itself."""
@@ -895,8 +906,7 @@ def _raw(op: OpDef, args: Sequence[Any], keep_lazy: bool = False):
             conv[i] = r
             raw.append(r._value)
         elif isinstance(a, np.ndarray):
-            # a copy: a later write to the caller's array must not reach a pending op or a tape's residual
-            raw.append(np.array(a, copy=True))
+            raw.append(_device_copy(a))
         elif isinstance(a, (jax.Array, np.generic, complex)) or isinstance(a, jax.core.Tracer):
             raw.append(a)
         elif isinstance(a, (list, tuple)):
