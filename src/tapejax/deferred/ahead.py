@@ -24,11 +24,12 @@ read), can be launched earlier still, at its first op that reads an array: its o
 the update's parameters as they are then and the rest the arrays the step before read (or that next batch)
 (``Forecast.then`` is the launch once all leaves are known, made instead when the guess does not hold for
 the leaves read so far). A forecast guesses only after two steps in a row read the same data arrays
-(``Forecast.data``), or new batches at the same places (``Forecast.batch``), with the same program; after a guess that a step did not use, that program guesses
-again only after twice as many such steps in a row (pending.py's ``_Fused``). A step whose tape follows two steps of that program in a row (a loop of one step: no other tape
-between) is launched on that guess as soon as its tape starts. A thread keeps the forecasts of its last
-``MAX_FORECASTS`` programs (steps of two models trained in turn, a GAN's, each have theirs): a step tries
-each forecast of its structure in turn, and two models of one architecture (the same structure, not the
+(``Forecast.data``), or new batches at the same places (``Forecast.batch``), with the same program; after a
+guess that a step did not use, that program guesses again only after twice as many such steps in a row
+(pending.py's ``_Fused``). A step whose tape follows two steps of that program in a row (a loop of one step:
+no other tape between) is launched on that guess as soon as its tape starts. A thread keeps the forecasts of
+its last ``MAX_FORECASTS`` programs (steps of two models trained in turn, a GAN's, each have theirs): a step
+tries each forecast of its structure in turn, and two models of one architecture (the same structure, not the
 same program) are launched at their last leaf, where their Variables tell them apart, never on a guess.
 
 Off with ``tj.config.replay_ahead = False``; never with several processes (a launch nobody uses would

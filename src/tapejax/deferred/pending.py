@@ -362,10 +362,10 @@ class _Fused(background.Compilation):
     more are made).
 
     Its calls are made on guessed leaves (ahead.py) once ``same`` (its steps in a row that read the data
-    arrays of the step before) reaches ``needed``: 1 at first, doubled by each guess a step did not use
-    (up to ``_MOST_NEEDED``): a loop whose data changed (evaluation on a held-out batch between training
-    phases, a new dataset) guesses again once it is back on one batch, and one whose data keeps changing
-    wastes ever fewer runs."""
+    arrays of the step before, or a new batch where it read its own) reaches ``needed``: 1 at first, doubled
+    by each guess a step did not use (up to ``_MOST_NEEDED``): a loop whose data changed (evaluation on a
+    held-out batch between training phases, a new dataset) guesses again once it is back on one batch, and one
+    whose data keeps changing wastes ever fewer runs."""
 
     __slots__ = ("unused", "same", "needed")
 
