@@ -12,7 +12,8 @@ gives 1.00 within about 1%.
 Run: ``.venv/bin/python benchmarks/paired.py BEFORE_REV [--samples 300] [--only chain,eager,mlp]`` (also
 ``adam_mlp``, ``adam_cnn``, ``adam_transformer``: adam_step.py's eager step, fused and dispatched ahead;
 ``clip_mlp``: the MLP's with the gradients clipped by global norm first; ``read_mlp``: with the loss read
-before the update; ``batch_mlp``, ``batch_transformer``: a new batch made by tj.constant before each step)
+before the update; ``batch_mlp``, ``batch_transformer``: a new batch made by tj.constant before each step; ``numpy_mlp``: an MLP
+fed NumPy batches straight)
 (the work tree is "after").
 """
 from __future__ import annotations
@@ -132,6 +133,31 @@ def adam_step(tj, kind: str, clip: bool = False, read_loss: bool = False, batche
     return run
 
 
+def numpy_step(tj) -> Callable[[], float]:
+    """A 64-256-256-10 tanh MLP's Adam step fed NumPy batches straight (``tnp.matmul(x, w)``, as TF takes
+    them), 8 batches in turn, until the weights and Adam's state are ready."""
+    import jax
+    tnp = tj.numpy
+    rng = np.random.default_rng(0)
+    ws = [tj.Variable((rng.standard_normal(s) * 0.1).astype(np.float32)) for s in [(64, 256), (256, 256), (256, 10)]]
+    opt = tj.optimizers.Adam(1e-3)
+    batches = [(rng.standard_normal((128, 64)).astype(np.float32), rng.standard_normal((128, 10)).astype(np.float32))
+               for _ in range(8)]
+    count = [0]
+
+    def run() -> float:
+        count[0] += 1
+        x, y = batches[count[0] % 8]
+        t0 = time.perf_counter()
+        with tj.GradientTape() as tape:
+            h = tnp.tanh(tnp.tanh(tnp.matmul(x, ws[0])) @ ws[1])
+            loss = tnp.mean((h @ ws[2] - y) ** 2)
+        opt.apply_gradients(zip(tape.gradient(loss, ws), ws))
+        jax.block_until_ready([loss.value] + ws + opt.variables)
+        return time.perf_counter() - t0
+    return run
+
+
 WORKLOADS: Dict[str, Tuple[str, Callable]] = {
     "chain": ("chain, default (deferred, replayed)", lambda tj: chain(tj, True)),
     "eager": ("chain, strictly eager (lazy=False)", lambda tj: chain(tj, False)),
@@ -145,6 +171,7 @@ WORKLOADS: Dict[str, Tuple[str, Callable]] = {
                   lambda tj: adam_step(tj, "mlp", batches=True)),
     "batch_transformer": ("transformer Adam step, a new batch made by tj.constant each step",
                           lambda tj: adam_step(tj, "transformer", batches=True)),
+    "numpy_mlp": ("MLP Adam step fed NumPy batches", numpy_step),
     "adam_cnn": ("CNN Adam step, fused (adam_step.py's eager)", lambda tj: adam_step(tj, "cnn")),
     "adam_transformer": ("transformer Adam step, fused (adam_step.py's eager)",
                          lambda tj: adam_step(tj, "transformer")),
