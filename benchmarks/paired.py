@@ -12,8 +12,8 @@ gives 1.00 within about 1%.
 Run: ``.venv/bin/python benchmarks/paired.py BEFORE_REV [--samples 300] [--only chain,eager,mlp]`` (also
 ``adam_mlp``, ``adam_cnn``, ``adam_transformer``: adam_step.py's eager step, fused and dispatched ahead;
 ``clip_mlp``: the MLP's with the gradients clipped by global norm first; ``read_mlp``: with the loss read
-before the update; ``batch_mlp``, ``batch_transformer``: a new batch made by tj.constant before each step; ``numpy_mlp``: an MLP
-fed NumPy batches straight)
+before the update; ``batch_mlp``, ``batch_transformer``: a new batch made by tj.constant before each step;
+``numpy_mlp``: an MLP fed NumPy batches straight)
 (the work tree is "after").
 """
 from __future__ import annotations
