@@ -1,7 +1,7 @@
 """The op table of a tape: its recorded ops by op id, as a mapping (``op_tape``) that costs a list slot per
 op instead of a dict entry and an id.
 
-Op ids come from the process-wide tensor counter and a tape records them in growing order, so a list
+Op ids come from the tensor counter of the tape's thread and a tape records them in growing order, so a list
 indexed by ``op_id - base`` holds them (8 bytes per op: a dict entry costs ~40 more, and its key keeps the
 op's id alive, 28 bytes). A record in the list names its outputs and inputs relative to its op id
 (``op_id - id``: 0 for the output an op is keyed by, 1 for the op just before it; CPython shares ints

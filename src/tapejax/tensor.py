@@ -27,12 +27,30 @@ try:  # the concrete jax.Array class, without starting a backend at import (tape
 except ImportError:  # pragma: no cover - another jax layout: only LazyTensor arguments are deferred then
     ArrayImpl = None
 
-next_id = itertools.count(1).__next__
+class _Ids(threading.local):
+    """Each thread's ids, consecutive in a block of its own: a step record names the step's tensors by their
+    distance in ids (deferred/lazy.py), which another thread making Tensors meanwhile (a loader's) must not
+    change; the main thread's block comes first."""
+
+    def __init__(self) -> None:
+        block = 0 if threading.current_thread() is threading.main_thread() else _next_block()
+        self.take = itertools.count(block * ID_BLOCK + 1).__next__
+
+
+ID_BLOCK = 1 << 40  # the ids of a thread: a Tensor with an id in [k * ID_BLOCK, (k + 1) * ID_BLOCK) is its
+_next_block = itertools.count(1).__next__
+_ids = _Ids()
+
+
+def next_id() -> int:
+    """A fresh id, unique in the process; this thread's ids only grow."""
+    return _ids.take()
 
 
 def new_id() -> int:
-    """A fresh id. Ids only grow, so a Tensor whose id is below one taken now was made before now."""
-    return next_id()
+    """A fresh id. A thread's ids only grow, so a Tensor this thread made with an id below one taken now was
+    made before now (another thread's Tensors are numbered in another block: the main thread's below all)."""
+    return _ids.take()
 
 
 _scope = threading.local()  # .prefix: the name scope Variables created now get ("" or "a/b/")
@@ -268,7 +286,7 @@ class Tensor(ArrayShape):
 
     def __init__(self, value: Any) -> None:
         self._value = value
-        self._id = next_id()
+        self._id = _ids.take()
         self._trackers = None  # weak ref (or list of them) to the tapes/accumulators to tell when it dies
 
     def __getattr__(self, name: str):

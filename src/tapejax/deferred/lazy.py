@@ -25,7 +25,7 @@ import jax
 from .. import record as record_module, tape_set
 from ..config import config
 from ..ops.core import BackwardFunction, OpDef, as_tuple, rules_epoch, set_deferral, static_key
-from ..tensor import (ArrayImpl, LazyTensor, Tensor, is_float, make_value_pending, next_id, pending_value,
+from ..tensor import (ID_BLOCK, ArrayImpl, LazyTensor, Tensor, is_float, make_value_pending, next_id, pending_value,
                       set_lazy_assignment, settle_pending_value)
 from . import ahead
 
@@ -354,13 +354,14 @@ class StepRecord:
     ``entries`` counts the tape entries the record describes, so the tape's own count of entries
     (``Tape.entries_recorded``) differing from it says something else was recorded (``describes``)."""
 
-    __slots__ = ("uid", "base", "last", "tokens", "count", "nodes", "leaves", "leaf_pos", "outer", "broken",
+    __slots__ = ("uid", "base", "end", "last", "tokens", "count", "nodes", "leaves", "leaf_pos", "outer", "broken",
                  "too_long", "entries", "capacity", "leaves_at", "first_at", "n_first", "forecasts", "ahead_at",
                  "ahead", "assigned", "after")
 
     def __init__(self) -> None:
         self.uid = _next_seq()  # what its nodes keep (not the record itself: no reference cycle)
         self.base = self.last = next_id()  # (last: the first output id of the last deferred op)
+        self.end = (self.base // ID_BLOCK + 1) * ID_BLOCK  # (the first id past this thread's)
         self.tokens: List[Any] = []  # the tokens one after the other, as atoms (no tuple per op)
         self.count = 0  # tokens in it
         self.nodes: List[Node] = []
@@ -399,8 +400,9 @@ class StepRecord:
             self.ahead_at = -1
 
     def ident(self, tid: int) -> int:
-        """A tensor id in the record's naming: >= 0 for tensors made after the record began."""
-        if tid > self.base:
+        """A tensor id in the record's naming: >= 0 for tensors its thread made after the record began (ids
+        are numbered per thread: one another thread made, a loader's batch, is named as one from before)."""
+        if self.base < tid < self.end:
             return tid - self.base
         k = self.outer.get(tid)
         if k is None:
