@@ -27,6 +27,7 @@ try:  # the concrete jax.Array class, without starting a backend at import (tape
 except ImportError:  # pragma: no cover - another jax layout: only LazyTensor arguments are deferred then
     ArrayImpl = None
 
+
 class _Ids(threading.local):
     """Each thread's ids, consecutive in a block of its own: a step record names the step's tensors by their
     distance in ids (deferred/lazy.py), which another thread making Tensors meanwhile (a loader's) must not
@@ -37,7 +38,7 @@ class _Ids(threading.local):
         self.take = itertools.count(block * ID_BLOCK + 1).__next__
 
 
-ID_BLOCK = 1 << 40  # the ids of a thread: a Tensor with an id in [k * ID_BLOCK, (k + 1) * ID_BLOCK) is its
+ID_BLOCK = 1 << 40  # the ids of one thread: the k-th to take any (the main thread: 0) takes k * ID_BLOCK + 1, ...
 _next_block = itertools.count(1).__next__
 _ids = _Ids()
 
