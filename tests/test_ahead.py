@@ -25,9 +25,10 @@ STEPS = 8
 def _loop(steps=STEPS, between=None, inside=None, data=None, make_opt=None, **cfg):
     """A two-layer tanh model trained eagerly with Adam. ``between(step, loss, grads, vars, opt)`` runs
     between ``tape.gradient`` and ``apply_gradients``; ``inside(step)`` at the end of the forward pass, in
-    the tape; ``data(step)`` gives (x, y), new Tensors per step by default, made by tj.convert_to_tensor (not
-    tj.constant, whose next batch is guessed: test_batches_made_by_tj_constant...). Returns the losses, the
-    final values of the weights and of the optimizer's state, and how many launches were made and used."""
+    the tape; ``data(step)`` gives (x, y), new Tensors per step by default, of jax arrays (not made by
+    tj.constant or from NumPy arrays, whose next batch is guessed: test_batches_converted_from_numpy...).
+    Returns the losses, the final values of the weights and of the optimizer's state, and how many launches
+    were made and used."""
     rng = np.random.default_rng(0)
     w1 = tj.Variable(rng.standard_normal((4, 8)).astype(np.float32), name="w1")
     w2 = tj.Variable(rng.standard_normal((8, 2)).astype(np.float32), name="w2")
@@ -40,7 +41,10 @@ def _loop(steps=STEPS, between=None, inside=None, data=None, make_opt=None, **cf
     with tj.config.override(**{"replay_background": False, "replay_warmup": 2, **cfg}):
         tj.deferred.replay.clear()
         for step in range(steps):
-            x, y = data(step) if data is not None else map(tj.convert_to_tensor, batches[step])
+            if data is not None:
+                x, y = data(step)
+            else:
+                x, y = (tj.convert_to_tensor(jax.numpy.asarray(a)) for a in batches[step])
             with tj.GradientTape() as tape:
                 h = tnp.tanh(x @ w1)
                 loss = tnp.mean((h @ w2 - y) ** 2)
@@ -132,10 +136,10 @@ def test_guessing_backs_off_while_the_data_keeps_changing_and_resumes_on_one_bat
     assert on[2]["used"] == on[2]["made"] + on[2]["guessed"] - 2  # (all but the two misses)
 
 
-def _constant_batches(steps, ahead_by=0, extra_at=None):
+def _constant_batches(steps, ahead_by=0, extra_at=None, make=tj.constant):
     """``data(step)`` for _loop: each step's batch made by tj.constant as a loader's loop makes it, just before
     the step (or ``ahead_by`` steps earlier, prefetched); at step ``extra_at``, another constant of the
-    inputs' shape is made first (an evaluation batch, not trained on)."""
+    inputs' shape is made first (an evaluation batch, not trained on). ``make`` converts each array."""
     rng = np.random.default_rng(7)
     raw = [(rng.standard_normal((5, 4)).astype(np.float32), rng.standard_normal((5, 2)).astype(np.float32))
            for _ in range(steps + ahead_by)]
@@ -146,21 +150,28 @@ def _constant_batches(steps, ahead_by=0, extra_at=None):
             made["eval"] = tj.constant(np.ones((5, 4), np.float32))
         for k in range(step, min(step + ahead_by, steps - 1) + 1):
             if k not in made:
-                made[k] = tuple(tj.constant(a) for a in raw[k])
+                made[k] = tuple(make(a) for a in raw[k])
         return made.pop(step)
     return data
 
 
+CONVERTERS = {"tj.constant": tj.constant, "tj.convert_to_tensor": tj.convert_to_tensor,
+              "tj.numpy.asarray": tnp.asarray}
+
+
+@pytest.mark.parametrize("make", sorted(CONVERTERS))
 @pytest.mark.parametrize("ahead_by", [0, 2])
-def test_batches_made_by_tj_constant_are_guessed(ahead_by):
-    on = _loop(data=_constant_batches(STEPS, ahead_by))
+def test_batches_converted_from_numpy_are_guessed(ahead_by, make):
+    """Each batch made from NumPy arrays by tj.constant, tj.convert_to_tensor or tj.numpy.asarray."""
+    make = CONVERTERS[make]
+    data = lambda: _constant_batches(STEPS, ahead_by, make=make)
+    on = _loop(data=data())
     # Steps 3-4 launched at their last leaf; each read a new batch made by tj.constant, in the same places, so
     # from step 5 on each is launched as its tape starts, on the first batch made after the one before
     # (prefetched batches too).
     assert on[2] == {"made": 2, "guessed": STEPS - 5, "used": STEPS - 3}
-    _assert_same(on, _loop(data=_constant_batches(STEPS, ahead_by), replay_ahead=False))
-    _assert_same(_loop(data=_constant_batches(STEPS, ahead_by), replay_exact=True),
-                 _loop(data=_constant_batches(STEPS, ahead_by), lazy=False, replay=False))
+    _assert_same(on, _loop(data=data(), replay_ahead=False))
+    _assert_same(_loop(data=data(), replay_exact=True), _loop(data=data(), lazy=False, replay=False))
 
 
 def test_a_constant_of_the_batch_shape_made_in_between_makes_one_wrong_guess():

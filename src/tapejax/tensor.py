@@ -1505,7 +1505,10 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
                              "nested list along one axis must have the same length; pad the rows first.") from None
         raise ConversionError(f"Cannot convert {type(value).__name__} {value!r} to a tj.Tensor"
                               + (f" of dtype {dtype}" if dtype is not None else "") + f": {e}") from None
-    return Tensor(arr)
+    t = Tensor(arr)
+    if type(value) is np.ndarray:  # (a batch from the host: see _made_lately)
+        _note_made(t)
+    return t
 
 
 def _as_dtype(dtype: Any, where: str):
@@ -1607,15 +1610,22 @@ def _static_shape(shape) -> tuple:
     return tuple(dims)
 
 
-# The Tensors tj.constant made lately, newest last, weakly held, each with its number in order of making: a
-# training loop that converts each batch with tj.constant reads, at its next step, the ones made after the
-# batch it read (deferred/pending.py guesses the next step's inputs from them).
+# The Tensors tj.constant made lately, and those convert_to_tensor (tj.numpy.asarray, tj.numpy.array) made of
+# NumPy arrays, newest last, weakly held, each with its number in order of making: a training loop that
+# converts each batch so reads, at its next step, the ones made after the batch it read (deferred/pending.py
+# guesses the next step's inputs from them).
 _made_lately: "collections.deque" = collections.deque(maxlen=32)
 _made_count = itertools.count(1).__next__
 
 
+def _note_made(t: "Tensor") -> None:
+    last = _made_lately[-1][1]() if _made_lately else None
+    if last is not t:  # (tj.constant of a NumPy array made it through convert_to_tensor, which noted it)
+        _made_lately.append((_made_count(), weakref.ref(t)))
+
+
 def made_number(value) -> int:
-    """The number (in order of making) of the Tensor made lately by ``tj.constant`` that holds the array
+    """The number (in order of making) of the Tensor made lately (``_made_lately``) that holds the array
     ``value``; 0 when there is none."""
     for n, ref in reversed(tuple(_made_lately)):  # (a copy: another thread, a loader's, may be making more)
         t = ref()
@@ -1625,7 +1635,7 @@ def made_number(value) -> int:
 
 
 def made_after(number: int) -> list:
-    """The arrays held by the Tensors ``tj.constant`` made lately after the one numbered ``number`` (those
+    """The arrays held by the Tensors made lately (``_made_lately``) after the one numbered ``number`` (those
     still alive), in order of making."""
     out = []
     for n, ref in tuple(_made_lately):
@@ -1646,7 +1656,7 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[st
     TypeError, as TF); NumPy and JAX arrays are cast to it."""
     t = _constant(value, dtype, shape)
     if t is not value and type(t) is Tensor:
-        _made_lately.append((_made_count(), weakref.ref(t)))
+        _note_made(t)
     return t
 
 

@@ -17,20 +17,21 @@ are dropped: values are never those of a guess, a wrong guess costs one discarde
 read before the update (the loss, printed) is the launch's when it runs the step's program on the step's
 arrays (``Launch.runs``). Three launches in a row that no step used stop launches of that program.
 
-A step that reads the same data arrays every step (full-batch training: the same inputs and labels, only
-the weights change), or a new batch that ``tj.constant`` made at the same places every step (a loader's loop;
-the next batch is then the first arrays of those shapes ``tj.constant`` made after the batch the step before
-read), can be launched earlier still, at its first op that reads an array: its other leaves are guessed,
-the update's parameters as they are then and the rest the arrays the step before read (or that next batch)
-(``Forecast.then`` is the launch once all leaves are known, made instead when the guess does not hold for
-the leaves read so far). A forecast guesses only after two steps in a row read the same data arrays
-(``Forecast.data``), or new batches at the same places (``Forecast.batch``), with the same program; after a
-guess that a step did not use, that program guesses again only after twice as many such steps in a row
-(pending.py's ``_Fused``). A step whose tape follows two steps of that program in a row (a loop of one step:
-no other tape between) is launched on that guess as soon as its tape starts. A thread keeps the forecasts of
-its last ``MAX_FORECASTS`` programs (steps of two models trained in turn, a GAN's, each have theirs): a step
-tries each forecast of its structure in turn, and two models of one architecture (the same structure, not the
-same program) are launched at their last leaf, where their Variables tell them apart, never on a guess.
+A step that reads the same data arrays every step (full-batch training: the same inputs and labels, only the
+weights change), or a new batch converted at the same places every step (a loader's loop: ``tj.constant``, or
+``tj.convert_to_tensor`` / ``tj.numpy.asarray`` of NumPy arrays; the next batch is then the first arrays of
+those shapes converted so after the batch the step before read), can be launched earlier still, at its first
+op that reads an array: its other leaves are guessed, the update's parameters as they are then and the rest
+the arrays the step before read (or that next batch) (``Forecast.then`` is the launch once all leaves are
+known, made instead when the guess does not hold for the leaves read so far). A forecast guesses only after
+two steps in a row read the same data arrays (``Forecast.data``), or new batches at the same places
+(``Forecast.batch``), with the same program; after a guess that a step did not use, that program guesses again
+only after twice as many such steps in a row (pending.py's ``_Fused``). A step whose tape follows two steps of
+that program in a row (a loop of one step: no other tape between) is launched on that guess as soon as its
+tape starts. A thread keeps the forecasts of its last ``MAX_FORECASTS`` programs (steps of two models trained
+in turn, a GAN's, each have theirs): a step tries each forecast of its structure in turn, and two models of
+one architecture (the same structure, not the same program) are launched at their last leaf, where their
+Variables tell them apart, never on a guess.
 
 Off with ``tj.config.replay_ahead = False``; never with several processes (a launch nobody uses would
 leave the others' collectives unpaired).
@@ -53,7 +54,8 @@ class Forecast:
     dispatches it, or returns None when it cannot be made now; ``then``, when given, is the forecast to
     follow in that case). ``data``: the ids of the leaves of the step forecast from that its update does
     not give the next step (what a guess of the next step's leaves takes as they were); ``batch``: where
-    the step read a new batch tj.constant made (pending.py's ``_new_batch``), None if it did not."""
+    the step read a new batch converted (tensor.py's ``_made_lately``; pending.py's ``_new_batch``), None if
+    it did not."""
 
     __slots__ = ("tokens", "at", "n_leaves", "launch", "then", "data", "uid", "again", "owner", "batch")
 

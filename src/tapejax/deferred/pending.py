@@ -461,9 +461,9 @@ def _expect_next(record, program, step_args: tuple, fused: _Fused, shared: tuple
     fused.same = fused.same + 1 if alike else 0
     if fused.guess and 0 < record.first_at < record.leaves_at and not rivals:
         # The same program on the same data in a row (two steps, more after a guess that missed), or on a new
-        # batch made by tj.constant at the same places each step, and no other of this structure in between
-        # (whose guess could match the same first leaves): the next step's call is guessed at its first op
-        # that reads an array, its data the step's or the next batch tj.constant made.
+        # batch converted (tensor.py's _made_lately) at the same places each step, and no other of this
+        # structure in between (whose guess could match the same first leaves): the next step's call is
+        # guessed at its first op that reads an array, its data the step's or the next batch converted.
         kept = [None if i in given else x for i, x in enumerate(leaves)]
         next_batch = batch if before is not None and before.data != data else None
 
@@ -496,8 +496,8 @@ def _expect_next(record, program, step_args: tuple, fused: _Fused, shared: tuple
 def _new_batch(leaves: list, data_at: list, data: tuple, before) -> Optional[tuple]:
     """Where a step read a new batch: ``((positions, keys), last)`` when each of its data leaves (positions
     ``data_at`` of ``leaves``, ids ``data``) that differs from the step before's (forecast ``before``) is held
-    by a Tensor tj.constant made lately (positions in order of making, their shapes and dtypes, and the number
-    of the last made); None when none differs, or one does that tj.constant did not make."""
+    by a Tensor converted lately (tensor.py's ``_made_lately``: positions in order of making, their shapes
+    and dtypes, and the number of the last made); None when none differs, or one does that was not."""
     if before is None or len(before.data) != len(data) or before.data == data:
         return None
     made = sorted((made_number(leaves[i]), i) for i, a, b in zip(data_at, data, before.data) if a != b)
@@ -507,7 +507,7 @@ def _new_batch(leaves: list, data_at: list, data: tuple, before) -> Optional[tup
 
 
 def _fill_next_batch(full: list, batch: tuple) -> bool:
-    """Put in ``full`` (a step's leaves) the next batch: of the arrays tj.constant made after the batch a step
+    """Put in ``full`` (a step's leaves) the next batch: of the arrays converted after the batch a step
     read (``batch``, from _new_batch), the first of each place's shape and dtype, in order of making. False
     when they are not all made yet."""
     (places, keys), last = batch
