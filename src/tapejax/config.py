@@ -57,8 +57,9 @@ SETTINGS = {
                                   "by op); False compiles at once"),
     "replay_max_ops": (0, "longer tapes always go op by op (XLA compile time grows fast)"),
     "replay_ahead": ("bool", "a recurring step fused with an optimizer's update is dispatched as soon as its "
-                             "inputs are known (or guessed: the same data as the step before), while the rest of "
-                             "the step is recorded (its results are used only when the step makes that very call)"),
+                             "inputs are known (or guessed: the same data as the step before, or the next batch "
+                             "converted after it), while the rest of the step is recorded (its results are used "
+                             "only when the step makes that very call)"),
 }
 
 # Where a setting is stored when a property computes its value (aggregation_min_bytes' default).

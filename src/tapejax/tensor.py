@@ -43,15 +43,14 @@ _next_block = itertools.count(1).__next__
 _ids = _Ids()
 
 
-def next_id() -> int:
-    """A fresh id, unique in the process; this thread's ids only grow."""
-    return _ids.take()
-
-
 def new_id() -> int:
-    """A fresh id. A thread's ids only grow, so a Tensor this thread made with an id below one taken now was
-    made before now (another thread's Tensors are numbered in another block: the main thread's below all)."""
+    """A fresh id, unique in the process. A thread's ids only grow, so a Tensor this thread made with an id
+    below one taken now was made before now (another thread's Tensors are numbered in another block: the main
+    thread's below all)."""
     return _ids.take()
+
+
+next_id = new_id  # (the name the tensors' own code and deferred/lazy.py use)
 
 
 _scope = threading.local()  # .prefix: the name scope Variables created now get ("" or "a/b/")

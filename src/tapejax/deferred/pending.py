@@ -465,7 +465,6 @@ def _expect_next(record, program, step_args: tuple, fused: _Fused, shared: tuple
         # structure in between (whose guess could match the same first leaves): the next step's call is
         # guessed at its first op that reads an array, its data the step's or the next batch converted.
         kept = [None if i in given else x for i, x in enumerate(leaves)]
-        next_batch = batch if before is not None and before.data != data else None
 
         def guess(first: list) -> Optional[ahead.Launch]:
             if not fused.guess or fused.unused >= _MAX_UNUSED or fused.compiled is None:
@@ -474,7 +473,7 @@ def _expect_next(record, program, step_args: tuple, fused: _Fused, shared: tuple
             if flat is None:
                 return None
             full = list(kept)
-            if next_batch is not None and not _fill_next_batch(full, next_batch):
+            if batch is not None and not _fill_next_batch(full, batch):  # (None: the same data as the step's)
                 return None
             own = []
             for x, p in zip(flat, shared):

@@ -483,8 +483,8 @@ class Optimizer:
             return False
         variables = [*targets, *self._state, self._iterations]
         step = pending.update_step_of(outs)
-        if step is None or any(pending.aval_of(step, t).shape != v.shape or pending.aval_of(step, t).dtype != v.dtype
-                               for t, v in zip(outs, variables)):
+        if step is None or any((a.shape, a.dtype) != (v.shape, v.dtype)
+                               for a, v in zip([pending.aval_of(step, t) for t in outs], variables)):
             return False  # (never expected: the update returns what it was given; op by op then, as ever)
         for v, t in zip(variables, outs):
             v.assign(t)
@@ -1098,7 +1098,7 @@ def _kept_constant(value: Union[int, float], dtype) -> Tensor:
     if arr is None:
         arr = convert_to_tensor(value, dtype=dtype).value
         if value != value or value == 0:
-            return Tensor(arr)  # (NaN is never found in a dict; -0.0 == 0.0 would share an entry)
+            return Tensor(arr)
         if len(_constants) >= _CONSTANTS_MAX:
             _constants.clear()
         _constants[key] = arr
