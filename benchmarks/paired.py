@@ -95,15 +95,16 @@ def mlp_step(tj) -> Callable[[], float]:
     return run
 
 
-def adam_step(tj, kind: str, clip: bool = False, read_loss: bool = False, batches: bool = False
-              ) -> Callable[[], float]:
+def adam_step(tj, kind: str, clip: bool = False, read_loss: bool = False, batches: bool = False,
+              compiled: bool = False, scale: float = 1.0) -> Callable[[], float]:
     """adam_step.py's eager contender on workload ``kind``: tape, gradient, ``tj.optimizers.Adam`` (fused into the
     replayed step and dispatched ahead, as by default), until the weights and Adam's state are ready. With
     ``batches``, each step reads a new batch made by ``tj.constant`` just before it (a loader's loop; the
-    conversion is not timed), from 8 NumPy batches in turn."""
+    conversion is not timed), from 8 NumPy batches in turn. With ``compiled``, the step is a ``tj.function``
+    (adam_step.py's tj.function contender); ``scale`` sizes the model (workloads.SCALES)."""
     import jax
     import workloads as W
-    loss, p0, x0, y0, _ = W._train_problem(kind, 1.0)
+    loss, p0, x0, y0, _ = W._train_problem(kind, scale)
     b = W._TJ()
     b.np, b.nn = tj.numpy, tj.nn  # (this revision's ops)
     params = [tj.Variable(p.astype(np.float32)) for p in p0]
@@ -114,12 +115,7 @@ def adam_step(tj, kind: str, clip: bool = False, read_loss: bool = False, batche
     host = [(x0.astype(np.float32) + 0.01 * k, y0.astype(np.float32)) for k in range(8)]
     count = [0]
 
-    def run() -> float:
-        nonlocal x, y
-        if batches:
-            count[0] += 1
-            x, y = (tj.constant(a) for a in host[count[0] % 8])
-        t0 = time.perf_counter()
+    def step(x, y):
         with tj.GradientTape() as tape:
             lo = loss(b, params, x, y)
         grads = tape.gradient(lo, params)
@@ -128,6 +124,16 @@ def adam_step(tj, kind: str, clip: bool = False, read_loss: bool = False, batche
         if clip:
             grads = tj.clip_by_global_norm(grads, 1.0)[0]
         opt.apply_gradients(zip(grads, params))
+        return lo
+    fn = tj.function(step) if compiled else step
+
+    def run() -> float:
+        nonlocal x, y
+        if batches:
+            count[0] += 1
+            x, y = (tj.constant(a) for a in host[count[0] % 8])
+        t0 = time.perf_counter()
+        lo = fn(x, y)
         jax.block_until_ready([lo.value] + every)
         return time.perf_counter() - t0
     return run
@@ -172,6 +178,8 @@ WORKLOADS: Dict[str, Tuple[str, Callable]] = {
     "batch_transformer": ("transformer Adam step, a new batch made by tj.constant each step",
                           lambda tj: adam_step(tj, "transformer", batches=True)),
     "numpy_mlp": ("MLP Adam step fed NumPy batches", numpy_step),
+    "function_mlp": ("MLP Adam step as a tj.function, the model at a quarter of its width (the call's overhead shows)",
+                     lambda tj: adam_step(tj, "mlp", compiled=True, scale=0.25)),
     "adam_cnn": ("CNN Adam step, fused (adam_step.py's eager)", lambda tj: adam_step(tj, "cnn")),
     "adam_transformer": ("transformer Adam step, fused (adam_step.py's eager)",
                          lambda tj: adam_step(tj, "transformer")),

@@ -49,6 +49,8 @@ def _is_array(x) -> bool:
 def _strong(x):
     """The signature is shape and dtype (as tf.function): a weakly typed value (e.g. jnp.full(3, 2.0))
     must not make jax.jit retrace, so it is passed with a strong dtype."""
+    if type(x) is ArrayImpl:  # (per value of every call: its aval is a C++ attribute, weak_type a property)
+        return jax.lax.convert_element_type(x, x.dtype) if x.aval.weak_type else x
     return jax.lax.convert_element_type(x, x.dtype) if getattr(x, "weak_type", False) else x
 
 
@@ -301,13 +303,14 @@ class Function:
             return self._run_inline(args, kwargs)
         if not kwargs and all(type(a) is Tensor for a in args):
             dyn_vals = [_strong(a._value) for a in args]
-            fast_key = (tuple((v.shape, v.dtype) for v in dyn_vals), len(self._variables), len(self._tensors),
-                        rules_epoch())
+            # (the values' abstract values, strong now: their shapes and dtypes, a C++ attribute each)
+            fast_key = (tuple([v.aval for v in dyn_vals]), len(self._variables), len(self._tensors), rules_epoch())
             hit = self._fast.get(fast_key)
-            if hit is not None and not tape_set.any_recording() and tape_set.current().capture is None:
+            if hit is not None and tape_set.current().capture is None and not tape_set.any_recording():
                 conc, variables = hit
-                outs, new_vals = conc.jitted([_strong(v._value) for v in variables],
-                                             dyn_vals + [_strong(t._value) for t in conc.tensors])
+                if conc.tensors:
+                    dyn_vals += [_strong(t._value) for t in conc.tensors]
+                outs, new_vals = conc.jitted([_strong(v._value) for v in variables], dyn_vals)
                 return self._finish(conc, [Tensor(o) for o in outs], new_vals, variables)
         else:
             fast_key = None
@@ -465,13 +468,13 @@ class Function:
     def _finish(conc: "_Concrete", outs: list, new_vals: list, variables: list):
         """Write the assignments back (to this call's ``variables``) and rebuild the outputs' structure."""
         cap = tape_set.current().capture
-        for pos, new in zip(conc.assigned, new_vals):
-            v = variables[pos]
-            new = new.value if isinstance(new, Tensor) else new
-            if cap is not None:
-                cap.write(v, new)  # called inside an outer trace: that call writes it back
-            else:
-                v.write_back(new)
+        if cap is None:  # (one loop per case: this runs per assigned Variable of every call)
+            for pos, new in zip(conc.assigned, new_vals):
+                variables[pos].write_back(new.value if isinstance(new, Tensor) else new)
+        else:
+            for pos, new in zip(conc.assigned, new_vals):
+                # called inside an outer trace: that call writes it back
+                cap.write(variables[pos], new.value if isinstance(new, Tensor) else new)
         static = conc.out_static
         if static:  # (merge the outputs that are not arrays back in)
             it = iter(outs)
