@@ -292,12 +292,14 @@ class Program:
 # The default list keeps the file under a minute on two loaded cores (each program costs ~6 s of tracing and
 # compiling over all the paths; the suite must stay within CI's time): seeds 0, 1, 12 (recompute_grad), 16
 # (grad_pass_through's second order) and 358 (a replay program traced with a concrete cotangent reaching an add
-# whose arguments the warm-up pass let go: the pass-through check of OpDef.passthrough raised IndexError).
+# whose arguments the warm-up pass let go: the pass-through check of OpDef.passthrough raised IndexError),
+# 14223 (a minimum's tie that fused rounding breaks, in JAX too) and 14131 (a cast to float16 beside contributions
+# that cancel): the tolerances of test_random_programs_on_every_path.
 # TAPEJAX_PATH_FUZZ_PROGRAMS=60 runs seeds 0-59, as was done to find the regressions below (all pass);
 # TAPEJAX_PATH_FUZZ_FIRST=k starts those at seed k (fresh programs).
 _N = os.environ.get("TAPEJAX_PATH_FUZZ_PROGRAMS")
 _FIRST = int(os.environ.get("TAPEJAX_PATH_FUZZ_FIRST", "0"))
-SEEDS = list(range(_FIRST, _FIRST + int(_N))) if _N else [0, 1, 12, 16, 358]
+SEEDS = list(range(_FIRST, _FIRST + int(_N))) if _N else [0, 1, 12, 16, 358, 14131, 14223]
 BUNDLE = 8  # programs per test case: each compiled path then compiles one program for several
 
 
@@ -320,11 +322,15 @@ def _case(programs):
     return case
 
 
+def _scale(want) -> float:
+    """The largest finite magnitude among the values compared (at least 1)."""
+    arrays = [np.abs(w).max() for w in want if w is not None and np.size(w)]
+    return max([1.0] + [float(a) for a in arrays if np.isfinite(a)])
+
+
 def _scaled_tol(want):
     """Float32 rounding, relative to the largest value compared (sums of large and small terms cancel)."""
-    arrays = [np.abs(w).max() for w in want if w is not None and np.size(w)]
-    scale = max([1.0] + [float(a) for a in arrays if np.isfinite(a)])
-    return (5e-4, 5e-5 * scale)
+    return (5e-4, 5e-5 * _scale(want))
 
 
 def _with_jax_spread(tol, compiled, op_by_op):
@@ -380,6 +386,11 @@ def test_random_programs_on_every_path(programs):
     want = path_eager(case)
     tol = case.tol = _scaled_tol(want)
     assert_same("deferred", path_deferred(case), want, tol=tol, names=case.input_names)
+    jax_compiled = path_jax_grad(case, jit=True) if case.jax_ok else None
+    # The paths that run compiled programs are held to op by op's values as closely as JAX's compiled program
+    # is to JAX's op by op (seed 14223: a layer norm of a constant row, 0 op by op and a rounding error when
+    # fused, meets a minimum's tie: the gradient goes to the other argument, both in JAX and in tapejax).
+    tol = _with_jax_spread(tol, jax_compiled, path_jax_grad(case, jit=False)) if case.jax_ok else tol
     got, how = path_replayed(case)
     # (a step whose gradients are all None has nothing to replay: it runs op by op)
     assert ("replayed" in how) or (case.python_backward and "Python backward function" in how) or (
@@ -392,16 +403,17 @@ def test_random_programs_on_every_path(programs):
     if not case.extras:
         assert_same("tj.differentiate", path_differentiate(case), want[:n], tol=tol, names=case.input_names)
     # A jacobian's rows take one-hot cotangents, exact in float16, where the gradient's cotangent is rounded
-    # to float16 at a cast (as TF's Cast gradient): there the two are a float16 unit (2 ** -11) apart.
+    # to float16 at a cast (as TF's Cast gradient): there the two are a float16 unit (2 ** -11) apart, of the
+    # cast's contribution, which other contributions to the same input may cancel (seed 14131: 0.0401 against
+    # 0.0406, terms of ~1.7), so relative to the largest value too.
     f16 = any(step.label == "cast_f16" for program in programs for step in program.steps)
-    jac_tol = (4 * 2.0 ** -11, tol[1]) if f16 else tol
+    jac_tol = (4 * 2.0 ** -11, max(tol[1], 4 * 2.0 ** -11 * _scale(want))) if f16 else tol
     assert_same("jacobian (pfor)", path_jacobian(case, True), want[:n], tol=jac_tol, names=case.input_names)
     assert_same("jacobian (no pfor)", path_jacobian(case, False), want[:n], tol=jac_tol, names=case.input_names)
     for program in programs:
         check_batch_jacobian(program)
     if case.jax_ok:
-        assert_same("jax.grad", path_jax_grad(case, jit=True), want[:n], none_as_zero=True, tol=tol,
-                    names=case.input_names)
+        assert_same("jax.grad", jax_compiled, want[:n], none_as_zero=True, tol=tol, names=case.input_names)
         assert_same("jax.vmap(jax.grad)", path_vmap_grad(case), want[:n], none_as_zero=True, tol=tol,
                     names=case.input_names)
 
