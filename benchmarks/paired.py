@@ -180,6 +180,8 @@ WORKLOADS: Dict[str, Tuple[str, Callable]] = {
     "numpy_mlp": ("MLP Adam step fed NumPy batches", numpy_step),
     "function_mlp": ("MLP Adam step as a tj.function, the model at a quarter of its width (the call's overhead shows)",
                      lambda tj: adam_step(tj, "mlp", compiled=True, scale=0.25)),
+    "function_transformer": ("transformer Adam step as a tj.function",
+                             lambda tj: adam_step(tj, "transformer", compiled=True)),
     "adam_cnn": ("CNN Adam step, fused (adam_step.py's eager)", lambda tj: adam_step(tj, "cnn")),
     "adam_transformer": ("transformer Adam step, fused (adam_step.py's eager)",
                          lambda tj: adam_step(tj, "transformer")),

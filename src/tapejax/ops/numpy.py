@@ -843,17 +843,32 @@ def _matmul_bwd(res, g, precision=None, preferred_element_type=None):
         g2 = jnp.expand_dims(g2, -2)
     if len(ys) == 1:
         g2 = jnp.expand_dims(g2, -1)
-    gx = jnp.matmul(g2, jnp.swapaxes(y2, -1, -2), precision=precision)
-    gy = jnp.matmul(jnp.swapaxes(x2, -1, -2), g2, precision=precision)
-    gx = _unbroadcast(gx, x2.shape).reshape(xs)
-    gy = _unbroadcast(gy, y2.shape).reshape(ys)
-    return _cast_like(gx, x), _cast_like(gy, y)
+    gx = _matmul_operand_grad(g2, y2, x2.shape, True, precision)
+    gy = _matmul_operand_grad(x2, g2, y2.shape, False, precision)
+    return _cast_like(gx.reshape(xs), x), _cast_like(gy.reshape(ys), y)
+
+
+def _matmul_operand_grad(a, b, shape, left: bool, precision):
+    """The gradient of one matmul operand of ``shape``: ``a @ b^T`` (``left``: the left operand's, from the
+    cotangent ``a`` and the right operand ``b``) or ``a^T @ b`` (the right operand's), summed over the batch
+    dimensions the operand was broadcast along. A matrix operand of batched products (a layer's weight
+    applied to a batch of sequences) gets that sum as one contraction over the batch dimensions too, as
+    jax's own VJP computes it: no per-batch products kept and summed after, one kernel less."""
+    lead = a.ndim - 2
+    if len(shape) == 2 and lead > 0 and b.ndim == a.ndim:
+        batch = tuple(range(lead))
+        inner = (a.ndim - 1,) if left else (a.ndim - 2,)  # (the dimension the two share besides the batch)
+        return jax.lax.dot_general(a, b, ((batch + inner, batch + inner), ((), ())), precision=precision)
+    g = jnp.matmul(a, jnp.swapaxes(b, -1, -2), precision=precision) if left else \
+        jnp.matmul(jnp.swapaxes(a, -1, -2), b, precision=precision)
+    return _unbroadcast(g, shape)
 
 
 # name                   function       rules (matmul keeps its operands, not its output)   samples
 _matmul = OpDef("matmul", jnp.matmul, fwd=lambda x, y, **kw: (jnp.matmul(x, y, **kw), ((x, y), None)), bwd=_matmul_bwd,
                 jvp=lambda p, t, out, **kw: jnp.matmul(t[0], p[1], **kw) + jnp.matmul(p[0], t[1], **kw),
                 samples=_samples(((_r(3, 4), _r(4, 5)), {}), ((_r(2, 3, 4), _r(4, 2)), {}),
+                                 ((_r(3, 4), _r(2, 4, 5)), {}), ((_r(2, 1, 3, 4), _r(2, 4, 5)), {}),
                                  ((_r(4), _r(4, 3)), {}), ((_r(3, 4), _r(4)), {}), ((_r(4), _r(4)), {}),
                                  ((_r(3, 4), _r(4, 5)), {"precision": "highest"})))
 _dot = OpDef("dot", jnp.dot, samples=_samples(((_r(3, 4), _r(4, 5)), {}), ((_r(4), _r(4)), {})))
