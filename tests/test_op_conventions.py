@@ -265,3 +265,30 @@ def test_power_integer_exponent_at_zero():
 def test_reduce_max_ties_share_gradient():
     (g,) = grads(lambda t: tnp.max(t), [1.0, 3.0, 3.0])
     np.testing.assert_allclose(g, [0.0, 0.5, 0.5])
+
+
+@pytest.mark.parametrize("kind", ["max", "min"])
+def test_reduce_max_min_weights_without_the_conditional_are_the_same(kind, monkeypatch):
+    """On accelerators the reduction's backward computes the search for elements near a result no element
+    equals (a fused program's rounding, path fuzz seed 349) always, not under ``lax.cond`` (XLA:GPU reads a
+    conditional's predicate back to the host): the same weights, bit for bit, as the conditional gives on the
+    CPU: for ties, NaN, and a result a few units off every element."""
+    import jax
+    import jax.numpy as jnp
+    from tapejax.ops import numpy as ops_numpy
+    bwd = ops_numpy._min_max_bwd
+    x = jnp.asarray([[1.0, 3.0, 3.0, -2.0], [0.5, np.nan, 0.25, 0.5], [2.0, 1.0 + 2 ** -20, 1.0, 7.0]], jnp.float32)
+    reduce = jnp.max if kind == "max" else jnp.min
+    y = reduce(x, axis=1)
+    # The last row's result a few units in the last place off every element (as fused rounding leaves it).
+    y = y.at[2].set(jnp.nextafter(jnp.nextafter(y[2], jnp.inf), jnp.inf))
+    g = jnp.asarray([1.0, -2.0, 0.5], jnp.float32)
+
+    def run():
+        return np.asarray(jax.jit(lambda x, y, g: bwd(((x,), y), g, axis=1))(x, y, g)[0])
+    with_cond = run()
+    monkeypatch.setattr(ops_numpy, "conditionals_are_cheap", lambda: False)
+    without = run()
+    np.testing.assert_array_equal(without, with_cond)
+    assert np.isnan(with_cond[1]).all() and np.isfinite(with_cond[[0, 2]]).all()
+    assert with_cond[2].sum() == pytest.approx(0.5)  # (the near elements share the last row's gradient)

@@ -544,8 +544,19 @@ def _min_max_shared(x, y, axis, keepdims, use):
             n_near = jnp.sum(near, axis=axes, keepdims=True)
             lost = jnp.where(jnp.isnan(yb) | (n_near == 0), jnp.nan, near / jnp.where(n_near == 0, 1, n_near))
         return use(jnp.where(missing, lost, ind / jnp.where(missing, 1, num)))
+    if not conditionals_are_cheap():
+        # XLA:GPU runs a conditional by copying its predicate to the host and waiting for the device there: in
+        # a compiled step, the host would stall until the device reached this backward. The search's weights
+        # are the plain ones wherever no element is missing, so there they are computed always instead.
+        return weights(True)
     y_kept = y if keepdims else jnp.expand_dims(y, axes)
     return jax.lax.cond(jnp.any(missing & ~jnp.isnan(y_kept)), lambda: weights(True), lambda: weights(False))
+
+
+def conditionals_are_cheap() -> bool:
+    """Whether a ``lax.cond`` on a computed predicate costs the program nothing much: on the CPU (where it is
+    a branch), not on accelerators (XLA:GPU reads the predicate back to the host, waiting for the device)."""
+    return jax.default_backend() == "cpu"
 
 
 def _min_max_bwd(res, g, axis=None, keepdims=False):
