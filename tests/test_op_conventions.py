@@ -287,7 +287,7 @@ def test_reduce_max_min_weights_without_the_conditional_are_the_same(kind, monke
     def run():
         return np.asarray(jax.jit(lambda x, y, g: bwd(((x,), y), g, axis=1))(x, y, g)[0])
     with_cond = run()
-    monkeypatch.setattr(ops_numpy, "conditionals_are_cheap", lambda: False)
+    monkeypatch.setattr(ops_numpy, "_conditionals_are_cheap", lambda: False)
     without = run()
     np.testing.assert_array_equal(without, with_cond)
     assert np.isnan(with_cond[1]).all() and np.isfinite(with_cond[[0, 2]]).all()

@@ -527,8 +527,9 @@ def _min_max_shared(x, y, axis, keepdims, use):
     into the forward's reduction and into this comparison, with results that differ in the last bits, so that
     no element equals a result that is not NaN (path fuzz seed 349: the min of a layer_norm). There the
     elements within a few units in the last place of the nearest one share the gradient instead (eagerly
-    ``x`` is one array: never the case). That search runs only when needed (``lax.cond``; ``use`` and every
-    broadcast inside each branch, so that the usual one stays the fused pass it was)."""
+    ``x`` is one array: never the case). On the CPU that search runs only when needed (``lax.cond``; ``use``
+    and every broadcast inside each branch, so that the usual one stays the fused pass it was); on
+    accelerators always (``_conditionals_are_cheap``)."""
     axes = _norm_axis(axis, jnp.ndim(x))
     num = jnp.sum(_expand_back(y, jnp.shape(x), axis, keepdims) == x, axis=axes, keepdims=True, dtype=y.dtype)
     missing = num == 0
@@ -544,7 +545,7 @@ def _min_max_shared(x, y, axis, keepdims, use):
             n_near = jnp.sum(near, axis=axes, keepdims=True)
             lost = jnp.where(jnp.isnan(yb) | (n_near == 0), jnp.nan, near / jnp.where(n_near == 0, 1, n_near))
         return use(jnp.where(missing, lost, ind / jnp.where(missing, 1, num)))
-    if not conditionals_are_cheap():
+    if not _conditionals_are_cheap():
         # XLA:GPU runs a conditional by copying its predicate to the host and waiting for the device there: in
         # a compiled step, the host would stall until the device reached this backward. The search's weights
         # are the plain ones wherever no element is missing, so there they are computed always instead.
@@ -553,7 +554,7 @@ def _min_max_shared(x, y, axis, keepdims, use):
     return jax.lax.cond(jnp.any(missing & ~jnp.isnan(y_kept)), lambda: weights(True), lambda: weights(False))
 
 
-def conditionals_are_cheap() -> bool:
+def _conditionals_are_cheap() -> bool:
     """Whether a ``lax.cond`` on a computed predicate costs the program nothing much: on the CPU (where it is
     a branch), not on accelerators (XLA:GPU reads the predicate back to the host, waiting for the device)."""
     return jax.default_backend() == "cpu"
