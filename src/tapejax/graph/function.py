@@ -468,13 +468,13 @@ class Function:
     def _finish(conc: "_Concrete", outs: list, new_vals: list, variables: list):
         """Write the assignments back (to this call's ``variables``) and rebuild the outputs' structure."""
         cap = tape_set.current().capture
-        if cap is None:  # (one loop per case: this runs per assigned Variable of every call)
-            for pos, new in zip(conc.assigned, new_vals):
-                variables[pos].write_back(new.value if isinstance(new, Tensor) else new)
-        else:
-            for pos, new in zip(conc.assigned, new_vals):
-                # called inside an outer trace: that call writes it back
-                cap.write(variables[pos], new.value if isinstance(new, Tensor) else new)
+        for pos, new in zip(conc.assigned, new_vals):
+            v = variables[pos]
+            new = new.value if isinstance(new, Tensor) else new
+            if cap is not None:
+                cap.write(v, new)  # called inside an outer trace: that call writes it back
+            else:
+                v.write_back(new)
         static = conc.out_static
         if static:  # (merge the outputs that are not arrays back in)
             it = iter(outs)

@@ -873,10 +873,9 @@ def _device_copy(a: np.ndarray):
     pending op or a tape's residual): one an op can wait on like any other, so a step fed NumPy batches is
     deferred and replayed with its update as one fed Tensors. A dtype JAX does not take stays a NumPy copy
     (the op's kernel then says what is wrong)."""
-    c = np.array(a, copy=True)
-    if c.dtype.kind in "biufc":
-        return jnp.asarray(c)
-    return c
+    if a.dtype.kind in "biufc":
+        return jnp.array(a)  # (jnp.array copies: the device array shares nothing with the caller's)
+    return np.array(a, copy=True)
 
 
 def _raw(op: OpDef, args: Sequence[Any], keep_lazy: bool = False):
