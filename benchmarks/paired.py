@@ -96,12 +96,13 @@ def mlp_step(tj) -> Callable[[], float]:
 
 
 def adam_step(tj, kind: str, clip: bool = False, read_loss: bool = False, batches: bool = False,
-              compiled: bool = False, scale: float = 1.0) -> Callable[[], float]:
+              compiled: bool = False, scale: float = 1.0, params_in: bool = False) -> Callable[[], float]:
     """adam_step.py's eager contender on workload ``kind``: tape, gradient, ``tj.optimizers.Adam`` (fused into the
     replayed step and dispatched ahead, as by default), until the weights and Adam's state are ready. With
     ``batches``, each step reads a new batch made by ``tj.constant`` just before it (a loader's loop; the
     conversion is not timed), from 8 NumPy batches in turn. With ``compiled``, the step is a ``tj.function``
-    (adam_step.py's tj.function contender); ``scale`` sizes the model (workloads.SCALES)."""
+    (adam_step.py's tj.function contender); ``scale`` sizes the model (workloads.SCALES); with ``params_in`` the
+    step takes the model's Variables as an argument (a dict of them), as well as the batch."""
     import jax
     import workloads as W
     loss, p0, x0, y0, _ = W._train_problem(kind, scale)
@@ -115,15 +116,18 @@ def adam_step(tj, kind: str, clip: bool = False, read_loss: bool = False, batche
     host = [(x0.astype(np.float32) + 0.01 * k, y0.astype(np.float32)) for k in range(8)]
     count = [0]
 
-    def step(x, y):
+    named = {f"w{k}": p for k, p in enumerate(params)}
+
+    def step(x, y, weights=None):
+        ps = params if weights is None else [weights[f"w{k}"] for k in range(len(params))]
         with tj.GradientTape() as tape:
-            lo = loss(b, params, x, y)
-        grads = tape.gradient(lo, params)
+            lo = loss(b, ps, x, y)
+        grads = tape.gradient(lo, ps)
         if read_loss:  # (the loss printed before the update)
             float(lo.numpy())
         if clip:
             grads = tj.clip_by_global_norm(grads, 1.0)[0]
-        opt.apply_gradients(zip(grads, params))
+        opt.apply_gradients(zip(grads, ps))
         return lo
     fn = tj.function(step) if compiled else step
 
@@ -133,7 +137,7 @@ def adam_step(tj, kind: str, clip: bool = False, read_loss: bool = False, batche
             count[0] += 1
             x, y = (tj.constant(a) for a in host[count[0] % 8])
         t0 = time.perf_counter()
-        lo = fn(x, y)
+        lo = fn(x, y, named) if params_in else fn(x, y)
         jax.block_until_ready([lo.value] + every)
         return time.perf_counter() - t0
     return run
@@ -180,6 +184,8 @@ WORKLOADS: Dict[str, Tuple[str, Callable]] = {
     "numpy_mlp": ("MLP Adam step fed NumPy batches", numpy_step),
     "function_mlp": ("MLP Adam step as a tj.function, the model at a quarter of its width (the call's overhead shows)",
                      lambda tj: adam_step(tj, "mlp", compiled=True, scale=0.25)),
+    "function_args": ("MLP Adam step as a tj.function taking a dict of the model's Variables, at a quarter of its "
+                      "width", lambda tj: adam_step(tj, "mlp", compiled=True, scale=0.25, params_in=True)),
     "function_transformer": ("transformer Adam step as a tj.function",
                              lambda tj: adam_step(tj, "transformer", compiled=True)),
     "adam_cnn": ("CNN Adam step, fused (adam_step.py's eager)", lambda tj: adam_step(tj, "cnn")),

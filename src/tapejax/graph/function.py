@@ -319,15 +319,23 @@ class Function:
             args, kwargs = self._bind(args, kwargs)
         leaves, treedef = _flatten((args, kwargs))
         dyn_pos, dyn_vals, sig, arg_vars = [], [], [], []
+        var_slot: Dict[int, int] = {}
         for i, x in enumerate(leaves):
-            if isinstance(x, Variable):
+            if type(x) is Tensor and type(x._value) is ArrayImpl:  # (the common leaves first, no property)
+                v = _strong(x._value)
+                av = v.aval
+                dyn_pos.append(i)
+                dyn_vals.append(v)
+                sig.append((av.shape, av.dtype))
+            elif isinstance(x, Variable):
                 # By shape, dtype and aliasing (TF's VariableSpec): another Variable of the same kind reuses
                 # the program, its value going in and its assignments coming back out.
-                j = next((n for n, a in enumerate(arg_vars) if a is x), None)
+                j = var_slot.get(id(x))
                 if j is None:
-                    j = len(arg_vars)
+                    j = var_slot[id(x)] = len(arg_vars)
                     arg_vars.append(x)
-                sig.append(("var", j, tuple(x.shape), x.dtype, x.trainable))
+                a = x._array()  # (its shape and dtype, also of a pending value, without a TensorShape)
+                sig.append(("var", j, tuple(a.shape), a.dtype, x.trainable))
             elif _is_array(x):
                 v = _strong(x._value if isinstance(x, Tensor) else x)
                 dyn_pos.append(i)
@@ -418,8 +426,9 @@ class Function:
         discovered = False
         for _ in range(100):
             # A Variable argument the function also closes over is that input, not one of its own.
-            aliases = tuple(next((n for n, k in enumerate(self._variables) if k is a), -1) for a in arg_vars)
-            key = base_key + (tuple(id(v) for v in self._variables), tuple(t._id for t in self._tensors), aliases)
+            known = {id(k): n for n, k in enumerate(self._variables)} if arg_vars else None
+            aliases = tuple([known.get(id(a), -1) for a in arg_vars]) if arg_vars else ()
+            key = base_key + (tuple([id(v) for v in self._variables]), tuple([t._id for t in self._tensors]), aliases)
             conc = self._cache.get(key)
             if conc is None:
                 if not discovered:
