@@ -9,6 +9,8 @@ the callables it installs at import, each a no-op until then; ``current().debug_
 ``tj.debug.check_numerics()`` is on in this thread. The per-op hot path first tests the process-wide
 count ``numerics_checks`` (a module attribute: a threading.local attribute costs a few times more), and
 reads the per-thread flag only while some thread checks: ``numerics_checks and current().debug_checking``.
+Likewise ``captures_open`` counts the tj.function traces capturing Variables (``isolated(capture)``) in all
+threads, so that reading a Variable's value outside any trace (``Variable._current``) costs no thread-local.
 """
 from __future__ import annotations
 
@@ -59,7 +61,8 @@ class RecordHooks:
 record_hooks = RecordHooks()
 
 numerics_checks = 0  # open checking_numerics() blocks, all threads together (see the module docstring)
-_numerics_lock = threading.Lock()
+_counts_lock = threading.Lock()
+captures_open = 0  # isolated(capture) blocks with a capture, all threads together (see the module docstring)
 
 
 class State:
@@ -196,14 +199,14 @@ def checking_numerics() -> Iterator[None]:
     global numerics_checks
     s = current()
     was = s.debug_checking
-    with _numerics_lock:  # += from two threads at once could lose a count
+    with _counts_lock:  # += from two threads at once could lose a count
         numerics_checks += 1
     s.debug_checking = True
     try:
         yield
     finally:
         s.debug_checking = was
-        with _numerics_lock:
+        with _counts_lock:
             numerics_checks -= 1
 
 
@@ -222,10 +225,17 @@ def watch_variable_reads() -> Iterator[dict]:
 def isolated(capture=None) -> Iterator[None]:
     """A fresh tape set (no tapes, accumulators or stop_recording) for tracing a tj.function: outer
     eager tapes must never see traced values; ``capture`` becomes the active Variable capture."""
+    global captures_open
     s = current()
     saved = (s.tapes, s.accumulators, s.stopped, s.capture)
+    if capture is not None:
+        with _counts_lock:
+            captures_open += 1
     s.tapes, s.accumulators, s.stopped, s.capture = [], [], 0, capture
     try:
         yield
     finally:
         s.tapes, s.accumulators, s.stopped, s.capture = saved
+        if capture is not None:
+            with _counts_lock:
+                captures_open -= 1

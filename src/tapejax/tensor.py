@@ -803,8 +803,9 @@ class Variable(ArrayShape):
     # -- reads ------------------------------------------------------------------------------------
     def read_value(self) -> Tensor:
         """The current value as a Tensor; recorded on active tapes/accumulators as a read of this variable."""
-        t = Tensor(self._current())
         st = tape_set.current()
+        cap = st.capture  # (``_current``, inline: the thread's state is read once per read)
+        t = Tensor(self._value if cap is None else cap.read(self))
         if st.variable_watchers:
             for w in st.variable_watchers:
                 w.setdefault(id(self), self)
@@ -853,9 +854,10 @@ class Variable(ArrayShape):
 
     def _current(self):
         """The value now: inside a tj.function trace, the traced value (which sees earlier assignments)."""
-        cap = tape_set.current().capture
-        if cap is not None:
-            return cap.read(self)
+        if tape_set.captures_open:  # (no trace capturing anywhere, the common case: no thread-local read)
+            cap = tape_set.current().capture
+            if cap is not None:
+                return cap.read(self)
         return self._value
 
     def _set(self, value) -> None:
@@ -1162,9 +1164,10 @@ def _unrecorded_read(var: Variable) -> Tensor:
 def current_values(variables: Sequence[Variable]) -> list:
     """The Variables' values now (inside a tj.function trace, the traced ones), read without recording: what
     an optimizer's update reads (it is no differentiated computation, and a read costs a Tensor each)."""
-    cap = tape_set.current().capture  # (``Variable._current`` of each, the thread's state read once)
-    if cap is not None:
-        return [cap.read(v) for v in variables]
+    if tape_set.captures_open:  # (``Variable._current`` of each, the thread's state read once)
+        cap = tape_set.current().capture
+        if cap is not None:
+            return [cap.read(v) for v in variables]
     return [v._value for v in variables]
 
 
@@ -1280,7 +1283,8 @@ def _tree_flatten_variable(v: Variable):
     st = tape_set.current()
     if st.tapes or st.accumulators:
         _warn_raw_jax_use(v, v._handle_id, v)
-    return (v._current(),), None
+    cap = st.capture  # (``_current``, inline)
+    return (v._value if cap is None else cap.read(v),), None
 
 
 # A Variable is a pytree node whose one leaf is its current value, so jax.jit(f)(v), jnp functions and optax

@@ -39,6 +39,7 @@ leave the others' collectives unpaired).
 from __future__ import annotations
 
 import collections
+import operator
 import threading
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -96,7 +97,7 @@ class Launch:
 
 
 def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
-    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+    return len(a) == len(b) and all(map(operator.is_, a, b))  # (no generator resumed per element)
 
 
 def expect(tokens: tuple, owner: Any, forecast: Optional[Forecast]) -> None:

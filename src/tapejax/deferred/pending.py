@@ -239,7 +239,7 @@ def _shared_leaves(leaves: Sequence[Any], arrays: Sequence[Any]) -> Tuple[tuple,
     them (an optimizer's parameters are: each array is passed to a fused program once, as a dispatch costs
     per argument), else -1; and the arrays that are not, in order."""
     at = {id(x): i for i, x in enumerate(leaves) if type(x) is ArrayImpl}
-    shared = tuple(at.get(id(x), -1) for x in arrays)
+    shared = tuple([at.get(id(x), -1) for x in arrays])
     return shared, [x for x, p in zip(arrays, shared) if p < 0]
 
 
