@@ -1,4 +1,6 @@
 """tj.op and tj.RegisterGradient."""
+import importlib
+
 import jax
 import jax.numpy as jnp
 import jax.lax as lax
@@ -210,3 +212,26 @@ def test_static_parameters_key_kernels_by_exact_value():
         np.testing.assert_array_equal(np.signbit(neg), [True, False, False, True])
         np.testing.assert_array_equal(np.signbit(pos), [False, False, False, False])
         np.testing.assert_array_equal(np.signbit(neg_again), np.signbit(neg))
+
+
+@pytest.mark.parametrize("module", ["tapejax.numpy", "tapejax.optimizers", "tapejax.nn", "tapejax.random",
+                                    "tapejax.numpy.linalg", "tapejax.numpy.fft", "tapejax.debug", "tapejax.train"])
+def test_star_import_gives_the_public_names_only(module):
+    # A notebook's `from tapejax.numpy import *` must not bring the module's own imports (np, jax, re...) or
+    # internals (apply, Tensor) into the user's namespace, and every name __all__ lists must exist.
+    mod = importlib.import_module(module)
+    names: dict = {}
+    exec(f"from {module} import *", names)
+    names.pop("__builtins__")
+    assert set(names) == set(mod.__all__)
+    assert not {"np", "jnp", "jax", "re", "inspect", "operator", "apply", "Tensor", "Any", "tape_set", "bool"} & set(names)
+
+
+def test_star_import_of_tj_numpy_mirrors_jax_numpy():
+    names: dict = {}
+    exec("from tapejax.numpy import *", names)
+    mirrored = {n for n in dir(jnp) if not n.startswith("_") and hasattr(tj.numpy, n)}
+    # every jax.numpy name tj.numpy has, fft's, linalg's and index_tricks' included, but for the dtype ``bool``,
+    # which a star import would put over Python's own bool in the importing namespace
+    assert mirrored - set(names) == {"bool"} and tj.numpy.bool is jnp.bool
+    assert {"sum", "linalg", "fft", "polyval", "r_", "float32", "add_n", "rsqrt", "getitem"} <= set(names)

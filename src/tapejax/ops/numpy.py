@@ -55,6 +55,8 @@ import numpy as np
 from .. import tape_set, vspace
 from ..tensor import Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
+
+TF_EXTRAS = ("add_n", "erf", "rsqrt", "sigmoid", "getitem")  # public names jax.numpy lacks (TF's ops; indexing)
 from .core import OpDef, ShapeError, apply, as_dtype, as_index, freeze, named_error, record_identity, static
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)

@@ -53,6 +53,11 @@ from ..tensor import Tensor, Variable, convert_to_tensor, current_values, name_s
 LearningRate = Union[float, Callable[[Any], Any]]
 
 
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "from_optax", "LearningRate",
+           "UnrecognizedArgumentError", "clip_by_norm", "clip_by_global_norm", "global_norm", "keras_transformation",
+           "keras_scale_by_adam", "keras_epsilon", "keras_amsgrad"]
+
+
 class UnrecognizedArgumentError(ValueError, TypeError):
     """A Keras-named optimizer given a keyword argument it does not take. Keras raises ValueError
     ("Argument(s) not recognized"); also a TypeError, as Python raises for an unexpected keyword, for
