@@ -1628,10 +1628,12 @@ def _dtype_name(dtype):
 
 # (shapes, counts and arange's bounds are static: scalar Tensors and Variables stand for their values, ``static``)
 def zeros(shape, dtype=jnp.float32):
+    """``jax.numpy.zeros`` as a Tensor (float32 by default, as TF's ``tf.zeros``)."""
     return _create("zeros", jnp.zeros, static(shape), dtype=dtype)
 
 
 def ones(shape, dtype=jnp.float32):
+    """``jax.numpy.ones`` as a Tensor (float32 by default, as TF's ``tf.ones``)."""
     return _create("ones", jnp.ones, static(shape), dtype=dtype)
 
 
@@ -1643,6 +1645,7 @@ def full(shape, fill_value, dtype=None):
 
 
 def arange(start, stop=None, step=None, dtype=None):
+    """``jax.numpy.arange`` as a Tensor; the bounds and step are static (a scalar Tensor stands for its value)."""
     return _create("arange", jnp.arange, static(start), static(stop), static(step), dtype)
 
 
@@ -1656,10 +1659,12 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def eye(N, M=None, k=0, dtype=None):
+    """``jax.numpy.eye`` as a Tensor (float32 by default)."""
     return _create("eye", jnp.eye, static(N), static(M), static(k), dtype or jnp.float32)
 
 
 def asarray(a, dtype=None):
+    """``jax.numpy.asarray``: ``a`` as a Tensor (a Tensor of that dtype comes back as itself: no copy, no op)."""
     return convert_to_tensor(a, dtype)
 
 
@@ -1691,6 +1696,7 @@ _shape_of = shape  # (for functions with a ``shape`` parameter of their own, as 
 
 
 def ndim(a):
+    """``jax.numpy.ndim``: the number of dimensions of a Tensor, Variable, array or nested list."""
     if isinstance(a, (Tensor, Variable)):  # (its rank, without building its shape: ops ask this per call)
         return a.ndim
     return len(shape(a))
