@@ -235,3 +235,33 @@ def test_star_import_of_tj_numpy_mirrors_jax_numpy():
     # which a star import would put over Python's own bool in the importing namespace
     assert mirrored - set(names) == {"bool"} and tj.numpy.bool is jnp.bool
     assert {"sum", "linalg", "fft", "polyval", "r_", "float32", "add_n", "rsqrt", "getitem"} <= set(names)
+
+
+def test_public_api_has_docstrings():
+    # help(), Jupyter's `?` and IDEs show these: every public function of the public modules and every public
+    # method and property of the classes users hold has one (typing aliases such as LearningRate excepted)
+    import inspect
+    missing = []
+    modules = [tj, tj.numpy, tj.nn, tj.random, tj.debug, tj.train, tj.optimizers, tj.numpy.linalg, tj.numpy.fft]
+    for mod in modules:
+        for n in mod.__all__:
+            o = getattr(mod, n)
+            ours = (getattr(o, "__module__", None) or "").startswith("tapejax")  # (not jax.numpy's dtype helpers)
+            if (inspect.isfunction(o) or inspect.isclass(o)) and ours and not (o.__doc__ or "").strip():
+                missing.append(f"{mod.__name__}.{n}")
+    classes = [tj.Tensor, tj.Variable, tj.GradientTape, tj.ForwardAccumulator, tj.Module, tj.optimizers.Optimizer,
+               tj.optimizers.Adam, tj.train.Checkpoint, tj.train.CheckpointManager, tj.random.Generator, tj.TensorShape]
+    for c in classes:
+        for n, o in inspect.getmembers(c):
+            if n.startswith("_"):
+                continue
+            static = inspect.getattr_static(c, n, None)
+            if isinstance(static, property):
+                doc = static.__doc__
+            elif callable(o):
+                doc = inspect.getdoc(o)
+            else:
+                continue
+            if not (doc or "").strip():
+                missing.append(f"{c.__name__}.{n}")
+    assert not missing

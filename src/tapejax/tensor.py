@@ -160,16 +160,19 @@ class TensorShape(tuple):
         return TensorShape(other).concatenate(self)
 
     def as_list(self) -> list:
+        """The dimensions as a list of ints (as TF's ``TensorShape.as_list``)."""
         return list(self)
 
     @property
     def rank(self) -> int:
+        """The number of dimensions."""
         return len(self)
 
     ndims = rank
 
     @property
     def dims(self) -> list:
+        """The dimensions as a list (as TF's ``TensorShape.dims``)."""
         return list(self)
 
     def num_elements(self):
@@ -179,6 +182,7 @@ class TensorShape(tuple):
         return int(np.prod(self, dtype=np.int64))
 
     def is_fully_defined(self) -> bool:
+        """Whether every dimension is known (always, for an eager Tensor's shape)."""
         return all(d is not None for d in self)
 
     def is_compatible_with(self, other) -> bool:
@@ -189,6 +193,7 @@ class TensorShape(tuple):
         return len(other) == len(self) and all(a is None or b is None or a == b for a, b in zip(self, other))
 
     def assert_is_compatible_with(self, other) -> None:
+        """Raise ValueError unless ``is_compatible_with(other)``."""
         if not self.is_compatible_with(other):
             raise ValueError(f"Shapes {self} and {TensorShape(other)} are incompatible")
 
@@ -202,9 +207,11 @@ class TensorShape(tuple):
         return TensorShape([a if a is not None else b for a, b in zip(self, other)])
 
     def concatenate(self, other) -> "TensorShape":
+        """This shape's dimensions followed by ``other``'s."""
         return TensorShape(tuple(self) + tuple(TensorShape(other)))
 
     def with_rank(self, rank: int) -> "TensorShape":
+        """This shape, or ValueError when its rank is not ``rank``."""
         if len(self) != rank:
             raise ValueError(f"Shape {self} must have rank {rank}")
         return self
@@ -227,18 +234,22 @@ class ArrayShape:
 
     @property
     def shape(self) -> TensorShape:
+        """The static shape, a ``tj.TensorShape`` (a tuple of ints, with TF's methods)."""
         return tuple.__new__(TensorShape, self._value.shape)  # (jax's sizes as they are: no checks)
 
     @property
     def dtype(self):
+        """The element type (a NumPy dtype, as ``jax.Array.dtype``)."""
         return self._value.dtype
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions."""
         return self._value.ndim
 
     @property
     def size(self) -> int:
+        """The number of elements."""
         return int(np.prod(self._value.shape, dtype=np.int64))
 
     def get_shape(self) -> tuple:
@@ -346,14 +357,17 @@ class Tensor(ArrayShape):
     # -- properties -----------------------------------------------------------------------------
     @property
     def value(self) -> jax.Array:
+        """The wrapped ``jax.Array``."""
         return self._value
 
     @property
     def id(self) -> int:
+        """A unique int, never reused in the process (what tapes name this tensor by)."""
         return self._id
 
     @property
     def device(self):
+        """The device holding the value (for a sharded value, its first device)."""
         v = self._value
         try:
             return v.device
@@ -363,6 +377,7 @@ class Tensor(ArrayShape):
 
     @property
     def sharding(self):
+        """The value's ``jax.sharding.Sharding`` (None for a traced value)."""
         return getattr(self._value, "sharding", None)
 
     def numpy(self):
@@ -750,18 +765,22 @@ class LazyTensor(Tensor):
 
     @property
     def shape(self) -> TensorShape:
+        """The static shape, a ``tj.TensorShape`` (a tuple of ints, with TF's methods)."""
         return tuple.__new__(TensorShape, self._aval.shape)
 
     @property
     def dtype(self):
+        """The element type (a NumPy dtype, as ``jax.Array.dtype``)."""
         return self._aval.dtype
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions."""
         return self._aval.ndim
 
     @property
     def size(self) -> int:
+        """The number of elements."""
         return int(self._aval.size)
 
 
@@ -814,6 +833,7 @@ class Variable(ArrayShape):
         return t
 
     def value(self) -> Tensor:
+        """``read_value()`` (TF's other name for it): the current value as a Tensor, a recorded read."""
         return self.read_value()
 
     def numpy(self):
@@ -888,12 +908,15 @@ class Variable(ArrayShape):
     # (one thread's assignment is never torn; an eager assignment has no graph node to name).
     def assign(self, value: Any, use_locking: Any = None, name: Optional[str] = None,
                read_value: bool = True) -> Optional["Variable"]:
+        """Set the value (converted to the variable's dtype, of its shape exactly: else ValueError and the
+        variable unchanged); returns the variable (None with ``read_value=False``), as TF."""
         if not self._made_pending(value, "assign", None):
             self._set(self._checked(value, "assign"))
         return self._returned(read_value)
 
     def assign_add(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
                    read_value: bool = True) -> Optional["Variable"]:
+        """``assign(value + delta)``, with ``assign``'s checks."""
         if not self._made_pending(delta, "assign_add", _add_kernel):
             d = self._checked(delta, "assign_add")
             self._set(_add_kernel(self._current(), d))
@@ -901,6 +924,7 @@ class Variable(ArrayShape):
 
     def assign_sub(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
                    read_value: bool = True) -> Optional["Variable"]:
+        """``assign(value - delta)``, with ``assign``'s checks."""
         if not self._made_pending(delta, "assign_sub", _sub_kernel):
             d = self._checked(delta, "assign_sub")
             self._set(_sub_kernel(self._current(), d))
@@ -1024,22 +1048,28 @@ class Variable(ArrayShape):
 
     @property
     def shape(self) -> TensorShape:
+        """The static shape, a ``tj.TensorShape`` (a tuple of ints, with TF's methods)."""
         return tuple.__new__(TensorShape, self._array().shape)
 
     @property
     def dtype(self):
+        """The element type (a NumPy dtype, as ``jax.Array.dtype``)."""
         return self._array().dtype
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions."""
         return len(self._array().shape)
 
     @property
     def size(self) -> int:
+        """The number of elements."""
         return int(np.prod(self._array().shape, dtype=np.int64))
 
     @property
     def trainable(self) -> bool:
+        """Whether tapes watch this variable when it is read (``watch_accessed_variables``) and Modules list it
+        in ``trainable_variables``."""
         return self._trainable
 
     @property
@@ -1055,10 +1085,12 @@ class Variable(ArrayShape):
 
     @property
     def name(self) -> str:
+        """The name given (with the name scope's prefix and TF's ``:0``)."""
         return self._name
 
     @property
     def device(self):
+        """The device holding the value."""
         return Tensor(self._value).device
 
     @property
@@ -1067,6 +1099,7 @@ class Variable(ArrayShape):
         return self._handle_id
 
     def ref(self) -> _Ref:
+        """A hashable reference to this variable (as TF's ``Variable.ref()``), for sets and dict keys."""
         return _Ref(self)
 
     def is_initialized(self) -> Tensor:

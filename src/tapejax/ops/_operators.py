@@ -16,7 +16,15 @@ def _method_reduce(name: str):
     # (looked up when called: the public function, whose errors name a traced argument, ops/api.py accept_name)
     def m(self, axis=None, keepdims=False, **kw):
         return getattr(tnp, name)(self, axis=axis, keepdims=keepdims, **kw)
+    m.__name__ = m.__qualname__ = name
+    m.__doc__ = f"``tj.numpy.{name}(self, axis, keepdims)``: a recorded op."
     return m
+
+
+def _method(f, name: str, doc: str):
+    f.__name__ = f.__qualname__ = name
+    f.__doc__ = doc
+    return f
 
 
 def _tensor_eq(negate: bool):
@@ -104,16 +112,19 @@ def install() -> None:
         "__or__": tnp.bitwise_or, "__ror__": _swap(tnp.bitwise_or),
         "__xor__": tnp.bitwise_xor, "__rxor__": _swap(tnp.bitwise_xor), "__invert__": tnp.bitwise_not,
         "__getitem__": tnp.getitem,
-        "reshape": lambda self, *shape, **kw: tnp.reshape(self, shape[0] if len(shape) == 1 else shape, **kw),
+        "reshape": _method(lambda self, *shape, **kw: tnp.reshape(self, shape[0] if len(shape) == 1 else shape, **kw),
+                           "reshape", "``tj.numpy.reshape``, the shape given as one tuple or as ints."),
         "astype": tnp.astype,
         "sum": _method_reduce("sum"), "mean": _method_reduce("mean"),
         "max": _method_reduce("max"), "min": _method_reduce("min"), "prod": _method_reduce("prod"),
-        "transpose": lambda self, *axes: tnp.transpose(self, (axes[0] if len(axes) == 1 else axes) or None),
-        "squeeze": lambda self, axis=None: tnp.squeeze(self, axis), "flatten": tnp.ravel, "ravel": tnp.ravel,
+        "transpose": _method(lambda self, *axes: tnp.transpose(self, (axes[0] if len(axes) == 1 else axes) or None),
+                             "transpose", "``tj.numpy.transpose``, the axes given as one tuple or as ints (none: reversed)."),
+        "squeeze": _method(lambda self, axis=None: tnp.squeeze(self, axis), "squeeze", "``tj.numpy.squeeze``."),
+        "flatten": tnp.ravel, "ravel": tnp.ravel,
         # round(t), round(t, 2): a Tensor rounded half to even, of t's dtype, as jax.Array's and TF's numpy
         # behaviour (tnp.around; TF's plain tensors raise an AttributeError asking to enable it)
         "__round__": lambda self, ndigits=None: tnp.round(self, decimals=0 if ndigits is None else ndigits),
-        "T": property(lambda self: tnp.transpose(self)),
+        "T": property(lambda self: tnp.transpose(self), doc="The transpose (axes reversed): a recorded op."),
         # as jax.Array's: the complex parts, recorded
         "real": property(tnp.real), "imag": property(tnp.imag), "conj": tnp.conj, "conjugate": tnp.conj,
     }

@@ -1039,14 +1039,17 @@ class CheckpointManager:
 
     @property
     def directory(self) -> str:
+        """The directory the managed checkpoints are written to."""
         return self._directory
 
     @property
     def checkpoint(self) -> Checkpoint:
+        """The ``tj.train.Checkpoint`` this manager saves and restores."""
         return self._checkpoint
 
     @property
     def checkpoint_interval(self) -> Optional[int]:
+        """The least number of ``step_counter`` steps between saves, or None (each ``save()`` saves)."""
         return self._checkpoint_interval
 
     @property

@@ -70,6 +70,7 @@ class Module:
     # -- naming ---------------------------------------------------------------------------------------
     @property
     def name(self) -> str:
+        """The name given, or the class's name in snake_case (as tf.Module)."""
         return self._own_name()
 
     @property
@@ -105,10 +106,12 @@ class Module:
 
     @property
     def trainable_variables(self) -> Tuple[Variable, ...]:
+        """``variables`` that are trainable, in order of creation."""
         return tuple(v for v in self.variables if v.trainable)
 
     @property
     def non_trainable_variables(self) -> Tuple[Variable, ...]:
+        """``variables`` that are not trainable, in order of creation."""
         return tuple(v for v in self.variables if not v.trainable)
 
     @property

@@ -256,6 +256,7 @@ class Optimizer:
 
     @property
     def transformation(self) -> optax.GradientTransformation:
+        """The optax ``GradientTransformation`` this optimizer applies."""
         return self._tx
 
     def build(self, var_list: Iterable[Variable]) -> None:
