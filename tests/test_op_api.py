@@ -265,3 +265,10 @@ def test_public_api_has_docstrings():
             if not (doc or "").strip():
                 missing.append(f"{c.__name__}.{n}")
     assert not missing
+
+
+def test_dir_of_tj_numpy_lists_its_public_names():
+    # Tab completion (dir) offers tj.numpy's API, not the modules and helpers it imports
+    names = set(dir(tj.numpy))
+    assert set(tj.numpy.__all__) | {"bool", "__name__", "__doc__"} <= names
+    assert not {"jax", "jnp", "np", "re", "apply", "Tensor", "tape_set"} & names

@@ -237,7 +237,15 @@ def _numpy_getattr(name: str):
 
 
 def _numpy_dir():
-    return sorted(set(_tnp_dir() if _tnp_dir is not None else vars(_tnp)) | _BUILTIN_NAMES)
+    # (its public names, as tab completion should offer them: ``__all__``, set once all of tj.numpy is in place,
+    # and the module's dunders; not the helpers and modules it imports)
+    if _tnp_dir is not None:
+        return sorted(set(_tnp_dir()) | _BUILTIN_NAMES)
+    names = vars(_tnp)
+    public = getattr(_tnp, "__all__", None)
+    if public is not None:
+        names = set(public) | {n for n in names if n.startswith("__")}
+    return sorted(set(names) | _BUILTIN_NAMES)
 
 
 _tnp.__getattr__, _tnp.__dir__ = _numpy_getattr, _numpy_dir
