@@ -908,8 +908,9 @@ class Variable(ArrayShape):
     # (one thread's assignment is never torn; an eager assignment has no graph node to name).
     def assign(self, value: Any, use_locking: Any = None, name: Optional[str] = None,
                read_value: bool = True) -> Optional["Variable"]:
-        """Set the value (converted to the variable's dtype, of its shape exactly: else ValueError and the
-        variable unchanged); returns the variable (None with ``read_value=False``), as TF."""
+        """Set the value: of the variable's shape exactly, and its dtype (Python values and NumPy arrays are
+        converted; a Tensor or jax array of another dtype is refused), else ValueError and the variable
+        unchanged. Returns the variable (None with ``read_value=False``), as TF."""
         if not self._made_pending(value, "assign", None):
             self._set(self._checked(value, "assign"))
         return self._returned(read_value)

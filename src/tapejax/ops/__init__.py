@@ -1,9 +1,9 @@
 """The op machinery (core), how ops are declared (declare) and the op surfaces (numpy, numpy.linalg, numpy.fft, nn,
 random)."""
-from . import core, numpy, linalg, nn, random  # noqa: F401
-from . import fft, polynomial, index_tricks  # noqa: F401  (set on tj.numpy as they import)
 import jax.numpy as _jnp
 
+from . import core, numpy, linalg, nn, random  # noqa: F401
+from . import fft, polynomial, index_tricks  # noqa: F401  (set on tj.numpy as they import)
 from ._operators import install as _install
 
 _install()

@@ -55,8 +55,6 @@ import numpy as np
 from .. import tape_set, vspace
 from ..tensor import Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
-
-TF_EXTRAS = ("add_n", "erf", "rsqrt", "sigmoid", "getitem")  # public names jax.numpy lacks (TF's ops; indexing)
 from .core import OpDef, ShapeError, apply, as_dtype, as_index, freeze, named_error, record_identity, static
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
@@ -64,6 +62,8 @@ from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as
                     scale_no_nan as _scale_no_nan, sign as _tf_sign, sqrt_grad as _sqrt_grad,
                     tf_complex_vjp as _tf_complex_vjp, tf_reciprocal as _tf_reciprocal, tf_rsqrt as _tf_rsqrt,
                     tf_sqrt as _tf_sqrt, unbroadcast as _unbroadcast)
+
+TF_EXTRAS = ("add_n", "erf", "rsqrt", "sigmoid", "getitem")  # public names jax.numpy lacks (TF's ops; indexing)
 
 # -- sample inputs for the registry-wide gradient test (declare.py: drawn in declaration order) ------------
 _rng = np.random.default_rng(0)
