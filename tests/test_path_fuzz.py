@@ -293,13 +293,14 @@ class Program:
 # compiling over all the paths; the suite must stay within CI's time): seeds 0, 1, 12 (recompute_grad), 16
 # (grad_pass_through's second order) and 358 (a replay program traced with a concrete cotangent reaching an add
 # whose arguments the warm-up pass let go: the pass-through check of OpDef.passthrough raised IndexError),
-# 14223 (a minimum's tie that fused rounding breaks, in JAX too) and 14131 (a cast to float16 beside contributions
-# that cancel): the tolerances of test_random_programs_on_every_path.
+# 14223 (a minimum's tie that fused rounding breaks, in JAX too), 14131 (a cast to float16 beside contributions
+# that cancel) and 16336 (abs at a layer norm's centred 0, in forward mode): the tolerances of
+# test_random_programs_on_every_path.
 # TAPEJAX_PATH_FUZZ_PROGRAMS=60 runs seeds 0-59, as was done to find the regressions below (all pass);
 # TAPEJAX_PATH_FUZZ_FIRST=k starts those at seed k (fresh programs).
 _N = os.environ.get("TAPEJAX_PATH_FUZZ_PROGRAMS")
 _FIRST = int(os.environ.get("TAPEJAX_PATH_FUZZ_FIRST", "0"))
-SEEDS = list(range(_FIRST, _FIRST + int(_N))) if _N else [0, 1, 12, 16, 358, 14131, 14223]
+SEEDS = list(range(_FIRST, _FIRST + int(_N))) if _N else [0, 1, 12, 16, 358, 14131, 14223, 16336]
 BUNDLE = 8  # programs per test case: each compiled path then compiles one program for several
 
 
@@ -335,7 +336,8 @@ def _scaled_tol(want):
 
 def _with_jax_spread(tol, compiled, op_by_op):
     """``tol`` widened to twice the largest difference between JAX's own compiled and op-by-op values of the
-    same derivative (``jax.grad`` under ``jax.jit`` and without). Where a program is ill-conditioned (seed
+    same derivative (``jax.grad`` or ``jax.jvp`` of the program, tapejax's rules inside, under ``jax.jit`` and
+    without). Where a program is ill-conditioned (seed
     8106: a layer norm of a nearly constant row, differentiated twice) a fused program rounds differently
     and its result moves by far more than float32 rounding of the result; tapejax's compiled paths cannot
     agree with its op-by-op ones better than JAX's do (API.md: "up to float rounding of fused programs")."""
@@ -435,6 +437,12 @@ def test_random_programs_on_every_path(programs):
         elif np.isfinite(dot) and np.isfinite(jvp):
             np.testing.assert_allclose(float(jvp), dot, rtol=1e-3, atol=tol[1] * 4, err_msg="JVP vs gradient")
         jtol = _scaled_tol([jvp])
+        # The compiled forward paths, as the compiled reverse ones (_with_jax_spread): no closer to op by op than
+        # JAX's jit of the same JVP is. Seed 16336: abs of a layer norm's centred element, exactly 0 op by op;
+        # with the suite's cheap compile flags (conftest.py) a fused program rounds it off zero, and abs's
+        # derivative there is +-1 instead of 0, in jax.jit(jax.jvp) too (with XLA's defaults all agree).
+        jvp_jitted = fwd_jax(case, jit=True) if case.jax_ok else None
+        ctol = _with_jax_spread(jtol, [jvp_jitted], [fwd_jax(case, jit=False)]) if case.jax_ok else jtol
         outer = fwd_outer_over_function(case)
         # Where a derivative does not exist (a gradient non-finite, a Variable's say), XLA's optimization of
         # the whole compiled call may form a 0 * inf that no op-by-op pass forms (seed 9574: the std of three
@@ -442,10 +450,10 @@ def test_random_programs_on_every_path(programs):
         # non-finite JVP from the call is accepted.
         degenerate = any(g is not None and not np.all(np.isfinite(g)) for g in want)
         if not (degenerate and outer is not None and not np.all(np.isfinite(outer))):
-            assert_same("accumulator over tj.function", [outer], [jvp], tol=jtol)
-        assert_same("accumulator inside tj.function", [fwd_in_function(case)], [jvp], tol=jtol)
+            assert_same("accumulator over tj.function", [outer], [jvp], tol=ctol)
+        assert_same("accumulator inside tj.function", [fwd_in_function(case)], [jvp], tol=ctol)
         if case.jax_ok:
-            assert_same("jax.jvp", [fwd_jax(case, jit=True)], [jvp], none_as_zero=True, tol=jtol)
+            assert_same("jax.jvp", [jvp_jitted], [jvp], none_as_zero=True, tol=ctol)
     else:
         # recompute_grad under a ForwardAccumulator, as TF: NotImplementedError where a tangent reaches it (eagerly
         # and inside tj.function alike), and always from an accumulator over a tj.function call (its forward pass
