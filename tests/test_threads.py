@@ -147,6 +147,37 @@ def test_function_called_from_two_threads():
     _run_threads(run(1.0), run(3.0))
 
 
+
+def test_variable_read_in_one_thread_while_another_traces_an_assignment():
+    # Inside a trace a Variable reads as the trace's value (its assignment earlier in the call); another thread
+    # reading the same Variable meanwhile gets its stored value, and after the trace nothing is left counted
+    # (tape_set.captures_open: a Variable's read skips the thread's state only while no trace captures).
+    v = tj.Variable([1.0, 2.0])
+    inside, release = threading.Event(), threading.Event()
+
+    @tj.function
+    def f():
+        v.assign(v * 10.0)
+        seen = v.read_value()
+        inside.set()
+        release.wait(60)  # (at trace time: the other thread reads while this trace holds its capture)
+        return seen + v
+
+    def tracer():
+        np.testing.assert_allclose(f().numpy(), [20.0, 40.0])
+
+    def reader():
+        assert inside.wait(60)
+        try:
+            assert tape_set.captures_open >= 1
+            np.testing.assert_allclose(v.numpy(), [1.0, 2.0])
+            np.testing.assert_allclose(tnp.sum(v).numpy(), 3.0)
+        finally:
+            release.set()
+    _run_threads(tracer, reader)
+    np.testing.assert_allclose(v.numpy(), [10.0, 20.0])
+    assert tape_set.captures_open == 0
+
 def test_stop_recording_is_per_thread():
     x = tj.constant([1.0, 2.0])
     ready, go_on = threading.Event(), threading.Event()
