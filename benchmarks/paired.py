@@ -13,7 +13,8 @@ Run: ``.venv/bin/python benchmarks/paired.py BEFORE_REV [--samples 300] [--only 
 ``adam_mlp``, ``adam_cnn``, ``adam_transformer``: adam_step.py's eager step, fused and dispatched ahead;
 ``clip_mlp``: the MLP's with the gradients clipped by global norm first; ``read_mlp``: with the loss read
 before the update; ``batch_mlp``, ``batch_transformer``: a new batch made by tj.constant before each step;
-``numpy_mlp``: an MLP fed NumPy batches straight)
+``numpy_mlp``: an MLP fed NumPy batches straight; ``function_mlp``, ``function_transformer``: the Adam step as a
+``tj.function``; ``function_args``: that MLP step taking a dict of the model's Variables as an argument)
 (the work tree is "after").
 """
 from __future__ import annotations
