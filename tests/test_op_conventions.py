@@ -187,6 +187,29 @@ def test_sqrt_at_zero_nonzero_gradient_is_inf():
     assert np.isinf(g[0]) and g[0] > 0
 
 
+
+def test_std_of_equal_values_with_zero_incoming_gradient_gives_zero():
+    # TF's reduce_std is sqrt(reduce_variance): SqrtGrad's 0 where the incoming gradient is 0, so a row of equal
+    # values (std 0) given no gradient gets 0, and one given a gradient NaN (0 * inf), as TF 2.21 (TF program
+    # differential seed 12181: a std clipped to a bound, then log_softmax). jax.numpy.std's derivative gave NaN
+    # for both rows; forward mode keeps the same rule.
+    x = tj.constant([[1.0, 1.0], [1.0, 0.0]])
+    for lazy in (True, False):
+        with tj.config.override(lazy=lazy):
+            with tj.GradientTape() as tape:
+                tape.watch(x)
+                s = tnp.std(x, axis=-1, keepdims=True)
+            g = tape.gradient(s, x, output_gradients=tj.constant([[0.0], [1.0]]))
+            np.testing.assert_array_equal(_np(g), [[0.0, 0.0], [0.5, -0.5]])
+            with tj.GradientTape() as tape:
+                tape.watch(x)
+                s = tnp.std(x, axis=-1, keepdims=True)
+            g = _np(tape.gradient(s, x))
+            assert np.all(np.isnan(g[0])) and np.array_equal(g[1], [0.5, -0.5])
+    with tj.ForwardAccumulator(x, tj.constant([[1.0, 1.0], [1.0, 0.0]])) as acc:
+        s = tnp.std(x, axis=-1, keepdims=True)
+    np.testing.assert_array_equal(_np(acc.jvp(s)), [[0.0], [0.5]])
+
 def test_where_sqrt_has_no_nan_gradient():
     u = tj.constant([0.0, 4.0, -1.0])
     with tj.GradientTape() as tape:

@@ -354,12 +354,12 @@ def test_reduction_empty_gradients(name):
 
 
 @pytest.mark.parametrize("name,want", [("sum", 0.0), ("mean", 0.0), ("prod", 0.0), ("norm", 0.0), ("var", 0.0),
-                                       ("std", NAN)])
+                                       ("std", 0.0)])
 @pytest.mark.parametrize("path", ["eager", "function"])
 def test_reduction_jvp_over_empty_axis(name, want, path):
     """testEmptyGradients in forward mode: reducing the empty axis of a (0, 3) input. The Jacobian has no columns,
-    so TF's tangent is 0 (std: NaN, its sqrt's 1 / (2 * 0) times that 0); tj.numpy.mean's tangent was
-    sum(t) / 0 = NaN."""
+    so TF's tangent is 0; tj.numpy.mean's tangent was sum(t) / 0 = NaN. std's is 0 too (TF: NaN, its sqrt's
+    1 / (2 * 0) times the variance's 0): API.md's sqrt rule, 0 where the incoming tangent is 0, as tj.numpy.sqrt's."""
     x = np.zeros((0, 3), f32)
 
     def jvp(v):
@@ -374,12 +374,17 @@ def test_reduction_jvp_over_empty_axis(name, want, path):
 @pytest.mark.parametrize("axis", [None, 0])
 def test_std_var_gradient_at_constant_input(axis):
     """math_ops_test ReduceTest.testReduceVar/testReduceStd's all-zero input, differentiated. TF: reduce_variance's
-    gradient and tangent are 0; reduce_std = sqrt(variance) gives NaN (SqrtGrad's 0.5 / 0 times 0)."""
+    gradient and tangent are 0; reduce_std = sqrt(variance) gives the gradient NaN (SqrtGrad's 0.5 / 0 times 0, the
+    incoming gradient being 1), and given a zero gradient 0 (SqrtGrad's 0 where the gradient is 0). Its tangent
+    is 0 (TF's forward mode: NaN): API.md's sqrt rule in forward mode, 0 where the incoming tangent (the
+    variance's) is 0, as tj.numpy.sqrt's."""
     x, n = np.zeros((2, 3), f32), (1 if axis is None else 3)
     _close(_grad(lambda v: tnp.var(v, axis=axis), x)[1], np.zeros(6))
     _close(_jvp(lambda v: tnp.var(v, axis=axis), x, np.ones_like(x)), [0.0] * n)
     _close(_grad(lambda v: tnp.std(v, axis=axis), x)[1], [NAN] * 6)
-    _close(_jvp(lambda v: tnp.std(v, axis=axis), x, np.ones_like(x)), [NAN] * n)
+    _close(_grad(lambda v: tnp.std(v, axis=axis), x, np.zeros(n, f32).reshape(() if axis is None else (3,)))[1],
+           np.zeros(6))
+    _close(_jvp(lambda v: tnp.std(v, axis=axis), x, np.ones_like(x)), [0.0] * n)
 
 
 def test_reduce_var_and_std_values():

@@ -584,7 +584,23 @@ _min = _reduction("min", jnp.min, bwd=_min_max_bwd, jvp=_min_max_jvp)  # the sam
 # reads no x, the second derivative is zeros (TF), not None
 _prod = _reduction("prod", jnp.prod, backward_connected=True)
 _var = _reduction("var", jnp.var)
-_std = _reduction("std", jnp.std)
+
+
+def _std_bwd(res, g, axis=None, keepdims=False, ddof=0):
+    # As TF's reduce_std, sqrt(reduce_variance): SqrtGrad's 0.5 * g / std, 0 where g is 0 (API.md's sqrt rule:
+    # a row of equal values, std 0, whose gradient is 0 gives 0, not 0 * inf), then the variance's gradient.
+    (x,), y = res
+    _, vjp = jax.vjp(lambda a: jnp.var(a, axis=axis, keepdims=keepdims, ddof=ddof), x)
+    return _tf_complex_vjp(vjp, _sqrt_grad(y, g))
+
+
+def _std_jvp(p, t, out, axis=None, keepdims=False, ddof=0):
+    # the same rule forward: the variance's tangent times 0.5 / std, 0 where that tangent is 0
+    _, tv = jax.jvp(lambda a: jnp.var(a, axis=axis, keepdims=keepdims, ddof=ddof), (p[0],), (t[0],))
+    return _mul_no_nan(tv, 0.5 / out).astype(out.dtype)
+
+
+_std = _reduction("std", jnp.std, bwd=_std_bwd, jvp=_std_jvp)
 _cumsum = _reduction("cumsum", jnp.cumsum, _samples(((_r(3, 4),), {"axis": 1}), ((_r(5),), {})))
 _cumprod = _reduction("cumprod", jnp.cumprod, _samples(((_pos(3, 4),), {"axis": 0})), backward_connected=True)
 
