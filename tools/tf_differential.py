@@ -569,6 +569,9 @@ KNOWN.update({
     ("sign", "f32", "jvp"): "TF's forward mode gives None (its SignGrad's zeros do not depend on the gradient); "
                             "tapejax gives the zeros of its reverse rule",
     ("sign", "f16", "jvp"): "TF's forward mode gives None (see sign f32)",
+    ("std", "f32 ties", "jvp"): "API.md's sqrt rule in forward mode: a row of equal values has std 0 and the "
+                                "variance's tangent 0, and tapejax's tangent is 0 there (TF's forward mode: 0 * inf "
+                                "= NaN; its reverse mode gives 0 for a zero gradient, as tapejax's)",
     ("cumprod", "f32 axis=0 with zeros", "grad"): "TF's CumprodGrad divides by x (div_no_nan: 0 where x = 0), "
                                                   "not the derivative; tapejax's is exact",
     ("cumprod", "f32 axis=0 with zeros", "jvp"): "TF's forward mode transposes that CumprodGrad (see grad)",
