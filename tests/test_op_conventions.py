@@ -187,7 +187,6 @@ def test_sqrt_at_zero_nonzero_gradient_is_inf():
     assert np.isinf(g[0]) and g[0] > 0
 
 
-
 def test_std_of_equal_values_with_zero_incoming_gradient_gives_zero():
     # TF's reduce_std is sqrt(reduce_variance): SqrtGrad's 0 where the incoming gradient is 0, so a row of equal
     # values (std 0) given no gradient gets 0, and one given a gradient NaN (0 * inf), as TF 2.21 (TF program
@@ -209,6 +208,7 @@ def test_std_of_equal_values_with_zero_incoming_gradient_gives_zero():
     with tj.ForwardAccumulator(x, tj.constant([[1.0, 1.0], [1.0, 0.0]])) as acc:
         s = tnp.std(x, axis=-1, keepdims=True)
     np.testing.assert_array_equal(_np(acc.jvp(s)), [[0.0], [0.5]])
+
 
 def test_where_sqrt_has_no_nan_gradient():
     u = tj.constant([0.0, 4.0, -1.0])

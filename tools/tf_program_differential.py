@@ -294,7 +294,7 @@ def ties_differ(p) -> bool:
     got, want = _forward_values(tj_side(p), p), _forward_values(tf_side(p), p)
     for s, compare_args in steps:
         for a, b in zip(compare_args(*[got[i] for i in s.args]), compare_args(*[want[i] for i in s.args])):
-            if not np.array_equal(a, b):
+            if not np.array_equal(a, b, equal_nan=True):  # (NaN in both: no comparison made differently)
                 return True
     return False
 

@@ -822,9 +822,8 @@ class Variable(ArrayShape):
     # -- reads ------------------------------------------------------------------------------------
     def read_value(self) -> Tensor:
         """The current value as a Tensor; recorded on active tapes/accumulators as a read of this variable."""
+        t = Tensor(self._current())
         st = tape_set.current()
-        cap = st.capture  # (``_current``, inline: the thread's state is read once per read)
-        t = Tensor(self._value if cap is None else cap.read(self))
         if st.variable_watchers:
             for w in st.variable_watchers:
                 w.setdefault(id(self), self)
@@ -1317,8 +1316,7 @@ def _tree_flatten_variable(v: Variable):
     st = tape_set.current()
     if st.tapes or st.accumulators:
         _warn_raw_jax_use(v, v._handle_id, v)
-    cap = st.capture  # (``_current``, inline)
-    return (v._value if cap is None else cap.read(v),), None
+    return (v._current(),), None
 
 
 # A Variable is a pytree node whose one leaf is its current value, so jax.jit(f)(v), jnp functions and optax

@@ -321,9 +321,9 @@ class Function:
         dyn_pos, dyn_vals, sig, arg_vars = [], [], [], []
         var_slot: Dict[int, int] = {}
         for i, x in enumerate(leaves):
-            if type(x) is Tensor and type(x._value) is ArrayImpl:  # (the common leaves first, no property)
-                v = _strong(x._value)
-                av = v.aval
+            if type(x) is Tensor or _is_array(x):  # (a Tensor, the common leaf, without isinstance checks)
+                v = _strong(x._value if isinstance(x, Tensor) else x)
+                av = v.aval if type(v) is ArrayImpl else v  # (an array's shape and dtype: C++ attributes)
                 dyn_pos.append(i)
                 dyn_vals.append(v)
                 sig.append((av.shape, av.dtype))
@@ -336,11 +336,6 @@ class Function:
                     arg_vars.append(x)
                 a = x._array()  # (its shape and dtype, also of a pending value, without a TensorShape)
                 sig.append(("var", j, tuple(a.shape), a.dtype, x.trainable))
-            elif _is_array(x):
-                v = _strong(x._value if isinstance(x, Tensor) else x)
-                dyn_pos.append(i)
-                dyn_vals.append(v)
-                sig.append((v.shape, v.dtype))
             else:
                 sig.append(_static_key(x))
         if fast_key is not None and (len(dyn_pos) != n_args or arg_vars):
@@ -426,8 +421,8 @@ class Function:
         discovered = False
         for _ in range(100):
             # A Variable argument the function also closes over is that input, not one of its own.
-            known = {id(k): n for n, k in enumerate(self._variables)} if arg_vars else None
-            aliases = tuple([known.get(id(a), -1) for a in arg_vars]) if arg_vars else ()
+            known = {id(k): n for n, k in enumerate(self._variables)}
+            aliases = tuple([known.get(id(a), -1) for a in arg_vars])
             key = base_key + (tuple([id(v) for v in self._variables]), tuple([t._id for t in self._tensors]), aliases)
             conc = self._cache.get(key)
             if conc is None:

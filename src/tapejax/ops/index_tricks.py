@@ -241,11 +241,9 @@ def _numpy_dir():
     # and the module's dunders; not the helpers and modules it imports)
     if _tnp_dir is not None:
         return sorted(set(_tnp_dir()) | _BUILTIN_NAMES)
-    names = vars(_tnp)
     public = getattr(_tnp, "__all__", None)
-    if public is not None:
-        names = set(public) | {n for n in names if n.startswith("__")}
-    return sorted(set(names) | _BUILTIN_NAMES)
+    names = set(vars(_tnp)) if public is None else set(public) | {n for n in vars(_tnp) if n.startswith("__")}
+    return sorted(names | _BUILTIN_NAMES)
 
 
 _tnp.__getattr__, _tnp.__dir__ = _numpy_getattr, _numpy_dir
