@@ -107,13 +107,14 @@ UNARY = {
     "abs": tf.math.abs, "sign": tf.math.sign, "floor": tf.math.floor, "ceil": tf.math.ceil, "round": tf.math.round,
     "sigmoid": tf.math.sigmoid, "erf": tf.math.erf,
 }
-for _name in ("exp2", "log2", "log10", "cbrt", "trunc", "positive"):
-    SKIPPED[_name] = "no tf.math counterpart"
+# no tf.math kernel: tf.experimental.numpy's (compositions of tf.math ops; trunc is its ``fix``)
+_TFNP_UNARY = {"exp2": "exp2", "log2": "log2", "log10": "log10", "cbrt": "cbrt", "trunc": "fix", "positive": "positive"}
+UNARY.update({name: getattr(tf.experimental.numpy, tf_name) for name, tf_name in _TFNP_UNARY.items()})
 
 for name, tf_f in UNARY.items():
     tj_f = getattr(tnp, name)
     add(name, "f32 ordinary", tj_f, tf_f, rnd((3, 4), key=name, lo=0.1 if name in (
-        "log", "sqrt", "rsqrt", "reciprocal") else -0.9, hi=0.9 if name in ("arcsin", "arccos", "arctanh") else 1.5))
+        "log", "log2", "log10", "sqrt", "rsqrt", "reciprocal") else -0.9, hi=0.9 if name in ("arcsin", "arccos", "arctanh") else 1.5))
     add(name, "f32 corner", tj_f, tf_f, corner(F32), corner=True)
     add(name, "f16 corner", tj_f, tf_f, corner(F16), corner=True)
     add(name, "f32 empty", tj_f, tf_f, np.zeros((0, 3), F32))
@@ -551,6 +552,16 @@ _NO_NAN = ("API.md: ops whose derivative is infinite somewhere give 0 for a zero
            "TF 2.21's rule multiplies plainly (0 * inf = NaN)")
 _POW = ("API.md's mul_no_nan rule (TF 2.21's PowGrad multiplies plainly: NaN for a zero gradient or at x = y = 0, "
         "where tapejax gives 0); TF's forward mode also gives NaN where the derivative is +-inf")
+# exp2, log2, log10 and cbrt have no tf.math kernel: tf.experimental.numpy's are compositions, whose forward mode
+# carries a constant's zero tangent times an inf or NaN partial (NaN) where tapejax gives the derivative (jax.jvp's)
+_COMPOSITE = ("tf.experimental.numpy's {} is {}; TF's forward mode of it multiplies the constant's zero tangent by an "
+              "inf or NaN partial (NaN), where tapejax gives the op's derivative, as jax.jvp")
+for _op, _how in (("log2", "log(x) / log(2)"), ("log10", "log(x) / log(10)"), ("exp2", "pow(2, x)"),
+                  ("cbrt", "a pow of |x|")):
+    for _lab in ("f32 corner", "f16 corner"):
+        KNOWN[(_op, _lab, "jvp")] = _COMPOSITE.format(_op, _how)
+for _lab in ("f32 corner", "f16 corner"):
+    KNOWN[("cbrt", _lab, "grad")] = _NO_NAN + " (cbrt: tf.experimental.numpy's pow of |x|, whose PowGrad this is)"
 for _op in ("arcsin", "arccos", "arctanh"):
     for _lab in ("f32 corner", "f16 corner"):
         KNOWN[(_op, _lab, "grad")] = _NO_NAN
@@ -600,6 +611,9 @@ KNOWN.update({
                                             "(its reverse mode gives NaN, as tapejax in both modes)",
     ("angle", "c64 corner", "grad"): "at z = inf + 1j TF's AngleGrad gives NaN (1 / (im + i re) at an infinite "
                                      "re); tapejax gives the limit, 0",
+    ("linalg_cholesky", "f32 not positive definite", "fwd"): "TF leaves the upper triangle of a failed factorization "
+                                                             "unwritten (whatever the memory held: 0, 1e-8, 6e20 from "
+                                                             "run to run); its lower triangle is NaN, as tapejax's",
     ("linalg_cholesky", "f32 not positive definite", "jvp"): "a failed factorization (NaN): the output's structural "
                                                              "zero above the diagonal has tangent 0 in tapejax; TF's "
                                                              "forward mode (its reverse rule transposed) gives NaN",
