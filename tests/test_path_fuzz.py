@@ -294,13 +294,14 @@ class Program:
 # (grad_pass_through's second order) and 358 (a replay program traced with a concrete cotangent reaching an add
 # whose arguments the warm-up pass let go: the pass-through check of OpDef.passthrough raised IndexError),
 # 14223 (a minimum's tie that fused rounding breaks, in JAX too), 14131 (a cast to float16 beside contributions
-# that cancel) and 16336 (abs at a layer norm's centred 0, in forward mode): the tolerances of
+# that cancel), 16336 (abs at a layer norm's centred 0, in forward mode) and 17363 (a float16 cast that rounds
+# the tangent and the cotangent each its own way: JVP against gradient . tangent): the tolerances of
 # test_random_programs_on_every_path.
 # TAPEJAX_PATH_FUZZ_PROGRAMS=60 runs seeds 0-59, as was done to find the regressions below (all pass);
 # TAPEJAX_PATH_FUZZ_FIRST=k starts those at seed k (fresh programs).
 _N = os.environ.get("TAPEJAX_PATH_FUZZ_PROGRAMS")
 _FIRST = int(os.environ.get("TAPEJAX_PATH_FUZZ_FIRST", "0"))
-SEEDS = list(range(_FIRST, _FIRST + int(_N))) if _N else [0, 1, 12, 16, 358, 14131, 14223, 16336]
+SEEDS = list(range(_FIRST, _FIRST + int(_N))) if _N else [0, 1, 12, 16, 358, 14131, 14223, 16336, 17363]
 BUNDLE = 8  # programs per test case: each compiled path then compiles one program for several
 
 
@@ -392,7 +393,8 @@ def test_random_programs_on_every_path(programs):
     # The paths that run compiled programs are held to op by op's values as closely as JAX's compiled program
     # is to JAX's op by op (seed 14223: a layer norm of a constant row, 0 op by op and a rounding error when
     # fused, meets a minimum's tie: the gradient goes to the other argument, both in JAX and in tapejax).
-    tol = _with_jax_spread(tol, jax_compiled, path_jax_grad(case, jit=False)) if case.jax_ok else tol
+    jax_op_by_op = path_jax_grad(case, jit=False) if case.jax_ok else None
+    tol = _with_jax_spread(tol, jax_compiled, jax_op_by_op) if case.jax_ok else tol
     got, how = path_replayed(case)
     # (a step whose gradients are all None has nothing to replay: it runs op by op)
     assert ("replayed" in how) or (case.python_backward and "Python backward function" in how) or (
@@ -432,17 +434,26 @@ def test_random_programs_on_every_path(programs):
         # multiplies the root's infinite derivative by clip's zero tangent (jax.jvp: NaN, jax.grad: finite).
         # There the modes are held to jax's where it applies (jax.grad above, jax.jvp below) and each to
         # itself on every path.
+        jvp_jax = fwd_jax(case, jit=False) if case.jax_ok else None
         if jvp is None:
             assert all(g is None for g in want[:n]), "no tangent, but a gradient"
         elif np.isfinite(dot) and np.isfinite(jvp):
-            np.testing.assert_allclose(float(jvp), dot, rtol=1e-3, atol=tol[1] * 4, err_msg="JVP vs gradient")
+            # As closely as JAX's own JVP and gradient of the program (tapejax's rules inside) agree: seed 17363
+            # rounds a tangent and a cotangent to float16 at a cast, each its own way (JVP 1.01741 against
+            # gradient . tangent 1.02317, in JAX as in tapejax, value for value)
+            atol = tol[1] * 4
+            if case.jax_ok:
+                jax_dot = sum(float(np.sum(g * t)) for g, t in zip(jax_op_by_op, case.tangents) if g is not None)
+                if np.isfinite(jax_dot) and np.all(np.isfinite(jvp_jax)):
+                    atol = max(atol, 2 * abs(float(jvp_jax) - jax_dot))
+            np.testing.assert_allclose(float(jvp), dot, rtol=1e-3, atol=atol, err_msg="JVP vs gradient")
         jtol = _scaled_tol([jvp])
         # The compiled forward paths, as the compiled reverse ones (_with_jax_spread): no closer to op by op than
         # JAX's jit of the same JVP is. Seed 16336: abs of a layer norm's centred element, exactly 0 op by op;
         # with the suite's cheap compile flags (conftest.py) a fused program rounds it off zero, and abs's
         # derivative there is +-1 instead of 0, in jax.jit(jax.jvp) too (with XLA's defaults all agree).
         jvp_jitted = fwd_jax(case, jit=True) if case.jax_ok else None
-        ctol = _with_jax_spread(jtol, [jvp_jitted], [fwd_jax(case, jit=False)]) if case.jax_ok else jtol
+        ctol = _with_jax_spread(jtol, [jvp_jitted], [jvp_jax]) if case.jax_ok else jtol
         outer = fwd_outer_over_function(case)
         # Where a derivative does not exist (a gradient non-finite, a Variable's say), XLA's optimization of
         # the whole compiled call may form a 0 * inf that no op-by-op pass forms (seed 9574: the std of three
