@@ -392,7 +392,11 @@ class _Kernels:
             return (isinstance(out, (tuple, list)),
                     tuple((tuple(o.shape), o.dtype, is_float(o.dtype)) for o in as_tuple(out)))
 
-        self.traced = with_linear_rule(fn, jvp, transpose)
+        if op.differentiable:
+            self.traced = with_linear_rule(fn, jvp, transpose)
+        else:  # no gradient: a symbolic zero for JAX transforms too, so nothing upstream of it runs for one (a
+            # zero cotangent would reach sqrt's rule at 0, and jax.grad of jax.grad would form 0 * inf there)
+            self.traced = lambda *dyn: jax.lax.stop_gradient(fn(*dyn))
         self.forward = jax.jit(self.traced)
         self.forward_res = jax.jit(forward_res, static_argnums=0)
         self.backward = jax.jit(backward, static_argnums=(2, 3, 4))
