@@ -354,3 +354,55 @@ def test_accumulation_counts_a_missing_gradient_as_zero(cls):
             opt.apply_gradients([(tj.constant(g), w1), (None if h is None else tj.constant(h), w2)])
             seen.append(w2.numpy())
     np.testing.assert_allclose(seen, ACCUMULATED_W2[cls], rtol=1e-6)
+
+
+# Keras 3.15.1 (TF backend): o = <cls>(0.1, gradient_accumulation_steps=2); v = [keras.Variable(1.0)] * 2 (two);
+#   for g in DROPPED_GRADS: o.apply_gradients([(x, w) for x, w in zip(g, v) if x is not None]); v after each call.
+# _backend_apply_gradients resets every accumulator at the step-making call (_backend_reset_gradient_accumulators),
+# also the one of a variable filtered out for its None gradient there: its earlier calls' gradients are dropped.
+DROPPED_GRADS = [(1., 1.), (1., None), (1., 1.), (1., 1.), (None, 2.), (3., None), (1., 1.), (1., 1.)]
+DROPPED = {
+    "SGD": [[1.0, 1.0], [0.8999999761581421, 1.0], [0.8999999761581421, 1.0], [0.7999999523162842, 0.8999999761581421],
+            [0.7999999523162842, 0.8999999761581421], [0.6499999761581421, 0.8999999761581421],
+            [0.6499999761581421, 0.8999999761581421], [0.5499999523162842, 0.7999999523162842]],
+    "Adam": [[1.0, 1.0], [0.9000009894371033, 1.0], [0.9000009894371033, 1.0], [0.8000022172927856, 0.9255872964859009],
+             [0.8000022172927856, 0.9255872964859009], [0.7004992961883545, 0.9255872964859009],
+             [0.7004992961883545, 0.9255872964859009], [0.6017974019050598, 0.8474939465522766]],
+}
+
+
+@pytest.mark.parametrize("compiled", [False, True], ids=["eager", "tj.function"])
+@pytest.mark.parametrize("cls", sorted(DROPPED))
+def test_accumulation_drops_the_sum_of_a_variable_missing_at_the_step(cls, compiled):
+    # The second variable has no gradient at call 2, which makes a step: its sum of call 1 is dropped, as Keras
+    # (tapejax carried it into the next two calls: 0.85 after call 4, Keras 0.9).
+    opt = KERAS[cls](0.1, gradient_accumulation_steps=2)
+    v = [tj.Variable(1.0), tj.Variable(1.0)]
+
+    def step(*g):
+        opt.apply_gradients(zip(g, v))
+    run = tj.function(step) if compiled else step
+    seen = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for g in DROPPED_GRADS:
+            run(*[None if x is None else tj.constant(x) for x in g])
+            seen.append([float(w.numpy()) for w in v])
+    np.testing.assert_allclose(seen, DROPPED[cls], rtol=1e-6)
+
+
+# Keras 3.15.1: o = keras.optimizers.RMSprop(0.1, momentum=m); v = keras.Variable([1.0, 2.0]);
+#   two o.apply_gradients([(tf.constant([0.5, -1.0]), v)]); v, len(o.variables)
+RMSPROP_MOMENTUM = {-0.5: ([0.45435736, 2.5456433], 3), 1.5: ([-0.01998335, 3.0199847], 4)}
+
+
+@pytest.mark.parametrize("momentum", sorted(RMSPROP_MOMENTUM))
+def test_rmsprop_takes_any_momentum_as_keras(momentum):
+    # Keras's RMSprop checks no range (SGD's does): a momentum <= 0 is none (no velocity slot), above 1 is used
+    want, n_variables = RMSPROP_MOMENTUM[momentum]
+    opt = tj.optimizers.RMSprop(0.1, momentum=momentum)
+    v = tj.Variable([1.0, 2.0])
+    for _ in range(2):
+        opt.apply_gradients([(tj.constant([0.5, -1.0]), v)])
+    np.testing.assert_allclose(v.numpy(), want, rtol=1e-6)
+    assert len(opt.variables) == n_variables

@@ -583,6 +583,8 @@ class Optimizer:
                     merged[i] = new[j]
                 return merged
             new_sub = jax.tree_util.tree_map(merge, state, new_sub, is_leaf=per_variable)
+            if self._hyperparameter("gradient_accumulation_steps") and isinstance(new_sub, optax.MultiStepsState):
+                new_sub = _reset_skipped_accumulators(new_sub, idx)
         # Stored without conversion (write_back): each value keeps its Variable's dtype, strongly typed.
         new_params = [jax.lax.convert_element_type(n, o.dtype) for n, o in zip(new_params, params)]
         if self._ema is not None:
@@ -783,7 +785,8 @@ def keras_transformation(tx: optax.GradientTransformation, learning_rate: Learni
     multiplied by it, ``Optimizer.scale_loss``); with ``gradient_accumulation_steps`` k, the whole is
     ``optax.MultiSteps``: k - 1 calls accumulate the gradients, the k-th makes one step with their sum
     divided by k, a call without a variable's gradient counting as zero for it (Keras: the variables move
-    once every k calls, clipped and decayed then)."""
+    once every k calls, clipped and decayed then; the k-th call resets every variable's sum, so a variable
+    without a gradient in that call drops what it had summed: ``Optimizer._update``)."""
     if gradient_accumulation_steps and not gradient_accumulation_steps >= 2:
         raise ValueError("`gradient_accumulation_steps` must be an integer >= 2. Received: "
                          f"gradient_accumulation_steps={gradient_accumulation_steps}")  # (Keras's words)
@@ -816,6 +819,16 @@ def keras_transformation(tx: optax.GradientTransformation, learning_rate: Learni
         tx = optax.MultiSteps(optax.chain(optax.scale(1.0 / gradient_accumulation_steps), tx),
                               gradient_accumulation_steps, use_grad_mean=False).gradient_transformation()
     return tx
+
+
+def _reset_skipped_accumulators(state: optax.MultiStepsState, idx: tuple) -> optax.MultiStepsState:
+    """Keras's gradient accumulation: the call that makes the step resets every Variable's accumulated
+    gradient, also those of the Variables without a gradient in that call (their earlier calls' gradients
+    are dropped, not carried into the next k calls)."""
+    stepped = state.mini_step == 0  # (MultiSteps' count of calls since the last step)
+    present = set(idx)
+    acc = [a if i in present else jnp.where(stepped, jnp.zeros_like(a), a) for i, a in enumerate(state.acc_grads)]
+    return state._replace(acc_grads=acc)
 
 
 def _add_decayed_weights(weight_decay: float, decay_mask: Optional[Sequence[bool]]) -> optax.GradientTransformation:
@@ -982,12 +995,11 @@ class RMSprop(Optimizer):
                  global_clipnorm: Optional[float] = None, use_ema: bool = False, ema_momentum: float = 0.99,
                  ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
                  gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs) -> None:
-        _check_arguments(kwargs)
-        _check_momentum(momentum, "RMSprop")
+        _check_arguments(kwargs)  # (momentum unchecked, as Keras's RMSprop: used where it is > 0)
 
         def make(lr, decay_mask=None):
             tx = optax.rmsprop(lr, decay=rho, eps=epsilon, initial_scale=0.0, eps_in_sqrt=True, centered=centered,
-                               momentum=momentum or None)
+                               momentum=momentum if momentum > 0 else None)
             return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask,
                                         loss_scale_factor, gradient_accumulation_steps)
         self._hyperparameters = dict(rho=rho, momentum=momentum, epsilon=epsilon, centered=centered,
