@@ -13,7 +13,8 @@ The programs are tests/test_path_fuzz.py's (``Program(seed)``: 3-8 ops over inpu
 values, so ties and zeros are common); each step's TF twin is in ``TF_STEPS``.
 
 For each program it compares the values, the gradient of ``sum(w * output)`` (fixed weights ``w``) with
-respect to the two inputs and the Variables (``None`` exactly where TF gives ``None``), and the forward-mode
+respect to the two inputs and the Variables (``None`` exactly where TF gives ``None``), the Jacobian of the last
+output with respect to the inputs (``tape.jacobian``; not compared where TF's raises), and the forward-mode
 JVP (``ForwardAccumulator``) along random tangents (not through recompute_grad or a custom gradient: see
 ``forward_mode``), and a second derivative (nested tapes: the gradient of the first gradient along the tangents). A mismatch where TF's number is NaN and tapejax's is finite
 at a zero input (or a zero a step makes) is API.md's mul_no_nan rule (tools/tf_differential.py's KNOWN), counted
@@ -190,15 +191,19 @@ def run(side: Side, p, tangents):
         tape.watch(xs)
         outs, loss = loss_of(*xs)
     grads = tape.gradient(loss, xs + [side.v, side.w])
+    try:  # the last output's full Jacobian (vectorized, both libraries' default), None where unconnected
+        jac = [None if j is None else j.numpy() for j in tape.jacobian(outs[-1], xs)]
+    except Exception as e:  # (compared as "raised": TF's pfor refuses some ops)
+        jac = f"raised {type(e).__name__}"
     # (TF's recompute_grad refuses a second derivative: NotImplementedError, "tried to transpose grad")
     second = _second_order(side, xs, loss_of, p.v0, tangents) if "recompute" not in p.labels else "not compared"
     first = [o.numpy() for o in outs], [None if g is None else g.numpy() for g in grads]
     if not forward_mode(p):
-        return (*first, None, second)
+        return (*first, None, second, jac)
     side.v.assign(p.v0)
     with side.accumulator(xs, [side.m.constant(t) for t in tangents]) as acc:
         _, loss2 = loss_of(*xs)
-    return (*first, _num(acc.jvp(loss2)), second)
+    return (*first, _num(acc.jvp(loss2)), second, jac)
 
 
 def _second_order(side: Side, xs, loss_of, v0, v):
@@ -319,6 +324,12 @@ def check(seed: int):
                             f"{want[3] if isinstance(want[3], str) else 'values'}")
     else:
         problems += [compare(f"second order d/dx{k}", g, w) for k, (g, w) in enumerate(zip(got[3], want[3]))]
+    if isinstance(want[4], str):  # TF's jacobian refused the program: not compared (tapejax's may work)
+        pass
+    elif isinstance(got[4], str):
+        problems.append(f"jacobian: tj {got[4]}, TF values")
+    else:
+        problems += [compare(f"jacobian d/dx{k}", g, w) for k, (g, w) in enumerate(zip(got[4], want[4]))]
     problems = [q for q in problems if q]
     if not problems:
         return "ok", ""
