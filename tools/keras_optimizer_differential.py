@@ -324,22 +324,12 @@ def draw_config(seed: int) -> Config:
 
 # -- the three runs ---------------------------------------------------------------------------------------
 
-def _keras_rate(spec):
+def _rate(spec, side: int):
+    """The learning rate ``spec`` describes, for Keras (``side`` 0) or tapejax (1): a schedule is each library's."""
     if spec[0] == "float":
         return spec[1]
     if spec[0] == "schedule":
-        return SCHEDULES[spec[1]](spec[2])[0]
-    if spec[0] == "callable":
-        value = spec[1]
-        return lambda: value
-    raise AssertionError(spec)
-
-
-def _tj_rate(spec):
-    if spec[0] == "float":
-        return spec[1]
-    if spec[0] == "schedule":
-        return SCHEDULES[spec[1]](spec[2])[1]
+        return SCHEDULES[spec[1]](spec[2])[side]
     if spec[0] == "callable":
         value = spec[1]
         return lambda: value
@@ -374,10 +364,10 @@ class Run:
             self.changing = ChangingRate(cfg.lr[1])
             rate = self.changing
         else:
-            rate = _tj_rate(cfg.lr)
+            rate = _rate(cfg.lr, 1)
         keras_side = side.startswith("keras")
         if keras_side and cfg.lr[0] not in ("default", "changing"):
-            rate = _keras_rate(cfg.lr)
+            rate = _rate(cfg.lr, 0)
         self.error, self.opt = _outcome(lambda: _make(keras.optimizers if keras_side else tj.optimizers, cfg, rate))
         if side == "keras64":
             self.vars = [keras.Variable(a.astype(np.float64), dtype="float64", name=f"v{i}")
@@ -399,7 +389,7 @@ class Run:
     def set_rate(self, spec):
         if spec[0] == "schedule":
             self.fn = None  # (a traced function keeps the rate it was traced with, as tf.function)
-        self.opt.learning_rate = (_keras_rate if self.side.startswith("keras") else _tj_rate)(spec)
+        self.opt.learning_rate = _rate(spec, 0 if self.side.startswith("keras") else 1)
 
     def apply(self, step: int, grads):
         if self.changing is not None:
