@@ -284,7 +284,7 @@ TIE_COMPARISONS = {
 }
 
 
-def _forward_values(side: Side, p) -> list:
+def forward_values(side: Side, p) -> list:
     """The inputs and every step's value, as NumPy arrays, of ``p`` run on ``side`` (the Variable V at p.v0)."""
     side.v.assign(p.v0)
     xs = [side.m.constant(x) for x in p.xs]
@@ -296,7 +296,7 @@ def ties_differ(p) -> bool:
     steps = [(s, TIE_COMPARISONS[s.label]) for s in p.steps if s.label in TIE_COMPARISONS]
     if not steps:
         return False
-    got, want = _forward_values(tj_side(p), p), _forward_values(tf_side(p), p)
+    got, want = forward_values(tj_side(p), p), forward_values(tf_side(p), p)
     for s, compare_args in steps:
         for a, b in zip(compare_args(*[got[i] for i in s.args]), compare_args(*[want[i] for i in s.args])):
             if not np.array_equal(a, b, equal_nan=True):  # (NaN in both: no comparison made differently)
@@ -337,7 +337,7 @@ def check(seed: int):
     # step's value (seed 13414: |x1 - |x1|| ** b, the base 0 where x1 > 0)
     zero = any(np.any(x == 0) for x in p.xs)
     if all("NaN positions differ, TF's NaN only" in q for q in problems) and (
-            zero or any(np.any(v == 0) for v in _forward_values(tj_side(p), p))):
+            zero or any(np.any(v == 0) for v in forward_values(tj_side(p), p))):
         return "mul_no_nan", "; ".join(problems)
     if ties_differ(p):
         return "tie_rounding", "; ".join(problems)
