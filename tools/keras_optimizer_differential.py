@@ -624,7 +624,8 @@ def main(argv=None) -> int:
                 counts["mismatch"] -= 1
                 counts["known"] += 1
                 kind = "known"
-            print(f"    cause ({kind}): " + "; and ".join(f"{c}: {TRIGGERS[c][1]}" for c in cause.split("+")) if cause else
+            why = "; and ".join(f"{c}: {TRIGGERS[c][1]}" for c in cause.split("+")) if cause else ""
+            print(f"    cause ({kind}): {why}" if cause else
                   "    cause: none of TRIGGERS (passes with none of them removed)", flush=True)
     print(f"\n{args.programs} configs (seeds {args.first}-{args.first + args.programs - 1}): " +
           ", ".join(f"{v} {k}" for k, v in counts.items()))

@@ -251,10 +251,11 @@ def check(seed: int):
 
 
 # Deliberate differences in reading grad_ys (API.md: a scalar is broadcast, a wrong shape raises)
-KNOWN_SCALAR_GRAD_Y = ("a Python number as the grad_ys of a non-scalar y that is also among xs (or a one-element list for one y, which TF reads as one number per y): TF hands the number "
-                       "back as y's gradient as it is (shape (); gradients_util's _DefaultGradYs neither broadcasts "
-                       "nor checks it), tapejax the gradient of sum(y * grad_y), of y's shape, as TF's own gradient "
-                       "for every other x reads it")
+KNOWN_SCALAR_GRAD_Y = ("a Python number as the grad_ys of a non-scalar y that is also among xs (or a one-element "
+                       "list for one y, which TF reads as one number per y): TF hands the number back as y's "
+                       "gradient as it is (shape (); gradients_util's _DefaultGradYs neither broadcasts nor checks "
+                       "it), tapejax the gradient of sum(y * grad_y), of y's shape, as TF's own gradient for every "
+                       "other x reads it")
 KNOWN_GRAD_YS_SHAPE = ("a grad_ys whose shape is not its y's (a nested list of another rank): tapejax raises "
                        "ValueError naming both shapes (API.md); TF checks no shape and returns whatever the first "
                        "gradient function makes of it (mean's reshape accepts it, x * 3.0's raises)")
