@@ -438,11 +438,12 @@ def test_random_programs_on_every_path(programs):
         if jvp is None:
             assert all(g is None for g in want[:n]), "no tangent, but a gradient"
         elif np.isfinite(dot) and np.isfinite(jvp):
-            # As closely as JAX's own JVP and gradient of the program (tapejax's rules inside) agree: seed 17363
+            # Through a cast to float16, as closely as JAX's own JVP and gradient of the program agree: seed 17363
             # rounds a tangent and a cotangent to float16 at a cast, each its own way (JVP 1.01741 against
-            # gradient . tangent 1.02317, in JAX as in tapejax, value for value)
+            # gradient . tangent 1.02317, in JAX as in tapejax, value for value). Only there: JAX runs tapejax's
+            # rules, so its spread would also hide a JVP rule that disagrees with its op's backward rule.
             atol = tol[1] * 4
-            if case.jax_ok:
+            if case.jax_ok and f16:
                 jax_dot = sum(float(np.sum(g * t)) for g, t in zip(jax_op_by_op, case.tangents) if g is not None)
                 if np.isfinite(jax_dot) and np.all(np.isfinite(jvp_jax)):
                     atol = max(atol, 2 * abs(float(jvp_jax) - jax_dot))
