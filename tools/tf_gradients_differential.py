@@ -36,7 +36,6 @@ Mismatches are classified as tools/tf_program_differential.py's ``check`` does: 
 """
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import sys
@@ -262,12 +261,8 @@ KNOWN_GRAD_YS_SHAPE = ("a grad_ys whose shape is not its y's (a nested list of a
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--first", type=int, default=0, help="first program seed")
-    ap.add_argument("--programs", type=int, default=300, help="how many programs")
-    ap.add_argument("--verbose", action="store_true", help="print every program")
-    args = ap.parse_args(argv)
-    counts = {"ok": 0, "mismatch": 0, "mul_no_nan": 0, "tie_rounding": 0, "known": 0, "skip": 0}
+    args = D.seed_arguments(__doc__, argv, 300)
+    counts = dict.fromkeys(D.OUTCOMES, 0)
     for seed in range(args.first, args.first + args.programs):
         kind, detail = check(seed)
         counts[kind] += 1

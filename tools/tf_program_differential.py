@@ -348,13 +348,21 @@ def check(seed: int):
     return "mismatch", "; ".join(problems)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def seed_arguments(doc: str, argv, programs: int) -> argparse.Namespace:
+    """``--first``, ``--programs`` and ``--verbose`` of a differential over the path fuzz's programs."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("--first", type=int, default=0, help="first program seed")
-    ap.add_argument("--programs", type=int, default=200, help="how many programs")
+    ap.add_argument("--programs", type=int, default=programs, help="how many programs")
     ap.add_argument("--verbose", action="store_true", help="print every program")
-    args = ap.parse_args(argv)
-    counts = {"ok": 0, "mismatch": 0, "mul_no_nan": 0, "tie_rounding": 0, "known": 0, "skip": 0}
+    return ap.parse_args(argv)
+
+
+OUTCOMES = ("ok", "mismatch", "mul_no_nan", "tie_rounding", "known", "skip")
+
+
+def main(argv=None) -> int:
+    args = seed_arguments(__doc__, argv, 200)
+    counts = dict.fromkeys(OUTCOMES, 0)
     for seed in range(args.first, args.first + args.programs):
         kind, detail = check(seed)
         counts[kind] += 1
