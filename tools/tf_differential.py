@@ -114,7 +114,8 @@ UNARY.update({name: getattr(tf.experimental.numpy, tf_name) for name, tf_name in
 for name, tf_f in UNARY.items():
     tj_f = getattr(tnp, name)
     add(name, "f32 ordinary", tj_f, tf_f, rnd((3, 4), key=name, lo=0.1 if name in (
-        "log", "log2", "log10", "sqrt", "rsqrt", "reciprocal") else -0.9, hi=0.9 if name in ("arcsin", "arccos", "arctanh") else 1.5))
+        "log", "log2", "log10", "sqrt", "rsqrt", "reciprocal") else -0.9,
+        hi=0.9 if name in ("arcsin", "arccos", "arctanh") else 1.5))
     add(name, "f32 corner", tj_f, tf_f, corner(F32), corner=True)
     add(name, "f16 corner", tj_f, tf_f, corner(F16), corner=True)
     add(name, "f32 empty", tj_f, tf_f, np.zeros((0, 3), F32))

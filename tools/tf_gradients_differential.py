@@ -184,22 +184,13 @@ def tj_run(p, d):
     return out, aliases
 
 
-def classify(p, problems):
-    """tools/tf_program_differential.py's ``check``, from its list of problems on: "mul_no_nan" (TF's NaN only,
-    at a zero among the inputs or a step's value), "tie_rounding", "known" or "mismatch". A problem of shape, of
-    ``None`` against a value, or of the number of gradients is a "mismatch" whatever the program holds: no tie or
-    kink rule explains one (KNOWN_LABELS's logaddexp would explain any problem, ``""`` its prefix)."""
+def classify(p, problems) -> tuple:
+    """tools/tf_program_differential.py's ``classify``, except that a problem of shape, of ``None`` against a value,
+    or of the number of gradients is a "mismatch" whatever the program holds: no tie or kink rule explains one
+    (KNOWN_LABELS's logaddexp would explain any problem, ``""`` its prefix)."""
     if any(": shape " in q or ": tj None, " in q or ", TF None" in q or "gradients, TF" in q for q in problems):
-        return "mismatch"
-    zero = any(np.any(x == 0) for x in p.xs)
-    if all("NaN positions differ, TF's NaN only" in q for q in problems) and (
-            zero or any(np.any(v == 0) for v in D.forward_values(D.tj_side(p), p))):
-        return "mul_no_nan"
-    if D.ties_differ(p):
-        return "tie_rounding"
-    known = sorted(k for k in p.labels & set(D.KNOWN_LABELS)
-                   if all(q.startswith(D.KNOWN_LABELS[k][1]) for q in problems) and (zero or not D.KNOWN_LABELS[k][2]))
-    return "known" if known else "mismatch"
+        return "mismatch", ""
+    return D.classify(p, problems)
 
 
 def check(seed: int):
@@ -246,7 +237,8 @@ def check(seed: int):
                                            for i in nonscalar_ys)]
     if not rest:
         return "known", "; ".join(problems) + "  -- " + KNOWN_SCALAR_GRAD_Y
-    return classify(p, rest), "; ".join(problems)
+    kind, why = classify(p, rest)
+    return kind, "; ".join(problems) + why
 
 
 # Deliberate differences in reading grad_ys (API.md: a scalar is broadcast, a wrong shape raises)

@@ -333,19 +333,26 @@ def check(seed: int):
     problems = [q for q in problems if q]
     if not problems:
         return "ok", ""
+    kind, why = classify(p, problems)
+    return kind, "; ".join(problems) + why
+
+
+def classify(p, problems) -> tuple:
+    """``(kind, why)`` of a program's non-empty list of problems: "mul_no_nan", "tie_rounding", "known" (``why``:
+    KNOWN_LABELS's reasons) or "mismatch" (also used by tools/tf_gradients_differential.py)."""
     # API.md's mul_no_nan rule: TF's NaN (0 * inf) where tapejax gives a number, at a zero in the inputs or in a
     # step's value (seed 13414: |x1 - |x1|| ** b, the base 0 where x1 > 0)
     zero = any(np.any(x == 0) for x in p.xs)
     if all("NaN positions differ, TF's NaN only" in q for q in problems) and (
             zero or any(np.any(v == 0) for v in forward_values(tj_side(p), p))):
-        return "mul_no_nan", "; ".join(problems)
+        return "mul_no_nan", ""
     if ties_differ(p):
-        return "tie_rounding", "; ".join(problems)
+        return "tie_rounding", ""
     known = sorted(k for k in p.labels & set(KNOWN_LABELS)
                    if all(q.startswith(KNOWN_LABELS[k][1]) for q in problems) and (zero or not KNOWN_LABELS[k][2]))
     if known:
-        return "known", "; ".join(problems) + "  -- " + "; ".join(KNOWN_LABELS[k][0] for k in known)
-    return "mismatch", "; ".join(problems)
+        return "known", "  -- " + "; ".join(KNOWN_LABELS[k][0] for k in known)
+    return "mismatch", ""
 
 
 def seed_arguments(doc: str, argv, programs: int) -> argparse.Namespace:
