@@ -292,7 +292,8 @@ def so_jax(case, jit=False):
 # -- comparison ----------------------------------------------------------------------------------------
 
 def assert_same(path, got, want, *, none_as_zero=False, exact=False, tol=(RTOL, ATOL), names=None):
-    """``names[k]``: what gradient k belongs to (a Bundle's program), said in a failure message."""
+    """``names[k]``: what gradient k belongs to (a Bundle's program), said in a failure message; ``tol``:
+    (rtol, atol), or a list of them, one per gradient."""
     assert len(got) == len(want), f"{path}: {len(got)} gradients, expected {len(want)}"
     for k, (g, w) in enumerate(zip(got, want)):
         where = f"{path} [{names[k]}]" if names is not None and k < len(names) else path
@@ -305,4 +306,5 @@ def assert_same(path, got, want, *, none_as_zero=False, exact=False, tol=(RTOL, 
         if exact:
             np.testing.assert_array_equal(g, w, err_msg=f"{where}: gradient {k} (bit for bit)")
         else:
-            np.testing.assert_allclose(g, w, rtol=tol[0], atol=tol[1], err_msg=f"{where}: gradient {k}")
+            rtol, atol = tol[k] if isinstance(tol, list) else tol
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"{where}: gradient {k}")

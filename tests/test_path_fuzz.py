@@ -295,13 +295,15 @@ class Program:
 # whose arguments the warm-up pass let go: the pass-through check of OpDef.passthrough raised IndexError),
 # 14223 (a minimum's tie that fused rounding breaks, in JAX too), 14131 (a cast to float16 beside contributions
 # that cancel), 16336 (abs at a layer norm's centred 0, in forward mode) and 17363 (a float16 cast that rounds
-# the tangent and the cotangent each its own way: JVP against gradient . tangent): the tolerances of
-# test_random_programs_on_every_path.
+# the tangent and the cotangent each its own way: JVP against gradient . tangent) and 19852 (a layer norm of a
+# constant row, differentiated twice by a compiled program, in a program that reads a Variable): the tolerances
+# of test_random_programs_on_every_path.
 # TAPEJAX_PATH_FUZZ_PROGRAMS=60 runs seeds 0-59, as was done to find the regressions below (all pass);
 # TAPEJAX_PATH_FUZZ_FIRST=k starts those at seed k (fresh programs).
 _N = os.environ.get("TAPEJAX_PATH_FUZZ_PROGRAMS")
 _FIRST = int(os.environ.get("TAPEJAX_PATH_FUZZ_FIRST", "0"))
-SEEDS = list(range(_FIRST, _FIRST + int(_N))) if _N else [0, 1, 12, 16, 358, 14131, 14223, 16336, 17363]
+SEEDS = (list(range(_FIRST, _FIRST + int(_N))) if _N
+         else [0, 1, 12, 16, 358, 14131, 14223, 16336, 17363, 19852])
 BUNDLE = 8  # programs per test case: each compiled path then compiles one program for several
 
 
@@ -345,6 +347,43 @@ def _with_jax_spread(tol, compiled, op_by_op):
     spread = [np.abs(a - b) for a, b in zip(compiled, op_by_op) if np.size(a)]
     spread = max([0.0] + [float(d.max()) for d in spread if np.all(np.isfinite(d))])
     return (tol[0], max(tol[1], 2 * spread))
+
+
+def _normalizes_a_constant_row(programs) -> bool:
+    """Whether a layer norm or a std of some program divides by the spread of a row that is constant (to a few
+    float32 units) in the op-by-op forward pass: there its derivatives are not stable in float32."""
+    for p in programs:
+        ts = [tj.constant(x) for x in p.xs]
+        pool = ts + list(p.run(*ts))
+        for s in p.steps:
+            if s.label in ("layer_norm", "std"):
+                x = as_f64(pool[s.args[0]])
+                if x.ndim and x.shape[-1] > 1 and np.any(np.ptp(x, axis=-1) <= 4 * np.spacing(
+                        np.abs(x).max(axis=-1).astype(np.float32))):
+                    return True
+    return False
+
+
+def _with_input_rounding(tol, case, derivative, want, draws=3):
+    """``tol`` as a list, one per gradient, each widened to twice the largest change of that gradient of the
+    op-by-op ``derivative`` when every input moves by up to two float32 units (``draws`` random moves): how
+    far a compiled program, which rounds its intermediate values its own way, can fairly be from op by op.
+    Seed 19852 (a layer norm of a row log1p(x ** 2) made constant): nested tapes over a tj.function of a
+    gradient give +-0.135 where op by op gives 0, and moving the inputs by two units moves op by op's value
+    by up to 7 (jax.jit of jax.grad of jax.grad happens to give 0 there, so JAX's spread does not show it)."""
+    rng = np.random.default_rng(0)
+    spread = [0.0] * len(want)
+    original = case.xs
+    try:
+        for _ in range(draws):
+            case.xs = [(x * (1 + rng.integers(-2, 3, size=x.shape) * 2.0 ** -23)).astype(np.float32)
+                       for x in original]
+            for k, (a, b) in enumerate(zip(derivative(case), want)):
+                if a is not None and b is not None and np.all(np.isfinite(a - b)):
+                    spread[k] = max(spread[k], float(np.abs(a - b).max()))
+    finally:
+        case.xs = original
+    return [(tol[0], max(tol[1], 2 * d)) for d in spread]
 
 
 def check_batch_jacobian(program):
@@ -491,8 +530,9 @@ def test_random_programs_on_every_path(programs):
     if case.jax_ok:
         so_jax_compiled = so_jax(case, jit=True)
         stol = _with_jax_spread(stol, so_jax_compiled, so_jax(case, jit=False))
-    assert_same("nested tapes inside tj.function", so_in_function(case), so, tol=stol)
-    assert_same("outer tape over tj.function of a gradient", so_outer_over_function(case), so, tol=stol)
+    compiled_stol = _with_input_rounding(stol, case, so_eager, so) if _normalizes_a_constant_row(programs) else stol
+    assert_same("nested tapes inside tj.function", so_in_function(case), so, tol=compiled_stol)
+    assert_same("outer tape over tj.function of a gradient", so_outer_over_function(case), so, tol=compiled_stol)
     if case.forward_ok:
         hvp = so_forward_over_reverse(case)
         if all(w is None for w in so):
@@ -501,7 +541,7 @@ def test_random_programs_on_every_path(programs):
             dot = sum(float(np.sum(w * t)) for w, t in zip(so, case.tangents) if w is not None)
             np.testing.assert_allclose(as_f64(hvp), dot, rtol=1e-3, atol=stol[1] * 4, err_msg="forward over reverse")
     if case.jax_ok:
-        assert_same("jax.grad of jax.grad", so_jax_compiled, so, none_as_zero=True, tol=stol)
+        assert_same("jax.grad of jax.grad", so_jax_compiled, so, none_as_zero=True, tol=compiled_stol)
 
 
 # -- regressions the generator found ---------------------------------------------------------------------
