@@ -388,13 +388,16 @@ def test_tape_stop_recording_only_that_tape():
 
 
 def test_tape_stop_recording_nested_same_tape():
+    """TF 2.21: inside tape.stop_recording() the tape is not recording, so a nested tape.stop_recording()
+    raises ValueError ('Tape is not recording.'); the outer block still resumes recording at its end."""
     x = tj.constant(2.0)
     with tj.GradientTape() as tape:
         tape.watch(x)
         with tape.stop_recording():
-            with tape.stop_recording():
-                pass
-            y = x * x  # still inside the outer block: not recorded
+            with pytest.raises(ValueError, match="not recording"):
+                with tape.stop_recording():
+                    pass
+            y = x * x  # inside the block: not recorded
         z = x * 3.0  # recorded again
     assert tape._tape.takes([y.id]) is False
     g_z = tape.gradient(z, x)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import warnings
 from typing import Any, Iterator, List, Optional
 
@@ -17,8 +18,18 @@ from .ops.core import record_identity
 from .ops import numpy as tnp
 
 
+_log = logging.getLogger("tapejax")
+persistent_in_context_warned = False  # (logged once per process, as TF; False logs it again)
+
+
+class _NotEnteredError(AttributeError):
+    """GradientTape.watch on a tape with no recording state (TF fails there with an AttributeError)."""
+
+
 def _zeros_like_source(s) -> Tensor:
     if isinstance(s, Variable):
+        if tape_set.active():  # as TF's zeros_like(variable), an access: recording tapes watch it
+            tape_set.record_hooks.variable_accessed(s)
         return Tensor(vspace.zeros_like(s._value))
     if isinstance(s, Tensor):
         return Tensor(vspace.zeros_like(s._value))
@@ -45,6 +56,7 @@ class GradientTape:
         self._watch_accessed_variables = bool(watch_accessed_variables)
         self._tape: Optional[Tape] = None
         self._recording = False
+        self._stopped: Optional[Tape] = None  # the tape paused by the stop_recording() block in progress
         self._watched_after_use: tuple = ()
         self.last_gradient_stats: Optional[GradientStats] = None
         # How the last gradient ran: "op by op ...", or "replayed as one compiled program ..." (deferred/replay.py).
@@ -63,10 +75,18 @@ class GradientTape:
         if self._recording:
             raise ValueError("Tape is still recording, This can happen if you try to re-enter an already-active "
                              "tape. Exit its `with` block first (or use a second GradientTape).")
+        self._resume_stopped()
         if self._tape is None:
             self._tape = new_tape(self._persistent, self._watch_accessed_variables)
         tape_set.push_tape(self._tape)
         self._recording = True
+
+    def _resume_stopped(self) -> None:
+        """Take the tape a ``stop_recording()`` block left paused on the stack off it (it is pushed again)."""
+        inner, self._stopped = self._stopped, None
+        if inner is not None and inner.paused:
+            tape_set.pop_tape(inner)
+            inner.paused = False
 
     def _pop_tape(self) -> None:
         if not self._recording:
@@ -76,24 +96,32 @@ class GradientTape:
 
     @contextlib.contextmanager
     def stop_recording(self) -> Iterator[None]:
-        """Context: ops run inside are not recorded on this tape (other tapes still record)."""
+        """Context: ops run inside are not recorded on this tape (other tapes still record).
+
+        As TF, the tape is not recording inside: ``watch``, ``reset`` and a nested ``stop_recording`` see a
+        tape out of its context, ``with tape:`` may enter it again, and at the end it records again (a
+        non-persistent tape used up inside as a fresh tape)."""
         if self._tape is None:  # never entered, or used up: TF's RuntimeError (ValueError once exited)
             raise RuntimeError("Trying to stop recording a tape which is not recording: "
                                "GradientTape.stop_recording() needs the tape to be recording (inside its context).")
         if not self._recording:
-            raise ValueError("GradientTape.stop_recording() needs the tape to be recording (inside its context).")
-        tape = self._tape
-        was_paused = tape.paused
-        tape.paused = True
+            raise ValueError("Tape is not recording: GradientTape.stop_recording() needs the tape to be recording "
+                             "(inside its context, not already inside its stop_recording() block).")
+        # TF takes the tape off the stack; it stays there paused instead, so that tj.debug can tell
+        # why a value made inside has no gradient.
+        self._stopped = inner = self._tape
+        inner.paused = True
+        self._recording = False
         try:
             yield
         finally:
-            tape.paused = was_paused  # nested blocks: only the outermost one resumes recording
+            self._push_tape()  # (as TF: on top of the stack; a ValueError if re-entered inside and not exited)
 
     def reset(self) -> None:
         """Forget everything recorded and watched, and go on recording (as TF, only inside the context)."""
         if not self._recording:
-            raise ValueError("GradientTape.reset() must be called inside the tape's context (while it records).")
+            raise ValueError("Tape is not recording: GradientTape.reset() must be called inside the tape's context "
+                             "(while it records, not inside its stop_recording() block).")
         self._pop_tape()
         self._tape = None
         self._push_tape()
@@ -104,26 +132,37 @@ class GradientTape:
 
     # -- watching -------------------------------------------------------------------------------------
     def watch(self, tensor: Any) -> None:
-        """Watch a Tensor, a Variable, or a nested structure of them."""
-        if self._tape is None:
-            self._tape = new_tape(self._persistent, self._watch_accessed_variables)
+        """Watch a Tensor, a Variable, or a nested structure of them.
+
+        As TF, only while something records: with no tape or accumulator recording on this thread (outside
+        every tape's context, inside ``tj.stop_recording()`` or this tape's ``stop_recording()``) it does
+        nothing; on a tape never entered (or a non-persistent one used up) it raises AttributeError."""
+        record = tape_set.any_recording()
         leaves, _ = flatten(tensor)
         for t in leaves:
             if isinstance(t, Variable):
                 if not is_float(t.dtype):
                     warnings.warn(f"GradientTape.watch: variable '{t.name}' has dtype {t.dtype}; only floating "
                                   "dtypes are differentiable, its gradient will be None.", UserWarning, stacklevel=2)
-                self._tape.watch_variable(t)
             elif isinstance(t, Tensor):
                 if not is_float(t.dtype):
                     warnings.warn(f"GradientTape.watch: tensor of dtype {t.dtype} is not differentiable (only "
                                   "floating dtypes are); its gradient will be None.", UserWarning, stacklevel=2)
-                self._tape.watch(t._id)
             elif t is None:
                 raise ValueError("GradientTape.watch: cannot watch None.")
             else:
                 raise ValueError(f"GradientTape.watch: passed an object of type {type(t).__name__}, not a "
                                  "tj.Tensor or tj.Variable. Convert it with tj.constant(...) and watch the result.")
+            if self._tape is None:
+                raise _NotEnteredError("GradientTape.watch: the tape has nothing to watch with: it was never "
+                                       "entered (or, not persistent, was used up by gradient() or jacobian()). Watch "
+                                       "inside its `with` block: `with tj.GradientTape() as t: t.watch(x)`.")
+            if not record:
+                continue
+            if isinstance(t, Variable):
+                self._tape.watch_variable(t)
+            else:
+                self._tape.watch(t._id)
 
     def watched_variables(self) -> tuple:
         """The Variables this tape watches, in order of creation (as TF)."""
@@ -142,12 +181,15 @@ class GradientTape:
                  unconnected_gradients: Any = UnconnectedGradients.NONE) -> Any:
         """Gradient of ``target`` (summed over a nested structure) w.r.t. ``sources`` (same structure back)."""
         self._check_usable("gradient()")
-        unconnected = unconnected_gradients_of(unconnected_gradients)
-        if self._recording and not self._persistent:
-            self._pop_tape()
+        if self._recording:
+            if not self._persistent:
+                self._pop_tape()
+            else:
+                _warn_persistent_in_context()
         if target is None:  # TF's wording
             raise TypeError("GradientTape.gradient: Argument `target` should be a list or nested structure of "
                             "Tensors or Variables to be differentiated, but received None.")
+        unconnected = unconnected_gradients_of(unconnected_gradients)
         flat_targets, target_tree = flatten(target)
         flat_sources, source_tree = flatten(sources)
         out_grads = self._output_gradients(flat_targets, output_gradients, target_tree)
@@ -255,37 +297,54 @@ class GradientTape:
     def jacobian(self, target: Any, sources: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
                  parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
         """Full Jacobian ``target.shape + source.shape`` for each source (one vectorized backward pass)."""
-        unconnected = unconnected_gradients_of(unconnected_gradients)
         persistent = self._persistent
-        self._start_jacobian("jacobian", experimental_use_pfor, target)
+        target, unconnected = self._start_jacobian("jacobian", experimental_use_pfor, target, unconnected_gradients)
         return jacobians.jacobian(self._jacobian_gradient(target), self._kept, target, sources, unconnected,
                                   experimental_use_pfor, parallel_iterations, persistent)
 
     def batch_jacobian(self, target: Any, source: Any, unconnected_gradients: Any = UnconnectedGradients.NONE,
                        parallel_iterations: Optional[int] = None, experimental_use_pfor: bool = True) -> Any:
         """Per-example Jacobian ``(batch,) + target.shape[1:] + source.shape[1:]``."""
-        unconnected = unconnected_gradients_of(unconnected_gradients)
         persistent = self._persistent
-        if source is None or isinstance(source, (list, tuple, dict)):  # TF fails on source.shape (AttributeError)
-            raise TypeError(f"GradientTape.batch_jacobian: source must be one Tensor or Variable, got "
-                            f"{type(source).__name__}; call batch_jacobian() once per source.")
-        self._start_jacobian("batch_jacobian", experimental_use_pfor, target)
+
+        def check_source():
+            if source is None or isinstance(source, (list, tuple, dict)):  # TF fails on source.shape (AttributeError)
+                raise TypeError(f"GradientTape.batch_jacobian: source must be one Tensor or Variable, got "
+                                f"{type(source).__name__}; call batch_jacobian() once per source.")
+            jacobians.check_batch_shapes(target, source)
+        target, unconnected = self._start_jacobian("batch_jacobian", experimental_use_pfor, target,
+                                                   unconnected_gradients, check_source)
         return jacobians.batch_jacobian(self._jacobian_gradient(target), self._kept, target, source, unconnected,
                                         experimental_use_pfor, parallel_iterations, persistent)
 
-    def _start_jacobian(self, what: str, use_pfor: bool, target: Any) -> None:
+    def _start_jacobian(self, what: str, use_pfor: bool, target: Any, unconnected_gradients: Any, check=None):
+        """``(target, unconnected)`` after the checks, in TF's order and before the tape changes state (a call
+        that raises leaves it recording as it was); a Variable target read on the tape (see
+        ``_jacobian_gradient``)."""
         self._check_usable(f"{what}()")
         if target is None:  # TF fails on target.shape (AttributeError)
             raise TypeError(f"GradientTape.{what}: target is None; pass the Tensor to differentiate.")
         if isinstance(target, (list, tuple, dict)):  # TF fails on target.shape (AttributeError)
             raise TypeError(f"GradientTape.{what}: target must be one Tensor, got a {type(target).__name__}; "
                             f"stack the targets (tj.numpy.stack) or call {what}() once per target.")
+        if check is not None:
+            check()
+        if isinstance(target, Variable):  # read while this tape records, as TF's reshape of the target
+            if self._recording:
+                target = target.read_value()
+            else:
+                with self:
+                    target = target.read_value()
+        if self._recording and self._persistent:  # (TF: from the gradient call of its first row)
+            _warn_persistent_in_context()
         # (as TF, only eagerly: inside a tj.function trace the rows are computed in one trace, as in a tf.function)
         if not use_pfor and not self._persistent and tape_set.current().capture is None:
             raise RuntimeError(f"GradientTape must be created with persistent=True to compute the {what} with "
                                "experimental_use_pfor=False.")
+        unconnected = unconnected_gradients_of(unconnected_gradients)
         if self._recording and not self._persistent:
             self._pop_tape()
+        return target, unconnected
 
     def _jacobian_gradient(self, target: Any):
         """``gradient`` for a Jacobian of ``target``. TF's jacobian reads the target through a reshape recorded
@@ -315,6 +374,16 @@ class GradientTape:
                 if not was:
                     self._watched_after_use = self._tape.variables_by_creation()
                     self._tape = None
+
+def _warn_persistent_in_context() -> None:
+    """TF's advice, once per process (its log_first_n), when a persistent tape computes inside its context."""
+    global persistent_in_context_warned
+    if not persistent_in_context_warned:
+        persistent_in_context_warned = True
+        _log.warning("Calling GradientTape.gradient on a persistent tape inside its context records the "
+                     "gradient computation on the tape too (more host time and memory, as in TF); call it after "
+                     "the `with` block unless you want higher-order derivatives of it.")
+
 
 def _target_dtype(t):
     try:

@@ -473,5 +473,11 @@ _stop_gradient = OpDef("stop_gradient", jax.lax.stop_gradient, register=False, d
 
 
 def stop_gradient(x: Any, name: Optional[str] = None) -> Tensor:
-    """Identity whose gradient is None (zero with UnconnectedGradients.ZERO). ``name``: TF's op name, ignored."""
+    """Identity whose gradient is None (zero with UnconnectedGradients.ZERO). ``name``: TF's op name, ignored.
+
+    As TF (which stops recording around its op), a Variable's read here is not recorded: the Variable is not
+    watched for it."""
+    if isinstance(x, Variable):
+        with tape_set.stop_recording():
+            return _stop_gradient(x)
     return _stop_gradient(x)

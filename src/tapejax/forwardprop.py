@@ -203,6 +203,19 @@ class ForwardAccumulator:
 
     def _watch(self, primals: Any, tangents: Any) -> None:
         flat_p, tree_p = flatten(primals)
+        pids = []  # (checked first, as TF: a primal given twice before the tangents' structure)
+        for p in flat_p:
+            if isinstance(p, Variable):
+                pid = p._handle_id
+            elif isinstance(p, Tensor):
+                pid = p._id
+            else:
+                raise ValueError(f"ForwardAccumulator: primal of type {type(p).__name__} is not a tj.Tensor or "
+                                 "tj.Variable; convert it with tj.constant(...) first and use that tensor.")
+            if pid in pids:
+                raise ValueError(f"ForwardAccumulator: Tensor {p!r} was specified as a primal multiple times. This "
+                                 "may indicate an error. If it was intended, please sum the corresponding tangents.")
+            pids.append(pid)
         if tree_p.num_nodes == 1 and tree_p.num_leaves == 1:
             flat_t = [tangents]  # one primal: its tangent may be a Python list / array of its shape
         else:
@@ -218,19 +231,8 @@ class ForwardAccumulator:
                 kind = TypeError if str(e).startswith("Expected") else ValueError
                 raise kind(f"ForwardAccumulator: the tangents do not have the primals' nested structure ({e}); pass "
                            "them in the same structure (the same container types, dict keys and lengths).") from None
-        seen = set()
-        for p, t in zip(flat_p, flat_t):
-            if isinstance(p, Variable):
-                pid, shape, dtype = p._handle_id, p.shape, p.dtype
-            elif isinstance(p, Tensor):
-                pid, shape, dtype = p._id, p.shape, p.dtype
-            else:
-                raise ValueError(f"ForwardAccumulator: primal of type {type(p).__name__} is not a tj.Tensor or "
-                                 "tj.Variable; convert it with tj.constant(...) first and use that tensor.")
-            if pid in seen:
-                raise ValueError(f"ForwardAccumulator: Tensor {p!r} was specified as a primal multiple times. This "
-                                 "may indicate an error. If it was intended, please sum the corresponding tangents.")
-            seen.add(pid)
+        for p, pid, t in zip(flat_p, pids, flat_t):
+            shape, dtype = p.shape, p.dtype
             tt = t.read_value() if isinstance(t, Variable) else (t if isinstance(t, Tensor) else
                                                                   convert_to_tensor(t, dtype=dtype))
             want = ((tt.shape[0],) + tuple(shape)) if self._acc.use_batch and tt.ndim else tuple(shape)

@@ -209,19 +209,31 @@ def jacobian(gradient: Gradient, kept: Kept, target, sources, unconnected: Uncon
     return rebuild(sources, tree, out)
 
 
-def batch_jacobian(gradient: Gradient, kept: Kept, target, source, unconnected: UnconnectedGradients,
-                   use_pfor: bool, parallel_iterations=None, persistent: bool = True) -> Any:
-    """The per-example Jacobian ``(batch,) + target.shape[1:] + source.shape[1:]``."""
-    t_shape, t_dtype = _shape_dtype(target)
-    s_shape, s_dtype = _shape_dtype(source)
+class _RankError(ValueError, IndexError):
+    """A scalar batch_jacobian target: TF fails there indexing its shape (IndexError); a ValueError as any
+    other shape that batch_jacobian refuses."""
+
+
+def check_batch_shapes(target, source) -> None:
+    """TF's checks of batch_jacobian's shapes: both of rank at least 2, the same first (batch) dimension."""
+    t_shape, s_shape = _shape_dtype(target)[0], _shape_dtype(source)[0]
     for what, shape in (("target", t_shape), ("source", s_shape)):
         if len(shape) < 2:  # TF's with_rank_at_least(2) wording
-            raise ValueError(f"batch_jacobian: Shape {shape} must have rank at least 2 (the {what} needs a batch "
-                             "dimension and at least one more); for rank-1 tensors reshape them to (batch, 1), "
-                             "or use jacobian().")
+            error = _RankError if what == "target" and not shape else ValueError
+            raise error(f"batch_jacobian: Shape {shape} must have rank at least 2 (the {what} needs a batch "
+                        "dimension and at least one more); for rank-1 tensors reshape them to (batch, 1), "
+                        "or use jacobian().")
     if t_shape[0] != s_shape[0]:
         raise ValueError(f"batch_jacobian: Need first dimension of target shape {t_shape} and source shape "
                          f"{s_shape} to match (the batch dimension).")
+
+
+def batch_jacobian(gradient: Gradient, kept: Kept, target, source, unconnected: UnconnectedGradients,
+                   use_pfor: bool, parallel_iterations=None, persistent: bool = True) -> Any:
+    """The per-example Jacobian ``(batch,) + target.shape[1:] + source.shape[1:]`` (shapes checked by
+    ``check_batch_shapes``)."""
+    t_shape, t_dtype = _shape_dtype(target)
+    s_shape, s_dtype = _shape_dtype(source)
     b = t_shape[0]
     m = int(np.prod(t_shape[1:], dtype=np.int64))
     want = (b,) + t_shape[1:] + s_shape[1:]

@@ -1,0 +1,694 @@
+"""Differential test of the tape protocol: random scenarios of tape and accumulator bookkeeping run on
+``tj.GradientTape`` / ``tj.ForwardAccumulator`` and, action for action, on ``tf.GradientTape`` /
+``tf.autodiff.ForwardAccumulator``.
+
+Run from the repository root::
+
+    PYTHONPATH=src .venv/bin/python tools/tf_tape_protocol_differential.py [--first K] [--programs N] [--verbose]
+
+tools/tf_differential.py and tools/tf_program_differential.py compare op numerics; this compares the rules of
+the tapes themselves. ``Scenario(seed)`` draws (``numpy.random.default_rng(seed)``) 3-10 actions over twin
+objects (constants, Variables, one trainable=False, one int32; a few ops: mul, add, sin, square, sums, an int
+cast and back, matmul, stop_gradient): tapes persistent or not, with or without watch_accessed_variables,
+nested, re-entered (resume recording), ``reset()`` inside and outside their context, ``tape.stop_recording()``
+and the global stop (TF's ``tensorflow.python.eager.record.stop_recording``), watches of Tensors, Variables,
+nested structures, int tensors and duplicates, Variable reads around ``assign``/``assign_add``, accumulators
+(nested primals and tangents, wrong shapes and dtypes, inside and around tapes); and the queries ``gradient``
+(nested targets and sources, unconnected, int, duplicate and target-itself sources, ``output_gradients``,
+``unconnected_gradients``, ``gradient(None, ...)``, a second call on a non-persistent tape, a call inside the
+context), ``jacobian``/``batch_jacobian`` (``experimental_use_pfor`` both ways), ``watched_variables()`` and
+``acc.jvp``. Single gradient and JVP results join the pool of values, so later actions differentiate them
+again (higher order, forward-over-reverse and reverse-over-forward). Reading a scenario: x0, x1 are float32
+(2, 3) constants, x2 a scalar, x3 of shape (3,), x4 an int32 (2, 3); v0 (3,), v1 (3,) with trainable=False,
+v2 () and v3 (3,) int32 are Variables; later x's are results; ``f32[2, 3]`` is a literal array drawn from the seed;
+``unconnected_gradients=zero`` passes the string, ``=ZERO`` the enum.
+
+For each action it compares whether it raised (tapejax must raise TF's class or a subclass; for TF's own
+``OpError`` classes the Python classes of ``ACCEPTED``), whether it warned (Python ``UserWarning``s, and TF's
+``logging`` warnings, whose log-first-n counters are cleared before each action), and for queries and ops the
+result: its structure (list / tuple / dict, where ``None`` is), shapes, dtypes and values (float32 tolerance).
+A scenario whose only differences are ``KNOWN`` (API.md says tapejax differs on purpose) counts as "known". A
+difference in an action that uses what an earlier differing action made (its value, accumulator, or a tape one
+side raised on) is printed as following from it, and left out of the closing table of mismatches by action and
+problem (with their seeds), where each distinct difference shows once.
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import warnings
+from types import SimpleNamespace
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+warnings.filterwarnings("ignore")
+
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+from tensorflow.python import pywrap_tfe  # noqa: E402
+from tensorflow.python.eager import record as tf_record  # noqa: E402
+from tensorflow.python.platform import tf_logging  # noqa: E402
+
+import tapejax as tj  # noqa: E402
+from tapejax import backprop as tj_backprop, tape_set as tj_tape_set  # noqa: E402
+
+tnp = tj.numpy
+F32, I32 = np.float32, np.int32
+
+
+# -- warnings: TF logs some (log_first_n), tapejax warns ---------------------------------------------------
+
+LOGS = logging.Handler(logging.WARNING)
+LOGS.records = []
+LOGS.emit = LOGS.records.append
+for _logger in (tf.get_logger(), logging.getLogger("tapejax")):
+    _logger.handlers[:] = [LOGS]
+    _logger.setLevel(logging.WARNING)
+    _logger.propagate = False
+
+
+# -- the two libraries ---------------------------------------------------------------------------------------
+
+# One side: its twin objects, its ops, and whether its tape set is empty again (after a scenario)
+TF = SimpleNamespace(
+    name="TF", constant=tf.constant, variable=tf.Variable, tape=tf.GradientTape,
+    accumulator=tf.autodiff.ForwardAccumulator, stop_all=tf_record.stop_recording, unconnected=tf.UnconnectedGradients,
+    ops={"mul": lambda a, b: a * b, "add": lambda a, b: a + b, "sin": tf.sin, "square": tf.square,
+         "sum": tf.reduce_sum, "sum_last": lambda a: tf.reduce_sum(a, axis=-1),
+         "cast_round": lambda a: tf.cast(tf.cast(a, tf.int32), tf.float32),
+         "to_int": lambda a: tf.cast(a, tf.int32), "matmul": lambda a, b: tf.matmul(a, b, transpose_b=True),
+         "stop_gradient": tf.stop_gradient, "read": lambda v: v.read_value()},
+    clean=lambda: pywrap_tfe.TFE_Py_TapeSetIsEmpty() and not pywrap_tfe.TFE_Py_TapeSetIsStopped())
+TJ = SimpleNamespace(
+    name="tj", constant=tj.constant, variable=tj.Variable, tape=tj.GradientTape, accumulator=tj.ForwardAccumulator,
+    stop_all=tj.stop_recording, unconnected=tj.UnconnectedGradients,
+    ops={"mul": lambda a, b: a * b, "add": lambda a, b: a + b, "sin": tnp.sin, "square": tnp.square,
+         "sum": tnp.sum, "sum_last": lambda a: tnp.sum(a, axis=-1),
+         "cast_round": lambda a: tnp.astype(tnp.astype(a, "int32"), "float32"),
+         "to_int": lambda a: tnp.astype(a, "int32"), "matmul": lambda a, b: tnp.matmul(a, tnp.transpose(b)),
+         "stop_gradient": tj.stop_gradient, "read": lambda v: v.read_value()},
+    clean=lambda: not (tj_tape_set.current().tapes or tj_tape_set.current().accumulators
+                       or tj_tape_set.current().stopped))
+
+
+# -- scenarios -----------------------------------------------------------------------------------------------
+
+class Val:
+    """A literal array in a scenario (a tangent, an output gradient, an assigned value): each side makes its
+    constant of it."""
+
+    def __init__(self, a) -> None:
+        self.a = a
+
+    def __repr__(self) -> str:
+        return f"{self.a.dtype.name[0]}{self.a.dtype.itemsize * 8}{list(self.a.shape)}"
+
+
+def fmt(x) -> str:
+    """A scenario's argument or a result, readably (results: NumPy arrays with their dtype and shape)."""
+    if isinstance(x, np.ndarray):
+        values = (x.astype(float).round(4) if x.dtype.kind == "f" else x).tolist() if x.size <= 12 else "..."
+        return f"{x.dtype.name}{list(x.shape)} {values}"
+    if isinstance(x, list):
+        return "[" + ", ".join(map(fmt, x)) + "]"
+    if isinstance(x, tuple):
+        return "(" + ", ".join(map(fmt, x)) + ("," if len(x) == 1 else "") + ")"
+    if isinstance(x, dict):
+        return "{" + ", ".join(f"{k}: {fmt(v)}" for k, v in x.items()) + "}"
+    return str(x)
+
+
+def leaves(spec) -> list:
+    if isinstance(spec, (list, tuple)):
+        return [x for s in spec for x in leaves(s)]
+    if isinstance(spec, dict):
+        return [x for s in spec.values() for x in leaves(s)]
+    return [spec]
+
+
+class Action:
+    """One step: ``kind`` with its arguments ``kw``; ``text`` is how it reads (TF/tapejax-neutral Python)."""
+
+    def __init__(self, kind: str, text: str, **kw) -> None:
+        self.kind, self.text, self.kw = kind, text, kw
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+VARS = [("v0", (3,), F32, True), ("v1", (3,), F32, False), ("v2", (), F32, True), ("v3", (3,), I32, True)]
+CONSTS = [((2, 3), F32), ((2, 3), F32), ((), F32), ((3,), F32), ((2, 3), I32)]
+UNARY = ("sin", "square", "sum", "sum_last", "cast_round", "to_int", "stop_gradient")
+QUERIES = ("grad", "jac", "bjac", "watched", "jvp")
+
+
+def draw(rng, shape, dtype):
+    return np.asarray(rng.integers(-3, 4, size=shape) if dtype == I32 else rng.normal(size=shape), dtype)
+
+
+def pick(rng, seq):
+    return seq[int(rng.integers(len(seq)))]
+
+
+class Scenario:
+    """The actions of ``seed``. While drawing them it keeps a model of the state (each value's shape and
+    dtype, the tapes, accumulators and the stack of open contexts) so that most actions are valid; the
+    invalid ones it means to draw (entering an active tape, a reset outside the context...) it draws rarely."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        rng = self.rng = np.random.default_rng(seed)
+        self.consts = {f"x{i}": draw(rng, s, d) for i, (s, d) in enumerate(CONSTS)}
+        self.var_init = {n: draw(rng, s, d) for n, s, d, _ in VARS}
+        self.info = {n: (a.shape, a.dtype.type) for n, a in self.consts.items()}
+        self.info.update({n: (s, d) for n, s, d, _ in VARS})
+        self.tapes = self.accs = 0  # (how many)
+        self.stack: list = []  # ("tape", k) / ("stop", k) / ("gstop",) / ("acc", j)
+        self.actions: list = []
+        self.out = None
+        for _ in range(int(rng.integers(3, 11))):
+            self._step()
+        while self.stack:
+            self._exit()
+        if not any(a.kind in QUERIES for a in self.actions):  # (every scenario asks something)
+            if not self.tapes:
+                self._tape(enter=False)
+            self._grad(int(rng.integers(self.tapes)))
+
+    def __repr__(self) -> str:
+        return f"Scenario({self.seed}):\n" + "\n".join(f"      {i}. {a}" for i, a in enumerate(self.actions))
+
+    # (names of the values and Variables: recent values are drawn more often, they are the connected ones)
+    def _names(self, float_only=True, vars_too=True) -> list:
+        return [n for n, (_, d) in self.info.items() if (d == F32 or not float_only) and (vars_too or n[0] == "x")]
+
+    def _ref(self, float_only=True, vars_too=True) -> str:
+        names = self._names(float_only, vars_too)
+        values = [n for n in names if n[0] == "x"]
+        return pick(self.rng, values[-3:]) if self.rng.random() < 0.5 and values else pick(self.rng, names)
+
+    def _new(self, shape, dtype) -> str:
+        name = f"x{sum(n[0] == 'x' for n in self.info)}"
+        self.info[name] = (tuple(shape), dtype)
+        self.out = (name, tuple(shape), dtype)  # (the next action's output: a placeholder where none comes)
+        return name
+
+    def _add(self, kind, text, **kw) -> None:
+        self.actions.append(Action(kind, text, out=self.out, **kw))
+        self.out = None
+
+    def _step(self) -> None:
+        rng, active = self.rng, [e[1] for e in self.stack if e[0] == "tape"]
+        w = {"tape": 3.0 if self.tapes < 3 else 0.0, "enter": 1.0 if self.tapes else 0.0,
+             "exit": 1.5 if self.stack else 0.0, "stop": 0.6 if self.tapes else 0.0, "gstop": 0.3,
+             "reset": 0.4 if self.tapes else 0.0, "watch": 2.0 if self.tapes else 0.0, "op": 3.0,
+             "read": 0.6, "assign": 0.7, "acc": 0.7 if self.accs < 2 else 0.0, "grad": 2.5 if self.tapes else 0.0,
+             "jac": 0.5 if self.tapes else 0.0, "bjac": 0.4 if self.tapes else 0.0,
+             "watched": 0.4 if self.tapes else 0.0, "jvp": 1.5 if self.accs else 0.0}
+        kinds = list(w)
+        p = np.array([w[k] for k in kinds]) / sum(w.values())
+        kind = kinds[int(rng.choice(len(kinds), p=p))]
+        tape = int(rng.integers(self.tapes)) if self.tapes else 0
+        if kind == "tape":
+            self._tape(enter=rng.random() < 0.85)
+        elif kind == "enter":  # resume recording; entering an active tape (an error) only rarely
+            if tape not in active or rng.random() < 0.15:
+                self._enter(tape)
+        elif kind == "exit":
+            self._exit()
+        elif kind == "stop":  # mostly on a recording tape
+            tape = pick(rng, active) if active and rng.random() < 0.8 else tape
+            self._add("stop", f"enter t{tape}.stop_recording()", tape=tape)
+            self.stack.append(("stop", tape))
+        elif kind == "gstop":
+            self._add("gstop", "enter stop_recording()  (TF: record.stop_recording)")
+            self.stack.append(("gstop",))
+        elif kind == "reset":
+            self._add("reset", f"t{tape}.reset()", tape=tape)
+        elif kind == "watch":
+            self._watch(tape)
+        elif kind == "op":
+            self._op()
+        elif kind == "read":
+            v = pick(rng, [n for n, *_ in VARS])
+            self._add("op", f"{self._new(self.info[v][0], self.info[v][1])} = {v}.read_value()", op="read", args=[v])
+        elif kind == "assign":
+            v = pick(rng, [n for n, *_ in VARS])
+            shape, dtype = self.info[v]
+            same = [n for n in self._names(False, False) if self.info[n] == (shape, dtype)]
+            value = pick(rng, same) if same and rng.random() < 0.3 else Val(draw(rng, shape, dtype))
+            how = pick(rng, ["assign", "assign_add"])
+            self._add("assign", f"{v}.{how}({fmt(value)})", var=v, how=how, value=value)
+        elif kind == "acc":
+            self._acc()
+        elif kind == "grad":
+            self._grad(tape)
+        elif kind in ("jac", "bjac"):
+            self._jacobian(kind, tape)
+        elif kind == "watched":
+            self._add("watched", f"t{tape}.watched_variables()", tape=tape)
+        else:
+            self._jvp()
+
+    def _tape(self, enter: bool) -> None:
+        k, persistent, wav = self.tapes, bool(self.rng.random() < 0.5), bool(self.rng.random() < 0.75)
+        self.tapes += 1
+        self._add("tape", f"t{k} = GradientTape(persistent={persistent}, watch_accessed_variables={wav})",
+                  tape=k, persistent=persistent, wav=wav)
+        if enter:
+            self._enter(k)
+
+    def _enter(self, k: int) -> None:
+        self._add("enter", f"enter t{k}", tape=k)
+        if ("tape", k) not in self.stack:
+            self.stack.append(("tape", k))
+
+    def _exit(self) -> None:
+        top = self.stack.pop()
+        self._add("exit", "exit " + {"tape": "t{}", "stop": "t{}.stop_recording()", "gstop": "stop_recording()",
+                                     "acc": "a{}"}[top[0]].format(*top[1:]), top=top)
+
+    def _op(self) -> None:
+        rng = self.rng
+        op = pick(rng, UNARY + ("mul", "add", "matmul") * 2)
+        a = self._ref()
+        shape = self.info[a][0]
+        if op in ("mul", "add", "matmul"):
+            def fits(s):  # (the fixed shapes broadcast unless both are 1-D or 2-D with other last sizes)
+                if op == "matmul":
+                    return len(s) == 2 and len(shape) == 2 and s[1] == shape[1]
+                return not s or not shape or s[-1] == shape[-1]
+            bs = [n for n in self._names() if fits(self.info[n][0])]
+            if not bs:
+                op = "sin"
+            else:
+                b = self._ref() if rng.random() < 0.5 else pick(rng, bs)
+                b = b if fits(self.info[b][0]) else pick(rng, bs)
+                out = (shape[0], self.info[b][0][0]) if op == "matmul" else \
+                    np.broadcast_shapes(shape, self.info[b][0])
+                self._add("op", f"{self._new(out, F32)} = {op}({a}, {b})", op=op, args=[a, b])
+                return
+        if op == "sum_last" and not shape:
+            op = "sum"
+        out = {"sum": (), "sum_last": shape[:-1]}.get(op, shape)
+        self._add("op", f"{self._new(out, I32 if op == 'to_int' else F32)} = {op}({a})", op=op, args=[a])
+
+    def _structure(self, refs: list):
+        """``refs`` as one value or a list, tuple, dict or nested structure of them."""
+        how = pick(self.rng, ["single", "list", "tuple", "dict", "nested"] if len(refs) > 1 else
+                   ["single"] * 3 + ["list", "tuple", "dict"])
+        return {"single": lambda: refs[0], "list": lambda: list(refs), "tuple": lambda: tuple(refs),
+                "dict": lambda: {f"k{i}": r for i, r in enumerate(refs)},
+                "nested": lambda: {"a": [refs[0]], "b": tuple(refs[1:])}}[how]()
+
+    def _watch(self, tape: int) -> None:
+        rng = self.rng
+        refs = [self._ref() for _ in range(int(rng.integers(1, 3)))]
+        if rng.random() < 0.15:  # an int tensor or Variable (a warning, then None gradients)
+            refs[0] = pick(rng, ["x4", "v3"])
+        if rng.random() < 0.1:
+            refs.append(refs[0])
+        self._add("watch", f"t{tape}.watch({fmt(spec := self._structure(refs))})", tape=tape, spec=spec)
+
+    def _grad(self, tape: int = 0) -> None:
+        rng = self.rng
+        n_t = 1 if rng.random() < 0.7 else 2
+        targets = [self._ref(float_only=rng.random() < 0.9) for _ in range(n_t)]
+        target = None if rng.random() < 0.03 else self._structure(targets)
+        sources = []
+        for _ in range(int(rng.integers(1, 4))):
+            r = rng.random()
+            sources.append(pick(rng, targets) if r < 0.1 else pick(rng, ["x4", "v3"]) if r < 0.15 else
+                           pick(rng, sources) if r < 0.2 and sources else self._ref())
+        sources = self._structure(sources)
+        og = None
+        if target is not None and rng.random() < 0.25:  # one per flattened target; wrong shapes or count rarely
+            og = []
+            for t in leaves(target):  # (no None entries: TF's gradient functions fail on them, or TF aborts)
+                shape, dtype = self.info[t]
+                r = rng.random()
+                og.append(Val(draw(rng, (), dtype)) if r < 0.2 else Val(draw(rng, (5,), dtype)) if r < 0.3 else
+                          Val(draw(rng, shape, dtype)))
+            if rng.random() < 0.07:
+                og.append(Val(draw(rng, (), F32)))
+        unc = pick(rng, ["none", "zero", "NONE", "ZERO", "bogus" if rng.random() < 0.1 else "zero"])
+        out = ""  # (a single gradient joins the pool; not with output_gradients: see KNOWN)
+        if og is None and not isinstance(sources, (list, tuple, dict)) and self.info[sources][1] == F32:
+            out = f"{self._new(self.info[sources][0], F32)} = "
+        shapes = [self.info[t][0] for t in leaves(target)] if target is not None else []
+        int_target_source = any(self.info[t][1] == I32 for t in set(leaves(target)) & set(leaves(sources))
+                                if t is not None)
+        self._add("grad", f"{out}t{tape}.gradient({fmt(target)}, {fmt(sources)}, output_gradients={fmt(og)}, "
+                          f"unconnected_gradients={unc})", tape=tape, target=target, sources=sources, og=og,
+                  unc=unc, target_shapes=shapes, int_target_source=int_target_source)
+
+    def _jacobian(self, kind: str, tape: int) -> None:
+        rng = self.rng
+        target = self._ref()
+        if kind == "jac":
+            sources = self._structure([self._ref() for _ in range(int(rng.integers(1, 3)))])
+        else:  # batch: mostly sources of the target's batch size
+            shape = self.info[target][0]
+            same = [n for n in self._names() if shape and self.info[n][0][:1] == shape[:1]]
+            sources = pick(rng, same) if same and rng.random() < 0.8 else self._ref()
+        unc, pfor = pick(rng, ["none", "zero"] * 8 + ["bogus"]), bool(rng.random() < 0.6)
+        what = "jacobian" if kind == "jac" else "batch_jacobian"
+        self._add(kind, f"t{tape}.{what}({target}, {fmt(sources)}, unconnected_gradients={unc}, "
+                        f"experimental_use_pfor={pfor})", tape=tape, target=target, sources=sources, unc=unc,
+                  pfor=pfor)
+
+    def _acc(self) -> None:
+        rng, j = self.rng, self.accs
+        refs = [self._ref() for _ in range(int(rng.integers(1, 3)))]
+        if rng.random() < 0.08:
+            refs[0] = pick(rng, ["x4", "v3"])
+        if rng.random() < 0.05:
+            refs.append(refs[0])  # (TF: ValueError, a primal given twice)
+        primals = self._structure(refs)
+        tangent_of = {}
+        for r in dict.fromkeys(refs):  # (not a set: its order changes with PYTHONHASHSEED)
+            shape, dtype = self.info[r]
+            x = rng.random()
+            tangent_of[r] = Val(draw(rng, shape + (2,) if x < 0.05 else shape, I32 if 0.05 <= x < 0.1 else dtype))
+        tangents = _map(lambda r: tangent_of[r], primals)
+        if isinstance(tangents, list) and rng.random() < 0.1:
+            tangents = tuple(tangents)  # (another container: TF's nest raises TypeError)
+        self.accs += 1
+        self._add("acc", f"a{j} = ForwardAccumulator({fmt(primals)}, {fmt(tangents)}); enter a{j}", acc=j,
+                  primals=primals, tangents=tangents)
+        self.stack.append(("acc", j))
+
+    def _jvp(self) -> None:
+        rng = self.rng
+        j = int(rng.integers(self.accs))
+        spec = self._structure([self._ref(float_only=rng.random() < 0.9) for _ in range(int(rng.integers(1, 3)))])
+        unc = pick(rng, ["none", "zero"])
+        out = ""
+        if isinstance(spec, str) and self.info[spec][1] == F32:
+            out = f"{self._new(self.info[spec][0], F32)} = "
+        self._add("jvp", f"{out}a{j}.jvp({fmt(spec)}, unconnected_gradients={unc})", acc=j, spec=spec, unc=unc)
+
+
+def _map(fn, spec):
+    if isinstance(spec, (list, tuple)):
+        return type(spec)(_map(fn, s) for s in spec)
+    if isinstance(spec, dict):
+        return {k: _map(fn, v) for k, v in spec.items()}
+    return fn(spec)
+
+
+# -- running a scenario on one side --------------------------------------------------------------------------
+
+class Side:
+    """A scenario's twin objects on one library, and the contexts it has open (label, exit function)."""
+
+    def __init__(self, lib, sc: Scenario) -> None:
+        self.lib = lib
+        self.vals = {n: lib.constant(a) for n, a in sc.consts.items()}
+        self.vals.update({n: lib.variable(sc.var_init[n], name=n, trainable=t) for n, _, _, t in VARS})
+        self.var_name = {id(self.vals[n]): n for n, *_ in VARS}
+        self.tapes, self.accs, self.stack = {}, {}, []
+
+    def resolve(self, spec):
+        if isinstance(spec, str):
+            return self.vals[spec]
+        if isinstance(spec, Val):
+            return self.lib.constant(spec.a)
+        return _map(self.resolve, spec) if isinstance(spec, (list, tuple, dict)) else spec
+
+    def unconnected(self, unc: str):
+        # ("none"/"zero" as strings, "NONE"/"ZERO" as the enum, "bogus" as an invalid string)
+        return getattr(self.lib.unconnected, unc) if unc.isupper() else unc
+
+    def act(self, a: Action):
+        """Run ``a``; its result as a comparable tree (tree()), or None."""
+        kw, r = a.kw, self.resolve
+        tape = self.tapes.get(kw.get("tape"))
+        if a.kind == "tape":
+            self.tapes[kw["tape"]] = self.lib.tape(persistent=kw["persistent"],
+                                                   watch_accessed_variables=kw["wav"])
+        elif a.kind == "enter":
+            tape.__enter__()
+            self.stack.append((("tape", kw["tape"]), tape.__exit__))
+        elif a.kind == "exit":
+            labels = [label for label, _ in self.stack]
+            if kw["top"] not in labels:  # (its enter raised here: a difference already reported)
+                return None
+            while self.stack:  # (and whatever this side has open above it)
+                label, leave = self.stack.pop()
+                leave(None, None, None)
+                if label == kw["top"]:
+                    break
+        elif a.kind in ("stop", "gstop"):
+            cm = tape.stop_recording() if a.kind == "stop" else self.lib.stop_all()
+            cm.__enter__()
+            self.stack.append((("stop", kw["tape"]) if a.kind == "stop" else ("gstop",), cm.__exit__))
+        elif a.kind == "reset":
+            tape.reset()
+        elif a.kind == "watch":
+            tape.watch(r(kw["spec"]))
+        elif a.kind == "op":
+            return self.output(a, self.lib.ops[kw["op"]](*r(kw["args"])))
+        elif a.kind == "assign":
+            getattr(self.vals[kw["var"]], kw["how"])(r(kw["value"]))
+        elif a.kind == "acc":
+            acc = self.accs[kw["acc"]] = self.lib.accumulator(r(kw["primals"]), r(kw["tangents"]))
+            acc.__enter__()
+            self.stack.append((("acc", kw["acc"]), acc.__exit__))
+        elif a.kind == "grad":
+            return self.output(a, tape.gradient(r(kw["target"]), r(kw["sources"]), output_gradients=r(kw["og"]),
+                                                unconnected_gradients=self.unconnected(kw["unc"])))
+        elif a.kind in ("jac", "bjac"):
+            f = tape.jacobian if a.kind == "jac" else tape.batch_jacobian
+            return tree(f(r(kw["target"]), r(kw["sources"]), unconnected_gradients=kw["unc"],
+                          experimental_use_pfor=kw["pfor"]))
+        elif a.kind == "watched":
+            got = tape.watched_variables()
+            return type(got).__name__, [self.var_name.get(id(v), "?") for v in got]
+        elif a.kind == "jvp":
+            if kw["acc"] not in self.accs:  # (its constructor raised here)
+                return "no accumulator"
+            return self.output(a, self.accs[kw["acc"]].jvp(r(kw["spec"]), unconnected_gradients=kw["unc"]))
+        return None
+
+    def output(self, a: Action, value):
+        if a.kw["out"] and value is not None:
+            self.vals[a.kw["out"][0]] = value
+        return tree(value)
+
+    def placeholder(self, a: Action) -> None:
+        """Where an action that should make a value made none (None, or it raised), zeros stand in for it."""
+        if a.kw["out"] and a.kw["out"][0] not in self.vals:
+            _, shape, dtype = a.kw["out"]
+            self.vals[a.kw["out"][0]] = self.lib.constant(np.zeros(shape, dtype))
+
+    def close(self) -> bool:
+        """Leave whatever is still open (after errors); whether the library's tape set was clean."""
+        while self.stack:
+            try:
+                self.stack.pop()[1](None, None, None)
+            except Exception:  # noqa: BLE001
+                pass
+        for x in list(self.tapes.values()) + list(self.accs.values()):
+            if getattr(x, "_recording", False):
+                x.__exit__(None, None, None)
+        return self.lib.clean()
+
+
+def tree(x):
+    """A result as NumPy arrays in its structure (lists, tuples, dicts and None kept)."""
+    if x is None or isinstance(x, str):
+        return x
+    if isinstance(x, (list, tuple)):
+        return type(x)(tree(e) for e in x)
+    if isinstance(x, dict):
+        return {k: tree(v) for k, v in x.items()}
+    return np.asarray(x)
+
+
+class Outcome:
+    def __init__(self, value, raised, warned) -> None:
+        self.value, self.raised, self.warned = value, raised, warned
+
+    def __repr__(self) -> str:
+        what = f"raised {type(self.raised).__name__}: {_line(self.raised)}" if self.raised else fmt(self.value)
+        return what + (f"  [warned: {'; '.join(w[:80] for w in self.warned)}]" if self.warned else "")
+
+
+def _line(e) -> str:
+    return (str(e).strip().splitlines() or [""])[0][:150]
+
+
+def run_action(side: Side, a: Action) -> Outcome:
+    LOGS.records.clear()
+    tf_logging._log_counter_per_token.clear()  # (TF's log_first_n: every action may warn afresh)
+    tj_backprop.persistent_in_context_warned = False  # (tapejax's, once per process likewise)
+    value = raised = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            value = side.act(a)
+        except Exception as e:  # noqa: BLE001
+            raised = e
+    side.placeholder(a)
+    warned = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    return Outcome(value, raised, warned + [r.getMessage() for r in LOGS.records])
+
+
+# -- comparing -----------------------------------------------------------------------------------------------
+
+# TF's own error classes (tf.errors.OpError) are not Python's: the Python classes tapejax may raise for them
+ACCEPTED = {"InvalidArgumentError": (ValueError, TypeError, IndexError)}
+
+
+def differ(g, w):
+    """Why tapejax's result tree ``g`` is not TF's ``w`` (None when they agree)."""
+    if isinstance(w, np.ndarray) and isinstance(g, np.ndarray):
+        if g.shape != w.shape or g.dtype != w.dtype:
+            return f"{g.dtype.name}{list(g.shape)} vs {w.dtype.name}{list(w.shape)}"
+        if w.dtype.kind != "f":
+            return None if np.array_equal(g, w) else "values"
+        scale = max(1.0, float(np.max(np.abs(w), initial=0.0)))
+        return None if np.allclose(g, w, rtol=2e-4, atol=1e-5 * scale, equal_nan=True) else "values"
+    if type(g) is not type(w):
+        return f"{'None' if g is None else type(g).__name__} vs {'None' if w is None else type(w).__name__}"
+    if isinstance(w, (list, tuple)):
+        if len(g) != len(w):
+            return f"{len(g)} entries vs {len(w)}"
+        return next((f"[{i}] {d}" for i, (x, y) in enumerate(zip(g, w)) if (d := differ(x, y))), None)
+    if isinstance(w, dict):
+        if list(g) != list(w):
+            return f"keys {list(g)} vs {list(w)}"
+        return next((f"[{k!r}] {d}" for k in w if (d := differ(g[k], w[k]))), None)
+    return None if g == w else f"{g!r} vs {w!r}"
+
+
+def problems_of(tf_out: Outcome, tj_out: Outcome) -> list:
+    out = []
+    e, f = tf_out.raised, tj_out.raised
+    if e is not None or f is not None:
+        if e is None or f is None:
+            out.append(f"raised: TF {type(e).__name__ if e else 'nothing'}, tj {type(f).__name__ if f else 'nothing'}")
+        elif type(f).__module__.startswith("jax") or not isinstance(
+                f, ACCEPTED.get(type(e).__name__, ()) if isinstance(e, tf.errors.OpError) else type(e)):
+            out.append(f"raised: TF {type(e).__name__}, tj {type(f).__name__}")
+    elif (d := differ(tj_out.value, tf_out.value)) is not None:
+        out.append(f"result: {d}")
+    if bool(tf_out.warned) != bool(tj_out.warned):
+        out.append(f"warned: TF {bool(tf_out.warned)}, tj {bool(tj_out.warned)}")
+    return out
+
+
+# Differences API.md makes on purpose: name -> why; known() says which one an action's problem is
+KNOWN = {
+    "output_gradients_check": "API.md: output_gradients are one per flattened target, each of the target's shape "
+                              "(a scalar is broadcast), a wrong shape or count raises ValueError; TF checks neither "
+                              "and passes an output gradient on as it is (where the target is a source, it is the "
+                              "gradient, of its own shape)",
+    "int_source": "API.md: non-float sources give None (zeros with ZERO); TF gives an int target's gradient with "
+                  "respect to itself as ones",
+    "tangent_check": "API.md: tangents whose shape differs from their primals raise ValueError (tapejax: when the "
+                     "accumulator is made; TF: only where an op uses the tangent)",
+    "follows": "a consequence of a known difference earlier in the scenario (a value or accumulator it uses)",
+}
+
+
+def known(a: Action, problem: str, tf_out: Outcome, tj_out: Outcome):
+    """The KNOWN name explaining ``problem`` of action ``a``, or None."""
+    kw = a.kw
+    if a.kind == "grad" and kw["og"] is not None and not problem.startswith("warned") and (
+            len(kw["og"]) != len(kw["target_shapes"]) or
+            any(g.a.shape != s for g, s in zip(kw["og"], kw["target_shapes"]))):
+        return "output_gradients_check"
+    if a.kind == "grad" and problem.startswith("result") and kw["int_target_source"]:
+        return "int_source"
+    if a.kind == "acc" and tj_out.raised and not tf_out.raised and "tangent of shape" in str(tj_out.raised):
+        return "tangent_check"  # (also TF's warning for an int primal, which tapejax's check comes before)
+    return None
+
+
+def refs_of(a: Action) -> set:
+    """The values, tapes and accumulators action ``a`` uses (``p:x`` for a value it runs ops on: an accumulator's
+    primal, whose tangent TF checks there)."""
+    kw = a.kw
+    names = {x for k in ("spec", "target", "sources", "args", "primals", "value") for x in leaves(kw.get(k))}
+    names = {x for x in names if isinstance(x, str)}
+    names |= {f"p:{x}" for x in names} if a.kind not in ("watch", "assign", "acc") else set()
+    return names | ({f"a{kw['acc']}"} if "acc" in kw else set()) | ({f"t{kw['tape']}"} if "tape" in kw else set())
+
+
+def made_by(a: Action, problems: list) -> set:
+    """What a difference in action ``a`` may leave different: its value, its accumulator, its tape's state."""
+    made = {a.kw["out"][0]} if a.kw["out"] else set()
+    if a.kind == "acc":
+        made |= {f"a{a.kw['acc']}"} | {f"p:{x}" for x in leaves(a.kw["primals"])}
+    if "tape" in a.kw and any(p.startswith("raised") and "nothing" in p for p, _ in problems):  # (one side only)
+        made.add(f"t{a.kw['tape']}")
+    return made
+
+
+def check(seed: int):
+    """("ok" | "mismatch" | "known", scenario, [(index, action, TF outcome, tj outcome, problems)]) of ``seed``;
+    each problem is (text, label): label None for a mismatch, a KNOWN name, or "after #i" (a consequence of the
+    mismatch of action i: what it made is used)."""
+    sc = Scenario(seed)
+    sides = Side(TF, sc), Side(TJ, sc)
+    rows, kind, origin = [], "ok", {}  # (origin: what a difference made -> "follows" or "after #i")
+    for i, a in enumerate(sc.actions):
+        tf_out, tj_out = run_action(sides[0], a), run_action(sides[1], a)
+        cause = next((origin[r] for r in sorted(refs_of(a)) if r in origin), None)
+        problems = [(p, known(a, p, tf_out, tj_out) or cause) for p in problems_of(tf_out, tj_out)]
+        rows.append((i, a, tf_out, tj_out, problems))
+        if any(not p.startswith("warned") for p, _ in problems) or cause:
+            label = cause or ("follows" if all(k in KNOWN for _, k in problems) else f"after #{i}")
+            origin.update(dict.fromkeys(made_by(a, problems), label))
+        if any(k not in KNOWN for _, k in problems):
+            kind = "mismatch"
+        elif problems and kind == "ok":
+            kind = "known"
+    for side in sides:
+        if not side.close():
+            rows.append((len(sc.actions), f"({side.lib.name}'s tape set left open)", None, None,
+                         [("tape set not clean after the scenario", None)]))
+            kind = "mismatch"
+    return kind, sc, rows
+
+
+OUTCOMES = ("ok", "mismatch", "known")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--first", type=int, default=0, help="first scenario seed")
+    ap.add_argument("--programs", type=int, default=200, help="how many scenarios")
+    ap.add_argument("--verbose", action="store_true", help="print every scenario")
+    args = ap.parse_args(argv)
+    counts, signatures = dict.fromkeys(OUTCOMES, 0), {}
+    for seed in range(args.first, args.first + args.programs):
+        kind, sc, rows = check(seed)
+        counts[kind] += 1
+        if kind == "ok" and not args.verbose:
+            continue
+        print(f"[{kind}] {sc!r}")
+        for i, a, tf_out, tj_out, problems in rows:
+            if problems or args.verbose:
+                print(f"    #{i} {a}\n        TF: {tf_out}\n        tj: {tj_out}")
+            for p, k in problems:
+                print(f"        -> {p}" + (f"  (known: {k}: {KNOWN[k]})" if k in KNOWN else
+                                           f"  (follows from the mismatch {k[6:]})" if k else ""))
+                if k is None:
+                    sig = f"{getattr(a, 'kind', a)}: {p}"
+                    signatures.setdefault(sig, []).append(seed)
+    print(f"\n{args.programs} scenarios (seeds {args.first}-{args.first + args.programs - 1}): " +
+          ", ".join(f"{v} {k}" for k, v in counts.items()))
+    if signatures:
+        print("\nmismatches by action and problem (seeds):")
+        for sig, seeds in sorted(signatures.items(), key=lambda kv: -len(kv[1])):
+            print(f"  {len(seeds):4d}  {sig}   {seeds[:8]}")
+    return 1 if counts["mismatch"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
