@@ -375,6 +375,7 @@ class GradientTape:
                     self._watched_after_use = self._tape.variables_by_creation()
                     self._tape = None
 
+
 def _warn_persistent_in_context() -> None:
     """TF's advice, once per process (its log_first_n), when a persistent tape computes inside its context."""
     global persistent_in_context_warned

@@ -203,7 +203,7 @@ class ForwardAccumulator:
 
     def _watch(self, primals: Any, tangents: Any) -> None:
         flat_p, tree_p = flatten(primals)
-        pids = []  # (checked first, as TF: a primal given twice before the tangents' structure)
+        pids, seen = [], set()  # (checked first, as TF: a primal given twice before the tangents' structure)
         for p in flat_p:
             if isinstance(p, Variable):
                 pid = p._handle_id
@@ -212,10 +212,11 @@ class ForwardAccumulator:
             else:
                 raise ValueError(f"ForwardAccumulator: primal of type {type(p).__name__} is not a tj.Tensor or "
                                  "tj.Variable; convert it with tj.constant(...) first and use that tensor.")
-            if pid in pids:
+            if pid in seen:
                 raise ValueError(f"ForwardAccumulator: Tensor {p!r} was specified as a primal multiple times. This "
                                  "may indicate an error. If it was intended, please sum the corresponding tangents.")
             pids.append(pid)
+            seen.add(pid)
         if tree_p.num_nodes == 1 and tree_p.num_leaves == 1:
             flat_t = [tangents]  # one primal: its tangent may be a Python list / array of its shape
         else:
