@@ -18,13 +18,14 @@ output with respect to the inputs (``tape.jacobian``; not compared where TF's ra
 JVP (``ForwardAccumulator``) along random tangents (not through recompute_grad or a custom gradient: see
 ``forward_mode``), and a second derivative (nested tapes: the gradient of the first gradient along the tangents). A mismatch where TF's number is NaN and tapejax's is finite
 at a zero input (or a zero a step makes) is API.md's mul_no_nan rule (tools/tf_differential.py's KNOWN), counted
-apart; so is one where a tie-deciding comparison (``TIE_COMPARISONS``: maximum, clip's bounds...) comes out one way in
-TF and the other in tapejax because their kernels round a value differently ("tie_rounding"): the same rule then
-applies to different cases.
+apart; so is one where a tie-deciding comparison (``TIE_COMPARISONS``: maximum, clip's bounds..., and which elements
+tie for a max/min reduction's extreme) comes out one way in TF and the other in tapejax because their kernels round a
+value differently ("tie_rounding"): the same rule then applies to different cases.
 """
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import re
 import sys
@@ -291,9 +292,22 @@ def forward_values(side: Side, p) -> list:
     return list(p.xs) + [np.asarray(o.numpy() if hasattr(o, "numpy") else o) for o in side.program(*xs)]
 
 
+def tie_comparisons(step):
+    """The comparisons ``step`` makes (TIE_COMPARISONS), or for a max/min reduction which elements equal the extreme
+    (tied elements share its gradient: seed 15951, where TF's arctan2 rounds two equal arguments to values a unit
+    apart, so that three elements tie for the minimum in TF and four in tapejax), or None."""
+    if step.label in TIE_COMPARISONS:
+        return TIE_COMPARISONS[step.label]
+    m = re.fullmatch(r"(max|min)\(axis=(.*),keepdims=(True|False)\)", step.label)
+    if m is None:
+        return None
+    axis, extreme = ast.literal_eval(m.group(2)), (np.max if m.group(1) == "max" else np.min)
+    return lambda a: [a == extreme(a, axis=axis, keepdims=True)]
+
+
 def ties_differ(p) -> bool:
-    """Whether a comparison of TIE_COMPARISONS comes out differently in TF and tapejax on program ``p``."""
-    steps = [(s, TIE_COMPARISONS[s.label]) for s in p.steps if s.label in TIE_COMPARISONS]
+    """Whether a comparison of ``tie_comparisons`` comes out differently in TF and tapejax on program ``p``."""
+    steps = [(s, tie_comparisons(s)) for s in p.steps if tie_comparisons(s) is not None]
     if not steps:
         return False
     got, want = forward_values(tj_side(p), p), forward_values(tf_side(p), p)

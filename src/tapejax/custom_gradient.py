@@ -287,18 +287,31 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
 
     reads: list = []  # (Variable, traced value) of each Variable grad_fn reads: fixed as of this call
     stale: List[str] = []  # the names of those the trace assigned after this call (known at its end)
+    writes: List[str] = []  # the names of the Variables grad_fn assigns (see _refuse_assignments)
 
     def backward(*cts):  # JAX's convention: conj of tapejax's (TF's) for complex values
         cap = tape_set.current().capture
         with tape_set.isolated(cap):
             if cap is not None:  # (a custom gradient run inside grad_fn logs its own reads, then hands back)
                 outer_log, cap.read_log = cap.read_log, reads
+                values, assigned = dict(cap.values), dict(cap.assigned)
             try:
                 grads = bf([Tensor(conj(c)) for c in cts], list(range(len(xs))), False)
             finally:
                 if cap is not None:
                     cap.read_log = outer_log
+                    # This trace of grad_fn only makes the rule: its assignments are not the function's (their
+                    # values belong to this trace and would escape it), so they are taken back.
+                    writes.extend(v.name for k, v in cap.assigned.items() if cap.values[k] is not values.get(k))
+                    cap.values.clear()
+                    cap.values.update(values)
+                    cap.assigned.clear()
+                    cap.assigned.update(assigned)
         return [conj(g) for g, _ in zip(grads, xs)]  # (None: no gradient, a symbolic zero for JAX)
+
+    def guard():
+        _refuse_stale_reads(name, stale)
+        _refuse_assignments(name, writes)
     no_forward = backward.no_forward_mode = getattr(grad_fn, "no_forward_mode", None)  # recompute_grad's
     if no_forward is not None and tape_set.current().capture is not None:
         # (JAX runs a rule's tangent code in reverse mode too, so the rule refuses only where it cannot
@@ -306,7 +319,7 @@ def _carry_rule(name, grad_fn, outs, flat_args, variables) -> list:
         tape_set.current().capture.no_forward_mode = no_forward
     # (no_gradient: the inputs grad_fn returns None for; attach_backward traces it now)
     ys, (transpose, residuals), no_gradient = linear_rule.attach_backward(
-        xs, [outs[k]._value for k in out_pos], backward, guard=lambda: _refuse_stale_reads(name, stale))
+        xs, [outs[k]._value for k in out_pos], backward, guard=guard, name=f"custom_gradient '{name}': grad_fn")
     cap = tape_set.current().capture
     if cap is not None and reads:
         values = cap.values
@@ -336,6 +349,19 @@ def _refuse_stale_reads(name: str, stale: List[str]) -> None:
             "the tj.function call, tj.differentiate), grad_fn would see the value at the call, where TF reads "
             "the value current when the gradient is computed. Take the gradient with a GradientTape inside the "
             "tj.function, or give grad_fn the Variable's value from before the assignment.")
+
+
+def _refuse_assignments(name: str, writes: List[str]) -> None:
+    """TF runs grad_fn when the gradient is computed, its Variable assignments included (tj.recompute_grad
+    re-runs a function that assigns). Differentiated from outside a tj.function's trace (an outer tape or
+    accumulator over the call, tj.differentiate, jax.grad), grad_fn is a rule of that trace, which can no
+    longer assign: refuse rather than leave the Variable as it was."""
+    if writes:
+        raise NotImplementedError(
+            f"custom_gradient '{name}': its grad_fn assigns Variable {writes[0]!r} (tj.recompute_grad: the function "
+            "it re-runs does), which the gradient of a tj.function call taken from outside its trace cannot do "
+            "(TF assigns it when the gradient is computed). Take the gradient with a GradientTape inside the "
+            "tj.function, or move the assignment out of the gradient function.")
 
 
 class TracedRule:

@@ -16,6 +16,7 @@ import weakref
 from typing import Any, Dict, Iterator, Optional
 
 import jax
+import numpy as np
 
 from . import tape_set, vspace
 from .nest import UnconnectedGradients, flatten, rebuild, unconnected_gradients_of as _unconnected
@@ -137,8 +138,9 @@ class Accumulator:
             targets, og = [], []
             for g, t in zip(grads, in_tans):
                 if g is not None and t is not None:
-                    targets.append(g if isinstance(g, Tensor) else Tensor(g))
-                    og.append(t)
+                    g = g if isinstance(g, Tensor) else convert_to_tensor(g)
+                    targets.append(g)
+                    og.append(_paired_with(t, tuple(g.shape), self.use_batch))
             if not targets:
                 return
             if self.use_batch:
@@ -164,6 +166,32 @@ class Accumulator:
         if batch is None:
             return Tensor(vspace.zeros_like(arr))
         return Tensor(vspace.zeros_from_spec((batch,) + tuple(arr.shape), arr.dtype))
+
+
+def _paired_with(tangent: Tensor, shape: tuple, batched: bool) -> Tensor:
+    """The input's tangent as the output gradient of a custom gradient's returned gradient of ``shape``: the
+    tangent itself, or, where the gradient has another shape that broadcasts with the input's (TF takes such
+    a gradient as it is), the tangent summed over the axes the gradient is broadcast along, or broadcast to
+    the gradient's shape: the transpose pairs the two broadcast against each other."""
+    t_shape = tuple(tangent.shape)[1:] if batched else tuple(tangent.shape)
+    if t_shape == shape:
+        return tangent
+    try:
+        both = np.broadcast_shapes(shape, t_shape)
+    except ValueError:
+        both = None
+    batch = tuple(tangent.shape)[:1] if batched else ()
+    if both == t_shape:  # the gradient broadcasts to the input: sum the tangent back to the gradient's shape
+        lead = len(t_shape) - len(shape)
+        axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and t_shape[lead + i] != 1)
+        summed = tnp.sum(tangent, axis=tuple(a + len(batch) for a in axes))
+        return tnp.reshape(summed, batch + shape)
+    if both == shape:  # the input broadcasts to the gradient: so does its tangent
+        lifted = tnp.reshape(tangent, batch + (1,) * (len(shape) - len(t_shape)) + t_shape)
+        return tnp.broadcast_to(lifted, batch + shape)
+    raise ValueError(f"ForwardAccumulator: a custom gradient's function returned a gradient of shape {shape} for an "
+                     f"input of shape {t_shape}; the tangent is the transpose of that function, which needs a "
+                     "gradient of the input's shape (or of a shape that broadcasts with it).")
 
 
 class ForwardAccumulator:

@@ -947,6 +947,9 @@ class Variable(ArrayShape):
         if not read_value:
             return None
         st = tape_set.current()
+        if st.variable_watchers:  # (a custom_gradient's f that assigns it passes it to grad_fn, as TF)
+            for w in st.variable_watchers:
+                w.setdefault(id(self), self)
         if st.tapes and not st.stopped:
             tape_set.record_hooks.variable_accessed(self)
         return self

@@ -1154,10 +1154,13 @@ def _apply_recorded(op: OpDef, args, raw, static, st: tape_set.State):
             out = k.traced(*raw)
             res, plan = None, _TracedResiduals(op.name, k, diff, out)
     except Exception as e:
-        if not _is_no_gradient_error(e):
+        if linear_rule.is_deferred(e):  # (a custom gradient's grad_fn that fails: where a gradient is asked for)
+            out, res, plan = k.forward(*raw), NoGradient(op.name, str(e), raising=e), None
+        elif not _is_no_gradient_error(e):
             raise
-        # JAX cannot differentiate this function: run it, and fail only if a gradient is asked for.
-        out, res, plan = k.forward(*raw), NoGradient.of(op.name, e), None
+        else:
+            # JAX cannot differentiate this function: run it, and fail only if a gradient is asked for.
+            out, res, plan = k.forward(*raw), NoGradient.of(op.name, e), None
     if isinstance(out, (tuple, list)):
         result = outs = tuple(Tensor(o) for o in out)
     else:
@@ -1650,15 +1653,19 @@ class NotImplementedGradientError(LookupError, NotImplementedError):
 class NoGradient:
     """Residual stand-in for an op JAX cannot differentiate: asking for its gradient raises LookupError."""
 
-    def __init__(self, name: str, why: str, not_implemented: bool = False) -> None:
+    def __init__(self, name: str, why: str, not_implemented: bool = False,
+                 raising: Optional[Exception] = None) -> None:
         self.name, self.why, self.not_implemented = name, why, not_implemented
+        self.raising = raising  # the error to raise as it is (a custom gradient's grad_fn's), if any
 
     @classmethod
     def of(cls, name: str, e: Exception) -> "NoGradient":
         """The stand-in for op ``name`` from the error JAX raised differentiating it (``_is_no_gradient_error``)."""
         return cls(name, str(e).splitlines()[0], isinstance(e, NotImplementedError))
 
-    def error(self) -> LookupError:
+    def error(self) -> Exception:
+        if self.raising is not None:
+            return self.raising
         cls = NotImplementedGradientError if self.not_implemented else LookupError
         return cls(f"No gradient defined for op '{self.name}' ({self.why}). Wrap the computation in "
                    "tj.stop_gradient, or give the op a gradient with tj.op(..., vjp=...) / tj.RegisterGradient.")

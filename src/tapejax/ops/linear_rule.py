@@ -213,6 +213,14 @@ class _Deferred:
 
     def __init__(self, error: Exception) -> None:
         self.error = error
+        error.tapejax_deferred_backward = True  # (see is_deferred)
+
+
+def is_deferred(e: BaseException) -> bool:
+    """Whether ``e`` is a backward function's error that attach_backward deferred: raised where JAX took a
+    derivative, as when an op's residuals are made for a tape, which should raise it only where a gradient
+    is asked for (TF runs a grad_fn only then)."""
+    return getattr(e, "tapejax_deferred_backward", False) is True
 
 
 def _pass_all(deferred: _Deferred, n_y: int, *ys):
@@ -222,12 +230,20 @@ def _pass_all(deferred: _Deferred, n_y: int, *ys):
 _failing = jax.custom_jvp(_pass_all, nondiff_argnums=(0, 1))
 
 
+def _deferring(err: Exception, ys: Sequence) -> tuple:
+    """attach_backward's result for a backward that cannot be used: ``ys`` whose derivative raises ``err``."""
+    def failed(res, cts):
+        raise err
+    return _failing(_Deferred(err), len(ys), *ys), (failed, []), frozenset()
+
+
 @_failing.defjvp
 def _failing_jvp(deferred, n_y, primals, tangents):
     raise deferred.error
 
 
-def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, guard: Optional[Callable] = None) -> tuple:
+def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, guard: Optional[Callable] = None,
+                    name: str = "backward function") -> tuple:
     """``ys`` (computed from ``xs`` by code JAX may see) as values whose derivative with respect to ``xs``
     is ``backward(*cotangents of ys) -> cotangents of xs`` (JAX's convention; None for an x that gets no
     gradient, a symbolic zero for JAX), and whose tangent is its transpose. ``backward`` is traced once, now:
@@ -237,7 +253,9 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, guard: Optio
     Returns ``(new ys, (transpose, residuals), no_gradient)``: ``transpose(residuals, cts)`` is ``backward`` as
     a pure function of those residuals, zeros for its None (tj.differentiate puts it in its backward program);
     ``no_gradient`` the positions of the xs it gives None. ``guard()``, if given, runs whenever the rule is
-    used (reverse or forward mode) and may raise: the rule is no longer valid."""
+    used (reverse or forward mode) and may raise: the rule is no longer valid. A ``backward`` that fails, or
+    gives a gradient of another shape or dtype than its x (which a tape takes as it is, as TF eagerly), raises
+    only where JAX takes a derivative (``name`` says whose, in the message)."""
     aval = lambda x: jax.core.ShapedArray(jnp.shape(x), jnp.result_type(x))
     y_avals = [aval(y) for y in ys]
     x_avals = [aval(x) for x in xs]
@@ -248,9 +266,14 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, guard: Optio
     except Exception as err:  # noqa: BLE001 - any error of the user's backward code
         # As TF, a backward function only runs when a gradient needs it: one that cannot be traced (say a
         # grad_fn that raises) leaves the forward usable, and its error is raised where a derivative is taken.
-        def failed(res, cts):
-            raise err
-        return _failing(_Deferred(err), len(ys), *ys), (failed, []), frozenset()
+        return _deferring(err, ys)
+    for k, (got, want) in enumerate(zip(closed.out_avals, x_avals)):
+        if (got.shape, got.dtype) != (want.shape, want.dtype):
+            return _deferring(ValueError(
+                f"{name} returned a gradient of shape {tuple(got.shape)} and dtype {got.dtype} for its input {k} "
+                f"of shape {tuple(want.shape)} and dtype {want.dtype}. Differentiated by JAX (an outer tape or "
+                "accumulator over a tj.function call, jax.grad of tj code), a gradient must have its input's shape "
+                "and dtype, as in TF's tf.function: return it in that shape (e.g. broadcast it)."), ys)
     jaxpr = closed.jaxpr
     consts = list(closed.consts)
 
