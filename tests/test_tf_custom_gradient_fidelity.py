@@ -167,6 +167,11 @@ def test_forward_mode_with_a_gradient_of_another_shape():
         _, z = p(x, a)
     np.testing.assert_allclose(acc.jvp(z).numpy(), [2.0, 2.0, 2.0])
 
+    q = tj.grad_pass_through(lambda u: tnp.reshape(u, (3, 1)))  # a (3, 1) gradient for a (3,) input
+    with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0, 2.0])) as acc:
+        z = q(x)
+    np.testing.assert_allclose(acc.jvp(z).numpy(), [[4.0], [4.0], [4.0]])  # (sum(t) each: both broadcast)
+
     @tj.custom_gradient
     def h(x):
         return x * 2.0, lambda dy: dy[:2]

@@ -195,6 +195,20 @@ def test_jacobian_of_a_variable_reads_it_on_the_tape():
     assert t.watched_variables() == (w2,)  # (read before the RuntimeError, as TF)
 
 
+def test_jacobian_under_global_stop_recording_is_unconnected():
+    """TF reads the target through a reshape recorded on the tape: under the thread's stop_recording it is not
+    recorded, so every Jacobian is None (batch_jacobian: zeros), though gradient() works (seed 12836)."""
+    x = tj.constant([[1.0, 2.0]])
+    with tj.GradientTape(persistent=True) as t:
+        t.watch(x)
+        y = x * x
+        with tj.stop_recording():
+            assert t.jacobian(y, [x, y]) == [None, None]
+            assert not np.any(t.batch_jacobian(y, x).numpy())
+            np.testing.assert_allclose(t.gradient(y, x).numpy(), [[2.0, 4.0]])
+    np.testing.assert_allclose(t.jacobian(y, x).numpy().reshape(2, 2), [[2.0, 0.0], [0.0, 4.0]])
+
+
 def test_zero_gradient_of_a_variable_inside_a_persistent_context_watches_it():
     """TF makes the zeros of an unconnected Variable source by reading it, on the recording tape."""
     v = tj.Variable([1.0, 2.0])

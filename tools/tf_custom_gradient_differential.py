@@ -609,6 +609,10 @@ KNOWN = {
     "tf_graph_mode": "API.md (One set of rules on every path): TF's graph-mode custom_gradient (tf.function, pfor) "
                      "checks what its eager mode does not (gradient shapes, IdentityN; a Python float; the count: "
                      "InternalError) and raises: compared with TF eager instead (jacobian: a loop of gradients)",
+    "grad_fn_assigns_outside_trace": "a grad_fn that assigns a Variable (recompute_grad of a body that does), "
+                                     "differentiated from outside a tj.function's trace (a tape over the call): "
+                                     "tapejax's rule of the trace cannot assign, and raises NotImplementedError "
+                                     "rather than leave the Variable as it was (TF assigns it again)",
     "tf_tuple_variable_grads": "TF accident: TF computes flat_grads + variable_grads, so variable gradients given "
                                "as a tuple raise TypeError (API.md: grad_fn returns (input_grads, variable_grads)): "
                                "compared with TF given a list",
@@ -621,6 +625,8 @@ def known(sc: Scenario, problem, tf_run, tj_run, reference):
     e, f = (tf_run[1] or (None, None))[1], (tj_run[1] or (None, None))[1]
     if label or text.startswith("message"):
         return label
+    if isinstance(f, NotImplementedError) and "assigns Variable" in str(f) and sc.context == "outer_function":
+        return "grad_fn_assigns_outside_trace"
     if sc.tf_graph_error is not None and f is not None and same_class(sc.tf_graph_error, f):
         return "tf_graph_mode"  # (tapejax's graph path raises where TF's does)
     if reference is not None and (  # (forward, not recompute_grad: tapejax's is TF's transpose of grad_fn)

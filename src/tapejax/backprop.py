@@ -349,8 +349,10 @@ class GradientTape:
     def _jacobian_gradient(self, target: Any):
         """``gradient`` for a Jacobian of ``target``. TF's jacobian reads the target through a reshape recorded
         on the tape, so a target the tape neither watches nor made (an unwatched source differentiated with
-        respect to itself) gives None (batch_jacobian: zeros), where ``gradient(x, x)`` gives ones."""
-        if not isinstance(target, Tensor) or self._tape is None or self._tape.knows(target._id):
+        respect to itself) gives None (batch_jacobian: zeros), where ``gradient(x, x)`` gives ones; so does any
+        target under tj.stop_recording(), where that reshape is not recorded."""
+        if not tape_set.current().stopped and (
+                not isinstance(target, Tensor) or self._tape is None or self._tape.knows(target._id)):
             return self.gradient
 
         def unconnected(t, sources, output_gradients=None):

@@ -171,27 +171,23 @@ class Accumulator:
 def _paired_with(tangent: Tensor, shape: tuple, batched: bool) -> Tensor:
     """The input's tangent as the output gradient of a custom gradient's returned gradient of ``shape``: the
     tangent itself, or, where the gradient has another shape that broadcasts with the input's (TF takes such
-    a gradient as it is), the tangent summed over the axes the gradient is broadcast along, or broadcast to
-    the gradient's shape: the transpose pairs the two broadcast against each other."""
+    a gradient as it is), the transpose of pairing the two broadcast against each other: the tangent
+    broadcast to both shapes, summed back to the gradient's."""
     t_shape = tuple(tangent.shape)[1:] if batched else tuple(tangent.shape)
     if t_shape == shape:
         return tangent
     try:
-        both = np.broadcast_shapes(shape, t_shape)
+        both = tuple(np.broadcast_shapes(shape, t_shape))
     except ValueError:
-        both = None
+        raise ValueError(f"ForwardAccumulator: a custom gradient's function returned a gradient of shape {shape} "
+                         f"for an input of shape {t_shape}; the tangent is the transpose of that function, which "
+                         "needs a gradient of the input's shape (or of a shape that broadcasts with it).") from None
     batch = tuple(tangent.shape)[:1] if batched else ()
-    if both == t_shape:  # the gradient broadcasts to the input: sum the tangent back to the gradient's shape
-        lead = len(t_shape) - len(shape)
-        axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and t_shape[lead + i] != 1)
-        summed = tnp.sum(tangent, axis=tuple(a + len(batch) for a in axes))
-        return tnp.reshape(summed, batch + shape)
-    if both == shape:  # the input broadcasts to the gradient: so does its tangent
-        lifted = tnp.reshape(tangent, batch + (1,) * (len(shape) - len(t_shape)) + t_shape)
-        return tnp.broadcast_to(lifted, batch + shape)
-    raise ValueError(f"ForwardAccumulator: a custom gradient's function returned a gradient of shape {shape} for an "
-                     f"input of shape {t_shape}; the tangent is the transpose of that function, which needs a "
-                     "gradient of the input's shape (or of a shape that broadcasts with it).")
+    lifted = tnp.broadcast_to(tnp.reshape(tangent, batch + (1,) * (len(both) - len(t_shape)) + t_shape), batch + both)
+    lead = len(both) - len(shape)
+    axes = tuple(range(lead)) + tuple(lead + i for i, d in enumerate(shape) if d == 1 and both[lead + i] != 1)
+    summed = tnp.sum(lifted, axis=tuple(a + len(batch) for a in axes)) if axes else lifted
+    return tnp.reshape(summed, batch + shape)
 
 
 class ForwardAccumulator:
