@@ -396,3 +396,19 @@ def test_integer_xs_and_ys():
     close(gx, [2.0, 2.0])
     assert gn is None   # integer x: no gradient (as tf.gradients for non-trainable dtypes)
     assert gk is None   # integer y: nothing flows
+
+
+def test_grad_ys_list_is_one_entry_per_y_never_flattened():
+    """tools/tf_gradients_differential.py seed 8419: grad_ys=[[[a], [b]]] for two ys is one entry (a nested
+    list value) for two ys: TF 2.21 raises ValueError ('Length mismatch. Passed 1 grad_ys for 2 ys'), where
+    tapejax flattened it into two scalars and gave a gradient."""
+    @tj.function
+    def f(x):
+        return tj.gradients([x * 2.0, x[:, 0] * 3.0], [x], grad_ys=[[[-0.07], [1.15]]])
+    with pytest.raises(ValueError, match="Passed 1 grad_ys for 2 ys"):
+        f(tj.constant([[1.0], [2.0]]))
+
+    @tj.function
+    def g(x):
+        return tj.gradients([x * 2.0, x[:, 0] * 3.0], [x], grad_ys=[[[-0.07], [1.15]], [1.0, 2.0]])
+    np.testing.assert_allclose(g(tj.constant([[1.0], [2.0]]))[0].numpy(), [[2.86], [8.3]], rtol=1e-6)

@@ -88,9 +88,15 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
     if grad_ys is None:
         grad_ys_l = [None] * len(ys_l)
     else:
-        # As TF, a list of grad_ys holds one gradient per y, each of which may itself be a (nested) list of numbers.
-        per_y = isinstance(grad_ys, (list, tuple)) and len(grad_ys) == len(ys_l) and not isinstance(ys, dict)
-        grad_ys_l = list(grad_ys) if per_y else flatten(grad_ys)[0]
+        # As TF, a list of grad_ys holds one gradient per y, each of which may itself be a (nested) list of numbers
+        # (never flattened into more entries: seed 8419, [[[a], [b]]] for two ys); a nested structure of ys (a
+        # dict, lists in a list) takes its grad_ys as the same structure, one per leaf.
+        nested = isinstance(ys, dict) or (isinstance(ys, (list, tuple)) and
+                                          any(isinstance(y, (list, tuple, dict)) for y in ys))
+        if nested:
+            grad_ys_l = flatten(grad_ys)[0]
+        else:
+            grad_ys_l = list(grad_ys) if isinstance(grad_ys, (list, tuple)) else [grad_ys]
         if len(grad_ys_l) != len(ys_l):
             raise ValueError(f"tj.gradients: Length mismatch. Passed {len(grad_ys_l)} grad_ys for {len(ys_l)} ys; "
                              "pass one per y.")
