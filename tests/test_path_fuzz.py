@@ -297,13 +297,15 @@ class Program:
 # that cancel), 16336 (abs at a layer norm's centred 0, in forward mode) and 17363 (a float16 cast that rounds
 # the tangent and the cotangent each its own way: JVP against gradient . tangent), 19852 (a layer norm of a
 # constant row, differentiated twice by a compiled program, in a program that reads a Variable) and 19894 (the
-# same beside a second derivative's NaN row): the tolerances of test_random_programs_on_every_path.
+# same beside a second derivative's NaN row) and 21287 (abs of a layer norm's centred 0, first order, in a program
+# with a Variable): the tolerances of test_random_programs_on_every_path.
 # TAPEJAX_PATH_FUZZ_PROGRAMS=60 runs seeds 0-59, as was done to find the regressions below (all pass);
 # TAPEJAX_PATH_FUZZ_FIRST=k starts those at seed k (fresh programs).
 _N = os.environ.get("TAPEJAX_PATH_FUZZ_PROGRAMS")
 _FIRST = int(os.environ.get("TAPEJAX_PATH_FUZZ_FIRST", "0"))
 SEEDS = (list(range(_FIRST, _FIRST + int(_N))) if _N
-         else [0, 1, 12, 16, 358, 14131, 14223, 16336, 17363, 19852, 19894])
+         else [0, 1, 12, 16, 358, 14131, 14223, 16336, 17363, 19852, 19894,
+                 21287])
 BUNDLE = 8  # programs per test case: each compiled path then compiles one program for several
 
 
@@ -358,18 +360,20 @@ def _largest_finite_difference(a, b) -> float:
     return float(d.max()) if d.size else 0.0
 
 
-def _normalizes_a_constant_row(programs) -> bool:
-    """Whether a layer norm or a std of some program divides by the spread of a row that is constant (to a few
-    float32 units) in the op-by-op forward pass: there its derivatives are not stable in float32."""
+def _centres_at_zero(programs) -> bool:
+    """Whether a layer norm or a std of some program centres a row (x - its mean) to a value that is 0 to a few
+    float32 units in the op-by-op forward pass (a constant row: every value): a compiled program rounds it to
+    either side of 0, where what follows may have a kink (abs) or divide by the row's spread."""
     for p in programs:
         ts = [tj.constant(x) for x in p.xs]
         pool = ts + list(p.run(*ts))
         for s in p.steps:
             if s.label in ("layer_norm", "std"):
                 x = as_f64(pool[s.args[0]])
-                if x.ndim and x.shape[-1] > 1 and np.any(np.ptp(x, axis=-1) <= 4 * np.spacing(
-                        np.abs(x).max(axis=-1).astype(np.float32))):
-                    return True
+                if x.ndim and x.shape[-1] > 1:
+                    near = 4 * np.spacing(np.abs(x).max(axis=-1, keepdims=True).astype(np.float32))
+                    if np.any(np.abs(x - x.mean(axis=-1, keepdims=True)) <= near):
+                        return True
     return False
 
 
@@ -442,17 +446,22 @@ def test_random_programs_on_every_path(programs):
     # fused, meets a minimum's tie: the gradient goes to the other argument, both in JAX and in tapejax).
     jax_op_by_op = path_jax_grad(case, jit=False) if case.jax_ok else None
     tol = _with_jax_spread(tol, jax_compiled, jax_op_by_op) if case.jax_ok else tol
+    # Through a layer norm or std that centres a value at 0 (_centres_at_zero), the compiled paths are held to op by
+    # op's own movement under two-unit input changes, per gradient (seed 21287: abs of a layer norm's centred 0, 0
+    # op by op and a rounding error either side of 0 compiled; a program with a Variable: no JAX spread either).
+    ill = _centres_at_zero(programs)
+    compiled_tol = _with_input_rounding(tol, case, path_eager, want) if ill else tol
     got, how = path_replayed(case)
     # (a step whose gradients are all None has nothing to replay: it runs op by op)
     assert ("replayed" in how) or (case.python_backward and "Python backward function" in how) or (
         all(w is None for w in want) and how == "op by op"), how
-    assert_same("replayed", got, want, tol=tol, names=case.input_names)
-    assert_same("tape inside tj.function", path_tape_in_function(case), want, tol=tol, names=case.input_names)
-    assert_same("outer tape over tj.function", path_outer_tape_over_function(case), want, tol=tol,
+    assert_same("replayed", got, want, tol=compiled_tol, names=case.input_names)
+    assert_same("tape inside tj.function", path_tape_in_function(case), want, tol=compiled_tol, names=case.input_names)
+    assert_same("outer tape over tj.function", path_outer_tape_over_function(case), want, tol=compiled_tol,
                 names=case.input_names)
-    assert_same("tj.gradients", path_tj_gradients(case), want, tol=tol, names=case.input_names)
+    assert_same("tj.gradients", path_tj_gradients(case), want, tol=compiled_tol, names=case.input_names)
     if not case.extras:
-        assert_same("tj.differentiate", path_differentiate(case), want[:n], tol=tol, names=case.input_names)
+        assert_same("tj.differentiate", path_differentiate(case), want[:n], tol=compiled_tol, names=case.input_names)
     # A jacobian's rows take one-hot cotangents, exact in float16, where the gradient's cotangent is rounded
     # to float16 at a cast (as TF's Cast gradient): there the two are a float16 unit (2 ** -11) apart, of the
     # cast's contribution, which other contributions to the same input may cancel (seed 14131: 0.0401 against
@@ -464,8 +473,8 @@ def test_random_programs_on_every_path(programs):
     for program in programs:
         check_batch_jacobian(program)
     if case.jax_ok:
-        assert_same("jax.grad", jax_compiled, want[:n], none_as_zero=True, tol=tol, names=case.input_names)
-        assert_same("jax.vmap(jax.grad)", path_vmap_grad(case), want[:n], none_as_zero=True, tol=tol,
+        assert_same("jax.grad", jax_compiled, want[:n], none_as_zero=True, tol=compiled_tol, names=case.input_names)
+        assert_same("jax.vmap(jax.grad)", path_vmap_grad(case), want[:n], none_as_zero=True, tol=compiled_tol,
                     names=case.input_names)
 
     # forward mode: the same rule as reverse mode (JVP == gradient . tangent)
@@ -502,6 +511,8 @@ def test_random_programs_on_every_path(programs):
         # derivative there is +-1 instead of 0, in jax.jit(jax.jvp) too (with XLA's defaults all agree).
         jvp_jitted = fwd_jax(case, jit=True) if case.jax_ok else None
         ctol = _with_jax_spread(jtol, [jvp_jitted], [jvp_jax]) if case.jax_ok else jtol
+        if ill:
+            ctol = _with_input_rounding(ctol, case, lambda c: [fwd_eager(c)], [jvp])
         outer = fwd_outer_over_function(case)
         # Where a derivative does not exist (a gradient non-finite, a Variable's say), XLA's optimization of
         # the whole compiled call may form a 0 * inf that no op-by-op pass forms (seed 9574: the std of three
@@ -538,7 +549,7 @@ def test_random_programs_on_every_path(programs):
     if case.jax_ok:
         so_jax_compiled = so_jax(case, jit=True)
         stol = _with_jax_spread(stol, so_jax_compiled, so_jax(case, jit=False))
-    compiled_stol = _with_input_rounding(stol, case, so_eager, so) if _normalizes_a_constant_row(programs) else stol
+    compiled_stol = _with_input_rounding(stol, case, so_eager, so) if ill else stol
     assert_same("nested tapes inside tj.function", so_in_function(case), so, tol=compiled_stol)
     assert_same("outer tape over tj.function of a gradient", so_outer_over_function(case), so, tol=compiled_stol)
     if case.forward_ok:
