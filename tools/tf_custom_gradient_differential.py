@@ -46,6 +46,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 warnings.filterwarnings("ignore")
 
+import jax  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
@@ -108,22 +109,18 @@ def weights(shape, k):
     return np.asarray(np.random.default_rng(1000 + k).normal(size=shape), F32)
 
 
+def _none_leaf(x) -> bool:
+    return x is None or isinstance(x, (tj.Tensor, tj.Variable))  # (a tj.Tensor is a pytree: a leaf here)
+
+
 def flat(x) -> list:
-    """Leaves of a nested structure of lists, tuples and dicts (sorted keys, as tf.nest and jax)."""
-    if isinstance(x, (list, tuple)):
-        return [y for e in x for y in flat(e)]
-    if isinstance(x, dict):
-        return [y for k in sorted(x) for y in flat(x[k])]
-    return [x]
+    """Leaves of a nested structure of lists, tuples and dicts (sorted keys, as tf.nest; None and Tensors leaves)."""
+    return jax.tree_util.tree_leaves(x, is_leaf=_none_leaf)
 
 
 def rebuild(spec, fn):
     """``spec`` with each leaf replaced by ``fn(leaf)`` (lists, tuples and dicts kept)."""
-    if isinstance(spec, (list, tuple)):
-        return type(spec)(rebuild(e, fn) for e in spec)
-    if isinstance(spec, dict):
-        return {k: rebuild(v, fn) for k, v in spec.items()}
-    return fn(spec)
+    return jax.tree_util.tree_map(fn, spec, is_leaf=_none_leaf)
 
 
 class Scenario:

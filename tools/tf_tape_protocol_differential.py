@@ -45,6 +45,7 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 warnings.filterwarnings("ignore")
 
+import jax  # noqa: E402
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from tensorflow.python import pywrap_tfe  # noqa: E402
@@ -392,11 +393,9 @@ class Scenario:
 
 
 def _map(fn, spec):
-    if isinstance(spec, (list, tuple)):
-        return type(spec)(_map(fn, s) for s in spec)
-    if isinstance(spec, dict):
-        return {k: _map(fn, v) for k, v in spec.items()}
-    return fn(spec)
+    """``spec`` with each leaf replaced by ``fn(leaf)`` (lists, tuples and dicts kept; None and Tensors leaves: a
+    tj.Tensor is a pytree)."""
+    return jax.tree_util.tree_map(fn, spec, is_leaf=lambda x: x is None or isinstance(x, (tj.Tensor, tj.Variable)))
 
 
 # -- running a scenario on one side --------------------------------------------------------------------------
