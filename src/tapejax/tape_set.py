@@ -214,14 +214,17 @@ def checking_numerics() -> Iterator[None]:
 def watch_variable_reads() -> Iterator[dict]:
     """Context yielding a dict (insertion-ordered) of every Variable read inside, recorded or not."""
     seen: dict = {}
-    watchers = current().variable_watchers
-    watchers.append(seen)
+    current().variable_watchers.append(seen)
     try:
         yield seen
     finally:
         # (this very dict: list.remove would take the first *equal* one, an enclosing watcher's, as two
         # empty dicts are equal: a custom_gradient inside another's f)
-        del watchers[next(i for i in range(len(watchers) - 1, -1, -1) if watchers[i] is seen)]
+        watchers = current().variable_watchers
+        for i in range(len(watchers) - 1, -1, -1):
+            if watchers[i] is seen:
+                del watchers[i]
+                break
 
 
 @contextlib.contextmanager
