@@ -825,11 +825,16 @@ class Variable(ArrayShape):
         t = Tensor(self._current())
         st = tape_set.current()
         if st.variable_watchers:
-            for w in st.variable_watchers:
-                w.setdefault(id(self), self)
+            self._seen_by(st.variable_watchers)
         if (st.tapes or st.accumulators) and not st.stopped:  # (tape_set.active(), inlined: every read asks)
             tape_set.record_hooks.variable_read(self, t)
         return t
+
+    def _seen_by(self, watchers: list) -> None:
+        """Note this Variable in each open ``tape_set.watch_variable_reads()`` dict (a custom_gradient's f
+        reading it, or assigning it with the variable returned: TF's lazy read, passes it to grad_fn)."""
+        for w in watchers:
+            w.setdefault(id(self), self)
 
     def value(self) -> Tensor:
         """``read_value()`` (TF's other name for it): the current value as a Tensor, a recorded read."""
@@ -947,9 +952,8 @@ class Variable(ArrayShape):
         if not read_value:
             return None
         st = tape_set.current()
-        if st.variable_watchers:  # (a custom_gradient's f that assigns it passes it to grad_fn, as TF)
-            for w in st.variable_watchers:
-                w.setdefault(id(self), self)
+        if st.variable_watchers:
+            self._seen_by(st.variable_watchers)
         if st.tapes and not st.stopped:
             tape_set.record_hooks.variable_accessed(self)
         return self
