@@ -51,6 +51,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 import tapejax as tj  # noqa: E402
+from result_trees import differ  # noqa: E402
 
 tf.get_logger().setLevel("ERROR")
 logging.getLogger("tapejax").setLevel(logging.ERROR)  # (the retracing warning: a new function per scenario)
@@ -489,31 +490,6 @@ def fmt(x) -> str:
     if isinstance(x, dict):
         return "{" + ", ".join(f"{k}: {fmt(v)}" for k, v in x.items()) + "}"
     return str(x)
-
-
-def differ(g, w):
-    """Why tapejax's result tree ``g`` is not TF's ``w`` (None when they agree)."""
-    if isinstance(w, np.ndarray) and isinstance(g, np.ndarray):
-        if g.shape != w.shape or g.dtype != w.dtype:
-            return f"{g.dtype.name}{list(g.shape)} vs {w.dtype.name}{list(w.shape)}"
-        if w.dtype.kind != "f":
-            return None if np.array_equal(g, w) else "values"
-        finite, nan = np.isfinite(w), np.isnan(w)
-        if not np.array_equal(np.isnan(g), nan) or not np.array_equal(g[~finite & ~nan], w[~finite & ~nan]):
-            return "NaN/inf positions"
-        scale = max(1.0, float(np.max(np.abs(w[finite]), initial=0.0)))
-        return None if np.allclose(g[finite], w[finite], rtol=2e-4, atol=1e-5 * scale) else "values"
-    if type(g) is not type(w):
-        return f"{'None' if g is None else type(g).__name__} vs {'None' if w is None else type(w).__name__}"
-    if isinstance(w, (list, tuple)):
-        if len(g) != len(w):
-            return f"{len(g)} entries vs {len(w)}"
-        return next((f"[{i}] {d}" for i, (x, y) in enumerate(zip(g, w)) if (d := differ(x, y))), None)
-    if isinstance(w, dict):
-        if sorted(g) != sorted(w):
-            return f"keys {sorted(g)} vs {sorted(w)}"
-        return next((f"[{k!r}] {d}" for k in sorted(w) if (d := differ(g[k], w[k]))), None)
-    return None if g == w else f"{g!r} vs {w!r}"
 
 
 def same_class(e, f) -> bool:

@@ -53,6 +53,7 @@ from tensorflow.python.eager import record as tf_record  # noqa: E402
 from tensorflow.python.platform import tf_logging  # noqa: E402
 
 import tapejax as tj  # noqa: E402
+from result_trees import differ  # noqa: E402
 from tapejax import backprop as tj_backprop, tape_set as tj_tape_set  # noqa: E402
 
 tnp = tj.numpy
@@ -540,28 +541,6 @@ def run_action(side: Side, a: Action) -> Outcome:
 
 # TF's own error classes (tf.errors.OpError) are not Python's: the Python classes tapejax may raise for them
 ACCEPTED = {"InvalidArgumentError": (ValueError, TypeError, IndexError)}
-
-
-def differ(g, w):
-    """Why tapejax's result tree ``g`` is not TF's ``w`` (None when they agree)."""
-    if isinstance(w, np.ndarray) and isinstance(g, np.ndarray):
-        if g.shape != w.shape or g.dtype != w.dtype:
-            return f"{g.dtype.name}{list(g.shape)} vs {w.dtype.name}{list(w.shape)}"
-        if w.dtype.kind != "f":
-            return None if np.array_equal(g, w) else "values"
-        scale = max(1.0, float(np.max(np.abs(w), initial=0.0)))
-        return None if np.allclose(g, w, rtol=2e-4, atol=1e-5 * scale, equal_nan=True) else "values"
-    if type(g) is not type(w):
-        return f"{'None' if g is None else type(g).__name__} vs {'None' if w is None else type(w).__name__}"
-    if isinstance(w, (list, tuple)):
-        if len(g) != len(w):
-            return f"{len(g)} entries vs {len(w)}"
-        return next((f"[{i}] {d}" for i, (x, y) in enumerate(zip(g, w)) if (d := differ(x, y))), None)
-    if isinstance(w, dict):
-        if list(g) != list(w):
-            return f"keys {list(g)} vs {list(w)}"
-        return next((f"[{k!r}] {d}" for k in w if (d := differ(g[k], w[k]))), None)
-    return None if g == w else f"{g!r} vs {w!r}"
 
 
 def problems_of(tf_out: Outcome, tj_out: Outcome) -> list:
