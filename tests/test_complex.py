@@ -419,3 +419,39 @@ def test_complex_parts_are_recorded_ops_with_tf_gradients():
         parts = [tnp.real(z), tnp.imag(z), tnp.conj(z)]
     for got, want in zip(acc.jvp(parts), [t.numpy().real, t.numpy().imag, np.conj(t.numpy())]):
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+
+
+def test_abs_at_zero_meeting_an_infinite_gradient():
+    """TF's complex abs gradient is div_no_nan(g * z, |z|): 0 at z = 0 even where g is inf (sqrt(|z|)'s
+    gradient there); tapejax gave NaN. TF 2.21 values: [0, 0.2973018+0.2973018j], also through norm(ord=1). In
+    forward mode |z|'s tangent at 0 is 0 whatever the tangent, so sqrt's is 0 (API.md's rule: TF gives NaN)."""
+    z = tj.constant(np.array([0j, 1 + 1j], np.complex64))
+    want = np.array([0, 0.2973018 + 0.2973018j], np.complex64)
+    for loss in (lambda z: tnp.sum(tnp.sqrt(tnp.abs(z))), lambda z: tnp.sqrt(tnp.linalg.norm(z, ord=1))):
+        with tj.GradientTape() as tape:
+            tape.watch(z)
+            y = loss(z)
+        np.testing.assert_allclose(tape.gradient(y, z).numpy(), want, rtol=1e-6)
+    with tj.ForwardAccumulator(z, tj.constant(np.array([1, 1j], np.complex64))) as acc:
+        y = tnp.sqrt(tnp.abs(z))
+    np.testing.assert_allclose(acc.jvp(y).numpy(), [0, 0.2973018], rtol=1e-6)
+    x = tj.constant(np.array([0.0, 1.0], np.float32))  # float abs is TF's g * sign(x): inf * 0 is NaN there too
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = tnp.sum(tnp.sqrt(tnp.abs(x)))
+    np.testing.assert_array_equal(np.isnan(tape.gradient(y, x).numpy()), [True, False])
+
+
+def test_complex_zero_to_a_power_with_positive_real_part_is_zero():
+    """0j ** w is 0 for real(w) > 0, as TF and NumPy (JAX's exp(w log 0) is NaN for a non-real w), and its
+    gradients are TF 2.21's: d/dw 0 there, d/dz 0 where real(w) > 1."""
+    x = tj.constant(np.array([0j, 0j, 2], np.complex64))
+    w = tj.constant(np.array([0.5 + 0.5j, 3 + 1j, 3 + 1j], np.complex64))
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch([x, w])
+        p = x ** w
+        loss = tnp.sum(tnp.real(p))
+    np.testing.assert_allclose(p.numpy(), [0, 0, 6.153911 + 5.11169j], rtol=1e-5)
+    np.testing.assert_allclose(tape.gradient(loss, x).numpy()[1:], [0, 6.675021 - 10.744491j], rtol=1e-5)
+    np.testing.assert_allclose(tape.gradient(loss, w).numpy(), [0, 0, 4.2655663 - 3.5431535j], rtol=1e-5)
+    assert np.isnan(tnp.power(tj.constant(np.complex64(0)), -1.0 + 0j).numpy())  # (NumPy's NaN; TF inf+nanj)

@@ -257,19 +257,31 @@ def compare(what, got, want):
 
 # Steps whose TF rule differs from tapejax's on purpose (tools/tf_differential.py's KNOWN): a program holding
 # one and mismatching is counted as "known", not as a mismatch
-# one: (why, the kind of problem it explains: a prefix of the problem's text, "" for any; whether it needs a
-# zero among the inputs)
+# one: (why, the kind of problem it explains: a prefix of the problem's text, "" for any; when it applies: of the
+# program and its tapejax forward values, None for always)
+def _zero_input(p, values) -> bool:
+    return any(np.any(x == 0) for x in p.xs)
+
+
+def _softmax_of_inf(p, values) -> bool:
+    return any(s.label.startswith("softmax") and np.any(np.isposinf(values[s.args[0]])) for s in p.steps)
+
+
 KNOWN_LABELS = {
     "logaddexp": ("tf.experimental.numpy.logaddexp gives a tie's whole gradient to x1 (tapejax: 1/2 each)", "",
-                  False),
+                  None),
     "cumprod": ("TF's CumprodGrad divides by x (0 where x = 0): not the derivative at a zero (tapejax's is exact)",
-                "", True),
+                "", _zero_input),
     "prod": ("TF's ProdGrad is made of cumprods: its own derivative at a zero goes through CumprodGrad's division "
-             "(tapejax's second derivative is exact)", "second order", True),
+             "(tapejax's second derivative is exact)", "second order", _zero_input),
     # not a rule: a row that is constant but for rounding (softmax of equal values) has (x - mean) of an ulp,
     # which layer_norm's second derivative multiplies by epsilon**-1.5 (3e7); TF and XLA round differently
     "layer_norm": ("layer_norm's second derivative at a row constant but for rounding (float conditioning)",
-                   "second order", False),
+                   "second order", None),
+    # seed 16097: softmax([a, b, inf]) is [0, 0, nan] in TF's kernel, all NaN in jax.nn.softmax (a NaN sum), which
+    # tj.nn mirrors (API.md); NaN either way, and the derivatives through it differ in where they are NaN
+    "softmax": ("a softmax of a row holding +inf: TF's kernel keeps 0 for the finite entries, jax.nn.softmax (and "
+                "tj.nn) gives NaN for the whole row", "", _softmax_of_inf),
 }
 
 
@@ -363,7 +375,8 @@ def classify(p, problems) -> tuple:
     if ties_differ(p):
         return "tie_rounding", ""
     known = sorted(k for k in p.labels & set(KNOWN_LABELS)
-                   if all(q.startswith(KNOWN_LABELS[k][1]) for q in problems) and (zero or not KNOWN_LABELS[k][2]))
+                   if all(q.startswith(KNOWN_LABELS[k][1]) for q in problems)
+                   and (KNOWN_LABELS[k][2] is None or KNOWN_LABELS[k][2](p, forward_values(tj_side(p), p))))
     if known:
         return "known", "  -- " + "; ".join(KNOWN_LABELS[k][0] for k in known)
     return "mismatch", ""

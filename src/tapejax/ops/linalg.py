@@ -60,7 +60,7 @@ import numpy as np
 from ..tensor import convert_to_tensor
 from .core import OpDef, apply, as_index, freeze, static as static_value
 from .declare import not_differentiable, samples as _samples
-from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan, sign as _tf_sign
+from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan, sign as _tf_sign, times_sign as _times_sign
 
 # -- well-conditioned sample inputs ----------------------------------------------------------------------
 _rng = np.random.default_rng(16)
@@ -114,8 +114,12 @@ def _safe_reciprocal_offdiag(gap):
 
 @jax.custom_jvp
 def _eigh_hermitian(a):
-    """``eigh`` of a Hermitian ``a`` (read whole), with TF's derivative (SelfAdjointEigV2Grad)."""
-    return tuple(jnp.linalg.eigh(a, symmetrize_input=False))
+    """``eigh`` of a Hermitian ``a`` (read whole), with TF's derivative (SelfAdjointEigV2Grad). A matrix holding
+    inf or NaN gives NaN eigenvalues and eigenvectors: LAPACK returns numbers for some (TF raises; a host check
+    would sync and could not run under a trace, see ``inv``)."""
+    w, v = jnp.linalg.eigh(a, symmetrize_input=False)
+    finite = jnp.all(jnp.isfinite(a), axis=(-2, -1))
+    return jnp.where(finite[..., None], w, jnp.nan), jnp.where(finite[..., None, None], v, jnp.nan)
 
 
 @_eigh_hermitian.defjvp
@@ -420,7 +424,7 @@ def _abs_jvp(primals, tangents):
     # TF's AbsGrad: sign(x), 0 at 0 (JAX's |x| has derivative 1 at 0); for complex x, Re(conj(x) t) / |x|
     (x,), (t,) = primals, tangents
     d = _tf_sign(x)  # (a complex sign whose derivative is not 0: the second order of |x|)
-    tangent = jnp.real(jnp.conj(d) * t) if jnp.iscomplexobj(x) else d * t
+    tangent = jnp.real(_times_sign(t, jnp.conj(d))) if jnp.iscomplexobj(x) else d * t
     return jnp.abs(x), tangent
 
 
@@ -592,7 +596,8 @@ def eigh(a, UPLO: Any = None, symmetrize_input: bool = False) -> EighResult:
 
     As ``tf.linalg.eigh`` and ``numpy.linalg.eigh``, only the ``UPLO`` triangle (default lower) is read, and the
     gradient lies on that triangle (TF's convention). ``symmetrize_input=True`` reads ``(a + a^H) / 2`` instead,
-    with the symmetric gradient (JAX's default)."""
+    with the symmetric gradient (JAX's default). Where what is read holds inf or NaN, the result is NaN (TF eager
+    raises InvalidArgumentError; see ``inv`` for why tapejax does not check on the host)."""
     if UPLO not in (None, "L", "U"):
         raise ValueError(f"tnp.linalg.eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
     _check_matrices("eigh", a)

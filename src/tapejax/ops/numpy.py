@@ -60,6 +60,7 @@ from .declare import not_differentiable as _not_differentiable, samples as _samp
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
 from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan,
                     scale_no_nan as _scale_no_nan, sign as _tf_sign, sqrt_grad as _sqrt_grad,
+                    times_sign as _times_sign,
                     tf_complex_vjp as _tf_complex_vjp, tf_reciprocal as _tf_reciprocal, tf_rsqrt as _tf_rsqrt,
                     tf_sqrt as _tf_sqrt, unbroadcast as _unbroadcast)
 
@@ -94,20 +95,23 @@ def _public(surface: Callable, name: str, doc: str) -> Callable:
 
 # -- elementwise unary ops ------------------------------------------------------------------------------
 
-def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, grad=None, domain=_r) -> Callable:
+def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, grad=None, domain=_r,
+           mul=None) -> Callable:
     """The public function of an elementwise op whose derivative is ``d(x, y)`` (y = f(x)); gradient
     g*conj(d), tangent t*d.
 
     ``no_nan``: the derivative may be infinite (sqrt...): a zero incoming gradient gives 0, not NaN.
     ``real_out``: the op maps complex to real (abs); ``d`` is then JAX's ``dy/dz`` (the tangent is
     ``real(t*d)``).
+    ``mul``: how a gradient or tangent meets the derivative, ``mul(g, d)``, where neither plain product nor
+    ``no_nan``'s is TF's (``abs``).
     ``grad``: TF's gradient kernel ``grad(y, g)``, the gradient where its own derivative (the second order)
     is not that of ``g * conj(d)`` (``SqrtGrad``'s).
 
     The backward is differentiated by JAX for the second order: ``f`` and ``d`` are written with TF's ops
     (``_tf_reciprocal``, ``_tf_sqrt``... whose derivatives are TF's no-NaN kernels, rules.py) where TF's
     gradient uses them, so that a zero gradient of the gradient gives TF's 0 rather than ``0 * inf``."""
-    mul = _mul_no_nan if no_nan else (lambda g, dd: g * dd)
+    mul = mul or (_mul_no_nan if no_nan else (lambda g, dd: g * dd))
 
     def fwd(x):
         y = f(x)
@@ -172,8 +176,9 @@ arcsinh = _unary("arcsinh", jnp.arcsinh, lambda x, y: 1 / jnp.cosh(y), grad=lamb
 arctanh = _unary("arctanh", jnp.arctanh, lambda x, y: _tf_reciprocal(1 - jnp.square(x)), no_nan=True,
                  domain=_between(-0.8, 0.8))
 # TF: d|x|/dx = sign(x), 0 at 0; for complex z, TF's gradient is g * z/|z| (conj of JAX's conj(z)/|z|), the
-# sign TF's div_no_nan(z, |z|), whose derivative (the second order of |z|) is not JAX's 0
-abs = _unary("abs", jnp.abs, lambda x, y: _conj_values(_tf_sign(x)), real_out=True)
+# sign TF's div_no_nan(z, |z|), whose derivative (the second order of |z|) is not JAX's 0; 0 at z = 0 even for an
+# infinite gradient or tangent (TF's div_no_nan)
+abs = _unary("abs", jnp.abs, lambda x, y: _conj_values(_tf_sign(x)), real_out=True, mul=_times_sign)
 _sign = OpDef("sign", _sign_fn, samples=_samples(((_r(3, 4),), {})))  # derived kernels (see _sign_fn)
 sign = _public(lambda x: apply(_sign, (x,), {}), "sign", "Elementwise ``sign`` (``jax.numpy.sign``), recorded with "
                "its gradient: 0 for real values (TF's SignGrad), that of ``z / |z|`` for complex ones (TF's).")
@@ -247,8 +252,12 @@ def _masked_log(x):
 def _pow_fn(x, y):
     """``jnp.power`` whose own derivative is TF's PowGrad (the exponent's is ``x**y * log_x``, masked): power's
     backward is written with it, so differentiating that backward (second order) at a base <= 0 gives TF's
-    values where JAX's ``x**y * log(x)`` would give NaN."""
-    return jnp.power(x, y)
+    values where JAX's ``x**y * log(x)`` would give NaN. A complex zero to a power with a positive real part is 0,
+    as TF and NumPy (JAX's ``exp(y * log(0))`` is NaN for a non-real exponent)."""
+    out = jnp.power(x, y)
+    if jnp.iscomplexobj(out):
+        out = jnp.where((x == 0) & (jnp.real(y) > 0), jnp.zeros_like(out), out)
+    return out
 
 
 @_pow_fn.defjvp

@@ -44,6 +44,13 @@ def sign(x):
     return jnp.where(nonzero, safe / jnp.abs(safe), 0).astype(x.dtype)
 
 
+def times_sign(t, s):
+    """``t * s`` for a sign ``s`` (``abs``'s derivative), but 0 where a complex ``s`` is 0 even for an infinite
+    ``t``: TF's complex abs gradient is ``div_no_nan(g * z, |z|)``, 0 at z = 0 whatever ``g``; its real one is
+    ``g * sign(x)`` (NaN for an infinite ``g`` at 0, kept)."""
+    return mul_no_nan(s, t) if jnp.iscomplexobj(s) else t * s
+
+
 @jax.custom_jvp
 def mul_no_nan(g, d):
     """``g * d`` but 0 where ``g`` is 0, even where ``d`` is inf or NaN (TF's convention for sqrt, rsqrt...).
