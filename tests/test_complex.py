@@ -455,3 +455,21 @@ def test_complex_zero_to_a_power_with_positive_real_part_is_zero():
     np.testing.assert_allclose(tape.gradient(loss, x).numpy()[1:], [0, 6.675021 - 10.744491j], rtol=1e-5)
     np.testing.assert_allclose(tape.gradient(loss, w).numpy(), [0, 0, 4.2655663 - 3.5431535j], rtol=1e-5)
     assert np.isnan(tnp.power(tj.constant(np.complex64(0)), -1.0 + 0j).numpy())  # (NumPy's NaN; TF inf+nanj)
+
+
+def test_sqrt_of_a_negative_real_with_negative_zero_imaginary_part():
+    """C99's csqrt, as NumPy and TF's vectorized kernel: sqrt(-1 - 0j) is -1j (the root takes the sign of the
+    imaginary part, also of -0); XLA's gives +1j (and so does TF's scalar path: TF 2.21 gives -1j for the first
+    4 elements of an array, +1j past them). tf_complex_differential seeds 1186 and 1395."""
+    z = np.array([complex(-1, -0.0), complex(-1, 0.0), complex(-np.inf, -0.0), -3 - 4j], np.complex64)
+    got = tnp.sqrt(tj.constant(z)).numpy()
+    np.testing.assert_array_equal(got, np.sqrt(z))
+    assert np.signbit(tnp.sqrt(tj.constant(np.complex64(complex(0, -0.0)))).numpy().imag)
+    x = tj.constant(z[:2])
+    # the gradient is TF's SqrtGrad of the root returned, (1 + 1j) * 0.5 / conj(y): 0.5-0.5j at y = -1j (TF 2.21's
+    # raw_ops.SqrtGrad gives that for y = -1j, and -0.5+0.5j for its scalar path's y = +1j)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        root = tnp.sqrt(x)
+        loss = tnp.sum(tnp.real(root) + tnp.imag(root))
+    np.testing.assert_allclose(tape.gradient(loss, x).numpy(), [0.5 - 0.5j, -0.5 + 0.5j], rtol=1e-6)

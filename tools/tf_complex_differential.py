@@ -596,8 +596,11 @@ def cut_differs(p: Program, got: list, want: list) -> bool:
         a, b = tj_vals[s.args[0]], tf_vals[s.args[0]]
         if s.cut and np.iscomplexobj(b) and a.shape == b.shape:
             near = (b.real < 0) & (np.abs(b.imag) <= 1e-4 * np.abs(b.real))
-            # (which side: sqrt takes -0 for +0, in both libraries; log, angle and pow go by the sign bit)
+            # (which side: log, angle, pow and tapejax's sqrt go by the sign bit; TF's sqrt does for the elements
+            # its vectorized kernel computes, not for the rest: sqrt(-1 - 0j) is -1j in the first 4, +1j after)
             if np.any(near & (((a.imag < 0) != (b.imag < 0)) | (np.signbit(a.imag) != np.signbit(b.imag)))):
+                return True
+            if s.label == "sqrt" and np.any(near & (b.imag == 0) & np.signbit(b.imag)):
                 return True
     return False
 

@@ -110,13 +110,22 @@ def _no_nan_derivative(f, d, name: str, tf_name: str):
         y = fn(x)
         return y, scale_no_nan(t, d(x, y).astype(y.dtype))
     fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"``{f.__name__}`` with TF's derivative (its ``{tf_name}``: 0 where the tangent is 0)."
+    fn.__doc__ = f"``{f.__name__.strip('_')}`` with TF's derivative (its ``{tf_name}``: 0 where the tangent is 0)."
     return fn
+
+
+def _sqrt(x):
+    """``jnp.sqrt``, whose complex root's imaginary part has the sign of ``x``'s, also for a signed zero (C99's
+    csqrt, as TF and NumPy: ``sqrt(-1 - 0j)`` is ``-1j``; XLA's complex sqrt gives ``+1j``)."""
+    y = jnp.sqrt(x)
+    if jnp.iscomplexobj(y):
+        y = jax.lax.complex(jnp.real(y), jnp.copysign(jnp.imag(y), jnp.imag(x)))
+    return y
 
 
 # TF's ops whose gradient kernels are no-NaN: written with them, a gradient rule's own derivative is TF's
 tf_reciprocal = _no_nan_derivative(jnp.reciprocal, lambda x, y: -y * y, "tf_reciprocal", "ReciprocalGrad")
-tf_sqrt = _no_nan_derivative(jnp.sqrt, lambda x, y: 0.5 / y, "tf_sqrt", "SqrtGrad")
+tf_sqrt = _no_nan_derivative(_sqrt, lambda x, y: 0.5 / y, "tf_sqrt", "SqrtGrad")
 tf_rsqrt = _no_nan_derivative(jax.lax.rsqrt, lambda x, y: -0.5 * y * y * y, "tf_rsqrt", "RsqrtGrad")
 
 
