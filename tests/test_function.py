@@ -790,3 +790,42 @@ def test_function_of_a_jax_transformation_called_directly_differentiates_its_inp
             y = g(x)
         np.testing.assert_allclose(np.asarray(tape.gradient(y, x)), expected)
         np.testing.assert_allclose(np.sum(np.asarray(y)), 55.0)
+
+
+def test_a_first_call_that_raises_assigns_nothing():
+    """A Variable-creating tj.function's first call runs eagerly; when it raises (a Variable made on every trace,
+    or the user's exception after an assignment), the assignments it made are taken back, as TF's (whose first
+    call traces before it runs anything): TF 2.21 leaves n at 0 in both cases and keeps the Variables made."""
+    class Always(tj.Module):
+        def __init__(self):
+            super().__init__()
+            self.n = tj.Variable(0, trainable=False)
+
+        @tj.function
+        def __call__(self, x):
+            self.w = tj.Variable(1.0)
+            self.n.assign_add(1)
+            return x * self.w
+
+    a = Always()
+    with pytest.raises(ValueError, match="singleton"):
+        a(tj.constant(1.0))
+    assert int(a.n.numpy()) == 0 and len(a.variables) == 2
+
+    n, made = tj.Variable(0), []
+
+    @tj.function
+    def fails(x):
+        if not made:
+            made.append(tj.Variable(2.0))
+        n.assign_add(5)
+        inner(x)
+        raise RuntimeError("after the assignments")
+
+    @tj.function
+    def inner(x):  # a nested first call's assignments are taken back with the outer call's
+        n.assign_add(7)
+        return x
+    with pytest.raises(RuntimeError, match="after the assignments"):
+        fails(tj.constant(1.0))
+    assert int(n.numpy()) == 0

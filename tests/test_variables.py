@@ -263,3 +263,23 @@ def test_jax_array_of_other_dtype_raises():
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
     v.assign(jnp.array([5.0, 6.0], jnp.float32))
     np.testing.assert_array_equal(v.numpy(), [5.0, 6.0])
+
+
+def test_bool_variable_has_no_addition():
+    """TF has no AssignAddVariableOp / AssignSubVariableOp kernel for bool (InvalidArgumentError); JAX's add is a
+    logical or, which assign_add applied silently."""
+    v = tj.Variable([True, False])
+    for op in ("assign_add", "assign_sub"):
+        with pytest.raises(TypeError, match=f"Variable.{op}: .*bool"):
+            getattr(v, op)([True, True])
+    np.testing.assert_array_equal(v.numpy(), [True, False])
+
+
+def test_empty_variable_name_takes_no_scope():
+    """TF 2.21: Variable(name='') is ':0' inside any name scope (a module's too); the default name takes it."""
+    with tj.name_scope("outer"):
+        assert tj.Variable(1.0, name="").name == ":0"
+        assert tj.Variable(1.0).name == "outer/Variable:0"
+    m = tj.Module(name="m")
+    with m.name_scope:
+        assert tj.Variable(1.0, name="").name == ":0"

@@ -70,7 +70,7 @@ class State:
     per-op hot path costs a slot read, not a threading.local lookup each (~70 ns: an op reads several)."""
 
     __slots__ = ("tapes", "accumulators", "stopped", "variable_watchers", "capture", "build_graph",
-                 "debug_checking", "lifted_before")
+                 "debug_checking", "lifted_before", "write_journal")
 
     def __init__(self) -> None:
         self.tapes: List = []          # GradientTape internals, outermost first
@@ -83,6 +83,9 @@ class State:
         # Inside tj.init_scope: the first Tensor id made in the block (older Tensors with traced values belong
         # to an enclosing trace and are out of scope there); None outside.
         self.lifted_before = None
+        # Inside tensor.undone_if_raising(): Variable id -> (the Variable, its state before the block's first
+        # write to it); None outside.
+        self.write_journal = None
 
     # Cheap enough for the per-op hot path: two list truth tests and an int.
     def active(self) -> bool:

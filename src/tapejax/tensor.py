@@ -903,6 +903,9 @@ class Variable(ArrayShape):
         """Store the value a compiled program computed for this Variable (tj.function's assignments,
         already checked when they were traced): no conversion, no recording."""
         d = self.__dict__
+        journal = tape_set.current().write_journal
+        if journal is not None and id(self) not in journal:
+            journal[id(self)] = (self, d.get("_value"), d.get("_pending_value"))
         d["_value"] = value
         if "_pending_value" in d:  # a pending assignment before this one no longer applies
             del d["_pending_value"]
@@ -922,6 +925,7 @@ class Variable(ArrayShape):
     def assign_add(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
                    read_value: bool = True) -> Optional["Variable"]:
         """``assign(value + delta)``, with ``assign``'s checks."""
+        self._check_arithmetic("assign_add")
         if not self._made_pending(delta, "assign_add", _add_kernel):
             d = self._checked(delta, "assign_add")
             self._set(_add_kernel(self._current(), d))
@@ -930,10 +934,19 @@ class Variable(ArrayShape):
     def assign_sub(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
                    read_value: bool = True) -> Optional["Variable"]:
         """``assign(value - delta)``, with ``assign``'s checks."""
+        self._check_arithmetic("assign_sub")
         if not self._made_pending(delta, "assign_sub", _sub_kernel):
             d = self._checked(delta, "assign_sub")
             self._set(_sub_kernel(self._current(), d))
         return self._returned(read_value)
+
+    def _check_arithmetic(self, op: str) -> None:
+        """A bool variable cannot be added to or subtracted from: TypeError, as TF (no kernel for bool; JAX's
+        add would be a logical or)."""
+        if self.dtype == jnp.bool_:
+            raise TypeError(f"Variable.{op}: variable '{self._name}' is bool, which has no addition or subtraction "
+                            f"(as TF). Use assign() with tj.numpy.logical_or / logical_xor instead. The variable is "
+                            f"unchanged.")
 
     def _made_pending(self, value: Any, op: str, kernel: Optional[Callable]) -> bool:
         """Whether ``self.<op>(value)`` was made without computing its value, which stays pending: ``value``
@@ -1357,11 +1370,38 @@ def _check_constraint(fn: Any) -> None:
                          f"optimizer update), got {type(fn).__name__} {fn!r}.")
 
 
+@contextlib.contextmanager
+def undone_if_raising():
+    """Variables assigned in the block get their values back if it raises (a tj.function's eager first call:
+    a call that raises writes nothing, as TF's, whose first call only traces before it runs). Nested blocks
+    hand what they saw to the enclosing one."""
+    st = tape_set.current()
+    outer, journal = st.write_journal, {}
+    st.write_journal = journal
+    try:
+        yield
+    except BaseException:
+        for variable, value, pending in journal.values():
+            d = variable.__dict__
+            d["_value"] = value
+            if pending is None:
+                d.pop("_pending_value", None)
+            else:
+                d["_pending_value"] = pending
+        raise
+    finally:
+        st.write_journal = outer
+    if outer is not None:
+        for key, entry in journal.items():
+            outer.setdefault(key, entry)
+
+
 def _variable_name(name: Optional[str]) -> str:
     """TF's eager Variable name: the name scope, the given name (default "Variable") and ":0" (the output
-    index TF names a variable's handle by: "m/w:0"). A name ending in "/" is absolute, as TF's scopes."""
+    index TF names a variable's handle by: "m/w:0"). A name ending in "/" is absolute, as TF's scopes; so is the
+    empty name (TF: ":0" in any scope)."""
     base = "Variable" if name is None else name
-    if base.endswith("/"):
+    if base == "" or base.endswith("/"):
         return base[:-1] + ":0"
     return current_name_scope() + base + ":0"
 

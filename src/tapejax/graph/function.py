@@ -33,7 +33,7 @@ from .. import tape_set
 from ..ops import dependence
 from ..nest import dict_order, in_dict_order
 from ..ops.core import OpDef, apply, rules_epoch
-from ..tensor import ArrayImpl, Tensor, Variable, constant, new_id
+from ..tensor import ArrayImpl, Tensor, Variable, constant, new_id, undone_if_raising
 from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder, InlineTrace
 from .reachable import reachable
 
@@ -447,17 +447,18 @@ class Function:
         tape_set.current().build_graph = graph
         tape_set.push_tape(graph)
         before = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)[::-1]
-        try:
-            out = self._f(*args, **kwargs)
-        finally:
-            tape_set.pop_tape(graph)
-            tape_set.current().build_graph = saved
-        self._check_inputs(before, args, kwargs)
-        self._tracing_count += 1  # TF traces a Variable-creating function twice; this run is the first
-        self._initialized = True
-        # Trace now (nothing runs): a function that creates a Variable on every call raises on its first
-        # call, as in TF, instead of on its second; the next call finds the program cached.
-        self._concrete(base_key, leaves, treedef, dyn_pos, dyn_vals, arg_vars)
+        with undone_if_raising():  # (a call that raises assigns nothing, as TF's, whose first call traces first)
+            try:
+                out = self._f(*args, **kwargs)
+            finally:
+                tape_set.pop_tape(graph)
+                tape_set.current().build_graph = saved
+            self._check_inputs(before, args, kwargs)
+            self._tracing_count += 1  # TF traces a Variable-creating function twice; this run is the first
+            self._initialized = True
+            # Trace now (nothing runs): a function that creates a Variable on every call raises on its first
+            # call, as in TF, instead of on its second; the next call finds the program cached.
+            self._concrete(base_key, leaves, treedef, dyn_pos, dyn_vals, arg_vars)
         return jax.tree_util.tree_map(
             lambda x: Tensor(x) if _is_array(x) and not isinstance(x, Tensor) else _output_tensor(x), out,
             is_leaf=_is_leaf)
