@@ -925,7 +925,7 @@ class Variable(ArrayShape):
     def assign_add(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
                    read_value: bool = True) -> Optional["Variable"]:
         """``assign(value + delta)``, with ``assign``'s checks."""
-        self._check_arithmetic("assign_add")
+        self._check_arithmetic(delta, "assign_add")
         if not self._made_pending(delta, "assign_add", _add_kernel):
             d = self._checked(delta, "assign_add")
             self._set(_add_kernel(self._current(), d))
@@ -934,16 +934,17 @@ class Variable(ArrayShape):
     def assign_sub(self, delta: Any, use_locking: Any = None, name: Optional[str] = None,
                    read_value: bool = True) -> Optional["Variable"]:
         """``assign(value - delta)``, with ``assign``'s checks."""
-        self._check_arithmetic("assign_sub")
+        self._check_arithmetic(delta, "assign_sub")
         if not self._made_pending(delta, "assign_sub", _sub_kernel):
             d = self._checked(delta, "assign_sub")
             self._set(_sub_kernel(self._current(), d))
         return self._returned(read_value)
 
-    def _check_arithmetic(self, op: str) -> None:
+    def _check_arithmetic(self, delta: Any, op: str) -> None:
         """A bool variable cannot be added to or subtracted from: TypeError, as TF (no kernel for bool; JAX's
-        add would be a logical or)."""
+        add would be a logical or), after ``assign``'s checks of ``delta`` (TF's ValueError comes first)."""
         if self.dtype == jnp.bool_:
+            self._checked(delta, op)
             raise TypeError(f"Variable.{op}: variable '{self._name}' is bool, which has no addition or subtraction "
                             f"(as TF). Use assign() with tj.numpy.logical_or / logical_xor instead. The variable is "
                             f"unchanged.")
