@@ -76,6 +76,27 @@ def test_watch_while_another_tape_records_takes_effect():
     np.testing.assert_allclose(t.gradient(y, x).numpy(), 4.0)
 
 
+def test_an_accumulator_does_not_make_a_watch_take_effect():
+    """TF's watch looks at the tapes only (CouldBackprop): with nothing but a ForwardAccumulator recording (this
+    tape exited, or inside its stop_recording()) it is dropped. TF 2.21: None, and no watched variable (tape
+    protocol differential, seed 21990)."""
+    x, v = tj.constant(2.0), tj.Variable(1.0)
+    t = tj.GradientTape(persistent=True)
+    with t:
+        pass
+    with tj.ForwardAccumulator(x, tj.constant(1.0)):
+        t.watch(x)
+    with t:
+        y = x * x
+    assert t.gradient(y, x) is None
+    with tj.GradientTape() as t:
+        with t.stop_recording():
+            with tj.ForwardAccumulator(x, tj.constant(1.0)):
+                t.watch([x, v])
+        y = x * x
+    assert t.watched_variables() == () and t.gradient(y, x) is None
+
+
 # -- a tape's stop_recording(): the tape is not recording inside -----------------------------------------
 
 def test_inside_stop_recording_the_tape_is_not_recording():

@@ -134,10 +134,10 @@ class GradientTape:
     def watch(self, tensor: Any) -> None:
         """Watch a Tensor, a Variable, or a nested structure of them.
 
-        As TF, only while something records: with no tape or accumulator recording on this thread (outside
-        every tape's context, inside ``tj.stop_recording()`` or this tape's ``stop_recording()``) it does
-        nothing; on a tape never entered (or a non-persistent one used up) it raises AttributeError."""
-        record = tape_set.any_recording()
+        As TF, only while a tape records: with no tape recording on this thread (outside every tape's context,
+        inside ``tj.stop_recording()`` or this tape's ``stop_recording()``; an accumulator does not count) it
+        does nothing; on a tape never entered (or a non-persistent one used up) it raises AttributeError."""
+        record = tape_set.any_tape_recording()
         leaves, _ = flatten(tensor)
         for t in leaves:
             if isinstance(t, Variable):

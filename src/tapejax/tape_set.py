@@ -171,6 +171,13 @@ def any_user_recording() -> bool:
         any(a.recording for a in s.accumulators)
 
 
+def any_tape_recording() -> bool:
+    """True when some GradientTape of this thread records now (not an accumulator, nor a tj.function trace's
+    graph): when TF's ``watch`` takes effect (its CouldBackprop looks at the tapes only)."""
+    s = current()
+    return not s.stopped and any(t.recording and not getattr(t, "records_everything", False) for t in s.tapes)
+
+
 class stop_recording(contextlib.ContextDecorator):
     """Context: nothing executed inside is recorded on any tape or accumulator of this thread. (A class, not
     a generator: entered at every optimizer update, where a generator's context costs ~2 us.)"""
