@@ -178,3 +178,27 @@ def test_forward_mode_with_a_gradient_of_another_shape():
     with pytest.raises(ValueError, match=r"shape \(2,\) for an input of shape \(3,\)"):
         with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0, 2.0])):
             h(x)
+
+
+def test_wrong_shaped_gradient_of_an_output_made_from_constants_raises_under_a_trace():
+    """A grad_fn whose gradient has another shape than its input raises ValueError where JAX differentiates (a
+    tape over a tj.function call), also when the output does not depend on the inputs (sin of a Python float):
+    the gradient was a silent 0 there (custom gradient differential, seed 5547). TF's tf.function raises
+    ValueError too; a correctly shaped gradient is still grad_fn's (7.0, as TF)."""
+    def make(shape):
+        @tj.custom_gradient
+        def f(a0, a1):
+            def grad_fn(dy):
+                return [tj.numpy.ones(shape) * tj.numpy.sum(dy) * 7.0, None]
+            return tj.numpy.sin(a1), grad_fn
+        return tj.function(lambda a0: f(a0, -1.76))
+    a0 = tj.constant(-0.625)
+    with tj.GradientTape() as tape:
+        tape.watch(a0)
+        y = make((3,))(a0)
+    with pytest.raises(ValueError, match=r"gradient of shape \(3,\)"):
+        tape.gradient(y, a0)
+    with tj.GradientTape() as tape:
+        tape.watch(a0)
+        y = make(())(a0)
+    assert float(tape.gradient(y, a0).numpy()) == 7.0

@@ -223,18 +223,20 @@ def is_deferred(e: BaseException) -> bool:
     return getattr(e, "tapejax_deferred_backward", False) is True
 
 
-def _pass_all(deferred: _Deferred, n_y: int, *ys):
-    return list(ys)
+def _pass_all(deferred: _Deferred, n_y: int, *xs_ys):
+    return list(xs_ys[len(xs_ys) - n_y:])  # (the xs go in so that a tangent of any of them reaches the rule)
 
 
 _failing = jax.custom_jvp(_pass_all, nondiff_argnums=(0, 1))
 
 
-def _deferring(err: Exception, ys: Sequence) -> tuple:
-    """attach_backward's result for a backward that cannot be used: ``ys`` whose derivative raises ``err``."""
+def _deferring(err: Exception, xs: Sequence, ys: Sequence) -> tuple:
+    """attach_backward's result for a backward that cannot be used: ``ys`` whose derivative with respect to
+    ``xs`` (or to what ``ys`` were computed from) raises ``err``, also where ``ys`` do not depend on ``xs`` (a
+    custom gradient of an output computed from constants)."""
     def failed(res, cts):
         raise err
-    return _failing(_Deferred(err), len(ys), *ys), (failed, []), frozenset()
+    return _failing(_Deferred(err), len(ys), *xs, *ys), (failed, []), frozenset()
 
 
 @_failing.defjvp
@@ -266,14 +268,14 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, guard: Optio
     except Exception as err:  # noqa: BLE001 - any error of the user's backward code
         # As TF, a backward function only runs when a gradient needs it: one that cannot be traced (say a
         # grad_fn that raises) leaves the forward usable, and its error is raised where a derivative is taken.
-        return _deferring(err, ys)
+        return _deferring(err, xs, ys)
     for k, (got, want) in enumerate(zip(closed.out_avals, x_avals)):
         if (got.shape, got.dtype) != (want.shape, want.dtype):
             return _deferring(ValueError(
                 f"{name} returned a gradient of shape {tuple(got.shape)} and dtype {got.dtype} for its input {k} "
                 f"of shape {tuple(want.shape)} and dtype {want.dtype}. Differentiated by JAX (an outer tape or "
                 "accumulator over a tj.function call, jax.grad of tj code), a gradient must have its input's shape "
-                "and dtype, as in TF's tf.function: return it in that shape (e.g. broadcast it)."), ys)
+                "and dtype, as in TF's tf.function: return it in that shape (e.g. broadcast it)."), xs, ys)
     jaxpr = closed.jaxpr
     consts = list(closed.consts)
 
