@@ -829,3 +829,20 @@ def test_a_first_call_that_raises_assigns_nothing():
     with pytest.raises(RuntimeError, match="after the assignments"):
         fails(tj.constant(1.0))
     assert int(n.numpy()) == 0
+
+
+def test_a_call_with_no_array_output_under_a_tape():
+    """A tj.function returning no array (None) that reads or assigns a Variable, called under a tape, crashed
+    deferring an op with no outputs (IndexError; tf_function_differential, 14% of its seeds). TF: None."""
+    v = tj.Variable(1.0)
+    reads = tj.function(lambda: (v * 2.0, None)[1])
+
+    @tj.function
+    def assigns():
+        v.assign_add(1.0)
+
+    with tj.GradientTape() as tape:
+        assert reads() is None
+        assert assigns() is None and assigns() is None
+        y = v * 3.0
+    assert float(v.numpy()) == 3.0 and float(tape.gradient(y, v).numpy()) == 3.0

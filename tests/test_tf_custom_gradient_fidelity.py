@@ -202,3 +202,21 @@ def test_wrong_shaped_gradient_of_an_output_made_from_constants_raises_under_a_t
         tape.watch(a0)
         y = make(())(a0)
     assert float(tape.gradient(y, a0).numpy()) == 7.0
+
+
+def test_custom_gradient_of_a_closed_over_tensor_inside_a_function():
+    """cg(c) inside a tj.function, c a Tensor closed over (not an argument): an outer tape or accumulator over
+    the call used the visible sin's derivative, cos(c), instead of grad_fn's (the rule was attached to c's
+    concrete value, not to the trace's input). TF 2.21: [3, 3] for both (tf_function_differential seed 131)."""
+    @tj.custom_gradient
+    def cg(x):
+        return tj.numpy.sin(x), lambda dy: dy * 3.0
+    c = tj.constant([0.5, 1.0])
+    f = tj.function(lambda: cg(c))
+    with tj.GradientTape() as tape:
+        tape.watch(c)
+        y = f()
+    np.testing.assert_allclose(tape.gradient(y, c).numpy(), [3.0, 3.0])
+    with tj.ForwardAccumulator(c, tj.constant([1.0, 1.0])) as acc:
+        y = f()
+    np.testing.assert_allclose(acc.jvp(y).numpy(), [3.0, 3.0])

@@ -267,9 +267,14 @@ def _traced(flat_args, outs) -> bool:
 
 
 def _value(x):
+    """The raw value of an input as the current trace sees it: a Variable's captured value, and for a Tensor
+    made before a tj.function's trace (closed over) its traced input, as ops get it (ops/core.apply)."""
     if isinstance(x, Variable):
         with tape_set.stop_recording():
             return x.read_value()._value
+    cap = tape_set.current().capture
+    if cap is not None:
+        return cap.substitute([x], [x._value])[0]
     return x._value
 
 

@@ -532,7 +532,7 @@ def defer(op: OpDef, args, raw, static):
             return _undo(args, raw)
         bit <<= 1
     typ = op_type(op, static, mask, avals)
-    if typ is None:
+    if typ is None or not typ.avals:  # (an op with no outputs, a tj.function returning none: runs at once)
         return _undo(args, raw)
     d = typ.diff
     if len(d) == 1:
