@@ -412,3 +412,26 @@ def test_grad_ys_list_is_one_entry_per_y_never_flattened():
     def g(x):
         return tj.gradients([x * 2.0, x[:, 0] * 3.0], [x], grad_ys=[[[-0.07], [1.15]], [1.0, 2.0]])
     np.testing.assert_allclose(g(tj.constant([[1.0], [2.0]]))[0].numpy(), [[2.86], [8.3]], rtol=1e-6)
+
+
+def test_a_list_of_numbers_among_xs_is_one_constant():
+    """TF converts each entry of xs to one tensor: a Python list of numbers is one unconnected constant, so
+    tf.gradients(y, [[0.5, 1.5]]) is [None] (zeros of shape (2,) with 'zero'); tapejax flattened it into two.
+    TF 2.21's values (tf_function_differential seed 1199)."""
+    c = tj.constant(1.0)
+    none = tj.function(lambda x: tj.gradients(c * 2.0, [x]))([0.5, 1.5])
+    zero = tj.function(lambda x: tj.gradients(c * 2.0, [x], unconnected_gradients="zero"))([0.5, 1.5])
+    assert none == [None]
+    assert len(zero) == 1 and zero[0].shape == (2,) and not np.any(zero[0].numpy())
+
+
+def test_a_source_that_is_not_a_tensor_is_a_type_error():
+    """TF raises TypeError for a Python number or None among a tape's sources (tapejax raised ValueError; the
+    class is both)."""
+    x = tj.constant(1.0)
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * 2.0
+    for sources in (1.5, [x, 1.5], None):
+        with pytest.raises(TypeError):
+            tape.gradient(y, sources)

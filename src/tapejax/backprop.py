@@ -42,6 +42,11 @@ def _as_tensor_result(g) -> Optional[Tensor]:
     return Tensor(g)
 
 
+class _SourceError(TypeError, ValueError):
+    """A gradient source that is not a Tensor or Variable (None, a Python number): TF's TypeError, and a
+    ValueError as tapejax raised before."""
+
+
 class GradientTape:
     """Records operations on watched tensors so that gradients can be computed (as ``tf.GradientTape``).
 
@@ -221,10 +226,10 @@ class GradientTape:
             elif isinstance(s, Tensor):
                 sid, arr = s._id, s._value
             elif s is None:
-                raise ValueError("GradientTape.gradient: a source is None.")
+                raise _SourceError("GradientTape.gradient: a source is None.")
             else:
-                raise ValueError(f"GradientTape.gradient: source of type {type(s).__name__} is not a tj.Tensor "
-                                 "or tj.Variable; only recorded tensors can be differentiated against.")
+                raise _SourceError(f"GradientTape.gradient: source of type {type(s).__name__} is not a tj.Tensor "
+                                   "or tj.Variable; only recorded tensors can be differentiated against.")
             if not is_float(arr.dtype):
                 sid = -1 - len(source_ids)  # an id no tape knows: its gradient is None, as in TF
             source_ids.append(sid)

@@ -61,6 +61,21 @@ def _check_grad_y(y, arr, gy) -> None:
                         f"type {arr.dtype} must be {want}.")
 
 
+def _entries(xs: Any) -> list:
+    """The leaves of ``xs``, except that an entry of a list of xs holding only numbers (a Python list, no Tensor)
+    stays one entry: TF converts it to one constant (``gradients(y, [[0.5, 1.5]])`` is ``[None]``)."""
+    if not isinstance(xs, (list, tuple)):
+        return flatten(xs)[0]
+    out: list = []
+    for x in xs:
+        leaves = flatten(x)[0]
+        if isinstance(x, (list, tuple)) and leaves and not any(isinstance(v, (Tensor, Variable)) for v in leaves):
+            out.append(x)
+        else:
+            out.extend(leaves)
+    return out
+
+
 def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
               unconnected_gradients: Any = UnconnectedGradients.NONE, aggregation_method: Any = None, *,
               name: Any = "gradients", gate_gradients: bool = False) -> List:
@@ -78,7 +93,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
     unconnected = unconnected_gradients_of(unconnected_gradients)
     method = _aggregation(aggregation_method)
     ys_l, _ = flatten(ys)
-    xs_l, _ = flatten(xs)
+    xs_l = _entries(xs)
     ys_l = [y if isinstance(y, (Tensor, Variable)) else convert_to_tensor(y) for y in ys_l]
     for x in xs_l:
         if x is None:
