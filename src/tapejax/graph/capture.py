@@ -6,6 +6,7 @@ import warnings
 from typing import Any, Callable, Dict, List, Optional
 
 import jax
+import jax.numpy as jnp
 
 from .. import sweep
 from ..tape import Tape
@@ -25,14 +26,17 @@ class BuildEagerly(Exception):
 def assigned_value(new, handle):
     """The value a Variable holds after an assignment inside a trace: ``new``, but differentiated as a fresh
     read of the Variable (TF: an assignment is not differentiable, and a later read's gradient goes to the
-    Variable itself, i.e. to its value at the start of the call, ``handle``)."""
-    del handle
-    return new
+    Variable itself, i.e. to its value at the start of the call, ``handle``). Written as a select of ``new`` cut
+    from what it was computed from, which reads ``handle`` too, so that a jaxpr's data flow (ops/dependence.py:
+    TF's None at second order) connects it to the Variable only, as its derivative does."""
+    return jax.lax.select(jnp.ones(jnp.shape(new), bool), jax.lax.stop_gradient(new), handle)
 
 
 @assigned_value.defjvp
 def _assigned_value_jvp(primals, tangents):
-    return primals[0], tangents[1]
+    # (the primal output is itself an assigned value: differentiated again, at second order, it still follows
+    # the handle, not the assignment's computation)
+    return assigned_value(*primals), tangents[1]
 
 
 class InlineTrace(Exception):
