@@ -43,7 +43,9 @@ def _is_leaf(x) -> bool:
 
 
 def _is_array(x) -> bool:
-    return isinstance(x, (Tensor, jax.Array, np.ndarray)) or isinstance(x, jax.core.Tracer)
+    """An argument traced as an input (by shape and dtype, as tf.function's Tensors): also a NumPy scalar of a
+    number or bool type (np.float32(1): TF converts it; a Python number is static, traced by value)."""
+    return isinstance(x, (Tensor, jax.Array, np.ndarray, np.number, np.bool_)) or isinstance(x, jax.core.Tracer)
 
 
 def _strong(x):
