@@ -49,9 +49,9 @@ the Variables' values before it): API.md's "one set of rules on every path" make
 TF's ``None`` of unconnected values, which TF's function call turns into zeros (``KNOWN`` "unconnected_none";
 where the body calls tf.gradients TF cannot run eagerly, and a TF zero where tapejax says None counts as that,
 unverified); where TF's call failed, tapejax is compared with TF eager ("vs TF eagerly"; ``TF_FAULTS``). A call
-with a NumPy scalar argument, or after one, is marked in the closing table: TF traces NumPy scalars as Tensors,
-tapejax by value, and what follows (retraces, a NumPy scalar reaching ``tape.watch`` or an accumulator inside)
-groups there; so is a value where TF's function call and TF eager disagree (beyond None against zeros: TF has
+with a NumPy scalar argument, or after one, is marked in the closing table (TF traces NumPy scalars as Tensors;
+tapejax keyed them by value until 22c8b9d, and what followed, retraces and a NumPy scalar reaching
+``tape.watch`` or an accumulator inside, grouped there); so is a value where TF's function call and TF eager disagree (beyond None against zeros: TF has
 no one answer there, e.g. derivatives near a ForwardAccumulator inside a function).
 
 Not drawn: Python control flow on tensor values (``if x > 0:``): TF's autograph turns it into ``tf.cond``,
