@@ -1024,7 +1024,7 @@ def known(a: Action, problem: str, tf_out: "Outcome", tj_out: "Outcome", eager) 
         return "grad_ys_shape"
     if problem.startswith("vs TF eagerly: jvp") and "cg3" in a.kw["fn"].uses:
         return "custom_gradient_forward"
-    if re.search(r"(^|: )out: (\[[0-9]+\] )?str vs bytes", problem):
+    if re.search(r"(^|: )out: (\[\S+\] )*str vs bytes", problem):
         return "string_output"
     if eager is None:
         return None
