@@ -63,7 +63,6 @@ formulas, which tapejax's optimizers compute by design). Exit status 1 on any ot
 """
 from __future__ import annotations
 
-import argparse
 import copy
 import logging
 import os
@@ -84,6 +83,7 @@ import jax.numpy as jnp  # noqa: E402
 import optax  # noqa: E402
 
 import tapejax as tj  # noqa: E402
+from seed_runs import seed_arguments  # noqa: E402
 
 tf.get_logger().setLevel("ERROR")
 logging.getLogger("tapejax").setLevel(logging.ERROR)  # (the retracing warning: one tj.function per seed)
@@ -604,11 +604,7 @@ def _verdict(label: str, detail: str) -> tuple:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--first", type=int, default=0, help="first seed")
-    ap.add_argument("--programs", type=int, default=300, help="how many configurations")
-    ap.add_argument("--verbose", action="store_true", help="print every configuration")
-    args = ap.parse_args(argv)
+    args = seed_arguments(__doc__, argv, 300, "configuration")
     counts = {"ok": 0, "mismatch": 0, "known": 0}
     causes: dict = {}
     for seed in range(args.first, args.first + args.programs):

@@ -29,7 +29,6 @@ both are non-finite but differ (NaN against inf); else "mismatch" (printed; exit
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import warnings
@@ -51,6 +50,7 @@ import tensorflow as tf  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tapejax as tj  # noqa: E402
+from seed_runs import seed_arguments  # noqa: E402
 import tf_differential as TFD  # noqa: E402  (its compare, tolerance and ACCEPTED)
 
 tf.get_logger().setLevel("ERROR")  # (TF warns that forward-mode primals "must be floating": it works on complex)
@@ -723,11 +723,7 @@ OUTCOMES = ("ok", "mismatch", "found", "rounding", "tf_nan", "nonfinite", "branc
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--first", type=int, default=0, help="first program seed")
-    ap.add_argument("--programs", type=int, default=200, help="how many programs")
-    ap.add_argument("--verbose", action="store_true", help="print every program")
-    args = ap.parse_args(argv)
+    args = seed_arguments(__doc__, argv, 200, "program")
     rule = check_gradients_rule()
     print("tj.gradients of a complex target without grad_ys in tj.function: " +
           (f"MISMATCH ({rule})" if rule else "TypeError, as tf.gradients in tf.function"))

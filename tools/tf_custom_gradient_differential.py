@@ -35,7 +35,6 @@ where f assigns a Variable, TF's ``assign(read_value=False)`` (no read) is the r
 """
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import sys
@@ -52,6 +51,7 @@ import tensorflow as tf  # noqa: E402
 
 import tapejax as tj  # noqa: E402
 from result_trees import differ  # noqa: E402
+from seed_runs import print_seed_table, seed_arguments  # noqa: E402
 
 tf.get_logger().setLevel("ERROR")
 logging.getLogger("tapejax").setLevel(logging.ERROR)  # (the retracing warning: a new function per scenario)
@@ -730,11 +730,7 @@ OUTCOMES = ("ok", "mismatch", "known")
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--first", type=int, default=0, help="first scenario seed")
-    ap.add_argument("--programs", type=int, default=200, help="how many scenarios")
-    ap.add_argument("--verbose", action="store_true", help="print every scenario")
-    args = ap.parse_args(argv)
+    args = seed_arguments(__doc__, argv, 200, "scenario")
     counts, signatures, known_seeds = dict.fromkeys(OUTCOMES, 0), {}, {}
     for seed in range(args.first, args.first + args.programs):
         kind, sc, tf_run, tj_run, problems, reference = check(seed)
@@ -757,9 +753,7 @@ def main(argv=None) -> int:
     for k, seeds in known_seeds.items():
         print(f"  known {k} ({len(seeds)}: {sorted(seeds)[:8]}): {KNOWN[k]}")
     if signatures:
-        print("\nmismatches by cause (FOUND) or by context/wrapper and problem (seeds):")
-        for sig, seeds in sorted(signatures.items(), key=lambda kv: -len(kv[1])):
-            print(f"  {len(seeds):4d}  {sig}   {sorted(seeds)[:8]}")
+        print_seed_table("mismatches by cause (FOUND) or by context/wrapper and problem (seeds):", signatures)
         for name in sorted({s[7:] for s in signatures if s.startswith("found: ")}):
             print(f"  found {name}: {FOUND[name]}")
     return 1 if counts["mismatch"] else 0

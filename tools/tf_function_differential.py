@@ -62,7 +62,6 @@ S seconds (the seeds run are printed).
 """
 from __future__ import annotations
 
-import argparse
 import collections
 import inspect
 import linecache
@@ -83,6 +82,7 @@ from tensorflow.python.platform import tf_logging  # noqa: E402
 
 import tapejax as tj  # noqa: E402
 from result_trees import differ  # noqa: E402
+from seed_runs import print_seed_table, seed_parser  # noqa: E402
 from tf_differential import ACCEPTED  # noqa: E402
 # (TF's and tapejax's warnings logged into LOGS.records: the tape tool's capture)
 from tf_tape_protocol_differential import LOGS  # noqa: E402
@@ -1127,11 +1127,8 @@ def _signature(a: Action, problem: str, tf_out: "Outcome", eager) -> str:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--first", type=int, default=0, help="first scenario seed")
-    ap.add_argument("--programs", type=int, default=200, help="how many scenarios")
+    ap = seed_parser(__doc__, 200, "scenario")
     ap.add_argument("--seconds", type=float, default=0.0, help="stop after this many seconds (0: no limit)")
-    ap.add_argument("--verbose", action="store_true", help="print every scenario")
     args = ap.parse_args(argv)
     if "input_signature" not in inspect.signature(tj.function).parameters:
         print("note: tj.function takes no input_signature= (tf.function does): not drawn\n")
@@ -1162,9 +1159,7 @@ def main(argv=None) -> int:
     print(f"\n{n} scenarios (seeds {args.first}-{last}, {time.time() - start:.0f} s): " +
           ", ".join(f"{v} {k}" for k, v in counts.items()))
     if signatures:
-        print("\nmismatches by action and problem (seeds):")
-        for sig, seeds in sorted(signatures.items(), key=lambda kv: -len(kv[1])):
-            print(f"  {len(seeds):4d}  {sig}   {sorted(set(seeds))[:8]}")
+        print_seed_table("mismatches by action and problem (seeds):", signatures)
     for title, table in (("known", KNOWN), ("TF faults", TF_FAULTS)):
         print(f"\n{title}:")
         for k, why in table.items():

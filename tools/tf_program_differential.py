@@ -24,7 +24,6 @@ value differently ("tie_rounding"): the same rule then applies to different case
 """
 from __future__ import annotations
 
-import argparse
 import ast
 import os
 import re
@@ -44,6 +43,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 os.environ["TAPEJAX_TEST_XLA_DEFAULTS"] = "1"
 import tapejax as tj  # noqa: E402
 import test_path_fuzz as F  # noqa: E402  (the programs)
+from seed_runs import seed_arguments  # noqa: E402  (also tf_gradients_differential's)
 
 tf.get_logger().setLevel("ERROR")
 TFNP = tf.experimental.numpy
@@ -380,15 +380,6 @@ def classify(p, problems) -> tuple:
     if known:
         return "known", "  -- " + "; ".join(KNOWN_LABELS[k][0] for k in known)
     return "mismatch", ""
-
-
-def seed_arguments(doc: str, argv, programs: int) -> argparse.Namespace:
-    """``--first``, ``--programs`` and ``--verbose`` of a differential over the path fuzz's programs."""
-    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    ap.add_argument("--first", type=int, default=0, help="first program seed")
-    ap.add_argument("--programs", type=int, default=programs, help="how many programs")
-    ap.add_argument("--verbose", action="store_true", help="print every program")
-    return ap.parse_args(argv)
 
 
 OUTCOMES = ("ok", "mismatch", "mul_no_nan", "tie_rounding", "known", "skip")

@@ -34,7 +34,6 @@ problem (with their seeds), where each distinct difference shows once.
 """
 from __future__ import annotations
 
-import argparse
 import logging
 import os
 import sys
@@ -54,6 +53,7 @@ from tensorflow.python.platform import tf_logging  # noqa: E402
 
 import tapejax as tj  # noqa: E402
 from result_trees import differ  # noqa: E402
+from seed_runs import print_seed_table, seed_arguments  # noqa: E402
 from tapejax import backprop as tj_backprop, tape_set as tj_tape_set  # noqa: E402
 
 tnp = tj.numpy
@@ -644,11 +644,7 @@ OUTCOMES = ("ok", "mismatch", "known")
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--first", type=int, default=0, help="first scenario seed")
-    ap.add_argument("--programs", type=int, default=200, help="how many scenarios")
-    ap.add_argument("--verbose", action="store_true", help="print every scenario")
-    args = ap.parse_args(argv)
+    args = seed_arguments(__doc__, argv, 200, "scenario")
     counts, signatures = dict.fromkeys(OUTCOMES, 0), {}
     for seed in range(args.first, args.first + args.programs):
         kind, sc, rows = check(seed)
@@ -668,9 +664,7 @@ def main(argv=None) -> int:
     print(f"\n{args.programs} scenarios (seeds {args.first}-{args.first + args.programs - 1}): " +
           ", ".join(f"{v} {k}" for k, v in counts.items()))
     if signatures:
-        print("\nmismatches by action and problem (seeds):")
-        for sig, seeds in sorted(signatures.items(), key=lambda kv: -len(kv[1])):
-            print(f"  {len(seeds):4d}  {sig}   {seeds[:8]}")
+        print_seed_table("mismatches by action and problem (seeds):", signatures)
     return 1 if counts["mismatch"] else 0
 
 

@@ -42,7 +42,6 @@ left out of the closing tables: the known differences, then the distinct mismatc
 """
 from __future__ import annotations
 
-import argparse
 import copy
 import os
 import re
@@ -56,6 +55,7 @@ import tensorflow as tf  # noqa: E402
 
 import tapejax as tj  # noqa: E402
 from result_trees import differ  # noqa: E402
+from seed_runs import print_seed_table, seed_arguments  # noqa: E402
 
 tnp = tj.numpy
 pick, Outcome, run_action = tape_tool.pick, tape_tool.Outcome, tape_tool.run_action
@@ -838,11 +838,7 @@ OUTCOMES = ("ok", "mismatch", "known")
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--first", type=int, default=0, help="first scenario seed")
-    ap.add_argument("--programs", type=int, default=200, help="how many scenarios")
-    ap.add_argument("--verbose", action="store_true", help="print every scenario")
-    args = ap.parse_args(argv)
+    args = seed_arguments(__doc__, argv, 200, "scenario")
     counts, signatures, known_sigs = dict.fromkeys(OUTCOMES, 0), {}, {}
     for seed in range(args.first, args.first + args.programs):
         kind, sc, rows = check(seed)
@@ -865,13 +861,9 @@ def main(argv=None) -> int:
           ", ".join(f"{v} {k}" for k, v in counts.items()))
     if known_sigs:
         print("\nknown differences:\n" + "\n".join(f"  {k}: {why}" for k, why in KNOWN.items()))
-        print("\nknown differences by action and problem (seeds):")
-        for sig, seeds in sorted(known_sigs.items(), key=lambda kv: -len(kv[1])):
-            print(f"  {len(seeds):4d}  {sig}   {seeds[:8]}")
+        print_seed_table("known differences by action and problem (seeds):", known_sigs)
     if signatures:
-        print("\nmismatches by action and problem (seeds):")
-        for sig, seeds in sorted(signatures.items(), key=lambda kv: -len(kv[1])):
-            print(f"  {len(seeds):4d}  {sig}   {seeds[:8]}")
+        print_seed_table("mismatches by action and problem (seeds):", signatures)
     return 1 if counts["mismatch"] else 0
 
 

@@ -162,20 +162,22 @@ def any_recording() -> bool:
     return any(t.recording for t in s.tapes) or any(a.recording for a in s.accumulators)
 
 
+def _user_tape_records(s: State) -> bool:
+    """Whether a GradientTape of state ``s`` records (not the graph a tj.function trace records for tj.gradients)."""
+    return any(t.recording and not getattr(t, "records_everything", False) for t in s.tapes)
+
+
 def any_user_recording() -> bool:
     """Like any_recording, ignoring the graph a tj.function trace records for tj.gradients."""
     s = current()
-    if s.stopped:
-        return False
-    return any(t.recording and not getattr(t, "records_everything", False) for t in s.tapes) or \
-        any(a.recording for a in s.accumulators)
+    return not s.stopped and (_user_tape_records(s) or any(a.recording for a in s.accumulators))
 
 
 def any_tape_recording() -> bool:
     """True when some GradientTape of this thread records now (not an accumulator, nor a tj.function trace's
     graph): when TF's ``watch`` takes effect (its CouldBackprop looks at the tapes only)."""
     s = current()
-    return not s.stopped and any(t.recording and not getattr(t, "records_everything", False) for t in s.tapes)
+    return not s.stopped and _user_tape_records(s)
 
 
 class stop_recording(contextlib.ContextDecorator):
