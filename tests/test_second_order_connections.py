@@ -169,3 +169,29 @@ def test_reverse_over_forward():
         g = tape.gradient(j, x)
         assert g is not None
         np.testing.assert_allclose(g.numpy(), want)
+
+
+@pytest.mark.parametrize("assign", [False, True])
+def test_tapes_over_function_that_takes_a_gradient(assign):
+    # TF eager (nested tapes over the body run eagerly): d/dv of d/dv [d(v^2)/dv] is 2.0 then None; tapejax gives
+    # None over the tj.function too: the inner tape's backward kernel, differentiated under JAX's trace
+    # (ops/linear_rule.py), reads the cotangent and the seed, not v (ops/dependence.py follows the rule's code)
+    v = tj.Variable(1.5)
+
+    def body(x):
+        if assign:
+            v.assign_add(v * 0.5)
+        with tj.GradientTape() as tape:
+            tape.watch(v)
+            y = tnp.square(v)
+        return tape.gradient(y, v) + x * 0.0
+
+    for f in (body, tj.function(body)):
+        v.assign(1.5)
+        with tj.GradientTape() as outer:
+            with tj.GradientTape() as inner:
+                out = f(tj.constant(1.0))
+            first = inner.gradient(out, v)
+        assert float(out) == (4.5 if assign else 3.0)
+        assert float(first) == 2.0
+        assert outer.gradient(first, v) is None, f

@@ -54,8 +54,21 @@ def _flow(jaxpr, in_deps: List[frozenset]) -> List[frozenset]:
             outs = [frozenset().union(*ds) for ds in zip(*flows)]
         elif inner is not None and len(inner.invars) == len(ins):
             outs = _flow(inner, ins)
+        elif name == "tj_linear_rule":  # a tapejax op's JVP or transpose under a JAX trace: its own code's paths
+            outs = _flow(_linear_rule_jaxpr(eqn), ins)
         else:  # any other primitive, loops included: every output may read every input
             outs = [frozenset().union(*ins)] * len(eqn.outvars)
         for v, d in zip(eqn.outvars, outs):
             env[v] = d if jnp.issubdtype(v.aval.dtype, jnp.inexact) else _NONE
     return [read(v) for v in jaxpr.outvars]
+
+
+def _linear_rule_jaxpr(eqn):
+    """The jaxpr of the function a ``tj_linear_rule`` equation applies (ops/linear_rule.py): its JVP or transposed
+    kernel on ``(residuals, linear arguments)``. A backward kernel reads only some residuals (the transpose of
+    ``x * y`` with respect to ``x`` reads ``y``, not ``x``): its outputs are connected to those alone, as the
+    eager backward op they stand for."""
+    rule, transposed, n_res = eqn.params["rule"], eqn.params["transposed"], eqn.params["n_res"]
+    fn = rule.fn(transposed)
+    avals = [jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype) for v in eqn.invars]
+    return jax.make_jaxpr(lambda *a: tuple(fn(list(a[:n_res]), list(a[n_res:]))))(*avals).jaxpr
