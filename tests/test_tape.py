@@ -526,6 +526,21 @@ def test_unwatched_source_that_is_target():
     np.testing.assert_array_equal(tape.gradient(x, x).numpy(), [1.0, 1.0])
 
 
+def test_zero_gradient_of_a_variable_source_is_an_access():
+    # TF 2.21, inside a recording persistent tape: unconnected_gradients='zero' builds zeros_like(variable), a
+    # read that the tape watches (float or int); an int Variable that is also the target TF answers without
+    # reading (ones there; zeros here, API.md), so nothing is watched
+    for dtype, target_is_source, watched in [("float32", False, 1), ("int32", False, 1), ("int32", True, 0)]:
+        v = tj.Variable([1, 2, 3], dtype=dtype)
+        x = tj.constant([1.0, 2.0, 3.0])
+        with tj.GradientTape(persistent=True) as tape:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # (a gradient inside the context of a persistent tape)
+                g = tape.gradient(v if target_is_source else x, (x, v), unconnected_gradients="zero")
+        np.testing.assert_array_equal(g[1].numpy(), [0, 0, 0])
+        assert len(tape.watched_variables()) == watched, (dtype, target_is_source)
+
+
 # -- misc -----------------------------------------------------------------------------------------
 
 def test_int_target_gives_none():

@@ -26,9 +26,9 @@ class _NotEnteredError(AttributeError):
     """GradientTape.watch on a tape with no recording state (TF fails there with an AttributeError)."""
 
 
-def _zeros_like_source(s) -> Tensor:
+def _zeros_like_source(s, access: bool = True) -> Tensor:
     if isinstance(s, Variable):
-        if tape_set.active():  # as TF's zeros_like(variable), an access: recording tapes watch it
+        if access and tape_set.active():  # as TF's zeros_like(variable), an access: recording tapes watch it
             tape_set.record_hooks.variable_accessed(s)
         return Tensor(vspace.zeros_like(s._value))
     if isinstance(s, Tensor):
@@ -201,6 +201,7 @@ class GradientTape:
         tape = self._tape
 
         target_ids: List[int] = []
+        int_targets = set()
         keep_out_grads: List[Any] = []
         for t, og in zip(flat_targets, out_grads):
             if t is None:
@@ -211,6 +212,7 @@ class GradientTape:
                 t = t if isinstance(t, Tensor) else convert_to_tensor(t)
                 tid, dtype = t._id, t.dtype
             if not is_float(dtype):
+                int_targets.add(tid)
                 continue  # as TF: a non-float target contributes no gradient
             target_ids.append(tid)
             keep_out_grads.append(og)
@@ -256,7 +258,8 @@ class GradientTape:
         for s, g in zip(flat_sources, grads):
             g = _as_tensor_result(g)
             if g is None and unconnected is UnconnectedGradients.ZERO:
-                g = _zeros_like_source(s)
+                # (an int source that is a target: TF gives ones without reading it, here zeros, API.md)
+                g = _zeros_like_source(s, access=getattr(s, "_handle_id", None) not in int_targets)
             elif g is not None:
                 g = _placed_like(s, g)
             result.append(g)
