@@ -1,4 +1,6 @@
 """GradientTape.jacobian / batch_jacobian: values vs jax, pfor vs loop, errors, empty shapes, nesting."""
+import warnings
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -301,3 +303,26 @@ def test_batch_jacobian_inside_outer_tape_is_differentiable():
         jj = jax.vmap(jax.jacrev(lambda a: f_layer(jnp, a, b)))(X0)
         return jnp.sum(jj ** 2)
     close(g, jax.jit(jax.grad(ref))(W0), rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("pfor", [False, True])
+@pytest.mark.parametrize("unconnected", ["zero", "none"])
+def test_variable_source_reads_as_tf(pfor, unconnected):
+    # TF 2.21 inside a persistent tape's context: jacobian without pfor reads an unconnected Variable source
+    # (each row's gradient builds zeros_like(variable) with 'zero'), with pfor it does not (the rows are traced);
+    # batch_jacobian always reads the source (array_ops.shape(source)); a read is watched
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (jacobians inside the context of a persistent tape)
+        v = tj.Variable([1.0, 2.0, 3.0])
+        x = tj.constant([1.0, 2.0, 3.0])
+        with tj.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            tape.jacobian(x, v, unconnected_gradients=unconnected, experimental_use_pfor=pfor)
+            read = tape.watched_variables()
+        assert len(read) == (1 if not pfor and unconnected == "zero" else 0)
+        v = tj.Variable([[1.0, 2.0, 3.0]])
+        x = tj.constant([[1.0, 2.0, 3.0]])
+        with tj.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            tape.batch_jacobian(x * 2.0, v, unconnected_gradients=unconnected, experimental_use_pfor=pfor)
+            assert len(tape.watched_variables()) == 1

@@ -578,7 +578,8 @@ KNOWN = {
     "state_kept_after_error": "Standards (an error leaves the state as it was): TF's jacobian/batch_jacobian stop a "
                               "non-persistent tape recording before they find a bad argument (unconnected_gradients), "
                               "so that entering it again works in TF; tapejax checks first and leaves it recording "
-                              "(seed 17858; entering its stop_recording() raises in TF then, seed 28243)",
+                              "(seed 17858; entering its stop_recording() raises in TF then, seed 28243, and its "
+                              "watched_variables() stay as they were, seed 31392)",
 }
 
 
@@ -600,6 +601,8 @@ def known(a: Action, problem: str, tf_out: Outcome, tj_out: Outcome, stopped_by_
     if a.kind == "stop" and kw["tape"] in stopped_by_tf and not tj_out.raised and \
             "not recording" in str(tf_out.raised):
         return "state_kept_after_error"  # (TF: entering stop_recording() of a tape that no longer records)
+    if a.kind == "watched" and kw["tape"] in stopped_by_tf:
+        return "state_kept_after_error"  # (TF's stopped tape watched nothing since)
     if a.kind == "acc" and tj_out.raised and not tf_out.raised and "tangent of shape" in str(tj_out.raised):
         return "tangent_check"  # (also TF's warning for an int primal, which tapejax's check comes before)
     return None
@@ -632,10 +635,13 @@ def check(seed: int):
     sc = Scenario(seed)
     sides = Side(TF, sc), Side(TJ, sc)
     rows, kind, origin = [], "ok", {}  # (origin: what a difference made -> "follows" or "after #i")
-    stopped_by_tf = set()
+    stopped_by_tf, persistent = set(), {}
     for i, a in enumerate(sc.actions):
         tf_out, tj_out = run_action(sides[0], a), run_action(sides[1], a)
-        if a.kind in ("jac", "bjac") and a.kw["unc"] == "bogus" and tf_out.raised:
+        if a.kind == "tape":
+            stopped_by_tf.discard(a.kw["tape"])
+            persistent[a.kw["tape"]] = a.kw["persistent"]
+        if a.kind in ("jac", "bjac") and a.kw["unc"] == "bogus" and tf_out.raised and not persistent[a.kw["tape"]]:
             stopped_by_tf.add(a.kw["tape"])
         cause = next((origin[r] for r in sorted(refs_of(a)) if r in origin), None)
         problems = [(p, known(a, p, tf_out, tj_out, stopped_by_tf) or cause) for p in problems_of(tf_out, tj_out)]

@@ -145,6 +145,17 @@ def _use_up(kept: Kept) -> None:
         pass
 
 
+def _read_if_unconnected(results, flat_sources, use_pfor: bool, unconnected) -> None:
+    """TF's Jacobian without pfor takes each row's gradient eagerly, whose zeros for an unconnected Variable
+    source (``zeros_like(variable)``) read it: the tapes recording then watch it, as after ``gradient``. (With
+    pfor the rows are taken inside a traced function, which no eager tape sees.)"""
+    if use_pfor or unconnected is not UnconnectedGradients.ZERO or not tape_set.active():
+        return
+    for r, s in zip(results, flat_sources):
+        if r is None and isinstance(s, Variable):
+            tape_set.record_hooks.variable_accessed(s)
+
+
 def _finish(results, flat_sources, out_shape_of, unconnected):
     out = []
     for r, s in zip(results, flat_sources):
@@ -205,6 +216,7 @@ def jacobian(gradient: Gradient, kept: Kept, target, sources, unconnected: Uncon
     def basis(j):
         return seeds if j < 0 else Tensor(seeds[j])
     rows = _rows(gradient, kept, target, flat_sources, basis, n, use_pfor)
+    _read_if_unconnected(rows, flat_sources, use_pfor, unconnected)
     out = _finish(rows, flat_sources, lambda s: t_shape + s, unconnected)
     return rebuild(sources, tree, out)
 
@@ -237,6 +249,8 @@ def batch_jacobian(gradient: Gradient, kept: Kept, target, source, unconnected: 
     b = t_shape[0]
     m = int(np.prod(t_shape[1:], dtype=np.int64))
     want = (b,) + t_shape[1:] + s_shape[1:]
+    if isinstance(source, Variable) and tape_set.active():
+        tape_set.record_hooks.variable_accessed(source)  # TF reads the source's shape (shape(source)): an access
     _check_parallel_iterations("batch_jacobian", parallel_iterations, use_pfor, persistent, m)
     if b == 0 or m == 0:
         _use_up(kept)

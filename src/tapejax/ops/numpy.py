@@ -55,6 +55,7 @@ import numpy as np
 from .. import tape_set, vspace
 from ..tensor import Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
+from . import complex_c99 as _complex_c99
 from .core import OpDef, ShapeError, apply, as_dtype, as_index, freeze, named_error, record_identity, static
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
@@ -252,12 +253,12 @@ def _masked_log(x):
 def _pow_fn(x, y):
     """``jnp.power`` whose own derivative is TF's PowGrad (the exponent's is ``x**y * log_x``, masked): power's
     backward is written with it, so differentiating that backward (second order) at a base <= 0 gives TF's
-    values where JAX's ``x**y * log(x)`` would give NaN. A complex zero to a power with a positive real part is 0,
-    as TF and NumPy (JAX's ``exp(y * log(0))`` is NaN for a non-real exponent)."""
-    out = jnp.power(x, y)
-    if jnp.iscomplexobj(out):
-        out = jnp.where((x == 0) & (jnp.real(y) > 0), jnp.zeros_like(out), out)
-    return out
+    values where JAX's ``x**y * log(x)`` would give NaN. Complex powers are C99's (ops/complex_c99.py, TF's
+    kernel): a complex zero to a power with a positive real part is 0, infinities give 0 or inf, not NaN."""
+    if jnp.iscomplexobj(x) or jnp.iscomplexobj(y):
+        dtype = jnp.result_type(x, y)
+        return _complex_c99.power(x.astype(dtype), y.astype(dtype))
+    return jnp.power(x, y)
 
 
 @_pow_fn.defjvp

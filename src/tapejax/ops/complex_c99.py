@@ -1,0 +1,81 @@
+"""Complex power as C99 computes it (``cpow(z, w) = cexp(w * clog(z))`` with Annex G's infinities), which TF's
+CPU kernel calls: XLA's own complex power and complex product use plain arithmetic, so an infinite base or
+exponent, or a product that overflows, gives NaN where C99 gives 0 or an infinity (``(log 0) ** (log 0)`` is 0
+in TF, NaN in XLA). Pure JAX, used inside jitted kernels; the special cases are selects, so finite values
+take the plain path (rounded as glibc's float path, to a few ulp).
+"""
+from __future__ import annotations
+
+import jax.numpy as jnp
+from jax import lax
+
+
+def _box(v, on):
+    # Annex G's recovery: an infinite part becomes +-1, a finite one +-0 (signs kept)
+    return jnp.where(on, jnp.copysign(jnp.isinf(v).astype(v.dtype), v), v)
+
+
+def _nan_to_zero(v, on):
+    return jnp.where(on & jnp.isnan(v), jnp.copysign(jnp.zeros_like(v), v), v)
+
+
+def multiply(a, b):
+    """``a * b`` with C99's recovery of infinities (``__mulsc3``): where the plain product is NaN in both
+    parts but an operand, or a partial product, is infinite, the product is infinite."""
+    ar, ai, br, bi = jnp.real(a), jnp.imag(a), jnp.real(b), jnp.imag(b)
+    re, im = ar * br - ai * bi, ar * bi + ai * br
+    a_inf = jnp.isinf(ar) | jnp.isinf(ai)
+    b_inf = jnp.isinf(br) | jnp.isinf(bi)
+    overflow = ~a_inf & ~b_inf & (jnp.isinf(ar * br) | jnp.isinf(ai * bi) | jnp.isinf(ar * bi) | jnp.isinf(ai * br))
+    ar2, ai2 = _box(ar, a_inf), _box(ai, a_inf)
+    br2, bi2 = _nan_to_zero(br, a_inf), _nan_to_zero(bi, a_inf)
+    br2, bi2 = _box(br2, b_inf), _box(bi2, b_inf)
+    ar2, ai2 = _nan_to_zero(ar2, b_inf), _nan_to_zero(ai2, b_inf)
+    ar2, ai2, br2, bi2 = (_nan_to_zero(v, overflow) for v in (ar2, ai2, br2, bi2))
+    recover = jnp.isnan(re) & jnp.isnan(im) & (a_inf | b_inf | overflow)
+    inf = jnp.array(jnp.inf, re.dtype)
+    re = jnp.where(recover, inf * (ar2 * br2 - ai2 * bi2), re)
+    im = jnp.where(recover, inf * (ar2 * bi2 + ai2 * br2), im)
+    return lax.complex(re, im)
+
+
+def exp(z):
+    """C99's ``cexp``: ``exp(-inf + i y)`` is 0 for any y, ``exp(inf + i y)`` infinite (NaN imaginary part
+    for a non-finite y), ``exp(x + 0i)`` keeps the zero imaginary part; a real part just past overflow
+    still gives the finite-angle product (scaled in two steps, as glibc)."""
+    x, y = jnp.real(z), jnp.imag(z)
+    info = jnp.finfo(x.dtype)
+    limit = jnp.asarray((info.maxexp - 1) * 0.6931471805599453, x.dtype)  # largest x with a finite exp
+    tiny = jnp.abs(y) <= info.tiny
+    cos, sin = jnp.where(tiny, 1, jnp.cos(y)), jnp.where(tiny, y, jnp.sin(y))
+    past = x > limit
+    scale = jnp.exp(jnp.minimum(x, limit))
+    rest = jnp.where(past, jnp.exp(jnp.minimum(x - limit, limit)), 1)
+    finite_re, finite_im = (cos * scale) * rest, (sin * scale) * rest
+    nan, inf, zero = jnp.array(jnp.nan, x.dtype), jnp.array(jnp.inf, x.dtype), jnp.zeros_like(x)
+    y_finite = jnp.isfinite(y)
+    negative = jnp.signbit(x)
+    # an infinite real part: 0 or inf times the angle's signs (y finite), else 0 or inf with NaN
+    size = jnp.where(negative, zero, inf)
+    inf_re = jnp.where(y_finite, jnp.where(y == 0, size, jnp.copysign(size, cos)), size)
+    inf_im = jnp.where(y_finite, jnp.where(y == 0, y, jnp.copysign(size, sin)),
+                       jnp.where(negative, jnp.copysign(zero, y), nan))
+    re = jnp.where(jnp.isfinite(x), jnp.where(y_finite, finite_re, nan), jnp.where(jnp.isinf(x), inf_re, nan))
+    im = jnp.where(jnp.isfinite(x), jnp.where(y_finite, finite_im, nan),
+                   jnp.where(jnp.isinf(x), inf_im, jnp.where(y == 0, y, nan)))
+    return lax.complex(re, im)
+
+
+def log(z):
+    """C99's ``clog``: XLA's ``log |z| + i arg z``, with an infinite real part wherever a part of z is infinite
+    (also next to a NaN)."""
+    x, y = jnp.real(z), jnp.imag(z)
+    re = jnp.where(jnp.isinf(x) | jnp.isinf(y), jnp.inf, jnp.log(jnp.abs(z)))
+    return lax.complex(re, jnp.arctan2(y, x))
+
+
+def power(z, w):
+    """``z ** w`` for complex arrays of one dtype, as C99's ``cpow`` (TF): ``0 ** w`` is 0 for ``real(w) > 0``,
+    infinite or overflowing arguments give 0 or infinities, not NaN. ``z ** 0`` is 1 for every z (NaN, infinite
+    and zero z too), as TF's own test of it (testComplexPowWithZeroExponent; TF 2.21's kernel still gave NaN)."""
+    return jnp.where(w == 0, jnp.ones_like(z), exp(multiply(w, log(z))))
