@@ -54,6 +54,8 @@ class LinearRule:
         # unconnected input (a backward run on zeros can make NaN of 0 * inf where the tape gives 0).
         self.zero_cts = zero_cts
         self._batched: Dict[tuple, "LinearRule"] = {}
+        # What other modules derive from the rule's code, kept as long as the rule (ops/dependence.py's paths)
+        self.analyses: Dict[tuple, object] = {}
 
     def fn(self, transposed: bool) -> Callable:
         return self.transpose if transposed else self.forward
