@@ -892,3 +892,18 @@ def test_a_numpy_scalar_argument_is_traced_as_a_tensor():
         return tape.gradient(y, x)
     got = [f(np.float32(1)), f(np.float32(2)), f(tj.constant(3.0))]
     assert [float(g.numpy()) for g in got] == [6.0, 12.0, 18.0] and len(traces) == 1
+
+
+def test_function_name_as_tf():
+    # TF 2.21: tf.function(foo).name 'foo', a method's 'bar', a lambda's '<lambda>', a partial's 'function'
+    import functools
+
+    def foo(x):
+        return x
+
+    class M(tj.Module):
+        @tj.function
+        def bar(self, x):
+            return x
+    assert [tj.function(foo).name, M().bar.name, tj.function(lambda x: x).name,
+            tj.function(functools.partial(foo)).name] == ["foo", "bar", "<lambda>", "function"]

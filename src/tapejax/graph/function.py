@@ -513,6 +513,12 @@ class Function:
         """The Python function this traces (as ``tf.function``'s)."""
         return self._f
 
+    @property
+    def name(self) -> str:
+        """The traced Python function's ``__name__`` (as ``tf.function``'s; "function" where it has none, e.g. a
+        ``functools.partial``)."""
+        return getattr(self._f, "__name__", "function")
+
     # -- tracing ------------------------------------------------------------------------------------
     def _pure(self, conc: _Concrete, leaves, treedef, dyn_pos, variables, tensors):
         """The traced program: (variable values, dynamic leaves + closed-over tensors' values) ->
