@@ -520,3 +520,56 @@ def test_exception_in_watched_variable_read_inside_custom_gradient():
         with tj.GradientTape():
             f(_x())
     _clean_state()
+
+
+# -- found by tools/tf_bad_input_differential.py (TF 2.21 raises for each; tapejax crashed, or said nothing useful)
+
+def test_text_is_not_parsed_as_numbers():
+    # TF: TypeError; jnp.asarray('1.5', float32) would parse it
+    for f in (lambda: tj.constant("1.5", dtype="float32"), lambda: tj.constant(["1.5", 2.0], dtype="float32"),
+              lambda: tj.clip_by_norm(tj.constant([3.0, 4.0]), "1.5")):
+        with pytest.raises(TypeError, match="holds text"):
+            f()
+    v = tj.Variable([1.0])
+    with pytest.raises(TypeError, match="holds text"):
+        v.assign(["2.5"])
+    assert v.numpy().tolist() == [1.0]
+
+
+def test_half_precision_linear_algebra_names_the_op():
+    # jaxlib's LAPACK calls raise a bare NotImplementedError(KeyError(float16)); TF has no kernel (NotFoundError)
+    a = tj.constant(np.eye(3) * 2, dtype="float16")
+    for name, f in (("det", tnp.linalg.det), ("cholesky", tnp.linalg.cholesky), ("svd", tnp.linalg.svd),
+                    ("solve", lambda m: tnp.linalg.solve(m, m))):
+        with pytest.raises(TypeError, match=f"{name}.*float16.*float32"):
+            f(a)
+        with tj.GradientTape() as tape:  # (deferred: the kernel would fail only when the step runs)
+            tape.watch(a)
+            with pytest.raises(TypeError, match="float16"):
+                f(a)
+    assert tnp.linalg.matrix_power(a, 2).dtype == np.float16  # (no LAPACK there)
+
+
+def test_axes_of_a_scalar():
+    s = tj.constant(2.0)
+    for f in (lambda: tj.nn.logsumexp(s, axis=(0, 1)), lambda: tj.nn.softmax(s, axis=(0,)),
+              lambda: tnp.mean(s, axis=0), lambda: tnp.var(s, axis=0), lambda: tnp.take(s, 0, axis=0)):
+        with pytest.raises(ValueError, match="out of (bounds|range).*rank 0"):
+            f()
+    with pytest.raises(ValueError, match="rank at least 2"):
+        tnp.linalg.det(s)
+
+
+def test_reshape_with_a_minus_one_among_zero_sizes():
+    x = tj.constant(np.ones((2, 3), np.float32))
+    with pytest.raises(ValueError, match="6 values cannot take the shape"):
+        tnp.reshape(x, (0, -1))
+    with pytest.raises(ValueError, match="ambiguous"):
+        tnp.reshape(tj.constant(np.ones((0, 3), np.float32)), (-1, 0))
+    assert tnp.reshape(tj.constant(np.ones((0, 3), np.float32)), (-1, 3)).shape == (0, 3)
+
+
+def test_relus_of_bool_as_jax_nn():
+    x = tj.constant([True, False])
+    assert str(tj.nn.relu(x).dtype) == "int32" and tj.nn.relu(x).numpy().tolist() == [1, 0]
+    assert str(tj.nn.relu6(x).dtype) == "float32" and str(tj.nn.leaky_relu(x).dtype) == "float32"

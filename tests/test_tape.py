@@ -646,3 +646,45 @@ def test_tape_producers_of_watched_and_twice_recorded_tensors():
     tape.record_operation("C", (z,), (y.id,), lambda *a: None)
     assert tape.producer(z.id) == z.id and z.id not in tape.tensor_tape
     assert tape.takes([z.id]) and not tape.takes([Tensor(jnp.ones(3)).id])
+
+
+@pytest.mark.parametrize("name", ["floor", "ceil", "round", "rint", "floor_divide", "zeros_like", "ones_like"])
+def test_result_of_an_op_without_gradient_is_on_the_tape(name):
+    # TF 2.21 (Floor, Ceil, Round, Rint, FloorDiv, ZerosLike, OnesLike have gradients of None): d(2 z)/dz is 2 and
+    # jacobian(z, z) the identity, where z = op(x) of a watched x; dz/dx stays None (zeros with 'zero'), and a
+    # ForwardAccumulator's tangent of z None. (tj.stop_gradient's result is on no tape, as TF's.)
+    op = {"floor_divide": lambda x: tnp.floor_divide(x, 0.7)}.get(name, getattr(tnp, name))
+    x = tj.constant([1.5, -2.0])
+    with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0])) as acc:
+        with tj.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            z = op(x)
+            y = z * 2.0
+    np.testing.assert_array_equal(tape.gradient(y, z).numpy(), [2.0, 2.0])
+    np.testing.assert_array_equal(tape.jacobian(z, z).numpy(), np.eye(2))
+    assert tape.gradient(z, x) is None
+    np.testing.assert_array_equal(tape.gradient(z, x, unconnected_gradients="zero").numpy(), [0.0, 0.0])
+    assert acc.jvp(z) is None
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        s = tj.stop_gradient(x)
+        y = s * 2.0
+    assert tape.gradient(y, s) is None
+
+
+def test_zeros_of_an_unconnected_source_are_on_the_tape():
+    # TF 2.21: the zeros of an unconnected Variable source (tape.gradient or acc.jvp with 'zero') are
+    # zeros_like(variable), an op on the tapes recording: a later tape's jacobian of them w.r.t. themselves is
+    # 1 (tape protocol seeds 41802, 44507)
+    v = tj.Variable(2.0)
+    x = tj.constant(1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (gradients inside a persistent tape's context)
+        with tj.ForwardAccumulator(x, tj.constant(1.0)) as acc:
+            with tj.GradientTape(persistent=True) as outer:
+                with tj.GradientTape(persistent=True) as inner:
+                    zeros = inner.gradient(x, v, unconnected_gradients="zero")
+                tangent = acc.jvp(v, unconnected_gradients="zero")
+        assert float(zeros) == 0.0 and float(tangent) == 0.0
+        assert float(outer.jacobian(zeros, zeros, experimental_use_pfor=False)) == 1.0
+        assert float(outer.jacobian(tangent, tangent, experimental_use_pfor=False)) == 1.0

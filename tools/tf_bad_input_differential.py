@@ -1,44 +1,35 @@
-"""Differential test of bad and unusual arguments: random calls of tapejax ops and of their TensorFlow 2.21
-counterparts, outcome for outcome.
+"""Differential test of bad and unusual arguments: random calls of tapejax ops against TensorFlow 2.21's.
 
 Run from the repository root::
 
     PYTHONPATH=src .venv/bin/python tools/tf_bad_input_differential.py [--first K] [--programs N] [--verbose]
 
-tools/tf_differential.py checks a fixed table of bad inputs (ERRORS) and tests/test_bad_input_fuzz.py a fixed
-sweep; this draws them. Each seed (``numpy.random.default_rng(seed)``) draws one call of an op of
-tf_differential.py's tables (elementwise unary and binary ops, activations, reductions with axis / keepdims,
-softmax, cumsum, matmul, reshape / squeeze / broadcast_to, concatenate / stack, transpose, take (tf.gather),
-where, linalg solve / inv / det / cholesky, clip_by_norm) whose arguments are bad or unusual in one drawn way,
-its family: shapes that do not broadcast, a wrong rank, a bad axis (out of range, repeated, float, string),
-odd or mixed dtypes (int32, bool, complex64, float16, Python scalars), empty arrays, scalars, Python lists
-(ragged or not), None, a string, NaN / inf values, a bad target shape (wrong size, two -1, negative, float),
-bad indices. The call runs in TF eagerly and in tapejax three ways: eagerly, under a recording
-``tj.GradientTape`` (float inputs watched; the gradient of the float outputs is taken too) and inside a fresh
-``tj.function``. An outcome is a value (compared as tf_differential.py compares: shape, dtype, values with a
-dtype-aware tolerance, NaN and inf positions) or an exception (class, message, innermost frame).
+tools/tf_differential.py checks a fixed table of bad inputs, tests/test_bad_input_fuzz.py a fixed sweep; this
+draws them. Each seed (``numpy.random.default_rng(seed)``) draws one call of an op of tf_differential.py's tables
+(FAMILIES and ``op(...)`` below) with arguments bad or unusual in one drawn way: shapes that do not broadcast, a
+wrong rank, a bad axis (out of range, repeated, float, string, list, None), odd or mixed dtypes, empty arrays,
+scalars, Python lists (ragged or not), None, a string, NaN / inf, a bad target shape, bad indices. It runs in TF
+eagerly and in tapejax eagerly, under a recording ``tj.GradientTape`` (float inputs watched, then the gradient
+of the float outputs) and in a fresh ``tj.function``. An outcome is a value (compared as tf_differential.py
+does: shape, dtype, values within a dtype-aware tolerance, NaN and inf positions) or an exception.
 
-A seed is ``ok`` when both sides raise compatible classes (TF's class mapped through ACCEPTED, or tapejax's a
-subclass of TF's) or return equal values; otherwise the first of
-  leak        tapejax raised other than TypeError/ValueError/IndexError/NotImplementedError/LookupError/
-              ZeroDivisionError (a KeyError, a jax class...), raised from inside jax or NumPy, left the tape
-              state dirty, or its message does not name the op;
-  paths       tapejax's eager / taped / tj.function outcomes differ (API.md: one set of rules on every path);
-  class       both raise, classes not compatible;
-  tj_accepts  TF raises, tapejax returns a value;
-  tf_accepts  tapejax raises, TF returns a value;
-  value       both return, the values differ;
-or ``known`` when every difference is a deliberate one of KNOWN:
-  known_promotion      tapejax's value equals TF's on the inputs cast to tapejax's dtype, jax.numpy's
-                       promotion of the inputs' dtypes (TF raises or computes in the narrower type);
-  known_numpy_rank     tapejax's value equals NumPy's (matmul of vectors, solve with a vector, take with a
-                       negative index) where TF's op wants other ranks or indices;
-  known_x64            TF's float64/int64 result, tapejax's 32-bit one with the same values;
-  known_traced_values  eager tapejax raises on an index or divisor value, inside tj.function it is unknown;
-  known_singular       TF raises for a singular matrix, tapejax gives inf/NaN as jax.numpy;
-  known_empty_reduce   max/min over a zero-size axis raise (jax.numpy), TF gives -inf/+inf.
-It prints each seed that is not ok (``--verbose``: every seed) as a one-line call with the outcomes, a summary
-line and a table of the problems by op and kind with their seeds; exit status 1 on a difference not KNOWN.
+A seed is ``ok`` when both sides raise compatible classes (TF's mapped through ACCEPTED, or tapejax's a
+subclass of TF's) or return equal values; else the first of ``leak`` (tapejax raised other than CLEAN's
+classes, a KeyError or a jax class, from inside jax or NumPy, left the tape state dirty, or with a message that
+does not name the op or is Python's BARE words), ``paths`` (tapejax's eager / taped / tj.function outcomes
+differ: API.md's one set of rules on every path), ``class`` (both raise, classes not compatible),
+``tj_accepts`` (TF raises, tapejax returns), ``tf_accepts`` (the reverse), ``value`` (both return, values
+differ); or ``known`` when each difference has a KNOWN label (KNOWN holds the contract sentence allowing it):
+  known_promotion      TF raises or differs on odd / mixed dtypes; tapejax returns jax.numpy's value;
+  known_jax_semantics  TF raises or differs elsewhere (a rank, an index, a scalar); tapejax returns jax's value;
+  known_x64            TF's float64/int64 result, tapejax's 32-bit one, the same values;
+  known_traced_values  eager tapejax raises on an index or divisor value; in tj.function it is unknown;
+  known_singular       TF raises for a singular matrix, tapejax gives inf / NaN (jax.numpy's);
+  known_jax_rejects    TF accepts (a float or list axis...), tapejax raises as jax's own function does;
+  known_empty_reduce   max / min over a zero-size axis raise (jax.numpy), TF gives -inf / +inf;
+  known_no_strings     TF makes a string tensor of a Python str; tapejax has no string dtype.
+It prints each seed not ok (``--verbose``: every seed): the call, each side's outcome, the problems; then a
+summary line and the problems by op, kind and family with their seeds. Exit status 1 on a difference not KNOWN.
 """
 from __future__ import annotations
 
@@ -47,7 +38,7 @@ import os
 import sys
 import traceback
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -55,7 +46,9 @@ os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 warnings.filterwarnings("ignore")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
+import jax.scipy.special  # noqa: E402,F401  (erf's jax function)
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
@@ -67,58 +60,74 @@ from tapejax import tape_set  # noqa: E402
 logging.getLogger("tapejax").setLevel(logging.ERROR)  # (a fresh tj.function per call: retracing warnings)
 tnp = tj.numpy
 
+_MIRRORS = ("API.md: '`tj.numpy` | Mirrors `jax.numpy` names and signatures', "
+            "'`tj.nn` | Mirrors `jax.nn` names and defaults'")
 KNOWN = {
-    "known_promotion": "API.md: `tj.numpy` mirrors `jax.numpy` names and signatures -- jax.numpy promotes mixed "
-                       "dtypes, weak Python scalars and integer inputs of float functions where TF raises",
-    "known_numpy_rank": "API.md: `tj.numpy` mirrors `jax.numpy` -- NumPy's matmul of 1-D operands, solve with a "
-                        "vector right-hand side and take with negative indices, where TF wants matrices / indices "
-                        "in [0, n)",
-    "known_x64": "README: 'x64 off gives float32/int32' (TF: float64/int64 for int / int), same values",
+    "known_promotion": _MIRRORS + " -- jax.numpy's dtype rules: mixed dtypes promote, Python scalars are weak, "
+                                  "int inputs of float functions become float, complex where TF has no kernel",
+    "known_jax_semantics": _MIRRORS + "; README: tj.nn's softmax family takes axis as tj.numpy's reductions -- "
+                                      "matmul of 1-D operands, solve with a vector, take with a negative index, "
+                                      "softmax(axis=None) over all axes",
+    "known_x64": "README: 'x64 off gives float32/int32 ... turn x64 on to get TF's dtypes'",
     "known_traced_values": "ops/numpy.py getitem: 'inside tj.function/jax.jit a traced index array is not known "
                            "until it runs, and JAX's gather then clamps'; README: integer // and % raise for 'a "
                            "zero whose value is known'",
-    "known_singular": "tools/tf_differential.py: a singular matrix gives inf/NaN, as jax.numpy (no device sync "
-                      "per call; nothing can raise inside a compiled program); TF raises",
-    "known_empty_reduce": "tools/tf_differential.py KNOWN: jax.numpy raises ValueError reducing a zero-size axis "
-                          "with max/min (TF returns -inf/+inf)",
+    "known_singular": "tools/tf_differential.py: a singular matrix gives inf, as jax.numpy (a check would cost a "
+                      "device sync per call and cannot raise inside a compiled program); TF raises",
+    "known_jax_rejects": _MIRRORS + "; README: 'floats given for sizes, axes, counts or shifts raise TypeError "
+                                    "and are never truncated' -- tapejax raises where jax's function raises too",
+    "known_empty_reduce": "tools/tf_differential.py KNOWN: 'jax.numpy raises ValueError reducing a zero-size axis "
+                          "(TF returns -inf)'",
+    "known_no_strings": "API.md: tj.numpy 'Accepts Tensors, Variables, jax/numpy arrays and Python numbers' (no "
+                        "string dtype in JAX); TF makes a tf.string tensor",
 }
 CLEAN = (TypeError, ValueError, IndexError, NotImplementedError, LookupError, ZeroDivisionError)
-# an exception class tapejax may raise for each TF class (beyond subclasses of TF's own); TF's AttributeError is
-# a crash of TF's Python code on the bad argument (tf.experimental.numpy's), where any clean error will do
+# Python's own words for a crash in the code under the call: a message made of them names no actual problem
+BARE = ("tuple index out of range", "integer modulo by zero", "has no attribute", "is not subscriptable",
+        "unhashable type", "is not iterable")
+# an exception class tapejax may raise for each TF class (beyond subclasses of TF's own): TF's oneDNN kernels
+# report a bad rank as AbortedError, and TF's Python code crashes with AttributeError on some bad arguments
 ACCEPTED = {**TFD.ACCEPTED, "NotFoundError": (TypeError,), "UnimplementedError": (TypeError, NotImplementedError),
-            "AttributeError": CLEAN}
+            "AbortedError": (ValueError,), "AttributeError": CLEAN}
 ORDER = ("leak", "paths", "class", "tj_accepts", "tf_accepts", "value")
 DTYPES = {"f32": np.float32, "f16": np.float16, "i32": np.int32, "bool": np.bool_, "c64": np.complex64}
-RAGGED = [[1.0, 2.0], [3.0]]
 
 
 # -- the ops --------------------------------------------------------------------------------------------------
 
 @dataclass
 class Op:
-    """``tj(*args, **kw)`` against ``tf(*args, **kw)``; ``kind`` says which arguments it takes, ``data`` the
-    positions holding values (not indices, conditions or shapes), ``words`` what its message must name."""
+    """``tj(*args, **kw)`` against ``tf(*args, **kw)`` (and jax's function of the same name); ``kind``: which
+    arguments it takes; ``data``: the positions holding values (not indices, conditions or shapes)."""
     name: str
     tj: Callable
     tf: Callable
     kind: str
     data: tuple = (0, 1)
-    np_ref: Optional[Callable] = None
-    words: tuple = field(default=())
+
+    @property
+    def words(self) -> tuple:  # what its error message must name (any one)
+        short = self.name.split(".")[-1]
+        return short, short.replace("_", " ")
+
+    @property
+    def jax(self) -> Optional[Callable]:
+        mod, _, short = self.name.rpartition(".")
+        where = {"nn": [jax.nn], "linalg": [jnp.linalg]}.get(mod, [jnp, jax.nn, jax.scipy.special, jax.lax])
+        return next((getattr(m, short) for m in where if hasattr(m, short)), None)
 
 
 OPS: dict = {}
 
 
-def op(name, tj_f, tf_f, kind, data=(0, 1), np_ref=None, words=()):
-    short = name.split(".")[-1]
-    OPS[name] = Op(name, tj_f, tf_f, kind, data, np_ref, words or (short, short.replace("_", " ")))
+def op(name, tj_f, tf_f, kind, data=(0, 1)):
+    OPS[name] = Op(name, tj_f, tf_f, kind, data)
 
 
 for _n, _f in TFD.UNARY.items():
     op(_n, getattr(tnp, _n), _f, "unary")
 for _n, (_a, _b) in TFD.ACT.items():
-    if " " not in _n:
+    if " " not in _n:  # ("gelu exact", "leaky_relu 0.2": variants)
         op("nn." + _n, _a, _b, "unary")
 for _n, _f in TFD.BINARY.items():
     op(_n, getattr(tnp, _n), _f, "binary")
@@ -128,7 +137,7 @@ for _n, (_a, _b) in TFD.SOFT.items():
     op("nn." + _n, _a, _b, "softmax")
 M, N = TFD.TJ_M, TFD.TF_M
 op("cumsum", tnp.cumsum, tf.math.cumsum, "cumsum")
-op("matmul", M["matmul"], N["matmul"], "matmul", np_ref=np.matmul)
+op("matmul", M["matmul"], N["matmul"], "matmul")
 op("reshape", M["reshape"], N["reshape"], "reshape", data=(0,))
 op("squeeze", M["squeeze"], N["squeeze"], "squeeze", data=(0,))
 op("broadcast_to", M["broadcast_to"], N["broadcast_to"], "broadcast_to", data=(0,))
@@ -136,9 +145,9 @@ op("concatenate", lambda xs, axis=0: M["concat"](xs, axis=axis), lambda xs, axis
 op("stack", lambda xs, axis=0: M["stack"](xs, axis=axis), lambda xs, axis=0: N["stack"](xs, axis=axis), "join")
 op("transpose", M["transpose"], N["transpose"], "transpose", data=(0,))
 op("take", lambda x, i, axis=0: tnp.take(x, i, axis=axis), lambda x, i, axis=0: tf.gather(x, i, axis=axis),
-   "take", data=(0,), np_ref=lambda x, i, axis=0: np.take(x, i, axis=axis))
+   "take", data=(0,))
 op("where", tnp.where, tf.where, "where", data=(1, 2))
-op("linalg.solve", M["solve"], N["solve"], "solve", np_ref=np.linalg.solve)
+op("linalg.solve", M["solve"], N["solve"], "solve")
 op("linalg.inv", tnp.linalg.inv, tf.linalg.inv, "square")
 op("linalg.det", tnp.linalg.det, tf.linalg.det, "square")
 op("linalg.cholesky", M["cholesky"], N["cholesky"], "square")
@@ -153,7 +162,6 @@ class Seq(list):
 
 @dataclass
 class Call:
-    seed: int
     family: str
     op: Op
     args: list
@@ -166,21 +174,22 @@ class Call:
 
 
 def show(v) -> str:
-    """An argument readably: arrays as dtype[shape], with their values when small or non-finite."""
+    """An argument or result readably: arrays as dtype[shape], with their values when small or non-finite."""
     if isinstance(v, np.ndarray):
-        name = {np.dtype(d): k for k, d in DTYPES.items()}.get(v.dtype, v.dtype.name)
-        text = f"{name}{list(v.shape)}"
+        text = f"{next((k for k, d in DTYPES.items() if v.dtype == d), v.dtype.name)}{list(v.shape)}"
         finite = v.dtype.kind not in "fc" or np.isfinite(v).all()
         if v.size <= 4 and (v.dtype.kind in "iub" or not finite):
             text += f"={(np.round(v, 2) if v.dtype.kind in 'fc' else v).tolist()}"
-        elif not finite:
-            text += "(with nan/inf)"
-        return text
+        return text + ("" if finite or v.size <= 4 else "(with nan/inf)")
     if isinstance(v, Seq):
         return "[" + ", ".join(map(show, v)) + "]"
     if isinstance(v, list) and len(repr(v)) > 40:  # a long Python list: its nesting, not its numbers
         return f"list{list(np.shape(v))}"
     return repr(v)
+
+
+def pick(rng, seq):
+    return seq[int(rng.integers(len(seq)))]
 
 
 def arr(rng, shape, dt="f32", nonfinite=False) -> np.ndarray:
@@ -200,59 +209,38 @@ def matrix(rng, n, dt="f32", spd=False, nonfinite=False) -> np.ndarray:
     m = m @ m.T + np.eye(n) if spd else m + 3 * np.eye(n)
     if nonfinite:
         m[rng.integers(n), rng.integers(n)] = rng.choice([np.nan, np.inf])
-    return m.astype(DTYPES[dt]) if dt != "bool" else m > 0
-
-
-def pick(rng, seq):
-    return seq[int(rng.integers(len(seq)))]
-
-
-SHAPES = [(3,), (2, 3), (2, 3, 4)]
+    return m > 0 if dt == "bool" else m.astype(DTYPES[dt])
 
 
 def base(rng, op: Op, dt="f32", dt2=None, shape=None, nonfinite=False):
-    """An ordinary call of ``op`` (arguments, keywords) that a family then spoils."""
+    """An ordinary call of ``op`` (arguments, keywords), that a family then spoils."""
     dt2 = dt2 or dt
-    shape = shape if shape is not None else pick(rng, SHAPES)
-    nd = len(shape)
+    shape = shape if shape is not None else pick(rng, [(3,), (2, 3), (2, 3, 4)])
+    nd, k = len(shape), op.kind
 
     def A(s, d=dt):
         return arr(rng, s, d, nonfinite)
 
-    k = op.kind
-    if k == "unary":
-        return [A(shape)], {}
-    if k == "binary":
-        return [A(shape), A(shape, dt2)], {}
     if k == "reduce":
         axis = pick(rng, [None] + list(range(-nd, nd)) + ([(0, nd - 1)] if nd > 1 else []))
         return [A(shape)], {"axis": axis, "keepdims": bool(rng.integers(2))}
-    if k in ("softmax", "cumsum"):
-        return [A(shape)], {"axis": int(rng.integers(-nd, nd)) if nd else -1}
-    if k == "matmul":
-        return [A((2, 3)), A((3, 4), dt2)], {}
-    if k == "join":
-        return [Seq([A(shape), A(shape, dt2)])], {"axis": int(rng.integers(nd)) if nd else 0}
-    if k == "transpose":
-        return [A(shape), tuple(int(i) for i in rng.permutation(nd))], {}
-    if k == "reshape":
-        return [A(shape), pick(rng, [(-1,), shape[::-1], (int(np.prod(shape)), 1)])], {}
-    if k == "squeeze":
-        return [A((3, 1))], {"axis": 1}
-    if k == "broadcast_to":
-        return [A((3, 1))], {"shape": (2, 3, 4)}
     if k == "take":
-        n = shape[0] if nd else 1
-        return [A(shape), rng.integers(0, n, 2).astype(np.int32)], {"axis": 0}
-    if k == "where":
-        return [arr(rng, shape, "bool"), A(shape), A(shape, dt2)], {}
-    if k == "solve":
-        return [matrix(rng, 3, dt, nonfinite=nonfinite), A((3, 2), dt2)], {}
+        return [A(shape), rng.integers(0, shape[0] if nd else 1, 2).astype(np.int32)], {"axis": 0}
     if k == "square":
         return [matrix(rng, 3, dt, spd=op.name.endswith("cholesky"), nonfinite=nonfinite)], {}
-    if k == "clip":
-        return [A(shape), 1.0], {}
-    raise AssertionError(k)
+    axis = {"axis": int(rng.integers(-nd, nd)) if nd else -1}
+    return {  # (lazy: only the drawn kind's arrays are drawn)
+        "unary": lambda: ([A(shape)], {}), "binary": lambda: ([A(shape), A(shape, dt2)], {}),
+        "softmax": lambda: ([A(shape)], axis), "cumsum": lambda: ([A(shape)], axis),
+        "matmul": lambda: ([A((2, 3)), A((3, 4), dt2)], {}),
+        "join": lambda: ([Seq([A(shape), A(shape, dt2)])], {"axis": int(rng.integers(nd)) if nd else 0}),
+        "transpose": lambda: ([A(shape), tuple(int(i) for i in rng.permutation(nd))], {}),
+        "reshape": lambda: ([A(shape), pick(rng, [(-1,), shape[::-1], (int(np.prod(shape)), 1)])], {}),
+        "squeeze": lambda: ([A((3, 1))], {"axis": 1}), "broadcast_to": lambda: ([A((3, 1))], {"shape": (2, 3, 4)}),
+        "where": lambda: ([arr(rng, shape, "bool"), A(shape), A(shape, dt2)], {}),
+        "solve": lambda: ([matrix(rng, 3, dt, nonfinite=nonfinite), A((3, 2), dt2)], {}),
+        "clip": lambda: ([A(shape), np.asarray(1.0, DTYPES[dt])], {}),
+    }[k]()
 
 
 def fam_broadcast(rng, op):
@@ -263,9 +251,8 @@ def fam_broadcast(rng, op):
     if k == "where":
         return [arr(rng, sa, "bool"), arr(rng, sb), arr(rng, sb)], {}, f"condition {sa} vs branches {sb}"
     if k == "join":
-        if op.name == "stack":
-            return [Seq([arr(rng, sa), arr(rng, sb)])], {"axis": 0}, f"shapes {sa} vs {sb}"
-        return [Seq([arr(rng, (2, 3)), arr(rng, (2, 4))])], {"axis": 0}, "(2, 3) with (2, 4) on axis 0"
+        a, b = (sa, sb) if op.name == "stack" else ((2, 3), (2, 4))
+        return [Seq([arr(rng, a), arr(rng, b)])], {"axis": 0}, f"shapes {a} vs {b} on axis 0"
     if k == "matmul":
         a, b = pick(rng, [((2, 3), (4, 2)), ((2, 3, 4), (3, 4, 5)), ((3, 2), (3, 2))])
         return [arr(rng, a), arr(rng, b)], {}, f"{a} @ {b}"
@@ -282,32 +269,25 @@ def fam_rank(rng, op):
         return [arr(rng, a), arr(rng, b)], {}, f"{a} @ {b}"
     if k == "solve":
         a, b = pick(rng, [((2, 3), (2, 1)), ((3,), (3,)), ((3, 3), (3,)), ((3, 3), ())])
-        am = matrix(rng, 3) if a == (3, 3) else arr(rng, a)
-        return [am, arr(rng, b)], {}, f"a {a}, b {b}"
+        return [matrix(rng, 3) if a == (3, 3) else arr(rng, a), arr(rng, b)], {}, f"a {a}, b {b}"
     if k == "square":
         s = pick(rng, [(3,), (2, 3), (), (2, 3, 3)])
-        x = arr(rng, s)
-        if s == (2, 3, 3):
-            x = np.stack([matrix(rng, 3, spd=True)] * 2)
+        x = np.stack([matrix(rng, 3, spd=True)] * 2) if s == (2, 3, 3) else arr(rng, s)
         return [x], {}, f"input {s}"
     if k == "transpose":
-        s = pick(rng, [(2, 3), (2, 3, 4)])
-        perm = pick(rng, [(1, 0, 2), (0,), (1, 0, 2, 3)])
+        s, perm = pick(rng, [(2, 3), (2, 3, 4)]), pick(rng, [(1, 0, 2), (0,), (1, 0, 2, 3)])
         return [arr(rng, s), perm], {}, f"perm {perm} for rank {len(s)}"
     return [arr(rng, ())], {"axis": -1}, "a scalar input"  # softmax
 
 
 def fam_axis(rng, op):
     args, kw = base(rng, op)
-    x = args[0][0] if op.kind == "join" else args[0]
-    nd = x.ndim
-    bad = [nd, nd + 2, -nd - 1, 1.0, 0.5, "0", np.int64(nd - 1), [0], -1]
-    if op.kind in ("reduce", "clip"):
-        bad += [(0, 0), (0, -nd), (0, 1.0)]
-    axis = pick(rng, bad)
+    nd = (args[0][0] if op.kind == "join" else args[0]).ndim
     if op.kind == "transpose":
-        args[1] = pick(rng, [(0,) * nd, tuple(range(1, nd + 1)), tuple(float(i) for i in range(nd))])
+        args[1] = pick(rng, [(0,) * nd, tuple(range(1, nd + 1)), tuple(float(i) for i in range(nd)), None])
         return args, kw, f"perm {args[1]}"
+    bad = [nd, nd + 2, -nd - 1, 1.0, 0.5, "0", np.int64(nd - 1), [0], -1, None]
+    axis = pick(rng, bad + ([(0, 0), (0, -nd), (0, 1.0)] if op.kind in ("reduce", "clip") else []))
     kw["axes" if op.kind == "clip" else "axis"] = axis
     return args, kw, f"axis {axis!r} for rank {nd}"
 
@@ -318,12 +298,13 @@ PAIRS = [("f32", "i32"), ("f32", "f16"), ("f32", "bool"), ("f32", "c64"), ("i32"
 
 def fam_dtype(rng, op):
     k = op.kind
+    if k == "binary" and rng.random() < 0.25:  # a Python scalar operand
+        d = pick(rng, ["f32", "i32", "f16", "bool"])
+        args, kw = base(rng, op, dt=d)
+        args[1] = pick(rng, [2, 2.5, 1j, True])
+        return args, kw, f"{d} with Python {args[1]!r}"
     if k in ("binary", "matmul", "join", "solve", "where"):
         d1, d2 = pick(rng, PAIRS)
-        if k == "binary" and rng.random() < 0.25:  # a Python scalar operand
-            args, kw = base(rng, op, dt=d1)
-            args[1] = pick(rng, [2, 2.5, 1j, True])
-            return args, kw, f"{d1} with Python {args[1]!r}"
         args, kw = base(rng, op, dt=d1, dt2=d2)
         return args, kw, f"dtypes {d1}, {d2}"
     if k == "take" and rng.random() < 0.5:
@@ -338,21 +319,18 @@ def fam_dtype(rng, op):
 
 
 def fam_empty(rng, op):
-    k = op.kind
-    s = pick(rng, [(0,), (0, 3), (2, 0)])
+    k, s = op.kind, pick(rng, [(0,), (0, 3), (2, 0)])
     if k == "matmul":
         a, b = pick(rng, [((0, 3), (3, 2)), ((2, 0), (0, 3)), ((2, 3), (3, 0))])
         return [arr(rng, a), arr(rng, b)], {}, f"{a} @ {b}"
     if k in ("solve", "square"):
-        args = [arr(rng, (0, 0))] + ([arr(rng, (0, 2))] if k == "solve" else [])
-        return args, {}, "0x0 matrix"
+        return [arr(rng, (0, 0))] + ([arr(rng, (0, 2))] if k == "solve" else []), {}, "0x0 matrix"
+    if k == "take" and rng.random() < 0.5:
+        return [arr(rng, (2, 3)), np.zeros((0,), np.int32)], {"axis": 0}, "no indices"
     if k == "take":
-        if rng.random() < 0.5:
-            return [arr(rng, (2, 3)), np.zeros((0,), np.int32)], {"axis": 0}, "no indices"
         return [arr(rng, s), np.asarray([0], np.int32)], {"axis": 0}, f"index 0 into {s}"
     if k in ("squeeze", "broadcast_to"):
-        args, kw = base(rng, op)
-        return [arr(rng, (0, 1))], kw, "input (0, 1)"
+        return [arr(rng, (0, 1))], base(rng, op)[1], "input (0, 1)"
     args, kw = base(rng, op, shape=s)
     if k == "reshape":
         args[1] = pick(rng, [(-1, 0), (0, -1), (-1,), (3, 0)])
@@ -360,8 +338,7 @@ def fam_empty(rng, op):
 
 
 def fam_scalar(rng, op):
-    k = op.kind
-    py = rng.random() < 0.4  # a Python number rather than a 0-d array
+    k, py = op.kind, rng.random() < 0.4  # a Python number rather than a 0-d array
     if k in ("solve", "square", "matmul", "squeeze", "broadcast_to"):
         args, kw = base(rng, op)
         args[0] = 2.0 if py else arr(rng, ())
@@ -380,46 +357,16 @@ def fam_scalar(rng, op):
     return args, kw, "Python number" if py else "0-d array"
 
 
-def replace_one(rng, op, value, what):
-    """An ordinary call with one data argument replaced by ``value``."""
+def replace_one(rng, op, make, what):
+    """An ordinary call with one data argument (or an entry of a list argument) ``a`` replaced by ``make(a)``."""
     args, kw = base(rng, op)
     i = pick(rng, [p for p in op.data if p < len(args)])
     if isinstance(args[i], Seq):
-        args[i][int(rng.integers(len(args[i])))] = value
+        j = int(rng.integers(len(args[i])))
+        args[i][j] = make(args[i][j])
     else:
-        args[i] = value
+        args[i] = make(args[i])
     return args, kw, f"{what} as argument {i}"
-
-
-def fam_ragged(rng, op):
-    return replace_one(rng, op, RAGGED, "a ragged list")
-
-
-def fam_list(rng, op):
-    args, kw = base(rng, op)
-    i = pick(rng, [p for p in op.data if p < len(args)])
-    args[i] = [a.tolist() for a in args[i]] if isinstance(args[i], Seq) else args[i].tolist()
-    return args, kw, f"a Python list as argument {i}"
-
-
-def fam_none(rng, op):
-    if rng.random() < 0.3 and op.kind in ("softmax", "cumsum", "join", "take", "squeeze", "transpose"):
-        args, kw = base(rng, op)
-        if op.kind == "transpose":
-            args[1] = None
-        else:
-            kw["axis"] = None
-        return args, kw, "axis None"
-    return replace_one(rng, op, None, "None")
-
-
-def fam_string(rng, op):
-    return replace_one(rng, op, pick(rng, ["abc", "1.5"]), "a string")
-
-
-def fam_nonfinite(rng, op):
-    args, kw = base(rng, op, nonfinite=True)
-    return args, kw, "NaN / inf values"
 
 
 def fam_shape(rng, op):
@@ -430,17 +377,16 @@ def fam_shape(rng, op):
     if op.name == "broadcast_to":
         s = pick(rng, [(3, 2), (2,), (-1, 3), (2.0, 3), (4, 2, 3.5)])
         return [x], {"shape": s}, f"(2, 3) to {s}"
-    s = pick(rng, [(4,), (-1, -1), (-2, 3), (2.0, 3), (None, 3), (7, -1), (0, -1), np.asarray([3, 2], np.int64)])
+    s = pick(rng, [(4,), (-1, -1), (-2, 3), (2.0, 3), (None, 3), (7, -1), (0, -1), (np.int64(3), np.int64(2))])
     return [x, s], {}, f"(2, 3) to {show(s)}"
 
 
 def fam_index(rng, op):
-    x = arr(rng, (4, 3))
     idx = pick(rng, [np.asarray([5], np.int32), np.asarray([-5], np.int32), np.asarray([-1, 0], np.int32),
                      np.asarray([1.0], np.float32), np.asarray([[0, 3], [1, 2]], np.int32), [0, 7], 4, -1,
                      np.asarray([True, False], np.bool_)])
     axis = pick(rng, [0, 0, 1])
-    return [x, idx], {"axis": axis}, f"indices {show(idx)} on axis {axis} of (4, 3)"
+    return [arr(rng, (4, 3)), idx], {"axis": axis}, f"indices {show(idx)} on axis {axis} of (4, 3)"
 
 
 # family -> (how it spoils a call, the op kinds it applies to)
@@ -453,12 +399,13 @@ FAMILIES = {
     "dtype": (fam_dtype, ALL),
     "empty": (fam_empty, ALL),
     "scalar": (fam_scalar, ALL),
-    "ragged": (fam_ragged, ALL),
-    "list": (fam_list, ALL),
-    "none": (fam_none, ALL),
-    "string": (fam_string, ALL),
-    "nonfinite": (fam_nonfinite, ("unary", "binary", "reduce", "softmax", "cumsum", "matmul", "solve", "square",
-                                  "clip", "where", "take")),
+    "ragged": (lambda rng, op: replace_one(rng, op, lambda a: [[1.0, 2.0], [3.0]], "a ragged list"), ALL),
+    "list": (lambda rng, op: replace_one(rng, op, lambda a: a.tolist(), "a Python list"), ALL),
+    "none": (lambda rng, op: replace_one(rng, op, lambda a: None, "None"), ALL),
+    "string": (lambda rng, op: replace_one(rng, op, lambda a: pick(rng, ["abc", "1.5"]), "a string"), ALL),
+    "nonfinite": (lambda rng, op: (*base(rng, op, nonfinite=True), "NaN / inf values"),
+                  ("unary", "binary", "reduce", "softmax", "cumsum", "matmul", "solve", "square", "clip", "where",
+                   "take")),
     "shape": (fam_shape, ("reshape", "squeeze", "broadcast_to")),
     "index": (fam_index, ("take",)),
 }
@@ -469,41 +416,30 @@ def draw(seed: int) -> Call:
     family = pick(rng, list(FAMILIES))
     spoil, kinds = FAMILIES[family]
     o = pick(rng, [o for o in OPS.values() if o.kind in kinds])
-    args, kw, what = spoil(rng, o)
-    return Call(seed, family, o, args, kw, what)
+    return Call(family, o, *spoil(rng, o))
 
 
-# -- running it -----------------------------------------------------------------------------------------------
+# -- running it four ways -------------------------------------------------------------------------------------
 
 @dataclass
 class Outcome:
     values: Optional[list] = None  # NumPy arrays, one per output
     exc: Optional[BaseException] = None
-    stage: str = ""  # where tapejax raised: "", "read" or "gradient"
+    stage: str = ""  # "gradient" when the taped call returned and its tape.gradient raised
 
     def __str__(self) -> str:
         if self.exc is None:
-            return ", ".join(show(v) for v in self.values)
-        e = self.exc
-        msg = str(e).strip().splitlines()[0][:150] if str(e).strip() else ""
-        pre = f"{show_values(self.values)}; then tape.gradient raised " if self.stage == "gradient" else ""
-        return f"{pre}{type(e).__name__}: {msg}  @ {frame(e)}"
-
-
-def show_values(values) -> str:
-    return ", ".join(show(v) for v in values or [])
+            return ", ".join(map(show, self.values))
+        msg = (str(self.exc).strip().splitlines() or [""])[0][:150]
+        pre = f"{', '.join(map(show, self.values))}; then tape.gradient raised " if self.stage else ""
+        return f"{pre}{type(self.exc).__name__}: {msg}  @ {frame(self.exc)}"
 
 
 def frame(e: BaseException) -> str:
-    """The innermost traceback frame, file:line, the path from its package on."""
+    """The innermost traceback frame, file:line, its path from the package on."""
     tb = traceback.extract_tb(e.__traceback__)
-    if not tb:
-        return "?"
-    f = tb[-1]
-    path = f.filename.replace("\\", "/")
-    for mark in ("site-packages/", "/src/"):
-        path = path.split(mark)[-1]
-    return f"{path}:{f.lineno}"
+    path = tb[-1].filename.replace("\\", "/").split("site-packages/")[-1].split("/src/")[-1] if tb else "?"
+    return f"{path}:{tb[-1].lineno}" if tb else "?"
 
 
 def wrap(args, make) -> list:
@@ -516,16 +452,9 @@ def outputs(out) -> list:
     return [TFD.to_np(y) for y in TFD.flat(out)]
 
 
-def run_tf(call: Call) -> Outcome:
+def attempt(fn) -> Outcome:
     try:
-        return Outcome(outputs(call.op.tf(*wrap(call.args, tf.constant), **call.kw)))
-    except Exception as e:  # noqa: BLE001
-        return Outcome(exc=e)
-
-
-def run_eager(call: Call) -> Outcome:
-    try:
-        return Outcome(outputs(call.op.tj(*wrap(call.args, tj.constant), **call.kw)))
+        return Outcome(outputs(fn()))
     except Exception as e:  # noqa: BLE001
         return Outcome(exc=e)
 
@@ -536,23 +465,20 @@ def tensors(args) -> list:
 
 def run_taped(call: Call) -> Outcome:
     """Under a recording tape watching the float inputs; the values are read after it (recording may defer the
-    kernels), then the gradient of the float outputs is taken."""
+    kernels), then the gradient of the real float outputs is taken."""
     args = wrap(call.args, tj.constant)
     watched = [t for t in tensors(args) if np.dtype(t.dtype).kind in "fc"]
     try:
         with tj.GradientTape() as tape:
             tape.watch(watched)
             out = TFD.flat(call.op.tj(*args, **call.kw))
+        values = outputs(out)
     except Exception as e:  # noqa: BLE001
         return Outcome(exc=e)
-    try:
-        values = [TFD.to_np(y) for y in out]
-    except Exception as e:  # noqa: BLE001
-        return Outcome(exc=e, stage="read")
     targets = [y for y, v in zip(out, values) if isinstance(y, tj.Tensor) and v.dtype.kind == "f"]
     if watched and targets:
         try:
-            [TFD.to_np(g) for g in tape.gradient(targets, watched)]
+            outputs(tape.gradient(targets, watched))
         except Exception as e:  # noqa: BLE001
             return Outcome(values, e, "gradient")
     return Outcome(values)
@@ -561,17 +487,20 @@ def run_taped(call: Call) -> Outcome:
 def run_function(call: Call) -> Outcome:
     """In a fresh tj.function: the tensors are its arguments, Python values (axes, lists, None) closed over."""
     args = wrap(call.args, tj.constant)
-    leaves = tensors(args)
 
     def rebuild(ts):
         it = iter(ts)
         return [Seq(next(it) if isinstance(t, tj.Tensor) else t for t in v) if isinstance(v, Seq)
                 else next(it) if isinstance(v, tj.Tensor) else v for v in args]
 
-    try:
-        return Outcome(outputs(tj.function(lambda *ts: call.op.tj(*rebuild(ts), **call.kw))(*leaves)))
-    except Exception as e:  # noqa: BLE001
-        return Outcome(exc=e)
+    return attempt(lambda: tj.function(lambda *ts: call.op.tj(*rebuild(ts), **call.kw))(*tensors(args)))
+
+
+def run_all(call: Call) -> dict:
+    o = call.op
+    return {"TF": attempt(lambda: o.tf(*wrap(call.args, tf.constant), **call.kw)),
+            "eager": attempt(lambda: o.tj(*wrap(call.args, tj.constant), **call.kw)),
+            "taped": run_taped(call), "function": run_function(call)}
 
 
 def clean_state() -> bool:
@@ -582,7 +511,7 @@ def clean_state() -> bool:
 # -- judging the outcomes -------------------------------------------------------------------------------------
 
 def compare(got: list, want: list, tol=1.0):
-    """(difference or None, KNOWN label when the only difference is TF's 64-bit dtype)."""
+    """(difference or None, "known_x64" when the only difference is TF's 64-bit dtype)."""
     if len(got) != len(want):
         return f"{len(got)} outputs vs {len(want)}", None
     label = None
@@ -601,73 +530,45 @@ def leak(e: BaseException, op: Op) -> Optional[str]:
     cls = type(e)
     if isinstance(e, KeyError) or not isinstance(e, CLEAN) or cls.__module__.split(".")[0] in ("jax", "jaxlib"):
         return f"raised {cls.__module__}.{cls.__qualname__}"
-    where = frame(e)
-    if where.startswith(("jax/", "jaxlib/", "numpy/")):
-        return f"raised inside {where.split('/')[0]}, not by tapejax"
+    if frame(e).startswith(("jax/", "jaxlib/", "numpy/")):
+        return f"raised inside {frame(e).split('/')[0]}, not by tapejax"
     if not any(w.lower() in str(e).lower() for w in op.words):
         return f"the message does not name {op.words[0]!r}"
-    return None
+    bare = next((b for b in BARE if b in str(e)), None)
+    return f"the message is Python's bare {bare!r}, not the problem" if bare else None
 
 
-def compatible(tf_e: BaseException, tj_e: BaseException) -> bool:
-    return isinstance(tj_e, type(tf_e)) or isinstance(tj_e, ACCEPTED.get(type(tf_e).__name__, ()))
-
-
-def cast_args(call: Call, dtype) -> list:
-    """The call's data arguments cast to ``dtype`` (indices, conditions and shapes as they are)."""
-    def cast(v):
-        if isinstance(v, Seq):
-            return Seq(cast(a) for a in v)
-        try:
-            return np.asarray(v).astype(dtype) if v is not None and not isinstance(v, str) else v
-        except (ValueError, TypeError):
-            return v
-    return [cast(a) if i in call.op.data else a for i, a in enumerate(call.args)]
-
-
-def promoted(call: Call, tj_vals: list) -> bool:
-    """Whether tapejax's result is jax.numpy's promotion: its dtype is the inputs' result type (or the float or
-    int type an int/bool input gets) and its values are TF's on the inputs cast to that dtype."""
-    dt = tj_vals[0].dtype
-    data = [a for i, a in enumerate(call.args) if i in call.op.data]
-    data = [x for a in data for x in (a if isinstance(a, Seq) else [a])]
+def as_jax(call: Call, tj_vals: list) -> bool:
+    """Whether tapejax's values are those of jax's own function (jax.numpy, jax.nn) for the same call."""
+    if call.op.jax is None:
+        return False
+    kw = {k: tuple(v) if isinstance(v, list) else v for k, v in call.kw.items()}  # (jax's axes are hashable)
     try:
-        rt = np.dtype(jnp.result_type(*[x for x in data if x is not None and not isinstance(x, (str, list))]))
-    except Exception:  # noqa: BLE001
-        return False
-    if dt != rt and not (rt.kind in "iub" and dt in (np.float32, np.int32)):
-        return False
-    ref = run_tf(Call(call.seed, call.family, call.op, cast_args(call, dt), call.kw, call.what))
-    return ref.exc is None and compare(tj_vals, ref.values, 4.0)[0] is None
-
-
-def numpy_value(call: Call, tj_vals: list) -> bool:
-    if call.op.np_ref is None:
-        return False
-    try:
-        want = outputs(call.op.np_ref(*call.args, **call.kw))
-        return compare(tj_vals, [np.asarray(w).astype(g.dtype) for g, w in zip(tj_vals, want)], 4.0)[0] is None
+        return compare(tj_vals, outputs(call.op.jax(*call.args, **kw)))[0] is None
     except Exception:  # noqa: BLE001
         return False
 
 
 def known_tf_tj(call: Call, kind: str, tf_o: Outcome, tj_o: Outcome) -> Optional[str]:
-    """The KNOWN label of a TF-vs-tapejax difference, or None."""
-    if kind in ("tj_accepts", "value") and call.family in ("dtype", "scalar", "list") and promoted(call, tj_o.values):
-        return "known_promotion"
-    if kind == "tj_accepts" and call.family in ("rank", "index") and numpy_value(call, tj_o.values):
-        return "known_numpy_rank"
-    if kind == "tj_accepts" and "invertible" in str(tf_o.exc) and call.op.kind in ("solve", "square"):
+    """The KNOWN label of a difference between TF and eager tapejax, or None."""
+    if kind == "tj_accepts" and "invertible" in str(tf_o.exc):
         return "known_singular"
-    if kind == "tf_accepts" and call.op.name in ("max", "min") and "zero-size" in str(tj_o.exc):
+    if kind in ("tj_accepts", "value") and as_jax(call, tj_o.values):
+        dtypes = call.family == "dtype" or any(w in str(tf_o.exc) for w in ("dtype", "attr 'T'", "expected to be"))
+        return "known_promotion" if dtypes else "known_jax_semantics"
+    if kind == "tf_accepts" and call.op.name in ("max", "min") and "size 0" in str(tj_o.exc):
         return "known_empty_reduce"
+    if kind == "tf_accepts" and call.family == "string" and any(v.dtype.kind in "OSU" for v in tf_o.values):
+        return "known_no_strings"
+    if kind == "tf_accepts" and call.op.jax and attempt(lambda: call.op.jax(*call.args, **call.kw)).exc:
+        return "known_jax_rejects"
     return None
 
 
 def judge_tf_tj(call: Call, tf_o: Outcome, tj_o: Outcome):
-    """(kind, detail, KNOWN label) of TF against eager tapejax, or None when they agree."""
+    """(kind, detail, KNOWN label or None) of TF against eager tapejax, or None when they agree."""
     if tf_o.exc is not None and tj_o.exc is not None:
-        if compatible(tf_o.exc, tj_o.exc):
+        if isinstance(tj_o.exc, (type(tf_o.exc),) + ACCEPTED.get(type(tf_o.exc).__name__, ())):
             return None
         kind, detail = "class", f"TF {type(tf_o.exc).__name__}, tj {type(tj_o.exc).__name__}"
     elif tf_o.exc is not None:
@@ -683,30 +584,28 @@ def judge_tf_tj(call: Call, tf_o: Outcome, tj_o: Outcome):
 
 
 def judge_paths(call: Call, eager: Outcome, other: Outcome, path: str):
-    """(kind, detail, KNOWN label) when ``path``'s outcome differs from the eager one, or None."""
+    """(kind, detail, KNOWN label or None) when ``path``'s outcome differs from the eager one, or None."""
     if eager.exc is not None and other.exc is not None:
-        if type(eager.exc) is type(other.exc):
+        if isinstance(eager.exc, type(other.exc)) or isinstance(other.exc, type(eager.exc)):
             return None
         detail = f"eager {type(eager.exc).__name__}, {path} {type(other.exc).__name__}"
     elif eager.exc is not None or other.exc is not None:
         detail = f"eager: {eager}; {path}: {other}"
     else:
-        m, _ = compare(other.values, eager.values, 4.0)
+        m, _ = compare(other.values, eager.values, 4.0)  # (a fused program may round differently)
         if m is None:
             return None
         detail = f"{path} vs eager: {m}"
-    label = ("known_traced_values" if path == "function" and eager.exc is not None and other.exc is None
-             and call.op.name in ("take", "floor_divide", "mod", "power") else None)
-    return "paths", detail, label
+    traced = (path == "function" and eager.exc is not None and other.exc is None
+              and call.op.name in ("take", "floor_divide", "mod", "power"))
+    return "paths", detail, "known_traced_values" if traced else None
 
 
 def check(seed: int):
-    """(seed kind, call, outcomes, problems: [(kind, detail, KNOWN label or None)])."""
+    """(the seed's kind, its call, the four outcomes, its problems: [(kind, detail, KNOWN label or None)])."""
     call = draw(seed)
-    outs = {"TF": run_tf(call), "eager": run_eager(call), "taped": run_taped(call), "function": run_function(call)}
-    problems = []
-    if not clean_state():
-        problems.append(("leak", "the tape state is not clean after the call", None))
+    outs = run_all(call)
+    problems = [] if clean_state() else [("leak", "the tape state is not clean after the call", None)]
     leaks = {}  # the same leak on several paths shows once
     for path in ("eager", "taped", "function"):
         e = outs[path].exc
@@ -715,41 +614,45 @@ def check(seed: int):
             text = f"{why}: {type(e).__name__}: {str(e).strip()[:200]!r} @ {frame(e)}"
             leaks.setdefault(text, []).append(path + (f" ({outs[path].stage})" if outs[path].stage else ""))
     problems += [("leak", f"{', '.join(paths)}: {text}", None) for text, paths in leaks.items()]
-    for path in ("taped", "function"):
-        p = judge_paths(call, outs["eager"], outs[path], path)
-        if p:
-            problems.append(p)
+    problems += [p for p in (judge_paths(call, outs["eager"], outs[path], path) for path in ("taped", "function"))
+                 if p]
     p = judge_tf_tj(call, outs["TF"], outs["eager"])
-    if p:
-        problems.append(p)
+    problems += [p] if p else []
     real = [k for k, _, label in problems if label is None]
     kind = min(real, key=ORDER.index) if real else "known" if problems else "ok"
     return kind, call, outs, problems
 
 
+def report(seed: int, kind: str, call: Call, outs: dict, problems: list) -> None:
+    print(f"[{kind}] seed {seed}: {call}")
+    shown = {}  # the paths with the same outcome on one line
+    for path, o in outs.items():
+        shown.setdefault(str(o), []).append(path)
+    for text, paths in shown.items():
+        print(f"    {'='.join(paths):23s} {text}")
+    for k, detail, label in problems:
+        print(f"    -> {k}: {detail}" + (f"  ({label})" if label else ""))
+
+
 def main(argv=None) -> int:
     args = seed_arguments(__doc__, argv, 300, "call")
     counts = dict.fromkeys(("ok", "known") + ORDER, 0)
-    signatures = {}
+    signatures, labels = {}, {}
     for seed in range(args.first, args.first + args.programs):
         kind, call, outs, problems = check(seed)
         counts[kind] += 1
-        if kind == "ok" and not args.verbose:
-            continue
-        print(f"[{kind}] seed {seed}: {call}")
-        shown = {}  # tapejax's paths with the same outcome on one line
-        for path, o in outs.items():
-            shown.setdefault(str(o), []).append(path)
-        for text, paths in shown.items():
-            print(f"    {'='.join(paths):23s} {text}")
-        for k, detail, label in problems:
-            print(f"    -> {k}: {detail}" + (f"  (known: {label})" if label else ""))
+        if kind != "ok" or args.verbose:
+            report(seed, kind, call, outs, problems)
         for sig in {f"{call.op.name} {k} [{call.family}]" for k, _, label in problems if label is None}:
             signatures.setdefault(sig, []).append(seed)
+        for label in {label for _, _, label in problems if label}:
+            labels[label] = labels.get(label, 0) + 1
     last = args.first + args.programs - 1
     print(f"\n{args.programs} calls (seeds {args.first}-{last}): " + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    print("known differences (seeds): " + ", ".join(f"{k} {v}" for k, v in sorted(labels.items())))
     if signatures:
         print_seed_table("problems by op, kind [family] (seeds):", signatures)
+    print("\nKNOWN labels:\n" + "\n".join(f"  {k}: {v}" for k, v in KNOWN.items()))
     return 1 if any(counts[k] for k in ORDER) else 0
 
 

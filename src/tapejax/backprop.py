@@ -27,11 +27,11 @@ class _NotEnteredError(AttributeError):
 
 
 def _zeros_like_source(s, access: bool = True) -> Tensor:
-    if isinstance(s, Variable):
-        if access and tape_set.active():  # as TF's zeros_like(variable), an access: recording tapes watch it
-            tape_set.record_hooks.variable_accessed(s)
-        return Tensor(vspace.zeros_like(s._value))
-    if isinstance(s, Tensor):
+    """An unconnected source's zeros (UnconnectedGradients.ZERO): TF's zeros_like(source), which reads a
+    Variable (an access: recording tapes watch it) and is an op on the tapes that know the source."""
+    if access and isinstance(s, (Tensor, Variable)) and tape_set.active():
+        return tnp.zeros_like(s)
+    if isinstance(s, (Tensor, Variable)):
         return Tensor(vspace.zeros_like(s._value))
     return Tensor(vspace.zeros_like(as_array(s)))
 

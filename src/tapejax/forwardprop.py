@@ -295,7 +295,8 @@ class ForwardAccumulator:
             else:
                 raise ValueError(f"ForwardAccumulator.jvp: expected tj.Tensor or tj.Variable, got {type(p).__name__}")
             if t is None and unconnected is UnconnectedGradients.ZERO:
-                # zeros of the primal's shape, also for a batch accumulator (TF's zeros_like(tensor))
-                t = Tensor(vspace.zeros_like(arr))
+                # zeros of the primal's shape, also for a batch accumulator: TF's zeros_like(primal), which reads
+                # a Variable and is an op on the tapes that know the primal
+                t = tnp.zeros_like(p) if tape_set.active() else Tensor(vspace.zeros_like(arr))
             out.append(t)
         return rebuild(primals, tree, out)

@@ -1533,7 +1533,23 @@ def as_array(value: Any, dtype: Any = None) -> jax.Array:
         arr = _host_to_device(value, dtype)
         if arr is not None:
             return arr
+        if dtype is not None and _is_text(value):  # (jnp.asarray would parse '1.5' as a number)
+            raise ConversionError(f"it holds text, which tapejax does not parse as {jnp.dtype(dtype)} numbers (it "
+                                  "has no string dtype; TF raises too): convert the text yourself, e.g. float(s).")
     return jnp.asarray(value, dtype=dtype)
+
+
+def _is_text(value: Any) -> bool:
+    """Whether ``value`` is a string, or an array or nested list holding strings."""
+    if isinstance(value, (str, bytes)):
+        return True
+    if isinstance(value, (list, tuple, np.ndarray)):
+        try:
+            return np.asarray(value).dtype.kind in "USO" and any(
+                isinstance(x, (str, bytes)) for x in np.asarray(value, dtype=object).ravel())
+        except (TypeError, ValueError):
+            return False
+    return False
 
 
 def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, name: Optional[str] = None) -> Tensor:
@@ -1584,8 +1600,9 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
                             "wrapped around (TF wraps it silently). Pass a dtype that holds it.") from None
     except (TypeError, ValueError) as e:
         if isinstance(value, (list, tuple)) and "inhomogeneous" in str(e):  # as TF's error for ragged lists
-            raise ValueError(f"Can't convert a non-rectangular Python sequence to a tj.Tensor: {value!r}. Every "
-                             "nested list along one axis must have the same length; pad the rows first.") from None
+            raise ConversionError(f"Can't convert a non-rectangular Python sequence to a tj.Tensor: {value!r}. "
+                                  "Every nested list along one axis must have the same length; pad the rows "
+                                  "first.") from None
         raise ConversionError(f"Cannot convert {type(value).__name__} {value!r} to a tj.Tensor"
                               + (f" of dtype {dtype}" if dtype is not None else "") + f": {e}") from None
     t = Tensor(arr)

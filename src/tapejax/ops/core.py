@@ -915,7 +915,9 @@ def _raw(op: OpDef, args: Sequence[Any], keep_lazy: bool = False):
         elif isinstance(a, (list, tuple)):
             try:
                 v = convert_to_tensor(a)
-            except TypeError:
+            except TypeError as e:
+                if "non-rectangular" in str(e):  # (a ragged list: say that, and which op it was given to)
+                    raise ConversionError(f"tj op '{op.name}': argument {i}: {e}") from None
                 raise _bad_arg(op, i, a) from None
             if conv is None:
                 conv = list(args)
@@ -981,7 +983,12 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
         out = _update_deferral(op, args, static, _raw)
         if out is not None:
             return out
-    raw, args = _raw(op, args, deferred)
+    try:
+        raw, args = _raw(op, args, deferred)
+    except ConversionError as e:  # (a ragged list, a string...): which op it was given to
+        if str(e).startswith("tj op '"):
+            raise
+        raise ConversionError(f"tj op '{op.name}': {e}") from None
     if capture is not None:  # a tj.function trace: Tensors it closes over are inputs of the program
         raw = capture.substitute(args, raw)
     elif st.lifted_before is not None:  # tj.init_scope inside a trace: the trace's values are out of scope
@@ -1008,6 +1015,12 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
         if named is None:
             raise
         raise named from e
+    except NotImplementedError as e:
+        if "Unsupported dtype" not in str(e):  # (jaxlib's LAPACK bindings: float16 and bfloat16 have none)
+            raise
+        dtypes = ", ".join(sorted({str(r.dtype) for r in raw if hasattr(r, "dtype")}))
+        raise TypeError(f"tj op '{op.name}': no kernel for dtype {dtypes} (JAX's LAPACK-based linear algebra has "
+                        "none; TF has none either): cast the arguments to float32 first.") from e
     except OverflowError as e:
         big = next((a for a in args if type(a) is int and not -2 ** 31 <= a < 2 ** 31), None)
         if big is None or jax.config.jax_enable_x64:

@@ -50,3 +50,11 @@ def not_differentiable(name: str, fn: Callable) -> OpDef:
     recorded, so a gradient through it is None, as TF's ops registered ``NotDifferentiable``. Not in the
     registry (which lists the ops with derivatives to test)."""
     return OpDef(name, fn, register=False, differentiable=False)
+
+
+def no_gradient(name: str, fn: Callable) -> OpDef:
+    """An op TF registers with a gradient of None (Floor, Ceil, Round, Rint, FloorDiv, ZerosLike, OnesLike): it
+    is recorded like any other, so its output is on the tape (a later op on it is recorded, it can be a
+    source: ``tape.gradient(2 * floor(x), floor(x))`` is 2), but nothing connects it to its inputs: a gradient
+    or tangent through it is None. (A ``not_differentiable`` op's output is on no tape.)"""
+    return OpDef(name, fn, register=False, connections=(frozenset(),))

@@ -535,9 +535,17 @@ def _shape(a) -> tuple:
         return tuple(convert_to_tensor(a).shape)
 
 
-def _check_matrices(name: str, a, square: bool = True) -> None:
+def _check_matrices(name: str, a, square: bool = True, lapack: bool = True) -> None:
     """A ValueError naming the shape, as TF's linalg ops raise for a rank < 2 or a non-square input (jnp raises
-    TypeErrors from inside its kernels, or an IndexError)."""
+    TypeErrors from inside its kernels, or an IndexError); for a ``lapack`` op a TypeError for a half-precision
+    input, which JAX's LAPACK calls (and TF's kernels) do not take (jaxlib raises a bare NotImplementedError,
+    or, in a deferred step, only when the step runs)."""
+    if isinstance(a, (str, bytes)):
+        return  # (not a matrix at all: the op's conversion says so, a TypeError as TF's)
+    dtype = getattr(a, "dtype", None)
+    if lapack and dtype is not None and jnp.dtype(dtype) in (jnp.float16, jnp.bfloat16):
+        raise TypeError(f"tnp.linalg.{name}: no kernel for dtype {jnp.dtype(dtype)} (LAPACK has none; TF has none "
+                        "either): cast the input to float32 first.")
     shape = _shape(a)
     if len(shape) < 2:
         raise ValueError(f"tnp.linalg.{name}: the input must have rank at least 2 (a matrix or a batch of "
@@ -560,6 +568,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
 def solve(a, b):
     """``jax.numpy.linalg.solve``: ``x`` with ``a @ x == b``. A singular ``a`` gives inf/nan entries, as ``inv``
     (TF eager raises InvalidArgumentError: see ``inv``)."""
+    _check_matrices("solve", a)
     return apply(_solve, (a, b), {})
 
 
@@ -583,11 +592,13 @@ def cholesky(a, *, upper: bool = False, symmetrize_input: bool = False):
 
 def det(a):
     """``jax.numpy.linalg.det``."""
+    _check_matrices("det", a)
     return apply(_det, (a,), {})
 
 
 def slogdet(a, *, method: Any = None) -> SlogdetResult:
     """``jax.numpy.linalg.slogdet``: ``(sign, logabsdet)``; ``sign`` has zero derivative."""
+    _check_matrices("slogdet", a)
     return SlogdetResult(*apply(_slogdet, (a,), {"method": method}))
 
 
@@ -655,7 +666,7 @@ def pinv(a, rtol: Any = None, hermitian: bool = False):
 
 def matrix_power(a, n: int):
     """``jax.numpy.linalg.matrix_power``: ``a`` multiplied by itself ``n`` times (``n < 0``: of its inverse)."""
-    _check_matrices("matrix_power", a)
+    _check_matrices("matrix_power", a, lapack=False)
     # (int() would truncate 2.5 to 2; NumPy and jax.numpy raise TypeError)
     n = as_index(freeze(n), f"tj op 'linalg_matrix_power': the exponent must be an integer, got {n!r}")
     return apply(_matrix_power, (a,), {"n": n})

@@ -81,6 +81,9 @@ def _axis(axis, ndim, op: str):
             raise np.exceptions.AxisError(f"tj op '{op}': axis {a} is out of bounds for an input of rank {ndim} "
                                           f"(valid: {-ndim} to {ndim - 1})")
     if isinstance(axis, (tuple, list)):
+        if not ndim and axes:  # (a scalar has no axis to list)
+            raise np.exceptions.AxisError(f"tj op '{op}': axis {axes[0]} is out of bounds for an input of rank 0 "
+                                          "(a scalar has no axes: pass axis=None or a tensor of rank >= 1)")
         return tuple(sorted(a % ndim for a in axes))
     return axes[0] % ndim if ndim else 0
 
@@ -88,14 +91,20 @@ def _axis(axis, ndim, op: str):
 # -- activations ----------------------------------------------------------------------------------------
 
 def _relu_fn(x):
+    if jnp.result_type(x) == jnp.bool_:
+        return jax.nn.relu(x)  # (a bool: jax.nn's result dtype, not the bool itself)
     return jnp.maximum(x, jnp.zeros_like(x))
 
 
 def _relu6_fn(x):
+    if jnp.result_type(x) == jnp.bool_:
+        return jax.nn.relu6(x)
     return jnp.minimum(jnp.maximum(x, 0), 6).astype(jnp.result_type(x))
 
 
 def _leaky_relu_fn(x, negative_slope=0.01):
+    if jnp.result_type(x) == jnp.bool_:
+        return jax.nn.leaky_relu(x, negative_slope)
     # TF LeakyReluGrad: slope at 0 (jax's where(x >= 0, ...) would give 1 there).
     y = jnp.where(x > 0, x, negative_slope * x)
     # integers give floats (-9 * 0.2 = -1.8), as jax.nn.leaky_relu and TF (relu_op_test testNumbersCPU)

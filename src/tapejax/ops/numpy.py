@@ -57,7 +57,8 @@ from ..tensor import Tensor, TracedValueError, Variable, broadcasts_to, convert_
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from . import complex_c99 as _complex_c99
 from .core import OpDef, ShapeError, apply, as_dtype, as_index, freeze, named_error, record_identity, static
-from .declare import not_differentiable as _not_differentiable, samples as _samples
+from .declare import (no_gradient as _recorded_without_gradient, not_differentiable as _not_differentiable,
+                      samples as _samples)
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
 from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan,
                     scale_no_nan as _scale_no_nan, sign as _tf_sign, sqrt_grad as _sqrt_grad,
@@ -394,15 +395,17 @@ def power(x, y):
 pow = power
 
 
-# -- ops without a gradient: never recorded, so a gradient or tangent through them is None ---------------
-# Predicates (comparisons, logic, bit operations: bool or int results), and the rounding ops and floor
-# division: TF registers their gradients as None (math_grad.py's FloorGrad, CeilGrad, RoundGrad, RintGrad,
-# FloorDivGrad), so tape.gradient(floor(x), x) is None there too (zeros with UnconnectedGradients.ZERO).
+# -- ops without a gradient: a gradient or tangent through them is None ---------------------------------
+# Predicates (comparisons, logic, bit operations: bool or int results) are never recorded. The rounding ops
+# and floor division TF registers with gradients of None (math_grad.py's FloorGrad, CeilGrad, RoundGrad,
+# RintGrad, FloorDivGrad): recorded, with no path to their inputs (declare.no_gradient), so tape.gradient(
+# floor(x), x) is None there too (zeros with UnconnectedGradients.ZERO) and floor(x) is on the tape.
 
 def _no_gradient(f) -> Callable:
-    op = _not_differentiable(f.__name__, f)
+    op = _recorded_without_gradient(f.__name__, f)
     return _public(lambda *args, **kw: apply(op, args, {k: freeze(v) for k, v in kw.items()}), f.__name__,
-                   f"``jax.numpy.{f.__name__}`` (not differentiable: its gradient is None, as TF's).")
+                   f"``jax.numpy.{f.__name__}`` (not differentiable: its gradient is None, as TF's; its result is on "
+                   "the tape, as TF's).")
 
 
 floor, ceil, _round, rint, trunc, _floor_divide = map(_no_gradient, (jnp.floor, jnp.ceil, jnp.round, jnp.rint,
@@ -683,7 +686,7 @@ def _checked_axes(op: str, a, axis):
     axis = freeze(axis)
     if axis is not None and not isinstance(axis, Tensor):  # (a traced Tensor axis: the op names it)
         for ax in _axes(axis):
-            _check_axis(op, ax, len(shape(a)))
+            _check_axis(op, ax, len(shape(a)), scalar=False)
     return axis
 
 
@@ -1062,7 +1065,24 @@ def reshape(a, shape=None, order="C", **kw):
                              "at most one -1")
     if isinstance(shape, int):
         shape = (shape,)
-    return _reshape(a, shape=freeze(shape))
+    shape = freeze(shape)
+    _check_inferred_size(a, shape)
+    return _reshape(a, shape=shape)
+
+
+def _check_inferred_size(a, new) -> None:
+    """A ``-1`` among sizes whose product is 0 cannot be inferred: TF's message (the value count against the
+    requested shape) where jax divides by zero."""
+    if not (isinstance(new, tuple) and builtins.all(type(d) is int for d in new) and new.count(-1) == 1):
+        return
+    known = int(np.prod([d for d in new if d != -1], dtype=np.int64))
+    size = int(np.prod(shape(a), dtype=np.int64))
+    if known == 0 and size != 0:
+        raise ShapeError(f"tj op 'reshape': a tensor with {size} values cannot take the shape {new}: its other "
+                         "sizes multiply to 0, so the -1 has no size that fits; give every size explicitly.")
+    if known == 0:
+        raise ShapeError(f"tj op 'reshape': the -1 in {new} is ambiguous for an empty tensor of shape "
+                         f"{shape(a)} (any size fits); give every size explicitly.")
 
 
 def transpose(a, axes=None):
@@ -1226,7 +1246,7 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indic
         if axis is None:
             n, ax = int(np.prod(shp, dtype=np.int64)), "None (the flattened tensor)"
         else:
-            ax = _check_axis("take", axis, len(shp))
+            ax = _check_axis("take", axis, len(shp), scalar=False)
             n = shp[ax]
         _check_index_array("take", indices, ax, n, shp)
     else:
@@ -1352,12 +1372,13 @@ def astype(x, dtype):
 # shape at the call; index arrays when their values are concrete. Under tracing (tj.function, jax.jit)
 # an index array's values are unknown and JAX's behaviour applies: getitem clamps, take fills.
 
-def _check_axis(op: str, axis, ndim: int) -> int:
+def _check_axis(op: str, axis, ndim: int, scalar: bool = True) -> int:
     """``axis`` (an int, or a scalar integer Tensor) in ``[0, ndim)``; out of ``[-ndim, ndim)`` raises NumPy's
-    ``AxisError`` (never wrapped around): both an ``IndexError``, as NumPy, and a ``ValueError``, as TF and JAX."""
+    ``AxisError`` (never wrapped around): both an ``IndexError``, as NumPy, and a ``ValueError``, as TF and JAX.
+    ``scalar``: axis 0 of a rank-0 tensor is taken as 0 (else it is out of range, as for a reduction)."""
     ax = as_index(axis, lambda: f"tj op '{op}': axis must be an integer (or a scalar integer Tensor), got "
                                 f"{axis!r} of type {type(axis).__name__}")
-    if not -ndim <= ax < builtins.max(ndim, 1):  # (max, sum... are this module's ops)
+    if not -ndim <= ax < builtins.max(ndim, 1 if scalar else 0):  # (max, sum... are this module's ops)
         raise np.exceptions.AxisError(f"tj op '{op}': axis {ax} is out of range for a tensor of rank {ndim}")
     return ax % ndim if ndim else 0
 
@@ -1384,7 +1405,10 @@ def _concrete(a):
 def _index_dtype(a):
     if isinstance(a, (Tensor, Variable, np.ndarray, np.generic, jax.Array)) or isinstance(a, jax.core.Tracer):
         return a.dtype
-    return np.asarray(a).dtype
+    try:
+        return np.asarray(a).dtype
+    except ValueError:  # (a ragged list: not an index array; the op's conversion says so)
+        return np.dtype(object)
 
 
 def _check_index_dtype(op: str, a) -> None:
@@ -1606,17 +1630,27 @@ def getitem(x, idx):
 # -- misc -----------------------------------------------------------------------------------------
 
 def zeros_like(a, dtype=None, shape=None):
-    """``jax.numpy.zeros_like`` (``shape``: another shape, ``a``'s dtype)."""
+    """``jax.numpy.zeros_like`` (``shape``: another shape, ``a``'s dtype). Of a Tensor or Variable, in its
+    dtype, the result is on the tapes that know ``a``, with no gradient (TF's ZerosLike)."""
     if shape is not None:
         return zeros(shape, dtype or _dtype_of(a))
+    if isinstance(a, (Tensor, Variable)) and (dtype is None or as_dtype("zeros_like", dtype) == a.dtype):
+        return apply(_zeros_like, (a,), {})
     return _create("zeros_like", lambda a, dtype=None: jnp.zeros_like(jnp.asarray(a), dtype=dtype), a, dtype=dtype)
 
 
 def ones_like(a, dtype=None, shape=None):
-    """``jax.numpy.ones_like`` (``shape``: another shape, ``a``'s dtype)."""
+    """``jax.numpy.ones_like`` (``shape``: another shape, ``a``'s dtype). Of a Tensor or Variable, in its
+    dtype, the result is on the tapes that know ``a``, with no gradient (TF's OnesLike)."""
     if shape is not None:
         return ones(shape, dtype or _dtype_of(a))
+    if isinstance(a, (Tensor, Variable)) and (dtype is None or as_dtype("ones_like", dtype) == a.dtype):
+        return apply(_ones_like, (a,), {})
     return _create("ones_like", lambda a, dtype=None: jnp.ones_like(jnp.asarray(a), dtype=dtype), a, dtype=dtype)
+
+
+_zeros_like = _recorded_without_gradient("zeros_like", jnp.zeros_like)
+_ones_like = _recorded_without_gradient("ones_like", jnp.ones_like)
 
 
 def _create(name: str, make: Callable, *args, **kw) -> Tensor:
