@@ -934,6 +934,9 @@ KNOWN = {
                         "accumulator over a tj.function call\" as eagerly, and that holds for \"TF's `None` for "
                         "unconnected values\"; TF's function call gives zeros where TF eager (run_functions_eagerly, "
                         "the reference here) gives None, tapejax gives TF eager's None",
+    "int_promotion": "API.md, tj.numpy: 'Mirrors `jax.numpy`': an integer argument of a float function (sin of "
+                     "an int32 a nested call returned) is promoted to float, as jax.numpy; TF raises TypeError "
+                     "(\"DataType int32 not in list of allowed values\")",
     "tangent_connected": "API.md, One set of rules on every path (TF's `None` for unconnected values): TF computes "
                          "an accumulator's tangent by running the op's gradient function on ones and transposing "
                          "it (tape.h, ForwardpropFromTape), so what outer tapes and accumulators see connected "
@@ -1033,6 +1036,9 @@ def known(a: Action, problem: str, tf_out: "Outcome", tj_out: "Outcome", eager) 
         return "custom_gradient_forward"
     if re.search(r"(^|: )out: (\[\S+\] )*str vs bytes", problem):
         return "string_output"
+    if problem.startswith("raised") and tj_out.raised is None and isinstance(tf_out.raised, TypeError) and \
+            "not in list of allowed values" in str(tf_out.raised):
+        return "int_promotion"
     vs_eager = problem.startswith("vs TF eagerly: ")
     part = problem.removeprefix("vs TF eagerly: ").split(":")[0]
     tf_side = eager if vs_eager else tf_out
