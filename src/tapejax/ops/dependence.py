@@ -56,10 +56,7 @@ def _flow(jaxpr, in_deps: List[frozenset]) -> List[frozenset]:
             outs = _flow(inner, ins)
         elif name == "tj_linear_rule":  # a tapejax op's JVP or transpose under a JAX trace: its own code's paths
             avals = tuple(jax.ShapeDtypeStruct(v.aval.shape, v.aval.dtype) for v in eqn.invars)
-            rule, key = eqn.params["rule"], ("paths", eqn.params["transposed"], eqn.params["n_res"], avals)
-            paths = rule.analyses.get(key)
-            if paths is None:
-                paths = rule.analyses[key] = _linear_rule_paths(rule, *key[1:])
+            paths = rule_paths(eqn.params["rule"], eqn.params["transposed"], eqn.params["n_res"], avals)
             outs = [frozenset().union(*(ins[i] for i in p)) for p in paths]
         else:  # any other primitive, loops included: every output may read every input
             outs = [frozenset().union(*ins)] * len(eqn.outvars)
@@ -68,12 +65,16 @@ def _flow(jaxpr, in_deps: List[frozenset]) -> List[frozenset]:
     return [read(v) for v in jaxpr.outvars]
 
 
-def _linear_rule_paths(rule, transposed: bool, n_res: int, avals: tuple) -> tuple:
+def rule_paths(rule, transposed: bool, n_res: int, avals: tuple) -> tuple:
     """For each output of a ``tj_linear_rule`` equation (ops/linear_rule.py), the positions of its operands it
     depends on through the rule's own code, its JVP or transposed kernel on ``(residuals, linear arguments)``.
     A backward kernel reads only some residuals (the transpose of ``x * y`` with respect to ``x`` reads ``y``,
     not ``x``): its outputs are connected to those alone, as the eager backward op they stand for. (Kept in
     the rule's ``analyses``: a nested trace meets the same rule at every level.)"""
-    fn = rule.fn(transposed)
-    closed = jax.make_jaxpr(lambda *a: tuple(fn(list(a[:n_res]), list(a[n_res:]))))(*avals)
-    return tuple(_flow(closed.jaxpr, [frozenset((i,)) for i in range(len(avals))]))
+    key = ("paths", transposed, n_res, avals)
+    paths = rule.analyses.get(key)
+    if paths is None:
+        fn = rule.fn(transposed)
+        closed = jax.make_jaxpr(lambda *a: tuple(fn(list(a[:n_res]), list(a[n_res:]))))(*avals)
+        paths = rule.analyses[key] = tuple(_flow(closed.jaxpr, [frozenset((i,)) for i in range(len(avals))]))
+    return paths
