@@ -27,8 +27,6 @@ from jax.extend.core import Literal, Primitive
 from jax.custom_derivatives import SymbolicZero
 from jax.interpreters import ad, batching, mlir
 
-from . import dependence
-
 
 def used_inputs(closed_jaxpr) -> list:
     """Which inputs of a jaxpr its live part reads (backward liveness from the outputs; effects live)."""
@@ -157,14 +155,6 @@ def _transpose(cts, *args, rule, transposed, n_res):
     lin_cts = bind(rule, res, cts, not transposed)
     if rule.zero_cts and not transposed:
         lin_cts = [ad.Zero(a) if k in rule.zero_cts else c for k, (c, a) in enumerate(zip(lin_cts, rule.lin_avals))]
-    # A result the rule's code computes from no cotangent is zero (the rule is linear in them): JAX gets a
-    # symbolic zero, so nothing upstream runs on it, as a tape skips an input no gradient reaches (a dense zero
-    # would connect, at second order, whatever the upstream transposes read: zeros where the tape gives None).
-    avals = tuple(jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x)) for x in (*res, *cts))
-    paths = dependence.rule_paths(rule, not transposed, n_res, avals)
-    linear = frozenset(range(n_res, n_res + len(cts)))
-    lin_cts = [c if type(c) is ad.Zero or paths[k] & linear else ad.Zero(jax.core.ShapedArray(a.shape, a.dtype))
-               for k, (c, a) in enumerate(zip(lin_cts, out_avals))]
     return [None] * n_res + list(lin_cts)
 
 
