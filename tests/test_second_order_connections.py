@@ -196,3 +196,35 @@ def test_tapes_over_function_that_takes_a_gradient(assign):
         assert float(first) == 2.0
         assert outer.gradient(first, v) is None, f
 
+
+
+def test_second_order_through_a_traced_gradient_is_none_on_every_path():
+    # d/db of sum(d(b * t1 - t1)/dt1) is 2 per entry; its derivative with respect to b, v0 and v2 is None eagerly
+    # (the inner gradient b - 1 reaches no Variable) and so over a tj.function of the body and with tj.gradients:
+    # JAX's transposes gave zeros, the dense zero cotangent of sub's unread input reaching the transpose of
+    # b * t1, which reads t1 (tf_function_differential seed 1546); ops/linear_rule.py now gives JAX symbolic
+    # zeros there
+    v0 = tj.Variable([0.5, -1.0, 2.0])
+    v2 = tj.Variable(np.full((2, 3), 0.3, np.float32))
+    b = tj.constant([0.2, 0.4, -0.6])
+
+    def taped(b):
+        t1 = v2 * v0 * 3.0
+        with tj.GradientTape() as inner:
+            inner.watch(t1)
+            t3 = b * t1 - t1
+        return inner.gradient(t3, t1)
+
+    def graph(b):
+        t1 = v2 * v0 * 3.0
+        return tj.gradients([b * t1 - t1], [t1])[0]
+
+    for f in (taped, tj.function(taped), tj.function(graph)):
+        with tj.GradientTape(persistent=True) as outer:
+            outer.watch(b)
+            with tj.GradientTape() as tape:
+                tape.watch(b)
+                s = tnp.sum(f(b))
+            g = tape.gradient(s, b)
+        np.testing.assert_array_equal(g.numpy(), [2.0, 2.0, 2.0])
+        assert outer.gradient(g, [v0, b, v2]) == [None, None, None], f

@@ -27,6 +27,8 @@ from jax.extend.core import Literal, Primitive
 from jax.custom_derivatives import SymbolicZero
 from jax.interpreters import ad, batching, mlir
 
+from . import dependence
+
 
 def used_inputs(closed_jaxpr) -> list:
     """Which inputs of a jaxpr its live part reads (backward liveness from the outputs; effects live)."""
@@ -155,7 +157,23 @@ def _transpose(cts, *args, rule, transposed, n_res):
     lin_cts = bind(rule, res, cts, not transposed)
     if rule.zero_cts and not transposed:
         lin_cts = [ad.Zero(a) if k in rule.zero_cts else c for k, (c, a) in enumerate(zip(lin_cts, rule.lin_avals))]
-    return [None] * n_res + list(lin_cts)
+    return [None] * n_res + _zeros_as_symbolic(rule, not transposed, res, cts, lin_cts, out_avals)
+
+
+def _zeros_as_symbolic(rule: LinearRule, transposed: bool, res, cts, results, avals) -> list:
+    """``results`` of ``rule.fn(transposed)`` on ``(res, cts)``, with a symbolic zero for each one its code
+    computes from no cotangent (the rule is linear in them: it is zero). Nothing upstream then runs on it, as a
+    tape skips an input no gradient reaches; a dense zero would connect, at second order, whatever the upstream
+    transposes read (zeros where the tape gives None). Where the rule's code cannot be traced apart (a
+    recompute_grad's, inside JAX's own transposition), ``results`` as they are."""
+    shapes = tuple(jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x)) for x in (*res, *cts))
+    try:
+        paths = dependence.rule_paths(rule, transposed, len(res), shapes)
+    except (AssertionError, NotImplementedError, TypeError, ValueError):
+        return list(results)
+    linear = frozenset(range(len(res), len(res) + len(cts)))
+    return [r if type(r) is ad.Zero or paths[k] & linear else ad.Zero(jax.core.ShapedArray(a.shape, a.dtype))
+            for k, (r, a) in enumerate(zip(results, avals))]
 
 
 def _batch(args, dims, *, rule, transposed, n_res):
