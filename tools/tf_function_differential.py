@@ -1015,10 +1015,13 @@ def as_returned(x):
 
 
 def eager_blocked(eager) -> bool:
-    """Whether TF could not run the action eagerly: the body calls tf.gradients (graph mode only), or TF fails
-    inside itself there too."""
+    """Whether TF could not run the action eagerly: the body calls tf.gradients (graph mode only), TF fails
+    inside itself there too, or an accumulator or tape there would watch a NumPy argument."""
     return eager is not None and (isinstance(eager.raised, RuntimeError) and
-                                  "tf.gradients is not supported" in str(eager.raised) or tf_fault(eager.raised))
+                                  "tf.gradients is not supported" in str(eager.raised) or tf_fault(eager.raised) or
+                                  # (TF eager cannot watch the NumPy array a traced call made a Tensor of)
+                                  isinstance(eager.raised, ValueError) and "not tf.Tensor or tf.Variable" in
+                                  str(eager.raised))
 
 
 def known(a: Action, problem: str, tf_out: "Outcome", tj_out: "Outcome", eager) -> str | None:
