@@ -573,3 +573,15 @@ def test_relus_of_bool_as_jax_nn():
     x = tj.constant([True, False])
     assert str(tj.nn.relu(x).dtype) == "int32" and tj.nn.relu(x).numpy().tolist() == [1, 0]
     assert str(tj.nn.relu6(x).dtype) == "float32" and str(tj.nn.leaky_relu(x).dtype) == "float32"
+
+
+def test_stack_and_clip_by_norm_arguments_name_the_op():
+    x = tj.constant([[3.0, 4.0]])
+    with pytest.raises(TypeError, match="'stack': axis must be an integer"):
+        tnp.stack([x, x], axis=[0])
+    with pytest.raises(TypeError, match="clip_by_norm: axes=1.0"):
+        tj.clip_by_norm(x, 1.0, axes=1.0)
+    with pytest.raises(ValueError, match="clip_by_norm: axes=5"):
+        tj.clip_by_norm(x, 1.0, axes=5)
+    with pytest.raises(ValueError, match="clip_by_norm: t"):
+        tj.clip_by_norm(None, 1.0)

@@ -574,6 +574,9 @@ KNOWN = {
     "tf_internal": "TF fails inside itself (ValueError \"Internal error: Tried to take gradients (or similar) of a "
                    "variable without handle data\": assigning a Variable whose read value an accumulator watches, "
                    "seed 25259); tapejax assigns",
+    "tf_message_reads": "TF accident: TF's TypeError for an accumulator's tangents of another structure shows the "
+                        "Variable primals' values (\"numpy=...\"), a read that the tapes recording then watch "
+                        "(seeds 46830, 51452); tapejax's message reads nothing",
     "follows": "a consequence of a known difference earlier in the scenario (a value or accumulator it uses)",
     "state_kept_after_error": "Standards (an error leaves the state as it was): TF's jacobian/batch_jacobian stop a "
                               "non-persistent tape recording before they find a bad argument (unconnected_gradients), "
@@ -583,10 +586,14 @@ KNOWN = {
 }
 
 
-def known(a: Action, problem: str, tf_out: Outcome, tj_out: Outcome, stopped_by_tf: set = frozenset()):
+def known(a: Action, problem: str, tf_out: Outcome, tj_out: Outcome, stopped_by_tf: set = frozenset(),
+          read_by_tf_message: bool = False):
     """The KNOWN name explaining ``problem`` of action ``a``, or None; ``stopped_by_tf``: the tapes that a
-    jacobian/batch_jacobian with a bad unconnected_gradients stopped in TF, before raising."""
+    jacobian/batch_jacobian with a bad unconnected_gradients stopped in TF, before raising;
+    ``read_by_tf_message``: whether an earlier TF error message showed a Variable's value."""
     kw = a.kw
+    if a.kind == "watched" and read_by_tf_message:
+        return "tf_message_reads"
     if a.kind == "grad" and kw["og"] is not None and not problem.startswith("warned") and (
             len(kw["og"]) != len(kw["target_shapes"]) or
             any(g.a.shape != s for g, s in zip(kw["og"], kw["target_shapes"]))):
@@ -636,7 +643,7 @@ def check(seed: int):
     sc = Scenario(seed)
     sides = Side(TF, sc), Side(TJ, sc)
     rows, kind, origin = [], "ok", {}  # (origin: what a difference made -> "follows" or "after #i")
-    stopped_by_tf, persistent = set(), {}
+    stopped_by_tf, persistent, read_by_tf_message = set(), {}, False
     for i, a in enumerate(sc.actions):
         tf_out, tj_out = run_action(sides[0], a), run_action(sides[1], a)
         if a.kind == "tape":
@@ -644,8 +651,11 @@ def check(seed: int):
             persistent[a.kw["tape"]] = a.kw["persistent"]
         if a.kind in ("jac", "bjac") and a.kw["unc"] == "bogus" and tf_out.raised and not persistent[a.kw["tape"]]:
             stopped_by_tf.add(a.kw["tape"])
+        read_by_tf_message |= a.kind == "acc" and "tf.Variable" in str(tf_out.raised) and \
+            "numpy=" in str(tf_out.raised)
         cause = next((origin[r] for r in sorted(refs_of(a)) if r in origin), None)
-        problems = [(p, known(a, p, tf_out, tj_out, stopped_by_tf) or cause) for p in problems_of(tf_out, tj_out)]
+        problems = [(p, known(a, p, tf_out, tj_out, stopped_by_tf, read_by_tf_message) or cause)
+                    for p in problems_of(tf_out, tj_out)]
         rows.append((i, a, tf_out, tj_out, problems))
         if any(not p.startswith("warned") for p, _ in problems) or cause:
             label = cause or ("follows" if all(k in KNOWN for _, k in problems) else f"after #{i}")

@@ -1208,6 +1208,8 @@ def stack(arrays, axis=0, out=None, dtype=None):
     arrays = list(arrays)
     if dtype is not None:
         arrays = [astype(a, dtype) for a in arrays]
+    axis = as_index(axis, lambda: f"tj op 'stack': axis must be an integer (or a scalar integer Tensor), got "
+                                  f"{axis!r} of type {type(axis).__name__}")
     return _stack(*arrays, axis=axis)
 
 

@@ -48,7 +48,7 @@ from .. import tape_set
 from ..backprop import GradientTape
 from ..deferred import pending
 from ..ops import numpy as tnp
-from ..tensor import Tensor, Variable, convert_to_tensor, current_values, name_scope, pending_value
+from ..tensor import ConversionError, Tensor, Variable, convert_to_tensor, current_values, name_scope, pending_value
 
 LearningRate = Union[float, Callable[[Any], Any]]
 
@@ -1047,7 +1047,10 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] =
     """``t * clip_norm / max(norm(t), clip_norm)`` with the L2 norm over ``axes`` (all by default), as
     ``tf.clip_by_norm``: a negative ``clip_norm`` counts as zero, and ``clip_norm`` may broadcast against
     the norm but not enlarge ``t``; the gradient at ``t == 0`` is finite. ``name``: TF's op name, ignored."""
-    t = _check_floating(convert_to_tensor(t), "clip_by_norm")
+    try:
+        t = _check_floating(convert_to_tensor(t), "clip_by_norm")
+    except ConversionError as e:
+        raise ConversionError(f"clip_by_norm: t: {e}") from None
     clip_norm = tnp.maximum(convert_to_tensor(clip_norm, dtype=_aval(t).dtype), 0)
     shape = tuple(_aval(t).shape)
     try:  # (jax's own error on shapes that do not broadcast names neither the op nor clip_norm)
@@ -1057,7 +1060,10 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] =
     if not fits:
         raise ValueError(f"clip_by_norm: clip_norm of shape {tuple(_aval(clip_norm).shape)} does not broadcast to t "
                          f"of shape {shape} (it may not enlarge t either); give a scalar clip_norm.")
-    sq = tnp.sum(t * t, axis=axes, keepdims=True)
+    try:
+        sq = tnp.sum(t * t, axis=axes, keepdims=True)
+    except (TypeError, ValueError) as e:  # (the sum's error, about its axes: say whose they are)
+        raise type(e)(f"clip_by_norm: axes={axes!r} for t of shape {shape}: {e}") from None
     nonzero = sq > 0
     # sqrt's derivative is infinite at 0: take it only where the sum is positive (TF does the same)
     # (1.0, not ones_like(sq): an op on a gradient of a pending step then stays pending, see _aval)
