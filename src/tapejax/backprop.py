@@ -26,9 +26,10 @@ class _NotEnteredError(AttributeError):
     """GradientTape.watch on a tape with no recording state (TF fails there with an AttributeError)."""
 
 
-def _zeros_like_source(s, access: bool = True) -> Tensor:
-    """An unconnected source's zeros (UnconnectedGradients.ZERO): TF's zeros_like(source), which reads a
-    Variable (an access: recording tapes watch it) and is an op on the tapes that know the source."""
+def zeros_like_source(s, access: bool = True) -> Tensor:
+    """An unconnected source's zeros (UnconnectedGradients.ZERO, of ``tape.gradient`` and ``acc.jvp``): TF's
+    zeros_like(source), which reads a Variable (an access: recording tapes watch it) and is an op on the tapes
+    that know the source. ``access=False``: plain zeros, no op (an int source that is also the target)."""
     if access and isinstance(s, (Tensor, Variable)) and tape_set.active():
         return tnp.zeros_like(s)
     if isinstance(s, (Tensor, Variable)):
@@ -259,7 +260,7 @@ class GradientTape:
             g = _as_tensor_result(g)
             if g is None and unconnected is UnconnectedGradients.ZERO:
                 # (an int source that is a target: TF gives ones without reading it, here zeros, API.md)
-                g = _zeros_like_source(s, access=getattr(s, "_handle_id", None) not in int_targets)
+                g = zeros_like_source(s, access=getattr(s, "_handle_id", None) not in int_targets)
             elif g is not None:
                 g = _placed_like(s, g)
             result.append(g)

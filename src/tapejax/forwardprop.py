@@ -21,7 +21,7 @@ import numpy as np
 from . import tape_set, vspace
 from .nest import UnconnectedGradients, flatten, rebuild, unconnected_gradients_of as _unconnected
 from .tensor import Tensor, Variable, as_array, is_float, convert_to_tensor
-from .backprop import GradientTape
+from .backprop import GradientTape, zeros_like_source
 from .ops.core import apply
 from .ops import numpy as tnp
 
@@ -288,15 +288,12 @@ class ForwardAccumulator:
                 t = self._acc.tangents.get(pid)
                 if t is None:
                     t = self._acc.inert.get(pid)
-                arr = p._value
             elif p is None:
                 out.append(None)
                 continue
             else:
                 raise ValueError(f"ForwardAccumulator.jvp: expected tj.Tensor or tj.Variable, got {type(p).__name__}")
             if t is None and unconnected is UnconnectedGradients.ZERO:
-                # zeros of the primal's shape, also for a batch accumulator: TF's zeros_like(primal), which reads
-                # a Variable and is an op on the tapes that know the primal
-                t = tnp.zeros_like(p) if tape_set.active() else Tensor(vspace.zeros_like(arr))
+                t = zeros_like_source(p)  # (of the primal's shape, also for a batch accumulator, as TF)
             out.append(t)
         return rebuild(primals, tree, out)

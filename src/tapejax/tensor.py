@@ -1545,10 +1545,10 @@ def _is_text(value: Any) -> bool:
         return True
     if isinstance(value, (list, tuple, np.ndarray)):
         try:
-            return np.asarray(value).dtype.kind in "USO" and any(
-                isinstance(x, (str, bytes)) for x in np.asarray(value, dtype=object).ravel())
-        except (TypeError, ValueError):
+            arr = np.asarray(value)
+        except (TypeError, ValueError):  # (a ragged list: its own error follows)
             return False
+        return arr.dtype.kind in "US" or arr.dtype.kind == "O" and any(isinstance(x, (str, bytes)) for x in arr.flat)
     return False
 
 

@@ -983,12 +983,7 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
         out = _update_deferral(op, args, static, _raw)
         if out is not None:
             return out
-    try:
-        raw, args = _raw(op, args, deferred)
-    except ConversionError as e:  # (a ragged list, a string...): which op it was given to
-        if str(e).startswith("tj op '"):
-            raise
-        raise ConversionError(f"tj op '{op.name}': {e}") from None
+    raw, args = _raw(op, args, deferred)
     if capture is not None:  # a tj.function trace: Tensors it closes over are inputs of the program
         raw = capture.substitute(args, raw)
     elif st.lifted_before is not None:  # tj.init_scope inside a trace: the trace's values are out of scope
