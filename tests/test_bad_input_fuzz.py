@@ -206,6 +206,15 @@ BAD = [
     ("ragged list to softmax", "non-rectangular", lambda: tj.nn.softmax([[1.0, 2.0], [3.0]])),
     ("ragged list to cholesky", "non-rectangular", lambda: L.cholesky([[1.0, 2.0], [3.0]])),
     ("ragged list to shuffle", "non-rectangular", lambda: tj.random.shuffle([[1.0, 2.0], [3.0]])),
+    # a ragged list an op converts before its dispatch (to read its shape) names the op the user called
+    ("ragged list to sum", "tj op 'sum': Can't convert a non-rectangular",
+     lambda: tnp.sum([[1.0, 2.0], [3.0]], axis=1)),
+    ("ragged list to min", "tj op 'min'", lambda: tnp.min([[1.0, 2.0], [3.0]])),
+    ("ragged list to squeeze", "tj op 'squeeze'", lambda: tnp.squeeze([[1.0, 2.0], [3.0]], axis=1)),
+    ("ragged list to take", "tj op 'take'", lambda: tnp.take([[1.0, 2.0], [3.0]], C([0, 1]), axis=0)),
+    ("ragged list to concatenate", "tj op 'concatenate'", lambda: tnp.concatenate([[[1.0], [2.0, 3.0]], f23()])),
+    ("ragged list to log_softmax", "tj op 'log_softmax'", lambda: tj.nn.log_softmax([[1.0, 2.0], [3.0]])),
+    ("text to concatenate", "tj op 'concatenate': Cannot convert str 'abc'", lambda: tnp.concatenate(["abc", f23()])),
     ("where of a scalar", "where", lambda: tnp.where(2.5)),
     ("where of a string", "str", lambda: tnp.where("abc")),
     ("array dtype dict", "array", lambda: tnp.array(f3(), {"a": 1})),
@@ -244,7 +253,7 @@ BAD = [
     ("take_along_axis out of range", "take_along_axis", lambda: tnp.take_along_axis(f23(), C([[5]]), axis=1)),
     # clipping
     ("clip_by_norm int", "clip_by_norm", lambda: tj.clip_by_norm(i3(), 1)),
-    ("clip_by_norm None", "None", lambda: tj.clip_by_norm(f3(), None)),
+    ("clip_by_norm None", "clip_by_norm: clip_norm: Cannot convert NoneType None", lambda: tj.clip_by_norm(f3(), None)),
     ("clip_by_global_norm tensor", "clip_by_global_norm", lambda: tj.clip_by_global_norm(f3(), 1.0)),
     ("clip_by_global_norm str", "str", lambda: tj.clip_by_global_norm([f3(), "a"], 1.0)),
 ]

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 from typing import Any, Callable, Optional, Sequence
 
 import jax
 import numpy as np
 
-from ..tensor import Tensor, TracedValueError, Variable, traced_argument_error
+from ..tensor import ConversionError, Tensor, TracedValueError, Variable, traced_argument_error
 from .core import OpDef, freeze, registry
 
 
@@ -43,7 +44,24 @@ def _ignoring_name(f: Callable) -> Callable:
             if named is None:
                 raise
             raise named from e
+        except ConversionError as e:  # (an argument converted before the op's dispatch, which names the op)
+            if str(e).startswith("tj op ") or _called_by_an_op(sys._getframe(1)):
+                raise
+            raise ConversionError(f"tj op '{f.__name__}': {e}") from None
     return op_accepting_name
+
+
+_WRAPPER_CODE = _ignoring_name(len).__code__
+
+
+def _called_by_an_op(frame) -> bool:
+    """Whether a public op's wrapper is on the stack below ``frame``: an op's own helpers (``shape``, ``ndim``)
+    are public ops too, and the error names the op the user called (read only when an error is raised)."""
+    while frame is not None:
+        if frame.f_code is _WRAPPER_CODE:
+            return True
+        frame = frame.f_back
+    return False
 
 
 _PUBLIC = {"numpy": "tj.numpy", "linalg": "tj.numpy.linalg", "fft": "tj.numpy.fft", "polynomial": "tj.numpy",

@@ -1747,6 +1747,8 @@ def shape(a) -> tuple:
     """``jax.numpy.shape``: the static shape of a Tensor, Variable, array or nested list."""
     if isinstance(a, (Tensor, Variable)):
         return tuple(a.shape)
+    if isinstance(a, (str, bytes)):  # (np.shape('abc') is (): text is no scalar; the error tj.constant gives it)
+        convert_to_tensor(a, dtype=float32)
     try:
         return tuple(np.shape(a))
     except ValueError:  # a ragged nested list: the error tj.constant gives it (NumPy's names no op)

@@ -1051,7 +1051,11 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] =
         t = _check_floating(convert_to_tensor(t), "clip_by_norm")
     except ConversionError as e:
         raise ConversionError(f"clip_by_norm: t: {e}") from None
-    clip_norm = tnp.maximum(convert_to_tensor(clip_norm, dtype=_aval(t).dtype), 0)
+    try:
+        clip_norm = convert_to_tensor(clip_norm, dtype=_aval(t).dtype)
+    except ConversionError as e:
+        raise ConversionError(f"clip_by_norm: clip_norm: {e}") from None
+    clip_norm = tnp.maximum(clip_norm, 0)
     shape = tuple(_aval(t).shape)
     try:  # (jax's own error on shapes that do not broadcast names neither the op nor clip_norm)
         fits = jnp.broadcast_shapes(shape, _aval(clip_norm).shape) == shape
