@@ -425,6 +425,22 @@ def test_a_list_of_numbers_among_xs_is_one_constant():
     assert len(zero) == 1 and zero[0].shape == (2,) and not np.any(zero[0].numpy())
 
 
+def test_a_list_of_numbers_among_ys_is_one_unconnected_y():
+    """As among xs, a Python list of numbers among ys is one constant (TF converts each y to one tensor), taking
+    one of grad_ys: it was flattened into 4 ys, so two grad_ys raised 'Length mismatch' (tf_function_differential
+    seed 2220). TF 2.21: [10.], [2.], and ValueError for one grad_ys; a list of Tensors among ys still takes its
+    grad_ys as the same structure."""
+    ys = lambda x: [x * 2.0, [[1.0, 2.0], [3.0, 4.0]]]  # noqa: E731
+    x = tj.constant([1.0])
+    got = tj.function(lambda x: tj.gradients(ys(x), [x], grad_ys=[[5.0], np.ones((2, 2), np.float32)]))(x)
+    np.testing.assert_array_equal(got[0].numpy(), [10.0])
+    np.testing.assert_array_equal(tj.function(lambda x: tj.gradients(ys(x), [x]))(x)[0].numpy(), [2.0])
+    with pytest.raises(ValueError, match="Passed 1 grad_ys for 2 ys"):
+        tj.function(lambda x: tj.gradients(ys(x), [x], grad_ys=[[5.0]]))(x)
+    nested = tj.function(lambda x: tj.gradients([x * 2.0, [x * 3.0]], [x], grad_ys=[[5.0], [[7.0]]]))(x)
+    np.testing.assert_array_equal(nested[0].numpy(), [31.0])
+
+
 def test_a_source_that_is_not_a_tensor_is_a_type_error():
     """TF raises TypeError for a Python number or None among a tape's sources (tapejax raised ValueError; the
     class is both)."""

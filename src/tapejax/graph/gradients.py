@@ -63,17 +63,22 @@ def _check_grad_y(y, arr, gy) -> None:
 
 def _entries(xs: Any) -> list:
     """The leaves of ``xs``, except that an entry of a list of xs holding only numbers (a Python list, no Tensor)
-    stays one entry: TF converts it to one constant (``gradients(y, [[0.5, 1.5]])`` is ``[None]``)."""
+    stays one entry: TF converts it to one constant (``gradients(y, [[0.5, 1.5]])`` is ``[None]``; as a y, one
+    unconnected constant taking one of grad_ys: tf_function_differential seed 2220)."""
     if not isinstance(xs, (list, tuple)):
         return flatten(xs)[0]
     out: list = []
     for x in xs:
         leaves = flatten(x)[0]
-        if isinstance(x, (list, tuple)) and leaves and not any(isinstance(v, (Tensor, Variable)) for v in leaves):
+        if isinstance(x, (list, tuple)) and leaves and not _holds_tensors(x):
             out.append(x)
         else:
             out.extend(leaves)
     return out
+
+
+def _holds_tensors(structure: Any) -> bool:
+    return any(isinstance(v, (Tensor, Variable)) for v in flatten(structure)[0])
 
 
 def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
@@ -92,7 +97,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
                            "In eager code use tj.GradientTape.")
     unconnected = unconnected_gradients_of(unconnected_gradients)
     method = _aggregation(aggregation_method)
-    ys_l, _ = flatten(ys)
+    ys_l = _entries(ys)
     xs_l = _entries(xs)
     ys_l = [y if isinstance(y, (Tensor, Variable)) else convert_to_tensor(y) for y in ys_l]
     for x in xs_l:
@@ -107,7 +112,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
         # (never flattened into more entries: seed 8419, [[[a], [b]]] for two ys); a nested structure of ys (a
         # dict, lists in a list) takes its grad_ys as the same structure, one per leaf.
         nested = isinstance(ys, dict) or (isinstance(ys, (list, tuple)) and
-                                          any(isinstance(y, (list, tuple, dict)) for y in ys))
+                                          any(isinstance(y, (list, tuple, dict)) and _holds_tensors(y) for y in ys))
         if nested:
             grad_ys_l = flatten(grad_ys)[0]
         else:
