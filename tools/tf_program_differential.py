@@ -92,9 +92,12 @@ def _assign_read(x):
     return tf.sin(V_TF.read_value())
 
 
-def _moments_layer_norm(x):  # Keras LayerNormalization's formula: tj.nn.layer_norm's derivatives are TF's
+def _moments_layer_norm(x):  # Keras LayerNormalization's moments: tj.nn.layer_norm's derivatives are TF's
+    # (x - m) * rsqrt(v + eps), the same function as tf.nn.batch_normalization's x * inv - m * inv, whose two
+    # large terms cancel: seed 17158, rows near 32 a unit apart, normalized to -0.99487/0.99493 against the exact
+    # +-0.99492 (tapejax's), which a matmul then turned into a 3% difference
     m, v = tf.nn.moments(x, axes=[-1], keepdims=True)
-    return tf.nn.batch_normalization(x, m, v, None, None, 1e-5)
+    return (x - m) * tf.math.rsqrt(v + 1e-5)
 
 
 TF_STEPS = {
