@@ -540,7 +540,10 @@ def test_half_precision_linear_algebra_names_the_op():
     # jaxlib's LAPACK calls raise a bare NotImplementedError(KeyError(float16)); TF has no kernel (NotFoundError)
     a = tj.constant(np.eye(3) * 2, dtype="float16")
     for name, f in (("det", tnp.linalg.det), ("cholesky", tnp.linalg.cholesky), ("svd", tnp.linalg.svd),
-                    ("solve", lambda m: tnp.linalg.solve(m, m))):
+                    ("solve", lambda m: tnp.linalg.solve(m, m)), ("lstsq", lambda m: tnp.linalg.lstsq(m, m)),
+                    ("norm", lambda m: tnp.linalg.norm(m, ord=2)),
+                    ("norm", lambda m: tnp.linalg.matrix_norm(m, ord="nuc")),
+                    ("eigvals", lambda m: tnp.roots(m[0]))):
         with pytest.raises(TypeError, match=f"{name}.*float16.*float32"):
             f(a)
         with tj.GradientTape() as tape:  # (deferred: the kernel would fail only when the step runs)
@@ -548,6 +551,7 @@ def test_half_precision_linear_algebra_names_the_op():
             with pytest.raises(TypeError, match="float16"):
                 f(a)
     assert tnp.linalg.matrix_power(a, 2).dtype == np.float16  # (no LAPACK there)
+    assert tnp.linalg.norm(a).dtype == np.float16 and tnp.linalg.norm(a, ord=1).dtype == np.float16
 
 
 def test_axes_of_a_scalar():

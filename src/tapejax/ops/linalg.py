@@ -542,16 +542,23 @@ def _check_matrices(name: str, a, square: bool = True, lapack: bool = True) -> N
     or, in a deferred step, only when the step runs)."""
     if isinstance(a, (str, bytes)):
         return  # (not a matrix at all: the op's conversion says so, a TypeError as TF's)
-    dtype = getattr(a, "dtype", None)
-    if lapack and dtype is not None and jnp.dtype(dtype) in (jnp.float16, jnp.bfloat16):
-        raise TypeError(f"tnp.linalg.{name}: no kernel for dtype {jnp.dtype(dtype)} (LAPACK has none; TF has none "
-                        "either): cast the input to float32 first.")
+    if lapack:
+        _check_lapack_dtype(name, a)
     shape = _shape(a)
     if len(shape) < 2:
         raise ValueError(f"tnp.linalg.{name}: the input must have rank at least 2 (a matrix or a batch of "
                          f"matrices), got shape {shape} (rank {len(shape)})")
     if square and shape[-1] != shape[-2]:
         raise ValueError(f"tnp.linalg.{name}: the input must be square matrices [..., n, n], got shape {shape}")
+
+
+def _check_lapack_dtype(name: str, a) -> None:
+    """A TypeError for a half-precision input of an op that calls LAPACK, which has no such kernels (nor TF's):
+    jaxlib raises a bare NotImplementedError, and in a deferred step only when the step runs."""
+    dtype = getattr(a, "dtype", None)
+    if dtype is not None and jnp.dtype(dtype) in (jnp.float16, jnp.bfloat16):
+        raise TypeError(f"tnp.linalg.{name}: no kernel for dtype {jnp.dtype(dtype)} (LAPACK has none; TF has none "
+                        "either): cast the input to float32 first.")
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
@@ -562,6 +569,9 @@ def norm(x, ord=None, axis=None, keepdims=False):
               else (static["axis"],)):
         as_index(a, f"tj op 'norm': axis must be an integer or a pair of integers, got {axis!r}")  # (as TF: TypeError)
     ndim = len(_shape(x))
+    matrix = isinstance(static["axis"], tuple) and len(static["axis"]) == 2 or static["axis"] is None and ndim == 2
+    if matrix and static["ord"] in (2, -2, "nuc"):  # (singular values: LAPACK's SVD)
+        _check_lapack_dtype("norm", x)
     return apply(_euclidean_norm if _is_euclidean(static["ord"], static["axis"], ndim) else _norm, (x,), static)
 
 
@@ -679,6 +689,8 @@ def lstsq(a, b, rcond: Any = None, *, numpy_resid: bool = False):
     if numpy_resid:
         raise ValueError("tnp.linalg.lstsq: numpy_resid=True is not supported (its output shape depends on "
                          "the rank, known only when it runs); use the default numpy_resid=False")
+    for m in (a, b):
+        _check_lapack_dtype("lstsq", m)
     return tuple(apply(_lstsq, (a, b), {"rcond": freeze(rcond)}))
 
 

@@ -229,10 +229,11 @@ def roots(p, *, strip_zeros=True):
         return zeros((0,), _complex_of(p.dtype))
     if strip_zeros:
         try:
-            return _companion_roots(trim_zeros(p, trim="f"))
+            stripped = trim_zeros(p, trim="f")
         except TypeError as e:
             raise TypeError("tj.numpy.roots: with strip_zeros=True, p's values must be known when called (not "
                             "traced inside tj.function or a JAX transformation); pass strip_zeros=False") from e
+        return _companion_roots(stripped)  # (its own errors as they are: eigvals of a float16 p)
     is_zero = astype(equal(p, 0), jnp.int32)
     leading = where(_tnp.all(equal(p, 0)), n, argmin(is_zero))  # the number of leading zeros
     p = where(equal(leading, n), ones((), p.dtype), p)
