@@ -25,7 +25,8 @@ torch's CPU threads: ``--torch-threads`` (default 1; 0 keeps torch's default, on
 core). Interleaved with JAX on a small shared machine, torch's default OpenMP pool collapses: on the
 2-core development machine the MLP step went from ~4 ms (1 thread) to ~170 ms (2 threads) when
 alternated with jax.jit steps, as XLA's own worker threads and other processes take the cores its
-barrier waits on. One thread is the fair setting there; on a larger idle machine try 0.
+barrier waits on. One thread is the fair setting there; on a larger idle machine try 0. TF's thread
+pools likewise (``--tf-threads``, default 1: ``workloads.limit_tf_threads``).
 
 Run: ``.venv/bin/python benchmarks/adam_step.py [--rounds 30] [--steps 5] [--workloads mlp,cnn,transformer]``
 (``make bench`` runs it after the suite, through ``run.py``.)
@@ -234,7 +235,7 @@ def build(contender: str, kind: str, size: str, device):
 
 def run(workloads: List[str] = WORKLOADS, contenders: List[str] = CONTENDERS, rounds: int = 30, steps: int = 5,
         warmup: int = 5, size: str = "default", device=None, log=print, seed: int = 0,
-        torch_threads: int = 1) -> Dict:
+        torch_threads: int = 1, tf_threads: int = 1) -> Dict:
     """Time every contender on every workload, round-robin. Returns ``{"rows": [...], "skipped": [...],
     "markdown": str}``."""
     import tapejax.deferred.replay
@@ -248,6 +249,9 @@ def run(workloads: List[str] = WORKLOADS, contenders: List[str] = CONTENDERS, ro
             torch_note = f"torch on {torch.get_num_threads()} CPU thread(s)"
         except ImportError:
             pass
+    if "tf eager" in contenders and device.platform == "cpu":
+        tf_note = W.limit_tf_threads(tf_threads)
+        torch_note = "; ".join(n for n in (torch_note, tf_note) if n)
     rows, skipped = [], []
     rng = random.Random(seed)
     for kind in workloads:
@@ -351,6 +355,8 @@ def main(argv=None) -> int:
     p.add_argument("--warmup", type=int, default=5, help="untimed steps per contender first")
     p.add_argument("--size", default="default", choices=list(W.SCALES))
     p.add_argument("--torch-threads", type=int, default=1, help="torch.set_num_threads on CPU (0: torch's default)")
+    p.add_argument("--tf-threads", type=int, default=1,
+                   help="TF's intra- and inter-op threads on CPU (0: TF's default; see workloads.limit_tf_threads)")
     p.add_argument("--device", default="", help="e.g. cpu:0, gpu:0 (default: jax.devices()[0])")
     args = p.parse_args(argv)
     wls = [w for w in args.workloads.split(",") if w]
@@ -366,7 +372,7 @@ def main(argv=None) -> int:
             p.error(f"no device {args.device}")
     t0 = time.perf_counter()
     out = run(wls, contenders, args.rounds, args.steps, args.warmup, args.size, device,
-              torch_threads=args.torch_threads)
+              torch_threads=args.torch_threads, tf_threads=args.tf_threads)
     print("\n" + out["markdown"])
     print(f"({time.perf_counter() - t0:.0f} s)")
     return 0

@@ -103,6 +103,8 @@ def main(argv=None) -> int:
     p.add_argument("--deep-max", type=int, default=100_000, help="largest deep chain (1k, 10k, 100k up to this)")
     p.add_argument("--adam-rounds", type=int, default=10, help="round-robin rounds of the adam table (5 steps each)")
     p.add_argument("--baseline", default="jax.jit", help="mode the ratios are relative to")
+    p.add_argument("--tf-threads", type=int, default=1,
+                   help="TF's intra- and inter-op threads on CPU (0: TF's default; see workloads.limit_tf_threads)")
     p.add_argument("--out", default=str(HERE / "results"), help="output folder")
     p.add_argument("--list", action="store_true", help="list workloads and modes, run nothing")
     args = p.parse_args(argv)
@@ -132,9 +134,12 @@ def main(argv=None) -> int:
 
     plan = [(w, v, d, m) for w in (wls[n] for n in chosen) for v in w.variants for d in devs
             for m in w.modes if m in modes]
+    # (before any row starts TF's runtime: its default pools would take the cores from every row timed after)
+    tf_note = W.limit_tf_threads(args.tf_threads) if any(d.platform == "cpu" for d in devs) else ""
     meta = {"started": _dt.datetime.now().isoformat(timespec="seconds"), "command": " ".join(sys.argv),
             "devices": [f"{device_name(d)} ({d.device_kind})" for d in devs], "versions": versions(),
-            "size": args.size, "repeats": args.repeats, "warmup": args.warmup, "baseline": args.baseline}
+            "size": args.size, "repeats": args.repeats, "warmup": args.warmup, "baseline": args.baseline,
+            "tf_threads": tf_note}
     print(f"tapejax benchmark suite: {len(plan)} rows on {', '.join(meta['devices'])}; "
           f"size {args.size}, {args.warmup} warm-up + {args.repeats} timed runs per row", flush=True)
     rows = []
@@ -185,7 +190,8 @@ def main(argv=None) -> int:
             print(f"\n[{time.perf_counter() - t_all:5.0f}s] adam: Adam train step, round-robin, {args.adam_rounds} "
                   f"rounds on {device_name(d)}", flush=True)
             try:
-                adam.append(adam_step.run(rounds=args.adam_rounds, size=args.size, device=d))
+                adam.append(adam_step.run(rounds=args.adam_rounds, size=args.size, device=d,
+                                          tf_threads=args.tf_threads))
             except Exception as e:  # reported like a failing row
                 rows.append({"workload": ADAM, "variant": "-", "device": device_name(d), "mode": "all",
                              "error": f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"})

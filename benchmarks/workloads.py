@@ -49,6 +49,27 @@ def _tf(device):
     raise NotApplicable(f"tensorflow has no {device.platform} device")
 
 
+def limit_tf_threads(threads: int) -> str:
+    """TF's intra- and inter-op thread pools set to ``threads`` each (0: TF's default), before TF starts its
+    runtime; the note for the table. On a small shared machine TF's default pools (one thread per core, spinning
+    while they wait for work) take the cores from the contenders timed next in the same process: on the 2-core
+    development machine the eager tapejax MLP Adam step went from ~0.75 ms to ~0.97 ms, jax.jit's from ~0.68 to
+    ~0.83 ms, when TF steps ran between theirs (the reason torch runs on one thread, adam_step.py)."""
+    try:
+        import tensorflow as tf
+    except ImportError:
+        return ""
+    if threads:
+        try:
+            tf.config.threading.set_intra_op_parallelism_threads(threads)
+            tf.config.threading.set_inter_op_parallelism_threads(threads)
+        except RuntimeError:  # (TF's runtime already started in this process: its pools stay as they are)
+            pass
+    intra = tf.config.threading.get_intra_op_parallelism_threads()
+    inter = tf.config.threading.get_inter_op_parallelism_threads()
+    return f"TF on {intra or 'default'} intra-op / {inter or 'default'} inter-op thread(s)"
+
+
 def _torch(device):
     try:
         import torch
