@@ -228,3 +228,29 @@ def test_second_order_through_a_traced_gradient_is_none_on_every_path():
             g = tape.gradient(s, b)
         np.testing.assert_array_equal(g.numpy(), [2.0, 2.0, 2.0])
         assert outer.gradient(g, [v0, b, v2]) == [None, None, None], f
+
+
+@pytest.mark.parametrize("shape", [(0,), (2, 0), (0, 3)])
+def test_second_order_of_an_empty_tensor_is_none_as_for_any_other(shape):
+    # The gradient of -x, x + y or x * 2's gradient does not depend on x: TF 2.21 gives None for the second
+    # order whatever the sizes (tools/tf_second_order.py's empty cases); tapejax gave an empty array, its
+    # connection analysis taking every output of a backward op on empty arrays as reading every input
+    x = tj.constant(np.zeros(shape, np.float32))
+    y = tj.constant(np.zeros(shape, np.float32))
+    for f in (lambda x: -x, lambda x: x + y, lambda x: x * 2.0):
+        with tj.GradientTape() as outer:
+            outer.watch(x)
+            with tj.GradientTape() as inner:
+                inner.watch(x)
+                z = f(x)
+            g = inner.gradient(z, x, output_gradients=tj.constant(np.zeros(shape, np.float32)))
+        assert g.shape == shape
+        assert outer.gradient(g, x, output_gradients=tj.constant(np.zeros(shape, np.float32))) is None
+    with tj.GradientTape() as outer:  # (a second order that is connected stays an empty array)
+        outer.watch(x)
+        with tj.GradientTape() as inner:
+            inner.watch(x)
+            z = x * x
+        g = inner.gradient(z, x, output_gradients=tj.constant(np.zeros(shape, np.float32)))
+    h = outer.gradient(g, x, output_gradients=tj.constant(np.zeros(shape, np.float32)))
+    assert h is not None and h.shape == shape
