@@ -248,6 +248,7 @@ def markdown(meta, rows, wls) -> str:
              f"Python {v.get('python')}, jax {v.get('jax')}, tapejax {v.get('tapejax')}"
              + (f", TF {v.get('tensorflow') or v.get('tensorflow-cpu')}" if (v.get('tensorflow') or v.get('tensorflow-cpu')) else "")
              + (f", torch {v['torch']}" if "torch" in v else "")
+             + (f" ({meta['tf_threads']})" if meta.get("tf_threads") else "")
              + f". Size `{meta['size']}`; median of up to {meta['repeats']} timed runs after {meta['warmup']} warm-up "
              f"runs (deep chains: 1 warm-up, up to 3 runs); ± is half the interquartile range. Ratio: time / time of "
              f"`{meta['baseline']}` in the same row group (tapejax where {meta['baseline']} does not apply).", "",
