@@ -254,3 +254,29 @@ def test_second_order_of_an_empty_tensor_is_none_as_for_any_other(shape):
         g = inner.gradient(z, x, output_gradients=tj.constant(np.zeros(shape, np.float32)))
     h = outer.gradient(g, x, output_gradients=tj.constant(np.zeros(shape, np.float32)))
     assert h is not None and h.shape == shape
+
+
+def test_a_constant_gradient_of_a_users_backward_is_kept_on_every_path():
+    # A user's backward need not be linear in its cotangents: a grad_fn or tj.op vjp returning 0.5 whatever dy
+    # gives 0.5, as TF 2.21 (tools/tf_custom_gradient_differential.py seed 9769). Differentiated over a
+    # tj.function call, JAX's transposition took such a result, computed from no cotangent, for a zero of a
+    # linear rule: 0.0 (the symbolic zeros that fix seed 1546 are for tapejax's own rules only)
+    @tj.custom_gradient
+    def half(a0, a1):
+        def grad_fn(dy):
+            return None, 0.5
+        return tnp.sin(a1), grad_fn
+
+    @tj.custom_gradient
+    def half_tensor(a1):
+        return tnp.sin(a1), lambda dy: tj.constant(0.5)
+
+    sq = tj.op(lambda a: a * a, vjp=lambda primals, ct: (np.float32(0.5) + 0 * primals[0],))
+    a0, a1, x = tj.constant(-0.946), tj.constant(0.215), tj.constant([1.0, 2.0])
+    for f, args, want in ((half, (a0, a1), [None, 0.5]), (half_tensor, (a1,), [0.5]), (sq, (x,), [[0.5, 0.5]])):
+        for g in (f, tj.function(f)):
+            with tj.GradientTape() as tape:
+                tape.watch(list(args))
+                y = g(*args)
+            got = tape.gradient(y, list(args))
+            assert [None if v is None else v.numpy().tolist() for v in got] == want, (f, g)

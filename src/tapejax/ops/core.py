@@ -203,7 +203,7 @@ def _conj(x):
     return jnp.conj(x) if x is not None and jnp.iscomplexobj(x) else x
 
 
-def _slim_rule(forward: Callable, transpose: Callable, dyn, lin, outs):
+def _slim_rule(forward: Callable, transpose: Callable, dyn, lin, outs, linear: bool):
     """The LinearRule of ``forward``/``transpose`` over ``(dyn, ...)``, with as residuals only the arguments
     either of them reads (a reduction's backward needs its input's shape, not its values: JAX would keep
     every residual a rule takes). Returns the rule and the positions of ``dyn`` it keeps."""
@@ -224,16 +224,17 @@ def _slim_rule(forward: Callable, transpose: Callable, dyn, lin, outs):
         return d
     aval = lambda s: jax.core.ShapedArray(s.shape, s.dtype)
     rule = LinearRule(lambda res, t: forward(full(res), t), lambda res, c: transpose(full(res), c),
-                      [aval(s) for s in lin_s], [aval(s) for s in out_s], frozenset(no_gradient))
+                      [aval(s) for s in lin_s], [aval(s) for s in out_s], frozenset(no_gradient), linear)
     return rule, keep
 
 
-def with_linear_rule(fn: Callable, jvp: Callable, transpose: Callable) -> Callable:
+def with_linear_rule(fn: Callable, jvp: Callable, transpose: Callable, linear: bool = True) -> Callable:
     """``fn`` as a ``jax.custom_jvp`` function whose derivatives are tapejax's: ``jvp(diff, dyn, tangents,
     out)`` (tangents of the float arguments at positions ``diff``) and ``transpose(diff, dyn, cts)`` (one
     cotangent per float output, in JAX's convention). JAX transforms of code calling it (jax.grad,
     jax.jvp, jax.vmap, and the VJP of a tj.function call) then use the same rules as a tape
-    (linear_rule.py)."""
+    (linear_rule.py). ``linear``: whether ``transpose`` is known to be linear in its cotangents (a built-in rule,
+    not a user's vjp, which may give a constant)."""
     rules: Dict[Any, tuple] = {}  # signature -> (LinearRule, positions of the arguments it keeps)
 
     @jax.custom_jvp
@@ -261,7 +262,7 @@ def with_linear_rule(fn: Callable, jvp: Callable, transpose: Callable) -> Callab
                     full[k] = c
                 return transpose(diff, tuple(dyn), full)
             hit = rules[key] = _slim_rule(forward, transposed, primals, [primals[i] for i in diff],
-                                          [outs[k] for k in float_out])
+                                          [outs[k] for k in float_out], linear)
         rule, keep = hit
         t_float = linear_rule.bind(rule, [primals[i] for i in keep], [tangents[i] for i in diff])
         t_out = [np.zeros(jnp.shape(o), jax.dtypes.float0) for o in outs]
@@ -392,8 +393,12 @@ class _Kernels:
             return (isinstance(out, (tuple, list)),
                     tuple((tuple(o.shape), o.dtype, is_float(o.dtype)) for o in as_tuple(out)))
 
+        # A user's backward (tj.op's vjp, tj.RegisterGradient) runs only when a gradient is asked for, as in
+        # TF: never traced ahead to find what it reads (it may count its calls, or fail); nor is it known to be
+        # linear in its cotangents (linear_rule.LinearRule.linear).
+        self.builtin_rules = not op.user_defined and (op.fwd, op.bwd) == op.original_rules
         if op.differentiable:
-            self.traced = with_linear_rule(fn, jvp, transpose)
+            self.traced = with_linear_rule(fn, jvp, transpose, linear=self.builtin_rules)
         else:  # no gradient: a symbolic zero for JAX transforms too, so nothing upstream of it runs for one (a
             # zero cotangent would reach sqrt's rule at 0, and jax.grad of jax.grad would form 0 * inf there)
             self.traced = lambda *dyn: jax.lax.stop_gradient(fn(*dyn))
@@ -404,9 +409,6 @@ class _Kernels:
         self.forward_res_impl, self.backward_impl, self.jvp_impl = forward_res, backward, jvp
         self._plans: Dict[tuple, Any] = {}
         self.record_types: Dict[tuple, "RecordType"] = {}  # (record_type's cache)
-        # A user's backward (tj.op's vjp, tj.RegisterGradient) runs only when a gradient is asked for, as in
-        # TF: never traced ahead to find what it reads (it may count its calls, or fail).
-        self.builtin_rules = not op.user_defined and (op.fwd, op.bwd) == op.original_rules
 
     def run_forward_res(self, diff: tuple, raw: Sequence[Any]):
         """``forward_res(diff, raw)``, returning from the kernel only the residuals it computes.

@@ -48,8 +48,12 @@ class LinearRule:
     """
 
     def __init__(self, forward: Callable, transpose: Callable, lin_avals: Sequence, out_avals: Sequence,
-                 zero_cts: frozenset = frozenset()) -> None:
+                 zero_cts: frozenset = frozenset(), linear: bool = True) -> None:
         self.forward, self.transpose = forward, transpose
+        # Whether ``transpose`` is known to be linear in its cotangents (tapejax's own backward kernels). A user's
+        # backward (a custom_gradient's grad_fn, tj.op's vjp, a RegisterGradient function) may give a constant,
+        # as TF allows (a grad_fn returning 0.5): a result it computes from no cotangent is then that constant.
+        self.linear = linear
         self.lin_avals, self.out_avals = tuple(lin_avals), tuple(out_avals)
         # Positions of ``transpose``'s results that are always zero (a backward function's None): JAX gets
         # them as symbolic zeros, so nothing upstream of those inputs runs for them, as a tape skips an
@@ -74,7 +78,7 @@ class LinearRule:
                 return jax.vmap(lambda res, lin: tuple(f(res, lin)), in_axes=(list(res_axes), 0))
             add = lambda avs: tuple(jax.core.ShapedArray((size,) + tuple(a.shape), a.dtype) for a in avs)
             b = self._batched[key] = LinearRule(vm(self.forward), vm(self.transpose),
-                                                add(self.lin_avals), add(self.out_avals), self.zero_cts)
+                                                add(self.lin_avals), add(self.out_avals), self.zero_cts, self.linear)
         return b
 
 
@@ -165,7 +169,10 @@ def _zeros_as_symbolic(rule: LinearRule, transposed: bool, res, cts, results, av
     computes from no cotangent (the rule is linear in them: it is zero). Nothing upstream then runs on it, as a
     tape skips an input no gradient reaches; a dense zero would connect, at second order, whatever the upstream
     transposes read (zeros where the tape gives None). Where the rule's code cannot be traced apart (a
-    recompute_grad's, inside JAX's own transposition), ``results`` as they are."""
+    recompute_grad's, inside JAX's own transposition), or is a user's, not known to be linear (a grad_fn
+    returning the constant 0.5: tf_custom_gradient_differential seed 9769), ``results`` as they are."""
+    if not rule.linear:
+        return list(results)
     shapes = tuple(jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x)) for x in (*res, *cts))
     try:
         paths = dependence.rule_paths(rule, transposed, len(res), shapes)
@@ -321,5 +328,5 @@ def attach_backward(xs: Sequence, ys: Sequence, backward: Callable, guard: Optio
             raise
         return list(cts)
     no_gradient = frozenset(no_gradient)
-    rule = LinearRule(forward, transpose, x_avals, y_avals, no_gradient)
+    rule = LinearRule(forward, transpose, x_avals, y_avals, no_gradient, linear=False)
     return _attached(rule, len(xs), len(ys), *xs, *ys, *consts), (transpose, consts), no_gradient
