@@ -725,6 +725,8 @@ class Side:
         if not sc.closure:
             ns.update(self.vars)
             ns.update(self.consts)
+        if eager and lib is TF:
+            ns["function"] = _ReadingFunction.of
         exec(compile(sc.source, filename, "exec"), ns)  # noqa: S102
         self.objs = ns["scope"](**self.vars, **self.consts) if sc.closure else ns
 
@@ -980,6 +982,29 @@ def none_as_zeros(fn, eager) -> bool:
     if isinstance(eager, dict) and isinstance(fn, dict) and list(fn) == list(eager):
         return all(none_as_zeros(fn[k], eager[k]) for k in eager)
     return differ(fn, eager) is None
+
+
+class _ReadingFunction:
+    """A tf.function whose returned Variables are their values, read as it returns, for TF run eagerly: a graph
+    function's outputs are tensors, where run_functions_eagerly hands the Variable itself back, so a nested call's
+    Variable assigned afterwards by its caller read as the later value (seed 3009)."""
+
+    def __init__(self, fn) -> None:
+        self._fn = fn
+
+    @classmethod
+    def of(cls, fn=None, **kw):
+        return (lambda f: cls(tf.function(f, **kw))) if fn is None else cls(tf.function(fn, **kw))
+
+    def __call__(self, *args, **kwargs):
+        return tf.nest.map_structure(lambda x: x.read_value() if isinstance(x, tf.Variable) else x,
+                                     self._fn(*args, **kwargs))
+
+    def __get__(self, obj, objtype=None):  # (a method: tf.function's own binding)
+        return self if obj is None else _ReadingFunction(self._fn.__get__(obj, objtype))
+
+    def __getattr__(self, name):  # (experimental_get_tracing_count and the rest)
+        return getattr(self._fn, name)
 
 
 def eager_reference(sc: Scenario, a: Action, snapshot: dict) -> "Outcome":
