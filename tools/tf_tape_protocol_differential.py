@@ -626,13 +626,17 @@ def refs_of(a: Action) -> set:
     return names | ({f"a{kw['acc']}"} if "acc" in kw else set()) | ({f"t{kw['tape']}"} if "tape" in kw else set())
 
 
-def made_by(a: Action, problems: list) -> set:
-    """What a difference in action ``a`` may leave different: its value, its accumulator, its tape's state."""
+def made_by(a: Action, problems: list, tapes: set = frozenset()) -> set:
+    """What a difference in action ``a`` may leave different: its value, its accumulator, its tape's state; for a
+    gradient that raised on one side only, every tape's (``tapes``): the other side's zeros for unconnected
+    Variable sources read them, which the tapes watching accessed Variables watch (seed 64628)."""
     made = {a.kw["out"][0]} if a.kw["out"] else set()
     if a.kind == "acc":
         made |= {f"a{a.kw['acc']}"} | {f"p:{x}" for x in leaves(a.kw["primals"])}
     if "tape" in a.kw and any(p.startswith("raised") and "nothing" in p for p, _ in problems):  # (one side only)
         made.add(f"t{a.kw['tape']}")
+        if a.kind in ("grad", "jac", "bjac"):
+            made |= tapes
     return made
 
 
@@ -644,6 +648,7 @@ def check(seed: int):
     sides = Side(TF, sc), Side(TJ, sc)
     rows, kind, origin = [], "ok", {}  # (origin: what a difference made -> "follows" or "after #i")
     stopped_by_tf, persistent, read_by_tf_message = set(), {}, False
+    tapes = {f"t{b.kw['tape']}" for b in sc.actions if b.kind == "tape"}
     for i, a in enumerate(sc.actions):
         tf_out, tj_out = run_action(sides[0], a), run_action(sides[1], a)
         if a.kind == "tape":
@@ -659,7 +664,7 @@ def check(seed: int):
         rows.append((i, a, tf_out, tj_out, problems))
         if any(not p.startswith("warned") for p, _ in problems) or cause:
             label = cause or ("follows" if all(k in KNOWN for _, k in problems) else f"after #{i}")
-            origin.update(dict.fromkeys(made_by(a, problems), label))
+            origin.update(dict.fromkeys(made_by(a, problems, tapes), label))
         if any(k not in KNOWN for _, k in problems):
             kind = "mismatch"
         elif problems and kind == "ok":
