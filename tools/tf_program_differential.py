@@ -94,7 +94,7 @@ def _assign_read(x):
 
 def _moments_layer_norm(x):  # Keras LayerNormalization's moments: tj.nn.layer_norm's derivatives are TF's
     # (x - m) * rsqrt(v + eps), the same function as tf.nn.batch_normalization's x * inv - m * inv, whose two
-    # large terms cancel: seed 17158, rows near 32 a unit apart, normalized to -0.99487/0.99493 against the exact
+    # large terms cancel: seed 17158, a row [32.0625, 32.125] normalized to -0.99487/0.99493 against the exact
     # +-0.99492 (tapejax's), which a matmul then turned into a 3% difference
     m, v = tf.nn.moments(x, axes=[-1], keepdims=True)
     return (x - m) * tf.math.rsqrt(v + 1e-5)
