@@ -70,7 +70,7 @@ def _entries(xs: Any) -> list:
     out: list = []
     for x in xs:
         leaves = flatten(x)[0]
-        if isinstance(x, (list, tuple)) and leaves and not _holds_tensors(x):
+        if isinstance(x, (list, tuple)) and leaves and not any(isinstance(v, (Tensor, Variable)) for v in leaves):
             out.append(x)
         else:
             out.extend(leaves)
@@ -78,6 +78,7 @@ def _entries(xs: Any) -> list:
 
 
 def _holds_tensors(structure: Any) -> bool:
+    """Whether a nested structure of ys holds a Tensor or Variable (else it is one constant, as in ``_entries``)."""
     return any(isinstance(v, (Tensor, Variable)) for v in flatten(structure)[0])
 
 
