@@ -30,7 +30,9 @@ CASES = {
     "reduce_max_tie": (lambda x: tnp.max(tnp.stack([x, x])), None, None),
     # TF's ReluGradGrad returns zeros_like(features): zeros, not None, on both second-order paths
     "relu": (lambda x: tj.nn.relu(x), [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]),
-    "abs": (lambda x: tnp.abs(x), [0.0, 0.0, 0.0], "zeros"),  # TF: grad * sign(x), SignGrad zeros
+    # TF: grad * sign(x); SignGrad's zeros ignore their output gradient, so TF's forward mode, which transposes
+    # gradient functions, gives sign(x) the tangent None, and the product none either
+    "abs": (lambda x: tnp.abs(x), [0.0, 0.0, 0.0], None),
     "square": (lambda x: x * x, [2.0, 2.0, 2.0], [2.0, 2.0, 2.0]),
     "tanh": (lambda x: tnp.tanh(x), [-0.7268619537, 0.3271323740, -0.1362186670],
              [-0.7268619537, 0.3271323740, -0.1362186670]),
@@ -73,8 +75,6 @@ def test_forward_over_reverse(name):
     j = acc.jvp(g)
     if want is None:
         assert j is None, f"{name}: {j}, TF gives None"
-    elif want == "zeros":  # TF gives None here (its forward mode transposes SignGrad), its reverse mode zeros:
-        np.testing.assert_array_equal(j.numpy(), 0.0)  # we follow the reverse mode on both (one rule)
     else:
         np.testing.assert_allclose(j.numpy(), want, rtol=1e-5, atol=1e-6)
 
@@ -280,3 +280,36 @@ def test_a_constant_gradient_of_a_users_backward_is_kept_on_every_path():
                 y = g(*args)
             got = tape.gradient(y, list(args))
             assert [None if v is None else v.numpy().tolist() for v in got] == want, (f, g)
+
+
+@pytest.mark.parametrize("path", ["eager", "strict", "function"])
+def test_sign_has_no_tangent_as_in_tf_forward_mode(path):
+    # TF 2.21: under a ForwardAccumulator, sign(x)'s tangent is None (SignGrad's zeros ignore the output
+    # gradient its forward mode transposes), sign(x) * 3 and sign(sign(x)) have none either, sign(x) + x has x's;
+    # its reverse mode gives zeros (tests above). Same through a tf.function and for a Variable.
+    x = tj.constant(X)
+
+    def f(x):
+        s = tnp.sign(x)
+        return s, s * 3.0, tnp.sign(s), s + x
+
+    run = tj.function(f) if path == "function" else f
+    with tj.config.override(lazy=path != "strict"):
+        with tj.ForwardAccumulator(x, tj.constant([1.0, 2.0, 3.0])) as acc:
+            s, s3, ss, sx = run(x)
+    assert acc.jvp(s) is None and acc.jvp(s3) is None and acc.jvp(ss) is None
+    np.testing.assert_array_equal(acc.jvp(sx).numpy(), [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(acc.jvp(s, unconnected_gradients="zero").numpy(), [0.0, 0.0, 0.0])
+    v = tj.Variable(X)
+    with tj.ForwardAccumulator(v, tj.constant([1.0, 1.0, 1.0])) as acc:
+        y = tnp.sign(v)
+    assert acc.jvp(y) is None
+
+
+def test_a_complex_sign_keeps_its_tangent():
+    # TF's complex sign is div_no_nan(z, |z|), differentiable: d sign(z) along t at z = 3+4j is
+    # (t - sign(z) * Re(conj(sign(z)) * t)) / |z|; t = 1: (1 - 0.6 * (0.6 + 0.8j)) / 5 = 0.128 - 0.096j
+    z = tj.constant([3 + 4j], dtype="complex64")
+    with tj.ForwardAccumulator(z, tj.constant([1 + 0j], dtype="complex64")) as acc:
+        y = tnp.sign(z)
+    np.testing.assert_allclose(acc.jvp(y).numpy(), [0.128 - 0.096j], rtol=1e-5)

@@ -114,10 +114,14 @@ class Accumulator:
         res = res if isinstance(res, tuple) else (res,)
         if tape_set.numerics_checks and tape_set.current().debug_checking:  # tj.debug.check_numerics
             tape_set.debug_hooks.check_jvp(op, outs, res, tans)
-        conn = op.connections  # a tj.function call: no tangent for an output no input with one reaches
-        given = frozenset(i for i, t in zip(diff, tans) if t is not None) if conn is not None else None
+        # No tangent for an output no input with one reaches: along the recorded ops of a tj.function call
+        # (TF's None), or through its JVP (TF's None where the gradient function ignores its output gradient)
+        conn = op.connections
+        paths = op.tangent_paths(static, diff, raw)
+        given = frozenset(i for i, t in zip(diff, tans) if t is not None)
         for k, (o, t) in enumerate(zip(outs, res)):
-            if t is not None and is_float(o._value.dtype) and (given is None or conn[k] & given):
+            if t is not None and is_float(o._value.dtype) and (conn is None or conn[k] & given) \
+                    and (paths is None or paths[k] & given):
                 self._store(o, t)
 
     def accumulate_from_backward(self, outs, input_ids, backward) -> None:

@@ -281,7 +281,7 @@ class _Kernels:
     """
 
     __slots__ = ("forward", "traced", "forward_res", "backward", "jvp", "forward_res_impl", "backward_impl", "jvp_impl",
-                 "_plans", "builtin_rules", "record_types")
+                 "_plans", "builtin_rules", "record_types", "tangent_paths")
 
     def __init__(self, op: "OpDef", static: dict) -> None:
         fn = functools.partial(op.fn, **static) if static else op.fn
@@ -409,6 +409,7 @@ class _Kernels:
         self.forward_res_impl, self.backward_impl, self.jvp_impl = forward_res, backward, jvp
         self._plans: Dict[tuple, Any] = {}
         self.record_types: Dict[tuple, "RecordType"] = {}  # (record_type's cache)
+        self.tangent_paths: Dict[tuple, Optional[tuple]] = {}  # (OpDef.tangent_paths' cache)
 
     def run_forward_res(self, diff: tuple, raw: Sequence[Any]):
         """``forward_res(diff, raw)``, returning from the kernel only the residuals it computes.
@@ -682,6 +683,7 @@ class OpDef:
         self.user_defined = user_defined
         self.connections = connections
         self.gradients_present: Optional[tuple] = None  # (a gradient op's: see _gradient_op)
+        self.tangent_connected = False  # (a gradient op's: see tangent_paths)
         self.passthrough = frozenset(passthrough)
         self.backward_connected = (backward_connected if isinstance(backward_connected, bool)
                                    else frozenset(backward_connected))
@@ -778,13 +780,16 @@ class OpDef:
                 return tuple(g for g, p in zip(grad_fn(*a), present) if p)
         g = OpDef(f"{self.name}_grad", fn, register=False, connections=self._derived_connections(fn, avals))
         g.gradients_present = None if all(present) else present
+        g.tangent_connected = bool(self.backward_connected)
         return g
 
     def jvp_op(self, static: dict, diff: tuple, batched: bool, args: Sequence) -> "OpDef":
         """An op computing this op's output tangents from ``args``: ``(*op args, *tangents)``; with
         ``batched`` the tangents carry a leading batch axis (tape.h's use_batch) and the JVP kernel is
         vmapped. Each tangent is connected only to the arguments it reads differentiably, as grad_op's."""
-        avals = _avals(args)
+        return self._jvp_op_of(static, diff, batched, _avals(args))
+
+    def _jvp_op_of(self, static: dict, diff: tuple, batched: bool, avals: tuple) -> "OpDef":
         key = ("jvp", static_key(static), diff, batched, avals)
         j = self._derived.get(key)
         if j is None:
@@ -807,6 +812,31 @@ class OpDef:
             conn = self._derived_connections(jvp_fn, avals)
             j = self._derived[key] = OpDef(f"{self.name}_jvp", jvp_fn, register=False, connections=conn)
         return j
+
+    def tangent_paths(self, static: dict, diff: tuple, raw: Sequence) -> Optional[tuple]:
+        """Per output, the positions in ``diff`` whose tangents the JVP reads; None: every one. TF's forward
+        mode transposes each op's gradient function, so an output whose gradient function ignores the output
+        gradient (Sign's zeros, ``abs``'s ``g * sign(x)`` at second order) gets the tangent None, where its
+        reverse mode gives zeros; a tapejax JVP reads no tangent in exactly those places (JAX's zero
+        derivative of sign). A backward op TF runs as one op (``tangent_connected``: ReluGrad) reads the
+        output gradient, so every output of it has a tangent, zeros if need be."""
+        if self.tangent_connected:
+            return None
+        known = self.kernels(static).tangent_paths  # (every op an accumulator sees: a cheap key first)
+        try:
+            key = (diff, tuple([(a.shape, a.dtype) for a in raw]))
+        except AttributeError:  # (a Python complex among the arguments)
+            key = (diff, _avals(raw))
+        try:
+            return known[key]
+        except KeyError:
+            pass
+        avals = _avals(raw)
+        conn = self._jvp_op_of(static, diff, False, avals + tuple(avals[i] for i in diff)).connections
+        n = len(avals)
+        paths = None if conn is None else tuple(frozenset(diff[p - n] for p in c if p >= n) for c in conn)
+        known[key] = paths
+        return paths
 
     def _derived_connections(self, fn: Callable, avals: tuple) -> Optional[tuple]:
         """Connections of a derived op (``grad_op``, ``jvp_op``) computing ``fn``: None (all) for a
