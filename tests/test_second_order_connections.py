@@ -34,6 +34,7 @@ CASES = {
     # gradient functions, gives sign(x) the tangent None, and the product none either
     "abs": (lambda x: tnp.abs(x), [0.0, 0.0, 0.0], None),
     "square": (lambda x: x * x, [2.0, 2.0, 2.0], [2.0, 2.0, 2.0]),
+    "power_0": (lambda x: x ** 0, [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]),  # PowGrad's grad * 0 * pow(x, -1) reads x
     "tanh": (lambda x: tnp.tanh(x), [-0.7268619537, 0.3271323740, -0.1362186670],
              [-0.7268619537, 0.3271323740, -0.1362186670]),
 }

@@ -339,3 +339,18 @@ def test_accumulator_tangents_must_have_the_primals_structure():
     with tj.ForwardAccumulator({"x": x, "v": v}, {"v": [1.0, 0.5], "x": 2.0}) as acc:
         out = x * v
     np.testing.assert_allclose(acc.jvp(out).numpy(), [3.0, 4.5])  # 2 * [1, 2] + 1 * [1, 0.5]
+
+
+def test_the_gradient_of_x_to_the_power_0_is_tfs_zero_times_its_reciprocal():
+    # TF 2.21 (this host): x ** 0 at x = [inf, nan, 2, -3] with output gradients [1, 1, inf, 0] has gradient
+    # [0, nan, nan, -0] (PowGrad: grad * 0 * pow(x, -1)); tapejax gave zeros whatever the gradient or x. At x = 0
+    # TF's is NaN and tapejax's 0 (API.md's no-NaN rule). Forward mode gives the same partials.
+    x = tj.constant([float("inf"), float("nan"), 2.0, -3.0, 0.0])
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = x ** 0
+    g = tape.gradient(y, x, output_gradients=tj.constant([1.0, 1.0, float("inf"), 0.0, 1.0]))
+    np.testing.assert_array_equal(g.numpy(), [0.0, np.nan, np.nan, 0.0, 0.0])
+    with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0, 1.0, 1.0, 1.0])) as acc:
+        y = x ** 0
+    np.testing.assert_array_equal(acc.jvp(y).numpy(), [0.0, np.nan, 0.0, 0.0, 0.0])

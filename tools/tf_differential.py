@@ -578,9 +578,6 @@ KNOWN.update({
                                                 "floor(x / y) gives +-inf)",
     ("max", "f32 empty axis", "fwd"): "jax.numpy raises ValueError reducing a zero-size axis (TF returns -inf)",
     ("min", "f32 empty axis", "fwd"): "jax.numpy raises ValueError reducing a zero-size axis (TF returns +inf)",
-    ("sign", "f32", "jvp"): "TF's forward mode gives None (its SignGrad's zeros do not depend on the gradient); "
-                            "tapejax gives the zeros of its reverse rule",
-    ("sign", "f16", "jvp"): "TF's forward mode gives None (see sign f32)",
     ("std", "f32 ties", "jvp"): "API.md's sqrt rule in forward mode: a row of equal values has std 0 and the "
                                 "variance's tangent 0, and tapejax's tangent is 0 there (TF's forward mode: 0 * inf "
                                 "= NaN; its reverse mode gives 0 for a zero gradient, as tapejax's)",
@@ -604,7 +601,6 @@ KNOWN.update({
                                        "and log_softmax give NaN for the whole row, as tapejax",
     ("clip", "f32 bounds and ties", "jvp"): "at a NaN input TF's forward mode gives 0 where its own reverse "
                                             "ClipByValueGrad passes the gradient; tapejax passes it in both",
-    ("linalg_slogdet", "f32 negative det", "jvp"): "the sign output's tangent: zeros in tapejax, None in TF",
     ("logaddexp", "f32 ties", "grad"): "tf.experimental.numpy.logaddexp is a composite of maximum (a tie's whole "
                                        "gradient to x1); tapejax gives the derivative, 1/2 to each (as jax.grad)",
     ("logaddexp", "f32 ties", "jvp"): "TF's forward mode of that composite (see grad)",

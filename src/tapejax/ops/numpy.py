@@ -356,16 +356,23 @@ def mod(x, y):
 remainder = mod
 
 
+def _ipow0_partial(x):
+    """d(x ** 0)/dx: 0 (NaN at NaN), written as TF's ``0 * x ** -1`` but 0 at x = 0 (API.md's no-NaN rule), so
+    that it reads x: its own derivative is zeros, as TF's, not None."""
+    nonzero = x != 0
+    return jnp.where(nonzero, 0 / jnp.where(nonzero, x, 1), 0)  # (no 0 / 0 in either branch's derivative)
+
+
 def _ipow_bwd(res, g, *, n):
     (x,), _ = res
     if n == 0:
-        return (jnp.zeros_like(x),)
+        return (_cast_like(g * _ipow0_partial(x), x),)
     return (_cast_like(_mul_no_nan(g, _conj_values(n * jnp.power(x, n - 1))), x),)
 
 
 # x ** n for a Python int n: jax.numpy's integer_pow (x * x for n = 2), as jnp.power(x, 2) computes it.
 _integer_pow = OpDef("integer_pow", lambda x, *, n: jnp.power(x, n), bwd=_ipow_bwd,
-                     jvp=lambda p, t, out, *, n: t[0] * (n * jnp.power(p[0], n - 1) if n else 0 * p[0]),
+                     jvp=lambda p, t, out, *, n: t[0] * (n * jnp.power(p[0], n - 1) if n else _ipow0_partial(p[0])),
                      # its own generator: drawing from _rng here would shift every later op's samples
                      samples=lambda: [((np.random.default_rng(n + 10).uniform(0.3, 1.5, (3, 4)).astype(np.float32),),
                                        {"n": n}) for n in (2, 3, -2, 0)])
