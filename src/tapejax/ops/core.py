@@ -832,7 +832,10 @@ class OpDef:
         except KeyError:
             pass
         avals = _avals(raw)
-        conn = self._jvp_op_of(static, diff, False, avals + tuple(avals[i] for i in diff)).connections
+        try:
+            conn = self._jvp_op_of(static, diff, False, avals + tuple(avals[i] for i in diff)).connections
+        except Exception:  # (a JVP that does not trace on abstract values alone: every tangent, as before)
+            conn = None
         n = len(avals)
         paths = None if conn is None else tuple(frozenset(diff[p - n] for p in c if p >= n) for c in conn)
         known[key] = paths
