@@ -195,3 +195,26 @@ def test_eigh_of_a_non_finite_matrix_is_nan():
     assert np.all(np.isnan(w.numpy()[0])) and np.all(np.isnan(v.numpy()[0]))
     np.testing.assert_allclose(w.numpy()[1:], [[2, 3], [2, 3]])  # (the upper triangle's inf is not read)
     assert np.all(np.isnan(tnp.linalg.eigh(a[1], UPLO="U").eigenvalues.numpy()))
+
+
+@pytest.mark.parametrize("lazy", [True, False])
+def test_second_derivative_at_equal_eigen_and_singular_values_is_tfs(lazy):
+    """TF 2.21 (this host): nested tapes over eigh's eigenvalues and svd's S alone of diag(1, 1, 2), output
+    gradients [0.3, 0.7, 1.1], then W = arange(9).reshape(3, 3) / 10: finite values (its _SafeReciprocal of the
+    gaps). tapejax gave NaN everywhere: the derivative of that safe reciprocal squared 1e-20 (0 in float32) and
+    svd's S alone used JAX's rule, with 1 / 0 between the equal values."""
+    a = tj.constant(np.diag([1.0, 1.0, 2.0]).astype(np.float32))
+    og = tj.constant([0.3, 0.7, 1.1])
+    w = tj.constant(np.arange(9, dtype=np.float32).reshape(3, 3) / 10)
+    want = {"eigh": [[0, 0, 0], [0, 0, 0], [0.96, 0.56, 0]],
+            "svd": [[0, 0, -0.41333333], [0, 0, -0.27333328], [-0.22666666, -0.20666663, 0]]}
+    for name, f in [("eigh", lambda a: tnp.linalg.eigh(a)[0]), ("svd", lambda a: tnp.linalg.svd(a, compute_uv=False))]:
+        with tj.config.override(lazy=lazy):
+            with tj.GradientTape() as outer:
+                outer.watch(a)
+                with tj.GradientTape() as inner:
+                    inner.watch(a)
+                    y = f(a)
+                g = inner.gradient(y, a, output_gradients=og)
+            h = outer.gradient(g, a, output_gradients=w)
+        np.testing.assert_allclose(h.numpy(), want[name], atol=1e-6, err_msg=name)

@@ -26,7 +26,8 @@ computes TF's convention from one definition:
   branch the decomposition returns (``U^H dU`` antisymmetric), so the derivatives are the same. At equal
   eigen/singular values TF's ``_SafeReciprocal`` (``x / (x^2 + 1e-20)``, 0 at 0) replaces ``1 / (w_j - w_i)``:
   the gradient of the eigen/singular values alone, and of the vectors of the distinct ones, stays finite
-  (JAX's zero cotangent times inf is NaN); tapejax's ``eigh`` and ``svd`` (``compute_uv=True``) use it too.
+  (JAX's zero cotangent times inf is NaN); tapejax's ``eigh`` and ``svd`` (``S`` alone too) use it, with TF's
+  finite derivative of it, so the second derivative there is finite too.
   ``svd(full_matrices=True)`` of an ``m x n`` matrix with ``|m - n| == 1`` has TF's gradient (the one extra
   singular vector turns with the others); with ``|m - n| > 1`` it has none (the extra singular vectors are not
   unique; TF raises): asking for one raises LookupError; use ``full_matrices=False``. Likewise
@@ -99,9 +100,21 @@ def _rect(*shape):
 
 # -- the ops' functions (what JAX differentiates: each exactly the convention documented above) ----------
 
+@jax.custom_jvp
 def _safe_reciprocal(x):
     """TF's ``_SafeReciprocal`` (linalg_grad.py): ``x / (x^2 + 1e-20)``, 0 (not inf) at 0."""
     return x / (x * x + 1e-20)
+
+
+@_safe_reciprocal.defjvp
+def _safe_reciprocal_jvp(primals, tangents):
+    # d/dx = 1 / d - 2 q^2 with d = x^2 + 1e-20 and q = x / d. JAX's rule for the quotient squares d, and
+    # 1e-40 is 0 in float32 (so is XLA's d * d for x / d / d), so at x = 0 (equal eigen or singular values) its
+    # coefficient was 0 * inf = NaN, and every second derivative through it NaN (TF's: finite)
+    (x,), (t,) = primals, tangents
+    d = x * x + 1e-20
+    q = x / d
+    return q, t * (1 / d - 2 * q * q)
 
 
 def _safe_reciprocal_offdiag(gap):
@@ -249,8 +262,10 @@ def _svd_full_rect_jvp(primals, tangents):
 def _svd_fn(a, full_matrices=True, compute_uv=True, hermitian=False):
     if compute_uv and full_matrices and a.shape[-2] != a.shape[-1]:
         return _svd_full_rect(a)
-    if compute_uv and not hermitian:
-        return _svd_reduced(a)  # (square, or full_matrices=False: the same decomposition)
+    if not hermitian:
+        # (square, or full_matrices=False: the same decomposition; S alone too, so that its second derivative
+        # has TF's safe reciprocals: JAX's rule for S alone gives NaN at equal singular values)
+        return _svd_reduced(a) if compute_uv else _svd_reduced(a)[1]
     out = jnp.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv, hermitian=hermitian)
     return tuple(out) if compute_uv else out
 
