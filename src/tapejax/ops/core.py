@@ -787,31 +787,34 @@ class OpDef:
         """An op computing this op's output tangents from ``args``: ``(*op args, *tangents)``; with
         ``batched`` the tangents carry a leading batch axis (tape.h's use_batch) and the JVP kernel is
         vmapped. Each tangent is connected only to the arguments it reads differentiably, as grad_op's."""
-        return self._jvp_op_of(static, diff, batched, _avals(args))
-
-    def _jvp_op_of(self, static: dict, diff: tuple, batched: bool, avals: tuple) -> "OpDef":
+        avals = _avals(args)
         key = ("jvp", static_key(static), diff, batched, avals)
         j = self._derived.get(key)
         if j is None:
-            k = self.kernels(static)
-            n = len(diff)
-            fn = functools.partial(self.fn, **static) if static else self.fn
-
-            def jvp_fn(*args):
-                dyn, tans = tuple(args[:len(args) - n]), tuple(args[len(args) - n:])
-                out = fn(*dyn)
-                if batched:
-                    t_out = jax.vmap(lambda t: k.jvp_impl(diff, dyn, t, out))(tans)
-                else:
-                    t_out = k.jvp_impl(diff, dyn, tans, out)
-                if not isinstance(out, (tuple, list)):
-                    return t_out
-                # an int output (lstsq's rank) has no tangent: zeros of its dtype, which nothing reads,
-                # keep this op's outputs arrays
-                return tuple(_zeros_for(o) if t is None else t for o, t in zip(out, t_out))
+            jvp_fn = self._jvp_fn(static, diff, batched)
             conn = self._derived_connections(jvp_fn, avals)
             j = self._derived[key] = OpDef(f"{self.name}_jvp", jvp_fn, register=False, connections=conn)
         return j
+
+    def _jvp_fn(self, static: dict, diff: tuple, batched: bool) -> Callable:
+        """The output tangents as a function of ``(*op args, *tangents)`` (``jvp_op``'s)."""
+        k = self.kernels(static)
+        n = len(diff)
+        fn = functools.partial(self.fn, **static) if static else self.fn
+
+        def jvp_fn(*args):
+            dyn, tans = tuple(args[:len(args) - n]), tuple(args[len(args) - n:])
+            out = fn(*dyn)
+            if batched:
+                t_out = jax.vmap(lambda t: k.jvp_impl(diff, dyn, t, out))(tans)
+            else:
+                t_out = k.jvp_impl(diff, dyn, tans, out)
+            if not isinstance(out, (tuple, list)):
+                return t_out
+            # an int output (lstsq's rank) has no tangent: zeros of its dtype, which nothing reads,
+            # keep this op's outputs arrays
+            return tuple(_zeros_for(o) if t is None else t for o, t in zip(out, t_out))
+        return jvp_fn
 
     def tangent_paths(self, static: dict, diff: tuple, raw: Sequence) -> Optional[tuple]:
         """Per output, the positions in ``diff`` whose tangents the JVP reads; None: every one. TF's forward
@@ -824,8 +827,8 @@ class OpDef:
             return None
         known = self.kernels(static).tangent_paths  # (every op an accumulator sees: a cheap key first)
         try:
-            key = (diff, tuple([(a.shape, a.dtype) for a in raw]))
-        except AttributeError:  # (a Python complex among the arguments)
+            key = (diff, tuple([a.aval for a in raw]))  # (a C++ attribute of a device array: shape and dtype)
+        except AttributeError:  # (a NumPy scalar or a Python complex among the arguments)
             key = (diff, _avals(raw))
         try:
             return known[key]
@@ -833,11 +836,13 @@ class OpDef:
             pass
         avals = _avals(raw)
         try:
-            conn = self._jvp_op_of(static, diff, False, avals + tuple(avals[i] for i in diff)).connections
+            conn = self._derived_connections(self._jvp_fn(static, diff, False), avals + tuple(avals[i] for i in diff))
         except Exception:  # (a JVP that does not trace on abstract values alone: every tangent, as before)
             conn = None
         n = len(avals)
         paths = None if conn is None else tuple(frozenset(diff[p - n] for p in c if p >= n) for c in conn)
+        if len(known) >= _PLANS_MAX:
+            known.clear()
         known[key] = paths
         return paths
 
