@@ -183,7 +183,8 @@ arctanh = _unary("arctanh", jnp.arctanh, lambda x, y: _tf_reciprocal(1 - jnp.squ
 abs = _unary("abs", jnp.abs, lambda x, y: _conj_values(_tf_sign(x)), real_out=True, mul=_times_sign)
 _sign = OpDef("sign", _sign_fn, samples=_samples(((_r(3, 4),), {})))  # derived kernels (see _sign_fn)
 sign = _public(lambda x: apply(_sign, (x,), {}), "sign", "Elementwise ``sign`` (``jax.numpy.sign``), recorded with "
-               "its gradient: 0 for real values (TF's SignGrad), that of ``z / |z|`` for complex ones (TF's).")
+               "its gradient: 0 for real values (TF's SignGrad; under a ForwardAccumulator the tangent is None, as "
+               "TF's), that of ``z / |z|`` for complex ones (TF's).")
 _rng.uniform(size=4 * 12)  # the draws of floor, ceil, round and trunc's samples (no gradient now): later samples stay
 positive = _unary("positive", jnp.positive, lambda x, y: jnp.ones_like(x))
 sigmoid = _unary("sigmoid", jax.nn.sigmoid, lambda x, y: y * (1 - y))  # tf.math.sigmoid; also tj.nn.sigmoid
