@@ -125,7 +125,18 @@ def op_elementwise(rng, pool):
         return Step(f"pow({p})", [i], lambda x: x ** p, lambda x: x ** p, pool[i], cut=cut)
     table = UNARY if kind == "unary" else TO_REAL
     name = str(rng.choice(list(table)))
-    return Step(name, [i], *table[name], Meta(pool[i].shape, pool[i].cplx and kind == "unary"), cut=name in CUT)
+    return Step(name, [i], *table[name], Meta(pool[i].shape, pool[i].cplx and kind == "unary"), cut=name in CUT,
+                degenerate=_rounding_residue if name in ("abs", "angle") else None)
+
+
+def _rounding_residue(z) -> bool:
+    """Whether ``z`` holds a value that is 0 but for rounding (|z| within 1e-5 of its largest, not 0): abs's and
+    angle's derivatives there are the residue's direction, which each library's rounding picks (seed 2526: an
+    entry of a QR's Q, 0 in exact arithmetic, -3e-8 - 8e-8j in tapejax)."""
+    a = np.abs(np.asarray(z, np.complex128))
+    if not np.all(np.isfinite(a)):
+        return False
+    return bool(np.any((a > 0) & (a <= 1e-5 * max(1.0, float(np.max(a, initial=0))))))
 
 
 def op_binary(rng, pool):
@@ -634,7 +645,7 @@ def sqrt_of_rounded_zero(p: Program, got: list, want: list) -> bool:
 def degenerate(p: Program, want: list) -> bool:
     """Whether a decomposition meets, in TF's values, a point where its derivative is undefined: tied (or, for
     singular values, zero) eigen- or singular values, a rank-deficient QR (R's diagonal phase); the gradients
-    then depend on the bases each library's LAPACK picks."""
+    then depend on the bases each library's LAPACK picks. Likewise abs or angle of a rounding residue."""
     vals = list(p.xs) + want
     return any(s.degenerate is not None and s.degenerate(*[vals[k] for k in s.args]) for s in p.steps)
 
