@@ -15,7 +15,6 @@ import warnings
 import weakref
 from typing import Any, Dict, Iterator, Optional
 
-import jax
 import numpy as np
 
 from . import tape_set, vspace
@@ -97,20 +96,20 @@ class Accumulator:
         tans = [self.tangents.get(args[i]._id) for i in diff]
         if all(t is None for t in tans) or not any(is_float(o._value.dtype) for o in outs):
             return  # (int and bool outputs, a cast to int say, have no tangent: nothing to compute)
-        with self.computing():
-            if tape_set.any_recording():
-                # Outer tapes/accumulators watch the JVP computation: dispatch it as an op of its own.
-                batch = self._batch_size()
-                filled = [t if t is not None else self._zeros_batched(args[i], batch) for t, i in zip(tans, diff)]
-                jvp_args = list(args) + filled
-                res = apply(op.jvp_op(static, diff, self.use_batch, jvp_args), jvp_args, {})
-            else:
-                raw_t = tuple(t._value if t is not None else None for t in tans)
-                if self.use_batch:
-                    res_raw = op.batched_jvp_kernel(static, diff)(tuple(raw), raw_t, out)
+        st = tape_set.current()
+        if len(st.accumulators) == 1 and st.accumulators[0] is self and not st.tapes:
+            res = self._jvp_kernel(op, static, raw, diff, tans, out)  # (nothing else to see the computation)
+        else:
+            with self.computing():
+                if tape_set.any_recording():
+                    # Outer tapes/accumulators watch the JVP computation: dispatch it as an op of its own.
+                    batch = self._batch_size()
+                    filled = [t if t is not None else self._zeros_batched(args[i], batch)
+                              for t, i in zip(tans, diff)]
+                    jvp_args = list(args) + filled
+                    res = apply(op.jvp_op(static, diff, self.use_batch, jvp_args), jvp_args, {})
                 else:
-                    res_raw = op.kernels(static).jvp(diff, tuple(raw), raw_t, out)
-                res = jax.tree_util.tree_map(Tensor, res_raw)
+                    res = self._jvp_kernel(op, static, raw, diff, tans, out)
         res = res if isinstance(res, tuple) else (res,)
         if tape_set.numerics_checks and tape_set.current().debug_checking:  # tj.debug.check_numerics
             tape_set.debug_hooks.check_jvp(op, outs, res, tans)
@@ -118,11 +117,23 @@ class Accumulator:
         # (TF's None), or through its JVP (TF's None where the gradient function ignores its output gradient)
         conn = op.connections
         paths = op.tangent_paths(static, diff, raw)
-        given = frozenset(i for i, t in zip(diff, tans) if t is not None)
+        given = None if conn is None and paths is None else frozenset(i for i, t in zip(diff, tans) if t is not None)
         for k, (o, t) in enumerate(zip(outs, res)):
-            if t is not None and is_float(o._value.dtype) and (conn is None or conn[k] & given) \
-                    and (paths is None or paths[k] & given):
+            if t is not None and is_float(o._value.dtype) and (given is None or (
+                    (conn is None or conn[k] & given) and (paths is None or paths[k] & given))):
                 self._store(o, t)
+
+    def _jvp_kernel(self, op, static, raw, diff, tans, out):
+        """The output tangents (a Tensor, or a tuple with None for an output without one) from the op's JVP
+        kernel, called directly: nothing records it."""
+        raw_t = tuple(t._value if t is not None else None for t in tans)
+        if self.use_batch:
+            res = op.batched_jvp_kernel(static, diff)(tuple(raw), raw_t, out)
+        else:
+            res = op.kernels(static).jvp(diff, tuple(raw), raw_t, out)
+        if isinstance(res, (tuple, list)):
+            return tuple(None if r is None else Tensor(r) for r in res)
+        return Tensor(res)
 
     def accumulate_from_backward(self, outs, input_ids, backward) -> None:
         """Tangents for an op known only by its backward function (custom gradients): the JVP is the

@@ -841,6 +841,8 @@ class OpDef:
             conn = None
         n = len(avals)
         paths = None if conn is None else tuple(frozenset(diff[p - n] for p in c if p >= n) for c in conn)
+        if paths is not None and all(len(p) == len(diff) for p in paths):
+            paths = None  # (every output reads every tangent: the common case, told by None)
         if len(known) >= _PLANS_MAX:
             known.clear()
         known[key] = paths
