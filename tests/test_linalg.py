@@ -218,3 +218,22 @@ def test_second_derivative_at_equal_eigen_and_singular_values_is_tfs(lazy):
                 g = inner.gradient(y, a, output_gradients=og)
             h = outer.gradient(g, a, output_gradients=w)
         np.testing.assert_allclose(h.numpy(), want[name], atol=1e-6, err_msg=name)
+
+
+def test_pinv_second_derivative_at_a_rank_deficient_matrix_is_tfs():
+    """TF 2.21 (this host) differentiates pinv through its SVD; JAX's pseudo-inverse rule has the same first
+    derivative but, at a rank-deficient matrix, another second one. a = [[1, 2], [2, 4]], output gradients
+    linspace(0.3, 1.2, 4), then linspace(-1, 1, 4) (both 2x2): TF's values."""
+    a = tj.constant([[1.0, 2.0], [2.0, 4.0]])
+    og = tj.constant(np.linspace(0.3, 1.2, 4).reshape(2, 2).astype(np.float32))
+    w = tj.constant(np.linspace(-1, 1, 4).reshape(2, 2).astype(np.float32))
+    with tj.GradientTape() as outer:
+        outer.watch(a)
+        with tj.GradientTape() as inner:
+            inner.watch(a)
+            y = tnp.linalg.pinv(a)
+        g = inner.gradient(y, a, output_gradients=og)
+    h = outer.gradient(g, a, output_gradients=w)
+    np.testing.assert_allclose(y.numpy().ravel(), [0.04, 0.08, 0.08, 0.16], rtol=1e-5)
+    np.testing.assert_allclose(g.numpy().ravel(), [-0.01008, -0.01776, -0.02976, -0.05472], rtol=1e-4)
+    np.testing.assert_allclose(h.numpy().ravel(), [0.019776, 0.027648, 0.012448, -0.000672], rtol=1e-3, atol=1e-6)

@@ -45,8 +45,10 @@ computes TF's convention from one definition:
   loss that does not depend on the eigenvectors' phases (``|v|``, ``A v = w v``).
 * ``solve``, ``inv``, ``det``, ``slogdet`` (sign has zero derivative), ``qr`` (TF supports reduced deep and
   wide matrices; JAX too), ``lstsq`` (TF's MatrixSolveLs differentiates the normal equations, the same
-  function for a full-rank ``a``), ``pinv`` (TF differentiates the SVD it is computed with), ``matrix_power``:
-  derived from JAX. ``lstsq``'s ``rank`` is an int output (no gradient). ``eigvalsh`` is ``eigh``'s eigenvalues.
+  function for a full-rank ``a``), ``matrix_power``: derived from JAX. ``pinv`` is differentiated through the
+  SVD it is computed with, as TF (JAX's pseudo-inverse rule has the same first derivative, but not the same
+  second at a rank-deficient matrix). ``lstsq``'s ``rank`` is an int output (no gradient). ``eigvalsh`` is
+  ``eigh``'s eigenvalues.
 """
 from __future__ import annotations
 
@@ -355,7 +357,19 @@ def _inv_fn(a):
 
 
 def _pinv_fn(a, rtol=None, hermitian=False):
-    return jnp.linalg.pinv(a, rtol=None if rtol is None else jnp.asarray(rtol, a.real.dtype), hermitian=hermitian)
+    rtol = None if rtol is None else jnp.asarray(rtol, a.real.dtype)
+    if hermitian or 0 in a.shape[-2:]:
+        return jnp.linalg.pinv(a, rtol=rtol, hermitian=hermitian)
+    # As TF (and jax.numpy's forward pass): V diag(1/s) U^H from the reduced SVD, singular values at or below
+    # rtol * max(s) taken as inf (1/s = 0). Differentiated through that SVD, as TF, rather than by JAX's
+    # pseudo-inverse rule: the same first derivative, but at a rank-deficient matrix not the same second
+    u, s, vh = _svd_reduced(a)
+    if rtol is None:
+        rtol = 10.0 * max(a.shape[-2:]) * jnp.finfo(s.dtype).eps
+    cutoff = jnp.asarray(rtol, s.dtype)[..., None] * jnp.max(s, axis=-1, keepdims=True)
+    s = jnp.where(s > cutoff, s, jnp.inf).astype(s.dtype)
+    h = lambda x: jnp.conj(jnp.swapaxes(x, -1, -2))  # noqa: E731
+    return jnp.matmul(h(vh), h(u) / s[..., None].astype(a.dtype), precision=jax.lax.Precision.HIGHEST)  # (as jnp's)
 
 
 @jax.custom_jvp
