@@ -150,6 +150,18 @@ def tape_value_and_gradient(f, x, output_gradients=None):
     return y, tape.gradient(y, x, output_gradients=output_gradients)
 
 
+def nested_tape_gradients(f, x, output_gradients=None, outer_gradients=None):
+    """(f(x), its gradient, the gradient of that gradient) by nested tapes, as TF's nested GradientTapes."""
+    x = tj.constant(x)
+    with tj.GradientTape() as outer:
+        outer.watch(x)
+        with tj.GradientTape() as inner:
+            inner.watch(x)
+            y = f(x)
+        g = inner.gradient(y, x, output_gradients=output_gradients)
+    return y, g, outer.gradient(g, x, output_gradients=outer_gradients)
+
+
 def accumulator_jvp(f, x, t):
     x = tj.constant(x)
     with tj.ForwardAccumulator(x, tj.constant(t)) as acc:

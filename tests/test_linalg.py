@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import nested_tape_gradients
 
 tnp = tj.numpy
 rng = np.random.default_rng(3)
@@ -210,13 +211,7 @@ def test_second_derivative_at_equal_eigen_and_singular_values_is_tfs(lazy):
             "svd": [[0, 0, -0.41333333], [0, 0, -0.27333328], [-0.22666666, -0.20666663, 0]]}
     for name, f in [("eigh", lambda a: tnp.linalg.eigh(a)[0]), ("svd", lambda a: tnp.linalg.svd(a, compute_uv=False))]:
         with tj.config.override(lazy=lazy):
-            with tj.GradientTape() as outer:
-                outer.watch(a)
-                with tj.GradientTape() as inner:
-                    inner.watch(a)
-                    y = f(a)
-                g = inner.gradient(y, a, output_gradients=og)
-            h = outer.gradient(g, a, output_gradients=w)
+            _, _, h = nested_tape_gradients(f, a, og, w)
         np.testing.assert_allclose(h.numpy(), want[name], atol=1e-6, err_msg=name)
 
 
@@ -227,13 +222,7 @@ def test_pinv_second_derivative_at_a_rank_deficient_matrix_is_tfs():
     a = tj.constant([[1.0, 2.0], [2.0, 4.0]])
     og = tj.constant(np.linspace(0.3, 1.2, 4).reshape(2, 2).astype(np.float32))
     w = tj.constant(np.linspace(-1, 1, 4).reshape(2, 2).astype(np.float32))
-    with tj.GradientTape() as outer:
-        outer.watch(a)
-        with tj.GradientTape() as inner:
-            inner.watch(a)
-            y = tnp.linalg.pinv(a)
-        g = inner.gradient(y, a, output_gradients=og)
-    h = outer.gradient(g, a, output_gradients=w)
+    y, g, h = nested_tape_gradients(tnp.linalg.pinv, a, og, w)
     np.testing.assert_allclose(y.numpy().ravel(), [0.04, 0.08, 0.08, 0.16], rtol=1e-5)
     np.testing.assert_allclose(g.numpy().ravel(), [-0.01008, -0.01776, -0.02976, -0.05472], rtol=1e-4)
     np.testing.assert_allclose(h.numpy().ravel(), [0.019776, 0.027648, 0.012448, -0.000672], rtol=1e-3, atol=1e-6)

@@ -11,20 +11,14 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import nested_tape_gradients
 
 tnp = tj.numpy
 
 
 def _second(f, x0, output_gradients=None, outer_gradients=None):
     """(first-order gradient, gradient of that gradient) by nested tapes, as TF's nested GradientTapes."""
-    x = tj.constant(x0)
-    with tj.GradientTape() as outer:
-        outer.watch(x)
-        with tj.GradientTape() as inner:
-            inner.watch(x)
-            y = f(x)
-        g = inner.gradient(y, x, output_gradients=output_gradients)
-    return g, outer.gradient(g, x, output_gradients=outer_gradients)
+    return nested_tape_gradients(f, x0, output_gradients, outer_gradients)[1:]
 
 
 # -- complex abs at second order -------------------------------------------------------------------------

@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import nested_tape_gradients
 
 tnp = tj.numpy
 f32 = np.float32
@@ -142,14 +143,7 @@ _Z_RR = [-0.578000009059906 + 0.16200003027915955j, 0.003000006079673767 - 0.430
 
 def _rr1(f, x0, og=None, w=None):
     """(g, rr) of ``f(x0)`` by nested tapes; output gradients ``og`` and ``w`` (None: ones, the default)."""
-    x = tj.constant(x0)
-    with tj.GradientTape() as outer:
-        outer.watch(x)
-        with tj.GradientTape() as inner:
-            inner.watch(x)
-            y = f(x)
-        g = inner.gradient(y, x, output_gradients=None if og is None else tj.constant(og))
-    return g, outer.gradient(g, x, output_gradients=None if w is None else tj.constant(w))
+    return nested_tape_gradients(f, x0, og, w)[1:]
 
 
 @pytest.mark.parametrize("f", [lambda x: tnp.prod(x), lambda x: tnp.cumprod(x)[2], lambda x: x[0] * x[1] * x[2]],
