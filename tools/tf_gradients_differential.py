@@ -117,9 +117,17 @@ class Draw:
         self.aggregation = AGGREGATIONS[int(rng.integers(len(AGGREGATIONS)))]
 
     def scalar_grad_y(self) -> bool:
-        """Whether a Python number is the grad_y of a non-scalar y (TF's graph does not broadcast it)."""
-        return self.grad_ys is not None and any(
-            kind == "scalar" and self.shapes[i] != () for (kind, _), i in zip(self.grad_ys, self.ys))
+        """Whether a Python number is the grad_y of a non-scalar y (TF's graph does not broadcast it). A one-item
+        Python list as the grad_ys of a lone y (not in a list) counts: TF reads it as the list of grad_ys, its
+        number the y's (seed 21647: [-2.64] for a y of shape (1,), where TF's add gradient then raises)."""
+        if self.grad_ys is None:
+            return False
+        if any(kind == "scalar" and self.shapes[i] != () for (kind, _), i in zip(self.grad_ys, self.ys)):
+            return True
+        if self.ys_list:
+            return False
+        kind, value = self.grad_ys[0]
+        return kind == "list" and isinstance(value, list) and len(value) == 1 and self.shapes[self.ys[0]] != ()
 
     def kwargs(self, m, vals):
         """The call's arguments in library ``m`` (tj or tf) over the values ``vals``."""
