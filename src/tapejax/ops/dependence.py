@@ -37,18 +37,20 @@ def connections(fn: Callable, avals: Sequence[jax.ShapeDtypeStruct]) -> Optional
     some ops on empty arrays away (jnp.where returns a branch), so an empty input's paths are read off the same
     function on stand-ins of size 2 in its empty dimensions (tools/tf_second_order.py's empty cases, where the
     gradient of -x's gradient was an empty array and TF's is None); off the function at the real sizes where it
-    does not trace on the stand-ins (a shape written into it: reshape's gradient)."""
-    closed = None
+    does not trace on the stand-ins (a shape written into it: reshape's gradient); None where neither traces."""
     if any(0 in a.shape for a in avals):
         stand_ins = [jax.ShapeDtypeStruct(tuple(2 if d == 0 else d for d in a.shape), a.dtype) if 0 in a.shape
                      else a for a in avals]
-        try:
-            closed = jax.make_jaxpr(fn)(*stand_ins)
-        except Exception:
-            pass
+        for tried in (stand_ins, avals):
+            try:
+                closed = jax.make_jaxpr(fn)(*tried)
+            except Exception:
+                continue
+            avals = tried
+            break
         else:
-            avals = stand_ins
-    if closed is None:
+            return None
+    else:
         closed = jax.make_jaxpr(fn)(*avals)
     return tuple(_flow(closed.jaxpr, [frozenset((i,)) if jnp.issubdtype(a.dtype, jnp.inexact) else _NONE
                                       for i, a in enumerate(avals)]))
