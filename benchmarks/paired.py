@@ -70,6 +70,24 @@ def chain(tj, lazy: bool, iters: int = 300) -> Callable[[], float]:
     return run
 
 
+def forward_chain(tj, iters: int = 300) -> Callable[[], float]:
+    """The op-overhead chain under one ``ForwardAccumulator`` (forward mode runs op by op), until its tangent
+    is on the host."""
+    x0 = tj.constant(np.linspace(-1.0, 1.0, 16).astype(np.float32))
+    t0 = tj.constant(np.ones(16, np.float32))
+    tnp = tj.numpy
+
+    def run() -> float:
+        start = time.perf_counter()
+        with tj.ForwardAccumulator(x0, t0) as acc:
+            x = x0
+            for _ in range(iters // 3):
+                x = tnp.tanh(x * 1.01 + 0.1)
+        np.asarray(acc.jvp(x).value)
+        return time.perf_counter() - start
+    return run
+
+
 def mlp_step(tj) -> Callable[[], float]:
     """train_step.py's MLP: tape, gradient, ``assign_sub`` of each weight, until the weights are ready."""
     import jax
@@ -173,6 +191,7 @@ WORKLOADS: Dict[str, Tuple[str, Callable]] = {
     "chain": ("chain, default (deferred, replayed)", lambda tj: chain(tj, True)),
     "eager": ("chain, strictly eager (lazy=False)", lambda tj: chain(tj, False)),
     "mlp": ("MLP train step, replayed", mlp_step),
+    "forward": ("chain under a ForwardAccumulator (op by op)", forward_chain),
     # (on request: --only adam_mlp,adam_cnn,adam_transformer)
     "adam_mlp": ("MLP Adam step, fused (adam_step.py's eager)", lambda tj: adam_step(tj, "mlp")),
     "clip_mlp": ("MLP Adam step, gradients clipped by global norm first", lambda tj: adam_step(tj, "mlp", True)),
