@@ -73,8 +73,9 @@ def chain(tj, lazy: bool, iters: int = 300) -> Callable[[], float]:
 def forward_chain(tj, iters: int = 300) -> Callable[[], float]:
     """The op-overhead chain under one ``ForwardAccumulator`` (forward mode runs op by op), until its tangent
     is on the host."""
-    x0 = tj.constant(np.linspace(-1.0, 1.0, 16).astype(np.float32))
-    t0 = tj.constant(np.ones(16, np.float32))
+    import chain as chain_benchmark
+    x0 = tj.constant(chain_benchmark.X0)
+    t0 = tj.constant(np.ones_like(chain_benchmark.X0))
     tnp = tj.numpy
 
     def run() -> float:

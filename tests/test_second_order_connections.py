@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import nested_tape_gradients
 
 tnp = tj.numpy
 X = [0.5, -1.5, 2.0]
@@ -41,14 +42,7 @@ CASES = {
 
 
 def _nested(f):
-    x = tj.constant(X)
-    with tj.GradientTape() as outer:
-        outer.watch(x)
-        with tj.GradientTape() as inner:
-            inner.watch(x)
-            y = f(x)
-        g = inner.gradient(y, x)
-    return g, outer.gradient(g, x)
+    return nested_tape_gradients(f, X)[1:]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -111,7 +111,7 @@ class Accumulator:
                 else:
                     res = self._jvp_kernel(op, static, raw, diff, tans, out)
         res = res if isinstance(res, tuple) else (res,)
-        if tape_set.numerics_checks and tape_set.current().debug_checking:  # tj.debug.check_numerics
+        if tape_set.numerics_checks and st.debug_checking:  # tj.debug.check_numerics
             tape_set.debug_hooks.check_jvp(op, outs, res, tans)
         # No tangent for an output no input with one reaches: along the recorded ops of a tj.function call
         # (TF's None), or through its JVP (TF's None where the gradient function ignores its output gradient)

@@ -102,6 +102,11 @@ def _rect(*shape):
 
 # -- the ops' functions (what JAX differentiates: each exactly the convention documented above) ----------
 
+def _adjoint(x):
+    """The conjugate transpose of the last two axes (a batch of matrices')."""
+    return jnp.conj(jnp.swapaxes(x, -1, -2))
+
+
 @jax.custom_jvp
 def _safe_reciprocal(x):
     """TF's ``_SafeReciprocal`` (linalg_grad.py): ``x / (x^2 + 1e-20)``, 0 (not inf) at 0."""
@@ -145,7 +150,7 @@ def _eigh_hermitian_jvp(primals, tangents):
     # JAX's zero cotangent times inf gives NaN
     (a,), (da,) = primals, tangents
     w, v = _eigh_hermitian(a)
-    vh = jnp.conj(jnp.swapaxes(v, -1, -2))
+    vh = _adjoint(v)
     vdag_da_v = vh @ da @ v
     gap = (w[..., None, :] - w[..., :, None]).astype(a.dtype)  # [i, j] = w_j - w_i
     f = _safe_reciprocal_offdiag(gap)
@@ -160,7 +165,7 @@ def _hermitian_from(a, lower=True):
     strict = jnp.tril(a, -1) if lower else jnp.triu(a, 1)
     d = jnp.diagonal(a, axis1=-2, axis2=-1)
     d = jnp.real(d).astype(a.dtype) if jnp.iscomplexobj(a) else d
-    return strict + jnp.conj(jnp.swapaxes(strict, -1, -2)) + d[..., None] * jnp.eye(a.shape[-1], dtype=a.dtype)
+    return strict + _adjoint(strict) + d[..., None] * jnp.eye(a.shape[-1], dtype=a.dtype)
 
 
 @jax.custom_jvp
@@ -173,7 +178,7 @@ def _read_lower(a):
 @_read_lower.defjvp
 def _read_lower_jvp(primals, tangents):
     (a,), (da,) = primals, tangents
-    return _read_lower(a), (da + jnp.conj(jnp.swapaxes(da, -1, -2))) / 2
+    return _read_lower(a), (da + _adjoint(da)) / 2
 
 
 def _cholesky_fn(a, upper=False, symmetrize_input=False):
@@ -184,7 +189,7 @@ def _cholesky_fn(a, upper=False, symmetrize_input=False):
 
 def _eigh_fn(a, UPLO=None, symmetrize_input=False):
     if symmetrize_input:
-        return _eigh_hermitian((a + jnp.conj(jnp.swapaxes(a, -1, -2))) / 2)
+        return _eigh_hermitian((a + _adjoint(a)) / 2)
     # the Hermitian matrix the read triangle stands for: its derivative puts the gradient on that triangle
     return _eigh_hermitian(_hermitian_from(a, lower=UPLO in (None, "L")))
 
@@ -199,27 +204,26 @@ def _svd_reduced(a):
 
 def _svd_tangents(a, da, u, s, vh):
     """The tangents ``(dU, dS, dVh)`` of the reduced SVD ``a = U diag(s) Vh`` along ``da``."""
-    h = lambda x: jnp.conj(jnp.swapaxes(x, -1, -2))  # noqa: E731
-    v = h(vh)
+    v = _adjoint(vh)
     sc = s.astype(a.dtype)
-    dp = h(u) @ da @ v  # (k, k)
+    dp = _adjoint(u) @ da @ v  # (k, k)
     ds = jnp.real(jnp.diagonal(dp, axis1=-2, axis2=-1)).astype(s.dtype)
     s2 = sc * sc
     f = _safe_reciprocal_offdiag(s2[..., None, :] - s2[..., :, None])  # [i, j]: 1 / (s_j^2 - s_i^2), 0 if equal
     s_inv = _safe_reciprocal(sc)
     dp_s, s_dp = dp * sc[..., None, :], sc[..., :, None] * dp  # dP S and S dP
     # the imaginary part of diag(dP) rotates the phases of u (0 for real matrices)
-    phase = 0.5 * (dp - h(dp)) * jnp.eye(dp.shape[-1], dtype=a.dtype) * s_inv[..., None, :]
-    du = u @ (f * (dp_s + h(dp_s)) + phase)
-    dv = v @ (f * (s_dp + h(s_dp)))
+    phase = 0.5 * (dp - _adjoint(dp)) * jnp.eye(dp.shape[-1], dtype=a.dtype) * s_inv[..., None, :]
+    du = u @ (f * (dp_s + _adjoint(dp_s)) + phase)
+    dv = v @ (f * (s_dp + _adjoint(s_dp)))
     m, n = a.shape[-2:]
     if m > n:
         dav = da @ v
-        du = du + (dav - u @ (h(u) @ dav)) * s_inv[..., None, :]
+        du = du + (dav - u @ (_adjoint(u) @ dav)) * s_inv[..., None, :]
     elif n > m:
-        dahu = h(da) @ u
+        dahu = _adjoint(da) @ u
         dv = dv + (dahu - v @ (vh @ dahu)) * s_inv[..., None, :]
-    return du, ds, h(dv)
+    return du, ds, _adjoint(dv)
 
 
 @_svd_reduced.defjvp
@@ -249,15 +253,14 @@ def _svd_full_rect_jvp(primals, tangents):
             "full_matrices=False")
     u, s, vh = _svd_full_rect(a)
     k = min(m, n)
-    h = lambda x: jnp.conj(jnp.swapaxes(x, -1, -2))  # noqa: E731
     u1, vh1 = u[..., :, :k], vh[..., :k, :]
     du1, ds, dvh1 = _svd_tangents(a, da, u1, s, vh1)
     if m > n:  # the extra column of U
         w = u[..., :, k:]
-        du = jnp.concatenate([du1, -u1 @ (h(du1) @ w)], axis=-1)
+        du = jnp.concatenate([du1, -u1 @ (_adjoint(du1) @ w)], axis=-1)
         return (u, s, vh), (du, ds, dvh1)
     w = vh[..., k:, :]  # the extra row of Vh
-    dvh = jnp.concatenate([dvh1, -(w @ h(dvh1)) @ vh1], axis=-2)
+    dvh = jnp.concatenate([dvh1, -(w @ _adjoint(dvh1)) @ vh1], axis=-2)
     return (u, s, vh), (du1, ds, dvh)
 
 
@@ -368,8 +371,8 @@ def _pinv_fn(a, rtol=None, hermitian=False):
         rtol = 10.0 * max(a.shape[-2:]) * jnp.finfo(s.dtype).eps
     cutoff = jnp.asarray(rtol, s.dtype)[..., None] * jnp.max(s, axis=-1, keepdims=True)
     s = jnp.where(s > cutoff, s, jnp.inf).astype(s.dtype)
-    h = lambda x: jnp.conj(jnp.swapaxes(x, -1, -2))  # noqa: E731
-    return jnp.matmul(h(vh), h(u) / s[..., None].astype(a.dtype), precision=jax.lax.Precision.HIGHEST)  # (as jnp's)
+    return jnp.matmul(_adjoint(vh), _adjoint(u) / s[..., None].astype(a.dtype),
+                      precision=jax.lax.Precision.HIGHEST)  # (as jnp's)
 
 
 @jax.custom_jvp
@@ -430,10 +433,16 @@ def _eigvals_general_jvp(primals, tangents):
     return _eigvals_general(a), dw
 
 
+def _axis_count(axis, ndim: int) -> int:
+    """How many axes ``norm(x, ord, axis)`` reduces (1: a vector norm, 2: a matrix norm); ``axis`` frozen: None,
+    an int, a tuple or a Tensor."""
+    return ndim if axis is None else (len(axis) if isinstance(axis, tuple) else 1)
+
+
 def _is_euclidean(ord, axis, ndim: int) -> bool:
     """Whether ``norm(x, ord, axis)`` is ``sqrt(sum(|x|^2))`` over its axes: the vector 2-norm or the
     Frobenius norm (TF's ``'euclidean'``)."""
-    n = ndim if axis is None else (len(axis) if isinstance(axis, tuple) else 1)  # (frozen: an int, a tuple, a Tensor)
+    n = _axis_count(axis, ndim)
     return (ord is None and (axis is None or n <= 2)) or (ord == 2 and n == 1) or (ord == "fro" and n == 2)
 
 
@@ -598,8 +607,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
               else (static["axis"],)):
         as_index(a, f"tj op 'norm': axis must be an integer or a pair of integers, got {axis!r}")  # (as TF: TypeError)
     ndim = len(_shape(x))
-    matrix = isinstance(static["axis"], tuple) and len(static["axis"]) == 2 or static["axis"] is None and ndim == 2
-    if matrix and static["ord"] in (2, -2, "nuc"):  # (singular values: LAPACK's SVD)
+    if _axis_count(static["axis"], ndim) == 2 and static["ord"] in (2, -2, "nuc"):  # (singular values: LAPACK's SVD)
         _check_lapack_dtype("norm", x)
     return apply(_euclidean_norm if _is_euclidean(static["ord"], static["axis"], ndim) else _norm, (x,), static)
 
