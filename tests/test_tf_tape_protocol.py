@@ -143,6 +143,23 @@ def test_batch_jacobian_that_raises_leaves_the_tape_recording():
     assert _value(t.gradient(y, x)) == [2.0, 4.0]
 
 
+
+@pytest.mark.parametrize("persistent", [False, True])
+@pytest.mark.parametrize("what", ["jacobian", "batch_jacobian"])
+def test_a_bad_unconnected_gradients_in_a_jacobian_stops_a_non_persistent_tape(what, persistent):
+    """TF reads unconnected_gradients in the first row's gradient call, after that call stopped a
+    non-persistent tape recording (TF 2.21: reset() then raises 'Tape is not recording'); a persistent tape
+    goes on recording."""
+    x = tj.constant([[1.0, 2.0]])
+    with tj.GradientTape(persistent=persistent) as t:
+        t.watch(x)
+        with pytest.raises(ValueError, match="unconnected_gradients"):
+            getattr(t, what)(x * 2.0, x, unconnected_gradients="bogus")
+        if persistent:
+            t.reset()
+        else:
+            with pytest.raises(ValueError, match="not recording"):
+                t.reset()
 def test_batch_jacobian_shape_errors_come_first():
     """TF: a scalar target fails indexing its shape (IndexError); a rank-1 target's ValueError comes before
     the non-persistent tape's RuntimeError for experimental_use_pfor=False."""

@@ -328,7 +328,8 @@ class GradientTape:
 
     def _start_jacobian(self, what: str, use_pfor: bool, target: Any, unconnected_gradients: Any, check=None):
         """``(target, unconnected)`` after the checks, in TF's order and before the tape changes state (a call
-        that raises leaves it recording as it was); a Variable target read on the tape (see
+        that raises in them leaves it recording as it was; an unknown ``unconnected_gradients`` raises after a
+        non-persistent tape stops recording, as in TF); a Variable target read on the tape (see
         ``_jacobian_gradient``)."""
         self._check_usable(f"{what}()")
         if target is None:  # TF fails on target.shape (AttributeError)
@@ -350,10 +351,10 @@ class GradientTape:
         if not use_pfor and not self._persistent and tape_set.current().capture is None:
             raise RuntimeError(f"GradientTape must be created with persistent=True to compute the {what} with "
                                "experimental_use_pfor=False.")
-        unconnected = unconnected_gradients_of(unconnected_gradients)
         if self._recording and not self._persistent:
+            # (TF pops it in its first row's gradient call, which reads unconnected_gradients only after that)
             self._pop_tape()
-        return target, unconnected
+        return target, unconnected_gradients_of(unconnected_gradients)
 
     def _jacobian_gradient(self, target: Any):
         """``gradient`` for a Jacobian of ``target``. TF's jacobian reads the target through a reshape recorded
