@@ -341,6 +341,81 @@ def test_accumulator_tangents_must_have_the_primals_structure():
     np.testing.assert_allclose(acc.jvp(out).numpy(), [3.0, 4.5])  # 2 * [1, 2] + 1 * [1, 0.5]
 
 
+def test_every_mapping_flattens_in_sorted_key_order_as_tf_nest():
+    # TF 2.21 (this host): tf.nest flattens an OrderedDict (any Mapping) in sorted key order, and rebuilds it as
+    # its own type in its own order. So a flat list of output gradients pairs with the sorted keys (23, not
+    # 32), a custom gradient's grad_fn gets its cotangents and returns its gradients in that order (701 and
+    # [5, 1]), and an OrderedDict of primals takes a plain dict of tangents (53). jax flattens an OrderedDict
+    # in insertion order, which tapejax followed before.
+    import collections
+    ordered = collections.OrderedDict
+    a, b = tj.constant(1.0), tj.constant(2.0)
+    with tj.GradientTape() as tape:
+        tape.watch(a)
+        y1, y2 = a * 2.0, a * 3.0
+    assert float(tape.gradient(ordered([("z", y1), ("a", y2)]), a, output_gradients=[1.0, 10.0])) == 23.0
+
+    @tj.custom_gradient
+    def f(x):
+        return ordered([("z", x * 2.0), ("a", x * 3.0)]), lambda dy_a, dy_z: dy_a * 100.0 + dy_z
+    with tj.GradientTape() as tape:
+        tape.watch(a)
+        out = f(a)
+        y = out["z"] * 1.0 + out["a"] * 7.0
+    assert type(out) is ordered and list(out) == ["z", "a"]
+    assert float(tape.gradient(y, a)) == 701.0
+
+    @tj.custom_gradient
+    def g(d):
+        return d["z"] * 2.0 + d["a"] * 3.0, lambda dy: [dy * 1.0, dy * 5.0]  # (the gradients of 'a', then 'z')
+    with tj.GradientTape() as tape:
+        tape.watch([a, b])
+        y = g(ordered([("z", a), ("a", b)]))
+    assert [float(v) for v in tape.gradient(y, [a, b])] == [5.0, 1.0]
+
+    with tj.ForwardAccumulator(ordered([("z", a), ("a", b)]), {"z": tj.constant(1.0), "a": tj.constant(10.0)}) as acc:
+        y = a * 3.0 + b * 5.0
+    tangents = acc.jvp(ordered([("q", y), ("b", a)]))
+    assert type(tangents) is ordered and list(tangents) == ["q", "b"]
+    assert [float(v) for v in tangents.values()] == [53.0, 1.0]
+
+    grads = {}
+    for mapping in (ordered([("z", a), ("a", b)]), collections.defaultdict(list, {"z": a, "a": b})):
+        with tj.GradientTape() as tape:
+            tape.watch(mapping)
+            y = a * 3.0 + b * 5.0
+        grads[type(mapping)] = tape.gradient(y, mapping)
+        assert type(grads[type(mapping)]) is type(mapping) and list(grads[type(mapping)]) == ["z", "a"]
+        assert [float(v) for v in grads[type(mapping)].values()] == [3.0, 5.0]
+    assert grads[collections.defaultdict].default_factory is list
+
+
+def test_a_modules_lists_and_dicts_take_plain_tangents_and_keep_their_type_in_gradients():
+    # TF 2.21 (this host): a tf.Module's list and dict attributes (ListWrapper, _DictWrapper) as primals take a
+    # plain list or dict of tangents (tf.nest takes any list subtype for a list, any Mapping for a dict), and
+    # tape.gradient with them as sources gives a ListWrapper and a _DictWrapper in the dict's own key order.
+    class Model(tj.Module):
+        def __init__(self):
+            super().__init__()
+            self.ws = [tj.Variable(1.0), tj.Variable(2.0)]
+            self.named = {"z": tj.Variable(3.0), "a": tj.Variable(4.0)}
+    m = Model()
+    with tj.ForwardAccumulator(m.ws, [tj.constant(1.0), tj.constant(1.0)]) as acc:
+        y = m.ws[0] * m.ws[1]
+    assert float(acc.jvp(y)) == 3.0
+    with tj.ForwardAccumulator(m.named, {"z": tj.constant(1.0), "a": tj.constant(1.0)}) as acc:
+        y = m.named["a"] * m.named["z"]
+    assert float(acc.jvp(y)) == 7.0
+    with pytest.raises(TypeError, match="ForwardAccumulator"):  # (a tuple is another container, in TF too)
+        tj.ForwardAccumulator(m.ws, (tj.constant(1.0), tj.constant(1.0)))
+    with tj.GradientTape() as tape:
+        y = m.ws[0] * m.ws[1] * m.named["z"]
+    g_ws, g_named = tape.gradient(y, [m.ws, m.named])
+    assert type(g_ws) is type(m.ws) and [float(v) for v in g_ws] == [6.0, 3.0]
+    assert type(g_named) is type(m.named) and list(g_named) == ["z", "a"]
+    assert float(g_named["z"]) == 2.0 and g_named["a"] is None
+
+
 def test_the_gradient_of_x_to_the_power_0_is_tfs_zero_times_its_reciprocal():
     # TF 2.21 (this host): x ** 0 at x = [inf, nan, 2, -3] with output gradients [1, 1, inf, 0] has gradient
     # [0, nan, nan, -0] (PowGrad: grad * 0 * pow(x, -1)); tapejax gave zeros whatever the gradient or x. At x = 0

@@ -24,7 +24,7 @@ import jax.numpy as jnp
 
 from . import record, tape_set, vspace
 from .backprop import GradientTape
-from .nest import UnconnectedGradients
+from .nest import UnconnectedGradients, rebuild, plain_containers
 from .ops import linear_rule
 from .ops.core import OpDef, record_identity
 from .tensor import Tensor, Variable, convert_to_tensor
@@ -50,7 +50,7 @@ def _is_leaf(x) -> bool:
 
 
 def _unsortable_dict(x) -> bool:
-    if type(x) is not dict:  # OrderedDict already flattens in insertion order; subclasses are left to jax
+    if type(x) is not dict:  # (nest_flatten made every other Mapping a plain dict)
         return False
     try:
         sorted(x)
@@ -70,7 +70,9 @@ def _insertion_ordered(structure):
 
 def nest_flatten(structure):
     """Leaves (Tensors, Variables, None and any non-pytree value) and treedef of a nested structure, as
-    tf.nest: dicts in sorted key order, or in insertion order where the keys cannot be sorted."""
+    tf.nest: Mappings (dicts, OrderedDicts, ...) in sorted key order, or in insertion order where the keys
+    cannot be sorted. ``nest.rebuild`` gives the structure back."""
+    structure = plain_containers(structure)
     try:
         return jax.tree_util.tree_flatten(structure, is_leaf=_is_leaf)
     except (ValueError, TypeError):  # jax could not sort some dict's keys; the rewrite keeps sortable ones sorted
@@ -245,7 +247,7 @@ def _call_custom_gradient(f: Callable, args: tuple, kwargs: dict) -> Any:
     taken = _record(name, tensor_outs, ids, positions, len(flat_args), variables, watched_args, grad_fn,
                     traced_rule)
     _record_identities(srcs, outs, taken)
-    return jax.tree_util.tree_unflatten(tree, outs)
+    return rebuild(result, tree, list(outs))
 
 
 def _record_identities(srcs, outs, taken) -> None:
@@ -441,7 +443,7 @@ def _recompute(f, args, kwargs):
             # a Variable argument is read (as TF's identity of it: a recorded read of its current value, so
             # its gradient flows to the variable and outer tapes see the read)
             id_flat = _fresh_after([x.read_value() if isinstance(x, Variable) else x for x in flat])
-            id_args = jax.tree_util.tree_unflatten(tree, id_flat)
+            id_args = rebuild(list(a), tree, id_flat)
             srcs = [x if isinstance(x, Tensor) and _differentiable(x.dtype) else None for x in id_flat]
             with GradientTape() as t:
                 t.watch([s for s in srcs if s is not None])

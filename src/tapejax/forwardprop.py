@@ -18,7 +18,7 @@ from typing import Any, Dict, Iterator, Optional
 import numpy as np
 
 from . import tape_set, vspace
-from .nest import UnconnectedGradients, flatten, rebuild, unconnected_gradients_of as _unconnected
+from .nest import UnconnectedGradients, flatten, rebuild, plain_containers, unconnected_gradients_of as _unconnected
 from .tensor import Tensor, Variable, as_array, is_float, convert_to_tensor
 from .backprop import GradientTape, zeros_like_source
 from .ops.core import apply
@@ -261,7 +261,7 @@ class ForwardAccumulator:
         else:
             # the primals' structure, down to each primal's tangent (which may be a Python list or array)
             try:
-                flat_t = tree_p.flatten_up_to(tangents)
+                flat_t = tree_p.flatten_up_to(plain_containers(tangents))  # (an OrderedDict's keys sorted too)
             except (ValueError, TypeError) as e:
                 n = len(flatten(tangents)[0])
                 if n != len(flat_p):

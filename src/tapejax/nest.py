@@ -3,15 +3,22 @@ unconnected source gets.
 
 * A structure is any pytree of Tensors and Variables (lists, tuples, dicts, ...). ``None`` is kept as
   a leaf, as ``tf.nest`` keeps it, so that a gradient list lines up with its sources one for one.
-* jax rebuilds a plain dict with its keys sorted; tf.nest keeps the order of the structure given (a
-  gradient's dict of sources, a jvp's, a tj.function's dict output): ``dict_order`` notes that order and
-  ``in_dict_order`` puts it back.
+* tf.nest flattens every Mapping (dict, OrderedDict, defaultdict, a Module's dict, ...) in sorted key order,
+  which pairs a flat list of output gradients or tangents, or a custom gradient's cotangents, with its
+  values, and takes any list subtype for a list; jax sorts only plain dicts and tells list subtypes apart
+  (``plain_containers`` makes them plain dicts and lists before flattening).
+* jax rebuilds a plain dict with its keys sorted; tf.nest rebuilds each Mapping as its own type in the order
+  of the structure given (a gradient's dict of sources, a jvp's, a tj.function's dict output):
+  ``dict_order`` notes the types and orders and ``in_dict_order`` puts them back.
 * A source is unconnected when the target does not depend on it; ``UnconnectedGradients`` says whether
   its gradient is ``None`` or zeros (tf.UnconnectedGradients).
 """
 from __future__ import annotations
 
+import collections
 import enum
+import functools
+from collections.abc import Mapping, MutableMapping
 from typing import Any
 
 import jax
@@ -66,7 +73,29 @@ def flatten(structure: Any):
                     _flat_defs.clear()
                 treedef = _flat_defs[key] = jax.tree_util.tree_structure(t(range(len(structure))))
             return list(structure), treedef
-    return jax.tree_util.tree_flatten(structure, is_leaf=_is_leaf)
+    return jax.tree_util.tree_flatten(plain_containers(structure), is_leaf=_is_leaf)
+
+
+def plain_containers(structure: Any) -> Any:
+    """``structure`` with each Mapping that is not a plain dict (OrderedDict, defaultdict, ...) as a plain dict
+    and each list subtype (a Module's list) as a list, inside lists, tuples, namedtuples and Mappings: jax
+    flattens those in insertion order, or as nodes of their own, where tf.nest flattens them as a plain dict
+    (keys sorted) and a list. ``structure`` itself when it holds none."""
+    t = type(structure)
+    if t is dict:
+        items = [(k, plain_containers(v)) for k, v in structure.items()]
+        return structure if all(v is structure[k] for k, v in items) else dict(items)
+    if isinstance(structure, Mapping):
+        return {k: plain_containers(v) for k, v in structure.items()}
+    if isinstance(structure, list):
+        items = [plain_containers(v) for v in structure]
+        return structure if t is list and all(a is b for a, b in zip(items, structure)) else items
+    if t is tuple or (isinstance(structure, tuple) and hasattr(t, "_fields")):
+        items = [plain_containers(v) for v in structure]
+        if all(a is b for a, b in zip(items, structure)):
+            return structure
+        return t(items) if t is tuple else t(*items)
+    return structure
 
 
 def rebuild(structure: Any, treedef: Any, leaves: list) -> Any:
@@ -75,12 +104,17 @@ def rebuild(structure: Any, treedef: Any, leaves: list) -> Any:
 
 
 def dict_order(structure: Any) -> Any:
-    """The key order of the plain dicts inside ``structure`` (lists, tuples, namedtuples and dicts walked), as a
-    skeleton holding no leaf, for ``in_dict_order``; None when it holds no dict (nothing to put back)."""
+    """The type and key order of the Mappings, and the type of the list subtypes, inside ``structure`` (lists,
+    tuples, namedtuples and Mappings walked), as a skeleton holding no leaf, for ``in_dict_order``; None when it
+    holds neither (nothing to put back)."""
     t = type(structure)
-    if t is dict:
-        return (dict, tuple([(k, dict_order(v)) for k, v in structure.items()]))
+    if t is dict or isinstance(structure, Mapping):
+        build = functools.partial(collections.defaultdict, structure.default_factory) \
+            if t is collections.defaultdict else t
+        return (build, tuple([(k, dict_order(v)) for k, v in structure.items()]))
     if not isinstance(structure, (list, tuple)) or not (t is list or t is tuple or hasattr(t, "_fields")):
+        if isinstance(structure, list):  # (a list subtype, flattened as a list: rebuilt as itself)
+            return (t, tuple([dict_order(v) for v in structure]))
         return None
     for v in structure:
         if not isinstance(v, _LEAF_TYPES):
@@ -92,12 +126,20 @@ def dict_order(structure: Any) -> Any:
 
 
 def in_dict_order(value: Any, order: Any) -> Any:
-    """``value`` (a structure jax rebuilt, its dicts' keys sorted) with each dict's keys in ``order``
-    (``dict_order`` of the structure it was flattened from), as tf.nest rebuilds structures."""
+    """``value`` (a structure jax rebuilt, its dicts' keys sorted) with each Mapping's type and key order
+    those in ``order`` (``dict_order`` of the structure it was flattened from), as tf.nest rebuilds structures."""
     if order is None:
         return value
     t, children = order
     if t is dict:
         return {k: in_dict_order(value[k], c) for k, c in children}
+    if not isinstance(t, type) or issubclass(t, Mapping):  # (``build`` of an OrderedDict, a defaultdict, ...)
+        items = [(k, in_dict_order(value[k], c)) for k, c in children]
+        if isinstance(t, type) and not issubclass(t, MutableMapping):
+            return t(dict(items))  # (an immutable Mapping: made from a dict of its items)
+        mapping = t()
+        for k, v in items:
+            mapping[k] = v
+        return mapping
     items = [in_dict_order(v, c) for v, c in zip(value, children)]
     return t(*items) if hasattr(t, "_fields") else t(items)
