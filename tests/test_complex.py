@@ -34,6 +34,7 @@ NO_COMPLEX = {
     "cbrt": "jnp.cbrt is real-only",
     "erf": "jax.scipy.special.erf is real-only",
     "clip": "jnp.clip rejects complex values",
+    "sparse_sigmoid": "jax.nn.sparse_sigmoid is a jnp.clip, which rejects complex values",
     "mod": "jnp.mod rejects complex values",
     "fmod": "jnp.fmod rejects complex values",
     "i0": "jnp.i0 is real-only",

@@ -9,21 +9,38 @@ their function. The tables:
   for ``jax.nn.relu`` under ``jax.grad``, and kept as TF's output it cost XLA:CPU transposes of it into each
   consumer's layout, a CNN step 15% slower than jax.jit's); ``leaky_relu``'s function is written so that
   its derivative at 0 is ``negative_slope`` (TF's ``LeakyReluGrad``), ``elu``'s and ``selu``'s so that at 0
-  they take the linear side (TF's ``EluGrad``/``SeluGrad``); the others are derived.
-  ``sigmoid`` and ``tanh`` are ``tj.numpy``'s ops. At second order the relus' and ``max_pool``'s gradients
-  stay connected to the input (``backward_connected``: TF's ReluGradGrad and MaxPoolGradGrad give zeros,
-  not None).
+  they take the linear side (TF's ``EluGrad``/``SeluGrad``), and ``celu``'s likewise (where jax's maximum and
+  minimum split the tie); ``soft_sign``'s so that abs has derivative 0 at 0 (TF's; it changes only the second
+  derivative there) and ``sparse_sigmoid``'s so that its clip passes the gradient at its bounds (TF's clip; jax's
+  splits it); ``hard_sigmoid`` and ``hard_silu`` are jax's, built on its relu6 (derivative 0 at the kinks, as
+  TF's ``Relu6Grad``), ``hard_tanh`` is jax's (the gradient passes at -1 and 1, as TF's clip); ``identity``
+  hands the gradient on (``passthrough``); the others (``gelu``, ``softplus``, ``mish``, ``squareplus``,
+  ``log1mexp``, ``glu``...) are derived.
+  ``sigmoid`` and ``tanh`` are ``tj.numpy``'s ops. At second order the relus', ``hard_sigmoid``'s and
+  ``max_pool``'s gradients stay connected to the input (``backward_connected``: TF's ReluGradGrad,
+  Relu6GradGrad and MaxPoolGradGrad give zeros, not None).
 * softmax family (``_from_output``): ``softmax`` and ``log_softmax`` read only their output in both
-  rules (TF's ``SoftmaxGrad``/``LogSoftmaxGrad``); ``logsumexp`` is derived. ``one_hot`` has no gradient.
+  rules (TF's ``SoftmaxGrad``/``LogSoftmaxGrad``); ``logsumexp`` and ``logmeanexp`` are derived (``logmeanexp``
+  takes jax's ``where`` mask as an argument of the op). ``one_hot`` has no gradient.
 * convolution and pooling: derived (JAX's transposed convolutions and window scatters).
 * normalization: ``layer_norm`` is derived (its variance as tf.nn.moments', around ``stop_gradient(mean)``: TF's
-  second order); ``batch_norm`` (TF's ``FusedBatchNorm``) has three outputs
+  second order); ``standardize`` is ``jax.nn.standardize``, derived (its optional ``mean``, ``variance`` and
+  ``where`` are arguments of the op when given); ``batch_norm`` (TF's ``FusedBatchNorm``) has three outputs
   and a hand-written backward taking ``None`` for the last two (``accepts_none``, tape.h's entry); at second
   order its gradients stay connected to x and scale (zeros, not None: TF's FusedBatchNormGrad inputs).
+* attention: ``dot_product_attention`` is ``jax.nn.dot_product_attention``, derived (its optional bias, mask and
+  sequence lengths are arguments of the op when given).
 * losses: TF's fused cross entropies, outputs ``(loss, backprop)``, with hand-written rules that take
   ``None`` for the backprop output's gradient. At second order the logits' gradient ``g * backprop`` is
   constant in the labels, as TF's (whose rule for the backprop output gives the labels nothing): zeros,
   not None (``backward_connected``), where the exact derivative is not 0.
+
+Every public function of ``jax.nn`` is mirrored but for ``scaled_matmul``, ``scaled_dot_general`` and
+``get_scaled_dot_general_config``: block-scaled quantized (mxfp8/nvfp4) matrix products on jax's cuDNN kernels,
+with no gradient story for a tape: ``scaled_matmul`` takes operands already quantized to 8 or 4 bits (no
+derivative to follow), ``scaled_dot_general``'s backward is jax's own quantized custom VJP (reverse mode only;
+TF has no counterpart whose convention to follow), and ``get_scaled_dot_general_config`` only builds their
+configurations.
 
 Complex inputs (where jax.nn accepts them) get TF's gradient convention: the fused rules are written as
 JAX-convention derivatives and wrapped with ``rules.tf_complex_bwd`` (the derived kernels convert in core).
@@ -48,7 +65,9 @@ __all__ = [
     "relu", "relu6", "gelu", "sigmoid", "log_sigmoid", "softplus", "silu", "swish", "elu", "selu", "leaky_relu",
     "tanh", "softmax", "log_softmax", "logsumexp", "one_hot", "conv", "conv_general_dilated", "max_pool",
     "avg_pool", "layer_norm", "dropout", "softmax_cross_entropy_with_logits",
-    "sparse_softmax_cross_entropy_with_logits", "batch_norm",
+    "sparse_softmax_cross_entropy_with_logits", "batch_norm", "celu", "glu", "hard_sigmoid", "hard_silu",
+    "hard_swish", "hard_tanh", "identity", "log1mexp", "logmeanexp", "mish", "soft_sign", "sparse_plus",
+    "sparse_sigmoid", "squareplus", "standardize", "dot_product_attention",
 ]
 
 # -- sample inputs (declare.py: drawn in declaration order) ------------------------------------------------
@@ -126,6 +145,33 @@ def _selu_fn(x):
     return (_SELU_SCALE * _elu_fn(x, _SELU_ALPHA)).astype(jnp.result_type(x))
 
 
+def _celu_fn(x, alpha=1.0):
+    # jax.nn.celu's values, max(x, 0) + alpha * expm1(min(x, 0) / alpha), written as elu's above so that at 0 it
+    # takes the linear side (CELU with alpha 1 is ELU: TF's EluGrad): derivative 1, as jax's, and second
+    # derivative 0 (jax's maximum and minimum split their tie at 0 in halves: 1 / (4 * alpha))
+    neg = jnp.where(x < 0, x, jnp.zeros_like(x))  # no expm1 overflow (or NaN gradient) on the unused side
+    return jnp.where(x < 0, alpha * jnp.expm1(neg / alpha), x).astype(jnp.result_type(x, 0.0))
+
+
+def _soft_sign_fn(x):
+    # jax.nn.soft_sign's values, x / (|x| + 1), with |x| written x * sign(x) (the same values: a product by +-1 is
+    # exact) so that abs has derivative 0 at 0, TF's (API.md; jax's abs has 1 there): the derivative at 0 is 1
+    # either way (TF's SoftsignGrad), the second one 0 (jax's formula gives -2, the right side's). (A complex x:
+    # jax's formula, |z| being no product with a sign)
+    if jnp.iscomplexobj(x):
+        return jax.nn.soft_sign(x)
+    return x / (x * jnp.sign(x) + 1)
+
+
+def _sparse_sigmoid_fn(x):
+    # jax.nn.sparse_sigmoid's values, 0.5 * clip(x + 1, 0, 2), with TF's clip (ClipByValueGrad, API.md): the
+    # gradient passes at the bounds, 0.5 at x = -1 and 1 (jax's clip splits the tie: 0.25 there)
+    if jnp.iscomplexobj(x):
+        return jax.nn.sparse_sigmoid(x)  # (which rejects complex values, as jnp.clip: its error, naming the op in core)
+    y = x + 1.0
+    return 0.5 * jnp.where(y < 0, 0.0, jnp.where(y > 2, 2.0, y))
+
+
 def _relu6_mask(x):
     return (x > 0) & (x < 6)
 
@@ -150,6 +196,25 @@ _selu = OpDef("selu", _selu_fn, samples=_samples(  # SeluGrad: scale at 0 (fixed
     ((np.asarray([[-2.0, -0.7, 0.3, 1.5], [0.8, -1.1, 2.2, -0.2]], np.float32),), {})))
 _leaky_relu = OpDef("leaky_relu", _leaky_relu_fn, samples=_samples(  # LeakyReluGrad: negative_slope at 0
     ((_away_from_zero(3, 4),), {}), ((_away_from_zero(3, 4),), {"negative_slope": 0.2})), backward_connected=True)
+_celu = OpDef("celu", _celu_fn, samples=_samples(((_away_from_zero(3, 4),), {}),  # as EluGrad: linear side at 0
+                                                 ((_away_from_zero(3, 4, hi=2.5),), {"alpha": 0.5})))
+_glu = OpDef("glu", jax.nn.glu, samples=_samples(((_r(3, 4),), {"axis": -1}), ((_r(4, 2, 3),), {"axis": 0})))
+_hard_sigmoid = OpDef("hard_sigmoid", jax.nn.hard_sigmoid, samples=_samples(  # Relu6Grad: 0 at -3 and 3
+    ((np.asarray([[-4.0, -2.5, 0.3, 2.9], [3.5, -1.2, 1.7, -3.4]], np.float32),), {})), backward_connected=True)
+_hard_silu = OpDef("hard_silu", jax.nn.hard_silu, samples=_samples(  # (x * hard_sigmoid: its convention)
+    ((np.asarray([[-4.0, -2.5, 0.3, 2.9], [3.5, -1.2, 1.7, -3.4]], np.float32),), {})))
+_hard_tanh = OpDef("hard_tanh", jax.nn.hard_tanh, samples=_samples(  # ClipByValue: passes at -1 and 1 (as jax)
+    ((np.asarray([[-2.0, -0.6, 0.2, 0.9], [1.4, -1.3, 0.5, -0.1]], np.float32),), {})))
+_identity = OpDef("identity", jax.nn.identity, samples=_samples(((_r(3, 4),), {})), passthrough=(0,))  # Identity
+_log1mexp = OpDef("log1mexp", jax.nn.log1mexp, samples=_samples(((_r(3, 4, lo=0.1, hi=3.0),), {})))  # (x > 0)
+_mish = OpDef("mish", jax.nn.mish, samples=_samples(((_r(3, 4, lo=-3, hi=3),), {})))
+_soft_sign = OpDef("soft_sign", _soft_sign_fn, samples=_samples(((_away_from_zero(3, 4, hi=3.0),), {})))  # Softsign
+_sparse_plus = OpDef("sparse_plus", jax.nn.sparse_plus, samples=_samples(  # (continuous derivative at -1, 1)
+    ((np.asarray([[-2.0, -0.6, 0.2, 0.9], [1.4, -1.3, 0.5, 2.5]], np.float32),), {})))
+_sparse_sigmoid = OpDef("sparse_sigmoid", _sparse_sigmoid_fn, samples=_samples(  # ClipByValue: passes at -1, 1
+    ((np.asarray([[-2.0, -0.6, 0.2, 0.9], [1.4, -1.3, 0.5, -0.1]], np.float32),), {})))
+_squareplus = OpDef("squareplus", jax.nn.squareplus, samples=_samples(((_r(3, 4, lo=-3, hi=3),), {}),
+                                                                      ((_r(3, 4, lo=-3, hi=3),), {"b": 0.5})))
 sigmoid = tnp.sigmoid  # ``jax.nn.sigmoid``: the same op as tj.numpy's
 tanh = tnp.tanh
 
@@ -202,6 +267,80 @@ def leaky_relu(x, negative_slope=0.01):
     return _leaky_relu(x, negative_slope=_number("leaky_relu", "negative_slope", negative_slope))
 
 
+def celu(x, alpha=1.0):
+    """``jax.nn.celu``: ``x`` for ``x > 0``, ``alpha * (exp(x / alpha) - 1)`` otherwise; at 0 the derivatives of the
+    linear side (1, then 0), as ``elu``'s."""
+    return _celu(x, alpha=_number("celu", "alpha", alpha))
+
+
+def glu(x, axis=-1):
+    """``jax.nn.glu``: ``x`` split in two halves along ``axis`` (its size must be even), ``a * sigmoid(b)``."""
+    shape = tuple(tnp.shape(x))
+    if not shape:
+        raise ValueError("tj op 'glu': x must have at least one dimension to split, got a scalar")
+    ax = _axis(as_index(freeze(axis), lambda: f"tj op 'glu': axis must be an integer, got {axis!r}"), len(shape),
+               "glu")
+    if shape[ax] % 2:
+        raise ValueError(f"tj op 'glu': the size of axis {ax} of x (shape {shape}) must be even, to split it in "
+                         f"two halves; got {shape[ax]}")
+    return _glu(x, axis=ax)
+
+
+def hard_sigmoid(x):
+    """``jax.nn.hard_sigmoid``: ``relu6(x + 3) / 6``; derivative 0 at -3 and 3 (relu6's: TF's Relu6Grad, as jax)."""
+    return _hard_sigmoid(x)
+
+
+def hard_silu(x):
+    """``jax.nn.hard_silu`` (``hard_swish``): ``x * hard_sigmoid(x)``, with ``hard_sigmoid``'s derivative at its
+    kinks (0 at -3, 1 at 3, as jax)."""
+    return _hard_silu(x)
+
+
+hard_swish = hard_silu
+
+
+def hard_tanh(x):
+    """``jax.nn.hard_tanh``: ``x`` clipped to [-1, 1]; the gradient passes at -1 and 1 (TF's clip, as jax)."""
+    return _hard_tanh(x)
+
+
+def identity(x):
+    """``jax.nn.identity``: ``x`` unchanged (a recorded op: its gradient is the incoming one)."""
+    return _identity(x)
+
+
+def log1mexp(x):
+    """``jax.nn.log1mexp``: ``log(1 - exp(-x))``, for ``x > 0`` (derivative ``1 / expm1(x)``)."""
+    return _log1mexp(x)
+
+
+def mish(x):
+    """``jax.nn.mish``: ``x * tanh(softplus(x))``."""
+    return _mish(x)
+
+
+def soft_sign(x):
+    """``jax.nn.soft_sign``: ``x / (|x| + 1)`` (TF's softsign); second derivative 0 at 0 (abs's TF convention)."""
+    return _soft_sign(x)
+
+
+def sparse_plus(x):
+    """``jax.nn.sparse_plus``: 0 for ``x <= -1``, ``(x + 1)**2 / 4`` between, ``x`` for ``x >= 1``."""
+    return _sparse_plus(x)
+
+
+def sparse_sigmoid(x):
+    """``jax.nn.sparse_sigmoid``: ``(clip(x, -1, 1) + 1) / 2``; the gradient passes at -1 and 1 (TF's clip: 0.5
+    there, where jax's clip gives half of it)."""
+    return _sparse_sigmoid(x)
+
+
+def squareplus(x, b=4):
+    """``jax.nn.squareplus``: ``(x + sqrt(x**2 + b)) / 2``."""
+    return _squareplus(x, b=_number("squareplus", "b", b))
+
+
 def _number(op: str, name: str, v) -> float:
     """A static real parameter as a Python float; anything else raises ``TypeError`` naming the op (float()'s own
     error names neither, and a string would be a ValueError)."""
@@ -252,17 +391,30 @@ _logsumexp = OpDef("logsumexp", lambda a, *b, axis=None, keepdims=False:
                    samples=_samples(((_r(3, 4),), {"axis": None, "keepdims": False}),
                                     ((_r(2, 3, 4),), {"axis": 1, "keepdims": True}),
                                     ((_r(3, 4), _r(3, 4, lo=0.5, hi=2.0)), {"axis": (1,), "keepdims": False})))
+_logmeanexp = OpDef("logmeanexp", lambda x, *where, axis=None, keepdims=False:  # (derived, as logsumexp)
+                    jax.nn.logmeanexp(x, axis=axis, where=where[0] if where else None, keepdims=keepdims),
+                    samples=_samples(((_r(3, 4),), {"axis": None, "keepdims": False}),
+                                     ((_r(2, 3, 4),), {"axis": 1, "keepdims": True}),
+                                     ((_r(3, 4), np.array([[True, False, True, True], [False, True, False, False],
+                                                           [True, True, True, True]])), {"axis": (1,)}),
+                                     ((_r(2, 3, 4), np.array([[True, False, True, True]])),
+                                      {"axis": (0, 2), "keepdims": True})))
 _one_hot = _not_differentiable("one_hot", jax.nn.one_hot)
+
+
+def _where_mask(name: str, where):
+    """jax.nn's ``where=`` as a boolean Tensor; another dtype raises ``ValueError`` naming the op (as jax.numpy)."""
+    mask = convert_to_tensor(where)
+    if mask.dtype != np.bool_:
+        raise ValueError(f"tj.nn.{name}: where must be None or a boolean array; got where.dtype={mask.dtype}")
+    return mask
 
 
 def _masked_logits(name: str, x, where, axis):
     """jax.nn's ``where=``: ``x`` with the entries left out at -inf (outside the normalization, no gradient),
     the mask broadcast to ``x``'s shape, and whether each slice along ``axis`` selects any entry (a slice
     selecting none is filled with 0, so that no NaN appears; its outputs are replaced afterwards, as jax's)."""
-    mask = convert_to_tensor(where)
-    if mask.dtype != np.bool_:
-        raise ValueError(f"tj.nn.{name}: where must be None or a boolean array; got where.dtype={mask.dtype}")
-    mask = tnp.broadcast_to(mask, tnp.shape(x))
+    mask = tnp.broadcast_to(_where_mask(name, where), tnp.shape(x))
     selected = tnp.any(mask, axis=axis, keepdims=True)
     return tnp.where(mask, x, tnp.where(selected, -jnp.inf, 0.0)), mask, selected
 
@@ -300,6 +452,14 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
     args = (a,) if b is None else (a, b)
     result = _logsumexp(*args, axis=axis, keepdims=bool(keepdims))
     return result if selected is None else tnp.where(selected, result, -jnp.inf)
+
+
+def logmeanexp(x, axis=None, where=None, keepdims=False):
+    """``jax.nn.logmeanexp``: ``logsumexp(x) - log(n)`` over ``axis`` (None: all axes), ``n`` the count of entries
+    taking part (``where``: a boolean mask broadcast against ``x``; a slice selecting none gives NaN, as jax)."""
+    axis = None if axis is None else _axis(axis, tnp.ndim(x), "logmeanexp")
+    args = (x,) if where is None else (x, _where_mask("logmeanexp", where))
+    return _logmeanexp(*args, axis=axis, keepdims=bool(keepdims))
 
 
 def one_hot(x, num_classes, *, dtype=jnp.float32, axis=-1):
@@ -496,6 +656,40 @@ def layer_norm(x, scale=None, offset=None, axis=-1, epsilon=1e-5):
                        has_offset=offset is not None)
 
 
+def _standardize_fn(x, *arrays, axis=-1, epsilon=1e-5, algorithm="fast", has_mean=False, has_variance=False,
+                    has_where=False):
+    given = iter(arrays)
+    mean, variance, where = (next(given) if has else None for has in (has_mean, has_variance, has_where))
+    return jax.nn.standardize(x, axis, mean, variance, epsilon, where, algorithm=algorithm)
+
+
+# (the first sample is "stable": the "fast" variance is clipped at 0, which jax rejects for complex inputs, and
+# test_complex.py differentiates each op's first sample at complex values)
+_standardize = OpDef("standardize", _standardize_fn, samples=_samples(  # (derived: jax.nn.standardize itself)
+    ((_r(2, 3, 4),), {"axis": (1, 2), "algorithm": "stable", "epsilon": 1e-3}),
+    ((_r(3, 5),), {"axis": 1}),
+    ((_r(3, 5), _r(3, 1), _r(3, 1, lo=0.5, hi=1.5)), {"axis": 1, "has_mean": True, "has_variance": True}),
+    ((_r(4, 3), _r(1, 3, lo=0.5, hi=1.5)), {"axis": 0, "has_variance": True, "algorithm": "stable"}),
+    ((_r(3, 5), np.array([[True, True, False, True, False], [True, False, True, True, True],
+                          [False, True, True, False, True]])), {"axis": 1, "has_where": True})))
+
+
+def standardize(x, axis=-1, mean=None, variance=None, epsilon=1e-5, where=None, *, algorithm="fast"):
+    """``jax.nn.standardize``: ``(x - mean) / sqrt(variance + epsilon)``, the moments over ``axis`` (an int, a tuple,
+    None: all axes) unless given (``mean``/``variance``: arrays broadcasting against ``x``, differentiable too);
+    ``where``: the entries the moments are taken over; ``algorithm``: ``'fast'`` (``E[x^2] - E[x]^2``, clipped at 0)
+    or ``'stable'`` (two passes), as jax."""
+    ax = _axis(axis, tnp.ndim(x), "standardize")
+    algorithm = static(algorithm)
+    if algorithm not in ("fast", "stable"):
+        raise ValueError(f"tj op 'standardize': unknown algorithm {algorithm!r}; expected 'fast' or 'stable'")
+    arrays = tuple(a for a in (mean, variance) if a is not None)
+    if where is not None:
+        arrays += (_where_mask("standardize", where),)
+    return _standardize(x, *arrays, axis=ax, epsilon=_number("standardize", "epsilon", epsilon), algorithm=algorithm,
+                        has_mean=mean is not None, has_variance=variance is not None, has_where=where is not None)
+
+
 def _bn_axes(shape, axis):
     """The reduced axes, their element count, and the shape a per-channel vector broadcasts with."""
     red = tuple(i for i in range(len(shape)) if i != axis)
@@ -572,6 +766,95 @@ def batch_norm(x, scale, offset, epsilon=1e-3, axis=-1):
             raise ValueError(f"tj.nn.batch_norm: {name} must be a vector with one element per channel of x "
                              f"(axis {ax}: {channels}), got shape {tuple(tnp.shape(p))}")
     return _batch_norm(x, scale, offset, epsilon=float(epsilon), axis=ax)
+
+
+# -- attention ----------------------------------------------------------------------------------------------
+
+_ATTENTION_OPTIONAL = ("bias", "mask", "query_seq_lengths", "key_value_seq_lengths")
+
+
+def _dpa_fn(query, key, value, *arrays, has_bias=False, has_mask=False, has_query_seq_lengths=False,
+            has_key_value_seq_lengths=False, scale=None, is_causal=False, local_window_size=None,
+            implementation=None, return_residual=False):
+    given = iter(arrays)
+    bias, mask, q_len, kv_len = (next(given) if has else None for has in (
+        has_bias, has_mask, has_query_seq_lengths, has_key_value_seq_lengths))
+    out = jax.nn.dot_product_attention(query, key, value, bias, mask, scale=scale, is_causal=is_causal,
+                                       query_seq_lengths=q_len, key_value_seq_lengths=kv_len,
+                                       local_window_size=local_window_size, implementation=implementation,
+                                       return_residual=return_residual)
+    return tuple(out) if return_residual else out
+
+
+def _attention_sample(b, t, s, n, k, h, *, bias=False, mask=None, q_len=None, kv_len=None, **static):
+    args = [_r(b, t, n, h), _r(b, s, k, h), _r(b, s, k, h)]
+    if bias:
+        args.append(_r(1, n, t, s))
+    if mask is not None:
+        args.append(mask)
+    for lengths in (q_len, kv_len):
+        if lengths is not None:
+            args.append(np.asarray(lengths, np.int32))
+    return tuple(args), dict(static, has_bias=bias, has_mask=mask is not None,
+                             has_query_seq_lengths=q_len is not None, has_key_value_seq_lengths=kv_len is not None)
+
+
+_CAUSAL_4X5 = np.tril(np.ones((4, 5), bool), 1)[None, None]  # (every row keeps a key: no row of -inf logits)
+
+# derived: the kernels are jax.vjp/jax.jvp of jax's XLA implementation (its residual output is a stop_gradient, so
+# its gradient is zeros, as under jax.grad). The samples keep at least one key per query row (a fully masked row's
+# logits are all jax's large negative number; its residual is about -2.4e38, too large for finite differences)
+_dot_product_attention = OpDef("dot_product_attention", _dpa_fn, samples=_samples(
+    _attention_sample(2, 3, 4, 2, 2, 4),
+    _attention_sample(1, 4, 5, 4, 2, 3, bias=True, mask=_CAUSAL_4X5, scale=0.5),
+    _attention_sample(2, 4, 4, 2, 1, 3, is_causal=True, kv_len=[3, 4], local_window_size=(1, 2)),
+    _attention_sample(2, 3, 5, 2, 2, 2, q_len=[2, 3], kv_len=[5, 2], bias=True)))
+
+
+def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None, is_causal=False,
+                          query_seq_lengths=None, key_value_seq_lengths=None, local_window_size=None,
+                          implementation=None, return_residual=False):
+    """``jax.nn.dot_product_attention``: ``softmax(query @ key^T * scale + bias, masked) @ value`` per head, on
+    ``(B, T, N, H)`` queries and ``(B, S, K, H)`` keys and values (or without the batch dimension; ``N`` a multiple of
+    ``K``: grouped-query attention), ``scale`` by default ``1 / sqrt(H)``. ``bias`` (added to the logits) and
+    ``mask`` (boolean, True where a query attends) broadcast to ``(B, N, T, S)``; ``query_seq_lengths`` and
+    ``key_value_seq_lengths`` (int32, shape ``(B,)``) mask padding, ``is_causal`` and ``local_window_size`` (an int
+    or ``(left, right)``) mask by position. Differentiable in query, key, value and bias. With ``return_residual``,
+    returns ``(output, logsumexp)``, the logsumexp of each query's logits (``(B, T, N)``, a stop_gradient as in
+    jax: its gradient is zeros). ``implementation``: None or ``'xla'`` (jax's XLA implementation); ``'cudnn'`` runs
+    jax's cuDNN kernel, which needs a CUDA GPU (elsewhere a RuntimeError, as jax's) and, as in jax, has reverse mode
+    only."""
+    implementation = static(implementation)
+    if implementation not in (None, "xla", "cudnn"):
+        raise ValueError(f"tj op 'dot_product_attention': unsupported implementation {implementation!r}; expected "
+                         "None, 'xla' or 'cudnn'")
+    if implementation == "cudnn" and jax.default_backend() != "gpu":  # (jax: RuntimeError 'cuDNN is not detected')
+        raise RuntimeError("tj op 'dot_product_attention': implementation='cudnn' needs a CUDA GPU with cuDNN, and "
+                           f"the default backend is {jax.default_backend()!r}; use implementation=None or 'xla'")
+    optional = dict(zip(_ATTENTION_OPTIONAL, (bias, mask, query_seq_lengths, key_value_seq_lengths)))
+    q_shape = tuple(tnp.shape(query))
+    if len(q_shape) <= 4:
+        heads = ((1,) * (4 - len(q_shape)) + q_shape)[2]
+        for name in ("bias", "mask"):  # (jax asserts: an AssertionError, not an error naming the argument)
+            shape = None if optional[name] is None else tuple(tnp.shape(optional[name]))
+            if shape is not None and len(shape) <= 4 and ((1,) * (4 - len(shape)) + shape)[1] not in (1, heads):
+                raise ValueError(f"tj op 'dot_product_attention': {name} of shape {shape} must broadcast to "
+                                 f"(B, N, T, S) with N = {heads} query heads: its head dimension must be 1 or {heads}")
+    if local_window_size is not None:
+        window = freeze(local_window_size)
+        window = (window, window) if not isinstance(window, tuple) else window
+        msg = (f"tj op 'dot_product_attention': local_window_size must be an int or a pair of ints (left, right), "
+               f"got {local_window_size!r}")
+        if len(window) != 2:
+            raise ValueError(msg)
+        local_window_size = tuple(as_index(w, msg) for w in window)
+    out = _dot_product_attention(
+        query, key, value, *(a for a in optional.values() if a is not None),
+        **{f"has_{name}": a is not None for name, a in optional.items()},
+        scale=None if scale is None else _number("dot_product_attention", "scale", scale),
+        is_causal=bool(is_causal), local_window_size=local_window_size, implementation=implementation,
+        return_residual=bool(return_residual))
+    return tuple(out) if return_residual else out
 
 
 # -- dropout -----------------------------------------------------------------------------------------
