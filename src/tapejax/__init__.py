@@ -23,7 +23,13 @@ from .custom_gradient import custom_gradient, recompute_grad, grad_pass_through,
 from .config import config
 from . import debug
 from .graph.function import function, init_scope
-identity = numpy.copy  # TF's tf.identity: a recorded copy
+
+
+def identity(input, name=None):  # noqa: A002 (TF's argument name)
+    """TF's ``tf.identity(input, name=None)``: a recorded copy of ``input`` (``name``: TF's op name, ignored)."""
+    return numpy.copy(input)
+
+
 from .graph.gradients import gradients, AggregationMethod
 from .graph.differentiate import differentiate
 from . import train

@@ -98,7 +98,7 @@ def _public(surface: Callable, name: str, doc: str) -> Callable:
 # -- elementwise unary ops ------------------------------------------------------------------------------
 
 def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, grad=None, domain=_r,
-           mul=None) -> Callable:
+           mul=None, ufunc: bool = False) -> Callable:
     """The public function of an elementwise op whose derivative is ``d(x, y)`` (y = f(x)); gradient
     g*conj(d), tangent t*d.
 
@@ -109,6 +109,7 @@ def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, gra
     ``no_nan``'s is TF's (``abs``).
     ``grad``: TF's gradient kernel ``grad(y, g)``, the gradient where its own derivative (the second order)
     is not that of ``g * conj(d)`` (``SqrtGrad``'s).
+    ``ufunc``: jax.numpy's function is a ``jnp.ufunc`` (``negative``): the surface takes its ``out=``/``where=``.
 
     The backward is differentiated by JAX for the second order: ``f`` and ``d`` are written with TF's ops
     (``_tf_reciprocal``, ``_tf_sqrt``... whose derivatives are TF's no-NaN kernels, rules.py) where TF's
@@ -134,9 +135,31 @@ def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, gra
 
     op = OpDef(name, f, fwd=fwd, bwd=bwd, jvp=jvp, samples=_samples(((domain(3, 4),), {})))
     of = f" (``jax.numpy.{name}``)" if getattr(jnp, name, None) is f else ""
+    doc = f"Elementwise ``{name}``{of}, recorded with its gradient."
+    if ufunc:
+        op_name = name
+
+        def ufunc_surface(x, name=None, *, out=None, where=None):
+            if out is not None or where is not None:
+                _refuse_ufunc_options(op_name, out, where)
+            return apply(op, (x,), {})
+        return _public(ufunc_surface, name, doc + _UFUNC_DOC)
     # (``name=`` in the signature itself: api.accept_name then adds no wrapper around this per-op path)
-    return _public(lambda x, name=None: apply(op, (x,), {}), name,
-                   f"Elementwise ``{name}``{of}, recorded with its gradient.")
+    return _public(lambda x, name=None: apply(op, (x,), {}), name, doc)
+
+
+_UFUNC_DOC = " ``out`` and ``where`` (NumPy's ufunc options) must be None, as jax.numpy's."
+
+
+def _refuse_ufunc_options(name: str, out, where) -> None:
+    """jax.numpy's ufuncs (``jnp.add``...) take NumPy's ``out=`` and ``where=`` and refuse anything but None
+    (``NotImplementedError``); so do tapejax's. Called only when one of them is given (the per-op path checks
+    ``is not None`` and no more)."""
+    if out is not None:
+        raise NotImplementedError(f"The 'out' argument to tj.numpy.{name} is not supported, as jax.numpy.{name}'s "
+                                  "(arrays are immutable: use the returned Tensor).")
+    raise NotImplementedError(f"The 'where' argument to tj.numpy.{name} is not supported, as jax.numpy.{name}'s; "
+                              f"select the entries afterwards: tj.numpy.where(mask, tj.numpy.{name}(...), other).")
 
 
 # ``jnp.sign``, a complex sign written as TF computes it, ``div_no_nan(z, |z|)``, so that its derived derivative
@@ -145,7 +168,7 @@ _sign_fn = _tf_sign
 
 
 # name                     function                 derivative d(x, y), y = f(x)                   TF convention
-negative = _unary("negative", jnp.negative, lambda x, y: -jnp.ones_like(x))
+negative = _unary("negative", jnp.negative, lambda x, y: -jnp.ones_like(x), ufunc=True)
 exp = _unary("exp", jnp.exp, lambda x, y: y)
 exp2 = _unary("exp2", jnp.exp2, lambda x, y: y * jnp.log(2.0).astype(y.dtype))
 # (TF's LogGrad: grad * reciprocal(x), whose second order is ReciprocalGrad's: 0 at x = 0 for a zero gradient)
@@ -316,29 +339,40 @@ def _pow_dy(x, y, out, g):
 
 
 def _binary(name: str, f, dx=None, dy=None, *, rules=None, domain_x=_r, domain_y=_r, cases: int = 3,
-            passthrough=()) -> Callable:
+            passthrough=(), ufunc: bool = False) -> Callable:
     """The public function of a broadcasting elementwise op ``f(x, y)``: rules from the partial products
     ``dx``/``dy`` (``_partial_rules``) unless ``rules`` gives fwd, bwd and jvp. Samples: the first ``cases``
-    of (same shapes, a broadcast vector, an outer broadcast)."""
+    of (same shapes, a broadcast vector, an outer broadcast). ``ufunc``: jax.numpy's function is a ``jnp.ufunc``
+    (``add``, ``maximum``...), whose arguments have no names (``*args``) and which takes ``out=``/``where=``;
+    otherwise the arguments are named ``x1, x2``, as jax.numpy's."""
     shapes = (((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((3, 1), (1, 4)))[:cases]
     op = OpDef(name, f, **(rules or _partial_rules(f, dx, dy)), passthrough=passthrough,
                samples=_samples(*(((domain_x(*sx), domain_y(*sy)), {}) for sx, sy in shapes)))
-    return _public(lambda x, y, name=None: apply(op, (x, y), {}), name,  # (name=: as _unary's)
-                   f"Broadcasting ``jax.numpy.{name}``, recorded with its gradient.")
+    doc = f"Broadcasting ``jax.numpy.{name}``, recorded with its gradient."
+    if ufunc:
+        op_name = name
+
+        def ufunc_surface(x, y, name=None, *, out=None, where=None):
+            if out is not None or where is not None:
+                _refuse_ufunc_options(op_name, out, where)
+            return apply(op, (x, y), {})
+        return _public(ufunc_surface, name, doc + _UFUNC_DOC)
+    return _public(lambda x1, x2, name=None: apply(op, (x1, x2), {}), name, doc)  # (name=: as _unary's)
 
 
 _gx = lambda x, y, o, g: g  # noqa: E731
 
 # name                       function          partial products dx, dy (g * df/dx)             TF convention
-add = _binary("add", jnp.add, rules=_linear_rules(jnp.add, 1, 1), passthrough=(0, 1))
-subtract = _binary("subtract", jnp.subtract, rules=_linear_rules(jnp.subtract, 1, -1), cases=2, passthrough=(0,))
-multiply = _binary("multiply", jnp.multiply, rules=_MULTIPLY_RULES)
+add = _binary("add", jnp.add, rules=_linear_rules(jnp.add, 1, 1), passthrough=(0, 1), ufunc=True)
+subtract = _binary("subtract", jnp.subtract, rules=_linear_rules(jnp.subtract, 1, -1), cases=2, passthrough=(0,),
+                   ufunc=True)
+multiply = _binary("multiply", jnp.multiply, rules=_MULTIPLY_RULES, ufunc=True)
 divide = _binary("divide", jnp.divide, lambda x, y, o, g: g / y, lambda x, y, o, g: -g * o / y, domain_y=_pos)
 _power = _binary("power", _tf_power, _pow_dx, _pow_dy, domain_x=_pos)  # PowGrad: mul_no_nan, log_x = 0 at x <= 0
 maximum = _binary("maximum", jnp.maximum, lambda x, y, o, g: jnp.where(x >= y, g, jnp.zeros_like(g)),
-                  lambda x, y, o, g: jnp.where(x >= y, jnp.zeros_like(g), g))  # MaximumGrad: a tie goes to x
+                  lambda x, y, o, g: jnp.where(x >= y, jnp.zeros_like(g), g), ufunc=True)  # MaximumGrad: tie to x
 minimum = _binary("minimum", jnp.minimum, lambda x, y, o, g: jnp.where(x <= y, g, jnp.zeros_like(g)),
-                  lambda x, y, o, g: jnp.where(x <= y, jnp.zeros_like(g), g))  # MinimumGrad: a tie goes to x
+                  lambda x, y, o, g: jnp.where(x <= y, jnp.zeros_like(g), g), ufunc=True)  # MinimumGrad: tie to x
 arctan2 = _binary("arctan2", jnp.arctan2, lambda x, y, o, g: g * y / (x * x + y * y),
                   lambda x, y, o, g: -g * x / (x * x + y * y), domain_y=_pos)
 mod = _binary("mod", jnp.mod, _gx, lambda x, y, o, g: -g * jnp.floor(x / y), domain_y=_pos)  # FloorMod
@@ -347,11 +381,11 @@ true_divide = divide
 _mod = mod
 
 
-def mod(x, y):
-    """``jax.numpy.mod`` (``x % y``, TF's ``FloorMod``: ``d/dy = -floor(x / y)``). An integer divisor holding 0
+def mod(x1, x2):
+    """``jax.numpy.mod`` (``x1 % x2``, TF's ``FloorMod``: ``d/dx2 = -floor(x1 / x2)``). An integer divisor holding 0
     raises ``ValueError``, as TF."""
-    _check_integer_divisor("mod", x, y)
-    return _mod(x, y)
+    _check_integer_divisor("mod", x1, x2)
+    return _mod(x1, x2)
 
 
 remainder = mod
@@ -391,13 +425,13 @@ def _check_integer_power(x, y) -> None:
                          f"exponent {int(np.min(np.asarray(v)))}); cast the base to a float dtype first.")
 
 
-def power(x, y):
+def power(x1, x2):
     """Broadcasting ``jax.numpy.power`` (a Python int exponent computes as jax.numpy's integer power). An integer
     base with a negative integer exponent raises ``ValueError``, as TF and NumPy."""
-    _check_integer_power(x, y)
-    if type(y) is int and isinstance(x, (Tensor, Variable)):
-        return apply(_integer_pow, (x,), {"n": y})
-    return _power(x, y)
+    _check_integer_power(x1, x2)
+    if type(x2) is int and isinstance(x1, (Tensor, Variable)):
+        return apply(_integer_pow, (x1,), {"n": x2})
+    return _power(x1, x2)
 
 
 pow = power
@@ -442,11 +476,11 @@ def _check_integer_divisor(op: str, x, y) -> None:
                          "a 0); make the divisor nonzero or divide as floats.")
 
 
-def floor_divide(x, y):
-    """``jax.numpy.floor_divide`` (``x // y``; not differentiable: its gradient is None, as TF's). An integer
+def floor_divide(x1, x2):
+    """``jax.numpy.floor_divide`` (``x1 // x2``; not differentiable: its gradient is None, as TF's). An integer
     divisor holding 0 raises ``ValueError``, as TF."""
-    _check_integer_divisor("floor_divide", x, y)
-    return _floor_divide(x, y)
+    _check_integer_divisor("floor_divide", x1, x2)
+    return _floor_divide(x1, x2)
 (equal, not_equal, less, less_equal, greater, greater_equal, logical_and, logical_or, logical_not, logical_xor,
  isnan, isinf, isfinite, bitwise_and, bitwise_or, bitwise_xor, bitwise_not) = map(_no_gradient, (
     jnp.equal, jnp.not_equal, jnp.less, jnp.less_equal, jnp.greater, jnp.greater_equal, jnp.logical_and,
@@ -470,10 +504,26 @@ def argmin(a, axis=None, out=None, keepdims=None):
     return apply(_argmin, (a,), {"axis": _scan_axis("argmin", a, axis), "keepdims": bool(keepdims)})
 
 
-def argsort(a, axis=-1, *, stable=True, descending=False):
+def argsort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False, dtype=None):
     """``jax.numpy.argsort`` (not differentiable); ``descending=True`` keeps ties in their original order, as TF's
-    ``argsort(direction="DESCENDING", stable=True)``."""
-    return apply(_argsort, (a,), {"axis": freeze(axis), "stable": stable, "descending": descending})
+    ``argsort(direction="DESCENDING", stable=True)``; ``dtype``: the indices' integer dtype. ``kind`` and ``order``
+    must be None (``TypeError``), as jax.numpy's."""
+    if kind is not None or order is not None:
+        _refuse_sort_options("argsort", kind, order)
+    static = {"axis": freeze(axis), "stable": stable, "descending": descending}
+    if dtype is not None:
+        static["dtype"] = as_dtype("argsort", dtype)
+    return apply(_argsort, (a,), static)
+
+
+def _refuse_sort_options(name: str, kind, order) -> None:
+    """NumPy's ``kind=`` and ``order=`` of sort and argsort, which jax.numpy's refuse (``TypeError``): ``stable``
+    says whether ties keep their order, and there are no structured arrays whose fields ``order`` would name."""
+    if kind is not None:
+        raise TypeError(f"The 'kind' argument to tj.numpy.{name} is not supported, as jax.numpy.{name}'s; use "
+                        f"stable=True or stable=False to choose whether ties keep their order (got kind={kind!r}).")
+    raise TypeError(f"The 'order' argument to tj.numpy.{name} is not supported, as jax.numpy.{name}'s (there are no "
+                    f"structured arrays; got order={order!r}).")
 
 
 def _truth_reduction(name: str, op: OpDef, identity: bool, a, axis, out, keepdims, where):
@@ -841,13 +891,17 @@ def _scan_axis(op: str, a, axis):
         raise TypeError(f"tj op '{op}': axis must be one integer (a scalar), got {axis!r}") from None
 
 
-def cumsum(a, axis=None, dtype=None):
-    """``jax.numpy.cumsum`` (``dtype``: the input is cast first, as jax.numpy accumulates in it)."""
+def cumsum(a, axis=None, dtype=None, out=None):
+    """``jax.numpy.cumsum`` (``dtype``: the input is cast first, as jax.numpy accumulates in it; ``out``: None
+    only)."""
+    _no_out("cumsum", out)
     return _cumsum(a if dtype is None else astype(a, dtype), axis=_scan_axis("cumsum", a, axis))
 
 
-def cumprod(a, axis=None, dtype=None):
-    """``jax.numpy.cumprod`` (``dtype``: the input is cast first, as jax.numpy accumulates in it)."""
+def cumprod(a, axis=None, dtype=None, out=None):
+    """``jax.numpy.cumprod`` (``dtype``: the input is cast first, as jax.numpy accumulates in it; ``out``: None
+    only)."""
+    _no_out("cumprod", out)
     return _cumprod(a if dtype is None else astype(a, dtype), axis=_scan_axis("cumprod", a, axis))
 
 
@@ -881,7 +935,7 @@ def add_n(xs: Sequence[Any]):
 
 # -- matrix products ---------------------------------------------------------------------------------
 
-def _matmul_bwd(res, g, precision=None, preferred_element_type=None):
+def _matmul_bwd(res, g, precision=None, preferred_element_type=None, out_sharding=None):
     (x, y), _ = res
     xs, ys = jnp.shape(x), jnp.shape(y)
     x, y = _conj_values(x), _conj_values(y)  # TF's complex convention: products with the conjugated operands
@@ -929,11 +983,14 @@ _einsum = OpDef("einsum", lambda *ops, subscripts, **kw: jnp.einsum(subscripts, 
 _outer = OpDef("outer", jnp.outer, samples=_samples(((_r(3), _r(4)), {})))
 
 
-def _product_options(name: str, precision, preferred_element_type, optimize="auto") -> dict:
+def _product_options(name: str, precision, preferred_element_type, optimize="auto", out_sharding=None) -> dict:
     """jax.numpy's options of a matrix product, as the op's static parameters (none given: none, so the
     common call shares its kernels with ``@``). ``precision`` matters on GPUs and TPUs (``"highest"``: no
-    TF32 or bfloat16 passes for float32); ``preferred_element_type`` is the result's dtype."""
+    TF32 or bfloat16 passes for float32); ``preferred_element_type`` is the result's dtype; ``out_sharding`` the
+    result's sharding (given to jax.numpy's function; the gradients go back to the operands' shardings)."""
     options = {}
+    if out_sharding is not None:
+        options["out_sharding"] = _placement(name, None, out_sharding)
     if precision is not None:
         options["precision"] = freeze(precision)
     if preferred_element_type is not None:
@@ -943,25 +1000,27 @@ def _product_options(name: str, precision, preferred_element_type, optimize="aut
     return options
 
 
-def matmul(a, b, *, precision=None, preferred_element_type=None):
+def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """``jax.numpy.matmul`` (also the ``@`` operator)."""
-    return _matmul(a, b, **_product_options("matmul", precision, preferred_element_type))
+    return _matmul(a, b, **_product_options("matmul", precision, preferred_element_type, out_sharding=out_sharding))
 
 
-def dot(a, b, *, precision=None, preferred_element_type=None):
+def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
     """``jax.numpy.dot``."""
-    return _dot(a, b, **_product_options("dot", precision, preferred_element_type))
+    return _dot(a, b, **_product_options("dot", precision, preferred_element_type, out_sharding=out_sharding))
 
 
-def einsum(subscripts: str, *operands, out=None, optimize="auto", precision=None, preferred_element_type=None):
-    """``jax.numpy.einsum`` (the string form)."""
+def einsum(subscripts: str, *operands, out=None, optimize="auto", precision=None, preferred_element_type=None,
+           out_sharding=None):
+    """``jax.numpy.einsum`` (the string form; jax.numpy's ``_dot_general``, its internal hook, is not taken)."""
     _no_out("einsum", out)
     return _einsum(*operands, subscripts=subscripts,
-                   **_product_options("einsum", precision, preferred_element_type, optimize))
+                   **_product_options("einsum", precision, preferred_element_type, optimize, out_sharding))
 
 
-def outer(a, b):
-    """``jax.numpy.outer``."""
+def outer(a, b, out=None):
+    """``jax.numpy.outer`` (``out``: None only)."""
+    _no_out("outer", out)
     return _outer(a, b)
 
 
@@ -986,14 +1045,17 @@ def _concat_bwd(tokens, g, axis=0):
 
 
 # name                                function                                       backward from the shapes
-_reshape = _linear_shape_op("reshape", lambda x, shape: jnp.reshape(x, shape),
-                            lambda toks, g, shape: (jnp.reshape(g, toks[0].shape[1:]),),
+# (``out_sharding``, given to jax.numpy only when asked for: ravel's and broadcast_to's; the gradient goes back to the
+# input's sharding, backprop's placement of gradients)
+_reshape = _linear_shape_op("reshape", lambda x, shape, **kw: jnp.reshape(x, shape, **kw),
+                            lambda toks, g, shape, **kw: (jnp.reshape(g, toks[0].shape[1:]),),
                             _samples(((_r(3, 4),), {"shape": (2, 6)}), ((_r(3, 4),), {"shape": (-1,)})))
 _transpose = _linear_shape_op("transpose", lambda x, axes=None: jnp.transpose(x, axes),
                               lambda _, g, axes=None: (jnp.transpose(g, axes and tuple(np.argsort(axes))),),
                               _samples(((_r(3, 4),), {}), ((_r(2, 3, 4),), {"axes": (1, 2, 0)})), tokens=False)
-_broadcast_to = _linear_shape_op("broadcast_to", lambda x, shape: jnp.broadcast_to(x, shape),
-                                 lambda toks, g, shape: (_unbroadcast(g, toks[0].shape[1:]).astype(toks[0].dtype),),
+_broadcast_to = _linear_shape_op("broadcast_to", lambda x, shape, **kw: jnp.broadcast_to(x, shape, **kw),
+                                 lambda toks, g, shape, **kw: (
+                                     _unbroadcast(g, toks[0].shape[1:]).astype(toks[0].dtype),),
                                  _samples(((_r(3, 1),), {"shape": (2, 3, 4)}), ((_r(4),), {"shape": (3, 4)})))
 _concatenate = _linear_shape_op("concatenate", lambda *xs, axis=0: jnp.concatenate(xs, axis=axis), _concat_bwd,
                                 _samples(((_r(2, 3), _r(4, 3)), {"axis": 0}), ((_r(2, 3), _r(2, 1)), {"axis": 1})))
@@ -1007,15 +1069,25 @@ _take = OpDef("take", jnp.take, samples=_samples(((_r(5, 3), np.array([0, 2, 2, 
                                                  ((_r(5, 3), np.array([[1, 0], [2, 2]])), {"axis": 1})))
 _take_along_axis = OpDef("take_along_axis", jnp.take_along_axis,
                          samples=_samples(((_r(3, 4), np.array([[0, 1], [3, 3], [2, 0]])), {"axis": 1})))
-_pad = OpDef("pad", lambda x, pad_width, mode="constant", constant_values=0:
-             jnp.pad(x, pad_width, mode=mode, constant_values=constant_values) if mode == "constant"
-             else jnp.pad(x, pad_width, mode=mode),
+# (``options``: jax.numpy's keywords of the mode: constant_values of every constant pad, the others where given)
+_pad = OpDef("pad", lambda x, pad_width, mode="constant", **options: jnp.pad(x, pad_width, mode=mode, **options),
              samples=_samples(((_r(3, 4),), {"pad_width": ((1, 2), (0, 1))}),
                               ((_r(3, 4),), {"pad_width": ((1, 1), (2, 2)), "mode": "reflect"})))
 _tile = OpDef("tile", jnp.tile, samples=_samples(((_r(2, 3),), {"reps": (2, 1)})))
-# per-element repeats arrive frozen to a tuple (static): jnp.repeat takes them as a (concrete) array
-_repeat = OpDef("repeat", lambda a, repeats, axis=None: jnp.repeat(
-                    a, np.asarray(repeats) if isinstance(repeats, tuple) else repeats, axis=axis),
+
+
+def _repeat_fn(a, *given, repeats=None, axis=None, **options):
+    """``jnp.repeat``: per-element repeats arrive frozen to a tuple (static), which jnp.repeat takes as a (concrete)
+    array; or, with ``total_repeat_length`` (in ``options``, with ``out_sharding``), as an integer input array
+    (``given``: traceable, as jax.numpy's)."""
+    if given:
+        repeats = given[0]
+    elif isinstance(repeats, tuple):
+        repeats = np.asarray(repeats)
+    return jnp.repeat(a, repeats, axis=axis, **options)
+
+
+_repeat = OpDef("repeat", _repeat_fn,
                 samples=_samples(((_r(2, 3),), {"repeats": 2, "axis": 1}),
                                  # (not drawn from _rng: later ops' samples stay as they were)
                                  ((np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3),),
@@ -1023,7 +1095,9 @@ _repeat = OpDef("repeat", lambda a, repeats, axis=None: jnp.repeat(
 _flip = OpDef("flip", jnp.flip, samples=_samples(((_r(3, 4),), {"axis": 1})))
 
 
-def _sort_fn(a, axis=-1, descending=False):
+def _sort_fn(a, axis=-1, descending=False, stable=True):
+    if not stable:  # (ties in no promised order: jax.numpy's sort, descending or not)
+        return jnp.sort(a, axis=axis, stable=False, descending=descending)
     if not descending:
         return jnp.sort(a, axis=axis)
     # TF's descending sort keeps tied elements in their original order, so its gradient reaches them in that
@@ -1152,15 +1226,28 @@ def expand_dims(a, axis):
     return reshape(a, tuple(new))
 
 
-def ravel(a):
-    """``jax.numpy.ravel`` (a reshape)."""
+def ravel(a, order="C", *, out_sharding=None):
+    """``jax.numpy.ravel`` (a reshape): ``order='C'`` row by row, ``'F'`` column by column (of the transpose);
+    ``'A'`` and ``'K'`` raise ``NotImplementedError`` and others ``ValueError``, as jax.numpy's. ``out_sharding``:
+    the result's sharding, given to jax.numpy's reshape."""
+    if order != "C":
+        if order != "F":
+            if order in ("A", "K"):
+                raise NotImplementedError(f"tj.numpy.ravel: order={order!r} is not implemented, as jax.numpy.ravel's "
+                                          "(use 'C' or 'F')")
+            raise ValueError(f"tj.numpy.ravel: order must be 'C' or 'F' (as jax.numpy.ravel's), got {order!r}")
+        a = transpose(a)
+    if out_sharding is not None:
+        return _reshape(a, shape=(-1,), out_sharding=_placement("ravel", None, out_sharding))
     return reshape(a, (-1,))
 
 
-def broadcast_to(array, shape):
-    """``jax.numpy.broadcast_to``."""
+def broadcast_to(array, shape, *, out_sharding=None):
+    """``jax.numpy.broadcast_to`` (``out_sharding``: the result's sharding, given to jax.numpy's)."""
     if isinstance(shape, int):
         shape = (shape,)
+    if out_sharding is not None:
+        return _broadcast_to(array, shape=freeze(shape), out_sharding=_placement("broadcast_to", None, out_sharding))
     return _broadcast_to(array, shape=freeze(shape))
 
 
@@ -1288,19 +1375,39 @@ _PAD_MODES = ("constant", "edge", "linear_ramp", "maximum", "mean", "median", "m
               "wrap", "empty")
 
 
-def pad(array, pad_width, mode="constant", constant_values=0):
-    """``jax.numpy.pad`` (constant, edge, reflect, symmetric, wrap). As TF's ``tf.pad``: a scalar with paddings of
-    shape ``(0, 2)`` is returned as it is, ``mode`` is case-insensitive and an unknown one raises ``ValueError``."""
+# jax.numpy's keywords of each mode (others raise ValueError, as jax.numpy's)
+_PAD_OPTIONS = {"constant": ("constant_values",), "linear_ramp": ("end_values",), "maximum": ("stat_length",),
+                "mean": ("stat_length",), "median": ("stat_length",), "minimum": ("stat_length",),
+                "reflect": ("reflect_type",), "symmetric": ("reflect_type",)}
+
+
+def pad(array, pad_width, mode="constant", *, constant_values=None, end_values=None, stat_length=None,
+        reflect_type=None, **kwargs):
+    """``jax.numpy.pad``, with jax.numpy's keywords of each mode (None: the mode's default, as jax.numpy's):
+    ``constant_values`` (constant; 0), ``end_values`` (linear_ramp; 0), ``stat_length`` (maximum, mean, median,
+    minimum; the whole axis), ``reflect_type`` (reflect, symmetric; ``'even'``). A keyword the mode does not take
+    raises ``ValueError``, as jax.numpy's; a callable ``mode`` receives them all (``kwargs`` too). As TF's
+    ``tf.pad``: a scalar with paddings of shape ``(0, 2)`` is returned as it is, ``mode`` is case-insensitive and an
+    unknown one raises ``ValueError``."""
+    given = {k: v for k, v in (("constant_values", constant_values), ("end_values", end_values),
+                               ("stat_length", stat_length), ("reflect_type", reflect_type)) if v is not None}
+    given.update(kwargs)
     if isinstance(mode, str):  # (or a callable, as jax.numpy's)
         mode = mode.lower()  # TF's modes are upper case ("REFLECT")
         if mode not in _PAD_MODES:
             raise ValueError(f"tj op 'pad': mode {mode!r} is not one of {', '.join(map(repr, _PAD_MODES))}")
+        unknown = set(given) - set(_PAD_OPTIONS.get(mode, ()))
+        if unknown:
+            raise ValueError(f"tj op 'pad': unsupported keyword arguments for mode {mode!r}: {sorted(unknown)} (as "
+                             f"jax.numpy.pad's; mode {mode!r} takes {list(_PAD_OPTIONS.get(mode, ())) or 'none'})")
     if isinstance(pad_width, int):
         pad_width = ((pad_width, pad_width),) * ndim(array)
     pad_width = freeze(pad_width)
     if type(pad_width) is tuple and pad_width == () and ndim(array) == 0:  # (0, 2) paddings (frozen to ()): jnp.pad takes no such shape
         pad_width = 0
-    return _pad(array, pad_width=pad_width, mode=mode, constant_values=freeze(constant_values))
+    if mode == "constant":
+        given["constant_values"] = given.get("constant_values", 0)
+    return _pad(array, pad_width=pad_width, mode=mode, **{k: freeze(v) for k, v in given.items()})
 
 
 def _integers(op: str, name: str, v, nonnegative: bool = False):
@@ -1322,9 +1429,20 @@ def tile(A, reps):
     return _tile(A, reps=_integers("tile", "reps", reps if not isinstance(reps, int) else (reps,), True))
 
 
-def repeat(a, repeats, axis=None):
-    """``jax.numpy.repeat``."""
-    return _repeat(a, repeats=_integers("repeat", "repeats", repeats, True), axis=axis)
+def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None):
+    """``jax.numpy.repeat``. ``total_repeat_length``: the result's length along ``axis`` (longer or shorter than the
+    repeats ask for: filled or cut as jax.numpy's), with which ``repeats`` may be an array whose values are not known
+    now (traced); ``out_sharding``: the result's sharding, given to jax.numpy's."""
+    if total_repeat_length is None and out_sharding is None:
+        return _repeat(a, repeats=_integers("repeat", "repeats", repeats, True), axis=axis)
+    options = {}
+    if total_repeat_length is not None:
+        options["total_repeat_length"] = _integers("repeat", "total_repeat_length", total_repeat_length, True)
+    if out_sharding is not None:
+        options["out_sharding"] = _placement("repeat", None, out_sharding)
+    if total_repeat_length is not None and isinstance(repeats, (Tensor, Variable, jax.Array)) and ndim(repeats):
+        return _repeat(a, repeats, axis=axis, **options)  # (an input: its values may be traced)
+    return _repeat(a, repeats=_integers("repeat", "repeats", repeats, True), axis=axis, **options)
 
 
 def flip(m, axis=None):
@@ -1339,26 +1457,46 @@ def flip(m, axis=None):
     return _flip(m, axis=axis)
 
 
-def sort(a, axis=-1, *, stable=True, descending=False):
-    """``jax.numpy.sort`` (always stable); ``descending=True`` keeps ties in their original order, as TF's
-    ``sort(direction="DESCENDING")`` (and its gradient); an axis out of range raises ``AxisError``."""
+def sort(a, axis=-1, *, kind=None, order=None, stable=True, descending=False):
+    """``jax.numpy.sort``; ``descending=True`` keeps ties in their original order, as TF's
+    ``sort(direction="DESCENDING")`` (and its gradient); ``stable=False`` lets XLA sort ties in any order, as
+    jax.numpy's; an axis out of range raises ``AxisError``. ``kind`` and ``order`` must be None (``TypeError``),
+    as jax.numpy's."""
+    if kind is not None or order is not None:
+        _refuse_sort_options("sort", kind, order)
     if axis is not None:
         axis = _check_axis("sort", axis, ndim(a))
+    if not stable:  # (a static parameter only when asked for: the default call keeps its kernels)
+        return _sort(a, axis=axis, descending=bool(descending), stable=False)
     return _sort(a, axis=axis, descending=bool(descending))
 
 
-def where(condition, x=None, y=None):
-    """``jax.numpy.where`` (three-argument form; the one-argument form is not differentiable)."""
+def where(condition, x=None, y=None, *, size=None, fill_value=None):
+    """``jax.numpy.where``: the three-argument form selects (differentiable in ``x`` and ``y``); the one-argument
+    form is ``nonzero(condition, size=size, fill_value=fill_value)``, the indices of the true elements (not
+    differentiable). ``size``/``fill_value`` belong to the one-argument form only (``ValueError``, as jax.numpy's)."""
+    if x is None or y is None or size is not None or fill_value is not None:  # (one test on the per-op path)
+        return _where_other_forms(condition, x, y, size, fill_value)
+    return _where(condition, x, y)
+
+
+def _where_other_forms(condition, x, y, size, fill_value):
+    """``where`` but for its three-argument form without options: the one-argument form, and the errors."""
     if x is None and y is None:
         c = convert_to_tensor(condition)
         if c.ndim == 0:  # (as NumPy: nonzero of a scalar is refused; jax's error named no op)
             raise ValueError("tj op 'where': the one-argument form (the indices of the true elements) needs an array "
                              f"of rank >= 1, got a scalar of shape {c.shape}")
+        if size is not None:  # (a fixed number of indices, padded with fill_value: traceable)
+            return nonzero(c, size=size, fill_value=fill_value)
         return tuple(Tensor(a) for a in jnp.where(c.value))
-    if x is None or y is None:  # as TF and jax.numpy: ValueError, not a TypeError about a None argument
-        raise ValueError("tj op 'where': x and y must both be given (a selection) or both be None (the indices of "
-                         f"the true elements); got {'x' if y is None else 'y'} only")
-    return _where(condition, x, y)
+    if size is not None or fill_value is not None:  # as jax.numpy's
+        raise ValueError("tj op 'where': size and fill_value belong to the one-argument form (the indices of the "
+                         f"true elements), not to the selection where(condition, x, y); got size={size!r}, "
+                         f"fill_value={fill_value!r}")
+    # as TF and jax.numpy: ValueError, not a TypeError about a None argument
+    raise ValueError("tj op 'where': x and y must both be given (a selection) or both be None (the indices of "
+                     f"the true elements); got {'x' if y is None else 'y'} only")
 
 
 def clip(a, a_min=None, a_max=None, **kw):
@@ -1370,9 +1508,14 @@ def clip(a, a_min=None, a_max=None, **kw):
     return _clip(a, lo, hi)
 
 
-def astype(x, dtype):
-    """Cast; float -> float casts pass gradients (cast back), casts to int/bool are not differentiable."""
-    return _astype(x, dtype=as_dtype("astype", dtype))
+def astype(x, dtype, *, copy=False, device=None):
+    """``jax.numpy.astype``: cast; float -> float casts pass gradients (cast back), casts to int/bool are not
+    differentiable. ``dtype=None`` is the default float dtype, as jax.numpy's. ``copy``: the result is a new Tensor
+    either way (Tensors are immutable). ``device`` places the result, as jax.numpy's."""
+    out = _astype(x, dtype=as_dtype("astype", jnp.result_type(float) if dtype is None else dtype))
+    if device is None:
+        return out
+    return _placed(out, lambda v: jnp.astype(v, v.dtype, device=device))
 
 
 
@@ -1639,24 +1782,32 @@ def getitem(x, idx):
 # -- misc -----------------------------------------------------------------------------------------
 # -- misc -----------------------------------------------------------------------------------------
 
-def zeros_like(a, dtype=None, shape=None):
+def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """``jax.numpy.zeros_like`` (``shape``: another shape, ``a``'s dtype). Of a Tensor or Variable, in its
-    dtype, the result is on the tapes that know ``a``, with no gradient (TF's ZerosLike)."""
+    dtype, the result is on the tapes that know ``a``, with no gradient (TF's ZerosLike). ``device`` or
+    ``out_sharding`` places the result, as jax.numpy's."""
     if shape is not None:
-        return zeros(shape, dtype or _dtype_of(a))
+        return zeros(shape, dtype or _dtype_of(a), device=device, out_sharding=out_sharding)
     if isinstance(a, (Tensor, Variable)) and (dtype is None or as_dtype("zeros_like", dtype) == a.dtype):
-        return apply(_zeros_like, (a,), {})
-    return _create("zeros_like", lambda a, dtype=None: jnp.zeros_like(jnp.asarray(a), dtype=dtype), a, dtype=dtype)
+        out = apply(_zeros_like, (a,), {})
+        return out if device is None and out_sharding is None else \
+            _placed(out, lambda v: jnp.zeros_like(v, device=device, out_sharding=out_sharding))
+    return _create("zeros_like", lambda a, dtype=None, **kw: jnp.zeros_like(jnp.asarray(a), dtype=dtype, **kw), a,
+                   dtype=dtype, **_placement_options(device, out_sharding))
 
 
-def ones_like(a, dtype=None, shape=None):
+def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
     """``jax.numpy.ones_like`` (``shape``: another shape, ``a``'s dtype). Of a Tensor or Variable, in its
-    dtype, the result is on the tapes that know ``a``, with no gradient (TF's OnesLike)."""
+    dtype, the result is on the tapes that know ``a``, with no gradient (TF's OnesLike). ``device`` or
+    ``out_sharding`` places the result, as jax.numpy's."""
     if shape is not None:
-        return ones(shape, dtype or _dtype_of(a))
+        return ones(shape, dtype or _dtype_of(a), device=device, out_sharding=out_sharding)
     if isinstance(a, (Tensor, Variable)) and (dtype is None or as_dtype("ones_like", dtype) == a.dtype):
-        return apply(_ones_like, (a,), {})
-    return _create("ones_like", lambda a, dtype=None: jnp.ones_like(jnp.asarray(a), dtype=dtype), a, dtype=dtype)
+        out = apply(_ones_like, (a,), {})
+        return out if device is None and out_sharding is None else \
+            _placed(out, lambda v: jnp.ones_like(v, device=device, out_sharding=out_sharding))
+    return _create("ones_like", lambda a, dtype=None, **kw: jnp.ones_like(jnp.asarray(a), dtype=dtype, **kw), a,
+                   dtype=dtype, **_placement_options(device, out_sharding))
 
 
 _zeros_like = _recorded_without_gradient("zeros_like", jnp.zeros_like)
@@ -1688,6 +1839,52 @@ def _create(name: str, make: Callable, *args, **kw) -> Tensor:
         raise named from e
 
 
+def _placement_options(device, out_sharding) -> dict:
+    """jax.numpy's ``device``/``out_sharding`` keywords for a constructor called with them (only those given: jax.numpy
+    checks them, resolves a PartitionSpec on the mesh set with ``jax.set_mesh``, and places the array itself)."""
+    if device is None and out_sharding is None:
+        return {}
+    options = {} if device is None else {"device": device}
+    if out_sharding is not None:
+        options["out_sharding"] = out_sharding
+    return options
+
+
+def _placement(name: str, device=None, out_sharding=None):
+    """Where jax.numpy's ``device=``/``out_sharding=`` put a result computed by tapejax's ops: None (neither given),
+    a ``jax.Device`` or a ``Sharding``. At most one may be given (``ValueError``, as jax.numpy's). A
+    ``PartitionSpec`` is resolved on the mesh set with ``jax.set_mesh`` (outside one: ``ValueError``, as
+    jax.numpy's), so that an op keyed by the placement does not depend on the context it runs in later (a deferred
+    op runs at the gradient)."""
+    if out_sharding is None:
+        return device
+    if device is not None:
+        raise ValueError(f"tj.numpy.{name}: only one of device and out_sharding can be set (as jax.numpy.{name}'s); "
+                         f"got device={device!r} and out_sharding={out_sharding!r}")
+    if isinstance(out_sharding, jax.sharding.PartitionSpec):
+        mesh = jax.sharding.get_mesh()
+        if mesh.empty:
+            raise ValueError(f"tj.numpy.{name}: out_sharding={out_sharding!r} is a PartitionSpec, which names axes of "
+                             "the mesh set with jax.set_mesh, and none is set (as jax.numpy's); pass a NamedSharding "
+                             "or call inside `with jax.set_mesh(mesh):`")
+        return jax.sharding.NamedSharding(mesh, out_sharding)
+    return out_sharding
+
+
+def _placed(t: Tensor, place) -> Tensor:
+    """``t`` placed by ``place``: a function of its array that only moves it (jax.numpy's own function called with
+    the ``device``/``out_sharding`` given, so the result is placed exactly as jax.numpy places it), or a placement
+    (``_placement``: a Device or Sharding; None: ``t`` itself) given to ``jax.device_put``. A new Tensor whose
+    gradient passes straight back to ``t`` (recorded as an identity, as backprop's reshards); traced, the move is
+    JAX's own differentiable placement."""
+    if place is None:
+        return t
+    value = place(t.value) if callable(place) else jax.device_put(t.value, place)
+    moved = Tensor(value)
+    record_identity("device_put", t, moved)
+    return moved
+
+
 def _dtype_name(dtype):
     """A dtype as its name (``float32``, not ``<class 'jax.numpy.float32'>``) for messages."""
     try:
@@ -1697,53 +1894,116 @@ def _dtype_name(dtype):
 
 
 # (shapes, counts and arange's bounds are static: scalar Tensors and Variables stand for their values, ``static``)
-def zeros(shape, dtype=jnp.float32):
-    """``jax.numpy.zeros`` as a Tensor (float32 by default, as TF's ``tf.zeros``)."""
-    return _create("zeros", jnp.zeros, static(shape), dtype=dtype)
+def zeros(shape, dtype=jnp.float32, *, device=None, out_sharding=None):
+    """``jax.numpy.zeros`` as a Tensor (float32 by default, as TF's ``tf.zeros``), placed by ``device`` or
+    ``out_sharding`` as jax.numpy's."""
+    return _create("zeros", jnp.zeros, static(shape), dtype=dtype, **_placement_options(device, out_sharding))
 
 
-def ones(shape, dtype=jnp.float32):
-    """``jax.numpy.ones`` as a Tensor (float32 by default, as TF's ``tf.ones``)."""
-    return _create("ones", jnp.ones, static(shape), dtype=dtype)
+def ones(shape, dtype=jnp.float32, *, device=None, out_sharding=None):
+    """``jax.numpy.ones`` as a Tensor (float32 by default, as TF's ``tf.ones``), placed by ``device`` or
+    ``out_sharding`` as jax.numpy's."""
+    return _create("ones", jnp.ones, static(shape), dtype=dtype, **_placement_options(device, out_sharding))
 
 
-def full(shape, fill_value, dtype=None):
-    """``jax.numpy.full``; a Tensor ``fill_value`` is differentiated (TF's ``tf.fill``: the gradient is the sum)."""
+def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
+    """``jax.numpy.full``; a Tensor ``fill_value`` is differentiated (TF's ``tf.fill``: the gradient is the sum).
+    ``device`` or ``out_sharding`` places the result, as jax.numpy's."""
     if isinstance(fill_value, (Tensor, Variable)):
-        return apply(_fill, (fill_value,), {"shape": static(shape), "dtype": freeze(dtype)})
-    return _create("full", jnp.full, static(shape), fill_value, dtype=dtype)
+        if device is None and out_sharding is None:
+            return apply(_fill, (fill_value,), {"shape": static(shape), "dtype": freeze(dtype)})
+        fill = convert_to_tensor(fill_value)  # (a Variable read once)
+        out = apply(_fill, (fill,), {"shape": static(shape), "dtype": freeze(dtype)})
+        # placed by jax.numpy.full itself (a scalar fill and a broadcast one are placed differently)
+        return _placed(out, lambda v: jnp.full(v.shape, fill.value, v.dtype, device=device, out_sharding=out_sharding))
+    return _create("full", jnp.full, static(shape), fill_value, dtype=dtype,
+                   **_placement_options(device, out_sharding))
 
 
-def arange(start, stop=None, step=None, dtype=None):
-    """``jax.numpy.arange`` as a Tensor; the bounds and step are static (a scalar Tensor stands for its value)."""
-    return _create("arange", jnp.arange, static(start), static(stop), static(step), dtype)
+def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
+    """``jax.numpy.arange`` as a Tensor; the bounds and step are static (a scalar Tensor stands for its value).
+    ``device`` or ``out_sharding`` places it, as jax.numpy's."""
+    return _create("arange", jnp.arange, static(start), static(stop), static(step), dtype,
+                   **_placement_options(device, out_sharding))
 
 
-def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
-    """``jax.numpy.linspace``; Tensor ``start``/``stop`` are differentiated (as TF's ``tf.linspace``)."""
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    """``jax.numpy.linspace``; Tensor ``start``/``stop`` are differentiated (as TF's ``tf.linspace``). ``device``
+    places the values (not the step), as jax.numpy's."""
     params = {"num": static(num), "endpoint": bool(endpoint), "retstep": bool(retstep), "dtype": freeze(dtype),
               "axis": static(axis)}
     if isinstance(start, (Tensor, Variable)) or isinstance(stop, (Tensor, Variable)):
-        return apply(_linspace, (start, stop), params)
-    return _create("linspace", jnp.linspace, start, stop, **params)
+        out = apply(_linspace, (start, stop), params)
+        if device is None:
+            return out
+        place = lambda v: jnp.asarray(v, device=device)  # noqa: E731  (jax.numpy's: a conversion to the device)
+        return (_placed(out[0], place), out[1]) if params["retstep"] else _placed(out, place)
+    return _create("linspace", jnp.linspace, start, stop, **params, **_placement_options(device, None))
 
 
-def eye(N, M=None, k=0, dtype=None):
-    """``jax.numpy.eye`` as a Tensor (float32 by default)."""
-    return _create("eye", jnp.eye, static(N), static(M), static(k), dtype or jnp.float32)
+def eye(N, M=None, k=0, dtype=None, *, device=None):
+    """``jax.numpy.eye`` as a Tensor (float32 by default), placed on ``device`` as jax.numpy's."""
+    return _create("eye", jnp.eye, static(N), static(M), static(k), dtype or jnp.float32,
+                   **_placement_options(device, None))
 
 
-def asarray(a, dtype=None):
-    """``jax.numpy.asarray``: ``a`` as a Tensor (a Tensor of that dtype comes back as itself: no copy, no op)."""
-    return convert_to_tensor(a, dtype)
-
-
-def array(a, dtype=None, copy: bool = True):
-    """``jax.numpy.array``: like ``asarray``, but a Tensor comes back as a new Tensor (a copy), recorded as
-    an identity (TF's ``tf.identity``), so it can be watched and differentiated apart from the original."""
-    if isinstance(a, (Tensor, Variable)) and dtype is not None and as_dtype("array", dtype) != a.dtype:
-        return astype(a, dtype)  # as jnp.array: the dtype asked for (a recorded cast)
+def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
+    """``jax.numpy.asarray``: ``a`` as a Tensor (a Tensor of that dtype comes back as itself: no copy, no op).
+    ``copy=True``: a new Tensor, as ``array`` (a Tensor's copy is recorded as an identity); ``copy=False`` where a
+    copy is needed raises ``ValueError`` as jax.numpy's (a buffer-protocol object, a NumPy array, for a device other
+    than a CPU); ``order``: None or ``'K'`` (``NotImplementedError``, as jax.numpy's); ``device`` or
+    ``out_sharding`` places the result, as jax.numpy's."""
+    if order is not None:
+        _check_order_k("asarray", order)
+    if copy is False and not isinstance(a, (Tensor, Variable, jax.Array)) and _platform(device) != "cpu" \
+            and _buffer_protocol(a):
+        raise ValueError(f"tj.numpy.asarray: cannot convert an object of type {type(a).__name__} to a Tensor on "
+                         f"platform {_platform(device)} with copy=False (it needs a copy, as jax.numpy's); use "
+                         "copy=None or copy=True.")
+    if copy:
+        return array(a, dtype, copy=True, device=device, out_sharding=out_sharding)
     t = convert_to_tensor(a, dtype)
+    return t if device is None and out_sharding is None else \
+        _placed(t, lambda v: jnp.asarray(v, device=device, out_sharding=out_sharding))
+
+
+def _platform(device) -> str:
+    """The platform (``'cpu'``, ``'gpu'``, ``'tpu'``) a ``device=`` argument names (a Device, a Sharding, or None:
+    the default backend)."""
+    if device is None:
+        return jax.default_backend()
+    if isinstance(device, jax.sharding.Sharding):
+        return next(iter(device.device_set)).platform
+    return device.platform
+
+
+def _buffer_protocol(a) -> bool:
+    try:
+        memoryview(a)
+    except TypeError:
+        return False
+    return True
+
+
+def array(object, dtype=None, copy: bool = True, order="K", ndmin=0, *, device=None, out_sharding=None):
+    """``jax.numpy.array``: like ``asarray``, but a Tensor comes back as a new Tensor (a copy), recorded as
+    an identity (TF's ``tf.identity``), so it can be watched and differentiated apart from the original.
+    ``ndmin``: leading axes of size 1 added up to that rank (a recorded reshape); ``order``: ``'K'`` or None
+    (``NotImplementedError``, as jax.numpy's); ``device`` or ``out_sharding`` places the result, as jax.numpy's.
+    (``copy``, ``order`` and ``ndmin`` are taken by position too, as jax.numpy's, without its deprecation warning.)"""
+    a = object
+    if order is not None:
+        _check_order_k("array", order)
+    if isinstance(a, (Tensor, Variable)) and dtype is not None and as_dtype("array", dtype) != a.dtype:
+        t = astype(a, dtype)  # as jnp.array: the dtype asked for (a recorded cast)
+    else:
+        t = convert_to_tensor(a, dtype)
+    if ndmin:
+        ndmin, nd = as_index(ndmin, lambda: f"tj.numpy.array: ndmin must be an integer, got {ndmin!r}"), ndim(t)
+        if ndmin > nd:  # (as jax.numpy's: leading axes of size 1)
+            t = reshape(t, (1,) * (ndmin - nd) + tuple(shape(t)))
+    if device is not None or out_sharding is not None:  # (a new Tensor, placed as jax.numpy.array places it)
+        return _placed(t, lambda v: jnp.asarray(v, device=device, out_sharding=out_sharding))
     if copy and t is a:
         out = Tensor(t._value)
         record_identity("Identity", t, out)
@@ -1849,7 +2109,7 @@ rad2deg = _unary("rad2deg", jnp.rad2deg, lambda x, y: jnp.full_like(x, 180 / np.
 radians, degrees = deg2rad, rad2deg
 # d/dx = sigmoid(x - y): exp(x - out) is inf - inf = NaN at x = inf > y (the limit, 1), and at y = inf
 logaddexp = _binary("logaddexp", jnp.logaddexp, lambda x, y, o, g: g * jax.nn.sigmoid(x - y),
-                    lambda x, y, o, g: g * jax.nn.sigmoid(y - x))
+                    lambda x, y, o, g: g * jax.nn.sigmoid(y - x), ufunc=True)
 
 # Structure: derived kernels (each is linear in its inputs, so JAX's VJP is exact and has no kinks).
 _trace = OpDef("trace", lambda a, *, offset=0, axis1=0, axis2=1: jnp.trace(a, offset, axis1, axis2),
@@ -1915,9 +2175,10 @@ def roll(a, shift, axis=None):
     return _roll(a, shift=_integers("roll", "shift", shift), axis=freeze(axis))
 
 
-def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None):
+def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
     """``jax.numpy.tensordot``."""
-    return _tensordot(a, b, axes=freeze(axes), **_product_options("tensordot", precision, preferred_element_type))
+    return _tensordot(a, b, axes=freeze(axes), **_product_options("tensordot", precision, preferred_element_type,
+                                                                  out_sharding=out_sharding))
 
 
 def vdot(a, b, *, precision=None, preferred_element_type=None):
@@ -2150,15 +2411,23 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     return apply(_isclose, (a, b), {"rtol": rtol, "atol": atol, "equal_nan": equal_nan})
 
 
-def full_like(a, fill_value, dtype=None, shape=None):
+def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """``jax.numpy.full_like``: a constant of ``a``'s shape (or ``shape``; ``a`` is not differentiated); a Tensor
-    ``fill_value`` is (as ``full``)."""
+    ``fill_value`` is (as ``full``). ``device`` or ``out_sharding`` places the result, as jax.numpy's."""
     if shape is not None:
-        return full(shape, fill_value, dtype=dtype or _dtype_of(a))
+        return full(shape, fill_value, dtype=dtype or _dtype_of(a), device=device, out_sharding=out_sharding)
     if isinstance(fill_value, (Tensor, Variable)):
-        return apply(_fill, (fill_value,), {"shape": _shape_of(a), "dtype": jnp.dtype(dtype or _dtype_of(a))})
-    return _create("full_like", lambda a, fill_value, dtype=None: jnp.full_like(jnp.asarray(a), fill_value,
-                                                                                dtype=dtype), a, fill_value, dtype=dtype)
+        if device is None and out_sharding is None:
+            return apply(_fill, (fill_value,), {"shape": _shape_of(a), "dtype": jnp.dtype(dtype or _dtype_of(a))})
+        fill = convert_to_tensor(fill_value)  # (a Variable read once)
+        out = apply(_fill, (fill,), {"shape": _shape_of(a), "dtype": jnp.dtype(dtype or _dtype_of(a))})
+        # placed by jax.numpy.full_like itself, on a's value (a scalar fill and a broadcast one are placed differently)
+        like = (a.read_value() if isinstance(a, Variable) else a).value if isinstance(a, (Tensor, Variable)) else a
+        return _placed(out, lambda v: jnp.full_like(like, fill.value, v.dtype, device=device,
+                                                    out_sharding=out_sharding))
+    return _create("full_like", lambda a, fill_value, dtype=None, **kw: jnp.full_like(jnp.asarray(a), fill_value,
+                                                                                      dtype=dtype, **kw),
+                   a, fill_value, dtype=dtype, **_placement_options(device, out_sharding))
 
 
 def _dtype_of(a):
@@ -2178,9 +2447,24 @@ _linspace = OpDef("linspace", lambda start, stop, **params: jnp.linspace(start, 
                                     {"num": 3, "endpoint": False, "retstep": True, "dtype": None, "axis": 1})))
 
 # (declared last, like the ops above it: samples drawn from _rng at import keep the draws of earlier ops)
-copy = _unary("copy", jnp.copy, lambda x, y: jnp.ones_like(x))
-copy.__doc__ = ("``jax.numpy.copy``: a new Tensor with ``a``'s value (TF's ``tf.identity``, also ``tj.identity``), "
-                "recorded: its gradient passes through unchanged.")
+_copy = _unary("copy", jnp.copy, lambda x, y: jnp.ones_like(x))
+
+
+def copy(a, order=None, name=None):
+    """``jax.numpy.copy``: a new Tensor with ``a``'s value (TF's ``tf.identity``, also ``tj.identity``), recorded:
+    its gradient passes through unchanged. ``order``: None or ``'K'``, as jax.numpy's (others raise
+    ``NotImplementedError``)."""
+    if order is not None:
+        _check_order_k("copy", order)
+    return _copy(a)
+
+
+def _check_order_k(name: str, order) -> None:
+    """jax.numpy's ``order=`` of ``array``, ``asarray`` and ``copy``: only ``'K'`` (or None) is implemented; any
+    other value raises ``NotImplementedError``, as jax.numpy's."""
+    if order is not None and order != "K":
+        raise NotImplementedError(f"tj.numpy.{name}: only order='K' (or None) is implemented, as jax.numpy.{name}'s; "
+                                  f"got order={order!r}. Arrays have no memory layout to choose: drop the argument.")
 
 
 # -- more of jax.numpy, composed of the ops above (so every path differentiates them with tapejax's rules) ---------
@@ -2227,14 +2511,15 @@ def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
     return prod(a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial, where=where)
 
 
-def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
     """``jax.numpy.nanvar``: the variance of the entries that are not NaN (and selected by ``where``); NaN, with a
-    zero gradient, where fewer than ``ddof + 1`` entries count."""
+    zero gradient, where fewer than ``ddof + 1`` entries count. ``mean``: the mean to measure from (shaped as with
+    keepdims=True), when already known, as jax.numpy's (differentiable in it too)."""
     _no_out("nanvar", out)
-    return _nanvar(convert_to_tensor(a), axis, dtype, ddof, keepdims, where)
+    return _nanvar(convert_to_tensor(a), axis, dtype, ddof, keepdims, where, mean)
 
 
-def _nanvar(a, axis, dtype, ddof, keepdims, selected):
+def _nanvar(a, axis, dtype, ddof, keepdims, selected, mean=None):
     if dtype is not None:
         a = astype(a, dtype)
     elif not jnp.issubdtype(a.dtype, jnp.inexact):
@@ -2242,14 +2527,17 @@ def _nanvar(a, axis, dtype, ddof, keepdims, selected):
     counted = logical_not(isnan(a))
     if selected is not None:
         counted = logical_and(counted, selected)
+    if mean is not None:  # (in the dtype the variance is computed in, as jax.numpy's)
+        mean = convert_to_tensor(mean)
+        mean = mean if mean.dtype == a.dtype else astype(mean, a.dtype)
     # NaNs as 0 before any arithmetic: an excluded NaN would make the gradient 0 * NaN
     axis = _checked_axes("nanvar", a, axis)
-    return _variance(_nan_filled(a, 0), axis, ddof, keepdims, counted, None, too_few_is_nan=True)
+    return _variance(_nan_filled(a, 0), axis, ddof, keepdims, counted, mean, too_few_is_nan=True)
 
 
-def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None):
-    """``jax.numpy.nanstd``: ``sqrt(nanvar)``."""
-    return sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where))
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
+    """``jax.numpy.nanstd``: ``sqrt(nanvar)`` (the same arguments)."""
+    return sqrt(nanvar(a, axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims, where=where, mean=mean))
 
 
 def nancumsum(a, axis=None, dtype=None, out=None):
@@ -2271,28 +2559,44 @@ def cumulative_prod(x, axis=None, dtype=None, include_initial=False):
     return _cumulative("cumulative_prod", cumprod, ones, x, axis, dtype, include_initial)
 
 
-_QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint")
+_QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf")
 
 
-def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     """``jax.numpy.quantile``: the ``q`` quantiles (values in [0, 1], known now: not a traced Tensor) along ``axis``
-    (an int, a tuple, or None for all), by ``method`` (linear, lower, higher, nearest, midpoint). Built from
-    ``sort`` and ``take``: the gradient reaches the sorted entries the result interpolates."""
-    return _quantile("quantile", a, q, axis, out, method, keepdims, skip_nan=False)
+    (an int, a tuple, or None for all), by ``method`` (linear, lower, higher, nearest, midpoint, inverted_cdf).
+    ``weights`` (of ``a``'s shape, or of the reduced axes'): each entry's weight, with ``method='inverted_cdf'``
+    only (others raise ``NotImplementedError``, as jax.numpy's); a negative or NaN weight makes the slice's
+    quantiles NaN. Built from ``sort``/``argsort`` and ``take``: the gradient reaches the sorted entries the result
+    interpolates (the weights only choose entries: no gradient). ``out`` and ``overwrite_input=True`` raise
+    ``ValueError``, as jax.numpy's."""
+    return _quantile("quantile", a, q, axis, out, overwrite_input, method, keepdims, weights, skip_nan=False)
 
 
-def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+def nanquantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
     """``jax.numpy.nanquantile``: ``quantile`` of the entries that are not NaN (NaN for an all-NaN slice)."""
-    return _quantile("nanquantile", a, q, axis, out, method, keepdims, skip_nan=True)
+    return _quantile("nanquantile", a, q, axis, out, overwrite_input, method, keepdims, weights, skip_nan=True)
 
 
-def _quantile(name: str, a, q, axis, out, method, keepdims, skip_nan: bool):
-    _no_out(name, out)
+def _quantile(name: str, a, q, axis, out, overwrite_input, method, keepdims, weights, skip_nan: bool):
+    if overwrite_input or out is not None:
+        raise ValueError(f"tj.numpy.{name} does not support overwrite_input=True or out != None (as jax.numpy's): "
+                         "arrays are immutable, use the returned Tensor")
     if method not in _QUANTILE_METHODS:
         raise ValueError(f"tj.numpy.{name}: method must be one of {_QUANTILE_METHODS}, got {method!r}")
     if isinstance(q, (Tensor, Variable)):
         q = q.numpy()
     a = convert_to_tensor(a)
+    if weights is not None:
+        weights = convert_to_tensor(weights)
+        if jnp.issubdtype(weights.dtype, jnp.complexfloating):
+            raise ValueError(f"tj.numpy.{name}: weights cannot be complex (as jax.numpy's), got {weights.dtype}")
+        if method != "inverted_cdf":
+            raise NotImplementedError(f"tj.numpy.{name}: method {method!r} doesn't support weights; only "
+                                      "method='inverted_cdf' does (as jax.numpy's)")
+        dt = jnp.result_type(a.dtype, weights.dtype)
+        dt = dt if jnp.issubdtype(dt, jnp.inexact) else jnp.result_type(float)
+        a, weights = _cast(a, dt), _cast(weights, dt)
     if not jnp.issubdtype(a.dtype, jnp.inexact):
         a = astype(a, jnp.result_type(float))
     q = np.asarray(q, dtype=a.dtype)
@@ -2306,11 +2610,26 @@ def _quantile(name: str, a, q, axis, out, method, keepdims, skip_nan: bool):
     rest = [i for i in range(nd) if i not in axes]
     # the reduced axes last, as one: (kept dims..., n), sorted (NaNs last)
     flat = reshape(transpose(a, rest + list(axes)), tuple(a_shape[i] for i in rest) + (-1,))
+    if method == "inverted_cdf":
+        w = None if weights is None else _quantile_weights(name, weights, a_shape, axis, axes)
+        result = _inverted_cdf(flat, None if w is None else reshape(transpose(w, rest + list(axes)), shape(flat)),
+                               q, skip_nan)
+    else:
+        result = _interpolated_quantile(flat, q, method, skip_nan)
+    # (kept dims..., q) -> q's shape, then the kept dims (with the reduced ones as 1 under keepdims)
+    result = moveaxis(result, -1, 0)
+    kept = [1 if i in axes else d for i, d in enumerate(a_shape)] if keepdims else [a_shape[i] for i in rest]
+    return reshape(result, q.shape + tuple(kept))
+
+
+def _interpolated_quantile(flat, q, method: str, skip_nan: bool):
+    """The ``q`` quantiles of each slice of ``flat`` (kept dims..., n) by an interpolating ``method``: (kept dims...,
+    q)."""
     ordered = sort(flat, axis=-1)
     # each slice's entries counted (all, or those not NaN), and the positions of the quantiles among them, as index
     # Tensors (kept dims..., q), computed in a's dtype as jax.numpy's
-    counts = sum(astype(logical_not(isnan(flat)), a.dtype), axis=-1, keepdims=True) if skip_nan else \
-        full(shape(flat)[:-1] + (1,), shape(flat)[-1], a.dtype)
+    counts = sum(astype(logical_not(isnan(flat)), flat.dtype), axis=-1, keepdims=True) if skip_nan else \
+        full(shape(flat)[:-1] + (1,), shape(flat)[-1], flat.dtype)
     last = subtract(counts, 1)
     pos = multiply(last, q.ravel())
     low_f = floor(pos)
@@ -2330,20 +2649,63 @@ def _quantile(name: str, a, q, axis, out, method, keepdims, skip_nan: bool):
         result = multiply(add(low_v, high_v), 0.5)
     if not skip_nan:  # a slice holding a NaN has NaN quantiles (as NumPy and jax.numpy)
         result = where(any(isnan(flat), axis=-1, keepdims=True), full_like(result, np.nan), result)
-    # (kept dims..., q) -> q's shape, then the kept dims (with the reduced ones as 1 under keepdims)
-    result = moveaxis(result, -1, 0)
-    kept = [1 if i in axes else d for i, d in enumerate(a_shape)] if keepdims else [a_shape[i] for i in rest]
-    return reshape(result, q.shape + tuple(kept))
+    return result
 
 
-def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
-    """``jax.numpy.percentile``: ``quantile`` at ``q / 100``."""
-    return quantile(a, _percent(q), axis=axis, out=out, method=method, keepdims=keepdims)
+def _quantile_weights(name: str, weights, a_shape: tuple, axis, axes: tuple):
+    """``weights`` of ``a``'s shape, or of the reduced axes' (in ``axis``'s order), broadcast to ``a``'s shape; other
+    shapes raise ``ValueError``, as jax.numpy's."""
+    w_shape = shape(weights)
+    if w_shape == a_shape:
+        return weights
+    if axis is None:
+        raise ValueError(f"tj.numpy.{name}: weights of shape {w_shape} must have a's shape {a_shape} when axis is "
+                         "None (as jax.numpy's)")
+    if w_shape != tuple(a_shape[ax] for ax in axes):
+        raise ValueError(f"tj.numpy.{name}: weights of shape {w_shape} must have a's shape {a_shape} or that of the "
+                         f"reduced axes {tuple(a_shape[ax] for ax in axes)} (as jax.numpy's)")
+    weights = transpose(weights, tuple(int(i) for i in np.argsort(axes)))  # (the reduced axes in a's order)
+    weights = reshape(weights, tuple(d if i in axes else 1 for i, d in enumerate(a_shape)))
+    return broadcast_to(weights, a_shape)
 
 
-def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False):
+def _inverted_cdf(flat, w, q, skip_nan: bool):
+    """The ``q`` quantiles of each slice of ``flat`` (kept dims..., n) by ``method='inverted_cdf'``, with the weights
+    ``w`` of ``flat``'s shape (None: 1 each): the first entry, in sorted order, whose cumulative weight reaches ``q``
+    of the slice's total, as jax.numpy's. NaN where a weight is negative or NaN, and where the slice holds a NaN
+    (``skip_nan``: where it holds nothing else). Returns (kept dims..., q)."""
+    order = argsort(flat, axis=-1)  # (stable: tied entries keep their order, with their weights)
+    ordered = take_along_axis(flat, order, -1)
+    w = ones_like(ordered) if w is None else take_along_axis(w, order, -1)
+    nan_data = isnan(ordered)
+    bad = logical_or(less(w, 0), isnan(w))
+    cumulative = cumsum(where(logical_or(bad, nan_data), zeros_like(w), w), axis=-1)
+    targets = multiply(cumulative[..., -1:], q.ravel())  # (kept dims..., q)
+    before = less(expand_dims(cumulative, -2), expand_dims(targets, -1))  # (kept dims..., q, n)
+    index = sum(astype(before, jnp.int32), axis=-1)
+    n = shape(flat)[-1]
+    valid = sum(astype(logical_not(nan_data), jnp.int32), axis=-1, keepdims=True) if skip_nan else n
+    index = maximum(minimum(index, subtract(valid, 1)), 0)  # (in range: 0 for a slice with no entry counted)
+    result = take_along_axis(ordered, index, -1)
+    nan_slice = any(bad, axis=-1, keepdims=True)
+    nan_slice = logical_or(nan_slice, equal(valid, 0) if skip_nan else any(nan_data, axis=-1, keepdims=True))
+    return where(nan_slice, full_like(result, np.nan), result)
+
+
+def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None,
+               out_sharding=None):
+    """``jax.numpy.percentile``: ``quantile`` at ``q / 100`` (``out_sharding``: the result's sharding, by
+    ``jax.device_put``)."""
+    result = quantile(a, _percent(q), axis=axis, out=out, overwrite_input=overwrite_input, method=method,
+                      keepdims=keepdims, weights=weights)
+    return result if out_sharding is None else _placed(result, _placement("percentile", None, out_sharding))
+
+
+def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
+                  weights=None):
     """``jax.numpy.nanpercentile``: ``nanquantile`` at ``q / 100``."""
-    return nanquantile(a, _percent(q), axis=axis, out=out, method=method, keepdims=keepdims)
+    return nanquantile(a, _percent(q), axis=axis, out=out, overwrite_input=overwrite_input, method=method,
+                       keepdims=keepdims, weights=weights)
 
 
 def _percent(q):
@@ -2425,10 +2787,14 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return where(out == -np.inf, full_like(x, small), out)
 
 
-def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None):
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
     """``jax.numpy.cov``: the covariance matrix of the variables (rows, or columns with ``rowvar=False``) of
-    ``m`` (and ``y``). Frequency and analytic weights (``fweights``, ``aweights``) are not supported here
+    ``m`` (and ``y``), computed in ``dtype`` (an inexact dtype: others raise ``ValueError``, as jax.numpy's) when
+    given. Frequency and analytic weights (``fweights``, ``aweights``) are not supported here
     (NotImplementedError): weight the observations first, or use jax.numpy.cov through tj.op."""
+    if dtype is not None and not jnp.issubdtype(as_dtype("cov", dtype), jnp.inexact):
+        raise ValueError(f"tj.numpy.cov: dtype must be a float or complex dtype (as jax.numpy.cov's), got "
+                         f"{_dtype_name(dtype)}")
     if fweights is not None or aweights is not None:
         raise NotImplementedError("tj.numpy.cov: fweights and aweights are not supported; weight the observations "
                                   "first, or wrap jax.numpy.cov with tj.op")
@@ -2447,6 +2813,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         m = concatenate([m, y], axis=0)
     if not jnp.issubdtype(m.dtype, jnp.inexact):
         m = astype(m, jnp.result_type(float))
+    if dtype is not None and as_dtype("cov", dtype) != m.dtype:  # (after the promotion, as jax.numpy's)
+        m = astype(m, dtype)
     n = shape(m)[1]
     d = (0 if bias else 1) if ddof is None else ddof
     centered = subtract(m, mean(m, axis=1, keepdims=True))
@@ -2454,10 +2822,13 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     return squeeze(c) if shape(c) == (1, 1) else c
 
 
-def corrcoef(x, y=None, rowvar=True):
+def corrcoef(x, y=None, rowvar=True, dtype=None):
     """``jax.numpy.corrcoef``: ``cov`` normalized by the standard deviations (entries clipped to [-1, 1], as
-    jax.numpy's)."""
-    c = cov(x, y, rowvar)
+    jax.numpy's), computed in ``dtype`` (inexact: others raise ``ValueError``, as jax.numpy's) when given."""
+    if dtype is not None and not jnp.issubdtype(as_dtype("corrcoef", dtype), jnp.inexact):
+        raise ValueError(f"tj.numpy.corrcoef: dtype must be a float or complex dtype (as jax.numpy.corrcoef's), got "
+                         f"{_dtype_name(dtype)}")
+    c = cov(x, y, rowvar, dtype=dtype)
     if ndim(c) == 0:
         return divide(c, c)
     d = diagonal(c)
@@ -2468,8 +2839,11 @@ def corrcoef(x, y=None, rowvar=True):
     return clip(c, -1, 1)
 
 
-def logaddexp2(x1, x2):
-    """``jax.numpy.logaddexp2``: ``log2(2**x1 + 2**x2)``, as ``logaddexp`` in base 2."""
+def logaddexp2(x1, x2, *, out=None, where=None):
+    """``jax.numpy.logaddexp2``: ``log2(2**x1 + 2**x2)``, as ``logaddexp`` in base 2 (``out``/``where``: None only,
+    as jax.numpy's ufunc)."""
+    if out is not None or where is not None:
+        _refuse_ufunc_options("logaddexp2", out, where)
     ln2 = np.log(2)
     return divide(logaddexp(multiply(x1, ln2), multiply(x2, ln2)), ln2)
 
@@ -2486,11 +2860,11 @@ def fmin(x1, x2):
     return where(logical_or(less(x1, x2), isnan(x2)), x1, x2)
 
 
-def float_power(x1, x2):
+def float_power(x, y):
     """``jax.numpy.float_power``: ``power`` computed in the inexact dtype of the operands."""
-    x1, x2 = convert_to_tensor(x1), convert_to_tensor(x2)
-    dt = jnp.promote_types(jnp.result_type(x1.dtype, x2.dtype), jnp.result_type(float))
-    return power(astype(x1, dt), astype(x2, dt))
+    x, y = convert_to_tensor(x), convert_to_tensor(y)
+    dt = jnp.promote_types(jnp.result_type(x.dtype, y.dtype), jnp.result_type(float))
+    return power(astype(x, dt), astype(y, dt))
 
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
@@ -2733,14 +3107,14 @@ def identity(n, dtype=None):
     return eye(n, dtype=dtype)
 
 
-def empty(shape, dtype=None):
-    """``jax.numpy.empty``: zeros (JAX has no uninitialized memory)."""
-    return zeros(shape, dtype or jnp.float32)
+def empty(shape, dtype=None, *, device=None, out_sharding=None):
+    """``jax.numpy.empty``: zeros (JAX has no uninitialized memory), placed by ``device`` or ``out_sharding``."""
+    return zeros(shape, dtype or jnp.float32, device=device, out_sharding=out_sharding)
 
 
-def empty_like(prototype, dtype=None, shape=None):
-    """``jax.numpy.empty_like``: zeros."""
-    return zeros_like(prototype, dtype=dtype, shape=shape)
+def empty_like(prototype, dtype=None, shape=None, *, device=None):
+    """``jax.numpy.empty_like``: zeros, placed on ``device``."""
+    return zeros_like(prototype, dtype=dtype, shape=shape, device=device)
 
 
 _unravel_index = _values_only("unravel_index", jnp.unravel_index)
@@ -2940,11 +3314,18 @@ def _correlate(name: str, a, v, mode, precision, preferred_element_type, convolv
     return out[start:start + length]
 
 
-def bincount(x, weights=None, minlength=0, *, length=None):
+def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
     """``jax.numpy.bincount``: how many times each value of the non-negative int 1-d ``x`` occurs (summing
     ``weights`` instead when given: differentiable in them), over ``length`` bins (``max(x) + 1`` and at least
     ``minlength`` when not given, which needs ``x``'s values: give ``length`` inside a trace). As jax.numpy's,
-    a negative value counts in bin 0 and values past ``length`` are dropped."""
+    a negative value counts in bin 0 and values past ``length`` are dropped. ``out_sharding``: the result's
+    sharding (``jax.device_put``), fully replicated only, as jax.numpy's."""
+    if out_sharding is not None:
+        place = _placement("bincount", None, out_sharding)
+        if not place.is_fully_replicated:  # (jax.numpy raises its ShardingTypeError, which jax does not export)
+            raise ValueError(f"tj.numpy.bincount: out_sharding can only be fully replicated (as jax.numpy's), got "
+                             f"{out_sharding!r}")
+        return _placed(bincount(x, weights, minlength, length=length), place)
     x = convert_to_tensor(x)
     if ndim(x) != 1 or not jnp.issubdtype(x.dtype, jnp.integer):
         raise ValueError(f"tj.numpy.bincount: x must be a 1-d array of integers, got {x.dtype}{list(shape(x))}")
