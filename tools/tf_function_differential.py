@@ -934,7 +934,7 @@ KNOWN = {
                      "as it is (graph/function.py's _output_tensor), where TF returns a string Tensor (bytes)",
     "string_input": "tapejax has no string dtype (JAX has none): a Python string argument the body converts to a "
                     "tensor raises tapejax's ConversionError when the call traces; TF traces a string tensor and "
-                    "fails when the program runs (UnimplementedError: Cast string to float)",
+                    "fails when the program runs (UnimplementedError: Cast string to float), having counted that trace",
     "unconnected_none": "API.md, One set of rules on every path: derivatives are the same \"by an outer tape or "
                         "accumulator over a tj.function call\" as eagerly, and that holds for \"TF's `None` for "
                         "unconnected values\"; TF's function call gives zeros where TF eager (run_functions_eagerly, "
@@ -1078,9 +1078,9 @@ def known(a: Action, problem: str, tf_out: "Outcome", tj_out: "Outcome", eager) 
     if problem.startswith("raised") and tj_out.raised is None and isinstance(tf_out.raised, TypeError) and \
             "not in list of allowed values" in str(tf_out.raised):
         return "int_promotion"
-    if problem.startswith("raised") and tf_out.raised is not None and type(tj_out.raised).__name__ == \
-            "ConversionError" and "is a str" in str(tj_out.raised):
-        return "string_input"
+    if problem.startswith(("raised", "count: TF counted a trace")) and tf_out.raised is not None and \
+            type(tj_out.raised).__name__ == "ConversionError" and "is a str" in str(tj_out.raised):
+        return "string_input"  # (the trace TF finished, and counted, raised in tapejax)
     vs_eager = problem.startswith("vs TF eagerly: ")
     part = problem.removeprefix("vs TF eagerly: ").split(":")[0]
     tf_side = eager if vs_eager else tf_out
