@@ -1,10 +1,25 @@
-"""Python operators and array methods of Tensor and Variable, as recorded ops."""
+"""Python operators and array methods of Tensor and Variable, as recorded ops.
+
+The methods and properties of ``jax.Array`` are there too, with its signatures: those computing an array are
+``tj.numpy``'s function of the same name (``t.cumsum(0)`` is ``tj.numpy.cumsum(t, 0)``, with its gradient; ``t.at``
+is ``tj.numpy.at(t)``); ``item()``, ``tolist()``, ``nbytes``, ``itemsize`` and ``block_until_ready()`` give what
+jax.Array's give. Of the placement queries, ``devices()``, ``is_ready()``, ``committed``, ``is_fully_addressable``,
+``is_fully_replicated`` and ``addressable_shards`` ask the value (a Variable's current value, read unrecorded). Left
+out, as operations on a buffer rather than on a value (a tape may still hold it): ``delete``, ``is_deleted``,
+``unsafe_buffer_pointer``, ``copy_to_host_async``, ``on_device_size_in_bytes``, ``addressable_data``,
+``global_shards``, ``to_device``, ``platform``, ``traceback``, ``format``, ``byteswap``, ``view``, ``tobytes``,
+``flat``, ``aval``, ``weak_type``, ``clone`` and the removed ``device_buffer`` and ``device_buffers``.
+"""
 from __future__ import annotations
 
+import inspect
+
 import jax
+import jax.numpy as jnp
 import numpy as np
 
-from ..tensor import Tensor, Variable, make_slice_assignable
+from .. import tape_set
+from ..tensor import Tensor, TracedValueError, Variable, make_slice_assignable
 from . import numpy as tnp
 
 
@@ -94,6 +109,133 @@ def _non_negative(idx: Tensor, method: str, var: Variable) -> Tensor:
     return idx
 
 
+# -- jax.Array's methods ------------------------------------------------------------------------------
+
+def _array_method(name: str):
+    """``jax.Array.<name>`` as ``tj.numpy.<name>(self, ...)``, with jax.Array's signature (the arguments after
+    ``self`` are jax.numpy's function's, in the same order)."""
+    def m(self, *args, **kwargs):
+        # (looked up when called: the public function, whose errors name a traced argument, ops/api.py accept_name)
+        return getattr(tnp, name)(self, *args, **kwargs)
+    return _as_jax_method(m, name, f"As ``jax.Array.{name}``: ``tj.numpy.{name}(self, ...)``, recorded as that op "
+                                   "(with its gradient where it has one).")
+
+
+def _as_jax_method(f, name: str, doc: str):
+    """``f`` named ``name``, documented by ``doc``, showing jax.Array's parameters (help(), IDEs); their
+    annotations, which name jax's types (a result is a Tensor here), are left out."""
+    _method(f, name, doc)
+    try:
+        sig = inspect.signature(getattr(jax.Array, name))
+    except (AttributeError, TypeError, ValueError):  # (a jax without it: the plain signature)
+        return f
+    empty = inspect.Parameter.empty
+    f.__signature__ = sig.replace(parameters=[p.replace(annotation=empty) for p in sig.parameters.values()],
+                                  return_annotation=inspect.Signature.empty)
+    return f
+
+
+def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
+    return tnp.compress(condition, self, axis, out=out, size=size, fill_value=fill_value)
+
+
+class ConcretizationTypeError(TracedValueError, jax.errors.ConcretizationTypeError):
+    """jax's ``ConcretizationTypeError`` (what ``jax.Array.item`` raises under ``jax.jit``) that is also tapejax's
+    ``TracedValueError``: a value asked for on the host (``item()``, ``tolist()``) of a traced Tensor or Variable.
+    (Named as jax's: jax's message links its page by the class name.)"""
+
+
+def _host_array(self, what: str):
+    """The value as a NumPy array (a Variable's current value, read unrecorded); a traced one raises jax's
+    ConcretizationTypeError, as jax.Array's methods do under a trace."""
+    value = _current_value(self)
+    if isinstance(value, jax.core.Tracer):
+        kind = "tj.Variable" if isinstance(self, Variable) else "tj.Tensor"
+        e = ConcretizationTypeError(value, (
+            f"{kind}.{what} needs the value on the host, but it is traced (inside tj.function or a jax transform): it "
+            f"is not known until the compiled program runs. Return it from the function and call .{what} on the "
+            "result, or compute with tj.numpy ops (tj.numpy.where rather than a Python if)."))
+        e.value = self
+        raise e
+    return np.asarray(value)
+
+
+def _current_value(self):
+    """A Tensor's jax.Array, or a Variable's current value (read without recording: no gradient asked)."""
+    if isinstance(self, Variable):
+        with tape_set.stop_recording():
+            return self.read_value().value
+    return self.value
+
+
+_PYTHON_SCALARS = ((jnp.bool_, bool), (jnp.integer, int), (jnp.floating, float), (jnp.complexfloating, complex))
+
+
+def _item(self, *args):
+    """As ``jax.Array.item``: the element (the only one, or the one ``args`` name, as NumPy's) as a Python
+    ``bool``, ``int``, ``float`` or ``complex``; a size other than 1 without ``args`` raises NumPy's ValueError, a
+    traced value jax's ConcretizationTypeError."""
+    a = _host_array(self, "item()")
+    v = a.item(*args)
+    for kind, python in _PYTHON_SCALARS:
+        if jnp.issubdtype(a.dtype, kind):
+            return python(v)
+    return v
+
+
+def _tolist(self):
+    """As ``jax.Array.tolist``: the value as nested Python lists of Python scalars (NumPy's ``tolist``); a traced
+    value raises jax's ConcretizationTypeError."""
+    return _host_array(self, "tolist()").tolist()
+
+
+def _block_until_ready(self):
+    """As ``jax.Array.block_until_ready``: waits until the value is computed, and returns this Tensor (this
+    Variable). A traced value (inside tj.function) has nothing to wait for."""
+    value = _current_value(self)
+    if not isinstance(value, jax.core.Tracer):
+        value.block_until_ready()
+    return self
+
+
+def _forward_query(name: str, is_property: bool):
+    """A placement query of jax.Array asked of the value (``devices()``, ``committed``...)."""
+    doc = f"As ``jax.Array.{name}``, of the value (a Variable's current value)."
+    if is_property:
+        return property(lambda self: getattr(_current_value(self), name), doc=doc)
+    return _as_jax_method(lambda self: getattr(_current_value(self), name)(), name, doc)
+
+
+def _jax_array_api() -> dict:
+    methods = {n: _array_method(n) for n in (
+        "all", "any", "argmax", "argmin", "argpartition", "argsort", "choose", "clip", "copy", "cumprod", "cumsum",
+        "diagonal", "dot", "nonzero", "ptp", "repeat", "round", "searchsorted", "sort", "std", "var", "swapaxes",
+        "take", "trace")}
+    methods.update({
+        "compress": _as_jax_method(_compress, "compress", "As ``jax.Array.compress``: ``tj.numpy.compress(condition, "
+                                   "self, axis, ...)``, a recorded op."),
+        "item": _as_jax_method(_item, "item", _item.__doc__),
+        "tolist": _as_jax_method(_tolist, "tolist", _tolist.__doc__),
+        "block_until_ready": _as_jax_method(_block_until_ready, "block_until_ready", _block_until_ready.__doc__),
+        "mT": property(lambda self: tnp.matrix_transpose(self),
+                       doc="As ``jax.Array.mT``: the transpose of the last two axes (``tj.numpy.matrix_transpose``), "
+                           "a recorded op."),
+        "nbytes": property(lambda self: self.size * self.dtype.itemsize,
+                           doc="As ``jax.Array.nbytes``: the bytes of the elements (``size * itemsize``)."),
+        "itemsize": property(lambda self: self.dtype.itemsize,
+                             doc="As ``jax.Array.itemsize``: the bytes of one element."),
+        "at": property(tnp.at, doc="As ``jax.Array.at``: ``t.at[index].set(values)``, ``.add``, ``.subtract``, "
+                                   "``.multiply``/``.mul``, ``.divide``, ``.power``, ``.min``, ``.max``, ``.get()``, "
+                                   "``.apply(func)`` return a new Tensor (a Variable is read, not assigned), recorded "
+                                   "with its gradient (``tj.numpy.at``)."),
+    })
+    for name in ("devices", "is_ready"):
+        methods[name] = _forward_query(name, False)
+    for name in ("committed", "is_fully_addressable", "is_fully_replicated", "addressable_shards"):
+        methods[name] = _forward_query(name, True)
+    return methods
+
+
 def install() -> None:
     ops = {
         "__add__": tnp.add, "__radd__": _swap(tnp.add),
@@ -127,6 +269,7 @@ def install() -> None:
         "T": property(lambda self: tnp.transpose(self), doc="The transpose (axes reversed): a recorded op."),
         # as jax.Array's: the complex parts, recorded
         "real": property(tnp.real), "imag": property(tnp.imag), "conj": tnp.conj, "conjugate": tnp.conj,
+        **_jax_array_api(),
     }
     for cls in (Tensor, Variable):
         for name, f in ops.items():

@@ -27,7 +27,9 @@ are derived by JAX from their function. The tables, in file order:
   the others are derived (the scatter-add of their gathers). ``clip`` passes the gradient to ``x`` at the
   bounds (TF's ``ClipByValueGrad``); ``sort(descending=True)`` keeps ties in their original order, so its
   gradient reaches them as TF's does.
-* indexing: ``getitem``, whose backward scatter-adds into zeros of the input's shape.
+* indexing: ``getitem``, whose backward scatter-adds into zeros of the input's shape; jax.Array's indexed
+  updates ``x.at[index].set(values)``... (``at``, one op per method: ``at_set``, ``at_add``..., ``at_get``),
+  with jax's derivatives and out-of-bounds modes.
 * more of jax.numpy (at the end): functions composed of the ops above (``quantile``, ``cross``, ``cov``, the
   ``nan*`` reductions...), so every path differentiates them with the rules above, and functions of values with
   no gradient (``unique``, ``nonzero``, ``searchsorted``...).
@@ -1595,33 +1597,35 @@ def _check_index_array(op: str, a, axis, n: int, shape: tuple) -> None:
                          f"{shape}); valid indices are {-n} to {n - 1}")
 
 
-def _static_index(part, what: str) -> int:
+def _static_index(part, what: str, op: str = "getitem") -> int:
     """A Python int from a static index part (int, numpy or 0-d integer Tensor); floats raise TypeError."""
     if isinstance(part, (bool, np.bool_)):  # (a slice bound: an index is split off by _split_index)
-        raise TypeError(f"tj op 'getitem': a boolean as {what} ({part!r}) is not an integer")
+        raise TypeError(f"tj op '{op}': a boolean as {what} ({part!r}) is not an integer")
     if isinstance(part, (Tensor, Variable)) and not jnp.issubdtype(part.dtype, jnp.integer):
-        raise TypeError(f"tj op 'getitem': {what} must be an integer, got a tensor of dtype {part.dtype}")
+        raise TypeError(f"tj op '{op}': {what} must be an integer, got a tensor of dtype {part.dtype}")
     try:
         return operator.index(part)
     except TracedValueError:
         raise TracedValueError(
-            f"tj op 'getitem': {what} is a {type(part).__name__} whose value is traced (inside tj.function or a jax "
+            f"tj op '{op}': {what} is a {type(part).__name__} whose value is traced (inside tj.function or a jax "
             "transform), but it must be a Python int known when tracing: it fixes the result's shape. Pass a Python "
             "int, or index with an integer array (x[tj.numpy.arange(n)]) or a scalar Tensor (x[i]), which may be "
             "traced.") from None
     except TypeError:
         allowed = ("an integer or None" if what == "a slice bound" else
                    "an integer, a slice, None, Ellipsis or an integer/boolean array")
-        raise TypeError(f"tj op 'getitem': {what} must be {allowed}; got {type(part).__name__} {part!r}. Convert "
+        raise TypeError(f"tj op '{op}': {what} must be {allowed}; got {type(part).__name__} {part!r}. Convert "
                         "it with int(...) (floats are never truncated, as TF and NumPy).") from None
 
 
-def _check_index(static, arrays, shape) -> None:
-    """Bounds of the static ints and the concrete index arrays, for the axis each one indexes."""
+def _check_index(static, arrays, shape, op: str = "getitem", bounds: bool = True) -> None:
+    """Bounds of the static ints and the concrete index arrays, for the axis each one indexes. ``bounds=False``
+    (the indexed updates, whose ``mode`` says what an index out of bounds does): only the number of indices,
+    the boolean masks' sizes and the index arrays' dtypes."""
     ndim = len(shape)
     consumed = builtins.sum(1 for s in static if s[0] in ("a", "s", "i"))
     if consumed > ndim:
-        raise IndexError(f"tj op 'getitem': too many indices for a tensor of shape {shape}: {consumed} were given for "
+        raise IndexError(f"tj op '{op}': too many indices for a tensor of shape {shape}: {consumed} were given for "
                          f"{ndim} dimension(s)")
     axis = 0
     it = iter(arrays)
@@ -1633,30 +1637,34 @@ def _check_index(static, arrays, shape) -> None:
             continue
         elif kind == "i":
             n = shape[axis]
-            if not -n <= s[1] < n:
-                raise IndexError(f"tj op 'getitem': index {s[1]} is out of bounds for axis {axis} with size {n} "
+            if bounds and not -n <= s[1] < n:
+                raise IndexError(f"tj op '{op}': index {s[1]} is out of bounds for axis {axis} with size {n} "
                                  f"(tensor of shape {shape}); valid indices are {-n} to {n - 1}")
             axis += 1
         elif kind == "a":
             if len(s) > 1 and s[1] != shape[axis]:  # a boolean mask must match the axes it indexes (NumPy, TF)
-                raise IndexError(f"tj op 'getitem': a boolean mask of size {s[1]} along axis {axis} does not match the "
+                raise IndexError(f"tj op '{op}': a boolean mask of size {s[1]} along axis {axis} does not match the "
                                  f"tensor's size {shape[axis]} there (tensor of shape {shape})")
-            _check_index_array("getitem", next(it), axis, shape[axis], shape)
+            if bounds:
+                _check_index_array(op, next(it), axis, shape[axis], shape)
+            else:
+                _check_index_dtype(op, next(it))
             axis += 1
         else:
             axis += 1
 
 
-def _split_index(idx):
-    """Static index structure plus the array leaves of an index (advanced indexing)."""
+def _split_index(idx, op: str = "getitem"):
+    """Static index structure plus the array leaves of an index (advanced indexing). ``op``: the op named in
+    the errors."""
     if not isinstance(idx, tuple):
         idx = (idx,)
     arrays = []
     static = []
     for part in idx:
         if isinstance(part, list):
-            part = _index_list(part)
-        mask = np.asarray(part) if isinstance(part, (bool, np.bool_)) else _bool_mask(part)
+            part = _index_list(part, op)
+        mask = np.asarray(part) if isinstance(part, (bool, np.bool_)) else _bool_mask(part, op)
         if mask is not None and mask.ndim == 0:
             # a boolean scalar (NumPy): a new axis of length 1 (True) or 0 (False), consuming none
             static.append(("b", bool(mask)))
@@ -1672,18 +1680,18 @@ def _split_index(idx):
             arrays.append(part)
             static.append(("a",))
         elif isinstance(part, slice):
-            step = _static_int(part.step)
+            step = _static_int(part.step, op)
             if step == 0:  # (as NumPy and TF, ValueError; jax's own error showed this function's index encoding)
-                raise ValueError(f"tj op 'getitem': slice step cannot be zero, got {part!r}")
-            static.append(("s", _static_int(part.start), _static_int(part.stop), step))
+                raise ValueError(f"tj op '{op}': slice step cannot be zero, got {part!r}")
+            static.append(("s", _static_int(part.start, op), _static_int(part.stop, op), step))
         elif part is None:
             static.append(("n",))
         elif part is Ellipsis:
             if ("e",) in static:  # (as NumPy's IndexError; TF: "Multiple ellipses in slice spec not allowed")
-                raise IndexError(f"tj op 'getitem': an index can only have a single ellipsis ('...'), got {idx!r}")
+                raise IndexError(f"tj op '{op}': an index can only have a single ellipsis ('...'), got {idx!r}")
             static.append(("e",))
         else:
-            static.append(("i", _static_index(part, "an index")))
+            static.append(("i", _static_index(part, "an index", op)))
     return tuple(static), arrays
 
 
@@ -1701,7 +1709,7 @@ def _index_list(part, op: str = "getitem"):
     return a.astype(np.int32) if a.size == 0 and a.dtype == np.float64 else a
 
 
-def _bool_mask(part):
+def _bool_mask(part, op: str = "getitem"):
     """The numpy value of a boolean-mask index, or None if ``part`` is not one."""
     if isinstance(part, Variable):
         part = part.read_value()
@@ -1709,7 +1717,7 @@ def _bool_mask(part):
         if part.dtype != jnp.bool_:
             return None
         if isinstance(part.value, jax.core.Tracer):
-            raise IndexError("getitem: a boolean mask that is being traced (inside tj.function) has a data-dependent "
+            raise IndexError(f"{op}: a boolean mask that is being traced (inside tj.function) has a data-dependent "
                              "result shape; use tj.numpy.where(mask, x, 0) or index with a concrete mask.")
         return np.asarray(part.value)
     if isinstance(part, (np.ndarray, jax.Array)):
@@ -1719,11 +1727,11 @@ def _bool_mask(part):
     return None
 
 
-def _static_int(v):
+def _static_int(v, op: str = "getitem"):
     """A slice bound: None or an integer (a float raises TypeError, as NumPy)."""
     if v is None:
         return None
-    return _static_index(v, "a slice bound")
+    return _static_index(v, "a slice bound", op)
 
 
 def _build_index(static, arrays):
@@ -1777,6 +1785,304 @@ def getitem(x, idx):
     static, arrays = _split_index(idx)
     _check_index(static, arrays, shape(x))
     return _getitem(x, *arrays, index=static)
+
+
+# -- indexed updates: x.at[index].set(values) and the others ------------------------------------------------
+# jax.Array's ``.at`` (``at(x)[index]``): a new array with the entries ``x[index]`` set, added to, multiplied...
+# from ``values`` (broadcast to the shape of ``x[index]``), or read (``get``), with jax's keywords and semantics.
+# The index takes what getitem takes and is split the same way (its arrays, Tensors among them, are op
+# arguments, not differentiated); a float index raises TypeError and a wrong boolean mask IndexError, as getitem,
+# but bounds are jax's ``mode``'s (the default drops an update out of bounds; ``get``: _IndexUpdateRef.get), not
+# checked. One op per method (``at_set``, ``at_add``...): the derivatives are jax's, derived from jax's own method
+# (TF's complex convention applied by core, as for every derived kernel), except where jax has none: multiply,
+# divide and power with an index array that may repeat an entry (``unique_indices=False``), where jax's
+# scatter_mul has no derivative in the values; there an entry's derivative in one of the values it receives is
+# the product of the others (``_grouped_product``), to any order. ``apply(func)`` has no derivative (neither has
+# jax's scatter_apply): asking for one raises LookupError naming ``at_apply``.
+
+_at_rng = np.random.default_rng(1)  # (the samples' own draws: those of the ops declared after stay as they were)
+
+
+def _at_r(*shape, lo=-1.5, hi=1.5):
+    return np.asarray(_at_rng.uniform(lo, hi, size=shape), np.float32)
+
+
+def _scatter_positions(shape, idx, options):
+    """The flat position in an array of ``shape`` of each element of ``x[idx]`` (a 1-d array, and ``x[idx]``'s
+    shape), where a scatter with ``options`` writes it; a distinct negative number for each it drops."""
+    size = int(np.prod(shape, dtype=np.int64))
+    grid = jnp.arange(size, dtype=jnp.int32 if size < 2 ** 31 else jnp.int64).reshape(shape)
+    mode = jax.lax.GatherScatterMode.from_any(options.get("mode"))
+    wrap = options.get("wrap_negative_indices", True)
+    if mode == jax.lax.GatherScatterMode.FILL_OR_DROP:  # (dropped by the scatter: filled by the gather)
+        pos = grid.at[idx].get(mode="fill", fill_value=-1, wrap_negative_indices=wrap)
+    else:  # clipped (or promised in bounds) as the scatter's
+        pos = grid.at[idx].get(mode=mode, wrap_negative_indices=wrap)
+    flat = pos.ravel()
+    return jnp.where(flat < 0, -1 - jnp.arange(flat.size, dtype=flat.dtype), flat), pos.shape
+
+
+def _others_product(w, pos):
+    """``w`` (1-d): for each k, the product of the ``w[j]``, ``j != k``, with ``pos[j] == pos[k]``, without a
+    division (zeros are welcome). Sorts, gathers and two segmented scans: JAX differentiates it to any order."""
+    if w.shape[0] < 2:
+        return jnp.ones_like(w)
+    order = jnp.argsort(pos, stable=True)
+    p, ws = pos[order], w[order]
+    new = p[1:] != p[:-1]
+    yes = jnp.ones((1,), bool)
+    first, last = jnp.concatenate([yes, new]), jnp.concatenate([new, yes])  # where each group starts, ends
+
+    def product(a, b):  # a product restarted at each group's first element (in the scan's direction)
+        return a[0] | b[0], jnp.where(b[0], b[1], a[1] * b[1])
+    _, upto = jax.lax.associative_scan(product, (first, ws))  # w's of the group up to k, k included
+    _, onwards = jax.lax.associative_scan(product, (last, ws), reverse=True)  # from k on, k included
+    one = jnp.ones((1,), w.dtype)
+    before = jnp.where(first, 1, jnp.concatenate([one, upto[:-1]]))
+    after = jnp.where(last, 1, jnp.concatenate([onwards[1:], one]))
+    return (before * after)[jnp.argsort(order)]
+
+
+def _grouped_product(shape, dtype, values, arrays, index, options):
+    """``ones(shape, dtype).at[index].multiply(values)``, jax's, whose entries are the products of the values
+    each one receives; differentiable in ``values`` also where an entry receives several (jax's scatter_mul is
+    only with ``unique_indices``): the derivative in each value is the product of the others."""
+    @jax.custom_jvp
+    def grouped(v, *arrs):
+        return jnp.ones(shape, dtype).at[_build_index(index, arrs)].multiply(v, **options)
+
+    @grouped.defjvp
+    def grouped_jvp(primals, tangents):
+        v, *arrs = primals
+        idx = _build_index(index, arrs)
+        ct = jnp.result_type(dtype, v)  # (jax's scatter computes in the promoted dtype)
+        pos, out_shape = _scatter_positions(shape, idx, options)
+        others = _others_product(jnp.broadcast_to(v.astype(ct), out_shape).ravel(), pos).reshape(out_shape)
+        dv = jnp.broadcast_to(tangents[0].astype(ct), out_shape)
+        dp = jnp.zeros(shape, ct).at[idx].add(others * dv, **options).astype(dtype)
+        return grouped(v, *arrs), dp
+    return grouped(values, *arrays)
+
+
+def _repeats_possible(arrays, options) -> bool:
+    """Whether an index may name an entry more than once (index arrays without ``unique_indices``)."""
+    return builtins.bool(arrays) and not options.get("unique_indices", False)
+
+
+def _at_multiply_fn(x, values, *arrays, index, **options):
+    if not _repeats_possible(arrays, options):
+        return x.at[_build_index(index, arrays)].multiply(values, **options)  # (jax's derivative)
+
+    @jax.custom_jvp
+    def multiply(x, v, *arrs):
+        return x.at[_build_index(index, arrs)].multiply(v, **options)
+
+    @multiply.defjvp
+    def multiply_jvp(primals, tangents):  # x * (the product each entry receives)
+        x, v, *arrs = primals
+        m, dm = jax.jvp(lambda v: _grouped_product(x.shape, x.dtype, v, arrs, index, options), (v,), (tangents[1],))
+        return multiply(x, v, *arrs), (tangents[0] * m + x * dm).astype(x.dtype)
+    return multiply(x, values, *arrays)
+
+
+def _at_quotient_fn(name: str, f):
+    """``divide``/``power``: as jax's, ``f(x, ones.at[index].multiply(values))``."""
+    def fn(x, values, *arrays, index, **options):
+        if not _repeats_possible(arrays, options):
+            return getattr(x.at[_build_index(index, arrays)], name)(values, **options)
+        return f(x, _grouped_product(x.shape, x.dtype, values, arrays, index, options))
+    return fn
+
+
+def _at_update_fn(name: str):
+    def fn(x, values, *arrays, index, **options):
+        return getattr(x.at[_build_index(index, arrays)], name)(values, **options)
+    return fn
+
+
+def _at_get_fn(x, *arrays, index, **options):
+    return x.at[_build_index(index, arrays)].get(**options)
+
+
+def _at_apply_fn(x, *arrays, index, func, **options):
+    @jax.custom_jvp
+    def apply(x, *arrs):
+        return x.at[_build_index(index, arrs)].apply(func, **options)
+
+    @apply.defjvp
+    def apply_jvp(primals, tangents):
+        # (core takes "not differentiable" for an op JAX cannot differentiate: it fails only if a gradient is asked)
+        raise NotImplementedError(
+            "x.at[index].apply(func) is not differentiable (jax's scatter_apply has no derivative either). "
+            "For unique indices, x.at[index].set(func(x[index])) is the same and has one.")
+    return apply(x, *arrays)
+
+
+_IDX = {"index": (("a",),)}  # x[array]
+_AT = {
+    "set": OpDef("at_set", _at_update_fn("set"), samples=_samples(
+        ((_at_r(4, 5), _at_r(2, 5), np.array([3, 0])), _IDX),
+        ((_at_r(4, 5), _at_r(2)), {"index": (("i", 1), ("s", 1, 5, 2))}),
+        ((_at_r(3, 4), _at_r(3), np.array([0, 2, 5])), {"index": (("e",), ("a",))}),  # 5: dropped
+        ((_at_r(3, 4), _at_r(2, 2), np.array([2, 0])), {"index": (("a",), ("s", 1, 3, None)), "mode": "clip"}))),
+    "add": OpDef("at_add", _at_update_fn("add"), samples=_samples(
+        ((_at_r(4, 5), _at_r(3, 5), np.array([1, 3, 1])), _IDX),
+        ((_at_r(4, 5), _at_r(5)), {"index": (("s", None, None, -1),)}),
+        ((_at_r(3, 4), _at_r(2, 4), np.array([-1, 7])), {**_IDX, "mode": "clip"}))),
+    "subtract": OpDef("at_subtract", _at_update_fn("subtract"), samples=_samples(
+        ((_at_r(4, 5), _at_r(3, 5), np.array([1, 3, 1])), _IDX),
+        ((_at_r(4, 5), _at_r(1).reshape(())), {"index": (("i", -1), ("n",), ("s", 0, 4, None))}))),
+    "multiply": OpDef("at_multiply", _at_multiply_fn, samples=_samples(
+        ((_at_r(4, 5), _at_r(3, 5), np.array([1, 3, 1])), _IDX),  # entry 1 twice: _grouped_product
+        ((_at_r(4, 5), _at_r(3, 5), np.array([2, 0, 3])), {**_IDX, "unique_indices": True}),
+        ((_at_r(4, 5), _at_r(2)), {"index": (("s", 1, 3, None), ("i", 4))}),
+        ((_at_r(3, 4), _at_r(4), np.array([0, 0, 2, 9]), np.array([1, 1, 1, 0])),  # 9: dropped
+         {"index": (("a",), ("a",), ("e",))}))),
+    "divide": OpDef("at_divide", _at_quotient_fn("divide", jnp.divide), samples=_samples(
+        ((_at_r(4, 5), _at_r(3, 5, lo=0.5, hi=2.0), np.array([1, 3, 1])), _IDX),
+        ((_at_r(4, 5), _at_r(5, lo=0.5, hi=2.0)), {"index": (("i", 2),)}))),
+    "power": OpDef("at_power", _at_quotient_fn("power", jnp.power), samples=_samples(
+        ((_at_r(4, 5, lo=0.5, hi=2.0), _at_r(3, 5, lo=0.5, hi=1.5), np.array([1, 3, 1])), _IDX),
+        ((_at_r(4, 5, lo=0.5, hi=2.0), _at_r(5, lo=-1.0, hi=2.0)), {"index": (("i", 2),)}))),
+    "min": OpDef("at_min", _at_update_fn("min"), samples=_samples(
+        ((_at_r(4, 5), _at_r(3, 5), np.array([1, 3, 1])), _IDX),
+        ((_at_r(4, 5), _at_r(5)), {"index": (("s", 1, 3, None),)}))),
+    "max": OpDef("at_max", _at_update_fn("max"), samples=_samples(
+        ((_at_r(4, 5), _at_r(3, 5), np.array([1, 3, 0])), _IDX),
+        ((_at_r(4, 5), _at_r(5)), {"index": (("s", 1, 3, None),)}))),
+}
+_at_get = OpDef("at_get", _at_get_fn, samples=_samples(
+    ((_at_r(4, 5), np.array([1, 3, 1])), _IDX),
+    ((_at_r(4, 5), np.array([0, 7])), {**_IDX, "mode": "fill", "fill_value": 0.5}),
+    ((_at_r(4, 5),), {"index": (("s", None, None, 2), ("i", -2))}),
+    # (out of bounds with the default mode, jax's promise_in_bounds, the value is clamped but jax's gradient
+    # drops it: no derivative to test there)
+    ((_at_r(4, 5), np.array([-1, 6, 2])), {**_IDX, "mode": "clip"})))
+_at_apply = OpDef("at_apply", _at_apply_fn, register=False)  # (no derivative: nothing for the registry to test)
+
+
+def _scatter_mode(op: str, mode):
+    """``mode`` as given (a string or ``jax.lax.GatherScatterMode``), checked now: an unknown one raises
+    ``ValueError`` naming the op (jax's names none)."""
+    try:
+        jax.lax.GatherScatterMode.from_any(mode)
+    except (ValueError, KeyError, AttributeError, TypeError):
+        raise ValueError(f"tj op '{op}': mode must be one of 'clip', 'fill' (or 'drop'), 'promise_in_bounds' or a "
+                         f"jax.lax.GatherScatterMode (None: jax's default), got {mode!r}") from None
+    return mode
+
+
+def _at_options(op: str, indices_are_sorted, unique_indices, mode, wrap_negative_indices, out_sharding=None,
+                **more):
+    """The keywords of jax's ``.at[...]`` methods as the op's static parameters, only those not at their default
+    (the default call keeps its kernels)."""
+    options = {k: freeze(v) for k, v in more.items() if v is not None}
+    if indices_are_sorted:
+        options["indices_are_sorted"] = True
+    if unique_indices:
+        options["unique_indices"] = True
+    if mode is not None:
+        options["mode"] = _scatter_mode(op, mode)
+    if not wrap_negative_indices:
+        options["wrap_negative_indices"] = False
+    if out_sharding is not None:
+        options["out_sharding"] = _placement(op, None, out_sharding)
+    return options
+
+
+def _update_method(name: str):
+    op = _AT[name]
+
+    def method(self, values, *, indices_are_sorted=False, unique_indices=False, mode=None, out_sharding=None,
+               wrap_negative_indices=True):
+        options = _at_options(op.name, indices_are_sorted, unique_indices, mode, wrap_negative_indices, out_sharding)
+        static, arrays = self._split(op.name)
+        return op(self.array, values, *arrays, index=static, **options)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = (f"``x.at[index].{name}(values)``, as jax.Array's: a new Tensor (tj op ``{op.name}``), "
+                      "recorded with its gradient in ``x`` and in ``values``.")
+    return method
+
+
+class _IndexUpdateRef:
+    """``x.at[index]``: its methods return a new Tensor from ``x`` (a Variable is read, not assigned), as
+    jax.Array's. ``set``, ``add``, ``subtract``, ``multiply`` (``mul``), ``divide``, ``power``, ``min``, ``max``
+    take ``values``; ``get`` reads ``x[index]``; ``apply(func)`` applies a jax function to the entries named
+    (once per time it is named), without a derivative. The keywords are jax's: ``mode`` (None: jax's default,
+    an update out of bounds dropped, see ``get`` for a read; ``'clip'``, ``'fill'``/``'drop'``,
+    ``'promise_in_bounds'``), ``indices_are_sorted``, ``unique_indices`` (promises, as jax's), ``fill_value``
+    (``get`` with ``mode='fill'``), ``out_sharding``, ``wrap_negative_indices``. Gradients: in ``x`` and in
+    ``values``, jax's (``set`` with a repeated index: to the value written; ``min``/``max``: ties share equally),
+    also for multiply, divide and power with a repeated index, where jax has none in ``values``."""
+
+    __slots__ = ("array", "index")
+
+    def __init__(self, array, index) -> None:
+        self.array, self.index = array, index
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateRef({self.array!r}, {self.index!r})"
+
+    def _split(self, op: str):
+        static, arrays = _split_index(self.index, op)
+        _check_index(static, arrays, shape(self.array), op, bounds=False)
+        return static, arrays
+
+    set = _update_method("set")
+    add = _update_method("add")
+    subtract = _update_method("subtract")
+    multiply = mul = _update_method("multiply")
+    divide = _update_method("divide")
+    power = _update_method("power")
+    min = _update_method("min")
+    max = _update_method("max")
+
+    def get(self, *, indices_are_sorted=False, unique_indices=False, mode=None, fill_value=None, out_sharding=None,
+            wrap_negative_indices=True):
+        """``x.at[index].get()``: ``x[index]`` with jax's gather options, recorded with its gradient (tj op
+        ``at_get``). An index out of bounds is not checked (``x[index]`` raises IndexError): the default ``mode``
+        clamps a static int; for an index array it is jax's ``promise_in_bounds``, a promise broken by an index
+        out of bounds (as jax's: the value clamped, its gradient dropped, its tangent the clamped entry's), so ask
+        for ``mode='clip'`` or ``mode='fill'`` (``fill_value``: NaN for floats by default) where one may be."""
+        options = _at_options("at_get", indices_are_sorted, unique_indices, mode, wrap_negative_indices, out_sharding,
+                              fill_value=fill_value)
+        static, arrays = self._split("at_get")
+        return _at_get(self.array, *arrays, index=static, **options)
+
+    def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True):
+        """``x.at[index].apply(func)``, as jax.Array's: ``func`` (a function of jax arrays, elementwise, as jax's
+        ``jnp.sin``) applied to the entries named, once per time the index names one. Not differentiable (jax's
+        scatter_apply is not): a gradient through it raises LookupError. Each distinct ``func`` object compiles its
+        own kernel: pass a function defined once rather than a new lambda per call."""
+        if not callable(func):
+            raise TypeError(f"tj op 'at_apply': func must be a callable (a function of jax arrays), got "
+                            f"{type(func).__name__} {func!r}")
+        options = _at_options("at_apply", indices_are_sorted, unique_indices, mode, wrap_negative_indices)
+        static, arrays = self._split("at_apply")
+        return _at_apply(self.array, *arrays, index=static, func=func, **options)
+
+
+class _IndexUpdateHelper:
+    """``x.at``: ``x.at[index]`` is an ``_IndexUpdateRef``, whose methods make the updated Tensor."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array) -> None:
+        self.array = array
+
+    def __getitem__(self, index) -> _IndexUpdateRef:
+        return _IndexUpdateRef(self.array, index)
+
+    def __repr__(self) -> str:
+        return f"_IndexUpdateHelper({self.array!r})"
+
+
+def at(x):
+    """``x.at`` of jax.Array as a function: ``at(x)[index].set(values)`` (``.add``, ``.subtract``, ``.multiply``,
+    ``.divide``, ``.power``, ``.min``, ``.max``, ``.get()``, ``.apply(func)``) is a new Tensor, recorded with its
+    gradient; ``Tensor.at`` and ``Variable.at`` are this. Out-of-bounds indices follow jax's ``mode`` (the default
+    drops such updates; ``get``'s docstring says what it does), float indices raise TypeError."""
+    return _IndexUpdateHelper(x)
 
 
 # -- misc -----------------------------------------------------------------------------------------
