@@ -57,8 +57,8 @@ def _anderson_darling(x):  # (TF's util.py: against the standard normal)
 # -- StatefulRandomOpsTest ----------------------------------------------------------------------------------
 
 def test_batch_seeds_split_gives_independent_generators():
-    """StatefulRandomOpsTest.testBatchSeeds (the split part; make_seeds and _make_int64_keys are TF's seeds
-    for its stateless ops, which take JAX keys here)."""
+    """StatefulRandomOpsTest.testBatchSeeds (the split part; make_seeds, which feeds the stateless ops, is
+    tested in test_random_mirror.py)."""
     gen = Generator.from_seed(1234)
     gens = gen.split(count=6)
     assert len(gens) == 6
@@ -92,7 +92,7 @@ def test_split_in_function():
 
 def test_reset_inside_function_repeats_the_stream():
     """StatefulRandomOpsTest.testReset (``reset`` takes a state as Generator.state holds it: a JAX key's data;
-    TF's ``reset_from_key_counter`` has no counterpart)."""
+    ``reset_from_key_counter``: test_random_mirror.py)."""
     shape = [2, 3]
     gen = Generator.from_seed(0)
     saved = Generator.from_seed(7).state.numpy()
@@ -112,7 +112,7 @@ def test_reset_inside_function_repeats_the_stream():
 
 def test_generator_creation_in_eager_and_function():
     """StatefulRandomOpsTest.testGeneratorCreation: a generator made inside tf.function on its first call is
-    made once and draws the same stream as one made eagerly (from_key_counter has no counterpart)."""
+    made once and draws the same stream as one made eagerly (from_key_counter: test_random_mirror.py)."""
     shape = [2, 3]
     state = Generator.from_seed(99).state.numpy()
     for constructor in [lambda: Generator(state=state, alg="philox"), lambda: Generator.from_seed(1234),
@@ -133,7 +133,7 @@ def test_generator_creation_in_eager_and_function():
 
 def test_create_generator_from_symbolic_arguments():
     """StatefulRandomOpsTest.testCreateGeneratorFromSymbolic: seeds and states that are tf.function arguments
-    (a state here is a key's data, 2 words; from_key_counter has no counterpart)."""
+    (a state here is a key's data, 2 words)."""
     g = [None, None]
 
     @tj.function
