@@ -519,9 +519,9 @@ def _spd(n: int) -> np.ndarray:
 
 _K = jax.random.key  # (called in the samples' lambdas: a key made at import would start JAX's backend)
 _NONE = {"dtype": None, "out_sharding": None}
-# Samples: the draws whose jax function takes real parameters only (as TF's kernels: a complex one raises) give
-# them first as Python numbers (jax arrays for multivariate_normal), as jax.random is mostly called, then as
-# NumPy arrays.
+# Samples: the parameters as NumPy arrays first (the sample the registry-wide path test takes), then as Python
+# numbers (jax arrays for multivariate_normal), as jax.random is mostly called. These draws take real parameters
+# only (as TF's kernels: a complex one raises): test_complex.py's NO_COMPLEX lists them.
 
 # name                                 jax.random function                  gradient
 _cauchy = _not_differentiable("random_cauchy", jax.random.cauchy)  # none: no parameter
@@ -541,25 +541,25 @@ _choice_n = _not_differentiable("random_choice_indices", lambda k, *p, a, **stat
     k, a, p=p[0] if p else None, **static))  # none: indices into range(a)
 
 _lognormal = _reparameterized("random_lognormal", jax.random.lognormal, lambda: [  # exp(sigma z): sigma
-    ((0.7, _K(1)), {"shape": (3,), **_NONE}), ((_LN_SIGMA, _K(1)), {"shape": None, **_NONE}),
+    ((_LN_SIGMA, _K(1)), {"shape": None, **_NONE}), ((0.7, _K(1)), {"shape": (3,), **_NONE}),
     ((_LN_SIGMA[:1], _K(2)), {"shape": (2, 1), **_NONE})])
 _pareto = _reparameterized("random_pareto", jax.random.pareto, lambda: [  # exp(e / b): b
-    ((2.0, _K(3)), {"shape": (3,), **_NONE}), ((_PARETO_B, _K(3)), {"shape": None, **_NONE})])
+    ((_PARETO_B, _K(3)), {"shape": None, **_NONE}), ((2.0, _K(3)), {"shape": (3,), **_NONE})])
 _rayleigh = _reparameterized("random_rayleigh", jax.random.rayleigh, lambda: [  # scale sqrt(-2 log u): scale
-    ((1.5, _K(4)), {"shape": (3,), **_NONE}), ((_RAYLEIGH_SCALE, _K(4)), {"shape": None, **_NONE})])
+    ((_RAYLEIGH_SCALE, _K(4)), {"shape": None, **_NONE}), ((1.5, _K(4)), {"shape": (3,), **_NONE})])
 _weibull_min = _reparameterized("random_weibull_min", jax.random.weibull_min, lambda: [  # the inverse CDF: both
     ((_WEIBULL_SCALE, _WEIBULL_K, _K(5)), {"shape": (3,), "dtype": None})])
 _double_sided_maxwell = _reparameterized("random_double_sided_maxwell", jax.random.double_sided_maxwell, lambda: [
     ((_DSM_LOC, _DSM_SCALE, _K(6)), {"shape": (), "dtype": None})])  # loc + scale * draw: both
 _triangular = _reparameterized("random_triangular", jax.random.triangular, lambda: [  # the inverse CDF: all three
-    ((-1.5, 0.25, 1.5, _K(7)), {"shape": (3,), **_NONE}),
-    ((_TRI_LEFT, _TRI_MODE, _TRI_RIGHT, _K(7)), {"shape": None, **_NONE})])
+    ((_TRI_LEFT, _TRI_MODE, _TRI_RIGHT, _K(7)), {"shape": None, **_NONE}),
+    ((-1.5, 0.25, 1.5, _K(7)), {"shape": (3,), **_NONE})])
 _wald = _reparameterized("random_wald", jax.random.wald, lambda: [  # Michael-Schucany-Haas transform: mean
-    ((1.2, _K(8)), {"shape": (3,), **_NONE}), ((_WALD_MEAN, _K(8)), {"shape": None, **_NONE})])
+    ((_WALD_MEAN, _K(8)), {"shape": None, **_NONE}), ((1.2, _K(8)), {"shape": (3,), **_NONE})])
 _multivariate_normal = _reparameterized("random_multivariate_normal", jax.random.multivariate_normal, lambda: [
+    ((_MVN_MEAN, _MVN_COV, _K(9)), {"shape": None, "method": "cholesky", **_NONE}),
     ((jnp.asarray(_MVN_MEAN[:2]), jnp.asarray(_MVN_COV[:2, :2]), _K(9)), {"shape": None, "method": "cholesky",
                                                                           **_NONE}),
-    ((_MVN_MEAN, _MVN_COV, _K(9)), {"shape": None, "method": "cholesky", **_NONE}),
     ((_MVN_MEAN, _MVN_COV, _K(10)), {"shape": (2,), "method": "eigh", **_NONE}),
     ((_MVN_MEAN, _MVN_COV, _K(11)), {"shape": (2,), "method": "svd", **_NONE})])
 # (mean + factor @ z: mean and cov, through cov's factor)
