@@ -18,6 +18,7 @@ Every expected value comes from jax or TF at test time, never from tapejax.
 """
 from __future__ import annotations
 
+import builtins
 import inspect
 import os
 
@@ -61,6 +62,21 @@ def _spd(n):
 def tf():
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     return pytest.importorskip("tensorflow")
+
+
+def _tf_if_installed():
+    """TensorFlow, or None where it is not installed (``make test`` installs it only with the bench extra)."""
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    try:
+        import tensorflow
+    except ImportError:
+        return None
+    return tensorflow
+
+
+@pytest.fixture(scope="module")
+def tf_or_none():
+    return _tf_if_installed()
 
 
 def _public_callables(mod):
@@ -449,18 +465,27 @@ def _err(tf, e):
     return ValueError if isinstance(e, tf.errors.InvalidArgumentError) else type(e)
 
 
-def _same_outcome(tf, ours, theirs):
-    """Both raise (tapejax TF's class, as _err maps it), or both return a result of one shape and (canonical)
-    dtype."""
+def _tf_outcome(tf, theirs):
+    """What TF's call gives: ("raises", the class tapejax raises for it) or (shape, canonical dtype name)."""
     try:
         want = theirs()
     except Exception as e:
-        with pytest.raises(_err(tf, e)):
+        return ("raises", _err(tf, e).__name__)
+    return (tuple(want.shape), jax.dtypes.canonicalize_dtype(np.dtype(want.dtype.as_numpy_dtype)).name)
+
+
+def _same_outcome(tf, ours, theirs, key):
+    """Both raise (tapejax TF's class, as _err maps it), or both return a result of one shape and (canonical)
+    dtype. TF's outcome is TF_OUTCOMES[key], recorded from TF 2.21; with TF installed it is checked live too."""
+    want = TF_OUTCOMES[key]
+    if tf is not None:
+        assert _tf_outcome(tf, theirs) == want, (key, _tf_outcome(tf, theirs), want)
+    if want[0] == "raises":
+        with pytest.raises(getattr(builtins, want[1])):
             ours()
         return None
     got = ours()
-    assert tuple(got.shape) == tuple(want.shape), (got.shape, want.shape)
-    assert got.dtype == jax.dtypes.canonicalize_dtype(np.dtype(want.dtype.as_numpy_dtype)), (got.dtype, want.dtype)
+    assert (tuple(got.shape), np.dtype(got.dtype).name) == want, (key, got.shape, got.dtype, want)
     return got
 
 
@@ -502,15 +527,16 @@ _TF = [None]
 
 
 @pytest.fixture
-def tfr(tf):
-    _TF[0] = tf
+def tfr(tf_or_none):
+    _TF[0] = tf_or_none
     tj.random.set_seed(1)
-    return tf.random
+    return None if tf_or_none is None else tf_or_none.random
 
 
 @pytest.mark.parametrize("call", [pytest.param(c, id=i) for i, c in TF_GAMMA + TF_POISSON])
-def test_tf_style_gamma_and_poisson_shapes_dtypes_and_errors_as_tf(tfr, tf, call):
-    _same_outcome(tf, lambda: call(tj.random), lambda: call(tfr))
+def test_tf_style_gamma_and_poisson_shapes_dtypes_and_errors_as_tf(tfr, tf_or_none, call):
+    key = next(f"gamma/poisson:{i}" for i, c in TF_GAMMA + TF_POISSON if c is call)
+    _same_outcome(tf_or_none, lambda: call(tj.random), lambda: call(tfr), key)
 
 
 def test_tf_style_gamma_gradient_shapes_signs_and_formula(tf):
@@ -554,11 +580,12 @@ def test_tf_style_gamma_and_poisson_follow_the_global_seed_and_op_seeds():
     assert p.dtype == jnp.float32 and tape.gradient(tnp.sum(p), lam) is None
 
 
-def test_tf_style_categorical_as_tf(tfr, tf):
+def test_tf_style_categorical_as_tf(tfr, tf_or_none):
     logits = [[0.1, 0.5, -0.2], [1.0, 0.0, 0.0]]
-    _same_outcome(tf, lambda: tj.random.categorical(tj.constant(logits), 5), lambda: tfr.categorical(logits, 5))
-    _same_outcome(tf, lambda: tj.random.categorical(tj.constant(logits), 4, dtype=jnp.int32),
-                  lambda: tfr.categorical(logits, 4, dtype=tf.int32))
+    _same_outcome(tf_or_none, lambda: tj.random.categorical(tj.constant(logits), 5),
+                  lambda: tfr.categorical(logits, 5), "categorical:0")
+    _same_outcome(tf_or_none, lambda: tj.random.categorical(tj.constant(logits), 4, dtype=jnp.int32),
+                  lambda: tfr.categorical(logits, 4, dtype=tf_or_none.int32), "categorical:1")
     c = tj.random.categorical(logits=tj.constant(logits), num_samples=200, seed=3)
     assert c.shape == (2, 200) and set(np.unique(c.numpy())) <= {0, 1, 2}
 
@@ -658,8 +685,9 @@ STATELESS = [
 
 
 @pytest.mark.parametrize("call", [pytest.param(c, id=i) for i, c in STATELESS])
-def test_stateless_shapes_dtypes_and_errors_as_tf(tfr, tf, call):
-    _same_outcome(tf, lambda: call(tj.random, [1, 2]), lambda: call(tfr, [1, 2]))
+def test_stateless_shapes_dtypes_and_errors_as_tf(tfr, tf_or_none, call):
+    key = next(f"stateless:{i}" for i, c in STATELESS if c is call)
+    _same_outcome(tf_or_none, lambda: call(tj.random, [1, 2]), lambda: call(tfr, [1, 2]), key)
 
 
 DETERMINISTIC = [
@@ -843,3 +871,110 @@ def test_tf_style_split_and_fold_in():
     np.testing.assert_array_equal(jax.random.key_data(tj.random.split(k)), jax.random.key_data(jax.random.split(k)))
     np.testing.assert_array_equal(jax.random.key_data(tj.random.fold_in(k, 3)),
                                   jax.random.key_data(jax.random.fold_in(k, 3)))
+
+
+# TF 2.21's outcomes of the calls above (``_tf_outcome``), recorded on this host, so that these tests run where TF
+# is not installed (``make test`` installs it only with the bench extra); where it is, each is checked live too.
+# ``cd tests && python -c "import test_random_mirror as m; m.print_tf_outcomes()"`` prints them anew.
+TF_OUTCOMES = {}  # filled below
+
+
+def print_tf_outcomes():
+    """Print TF_OUTCOMES as TF gives them now (needs TF)."""
+    tf = _tf_if_installed()
+    _TF[0] = tf
+    out = {}
+    for i, c in TF_GAMMA + TF_POISSON:
+        out[f"gamma/poisson:{i}"] = _tf_outcome(tf, lambda: c(tf.random))
+    logits = [[0.1, 0.5, -0.2], [1.0, 0.0, 0.0]]
+    out["categorical:0"] = _tf_outcome(tf, lambda: tf.random.categorical(logits, 5))
+    out["categorical:1"] = _tf_outcome(tf, lambda: tf.random.categorical(logits, 4, dtype=tf.int32))
+    for i, c in STATELESS:
+        out[f"stateless:{i}"] = _tf_outcome(tf, lambda: c(tf.random, [1, 2]))
+    print("TF_OUTCOMES.update({")
+    for k, v in out.items():
+        print(f"    {k!r}: {v!r},")
+    print("})")
+TF_OUTCOMES.update({
+    'gamma/poisson:alpha vector': ((10, 2), 'float32'),
+    'gamma/poisson:alpha beta': ((10, 3, 2), 'float32'),
+    'gamma/poisson:float64': ((10, 2), 'float32'),
+    'gamma/poisson:float16': ((4, 2), 'float16'),
+    'gamma/poisson:int dtype': ('raises', 'ValueError'),
+    'gamma/poisson:alpha float16 Tensor': ('raises', 'ValueError'),
+    'gamma/poisson:no broadcast': ('raises', 'ValueError'),
+    'gamma/poisson:scalar shape': ('raises', 'ValueError'),
+    'gamma/poisson:empty': ((0, 3), 'float32'),
+    'gamma/poisson:lam vector': ((10, 2), 'float32'),
+    'gamma/poisson:int32': ((10, 2), 'int32'),
+    'gamma/poisson:int64': ((10, 2), 'int32'),
+    'gamma/poisson:bool': ('raises', 'ValueError'),
+    'gamma/poisson:int lam': ((10, 2), 'float32'),
+    'gamma/poisson:lam 2-D': ((10, 4, 2, 3), 'float32'),
+    'categorical:0': ((2, 5), 'int32'),
+    'categorical:1': ((2, 4), 'int32'),
+    'stateless:uniform': ((2, 3), 'float32'),
+    'stateless:uniform int': ((2, 3), 'int32'),
+    'stateless:uniform int64': ((2,), 'int32'),
+    'stateless:uniform int no maxval': ('raises', 'ValueError'),
+    'stateless:uniform full int': ((2, 3), 'int32'),
+    'stateless:uniform full uint32': ((4,), 'uint32'),
+    'stateless:uniform bounded uint32': ('raises', 'ValueError'),
+    'stateless:uniform float minval None': ('raises', 'ValueError'),
+    'stateless:uniform float16': ((2,), 'float16'),
+    'stateless:uniform bfloat16': ((2,), 'bfloat16'),
+    'stateless:uniform float64': ((2,), 'float32'),
+    'stateless:uniform bool': ('raises', 'ValueError'),
+    'stateless:uniform min >= max': ('raises', 'ValueError'),
+    'stateless:uniform int vector bounds': ('raises', 'ValueError'),
+    'stateless:uniform float vector bounds': ((2, 3), 'float32'),
+    'stateless:uniform negative shape': ('raises', 'ValueError'),
+    'stateless:uniform scalar shape': ('raises', 'ValueError'),
+    'stateless:uniform bad alg': ('raises', 'ValueError'),
+    'stateless:uniform philox': ((2,), 'float32'),
+    'stateless:normal': ((2, 3), 'float32'),
+    'stateless:normal float64': ((2, 3), 'float32'),
+    'stateless:normal int': ('raises', 'TypeError'),
+    'stateless:normal mean vector': ((2, 3), 'float32'),
+    'stateless:normal mean float16 Tensor': ('raises', 'ValueError'),
+    'stateless:truncated_normal': ((2, 3), 'float32'),
+    'stateless:truncated_normal int': ('raises', 'TypeError'),
+    'stateless:categorical': ((2, 5), 'int32'),
+    'stateless:categorical int32': ((1, 5), 'int32'),
+    'stateless:categorical float32': ('raises', 'ValueError'),
+    'stateless:categorical 1-D': ('raises', 'ValueError'),
+    'stateless:categorical negative': ('raises', 'ValueError'),
+    'stateless:categorical zero': ((1, 0), 'int32'),
+    'stateless:categorical float64 logits': ((1, 3), 'int32'),
+    'stateless:categorical no classes': ('raises', 'ValueError'),
+    'stateless:binomial': ((3, 2), 'int32'),
+    'stateless:binomial float32': ((3, 2), 'float32'),
+    'stateless:binomial int64': ((3, 2), 'int32'),
+    'stateless:binomial int counts': ((3, 2), 'int32'),
+    'stateless:binomial no broadcast': ('raises', 'ValueError'),
+    'stateless:gamma': ((10, 2), 'float32'),
+    'stateless:gamma beta': ((30, 3, 2), 'float32'),
+    'stateless:gamma float64': ((10, 2), 'float32'),
+    'stateless:gamma float16': ((10, 2), 'float16'),
+    'stateless:gamma int': ('raises', 'ValueError'),
+    "stateless:gamma shape does not end with alpha's": ('raises', 'ValueError'),
+    'stateless:poisson': ((10, 2), 'int32'),
+    'stateless:poisson int lam': ((10, 2), 'int32'),
+    'stateless:poisson float32': ((10, 2), 'float32'),
+    'stateless:poisson int64': ((10, 2), 'int32'),
+    'stateless:poisson bool': ('raises', 'ValueError'),
+    "stateless:poisson shape does not end with lam's": ('raises', 'ValueError'),
+    'stateless:parameterized': ((10, 2, 3), 'float32'),
+    'stateless:parameterized float64': ((3,), 'float32'),
+    'stateless:parameterized mixed dtypes': ('raises', 'ValueError'),
+    'stateless:parameterized ints': ('raises', 'ValueError'),
+    'stateless:parameterized no broadcast': ('raises', 'ValueError'),
+    'stateless:seed of 3': ('raises', 'ValueError'),
+    'stateless:seed float': ('raises', 'ValueError'),
+    'stateless:seed scalar': ('raises', 'ValueError'),
+    'stateless:seed uint32': ('raises', 'ValueError'),
+    'stateless:seed int64': ((2,), 'float32'),
+    'stateless:split': ((3, 2), 'int32'),
+    'stateless:split int64 seed': ((2, 2), 'int32'),
+    'stateless:fold_in': ((2,), 'int32'),
+})
