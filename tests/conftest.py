@@ -162,6 +162,18 @@ def nested_tape_gradients(f, x, output_gradients=None, outer_gradients=None):
     return y, g, outer.gradient(g, x, output_gradients=outer_gradients)
 
 
+def assert_same_signature(ours, theirs):
+    """``ours`` takes ``theirs``'s parameters: the same names in the same order, each of the same kind and
+    default (a tj.nn or tj.random function against jax's)."""
+    import inspect
+    mine = inspect.signature(ours).parameters
+    want = inspect.signature(theirs).parameters
+    assert list(mine) == list(want)
+    for n, p in want.items():
+        assert mine[n].kind == p.kind, n
+        assert mine[n].default == p.default or mine[n].default is p.default, n
+
+
 def accumulator_jvp(f, x, t):
     x = tj.constant(x)
     with tj.ForwardAccumulator(x, tj.constant(t)) as acc:

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import assert_same_signature, nested_tape_gradients
 from tapejax.ops.core import registry
 
 RTOL, ATOL = 2e-5, 2e-6
@@ -59,12 +60,7 @@ def test_every_public_jax_nn_function_is_in_tj_nn_but_the_documented_exclusions(
 
 @pytest.mark.parametrize("name", NEW)
 def test_signature_names_kinds_and_defaults_are_jax_nn_s(name):
-    ours = inspect.signature(getattr(tj.nn, name)).parameters
-    theirs = inspect.signature(getattr(jax.nn, name)).parameters
-    assert list(ours) == list(theirs)
-    for n, p in theirs.items():
-        assert ours[n].kind == p.kind, n
-        assert ours[n].default == p.default or (ours[n].default is p.default), n
+    assert_same_signature(getattr(tj.nn, name), getattr(jax.nn, name))
     assert name in tj.nn.__all__
     assert (getattr(tj.nn, name).__doc__ or "").strip()
 
@@ -322,15 +318,7 @@ def _grad_at(f, points):
 
 
 def _second_at(f, points):
-    x = tj.constant(np.asarray(points, np.float32))
-    with tj.GradientTape() as outer:
-        outer.watch(x)
-        with tj.GradientTape() as inner:
-            inner.watch(x)
-            y = f(x)
-        g = inner.gradient(y, x)
-    h = outer.gradient(g, x)
-    return h
+    return nested_tape_gradients(f, np.asarray(points, np.float32))[2]
 
 
 def _jax_grad_at(f, points):

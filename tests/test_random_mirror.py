@@ -19,7 +19,6 @@ Every expected value comes from jax or TF at test time, never from tapejax.
 from __future__ import annotations
 
 import builtins
-import inspect
 import os
 
 import jax
@@ -28,6 +27,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import assert_same_signature
 from path_runners import (Bundle, Case, assert_same, fwd_eager, fwd_in_function, fwd_jax, fwd_outer_over_function,
                           path_deferred, path_differentiate, path_eager, path_jacobian, path_jax_grad,
                           path_outer_tape_over_function, path_replayed, path_tape_in_function, path_tj_gradients,
@@ -107,12 +107,7 @@ def test_every_public_tf_random_name_is_in_tj_random_but_the_documented_exclusio
 
 @pytest.mark.parametrize("name", sorted(set(NEW_JAX) - DISPATCHING))
 def test_signature_names_kinds_and_defaults_are_jax_random_s(name):
-    ours = inspect.signature(getattr(tj.random, name)).parameters
-    theirs = inspect.signature(getattr(jax.random, name)).parameters
-    assert list(ours) == list(theirs)
-    for n, p in theirs.items():
-        assert ours[n].kind == p.kind, n
-        assert ours[n].default == p.default or ours[n].default is p.default, n
+    assert_same_signature(getattr(tj.random, name), getattr(jax.random, name))
 
 
 def test_dir_and_star_import_show_only_the_public_api():

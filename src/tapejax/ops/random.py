@@ -113,12 +113,17 @@ def __dir__() -> List[str]:
     return sorted(__all__)
 
 
+def _value(x: Any) -> Any:
+    """``x``'s value: a Variable read, a Tensor unwrapped, anything else as it is (keys, seeds, states, and
+    arguments that get no gradient, as choice's ``p``)."""
+    if isinstance(x, Variable):
+        x = x.read_value()
+    return x.value if isinstance(x, Tensor) else x
+
+
 def _raw_key(k: Any):
     """The jax key inside ``k`` (a key array, a raw uint32 PRNGKey, or a Tensor/Variable holding one)."""
-    if isinstance(k, Variable):
-        k = k.read_value()
-    if isinstance(k, Tensor):
-        k = k.value
+    k = _value(k)
     if not isinstance(k, (jax.Array, jax.core.Tracer, np.ndarray)):
         raise TypeError(f"tj.random: expected a key from tj.random.key(seed) or jax.random.key(seed), got "
                         f"{type(k).__name__} ({describe_value(k)}). Make one with tj.random.key(seed), or give a shape list first "
@@ -229,10 +234,7 @@ _permutation = OpDef("random_permutation", lambda x, k, axis=0, independent=Fals
 def _seed_arg(seed: Any, what: str) -> Any:
     """A key's seed: a Python int (a float raises, see ``_int``), or a traced integer (inside ``tj.function``),
     which jax takes as it is."""
-    if isinstance(seed, Variable):
-        seed = seed.read_value()
-    if isinstance(seed, Tensor):
-        seed = seed.value
+    seed = _value(seed)
     if isinstance(seed, jax.core.Tracer):
         return seed
     return _int(np.asarray(seed)[()] if isinstance(seed, (jax.Array, np.ndarray)) else seed, what, "seed")
@@ -289,8 +291,7 @@ def _seed_style(args: tuple, kwargs: dict) -> bool:
         return True
     if _is_key(x):
         return False
-    x = x.read_value() if isinstance(x, Variable) else x
-    x = x.value if isinstance(x, Tensor) else x
+    x = _value(x)
     dtype = getattr(x, "dtype", None)
     return dtype is not None and jnp.issubdtype(dtype, jnp.signedinteger)
 
@@ -459,8 +460,7 @@ def shuffle(*args, **kwargs) -> Tensor:
 
 def _is_key(k: Any) -> bool:
     """Whether ``k`` looks like a JAX key: a typed key array, or a raw uint32 key (last axis 2)."""
-    k = k.read_value() if isinstance(k, Variable) else k
-    k = k.value if isinstance(k, Tensor) else k
+    k = _value(k)
     dtype = getattr(k, "dtype", None)
     return dtype is not None and (jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key)
                                   or (dtype == np.uint32 and np.shape(k)[-1:] == (2,)))
@@ -612,13 +612,6 @@ def _dtype_arg(dtype: Any, what: str, kinds: str = "float", error: type = ValueE
     if not any(jnp.issubdtype(dt, _KINDS[k]) for k in names):
         raise error(f"tj.random.{what}: dtype must be a {' or '.join(names)} dtype, got {dt} (as jax.random.{what})")
     return dt
-
-
-def _value(x: Any) -> Any:
-    """``x``'s value, given to an op as an argument that gets no gradient (choice's ``p``)."""
-    if isinstance(x, Variable):
-        x = x.read_value()
-    return x.value if isinstance(x, Tensor) else x
 
 
 def _sample(op: OpDef, key: Any, params: tuple, **static) -> Tensor:
@@ -974,10 +967,7 @@ def _seed_data(seed: Any):
     only 32 bits of a seed with x64 off, so 2**32 would repeat 0's stream); a larger or negative one has its
     32-bit words and its sign and length folded in, so different seeds give different streams. A traced
     integer (a seed computed inside ``tj.function``) is ``jax.random.key``'s."""
-    if isinstance(seed, Variable):
-        seed = seed.read_value()
-    if isinstance(seed, Tensor):
-        seed = seed.value
+    seed = _value(seed)
     if isinstance(seed, jax.core.Tracer):
         return jax.random.key_data(jax.random.key(seed))
     if not isinstance(seed, int):
@@ -1008,19 +998,14 @@ def _draw_dtype(dtype: Any) -> Any:
 
 def _known(x: Any) -> Optional[np.ndarray]:
     """``x``'s value when it is known now (a number, an array, an eager Tensor or Variable), else None (traced)."""
-    if isinstance(x, Variable):
-        x = x.read_value()
-    x = x.value if isinstance(x, Tensor) else x
+    x = _value(x)
     return None if isinstance(x, jax.core.Tracer) else np.asarray(x)
 
 
 def _state_data(state: Any):
     """A state given to ``Generator(state=...)`` or ``reset``: a JAX key, or a key's data (``uint32[2]``, what
     ``Generator.state`` holds). Any other shape raises ``ValueError`` (as TF for a state of the wrong size)."""
-    if isinstance(state, Variable):
-        state = state.read_value()
-    if isinstance(state, Tensor):
-        state = state.value
+    state = _value(state)
     dtype = getattr(state, "dtype", None)
     if dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
         state = jax.random.key_data(state)
@@ -1430,10 +1415,7 @@ def _seed_key(seed: Any, what: str):
     """The key (its ``uint32`` data) a stateless draw uses for a TF seed: the seed's two integers themselves
     (as 32-bit words) when they fit in int32, else those words with their upper halves folded in. A seed's
     value decides its key, whatever its dtype, eagerly and traced alike."""
-    if isinstance(seed, Variable):
-        seed = seed.read_value()
-    if isinstance(seed, Tensor):
-        seed = seed.value
+    seed = _value(seed)
     if isinstance(seed, jax.core.Tracer):  # (a seed computed inside tj.function: make_seeds, split)
         _check_seed(seed.dtype, seed.shape, what)
         if np.dtype(seed.dtype).itemsize == 4:
