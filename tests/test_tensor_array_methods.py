@@ -619,3 +619,55 @@ def test_at_helpers_repr_and_functional_form():
     assert "IndexUpdate" in repr(t.at) and "IndexUpdate" in repr(t.at[1])
     _same(tnp.at(t)[1:].add(1.0), jnp.asarray(X).at[1:].add(1.0))
     _same(tnp.at(X)[0].set(2.0), jnp.asarray(X).at[0].set(2.0))  # (an array: converted, as other ops)
+
+
+# -- Python's operator protocols of jax.Array ------------------------------------------------------------------
+
+# jax.Array's special names left out: Python 2's hex/oct, the array API namespace (tj.numpy mirrors jax.numpy's
+# functions but is not an array-API namespace), item assignment (jax.Array's raises too: ``.at[]``), NumPy's dtype
+# protocol, and what every class has or Variable defines itself
+EXCLUDED_SPECIAL = {"__annotations__", "__array_module__", "__array_namespace__", "__copy__", "__deepcopy__",
+                    "__del__", "__dict__", "__hex__", "__numpy_dtype__", "__oct__", "__setitem__"}
+
+
+def test_every_jax_array_operator_protocol_is_there_but_the_documented_exclusions():
+    names = {n for n in dir(jax.Array) if n.startswith("__")} | {
+        n for n in dir(jnp.ones(2)) if n.startswith("__")}
+    for cls in (tj.Tensor, tj.Variable):
+        missing = {n for n in names if not hasattr(cls, n)}
+        assert missing <= EXCLUDED_SPECIAL, sorted(missing - EXCLUDED_SPECIAL)
+
+
+@pytest.mark.parametrize("make", [tj.constant, tj.Variable], ids=["Tensor", "Variable"])
+def test_divmod_and_shifts_are_recorded_ops_with_jax_arrays_values(make):
+    x, ints = make(X), make(INTS)
+    for got, want in ((divmod(x, 0.3), divmod(jnp.asarray(X), 0.3)), (divmod(2.0, x), divmod(2.0, jnp.asarray(X))),
+                      (ints << 2, jnp.asarray(INTS) << 2), (ints >> 1, jnp.asarray(INTS) >> 1),
+                      (3 << ints, 3 << jnp.asarray(INTS)), (64 >> ints, 64 >> jnp.asarray(INTS))):
+        _same(got, want)
+    # divmod's quotient has no gradient (floor division, as TF's FloorDiv); its remainder x - 0.3 * floor(x / 0.3)
+    # has gradient 1 with respect to x, as jax's
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        q, r = divmod(x, 0.3)
+        loss = tnp.sum(r * W[:12].reshape(3, 4))
+    _close(tape.gradient(loss, x), jax.grad(lambda a: jnp.sum(jnp.divmod(a, 0.3)[1] * W[:12].reshape(3, 4)))(X))
+    assert tape.gradient(q, x) is None
+
+
+@pytest.mark.parametrize("make", [tj.constant, tj.Variable], ids=["Tensor", "Variable"])
+def test_in_is_jax_arrays_contains(make):
+    t = make(np.array([1.0, 2.0, 3.0], np.float32))
+    for q in (2.0, 5.0, tj.constant(3.0), np.float32(1.0)):
+        qv = q.numpy() if isinstance(q, tj.Tensor) else q
+        assert (q in t) is bool(qv in jnp.array([1.0, 2.0, 3.0]))
+    with pytest.raises(ValueError, match="one-dimensional"):  # jax's error for a matrix
+        _ = 1.0 in make(X)
+
+
+def test_dlpack_export_gives_the_value_to_numpy_and_torch():
+    for obj in (tj.constant(X), tj.Variable(X)):
+        np.testing.assert_array_equal(np.from_dlpack(obj), X)
+        assert obj.__dlpack_device__() == jnp.asarray(X).__dlpack_device__()
+    torch = pytest.importorskip("torch")  # (the bench extra)
+    np.testing.assert_array_equal(torch.from_dlpack(tj.constant(X)).numpy(), X)

@@ -206,6 +206,14 @@ def _forward_query(name: str, is_property: bool):
     return _as_jax_method(lambda self: getattr(_current_value(self), name)(), name, doc)
 
 
+def _contains(self, other):
+    """As ``jax.Array.__contains__`` (``x in t``): whether a scalar equals an element of a one-dimensional tensor,
+    a Python bool (not recorded; jax's ValueError for other shapes)."""
+    if isinstance(other, (Tensor, Variable)):
+        other = _current_value(other)
+    return other in _current_value(self)
+
+
 def _jax_array_api() -> dict:
     methods = {n: _array_method(n) for n in (
         "all", "any", "argmax", "argmin", "argpartition", "argsort", "choose", "clip", "copy", "cumprod", "cumsum",
@@ -231,8 +239,14 @@ def _jax_array_api() -> dict:
     })
     for name in ("devices", "is_ready"):
         methods[name] = _forward_query(name, False)
-    for name in ("committed", "is_fully_addressable", "is_fully_replicated", "addressable_shards"):
+    for name in ("committed", "is_fully_addressable", "is_fully_replicated", "addressable_shards",
+                 "__cuda_array_interface__"):
         methods[name] = _forward_query(name, True)
+    # DLPack export (torch.from_dlpack(t), np.from_dlpack(t)): the value's, as jax.Array's
+    methods["__dlpack__"] = _as_jax_method(lambda self, *a, **kw: _current_value(self).__dlpack__(*a, **kw),
+                                           "__dlpack__", "As ``jax.Array.__dlpack__``, of the value.")
+    methods["__dlpack_device__"] = _forward_query("__dlpack_device__", False)
+    methods["__contains__"] = _contains
     return methods
 
 
@@ -245,6 +259,9 @@ def install() -> None:
         "__floordiv__": tnp.floor_divide, "__rfloordiv__": _swap(tnp.floor_divide),
         "__mod__": tnp.mod, "__rmod__": _swap(tnp.mod),
         "__pow__": tnp.power, "__rpow__": _swap(tnp.power),
+        "__divmod__": tnp.divmod, "__rdivmod__": _swap(tnp.divmod),
+        "__lshift__": tnp.left_shift, "__rlshift__": _swap(tnp.left_shift),
+        "__rshift__": tnp.right_shift, "__rrshift__": _swap(tnp.right_shift),
         "__matmul__": tnp.matmul, "__rmatmul__": _swap(tnp.matmul),
         "__neg__": tnp.negative, "__pos__": lambda self: self, "__abs__": tnp.abs,
         "__lt__": tnp.less, "__le__": tnp.less_equal, "__gt__": tnp.greater, "__ge__": tnp.greater_equal,
