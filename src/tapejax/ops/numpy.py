@@ -2086,38 +2086,27 @@ def at(x):
 
 
 # -- misc -----------------------------------------------------------------------------------------
-# -- misc -----------------------------------------------------------------------------------------
 
-def zeros_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
-    """``jax.numpy.zeros_like`` (``shape``: another shape, ``a``'s dtype). Of a Tensor or Variable, in its
-    dtype, the result is on the tapes that know ``a``, with no gradient (TF's ZerosLike). ``device`` or
-    ``out_sharding`` places the result, as jax.numpy's."""
-    if shape is not None:
-        return zeros(shape, dtype or _dtype_of(a), device=device, out_sharding=out_sharding)
-    if isinstance(a, (Tensor, Variable)) and (dtype is None or as_dtype("zeros_like", dtype) == a.dtype):
-        out = apply(_zeros_like, (a,), {})
-        return out if device is None and out_sharding is None else \
-            _placed(out, lambda v: jnp.zeros_like(v, device=device, out_sharding=out_sharding))
-    return _create("zeros_like", lambda a, dtype=None, **kw: jnp.zeros_like(jnp.asarray(a), dtype=dtype, **kw), a,
-                   dtype=dtype, **_placement_options(device, out_sharding))
-
-
-def ones_like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
-    """``jax.numpy.ones_like`` (``shape``: another shape, ``a``'s dtype). Of a Tensor or Variable, in its
-    dtype, the result is on the tapes that know ``a``, with no gradient (TF's OnesLike). ``device`` or
-    ``out_sharding`` places the result, as jax.numpy's."""
-    if shape is not None:
-        return ones(shape, dtype or _dtype_of(a), device=device, out_sharding=out_sharding)
-    if isinstance(a, (Tensor, Variable)) and (dtype is None or as_dtype("ones_like", dtype) == a.dtype):
-        out = apply(_ones_like, (a,), {})
-        return out if device is None and out_sharding is None else \
-            _placed(out, lambda v: jnp.ones_like(v, device=device, out_sharding=out_sharding))
-    return _create("ones_like", lambda a, dtype=None, **kw: jnp.ones_like(jnp.asarray(a), dtype=dtype, **kw), a,
-                   dtype=dtype, **_placement_options(device, out_sharding))
+def _filled_like(name: str, tf_op: str, full, jnp_like):
+    """``jax.numpy.zeros_like`` or ``ones_like`` (``full``: ``zeros`` or ``ones``; ``jnp_like``: jax.numpy's)."""
+    def like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+        if shape is not None:
+            return full(shape, dtype or _dtype_of(a), device=device, out_sharding=out_sharding)
+        if isinstance(a, (Tensor, Variable)) and (dtype is None or as_dtype(name, dtype) == a.dtype):
+            out = apply(_LIKE_OPS[name], (a,), {})
+            return out if device is None and out_sharding is None else \
+                _placed(out, lambda v: jnp_like(v, device=device, out_sharding=out_sharding))
+        return _create(name, lambda a, dtype=None, **kw: jnp_like(jnp.asarray(a), dtype=dtype, **kw), a,
+                       dtype=dtype, **_placement_options(device, out_sharding))
+    like.__name__ = like.__qualname__ = name
+    like.__doc__ = (f"``jax.numpy.{name}`` (``shape``: another shape, ``a``'s dtype). Of a Tensor or Variable, in "
+                    f"its dtype, the result is on the tapes that know ``a``, with no gradient (TF's {tf_op}). "
+                    "``device`` or ``out_sharding`` places the result, as jax.numpy's.")
+    return like
 
 
-_zeros_like = _recorded_without_gradient("zeros_like", jnp.zeros_like)
-_ones_like = _recorded_without_gradient("ones_like", jnp.ones_like)
+_LIKE_OPS = {"zeros_like": _recorded_without_gradient("zeros_like", jnp.zeros_like),
+             "ones_like": _recorded_without_gradient("ones_like", jnp.ones_like)}
 
 
 def _create(name: str, make: Callable, *args, **kw) -> Tensor:
@@ -2210,6 +2199,10 @@ def ones(shape, dtype=jnp.float32, *, device=None, out_sharding=None):
     """``jax.numpy.ones`` as a Tensor (float32 by default, as TF's ``tf.ones``), placed by ``device`` or
     ``out_sharding`` as jax.numpy's."""
     return _create("ones", jnp.ones, static(shape), dtype=dtype, **_placement_options(device, out_sharding))
+
+
+zeros_like = _filled_like("zeros_like", "ZerosLike", zeros, jnp.zeros_like)
+ones_like = _filled_like("ones_like", "OnesLike", ones, jnp.ones_like)
 
 
 def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
