@@ -100,6 +100,28 @@ def test_constant_dtype_defaults(dtype_in, expected):
     assert tj.convert_to_tensor(dtype_in).dtype == expected
 
 
+# TF 2.21's dtype of tf.constant / tf.convert_to_tensor of NumPy scalars and of lists holding them (np.float64 is a
+# Python float subclass, np.complex128 a complex one: they keep their NumPy dtype, as a NumPy array does, not
+# the Python number's float32 / complex64)
+NUMPY_SCALAR_DTYPES_TF = [
+    (np.float64(0.1), "float64"), (np.float32(0.1), "float32"), (np.float16(0.5), "float16"),
+    (np.complex128(1j), "complex128"), (np.int64(3), "int64"), (np.bool_(True), "bool"),
+    ([np.float64(1.0), np.float64(2.0)], "float64"), ([np.float64(1.0), 2.0], "float64"),
+    ([np.float32(1.0), 2.0], "float32"), ([np.bool_(True), False], "bool"), ([np.int32(1), 2], "int32"),
+]
+
+
+@pytest.mark.parametrize("x64", [False, True], ids=["x64_off", "x64_on"])
+@pytest.mark.parametrize("value,tf_dtype", NUMPY_SCALAR_DTYPES_TF, ids=repr)
+def test_numpy_scalars_keep_their_dtype_as_tf(value, tf_dtype, x64):
+    """TF's dtype, as JAX holds it (x64 off: float64 is float32, int64 int32), eagerly and for a Variable."""
+    import jax
+    with jax.enable_x64(x64):
+        want = jax.dtypes.canonicalize_dtype(np.dtype(tf_dtype))
+        for make in (tj.constant, tj.convert_to_tensor, lambda v: tj.Variable(v).read_value()):
+            assert make(value).dtype == want, (make, value)
+
+
 def test_constant_explicit_dtype_and_sources():
     assert tj.constant(1, dtype=jnp.float32).dtype == jnp.float32
     assert tj.constant(np.array([1.0, 2.0], np.float64), dtype=jnp.float32).dtype == jnp.float32

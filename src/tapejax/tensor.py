@@ -1427,7 +1427,10 @@ def _check_lossless(value: Any, dtype, what: str, name: str) -> None:
 
 
 def _default_dtype(value: Any):
-    """TF's defaults with x64 off: Python float -> float32, int -> int32, bool -> bool."""
+    """TF's defaults with x64 off: Python float -> float32, int -> int32, bool -> bool. A NumPy scalar (np.float64
+    is a float too) keeps its own dtype, as a NumPy array does: None."""
+    if isinstance(value, np.generic):
+        return None
     if isinstance(value, bool):
         return jnp.bool_
     if isinstance(value, int):
@@ -1684,6 +1687,8 @@ def _default_list_dtype(value):
             flat.append(v)
 
     walk(value)
+    if any(isinstance(v, np.generic) for v in flat):
+        return None  # (NumPy scalars: JAX's inference, as TF's: [np.float64(1), 2.0] float64, [np.float32(1), 2.0] float32)
     if flat and all(isinstance(v, bool) for v in flat):
         return jnp.bool_
     if flat and all(isinstance(v, (int, bool)) and not isinstance(v, float) for v in flat):
