@@ -31,6 +31,7 @@ _REGISTRY = {n: op for n, op in registry().items() if not getattr(op, "user_defi
 
 # Ops whose JAX function rejects complex inputs (as TF's kernels do): skipped by name, with the reason.
 NO_COMPLEX = {
+    "nextafter": "jnp.nextafter is real-only",
     "cbrt": "jnp.cbrt is real-only",
     "erf": "jax.scipy.special.erf is real-only",
     "clip": "jnp.clip rejects complex values",

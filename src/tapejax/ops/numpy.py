@@ -4267,7 +4267,6 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
 # either: its derivative is not defined there)
 _gcd = _values_only("gcd", jnp.gcd)
 _lcm = _values_only("lcm", jnp.lcm)
-_nextafter = _values_only("nextafter", jnp.nextafter)
 _spacing = _values_only("spacing", jnp.spacing)
 _bitwise_count = _values_only("bitwise_count", jnp.bitwise_count)
 _isneginf = _values_only("isneginf", jnp.isneginf)
@@ -4288,8 +4287,26 @@ def lcm(x1, x2):
     return _lcm(x1, x2)
 
 
+@jax.custom_jvp
+def _nextafter_fn(x, y):
+    """``jnp.nextafter`` with TF's NextAfter derivative (jax.numpy's has no rule): 1 in ``x`` (the step is a
+    rounding), 0 in ``y``."""
+    return jnp.nextafter(x, y)
+
+
+@_nextafter_fn.defjvp
+def _nextafter_jvp(primals, tangents):
+    out = _nextafter_fn(*primals)
+    return out, jnp.broadcast_to(tangents[0], out.shape).astype(out.dtype)
+
+
+# (y's gradient is zeros, connected, as TF's ``zeros``)
+_nextafter = _binary("nextafter", _nextafter_fn, rules=_linear_rules(_nextafter_fn, 1, 0), cases=2, passthrough=(0,))
+
+
 def nextafter(x, y, /):
-    """As jax.numpy.nextafter: the next float after ``x`` towards ``y`` (no gradient)."""
+    """As jax.numpy.nextafter: the next float after ``x`` towards ``y``. Its gradient is TF's: the incoming
+    gradient for ``x`` (summed to its shape), zeros for ``y``; the same in forward mode."""
     return _nextafter(x, y)
 
 
