@@ -1150,23 +1150,25 @@ def reshape(a, shape=None, order="C", **kw):
     if isinstance(shape, int):
         shape = (shape,)
     shape = freeze(shape)
-    _check_inferred_size(a, shape)
-    return _reshape(a, shape=shape)
+    return _reshape(a, shape=_inferred_size(a, shape))
 
 
-def _check_inferred_size(a, new) -> None:
-    """A ``-1`` among sizes whose product is 0 cannot be inferred: TF's message (the value count against the
-    requested shape) where jax divides by zero."""
+def _inferred_size(a, new):
+    """``new`` with a ``-1`` among sizes whose product is 0 filled in as TF's Reshape fills it (jax divides by
+    zero): for an empty tensor, the product of its nonzero sizes floor-divided by that of the other nonzero sizes
+    asked for (``(0, 6)`` to ``(0, -1, 3)`` is ``(0, 2, 3)``: an empty batch keeps its row shape); for a tensor
+    with values, TF's error (the value count against the requested shape)."""
     if not (isinstance(new, tuple) and builtins.all(type(d) is int for d in new) and new.count(-1) == 1):
-        return
+        return new
     known = int(np.prod([d for d in new if d != -1], dtype=np.int64))
     size = int(np.prod(shape(a), dtype=np.int64))
-    if known == 0 and size != 0:
+    if known != 0:
+        return new
+    if size != 0:
         raise ShapeError(f"tj op 'reshape': a tensor with {size} values cannot take the shape {new}: its other "
                          "sizes multiply to 0, so the -1 has no size that fits; give every size explicitly.")
-    if known == 0:
-        raise ShapeError(f"tj op 'reshape': the -1 in {new} is ambiguous for an empty tensor of shape "
-                         f"{shape(a)} (any size fits); give every size explicitly.")
+    nonzero = lambda sizes: int(np.prod([d for d in sizes if d not in (0, -1)], dtype=np.int64))  # noqa: E731
+    return tuple(nonzero(shape(a)) // nonzero(new) if d == -1 else d for d in new)
 
 
 def transpose(a, axes=None):
@@ -1254,14 +1256,13 @@ def broadcast_to(array, shape, *, out_sharding=None):
 
 
 def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
-    """``jax.numpy.meshgrid`` (TF's ``tf.meshgrid``): reshapes and broadcasts of the 1-D inputs, each keeping
-    its dtype; ``indexing='xy'`` swaps the first two output axes."""
+    """``jax.numpy.meshgrid`` (TF's ``tf.meshgrid``): reshapes and broadcasts of the inputs, each keeping its
+    dtype; ``indexing='xy'`` swaps the first two output axes. An input of another rank is flattened first, as TF
+    and NumPy do (jax.numpy raises)."""
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
-    shapes = [shape(x) for x in xi]
-    if builtins.any(len(s) != 1 for s in shapes):
-        raise ValueError(f"meshgrid: the arguments must be 1-D, got shapes {shapes}")
-    sizes = [s[0] for s in shapes]
+    xi = [x if len(shape(x)) == 1 else ravel(x) for x in xi]
+    sizes = [shape(x)[0] for x in xi]
     if indexing == "xy" and len(xi) >= 2:
         sizes[0], sizes[1] = sizes[1], sizes[0]
     out = []
