@@ -10,6 +10,9 @@
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+import textwrap
 import warnings
 
 import jax
@@ -601,3 +604,47 @@ def test_stack_and_clip_by_norm_arguments_name_the_op():
         tj.clip_by_norm(x, 1.0, axes=5)
     with pytest.raises(ValueError, match="clip_by_norm: t"):
         tj.clip_by_norm(None, 1.0)
+
+
+def test_a_result_no_device_can_hold_raises_instead_of_aborting_the_process():
+    # XLA aborts the whole process (an abseil CHECK) on an array whose byte size overflows a 64-bit product, for
+    # jax.numpy's own calls too (jnp.zeros((10**8,) * 3)); tapejax raises ShapeError (a ValueError, as TF's
+    # InvalidArgumentError "Encountered overflow") before compiling it: ops when traced, constructors before they
+    # run, tj.constant's fill. In a subprocess, as a regression would end the interpreter.
+    code = textwrap.dedent("""
+        import numpy as np, tapejax as tj
+        tnp = tj.numpy
+        x, v = tj.constant(np.ones((1, 1, 1), np.float32)), tj.constant(np.ones(2, np.float32))
+        big = (10 ** 8,) * 3
+        calls = {
+            "tile": lambda: tnp.tile(x, list(big)), "diag": lambda: tnp.diag(v, k=10 ** 12),
+            "pad": lambda: tnp.pad(x, 10 ** 8), "broadcast_to": lambda: tnp.broadcast_to(x, big),
+            "zeros": lambda: tnp.zeros(big), "ones": lambda: tnp.ones((2 ** 31, 2 ** 31)),
+            "full": lambda: tnp.full(big, 1.0), "fill": lambda: tnp.full(big, v[0]), "empty": lambda: tnp.empty(big),
+            "eye": lambda: tnp.eye(10 ** 10), "tri": lambda: tnp.tri(10 ** 10),
+            "zeros_like": lambda: tnp.zeros_like(x, shape=big),
+            "arange": lambda: tnp.arange(0, 1, 1e-30), "linspace": lambda: tnp.linspace(0, 1, 10 ** 19),
+            "rank 64": lambda: tnp.zeros((2,) * 64), "constant": lambda: tj.constant(1.0, shape=[2 ** 31, 2 ** 31]),
+        }
+        for name, call in calls.items():
+            for how in ("eager", "tape", "function"):
+                try:
+                    if how == "tape":
+                        with tj.GradientTape() as tape:
+                            tape.watch([x, v])
+                            call()
+                    elif how == "function":
+                        tj.function(call)()
+                    else:
+                        call()
+                    print(name, how, "returned")
+                except ValueError as e:
+                    print(name, how, "ValueError", "2**62 bytes" in str(e))
+        print("done")
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 0 and lines[-1] == "done", (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:])
+    assert len(lines) == 16 * 3 + 1
+    for line in lines[:-1]:
+        assert line.endswith("ValueError True"), line

@@ -1414,6 +1414,12 @@ class ConversionError(TypeError, ValueError):
     value its dtype cannot hold; one error that is both, so code written against either catches it."""
 
 
+class OutOfRangeError(OverflowError, ValueError):
+    """A Python number its dtype cannot hold (``tj.constant(2**72)``, ``tj.constant(10**310, float64)``):
+    Python's and NumPy's OverflowError, and TF's ValueError ("Can't convert Python sequence with out-of-range
+    integer"), one error that is both. Never wrapped around or rounded to inf, as TF."""
+
+
 def _check_lossless(value: Any, dtype, what: str, name: str) -> None:
     """As TF's conversion with a requested dtype: Python/numpy floats do not silently become ints or
     bools (nor complex numbers reals); TypeError, as TF's "Cannot convert 1.5 to EagerTensor of dtype int32"."""
@@ -1452,7 +1458,10 @@ def _int_dtype(ints: Sequence[int]):
         return jnp.int32
     if jax.config.jax_enable_x64:
         return jnp.int64
-    raise OverflowError(f"tj.constant: the Python integer {big} does not fit int32, and int64 (TF's dtype for it) "
+    if not -2 ** 63 <= big < 2 ** 64:
+        raise OutOfRangeError(f"tj.constant: the Python integer {big} does not fit any integer dtype (TF: ValueError "
+                              "\"Can't convert Python sequence with out-of-range integer\"); pass a float.")
+    raise OutOfRangeError(f"tj.constant: the Python integer {big} does not fit int32, and int64 (TF's dtype for it) "
                         "needs JAX's x64 mode, which is off. Enable it (jax.config.update('jax_enable_x64', True)) "
                         "or pass a float (dtype=tj.numpy.float32).")
 
@@ -1599,7 +1608,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     except OverflowError as e:
         held = jax.dtypes.canonicalize_dtype(dtype)
         x64 = f" (JAX's x64 mode is off, so {jnp.dtype(dtype)} means {held})" if held != jnp.dtype(dtype) else ""
-        raise OverflowError(f"tj.constant/convert_to_tensor: {e}{x64}; a value out of its dtype's range is never "
+        raise OutOfRangeError(f"tj.constant/convert_to_tensor: {e}{x64}; a value out of its dtype's range is never "
                             "wrapped around (TF wraps it silently). Pass a dtype that holds it.") from None
     except (TypeError, ValueError) as e:
         if isinstance(value, (list, tuple)) and "inhomogeneous" in str(e):  # as TF's error for ragged lists
@@ -1670,6 +1679,7 @@ def _pack_list(value, dtype) -> Tensor:
 
 def _materialize_nested(value):
     if isinstance(value, (list, tuple)):
+        len(value)  # (a length below 0 raises ValueError, as TF's conversion asks it; iterating would not)
         return [_materialize_nested(v) for v in value]
     if isinstance(value, (Tensor, Variable)):
         return np.asarray(value)
@@ -1750,6 +1760,19 @@ def made_after(number: int) -> list:
     return out
 
 
+# XLA aborts the whole process (an abseil CHECK, not an exception) on an array whose byte size overflows a signed
+# 64-bit product; nothing that large could be allocated anyway, so tapejax raises for it first
+MAX_ARRAY_BYTES = 2 ** 62
+
+
+def array_bytes(shape, dtype) -> int:
+    """The bytes of an array of ``shape`` and ``dtype`` (exact: Python ints do not overflow)."""
+    size = 1
+    for d in shape:
+        size *= int(d)
+    return size * getattr(dtype, "itemsize", 1)
+
+
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[str] = None) -> Tensor:
     """A new Tensor holding ``value`` (TF's dtype defaults with x64 off). ``name`` is accepted for TF code and
     ignored (an eager TF tensor has no name either).
@@ -1775,9 +1798,12 @@ def _constant(value: Any, dtype: Any = None, shape: Any = None) -> Tensor:
             raise traced_argument_error(
                 "tj.constant", "shape", shape if isinstance(shape, (Tensor, Variable)) else e.value) from e
         if t.size == 1:
+            if array_bytes(shape, t.dtype) > MAX_ARRAY_BYTES:
+                raise ValueError(f"tj.constant: shape {shape} would take {array_bytes(shape, t.dtype)} bytes, more "
+                                 "than any device can hold (the limit is 2**62 bytes).")
             return Tensor(jnp.broadcast_to(t.value.reshape(()), shape))
-        if t.size != int(np.prod(shape, dtype=np.int64)):
-            raise ValueError(f"tj.constant: a value of shape {t.shape} ({t.size} elements) cannot take the shape "
+        if t.size != int(np.prod(shape, dtype=np.int64)):  # (TF: TypeError "unsupported shape"; also ValueError)
+            raise ConversionError(f"tj.constant: a value of shape {t.shape} ({t.size} elements) cannot take the shape "
                              f"{shape}; give a scalar (filled in) or a value with as many elements.")
         return Tensor(t.value.reshape(shape))
     if dtype is not None:

@@ -47,8 +47,8 @@ import numpy as np
 from .. import record, tape_set, vspace
 from ..config import config
 from ..tape import RecordedOp, output_infos
-from ..tensor import (ArrayImpl, ConversionError, LazyTensor, Tensor, TracedValueError, Variable,
-                      convert_to_tensor, describe_value, is_float, traced_argument_error)
+from ..tensor import (MAX_ARRAY_BYTES, ArrayImpl, ConversionError, LazyTensor, Tensor, TracedValueError, Variable,
+                      array_bytes, convert_to_tensor, describe_value, is_float, traced_argument_error)
 from . import dependence, linear_rule
 from .linear_rule import LinearRule
 from .rules import tf_complex_vjp
@@ -158,9 +158,11 @@ def _first_tensor(v) -> Any:
 
 def as_index(value: Any, message: Union[str, Callable[[], str]]) -> int:
     """``operator.index(value)``: a Python int, or a concrete scalar integer Tensor or Variable; anything else
-    raises ``TypeError(message)`` (never truncated: 2.5 is not 2, as TF). A traced Tensor keeps its own error
-    (``TracedValueError``), which tj.numpy's functions turn into one naming the argument. ``message`` may be a
-    function making it: the ops checking an axis or a size on every call then format nothing unless it fails."""
+    raises ``TypeError(message)`` (never truncated: 2.5 is not 2, as TF), a sequence or an array of more than
+    one dimension ``ShapeError`` (a TypeError too; TF and NumPy call a list where one integer goes a bad rank,
+    ValueError). A traced Tensor keeps its own error (``TracedValueError``), which tj.numpy's functions turn into
+    one naming the argument. ``message`` may be a function making it: the ops checking an axis or a size on
+    every call then format nothing unless it fails."""
     if type(value) is int:
         return value
     try:
@@ -168,7 +170,8 @@ def as_index(value: Any, message: Union[str, Callable[[], str]]) -> int:
     except TracedValueError:
         raise
     except TypeError:
-        raise TypeError(message() if callable(message) else message) from None
+        kind = ShapeError if isinstance(value, (list, tuple)) or getattr(value, "ndim", 0) else TypeError
+        raise kind(message() if callable(message) else message) from None
 
 
 def as_dtype(op_name: str, dtype) -> np.dtype:
@@ -272,6 +275,31 @@ def with_linear_rule(fn: Callable, jvp: Callable, transpose: Callable, linear: b
     return traced
 
 
+def check_result_size(op_name: str, out) -> None:
+    """Raise ``ShapeError`` for an output (an array or abstract value, or a tuple of them) too large to exist,
+    before XLA compiles it (``tensor.MAX_ARRAY_BYTES``: XLA would abort the process): tile, pad, diag,
+    broadcast_to or a constructor asked for such a size. Runs where the outputs' shapes are first known (a
+    trace), so it costs nothing per call."""
+    for o in (out if isinstance(out, (tuple, list)) else (out,)):
+        shape = getattr(o, "shape", None)
+        if shape and array_bytes(shape, getattr(o, "dtype", None)) > MAX_ARRAY_BYTES:
+            raise ShapeError(f"tj op '{op_name}': the result would have shape {tuple(shape)}, "
+                             f"{array_bytes(shape, o.dtype)} bytes, more than any device can hold (the limit is "
+                             "2**62 bytes); check the sizes, repetitions, paddings or offsets given.")
+
+
+def _sized(op_name: str, f: Optional[Callable], has_residuals: bool = False) -> Optional[Callable]:
+    """``f`` (an op's function, or its ``fwd`` returning ``(outputs, residuals)``) checking its outputs' sizes."""
+    if f is None:
+        return None
+
+    def sized(*args):
+        out = f(*args)
+        check_result_size(op_name, out[0] if has_residuals else out)
+        return out
+    return sized
+
+
 class _Kernels:
     """The jitted kernels of one op for one set of static parameters.
 
@@ -284,9 +312,9 @@ class _Kernels:
                  "_plans", "builtin_rules", "record_types", "tangent_paths")
 
     def __init__(self, op: "OpDef", static: dict) -> None:
-        fn = functools.partial(op.fn, **static) if static else op.fn
+        fn = _sized(op.name, functools.partial(op.fn, **static) if static else op.fn)
         part = (lambda f: functools.partial(f, **static) if (f is not None and static) else f)
-        fwd, bwd, jvp_rule = part(op.fwd), part(op.bwd), part(op.jvp_rule)
+        fwd, bwd, jvp_rule = _sized(op.name, part(op.fwd), has_residuals=True), part(op.bwd), part(op.jvp_rule)
         accepts_none = op.accepts_none
 
         def with_diff(dyn, diff):
@@ -1106,6 +1134,8 @@ class ShapeError(TypeError, ValueError):
 _TYPE_WORDS = re.compile(r"dtype|integer type|integral type|interpreted as an integer|valid JAX array type|complex"
                          r"|hashable|NoneType|object", re.IGNORECASE)
 _SHAPE_WORDS = re.compile(r"shape|dimension|ndim|rank|negative|positive|axes|axis|size", re.IGNORECASE)
+# a sequence where one integer goes, or a nested shape: a bad rank (TF's and NumPy's ValueError) as much as a type
+_RANK_WORDS = re.compile(r"'(tuple|list)' object cannot be interpreted as an integer|must be 1D sequences")
 
 
 def _error_kind(e: Exception, msg: str) -> type:
@@ -1121,7 +1151,7 @@ def _error_kind(e: Exception, msg: str) -> type:
         return TypeError
     if isinstance(e, ZeroDivisionError):  # a zero count or step (split into 0 parts, arange's step 0): TF's
         return ValueError  # InvalidArgumentError
-    if type(e) is TypeError and _SHAPE_WORDS.search(msg) and not _TYPE_WORDS.search(msg):
+    if type(e) is TypeError and (_SHAPE_WORDS.search(msg) and not _TYPE_WORDS.search(msg) or _RANK_WORDS.search(msg)):
         return ShapeError
     return type(e)
 

@@ -58,7 +58,8 @@ from .. import tape_set, vspace
 from ..tensor import Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from . import complex_c99 as _complex_c99
-from .core import OpDef, ShapeError, apply, as_dtype, as_index, freeze, named_error, record_identity, static
+from .core import (OpDef, ShapeError, apply, as_dtype, as_index, check_result_size, freeze, named_error,
+                   record_identity, static)
 from .declare import (no_gradient as _recorded_without_gradient, not_differentiable as _not_differentiable,
                       samples as _samples)
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
@@ -2117,6 +2118,13 @@ def _create(name: str, make: Callable, *args, **kw) -> Tensor:
     one ``TypeError`` (as TF and NumPy). A Variable argument (``ones_like(v)``) is read, as TF's conversion
     reads it (a custom_gradient's function lists it among the variables it used)."""
     args = [a.read_value() if isinstance(a, Variable) else a for a in args]
+    if _may_be_huge(args, kw):  # (jax.numpy's constructors run at once: a size XLA cannot hold aborts the process)
+        try:
+            out = jax.eval_shape(lambda: make(*args, **kw))  # (the sizes stay Python numbers)
+        except Exception:  # (bad arguments: the call below raises its own error)
+            pass
+        else:
+            check_result_size(name, out)
     try:
         out = make(*args, **kw)
         return tuple(Tensor(o) for o in out) if isinstance(out, tuple) else Tensor(out)  # (linspace's retstep)
@@ -2133,6 +2141,26 @@ def _create(name: str, make: Callable, *args, **kw) -> Tensor:
         if named is None:
             raise
         raise named from e
+
+
+def _may_be_huge(args, kw) -> bool:
+    """Whether a constructor's numbers could ask for more than ``MAX_ARRAY_BYTES`` (``check_result_size``): a bound
+    on any result's size (the product of the numbers given, small floats counted as their reciprocals, as a step
+    is; squared, as eye's N by N), so that ordinary calls skip the abstract evaluation (~0.2 ms)."""
+    bound = 1
+    todo = list(args) + list(kw.values())
+    while todo:
+        v = todo.pop()
+        if isinstance(v, (list, tuple)):
+            todo.extend(v)
+        elif isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool):
+            a = builtins.abs(float(v))
+            if a != a or a == float("inf"):
+                continue
+            bound *= builtins.max(a, 1.0 / a) if a else 1.0
+            if bound > 2.0 ** 28:
+                return True
+    return False
 
 
 def _placement_options(device, out_sharding) -> dict:
