@@ -61,7 +61,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..tensor import convert_to_tensor
-from .core import OpDef, apply, as_index, freeze, static as static_value
+from .core import OpDef, ShapeError, apply, as_index, freeze, static as static_value
 from .declare import not_differentiable, samples as _samples
 from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan, sign as _tf_sign, times_sign as _times_sign
 
@@ -605,7 +605,10 @@ def norm(x, ord=None, axis=None, keepdims=False):
     static = {"ord": static_value(ord), "axis": static_value(axis), "keepdims": bool(keepdims)}  # (used here)
     for a in (() if static["axis"] is None else static["axis"] if isinstance(static["axis"], tuple)
               else (static["axis"],)):
-        as_index(a, f"tj op 'norm': axis must be an integer or a pair of integers, got {axis!r}")  # (as TF: TypeError)
+        try:  # (TF: ValueError "'axis' must be None, an integer, or a tuple of 2 unique integers"; NumPy TypeError)
+            as_index(a, f"tj op 'norm': axis must be an integer or a pair of integers, got {axis!r}")
+        except TypeError as e:
+            raise ShapeError(str(e)) from None
     ndim = len(_shape(x))
     if _axis_count(static["axis"], ndim) == 2 and static["ord"] in (2, -2, "nuc"):  # (singular values: LAPACK's SVD)
         _check_lapack_dtype("norm", x)
@@ -762,14 +765,21 @@ def svdvals(x, /):
     return svd(x, compute_uv=False)
 
 
-_matrix_rank = not_differentiable("linalg_matrix_rank", jnp.linalg.matrix_rank)
+def _matrix_rank_fn(M, *tolerances, hermitian=False, given=()):
+    return jnp.linalg.matrix_rank(M, hermitian=hermitian, **dict(zip(given, tolerances)))
+
+
+_matrix_rank = not_differentiable("linalg_matrix_rank", _matrix_rank_fn)
 
 
 def matrix_rank(M, rtol: Any = None, *, hermitian: bool = False, tol: Any = None):
     """``jax.numpy.linalg.matrix_rank``: the number of singular values above the tolerance (an int: no
-    gradient)."""
+    gradient). ``rtol`` and ``tol`` may be arrays, one tolerance per matrix of a batch or broadcast against the
+    batch (arguments of the op, as jax.numpy's)."""
     _check_matrices("matrix_rank", M, square=False)
-    return apply(_matrix_rank, (M,), {"rtol": freeze(rtol), "hermitian": bool(hermitian), "tol": freeze(tol)})
+    given = tuple(name for name, t in (("rtol", rtol), ("tol", tol)) if t is not None)
+    tolerances = tuple(t for t in (rtol, tol) if t is not None)
+    return apply(_matrix_rank, (M,) + tolerances, {"hermitian": bool(hermitian), "given": given})
 
 
 # jax.numpy.linalg's functions composed of tj.numpy's ops (tensorinv, tensorsolve, multi_dot, cond, and the Array
