@@ -671,3 +671,26 @@ def test_dlpack_export_gives_the_value_to_numpy_and_torch():
         assert obj.__dlpack_device__() == jnp.asarray(X).__dlpack_device__()
     torch = pytest.importorskip("torch")  # (the bench extra)
     np.testing.assert_array_equal(torch.from_dlpack(tj.constant(X)).numpy(), X)
+
+
+_OPERATORS = {"__add__": "__radd__", "__sub__": "__rsub__", "__mul__": "__rmul__", "__truediv__": "__rtruediv__",
+              "__floordiv__": "__rfloordiv__", "__mod__": "__rmod__", "__pow__": "__rpow__", "__matmul__": "__rmatmul__",
+              "__divmod__": "__rdivmod__", "__lshift__": "__rlshift__", "__rshift__": "__rrshift__",
+              "__and__": "__rand__", "__or__": "__ror__", "__xor__": "__rxor__"}
+
+
+@pytest.mark.parametrize("make", [tj.constant, tj.Variable], ids=["Tensor", "Variable"])
+@pytest.mark.parametrize("name", sorted(_OPERATORS))
+def test_an_operand_tapejax_cannot_convert_answers_by_its_reflected_method_as_in_tf(make, name):
+    # TF's binary operators (math_ops_test BinaryOpsTest.testRHSDispatchingAndErrorRaising) and jax.Array's: the
+    # other operand's reflected method answers; one that raises or returns NotImplemented leaves the conversion's
+    # error (TF: ValueError "Attempt to convert a value ... with an unsupported type")
+    answering = type("Answering", (), {_OPERATORS[name]: lambda self, other: ("answered", other)})
+    refusing = type("Refusing", (), {_OPERATORS[name]: lambda self, other: NotImplemented})
+    failing = type("Failing", (), {_OPERATORS[name]: lambda self, other: int("not a number")})  # (ValueError)
+    x = make(np.ones((2, 2), np.int32))
+    got = getattr(x, name)(answering())
+    assert got[0] == "answered" and got[1] is x
+    for other in (refusing(), failing(), object(), None):
+        with pytest.raises(ValueError):
+            getattr(x, name)(other)

@@ -19,12 +19,35 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import tape_set
-from ..tensor import Tensor, TracedValueError, Variable, make_slice_assignable
+from ..tensor import ConversionError, Tensor, TracedValueError, Variable, make_slice_assignable
 from . import numpy as tnp
 
 
 def _swap(f):
     return lambda self, other: f(other, self)
+
+
+def _deferring(f, name: str, reflected: str):
+    """The binary operator ``f(self, other)``; for an operand it cannot convert whose type has the reflected
+    method, that method's answer (``t + obj`` is ``obj.__radd__(t)``), as TF's operators (and jax.Array's). Where
+    it has none, raises TypeError or ValueError, or returns NotImplemented, the conversion's error stands (TF's
+    ValueError "Attempt to convert a value ... with an unsupported type")."""
+    def op(self, other):
+        try:
+            return f(self, other)
+        except ConversionError as e:
+            method = getattr(type(other), reflected, None)
+            if method is None:
+                raise
+            try:
+                result = method(other, self)
+            except (TypeError, ValueError):
+                raise e from None
+            if result is NotImplemented:
+                raise
+            return result
+    op.__name__ = op.__qualname__ = name
+    return op
 
 
 def _method_reduce(name: str):
@@ -251,25 +274,26 @@ def _jax_array_api() -> dict:
 
 
 def install() -> None:
-    ops = {
-        "__add__": tnp.add, "__radd__": _swap(tnp.add),
-        "__sub__": tnp.subtract, "__rsub__": _swap(tnp.subtract),
-        "__mul__": tnp.multiply, "__rmul__": _swap(tnp.multiply),
-        "__truediv__": tnp.divide, "__rtruediv__": _swap(tnp.divide),
-        "__floordiv__": tnp.floor_divide, "__rfloordiv__": _swap(tnp.floor_divide),
-        "__mod__": tnp.mod, "__rmod__": _swap(tnp.mod),
-        "__pow__": tnp.power, "__rpow__": _swap(tnp.power),
-        "__divmod__": tnp.divmod, "__rdivmod__": _swap(tnp.divmod),
-        "__lshift__": tnp.left_shift, "__rlshift__": _swap(tnp.left_shift),
-        "__rshift__": tnp.right_shift, "__rrshift__": _swap(tnp.right_shift),
-        "__matmul__": tnp.matmul, "__rmatmul__": _swap(tnp.matmul),
-        "__neg__": tnp.negative, "__pos__": lambda self: self, "__abs__": tnp.abs,
-        "__lt__": tnp.less, "__le__": tnp.less_equal, "__gt__": tnp.greater, "__ge__": tnp.greater_equal,
-        "__eq__": _tensor_eq(False), "__ne__": _tensor_eq(True),
+    # binary operators: (function, name of its reflected method); the reflected ones raise for what they cannot
+    # convert (Python has tried the other operand's own method already), as TF's
+    binary = {
+        "add": (tnp.add, "__radd__"), "sub": (tnp.subtract, "__rsub__"), "mul": (tnp.multiply, "__rmul__"),
+        "truediv": (tnp.divide, "__rtruediv__"), "floordiv": (tnp.floor_divide, "__rfloordiv__"),
+        "mod": (tnp.mod, "__rmod__"), "pow": (tnp.power, "__rpow__"), "divmod": (tnp.divmod, "__rdivmod__"),
+        "lshift": (tnp.left_shift, "__rlshift__"), "rshift": (tnp.right_shift, "__rrshift__"),
+        "matmul": (tnp.matmul, "__rmatmul__"),
         # bitwise, as TF and NumPy: logical on bool tensors, bitwise on ints (never a bool result for ints)
-        "__and__": tnp.bitwise_and, "__rand__": _swap(tnp.bitwise_and),
-        "__or__": tnp.bitwise_or, "__ror__": _swap(tnp.bitwise_or),
-        "__xor__": tnp.bitwise_xor, "__rxor__": _swap(tnp.bitwise_xor), "__invert__": tnp.bitwise_not,
+        "and": (tnp.bitwise_and, "__rand__"), "or": (tnp.bitwise_or, "__ror__"), "xor": (tnp.bitwise_xor, "__rxor__"),
+    }
+    ops = {}
+    for name, (f, reflected) in binary.items():
+        ops[f"__{name}__"] = _deferring(f, f"__{name}__", reflected)
+        ops[reflected] = _swap(f)
+    ops.update({
+        "__neg__": tnp.negative, "__pos__": lambda self: self, "__abs__": tnp.abs,
+        # (comparisons raise for what they cannot convert, as TF's: every object has a reflected __gt__)
+        "__lt__": tnp.less, "__le__": tnp.less_equal, "__gt__": tnp.greater, "__ge__": tnp.greater_equal,
+        "__eq__": _tensor_eq(False), "__ne__": _tensor_eq(True), "__invert__": tnp.bitwise_not,
         "__getitem__": tnp.getitem,
         "reshape": _method(lambda self, *shape, **kw: tnp.reshape(self, shape[0] if len(shape) == 1 else shape, **kw),
                            "reshape", "``tj.numpy.reshape``, the shape given as one tuple or as ints."),
@@ -287,7 +311,7 @@ def install() -> None:
         # as jax.Array's: the complex parts, recorded
         "real": property(tnp.real), "imag": property(tnp.imag), "conj": tnp.conj, "conjugate": tnp.conj,
         **_jax_array_api(),
-    }
+    })
     for cls in (Tensor, Variable):
         for name, f in ops.items():
             setattr(cls, name, f)
