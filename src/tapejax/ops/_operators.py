@@ -21,10 +21,14 @@ import numpy as np
 from .. import tape_set
 from ..tensor import ConversionError, Tensor, TracedValueError, Variable, make_slice_assignable
 from . import numpy as tnp
+from .core import apply
 
 
 def _swap(f):
     return lambda self, other: f(other, self)
+
+
+_NO_STATIC: dict = {}  # never mutated
 
 
 def _deferring(f, name: str, reflected: str):
@@ -32,9 +36,11 @@ def _deferring(f, name: str, reflected: str):
     method, that method's answer (``t + obj`` is ``obj.__radd__(t)``), as TF's operators (and jax.Array's). Where
     it has none, raises TypeError or ValueError, or returns NotImplemented, the conversion's error stands (TF's
     ValueError "Attempt to convert a value ... with an unsupported type")."""
+    opdef = getattr(f, "opdef", None)  # (a broadcasting op applied here: no call of its public function per use)
+
     def op(self, other):
         try:
-            return f(self, other)
+            return f(self, other) if opdef is None else apply(opdef, (self, other), _NO_STATIC)
         except ConversionError as e:
             method = getattr(type(other), reflected, None)
             if method is None:

@@ -359,8 +359,11 @@ def _binary(name: str, f, dx=None, dy=None, *, rules=None, domain_x=_r, domain_y
             if out is not None or where is not None:
                 _refuse_ufunc_options(op_name, out, where)
             return apply(op, (x, y), {})
-        return _public(ufunc_surface, name, doc + _UFUNC_DOC)
-    return _public(lambda x1, x2, name=None: apply(op, (x1, x2), {}), name, doc)  # (name=: as _unary's)
+        surface = _public(ufunc_surface, name, doc + _UFUNC_DOC)
+    else:
+        surface = _public(lambda x1, x2, name=None: apply(op, (x1, x2), {}), name, doc)  # (name=: as _unary's)
+    surface.opdef = op  # (Tensor's operators apply it themselves: ops/_operators.py)
+    return surface
 
 
 _gx = lambda x, y, o, g: g  # noqa: E731
