@@ -246,6 +246,47 @@ def test_op_seed_selection_after_set_seed():
     np.testing.assert_array_equal(a, c)
 
 
+def test_set_seed_docstring_random_ops_in_functions():
+    """tf.random.set_seed's docstring, as TF 2.21 runs it: eagerly, draws with one op seed go on in one stream
+    (A1, A2); inside a tf.function each random op keeps its own state, so two ops with the same op seed give the
+    same numbers, (A1, A1), then (A2, A2) at the next call, and set_seed restarts them, (A1, A1); with a global
+    seed and no op seeds, two functions drawing alike give the same numbers (TF: f() and g() both (A1, A2)),
+    which move on at the next call. (TF 2.21 observed: uniform([1], seed=1) is 0.169 both eagerly and as foo's
+    first draw.) The numbers themselves are not TF's."""
+    def values(*ts):
+        return [float(np.ravel(t.numpy())[0]) for t in ts]
+
+    tj.random.set_seed(1234)
+
+    @tj.function
+    def foo():
+        return tj.random.uniform([1], seed=1), tj.random.uniform([1], seed=1), tj.random.normal([1], seed=1)
+    a1, b1, n1 = values(*foo())
+    a2, b2, n2 = values(*foo())
+    assert a1 == b1 and a2 == b2 and a1 != a2 and n1 != n2
+    tj.random.set_seed(1234)
+    assert values(*foo()) == [a1, b1, n1]
+    assert values(tj.random.uniform([1], seed=1), tj.random.uniform([1], seed=1)) == [a1, a2]  # eagerly: on
+
+    tj.random.set_seed(1234)
+
+    @tj.function
+    def f():
+        return tj.random.uniform([1]), tj.random.uniform([1])
+
+    @tj.function
+    def g():
+        return tj.random.uniform([1]), tj.random.uniform([1])
+    f1, f2 = values(*f())
+    assert f1 != f2 and values(*g()) == [f1, f2]
+    assert not set(values(*f())) & {f1, f2}
+    # the multinomial_op_test case: two categorical ops with one op seed in a function draw the same samples
+    logits = tnp.log(tj.constant([[0.15, 0.5, 0.3, 0.05]]))
+    c1, c2 = tj.function(lambda: (tj.random.categorical(logits, 100, seed=1),
+                                  tj.random.categorical(logits, 100, seed=1)))()
+    np.testing.assert_array_equal(c1.numpy(), c2.numpy())
+
+
 def test_op_seed_selection_not_sensitive():
     """StatefulRandomOpsTest.testOpSeedSelectionNotSensitive (a shape Tensor; TF's Print op, the trivial graph
     change, becomes a different Python argument, i.e. another trace)."""

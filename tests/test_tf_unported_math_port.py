@@ -89,9 +89,6 @@ Left out, by reason:
   * already ported elsewhere: the rest of argmax/matmul/batch_matmul/einsum (test_tf_array_ops_port.py), ReduceTest
     and LogSumExpTest (test_tf_reduction_port.py), random_ops_test.py and the key-based StatelessOpsTest tests
     (test_tf_random_port.py), math_grad_test NextAfterTest (test_tf_unported_opgrad_port.py).
-
-Discrepancy (xfail, strict): MultinomialTest.testTwoOpsSameSeedDrawSameSequences (inside a traced function two draws with the same op seed
-give the same numbers in TF 2.21's tf.function, different ones in tj.function).
 """
 from __future__ import annotations
 
@@ -959,8 +956,6 @@ def test_categorical_independence():
     assert not np.array_equal(_np(a), _np(b))
 
 
-@pytest.mark.xfail(strict=True, reason="TF 2.21: inside tf.function two categorical ops with the same op seed "
-                   "(seed=1) draw the same sequences; tj.function draws different ones (one stream per op seed)")
 def test_categorical_two_ops_same_seed_in_function():
     """MultinomialTest.testTwoOpsSameSeedDrawSameSequences (a TF1 graph test; in TF 2.21 the same holds in a
     tf.function, with or without a global seed): both ops with seed=1 give equal samples."""

@@ -128,6 +128,10 @@ class Capture:
         # each read of a Variable of this trace appends ``(variable, value read)`` to; else None.
         self.read_log: Optional[list] = None
         self.at_end: List[Callable[[], None]] = []  # checks to run once the traced function has returned
+        # The tj.function's random state per TF-style draw of this signature (draw index -> generator: each random
+        # op of a traced function keeps its own, as TF's), and the draws this trace has made; None outside one.
+        self.random_streams: Optional[Dict[Any, Any]] = None
+        self.random_draws = 0
 
     def end(self) -> None:
         """The traced function returned: run the checks that need the trace's final state."""

@@ -254,6 +254,9 @@ class Function:
         self._variables: List[Variable] = []
         self._tensors: List[Tensor] = []  # Tensors made outside and used inside (closures): inputs too
         self._cache: Dict[Any, _Concrete] = {}
+        # Per signature, the random state of each TF-style draw in it (Capture.random_streams): kept across the
+        # traces that find new inputs, so the program's generators are found once
+        self._random_streams: Dict[Any, Dict[Any, Any]] = {}
         # Calls whose positional arguments are all Tensors (a training step): a cheaper key, same programs.
         self._fast: Dict[Any, tuple] = {}
         self._initialized = False  # a call has completed: Variables may no longer be created inside
@@ -404,6 +407,7 @@ class Function:
         """Forget every traced program (as ``tf.function.clear_cache``); the next call traces again and may
         create Variables again. On a method accessed through its class, clears every instance's cache."""
         self._cache.clear()  # (the signature is f's and stays)
+        self._random_streams.clear()
         self._fast.clear()
         self._variables, self._tensors = [], []
         self._initialized = False
@@ -433,7 +437,8 @@ class Function:
                     if self._discover(leaves):
                         continue  # more inputs: perhaps a program traced with them already
                 conc = self._trace(leaves, treedef, dyn_pos, dyn_vals,
-                                   [j for j, n in enumerate(aliases) if n < 0], arg_vars)
+                                   [j for j, n in enumerate(aliases) if n < 0], arg_vars,
+                                   self._random_streams.setdefault(base_key, {}))
                 if conc is None:
                     continue  # new variables or closed-over tensors were found: retrace with them as inputs
                 self._cache[key] = conc
@@ -520,7 +525,7 @@ class Function:
         return getattr(self._f, "__name__", "function")
 
     # -- tracing ------------------------------------------------------------------------------------
-    def _pure(self, conc: _Concrete, leaves, treedef, dyn_pos, variables, tensors):
+    def _pure(self, conc: _Concrete, leaves, treedef, dyn_pos, variables, tensors, random_streams=None):
         """The traced program: (variable values, dynamic leaves + closed-over tensors' values) ->
         (output arrays, assigned values)."""
         f = self._f
@@ -537,6 +542,7 @@ class Function:
             elif tape_set.current().build_graph is not None:
                 cap.outer_graphs = [tape_set.current().build_graph]
             cap.on_new_variable = lambda name: weak_self()._new_variable(name)
+            cap.random_streams = random_streams
             call_leaves = list(leaves)
             for p, v in zip(dyn_pos, dyn_vals):
                 call_leaves[p] = Tensor(v)
@@ -581,12 +587,13 @@ class Function:
             return arrays, [cap.values[id(v)] for v in assigned if id(v) in position]
         return pure
 
-    def _trace(self, leaves, treedef, dyn_pos, dyn_vals, arg_slots=(), arg_vars=()) -> Optional[_Concrete]:
+    def _trace(self, leaves, treedef, dyn_pos, dyn_vals, arg_slots=(), arg_vars=(),
+               random_streams=None) -> Optional[_Concrete]:
         conc = _Concrete()
         conc.arg_slots = list(arg_slots)
         variables = self._variables + [arg_vars[j] for j in arg_slots]
         conc.tensors = tensors = list(self._tensors)
-        pure = self._pure(conc, leaves, treedef, dyn_pos, variables, tensors)
+        pure = self._pure(conc, leaves, treedef, dyn_pos, variables, tensors, random_streams)
         var_vals = [_strong(v._value) for v in variables]
         plain = jax.jit(pure)
         # One Python execution of f per signature (as tf.function): jit reuses this trace when called.

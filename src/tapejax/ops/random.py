@@ -77,6 +77,7 @@ from __future__ import annotations
 import enum
 import operator
 import secrets
+import weakref
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import jax
@@ -1326,7 +1327,11 @@ class Generator:
 
 _global: List[Optional[Generator]] = [None]
 _global_seed: List[int] = [0]  # the last set_seed (op-seed streams are made from it and their seed)
+_global_seed_set = [False]  # whether set_seed was called (unseeded draws in a tj.function are then reproducible)
 _seeded: Dict[int, Generator] = {}  # op seed -> its stream (TF: reproducible per seed, new numbers per call)
+# The generators of draws inside tj.function traces (``_stream``) -> their op seed, for set_seed to restart them
+_traced: "weakref.WeakKeyDictionary[Generator, int]" = weakref.WeakKeyDictionary()
+_UNSEEDED = 2 ** 30  # op seeds of unseeded draws inside a trace: this plus the draw's index in it
 
 
 def _outside_traces(make: Callable[[], Generator]) -> Generator:
@@ -1359,12 +1364,15 @@ def set_seed(seed: int) -> None:
     (the global generator and every op seed's stream restart; Variables keep their identity, so
     ``tj.function`` programs that draw stay valid)."""
     seed = _global_seed[0] = int(seed)
+    _global_seed_set[0] = True
     gen = _global[0]
     if gen is None:
         _global[0] = _outside_traces(lambda: Generator.from_seed(seed))
     else:
         gen.reset_from_seed(seed)
     for op_seed, g in _seeded.items():
+        g.reset_from_seed(_mix(seed, op_seed))
+    for g, op_seed in list(_traced.items()):
         g.reset_from_seed(_mix(seed, op_seed))
 
 
@@ -1373,7 +1381,24 @@ def _mix(global_seed: int, op_seed: int) -> int:
 
 
 def _stream(seed: Optional[int]) -> Generator:
-    """The generator a TF-style draw with op seed ``seed`` (or none) uses."""
+    """The generator a TF-style draw with op seed ``seed`` (or none) uses. Eagerly, one per op seed (the same
+    seed draws on, new numbers per call) or the global generator. Inside a ``tj.function``, each draw of the
+    traced program has its own, as each random op of a TF graph has (TF's ``tf.random.set_seed`` docstring):
+    two draws with the same op seed give the same numbers, and new ones at the next call; with a global seed
+    set, unseeded draws take op seeds from their place in the function, so two functions drawing alike give the
+    same numbers."""
+    capture = tape_set.current().capture
+    streams = None if capture is None else capture.random_streams
+    if streams is not None and (seed is not None or _global_seed_set[0]):
+        index = capture.random_draws
+        capture.random_draws = index + 1
+        op_seed = int(seed) if seed is not None else _UNSEEDED + index
+        g = streams.get((index, op_seed))
+        if g is None:
+            g = streams[(index, op_seed)] = _outside_traces(
+                lambda: Generator.from_seed(_mix(_global_seed[0], op_seed)))
+            _traced[g] = op_seed
+        return g
     if seed is None:
         return get_global_generator()
     seed = int(seed)
