@@ -1461,9 +1461,9 @@ def _int_dtype(ints: Sequence[int]):
     if not -2 ** 63 <= big < 2 ** 64:
         raise OutOfRangeError(f"tj.constant: the Python integer {big} does not fit any integer dtype (TF: ValueError "
                               "\"Can't convert Python sequence with out-of-range integer\"); pass a float.")
-    raise OutOfRangeError(f"tj.constant: the Python integer {big} does not fit int32, and int64 (TF's dtype for it) "
-                        "needs JAX's x64 mode, which is off. Enable it (jax.config.update('jax_enable_x64', True)) "
-                        "or pass a float (dtype=tj.numpy.float32).")
+    raise OutOfRangeError(f"tj.constant: the Python integer {big} does not fit int32, and int64 (TF's dtype for "
+                          "it) needs JAX's x64 mode, which is off. Enable it (jax.config.update('jax_enable_x64', "
+                          "True)) or pass a float (dtype=tj.numpy.float32).")
 
 
 def _python_kind(value: Any) -> Optional[str]:
@@ -1608,8 +1608,8 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     except OverflowError as e:
         held = jax.dtypes.canonicalize_dtype(dtype)
         x64 = f" (JAX's x64 mode is off, so {jnp.dtype(dtype)} means {held})" if held != jnp.dtype(dtype) else ""
-        raise OutOfRangeError(f"tj.constant/convert_to_tensor: {e}{x64}; a value out of its dtype's range is never "
-                            "wrapped around (TF wraps it silently). Pass a dtype that holds it.") from None
+        raise OutOfRangeError(f"tj.constant/convert_to_tensor: {e}{x64}; a value out of its dtype's range is "
+                              "never wrapped around (TF wraps it silently). Pass a dtype that holds it.") from None
     except (TypeError, ValueError) as e:
         if isinstance(value, (list, tuple)) and "inhomogeneous" in str(e):  # as TF's error for ragged lists
             raise ConversionError(f"Can't convert a non-rectangular Python sequence to a tj.Tensor: {value!r}. "
@@ -1697,8 +1697,8 @@ def _default_list_dtype(value):
             flat.append(v)
 
     walk(value)
-    if any(isinstance(v, np.generic) for v in flat):
-        return None  # (NumPy scalars: JAX's inference, as TF's: [np.float64(1), 2.0] float64, [np.float32(1), 2.0] float32)
+    if any(isinstance(v, np.generic) for v in flat):  # NumPy scalars: JAX's inference, as TF's
+        return None  # ([np.float64(1), 2.0] is float64, [np.float32(1), 2.0] float32)
     if flat and all(isinstance(v, bool) for v in flat):
         return jnp.bool_
     if flat and all(isinstance(v, (int, bool)) and not isinstance(v, float) for v in flat):
@@ -1803,8 +1803,8 @@ def _constant(value: Any, dtype: Any = None, shape: Any = None) -> Tensor:
                                  "than any device can hold (the limit is 2**62 bytes).")
             return Tensor(jnp.broadcast_to(t.value.reshape(()), shape))
         if t.size != int(np.prod(shape, dtype=np.int64)):  # (TF: TypeError "unsupported shape"; also ValueError)
-            raise ConversionError(f"tj.constant: a value of shape {t.shape} ({t.size} elements) cannot take the shape "
-                             f"{shape}; give a scalar (filled in) or a value with as many elements.")
+            raise ConversionError(f"tj.constant: a value of shape {t.shape} ({t.size} elements) cannot take the "
+                                  f"shape {shape}; give a scalar (filled in) or a value with as many elements.")
         return Tensor(t.value.reshape(shape))
     if dtype is not None:
         dtype = _as_dtype(dtype, "tj.constant")
