@@ -399,6 +399,12 @@ class Tensor(ArrayShape):
             return a.astype(dtype)
         return a.copy() if copy else a
 
+    def __buffer__(self, flags: int) -> memoryview:
+        """The buffer protocol (``memoryview(t)``; a Python class has it from Python 3.12, PEP 688): a read-only
+        view of the value, as TF's EagerTensor."""
+        _require_concrete(self, "memoryview()")
+        return memoryview(np.asarray(self._value))
+
     def __array_function__(self, func, types, args, kwargs):
         return _numpy_function(func, args, kwargs)
 
@@ -644,7 +650,7 @@ def _html(kind: str, name: Optional[str], value) -> str:
 
 
 class _Ref:
-    __slots__ = ("_obj",)
+    __slots__ = ("_obj", "__weakref__")  # (a ref may key a weakref.WeakKeyDictionary, as TF's)
 
     def __init__(self, obj):
         self._obj = obj
@@ -846,6 +852,9 @@ class Variable(ArrayShape):
 
     def __array__(self, dtype=None, copy=None):
         return self.read_value().__array__(dtype, copy)
+
+    def __buffer__(self, flags: int) -> memoryview:
+        return self.read_value().__buffer__(flags)
 
     def __array_function__(self, func, types, args, kwargs):
         return _numpy_function(func, args, kwargs)
