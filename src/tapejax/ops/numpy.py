@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
+import math
 import operator
 import re
 from typing import Any, Callable, Sequence
@@ -427,6 +428,11 @@ def _check_integer_power(x, y) -> None:
         return
     v = _concrete(y)
     if v is not None and np.size(v) and np.min(np.asarray(v)) < 0:
+        try:
+            if not math.prod(np.broadcast_shapes(shape(x), shape(y))):
+                return  # (no element is computed: an empty result, as TF's)
+        except ValueError:
+            pass  # (shapes that do not broadcast: the op's own error)
         raise ValueError(f"tj op 'power': integers to negative integer powers are not allowed (an integer base, "
                          f"exponent {int(np.min(np.asarray(v)))}); cast the base to a float dtype first.")
 
