@@ -1258,7 +1258,7 @@ def _index_array(indices: Any, what: str):
 def _check_in_bounds(idx, bounds: tuple, what: str, name: str) -> None:
     """IndexError for a known index tuple (last axis of ``idx``) outside ``bounds`` (negative ones too, as
     TF); a traced one is not known until the program runs."""
-    if isinstance(idx, jax.core.Tracer):
+    if isinstance(idx, jax.core.Tracer) or not bounds:  # (no index columns: whole slices, nothing to check)
         return
     values = np.asarray(idx).reshape(-1, len(bounds))
     bad = (values < 0) | (values >= np.asarray(bounds, dtype=np.int64))

@@ -125,6 +125,8 @@ def _gather_nd(var: Variable, indices, name=None) -> Tensor:
         raise ValueError(f"Variable.gather_nd: indices of shape {tuple(idx.shape)} must have at least one axis, the "
                          f"last of length at most the variable's rank {len(var.shape)} (variable '{var.name}' of "
                          f"shape {var.shape})")
+    if idx.shape[-1] == 0:  # (empty index tuples name the whole variable, once per tuple, as TF)
+        return tnp.broadcast_to(var, tuple(idx.shape[:-1]) + tuple(var.shape))
     return tnp.getitem(var, tuple(idx[..., i] for i in range(idx.shape[-1])))
 
 
