@@ -3462,8 +3462,21 @@ _argpartition = _values_only("argpartition", jnp.argpartition)
 
 
 def unravel_index(indices, shape):
-    """``jax.numpy.unravel_index``: the index in each axis of flat indices into an array of ``shape``."""
-    return tuple(_unravel_index(indices, shape=static(shape)))
+    """``jax.numpy.unravel_index``: the index in each axis of flat indices into an array of ``shape``. A size 0 in
+    ``shape``, or an index outside ``[0, prod(shape))`` where the indices' values are known, raises ValueError, as
+    TF and NumPy (jax.numpy clips it: a silent wrong index); inside a trace an index is clipped, as jax.numpy's."""
+    shape = static(shape)
+    dims = shape if isinstance(shape, tuple) else (shape,)
+    if builtins.any(d == 0 for d in dims):
+        raise ValueError(f"tj.numpy.unravel_index: shape {dims} holds a size 0, which no index fits (as TF)")
+    values = _concrete(indices)
+    if values is not None and np.size(values):
+        values, size = np.asarray(values), math.prod(dims)
+        if values.min() < 0 or values.max() >= size:
+            bad = values.min() if values.min() < 0 else values.max()
+            raise ValueError(f"tj.numpy.unravel_index: index {int(bad)} is out of bounds for an array of shape {dims} "
+                             f"(size {size}), as TF and NumPy")
+    return tuple(_unravel_index(indices, shape=shape))
 
 
 def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None):
@@ -3654,9 +3667,10 @@ def _correlate(name: str, a, v, mode, precision, preferred_element_type, convolv
 def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
     """``jax.numpy.bincount``: how many times each value of the non-negative int 1-d ``x`` occurs (summing
     ``weights`` instead when given: differentiable in them), over ``length`` bins (``max(x) + 1`` and at least
-    ``minlength`` when not given, which needs ``x``'s values: give ``length`` inside a trace). As jax.numpy's,
-    a negative value counts in bin 0 and values past ``length`` are dropped. ``out_sharding``: the result's
-    sharding (``jax.device_put``), fully replicated only, as jax.numpy's."""
+    ``minlength`` when not given, which needs ``x``'s values: give ``length`` inside a trace). A negative value
+    raises ValueError where ``x``'s values are known, as TF and NumPy (inside a trace it counts in bin 0, as
+    jax.numpy's); values past ``length`` are dropped. ``out_sharding``: the result's sharding
+    (``jax.device_put``), fully replicated only, as jax.numpy's."""
     if out_sharding is not None:
         place = _placement("bincount", None, out_sharding)
         if not place.is_fully_replicated:  # (jax.numpy raises its ShardingTypeError, which jax does not export)
@@ -3666,8 +3680,11 @@ def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
     x = convert_to_tensor(x)
     if ndim(x) != 1 or not jnp.issubdtype(x.dtype, jnp.integer):
         raise ValueError(f"tj.numpy.bincount: x must be a 1-d array of integers, got {x.dtype}{list(shape(x))}")
+    values = _concrete_values("bincount", x) if length is None else _concrete(x)
+    if values is not None and np.size(values) and np.min(values) < 0:
+        raise ValueError(f"tj.numpy.bincount: x holds a negative value ({int(np.min(values))}); counts are of "
+                         "non-negative integers (as TF and NumPy)")
     if length is None:
-        values = _concrete_values("bincount", x)
         length = builtins.max(int(minlength), int(values.max()) + 1 if values.size else 0)
     length = _integers("bincount", "length", length, nonnegative=True)
     hits = equal(expand_dims(clip(x, 0, None), 1), arange(length))  # (len(x), length): x[i] == bin
