@@ -471,7 +471,30 @@ def one_hot(x, num_classes, *, dtype=jnp.float32, axis=-1):
 
 # -- convolution and pooling -------------------------------------------------------------------------
 
-_conv = OpDef("conv", jax.lax.conv_general_dilated, samples=_samples(
+def _conv_fn(x, w, *, window_strides, padding, lhs_dilation=None, rhs_dilation=None, dimension_numbers=None,
+             **options):
+    """``jax.lax.conv_general_dilated``; a kernel more than a stride larger than its (dilated, padded) input is
+    TF's error (checked when traced: jax would give an empty output)."""
+    dn = jax.lax.conv_dimension_numbers(x.shape, w.shape, dimension_numbers)
+    spatial = len(dn.lhs_spec) - 2
+    lhs_d, rhs_d = lhs_dilation or (1,) * spatial, rhs_dilation or (1,) * spatial
+    if isinstance(padding, str) and padding.upper() != "VALID":  # (SAME: ceil(size / stride) outputs)
+        pads = None
+    else:
+        pads = ((0, 0),) * spatial if isinstance(padding, str) else padding
+    for i in range(spatial if pads is not None else 0):
+        n, k = x.shape[dn.lhs_spec[2 + i]], w.shape[dn.rhs_spec[2 + i]]
+        n_eff, k_eff, s = (n - 1) * lhs_d[i] + 1 if n else 0, (k - 1) * rhs_d[i] + 1, window_strides[i]
+        if n_eff + pads[i][0] + pads[i][1] - k_eff + s <= -s:  # TF's output size, truncated in C++, is negative
+            raise ValueError(f"tj.nn.conv: negative output size: a kernel spanning {k_eff} on an input dimension "
+                             f"of {n} (spanning {n_eff}, padded by {tuple(pads[i])}) with stride {s}, as TF's "
+                             "'Computed output size would be negative'")
+    return jax.lax.conv_general_dilated(x, w, window_strides=window_strides, padding=padding,
+                                        lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
+                                        dimension_numbers=dimension_numbers, **options)
+
+
+_conv = OpDef("conv", _conv_fn, samples=_samples(
     ((_r(2, 3, 5, 5), _r(4, 3, 3, 3)), {"window_strides": (1, 1), "padding": "SAME"}),
     ((_r(1, 2, 6, 5), _r(3, 2, 2, 3)), {"window_strides": (2, 1), "padding": ((1, 0), (0, 1)),
                                         "rhs_dilation": (1, 2)}),
