@@ -15,6 +15,10 @@ Helpers (test files import them: ``from conftest import close``; pytest puts tes
                               whose second argument gets no gradient (None) and is pow at a base of 0
   log1pexp                    TF's custom_gradient example: log(1 + e^x) with a gradient that stays
                               finite for large x (1 at x = 100, where the autodiff of the formula is NaN)
+  jacobian_matrix(f, x)       f's Jacobian at x by tape.jacobian, (output size, input size) as TF's checker
+  D, digest(a), close_to_tf(got, want, rtol, atol)
+                              a TF-port file's record of a large TF array (three sums) and the comparison
+                              of a result with TF's values, listed or digested
 
 Fixtures:
   freeze_older_objects (autouse)
@@ -142,12 +146,49 @@ def close_scaled(got, want, what, rtol=2e-4, atol=2e-5, dtype=np.float64):
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol * scale, err_msg=what)
 
 
+class D(tuple):
+    """A digest of a large TF array, as the TF-port files record one: its sum, its sum weighted by cos(0.7 * index)
+    and its sum of magnitudes (``digest``)."""
+
+    def __new__(cls, *values):
+        return super().__new__(cls, values)
+
+
+def digest(a):
+    """``D``'s three numbers for the array ``a``."""
+    a = np.asarray(a, np.float64)
+    weights = np.cos(np.arange(a.size) * 0.7).reshape(a.shape)
+    return np.array([a.sum(), (a * weights).sum(), np.abs(a).sum()])
+
+
+def close_to_tf(got, want, rtol, atol=0.0):
+    """``got`` (a Tensor or array) against TF's values: a list of every element, or a digest ``D`` (whose sums can
+    cancel to ~0: its tolerance is relative to the magnitudes summed)."""
+    got = np.asarray(got.numpy() if hasattr(got, "numpy") else got).astype(np.float64)
+    if isinstance(want, D):
+        np.testing.assert_allclose(digest(got), want, rtol=rtol, atol=rtol * want[2] + atol)
+    else:
+        np.testing.assert_allclose(got.ravel(), np.asarray(want, np.float64).ravel(), rtol=rtol, atol=atol)
+
+
 def tape_value_and_gradient(f, x, output_gradients=None):
     x = tj.constant(x)
     with tj.GradientTape() as tape:
         tape.watch(x)
         y = f(x)
     return y, tape.gradient(y, x, output_gradients=output_gradients)
+
+
+def jacobian_matrix(f, x):
+    """The Jacobian of ``f`` at ``x`` by ``tape.jacobian``, laid out as TF's gradient checker lays it out: (output
+    size, input size)."""
+    x = tj.constant(x)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    j = tape.jacobian(y, x)
+    assert j is not None, "no Jacobian (the gradient is None)"
+    return np.asarray(j.numpy()).reshape(int(np.prod(y.shape)), int(np.prod(x.shape)))
 
 
 def nested_tape_gradients(f, x, output_gradients=None, outer_gradients=None):

@@ -19,31 +19,9 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import D, close_to_tf as _close
 
 tnp = tj.numpy
-
-
-class D(tuple):
-    """A digest of a large TF array: its sum, its sum weighted by cos(0.7 * index) and its sum of magnitudes."""
-
-    def __new__(cls, *values):
-        return super().__new__(cls, values)
-
-
-def _digest(a):
-    a = np.asarray(a, np.float64)
-    weights = np.cos(np.arange(a.size) * 0.7).reshape(a.shape)
-    return np.array([a.sum(), (a * weights).sum(), np.abs(a).sum()])
-
-
-def _close(got, want, rtol, atol=0.0):
-    """``got`` (a Tensor) against TF's values: a list of every element, or a digest ``D``."""
-    got = np.asarray(got.numpy() if hasattr(got, "numpy") else got).astype(np.float64)
-    if isinstance(want, D):
-        # a digest's sums can cancel to ~0: tolerance relative to the magnitudes summed
-        np.testing.assert_allclose(_digest(got), want, rtol=rtol, atol=rtol * want[2] + atol)
-    else:
-        np.testing.assert_allclose(got.ravel(), want, rtol=rtol, atol=atol)
 
 
 # -- fused batch norm (ops/nn_fused_batchnorm_test.py, training mode) -------------------------------------------

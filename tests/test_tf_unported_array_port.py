@@ -70,28 +70,11 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import jacobian_matrix as _jacobian, tape_value_and_gradient as _grad
 
 tnp = tj.numpy
 # int64 index/shape Tensors (as TF's tests) are int32 with JAX's x64 off, as API.md says
 pytestmark = pytest.mark.filterwarnings("ignore:Explicitly requested dtype")
-
-
-def _grad(f, x, dy=None):
-    """``tape.gradient(f(x), x, dy)`` on a constant made from ``x``."""
-    t = tj.constant(x)
-    with tj.GradientTape() as tape:
-        tape.watch(t)
-        y = f(t)
-    return y, tape.gradient(y, t, output_gradients=dy)
-
-
-def _jacobian(f, x):
-    t = tj.constant(x)
-    with tj.GradientTape() as tape:
-        tape.watch(t)
-        y = f(t)
-    j = tape.jacobian(y, t)
-    return np.asarray(j.numpy()).reshape(y.numpy().size, t.numpy().size)
 
 
 def _linear_jacobian(np_f, x):

@@ -107,6 +107,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import D, close_to_tf as _close, nested_tape_gradients
 
 tnp = tj.numpy
 
@@ -117,28 +118,6 @@ _GRAD_X6 = np.array([[-0.9, -0.7, -0.5, -0.3, -0.1], [6.1, 6.3, 6.5, 6.7, 6.9]])
 _NAN_IN = np.array([-1, np.nan, 1, 7, np.nan])
 
 
-class D(tuple):
-    """A digest of a large TF array: its sum, its sum weighted by cos(0.7 * index) and its sum of magnitudes."""
-
-    def __new__(cls, *values):
-        return super().__new__(cls, values)
-
-
-def _digest(a):
-    a = np.asarray(a, np.float64)
-    weights = np.cos(np.arange(a.size) * 0.7).reshape(a.shape)
-    return np.array([a.sum(), (a * weights).sum(), np.abs(a).sum()])
-
-
-def _close(got, want, rtol, atol=0.0):
-    """``got`` (a Tensor or array) against TF's values: a list of every element, or a digest ``D``."""
-    got = np.asarray(got.numpy() if hasattr(got, "numpy") else got).astype(np.float64)
-    if isinstance(want, D):
-        np.testing.assert_allclose(_digest(got), want, rtol=rtol, atol=rtol * want[2] + atol)
-    else:
-        np.testing.assert_allclose(got.ravel(), np.asarray(want, np.float64).ravel(), rtol=rtol, atol=atol)
-
-
 def _cos(shape, dtype=np.float32):
     """The upstream gradient cos(0.7 * index) used for TF's values."""
     return np.cos(np.arange(int(np.prod(shape))) * 0.7).reshape(shape).astype(dtype)
@@ -147,18 +126,6 @@ def _cos(shape, dtype=np.float32):
 def _count(shape, dtype=np.float32):
     """1, 2, 3, ... (TF's conv and pooling tests' inputs)."""
     return np.arange(1, int(np.prod(shape)) + 1).astype(dtype).reshape(shape)
-
-
-def _first_and_second(f, x0, output_gradients=None, outer_gradients=None):
-    """(f(x), gradient, gradient of the gradient) by nested tapes, as TF's nested GradientTapes."""
-    x = tj.constant(x0)
-    with tj.GradientTape() as outer:
-        outer.watch(x)
-        with tj.GradientTape() as inner:
-            inner.watch(x)
-            y = f(x)
-        g = inner.gradient(y, x, output_gradients=output_gradients)
-    return y, g, outer.gradient(g, x, output_gradients=outer_gradients)
 
 
 def _jvp(f, x0, t0):
@@ -302,7 +269,7 @@ def test_activation_gradient_and_grad_grad(name, dtype):
     with jax.enable_x64(dtype == "float64"):
         x0 = (_GRAD_X6 if name == "relu6" else _GRAD_X).astype(dtype)
         want_g, want_h = (_GRADS_F16 if dtype == "float16" else _GRADS)[name]
-        y, g, h = _first_and_second(_act(name), x0)
+        y, g, h = nested_tape_gradients(_act(name), x0)
         assert g.dtype == h.dtype == np.dtype(dtype)
         # leaky_relu's alpha: a float32 attribute in TF, exact in float64 here
         _close(g, want_g, rtol=1e-7 if (name == "leaky_relu" and dtype == "float64") else tol)
@@ -602,7 +569,7 @@ def test_max_pool_grad_grad(name):
         return tj.nn.max_pool(x, window, strides, padding) ** 2
 
     x0 = _count(in_shape)
-    _, g, h = _first_and_second(f, x0, outer_gradients=_cos(in_shape))
+    _, g, h = nested_tape_gradients(f, x0, outer_gradients=_cos(in_shape))
     want_g, want_h = _MAX_POOL_GRAD_GRAD[name]
     _close(g, want_g, 1e-6)
     _close(h, want_h, 1e-5)

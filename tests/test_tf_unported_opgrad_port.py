@@ -57,20 +57,10 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import jacobian_matrix as _jacobian
 
 tnp = tj.numpy
 L = tj.numpy.linalg
-
-
-def _jacobian(f, x):
-    """tapejax's Jacobian of f at x, as TF's gradient checker lays it out: (output size, input size)."""
-    x = tj.constant(x)
-    with tj.GradientTape() as tape:
-        tape.watch(x)
-        y = f(x)
-    j = tape.jacobian(y, x)
-    assert j is not None, "no Jacobian (the gradient is None)"
-    return np.asarray(j.numpy()).reshape(int(np.prod(y.shape)), int(np.prod(x.shape)))
 
 
 def _numerical_jacobian(f, x, delta):
