@@ -473,7 +473,8 @@ class Function:
     def _new_variable(self, name) -> None:
         if self._initialized:
             what = f"Variable {name!r}" if name is not None else "A tj.Variable (with no name)"
-            raise ValueError(f"{what} created on a later call: " + SINGLETON_VARIABLES)
+            raise ValueError(f"{what} created after the function's first run (on a later call, or by the trace "
+                             "that follows the first run, as TF traces such a function twice): " + SINGLETON_VARIABLES)
         raise BuildEagerly(name)
 
     @staticmethod
