@@ -26,7 +26,11 @@ from .graph.function import function, init_scope
 
 
 def identity(input, name=None):  # noqa: A002 (TF's argument name)
-    """TF's ``tf.identity(input, name=None)``: a recorded copy of ``input`` (``name``: TF's op name, ignored)."""
+    """TF's ``tf.identity(input, name=None)``: a recorded copy of ``input`` (``name``: TF's op name, ignored). Of a
+    value that is not a Tensor or Variable (a Python number, a NumPy array), the constant itself: inside a
+    ``tj.function`` it stays known while tracing, so it may serve as a shape, as TF's folded constant does."""
+    if not isinstance(input, (Tensor, Variable)):
+        return constant(input)
     return numpy.copy(input)
 
 
