@@ -62,7 +62,7 @@ Sanctioned differences (tj.numpy follows jax.numpy/NumPy), listed rather than xf
 
 Left out, by reason:
   * ops tapejax has no counterpart for: squared_difference (SquaredDifferenceTest.*), approximate_equal
-    (ApproximateEqualTest.*), scalar_mul (ScalarMulTest.*), add_n / accumulate_n (AddNTest.*, AccumulateNTest.*),
+    (ApproximateEqualTest.*), scalar_mul (ScalarMulTest.*),
     truncatediv (DivAndModTest.testTruncateDivideInt / testTruncateDivideFloat, the truncatediv halves of
     testConsistent and testTruncateDivModIntEdges), div_no_nan (DivNoNanTest.*), multiply_no_nan
     (MultiplyNoNanTest.testBasic), xlogy / xlog1py / xdivy (XlogyTest.*, Xlog1pyTest.*, XdivyTest.*),
@@ -88,7 +88,8 @@ Left out, by reason:
   * benchmarks: BatchMatMulBenchmark, EinsumBenchmark, MultinomialBenchmark;
   * already ported elsewhere: the rest of argmax/matmul/batch_matmul/einsum (test_tf_array_ops_port.py), ReduceTest
     and LogSumExpTest (test_tf_reduction_port.py), random_ops_test.py and the key-based StatelessOpsTest tests
-    (test_tf_random_port.py), math_grad_test NextAfterTest (test_tf_unported_opgrad_port.py).
+    (test_tf_random_port.py), math_grad_test NextAfterTest (test_tf_unported_opgrad_port.py), AddNTest and
+    AccumulateNTest (test_tf_unported_tensordot_port.py).
 """
 from __future__ import annotations
 

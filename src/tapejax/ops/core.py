@@ -1145,7 +1145,9 @@ def _error_kind(e: Exception, msg: str) -> type:
         # mode raises ValueError, eager InvalidArgumentError, which tapejax raises as ValueError); jax.numpy
         # raises ValueError for some ops (add, power) and lax's TypeError for others (less, maximum, arctan2).
         return ValueError
-    if isinstance(e, IndexError):  # an axis or index out of range inside jax (argmax's shape[axis]): as _check_axis
+    if isinstance(e, IndexError) or "out of bounds for array of dimension" in msg:
+        # an axis out of range inside jax (argmax's shape[axis]; tensordot's ValueError): NumPy's AxisError, an
+        # IndexError and a ValueError, as _check_axis (TF raises either)
         return np.exceptions.AxisError
     if isinstance(e, NameError):  # a string for an axis: jax looks it up as a named (pmap/shard_map) axis
         return TypeError

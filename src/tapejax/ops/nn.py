@@ -57,7 +57,7 @@ import numpy as np
 
 from ..tensor import Tensor, Variable, convert_to_tensor
 from . import numpy as tnp
-from .core import OpDef, as_dtype, as_index, freeze, static
+from .core import OpDef, ShapeError, as_dtype, as_index, freeze, static
 from .declare import not_differentiable as _not_differentiable, samples as _samples
 from .rules import tf_complex_bwd as _tf_complex_bwd
 
@@ -482,6 +482,9 @@ def _conv_fn(x, w, *, window_strides, padding, lhs_dilation=None, rhs_dilation=N
         pads = None
     else:
         pads = ((0, 0),) * spatial if isinstance(padding, str) else padding
+    if pads is not None and len(pads) != spatial:  # (TF: ValueError; jax: TypeError)
+        raise ShapeError(f"tj.nn.conv: padding {padding} has {len(pads)} (low, high) pairs for {spatial} spatial "
+                         "dimensions; give one pair per spatial dimension")
     for i in range(spatial if pads is not None else 0):
         n, k = x.shape[dn.lhs_spec[2 + i]], w.shape[dn.rhs_spec[2 + i]]
         n_eff, k_eff, s = (n - 1) * lhs_d[i] + 1 if n else 0, (k - 1) * rhs_d[i] + 1, window_strides[i]
@@ -541,9 +544,14 @@ _PADDINGS = ("SAME", "VALID", "SAME_LOWER")
 
 def _check_window_args(op: str, strides, padding) -> None:
     """As TF (InvalidArgumentError, raised here as ValueError): a padding name other than 'SAME'/'VALID' (jax
-    raises a RuntimeError) and a stride below 1 (which XLA reports only when it lowers the program: under a
-    tape or in tj.function, at the first read rather than at the call) are errors at the call."""
+    raises a RuntimeError), explicit padding that is not (low, high) pairs, and a stride below 1
+    (which XLA reports only when it lowers the program: under a tape or in tj.function, at the first read rather
+    than at the call) are errors at the call."""
     if isinstance(padding, str) and padding.upper() not in _PADDINGS:
+        raise ValueError(f"tj op '{op}': padding must be 'SAME', 'VALID' or one (low, high) pair per spatial "
+                         f"dimension, got {padding!r}")
+    if not isinstance(padding, str) and not (
+            isinstance(padding, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in padding)):
         raise ValueError(f"tj op '{op}': padding must be 'SAME', 'VALID' or one (low, high) pair per spatial "
                          f"dimension, got {padding!r}")
     if isinstance(strides, tuple) and any(isinstance(s, int) and s < 1 for s in strides):
