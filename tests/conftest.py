@@ -15,6 +15,8 @@ Helpers (test files import them: ``from conftest import close``; pytest puts tes
                               whose second argument gets no gradient (None) and is pow at a base of 0
   log1pexp                    TF's custom_gradient example: log(1 + e^x) with a gradient that stays
                               finite for large x (1 at x = 100, where the autodiff of the formula is NaN)
+  tape_gradients(f, xs, output_gradients)
+                              ``(f(*xs), gradients)`` of f with respect to each of xs (made Tensors) on one tape
   jacobian_matrix(f, x)       f's Jacobian at x by tape.jacobian, (output size, input size) as TF's checker
   D, digest(a), close_to_tf(got, want, rtol, atol)
                               a TF-port file's record of a large TF array (three sums) and the comparison
@@ -177,6 +179,15 @@ def tape_value_and_gradient(f, x, output_gradients=None):
         tape.watch(x)
         y = f(x)
     return y, tape.gradient(y, x, output_gradients=output_gradients)
+
+
+def tape_gradients(f, xs, output_gradients=None):
+    """``(f(*xs), tape.gradient(f(*xs), xs, output_gradients))`` on constants made from ``xs`` (a list)."""
+    ts = [tj.constant(x) for x in xs]
+    with tj.GradientTape() as tape:
+        tape.watch(ts)
+        y = f(*ts)
+    return y, tape.gradient(y, ts, output_gradients=output_gradients)
 
 
 def jacobian_matrix(f, x):

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import tape_gradients as _grads
 
 tnp = tj.numpy
 RNG = np.random.default_rng(7)
@@ -31,15 +32,6 @@ def _rand(*shape, dtype=np.float32):
     if np.issubdtype(dtype, np.complexfloating):
         x -= 1j * x  # as TF's _makeData
     return x
-
-
-def _grads(f, xs, output_gradients=None):
-    """``tape.gradient(f(*xs), xs, output_gradients)`` on constants made from ``xs``."""
-    ts = [tj.constant(x) for x in xs]
-    with tj.GradientTape() as tape:
-        tape.watch(ts)
-        y = f(*ts)
-    return y, tape.gradient(y, ts, output_gradients=output_gradients)
 
 
 def _linear_jacobian(np_f, shapes, dtype=np.float32):

@@ -61,17 +61,10 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import tape_gradients as _grads
 
 tnp = tj.numpy
 pytestmark = pytest.mark.filterwarnings("ignore:Explicitly requested dtype int64")
-
-
-def _grads(f, xs, output_gradients=None):
-    ts = [tj.constant(x) for x in xs]
-    with tj.GradientTape() as tape:
-        tape.watch(ts)
-        y = f(*ts)
-    return y, tape.gradient(y, ts, output_gradients=output_gradients)
 
 
 # -- sort_ops_test.py ----------------------------------------------------------------------------------------
