@@ -591,6 +591,18 @@ def _np_adj(x, adj):
     return np.conj(np.swapaxes(x, -1, -2)) if adj else x
 
 
+def _batch_operands(sa, sb, adj_a, adj_b, dt):
+    """TF's batch-matmul test inputs: integer-valued operands of shapes ``sa``, ``sb`` (complex for complex128), an
+    adjoint one reshaped to the transposed shape, as TF's test makes them."""
+    c = dt == np.complex128
+    x, y = _ints(sa, 0, c), _ints(sb, 1, c)
+    if adj_a:
+        x = x.reshape(sa[:-2] + (sa[-1], sa[-2]))
+    if adj_b:
+        y = y.reshape(sb[:-2] + (sb[-1], sb[-2]))
+    return x.astype(dt), y.astype(dt)
+
+
 def test_batch_matmul_other_dtypes():
     """BatchMatmulOpTest testBatchMatmulOp_* / testBatchMatmulBroadcasting_* (_testNonEmpty, _testBroadcasting,
     _testEmpty shapes) for float64, complex128 and bfloat16, each adjoint_a/adjoint_b (an adjoint operand is the
@@ -598,16 +610,10 @@ def test_batch_matmul_other_dtypes():
     NumPy's exactly (checked), so NumPy's is the expected value."""
     with jax.enable_x64(True):
         for dt in (np.float64, np.complex128, BF16):
-            c = dt == np.complex128
             for sa, sb in BATCH_SHAPES:
                 for adj_a in (False, True):
                     for adj_b in (False, True) if dt != BF16 else (adj_a,):  # (bfloat16: two of the four)
-                        x, y = _ints(sa, 0, c), _ints(sb, 1, c)
-                        if adj_a:
-                            x = x.reshape(sa[:-2] + (sa[-1], sa[-2]))
-                        if adj_b:
-                            y = y.reshape(sb[:-2] + (sb[-1], sb[-2]))
-                        x, y = x.astype(dt), y.astype(dt)
+                        x, y = _batch_operands(sa, sb, adj_a, adj_b, dt)
                         got = tnp.matmul(_tj_op(x, adj_a, False), _tj_op(y, adj_b, False))
                         want = np.matmul(_np_adj(x, adj_a).astype(np.complex128),
                                          _np_adj(y, adj_b).astype(np.complex128))
@@ -627,16 +633,10 @@ def test_batch_matmul_gradients_float64_complex128():
     formula used here."""
     with jax.enable_x64(True):
         for dt in (np.float64, np.complex128):
-            c = dt == np.complex128
             for sa, sb in (((1, 5, 2, 3), (7, 1, 3, 2)), ((2, 3), (5, 3, 5)), ((5, 2, 2, 3), (3, 5))):
                 for adj_a in (False, True):
                     for adj_b in (False, True):
-                        x, y = _ints(sa, 0, c), _ints(sb, 1, c)
-                        if adj_a:
-                            x = x.reshape(sa[:-2] + (sa[-1], sa[-2]))
-                        if adj_b:
-                            y = y.reshape(sb[:-2] + (sb[-1], sb[-2]))
-                        x, y = x.astype(dt), y.astype(dt)
+                        x, y = _batch_operands(sa, sb, adj_a, adj_b, dt)
                         tx, ty = tj.constant(x), tj.constant(y)
                         with tj.GradientTape() as tape:
                             tape.watch([tx, ty])

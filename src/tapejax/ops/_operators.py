@@ -21,14 +21,11 @@ import numpy as np
 from .. import tape_set
 from ..tensor import ConversionError, Tensor, TracedValueError, Variable, make_slice_assignable
 from . import numpy as tnp
-from .core import apply
+from .core import NO_STATIC, apply
 
 
 def _swap(f):
     return lambda self, other: f(other, self)
-
-
-_NO_STATIC: dict = {}  # never mutated
 
 
 def _deferring(f, name: str, reflected: str):
@@ -40,7 +37,7 @@ def _deferring(f, name: str, reflected: str):
 
     def op(self, other):
         try:
-            return f(self, other) if opdef is None else apply(opdef, (self, other), _NO_STATIC)
+            return f(self, other) if opdef is None else apply(opdef, (self, other), NO_STATIC)
         except ConversionError as e:
             method = getattr(type(other), reflected, None)
             if method is None:

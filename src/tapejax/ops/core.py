@@ -1032,14 +1032,14 @@ def set_update_deferral(defer: Optional[Callable]) -> None:
     _update_deferral = defer
 
 
-_NO_STATIC: dict = {}  # never mutated
+NO_STATIC: dict = {}  # never mutated: the static parameters of an op that has none (pass it, not a new {})
 
 
 def apply(op: OpDef, args: Sequence[Any], static: dict):
     """Run ``op`` on ``args``; record it on every tape/accumulator of this thread that watches an input.
     A ``name`` in ``static`` is TF's op name: accepted and ignored (it only names a graph node)."""
     if not static:
-        static = _NO_STATIC  # (kept by the op's record: one shared empty dict, not a new one per op)
+        static = NO_STATIC  # (kept by the op's record: one shared empty dict, not a new one per op)
     elif "name" in static:
         static = {k: v for k, v in static.items() if k != "name"}
     st = tape_set.current()

@@ -478,20 +478,15 @@ def _conv_fn(x, w, *, window_strides, padding, lhs_dilation=None, rhs_dilation=N
     dn = jax.lax.conv_dimension_numbers(x.shape, w.shape, dimension_numbers)
     spatial = len(dn.lhs_spec) - 2
     lhs_d, rhs_d = lhs_dilation or (1,) * spatial, rhs_dilation or (1,) * spatial
-    if isinstance(padding, str) and padding.upper() != "VALID":  # (SAME: ceil(size / stride) outputs)
-        pads = None
-    else:
-        pads = ((0, 0),) * spatial if isinstance(padding, str) else padding
-    if pads is not None and len(pads) != spatial:  # (TF: ValueError; jax: TypeError)
-        raise ShapeError(f"tj.nn.conv: padding {padding} has {len(pads)} (low, high) pairs for {spatial} spatial "
+    if not isinstance(padding, str) and len(padding) != spatial:  # (TF: ValueError; jax: TypeError)
+        raise ShapeError(f"tj.nn.conv: padding {padding} has {len(padding)} (low, high) pairs for {spatial} spatial "
                          "dimensions; give one pair per spatial dimension")
-    for i in range(spatial if pads is not None else 0):
-        n, k = x.shape[dn.lhs_spec[2 + i]], w.shape[dn.rhs_spec[2 + i]]
-        n_eff, k_eff, s = (n - 1) * lhs_d[i] + 1 if n else 0, (k - 1) * rhs_d[i] + 1, window_strides[i]
-        if n_eff + pads[i][0] + pads[i][1] - k_eff + s <= -s:  # TF's output size, truncated in C++, is negative
-            raise ValueError(f"tj.nn.conv: negative output size: a kernel spanning {k_eff} on an input dimension "
-                             f"of {n} (spanning {n_eff}, padded by {tuple(pads[i])}) with stride {s}, as TF's "
-                             "'Computed output size would be negative'")
+    # the windows slide over the dilated input with the dilated kernel (SAME and SAME_LOWER: never negative)
+    sizes = [x.shape[dn.lhs_spec[2 + i]] for i in range(spatial)]
+    kernel = [w.shape[dn.rhs_spec[2 + i]] for i in range(spatial)]
+    _check_output_size("tj.nn.conv", [(n - 1) * d + 1 if n else 0 for n, d in zip(sizes, lhs_d)],
+                       [(k - 1) * d + 1 for k, d in zip(kernel, rhs_d)], window_strides,
+                       "SAME" if isinstance(padding, str) and padding.upper() != "VALID" else padding)
     return jax.lax.conv_general_dilated(x, w, window_strides=window_strides, padding=padding,
                                         lhs_dilation=lhs_dilation, rhs_dilation=rhs_dilation,
                                         dimension_numbers=dimension_numbers, **options)
@@ -578,29 +573,30 @@ def _pool_dims(x_ndim, window_shape, strides, padding):
     return dims, strd, padding
 
 
-def _check_output_size(shape, dims, strd, pad):
-    """As TF (``Negative dimension size``): a window more than a stride larger than its padded input is an error
-    (XLA would give an empty output); one at most a stride larger gives an empty output, as TF's."""
+def _check_output_size(op, shape, dims, strd, pad):
+    """As TF (``Negative dimension size``, conv's ``Computed output size would be negative``): a window (a pool's,
+    or a convolution's dilated kernel) more than a stride larger than its padded input is an error (XLA would give
+    an empty output); one at most a stride larger gives an empty output, as TF's."""
     if isinstance(pad, str):
         if pad == "SAME":  # ceil(size / stride) outputs, never negative
             return
         pad = ((0, 0),) * len(shape)
     for n, k, s, (lo, hi) in zip(shape, dims, strd, pad):
         if n + lo + hi - k + s <= -s:  # TF's size (n + lo + hi - k + s) / s, truncated in C++, is negative
-            raise ValueError(f"pooling: negative output size: a window of {k} on an input dimension of {n} "
+            raise ValueError(f"{op}: negative output size: a window of {k} on an input dimension of {n} "
                              f"(padded by {(lo, hi)}) with stride {s}")
 
 
 def _max_pool_fn(x, window_shape, strides=None, padding="VALID"):
     dims, strd, pad = _pool_dims(x.ndim, window_shape, strides, padding)
-    _check_output_size(x.shape, dims, strd, pad)
+    _check_output_size("pooling", x.shape, dims, strd, pad)
     init = -jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
     return jax.lax.reduce_window(x, np.asarray(init, x.dtype), jax.lax.max, dims, strd, pad)
 
 
 def _avg_pool_fn(x, window_shape, strides=None, padding="VALID", count_include_pad=False):
     dims, strd, pad = _pool_dims(x.ndim, window_shape, strides, padding)
-    _check_output_size(x.shape, dims, strd, pad)
+    _check_output_size("pooling", x.shape, dims, strd, pad)
     s = jax.lax.reduce_window(x, np.asarray(0, x.dtype), jax.lax.add, dims, strd, pad)
     if count_include_pad or pad == "VALID" or (not isinstance(pad, str) and all(p == (0, 0) for p in pad)):
         return s / np.prod(window_shape)

@@ -3471,9 +3471,9 @@ def unravel_index(indices, shape):
         raise ValueError(f"tj.numpy.unravel_index: shape {dims} holds a size 0, which no index fits (as TF)")
     values = _concrete(indices)
     if values is not None and np.size(values):
-        values, size = np.asarray(values), math.prod(dims)
-        if values.min() < 0 or values.max() >= size:
-            bad = values.min() if values.min() < 0 else values.max()
+        lo, hi, size = np.min(values), np.max(values), math.prod(dims)
+        if lo < 0 or hi >= size:
+            bad = lo if lo < 0 else hi
             raise ValueError(f"tj.numpy.unravel_index: index {int(bad)} is out of bounds for an array of shape {dims} "
                              f"(size {size}), as TF and NumPy")
     return tuple(_unravel_index(indices, shape=shape))
