@@ -495,3 +495,16 @@ def test_attention_cudnn_without_a_gpu_raises_naming_the_op():
         jax.nn.dot_product_attention(Q, Q, Q, implementation="cudnn")
     with pytest.raises(RuntimeError, match="dot_product_attention.*cudnn"):
         tj.nn.dot_product_attention(Q, Q, Q, implementation="cudnn")
+
+
+@pytest.mark.parametrize("module", ["nn", "numpy.linalg", "numpy.fft"])
+def test_dir_and_star_import_show_only_the_public_api(module):
+    mod = tj.nn if module == "nn" else getattr(tj.numpy, module.split(".")[1])
+    public = set(mod.__all__)
+    assert set(dir(mod)) == public  # (tab completion: no jax, jnp, np, OpDef... imported by the module)
+    for leaked in ("jax", "jnp", "np", "OpDef", "annotations", "freeze"):
+        assert leaked not in dir(mod), leaked
+    ns = {}
+    exec(f"from tapejax.{module} import *", ns)
+    assert set(ns) - {"__builtins__"} == public
+    assert all(callable(getattr(mod, n)) for n in public)

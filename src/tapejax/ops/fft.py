@@ -264,3 +264,9 @@ def ifftshift(x, axes=None):
 
 
 _tnp.fft = sys.modules[__name__]  # tj.numpy.fft is this module
+
+
+def __dir__():
+    """The public API only (tab completion, ``dir(tj.numpy.fft)``), as jax's modules show: the imports and helpers
+    stay usable inside the module but are not shown."""
+    return sorted(__all__)

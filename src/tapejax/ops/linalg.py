@@ -790,3 +790,9 @@ _COMPOSED_IN_NUMPY = ["tensorinv", "tensorsolve", "multi_dot", "cond", "cross", 
 
 __all__ = ["norm", "solve", "inv", "cholesky", "det", "slogdet", "eigh", "eigvalsh", "eig", "eigvals", "svd", "qr",
            "lstsq", "pinv", "matrix_power", "vector_norm", "matrix_norm", "svdvals", "matrix_rank"] + _COMPOSED_IN_NUMPY
+
+
+def __dir__():
+    """The public API only (tab completion, ``dir(tj.numpy.linalg)``), as jax's modules show: the imports and helpers
+    stay usable inside the module but are not shown."""
+    return sorted(__all__)

@@ -1054,3 +1054,8 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits):
                         "softmax_cross_entropy_with_logits for probability labels.")
     return _sparse_xent(labels, logits)[0]
 
+
+def __dir__():
+    """The public API only (tab completion, ``dir(tj.nn)``), as jax's modules show: the imports and helpers
+    stay usable inside the module but are not shown."""
+    return sorted(__all__)
