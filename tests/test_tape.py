@@ -183,6 +183,11 @@ def test_output_gradients_per_target():
     g4 = tape.gradient(z, x, output_gradients=[1, 2, 3])
     assert g4.dtype == jnp.float32
     close(g4.numpy(), 2 * X_NP * np.array([1, 2, 3]))
+    # the documented list of one gradient per target, for a single target, its gradient a Python list too (TF
+    # flattens the nesting away and returns a gradient of the wrong shape)
+    for one_per_target in ([[1, 2, 3]], ([1.0, 2.0, 3.0],), [np.array([1, 2, 3], np.float32)]):
+        close(tape.gradient(z, x, output_gradients=one_per_target).numpy(), g4.numpy())
+    close(tape.gradient(z, x, output_gradients=[[3.0]]).numpy(), 6 * X_NP)  # [a scalar]: broadcast
 
 
 def test_output_gradients_scalar_broadcast():
