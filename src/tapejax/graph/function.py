@@ -242,6 +242,8 @@ class Function:
         # Calls are bound to f's signature (as tf.function): defaults are applied, an argument given by
         # keyword or by position is the same signature, and a wrong call raises inspect's TypeError.
         self._signature = _signature(f)
+        if self._signature is not None:  # (inspect.getfullargspec reads it; it does not follow __wrapped__)
+            self.__signature__ = self._signature
         # A call giving every parameter by position binds to itself: no binding needed (the common case).
         params = self._signature.parameters.values() if self._signature is not None else ()
         self._arity = len(params) if all(
@@ -346,9 +348,12 @@ class Function:
         if fast_key is not None and (len(dyn_pos) != n_args or arg_vars):
             fast_key = None  # a default argument is an array or a Variable: the Tensors are not all the inputs
         # A RegisterGradient since the last trace retraces: the program carries the rules of its ops.
+        # jax rebuilds a dict with its keys sorted: the trace gets the caller's order back, as tf.nest's rebuilt
+        # structures keep it. As TF's, the order is not part of the signature: the first trace's order stays.
+        order = dict_order((args, kwargs))
         base_key = (treedef, tuple(sig), rules_epoch())
         try:
-            conc = self._concrete(base_key, leaves, treedef, dyn_pos, dyn_vals, arg_vars)
+            conc = self._concrete(base_key, leaves, (treedef, order), dyn_pos, dyn_vals, arg_vars)
         except InlineTrace:
             if not self._enclosed():
                 raise
@@ -359,7 +364,7 @@ class Function:
                 raise ValueError(SINGLETON_VARIABLES) from None
             if tape_set.current().capture is not None:
                 raise  # inside an outer trace: the outermost first call runs eagerly
-            return self._build(args, kwargs, base_key, leaves, treedef, dyn_pos, dyn_vals, arg_vars)
+            return self._build(args, kwargs, base_key, leaves, (treedef, order), dyn_pos, dyn_vals, arg_vars)
         self._initialized = True
         if fast_key is not None and fast_key[1:3] == (len(self._variables), len(self._tensors)):
             self._fast[fast_key] = (conc, list(self._variables))
@@ -422,7 +427,7 @@ class Function:
             raise ValueError(f"{name}{sig} should not modify its Python input arguments. Check if it "
                              "modifies any lists or dicts passed as arguments. Modifying a copy is allowed.")
 
-    def _concrete(self, base_key, leaves, treedef, dyn_pos, dyn_vals, arg_vars=()) -> "_Concrete":
+    def _concrete(self, base_key, leaves, structure, dyn_pos, dyn_vals, arg_vars=()) -> "_Concrete":
         """The traced program for this signature and the Variables and closures known now (traced if new)."""
         discovered = False
         for _ in range(100):
@@ -436,7 +441,7 @@ class Function:
                     discovered = True
                     if self._discover(leaves):
                         continue  # more inputs: perhaps a program traced with them already
-                conc = self._trace(leaves, treedef, dyn_pos, dyn_vals,
+                conc = self._trace(leaves, structure, dyn_pos, dyn_vals,
                                    [j for j, n in enumerate(aliases) if n < 0], arg_vars,
                                    self._random_streams.setdefault(base_key, {}))
                 if conc is None:
@@ -446,7 +451,7 @@ class Function:
         raise RuntimeError(f"tj.function {getattr(self._f, '__name__', self._f)}: each trace found new Variables "
                            "or closed-over Tensors; create them once, outside the function or on its first call.")
 
-    def _build(self, args, kwargs, base_key, leaves, treedef, dyn_pos, dyn_vals, arg_vars):
+    def _build(self, args, kwargs, base_key, leaves, structure, dyn_pos, dyn_vals, arg_vars):
         """The first call, run eagerly because it creates Variables (see the module docstring). Its ops are
         recorded on a graph of their own, so tj.gradients inside works on this call as in the traced ones."""
         graph, saved = GraphRecorder(), tape_set.current().build_graph
@@ -465,7 +470,7 @@ class Function:
             self._initialized = True
             # Trace now (nothing runs): a function that creates a Variable on every call raises on its first
             # call, as in TF, instead of on its second; the next call finds the program cached.
-            self._concrete(base_key, leaves, treedef, dyn_pos, dyn_vals, arg_vars)
+            self._concrete(base_key, leaves, structure, dyn_pos, dyn_vals, arg_vars)
         return jax.tree_util.tree_map(
             lambda x: Tensor(x) if _is_array(x) and not isinstance(x, Tensor) else _output_tensor(x), out,
             is_leaf=_is_leaf)
@@ -526,14 +531,19 @@ class Function:
         return getattr(self._f, "__name__", "function")
 
     # -- tracing ------------------------------------------------------------------------------------
-    def _pure(self, conc: _Concrete, leaves, treedef, dyn_pos, variables, tensors, random_streams=None):
+    def _pure(self, conc: _Concrete, leaves, structure, dyn_pos, variables, tensors, random_streams=None):
         """The traced program: (variable values, dynamic leaves + closed-over tensors' values) ->
-        (output arrays, assigned values)."""
+        (output arrays, assigned values). ``structure``: the arguments' treedef and ``dict_order``."""
         f = self._f
+        treedef, order = structure
         n_dyn = len(dyn_pos)
         weak_self = weakref.ref(self)  # the cached program must not keep its Function alive (a cycle)
+        # nor its _Concrete (which holds the program: a cycle keeping the Variables alive until a collection)
+        weak_conc = weakref.ref(conc)
+        del conc
 
         def pure(var_vals, dyn_vals):
+            conc = weak_conc()
             dyn_vals, tensor_vals = dyn_vals[:n_dyn], dyn_vals[n_dyn:]
             cap = Capture(variables, var_vals, {t._id: v for t, v in zip(tensors, tensor_vals)})
             outer = tape_set.current().capture
@@ -547,7 +557,7 @@ class Function:
             call_leaves = list(leaves)
             for p, v in zip(dyn_pos, dyn_vals):
                 call_leaves[p] = Tensor(v)
-            args, kwargs = jax.tree_util.tree_unflatten(treedef, call_leaves)
+            args, kwargs = in_dict_order(jax.tree_util.tree_unflatten(treedef, call_leaves), order)
             with tape_set.isolated(cap):
                 tape_set.push_tape(cap.graph)
                 out = f(*args, **kwargs)
@@ -588,13 +598,13 @@ class Function:
             return arrays, [cap.values[id(v)] for v in assigned if id(v) in position]
         return pure
 
-    def _trace(self, leaves, treedef, dyn_pos, dyn_vals, arg_slots=(), arg_vars=(),
+    def _trace(self, leaves, structure, dyn_pos, dyn_vals, arg_slots=(), arg_vars=(),
                random_streams=None) -> Optional[_Concrete]:
         conc = _Concrete()
         conc.arg_slots = list(arg_slots)
         variables = self._variables + [arg_vars[j] for j in arg_slots]
         conc.tensors = tensors = list(self._tensors)
-        pure = self._pure(conc, leaves, treedef, dyn_pos, variables, tensors, random_streams)
+        pure = self._pure(conc, leaves, structure, dyn_pos, variables, tensors, random_streams)
         var_vals = [_strong(v._value) for v in variables]
         plain = jax.jit(pure)
         # One Python execution of f per signature (as tf.function): jit reuses this trace when called.
