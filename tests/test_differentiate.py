@@ -368,3 +368,29 @@ def test_backward_wrong_count_or_shape_raises():
         d.backward((jnp.ones(3), jnp.ones(3)), res)
     with pytest.raises(ValueError):
         d.backward((jnp.ones(4), None, None), res)
+
+
+def test_other_signatures_get_programs_of_their_own():
+    # the programs are specialized to the examples' shapes; a call with others (as jit's) gets its own pair
+    def f(x, y):
+        return tnp.sin(x) * y
+    d = tj.differentiate(f, tj.constant([1.0, 2.0]), tj.constant([3.0, 4.0]))
+    for n in (3, 2, 5, 3):
+        x, y = np.linspace(0.1, 1.0, n).astype(np.float32), np.linspace(2.0, 3.0, n).astype(np.float32)
+        out, res = d.forward(x, y)
+        gx, gy = d.backward(np.ones(n, np.float32), res)
+        want = jax.grad(lambda a, b: jnp.sum(jnp.sin(a) * b), argnums=(0, 1))(x, y)
+        close(to_numpy(out), np.sin(x) * y)
+        close(to_numpy(gx), want[0])
+        close(to_numpy(gy), want[1])
+    assert d.captures is not None and d.residual_bytes >= 0  # (the report stays the examples')
+
+
+def test_bad_arguments_raise_naming_the_argument():
+    d = tj.differentiate(lambda x, y: x * y, tj.constant([1.0, 2.0]), tj.constant([3.0, 4.0]))
+    with pytest.raises(TypeError, match=r"argument 0 \(dict\) is not an array.*separate arguments"):
+        d.forward({"a": 1.0}, 2.0)
+    with pytest.raises(TypeError, match="got 1 arguments; its programs take 2"):
+        d.forward(tj.constant([1.0, 2.0]))
+    with pytest.raises(TypeError, match=r"argument 1 \(str\)"):
+        tj.differentiate(lambda x, y: x * y, 1.0, "a")

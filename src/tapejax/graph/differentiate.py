@@ -50,12 +50,35 @@ class Residuals:
     """What the forward program returns for the backward program: the captured temporaries, plus
     references (not copies) to the inputs and outputs the backward program reads."""
 
-    def __init__(self, temporaries: list, inputs: list, outputs: list) -> None:
+    def __init__(self, temporaries: list, inputs: list, outputs: list, programs=None) -> None:
         self.temporaries, self.inputs, self.outputs = temporaries, inputs, outputs
+        self.programs = programs  # the Differentiated whose forward program made them (one per signature)
 
     @property
     def nbytes(self) -> int:
         return sum(vspace.nbytes(t) for t in self.temporaries)
+
+
+def _arrays(name: str, method: str, args: Sequence[Any]) -> list:
+    """The arrays of ``args`` (Tensors, arrays, Python numbers); a clear TypeError for anything else."""
+    arrays = []
+    for k, a in enumerate(args):
+        if isinstance(a, Tensor):
+            arrays.append(a._value)
+            continue
+        try:
+            if isinstance(a, (str, bytes, dict)):
+                raise TypeError("it has no numbers.")
+            arrays.append(as_array(a))
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"differentiate('{name}').{method}: argument {k} ({type(a).__name__}) is not an array: "
+                            f"{e} The arguments are Tensors or arrays, one per input: pass the leaves of a nested "
+                            "structure as separate arguments.") from None
+    return arrays
+
+
+def _signature_of(arrays: list) -> tuple:
+    return tuple((tuple(a.shape), a.dtype, getattr(a, "weak_type", False)) for a in arrays)
 
 
 class Differentiated:
@@ -64,8 +87,12 @@ class Differentiated:
     def __init__(self, f: Callable, example_args: Sequence[Any]) -> None:
         self._f = f
         self.name = getattr(f, "__name__", "f")
-        example = [a._value if isinstance(a, Tensor) else as_array(a) for a in example_args]
+        example = _arrays(self.name, "differentiate", example_args)
         self._n_in = len(example)
+        # The programs are specialized to the examples' shapes and dtypes (a plan per signature, as jit's
+        # programs): other signatures get programs of their own, made when first seen.
+        self._signature = _signature_of(example)
+        self._others: Dict[tuple, "Differentiated"] = {}
         self._plan: Optional[dict] = None
         self._forward = jax.jit(self._forward_impl)
         self._backward = jax.jit(self._backward_impl)
@@ -184,16 +211,27 @@ class Differentiated:
     # -- public ---------------------------------------------------------------------------------------
     def forward(self, *args):
         """Run the compiled forward program: ``(outputs, residuals)``."""
-        arrays = [a._value if isinstance(a, Tensor) else as_array(a) for a in args]
+        arrays = _arrays(self.name, "forward", args)
+        if len(arrays) != self._n_in:
+            raise TypeError(f"differentiate('{self.name}').forward: got {len(arrays)} arguments; its programs take "
+                            f"{self._n_in}, as the example arguments.")
+        sig = _signature_of(arrays)
+        if sig != self._signature:
+            other = self._others.get(sig)
+            if other is None:
+                other = self._others[sig] = Differentiated(self._f, arrays)
+            return other.forward(*arrays)
         outs, temps = self._forward(*arrays)
         plan = self._plan
         res = Residuals(temps, [arrays[k] if k in plan["used_inputs"] else None for k in range(len(arrays))],
-                        [outs[k] if k in plan["used_outputs"] else None for k in range(len(outs))])
+                        [outs[k] if k in plan["used_outputs"] else None for k in range(len(outs))], self)
         touts = [Tensor(o) for o in outs]
         return (tuple(touts) if plan["multi"] else touts[0]), res
 
     def backward(self, output_gradients, residuals: Residuals):
         """Run the compiled backward program: one gradient per input (None where symbolic zero)."""
+        if residuals.programs is not None and residuals.programs is not self:  # (another signature's forward)
+            return residuals.programs.backward(output_gradients, residuals)
         og = list(output_gradients) if isinstance(output_gradients, (tuple, list)) else [output_gradients]
         if len(og) != len(self._plan["out_ids"]):
             raise ValueError(f"differentiate('{self.name}').backward: got {len(og)} output gradients for "
