@@ -39,19 +39,24 @@ class GradcheckResult:
     closest to it), a dict with ``arg`` (argument index), ``index`` (element index tuple), ``analytic``,
     ``numeric``, and that element's own ``abs_error``, ``rel_error`` and ``allowed`` (``atol + rtol *
     |numeric|``); per argument arrays in ``analytic`` / ``numeric`` (NaN where an element was not
-    checked); ``checked`` and ``failed`` (numbers of elements); ``eps``, ``atol``, ``rtol``."""
+    checked); ``checked`` and ``failed`` (numbers of elements); ``shape_mismatches`` (one line per argument
+    whose tape gradient has another shape than the argument: a failure, its elements not compared); ``eps``,
+    ``atol``, ``rtol``."""
 
     def __init__(self, ok, max_abs_error, max_rel_error, worst, analytic, numeric, checked, eps, atol, rtol,
-                 failed=0):
+                 failed=0, shape_mismatches=()):
         self.ok, self.max_abs_error, self.max_rel_error, self.worst = ok, max_abs_error, max_rel_error, worst
         self.analytic, self.numeric, self.checked, self.failed = analytic, numeric, checked, failed
         self.eps, self.atol, self.rtol = eps, atol, rtol
+        self.shape_mismatches = list(shape_mismatches)
 
     def __bool__(self) -> bool:
         return bool(self.ok)
 
     def __str__(self) -> str:
         status = "ok" if self.ok else f"FAILED ({self.failed} outside tolerance)"
+        if self.shape_mismatches:
+            status = f"FAILED ({'; '.join(self.shape_mismatches)}; {self.failed} elements outside tolerance)"
         s = f"gradcheck {status}: {self.checked} elements (eps={self.eps:g}, atol={self.atol:g}, rtol={self.rtol:g})"
         w = self.worst
         if w is not None:
@@ -145,10 +150,17 @@ def gradcheck(f: Callable, *args: Any, eps: float = 1e-3, atol: float = 1e-3, rt
     max_abs = max_rel = 0.0
     ok = True
     checked = failed = 0
+    mismatches = []
     for k, i in enumerate(diff):
         a = norm[i]
         x0 = np.array(a.numpy(), dtype=np.float64)
-        ga = np.asarray(grads[k].numpy(), np.float64).reshape(x0.shape)
+        ga = np.asarray(grads[k].numpy(), np.float64)
+        if ga.shape != x0.shape:  # (a wrong gradient, not one to reshape: TF's checker fails it too)
+            ok = False
+            mismatches.append(f"arg {i}: the tape's gradient has shape {ga.shape}, the argument {x0.shape}")
+            analytic_all.append(np.full(x0.shape, np.nan))
+            numeric_all.append(np.full(x0.shape, np.nan))
+            continue
         num = np.full(x0.shape, np.nan)
         n = x0.size
         idx = np.arange(n) if (max_elements is None or n <= max_elements) else \
@@ -188,7 +200,8 @@ def gradcheck(f: Callable, *args: Any, eps: float = 1e-3, atol: float = 1e-3, rt
         numeric_all.append(num)
     if worst is not None:
         del worst["score"]
-    res = GradcheckResult(ok, max_abs, max_rel, worst, analytic_all, numeric_all, checked, eps, atol, rtol, failed)
+    res = GradcheckResult(ok, max_abs, max_rel, worst, analytic_all, numeric_all, checked, eps, atol, rtol, failed,
+                          mismatches)
     if raise_on_failure:
         res.raise_if_failed()
     return res
