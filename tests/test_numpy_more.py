@@ -143,6 +143,8 @@ VALUES_ONLY = [
     ("lexsort", lambda m: m.lexsort((np.array([1, 0, 1, 0]), np.array([3, 3, 1, 2])))),
     ("argpartition", lambda m: m.argpartition(X, 2)),
     ("iscomplexobj", lambda m: np.bool_(m.iscomplexobj(X))), ("isscalar", lambda m: np.bool_(m.isscalar(X))),
+    ("iscomplexobj list", lambda m: np.bool_(m.iscomplexobj([0.5, 1j]))),
+    ("isrealobj list", lambda m: np.bool_(m.isrealobj([0.5, 2.0]))),
     ("bincount", lambda m: m.bincount(np.array([0, 1, 1, 3, 2, 1, 7]))),
     ("bincount minlength", lambda m: m.bincount(np.array([0, 1, 1, 3]), minlength=6)),
     ("linalg.matrix_rank", lambda m: m.linalg.matrix_rank(M)),

@@ -3575,8 +3575,10 @@ def block(arrays):
 
 
 def iscomplexobj(x) -> bool:
-    """``jax.numpy.iscomplexobj``: whether ``x``'s dtype is complex."""
-    return bool(jnp.issubdtype(_dtype_of(x), jnp.complexfloating))
+    """``jax.numpy.iscomplexobj``: whether ``x``'s dtype is complex (a list's: its elements', as NumPy's)."""
+    if not isinstance(x, (Tensor, Variable)):
+        return bool(jnp.iscomplexobj(x))
+    return bool(jnp.issubdtype(x.dtype, jnp.complexfloating))
 
 
 def isrealobj(x) -> bool:
