@@ -75,9 +75,11 @@ Differences API.md sanctions (tested as tapejax's rule, not xfailed):
   * TF's error classes for a bad attribute of a raw ``execute`` (InvalidArgumentError) are TypeError in tapejax,
     as TF 2.21's public ops (tf.squeeze, tf.identity, ...) raise TypeError for the same arguments.
 
-Known tapejax differences (xfail strict): a tj.function that dies after a call recorded on a GradientTape is not
-freed -- tapejax's op-type and rule caches keep its trace and compiled programs (testNestedFunctionsDeleted,
-and a reduced one-function case); nested tj.functions differentiated by tj.gradients leave ~130 objects per call
+Known tapejax differences (xfail strict): a tj.function that dies after a call recorded on a GradientTape leaves
+~640 Python objects behind (testNestedFunctionsDeleted, and a reduced one-function case): jax's weak-keyed tracing
+cache (pjit's _infer_params_cached, bounded at 2048 entries) keeps the traces of its call op's kernels, whose
+values refer back to their keys. (This port found it keeping ~3 MB a function, its trace and compiled programs,
+through tapejax's global cache of deferred op types: fixed, see test_leaks.py.) Nested tj.functions differentiated by tj.gradients leave ~130 objects per call
 behind (testMemoryLeakInGlobalGradientRegistry). Plain jax.jit / jax.grad doing the same keep nothing.
 """
 import functools
@@ -357,9 +359,9 @@ def test_nested_functions_deleted_values():
                                [0.84147096, 0.5403023, -0.84147096], rtol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="a tj.function that dies after a call recorded on a GradientTape is kept "
-                                       "by tapejax's op-type (deferred.lazy._types) and rule caches with its trace "
-                                       "and compiled programs: ~1,300 objects and ~3 MB per function")
+@pytest.mark.xfail(strict=True, reason="a tj.function that dies after a call recorded on a GradientTape leaves "
+                                       "~640 objects in jax's weak-keyed tracing cache (bounded at 2048 entries), "
+                                       "whose values refer back to their keys")
 @pytest.mark.parametrize("step", [_nested_functions_deleted, _one_function_under_a_tape],
                          ids=["nested_second_order", "one_function_first_order"])
 def test_nested_functions_deleted_frees_them(step):

@@ -52,19 +52,20 @@ class OpType:
         self.uid = _next_seq()  # what step-record tokens name it by: an int keeps them untracked by gc
 
 
-_types: Dict[Any, Any] = {}
-_TYPES_MAX = 8192
+_TYPES_MAX = 1024  # OpTypes kept per op and static parameters (a bound: each new shape adds one)
+
+
 def op_type(op, static: dict, tensor_mask: int, avals: list):
     """The cached OpType of ``op`` with ``static`` on arguments of abstract values ``avals`` (bit i of
     ``tensor_mask`` set when argument i is a Tensor); None when the op cannot be deferred (JAX cannot
     differentiate it: it must run now so that only asking for a gradient fails). A shape or dtype error
     raises here, as the eager call would."""
-    e = rules_epoch()
-    key = (op, e, tensor_mask, *avals) if not static else (op, e, tensor_mask, *avals, static_key(static))
-    t = _types.get(key)
+    kernels = op.kernels(static)
+    types = kernels.op_types
+    key = (rules_epoch(), tensor_mask, *avals)
+    t = types.get(key)
     if t is not None:
         return t or None
-    kernels = op.kernels(static)
     diff = tuple(i for i, a in enumerate(avals) if (tensor_mask >> i) & 1 and is_float(a.dtype))
     structs = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals]
     out = jax.eval_shape(kernels.forward, *structs)  # a user error raises here, as the eager call would
@@ -77,9 +78,9 @@ def op_type(op, static: dict, tensor_mask: int, avals: list):
         outs = tuple(out) if multi else (out,)
         t = OpType(op, static, kernels, diff,
                    tuple(jax.core.ShapedArray(o.shape, o.dtype, weak_type=o.weak_type) for o in outs), multi)
-    if len(_types) >= _TYPES_MAX:
-        _types.clear()
-    _types[key] = t
+    if len(types) >= _TYPES_MAX:
+        types.clear()
+    types[key] = t
     return t or None
 
 
