@@ -24,7 +24,7 @@ import jax
 
 from .. import record as record_module, tape_set
 from ..config import config
-from ..ops.core import BackwardFunction, OpDef, as_tuple, rules_epoch, set_deferral, static_key
+from ..ops.core import BackwardFunction, OpDef, as_tuple, rules_epoch, set_deferral
 from ..tensor import (ID_BLOCK, ArrayImpl, LazyTensor, Tensor, is_float, make_value_pending, next_id, pending_value,
                       set_lazy_assignment, settle_pending_value)
 from . import ahead
