@@ -16,6 +16,10 @@ The backward program is sweep.py's reverse sweep over the ops between the inputs
 captures. Gradients are symbolic zeros (None) until something flows into them: an op whose incoming
 gradients are all symbolic zero does not run, ``None`` output gradients are accepted, and an input
 nothing flows to gets ``None``.
+
+The programs, and the report of captures, are those of the example arguments' shapes and dtypes; a call of
+``forward`` with others makes a pair of programs for them (as jit compiles one per signature), and its residuals
+go back to that pair's backward program.
 """
 from __future__ import annotations
 
