@@ -24,7 +24,7 @@ import jax
 
 from .. import record as record_module, tape_set
 from ..config import config
-from ..ops.core import BackwardFunction, OpDef, as_tuple, rules_epoch, set_deferral
+from ..ops.core import BackwardFunction, OpDef, as_tuple, rules_epoch, set_deferral, static_key
 from ..tensor import (ID_BLOCK, ArrayImpl, LazyTensor, Tensor, is_float, make_value_pending, next_id, pending_value,
                       set_lazy_assignment, settle_pending_value)
 from . import ahead
@@ -52,7 +52,7 @@ class OpType:
         self.uid = _next_seq()  # what step-record tokens name it by: an int keeps them untracked by gc
 
 
-_TYPES_MAX = 1024  # OpTypes kept per op and static parameters (a bound: each new shape adds one)
+_TYPES_MAX = 1024  # OpTypes kept per op (a bound: each new shape or static parameter adds one)
 
 
 def op_type(op, static: dict, tensor_mask: int, avals: list):
@@ -60,12 +60,13 @@ def op_type(op, static: dict, tensor_mask: int, avals: list):
     ``tensor_mask`` set when argument i is a Tensor); None when the op cannot be deferred (JAX cannot
     differentiate it: it must run now so that only asking for a gradient fails). A shape or dtype error
     raises here, as the eager call would."""
-    kernels = op.kernels(static)
-    types = kernels.op_types
-    key = (rules_epoch(), tensor_mask, *avals)
+    types = op.op_types
+    e = rules_epoch()
+    key = (e, tensor_mask, *avals) if not static else (e, tensor_mask, *avals, static_key(static))
     t = types.get(key)
     if t is not None:
         return t or None
+    kernels = op.kernels(static)
     diff = tuple(i for i, a in enumerate(avals) if (tensor_mask >> i) & 1 and is_float(a.dtype))
     structs = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals]
     out = jax.eval_shape(kernels.forward, *structs)  # a user error raises here, as the eager call would

@@ -309,7 +309,7 @@ class _Kernels:
     """
 
     __slots__ = ("forward", "traced", "forward_res", "backward", "jvp", "forward_res_impl", "backward_impl", "jvp_impl",
-                 "_plans", "builtin_rules", "record_types", "tangent_paths", "op_types")
+                 "_plans", "builtin_rules", "record_types", "tangent_paths")
 
     def __init__(self, op: "OpDef", static: dict) -> None:
         fn = _sized(op.name, functools.partial(op.fn, **static) if static else op.fn)
@@ -438,9 +438,6 @@ class _Kernels:
         self._plans: Dict[tuple, Any] = {}
         self.record_types: Dict[tuple, "RecordType"] = {}  # (record_type's cache)
         self.tangent_paths: Dict[tuple, Optional[tuple]] = {}  # (OpDef.tangent_paths' cache)
-        # (deferred.lazy.op_type's cache: here, not in a global dict, so that it dies with its op, as a
-        # tj.function's call op does with its function)
-        self.op_types: Dict[tuple, Any] = {}
 
     def run_forward_res(self, diff: tuple, raw: Sequence[Any]):
         """``forward_res(diff, raw)``, returning from the kernel only the residuals it computes.
@@ -720,6 +717,9 @@ class OpDef:
                                    else frozenset(backward_connected))
         self._kernels: Dict[Any, _Kernels] = {}
         self._derived: Dict[Any, "OpDef"] = {}
+        # (deferred.lazy.op_type's cache: on the op, not in a global dict, so that it dies with the op, as a
+        # tj.function's call op does with its function)
+        self.op_types: Dict[tuple, Any] = {}
         self.changed_at = 0  # the rules epoch its own rules last changed at (``set_backward``)
         self.original_rules = (fwd, bwd)  # (a reverse rule set back to these is built-in again)
         if register:
