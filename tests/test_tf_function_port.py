@@ -154,10 +154,15 @@ def test_tensor_default_argument_of_a_method():
         def two(self, tensor, other=integer):
             return self.one(tensor), other
 
+        @tj.function
+        def func(self, other=integer):
+            return other
+
     foo = Foo()
     for _ in range(2):  # the second call takes the cached program
         one, two = foo.two(tj.constant(1.0))
-        assert one.numpy() == 1.0 and two.numpy() == 2
+        assert one.numpy() == 1.0 and two.numpy() == 2 and two.dtype == np.int32
+    assert foo.func().numpy() == 2  # (only the default: int32 here, TF's int64 with x64 off)
 
 
 def test_functools_partial():

@@ -21,8 +21,10 @@ math_ops.add_n -> Python sum; tf_inspect -> inspect.
 
 Ported here: testCacheKeyVariables, testCacheTensorDtypeCollision, testDefunNumpyArraysConvertedToTensors,
 testDefunNumpyArraysConvertedToTensorsInKwargs, testDecoratedMethod, testDecoratedMethodUniqueFunctionPerInstance,
-testDecoratedMethodInspect, testDecoratedMethodVariableCleanup, testDefunKerasModelCall, testLayerInDefun,
-testDefuningInstanceMethodWithDefaultArgument, testReferenceCycles (the weak reference; not the no-garbage check:
+testDecoratedMethodInspect, testDecoratedMethodVariableCleanup, testDefunKerasModelCall, testLayerInDefun
+(testDefuningInstanceMethodWithDefaultArgument: in test_tf_function_port.py's
+test_tensor_default_argument_of_a_method),
+testReferenceCycles (the weak reference; not the no-garbage check:
 a plain jax.jit call already leaves cyclic garbage), testStandardTrainingLoopInFunction,
 testInputShapeFunctionRelaxation and testNestedInputShapeFunctionRelaxation (values, and TF's trace count as xfail),
 testJitCompileRaisesExceptionWhenXlaIsUnsupported (both files: TF 2.21 has XLA, so the test's call runs; what it
@@ -455,28 +457,6 @@ def test_defun_keras_model_call():
     assert model(tnp.ones([1, 2])).numpy().tolist() == [[3.0]]
     assert len(model.trainable_variables) == 2
     del model.call  # (TF breaks the model <-> function cycle the same way)
-
-
-def test_defuning_instance_method_with_default_argument():
-    # testDefuningInstanceMethod[WithDefaultArgument]: a Tensor default argument (int64 in TF, int32 here: x64 off)
-    integer = tj.constant(2, dtype=tnp.int32)
-
-    class Foo:
-        def one(self, tensor):
-            return tensor
-
-        @tj.function
-        def two(self, tensor, other=integer):
-            return self.one(tensor), other
-
-        @tj.function
-        def func(self, other=integer):
-            return other
-
-    foo = Foo()
-    one, two = foo.two(tj.constant(1.0))
-    assert one.numpy() == 1.0 and two.numpy() == 2 and two.dtype == np.int32
-    assert foo.func().numpy() == int(integer.numpy())
 
 
 def test_layer_in_defun():
