@@ -451,6 +451,11 @@ def test_scalar_fill_list_value():
     np.testing.assert_array_equal(_np(tnp.full([2], [3])), [3, 3])
     np.testing.assert_array_equal(_np(tnp.full_like(tj.constant([1, 2]), [3])), [3, 3])
     assert tnp.full([2], [1.5]).dtype == np.float32  # (tj.constant's list rule)
+    x = tj.constant(2.0)  # a list holding a Tensor is packed by a recorded op: the fill's gradient (a sum) flows
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = tnp.full((3, 2), [x, 1.0])
+    assert y.numpy().tolist() == [[2.0, 1.0]] * 3 and float(tape.gradient(y, x)) == 3.0
 
 
 def test_scalar_pad():

@@ -2770,10 +2770,11 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
 
 
 def _list_as_array(value):
-    """A list or tuple fill value as the array tj.constant makes of it (API.md: lists are accepted wherever a
-    Tensor is; jax.numpy's constructors refuse them), not differentiated; other values as they are."""
+    """A list or tuple fill value as the Tensor tj.constant makes of it (API.md: lists are accepted wherever a
+    Tensor is; jax.numpy's constructors refuse them): differentiated where it holds Tensors, as tf.fill; other
+    values as they are."""
     if isinstance(value, (list, tuple)):
-        return convert_to_tensor(value).value
+        return convert_to_tensor(value)
     return value
 
 
