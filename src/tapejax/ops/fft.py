@@ -115,14 +115,25 @@ def _half_length(name: str, a, axis: int) -> None:
                          "m = 1; pass the output length (n or s)")
 
 
-def _one_axis(op: OpDef, name: str, a, n, axis, norm, half: bool = False):
-    """A 1-d transform of ``a`` along ``axis``, of length ``n`` (``half``: of ``2 * (m - 1)`` by default)."""
+def _real_length(name: str, a, axis: int) -> None:
+    """A real forward transform of an axis of length 0 (no length given): NumPy raises (a transform of 0 points),
+    jax.numpy fails to compile its program."""
+    if _tnp.shape(a)[axis] == 0:
+        raise ValueError(f"tj op '{name}': the real axis to transform has length 0: there is no transform of 0 "
+                         "points (NumPy raises too); pass a length (n or s) to zero-pad it")
+
+
+def _one_axis(op: OpDef, name: str, a, n, axis, norm, half: bool = False, real: bool = False):
+    """A 1-d transform of ``a`` along ``axis``, of length ``n`` (``half``: of ``2 * (m - 1)`` by default;
+    ``real``: a transform of real input, whose axis must not be empty)."""
     n = _known(name, "n", n)
     axis = _axis(name, _known(name, "axis", axis), _tnp.ndim(a))
     if n is not None:
         n = _length(name, "n", n)
     elif half:
         _half_length(name, a, axis)
+    elif real:
+        _real_length(name, a, axis)
     return apply(op, (a,), {"n": n, "axis": axis, "norm": _norm(name, norm)})
 
 
@@ -148,6 +159,8 @@ def _many_axes(op: OpDef, name: str, a, s, axes, norm, count=None, real: bool = 
         raise ValueError(f"tj op '{name}': needs at least one axis to transform (a tensor of rank {nd}, axes {axes})")
     if half and s is None:
         _half_length(name, a, -1 if axes is None else axes[-1])
+    elif real and s is None:
+        _real_length(name, a, -1 if axes is None else axes[-1])
     return apply(op, (a,), {"s": s, "axes": axes, "norm": _norm(name, norm)})
 
 
@@ -185,7 +198,7 @@ def ifftn(a, s=None, axes=None, norm=None):
 
 def rfft(a, n=None, axis=-1, norm=None):
     """``jax.numpy.fft.rfft``: the transform of a real ``a``, its ``n // 2 + 1`` non-negative frequencies."""
-    return _one_axis(_rfft, "rfft", a, n, axis, norm)
+    return _one_axis(_rfft, "rfft", a, n, axis, norm, real=True)
 
 
 def irfft(a, n=None, axis=-1, norm=None):
@@ -220,7 +233,7 @@ def hfft(a, n=None, axis=-1, norm=None):
 
 def ihfft(a, n=None, axis=-1, norm=None):
     """``jax.numpy.fft.ihfft``: the inverse of ``hfft`` (of a real ``a``)."""
-    return _one_axis(_ihfft, "ihfft", a, n, axis, norm)
+    return _one_axis(_ihfft, "ihfft", a, n, axis, norm, real=True)
 
 
 def _frequencies(op: OpDef, name: str, n, d, dtype, device):
