@@ -275,6 +275,13 @@ def with_linear_rule(fn: Callable, jvp: Callable, transpose: Callable, linear: b
     return traced
 
 
+def axis_error(label: str, axis: int, ndim: int) -> Exception:
+    """NumPy's ``AxisError`` (an ``IndexError`` and a ``ValueError``) for ``axis`` of a tensor of rank ``ndim``, in
+    TF's words and NumPy's, which tests of either match (``label``: the op, e.g. ``"tj op 'sort'"``)."""
+    return np.exceptions.AxisError(f"{label}: axis {axis} is out of range for a tensor of rank {ndim} (out of bounds "
+                                   f"for array of dimension {ndim}, in NumPy's words)")
+
+
 def check_result_size(op_name: str, out) -> None:
     """Raise ``ShapeError`` for an output (an array or abstract value, or a tuple of them) too large to exist,
     before XLA compiles it (``tensor.MAX_ARRAY_BYTES``: XLA would abort the process): tile, pad, diag,

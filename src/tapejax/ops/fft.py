@@ -23,7 +23,7 @@ import numpy as np
 
 from ..tensor import Tensor, Variable, traced_argument_error
 from . import numpy as _tnp
-from .core import OpDef, apply, as_dtype, as_index, freeze
+from .core import OpDef, apply, as_dtype, as_index, axis_error, freeze
 from .declare import not_differentiable, samples as _samples
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
@@ -91,7 +91,7 @@ def _length(name: str, param: str, v) -> int:
 def _axis(name: str, axis, ndim: int) -> int:
     ax = as_index(axis, f"tj op '{name}': axis must be an integer, got {axis!r} of type {type(axis).__name__}")
     if not -ndim <= ax < ndim:
-        raise np.exceptions.AxisError(f"tj op '{name}': axis {ax} is out of range for a tensor of rank {ndim}")
+        raise axis_error(f"tj op '{name}'", ax, ndim)
     return ax % ndim
 
 

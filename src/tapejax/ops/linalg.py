@@ -61,7 +61,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..tensor import convert_to_tensor
-from .core import OpDef, ShapeError, apply, as_index, freeze, static as static_value
+from .core import OpDef, ShapeError, apply, as_index, axis_error, freeze, static as static_value
 from .declare import not_differentiable, samples as _samples
 from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan, sign as _tf_sign, times_sign as _times_sign
 
@@ -745,8 +745,7 @@ def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
         return norm(x, ord=ord, axis=axes[0], keepdims=keepdims)
     for a in axes or ():
         if not -len(shape) <= operator.index(a) < len(shape):
-            raise np.exceptions.AxisError(f"tnp.linalg.vector_norm: axis {a} is out of range for a tensor of rank "
-                                          f"{len(shape)}")
+            raise axis_error("tnp.linalg.vector_norm", a, len(shape))
     if axes is not None and sorted(operator.index(a) % len(shape) for a in axes) != list(range(len(shape))):
         raise NotImplementedError(f"tnp.linalg.vector_norm: the norm over axes {tuple(axes)} of a tensor of shape "
                                   f"{shape} (several axes, not all) is not supported; move them together and "

@@ -59,7 +59,7 @@ from .. import tape_set, vspace
 from ..tensor import Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, set_list_packer
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from . import complex_c99 as _complex_c99
-from .core import (OpDef, ShapeError, apply, as_dtype, as_index, check_result_size, freeze, named_error,
+from .core import (OpDef, ShapeError, apply, as_dtype, as_index, axis_error, check_result_size, freeze, named_error,
                    record_identity, static)
 from .declare import (no_gradient as _recorded_without_gradient, not_differentiable as _not_differentiable,
                       samples as _samples)
@@ -216,7 +216,18 @@ _rng.uniform(size=4 * 12)  # the draws of floor, ceil, round and trunc's samples
 positive = _unary("positive", jnp.positive, lambda x, y: jnp.ones_like(x))
 sigmoid = _unary("sigmoid", jax.nn.sigmoid, lambda x, y: y * (1 - y))  # tf.math.sigmoid; also tj.nn.sigmoid
 erf = _unary("erf", jax.scipy.special.erf, lambda x, y: (2 / np.sqrt(np.pi)) * jnp.exp(-jnp.square(x)))  # tf.math.erf
-absolute = fabs = abs
+absolute = abs
+
+
+def fabs(x):
+    """``jax.numpy.fabs``: ``abs`` of a real ``x``, as a float (an int or bool gives jax.numpy's float dtype for it;
+    complex raises, as jax.numpy's)."""
+    x = convert_to_tensor(x)
+    if jnp.issubdtype(x.dtype, jnp.complexfloating):
+        raise TypeError(f"tj op 'fabs': complex values are not supported (dtype {x.dtype}), as jax.numpy's; use "
+                        "tj.numpy.abs")
+    out = jax.eval_shape(jnp.fabs, jax.ShapeDtypeStruct(x.shape, x.dtype)).dtype
+    return abs(x if out == x.dtype else astype(x, out))
 
 
 # -- elementwise binary ops ------------------------------------------------------------------------------
@@ -1018,7 +1029,11 @@ def matmul(a, b, *, precision=None, preferred_element_type=None, out_sharding=No
 
 
 def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None):
-    """``jax.numpy.dot``."""
+    """``jax.numpy.dot``. A scalar operand (with no options given) is ``multiply``, as NumPy's and jax.numpy's
+    definition (jax.numpy's own scalar path fails under x64 for a Python int and an int32 array)."""
+    if precision is None and preferred_element_type is None and out_sharding is None and \
+            (ndim(a) == 0 or ndim(b) == 0):
+        return multiply(a, b)
     return _dot(a, b, **_product_options("dot", precision, preferred_element_type, out_sharding=out_sharding))
 
 
@@ -1516,9 +1531,12 @@ def clip(a, a_min=None, a_max=None, **kw):
     """``jax.numpy.clip``; at the bounds the gradient passes through (TF's convention)."""
     a_min = kw.pop("min", a_min)
     a_max = kw.pop("max", a_max)
-    lo = -jnp.inf if a_min is None else a_min
-    hi = jnp.inf if a_max is None else a_max
-    return _clip(a, lo, hi)
+    if a_min is None or a_max is None:  # (the open side: the dtype's own extreme, so an int tensor stays int)
+        dt = _dtype_of(a) if isinstance(a, (Tensor, Variable)) else convert_to_tensor(a).dtype
+        low, high = (-jnp.inf, jnp.inf) if not jnp.issubdtype(dt, jnp.integer) else \
+            (int(jnp.iinfo(dt).min), int(jnp.iinfo(dt).max))
+        a_min, a_max = low if a_min is None else a_min, high if a_max is None else a_max
+    return _clip(a, a_min, a_max)
 
 
 def astype(x, dtype, *, copy=False, device=None):
@@ -1545,7 +1563,7 @@ def _check_axis(op: str, axis, ndim: int, scalar: bool = True) -> int:
     ax = as_index(axis, lambda: f"tj op '{op}': axis must be an integer (or a scalar integer Tensor), got "
                                 f"{axis!r} of type {type(axis).__name__}")
     if not -ndim <= ax < builtins.max(ndim, 1 if scalar else 0):  # (max, sum... are this module's ops)
-        raise np.exceptions.AxisError(f"tj op '{op}': axis {ax} is out of range for a tensor of rank {ndim}")
+        raise axis_error(f"tj op '{op}'", ax, ndim)
     return ax % ndim if ndim else 0
 
 
@@ -2300,9 +2318,23 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=N
                          "copy=None or copy=True.")
     if copy:
         return array(a, dtype, copy=True, device=device, out_sharding=out_sharding)
-    t = convert_to_tensor(a, dtype)
+    t = _converted(a, dtype)
     return t if device is None and out_sharding is None else \
         _placed(t, lambda v: jnp.asarray(v, device=device, out_sharding=out_sharding))
+
+
+def _converted(a, dtype) -> Tensor:
+    """``a`` as a Tensor of ``dtype``, cast as jax.numpy's ``array`` casts: Python floats given an int dtype are
+    truncated (NumPy's and tf.experimental.numpy's rule; ``tj.constant`` refuses them, as ``tf.constant``)."""
+    try:
+        return convert_to_tensor(a, dtype)
+    except TypeError as e:
+        if dtype is None or isinstance(a, (Tensor, Variable)):
+            raise
+        try:
+            return Tensor(jnp.asarray(a, dtype=as_dtype("array", dtype)))
+        except Exception:
+            raise e from None
 
 
 def _platform(device) -> str:
@@ -2335,7 +2367,7 @@ def array(object, dtype=None, copy: bool = True, order="K", ndmin=0, *, device=N
     if isinstance(a, (Tensor, Variable)) and dtype is not None and as_dtype("array", dtype) != a.dtype:
         t = astype(a, dtype)  # as jnp.array: the dtype asked for (a recorded cast)
     else:
-        t = convert_to_tensor(a, dtype)
+        t = _converted(a, dtype)
     if ndmin:
         ndmin, nd = as_index(ndmin, lambda: f"tj.numpy.array: ndmin must be an integer, got {ndmin!r}"), ndim(t)
         if ndmin > nd:  # (as jax.numpy's: leading axes of size 1)
@@ -2418,6 +2450,7 @@ _real = OpDef("real", jnp.real, samples=_samples(((_r(3, 4),), {})))
 _imag = OpDef("imag", jnp.imag, samples=_samples(((_r(3, 4),), {})))
 _conj = OpDef("conj", jnp.conj, samples=_samples(((_r(3, 4),), {})))
 _angle = OpDef("angle", jnp.angle, samples=_samples(((_pos(3, 4),), {})))
+_real_angle = _recorded_without_gradient("angle_of_real", jnp.angle)  # (0 or pi: TF's select on the sign)
 
 
 def real(val):
@@ -2436,8 +2469,14 @@ def conj(x):
 
 
 def angle(z, deg=False):
-    """``jax.numpy.angle``, recorded with its gradient (TF's AngleGrad for complex inputs)."""
-    return _angle(z) * (180.0 / np.pi) if deg else _angle(z)
+    """``jax.numpy.angle``, recorded with its gradient (TF's AngleGrad for complex inputs). A real input's angle
+    (0 or pi) has no gradient (None, as TF's, whose angle of a real tensor is a select on its sign)."""
+    if not jnp.issubdtype(_dtype_of(z) if isinstance(z, (Tensor, Variable)) else convert_to_tensor(z).dtype,
+                          jnp.complexfloating):
+        a = _real_angle(z)
+    else:
+        a = _angle(z)
+    return a * (180.0 / np.pi) if deg else a
 
 
 conjugate = conj
@@ -3192,7 +3231,10 @@ def logaddexp2(x1, x2, *, out=None, where=None):
     as jax.numpy's ufunc)."""
     if out is not None or where is not None:
         _refuse_ufunc_options("logaddexp2", out, where)
-    ln2 = np.log(2)
+    x1, x2 = convert_to_tensor(x1), convert_to_tensor(x2)
+    dt = jax.eval_shape(jnp.logaddexp2, x1.value, x2.value).dtype  # (jax.numpy's result dtype, also under x64)
+    x1, x2 = (x if x.dtype == dt else astype(x, dt) for x in (x1, x2))
+    ln2 = math.log(2)  # (a Python float, weakly typed: a NumPy float64 would promote float32 under x64)
     return divide(logaddexp(multiply(x1, ln2), multiply(x2, ln2)), ln2)
 
 
