@@ -500,6 +500,8 @@ def test_named_reduction_errors():
     shard_map and prod(axis='a') a NotImplementedError."""
     with pytest.raises(IndexError, match="tj op 'argmax': axis 5"):
         tnp.argmax(f23(), axis=5)
+    with pytest.raises(IndexError, match="tj op 'argmax'.*axis=0.*an axis is out of range.*out of bounds"):
+        tnp.argmax(tnp.array(5), axis=0)  # (a rank-0 argument: jax's bare 'tuple index out of range' before)
     with pytest.raises(TypeError, match="tj op 'sum': axis must be an integer"):
         tnp.sum(f23(), axis="a")
     with pytest.raises(TypeError, match="tj op 'prod'"):

@@ -780,11 +780,3 @@ def test_ix_with_boolean_masks():
     onp.testing.assert_array_equal(cols.numpy(), [[0, 1, 2, 3, 4]])
     (empty,) = tnp.ix_([False, False])
     assert empty.shape == (0,)
-
-
-@pytest.mark.xfail(strict=True, raises=NotImplementedError, reason="jax.numpy.round of integers with decimals < 0 "
-                   "is not implemented (tj.numpy follows it); TF and NumPy round to tens")
-def test_around_integers_to_negative_decimals():
-    r = tnp.around([1, 25, 149], decimals=-1)
-    assert r.dtype == onp.int32
-    onp.testing.assert_array_equal(r.numpy(), [0, 20, 150])  # TF == NumPy (half to even)

@@ -1205,6 +1205,8 @@ def named_error(op_name: str, raw, static: dict, e: Exception) -> Optional[Excep
     params = f" with {', '.join(f'{k}={v!r}' for k, v in shown.items())}" if shown else ""  # whole values
     if isinstance(e, IndexError) and not msg:
         msg = "an index out of range"
+    elif isinstance(e, IndexError) and msg == "tuple index out of range":  # (jax read shape[axis])
+        msg = "an axis is out of range for an argument's rank (out of bounds for array of its dimension)"
     args = f" on arguments {', '.join(desc(r) for r in raw)}" if raw else ""
     return _error_kind(e, msg)(f"tj op '{op_name}'{args}{params}: {msg}\n"
                                f"Fix the arguments' shapes or dtypes (tj.numpy/tj.nn follow jax.numpy/jax.nn's rules).")
