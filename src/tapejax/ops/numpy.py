@@ -1223,11 +1223,19 @@ def swapaxes(a, axis1, axis2):
 
 
 def moveaxis(a, source, destination):
-    """``jax.numpy.moveaxis`` (a transpose)."""
+    """``jax.numpy.moveaxis`` (a transpose): ``source`` and ``destination`` are axes, or sequences of as many
+    distinct axes."""
     nd = ndim(a)
-    source, destination = _check_axis("moveaxis", source, nd), _check_axis("moveaxis", destination, nd)
-    perm = [i for i in range(nd) if i != source]
-    perm.insert(destination, source)
+    src = [_check_axis("moveaxis", x, nd, scalar=False) for x in _axes(source)]
+    dst = [_check_axis("moveaxis", x, nd, scalar=False) for x in _axes(destination)]
+    if len(src) != len(dst):
+        raise ValueError(f"tj op 'moveaxis': source {source!r} and destination {destination!r} must have the same "
+                         "number of elements")
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise ValueError(f"tj op 'moveaxis': repeated axis in source {source!r} or destination {destination!r}")
+    perm = [i for i in range(nd) if i not in src]
+    for d, s_ in sorted(zip(dst, src)):
+        perm.insert(d, s_)
     return transpose(a, perm)
 
 
@@ -1339,6 +1347,18 @@ def stack(arrays, axis=0, out=None, dtype=None):
 def split(ary, indices_or_sections, axis=0):
     """``jax.numpy.split``: a list of tensors; an axis out of range raises ``AxisError`` (a ``ValueError``, as TF)."""
     axis = _check_axis("split", axis, ndim(ary))
+    if isinstance(indices_or_sections, (list, tuple)) or (
+            isinstance(indices_or_sections, np.ndarray) and indices_or_sections.ndim == 1):
+        # split points past the end give empty pieces, as NumPy's (jax.numpy raises for them): clipped to the length
+        n = shape(ary)[axis]
+        points = [as_index(i, lambda: f"tj op 'split': split indices must be integers, got {indices_or_sections!r}")
+                  for i in indices_or_sections]
+        indices_or_sections = [builtins.min(builtins.max(i if i >= 0 else i + n, 0), n) for i in points]
+        if indices_or_sections != sorted(indices_or_sections):  # (NumPy's pieces ary[p_k:p_k+1] then overlap)
+            t = convert_to_tensor(ary)
+            bounds = [0] + indices_or_sections + [n]
+            lead = (slice(None),) * axis
+            return [t[lead + (slice(lo, builtins.max(lo, hi)),)] for lo, hi in zip(bounds, bounds[1:])]
     return list(_split(ary, indices_or_sections=freeze(indices_or_sections), axis=axis))
 
 
@@ -2318,14 +2338,19 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=N
                          "copy=None or copy=True.")
     if copy:
         return array(a, dtype, copy=True, device=device, out_sharding=out_sharding)
-    t = _converted(a, dtype)
+    t = _converted(a, dtype, "asarray")
     return t if device is None and out_sharding is None else \
         _placed(t, lambda v: jnp.asarray(v, device=device, out_sharding=out_sharding))
 
 
-def _converted(a, dtype) -> Tensor:
-    """``a`` as a Tensor of ``dtype``, cast as jax.numpy's ``array`` casts: Python floats given an int dtype are
-    truncated (NumPy's and tf.experimental.numpy's rule; ``tj.constant`` refuses them, as ``tf.constant``)."""
+def _converted(a, dtype, name: str) -> Tensor:
+    """``a`` as a Tensor of ``dtype``, cast as jax.numpy's ``array`` and ``asarray`` cast: a Tensor of another dtype
+    by a recorded cast (``float`` is float32 with x64 off, as jax.numpy's: a float32 Tensor stays itself), and Python
+    floats given an int dtype are truncated (NumPy's and tf.experimental.numpy's rule; ``tj.constant`` refuses them,
+    as ``tf.constant``)."""
+    if isinstance(a, (Tensor, Variable)) and dtype is not None:
+        dt = jax.dtypes.canonicalize_dtype(as_dtype(name, dtype))
+        return convert_to_tensor(a) if dt == a.dtype else astype(a, dt)
     try:
         return convert_to_tensor(a, dtype)
     except TypeError as e:
@@ -2364,10 +2389,7 @@ def array(object, dtype=None, copy: bool = True, order="K", ndmin=0, *, device=N
     a = object
     if order is not None:
         _check_order_k("array", order)
-    if isinstance(a, (Tensor, Variable)) and dtype is not None and as_dtype("array", dtype) != a.dtype:
-        t = astype(a, dtype)  # as jnp.array: the dtype asked for (a recorded cast)
-    else:
-        t = _converted(a, dtype)
+    t = _converted(a, dtype, "array")
     if ndmin:
         ndmin, nd = as_index(ndmin, lambda: f"tj.numpy.array: ndmin must be an integer, got {ndmin!r}"), ndim(t)
         if ndmin > nd:  # (as jax.numpy's: leading axes of size 1)
@@ -4738,8 +4760,9 @@ def isreal(x):
 
 
 def ix_(*args):
-    """As jax.numpy.ix_: the 1-d arrays reshaped to index an open mesh (one axis each); bool arrays are not supported,
-    as jax.numpy's."""
+    """As jax.numpy.ix_: the 1-d arrays reshaped to index an open mesh (one axis each). A boolean mask stands for
+    its nonzero indices, as NumPy's, when its values are known (eagerly); inside a trace it raises, as jax.numpy's
+    (the length would depend on the values)."""
     out = []
     for i, arg in enumerate(args):
         a = convert_to_tensor(arg)
@@ -4747,8 +4770,12 @@ def ix_(*args):
             raise ValueError(f"tj.numpy.ix_: the arguments must be 1-dimensional, got shape {shape(a)} for argument "
                              f"{i}")
         if a.dtype == jnp.bool_:
-            raise NotImplementedError("tj.numpy.ix_: boolean arguments are not implemented (as jax.numpy's); pass "
-                                      "flatnonzero(mask) instead")
+            mask = _concrete(a)
+            if mask is None:
+                raise NotImplementedError("tj.numpy.ix_: a boolean argument inside a trace (tj.function, jax.jit) "
+                                          "is not supported, as jax.numpy's: its length depends on its values; pass "
+                                          "flatnonzero(mask, size=...) instead")
+            a = convert_to_tensor(np.flatnonzero(np.asarray(mask)).astype(np.int32))
         out.append(reshape(a, (1,) * i + shape(a) + (1,) * (len(args) - i - 1)))
     return tuple(out)
 
