@@ -566,6 +566,35 @@ _multivariate_normal = _reparameterized("random_multivariate_normal", jax.random
 # (mean + factor @ z: mean and cov, through cov's factor)
 _truncated_normal_jax = _reparameterized("random_truncated_normal_bounds", jax.random.truncated_normal, lambda: [
     ((_TN_LOWER, _TN_UPPER, _K(12)), {"shape": None, "dtype": None, "out_sharding": None})])  # the inverse CDF
+
+
+def _tail_truncated_normal(key, lower, upper, shape=None, dtype=None, out_sharding=None):
+    """A standard normal truncated to ``[lower, upper]`` by the inverse CDF, taken on the side of 0 the interval
+    lies on: far in a tail (bounds past about 5 in float32) jax's ``erf`` of the bounds rounds to 1 and its draws
+    collapse onto a bound or float32's largest value, where the tail's own probabilities (``erfc``) stay exact
+    down to about 13 standard deviations, as TF's sampler does. ``shape``/``dtype`` as jax.random's."""
+    dtype = jnp.dtype(jnp.result_type(float) if dtype is None else dtype)
+    lower, upper = jnp.asarray(lower, dtype), jnp.asarray(upper, dtype)
+    if shape is None:
+        shape = jnp.broadcast_shapes(jnp.shape(lower), jnp.shape(upper))
+    u = 1 - jax.random.uniform(key, shape, dtype, out_sharding=out_sharding)  # (0, 1]: never a bound's 0
+    root2 = np.sqrt(2).astype(dtype)
+    # an interval below 0 is drawn reflected, from the right tail
+    flip = upper <= 0
+    a, b = jnp.where(flip, -upper, lower), jnp.where(flip, -lower, upper)
+    tail = a >= 0
+    qa = jax.scipy.special.erfc(jnp.where(tail, a, 0) / root2) / 2  # P(Z > a), exact in the tail
+    qb = jax.scipy.special.erfc(jnp.where(tail, b, 0) / root2) / 2
+    z_tail = -jax.scipy.special.ndtri(qb + u * (qa - qb))
+    z_tail = jnp.where(flip, -z_tail, z_tail)
+    ea, eb = jax.lax.erf(lower / root2), jax.lax.erf(upper / root2)  # (an interval around 0: erf is exact there)
+    z_mid = root2 * jax.lax.erf_inv(ea + u * (eb - ea))
+    return jnp.clip(jnp.where(tail | flip, z_tail, z_mid), lower, upper)
+
+
+_truncated_normal_tf = _reparameterized("random_parameterized_truncated_normal", _tail_truncated_normal, lambda: [
+    ((_TN_LOWER, _TN_UPPER, _K(12)), {"shape": None, "dtype": None, "out_sharding": None}),
+    ((_TN_UPPER + 4.0, _TN_UPPER + 6.0, _K(12)), {"shape": None, "dtype": None, "out_sharding": None})])
 _choice = OpDef("random_choice", lambda a, k, *p, **static: jax.random.choice(k, a, p=p[0] if p else None, **static),
                 samples=lambda: [  # a gather of a's entries: a (p, passed as a value, gets none)
                     ((_CHOICE_A, _K(13)), {"shape": (4,), "replace": True, "axis": 0, "mode": None}),
@@ -1641,9 +1670,10 @@ def stateless_parameterized_truncated_normal(shape: Any, seed: Any, means: Any =
                                              name: Optional[str] = None) -> Tensor:
     """``tf.random.stateless_parameterized_truncated_normal``: normal draws of mean ``means`` and standard
     deviation ``stddevs`` truncated to ``[minvals, maxvals]`` (broadcasting to the end of ``shape``; one float
-    dtype for all four), from ``seed``'s key: ``means + stddevs * z`` for JAX's inverse-CDF truncated normal
-    ``z`` between the standardized bounds. All four are differentiable: the exact derivative of that draw
-    (the implicit reparameterization gradient). TF's gradient (StatelessParameterizedTruncatedNormal) agrees
+    dtype for all four), from ``seed``'s key: ``means + stddevs * z`` for an inverse-CDF truncated normal
+    ``z`` between the standardized bounds (taken in the tail's own probabilities beyond 0: it stays exact far in
+    a tail, as TF's sampler, where jax.random.truncated_normal's draws collapse). All four are differentiable:
+    the exact derivative of that draw (the implicit reparameterization gradient). TF's gradient (StatelessParameterizedTruncatedNormal) agrees
     for ``minvals``/``maxvals`` but leaves out, for ``means`` and ``stddevs``, their effect through the
     standardized bounds (its ``means`` gradient is 1 everywhere): tapejax keeps the exact one."""
     what = "stateless_parameterized_truncated_normal"
@@ -1661,7 +1691,7 @@ def stateless_parameterized_truncated_normal(shape: Any, seed: Any, means: Any =
     if draw != dt:
         params = [tnp.astype(p, draw) for p in params]
     m, s, lo, hi = params
-    z = _sample(_truncated_normal_jax, key, ((lo - m) / s, (hi - m) / s), shape=shape, dtype=draw, out_sharding=None)
+    z = _sample(_truncated_normal_tf, key, ((lo - m) / s, (hi - m) / s), shape=shape, dtype=draw, out_sharding=None)
     x = m + s * z
     return x if x.dtype == dt else x.astype(dt)
 
