@@ -45,11 +45,12 @@ probabilities.
 
 Differences found (xfail, strict):
   * its gradient w.r.t. means/stddevs is the exact derivative of the draw, where TF's is 1 and
-    (sample - mean) / stddev (testStatelessParameterizedTruncatedNormalHasGrads; tj.random's docstring states it);
-  * binomial with counts 0 and probs outside [0, 1] or NaN gives NaN where TF gives 0 (testCornerCases); also
-    probs outside [0, 1] with counts > 0 and negative counts (TF clamps: 0 or counts);
-  * Generator.binomial accepts parameters whose broadcast shape is not a suffix of ``shape`` when JAX can
-    broadcast them (a size-1 dimension); TF (and tj.random.stateless_binomial) raise.
+    (sample - mean) / stddev (testStatelessParameterizedTruncatedNormalHasGrads; tj.random's docstring states it).
+
+Also fixed after this port (the tests failed before): binomial with counts 0 and probs outside [0, 1] or NaN gave NaN
+where TF gives 0 (testCornerCases), and so did probs outside [0, 1] with counts > 0 and negative counts (TF
+clamps: 0 or counts); Generator.binomial accepted parameters whose broadcast shape is not a suffix of ``shape``
+(TF and tj.random.stateless_binomial raise).
 """
 from __future__ import annotations
 
@@ -322,8 +323,6 @@ def test_binomial_shape_not_ending_with_the_parameters_raises():
         R.stateless_binomial([10, 3], [1, 2], [5.0], 0.5)
 
 
-@pytest.mark.xfail(strict=True, reason="Generator.binomial does not check that shape ends with the parameters' "
-                                       "broadcast shape; a size-1 parameter is broadcast by JAX instead")
 def test_generator_binomial_size_one_parameter_raises_as_tf():
     """TF 2.21: Generator.binomial([10, 3], counts=[5.], probs=0.5) raises InvalidArgumentError (the broadcast
     shape [1] does not end [10, 3]), as stateless_binomial does here."""
@@ -331,8 +330,6 @@ def test_generator_binomial_size_one_parameter_raises_as_tf():
         R.Generator.from_seed(1).binomial([10, 3], [5.0], 0.5)
 
 
-@pytest.mark.xfail(strict=True, reason="binomial gives NaN where TF gives 0 for counts 0 with probs out of "
-                                       "[0, 1] or NaN (jax.random.binomial)")
 @pytest.mark.parametrize("draw", ["generator", "stateless"])
 def test_binomial_corner_cases(draw):
     """testCornerCases: counts [5, 5, 5, 0, 0, 0], probs [0, 1, nan, -10, 10, nan] give exactly
@@ -347,8 +344,6 @@ def test_binomial_corner_cases(draw):
     np.testing.assert_array_equal(_np(x), expected)
 
 
-@pytest.mark.xfail(strict=True, reason="binomial gives NaN for probs outside [0, 1] or negative counts; TF "
-                                       "clamps (0 or counts successes)")
 def test_binomial_out_of_range_parameters_clamp_as_tf():
     """Beyond testCornerCases (TF 2.21, stateless_binomial, float32): counts 5 with probs -10, -0.5 -> 0,
     with probs 1.5, 10 -> 5; counts -1 with probs 0.5 -> 0."""

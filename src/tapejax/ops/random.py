@@ -218,8 +218,16 @@ _truncated_normal = _not_differentiable(  # none (TruncatedNormal): TF's bounds,
     "random_truncated_normal", lambda k, shape, dtype: jax.random.truncated_normal(k, -2.0, 2.0, shape, dtype))
 _bits = _not_differentiable("random_bits", lambda k, shape, dtype: jax.lax.bitcast_convert_type(  # full-range ints
     jax.random.bits(k, shape, jnp.dtype(f"uint{jnp.dtype(dtype).itemsize * 8}")), dtype))
-_binomial = _not_differentiable("random_binomial", lambda k, n, p, shape, dtype: jax.random.binomial(
-    k, n, p, shape).astype(dtype))  # none: integer counts
+def _tf_binomial(k, n, p, shape, dtype):
+    """TF's binomial: counts below 1 draw 0, probabilities at or below 0 draw 0 and at or above 1 draw all the
+    counts (jax.random.binomial gives NaN outside [0, 1]); a NaN probability with counts stays NaN, as TF's."""
+    n = jnp.maximum(n, 0)
+    draw = jax.random.binomial(k, n, jnp.clip(p, 0, 1), shape)
+    draw = jnp.where(p >= 1, jnp.broadcast_to(n, draw.shape), jnp.where(p <= 0, 0, draw))
+    return jnp.where(n == 0, 0, draw).astype(dtype)
+
+
+_binomial = _not_differentiable("random_binomial", _tf_binomial)  # none: integer counts
 _split = _not_differentiable("random_split", jax.random.split)
 _fold_in = _not_differentiable("random_fold_in", jax.random.fold_in)
 
@@ -1335,6 +1343,7 @@ class Generator:
         shape = _tf_shape(shape, "Generator.binomial")
         dt = jax.dtypes.canonicalize_dtype(jnp.dtype(dtype))
         counts, probs = (tnp.asarray(x, dtype=jnp.float32) for x in (counts, probs))
+        _ends_with(shape, _broadcast("Generator.binomial", counts, probs), "Generator.binomial")
         return apply(_binomial, (self._draw_key(shape), counts, probs), {"shape": shape, "dtype": dt})
 
     def split(self, count: int = 1) -> List["Generator"]:
@@ -1673,8 +1682,8 @@ def stateless_parameterized_truncated_normal(shape: Any, seed: Any, means: Any =
     dtype for all four), from ``seed``'s key: ``means + stddevs * z`` for an inverse-CDF truncated normal
     ``z`` between the standardized bounds (taken in the tail's own probabilities beyond 0: it stays exact far in
     a tail, as TF's sampler, where jax.random.truncated_normal's draws collapse). All four are differentiable:
-    the exact derivative of that draw (the implicit reparameterization gradient). TF's gradient (StatelessParameterizedTruncatedNormal) agrees
-    for ``minvals``/``maxvals`` but leaves out, for ``means`` and ``stddevs``, their effect through the
+    the exact derivative of that draw (the implicit reparameterization gradient). TF's gradient
+    (StatelessParameterizedTruncatedNormal) agrees for ``minvals``/``maxvals`` but leaves out, for ``means`` and ``stddevs``, their effect through the
     standardized bounds (its ``means`` gradient is 1 everywhere): tapejax keeps the exact one."""
     what = "stateless_parameterized_truncated_normal"
     shape = _tf_shape(shape, what)
