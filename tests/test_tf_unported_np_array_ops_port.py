@@ -38,6 +38,8 @@ Sanctioned differences (API.md: tj.numpy follows jax.numpy's names, signatures a
 - take with an out-of-bounds index raises IndexError and a negative index counts from the end (NumPy); TF's
   tnp.take defaults to mode='clip' (take([4, 3, 5], [3]) is [5], take([4, 3, 5], [-1]) is [4]);
 - amax/amin of an empty axis raise ValueError (NumPy, jax.numpy); TF returns -inf/inf;
+- eye(2, 0) is 2x0 and squeeze(x, axis=()) leaves x as it is (NumPy); TF 2.21 gives a 2x2 identity and squeezes
+  every size-1 axis;
 - sum(5, axis=0): NumPy returns 5 (a 0-d array takes axis 0 or -1); jax.numpy and TF raise, tj raises AxisError;
 - around of integers with negative decimals raises NotImplementedError (jax.numpy's); NumPy rounds
   ([15, 25, -35] -> [20, 20, -40]), TF 2.21 returns [19, 29, -39];
@@ -168,7 +170,7 @@ for d in [None] + TYPES:
         case("eye", f"identity {n} {d}", lambda m, n=n, kw=kw: m.identity(n, **kw(m)))
         for k in range(-n, n + 1):
             case("eye", f"eye {n} k={k} {d}", lambda m, n=n, k=k, kw=kw: m.eye(n, k=k, **kw(m)))
-        for cols in (1, 2, 3):
+        for cols in (1, 2, 3) if d in (None, "int", "int64", "complex128") else ():
             for k in range(-n, cols):
                 case("eye", f"eye {n} {cols} {k} {d}", lambda m, n=n, cols=cols, k=k, kw=kw: m.eye(n, cols, k, **kw(m)))
 
@@ -191,7 +193,7 @@ INTS = list(range(-3, 3))
 for start, stop in itertools.product(INTS, INTS):
     for d in ("int32", "int64", "float64", "float16", "complex128"):
         case("arange", f"{start} {stop} {d}", lambda m, a=start, b=stop, d=d: m.arange(a, b, dtype=dt(m, d)))
-        for step in (-3, -1, 1, 2):
+        for step in (-1, 2):
             case("arange", f"{start} {stop} {step} {d}",
                  lambda m, a=start, b=stop, step=step, d=d: m.arange(a, b, step, dtype=dt(m, d)))
 for start, d in itertools.product(onp.arange(-3.5, 3.5).tolist(), ("int64", "float64", "complex128")):
@@ -204,7 +206,7 @@ for fname, arrays in (("diag", [onp.arange(9).reshape((3, 3)).tolist(), onp.aran
                                 [[], []], [], [1], [1, 2]]),
                       ("diagflat", [[], [1], [1, 2], [[]], [[5]], [[], []], [[0, 1], [2, 3]], [[0], [1]], [[0, 1]], A3])):
     for a, (i, tr) in itertools.product(arrays, enumerate(DIAG_FORMS)):
-        for k in (None, -3, -2, -1, 0, 1, 2):
+        for k in (None, -2, 1):
             case(fname, f"{a} form{i} k={k}", lambda m, a=a, tr=tr, k=k, fname=fname: getattr(m, fname)(
                 tr(m, a), *(() if k is None else (k,))))
 
@@ -217,6 +219,8 @@ for fname, (a, kw), tr_a, tr_axis in itertools.product(
          (A3, dict(axis=(2, 0))), (A3, dict(axis=(2, 0), keepdims=True)),
          ([[2, -3], [-6, 7]], dict(axis=1, keepdims=True)), ([[2, -3], [-6, 7]], dict(axis=(1, 0)))],
         (as_py, as_constant), AXIS_FORMS):
+    if tr_a is as_constant and fname not in ("sum", "amax"):  # (TF's _testReduce: sum and amax)
+        continue
     case("axis forms", f"{fname} {a} {kw} {tr_a.__name__} {tr_axis.__name__}",
          lambda m, fname=fname, a=a, kw=kw, tr_a=tr_a, tr_axis=tr_axis: getattr(m, fname)(
              tr_a(m, a), **(kw if m is onp else dict(kw, axis=tr_axis(m, kw["axis"])))))
@@ -262,7 +266,7 @@ MORE = {
     "diagflat k=5": lambda m: m.diagflat([1, 2], 5),
     "eye k past the end": lambda m: m.eye(2, 2, 5),
     "eye 0": lambda m: m.eye(0),
-    "eye 2 0": lambda m: m.eye(2, 0),
+    "eye 2 0": lambda m: m.eye(2, 0),  # TF 2.21: a 2x2 identity (M=0 taken for None)
     "identity 0": lambda m: m.identity(0),
     "arange empty": lambda m: m.arange(5, 2),
     "repeat []": lambda m: m.repeat([], 3),
@@ -280,16 +284,17 @@ MORE = {
     "mean ints axis -1": lambda m: m.mean(I23, axis=-1),
     "mean ints (-1, -2) keepdims": lambda m: m.mean(I23, axis=(-1, -2), keepdims=True),
     "amax (-1, -3) keepdims": lambda m: m.amax(onp.arange(24).reshape(2, 3, 4), axis=(-1, -3), keepdims=True),
+    # (TF's tnp.std/var take no ddof)
     "std (0, 2) ddof 1 keepdims": lambda m: m.std(onp.arange(24.0).reshape(2, 3, 4), axis=(0, 2), ddof=1,
                                                   keepdims=True),
     "var ddof 1 axis 0 keepdims": lambda m: m.var(I23, axis=0, ddof=1, keepdims=True),
     "cumsum flat 2-d": lambda m: m.cumsum(I23),
     "cumprod axis -1": lambda m: m.cumprod(I23, axis=-1),
-    "squeeze axis ()": lambda m: m.squeeze(m.zeros((1, 3, 1)), axis=()),
+    "squeeze axis ()": lambda m: m.squeeze(m.zeros((1, 3, 1)), axis=()),  # TF: squeezes all, (3,)
     "squeeze (-1, 0)": lambda m: m.squeeze(m.zeros((1, 3, 1)), axis=(-1, 0)),
-    "expand_dims (-1, 0)": lambda m: m.expand_dims([1, 2], (-1, 0)),
+    "expand_dims (-1, 0)": lambda m: m.expand_dims([1, 2], (-1, 0)),  # TF: one axis only
     "expand_dims 0-d -1": lambda m: m.expand_dims(5.0, -1),
-    "transpose 0-d ()": lambda m: m.transpose(5.0, ()),
+    "transpose 0-d ()": lambda m: m.transpose(5.0, ()),  # TF: InvalidArgumentError (() is a float array)
     "transpose (-1, -2)": lambda m: m.transpose(I23, (-1, -2)),
     "swapaxes 1 -1": lambda m: m.swapaxes(I23, 1, -1),
     "moveaxis lists": lambda m: m.moveaxis(F23[None], [0, -1], [-1, 0]),
@@ -304,15 +309,15 @@ MORE = {
     "take_along_axis negative": lambda m: m.take_along_axis(F23, onp.array([[-1], [0]]), axis=1),
     "compress flat": lambda m: m.compress([True, False, True], I23),
     "compress short axis 1": lambda m: m.compress([False, True], I23, axis=1),
-    "compress False past the end": lambda m: m.compress([True, False, False, False], [1, 2, 3]),
+    "compress False past the end": lambda m: m.compress([True, False, False, False], [1, 2, 3]),  # TF: ValueError
     "split axis -1 indices": lambda m: m.split(onp.array(I23), [1], axis=-1)[1],
-    "split negative index": lambda m: m.split(onp.arange(6), [-2])[0],
+    "split negative index": lambda m: m.split(onp.arange(6), [-2])[0],  # TF: ValueError
     "hsplit 2-d": lambda m: m.hsplit(onp.array(I23), [1])[1],
     "vsplit": lambda m: m.vsplit(onp.array(I23), 2)[1],
-    "ix_ float indices": lambda m: list(m.ix_([1.0, 2.0])),
+    "ix_ float indices": lambda m: list(m.ix_([1.0, 2.0])),  # TF: ValueError (ints and bools only)
     "reshape int shape": lambda m: m.reshape(I23, 6),
     "reshape to ()": lambda m: m.reshape([7], ()),
-    "ravel order F": lambda m: m.ravel(I23, order="F"),
+    "ravel order F": lambda m: m.ravel(I23, order="F"),  # (TF's ravel has no order)
     "where scalars": lambda m: m.where(True, 1, 2.5),
     "where int and float": lambda m: m.where([True, False], [1, 2], 0.5),
     "broadcast_to int shape": lambda m: m.broadcast_to(2.0, 3),
@@ -323,7 +328,7 @@ MORE = {
     "amax bools": lambda m: m.amax(B23, axis=1),
     "prod bools": lambda m: m.prod(B23, axis=1),
     "cumsum bools dtype float": lambda m: m.cumsum(B23, axis=1, dtype=float),
-    "cumprod bools axis 0": lambda m: m.cumprod(B23, axis=0),
+    "cumprod bools axis 0": lambda m: m.cumprod(B23, axis=0),  # TF: InvalidArgumentError
     "sum ints dtype float32": lambda m: m.sum(I23, dtype=m.float32),
     "sum floats dtype int": lambda m: m.sum([1.5, 2.5], dtype=int),
     "sum uint8": lambda m: m.sum(m.array([200, 100], dtype=m.uint8)),
@@ -333,10 +338,10 @@ MORE = {
     "std float16": lambda m: m.std(onp.array([2, 3], onp.float16)),
     "var ints dtype float32": lambda m: m.var(I23, dtype=m.float32),
     "around half to even": lambda m: m.around([0.5, 1.5, 2.5, -0.5]),
-    "around complex": lambda m: m.around([1.25 + 2.75j]),
+    "around complex": lambda m: m.around([1.25 + 2.75j]),  # TF: NotFoundError (no complex Round kernel)
     "around float16": lambda m: m.around(m.array([1.23456], dtype=m.float16), 2),
     "imag ints": lambda m: m.imag([1, 2]),
-    "real bools": lambda m: m.real([True]),
+    "real bools": lambda m: m.real([True]),  # TF: TypeError
     "sign ints": lambda m: m.sign([-3, 0, 2]),
     "sign nan and -0": lambda m: m.sign([onp.nan, -0.0]),
     "sign complex 0": lambda m: m.sign([0j, 3 + 4j]),
@@ -355,6 +360,7 @@ MORE = {
     "arange float step": lambda m: m.arange(0, 1, 0.25),
     "arange negative float step": lambda m: m.arange(1, 0, -0.3),
     "arange int start float stop": lambda m: m.arange(1, 3.5),
+    # (TF's tnp.pad needs mode= and has constant, reflect and symmetric only, reflect_type even only)
     "pad int width": lambda m: m.pad([1, 2], 2),
     "pad tuple widths": lambda m: m.pad(I23, ((0, 1), (2, 0))),
     "pad (1,)": lambda m: m.pad(I23, (1,)),

@@ -52,9 +52,11 @@ Sanctioned differences (API.md: JAX's x64 off by default; tj.numpy follows jax.n
   * ``v //= x``, ``v %= x``, ``v @= x``, ``v &= x`` on a tj.Variable raise RuntimeError like ``+=`` (TF refuses
     only + - * / **, and rebinds the name to a Tensor for the others); the repr of a tj.Tensor is API.md's.
 
-Differences kept as xfail(strict=True) (see each test's reason): ``t.numpy()`` is a read-only view (TF: a writable
-copy); ``t == list`` of a shape that does not broadcast raises (TF, and tapejax for Tensors and NumPy arrays: a
-scalar False); under x64, tj.numpy.zeros/ones/empty/eye/identity/array/asarray default to float32/int32 where
+Differences this port found, fixed in tapejax (the tests failed before): ``t.numpy()`` was a read-only view (TF: a
+writable copy); ``t == list`` of a shape that does not broadcast raised (TF, and tapejax for Tensors and NumPy arrays:
+a scalar False).
+
+Kept as xfail(strict=True), decided: under x64, tj.numpy.zeros/ones/empty/eye/identity/array/asarray default to float32/int32 where
 jax.numpy, NumPy and TF's tnp give float64/int64 (and where tj.numpy's own full/arange/linspace/zeros(dtype=None)
 give float64).
 """
@@ -626,8 +628,6 @@ def test_numpy_functions_on_tensors_give_numpy_results():
     assert type(np.mean(tj.constant([1, 2]))) is np.float64
 
 
-@pytest.mark.xfail(strict=True, reason="tj.Tensor.numpy() returns np.asarray of the jax.Array, a read-only view; "
-                   "TF 2.21's EagerTensor.numpy() (and Variable.numpy()) returns a writable copy")
 @pytest.mark.parametrize("make", [tj.constant, tj.Variable], ids=["constant", "Variable"])
 def test_numpy_method_returns_a_writable_copy(make):
     t = make([1., 2.])
@@ -648,9 +648,6 @@ def test_equality_with_shapes_that_do_not_broadcast():
     assert ne.shape == () and bool(ne)
 
 
-@pytest.mark.xfail(strict=True, reason="a Python list or tuple that does not broadcast makes tj's ==/!= raise "
-                   "ValueError (broadcasting), while a Tensor or NumPy array of that shape gives TF's scalar "
-                   "False/True; TF 2.21 gives the scalar for lists too")
 @pytest.mark.parametrize("expr, want", [
     (lambda: tj.constant([1., 2.]) == [1., 2., 3.], False),
     (lambda: tj.constant([1., 2.]) != [1., 2., 3.], True),

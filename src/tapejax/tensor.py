@@ -381,10 +381,11 @@ class Tensor(ArrayShape):
         return getattr(self._value, "sharding", None)
 
     def numpy(self):
-        """The value as a ``numpy.ndarray``; a scalar (0-d) tensor gives a NumPy scalar (``np.float32``...),
-        as TF's ``EagerTensor.numpy()``."""
+        """The value as a ``numpy.ndarray``, a writable copy (as TF's ``EagerTensor.numpy()``: writing to it leaves
+        the Tensor as it was; ``np.asarray(t)`` may share the read-only buffer); a scalar (0-d) tensor gives a NumPy
+        scalar (``np.float32``...), as TF's."""
         _require_concrete(self, "numpy()")
-        a = np.asarray(self._value)
+        a = np.array(self._value)
         return a[()] if a.ndim == 0 else a
 
     def __array__(self, dtype=None, copy=None):

@@ -79,6 +79,11 @@ def _tensor_eq(negate: bool):
         if other is None and not isinstance(self, Variable):
             return negate
         oshape = getattr(other, "shape", None)  # (Tensors, Variables, arrays; checked only where shapes differ)
+        if oshape is None and isinstance(other, (list, tuple)):  # (a list's shape as TF converts it)
+            try:
+                oshape = np.shape(other)
+            except (TypeError, ValueError):
+                oshape = None
         if oshape is not None and tuple(oshape) != tuple(self.shape):
             try:
                 np.broadcast_shapes(tuple(self.shape), tuple(oshape))
