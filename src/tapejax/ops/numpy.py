@@ -1166,15 +1166,22 @@ _astype = OpDef("astype", lambda x, dtype: x.astype(dtype), samples=_samples(((_
 
 
 def reshape(a, shape=None, order="C", **kw):
-    """``jax.numpy.reshape``."""
+    """``jax.numpy.reshape``; ``order='F'`` reads and writes the elements in Fortran order (a reshape between two
+    transposes), ``'A'`` and None are ``'C'``, as jax.numpy's."""
     if shape is None:
         shape = kw.pop("newshape", None)
         if shape is None:  # (TF: ValueError "Attempt to convert a value (None)"; jax.numpy: TypeError)
             raise ShapeError("tj op 'reshape': the new shape is missing (got None); give a tuple of ints, with "
                              "at most one -1")
+    if order not in ("C", "F", "A", None):
+        raise ValueError(f"tj op 'reshape': order must be 'C', 'F' or 'A' (as jax.numpy's), got {order!r}")
     if isinstance(shape, int):
         shape = (shape,)
     shape = freeze(shape)
+    if order == "F":  # (Fortran order is C order of the axes reversed)
+        t = transpose(a)
+        reversed_shape = tuple(reversed(shape)) if isinstance(shape, tuple) else shape
+        return transpose(_reshape(t, shape=_inferred_size(t, reversed_shape)))
     return _reshape(a, shape=_inferred_size(a, shape))
 
 
@@ -1244,6 +1251,8 @@ def squeeze(a, axis=None):
     shp = shape(a)
     axes = (tuple(sorted(_check_axis("squeeze", x, len(shp)) for x in _axes(axis))) if axis is not None
             else tuple(i for i, s in enumerate(shp) if s == 1))
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"squeeze: repeated axis in {axis!r} (as NumPy and jax.numpy)")
     for ax in axes:
         if shp[ax] != 1:
             raise ValueError(f"squeeze: cannot squeeze axis {ax} of size {shp[ax]} (shape {shp})")
@@ -2840,7 +2849,11 @@ def _list_as_array(value):
 
 
 def _dtype_of(a):
-    return a.dtype if isinstance(a, (Tensor, Variable)) else jnp.result_type(a)
+    if isinstance(a, (Tensor, Variable)):
+        return a.dtype
+    if isinstance(a, (list, tuple)):  # (jnp.result_type refuses a list; its array's dtype, as the like-functions')
+        return jnp.asarray(a).dtype
+    return jnp.result_type(a)
 
 
 # Constants built from a value: differentiable in it when it is a Tensor (their surfaces, full and linspace above);
