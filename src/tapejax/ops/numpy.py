@@ -481,9 +481,24 @@ def round(a, decimals=0, out=None):
     """``jax.numpy.round`` to ``decimals`` places (halves to even; not differentiable: its gradient is None, as
     TF's)."""
     _no_out("round", out)
-    return _round(a, decimals=static(decimals))
+    decimals = static(decimals)
+    if isinstance(decimals, int) and decimals < 0 and jnp.issubdtype(_dtype_of(a), jnp.integer):
+        return _round_int(a, decimals=decimals)
+    return _round(a, decimals=decimals)
 
 
+def _round_int_fn(x, decimals):
+    # an integer to a multiple of 10**-decimals, halves to even, in integer arithmetic (NumPy's result; jax.numpy
+    # raises NotImplementedError, and a float division would lose digits past 2**24)
+    f = jnp.asarray(10 ** -decimals, x.dtype) if 10 ** -decimals <= jnp.iinfo(x.dtype).max else None
+    if f is None:
+        return jnp.zeros_like(x)
+    q, r = jnp.floor_divide(x, f), jnp.remainder(x, f)
+    up = (r > f - r) | ((r == f - r) & (q % 2 != 0))  # (r against f - r: 2 * r could overflow a narrow int)
+    return (q + up.astype(x.dtype)) * f
+
+
+_round_int = _recorded_without_gradient("round_int", _round_int_fn)
 around = round
 
 
