@@ -93,6 +93,7 @@ def xla_flags(*extra: str) -> str:
 
 os.environ["XLA_FLAGS"] = xla_flags()
 
+import jax  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
@@ -161,6 +162,26 @@ def digest(a):
     a = np.asarray(a, np.float64)
     weights = np.cos(np.arange(a.size) * 0.7).reshape(a.shape)
     return np.array([a.sum(), (a * weights).sum(), np.abs(a).sum()])
+
+
+def numpy_match(label, got, want, values=True):
+    """``got`` (a Tensor, or a list or tuple of them) against NumPy's result ``want``: the same shape, NumPy's dtype
+    under JAX's x64 setting, and (``values``) the same values (floats to 1e-6)."""
+    if isinstance(want, (list, tuple)):  # (split, ix_: one result per piece)
+        assert isinstance(got, (list, tuple)) and len(got) == len(want), label
+        for g, w in zip(got, want):
+            numpy_match(label, g, w, values)
+        return
+    want = np.asarray(want)
+    dtype = jax.dtypes.canonicalize_dtype(want.dtype)
+    assert isinstance(got, tj.Tensor), (label, type(got))
+    assert (got.shape, got.dtype) == (want.shape, dtype), (label, got.shape, got.dtype, want.shape, dtype)
+    if not values:
+        return
+    if np.issubdtype(dtype, np.inexact):
+        np.testing.assert_allclose(got.numpy(), want.astype(dtype), rtol=1e-6, atol=1e-6, err_msg=label)
+    else:
+        np.testing.assert_array_equal(got.numpy(), want, err_msg=label)
 
 
 def close_to_tf(got, want, rtol, atol=0.0):

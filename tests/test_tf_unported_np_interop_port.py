@@ -62,6 +62,7 @@ import numpy as onp
 import pytest
 
 import tapejax as tj
+from conftest import numpy_match
 
 tnp = tj.numpy
 
@@ -647,28 +648,10 @@ for a, b, bt in ((2j, [2], "int"), (2j, [0], "int"), (2j, [-2.0], "float"), (2j,
     case("testConstantBinOp", f"{a} * {b} {bt}", lambda m, a=a, b=b, bt=bt: a * m.array(b, dtype=dt(m, bt)))
 
 
-def _match(label, got, want, values):
-    if isinstance(want, list):  # split, ix_
-        assert isinstance(got, (list, tuple)) and len(got) == len(want), label
-        for g, w in zip(got, want):
-            _match(label, g, w, values)
-        return
-    want = onp.asarray(want)
-    dtype = jax.dtypes.canonicalize_dtype(want.dtype)  # NumPy's dtype under JAX's x64 off
-    assert isinstance(got, tj.Tensor), (label, type(got))
-    assert (got.shape, got.dtype) == (want.shape, dtype), (label, got.shape, got.dtype, want.shape, dtype)
-    if not values:
-        return
-    if onp.issubdtype(dtype, onp.inexact):
-        onp.testing.assert_allclose(got.numpy(), want.astype(dtype), rtol=1e-6, atol=1e-6, err_msg=label)
-    else:
-        onp.testing.assert_array_equal(got.numpy(), want, err_msg=label)
-
-
 @pytest.mark.parametrize("method", sorted(CASES))
 def test_array_ops_match_numpy(method):
     for label, fn, values in CASES[method]:
-        _match(f"{method}: {label}", fn(tnp), fn(onp), values)
+        numpy_match(f"{method}: {label}", fn(tnp), fn(onp), values)
 
 
 # ------------------------------------------------------------------------------------------------
