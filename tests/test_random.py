@@ -151,3 +151,26 @@ def test_generator_in_a_replayed_step_draws_anew_each_step(replay_now):
         np.testing.assert_allclose(grads[-1], want, rtol=1e-5, atol=1e-6)
     assert all("replayed" in h for h in hows[tj.config.replay_warmup:]), hows
     assert len({x.tobytes() for x in grads}) == len(grads)
+
+
+def test_parameterized_truncated_normal_gradients_stay_finite_in_tails_and_at_infinite_bounds():
+    # the tail sampler's unused branch (erf_inv at 1) and an infinite bound ((inf - mean) / stddev) once made the
+    # gradients NaN; against central differences of the same draws (the same seed: the same uniforms)
+    for lo_v, hi_v in [(6.0, 8.0), (-8.0, -6.0), (4.0, np.inf), (-np.inf, -4.0), (-np.inf, np.inf), (-1.0, 1.0)]:
+        params = [tj.Variable(v) for v in (0.5, 1.5, lo_v, hi_v)]
+        with tj.GradientTape() as tape:
+            total_x = tnp.sum(tj.random.stateless_parameterized_truncated_normal([3], [1, 2], *params))
+        grads = tape.gradient(total_x, params)
+        for k, (p, g) in enumerate(zip(params, grads)):
+            if not np.isfinite(p.numpy()):  # (an infinite bound: no effect on the draws)
+                assert g is None or g.numpy() == 0.0, (lo_v, hi_v, k)
+                continue
+            assert np.isfinite(g.numpy()), (lo_v, hi_v, k)
+            h = 1e-2
+
+            def total(v, k=k):
+                vals = [q.numpy() for q in params]
+                vals[k] = v
+                return float(tnp.sum(tj.random.stateless_parameterized_truncated_normal([3], [1, 2], *vals)))
+            numeric = (total(p.numpy() + h) - total(p.numpy() - h)) / (2 * h)
+            np.testing.assert_allclose(g.numpy(), numeric, rtol=5e-2, atol=5e-3, err_msg=str((lo_v, hi_v, k)))

@@ -218,6 +218,8 @@ _truncated_normal = _not_differentiable(  # none (TruncatedNormal): TF's bounds,
     "random_truncated_normal", lambda k, shape, dtype: jax.random.truncated_normal(k, -2.0, 2.0, shape, dtype))
 _bits = _not_differentiable("random_bits", lambda k, shape, dtype: jax.lax.bitcast_convert_type(  # full-range ints
     jax.random.bits(k, shape, jnp.dtype(f"uint{jnp.dtype(dtype).itemsize * 8}")), dtype))
+
+
 def _tf_binomial(k, n, p, shape, dtype):
     """TF's binomial: counts below 1 draw 0, probabilities at or below 0 draw 0 and at or above 1 draw all the
     counts (jax.random.binomial gives NaN outside [0, 1]); a NaN probability with counts stays NaN, as TF's."""
@@ -595,9 +597,13 @@ def _tail_truncated_normal(key, lower, upper, shape=None, dtype=None, out_shardi
     qb = jax.scipy.special.erfc(jnp.where(tail, b, 0) / root2) / 2
     z_tail = -jax.scipy.special.ndtri(qb + u * (qa - qb))
     z_tail = jnp.where(flip, -z_tail, z_tail)
-    ea, eb = jax.lax.erf(lower / root2), jax.lax.erf(upper / root2)  # (an interval around 0: erf is exact there)
+    # an interval around 0: erf is exact there (the tail's draws take bounds of -1 and 1 here, so that this unused
+    # branch has finite derivatives: erf_inv at 1 would make the gradient NaN through the select)
+    in_tail = tail | flip
+    lo_mid, hi_mid = jnp.where(in_tail, -1, lower), jnp.where(in_tail, 1, upper)
+    ea, eb = jax.lax.erf(lo_mid / root2), jax.lax.erf(hi_mid / root2)
     z_mid = root2 * jax.lax.erf_inv(ea + u * (eb - ea))
-    return jnp.clip(jnp.where(tail | flip, z_tail, z_mid), lower, upper)
+    return jnp.clip(jnp.where(in_tail, z_tail, z_mid), lower, upper)
 
 
 _truncated_normal_tf = _reparameterized("random_parameterized_truncated_normal", _tail_truncated_normal, lambda: [
@@ -1683,7 +1689,8 @@ def stateless_parameterized_truncated_normal(shape: Any, seed: Any, means: Any =
     ``z`` between the standardized bounds (taken in the tail's own probabilities beyond 0: it stays exact far in
     a tail, as TF's sampler, where jax.random.truncated_normal's draws collapse). All four are differentiable:
     the exact derivative of that draw (the implicit reparameterization gradient). TF's gradient
-    (StatelessParameterizedTruncatedNormal) agrees for ``minvals``/``maxvals`` but leaves out, for ``means`` and ``stddevs``, their effect through the
+    (StatelessParameterizedTruncatedNormal) agrees for ``minvals``/``maxvals`` but leaves out, for ``means`` and
+    ``stddevs``, their effect through the
     standardized bounds (its ``means`` gradient is 1 everywhere): tapejax keeps the exact one."""
     what = "stateless_parameterized_truncated_normal"
     shape = _tf_shape(shape, what)
@@ -1700,7 +1707,9 @@ def stateless_parameterized_truncated_normal(shape: Any, seed: Any, means: Any =
     if draw != dt:
         params = [tnp.astype(p, draw) for p in params]
     m, s, lo, hi = params
-    z = _sample(_truncated_normal_tf, key, ((lo - m) / s, (hi - m) / s), shape=shape, dtype=draw, out_sharding=None)
+    # (an infinite bound stays infinite: (inf - m) / s would give a stddev gradient of 0 * inf = NaN)
+    standard = [tnp.where(tnp.isfinite(b), (tnp.where(tnp.isfinite(b), b, 0) - m) / s, b) for b in (lo, hi)]
+    z = _sample(_truncated_normal_tf, key, tuple(standard), shape=shape, dtype=draw, out_sharding=None)
     x = m + s * z
     return x if x.dtype == dt else x.astype(dt)
 
