@@ -2308,7 +2308,7 @@ ones_like = _filled_like("ones_like", "OnesLike", ones, jnp.ones_like)
 def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
     """``jax.numpy.full``; a Tensor ``fill_value`` is differentiated (TF's ``tf.fill``: the gradient is the sum).
     ``device`` or ``out_sharding`` places the result, as jax.numpy's."""
-    fill_value = _list_as_array(fill_value)
+    fill_value = _list_as_tensor(fill_value)
     if isinstance(fill_value, (Tensor, Variable)):
         if device is None and out_sharding is None:
             return apply(_fill, (fill_value,), {"shape": static(shape), "dtype": freeze(dtype)})
@@ -2839,7 +2839,7 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     ``fill_value`` is (as ``full``). ``device`` or ``out_sharding`` places the result, as jax.numpy's."""
     if shape is not None:
         return full(shape, fill_value, dtype=dtype or _dtype_of(a), device=device, out_sharding=out_sharding)
-    fill_value = _list_as_array(fill_value)
+    fill_value = _list_as_tensor(fill_value)
     if isinstance(fill_value, (Tensor, Variable)):
         if device is None and out_sharding is None:
             return apply(_fill, (fill_value,), {"shape": _shape_of(a), "dtype": jnp.dtype(dtype or _dtype_of(a))})
@@ -2854,7 +2854,7 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
                    a, fill_value, dtype=dtype, **_placement_options(device, out_sharding))
 
 
-def _list_as_array(value):
+def _list_as_tensor(value):
     """A list or tuple fill value as the Tensor tj.constant makes of it (API.md: lists are accepted wherever a
     Tensor is; jax.numpy's constructors refuse them): differentiated where it holds Tensors, as tf.fill; other
     values as they are."""
