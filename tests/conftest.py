@@ -164,6 +164,29 @@ def digest(a):
     return np.array([a.sum(), (a * weights).sum(), np.abs(a).sum()])
 
 
+def batch_norm_grad_grad(shape, axis, dtype, unconnected_gradients="none"):
+    """TF's nn_fused_batchnorm_test ``_test_grad_grad`` program through ``tj.nn.batch_norm`` (is_training=True): x and
+    grad_y of ``shape`` and ``dtype``, scale and offset (float32, one per channel of ``axis``) drawn in TF's order
+    from ``np.random.seed(1)``, then an upstream gradient for each first gradient. Returns the x, scale and offset
+    gradients for grad_y (an inner tape), and for each of them its gradients with respect to grad_y, x and scale
+    (an outer tape, with ``unconnected_gradients``)."""
+    np.random.seed(1)  # _test_grad_grad's order: x, grad_y, scale, offset; then the outer upstream gradients
+    x, gy = (np.random.random_sample(shape).astype(dtype) for _ in range(2))
+    scale, offset = (np.random.random_sample([shape[axis]]).astype(np.float32) for _ in range(2))
+    ux = np.random.random_sample(shape).astype(dtype)
+    us, uo = (np.random.random_sample([shape[axis]]).astype(np.float32) for _ in range(2))
+    x, gy, scale, offset = tj.constant(x), tj.constant(gy), tj.constant(scale), tj.constant(offset)
+    with tj.GradientTape(persistent=True) as outer:
+        outer.watch([x, gy, scale])
+        with tj.GradientTape() as inner:
+            inner.watch([x, scale, offset])
+            y, _, _ = tj.nn.batch_norm(x, scale, offset, epsilon=0.001, axis=axis)
+        firsts = inner.gradient(y, [x, scale, offset], output_gradients=gy)
+    seconds = [outer.gradient(f, [gy, x, scale], output_gradients=u, unconnected_gradients=unconnected_gradients)
+               for f, u in zip(firsts, (ux, us, uo))]
+    return firsts, seconds
+
+
 def numpy_match(label, got, want, values=True):
     """``got`` (a Tensor, or a list or tuple of them) against NumPy's result ``want``: the same shape, NumPy's dtype
     under JAX's x64 setting, and (``values``) the same values (floats to 1e-6)."""

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
-from conftest import D, close_to_tf as _close
+from conftest import D, batch_norm_grad_grad, close_to_tf as _close
 
 tnp = tj.numpy
 
@@ -248,22 +248,11 @@ def test_batch_norm_grad_grad(name, dtype):
     FusedBatchNormGrad gradient, those with no dependence are zeros, not None (the scale gradient's in scale, the
     offset gradient's in x and scale): they were None."""
     shape, axis = _BN_CASES[name]
-    np.random.seed(1)  # _test_grad_grad's order: x, grad_y, scale, offset; then this port's upstream gradients
-    x, gy = (np.random.random_sample(shape).astype(dtype) for _ in range(2))
-    scale, offset = (np.random.random_sample([shape[axis]]).astype(np.float32) for _ in range(2))
-    ux = np.random.random_sample(shape).astype(dtype)
-    us, uo = (np.random.random_sample([shape[axis]]).astype(np.float32) for _ in range(2))
-    x, gy, scale, offset = tj.constant(x), tj.constant(gy), tj.constant(scale), tj.constant(offset)
-    with tj.GradientTape(persistent=True) as outer:
-        outer.watch([x, gy, scale])
-        with tj.GradientTape() as inner:
-            inner.watch([x, scale, offset])
-            y, _, _ = tj.nn.batch_norm(x, scale, offset, epsilon=0.001, axis=axis)
-        firsts = inner.gradient(y, [x, scale, offset], output_gradients=gy)
+    _, seconds = batch_norm_grad_grad(shape, axis, dtype)
     want = iter(_BN_GRAD_GRAD[name, dtype])
     tol = 2e-2 if dtype == "float16" else 1e-4
-    for first, u in zip(firsts, (ux, us, uo)):
-        for g in outer.gradient(first, [gy, x, scale], output_gradients=u):
+    for grads in seconds:
+        for g in grads:
             assert g is not None
             w = next(want)
             _close(g, w, tol, 0 if isinstance(w, D) else tol)

@@ -73,7 +73,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
-from conftest import to_numpy
+from conftest import batch_norm_grad_grad, to_numpy
 
 tnp = tj.numpy
 BF16 = jnp.bfloat16
@@ -183,25 +183,13 @@ def test_fused_batch_norm_grad_grad_5d(axis, dtype):
     [2, 3, 2, 2, 2] input, NDHWC (axis 4) and NCDHW (axis 1), is_training=True: the x, scale and offset gradients
     for grad_y, then the gradients of each with respect to grad_y, x and scale (nested tapes; TF's zeros where one
     does not depend on the other, unconnected_gradients='zero')."""
-    shape = [2, 3, 2, 2, 2]
-    np.random.seed(1)  # _test_grad_grad's order: x, grad_y, scale, offset; then the outer upstream gradients
-    x, gy = (np.random.random_sample(shape).astype(dtype) for _ in range(2))
-    s, o = (np.random.random_sample([shape[axis]]).astype(np.float32) for _ in range(2))
-    ux = np.random.random_sample(shape).astype(dtype)
-    us, uo = (np.random.random_sample([shape[axis]]).astype(np.float32) for _ in range(2))
-    x, gy, s, o = tj.constant(x), tj.constant(gy), tj.constant(s), tj.constant(o)
-    with tj.GradientTape(persistent=True) as outer:
-        outer.watch([x, gy, s])
-        with tj.GradientTape() as inner:
-            inner.watch([x, s, o])
-            y, _, _ = tj.nn.batch_norm(x, s, o, epsilon=0.001, axis=axis)
-        firsts = inner.gradient(y, [x, s, o], output_gradients=gy)
+    firsts, seconds = batch_norm_grad_grad([2, 3, 2, 2, 2], axis, dtype, unconnected_gradients="zero")
     want = iter(TF[f"fbngg|{axis}|{dtype}"])
     tol = 2e-2 if dtype == "float16" else 1e-4
     for f in firsts:
         check(f, next(want), tol, "first gradient")
-    for f, u in zip(firsts, (ux, us, uo)):
-        for g in outer.gradient(f, [gy, x, s], output_gradients=u, unconnected_gradients="zero"):
+    for grads in seconds:
+        for g in grads:
             check(g, next(want), tol, "second order")
 
 
