@@ -7,14 +7,13 @@ import warnings
 from typing import Any, Iterator, List, Optional
 
 import jax
-import numpy as np
 
 from . import jacobian as jacobians, tape_set, vspace
 from .tensor import ArrayImpl, LazyTensor
 from .nest import UnconnectedGradients, flatten, rebuild, unconnected_gradients_of
 from .sweep import GradientStats
 from .tape import Tape, new_tape
-from .tensor import Tensor, Variable, as_array, is_float, convert_to_tensor, pending_source
+from .tensor import Tensor, Variable, as_array, is_float, convert_to_tensor, pending_source, values_shape
 from .ops.core import record_identity
 from .ops import numpy as tnp
 
@@ -272,7 +271,7 @@ class GradientTape:
             return [None] * len(flat_targets)
         if len(flat_targets) == 1 and isinstance(output_gradients, (list, tuple)) and len(output_gradients) == 1 \
                 and not isinstance(output_gradients[0], (Tensor, Variable)) \
-                and _values_shape(output_gradients) not in (None, tuple(flat_targets[0].shape)):
+                and values_shape(output_gradients) not in (None, tuple(flat_targets[0].shape)):
             # ``[g]`` for a single target: the documented list of one gradient per target, g itself a Python
             # list (``[[1., 2.]]`` for a target of shape (2,)), not one value of shape (1, 2)
             output_gradients = output_gradients[0]
@@ -403,14 +402,6 @@ def _warn_persistent_in_context() -> None:
         _log.warning("Calling GradientTape.gradient on a persistent tape inside its context records the "
                      "gradient computation on the tape too (more host time and memory, as in TF); call it after "
                      "the `with` block unless you want higher-order derivatives of it.")
-
-
-def _values_shape(values) -> Optional[tuple]:
-    """The shape of ``values`` (nested Python lists of numbers or arrays) as an array; None if it has none."""
-    try:
-        return np.shape(values)
-    except (ValueError, TypeError):
-        return None
 
 
 def _target_dtype(t):

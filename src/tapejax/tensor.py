@@ -1360,6 +1360,15 @@ _add_kernel = jax.jit(jnp.add)
 _sub_kernel = jax.jit(jnp.subtract)
 
 
+def values_shape(values: Any) -> Optional[tuple]:
+    """The shape of ``values`` (nested Python lists of numbers or arrays) as an array would have it; None where it
+    has none (ragged, or holding what NumPy cannot read)."""
+    try:
+        return np.shape(values)
+    except (TypeError, ValueError):
+        return None
+
+
 def describe_value(value: Any, limit: int = 200) -> str:
     """What an error message shows of a value: its whole repr, or, for one longer than ``limit``, its type,
     shape and dtype. A repr is never cut off: half a value misleads more than none."""

@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import tape_set
-from ..tensor import ConversionError, Tensor, TracedValueError, Variable, make_slice_assignable
+from ..tensor import ConversionError, Tensor, TracedValueError, Variable, make_slice_assignable, values_shape
 from . import numpy as tnp
 from .core import NO_STATIC, apply
 
@@ -80,10 +80,7 @@ def _tensor_eq(negate: bool):
             return negate
         oshape = getattr(other, "shape", None)  # (Tensors, Variables, arrays; checked only where shapes differ)
         if oshape is None and isinstance(other, (list, tuple)):  # (a list's shape as TF converts it)
-            try:
-                oshape = np.shape(other)
-            except (TypeError, ValueError):
-                oshape = None
+            oshape = values_shape(other)
         if oshape is not None and tuple(oshape) != tuple(self.shape):
             try:
                 np.broadcast_shapes(tuple(self.shape), tuple(oshape))

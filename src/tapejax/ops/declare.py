@@ -34,7 +34,8 @@ To declare an op:
 """
 from __future__ import annotations
 
-from typing import Any, Callable
+import sys
+from typing import Any, Callable, List
 
 from .core import OpDef
 
@@ -58,3 +59,10 @@ def no_gradient(name: str, fn: Callable) -> OpDef:
     source: ``tape.gradient(2 * floor(x), floor(x))`` is 2), but nothing connects it to its inputs: a gradient
     or tangent through it is None. (A ``not_differentiable`` op's output is on no tape.)"""
     return OpDef(name, fn, register=False, connections=(frozenset(),))
+
+
+def public_dir(module_name: str) -> Callable[[], List[str]]:
+    """A module's ``__dir__`` (PEP 562) showing its ``__all__`` only, as jax's modules show (tab completion,
+    ``dir(tj.nn)``): the imports and helpers stay usable inside the module but are not shown. The module's
+    ``__all__`` is read at each call."""
+    return lambda: sorted(sys.modules[module_name].__all__)

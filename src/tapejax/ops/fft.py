@@ -24,7 +24,7 @@ import numpy as np
 from ..tensor import Tensor, Variable, traced_argument_error
 from . import numpy as _tnp
 from .core import OpDef, apply, as_dtype, as_index, axis_error, freeze
-from .declare import not_differentiable, samples as _samples
+from .declare import not_differentiable, public_dir, samples as _samples
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
            "hfft", "ihfft", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -278,8 +278,4 @@ def ifftshift(x, axes=None):
 
 _tnp.fft = sys.modules[__name__]  # tj.numpy.fft is this module
 
-
-def __dir__():
-    """The public API only (tab completion, ``dir(tj.numpy.fft)``), as jax's modules show: the imports and helpers
-    stay usable inside the module but are not shown."""
-    return sorted(__all__)
+__dir__ = public_dir(__name__)

@@ -62,7 +62,7 @@ import numpy as np
 
 from ..tensor import convert_to_tensor
 from .core import OpDef, ShapeError, apply, as_index, axis_error, freeze, static as static_value
-from .declare import not_differentiable, samples as _samples
+from .declare import not_differentiable, public_dir, samples as _samples
 from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan, sign as _tf_sign, times_sign as _times_sign
 
 # -- well-conditioned sample inputs ----------------------------------------------------------------------
@@ -790,8 +790,4 @@ _COMPOSED_IN_NUMPY = ["tensorinv", "tensorsolve", "multi_dot", "cond", "cross", 
 __all__ = ["norm", "solve", "inv", "cholesky", "det", "slogdet", "eigh", "eigvalsh", "eig", "eigvals", "svd", "qr",
            "lstsq", "pinv", "matrix_power", "vector_norm", "matrix_norm", "svdvals", "matrix_rank"] + _COMPOSED_IN_NUMPY
 
-
-def __dir__():
-    """The public API only (tab completion, ``dir(tj.numpy.linalg)``), as jax's modules show: the imports and helpers
-    stay usable inside the module but are not shown."""
-    return sorted(__all__)
+__dir__ = public_dir(__name__)

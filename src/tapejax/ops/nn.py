@@ -58,7 +58,7 @@ import numpy as np
 from ..tensor import Tensor, Variable, convert_to_tensor
 from . import numpy as tnp
 from .core import OpDef, ShapeError, as_dtype, as_index, freeze, static
-from .declare import not_differentiable as _not_differentiable, samples as _samples
+from .declare import not_differentiable as _not_differentiable, public_dir, samples as _samples
 from .rules import tf_complex_bwd as _tf_complex_bwd
 
 __all__ = [
@@ -542,11 +542,8 @@ def _check_window_args(op: str, strides, padding) -> None:
     raises a RuntimeError), explicit padding that is not (low, high) pairs, and a stride below 1
     (which XLA reports only when it lowers the program: under a tape or in tj.function, at the first read rather
     than at the call) are errors at the call."""
-    if isinstance(padding, str) and padding.upper() not in _PADDINGS:
-        raise ValueError(f"tj op '{op}': padding must be 'SAME', 'VALID' or one (low, high) pair per spatial "
-                         f"dimension, got {padding!r}")
-    if not isinstance(padding, str) and not (
-            isinstance(padding, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in padding)):
+    pairs = isinstance(padding, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in padding)
+    if not (pairs or isinstance(padding, str) and padding.upper() in _PADDINGS):
         raise ValueError(f"tj op '{op}': padding must be 'SAME', 'VALID' or one (low, high) pair per spatial "
                          f"dimension, got {padding!r}")
     if isinstance(strides, tuple) and any(isinstance(s, int) and s < 1 for s in strides):
@@ -1054,8 +1051,4 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits):
                         "softmax_cross_entropy_with_logits for probability labels.")
     return _sparse_xent(labels, logits)[0]
 
-
-def __dir__():
-    """The public API only (tab completion, ``dir(tj.nn)``), as jax's modules show: the imports and helpers
-    stay usable inside the module but are not shown."""
-    return sorted(__all__)
+__dir__ = public_dir(__name__)

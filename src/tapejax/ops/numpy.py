@@ -490,9 +490,9 @@ def round(a, decimals=0, out=None):
 def _round_int_fn(x, decimals):
     # an integer to a multiple of 10**-decimals, halves to even, in integer arithmetic (NumPy's result; jax.numpy
     # raises NotImplementedError, and a float division would lose digits past 2**24)
-    f = jnp.asarray(10 ** -decimals, x.dtype) if 10 ** -decimals <= jnp.iinfo(x.dtype).max else None
-    if f is None:
+    if 10 ** -decimals > jnp.iinfo(x.dtype).max:  # (every value of the dtype is nearer 0 than the multiple)
         return jnp.zeros_like(x)
+    f = jnp.asarray(10 ** -decimals, x.dtype)
     q, r = jnp.floor_divide(x, f), jnp.remainder(x, f)
     up = (r > f - r) | ((r == f - r) & (q % 2 != 0))  # (r against f - r: 2 * r could overflow a narrow int)
     return (q + up.astype(x.dtype)) * f
@@ -1576,7 +1576,7 @@ def clip(a, a_min=None, a_max=None, **kw):
     a_min = kw.pop("min", a_min)
     a_max = kw.pop("max", a_max)
     if a_min is None or a_max is None:  # (the open side: the dtype's own extreme, so an int tensor stays int)
-        dt = _dtype_of(a) if isinstance(a, (Tensor, Variable)) else convert_to_tensor(a).dtype
+        dt = _operand_dtype(a)
         low, high = (-jnp.inf, jnp.inf) if not jnp.issubdtype(dt, jnp.integer) else \
             (int(jnp.iinfo(dt).min), int(jnp.iinfo(dt).max))
         a_min, a_max = low if a_min is None else a_min, high if a_max is None else a_max
@@ -2378,7 +2378,7 @@ def _converted(a, dtype, name: str) -> Tensor:
     try:
         return convert_to_tensor(a, dtype)
     except TypeError as e:
-        if dtype is None or isinstance(a, (Tensor, Variable)):
+        if dtype is None:
             raise
         try:
             return Tensor(jnp.asarray(a, dtype=as_dtype("array", dtype)))
@@ -2517,11 +2517,7 @@ def conj(x):
 def angle(z, deg=False):
     """``jax.numpy.angle``, recorded with its gradient (TF's AngleGrad for complex inputs). A real input's angle
     (0 or pi) has no gradient (None, as TF's, whose angle of a real tensor is a select on its sign)."""
-    if not jnp.issubdtype(_dtype_of(z) if isinstance(z, (Tensor, Variable)) else convert_to_tensor(z).dtype,
-                          jnp.complexfloating):
-        a = _real_angle(z)
-    else:
-        a = _angle(z)
+    a = _angle(z) if jnp.issubdtype(_operand_dtype(z), jnp.complexfloating) else _real_angle(z)
     return a * (180.0 / np.pi) if deg else a
 
 
@@ -2861,6 +2857,11 @@ def _list_as_tensor(value):
     if isinstance(value, (list, tuple)):
         return convert_to_tensor(value)
     return value
+
+
+def _operand_dtype(a):
+    """The dtype an op sees for ``a``: a Tensor's or Variable's, else tj.constant's for it (tj's conversion rules)."""
+    return a.dtype if isinstance(a, (Tensor, Variable)) else convert_to_tensor(a).dtype
 
 
 def _dtype_of(a):

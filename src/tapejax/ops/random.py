@@ -88,7 +88,7 @@ from .. import tape_set
 from ..tensor import Tensor, Variable, convert_to_tensor, describe_value
 from . import numpy as tnp
 from .core import OpDef, apply, as_dtype, freeze
-from .declare import not_differentiable as _not_differentiable
+from .declare import not_differentiable as _not_differentiable, public_dir
 
 __all__ = [
     # jax.random
@@ -108,10 +108,7 @@ __all__ = [
 ]
 
 
-def __dir__() -> List[str]:
-    """The public API only (tab completion, ``dir(tj.random)``): the module's imports and helpers stay usable
-    inside it but are not shown."""
-    return sorted(__all__)
+__dir__ = public_dir(__name__)  # (tab completion, dir(tj.random): the public API only)
 
 
 def _value(x: Any) -> Any:
