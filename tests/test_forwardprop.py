@@ -204,6 +204,26 @@ def test_forward_over_reverse_hvp():
     close(hvp, hess @ v0, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("f", [lambda x: tnp.where(x > 0, x, 0.0), tnp.sinc, lambda x: tnp.logaddexp(x, 1.0)],
+                         ids=["where", "sinc", "logaddexp"])
+def test_tape_under_accumulator_differentiates_derived_kernels(f):
+    """Ops whose backward kernel JAX derives (where, and what is built on it) took the recorded arguments as
+    Tensors under an accumulator and failed ('Triggering __jax_array__() during abstractification'); the gradient
+    and the tangent are those without the other."""
+    x0 = np.array([0.5, -1.5, 2.0], np.float32)
+    x = tj.constant(x0)
+    with tj.ForwardAccumulator(x, tj.constant(np.ones(3, np.float32))) as acc:
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        g = tape.gradient(y, x)
+    with tj.GradientTape() as plain:
+        plain.watch(x)
+        y_plain = f(x)
+    close(g, plain.gradient(y_plain, x).numpy(), rtol=1e-6)
+    close(acc.jvp(y), g.numpy(), rtol=1e-6)  # (elementwise: the tangent along ones is the gradient)
+
+
 def test_forward_over_reverse_with_variable():
     v = tj.Variable([0.5, -0.25, 1.0])
     tan = jnp.array([1.0, 2.0, -1.0], jnp.float32)

@@ -263,12 +263,13 @@ STATIC = {
     "cholesky": lambda x, c: la.cholesky(x @ tnp.transpose(x) + tnp.eye(3), upper=c(True)),
 }
 
-# The argument each case's error names when its static value is traced (the first one the op asks for).
+# The argument each case's error names when its static value is traced (the first one the op asks for; roll's
+# shift may be traced, as jax.numpy's: its axis is named).
 TRACED_ARGUMENT = {
     "reshape": "shape", "reshape_int": "shape", "method_reshape": "shape", "broadcast_to": "shape",
     "zeros": "shape", "ones": "shape", "full": "shape", "tile": "reps", "pad": "pad_width", "pad_int": "pad_width",
     "one_hot": "num_classes", "split": "axis", "split_sections": "axis", "expand_dims": "axis", "repeat": "repeats",
-    "roll": "shift", "linspace": "num", "arange": "start", "eye": "N", "sum": "axis", "mean_method": "axis",
+    "roll": "axis", "linspace": "num", "arange": "start", "eye": "N", "sum": "axis", "mean_method": "axis",
     "max": "axis", "var": "axis", "cumsum": "axis", "squeeze": "axis", "flip": "axis", "sort": "axis",
     "concatenate": "axis", "stack": "axis", "take": "axis", "diff": "n", "diagonal": "offset", "tril": "k",
     "moveaxis": "source", "transpose_method": "axes", "tensordot": "axes", "norm": "ord", "matrix_power": "n",

@@ -223,3 +223,24 @@ def test_logaddexp_gradient_at_infinities_is_the_limit():
     with tj.ForwardAccumulator([x, y], [tnp.ones_like(x), tnp.zeros_like(y)]) as acc:
         out = tnp.logaddexp(x, y)
     np.testing.assert_array_equal(acc.jvp(out).numpy(), gx.numpy())
+
+
+def test_quantile_of_a_tensor_q_is_differentiable_and_may_be_traced():
+    """A Tensor ``q`` stays a Tensor (as jax.numpy's q is an operand): its gradient is jax.grad's eagerly, inside a
+    tj.function, and a traced q works there (it was turned into NumPy eagerly, so q got no gradient, and raised
+    TracedValueError when traced)."""
+    a = np.random.RandomState(0).rand(5, 3).astype(np.float32)
+    want = jax.grad(lambda q: jnp.sum(jnp.percentile(a, q, axis=0)))(30.0)
+
+    def loss(q):
+        return tnp.sum(tnp.percentile(a, q, axis=0))
+
+    for f in (loss, tj.function(loss)):
+        q = tj.constant(30.0)
+        with tj.GradientTape() as tape:
+            tape.watch(q)
+            y = f(q)
+        np.testing.assert_allclose(y.numpy(), jnp.sum(jnp.percentile(a, 30.0, axis=0)), rtol=1e-6)
+        np.testing.assert_allclose(tape.gradient(y, q).numpy(), want, rtol=1e-5)
+    with pytest.raises(ValueError, match=r"q must be in \[0, 1\]"):
+        tnp.quantile(a, tj.constant([0.5, 1.5]))

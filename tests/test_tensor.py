@@ -80,6 +80,19 @@ def test_pytree_roundtrip():
     np.testing.assert_array_equal(mapped["a"].numpy(), [2.0, 3.0, 4.0])
 
 
+def test_tensor_constructor_wraps_arrays_only():
+    """tj.Tensor(value) holds a jax.Array (a NumPy array becomes one); anything else raises TypeError naming
+    tj.constant (a tuple was wrapped unchecked and failed later on every attribute; TF's tf.Tensor((1, 1)) raises
+    TypeError). A pytree leaf JAX fills with its own placeholders is not checked."""
+    t = tj.Tensor(np.ones(2, np.float32))
+    assert isinstance(t.value, jax.Array) and t.shape == (2,)
+    for bad in [(1, 1), [1.0], 3.0, None, "a"]:
+        with pytest.raises(TypeError, match="tj.constant"):
+            tj.Tensor(bad)
+    treedef = jax.tree_util.tree_structure(tj.constant(1.0))
+    assert jax.tree_util.tree_unflatten(treedef, [None])._value is None
+
+
 def test_tensor_through_jax_transform():
     t = tj.constant([1.0, 2.0, 3.0])
     out = jax.jit(lambda x: x.value * 2)(t)

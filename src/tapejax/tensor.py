@@ -288,6 +288,17 @@ def _tell_died(ref, tensor_id: int) -> None:
             pass
 
 
+def _wrapped_value(value):
+    """What ``Tensor(value)`` holds: a JAX array or tracer as it is, a NumPy array as a JAX array; anything else
+    is refused (a Tensor made of a tuple would fail later on every attribute)."""
+    if isinstance(value, (jax.Array, jax.core.Tracer)):
+        return value
+    if isinstance(value, (np.ndarray, np.generic)):
+        return jnp.asarray(value)
+    raise TypeError(f"tj.Tensor(value) wraps a jax.Array, not a {type(value).__name__}; make a Tensor from Python "
+                    f"numbers, lists or NumPy arrays with tj.constant(value).")
+
+
 class Tensor(ArrayShape):
     """Immutable wrapper around one ``jax.Array``. Operators and methods are recorded ops."""
 
@@ -296,9 +307,11 @@ class Tensor(ArrayShape):
     __array_priority__ = 100
 
     def __init__(self, value: Any) -> None:
+        self._trackers = None  # weak ref (or list of them) to the tapes/accumulators to tell when it dies
+        if type(value) is not ArrayImpl:  # (the ops' outputs, the common case, pass this one test)
+            value = _wrapped_value(value)
         self._value = value
         self._id = _ids.take()
-        self._trackers = None  # weak ref (or list of them) to the tapes/accumulators to tell when it dies
 
     def __getattr__(self, name: str):
         # Reached only for a slot never set (no cost on the normal path): ``_value`` of a pending tensor
@@ -332,6 +345,16 @@ class Tensor(ArrayShape):
         else:
             for ref in trackers:
                 _tell_died(ref, self._id)
+
+    @classmethod
+    def of_leaf(cls, value) -> "Tensor":
+        """A Tensor holding ``value`` unchecked: a pytree's leaf, which JAX's transforms fill with what they
+        carry (avals, sentinels, None), not only arrays."""
+        t = cls.__new__(cls)
+        t._value = value
+        t._id = _ids.take()
+        t._trackers = None
+        return t
 
     @classmethod
     def standing_for(cls, tensor_id: int, value) -> "Tensor":
@@ -698,7 +721,7 @@ def _require_concrete(t: Tensor, what: str) -> None:
         raise e
 
 
-jax.tree_util.register_pytree_node(Tensor, _tree_flatten_tensor, lambda _, c: Tensor(c[0]))
+jax.tree_util.register_pytree_node(Tensor, _tree_flatten_tensor, lambda _, c: Tensor.of_leaf(c[0]))
 
 
 def pending_tensor(node, index: int) -> Tensor:
@@ -792,7 +815,7 @@ class LazyTensor(Tensor):
 
 
 # A pytree like Tensor (flattening reads the value).
-jax.tree_util.register_pytree_node(LazyTensor, pytree_flatten, lambda _, c: Tensor(c[0]))
+jax.tree_util.register_pytree_node(LazyTensor, pytree_flatten, lambda _, c: Tensor.of_leaf(c[0]))
 
 
 class Variable(ArrayShape):
@@ -1354,7 +1377,7 @@ def _tree_flatten_variable(v: Variable):
 # take Variables (JAX 0.10 no longer converts arguments through __jax_array__). Unflattening gives a Tensor:
 # a Variable passed to jax.jit is read when the call starts, not captured (assignments inside do not reach it;
 # use tj.function for that), and a tree_map over Variables (optax's init) gives Tensors, not new Variables.
-jax.tree_util.register_pytree_node(Variable, _tree_flatten_variable, lambda _, c: Tensor(c[0]))
+jax.tree_util.register_pytree_node(Variable, _tree_flatten_variable, lambda _, c: Tensor.of_leaf(c[0]))
 
 _add_kernel = jax.jit(jnp.add)
 _sub_kernel = jax.jit(jnp.subtract)

@@ -644,10 +644,11 @@ class _ResidualPlan:
             backward, residuals = self._backward_impl, self.residuals
 
             def kernel(raw, stored, cts):
-                if dropped:
-                    raw = list(raw)
-                    for i, av in dropped:
-                        raw[i] = av
+                # (under an accumulator the arguments are kept as Tensors, pytrees of their values: their
+                # values, as the kernels take, at trace time only)
+                raw = [r._value if isinstance(r, Tensor) else r for r in raw]
+                for i, av in dropped:
+                    raw[i] = av
                 return backward(residuals(raw, stored), cts, spec, diff, needed)
             if len(self._backwards) >= _PLANS_MAX:
                 self._backwards.clear()

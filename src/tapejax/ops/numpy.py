@@ -565,9 +565,12 @@ def _refuse_sort_options(name: str, kind, order) -> None:
 
 
 def _truth_reduction(name: str, op: OpDef, identity: bool, a, axis, out, keepdims, where):
-    """any or all; ``where`` leaves entries out (as the reduction's identity)."""
+    """any or all; ``where`` leaves entries out (as the reduction's identity). A complex entry is true where it is
+    not 0, imaginary part included (NumPy's rule; jax.numpy's and TF's tnp read only the real part)."""
     _no_out(name, out)
     axis = _checked_axes(name, a, axis)
+    if jnp.iscomplexobj(convert_to_tensor(a).value):
+        a = not_equal(a, 0)
     if where is not None:
         a = _masked(name, a, where, identity)
     return apply(op, (a,), {"axis": axis, "keepdims": bool(keepdims)})
@@ -865,13 +868,27 @@ def _ddof(name: str, ddof, correction):
     return correction
 
 
+def _spread_dtypes(name: str, a, dtype):
+    """var's and std's ``(compute, result)`` dtypes (``_reduce_dtypes``). A complex input with a real float
+    ``dtype`` is measured in the complex dtype of that precision, its real result given in ``dtype`` (TF's tnp:
+    the variance of [1+2j, 3j] is 0.5); casting the input first would drop its imaginary part (0.25)."""
+    compute, result_dtype = _reduce_dtypes(a, dtype, True)
+    if compute is None or compute.kind == "c" or not jnp.iscomplexobj(convert_to_tensor(a).value):
+        return compute, result_dtype
+    if compute.kind != "f":
+        raise TypeError(f"tj.numpy.{name}: the {name} of complex values is real and fractional, it cannot be given "
+                        f"in {result_dtype}; pass a float or complex dtype, or none.")
+    return np.result_type(compute, np.complex64), result_dtype
+
+
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None, correction=None):
     """``jax.numpy.var``: ``correction`` is ``ddof``'s Array API name; ``where`` selects the entries counted;
-    ``mean`` is the mean to measure from (broadcast with keepdims=True shapes), when already known."""
+    ``mean`` is the mean to measure from (broadcast with keepdims=True shapes), when already known. A complex
+    input with a real ``dtype`` gives its (real) variance in that dtype, as TF's tnp (jax.numpy refuses)."""
     _no_out("var", out)
     axis = _checked_axes("var", a, axis)
     ddof = _ddof("var", ddof, correction)
-    compute, result_dtype = _reduce_dtypes(a, dtype, True)
+    compute, result_dtype = _spread_dtypes("var", a, dtype)
     if compute is not None:
         a = astype(a, compute)
     result = _variance(a, axis, ddof, keepdims, where, mean)
@@ -910,7 +927,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     if where is not None or mean is not None:
         return sqrt(var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean, correction=correction))
     axis = _checked_axes("std", a, axis)
-    compute, result_dtype = _reduce_dtypes(a, dtype, True)
+    compute, result_dtype = _spread_dtypes("std", a, dtype)
     result = _std(a if compute is None else astype(a, compute), axis=axis, keepdims=bool(keepdims),
                   ddof=_ddof("std", ddof, correction))
     return result if result_dtype is None or result.dtype == result_dtype else astype(result, result_dtype)
@@ -2541,6 +2558,10 @@ _triu = OpDef("triu", lambda m, *, k=0: jnp.triu(m, k), samples=_samples(((_r(3,
 _roll = OpDef("roll", lambda a, *, shift, axis=None: jnp.roll(a, shift, axis),
               samples=_samples(((_r(3, 4),), {"shift": 1, "axis": 1}),
                                ((_r(3, 4),), {"shift": (1, -2), "axis": (0, 1)})))
+# (a shift known only inside a trace, an operand; not drawn from _rng: later ops' samples stay as they were)
+_roll_by = OpDef("roll_by", lambda a, shift, *, axis=None: jnp.roll(a, shift, axis),
+                 samples=_samples(((np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4), np.array([1, -2], np.int32)),
+                                   {"axis": (0, 1)})))
 _tensordot = OpDef("tensordot", lambda a, b, *, axes=2, **kw: jnp.tensordot(a, b, axes, **kw),
                    samples=_samples(((_r(2, 3, 4), _r(3, 4, 5)), {"axes": 2}),
                                     ((_r(2, 3), _r(4, 3)), {"axes": ((1,), (1,))})))
@@ -2563,9 +2584,12 @@ _isclose = _not_differentiable("isclose", lambda a, b, *, rtol=1e-05, atol=1e-08
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """``jax.numpy.trace``."""
     _no_out("trace", out)
+    if dtype is not None:  # (each element cast, then summed, as jax.numpy's and NumPy's)
+        dtype = np.dtype(as_dtype("trace", dtype))
+        a = astype(a, dtype)
     result = _trace(a, offset=_integers("trace", "offset", offset), axis1=_check_axis("trace", axis1, ndim(a)),
                     axis2=_check_axis("trace", axis2, ndim(a)))
-    return result if dtype is None else astype(result, dtype)
+    return result if dtype is None or result.dtype == dtype else astype(result, dtype)
 
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
@@ -2590,8 +2614,12 @@ def triu(m, k=0):
 
 
 def roll(a, shift, axis=None):
-    """``jax.numpy.roll``."""
-    return _roll(a, shift=_integers("roll", "shift", shift), axis=freeze(axis))
+    """``jax.numpy.roll``; a ``shift`` whose value is traced (computed inside a tj.function) is an operand of the op,
+    as jax.numpy's."""
+    shift = _integers("roll", "shift", shift)
+    if isinstance(shift, Tensor) or isinstance(shift, tuple) and builtins.any(isinstance(x, Tensor) for x in shift):
+        return _roll_by(a, shift if isinstance(shift, Tensor) else stack(shift), axis=freeze(axis))
+    return _roll(a, shift=shift, axis=freeze(axis))
 
 
 def tensordot(a, b, axes=2, *, precision=None, preferred_element_type=None, out_sharding=None):
@@ -2763,6 +2791,11 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
             raise ValueError(f"tj.numpy.average: 1-d weights of length {w.shape[0]} do not match axis {ax} of "
                              f"length {a_shape[ax]}")
         w = reshape(w, tuple(a_shape[ax] if i == ax else 1 for i in range(len(a_shape))))
+    # (in the operands' inexact dtype, as jax.numpy's: integer weights' sum is returned as a float too)
+    dtype = jnp.result_type(convert_to_tensor(a).dtype, w.dtype)
+    if not jnp.issubdtype(dtype, jnp.inexact):
+        dtype = jnp.result_type(dtype, float)
+    a, w = astype(a, dtype), astype(w, dtype)
     total = sum(multiply(a, w), axis=axis, keepdims=keepdims)
     scale = sum(broadcast_to(w, a_shape), axis=axis, keepdims=keepdims)
     avg = divide(total, scale)
@@ -3001,8 +3034,9 @@ _QUANTILE_METHODS = ("linear", "lower", "higher", "nearest", "midpoint", "invert
 
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *, weights=None):
-    """``jax.numpy.quantile``: the ``q`` quantiles (values in [0, 1], known now: not a traced Tensor) along ``axis``
-    (an int, a tuple, or None for all), by ``method`` (linear, lower, higher, nearest, midpoint, inverted_cdf).
+    """``jax.numpy.quantile``: the ``q`` quantiles (values in [0, 1]; a Tensor ``q`` is differentiable, and may be
+    traced inside a tj.function, as jax.numpy's) along ``axis`` (an int, a tuple, or None for all), by ``method``
+    (linear, lower, higher, nearest, midpoint, inverted_cdf).
     ``weights`` (of ``a``'s shape, or of the reduced axes'): each entry's weight, with ``method='inverted_cdf'``
     only (others raise ``NotImplementedError``, as jax.numpy's); a negative or NaN weight makes the slice's
     quantiles NaN. Built from ``sort``/``argsort`` and ``take``: the gradient reaches the sorted entries the result
@@ -3022,8 +3056,6 @@ def _quantile(name: str, a, q, axis, out, overwrite_input, method, keepdims, wei
                          "arrays are immutable, use the returned Tensor")
     if method not in _QUANTILE_METHODS:
         raise ValueError(f"tj.numpy.{name}: method must be one of {_QUANTILE_METHODS}, got {method!r}")
-    if isinstance(q, (Tensor, Variable)):
-        q = q.numpy()
     a = convert_to_tensor(a)
     if weights is not None:
         weights = convert_to_tensor(weights)
@@ -3037,11 +3069,13 @@ def _quantile(name: str, a, q, axis, out, overwrite_input, method, keepdims, wei
         a, weights = _cast(a, dt), _cast(weights, dt)
     if not jnp.issubdtype(a.dtype, jnp.inexact):
         a = astype(a, jnp.result_type(float))
-    q = np.asarray(q, dtype=a.dtype)
-    if q.ndim > 1:
-        raise ValueError(f"tj.numpy.{name}: q must be a scalar or 1-d (as jax.numpy's), got shape {q.shape}")
-    if not np.all((q >= 0) & (q <= 1)):
-        raise ValueError(f"tj.numpy.{name}: q must be in [0, 1] (percentile: [0, 100]), got {q.tolist()}")
+    # q given as a Tensor stays one (differentiable, and possibly traced); its values are checked when known
+    q = astype(q, a.dtype) if isinstance(q, (Tensor, Variable)) else np.asarray(q, dtype=a.dtype)
+    known = q if isinstance(q, np.ndarray) else None if isinstance(q.value, jax.core.Tracer) else q.numpy()
+    if ndim(q) > 1:
+        raise ValueError(f"tj.numpy.{name}: q must be a scalar or 1-d (as jax.numpy's), got shape {shape(q)}")
+    if known is not None and not np.all((known >= 0) & (known <= 1)):
+        raise ValueError(f"tj.numpy.{name}: q must be in [0, 1] (percentile: [0, 100]), got {known.tolist()}")
     nd, a_shape = ndim(a), shape(a)
     axes = tuple(range(nd)) if axis is None else tuple(
         _check_axis(name, ax, nd) for ax in (axis if isinstance(axis, (tuple, list)) else (axis,)))
@@ -3057,7 +3091,7 @@ def _quantile(name: str, a, q, axis, out, overwrite_input, method, keepdims, wei
     # (kept dims..., q) -> q's shape, then the kept dims (with the reduced ones as 1 under keepdims)
     result = moveaxis(result, -1, 0)
     kept = [1 if i in axes else d for i, d in enumerate(a_shape)] if keepdims else [a_shape[i] for i in rest]
-    return reshape(result, q.shape + tuple(kept))
+    return reshape(result, shape(q) + tuple(kept))
 
 
 def _interpolated_quantile(flat, q, method: str, skip_nan: bool):
@@ -3069,7 +3103,7 @@ def _interpolated_quantile(flat, q, method: str, skip_nan: bool):
     counts = sum(astype(logical_not(isnan(flat)), flat.dtype), axis=-1, keepdims=True) if skip_nan else \
         full(shape(flat)[:-1] + (1,), shape(flat)[-1], flat.dtype)
     last = subtract(counts, 1)
-    pos = multiply(last, q.ravel())
+    pos = multiply(last, ravel(q))
     low_f = floor(pos)
     high_w = subtract(pos, low_f)
     low = astype(clip(low_f, 0, last), jnp.int32)
@@ -3118,7 +3152,7 @@ def _inverted_cdf(flat, w, q, skip_nan: bool):
     nan_data = isnan(ordered)
     bad = logical_or(less(w, 0), isnan(w))
     cumulative = cumsum(where(logical_or(bad, nan_data), zeros_like(w), w), axis=-1)
-    targets = multiply(cumulative[..., -1:], q.ravel())  # (kept dims..., q)
+    targets = multiply(cumulative[..., -1:], ravel(q))  # (kept dims..., q)
     before = less(expand_dims(cumulative, -2), expand_dims(targets, -1))  # (kept dims..., q, n)
     index = sum(astype(before, jnp.int32), axis=-1)
     n = shape(flat)[-1]
@@ -3147,7 +3181,7 @@ def nanpercentile(a, q, axis=None, out=None, overwrite_input=False, method="line
 
 
 def _percent(q):
-    return np.asarray(q.numpy() if isinstance(q, (Tensor, Variable)) else q) / 100
+    return divide(q, 100) if isinstance(q, (Tensor, Variable)) else np.asarray(q) / 100
 
 
 def nanmedian(a, axis=None, out=None, overwrite_input=False, keepdims=False):
