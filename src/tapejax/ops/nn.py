@@ -50,6 +50,7 @@ from __future__ import annotations
 import functools
 import numbers
 import operator
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -399,7 +400,13 @@ _logmeanexp = OpDef("logmeanexp", lambda x, *where, axis=None, keepdims=False:  
                                                            [True, True, True, True]])), {"axis": (1,)}),
                                      ((_r(2, 3, 4), np.array([[True, False, True, True]])),
                                       {"axis": (0, 2), "keepdims": True})))
-_one_hot = _not_differentiable("one_hot", jax.nn.one_hot)
+def _one_hot_fn(x, *, num_classes, dtype=None, axis=-1):
+    with warnings.catch_warnings():  # (one_hot warns of a float input on each call, not once per kernel traced)
+        warnings.filterwarnings("ignore", "jax.nn.one_hot input should be integer-typed", DeprecationWarning)
+        return jax.nn.one_hot(x, num_classes, dtype=dtype, axis=axis)
+
+
+_one_hot = _not_differentiable("one_hot", _one_hot_fn)
 
 
 def _where_mask(name: str, where):
@@ -462,11 +469,16 @@ def logmeanexp(x, axis=None, where=None, keepdims=False):
     return _logmeanexp(*args, axis=axis, keepdims=bool(keepdims))
 
 
-def one_hot(x, num_classes, *, dtype=jnp.float32, axis=-1):
-    """``jax.nn.one_hot`` (not differentiable)."""
+def one_hot(x, num_classes, *, dtype=None, axis=-1):
+    """``jax.nn.one_hot`` (not differentiable): ``dtype`` None is jax's default float dtype; a float ``x`` gets jax's
+    DeprecationWarning on every call."""
     # (int() would truncate 2.5 to 2 classes; TF raises TypeError)
     n = as_index(freeze(num_classes), f"tj op 'one_hot': num_classes must be an integer, got {num_classes!r}")
-    return _one_hot(x, num_classes=n, dtype=as_dtype("one_hot", dtype), axis=freeze(axis))
+    x = convert_to_tensor(x)
+    if not jnp.issubdtype(x.dtype, jnp.integer):
+        warnings.warn(f"jax.nn.one_hot input should be integer-typed; got dtype={x.dtype}", DeprecationWarning,
+                      stacklevel=2)
+    return _one_hot(x, num_classes=n, dtype=None if dtype is None else as_dtype("one_hot", dtype), axis=freeze(axis))
 
 
 # -- convolution and pooling -------------------------------------------------------------------------
@@ -803,6 +815,16 @@ def _dpa_fn(query, key, value, *arrays, has_bias=False, has_mask=False, has_quer
     given = iter(arrays)
     bias, mask, q_len, kv_len = (next(given) if has else None for has in (
         has_bias, has_mask, has_query_seq_lengths, has_key_value_seq_lengths))
+    if query.dtype == jnp.float16 and jax.default_backend() == "cpu":
+        # XLA:CPU compiles no float16 dot with float32 accumulation (jax's logits), so a compiled kernel fails where
+        # jax's op-by-op call works: computed in float32 there, the result given in float16
+        wide = [a if a is None or a.dtype != jnp.float16 else a.astype(jnp.float32) for a in (query, key, value, bias)]
+        out = _dpa_fn(*[a for a in wide if a is not None], *[a for a in (mask, q_len, kv_len) if a is not None],
+                      has_bias=has_bias, has_mask=has_mask, has_query_seq_lengths=has_query_seq_lengths,
+                      has_key_value_seq_lengths=has_key_value_seq_lengths, scale=scale, is_causal=is_causal,
+                      local_window_size=local_window_size, implementation=implementation,
+                      return_residual=return_residual)
+        return tuple(o.astype(jnp.float16) for o in out) if return_residual else out.astype(jnp.float16)
     out = jax.nn.dot_product_attention(query, key, value, bias, mask, scale=scale, is_causal=is_causal,
                                        query_seq_lengths=q_len, key_value_seq_lengths=kv_len,
                                        local_window_size=local_window_size, implementation=implementation,
