@@ -219,6 +219,12 @@ def _tolist(self):
     return _host_array(self, "tolist()").tolist()
 
 
+def _tobytes(self, order="C"):
+    """As ``jax.Array.tobytes``: the value's bytes (NumPy's ``tobytes``, in ``order`` 'C' or 'F'); a traced value
+    raises jax's ConcretizationTypeError."""
+    return _host_array(self, "tobytes()").tobytes(order=order)
+
+
 def _block_until_ready(self):
     """As ``jax.Array.block_until_ready``: waits until the value is computed, and returns this Tensor (this
     Variable). A traced value (inside tj.function) has nothing to wait for."""
@@ -254,6 +260,7 @@ def _jax_array_api() -> dict:
                                    "self, axis, ...)``, a recorded op."),
         "item": _as_jax_method(_item, "item", _item.__doc__),
         "tolist": _as_jax_method(_tolist, "tolist", _tolist.__doc__),
+        "tobytes": _as_jax_method(_tobytes, "tobytes", _tobytes.__doc__),
         "block_until_ready": _as_jax_method(_block_until_ready, "block_until_ready", _block_until_ready.__doc__),
         "mT": property(lambda self: tnp.matrix_transpose(self),
                        doc="As ``jax.Array.mT``: the transpose of the last two axes (``tj.numpy.matrix_transpose``), "

@@ -1441,13 +1441,16 @@ def take(a, indices, axis=None, out=None, mode=None, unique_indices=False, indic
                  **_gather_options(unique_indices, indices_are_sorted, fill_value))
 
 
-def take_along_axis(arr, indices, axis, mode=None, fill_value=None, wrap_negative_indices=True):
+def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *, wrap_negative_indices=None):
     """``jax.numpy.take_along_axis``; with the default ``mode=None`` concrete out-of-bounds indices raise
     ``IndexError``, float indices ``TypeError`` (traced indices keep JAX's fill, as ``take``); an explicit
-    ``mode`` keeps JAX's semantics, as ``take``'s."""
+    ``mode`` keeps JAX's semantics, as ``take``'s. ``wrap_negative_indices``: None is jax.numpy's default (wrap,
+    but not under ``mode='promise_in_bounds'``)."""
     shp = shape(arr)
     indices = _index_list(indices, "take_along_axis")
-    options = _gather_options(fill_value=fill_value, wrap_negative_indices=wrap_negative_indices)
+    options = _gather_options(fill_value=fill_value, wrap_negative_indices=wrap_negative_indices is not False)
+    if wrap_negative_indices:  # (an explicit True: jax.numpy's None differs from it under promise_in_bounds)
+        options["wrap_negative_indices"] = True
     if mode is not None:
         _check_index_dtype("take_along_axis", indices)
         return _take_along_axis(arr, indices, axis=axis, mode=mode, **options)
@@ -2472,8 +2475,10 @@ def size(a, axis=None):
     shp = shape(a)
     if axis is None:
         return int(np.prod(shp, dtype=np.int64))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    return int(np.prod([shp[_check_axis("size", ax, len(shp))] for ax in axes], dtype=np.int64))
+    axes = [_check_axis("size", ax, len(shp)) for ax in ((axis,) if isinstance(axis, int) else tuple(axis))]
+    if len(set(axes)) != len(axes):
+        raise ValueError(f"tj.numpy.size: repeated axis in {axis!r} (as jax.numpy's)")
+    return int(np.prod([shp[ax] for ax in axes], dtype=np.int64))
 
 
 # jax.numpy's dtype names and dtype helpers (tnp.complex64, tnp.finfo(tnp.float32).eps), as jax.numpy has them
@@ -3232,14 +3237,14 @@ def hypot(x1, x2):
     return where(logical_or(isinf(x1), isinf(x2)), full_like(r, np.inf), r)
 
 
+# jax.numpy's own function, derived: its rule at 0 is the Maclaurin series, so every order of derivative is right
+# there (a where over sin(pi x) / (pi x) gave 0 for the second: -pi**2 / 3); not drawn from _rng (later samples stay)
+_sinc = OpDef("sinc", jnp.sinc, samples=_samples(((np.array([[0.0, 0.3, -1.2], [2.5, -0.0, 0.7]], np.float32),), {})))
+
+
 def sinc(x):
-    """``jax.numpy.sinc``: ``sin(pi x) / (pi x)``, 1 at 0 (where its derivative is 0)."""
-    x = convert_to_tensor(x)
-    if not jnp.issubdtype(x.dtype, jnp.inexact):
-        x = astype(x, jnp.result_type(float))
-    zero = x == 0
-    px = multiply(where(zero, ones_like(x), x), np.pi)
-    return where(zero, ones_like(x), divide(sin(px), px))
+    """``jax.numpy.sinc``: ``sin(pi x) / (pi x)``, 1 at 0, with jax.numpy's derivatives of every order there."""
+    return _sinc(_inexact(x))
 
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
@@ -3386,13 +3391,21 @@ def polyval(p, x, *, unroll=16):
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """``jax.numpy.trapezoid``: the integral of ``y`` along ``axis`` by the trapezoidal rule, at sample points
     ``x`` (or spaced ``dx`` apart)."""
-    y = moveaxis(convert_to_tensor(y), axis, -1)
+    y = _inexact(y)
     if x is None:
         widths = dx
+        if ndim(dx) > 0:  # (an array of widths lines up with y's trailing axes, then moves as y's axis does)
+            widths = reshape(dx, (1,) * (ndim(y) - ndim(dx)) + shape(dx))
+            widths = moveaxis(widths, axis, -1)
+            if shape(widths)[-1] == 1:  # (one width along the axis: each trapezoid's)
+                widths = squeeze(widths, -1)
+                y = moveaxis(y, axis, -1)
+                return multiply(widths, subtract(sum(y, axis=-1), multiply(add(y[..., 0], y[..., -1]), 0.5)))
     else:
         x = convert_to_tensor(x)
         x = moveaxis(x, axis, -1) if ndim(x) > 1 else x
         widths = diff(x, axis=-1)
+    y = moveaxis(y, axis, -1)
     return sum(multiply(multiply(add(y[..., 1:], y[..., :-1]), 0.5), widths), axis=-1)
 
 
@@ -3818,6 +3831,8 @@ def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
                              f"{out_sharding!r}")
         return _placed(bincount(x, weights, minlength, length=length), place)
     x = convert_to_tensor(x)
+    if x.dtype == jnp.bool_:  # (True counts in bin 1, as jax.numpy and NumPy)
+        x = astype(x, jnp.int32)
     if ndim(x) != 1 or not jnp.issubdtype(x.dtype, jnp.integer):
         raise ValueError(f"tj.numpy.bincount: x must be a 1-d array of integers, got {x.dtype}{list(shape(x))}")
     values = _concrete_values("bincount", x) if length is None else _concrete(x)
