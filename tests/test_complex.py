@@ -43,6 +43,7 @@ NO_COMPLEX = {
     "random_wald": "jax.random.wald takes real parameters only",
     "random_multivariate_normal": "jax.random.multivariate_normal takes real parameters only",
     "mod": "jnp.mod rejects complex values",
+    "ldexp": "jnp.ldexp is real-only",
     "fmod": "jnp.fmod rejects complex values",
     "i0": "jnp.i0 is real-only",
     "max_pool": "reduce_window max has no complex init value",

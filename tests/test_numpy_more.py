@@ -244,3 +244,15 @@ def test_quantile_of_a_tensor_q_is_differentiable_and_may_be_traced():
         np.testing.assert_allclose(tape.gradient(y, q).numpy(), want, rtol=1e-5)
     with pytest.raises(ValueError, match=r"q must be in \[0, 1\]"):
         tnp.quantile(a, tj.constant([0.5, 1.5]))
+
+
+def test_a_masked_array_is_refused_as_an_op_argument_and_converted_by_asarray():
+    """An op would drop a NumPy masked array's mask silently (sum of [--, 2] was 3, NumPy's is 2): refused, as
+    jax.numpy's functions refuse it; tj.numpy.array/asarray take its data, as jax.numpy's."""
+    m = np.ma.array([1, 2], mask=[True, False])
+    with pytest.raises(tj.tensor.ConversionError, match="masked"):
+        tnp.sum(m)
+    with pytest.raises(ValueError, match="masked"):
+        jnp.sum(m)
+    np.testing.assert_array_equal(tnp.asarray(m).numpy(), [1, 2])
+    np.testing.assert_array_equal(tnp.array(m).numpy(), [1, 2])

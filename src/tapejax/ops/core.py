@@ -958,6 +958,11 @@ def _device_copy(a: np.ndarray):
     pending op or a tape's residual): one an op can wait on like any other, so a step fed NumPy batches is
     deferred and replayed with its update as one fed Tensors. A dtype JAX does not take stays a NumPy copy
     (the op's kernel then says what is wrong)."""
+    if type(a) is not np.ndarray and isinstance(a, np.ma.MaskedArray):
+        # (its mask would be dropped silently: sum([--, 2]) would be 3; jax's functions refuse it too)
+        raise ConversionError("numpy masked arrays are not tj op arguments, as they are not jax.numpy's (the mask "
+                              "would be dropped): pass arr.filled(value), or convert with tj.numpy.asarray(arr), "
+                              "which takes the data")
     if a.dtype.kind in "biufc":
         return jnp.array(a)  # (jnp.array copies: the device array shares nothing with the caller's)
     return np.array(a, copy=True)

@@ -2183,6 +2183,8 @@ def at(x):
 def _filled_like(name: str, tf_op: str, full, jnp_like):
     """``jax.numpy.zeros_like`` or ``ones_like`` (``full``: ``zeros`` or ``ones``; ``jnp_like``: jax.numpy's)."""
     def like(a, dtype=None, shape=None, *, device=None, out_sharding=None):
+        if shape is None and _duck_typed(a):
+            shape = tuple(a.shape)
         if shape is not None:
             return full(shape, dtype or _dtype_of(a), device=device, out_sharding=out_sharding)
         if isinstance(a, (Tensor, Variable)) and (dtype is None or as_dtype(name, dtype) == a.dtype):
@@ -2395,6 +2397,8 @@ def _converted(a, dtype, name: str) -> Tensor:
     if isinstance(a, (Tensor, Variable)) and dtype is not None:
         dt = jax.dtypes.canonicalize_dtype(as_dtype(name, dtype))
         return convert_to_tensor(a) if dt == a.dtype else astype(a, dt)
+    if isinstance(a, np.ma.MaskedArray):  # (its data, the mask dropped, as jax.numpy's and np.asarray)
+        a = np.asarray(a)
     try:
         return convert_to_tensor(a, dtype)
     except TypeError as e:
@@ -2652,6 +2656,9 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
     """``jax.numpy.diff`` (``prepend``/``append``: values joined to ``a`` along ``axis`` first, a scalar broadcast
     to one slice; they are differentiated as ``a``)."""
     axis = _check_axis("diff", axis, ndim(a))
+    n = _integers("diff", "n", n, True)
+    if n == 0:  # (the input as it is, prepend and append ignored, as jax.numpy and NumPy)
+        return _diff(a, n=0, axis=axis)
     if prepend is not None or append is not None:
         slice_shape = tuple(1 if i == axis else d for i, d in enumerate(shape(a)))
 
@@ -2659,7 +2666,7 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
             return broadcast_to(v, slice_shape) if ndim(v) == 0 else v
         a = concatenate(([joined(prepend)] if prepend is not None else []) + [a]
                         + ([joined(append)] if append is not None else []), axis=axis)
-    return _diff(a, n=_integers("diff", "n", n, True), axis=axis)
+    return _diff(a, n=n, axis=axis)
 
 
 def vstack(tup, dtype=None):
@@ -2871,6 +2878,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_sharding=None):
     """``jax.numpy.full_like``: a constant of ``a``'s shape (or ``shape``; ``a`` is not differentiated); a Tensor
     ``fill_value`` is (as ``full``). ``device`` or ``out_sharding`` places the result, as jax.numpy's."""
+    if shape is None and _duck_typed(a):
+        shape = tuple(a.shape)
     if shape is not None:
         return full(shape, fill_value, dtype=dtype or _dtype_of(a), device=device, out_sharding=out_sharding)
     fill_value = _list_as_tensor(fill_value)
@@ -2900,6 +2909,13 @@ def _list_as_tensor(value):
 def _operand_dtype(a):
     """The dtype an op sees for ``a``: a Tensor's or Variable's, else tj.constant's for it (tj's conversion rules)."""
     return a.dtype if isinstance(a, (Tensor, Variable)) else convert_to_tensor(a).dtype
+
+
+def _duck_typed(a) -> bool:
+    """Whether ``a`` only describes an array, with ``shape`` and ``dtype`` (a ``jax.ShapeDtypeStruct``), which the
+    like-functions take as jax.numpy's do."""
+    return not isinstance(a, (Tensor, Variable, np.ndarray, np.generic, jax.Array, list, tuple)) and \
+        hasattr(a, "shape") and hasattr(a, "dtype")
 
 
 def _dtype_of(a):
@@ -3343,7 +3359,7 @@ def fmin(x1, x2):
 def float_power(x, y):
     """``jax.numpy.float_power``: ``power`` computed in the inexact dtype of the operands."""
     x, y = convert_to_tensor(x), convert_to_tensor(y)
-    dt = jnp.promote_types(jnp.result_type(x.dtype, y.dtype), jnp.result_type(float))
+    dt = _inexact_type(x.dtype, y.dtype)
     return power(astype(x, dt), astype(y, dt))
 
 
@@ -3752,7 +3768,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     for name, end in (("left", left), ("right", right)):
         if isinstance(end, str) and end != "extrapolate":
             raise ValueError(f"tj.numpy.interp: the only valid string value of `{name}` is 'extrapolate', got {end!r}")
-    inexact = jnp.promote_types(jnp.result_type(x.dtype, xp.dtype), jnp.result_type(float))
+    inexact = _inexact_type(x.dtype, xp.dtype)
     x, xp = astype(x, inexact), astype(xp, inexact)
     if not jnp.issubdtype(fp.dtype, jnp.inexact):
         fp = astype(fp, jnp.result_type(float))
@@ -3854,6 +3870,13 @@ def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
 # -- the rest of jax.numpy: composed of the ops above (every path differentiates them with tapejax's rules), or
 # functions of values with no gradient. Indices that decide where entries go are computed with NumPy when they are
 # known now, else by the value-only ops below; the entries themselves move by gathers (take) and selections (where).
+
+def _inexact_type(*dtypes):
+    """The operands' result dtype, an integer or bool one as the default float (jax.numpy's promote_dtypes_inexact:
+    float16 stays float16)."""
+    dt = jnp.result_type(*dtypes)
+    return dt if jnp.issubdtype(dt, jnp.inexact) else jnp.result_type(float)
+
 
 def _inexact(a) -> Tensor:
     """``a`` as a Tensor of an inexact dtype (integers and bools cast to the default float, as jax.numpy promotes)."""
@@ -4330,17 +4353,25 @@ _ldexp_values = _values_only("ldexp", jnp.ldexp)
 _frexp_values = _values_only("frexp", jnp.frexp)
 
 
+def _ldexp_bwd(res, g):
+    (x1, x2), _ = res
+    # (the gradient scaled exactly, by 2**x2 itself: inf only where that overflows)
+    return _cast_like(_unbroadcast(jnp.ldexp(g, x2), jnp.shape(x1)), x1), None
+
+
+# jax.numpy's exact function (0 and inf stay themselves where a product of powers of two would make 0 * inf = NaN,
+# and no compiler reassociates it into an overflow), with the exact gradient; not drawn from _rng (later samples stay)
+_ldexp = OpDef("ldexp", jnp.ldexp, bwd=_ldexp_bwd, jvp=lambda p, t, out: jnp.ldexp(t[0], p[1]),
+               samples=_samples(((np.array([[0.5, -1.5, 3.0], [1.25, 2.25, -0.75]], np.float32),
+                                  np.array([3, -2, 0], np.int32)), {})))
+
+
 def ldexp(x1, x2, /):
-    """As jax.numpy.ldexp: ``x1 * 2**x2`` for integer ``x2``; differentiable in ``x1`` (the scale is exact: three
-    powers of two, so none overflows before the product does)."""
+    """As jax.numpy.ldexp: ``x1 * 2**x2`` for integer ``x2``, exact; differentiable in ``x1`` (``2**x2``)."""
     x1, x2 = _inexact(x1), convert_to_tensor(x2)
     if not jnp.issubdtype(x2.dtype, jnp.integer):
         raise TypeError(f"tj.numpy.ldexp: the exponent x2 must be integer typed, got {x2.dtype} (as jax.numpy's)")
-    one = np.ones((), x1.dtype)
-    e1 = floor_divide(x2, 3)
-    e2 = floor_divide(subtract(x2, e1), 2)
-    e3 = subtract(subtract(x2, e1), e2)
-    return multiply(multiply(multiply(x1, _ldexp_values(one, e1)), _ldexp_values(one, e2)), _ldexp_values(one, e3))
+    return _ldexp(x1, x2)
 
 
 def frexp(x, /):
@@ -4406,7 +4437,7 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
         if shape(w) != shape(a):
             raise ValueError(f"tj.numpy.histogram: weights of shape {shape(w)} for a of shape {shape(a)}; they must "
                              "have the same shape")
-        dt = jnp.promote_types(jnp.result_type(a.dtype, w.dtype), jnp.result_type(float))
+        dt = _inexact_type(a.dtype, w.dtype)
         a, w = _cast(a, dt), _cast(w, dt)
     edges = histogram_bin_edges(a, bins, range)
     n = shape(edges)[0]
@@ -4431,7 +4462,7 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
         if shape(weights) != (n,):
             raise ValueError(f"tj.numpy.histogramdd: weights of shape {shape(weights)} for {n} points; give one "
                              "weight per point")
-        dt = jnp.promote_types(jnp.result_type(sample.dtype, weights.dtype), jnp.result_type(float))
+        dt = _inexact_type(sample.dtype, weights.dtype)
         sample, weights = _cast(sample, dt), _cast(weights, dt)
     if range is not None and (len(range) != d or builtins.any(r is not None and np.shape(r)[0] != 2 for r in range)):
         raise ValueError(f"tj.numpy.histogramdd: for a sample of shape {(n, d)}, range must be a sequence of {d} "
