@@ -950,6 +950,8 @@ def cumsum(a, axis=None, dtype=None, out=None):
     """``jax.numpy.cumsum`` (``dtype``: the input is cast first, as jax.numpy accumulates in it; ``out``: None
     only)."""
     _no_out("cumsum", out)
+    if dtype is not None and as_dtype("cumsum", dtype) == jnp.bool_:  # (a running "any", bool, as jax.numpy's)
+        return astype(_cumsum(astype(astype(a, jnp.bool_), jnp.int32), axis=_scan_axis("cumsum", a, axis)), jnp.bool_)
     return _cumsum(a if dtype is None else astype(a, dtype), axis=_scan_axis("cumsum", a, axis))
 
 
@@ -957,6 +959,9 @@ def cumprod(a, axis=None, dtype=None, out=None):
     """``jax.numpy.cumprod`` (``dtype``: the input is cast first, as jax.numpy accumulates in it; ``out``: None
     only)."""
     _no_out("cumprod", out)
+    if dtype is not None and as_dtype("cumprod", dtype) == jnp.bool_:  # (a running "all", bool, as jax.numpy's)
+        return astype(_cumprod(astype(astype(a, jnp.bool_), jnp.int32), axis=_scan_axis("cumprod", a, axis)),
+                      jnp.bool_)
     return _cumprod(a if dtype is None else astype(a, dtype), axis=_scan_axis("cumprod", a, axis))
 
 
@@ -1463,6 +1468,10 @@ def take_along_axis(arr, indices, axis=-1, mode=None, fill_value=None, *, wrap_n
     return _take_along_axis(arr, indices, axis=axis, **options)
 
 
+class _UnknownPadMode(ValueError, NotImplementedError):
+    """An unknown pad mode: TF's tf.pad raises ValueError, jax.numpy.pad NotImplementedError; this is both."""
+
+
 _PAD_MODES = ("constant", "edge", "linear_ramp", "maximum", "mean", "median", "minimum", "reflect", "symmetric",
               "wrap", "empty")
 
@@ -1487,7 +1496,8 @@ def pad(array, pad_width, mode="constant", *, constant_values=None, end_values=N
     if isinstance(mode, str):  # (or a callable, as jax.numpy's)
         mode = mode.lower()  # TF's modes are upper case ("REFLECT")
         if mode not in _PAD_MODES:
-            raise ValueError(f"tj op 'pad': mode {mode!r} is not one of {', '.join(map(repr, _PAD_MODES))}")
+            raise _UnknownPadMode(f"tj op 'pad': Unimplemented padding mode {mode!r}: the mode is not one of "
+                                  f"{', '.join(map(repr, _PAD_MODES))}")
         unknown = set(given) - set(_PAD_OPTIONS.get(mode, ()))
         if unknown:
             raise ValueError(f"tj op 'pad': unsupported keyword arguments for mode {mode!r}: {sorted(unknown)} (as "
@@ -1532,7 +1542,8 @@ def repeat(a, repeats, axis=None, *, total_repeat_length=None, out_sharding=None
         options["total_repeat_length"] = _integers("repeat", "total_repeat_length", total_repeat_length, True)
     if out_sharding is not None:
         options["out_sharding"] = _placement("repeat", None, out_sharding)
-    if total_repeat_length is not None and isinstance(repeats, (Tensor, Variable, jax.Array)) and ndim(repeats):
+    if total_repeat_length is not None and isinstance(repeats, (Tensor, Variable, jax.Array)) and \
+            (ndim(repeats) or _is_traced(repeats)):
         return _repeat(a, repeats, axis=axis, **options)  # (an input: its values may be traced)
     return _repeat(a, repeats=_integers("repeat", "repeats", repeats, True), axis=axis, **options)
 
@@ -2364,9 +2375,13 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):
-    """``jax.numpy.eye`` as a Tensor (float32 by default), placed on ``device`` as jax.numpy's."""
-    return _create("eye", jnp.eye, static(N), static(M), static(k), dtype or jnp.float32,
-                   **_placement_options(device, None))
+    """``jax.numpy.eye`` as a Tensor (float32 by default), placed on ``device`` as jax.numpy's; ``k`` may be traced
+    (inside a tj.function), as jax.numpy's."""
+    N, M, dtype = static(N), static(M), dtype or jnp.float32
+    if _is_traced(k):
+        out = _band(k, kind="eye", N=N, M=M, dtype=as_dtype("eye", dtype))
+        return out if device is None else _placed(out, lambda v: jax.device_put(v, device))
+    return _create("eye", jnp.eye, N, M, static(k), dtype, **_placement_options(device, None))
 
 
 def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=None):
@@ -3242,7 +3257,11 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 def hypot(x1, x2):
     """``jax.numpy.hypot``: ``sqrt(x1**2 + x2**2)`` computed as jax.numpy does (scaled by the larger magnitude, so
     that it neither overflows nor underflows; 0 at the origin, with gradient 0 there)."""
-    x1, x2 = abs(convert_to_tensor(x1)), abs(convert_to_tensor(x2))
+    x1, x2 = convert_to_tensor(x1), convert_to_tensor(x2)
+    if jnp.iscomplexobj(x1.value) or jnp.iscomplexobj(x2.value):
+        raise ValueError("tj.numpy.hypot is not well defined for complex-valued inputs (as jax.numpy's); pass "
+                         "abs(x1) and abs(x2) for the magnitudes' hypotenuse")
+    x1, x2 = abs(x1), abs(x2)
     # (selected, not maximum/minimum: at a tie those give x1 the whole gradient, TF's rule, where hypot's
     # derivative is shared)
     swap = x2 > x1
@@ -3591,9 +3610,22 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
     return tuple(convert_to_tensor(o) for o in out) if isinstance(out, tuple) else convert_to_tensor(out)
 
 
+def _is_traced(v) -> bool:
+    """Whether ``v`` is a Tensor or Variable whose value is traced (inside a tj.function or a jax transform)."""
+    return isinstance(v, (Tensor, Variable)) and isinstance(convert_to_tensor(v).value, jax.core.Tracer)
+
+
+# eye and tri with a traced k (an operand: the shape is static, the band is not)
+_band = _values_only("band", lambda k, *, kind, N, M, dtype: (jnp.eye if kind == "eye" else jnp.tri)(N, M, k,
+                                                                                                        dtype=dtype))
+
+
 def tri(N, M=None, k=0, dtype=None):
-    """``jax.numpy.tri``: ones on and below the ``k``-th diagonal."""
-    return _create("tri", jnp.tri, static(N), static(M), static(k), dtype or jnp.float32)
+    """``jax.numpy.tri``: ones on and below the ``k``-th diagonal (``k`` may be traced, as jax.numpy's)."""
+    N, M, dtype = static(N), static(M), dtype or jnp.float32
+    if _is_traced(k):
+        return _band(k, kind="tri", N=N, M=M, dtype=as_dtype("tri", dtype))
+    return _create("tri", jnp.tri, N, M, static(k), dtype)
 
 
 def triu_indices(n, k=0, m=None):
@@ -3701,8 +3733,11 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     if isinstance(obj, (Tensor, Variable)):
         obj = obj.numpy()
     drop = np.arange(n)[obj] if isinstance(obj, slice) else np.asarray(obj)
-    if drop.dtype == bool:
-        raise TypeError("tj.numpy.delete: obj must be indices or a slice, not a boolean mask (as jax.numpy's)")
+    if drop.dtype == bool:  # (a mask of the entries to delete, as jax.numpy's and NumPy's)
+        if drop.shape != (n,):
+            raise ValueError(f"tj.numpy.delete: a boolean mask must have the axis' length {n}, got shape "
+                             f"{drop.shape}")
+        drop = np.flatnonzero(drop)
     if drop.size and (drop.min() < -n or drop.max() >= n):
         raise IndexError(f"tj.numpy.delete: index {int(drop.max() if drop.max() >= n else drop.min())} is out of "
                          f"bounds for axis {axis} of size {n}")
@@ -3810,6 +3845,8 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
 
 def _correlate(name: str, a, v, mode, precision, preferred_element_type, convolving: bool):
     a, v = convert_to_tensor(a), convert_to_tensor(v)
+    dt = _inexact_type(a.dtype, v.dtype)  # (integers and bools in the default float, as jax.numpy's)
+    a, v = astype(a, dt), astype(v, dt)
     if ndim(a) != 1 or ndim(v) != 1:
         raise ValueError(f"tj.numpy.{name}: a and v must be 1-d, got shapes {shape(a)} and {shape(v)}")
     if mode not in ("full", "same", "valid"):
