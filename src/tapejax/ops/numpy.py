@@ -763,11 +763,12 @@ def _reduced(op, name: str, a, axis, dtype, keepdims, where, fill, promote_integ
 
 
 def _mask_count(a, where, axis, keepdims):
-    """How many entries of ``a`` the mask selects along ``axis`` (a mean's divisor), in ``a``'s float dtype."""
+    """How many entries of ``a`` the mask selects along ``axis`` (a mean's divisor), in ``a``'s float dtype (its
+    real one for a complex ``a``: a variance divided by it stays real)."""
     mask = broadcast_to(convert_to_tensor(where), shape(a))
     dtype = convert_to_tensor(a).dtype
-    return _sum(astype(mask, dtype if jnp.issubdtype(dtype, jnp.inexact) else jnp.float32), axis=axis,
-                keepdims=keepdims)
+    dtype = jnp.finfo(dtype).dtype if jnp.issubdtype(dtype, jnp.inexact) else jnp.float32
+    return _sum(astype(mask, dtype), axis=axis, keepdims=keepdims)
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None, promote_integers=True):
@@ -790,10 +791,23 @@ def _checked_axes(op: str, a, axis):
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
-    """``jax.numpy.mean``; with ``where`` the mean of the entries it selects (NaN where it selects none)."""
+    """``jax.numpy.mean``; with ``where`` the mean of the entries it selects (NaN where it selects none). With
+    ``dtype`` the entries are cast to it first, as jax.numpy's (float16 computed in float32; an integer dtype's
+    mean is the sum's quotient truncated toward 0; bool raises ``TypeError``)."""
     _no_out("mean", out)
-    result = _average(a, _checked_axes("mean", a, axis), keepdims, where)
-    return result if dtype is None else astype(result, dtype)
+    axis = _checked_axes("mean", a, axis)
+    if dtype is None:
+        return _average(a, axis, keepdims, where)
+    dtype = np.dtype(as_dtype("mean", dtype))
+    if dtype == np.bool_:
+        raise TypeError("tj.numpy.mean: a mean cannot be given in dtype bool (as jax.numpy's: its division takes no "
+                        "bool); pass a numeric dtype")
+    if dtype.kind in "fc":
+        compute = np.dtype(np.float32) if dtype in (np.dtype(jnp.float16), np.dtype(jnp.bfloat16)) else dtype
+        return astype(_average(astype(astype(a, dtype), compute), axis, keepdims, where), dtype)
+    total = sum(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
+    count = astype(sum(ones_like(a, dtype=dtype), axis=axis, keepdims=keepdims, where=where), dtype)
+    return astype(multiply(sign(total), floor_divide(abs(total), count)), dtype)  # (truncated, as lax.div)
 
 
 def _average(a, axis, keepdims, where):
@@ -2584,8 +2598,8 @@ _roll = OpDef("roll", lambda a, *, shift, axis=None: jnp.roll(a, shift, axis),
                                ((_r(3, 4),), {"shift": (1, -2), "axis": (0, 1)})))
 # (a shift known only inside a trace, an operand; not drawn from _rng: later ops' samples stay as they were)
 _roll_by = OpDef("roll_by", lambda a, shift, *, axis=None: jnp.roll(a, shift, axis),
-                 samples=_samples(((np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4), np.array([1, -2], np.int32)),
-                                   {"axis": (0, 1)})))
+                 samples=_samples(((np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4),
+                                    np.array([1, -2], np.int32)), {"axis": (0, 1)})))
 _tensordot = OpDef("tensordot", lambda a, b, *, axes=2, **kw: jnp.tensordot(a, b, axes, **kw),
                    samples=_samples(((_r(2, 3, 4), _r(3, 4, 5)), {"axes": 2}),
                                     ((_r(2, 3), _r(4, 3)), {"axes": ((1,), (1,))})))
@@ -3027,7 +3041,10 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
 
 
 def _nanvar(a, axis, dtype, ddof, keepdims, selected, mean=None):
-    if dtype is not None:
+    if dtype is not None:  # (a complex a and a real dtype: measured in complex, given in dtype, as var's)
+        compute, result_dtype = _spread_dtypes("nanvar", a, dtype)
+        if compute != result_dtype:
+            return astype(_nanvar(a, axis, compute, ddof, keepdims, selected, mean), result_dtype)
         a = astype(a, dtype)
     elif not jnp.issubdtype(a.dtype, jnp.inexact):
         a = astype(a, jnp.result_type(float))
@@ -3039,7 +3056,8 @@ def _nanvar(a, axis, dtype, ddof, keepdims, selected, mean=None):
         mean = mean if mean.dtype == a.dtype else astype(mean, a.dtype)
     # NaNs as 0 before any arithmetic: an excluded NaN would make the gradient 0 * NaN
     axis = _checked_axes("nanvar", a, axis)
-    return _variance(_nan_filled(a, 0), axis, ddof, keepdims, counted, mean, too_few_is_nan=True)
+    result = _variance(_nan_filled(a, 0), axis, ddof, keepdims, counted, mean, too_few_is_nan=True)
+    return result if dtype is None or result.dtype == dtype else astype(result, dtype)  # (in dtype, as jax.numpy's)
 
 
 def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=None, mean=None):
