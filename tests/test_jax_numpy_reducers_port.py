@@ -37,8 +37,7 @@ matches a message).
 
 Differences from jax.numpy found (strict xfails; none is sanctioned by API.md): a non-scalar ``initial`` is accepted
 (jax: ValueError); nanvar/nanstd accept a non-boolean ``where``; max/min/nanmax/nanmin of a bool array with an int
-``initial`` give int32 (jax: bool); nanmax/nanmin with ``initial`` give NaN for an empty, all-NaN or all-masked
-slice (jax and NumPy: the initial value); nanmean with an integer ``dtype`` casts the float mean, not the input
+``initial`` give int32 (jax: bool); nanmean with an integer ``dtype`` casts the float mean, not the input
 (NumPy raises); nansum with ``dtype=bool``/int8 gives int32; average rejects N-d weights for a tuple axis; cov raises
 NotImplementedError for fweights/aweights; cov of one (1, N) row with rowvar=False is a scalar (jax and NumPy >= 2.2:
 (N, N)); cov of no observations gives -0.0 (jax and NumPy: NaN); cumulative_sum does not promote small integers
@@ -48,7 +47,8 @@ NotImplementedError for fweights/aweights; cov of one (1, N) row with rowvar=Fal
 Fixed after this port found them: var/std with ``where`` and nanvar/nanstd of complex input gave complex64 (jax:
 float32), and nanvar/nanstd of complex input with a real ``dtype`` dropped the imaginary parts silently; mean with an
 integer ``dtype`` cast the float mean, not the input (jax and NumPy: the input is cast first); mean with
-``dtype=bool`` did not raise (jax: TypeError); cumulative_sum/cumulative_prod with ``dtype=bool`` gave int32.
+``dtype=bool`` did not raise (jax: TypeError); nanmax/nanmin with ``initial`` gave NaN for an empty, all-NaN or
+all-masked slice (jax and NumPy: the initial value); cumulative_sum/cumulative_prod with ``dtype=bool`` gave int32.
 
 Sanctioned: var/std of complex input with a real ``dtype`` give TF's tnp value, the real variance in that dtype
 (jax.numpy raises ValueError; TF's np_test testVar expects the value).
@@ -283,8 +283,6 @@ INITIAL = [
 INITIAL_XFAIL = {
     "max-bool-axis1-initial1": "tj.numpy.max of a bool array with initial=1 gives int32 (jax.numpy: bool)",
     "nanmin-bool-initial0": "tj.numpy.nanmin of a bool array with initial=0 gives int32 (jax.numpy: bool)",
-    "nanmax-empty-axis0-initial1": "tj.numpy.nanmax of an empty slice with initial=1 gives NaN (jax, NumPy: 1)",
-    "nanmin-all-nan-row-initial1": "tj.numpy.nanmin of an all-NaN row with initial=1 gives NaN (jax, NumPy: 1)",
 }
 
 

@@ -3008,6 +3008,8 @@ def _nan_extreme(name: str, reduce: Callable, fill: float, a, axis, out, keepdim
     if not jnp.issubdtype(a.dtype, jnp.inexact):
         return reduce(a, axis=axis, keepdims=keepdims, initial=initial, where=where_)
     result = reduce(_nan_filled(a, fill), axis=axis, keepdims=keepdims, initial=initial, where=where_)
+    if initial is not None:  # (the initial value counts: an all-NaN, empty or masked slice gives it, as jax.numpy's)
+        return result
     # an all-NaN slice gives NaN (as jax.numpy), not the fill
     all_nan = all(isnan(a), axis=axis, keepdims=keepdims, where=where_)
     return where(all_nan, full_like(result, np.nan), result)
