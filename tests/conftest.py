@@ -349,3 +349,13 @@ def replay_now():
         yield
     replay.wait()
     replay.clear()
+
+
+def jax_canonical(x):
+    """``x`` with NumPy arrays and scalars cast to the dtype JAX gives them (x64 off: float64 to float32...); lists
+    and tuples mapped. The NumPy reference of a jax.numpy-mirroring port computes in these dtypes."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(jax_canonical(v) for v in x)
+    if isinstance(x, (np.ndarray, np.generic)):
+        return x.astype(jax.dtypes.canonicalize_dtype(x.dtype))
+    return x

@@ -82,6 +82,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import jax_canonical as canon
 
 tnp = tj.numpy
 
@@ -125,15 +126,6 @@ def rand(shape, dtype, seed=0, kind="default", scale=3.0):
         a = np.where(u < 0.1, np.inf, np.where(u < 0.2, -np.inf, np.where(u < 0.3, np.nan, a))).astype(dtype)
     a = np.asarray(a, dtype)
     return a[()] if shape == NP else a
-
-
-def canon(x):
-    """``x`` with NumPy arrays and scalars cast to the dtype JAX gives them (x64 off); lists and tuples mapped."""
-    if isinstance(x, (list, tuple)):
-        return type(x)(canon(v) for v in x)
-    if isinstance(x, (np.ndarray, np.generic)):
-        return x.astype(jax.dtypes.canonicalize_dtype(x.dtype))
-    return x
 
 
 def cycle(values, i):

@@ -56,6 +56,7 @@ import pytest
 import scipy.stats
 
 import tapejax as tj
+from conftest import nested_tape_gradients
 
 tnp = tj.numpy
 INF, NAN = float("inf"), float("nan")
@@ -303,13 +304,7 @@ def _check_vjp_jvp_and_second_order(tf_fn, jax_fn, x, ct, tangent, v):
     h_want, = hvp(v)
 
     def ours(xt):
-        with tj.GradientTape() as outer:
-            outer.watch(xt)
-            with tj.GradientTape() as inner:
-                inner.watch(xt)
-                y = tf_fn(xt)
-            g = inner.gradient(y, xt, output_gradients=ct)
-        h = outer.gradient(g, xt, output_gradients=v)
+        y, g, h = nested_tape_gradients(tf_fn, xt, ct, v)
         with tj.ForwardAccumulator(xt, tj.constant(tangent)) as acc:
             t = acc.jvp(tf_fn(xt))
         return y, g, t, h

@@ -67,7 +67,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
-from conftest import close_to_tf, tape_gradients
+from conftest import close_to_tf, jax_canonical as canon, tape_gradients
 
 tnp = tj.numpy
 
@@ -100,15 +100,6 @@ def rand(shape, dtype, seed=0):
         a = 3 * r.randn(*s)
     a = np.asarray(a).astype(dtype)
     return a[()] if shape == NP else a
-
-
-def canon(x):
-    """``x`` with NumPy arrays and scalars cast to the dtype JAX gives them (x64 off); lists and tuples mapped."""
-    if isinstance(x, (list, tuple)):
-        return type(x)(canon(v) for v in x)
-    if isinstance(x, (np.ndarray, np.generic)):
-        return x.astype(jax.dtypes.canonicalize_dtype(x.dtype))
-    return x
 
 
 def match(got, ref, want, label):
