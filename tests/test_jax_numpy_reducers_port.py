@@ -35,20 +35,20 @@ NumPy there. The cases below use q values whose index is far from an integer or 
 Errors: tj's messages differ from jax's; the exception classes are checked (and the shared words where JAX's test
 matches a message).
 
-Differences from jax.numpy found (strict xfails; none is sanctioned by API.md): a non-scalar ``initial`` is accepted
-(jax: ValueError); nanvar/nanstd accept a non-boolean ``where``; max/min/nanmax/nanmin of a bool array with an int
-``initial`` give int32 (jax: bool); nanmean with an integer ``dtype`` casts the float mean, not the input
-(NumPy raises); nansum with ``dtype=bool``/int8 gives int32; average rejects N-d weights for a tuple axis; cov raises
-NotImplementedError for fweights/aweights; cov of one (1, N) row with rowvar=False is a scalar (jax and NumPy >= 2.2:
-(N, N)); cov of no observations gives -0.0 (jax and NumPy: NaN); cumulative_sum does not promote small integers
-(jax: int8/int16 -> int32, uint8 -> uint32); cumulative_sum/cumulative_prod take ``axis``/``dtype`` positionally
-(jax: keyword-only, a TypeError).
+Differences from jax.numpy found (strict xfails; none is sanctioned by API.md): max/min/nanmax/nanmin of a bool
+array with an int ``initial`` give int32 (jax: bool); nanmean with an integer ``dtype`` casts the float mean, not the
+input (NumPy raises); nansum with ``dtype=bool``/int8 gives int32; average rejects N-d weights for a tuple axis; cov
+raises NotImplementedError for fweights/aweights; cov of one (1, N) row with rowvar=False is a scalar (jax and NumPy
+>= 2.2: (N, N)); cov of no observations gives -0.0 (jax and NumPy: NaN).
 
 Fixed after this port found them: var/std with ``where`` and nanvar/nanstd of complex input gave complex64 (jax:
 float32), and nanvar/nanstd of complex input with a real ``dtype`` dropped the imaginary parts silently; mean with an
 integer ``dtype`` cast the float mean, not the input (jax and NumPy: the input is cast first); mean with
 ``dtype=bool`` did not raise (jax: TypeError); nanmax/nanmin with ``initial`` gave NaN for an empty, all-NaN or
-all-masked slice (jax and NumPy: the initial value); cumulative_sum/cumulative_prod with ``dtype=bool`` gave int32.
+all-masked slice (jax and NumPy: the initial value); cumulative_sum/cumulative_prod with ``dtype=bool`` gave int32;
+a non-scalar ``initial`` was accepted (jax: ValueError); nanvar/nanstd accepted a non-boolean ``where``;
+cumulative_sum did not promote int8/int16/uint8 (jax: int32/uint32); cumulative_sum/cumulative_prod took ``axis`` and
+``dtype`` positionally (jax: keyword-only).
 
 Sanctioned: var/std of complex input with a real ``dtype`` give TF's tnp value, the real variance in that dtype
 (jax.numpy raises ValueError; TF's np_test testVar expects the value).
@@ -294,7 +294,6 @@ def test_reducer_initial(request, fn, kind, shape, dtype):
     check(label, fn, [x], tol=5e-2 if "float16" in label else 2e-5, compiled=label.startswith("sum-float32"))
 
 
-@xfail("tj.numpy reductions accept a non-scalar initial (jax.numpy: ValueError)", FAILED)
 @pytest.mark.parametrize("name", NAN_OPS_WITH_INITIAL)
 def test_reducer_bad_initial(name):
     arr, initial = np.ones((2, 3, 4), F32), np.zeros((1, 2, 3), F32)
@@ -362,9 +361,7 @@ def test_reducer_where(request, name, dtype, whereshape, initial):
           compiled=name == "prod")
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=[xfail(
-    f"tj.numpy.{n} accepts a non-boolean where (jax.numpy: ValueError)", FAILED)] if n in (
-        "nanvar", "nanstd") else []) for n in NAN_OPS_WITH_INITIAL + WHERE_NO_INITIAL_OPS])
+@pytest.mark.parametrize("name", NAN_OPS_WITH_INITIAL + WHERE_NO_INITIAL_OPS)
 def test_where_must_be_boolean(name):
     x, where = np.zeros((10,), F32), np.ones(10, I32)
     kw = {"initial": F32(0)} if name in NAN_OPS_WITH_INITIAL else {}
@@ -672,10 +669,7 @@ CUMULATIVE = [
     ("sum-float32-(3,4)-axis0-to-bool", "cumulative_sum", F32, (3, 4), 0, BOOL, False),
     ("prod-int32-(4,)-to-bool-initial", "cumulative_prod", I32, (4,), None, BOOL, True),
 ]
-CUMULATIVE_XFAIL = {
-    "sum-int8-(4,)": "tj.numpy.cumulative_sum of int8 gives int8 (jax.numpy: int32)",
-    "sum-uint8-(3,4)-axis1-initial": "tj.numpy.cumulative_sum of uint8 gives uint8 (jax.numpy: uint32)",
-}
+CUMULATIVE_XFAIL = {}  # (cumulative_sum of int8/uint8 gave int8/uint8: fixed)
 
 
 @pytest.mark.parametrize("op, dtype, shape, axis, out_dtype, include_initial", params(CUMULATIVE, CUMULATIVE_XFAIL))
@@ -686,7 +680,6 @@ def test_cumulative(request, op, dtype, shape, axis, out_dtype, include_initial)
           compiled=label.startswith(("sum-float32-(3,4)-axis1", "prod-float32")))
 
 
-@xfail("tj.numpy.cumulative_sum/cumulative_prod take axis and dtype positionally (jax.numpy: keyword-only)")
 @pytest.mark.parametrize("name", ["cumulative_sum", "cumulative_prod"])
 def test_cumulative_signature(name):
     jax_raises(TypeError, lambda: getattr(jnp, name)(jnp.ones(3), 0))

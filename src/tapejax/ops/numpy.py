@@ -771,9 +771,17 @@ def _mask_count(a, where, axis, keepdims):
     return _sum(astype(mask, dtype), axis=axis, keepdims=keepdims)
 
 
+def _check_initial(name: str, initial) -> None:
+    """A reduction's ``initial`` is one value (a scalar), as jax.numpy's: an array would broadcast the result."""
+    if initial is not None and ndim(initial) != 0:
+        raise ValueError(f"tj.numpy.{name}: initial value must be a scalar. Got array of shape {shape(initial)} (as "
+                         "jax.numpy's)")
+
+
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None, promote_integers=True):
     """``jax.numpy.sum``: entries ``where`` masks out add nothing (and get no gradient); ``initial`` is added."""
     _no_out("sum", out)
+    _check_initial("sum", initial)
     result = _reduced(_sum, "sum", a, _checked_axes("sum", a, axis), dtype, keepdims, where, 0, promote_integers)
     return result if initial is None else add(result, initial)
 
@@ -835,6 +843,7 @@ def _extreme(name: str, reduce, combine, a, axis, out, keepdims, initial, where,
     """max or min: jax.numpy's ``initial`` takes part as one more entry (a tie with it gives the gradient to the
     input's extremes: ``maximum``'s first argument, TF's convention), and ``where`` needs it (no identity)."""
     _no_out(name, out)
+    _check_initial(name, initial)
     axis = _checked_axes(name, a, axis)
     if initial is None:
         if where is not None:
@@ -870,6 +879,7 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None, promote_integers=True):
     """``jax.numpy.prod``: entries ``where`` masks out count as 1; ``initial`` multiplies the result."""
     _no_out("prod", out)
+    _check_initial("prod", initial)
     result = _reduced(_prod, "prod", a, _checked_axes("prod", a, axis), dtype, keepdims, where, 1, promote_integers)
     return result if initial is None else multiply(result, initial)
 
@@ -2791,9 +2801,13 @@ def matrix_transpose(x):
     return swapaxes(x, -1, -2)
 
 
-def cumulative_sum(x, axis=None, dtype=None, include_initial=False):
+def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     """``jax.numpy.cumulative_sum`` (the Array API's ``cumsum``): ``axis`` may be left out for a 1-d array only;
-    ``include_initial`` puts a 0 first."""
+    ``include_initial`` puts a 0 first. Integers narrower than 32 bits are summed in (u)int32, as jax.numpy's."""
+    if dtype is None:
+        dt = convert_to_tensor(x).dtype
+        if jnp.issubdtype(dt, jnp.integer) and dt.itemsize < 4:
+            dtype = jnp.uint32 if jnp.issubdtype(dt, jnp.unsignedinteger) else jnp.int32
     return _cumulative("cumulative_sum", cumsum, zeros, x, axis, dtype, include_initial)
 
 
@@ -2877,6 +2891,7 @@ def dsplit(ary, indices_or_sections):
 def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
     """``jax.numpy.nansum``: NaN entries count as 0 and get gradient 0 (so do those ``where`` leaves out)."""
     _no_out("nansum", out)
+    _check_initial("nansum", initial)
     axis = _checked_axes("nansum", a, axis)
     if where is not None:
         a = _masked("nansum", a, where, 0)
@@ -3039,6 +3054,9 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     zero gradient, where fewer than ``ddof + 1`` entries count. ``mean``: the mean to measure from (shaped as with
     keepdims=True), when already known, as jax.numpy's (differentiable in it too)."""
     _no_out("nanvar", out)
+    if where is not None and convert_to_tensor(where).dtype != jnp.bool_:
+        raise ValueError(f"tj.numpy.nanvar: where must be None or a boolean array, got {convert_to_tensor(where).dtype} "
+                         "(as jax.numpy's)")
     return _nanvar(convert_to_tensor(a), axis, dtype, ddof, keepdims, where, mean)
 
 
@@ -3081,7 +3099,7 @@ def nancumprod(a, axis=None, dtype=None, out=None):
     return cumprod(_nan_filled(a, 1) if jnp.issubdtype(a.dtype, jnp.inexact) else a, axis=axis, dtype=dtype)
 
 
-def cumulative_prod(x, axis=None, dtype=None, include_initial=False):
+def cumulative_prod(x, /, *, axis=None, dtype=None, include_initial=False):
     """``jax.numpy.cumulative_prod``: as ``cumulative_sum``, with products (``include_initial`` puts a 1 first)."""
     return _cumulative("cumulative_prod", cumprod, ones, x, axis, dtype, include_initial)
 
