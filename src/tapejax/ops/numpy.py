@@ -3055,8 +3055,8 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, where=Non
     keepdims=True), when already known, as jax.numpy's (differentiable in it too)."""
     _no_out("nanvar", out)
     if where is not None and convert_to_tensor(where).dtype != jnp.bool_:
-        raise ValueError(f"tj.numpy.nanvar: where must be None or a boolean array, got {convert_to_tensor(where).dtype} "
-                         "(as jax.numpy's)")
+        raise ValueError(f"tj.numpy.nanvar: where must be None or a boolean array, got "
+                         f"{convert_to_tensor(where).dtype} (as jax.numpy's)")
     return _nanvar(convert_to_tensor(a), axis, dtype, ddof, keepdims, where, mean)
 
 
