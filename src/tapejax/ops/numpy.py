@@ -3145,7 +3145,7 @@ def _quantile(name: str, a, q, axis, out, overwrite_input, method, keepdims, wei
         a = astype(a, jnp.result_type(float))
     # q given as a Tensor stays one (differentiable, and possibly traced); its values are checked when known
     q = astype(q, a.dtype) if isinstance(q, (Tensor, Variable)) else np.asarray(q, dtype=a.dtype)
-    known = q if isinstance(q, np.ndarray) else None if isinstance(q.value, jax.core.Tracer) else q.numpy()
+    known = q if isinstance(q, np.ndarray) else _concrete(q)
     if ndim(q) > 1:
         raise ValueError(f"tj.numpy.{name}: q must be a scalar or 1-d (as jax.numpy's), got shape {shape(q)}")
     if known is not None and not np.all((known >= 0) & (known <= 1)):
@@ -3650,7 +3650,7 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
 
 def _is_traced(v) -> bool:
     """Whether ``v`` is a Tensor or Variable whose value is traced (inside a tj.function or a jax transform)."""
-    return isinstance(v, (Tensor, Variable)) and isinstance(convert_to_tensor(v).value, jax.core.Tracer)
+    return isinstance(v, (Tensor, Variable)) and _concrete(v) is None
 
 
 # eye and tri with a traced k (an operand: the shape is static, the band is not)
