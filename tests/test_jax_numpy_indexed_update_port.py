@@ -52,9 +52,9 @@ Sanctioned differences (API.md), tested as tj's rule:
   (ops/numpy.py: the product of the other factors), so the port checks tj's value against jax's derivative of the
   same update made one entry at a time.
 
-Differences from jax.numpy found (strict xfail):
-* ``tnp.zeros(1, dtype=uint32).at[0].set(2**32 - 1)`` raises OverflowError ("does not fit int32 ... jax.numpy raises
-  too"); jax casts the Python int to the target dtype and gives 4294967295 (testScatterValuesCastToTargetDType).
+Difference from jax.numpy found and fixed in tapejax: ``tnp.zeros(1, dtype=uint32).at[0].set(2**32 - 1)`` raised
+OverflowError; jax casts a Python int the target's dtype holds to that dtype and gives 4294967295
+(testScatterValuesCastToTargetDType).
 """
 import itertools
 import warnings
@@ -540,9 +540,6 @@ def test_scatter_values_cast_to_target_dtype():
     assert b.dtype == jnp.uint32 and int(b[0]) == 2 ** 32 - 1
 
 
-@pytest.mark.xfail(strict=True, raises=OverflowError,
-                   reason="a Python int too large for int32 raises OverflowError; jax casts it to "
-                           "the target's uint32")
 def test_scatter_python_int_cast_to_target_dtype():
     a = tnp.zeros(1, dtype=jnp.uint32)
     c = a.at[0].set(2 ** 32 - 1)

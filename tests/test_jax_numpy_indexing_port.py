@@ -41,8 +41,8 @@ Sanctioned differences (not xfailed):
 * A Python int given to tj.function is a static value (tf.function's signature rule), so ``x[i:i + 2]`` with a
   Python ``i`` works there where jax.jit raises; the traced case is a Tensor argument.
 
-Differences found (strict xfails, see each test): a traced slice bound inside tj.function raises TypeError
-(jax: IndexError); an empty boolean mask (size 0) raises IndexError where jax and NumPy return an empty result.
+Differences found and fixed in tapejax: a traced slice bound inside tj.function raised only TypeError (jax:
+IndexError; now both); an empty boolean mask (size 0) raised IndexError where jax and NumPy select nothing.
 """
 import warnings
 
@@ -355,7 +355,6 @@ def test_nontrivial_boolean_indexing():
     _same(tj.function(lambda t: t[index])(tj.constant(x)), got.numpy())
 
 
-@pytest.mark.xfail(strict=True, reason="tj raises IndexError for a size-0 boolean mask; jax and NumPy select nothing")
 @pytest.mark.parametrize("x_shape,m_shape", [((3,), (0,)), ((3, 4), (0,)), ((3, 4), (0, 4)), ((3, 4), (3, 0)),
                                              ((3, 4, 5), (3, 0))])
 def test_empty_boolean_indexing(x_shape, m_shape):
@@ -532,8 +531,6 @@ def test_wrong_number_of_indices():
         tnp.zeros(3)[:, 5]
 
 
-@pytest.mark.xfail(strict=True, reason="tj raises TracedValueError (a TypeError) for a traced slice bound; "
-                                       "jax raises IndexError")
 @pytest.mark.parametrize("case", ["getitem-two-bounds", "getitem-start", "at-set"])
 def test_dynamic_slice_bounds_raise_index_error(case):
     # testDynamicIndexingWithSlicesErrors / testNonStaticSliceErrorMessage: slice bounds traced by the compiled

@@ -30,9 +30,10 @@ def _swap(f):
 
 def _deferring(f, name: str, reflected: str):
     """The binary operator ``f(self, other)``; for an operand it cannot convert whose type has the reflected
-    method, that method's answer (``t + obj`` is ``obj.__radd__(t)``), as TF's operators (and jax.Array's). Where
-    it has none, raises TypeError or ValueError, or returns NotImplemented, the conversion's error stands (TF's
-    ValueError "Attempt to convert a value ... with an unsupported type")."""
+    method, that method's answer (``t + obj`` is ``obj.__radd__(t)``; ``t < obj`` is ``obj.__gt__(t)`` where its
+    type defines one), as TF's operators (and jax.Array's). Where it has none, raises TypeError or ValueError, or
+    returns NotImplemented, the conversion's error stands (TF's ValueError "Attempt to convert a value ... with an
+    unsupported type")."""
     opdef = getattr(f, "opdef", None)  # (a broadcasting op applied here: no call of its public function per use)
 
     def op(self, other):
@@ -40,7 +41,7 @@ def _deferring(f, name: str, reflected: str):
             return f(self, other) if opdef is None else apply(opdef, (self, other), NO_STATIC)
         except ConversionError as e:
             method = getattr(type(other), reflected, None)
-            if method is None:
+            if method is None or method is getattr(object, reflected, None):  # (object's own __gt__: no answer)
                 raise
             try:
                 result = method(other, self)
@@ -305,8 +306,9 @@ def install() -> None:
         ops[reflected] = _swap(f)
     ops.update({
         "__neg__": tnp.negative, "__pos__": lambda self: self, "__abs__": tnp.abs,
-        # (comparisons raise for what they cannot convert, as TF's: every object has a reflected __gt__)
-        "__lt__": tnp.less, "__le__": tnp.less_equal, "__gt__": tnp.greater, "__ge__": tnp.greater_equal,
+        # (comparisons defer to an operand whose type defines the reflected comparison, as jax.Array's)
+        "__lt__": _deferring(tnp.less, "__lt__", "__gt__"), "__le__": _deferring(tnp.less_equal, "__le__", "__ge__"),
+        "__gt__": _deferring(tnp.greater, "__gt__", "__lt__"), "__ge__": _deferring(tnp.greater_equal, "__ge__", "__le__"),
         "__eq__": _tensor_eq(False), "__ne__": _tensor_eq(True), "__invert__": tnp.bitwise_not,
         "__getitem__": tnp.getitem,
         "reshape": _method(lambda self, *shape, **kw: tnp.reshape(self, shape[0] if len(shape) == 1 else shape, **kw),

@@ -1725,6 +1725,10 @@ def _check_index_array(op: str, a, axis, n: int, shape: tuple) -> None:
                          f"{shape}); valid indices are {-n} to {n - 1}")
 
 
+class TracedSliceBoundError(TracedValueError, IndexError):
+    """A traced slice bound: an IndexError too, as jax.numpy's ("Slice entries must be static integers")."""
+
+
 def _static_index(part, what: str, op: str = "getitem") -> int:
     """A Python int from a static index part (int, numpy or 0-d integer Tensor); floats raise TypeError."""
     if isinstance(part, (bool, np.bool_)):  # (a slice bound: an index is split off by _split_index)
@@ -1734,7 +1738,7 @@ def _static_index(part, what: str, op: str = "getitem") -> int:
     try:
         return operator.index(part)
     except TracedValueError:
-        raise TracedValueError(
+        raise (TracedSliceBoundError if what == "a slice bound" else TracedValueError)(
             f"tj op '{op}': {what} is a {type(part).__name__} whose value is traced (inside tj.function or a jax "
             "transform), but it must be a Python int known when tracing: it fixes the result's shape. Pass a Python "
             "int, or index with an integer array (x[tj.numpy.arange(n)]) or a scalar Tensor (x[i]), which may be "
@@ -1800,7 +1804,9 @@ def _split_index(idx, op: str = "getitem"):
             # A boolean mask of k dims selects like the k integer arrays of its nonzero positions (as numpy).
             for ax, n in zip(np.nonzero(mask), mask.shape):
                 arrays.append(ax.astype(np.int32))
-                static.append(("a", n))  # n: the mask's size along this axis, checked against the tensor's
+                # n: the mask's size along this axis, checked against the tensor's (not an empty mask's, which
+                # selects nothing whatever its shape, as NumPy's and jax.numpy's)
+                static.append(("a", n) if mask.size else ("a",))
         elif isinstance(part, (Tensor, Variable)):
             arrays.append(part)
             static.append(("a",))
@@ -2125,6 +2131,10 @@ def _update_method(name: str):
                wrap_negative_indices=True):
         options = _at_options(op.name, indices_are_sorted, unique_indices, mode, wrap_negative_indices, out_sharding)
         static, arrays = self._split(op.name)
+        if type(values) is int:  # (jax's: a Python int the target's integer dtype holds is of that dtype: 2**32-1
+            dtype = _dtype_of(self.array)  # into uint32, not an int32 overflow)
+            if jnp.issubdtype(dtype, jnp.integer) and np.iinfo(dtype).min <= values <= np.iinfo(dtype).max:
+                values = np.asarray(values, dtype)
         return op(self.array, values, *arrays, index=static, **options)
     method.__name__ = method.__qualname__ = name
     method.__doc__ = (f"``x.at[index].{name}(values)``, as jax.Array's: a new Tensor (tj op ``{op.name}``), "
@@ -3530,8 +3540,10 @@ def broadcast_shapes(*shapes):
 
 def copysign(x1, x2):
     """``jax.numpy.copysign``: the magnitude of ``x1`` with the sign (bit) of ``x2``; differentiable in ``x1`` (as
-    ``abs``: 0 at 0)."""
-    magnitude = abs(convert_to_tensor(x1))
+    ``abs``: 0 at 0). Integers and bools give the default float, as jax.numpy's."""
+    # (a Python number stays weakly typed, as in jax.numpy: copysign(float16 x, 1.0) is float16)
+    dtype = _inexact_type(*(a if isinstance(a, (int, float)) else _dtype_of(a) for a in (x1, x2)))
+    magnitude = abs(_cast(x1, dtype))
     return where(signbit(x2), negative(magnitude), magnitude)
 
 
