@@ -39,13 +39,11 @@ TypeError saying so: both refuse, only the class differs; the x64 dtypes are x64
 Sanctioned differences: none met. tj.numpy.roots(strip_zeros=True) needs its argument's values (inside tj.function it
 raises TypeError; jax.numpy's raises under jit too), so the compiled check uses strip_zeros=False, as JAX's test.
 
-Differences from jax.numpy found (strict xfails, none sanctioned by API.md): vectorize does not accept None
-arguments (jax passes them through, as excluded); vectorize ignores jax_numpy_rank_promotion ('raise': jax raises
-ValueError, 'warn': jax warns); ``tj.function(tnp.vectorize(tnp.dot, signature=...))`` raises TypeError (tj.function
-passes dot's keyword defaults, read through vectorize's __wrapped__, and vectorize refuses them; jax.jit of
-jnp.vectorize(jnp.dot) works); tj.numpy has no einsum_path (test_numpy_index_tricks.py lists it as left out on
-purpose; API.md does not sanction it); einsum's interleaved operand/sublist form (``einsum(x, [0, 1], y, [1, 2])``,
-which jax.numpy accepts) raises TypeError.
+Differences from jax.numpy found and fixed in tapejax: vectorize did not accept None arguments (jax passes them
+through, as excluded); vectorize ignored jax_numpy_rank_promotion ('raise': jax raises ValueError, 'warn': jax warns);
+``tj.function(tnp.vectorize(tnp.dot, signature=...))`` raised TypeError (tj.function passed dot's keyword defaults, read
+through vectorize's __wrapped__; vectorize now shows its own signature); tj.numpy had no einsum_path; einsum's
+interleaved operand/sublist form (``einsum(x, [0, 1], y, [1, 2])``, which jax.numpy accepts) raised TypeError.
 """
 import itertools
 import warnings
@@ -160,7 +158,7 @@ def test_vectorize_core_shapes(name, fn, sig, shapes, result_shape):
 
 def test_vectorize_gradients_and_compiled():
     # matmat with a broadcast batch: tape vs jax.vjp, accumulator vs jax.jvp, tj.function vs eager (dot behind a
-    # lambda: tnp.dot itself is test_vectorize_of_dot_in_function's xfail)
+    # lambda: tnp.dot itself is test_vectorize_of_dot_in_function's)
     sig = "(n,m),(m,k)->(n,k)"
     args = [_rand((2, 2, 3), seed=0), _rand((1, 3, 4), seed=1)]
     tj_fn = tnp.vectorize(lambda a, b: tnp.dot(a, b), signature=sig)
@@ -170,9 +168,6 @@ def test_vectorize_gradients_and_compiled():
     _same(tj.function(tj_fn)(*args), tj_fn(*args).numpy())
 
 
-@xfail("tj.function binds the call to the signature it reads through vectorize's __wrapped__ (tnp.dot's) and passes "
-       "dot's keyword defaults (precision, preferred_element_type, out_sharding); tj.numpy.vectorize refuses keyword "
-       "arguments not in excluded: TypeError. jax.jit(jnp.vectorize(jnp.dot, signature=...)) works", raises=TypeError)
 def test_vectorize_of_dot_in_function():
     sig = "(n,m),(m,k)->(n,k)"
     args = [_rand((2, 3), seed=0), _rand((3, 4), seed=1)]
@@ -275,8 +270,6 @@ def _add_unless_none(x, y):
     return x if y is None else x + y
 
 
-@xfail("tj.numpy.vectorize converts a None argument to a Tensor (ConversionError, a TypeError); jax.numpy.vectorize "
-       "passes None through to the function, as an excluded argument", raises=TypeError)
 def test_none_arg():
     x, y = np.arange(10, dtype=np.int32), np.arange(10, 20, dtype=np.int32)
     _same(tnp.vectorize(_add_unless_none)(x, y), x + y)  # (this half passes)
@@ -296,8 +289,6 @@ def test_none_arg_bad_signature():
 RANK2, RANK1, RANK0 = _z(2, 2), _z(2), _z()  # (JAX's 10 x 10: the same rule, fewer calls)
 
 
-@xfail("tj.numpy.vectorize ignores jax_numpy_rank_promotion='raise' (jax.numpy raises ValueError for operands of "
-       "ranks 2 and 1 under a '(),()->()' signature); tj.numpy.add itself honours it", raises=FAILED)
 def test_rank_promotion_raise():
     with jax.numpy_rank_promotion("raise"):
         with pytest.raises(ValueError, match="require rank promotion"):
@@ -306,7 +297,6 @@ def test_rank_promotion_raise():
             tnp.vectorize(tnp.add, signature="(),()->()")(RANK2, RANK1)
 
 
-@xfail("tj.numpy.vectorize ignores jax_numpy_rank_promotion='warn' (jax.numpy warns UserWarning)", raises=FAILED)
 def test_rank_promotion_warn():
     with jax.numpy_rank_promotion("warn"):
         with pytest.warns(UserWarning, match="require rank promotion"):
@@ -509,16 +499,12 @@ def test_einsum_unsupported_optimization():
         tnp.einsum("ij,ik,il->jkl", *arrs, optimize=[(0, 1, 2)])
 
 
-@xfail("tj.numpy has no einsum_path (jax.numpy 0.10.2 has; test_numpy_index_tricks.py leaves it out on purpose, "
-       "API.md does not)", raises=AttributeError)
 def test_einsum_path_is_mirrored():
     a, b, c = _rand((2, 2)), _rand((2, 5), seed=1), _rand((5, 2), seed=2)
     path, _ = tnp.einsum_path("ij,jk,kl->il", a, b, c, optimize="greedy")
     assert path == jnp.einsum_path("ij,jk,kl->il", a, b, c, optimize="greedy")[0] == [(1, 2), (0, 1)]
 
 
-@xfail("tj.numpy.einsum takes only the subscripts-string form; jax.numpy.einsum (and NumPy) also take the "
-       "interleaved form einsum(x, [0, 1], y, [1, 2], [0, 2]): tj raises TypeError", raises=TypeError)
 def test_einsum_interleaved_sublists():
     # (not a JAX test method: found while porting; np.einsum documents this form, jax.numpy.einsum accepts it)
     x, y = _rand((2, 3)), _rand((3, 4), seed=1)

@@ -49,6 +49,7 @@ import inspect
 import math
 import operator
 import re
+import warnings
 from typing import Any, Callable, Sequence
 
 import jax
@@ -1098,12 +1099,51 @@ def dot(a, b, *, precision=None, preferred_element_type=None, out_sharding=None)
     return _dot(a, b, **_product_options("dot", precision, preferred_element_type, out_sharding=out_sharding))
 
 
-def einsum(subscripts: str, *operands, out=None, optimize="auto", precision=None, preferred_element_type=None,
+def einsum(subscripts, /, *operands, out=None, optimize="auto", precision=None, preferred_element_type=None,
            out_sharding=None):
-    """``jax.numpy.einsum`` (the string form; jax.numpy's ``_dot_general``, its internal hook, is not taken)."""
+    """``jax.numpy.einsum``: ``einsum('ij,jk->ik', x, y)`` or NumPy's interleaved form ``einsum(x, [0, 1], y, [1, 2],
+    [0, 2])`` (jax.numpy's ``_dot_general``, its internal hook, is not taken)."""
     _no_out("einsum", out)
+    subscripts, operands = _einsum_spec("einsum", subscripts, operands)
     return _einsum(*operands, subscripts=subscripts,
                    **_product_options("einsum", precision, preferred_element_type, optimize, out_sharding))
+
+
+def einsum_path(subscripts, /, *operands, optimize="auto"):
+    """``jax.numpy.einsum_path``: the contraction order ``einsum`` would take (``optimize``: as einsum's), and its
+    description; only the operands' shapes are read."""
+    subscripts, operands = _einsum_spec("einsum_path", subscripts, operands)
+    shapes = [jax.ShapeDtypeStruct(shape(o), _operand_dtype(o)) for o in operands]
+    return jnp.einsum_path(subscripts, *shapes, optimize=optimize)
+
+
+_EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _einsum_spec(op: str, subscripts, operands):
+    """``(subscripts string, operands)`` from either einsum form: the interleaved one, ``x, [0, 1], y, [1, 2][,
+    [0, 2]]`` (ints 0-51 name the axes, Ellipsis stands for '...'), written as the string form, as NumPy's parser."""
+    if isinstance(subscripts, str):
+        return subscripts, operands
+    args = (subscripts,) + tuple(operands)
+
+    def letters(sublist) -> str:
+        out = []
+        for s in sublist:
+            if s is Ellipsis:
+                out.append("...")
+            elif isinstance(s, (int, np.integer)) and not isinstance(s, bool) and 0 <= s < len(_EINSUM_LETTERS):
+                out.append(_EINSUM_LETTERS[s])
+            else:
+                raise TypeError(f"tj.numpy.{op}: an interleaved subscript list holds ints from 0 to 51 or Ellipsis; "
+                                f"got {s!r} in {list(sublist)!r}")
+        return "".join(out)
+    arrays, specs = list(args[0::2]), list(args[1::2])
+    output = None
+    if len(arrays) > len(specs):  # an odd count: the last entry is the output's sublist
+        output = arrays.pop()
+    spec = ",".join(letters(s) for s in specs)
+    return (spec if output is None else f"{spec}->{letters(output)}"), tuple(arrays)
 
 
 def outer(a, b, out=None):
@@ -4392,19 +4432,44 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
             raise TypeError(f"tj.numpy.vectorize: keyword argument(s) {loose} are not in excluded (jax.numpy's vectorize "
                             f"ignores them); list them in excluded= to pass them as they are, or pass them "
                             f"positionally to vectorize over them")
-        fixed = {i: a for i, a in enumerate(args) if i in excluded}
-        dynamic = [convert_to_tensor(a) for i, a in enumerate(args) if i not in excluded]
+        positions = [i for i in range(len(args)) if i not in excluded]
+        in_cores, out_cores = cores if cores is not None else ([()] * len(positions), None)
+        # None is passed as it is, as an excluded argument (jax.numpy's), where no core dimension is asked of it
+        nones = {k for k, i in enumerate(positions) if args[i] is None}
+        if nones and builtins.any(tuple(in_cores[k]) != () for k in nones if k < len(in_cores)):
+            raise ValueError(f"tj.numpy.vectorize: Cannot pass None at locations {nones} with signature={signature!r}")
+        in_cores = [c for k, c in enumerate(in_cores) if k not in nones]
+        fixed = {i: a for i, a in enumerate(args) if i in excluded or a is None}
+        dynamic = [convert_to_tensor(a) for i, a in enumerate(args) if i not in fixed]
+        _check_rank_promotion(dynamic, in_cores, signature)
 
         def call(*dyn):
             it = iter(dyn)
             full = [fixed[i] if i in fixed else next(it) for i in range(len(args))]
             return pyfunc(*full, **kwargs)
-        in_cores, out_cores = cores if cores is not None else ([()] * len(dynamic), None)
         return _vectorized_call(call, dynamic, list(in_cores), out_cores, context)
     vectorized.__name__ = getattr(pyfunc, "__name__", "vectorized")
     vectorized.__doc__ = getattr(pyfunc, "__doc__", None)
     vectorized.__wrapped__ = pyfunc
+    # (its own signature, not pyfunc's which __wrapped__ would show: tj.function must not fill in pyfunc's defaults)
+    vectorized.__signature__ = inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
+                                                  inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
     return vectorized
+
+
+def _check_rank_promotion(args, cores, signature) -> None:
+    """jax's ``jax_numpy_rank_promotion`` ('warn'/'raise'): operands whose loop dimensions differ in rank."""
+    mode = jax.config.jax_numpy_rank_promotion
+    if mode == "allow":
+        return
+    ranks = {a.ndim - len(c) for a, c in zip(args, cores) if a.ndim != 0}
+    if len(ranks) > 1:
+        msg = (f"operands with shapes {[tuple(a.shape) for a in args]} require rank promotion for "
+               f"tj.numpy.vectorize function with signature {signature}. Set the jax_numpy_rank_promotion config "
+               "option to 'allow' to disable this message, or add the leading dimensions yourself.")
+        if mode == "raise":
+            raise ValueError(msg)
+        warnings.warn(msg)
 
 
 def apply_along_axis(func1d, axis, arr, *args, **kwargs):
