@@ -74,14 +74,14 @@ Sanctioned differences (API.md):
 - tj raises subclasses of jax's exception classes (AxisError is a ValueError, ShapeError a TypeError) with
   messages naming the tj op.
 
-Differences found (strict xfails):
-- ``tj.random.fold_in`` takes only a Python int (each value compiles a kernel of its own) and raises TypeError for
+Differences found and fixed in tapejax:
+- ``tj.random.fold_in`` took only a Python int (each value compiled a kernel of its own) and raised TypeError for
   traced data (a Tensor inside tj.function, jax.jit, jax.vmap with ``lax.axis_index``), which jax takes;
-- ``tj.random.choice(key, 5, 2)``: jax raises TypeError (shape must be a sequence); tj takes 2 as (2,);
-- ``out_sharding=None`` (jax's default) raises TypeError in tj.random.normal, uniform and permutation;
-- ``jax.legacy_prng_key('warn' / 'error')`` is checked only when tj first traces a draw's kernel: a draw that ran
-  before takes a raw uint32 key with no warning and no error;
-- ``tj.random.key(a key)`` / ``PRNGKey(a key)`` raise NumPy's key-conversion TypeError, whose message does not name
+- ``tj.random.choice(key, 5, 2)``: jax raises TypeError (shape must be a sequence); tj took 2 as (2,);
+- ``out_sharding=None`` (jax's default) raised TypeError in tj.random.normal, uniform and permutation;
+- ``jax.legacy_prng_key('warn' / 'error')`` was checked only when tj first traced a draw's kernel: a draw that ran
+  before took a raw uint32 key with no warning and no error;
+- ``tj.random.key(a key)`` / ``PRNGKey(a key)`` raised NumPy's key-conversion TypeError, whose message did not name
   the seed (jax: "key accepts a scalar seed, but was given a PRNG key").
 """
 from __future__ import annotations
@@ -188,9 +188,6 @@ def test_fold_in_distinct_keys_big_data_and_split_symmetry():
         np.testing.assert_array_equal(jax.random.key_data(tj.random.fold_in(k72, i)), split[i])
 
 
-@pytest.mark.xfail(strict=True, reason="tj.random.fold_in requires a Python int (static: a compile per value) and "
-                                       "raises TypeError for traced data (jax.vmap, jax.jit, a Tensor in "
-                                       "tj.function), which jax.random.fold_in takes")
 def test_fold_in_of_traced_data():
     """test_threefry_split_vmapped_fold_in_symmetry, and the same data as a Tensor inside tj.function."""
     k = key(72)
@@ -271,9 +268,6 @@ def test_non_scalar_or_non_integer_seed_raises_type_error(seed):
             make(seed)
 
 
-@pytest.mark.xfail(strict=True, reason="tj.random.key(a key) raises NumPy's key-conversion TypeError, whose message "
-                                       "does not name the seed (jax: 'key accepts a scalar seed, but was given a "
-                                       "PRNG key')")
 def test_key_as_seed_raises_a_type_error_naming_the_seed():
     for make in (tj.random.key, tj.random.PRNGKey):
         with pytest.raises(TypeError, match="seed"):
@@ -311,8 +305,6 @@ def test_legacy_prng_key_flag_first_call():
             tj.random.uniform(jnp.zeros(1, dtype="float32"))
 
 
-@pytest.mark.xfail(strict=True, reason="jax.legacy_prng_key is checked only when tj first traces a draw's kernel: "
-                                       "a repeated draw with a raw key neither warns nor raises")
 def test_legacy_prng_key_flag_every_call():
     raw = jnp.zeros(2, dtype="uint32")
     tj.random.exponential(raw, (3,))  # (allowed: the default)
@@ -471,7 +463,6 @@ def test_other_shapes_and_dtypes_as_jax():
     assert _shape_dtype(lambda k: tj.random.normal(k, ()), key(0)) == ((), jnp.float32)
 
 
-@pytest.mark.xfail(strict=True, reason="tj.random.normal/uniform/permutation do not take jax's out_sharding argument")
 @pytest.mark.parametrize("name,args", [("normal", ((2,),)), ("uniform", ((2,),)), ("permutation", (4,))])
 def test_out_sharding_none_is_accepted(name, args):
     want = getattr(jax.random, name)(key(0), *args, out_sharding=None)
@@ -589,7 +580,6 @@ def test_choice(dtype, x, shape, replace, weighted, axis, mode):
                                 key(0), tj.constant(x))
 
 
-@pytest.mark.xfail(strict=True, reason="tj.random.choice takes an int shape as (n,); jax raises TypeError")
 @pytest.mark.parametrize("replace", [False, True])
 def test_choice_shape_must_be_a_sequence(replace):
     with pytest.raises(TypeError):

@@ -138,8 +138,8 @@ def _one_axis(op: OpDef, name: str, a, n, axis, norm, half: bool = False, real: 
 
 
 def _many_axes(op: OpDef, name: str, a, s, axes, norm, count=None, real: bool = False, half: bool = False):
-    """A transform of ``a`` over ``axes`` (``count`` of them for the 2-d ones; at least one for the real ones),
-    of lengths ``s`` (``half``: the last one ``2 * (m - 1)`` by default)."""
+    """A transform of ``a`` over ``axes`` (``count`` of them for the 2-d ones; none: ``a`` itself), of lengths
+    ``s`` (``half``: the last one ``2 * (m - 1)`` by default)."""
     nd = _tnp.ndim(a)
     s, axes = _known(name, "s", s), _known(name, "axes", axes)
     if s is not None:
@@ -155,8 +155,10 @@ def _many_axes(op: OpDef, name: str, a, s, axes, norm, count=None, real: bool = 
     if count is not None and (axes is None or len(axes) != count):
         raise ValueError(f"tj op '{name}': transforms exactly {count} axes, got axes {axes}")
     n_axes = len(axes) if axes is not None else (len(s) if s is not None else nd)
-    if real and n_axes == 0:
-        raise ValueError(f"tj op '{name}': needs at least one axis to transform (a tensor of rank {nd}, axes {axes})")
+    if real and n_axes == 0:  # (no axis to transform: jax.numpy's answer, the input in the result's dtype)
+        a = _tnp.asarray(a)
+        out = jax.eval_shape(lambda x: getattr(jnp.fft, name)(x, s=s, axes=axes), jax.ShapeDtypeStruct(a.shape, a.dtype))
+        return _tnp.astype(a, out.dtype)
     if half and s is None:
         _half_length(name, a, -1 if axes is None else axes[-1])
     elif real and s is None:

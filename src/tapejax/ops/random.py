@@ -77,6 +77,7 @@ from __future__ import annotations
 import enum
 import operator
 import secrets
+import warnings
 import weakref
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
@@ -126,6 +127,14 @@ def _raw_key(k: Any):
         raise TypeError(f"tj.random: expected a key from tj.random.key(seed) or jax.random.key(seed), got "
                         f"{type(k).__name__} ({describe_value(k)}). Make one with tj.random.key(seed), or give a shape list first "
                         "for TF's stateful draw (tj.random.normal([2, 3])).")
+    if jax.config.jax_legacy_prng_key != "allow" and k.dtype == np.uint32:
+        # (jax checks a raw key when it traces a draw: a kernel already made would skip the check, so it is here)
+        msg = ("Legacy uint32 key array passed as key to a tj.random function. Please create keys using "
+               "tj.random.key() or jax.random.key(). If use of a raw key array was intended, set "
+               "jax_legacy_prng_key=\"allow\".")
+        if jax.config.jax_legacy_prng_key == "error":
+            raise ValueError(msg)
+        warnings.warn(msg, stacklevel=3)
     return k
 
 
@@ -228,12 +237,12 @@ def _tf_binomial(k, n, p, shape, dtype):
 
 _binomial = _not_differentiable("random_binomial", _tf_binomial)  # none: integer counts
 _split = _not_differentiable("random_split", jax.random.split)
-_fold_in = _not_differentiable("random_fold_in", jax.random.fold_in)
+_fold_in = _not_differentiable("random_fold_in", jax.random.fold_in)  # data: a uint32 scalar argument (one kernel)
 
 # Shuffles: a gather with a fixed permutation, differentiable w.r.t. x (JAX's derivative: the inverse scatter).
 _PERM_X = np.asarray(np.random.default_rng(17).uniform(-1.5, 1.5, size=(4, 3)), np.float32)
-_permutation = OpDef("random_permutation", lambda x, k, axis=0, independent=False: jax.random.permutation(
-    k, x, axis=axis, independent=independent),
+_permutation = OpDef("random_permutation", lambda x, k, axis=0, independent=False, **sharding: jax.random.permutation(
+    k, x, axis=axis, independent=independent, **sharding),
     # keys made when the samples are asked for: a key made at import would start JAX's backend
     samples=lambda: [((_PERM_X, jax.random.key(1)), {}),
                      ((_PERM_X, jax.random.key(2)), {"axis": 1, "independent": True})])
@@ -243,6 +252,9 @@ def _seed_arg(seed: Any, what: str) -> Any:
     """A key's seed: a Python int (a float raises, see ``_int``), or a traced integer (inside ``tj.function``),
     which jax takes as it is."""
     seed = _value(seed)
+    if hasattr(seed, "dtype") and jax.dtypes.issubdtype(seed.dtype, jax.dtypes.prng_key):
+        raise TypeError(f"tj.random.{what}: {what} accepts a scalar seed, but was given a PRNG key; pass the key "
+                        "itself to the draws, or a Python int seed here")
     if isinstance(seed, jax.core.Tracer):
         return seed
     return _int(np.asarray(seed)[()] if isinstance(seed, (jax.Array, np.ndarray)) else seed, what, "seed")
@@ -286,7 +298,19 @@ def fold_in(*args, **kwargs):
 
 
 def _jax_fold_in(key: Any, data: Any):
-    return apply(_fold_in, (_raw_key(key),), {"data": _int(data, "fold_in", "data")}).value
+    value = _value(data)
+    if isinstance(value, (jax.Array, jax.core.Tracer, np.ndarray)) and not isinstance(value, np.generic):
+        if np.ndim(value) != 0:
+            raise TypeError(f"tj.random.fold_in: fold_in accepts a scalar, but was given an array of shape "
+                            f"{np.shape(value)} != (). Use jax.vmap for batching.")
+        if not jnp.issubdtype(value.dtype, jnp.integer):
+            raise TypeError(f"tj.random.fold_in: data must be an integer, got {describe_value(data)}")
+    else:
+        value = _int(value, "fold_in", "data")
+        if type(value) is int and not 0 <= value < 2 ** 32:  # (as jax's: a NumPy integer wraps, a Python one not)
+            raise OverflowError(f"tj.random.fold_in: Python integer {value} out of bounds for uint32")
+        value = np.asarray(value).astype(np.uint32)
+    return apply(_fold_in, (_raw_key(key), value), {}).value
 
 
 def _seed_style(args: tuple, kwargs: dict) -> bool:
@@ -334,9 +358,11 @@ def normal(*args, **kwargs) -> Tensor:
     return (_tf_normal if _tf_style(args, kwargs) else _jax_normal)(*args, **kwargs)
 
 
-def _jax_normal(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32) -> Tensor:
-    return apply(_normal, (_raw_key(key),), {"shape": _static_shape(shape, "normal"),
-                                             "dtype": as_dtype("random_normal", dtype)})
+def _jax_normal(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32, *, out_sharding: Any = None) -> Tensor:
+    static = {"shape": _static_shape(shape, "normal"), "dtype": as_dtype("random_normal", dtype)}
+    if out_sharding is not None:  # (jax's default: the kernels made before)
+        static["out_sharding"] = out_sharding
+    return apply(_normal, (_raw_key(key),), static)
 
 
 def _tf_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = jnp.float32, seed: Optional[int] = None,
@@ -395,12 +421,15 @@ def _tf_truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: 
 
 
 def _jax_uniform(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32, minval: Any = 0.0,
-                 maxval: Any = 1.0) -> Tensor:
+                 maxval: Any = 1.0, *, out_sharding: Any = None) -> Tensor:
     dtype = as_dtype("random_uniform", dtype)
     if not jnp.issubdtype(dtype, jnp.floating):
         raise TypeError(f"tj.random.uniform: dtype must be a float dtype, got {dtype} (jax.random.uniform's rule); "
                         "for integers use tj.random.Generator.uniform(..., dtype=int32) or jax.random.randint")
-    u = apply(_uniform01, (_raw_key(key),), {"shape": _static_shape(shape, "uniform"), "dtype": dtype})
+    static = {"shape": _static_shape(shape, "uniform"), "dtype": dtype}
+    if out_sharding is not None:
+        static["out_sharding"] = out_sharding
+    u = apply(_uniform01, (_raw_key(key),), static)
     if _is_default(minval, 0) and _is_default(maxval, 1):
         return u
     return u * (tnp.subtract(maxval, minval)) + minval
@@ -446,12 +475,15 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Optional[Sequence[int]] = None, mod
     return apply(_bernoulli, (_raw_key(key), p), static)
 
 
-def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False) -> Tensor:
+def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False, *, out_sharding: Any = None) -> Tensor:
     """``jax.random.permutation``: ``x`` shuffled along ``axis`` (an int ``x``: a permutation of ``range(x)``).
     Differentiable w.r.t. ``x``."""
     if isinstance(x, (int, np.integer)):
         x = jnp.arange(int(x))
-    return apply(_permutation, (x, _raw_key(key)), {"axis": int(axis), "independent": bool(independent)})
+    static = {"axis": int(axis), "independent": bool(independent)}
+    if out_sharding is not None:
+        static["out_sharding"] = out_sharding
+    return apply(_permutation, (x, _raw_key(key)), static)
 
 
 def shuffle(*args, **kwargs) -> Tensor:
@@ -782,6 +814,8 @@ def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p:
     """``jax.random.choice``: entries of ``a`` (or of ``range(a)`` for an integer) drawn along ``axis``, with or
     without replacement, uniformly or with probabilities ``p``. A gather with fixed indices: differentiable
     w.r.t. a float ``a``; ``p`` gets no gradient (the indices are integers; jax's gradient is zero)."""
+    if not isinstance(shape, (tuple, list)) and np.ndim(_value(shape)) == 0:  # (jax's rule: 2 is not (2,))
+        raise TypeError(f"tj.random.choice: shape argument must be a sequence, got {shape!r}; give ({shape},)")
     static = {"shape": _static_shape(shape, "choice"), "replace": bool(replace),
               "axis": _int(axis, "choice", "axis"), "mode": mode}
     ps = () if p is None else (_value(p),)
