@@ -37,12 +37,11 @@ matches a message).
 
 Differences from jax.numpy found (strict xfails; none is sanctioned by API.md): max/min/nanmax/nanmin of a bool
 array with an int ``initial`` give int32 (jax: bool); nanmean with an integer ``dtype`` casts the float mean, not the
-input (NumPy raises); nansum with ``dtype=bool``/int8 gives int32; average rejects N-d weights for a tuple axis; cov
-raises NotImplementedError for fweights/aweights; cov of one (1, N) row with rowvar=False is a scalar (jax and NumPy
->= 2.2: (N, N)); cov of no observations gives -0.0 (jax and NumPy: NaN).
+input (NumPy raises); nansum with ``dtype=bool``/int8 gives int32; average rejects N-d weights for a tuple axis.
 
-Fixed after this port found them: var/std with ``where`` and nanvar/nanstd of complex input gave complex64 (jax:
-float32), and nanvar/nanstd of complex input with a real ``dtype`` dropped the imaginary parts silently; mean with an
+Fixed after this port found them: cov took no fweights/aweights (NotImplementedError), gave a scalar for one
+(1, N) row with rowvar=False (jax and NumPy >= 2.2: (N, N)) and -0.0 for no observations (jax and NumPy: NaN);
+var/std with ``where`` and nanvar/nanstd of complex input gave complex64 (jax: float32), and nanvar/nanstd of complex input with a real ``dtype`` dropped the imaginary parts silently; mean with an
 integer ``dtype`` cast the float mean, not the input (jax and NumPy: the input is cast first); mean with
 ``dtype=bool`` did not raise (jax: TypeError); nanmax/nanmin with ``initial`` gave NaN for an empty, all-NaN or
 all-masked slice (jax and NumPy: the initial value); cumulative_sum/cumulative_prod with ``dtype=bool`` gave int32;
@@ -532,11 +531,9 @@ COV = [
     ("float32-aweights-not-rowvar", (5, 3), F32, None, False, False, None, False, True),
     ("int32-fweights-aweights-ddof2", (3, 5), I32, None, True, False, 2, True, True),
 ]
-COV_XFAIL = {c[0]: ("tj.numpy.cov raises NotImplementedError for fweights/aweights (jax.numpy takes them)",
-                    NotImplementedError) for c in COV if c[7] or c[8]}
 
 
-@pytest.mark.parametrize("shape, dtype, y_shape, rowvar, bias, ddof, fw, aw", params(COV, COV_XFAIL))
+@pytest.mark.parametrize("shape, dtype, y_shape, rowvar, bias, ddof, fw, aw", params(COV))
 def test_cov(request, shape, dtype, y_shape, rowvar, bias, ddof, fw, aw):
     label = request.node.callspec.id
     m = draw("default", shape, dtype, label)
@@ -548,20 +545,14 @@ def test_cov(request, shape, dtype, y_shape, rowvar, bias, ddof, fw, aw):
     check(label, lambda mod, v: mod.cov(v, y, **kw), [m], tol=1e-4, compiled=label == "float32-y-rowvar")
 
 
-EMPTY_COV_XFAIL = [xfail("tj.numpy.cov of no observations gives -0.0 (jax.numpy and NumPy: NaN, 0 / 0)")]
-
-
-@pytest.mark.parametrize("shape, rowvar", [pytest.param((0,), True, marks=EMPTY_COV_XFAIL),
-                                           pytest.param((3, 0), True, marks=EMPTY_COV_XFAIL), ((3, 0), False),
-                                           pytest.param((0, 5), False, marks=EMPTY_COV_XFAIL), ((0, 5), True)])
+@pytest.mark.parametrize("shape, rowvar", [((0,), True), ((3, 0), True), ((3, 0), False), ((0, 5), False),
+                                           ((0, 5), True)])
 def test_empty_cov(shape, rowvar):
     check(f"cov{sh(shape)}-rowvar={rowvar}", lambda m, v: m.cov(v, rowvar=rowvar), [np.zeros(shape, F32)])
 
 
 @pytest.mark.parametrize("shape, rowvar", [
-    pytest.param((1, 3), False, marks=[xfail(
-        "tj.numpy.cov of one (1, 3) row with rowvar=False gives a scalar (jax.numpy, NumPy >= 2.2: (3, 3))")]),
-    ((1, 3), True), ((3, 1), True), ((3, 1), False)])
+    ((1, 3), False), ((1, 3), True), ((3, 1), True), ((3, 1), False)])
 def test_cov_transpose_behavior(shape, rowvar):
     x = draw("default", shape, F32, shape, rowvar)
     check(f"cov{sh(shape)}-rowvar={rowvar}", lambda m, v: m.cov(v, rowvar=rowvar, ddof=0), [x])

@@ -3389,37 +3389,70 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
     """``jax.numpy.cov``: the covariance matrix of the variables (rows, or columns with ``rowvar=False``) of
-    ``m`` (and ``y``), computed in ``dtype`` (an inexact dtype: others raise ``ValueError``, as jax.numpy's) when
-    given. Frequency and analytic weights (``fweights``, ``aweights``) are not supported here
-    (NotImplementedError): weight the observations first, or use jax.numpy.cov through tj.op."""
+    ``m`` (and ``y``), with integer frequency weights ``fweights`` and analytic weights ``aweights`` per observation
+    (their absolute values, as jax.numpy's), computed in ``dtype`` (an inexact dtype: others raise ``ValueError``,
+    as jax.numpy's) when given. No observations give NaN, no variables a (0, 0) result, as jax.numpy's."""
     if dtype is not None and not jnp.issubdtype(as_dtype("cov", dtype), jnp.inexact):
         raise ValueError(f"tj.numpy.cov: dtype must be a float or complex dtype (as jax.numpy.cov's), got "
                          f"{_dtype_name(dtype)}")
-    if fweights is not None or aweights is not None:
-        raise NotImplementedError("tj.numpy.cov: fweights and aweights are not supported; weight the observations "
-                                  "first, or wrap jax.numpy.cov with tj.op")
     if ddof is not None and not isinstance(ddof, (int, np.integer)):
         raise TypeError(f"tj.numpy.cov: ddof must be an integer, got {ddof!r}")
     if ndim(m) > 2 or (y is not None and ndim(y) > 2):
         raise ValueError(f"tj.numpy.cov: m and y must have at most 2 dimensions (variables x observations), got "
                          f"shapes {shape(m)}" + ("" if y is None else f" and {shape(y)}"))
-    m = atleast_2d(convert_to_tensor(m))
-    if not rowvar and shape(m)[0] != 1:
-        m = transpose(m)
+    m = convert_to_tensor(m)
+    x = atleast_2d(m)
+    if not rowvar and ndim(m) != 1:
+        x = transpose(x)
+    if shape(x)[0] == 0:
+        return zeros((0, 0), _inexact_type(x.dtype))
     if y is not None:
         y = atleast_2d(convert_to_tensor(y))
         if not rowvar and shape(y)[0] != 1:
             y = transpose(y)
-        m = concatenate([m, y], axis=0)
-    if not jnp.issubdtype(m.dtype, jnp.inexact):
-        m = astype(m, jnp.result_type(float))
-    if dtype is not None and as_dtype("cov", dtype) != m.dtype:  # (after the promotion, as jax.numpy's)
-        m = astype(m, dtype)
-    n = shape(m)[1]
+        x = concatenate([x, y], axis=0)
+    x = _inexact(x)
+    n_vars, n_obs = shape(x)
+    if n_obs == 0:
+        return full(() if n_vars == 1 else (n_vars, n_vars), np.nan, x.dtype)
     d = (0 if bias else 1) if ddof is None else ddof
-    centered = subtract(m, mean(m, axis=1, keepdims=True))
-    c = divide(matmul(centered, transpose(conj(centered))), np.asarray(n - d, m.dtype))
-    return squeeze(c) if shape(c) == (1, 1) else c
+    w = None
+    if fweights is not None:
+        fweights = convert_to_tensor(fweights)
+        _check_cov_weights("fweights", fweights, n_obs)
+        if not jnp.issubdtype(fweights.dtype, jnp.integer):
+            raise TypeError(f"tj.numpy.cov: fweights must be integer, got dtype {fweights.dtype}")
+        w = abs(fweights)
+    if aweights is not None:
+        aweights = convert_to_tensor(aweights)
+        _check_cov_weights("aweights", aweights, n_obs)
+        aweights = abs(aweights)
+        w = aweights if w is None else multiply(w, aweights)
+    if dtype is not None:
+        x = astype(x, dtype)
+        w = None if w is None else astype(w, dtype)
+    if w is None:
+        mu, f = mean(x, axis=1, keepdims=True), np.asarray(n_obs - d, x.dtype)
+    else:
+        w_sum = sum(w)
+        mu = expand_dims(divide(matmul(x, astype(w, x.dtype)), w_sum), 1)
+        if d == 0:
+            f = w_sum
+        elif aweights is None:
+            f = subtract(w_sum, d)
+        else:
+            f = subtract(w_sum, divide(multiply(d, sum(multiply(w, aweights))), w_sum))
+    centered = subtract(x, mu)
+    weighted = centered if w is None else multiply(centered, w)
+    return squeeze(divide(matmul(centered, transpose(conj(weighted))), f))
+
+
+def _check_cov_weights(name: str, w, n_obs: int) -> None:
+    if ndim(w) > 1:  # (jax.numpy's class: RuntimeError)
+        raise RuntimeError(f"tj.numpy.cov: cannot handle multidimensional {name} (shape {shape(w)})")
+    if ndim(w) == 0 or shape(w)[0] != n_obs:
+        raise RuntimeError(f"tj.numpy.cov: incompatible numbers of samples and {name}: {n_obs} observations, "
+                           f"{name} of shape {shape(w)}")
 
 
 def corrcoef(x, y=None, rowvar=True, dtype=None):
