@@ -35,11 +35,10 @@ NumPy there. The cases below use q values whose index is far from an integer or 
 Errors: tj's messages differ from jax's; the exception classes are checked (and the shared words where JAX's test
 matches a message).
 
-Differences from jax.numpy found (strict xfails; none is sanctioned by API.md): max/min/nanmax/nanmin of a bool
-array with an int ``initial`` give int32 (jax: bool); nanmean with an integer ``dtype`` casts the float mean, not the
-input (NumPy raises); nansum with ``dtype=bool``/int8 gives int32; average rejects N-d weights for a tuple axis.
+Differences from jax.numpy left: none (nanmean with an integer ``dtype`` casts the input first, as mean's fix below).
 
-Fixed after this port found them: cov took no fweights/aweights (NotImplementedError), gave a scalar for one
+Fixed after this port found them: average rejected N-d weights for a tuple axis; max/min/nanmax/nanmin of a bool array with an int ``initial`` gave int32 (jax: the
+input's dtype, bool); nansum with ``dtype=bool``/int8 gave int32; cov took no fweights/aweights (NotImplementedError), gave a scalar for one
 (1, N) row with rowvar=False (jax and NumPy >= 2.2: (N, N)) and -0.0 for no observations (jax and NumPy: NaN);
 var/std with ``where`` and nanvar/nanstd of complex input gave complex64 (jax: float32), and nanvar/nanstd of complex input with a real ``dtype`` dropped the imaginary parts silently; mean with an
 integer ``dtype`` cast the float mean, not the input (jax and NumPy: the input is cast first); mean with
@@ -225,13 +224,7 @@ REDUCER_MORE = [
     ("nanvar-complex64", lambda m, x: m.nanvar(x, 1), "some_nan", (3, 4), C64),
     ("nanstd-complex64-keepdims", lambda m, x: m.nanstd(x, keepdims=True), "some_nan", (3, 4), C64),
 ]
-REDUCER_MORE_XFAIL = {
-    "nansum-float32-dtype=int8": "tj.numpy.nansum(x, dtype=int8) gives int32 (jax.numpy: int8)",
-    "nansum-float32-dtype=bool": "tj.numpy.nansum(x, dtype=bool) gives int32 (jax.numpy: bool)",
-}
-
-
-@pytest.mark.parametrize("fn, kind, shape, dtype", params(REDUCER_MORE, REDUCER_MORE_XFAIL))
+@pytest.mark.parametrize("fn, kind, shape, dtype", params(REDUCER_MORE))
 def test_reducer_more(request, fn, kind, shape, dtype):
     label = request.node.callspec.id
     x = draw(kind, shape, dtype, label)
@@ -279,13 +272,7 @@ INITIAL = [
     ("nanmin-all-nan-row-initial1", lambda m, x: m.nanmin(np.where(np.arange(3)[:, None] == 1, np.nan, x), 1,
                                                           initial=1), "default", (3, 4), F32),
 ]
-INITIAL_XFAIL = {
-    "max-bool-axis1-initial1": "tj.numpy.max of a bool array with initial=1 gives int32 (jax.numpy: bool)",
-    "nanmin-bool-initial0": "tj.numpy.nanmin of a bool array with initial=0 gives int32 (jax.numpy: bool)",
-}
-
-
-@pytest.mark.parametrize("fn, kind, shape, dtype", params(INITIAL, INITIAL_XFAIL))
+@pytest.mark.parametrize("fn, kind, shape, dtype", params(INITIAL))
 def test_reducer_initial(request, fn, kind, shape, dtype):
     label = request.node.callspec.id
     x = draw(kind, shape, dtype, label)
@@ -413,11 +400,9 @@ AVERAGE = [
     ("float32-axis(2,0)-weights(4,2)", F32, (2, 3, 4), (2, 0), (4, 2), False),
     ("float32-axis(3,0,2,1)-weights(5,2,4,3)", F32, (2, 3, 4, 5), (3, 0, 2, 1), (5, 2, 4, 3), False),
 ]
-AVERAGE_XFAIL = {c[0]: ("tj.numpy.average rejects weights of the shape of a tuple axis with ValueError (jax.numpy "
-                        "takes them)", ValueError) for c in AVERAGE if isinstance(c[3], tuple) and c[4] != c[2]}
 
 
-@pytest.mark.parametrize("dtype, shape, axis, wshape, returned", params(AVERAGE, AVERAGE_XFAIL))
+@pytest.mark.parametrize("dtype, shape, axis, wshape, returned", params(AVERAGE))
 def test_average(request, dtype, shape, axis, wshape, returned):
     label = request.node.callspec.id
     keepdims = "keepdims" in label

@@ -846,6 +846,9 @@ def _extreme(name: str, reduce, combine, a, axis, out, keepdims, initial, where,
     _no_out(name, out)
     _check_initial(name, initial)
     axis = _checked_axes(name, a, axis)
+    if initial is not None:  # (of the input's dtype, as jax.numpy's: max(bools, initial=2) is True, not 2)
+        a = convert_to_tensor(a)
+        initial = _cast(initial, a.dtype)
     if initial is None:
         if where is not None:
             raise ValueError(f"reduction operation {name} does not have an identity, so to use a where mask one has "
@@ -2879,8 +2882,9 @@ def _cumulative(name: str, scan: Callable, first_of: Callable, x, axis, dtype, i
 
 
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
-    """``jax.numpy.average``: the ``weights``-weighted mean along ``axis`` (1-d weights along it, or weights of
-    ``a``'s shape); with ``returned``, also the sum of the weights (broadcast as the average)."""
+    """``jax.numpy.average``: the ``weights``-weighted mean along ``axis`` (weights of ``a``'s shape, or of the
+    lengths of the axes given, in their order); with ``returned``, also the sum of the weights (broadcast as the
+    average)."""
     if weights is None:
         avg = mean(a, axis=axis, keepdims=keepdims)
         if not returned:
@@ -2888,14 +2892,17 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         return avg, full(shape(avg), size(a, axis), dtype=avg.dtype)
     a_shape, w = shape(a), convert_to_tensor(weights)
     if tuple(w.shape) != a_shape:
-        if axis is None or w.ndim != 1 or not isinstance(axis, int):
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else (tuple(axis) if isinstance(axis, tuple) else None)
+        if axes is None or w.ndim != len(axes):
             raise ValueError(f"tj.numpy.average: weights of shape {tuple(w.shape)} need the input's shape "
-                             f"{a_shape}, or one axis and 1-d weights along it")
-        ax = _check_axis("average", axis, len(a_shape))
-        if w.shape[0] != a_shape[ax]:
-            raise ValueError(f"tj.numpy.average: 1-d weights of length {w.shape[0]} do not match axis {ax} of "
-                             f"length {a_shape[ax]}")
-        w = reshape(w, tuple(a_shape[ax] if i == ax else 1 for i in range(len(a_shape))))
+                             f"{a_shape}, or the axes given and weights of their lengths (1-d for one axis)")
+        axes = tuple(_check_axis("average", ax, len(a_shape)) for ax in axes)
+        if tuple(w.shape) != tuple(a_shape[ax] for ax in axes):
+            raise ValueError(f"tj.numpy.average: weights of shape {tuple(w.shape)} do not match the lengths of axes "
+                             f"{axes} of the input (shape {a_shape})")
+        # (the weights' axes in the input's order, then broadcast over the other axes)
+        order = sorted(range(len(axes)), key=lambda k: axes[k])
+        w = reshape(transpose(w, order), tuple(a_shape[i] if i in axes else 1 for i in range(len(a_shape))))
     # (in the operands' inexact dtype, as jax.numpy's: integer weights' sum is returned as a float too)
     dtype = jnp.result_type(convert_to_tensor(a).dtype, w.dtype)
     if not jnp.issubdtype(dtype, jnp.inexact):
@@ -2945,7 +2952,12 @@ def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, whe
     axis = _checked_axes("nansum", a, axis)
     if where is not None:
         a = _masked("nansum", a, where, 0)
-    result = _nansum(a if dtype is None else astype(a, dtype), axis=axis, keepdims=keepdims)
+    if dtype is not None:  # (NaNs zeroed, then sum's dtype rules: int8 stays int8, bool is any, as jax.numpy's)
+        a = convert_to_tensor(a)
+        if jnp.issubdtype(a.dtype, jnp.inexact):
+            a = _nan_filled(a, 0)
+        return sum(a, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial)
+    result = _nansum(a, axis=axis, keepdims=keepdims)
     return result if initial is None else add(result, initial)
 
 
