@@ -65,8 +65,8 @@ Sanctioned (tested as tj behaves): clip takes the ``a_min``/``a_max`` keywords j
 tnp.clip and NumPy take them); pad accepts a keyword given as None for a mode that does not take it (None is the
 keyword's default: tj.numpy.pad names its keywords, jax.numpy's takes ``**kwargs``).
 
-Kept as strict xfails: insert with a traced index and delete with traced indices and ``assume_unique_indices=True``
-raise inside tj.function (jax.jit traces them; tj computes the kept positions with NumPy).
+Fixed after this port found them: insert with a traced index and delete with traced indices and
+``assume_unique_indices=True`` raised inside tj.function (jax.jit traces them).
 """
 import functools
 import itertools
@@ -811,8 +811,6 @@ def test_delete_mask_array():
         check(f"{axis}", lambda m, v: m.delete(v, mask, axis=axis), x)
 
 
-@pytest.mark.xfail(strict=True, reason="tj.numpy.delete needs its indices known when called: traced indices with "
-                                       "assume_unique_indices=True raise inside tj.function (jax.jit traces them)")
 def test_delete_unique_indices_traced():
     x, idx = rand(rng_for("delete traced"), (3, 4)), np.array([2, 0])
     want = jax.jit(lambda v, i: jnp.delete(v, i, axis=1, assume_unique_indices=True))(x, idx)
@@ -842,8 +840,6 @@ def test_insert_examples():
               np.asarray(values))
 
 
-@pytest.mark.xfail(strict=True, reason="tj.numpy.insert needs its index known when called: a traced index raises "
-                                       "TypeError inside tj.function (jax.jit traces it, testInsertInteger)")
 def test_insert_traced_index():
     x = rand(rng_for("insert traced"), (3, 4))
     want = jax.jit(lambda v, i, val: jnp.insert(v, i, val, axis=1))(x, np.int32(-1), np.float32(9))

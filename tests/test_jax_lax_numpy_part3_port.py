@@ -66,8 +66,8 @@ Sanctioned differences (API.md):
 Differences from jax.numpy found by this port and fixed: take_along_axis had no default ``axis`` (jax: -1);
 bincount rejected a bool ``x``; size did not reject a repeated axis; sinc's second and fourth derivatives at 0 were 0
 (jax: -pi**2/3, pi**4/5); trapezoid with an array ``dx`` along an axis other than the last gave wrong values or a
-shape error; Tensor had no ``tobytes()``. Kept as a strict xfail: the traced-argument error of ``arange(n)`` names
-``start``, the parameter the value was passed as (jax: 'stop').
+shape error; Tensor had no ``tobytes()``; the traced-argument error of ``arange(n)`` named ``start``, the parameter
+the value was passed as (jax: 'stop').
 """
 from __future__ import annotations
 
@@ -416,8 +416,6 @@ def test_arange_concretization_error():
         tj.function(lambda stop: tnp.arange(0, stop))(tj.constant(3))
 
 
-@pytest.mark.xfail(strict=True, reason="tj.numpy.arange(traced) names argument `start`; jax names 'stop' (the "
-                                       "one argument is the stop)")
 def test_arange_concretization_error_names_stop():
     with pytest.raises(TypeError, match="argument 'stop'"):
         jax.jit(jnp.arange)(3)

@@ -57,7 +57,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import tape_set, vspace
-from ..tensor import Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, set_list_packer
+from ..tensor import (Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, set_list_packer,
+                      traced_argument_error)
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from . import complex_c99 as _complex_c99
 from .core import (OpDef, ShapeError, apply, as_dtype, as_index, axis_error, check_result_size, freeze, named_error,
@@ -2433,6 +2434,11 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
 def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """``jax.numpy.arange`` as a Tensor; the bounds and step are static (a scalar Tensor stands for its value).
     ``device`` or ``out_sharding`` places it, as jax.numpy's."""
+    if stop is None and step is None and _concrete(start) is None and isinstance(start, (Tensor, Variable)):
+        # one argument is the stop, as jax.numpy's error names it (value None: api.py's naming by position keeps it)
+        e = traced_argument_error("tj.numpy.arange", "stop", start)
+        e.value = None
+        raise e
     return _create("arange", jnp.arange, static(start), static(stop), static(step), dtype,
                    **_placement_options(device, out_sharding))
 
@@ -3865,6 +3871,13 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     if axis is None:
         arr, axis = ravel(arr), 0
     n = shape(arr)[_check_axis("delete", axis, ndim(arr))]
+    if isinstance(obj, (Tensor, Variable)) and _concrete(obj) is None:  # traced: n - len(obj) entries stay
+        obj = convert_to_tensor(obj)
+        if not assume_unique_indices or obj.ndim > 1 or not jnp.issubdtype(obj.dtype, jnp.integer):
+            raise TypeError(f"tj.numpy.delete: traced indices obj (inside tj.function or a JAX transform) need "
+                            f"assume_unique_indices=True and integers of at most one dimension (as jax.numpy's), "
+                            f"got {obj.dtype} of shape {tuple(obj.shape)}; or pass obj known when called")
+        return take(arr, _kept_entries(obj, n=n), axis=axis)
     if isinstance(obj, (Tensor, Variable)):
         obj = obj.numpy()
     drop = np.arange(n)[obj] if isinstance(obj, slice) else np.asarray(obj)
@@ -3878,6 +3891,16 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
                          f"bounds for axis {axis} of size {n}")
     keep = np.setdiff1d(np.arange(n), np.where(drop < 0, drop + n, drop))
     return take(arr, keep, axis=axis)
+
+
+def _kept_entries_fn(drop, *, n: int):
+    """delete's gather for traced unique indices ``drop``: the positions of the ``n - len(drop)`` entries kept."""
+    drop = jnp.where(drop < 0, drop + n, drop)
+    kept = jnp.ones(n, bool).at[drop].set(False)
+    return jnp.nonzero(kept, size=n - drop.size)[0].astype(jnp.int32)
+
+
+_kept_entries = _values_only("delete_kept_entries", _kept_entries_fn)
 
 
 def block(arrays):
@@ -4092,33 +4115,44 @@ def insert(arr, obj, values, axis=None):
         a, axis = ravel(a), 0
     axis = _check_axis("insert", axis, ndim(a))
     n = shape(a)[axis]
-    index = np.arange(*obj.indices(n)) if isinstance(obj, slice) else _known("insert", "obj", obj)
+    if isinstance(obj, slice):
+        index = np.arange(*obj.indices(n))
+    else:  # (its values now where known, else the traced Tensor: only its shape fixes the result's)
+        index = _concrete(obj)
+        index = np.asarray(index) if index is not None else convert_to_tensor(obj)
     if index.ndim > 1:
         raise ValueError(f"tj.numpy.insert: obj must be a slice, a one-dimensional array or a scalar; got shape "
-                         f"{index.shape}")
+                         f"{tuple(index.shape)}")
     if not np.issubdtype(index.dtype, np.integer):
-        if index.size == 0 and not isinstance(obj, (Tensor, Variable, jax.Array)):
+        if index.size == 0 and isinstance(index, np.ndarray) and not isinstance(obj, (Tensor, Variable, jax.Array)):
             index = index.astype(int)
         else:
             raise ValueError(f"tj.numpy.insert: the indices obj must be integers, got dtype {index.dtype}")
     vals = _cast(values, a.dtype)
     if ndim(vals) < ndim(a):
         vals = reshape(vals, (1,) * (ndim(a) - ndim(vals)) + shape(vals))
-    if index.size == 1:
-        if index.ndim == 0:  # (a scalar index inserts values' first axis as one slice, as jax.numpy)
-            vals = moveaxis(vals, 0, axis)
-        index = np.full(shape(vals)[axis], index.ravel()[0])
-    k = np.broadcast_shapes(index.shape, (shape(vals)[axis],))[0]
-    index = np.clip(np.where(index < 0, index + n, index), 0, n)
-    index = np.broadcast_to(index, (k,))
-    at = index.copy()
-    at[np.argsort(index, kind="stable")] += np.arange(k)  # where each value lands in the result
-    source = np.empty(n + k, dtype=np.int64)
-    source[np.setdiff1d(np.arange(n + k), at)] = np.arange(n)
-    source[at] = n + np.arange(k)
+    if index.size == 1 and index.ndim == 0:  # (a scalar index inserts values' first axis as one slice, as jax.numpy)
+        vals = moveaxis(vals, 0, axis)
+    k = shape(vals)[axis] if index.size == 1 else np.broadcast_shapes(tuple(index.shape), (shape(vals)[axis],))[0]
     target = list(shape(a))
     target[axis] = k
+    source = _insert_source(index, n=n, k=k)
     return take(concatenate([a, broadcast_to(vals, tuple(target))], axis=axis), source, axis=axis)
+
+
+def _insert_source_fn(index, *, n: int, k: int):
+    """insert's gather: for each entry of the result (length ``n + k``), its position in ``concatenate([a,
+    values])``; ``index`` (one index, or ``k``) says before which of a's ``n`` entries each value goes."""
+    index = jnp.broadcast_to(jnp.ravel(index)[0] if index.size == 1 else index, (k,))
+    index = jnp.clip(jnp.where(index < 0, index + n, index), 0, n).astype(jnp.int32)
+    landed = index.at[jnp.argsort(index, stable=True)].add(jnp.arange(k, dtype=jnp.int32))  # where each value lands
+    taken = jnp.zeros(n + k, bool).at[landed].set(True)
+    rest = jnp.nonzero(~taken, size=n)[0]
+    return (jnp.zeros(n + k, jnp.int32).at[rest].set(jnp.arange(n, dtype=jnp.int32))
+            .at[landed].set(n + jnp.arange(k, dtype=jnp.int32)))
+
+
+_insert_source = _values_only("insert_source", _insert_source_fn)
 
 
 def resize(a, new_shape):
