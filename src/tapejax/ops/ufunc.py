@@ -40,26 +40,26 @@ class ufunc:
                  at: Optional[Callable] = None, reduceat: Optional[Callable] = None) -> None:
         if not callable(func):
             raise TypeError(f"tj.numpy.ufunc: func must be callable, got {type(func).__name__}")
-        self._func = func
         self.__name__ = name or getattr(func, "__name__", "ufunc")
         self.__doc__ = getattr(func, "__doc__", None)
-        self._nin, self._nout = operator.index(nin), operator.index(nout)
-        self._nargs = operator.index(nargs if nargs is not None else nin)
-        self._identity = identity
+        # (read-only properties, as jax.numpy's: the hash reads them)
+        self.__props = {"func": func, "nin": operator.index(nin), "nout": operator.index(nout),
+                        "nargs": operator.index(nargs if nargs is not None else nin), "identity": identity}
         self._call = call or _tnp.vectorize(func)
         self._methods = {"reduce": reduce, "accumulate": accumulate, "at": at, "reduceat": reduceat}
         # (Tensor's Python operators apply a built-in ufunc's op directly: ops/_operators.py)
         if getattr(call, "opdef", None) is not None:
             self.opdef = call.opdef
 
-    nin = property(lambda self: self._nin, doc="The number of inputs.")
-    nout = property(lambda self: self._nout, doc="The number of outputs.")
-    nargs = property(lambda self: self._nargs, doc="The number of arguments.")
-    identity = property(lambda self: self._identity,
+    _func = property(lambda self: self.__props["func"], doc="The function the ufunc applies elementwise.")
+    nin = property(lambda self: self.__props["nin"], doc="The number of inputs.")
+    nout = property(lambda self: self.__props["nout"], doc="The number of outputs.")
+    nargs = property(lambda self: self.__props["nargs"], doc="The number of arguments.")
+    identity = property(lambda self: self.__props["identity"],
                         doc="The value a reduction over no elements gives (None: such a reduction raises).")
 
     def _key(self) -> tuple:
-        return self._func, self.__name__, self._identity, self._nin, self._nout, self._nargs
+        return self._func, self.__name__, self.identity, self.nin, self.nout, self.nargs
 
     def __hash__(self) -> int:
         return hash(self._key())
@@ -73,17 +73,17 @@ class ufunc:
     def __call__(self, *args, out=None, where=None, name=None):
         if out is not None or where is not None:
             _refuse(f"{self.__name__}", "out" if out is not None else "where")
-        if len(args) != self._nin:
-            raise TypeError(f"tj.numpy.{self.__name__} takes {self._nin} array argument(s), got {len(args)}")
+        if len(args) != self.nin:
+            raise TypeError(f"tj.numpy.{self.__name__} takes {self.nin} array argument(s), got {len(args)}")
         return self._call(*args)
 
     def _binary_only(self, method: str) -> None:
-        if self._nin != 2:
+        if self.nin != 2:
             raise ValueError(f"tj.numpy.{self.__name__}.{method}: {method} only supported for binary ufuncs "
-                             f"(this one takes {self._nin} input(s))")
-        if self._nout != 1:
+                             f"(this one takes {self.nin} input(s))")
+        if self.nout != 1:
             raise ValueError(f"tj.numpy.{self.__name__}.{method}: {method} only supported for functions returning "
-                             f"a single value (this one returns {self._nout})")
+                             f"a single value (this one returns {self.nout})")
 
     def _result_dtype(self, *dtypes) -> np.dtype:
         """The dtype ``func`` gives for one element of each of ``dtypes`` (as jax.numpy's: of two ones)."""
@@ -99,7 +99,7 @@ class ufunc:
         if out is not None:
             _refuse(f"{self.__name__}.reduce()", "out")
         if where is not None:
-            if self._identity is None and initial is None:
+            if self.identity is None and initial is None:
                 raise ValueError(f"reduction operation {self.__name__!r} does not have an identity, so to use a "
                                  "where mask one has to specify 'initial'.")
             where_dtype = convert_to_tensor(where).dtype
@@ -114,7 +114,7 @@ class ufunc:
     def _fold(self, a, axis, dtype, keepdims, initial, where):
         a = convert_to_tensor(a)
         if initial is None:
-            initial = self._identity
+            initial = self.identity
         if dtype is None:
             dtype = self._result_dtype(a.dtype, a.dtype)
         if where is not None:
@@ -181,8 +181,8 @@ class ufunc:
         repeated index applies it repeatedly (``add.at`` accumulates)."""
         if inplace:
             raise NotImplementedError(_AT_INPLACE)
-        if (b is None) != (self._nin == 1):
-            raise TypeError(f"tj.numpy.{self.__name__}.at takes {self._nin - 1} value argument(s) after the indices "
+        if (b is None) != (self.nin == 1):
+            raise TypeError(f"tj.numpy.{self.__name__}.at takes {self.nin - 1} value argument(s) after the indices "
                             f"({'none' if b is None else 'one'} given)")
         at = self._methods["at"] or self._at_one_by_one
         return at(a, indices) if b is None else at(a, indices, b)
