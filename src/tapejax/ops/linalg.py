@@ -46,13 +46,15 @@ computes TF's convention from one definition:
 * ``solve``, ``inv``, ``det``, ``slogdet`` (sign has zero derivative), ``qr`` (TF supports reduced deep and
   wide matrices; JAX too), ``lstsq`` (TF's MatrixSolveLs differentiates the normal equations, the same
   function for a full-rank ``a``), ``matrix_power``: derived from JAX. ``pinv`` is differentiated through the
-  SVD it is computed with, as TF (JAX's pseudo-inverse rule has the same first derivative, but not the same
-  second at a rank-deficient matrix). ``lstsq``'s ``rank`` is an int output (no gradient). ``eigvalsh`` is
+  SVD it is computed with, as TF (JAX's pseudo-inverse rule has the same first derivative at distinct singular
+  values; at equal ones, the identity among them, TF's safe reciprocals drop the terms between them; at a
+  rank-deficient matrix the second derivatives differ). ``lstsq``'s ``rank`` is an int output (no gradient). ``eigvalsh`` is
   ``eigh``'s eigenvalues.
 """
 from __future__ import annotations
 
 import collections
+import math
 import operator
 from typing import Any
 
@@ -60,7 +62,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from ..tensor import convert_to_tensor
+from ..tensor import Tensor, convert_to_tensor
 from .core import OpDef, ShapeError, apply, as_index, axis_error, freeze, static as static_value
 from .declare import not_differentiable, public_dir, samples as _samples
 from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan, sign as _tf_sign, times_sign as _times_sign
@@ -264,7 +266,11 @@ def _svd_full_rect_jvp(primals, tangents):
     return (u, s, vh), (du1, ds, dvh)
 
 
-def _svd_fn(a, full_matrices=True, compute_uv=True, hermitian=False):
+def _svd_fn(a, full_matrices=True, compute_uv=True, hermitian=False, subset_by_index=None):
+    if subset_by_index is not None:  # (jax.numpy's, derivative and all)
+        out = jnp.linalg.svd(a, full_matrices=full_matrices, compute_uv=compute_uv, hermitian=hermitian,
+                             subset_by_index=subset_by_index)
+        return tuple(out) if compute_uv else out
     if compute_uv and full_matrices and a.shape[-2] != a.shape[-1]:
         return _svd_full_rect(a)
     if not hermitian:
@@ -320,6 +326,7 @@ def _tf_slogdet_nonfinite(a, sign, logabsdet):
 
 
 def _det_fn(a):
+    a = _inexact(a)
     n = a.shape[-1]
     if n == 0:  # the empty product, 1 (as TF); jnp's det differentiates it with an index error (tj.function, tapes)
         return jnp.ones(a.shape[:-2], a.dtype)
@@ -359,13 +366,20 @@ def _inv_fn(a):
     return jnp.linalg.inv(a)
 
 
+def _inexact(x):
+    """``x`` in an inexact dtype, integers and bools as the default float (jax.numpy.linalg's promotion)."""
+    return x if jnp.issubdtype(x.dtype, jnp.inexact) else x.astype(jnp.result_type(float))
+
+
 def _pinv_fn(a, rtol=None, hermitian=False):
+    a = _inexact(a)
     rtol = None if rtol is None else jnp.asarray(rtol, a.real.dtype)
     if hermitian or 0 in a.shape[-2:]:
         return jnp.linalg.pinv(a, rtol=rtol, hermitian=hermitian)
     # As TF (and jax.numpy's forward pass): V diag(1/s) U^H from the reduced SVD, singular values at or below
     # rtol * max(s) taken as inf (1/s = 0). Differentiated through that SVD, as TF, rather than by JAX's
-    # pseudo-inverse rule: the same first derivative, but at a rank-deficient matrix not the same second
+    # pseudo-inverse rule: the same first derivative at distinct singular values, not the same second at a
+    # rank-deficient matrix
     u, s, vh = _svd_reduced(a)
     if rtol is None:
         rtol = 10.0 * max(a.shape[-2:]) * jnp.finfo(s.dtype).eps
@@ -469,13 +483,14 @@ def _abs_jvp(primals, tangents):
 def _norm_fn(x, ord=None, axis=None, keepdims=False):
     """``jnp.linalg.norm``, with the norms built from ``|x|`` (vector 1, inf, -inf and p-norms, matrix 1, inf,
     -1, -inf norms) written over an ``|x|`` whose derivative is TF's (0 at 0); the others are jnp's."""
+    x = _inexact(x)
     axes = _norm_axes(axis, x.ndim) if axis is not None or ord is not None else None
     if axes is None or len(axes) not in (1, 2) or isinstance(ord, str) or ord in (None, 0, 2, -2):
         return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
     a = _abs(x)
     if len(axes) == 1:
-        if ord == np.inf:
-            y = jnp.max(a, axis=axes, keepdims=True)
+        if ord == np.inf:  # (initial 0: an empty vector's norm is 0, as jax.numpy's)
+            y = jnp.max(a, axis=axes, keepdims=True, initial=0)
         elif ord == -np.inf:
             y = jnp.min(a, axis=axes, keepdims=True)
         elif ord == 1:
@@ -488,8 +503,9 @@ def _norm_fn(x, ord=None, axis=None, keepdims=False):
             raise ValueError(f"invalid order {ord!r} for a matrix norm: use 1, -1, 2, -2, inf, -inf, 'fro' or 'nuc'")
         if ord in (np.inf, -np.inf):
             row, col = col, row  # the inf norms sum along rows, the 1 norms along columns
-        pick = jnp.max if ord in (1, np.inf) else jnp.min
-        y = pick(jnp.sum(a, axis=row, keepdims=True), axis=col, keepdims=True)
+        sums = jnp.sum(a, axis=row, keepdims=True)
+        y = jnp.max(sums, axis=col, keepdims=True, initial=0) if ord in (1, np.inf) else \
+            jnp.min(sums, axis=col, keepdims=True)
     return y if keepdims else jnp.squeeze(y, axes)
 
 
@@ -522,7 +538,7 @@ _inv = OpDef("linalg_inv", _inv_fn, samples=_samples(
     ((_general(),), {}), ((_general(2),), {})))  # TF: -A^-H g A^-H
 _cholesky = OpDef("linalg_cholesky", _cholesky_fn, samples=_samples(
     ((_spd(),), {}), ((_spd(4),), {"upper": True})))  # TF: lower triangle read, symmetrized (X + X^H)/2
-_det = OpDef("linalg_det", _det_fn, samples=_samples(
+_det = OpDef("linalg_det", _det_fn, backward_connected=True, samples=_samples(  # (TF's grad op reads a: zeros, not None)
     ((_general(),), {}), ((_general(2),), {}), ((_f32([[2.0, -0.5], [1.0, 3.0]]),), {})))  # TF: g * det * A^-T
 _slogdet = OpDef("linalg_slogdet", _slogdet_fn, samples=_samples(
     ((_general(),), {}), ((-_general(2),), {}), ((_f32([[0.5, 2.0], [1.0, -1.5]]),), {})))  # TF: g * A^-T; sign: 0
@@ -665,7 +681,7 @@ def eigh(a, UPLO: Any = None, symmetrize_input: bool = False) -> EighResult:
     return EighResult(*apply(_eigh, (a,), {"UPLO": UPLO, "symmetrize_input": bool(symmetrize_input)}))
 
 
-def eigvalsh(a, UPLO: Any = None, symmetrize_input: bool = False):
+def eigvalsh(a, UPLO: Any = "L", *, symmetrize_input: bool = False):
     """``jax.numpy.linalg.eigvalsh``: the eigenvalues of ``eigh`` (as ``tf.linalg.eigvalsh``), with ``eigh``'s
     conventions (the ``UPLO`` triangle is read, and the gradient lies on it, as TF's)."""
     return eigh(a, UPLO=UPLO, symmetrize_input=symmetrize_input).eigenvalues
@@ -687,29 +703,40 @@ def eigvals(a):
     return apply(_eigvals, (a,), {})
 
 
-def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False):
-    """``jax.numpy.linalg.svd``: ``(U, S, Vh)``, or ``S`` alone with ``compute_uv=False``. A gradient of
+def svd(a, full_matrices: bool = True, compute_uv: bool = True, hermitian: bool = False,
+        subset_by_index: Any = None):
+    """``jax.numpy.linalg.svd``: ``(U, S, Vh)``, or ``S`` alone with ``compute_uv=False``; ``subset_by_index``
+    ``(start, end)`` keeps those singular values (largest first) and their vectors, as jax.numpy's. A gradient of
     ``full_matrices=True`` on an ``m x n`` matrix with ``|m - n| > 1`` is not defined (LookupError, as TF's
     SvdGrad raises): use ``full_matrices=False``."""
     _check_matrices("svd", a, square=False)
-    out = apply(_svd, (a,), {"full_matrices": bool(full_matrices), "compute_uv": bool(compute_uv),
-                             "hermitian": bool(hermitian)})
+    static = {"full_matrices": bool(full_matrices), "compute_uv": bool(compute_uv), "hermitian": bool(hermitian)}
+    if subset_by_index is not None:  # (jax's default None: the kernels made before)
+        static["subset_by_index"] = tuple(operator.index(i) for i in freeze(subset_by_index))
+    out = apply(_svd, (a,), static)
     return SVDResult(*out) if compute_uv else out
 
 
 def qr(a, mode: str = "reduced"):
-    """``jax.numpy.linalg.qr``: ``(Q, R)`` (``mode`` 'reduced' or 'complete'), or ``R`` alone (``mode='r'``).
-    ``mode='complete'`` on a matrix with more rows than columns has no gradient (LookupError), as TF's QrGrad."""
-    if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"tnp.linalg.qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    """``jax.numpy.linalg.qr``: ``(Q, R)`` (``mode`` 'reduced', or its old name 'full', or 'complete'), ``R``
+    alone (``mode='r'``), or LAPACK's Householder form (``mode='raw'``: the reflectors, ``(..., n, m)``, and their
+    scales, as jax.numpy's). ``mode='complete'`` on a matrix with more rows than columns has no gradient
+    (LookupError), as TF's QrGrad."""
+    if mode not in ("reduced", "complete", "r", "raw", "full"):
+        raise ValueError(f"tnp.linalg.qr: mode must be 'reduced', 'complete', 'r', 'raw' or 'full', got {mode!r}")
     _check_matrices("qr", a, square=False)
     out = apply(_qr, (a,), {"mode": mode})
     return out if mode == "r" else QRResult(*out)
 
 
-def pinv(a, rtol: Any = None, hermitian: bool = False):
+def pinv(a, rtol: Any = None, hermitian: bool = False, *, rcond: Any = None):
     """``jax.numpy.linalg.pinv``: the Moore-Penrose pseudo-inverse (``tf.linalg.pinv``; jnp's default ``rtol``,
-    ``max(m, n) * eps``, where TF's default ``rcond`` is ten times that). ``rtol`` may hold one value per matrix."""
+    ``max(m, n) * eps``, where TF's default ``rcond`` is ten times that). ``rtol`` (or its old name ``rcond``, not
+    both) may hold one value per matrix."""
+    if rcond is not None:
+        if rtol is not None:
+            raise ValueError("tnp.linalg.pinv: only one of rtol and rcond may be specified")
+        rtol = rcond
     _check_matrices("pinv", a, square=False)
     return apply(_pinv, (a,), {"rtol": freeze(rtol), "hermitian": bool(hermitian)})
 
@@ -724,34 +751,44 @@ def matrix_power(a, n: int):
 
 def lstsq(a, b, rcond: Any = None, *, numpy_resid: bool = False):
     """``jax.numpy.linalg.lstsq``: ``(x, resid, rank, s)``; ``rank`` is an int (no gradient). As
-    ``tf.linalg.lstsq``, ``a`` may be a batch of matrices ``[..., m, n]`` (``b``: ``[..., m, k]``). ``numpy_resid``
-    must be False (NumPy's empty residuals for rank-deficient inputs have a shape known only at run time)."""
-    if numpy_resid:
-        raise ValueError("tnp.linalg.lstsq: numpy_resid=True is not supported (its output shape depends on "
-                         "the rank, known only when it runs); use the default numpy_resid=False")
+    ``tf.linalg.lstsq``, ``a`` may be a batch of matrices ``[..., m, n]`` (``b``: ``[..., m, k]``). With
+    ``numpy_resid=True`` the residuals are NumPy's: empty where ``a`` has rank below ``n`` or ``m <= n``, which needs
+    the rank now (eagerly, as jax.numpy's: not inside tj.function)."""
     for m in (a, b):
         _check_lapack_dtype("lstsq", m)
-    return tuple(apply(_lstsq, (a, b), {"rcond": freeze(rcond)}))
+    x, resid, rank, s = apply(_lstsq, (a, b), {"rcond": freeze(rcond)})
+    if numpy_resid:
+        m, n = _shape(a)[-2:]
+        known = rank.value if not isinstance(rank.value, jax.core.Tracer) else None
+        if known is None:
+            raise TypeError("tnp.linalg.lstsq: numpy_resid=True needs the rank now, and it is traced (inside "
+                            "tj.function or a JAX transformation), as jax.numpy's; use numpy_resid=False there")
+        if np.any(np.asarray(known) < n) or m <= n:
+            resid = Tensor(jnp.asarray([]))  # (jax.numpy's empty residuals)
+    return x, resid, rank, s
 
 
 # -- the Array API's norms and the functions of values, as jax.numpy.linalg's ------------------------------------
 
 def vector_norm(x, /, *, axis=None, keepdims=False, ord=2):
-    """``jax.numpy.linalg.vector_norm``: ``norm`` of ``x`` as one vector (``axis=None``, or every axis) or along
-    one ``axis``. Several axes but not all: NotImplementedError (reshape them into one first)."""
+    """``jax.numpy.linalg.vector_norm``: ``norm`` of ``x`` as one vector (``axis=None``), along one ``axis``, or
+    over a tuple of axes (their entries as one vector; ``()``: each entry alone)."""
     shape = _shape(x)
-    axes = axis if isinstance(axis, (tuple, list)) else None if axis is None else (axis,)
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else None if axis is None else (axis,)
     if axes is not None and len(axes) == 1:
         return norm(x, ord=ord, axis=axes[0], keepdims=keepdims)
     for a in axes or ():
         if not -len(shape) <= operator.index(a) < len(shape):
             raise axis_error("tnp.linalg.vector_norm", a, len(shape))
-    if axes is not None and sorted(operator.index(a) % len(shape) for a in axes) != list(range(len(shape))):
-        raise NotImplementedError(f"tnp.linalg.vector_norm: the norm over axes {tuple(axes)} of a tensor of shape "
-                                  f"{shape} (several axes, not all) is not supported; move them together and "
-                                  "reshape them into one axis first")
-    result = norm(convert_to_tensor(x).reshape(-1), ord=ord)
-    return result.reshape((1,) * len(shape)) if keepdims else result
+    axes = tuple(range(len(shape))) if axes is None else tuple(operator.index(a) % len(shape) for a in axes)
+    others = tuple(d for d in range(len(shape)) if d not in axes)
+    # (the axes moved last and made one: a vector norm along it)
+    length = math.prod(shape[d] for d in axes)
+    flat = convert_to_tensor(x).transpose(others + axes).reshape(tuple(shape[d] for d in others) + (length,))
+    result = norm(flat, ord=ord, axis=-1)
+    if keepdims:
+        result = result.reshape(tuple(1 if d in axes else shape[d] for d in range(len(shape))))
+    return result
 
 
 def matrix_norm(x, /, *, keepdims=False, ord="fro"):
@@ -775,7 +812,8 @@ def matrix_rank(M, rtol: Any = None, *, hermitian: bool = False, tol: Any = None
     """``jax.numpy.linalg.matrix_rank``: the number of singular values above the tolerance (an int: no
     gradient). ``rtol`` and ``tol`` may be arrays, one tolerance per matrix of a batch or broadcast against the
     batch (arguments of the op, as jax.numpy's)."""
-    _check_matrices("matrix_rank", M, square=False)
+    if len(_shape(M)) >= 2:  # (a vector's rank is 0 or 1, as jax.numpy's and NumPy's)
+        _check_matrices("matrix_rank", M, square=False)
     given = tuple(name for name, t in (("rtol", rtol), ("tol", tol)) if t is not None)
     tolerances = tuple(t for t in (rtol, tol) if t is not None)
     return apply(_matrix_rank, (M,) + tolerances, {"hermitian": bool(hermitian), "given": given})
