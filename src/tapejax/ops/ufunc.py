@@ -42,11 +42,12 @@ class ufunc:
             raise TypeError(f"tj.numpy.ufunc: func must be callable, got {type(func).__name__}")
         self.__name__ = name or getattr(func, "__name__", "ufunc")
         self.__doc__ = getattr(func, "__doc__", None)
-        # (read-only properties, as jax.numpy's: the hash reads them)
+        # (read-only properties, as jax.numpy's: the hash reads them; the attributes' names are mangled so that
+        # functools.wraps, which copies an instance's __dict__ (tj.function(tj.numpy.add)), cannot clash with them)
         self.__props = {"func": func, "nin": operator.index(nin), "nout": operator.index(nout),
                         "nargs": operator.index(nargs if nargs is not None else nin), "identity": identity}
-        self._call = call or _tnp.vectorize(func)
-        self._methods = {"reduce": reduce, "accumulate": accumulate, "at": at, "reduceat": reduceat}
+        self.__apply = call or _tnp.vectorize(func)
+        self.__methods = {"reduce": reduce, "accumulate": accumulate, "at": at, "reduceat": reduceat}
         # (Tensor's Python operators apply a built-in ufunc's op directly: ops/_operators.py)
         if getattr(call, "opdef", None) is not None:
             self.opdef = call.opdef
@@ -75,7 +76,7 @@ class ufunc:
             _refuse(f"{self.__name__}", "out" if out is not None else "where")
         if len(args) != self.nin:
             raise TypeError(f"tj.numpy.{self.__name__} takes {self.nin} array argument(s), got {len(args)}")
-        return self._call(*args)
+        return self.__apply(*args)
 
     def _binary_only(self, method: str) -> None:
         if self.nin != 2:
@@ -87,7 +88,7 @@ class ufunc:
 
     def _result_dtype(self, *dtypes) -> np.dtype:
         """The dtype ``func`` gives for one element of each of ``dtypes`` (as jax.numpy's: of two ones)."""
-        return convert_to_tensor(self._call(*(jnp.ones((), d) for d in dtypes))).dtype
+        return convert_to_tensor(self.__apply(*(jnp.ones((), d) for d in dtypes))).dtype
 
     # -- reduce ----------------------------------------------------------------------------------------------
 
@@ -108,7 +109,7 @@ class ufunc:
                                  f"dtype={where_dtype}")
         axis = freeze(axis)
         dtype = None if dtype is None else as_dtype(f"{self.__name__}.reduce", dtype)
-        reduce = self._methods["reduce"] or self._fold
+        reduce = self.__methods["reduce"] or self._fold
         return reduce(a, axis=axis, dtype=dtype, keepdims=bool(keepdims), initial=initial, where=where)
 
     def _fold(self, a, axis, dtype, keepdims, initial, where):
@@ -139,7 +140,7 @@ class ufunc:
         start = 1 if initial is None else 0
         value = _tnp.broadcast_to(_tnp.astype(a[0] if initial is None else initial, dtype), a.shape[1:])
         for i in range(start, a.shape[0]):
-            step = self._call(value, _tnp.astype(a[i], dtype))
+            step = self.__apply(value, _tnp.astype(a[i], dtype))
             value = step if where is None else _tnp.where(where[i], step, value)
         return _tnp.reshape(value, final_shape) if keepdims else value
 
@@ -152,7 +153,7 @@ class ufunc:
             _refuse(f"{self.__name__}.accumulate()", "out")
         axis = freeze(axis)
         dtype = None if dtype is None else as_dtype(f"{self.__name__}.accumulate", dtype)
-        accumulate = self._methods["accumulate"] or self._running_fold
+        accumulate = self.__methods["accumulate"] or self._running_fold
         return accumulate(a, axis=axis, dtype=dtype)
 
     def _running_fold(self, a, axis, dtype):
@@ -169,7 +170,7 @@ class ufunc:
         value = _tnp.astype(a[0], dtype)
         running = [value]
         for i in range(1, a.shape[0]):
-            value = self._call(value, _tnp.astype(a[i], dtype))
+            value = self.__apply(value, _tnp.astype(a[i], dtype))
             running.append(value)
         return _tnp.moveaxis(_tnp.stack(running), 0, axis)
 
@@ -184,7 +185,7 @@ class ufunc:
         if (b is None) != (self.nin == 1):
             raise TypeError(f"tj.numpy.{self.__name__}.at takes {self.nin - 1} value argument(s) after the indices "
                             f"({'none' if b is None else 'one'} given)")
-        at = self._methods["at"] or self._at_one_by_one
+        at = self.__methods["at"] or self._at_one_by_one
         return at(a, indices) if b is None else at(a, indices, b)
 
     def _at_one_by_one(self, a, indices, *values):
@@ -201,7 +202,7 @@ class ufunc:
         shape = np.broadcast_shapes(*shapes) if shapes else ()
         if not shape:
             index = tuple(arrays)
-            return a.at[index].set(self._call(a[index], *values))
+            return a.at[index].set(self.__apply(a[index], *values))
         count = math.prod(shape)
         flat = [i if isinstance(i, slice) else _tnp.ravel(_tnp.broadcast_to(i, shape)) for i in arrays]
         if values:
@@ -210,7 +211,7 @@ class ufunc:
                                    (count,) + v.shape[len(shape):]),)
         for k in range(count):
             index = tuple(i if isinstance(i, slice) else i[k] for i in flat)
-            a = a.at[index].set(self._call(a[index], *(v[k] for v in values)))
+            a = a.at[index].set(self.__apply(a[index], *(v[k] for v in values)))
         return a
 
     # -- reduceat, outer -------------------------------------------------------------------------------------
@@ -222,7 +223,7 @@ class ufunc:
         self._binary_only("reduceat")
         if out is not None:
             _refuse(f"{self.__name__}.reduceat()", "out")
-        reduceat = self._methods["reduceat"] or self._reduceat_by_masks
+        reduceat = self.__methods["reduceat"] or self._reduceat_by_masks
         return reduceat(a, indices, axis=freeze(axis), dtype=dtype)
 
     def _reduceat_by_masks(self, a, indices, axis, dtype):
@@ -243,7 +244,7 @@ class ufunc:
         end = _tnp.expand_dims(bounds[1:], others)
         for i in range(a.shape[axis]):
             inside = _tnp.logical_and(start < i, end > i)
-            result = _tnp.where(inside, self._call(result, _tnp.take(a, np.array([i]), axis=axis)), result)
+            result = _tnp.where(inside, self.__apply(result, _tnp.take(a, np.array([i]), axis=axis)), result)
         return result
 
     def outer(self, A, B, /):
@@ -251,7 +252,7 @@ class ufunc:
         ``A.shape + B.shape``."""
         self._binary_only("outer")
         A, B = convert_to_tensor(A), convert_to_tensor(B)
-        return self._call(_tnp.reshape(A, A.shape + (1,) * B.ndim), B)
+        return self.__apply(_tnp.reshape(A, A.shape + (1,) * B.ndim), B)
 
 
 def frompyfunc(func: Callable[..., Any], /, nin: int, nout: int, *, identity: Any = None) -> ufunc:
