@@ -940,11 +940,10 @@ def test_linalg_trace():
 
 
 # -- signatures -------------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", [n for n in ["cholesky", "det", "slogdet", "eig", "eigh", "eigvals", "eigvalsh", "norm",
-                                            "matrix_norm", "vector_norm", "svd", "qr", "cond", "tensorinv",
-                                            "tensorsolve", "solve", "inv", "pinv", "matrix_power", "matrix_rank",
-                                            "multi_dot", "lstsq", "cross", "outer", "diagonal", "trace", "vecdot",
-                                            "matmul"]])
+@pytest.mark.parametrize("name", ["cholesky", "det", "slogdet", "eig", "eigh", "eigvals", "eigvalsh", "norm",
+                                  "matrix_norm", "vector_norm", "svd", "qr", "cond", "tensorinv", "tensorsolve",
+                                  "solve", "inv", "pinv", "matrix_power", "matrix_rank", "multi_dot", "lstsq", "cross",
+                                  "outer", "diagonal", "trace", "vecdot", "matmul"])
 def test_signature_as_jax(name):
     # (tensordot is left out: jax's has a sharding argument, out_sharding)
     mine = inspect.signature(getattr(tnp.linalg, name)).parameters

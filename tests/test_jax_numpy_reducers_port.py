@@ -37,16 +37,17 @@ matches a message).
 
 Differences from jax.numpy left: none (nanmean with an integer ``dtype`` casts the input first, as mean's fix below).
 
-Fixed after this port found them: average rejected N-d weights for a tuple axis; max/min/nanmax/nanmin of a bool array with an int ``initial`` gave int32 (jax: the
-input's dtype, bool); nansum with ``dtype=bool``/int8 gave int32; cov took no fweights/aweights (NotImplementedError), gave a scalar for one
-(1, N) row with rowvar=False (jax and NumPy >= 2.2: (N, N)) and -0.0 for no observations (jax and NumPy: NaN);
-var/std with ``where`` and nanvar/nanstd of complex input gave complex64 (jax: float32), and nanvar/nanstd of complex input with a real ``dtype`` dropped the imaginary parts silently; mean with an
-integer ``dtype`` cast the float mean, not the input (jax and NumPy: the input is cast first); mean with
-``dtype=bool`` did not raise (jax: TypeError); nanmax/nanmin with ``initial`` gave NaN for an empty, all-NaN or
-all-masked slice (jax and NumPy: the initial value); cumulative_sum/cumulative_prod with ``dtype=bool`` gave int32;
-a non-scalar ``initial`` was accepted (jax: ValueError); nanvar/nanstd accepted a non-boolean ``where``;
-cumulative_sum did not promote int8/int16/uint8 (jax: int32/uint32); cumulative_sum/cumulative_prod took ``axis`` and
-``dtype`` positionally (jax: keyword-only).
+Fixed after this port found them: average rejected N-d weights for a tuple axis; max/min/nanmax/nanmin of a bool
+array with an int ``initial`` gave int32 (jax: the input's dtype, bool); nansum with ``dtype=bool``/int8 gave int32;
+cov took no fweights/aweights (NotImplementedError), gave a scalar for one (1, N) row with rowvar=False (jax and
+NumPy >= 2.2: (N, N)) and -0.0 for no observations (jax and NumPy: NaN); var/std with ``where`` and nanvar/nanstd of
+complex input gave complex64 (jax: float32), and nanvar/nanstd of complex input with a real ``dtype`` dropped the
+imaginary parts silently; mean with an integer ``dtype`` cast the float mean, not the input (jax and NumPy: the input
+is cast first); mean with ``dtype=bool`` did not raise (jax: TypeError); nanmax/nanmin with ``initial`` gave NaN for
+an empty, all-NaN or all-masked slice (jax and NumPy: the initial value); cumulative_sum/cumulative_prod with
+``dtype=bool`` gave int32; a non-scalar ``initial`` was accepted (jax: ValueError); nanvar/nanstd accepted a
+non-boolean ``where``; cumulative_sum did not promote int8/int16/uint8 (jax: int32/uint32);
+cumulative_sum/cumulative_prod took ``axis`` and ``dtype`` positionally (jax: keyword-only).
 
 Sanctioned: var/std of complex input with a real ``dtype`` give TF's tnp value, the real variance in that dtype
 (jax.numpy raises ValueError; TF's np_test testVar expects the value).

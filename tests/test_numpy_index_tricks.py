@@ -284,10 +284,10 @@ def test_scalar_types_as_dtypes():
     _same_value(tnp.linspace(0.0, 1.0, 4, endpoint=False), jnp.linspace(0.0, 1.0, 4, endpoint=False))
 
 
-# names of jax.numpy that tj.numpy leaves out on purpose: file I/O, printing options, dlpack, ndarray; the polynomial
+# names of jax.numpy that tj.numpy leaves out on purpose: file I/O, printing options, ndarray; the polynomial
 # functions are polynomial.py's
 LEFT_OUT = {"load", "save", "savez", "fromfile", "frombuffer", "fromstring", "fromiter", "get_printoptions",
-            "printoptions", "set_printoptions", "from_dlpack", "ndarray"}
+            "printoptions", "set_printoptions", "ndarray"}
 POLYNOMIAL = {"poly", "polyadd", "polyder", "polydiv", "polyfit", "polyint", "polymul", "polysub", "roots"}
 
 

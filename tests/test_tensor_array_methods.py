@@ -623,10 +623,9 @@ def test_at_helpers_repr_and_functional_form():
 
 # -- Python's operator protocols of jax.Array ------------------------------------------------------------------
 
-# jax.Array's special names left out: Python 2's hex/oct, the array API namespace (tj.numpy mirrors jax.numpy's
-# functions but is not an array-API namespace), item assignment (jax.Array's raises too: ``.at[]``), NumPy's dtype
-# protocol, and what every class has or Variable defines itself
-EXCLUDED_SPECIAL = {"__annotations__", "__array_module__", "__array_namespace__", "__copy__", "__deepcopy__",
+# jax.Array's special names left out: Python 2's hex/oct, item assignment (jax.Array's raises too: ``.at[]``), NumPy's
+# dtype protocol, and what every class has or Variable defines itself
+EXCLUDED_SPECIAL = {"__annotations__", "__array_module__", "__copy__", "__deepcopy__",
                     "__del__", "__dict__", "__hex__", "__numpy_dtype__", "__oct__", "__setitem__"}
 
 

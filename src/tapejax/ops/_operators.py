@@ -166,6 +166,12 @@ def _as_jax_method(f, name: str, doc: str):
     return f
 
 
+def _array_namespace(self, *, api_version=None):
+    if api_version is not None:  # (jax.numpy's check of the version asked for, and its error)
+        jnp.zeros(()).__array_namespace__(api_version=api_version)
+    return tnp
+
+
 def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
     return tnp.compress(condition, self, axis, out=out, size=size, fill_value=fill_value)
 
@@ -284,6 +290,9 @@ def _jax_array_api() -> dict:
     methods["__dlpack__"] = _as_jax_method(lambda self, *a, **kw: _current_value(self).__dlpack__(*a, **kw),
                                            "__dlpack__", "As ``jax.Array.__dlpack__``, of the value.")
     methods["__dlpack_device__"] = _forward_query("__dlpack_device__", False)
+    methods["__array_namespace__"] = _as_jax_method(_array_namespace, "__array_namespace__",
+                                                    "As ``jax.Array.__array_namespace__``: ``tj.numpy``, the Array "
+                                                    "API's functions on Tensors.")
     methods["__contains__"] = _contains
     return methods
 
@@ -307,8 +316,10 @@ def install() -> None:
     ops.update({
         "__neg__": tnp.negative, "__pos__": lambda self: self, "__abs__": tnp.abs,
         # (comparisons defer to an operand whose type defines the reflected comparison, as jax.Array's)
-        "__lt__": _deferring(tnp.less, "__lt__", "__gt__"), "__le__": _deferring(tnp.less_equal, "__le__", "__ge__"),
-        "__gt__": _deferring(tnp.greater, "__gt__", "__lt__"), "__ge__": _deferring(tnp.greater_equal, "__ge__", "__le__"),
+        "__lt__": _deferring(tnp.less, "__lt__", "__gt__"),
+        "__le__": _deferring(tnp.less_equal, "__le__", "__ge__"),
+        "__gt__": _deferring(tnp.greater, "__gt__", "__lt__"),
+        "__ge__": _deferring(tnp.greater_equal, "__ge__", "__le__"),
         "__eq__": _tensor_eq(False), "__ne__": _tensor_eq(True), "__invert__": tnp.bitwise_not,
         "__getitem__": tnp.getitem,
         "reshape": _method(lambda self, *shape, **kw: tnp.reshape(self, shape[0] if len(shape) == 1 else shape, **kw),

@@ -157,7 +157,8 @@ def _many_axes(op: OpDef, name: str, a, s, axes, norm, count=None, real: bool = 
     n_axes = len(axes) if axes is not None else (len(s) if s is not None else nd)
     if real and n_axes == 0:  # (no axis to transform: jax.numpy's answer, the input in the result's dtype)
         a = _tnp.asarray(a)
-        out = jax.eval_shape(lambda x: getattr(jnp.fft, name)(x, s=s, axes=axes), jax.ShapeDtypeStruct(a.shape, a.dtype))
+        out = jax.eval_shape(lambda x: getattr(jnp.fft, name)(x, s=s, axes=axes),
+                             jax.ShapeDtypeStruct(a.shape, a.dtype))
         return _tnp.astype(a, out.dtype)
     if half and s is None:
         _half_length(name, a, -1 if axes is None else axes[-1])

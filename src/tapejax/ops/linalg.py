@@ -46,10 +46,10 @@ computes TF's convention from one definition:
 * ``solve``, ``inv``, ``det``, ``slogdet`` (sign has zero derivative), ``qr`` (TF supports reduced deep and
   wide matrices; JAX too), ``lstsq`` (TF's MatrixSolveLs differentiates the normal equations, the same
   function for a full-rank ``a``), ``matrix_power``: derived from JAX. ``pinv`` is differentiated through the
-  SVD it is computed with, as TF (JAX's pseudo-inverse rule has the same first derivative at distinct singular
-  values; at equal ones, the identity among them, TF's safe reciprocals drop the terms between them; at a
-  rank-deficient matrix the second derivatives differ). ``lstsq``'s ``rank`` is an int output (no gradient). ``eigvalsh`` is
-  ``eigh``'s eigenvalues.
+  SVD it is computed with, as TF (JAX's pseudo-inverse rule has the same first derivative at distinct
+  singular values; at equal ones, the identity among them, TF's safe reciprocals drop the terms between them;
+  at a rank-deficient matrix the second derivatives differ). ``lstsq``'s ``rank`` is an int output (no
+  gradient). ``eigvalsh`` is ``eigh``'s eigenvalues.
 """
 from __future__ import annotations
 
@@ -538,7 +538,8 @@ _inv = OpDef("linalg_inv", _inv_fn, samples=_samples(
     ((_general(),), {}), ((_general(2),), {})))  # TF: -A^-H g A^-H
 _cholesky = OpDef("linalg_cholesky", _cholesky_fn, samples=_samples(
     ((_spd(),), {}), ((_spd(4),), {"upper": True})))  # TF: lower triangle read, symmetrized (X + X^H)/2
-_det = OpDef("linalg_det", _det_fn, backward_connected=True, samples=_samples(  # (TF's grad op reads a: zeros, not None)
+# (backward_connected: TF's gradient op reads a, so a second derivative through it is zeros, never None)
+_det = OpDef("linalg_det", _det_fn, backward_connected=True, samples=_samples(
     ((_general(),), {}), ((_general(2),), {}), ((_f32([[2.0, -0.5], [1.0, 3.0]]),), {})))  # TF: g * det * A^-T
 _slogdet = OpDef("linalg_slogdet", _slogdet_fn, samples=_samples(
     ((_general(),), {}), ((-_general(2),), {}), ((_f32([[0.5, 2.0], [1.0, -1.5]]),), {})))  # TF: g * A^-T; sign: 0

@@ -2487,6 +2487,15 @@ def asarray(a, dtype=None, order=None, *, copy=None, device=None, out_sharding=N
         _placed(t, lambda v: jnp.asarray(v, device=device, out_sharding=out_sharding))
 
 
+def from_dlpack(x, /, *, device=None, copy=None):
+    """``jax.numpy.from_dlpack``: a Tensor of the array ``x`` exports through DLPack (a NumPy array, a torch tensor,
+    another Tensor); ``device`` and ``copy`` as jax.numpy's (``copy=False``: no copy, or ValueError)."""
+    return convert_to_tensor(jnp.from_dlpack(x, device=device, copy=copy))
+
+
+__array_namespace_info__ = jnp.__array_namespace_info__  # (the Array API's dtypes and devices: jax.numpy's)
+
+
 def _converted(a, dtype, name: str) -> Tensor:
     """``a`` as a Tensor of ``dtype``, cast as jax.numpy's ``array`` and ``asarray`` cast: a Tensor of another dtype
     by a recorded cast (``float`` is float32 with x64 off, as jax.numpy's: a float32 Tensor stays itself), and Python
