@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import gc
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -256,6 +257,18 @@ def nested_tape_gradients(f, x, output_gradients=None, outer_gradients=None):
             y = f(x)
         g = inner.gradient(y, x, output_gradients=output_gradients)
     return y, g, outer.gradient(g, x, output_gradients=outer_gradients)
+
+
+def jax_raises(exc, fn, match=None):
+    """jax.numpy's side of an error test (the JAX ports): RuntimeError, which no xfail accepts, unless jax raises
+    ``exc`` (with a message matching ``match``)."""
+    try:
+        fn()
+    except exc as e:
+        if match is None or re.search(match, str(e)):
+            return
+        raise RuntimeError(f"jax.numpy's message changed: {e}") from e
+    raise RuntimeError("jax.numpy no longer raises")
 
 
 def assert_same_signature(ours, theirs):

@@ -53,7 +53,6 @@ a convention of its own); the Jacobian of pinv at equal singular values is TF 2.
 (tensordot's signature is not compared: jax's has a sharding argument, out_sharding.)
 """
 import inspect
-import re
 import warnings
 import zlib
 
@@ -63,6 +62,8 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+
+from conftest import jax_raises
 
 tnp = tj.numpy
 F16, F32, C64, I32, BOOL = np.float16, np.float32, np.complex64, np.int32, np.bool_
@@ -131,17 +132,6 @@ def promote_like_jnp(np_fn):
         dt = jnp.result_type(*args)
         return np_fn(*(np.asarray(a).astype(dt) for a in args))
     return f
-
-
-def jax_raises(exc, fn, match=None):
-    """jax.numpy's side of an error test: RuntimeError (which no xfail here accepts) unless jax raises ``exc``."""
-    try:
-        fn()
-    except exc as e:
-        if match is None or re.search(match, str(e)):
-            return
-        raise RuntimeError(f"jax.numpy's message changed: {e}") from e
-    raise RuntimeError("jax.numpy no longer raises")
 
 
 def _cotangents(outs, seed):

@@ -52,7 +52,6 @@ cumulative_sum/cumulative_prod took ``axis`` and ``dtype`` positionally (jax: ke
 Sanctioned: var/std of complex input with a real ``dtype`` give TF's tnp value, the real variance in that dtype
 (jax.numpy raises ValueError; TF's np_test testVar expects the value).
 """
-import re
 import zlib
 
 import jax
@@ -61,7 +60,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
-from conftest import assert_same_signature
+from conftest import assert_same_signature, jax_raises
 
 tnp = tj.numpy
 pytestmark = [pytest.mark.filterwarnings("ignore::RuntimeWarning"),
@@ -170,17 +169,6 @@ def xfail(reason, raises=AssertionError):
     """A strict xfail that only tj's failure satisfies: ``raises`` is how tj fails (an assertion against jax's
     result; FAILED: tj raises nothing); jax's side failing (see jax_raises) fails the test."""
     return pytest.mark.xfail(strict=True, reason=reason, raises=raises)
-
-
-def jax_raises(exc, fn, match=None):
-    """jax.numpy's side of an error test: RuntimeError (which no xfail here accepts) unless jax raises ``exc``."""
-    try:
-        fn()
-    except exc as e:
-        if match is None or re.search(match, str(e)):
-            return
-        raise RuntimeError(f"jax.numpy's message changed: {e}") from e
-    raise RuntimeError("jax.numpy no longer raises")
 
 
 def params(cases, xfails=()):
