@@ -177,7 +177,10 @@ def as_index(value: Any, message: Union[str, Callable[[], str]]) -> int:
 def as_dtype(op_name: str, dtype) -> np.dtype:
     """``jnp.dtype(dtype)``; not a dtype raises ``TypeError`` (as TF) naming the op (NumPy's message names
     neither the op nor the fix, and for some values is about something else: ``object of type 'int' has no
-    len()``)."""
+    len()``); an array raises ``ValueError``, as jax.numpy's (NumPy would take its dtype)."""
+    if hasattr(dtype, "shape") and hasattr(dtype, "dtype") and not isinstance(dtype, (type, np.dtype)):
+        raise ValueError(f"tj op '{op_name}': Passing an array as a dtype argument is no longer supported (as "
+                         "jax.numpy's); instead of dtype=arr use dtype=arr.dtype")
     try:
         return jnp.dtype(dtype)
     except TypeError as e:
@@ -1011,6 +1014,10 @@ def _raw(op: OpDef, args: Sequence[Any], keep_lazy: bool = False):
             raw.append(v._value)
         elif a is None:
             raise _bad_arg(op, i, a)
+        elif isinstance(a, (int, float)):  # (a subclass, an IntEnum: the weakly typed number it is, as jax's)
+            if x64 is None:
+                x64 = jax.config.jax_enable_x64
+            raw.append(_scalar(int(a) if isinstance(a, int) else float(a), x64))
         else:
             jarr = getattr(a, "__jax_array__", None)
             if jarr is None:

@@ -2300,6 +2300,8 @@ def _create(name: str, make: Callable, *args, **kw) -> Tensor:
     one ``TypeError`` (as TF and NumPy). A Variable argument (``ones_like(v)``) is read, as TF's conversion
     reads it (a custom_gradient's function lists it among the variables it used)."""
     args = [a.read_value() if isinstance(a, Variable) else a for a in args]
+    if kw.get("dtype") is not None:
+        as_dtype(name, kw["dtype"])  # (an array given as dtype raises, as jax.numpy's; NumPy would take its dtype)
     if _may_be_huge(args, kw):  # (jax.numpy's constructors run at once: a size XLA cannot hold aborts the process)
         try:
             out = jax.eval_shape(lambda: make(*args, **kw))  # (the sizes stay Python numbers)
@@ -2501,9 +2503,11 @@ def _converted(a, dtype, name: str) -> Tensor:
     by a recorded cast (``float`` is float32 with x64 off, as jax.numpy's: a float32 Tensor stays itself), and Python
     floats given an int dtype are truncated (NumPy's and tf.experimental.numpy's rule; ``tj.constant`` refuses them,
     as ``tf.constant``)."""
-    if isinstance(a, (Tensor, Variable)) and dtype is not None:
-        dt = jax.dtypes.canonicalize_dtype(as_dtype(name, dtype))
-        return convert_to_tensor(a) if dt == a.dtype else astype(a, dt)
+    if dtype is not None:
+        dt = as_dtype(name, dtype)  # (also refuses an array given as dtype, as jax.numpy's)
+        if isinstance(a, (Tensor, Variable)):
+            dt = jax.dtypes.canonicalize_dtype(dt)
+            return convert_to_tensor(a) if dt == a.dtype else astype(a, dt)
     if isinstance(a, np.ma.MaskedArray):  # (its data, the mask dropped, as jax.numpy's and np.asarray)
         a = np.asarray(a)
     try:
@@ -3643,6 +3647,9 @@ def copysign(x1, x2):
     ``abs``: 0 at 0). Integers and bools give the default float, as jax.numpy's."""
     # (a Python number stays weakly typed, as in jax.numpy: copysign(float16 x, 1.0) is float16)
     dtype = _inexact_type(*(a if isinstance(a, (int, float)) else _dtype_of(a) for a in (x1, x2)))
+    if jnp.issubdtype(dtype, jnp.complexfloating):
+        raise TypeError("tj.numpy.copysign does not accept complex inputs (as jax.numpy's): the sign of a complex "
+                        "number is not one bit")
     magnitude = abs(_cast(x1, dtype))
     return where(signbit(x2), negative(magnitude), magnitude)
 
@@ -3965,8 +3972,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if shape(xp) != shape(fp) or ndim(xp) != 1:
         raise ValueError(f"tj.numpy.interp: xp and fp must be one-dimensional arrays of equal size, got shapes "
                          f"{shape(xp)} and {shape(fp)}")
-    if jnp.issubdtype(x.dtype, jnp.complexfloating):
-        raise ValueError("tj.numpy.interp: complex x values are not supported (as jax.numpy's)")
+    if jnp.issubdtype(x.dtype, jnp.complexfloating) or jnp.issubdtype(xp.dtype, jnp.complexfloating):
+        raise ValueError("tj.numpy.interp: complex x values are not supported (as jax.numpy's), in x nor in xp")
     for name, end in (("left", left), ("right", right)):
         if isinstance(end, str) and end != "extrapolate":
             raise ValueError(f"tj.numpy.interp: the only valid string value of `{name}` is 'extrapolate', got {end!r}")
