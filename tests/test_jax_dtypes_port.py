@@ -57,14 +57,15 @@ Sanctioned differences (API.md):
 
 Differences found and fixed in tapejax: an IntEnum operand was refused (now the weakly typed int it is); dtype=
 given an array was accepted (now ValueError, as jax.numpy's); copysign of complex raised ValueError (jax: TypeError);
-interp of complex xp returned a value (jax: ValueError).
+interp of complex xp returned a value (jax: ValueError); power with a concrete NumPy/jax integer exponent
+promoted (jax keeps the base's dtype).
 
 Left as strict xfails (none is sanctioned by API.md; jax's weak types decide these dtypes): tnp.array/asarray/
 atleast_1d/atleast_2d/hstack and tnp.power of Python numbers lose jax's weak type; a weakly typed argument of a
-tj.function (a jax array or a Tensor of one) is traced as strongly typed, where jax.jit keeps it weak; power with a
-concrete NumPy/jax integer exponent promotes (jax keeps the base's dtype); clip(uint32, int32 array) raises
-OverflowError; trapezoid, interp, select, polyval, average, histogram, bincount, cov, geomspace, arange, float_power
-and cross give other dtypes (or weak flags) than jax.numpy for mixed small dtypes; polyfit of float16 data raises.
+tj.function (a jax array or a Tensor of one) is traced as strongly typed, where jax.jit keeps it weak; clip(uint32,
+int32 array) raises OverflowError; trapezoid, interp, select, polyval, average, histogram, bincount, cov, geomspace,
+arange, float_power and cross give other dtypes (or weak flags) than jax.numpy for mixed small dtypes; polyfit of
+float16 data raises.
 """
 import enum
 import operator
@@ -633,11 +634,6 @@ def test_operator_result_dtypes(o):
                                    rtol=1e-6)
 
 
-POWER_EXPONENT = ("jax.numpy.power with a concrete integer exponent (a NumPy integer scalar, a concrete jax "
-                  "integer) takes integer_pow and keeps the base's dtype; tj promotes the two dtypes instead")
-
-
-@pytest.mark.xfail(strict=True, reason=POWER_EXPONENT)
 @pytest.mark.parametrize("exponent", [np.int64(3), np.int8(3), jnp.int32(3)], ids=["np_int64", "np_int8", "jnp_int32"])
 def test_power_with_a_concrete_integer_exponent_keeps_the_base_dtype(exponent):
     base = tj.constant(np.array([1, 2, 16], U8))

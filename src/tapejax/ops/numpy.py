@@ -451,12 +451,26 @@ def _check_integer_power(x, y) -> None:
 
 
 def power(x1, x2):
-    """Broadcasting ``jax.numpy.power`` (a Python int exponent computes as jax.numpy's integer power). An integer
-    base with a negative integer exponent raises ``ValueError``, as TF and NumPy."""
+    """Broadcasting ``jax.numpy.power`` (a concrete integer exponent, a Python or NumPy int or a 0-d jax integer
+    array, computes as jax.numpy's integer power, in the base's dtype). An integer base with a negative integer
+    exponent raises ``ValueError``, as TF and NumPy."""
     _check_integer_power(x1, x2)
-    if type(x2) is int and isinstance(x1, (Tensor, Variable)):
-        return apply(_integer_pow, (x1,), {"n": x2})
+    if isinstance(x1, (Tensor, Variable)):
+        n = _concrete_integer(x2)
+        if n is not None:
+            return apply(_integer_pow, (x1,), {"n": n})
     return _power(x1, x2)
+
+
+def _concrete_integer(x):
+    """``x`` as a Python int if it is a concrete integer scalar other than a Tensor (as jax.numpy's power tests its
+    exponent), else None."""
+    if type(x) is int or isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, (jax.Array, np.ndarray)) and not isinstance(x, jax.core.Tracer) and x.ndim == 0 \
+            and jnp.issubdtype(x.dtype, jnp.integer):
+        return int(x)
+    return None
 
 
 pow = power
