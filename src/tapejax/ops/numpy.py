@@ -1688,10 +1688,12 @@ def clip(a, a_min=None, a_max=None, **kw):
     """``jax.numpy.clip``; at the bounds the gradient passes through (TF's convention)."""
     a_min = kw.pop("min", a_min)
     a_max = kw.pop("max", a_max)
-    if a_min is None or a_max is None:  # (the open side: the dtype's own extreme, so an int tensor stays int)
-        dt = _operand_dtype(a)
+    if a_min is None or a_max is None:  # (the open side: the extreme of the dtype a and the other bound give)
+        given = [v for v in (a_min, a_max) if v is not None]
+        dt = jnp.result_type(*(v if type(v) in (int, float) else _dtype_of(v) for v in [a] + given))
+        # (of that dtype, not a Python int: uint32's top does not fit the int32 a Python int becomes)
         low, high = (-jnp.inf, jnp.inf) if not jnp.issubdtype(dt, jnp.integer) else \
-            (int(jnp.iinfo(dt).min), int(jnp.iinfo(dt).max))
+            (np.array(jnp.iinfo(dt).min, dt)[()], np.array(jnp.iinfo(dt).max, dt)[()])
         a_min, a_max = low if a_min is None else a_min, high if a_max is None else a_max
     return _clip(a, a_min, a_max)
 
