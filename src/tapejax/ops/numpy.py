@@ -2316,8 +2316,8 @@ def _create(name: str, make: Callable, *args, **kw) -> Tensor:
     one ``TypeError`` (as TF and NumPy). A Variable argument (``ones_like(v)``) is read, as TF's conversion
     reads it (a custom_gradient's function lists it among the variables it used)."""
     args = [a.read_value() if isinstance(a, Variable) else a for a in args]
-    if kw.get("dtype") is not None:
-        as_dtype(name, kw["dtype"])  # (an array given as dtype raises, as jax.numpy's; NumPy would take its dtype)
+    if hasattr(kw.get("dtype"), "shape"):  # (an array given as dtype raises, as jax.numpy's; NumPy takes its dtype)
+        as_dtype(name, kw["dtype"])
     if _may_be_huge(args, kw):  # (jax.numpy's constructors run at once: a size XLA cannot hold aborts the process)
         try:
             out = jax.eval_shape(lambda: make(*args, **kw))  # (the sizes stay Python numbers)
