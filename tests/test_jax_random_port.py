@@ -316,6 +316,19 @@ def test_legacy_prng_key_flag_every_call():
             tj.random.exponential(raw, (3,))
 
 
+@pytest.mark.parametrize("mode", ["warn", "error"])
+def test_legacy_prng_key_flag_is_about_the_users_keys(mode):
+    """TF-style draws make their keys from seeds themselves: jax.legacy_prng_key does not apply to those (tj made
+    raw uint32 keys for them, so 'error' broke tj.random.stateless_uniform and split)."""
+    with jax.legacy_prng_key(mode), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tj.random.stateless_uniform([2], seed=[1, 2])
+        tj.random.stateless_normal([2], seed=[1, 2 ** 40])
+        tj.random.split([1, 2])
+        tj.random.fold_in([1, 2], 3)
+        tj.function(lambda s: tj.random.stateless_uniform([2], seed=s))(tj.constant([1, 2]))
+
+
 # -- recorded values (random_test.py; recorded by JAX without partitionable threefry) ---------------------------
 
 def test_recorded_bits_randint_split_and_fold_in_values():

@@ -1512,9 +1512,14 @@ def _check_seed(dtype: Any, shape: tuple, what: str) -> None:
 
 
 def _seed_key(seed: Any, what: str):
-    """The key (its ``uint32`` data) a stateless draw uses for a TF seed: the seed's two integers themselves
-    (as 32-bit words) when they fit in int32, else those words with their upper halves folded in. A seed's
-    value decides its key, whatever its dtype, eagerly and traced alike."""
+    """The key a stateless draw uses for a TF seed: a threefry key whose data are the seed's two integers
+    themselves (as 32-bit words) when they fit in int32, else those words with their upper halves folded in. A
+    seed's value decides its key, whatever its dtype, eagerly and traced alike. (A typed key, not its raw data:
+    ``jax.legacy_prng_key('warn'/'error')`` is about the user's keys, not these.)"""
+    return jax.random.wrap_key_data(_seed_words(seed, what), impl="threefry2x32")
+
+
+def _seed_words(seed: Any, what: str):
     seed = _value(seed)
     if isinstance(seed, jax.core.Tracer):  # (a seed computed inside tj.function: make_seeds, split)
         _check_seed(seed.dtype, seed.shape, what)
