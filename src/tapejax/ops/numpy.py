@@ -1690,7 +1690,7 @@ def clip(a, a_min=None, a_max=None, **kw):
     a_max = kw.pop("max", a_max)
     if a_min is None or a_max is None:  # (the open side: the extreme of the dtype a and the other bound give)
         given = [v for v in (a_min, a_max) if v is not None]
-        dt = jnp.result_type(*(v if type(v) in (int, float) else _dtype_of(v) for v in [a] + given))
+        dt = jnp.result_type(*(_weak_dtype(v) for v in [a] + given))
         # (of that dtype, not a Python int: uint32's top does not fit the int32 a Python int becomes)
         low, high = (-jnp.inf, jnp.inf) if not jnp.issubdtype(dt, jnp.integer) else \
             (np.array(jnp.iinfo(dt).min, dt)[()], np.array(jnp.iinfo(dt).max, dt)[()])
@@ -3059,6 +3059,12 @@ def _duck_typed(a) -> bool:
         hasattr(a, "shape") and hasattr(a, "dtype")
 
 
+def _weak_dtype(a):
+    """What ``jnp.result_type`` should see for an operand: a Python number itself (weakly typed, as jax.numpy
+    promotes it: float16 array + 2.5 is float16), else its dtype."""
+    return a if type(a) in (int, float, complex) else _dtype_of(a)
+
+
 def _dtype_of(a):
     if isinstance(a, (Tensor, Variable)):
         return a.dtype
@@ -3544,10 +3550,10 @@ def fmin(x1, x2):
 
 
 def float_power(x, y):
-    """``jax.numpy.float_power``: ``power`` computed in the inexact dtype of the operands."""
-    x, y = convert_to_tensor(x), convert_to_tensor(y)
-    dt = _inexact_type(x.dtype, y.dtype)
-    return power(astype(x, dt), astype(y, dt))
+    """``jax.numpy.float_power``: ``power`` computed in the inexact dtype of the operands (a Python number weakly
+    typed: float_power(float16, 2.5) is float16, as jax.numpy's)."""
+    dt = _inexact_type(_weak_dtype(x), _weak_dtype(y))
+    return power(_cast(x, dt), _cast(y, dt))
 
 
 def vecdot(x1, x2, /, *, axis=-1, precision=None, preferred_element_type=None):
@@ -3640,9 +3646,10 @@ def select(condlist, choicelist, default=0):
                          "condition per choice")
     if not condlist:
         raise ValueError("tj.numpy.select: condlist is empty")
-    out = convert_to_tensor(default)
+    dt = jnp.result_type(*(_weak_dtype(c) for c in list(choicelist) + [default]))  # (jax.numpy's promotion)
+    out = _cast(default, dt)
     for cond, choice in zip(reversed(condlist), reversed(choicelist)):
-        out = where(cond, choice, out)
+        out = where(cond, _cast(choice, dt), out)
     return out
 
 
@@ -3661,8 +3668,7 @@ def broadcast_shapes(*shapes):
 def copysign(x1, x2):
     """``jax.numpy.copysign``: the magnitude of ``x1`` with the sign (bit) of ``x2``; differentiable in ``x1`` (as
     ``abs``: 0 at 0). Integers and bools give the default float, as jax.numpy's."""
-    # (a Python number stays weakly typed, as in jax.numpy: copysign(float16 x, 1.0) is float16)
-    dtype = _inexact_type(*(a if isinstance(a, (int, float)) else _dtype_of(a) for a in (x1, x2)))
+    dtype = _inexact_type(_weak_dtype(x1), _weak_dtype(x2))
     if jnp.issubdtype(dtype, jnp.complexfloating):
         raise TypeError("tj.numpy.copysign does not accept complex inputs (as jax.numpy's): the sign of a complex "
                         "number is not one bit")
@@ -3984,6 +3990,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     ``left``/``right`` below and above (``fp``'s ends by default, or ``'extrapolate'``), or periodic with
     ``period``. Differentiable in ``x``, ``xp`` and ``fp`` (a zero-width interval gives its left value, with no
     NaN gradient)."""
+    x_dtype = _weak_dtype(x)  # (a Python number weakly typed: interp(2.5, float16 xp, fp) is float16)
     x, xp, fp = convert_to_tensor(x), convert_to_tensor(xp), convert_to_tensor(fp)
     if shape(xp) != shape(fp) or ndim(xp) != 1:
         raise ValueError(f"tj.numpy.interp: xp and fp must be one-dimensional arrays of equal size, got shapes "
@@ -3993,7 +4000,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     for name, end in (("left", left), ("right", right)):
         if isinstance(end, str) and end != "extrapolate":
             raise ValueError(f"tj.numpy.interp: the only valid string value of `{name}` is 'extrapolate', got {end!r}")
-    inexact = _inexact_type(x.dtype, xp.dtype)
+    inexact = _inexact_type(x_dtype, xp.dtype)
     x, xp = astype(x, inexact), astype(xp, inexact)
     if not jnp.issubdtype(fp.dtype, jnp.inexact):
         fp = astype(fp, jnp.result_type(float))
