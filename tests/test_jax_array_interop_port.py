@@ -11,7 +11,8 @@ torch.from_dlpack(t), t.__dlpack__ ...):
     the consumers stay the same (``jax.dlpack.from_dlpack``, ``jnp.from_dlpack``, ``np.from_dlpack``,
     ``torch.utils.dlpack.from_dlpack``); the expected value is the NumPy input, the dtype jax.numpy's;
   * a jax consumer of NumPy/torch arrays (``jax.dlpack.from_dlpack(x)``, ``jnp.from_dlpack(x, device, copy)``)
-    becomes ``tj.numpy.from_dlpack`` (jax.numpy's Array-API name) and ``tj.constant`` / ``tj.numpy.asarray`` / ``tj.Variable``, which must give what
+    becomes ``tj.numpy.from_dlpack`` (jax.numpy's Array-API name) and ``tj.constant`` / ``tj.numpy.asarray`` /
+    ``tj.Variable``, which must give what
     ``jnp.asarray`` gives (value, dtype; x64 off: int64 sources become int32);
   * ``jax.jit(lambda x: x + 1)`` on the imported array becomes ``tj.function`` of the same lambda, compared with the
     eager result and with jax.jit's on the NumPy value (JAX's _CompileAndCheck analogue);
