@@ -3589,9 +3589,9 @@ def diagflat(v, k=0):
 def polyval(p, x, *, unroll=16):
     """``jax.numpy.polyval``: the polynomial with coefficients ``p`` (highest degree first) at ``x``, by Horner's
     scheme (``unroll`` is jax.numpy's compile hint, accepted)."""
-    p = convert_to_tensor(p)
-    x = convert_to_tensor(x)
-    y = zeros_like(x, dtype=jnp.result_type(p.dtype, x.dtype))
+    dtype = jnp.result_type(_weak_dtype(p), _weak_dtype(x))  # (a Python number x weakly typed, as jax.numpy's)
+    p, x = _cast(p, dtype), _cast(x, dtype)
+    y = zeros_like(x, dtype=dtype)
     for i in range(shape(p)[0]):
         y = add(multiply(y, x), p[i])
     return y
@@ -4098,7 +4098,9 @@ def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
     weights = convert_to_tensor(weights)
     if shape(weights) != shape(x):
         raise ValueError(f"tj.numpy.bincount: weights of shape {shape(weights)} for x of shape {shape(x)}")
-    return sum(where(hits, expand_dims(weights, 1), zeros((), weights.dtype)), axis=0)
+    # (in the weights' dtype, as jax.numpy's: int16 weights give int16 sums, not sum's int32; bools are counted)
+    dtype = None if weights.dtype == jnp.bool_ else weights.dtype
+    return sum(where(hits, expand_dims(weights, 1), zeros((), weights.dtype)), axis=0, dtype=dtype)
 
 
 # -- the rest of jax.numpy: composed of the ops above (every path differentiates them with tapejax's rules), or
