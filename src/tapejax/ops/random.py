@@ -241,8 +241,8 @@ _fold_in = _not_differentiable("random_fold_in", jax.random.fold_in)  # data: a 
 
 # Shuffles: a gather with a fixed permutation, differentiable w.r.t. x (JAX's derivative: the inverse scatter).
 _PERM_X = np.asarray(np.random.default_rng(17).uniform(-1.5, 1.5, size=(4, 3)), np.float32)
-_permutation = OpDef("random_permutation", lambda x, k, axis=0, independent=False, **sharding: jax.random.permutation(
-    k, x, axis=axis, independent=independent, **sharding),
+_permutation = OpDef("random_permutation", lambda x, k, axis=0, independent=False, out_sharding=None:
+                     jax.random.permutation(k, x, axis=axis, independent=independent, out_sharding=out_sharding),
     # keys made when the samples are asked for: a key made at import would start JAX's backend
     samples=lambda: [((_PERM_X, jax.random.key(1)), {}),
                      ((_PERM_X, jax.random.key(2)), {"axis": 1, "independent": True})])
@@ -359,10 +359,8 @@ def normal(*args, **kwargs) -> Tensor:
 
 
 def _jax_normal(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32, *, out_sharding: Any = None) -> Tensor:
-    static = {"shape": _static_shape(shape, "normal"), "dtype": as_dtype("random_normal", dtype)}
-    if out_sharding is not None:  # (jax's default: the kernels made before)
-        static["out_sharding"] = out_sharding
-    return apply(_normal, (_raw_key(key),), static)
+    return apply(_normal, (_raw_key(key),), {"shape": _static_shape(shape, "normal"),
+                                             "dtype": as_dtype("random_normal", dtype), "out_sharding": out_sharding})
 
 
 def _tf_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = jnp.float32, seed: Optional[int] = None,
@@ -426,10 +424,8 @@ def _jax_uniform(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32, 
     if not jnp.issubdtype(dtype, jnp.floating):
         raise TypeError(f"tj.random.uniform: dtype must be a float dtype, got {dtype} (jax.random.uniform's rule); "
                         "for integers use tj.random.Generator.uniform(..., dtype=int32) or jax.random.randint")
-    static = {"shape": _static_shape(shape, "uniform"), "dtype": dtype}
-    if out_sharding is not None:
-        static["out_sharding"] = out_sharding
-    u = apply(_uniform01, (_raw_key(key),), static)
+    u = apply(_uniform01, (_raw_key(key),), {"shape": _static_shape(shape, "uniform"), "dtype": dtype,
+                                             "out_sharding": out_sharding})
     if _is_default(minval, 0) and _is_default(maxval, 1):
         return u
     return u * (tnp.subtract(maxval, minval)) + minval
@@ -480,10 +476,8 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False, *, o
     Differentiable w.r.t. ``x``."""
     if isinstance(x, (int, np.integer)):
         x = jnp.arange(int(x))
-    static = {"axis": int(axis), "independent": bool(independent)}
-    if out_sharding is not None:
-        static["out_sharding"] = out_sharding
-    return apply(_permutation, (x, _raw_key(key)), static)
+    return apply(_permutation, (x, _raw_key(key)), {"axis": int(axis), "independent": bool(independent),
+                                                    "out_sharding": out_sharding})
 
 
 def shuffle(*args, **kwargs) -> Tensor:
