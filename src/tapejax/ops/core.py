@@ -174,13 +174,19 @@ def as_index(value: Any, message: Union[str, Callable[[], str]]) -> int:
         raise kind(message() if callable(message) else message) from None
 
 
+def refuse_array_dtype(op_name: str, dtype) -> None:
+    """``ValueError`` for an array given as a dtype, as jax.numpy's (NumPy would take the array's dtype); for
+    constructors that hand ``dtype`` on to jax.numpy before anything else reads it."""
+    if hasattr(dtype, "shape") and hasattr(dtype, "dtype") and not isinstance(dtype, (type, np.dtype)):
+        raise ValueError(f"tj op '{op_name}': Passing an array as a dtype argument is no longer supported (as "
+                         "jax.numpy's); instead of dtype=arr use dtype=arr.dtype")
+
+
 def as_dtype(op_name: str, dtype) -> np.dtype:
     """``jnp.dtype(dtype)``; not a dtype raises ``TypeError`` (as TF) naming the op (NumPy's message names
     neither the op nor the fix, and for some values is about something else: ``object of type 'int' has no
     len()``); an array raises ``ValueError``, as jax.numpy's (NumPy would take its dtype)."""
-    if hasattr(dtype, "shape") and hasattr(dtype, "dtype") and not isinstance(dtype, (type, np.dtype)):
-        raise ValueError(f"tj op '{op_name}': Passing an array as a dtype argument is no longer supported (as "
-                         "jax.numpy's); instead of dtype=arr use dtype=arr.dtype")
+    refuse_array_dtype(op_name, dtype)
     try:
         return jnp.dtype(dtype)
     except TypeError as e:
@@ -283,6 +289,17 @@ def axis_error(label: str, axis: int, ndim: int) -> Exception:
     TF's words and NumPy's, which tests of either match (``label``: the op, e.g. ``"tj op 'sort'"``)."""
     return np.exceptions.AxisError(f"{label}: axis {axis} is out of range for a tensor of rank {ndim} (out of bounds "
                                    f"for array of dimension {ndim}, in NumPy's words)")
+
+
+def check_axis(op: str, axis, ndim: int, scalar: bool = True) -> int:
+    """``axis`` (an int, or a scalar integer Tensor) in ``[0, ndim)``; out of ``[-ndim, ndim)`` raises NumPy's
+    ``AxisError`` (never wrapped around): both an ``IndexError``, as NumPy, and a ``ValueError``, as TF and JAX.
+    ``scalar``: axis 0 of a rank-0 tensor is taken as 0 (else it is out of range, as for a reduction)."""
+    ax = as_index(axis, lambda: f"tj op '{op}': axis must be an integer (or a scalar integer Tensor), got "
+                                f"{axis!r} of type {type(axis).__name__}")
+    if not -ndim <= ax < max(ndim, 1 if scalar else 0):
+        raise axis_error(f"tj op '{op}'", ax, ndim)
+    return ax % ndim if ndim else 0
 
 
 def check_result_size(op_name: str, out) -> None:

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..tensor import Tensor, Variable, traced_argument_error
 from . import numpy as _tnp
-from .core import OpDef, apply, as_dtype, as_index, axis_error, freeze
+from .core import OpDef, apply, as_dtype, as_index, check_axis, freeze
 from .declare import not_differentiable, public_dir, samples as _samples
 
 __all__ = ["fft", "ifft", "fft2", "ifft2", "fftn", "ifftn", "rfft", "irfft", "rfft2", "irfft2", "rfftn", "irfftn",
@@ -88,13 +88,6 @@ def _length(name: str, param: str, v) -> int:
     return n
 
 
-def _axis(name: str, axis, ndim: int) -> int:
-    ax = as_index(axis, f"tj op '{name}': axis must be an integer, got {axis!r} of type {type(axis).__name__}")
-    if not -ndim <= ax < ndim:
-        raise axis_error(f"tj op '{name}'", ax, ndim)
-    return ax % ndim
-
-
 def _norm(name: str, norm):
     if not (norm is None or (isinstance(norm, str) and norm in ("backward", "ortho", "forward"))):
         raise ValueError(f"tj op '{name}': norm must be None, 'backward', 'ortho' or 'forward', got {norm!r}")
@@ -127,7 +120,7 @@ def _one_axis(op: OpDef, name: str, a, n, axis, norm, half: bool = False, real: 
     """A 1-d transform of ``a`` along ``axis``, of length ``n`` (``half``: of ``2 * (m - 1)`` by default;
     ``real``: a transform of real input, whose axis must not be empty)."""
     n = _known(name, "n", n)
-    axis = _axis(name, _known(name, "axis", axis), _tnp.ndim(a))
+    axis = check_axis(name, _known(name, "axis", axis), _tnp.ndim(a), scalar=False)  # (rank 0: no axis)
     if n is not None:
         n = _length(name, "n", n)
     elif half:
@@ -145,7 +138,7 @@ def _many_axes(op: OpDef, name: str, a, s, axes, norm, count=None, real: bool = 
     if s is not None:
         s = tuple(_length(name, "s", v) for v in _sequence(name, "s", s))
     if axes is not None:
-        axes = tuple(_axis(name, ax, nd) for ax in _sequence(name, "axes", axes))
+        axes = tuple(check_axis(name, ax, nd, scalar=False) for ax in _sequence(name, "axes", axes))
         if len(set(axes)) != len(axes):
             raise ValueError(f"tj op '{name}': axes {axes} name the same axis more than once")
         if s is not None and len(s) != len(axes):
@@ -264,7 +257,7 @@ def _shift(name: str, x, axes, sign: int):
     axes = _known(name, "axes", axes)
     if axes is None:
         axes = tuple(range(nd))
-    axes = tuple(_axis(name, ax, nd) for ax in (axes if isinstance(axes, tuple) else (axes,)))
+    axes = tuple(check_axis(name, ax, nd, scalar=False) for ax in (axes if isinstance(axes, tuple) else (axes,)))
     size = _tnp.shape(x)
     return _tnp.roll(x, tuple(sign * (size[ax] // 2) for ax in axes), axes)
 

@@ -61,8 +61,8 @@ from ..tensor import (Tensor, TracedValueError, Variable, broadcasts_to, convert
                       traced_argument_error)
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from . import complex_c99 as _complex_c99
-from .core import (OpDef, ShapeError, apply, as_dtype, as_index, axis_error, check_result_size, freeze, named_error,
-                   record_identity, static)
+from .core import (OpDef, ShapeError, apply, as_dtype, as_index, axis_error, check_axis as _check_axis,
+                   check_result_size, freeze, named_error, record_identity, refuse_array_dtype, static)
 from .declare import (no_gradient as _recorded_without_gradient, not_differentiable as _not_differentiable,
                       samples as _samples)
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
@@ -1715,17 +1715,6 @@ def astype(x, dtype, *, copy=False, device=None):
 # shape at the call; index arrays when their values are concrete. Under tracing (tj.function, jax.jit)
 # an index array's values are unknown and JAX's behaviour applies: getitem clamps, take fills.
 
-def _check_axis(op: str, axis, ndim: int, scalar: bool = True) -> int:
-    """``axis`` (an int, or a scalar integer Tensor) in ``[0, ndim)``; out of ``[-ndim, ndim)`` raises NumPy's
-    ``AxisError`` (never wrapped around): both an ``IndexError``, as NumPy, and a ``ValueError``, as TF and JAX.
-    ``scalar``: axis 0 of a rank-0 tensor is taken as 0 (else it is out of range, as for a reduction)."""
-    ax = as_index(axis, lambda: f"tj op '{op}': axis must be an integer (or a scalar integer Tensor), got "
-                                f"{axis!r} of type {type(axis).__name__}")
-    if not -ndim <= ax < builtins.max(ndim, 1 if scalar else 0):  # (max, sum... are this module's ops)
-        raise axis_error(f"tj op '{op}'", ax, ndim)
-    return ax % ndim if ndim else 0
-
-
 def _axes(axis) -> tuple:
     """An axis argument (an int, a scalar Tensor, or a sequence or 1-d Tensor of them) as a tuple."""
     axis = freeze(axis)
@@ -2316,8 +2305,7 @@ def _create(name: str, make: Callable, *args, **kw) -> Tensor:
     one ``TypeError`` (as TF and NumPy). A Variable argument (``ones_like(v)``) is read, as TF's conversion
     reads it (a custom_gradient's function lists it among the variables it used)."""
     args = [a.read_value() if isinstance(a, Variable) else a for a in args]
-    if hasattr(kw.get("dtype"), "shape"):  # (an array given as dtype raises, as jax.numpy's; NumPy takes its dtype)
-        as_dtype(name, kw["dtype"])
+    refuse_array_dtype(name, kw.get("dtype"))
     if _may_be_huge(args, kw):  # (jax.numpy's constructors run at once: a size XLA cannot hold aborts the process)
         try:
             out = jax.eval_shape(lambda: make(*args, **kw))  # (the sizes stay Python numbers)
@@ -2452,7 +2440,7 @@ def full(shape, fill_value, dtype=None, *, device=None, out_sharding=None):
 def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding=None):
     """``jax.numpy.arange`` as a Tensor; the bounds and step are static (a scalar Tensor stands for its value).
     ``device`` or ``out_sharding`` places it, as jax.numpy's."""
-    if stop is None and step is None and _concrete(start) is None and isinstance(start, (Tensor, Variable)):
+    if stop is None and step is None and _is_traced(start):
         # one argument is the stop, as jax.numpy's error names it (value None: api.py's naming by position keeps it)
         e = traced_argument_error("tj.numpy.arange", "stop", start)
         e.value = None
@@ -3169,8 +3157,8 @@ def _nanvar(a, axis, dtype, ddof, keepdims, selected, mean=None):
         if compute != result_dtype:
             return astype(_nanvar(a, axis, compute, ddof, keepdims, selected, mean), result_dtype)
         a = astype(a, dtype)
-    elif not jnp.issubdtype(a.dtype, jnp.inexact):
-        a = astype(a, jnp.result_type(float))
+    else:
+        a = _inexact(a)
     counted = logical_not(isnan(a))
     if selected is not None:
         counted = logical_and(counted, selected)
@@ -3241,11 +3229,9 @@ def _quantile(name: str, a, q, axis, out, overwrite_input, method, keepdims, wei
         if method != "inverted_cdf":
             raise NotImplementedError(f"tj.numpy.{name}: method {method!r} doesn't support weights; only "
                                       "method='inverted_cdf' does (as jax.numpy's)")
-        dt = jnp.result_type(a.dtype, weights.dtype)
-        dt = dt if jnp.issubdtype(dt, jnp.inexact) else jnp.result_type(float)
+        dt = _inexact_type(a.dtype, weights.dtype)
         a, weights = _cast(a, dt), _cast(weights, dt)
-    if not jnp.issubdtype(a.dtype, jnp.inexact):
-        a = astype(a, jnp.result_type(float))
+    a = _inexact(a)
     # q given as a Tensor stays one (differentiable, and possibly traced); its values are checked when known
     q = astype(q, a.dtype) if isinstance(q, (Tensor, Variable)) else np.asarray(q, dtype=a.dtype)
     known = q if isinstance(q, np.ndarray) else _concrete(q)
@@ -3629,9 +3615,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """``jax.numpy.geomspace``: ``num`` numbers spaced evenly on a log scale from ``start`` to ``stop`` (of one
     sign; a negative pair gives negative numbers)."""
-    start, stop = convert_to_tensor(start), convert_to_tensor(stop)
-    if not jnp.issubdtype(start.dtype, jnp.inexact):
-        start = astype(start, jnp.result_type(float))
+    start, stop = _inexact(start), convert_to_tensor(stop)
     s = sign(start)
     out = multiply(s, logspace(log10(divide(start, s)), log10(divide(stop, s)), num, endpoint=endpoint, base=10.0))
     if axis != 0:
@@ -3909,7 +3893,7 @@ def delete(arr, obj, axis=None, *, assume_unique_indices=False):
     if axis is None:
         arr, axis = ravel(arr), 0
     n = shape(arr)[_check_axis("delete", axis, ndim(arr))]
-    if isinstance(obj, (Tensor, Variable)) and _concrete(obj) is None:  # traced: n - len(obj) entries stay
+    if _is_traced(obj):  # (traced indices: n - len(obj) entries stay)
         obj = convert_to_tensor(obj)
         if not assume_unique_indices or obj.ndim > 1 or not jnp.issubdtype(obj.dtype, jnp.integer):
             raise TypeError(f"tj.numpy.delete: traced indices obj (inside tj.function or a JAX transform) need "
@@ -4001,9 +3985,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         if isinstance(end, str) and end != "extrapolate":
             raise ValueError(f"tj.numpy.interp: the only valid string value of `{name}` is 'extrapolate', got {end!r}")
     inexact = _inexact_type(x_dtype, xp.dtype)
-    x, xp = astype(x, inexact), astype(xp, inexact)
-    if not jnp.issubdtype(fp.dtype, jnp.inexact):
-        fp = astype(fp, jnp.result_type(float))
+    x, xp, fp = astype(x, inexact), astype(xp, inexact), _inexact(fp)
     if period is not None:
         if np.ndim(period) != 0:
             raise ValueError(f"tj.numpy.interp: period must be a scalar, got {period!r}")
@@ -4621,7 +4603,6 @@ def apply_over_axes(func, a, axes):
     return a
 
 
-_ldexp_values = _values_only("ldexp", jnp.ldexp)
 _frexp_values = _values_only("frexp", jnp.frexp)
 
 

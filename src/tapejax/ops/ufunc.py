@@ -20,7 +20,7 @@ import numpy as np
 from ..tensor import convert_to_tensor
 from . import nn as _nn
 from . import numpy as _tnp
-from .core import apply, as_dtype, axis_error, freeze, static
+from .core import apply, as_dtype, check_axis, freeze, static
 from .declare import not_differentiable
 
 _AT_INPLACE = ("tj.numpy ufunc.at() with inplace=True is not supported: Tensors are immutable. Pass inplace=False "
@@ -129,7 +129,7 @@ class ufunc:
             where = None if where is None else _tnp.ravel(where)
             axis = 0
         else:
-            axis = _canonical_axis(f"{self.__name__}.reduce", axis, a.ndim)
+            axis = check_axis(f"{self.__name__}.reduce", axis, a.ndim)
             final_shape = a.shape[:axis] + ((1,) if keepdims else ()) + a.shape[axis + 1:]
             a = _tnp.moveaxis(a, axis, 0)
             where = None if where is None else _tnp.moveaxis(where, axis, 0)
@@ -163,7 +163,7 @@ class ufunc:
         if axis is None or isinstance(axis, (tuple, list)):
             raise ValueError(f"tj.numpy.{self.__name__}.accumulate: accumulate does not allow multiple axes "
                              f"(axis={axis!r}); give one int")
-        axis = _canonical_axis(f"{self.__name__}.accumulate", axis, a.ndim)
+        axis = check_axis(f"{self.__name__}.accumulate", axis, a.ndim)
         if a.size == 0:
             return _tnp.zeros(a.shape, dtype)
         a = _tnp.moveaxis(a, axis, 0)
@@ -236,7 +236,7 @@ class ufunc:
             raise ValueError(f"{label}: indices must be one-dimensional, got indices.shape={indices.shape}")
         if axis is None or isinstance(axis, (tuple, list)):
             raise ValueError(f"{label}: reduceat requires a single integer axis, got axis={axis!r}")
-        axis = _canonical_axis(f"{self.__name__}.reduceat", axis, a.ndim)
+        axis = check_axis(f"{self.__name__}.reduceat", axis, a.ndim)
         result = _tnp.take(a, indices, axis=axis)
         bounds = _tnp.append(indices, a.shape[axis])
         others = tuple(d for d in range(result.ndim) if d != axis)
@@ -265,13 +265,6 @@ def _refuse(what: str, option: str):
     raise NotImplementedError(f"The '{option}' argument to tj.numpy.{what} is not supported, as jax.numpy's "
                               "(Tensors are immutable: use the returned Tensor; for where=, select afterwards "
                               "with tj.numpy.where).")
-
-
-def _canonical_axis(label: str, axis, ndim: int) -> int:
-    axis = operator.index(static(axis))
-    if not -ndim <= axis < max(ndim, 1):
-        raise axis_error(f"tj op '{label}'", axis, ndim)
-    return axis % max(ndim, 1)
 
 
 # -- jax.numpy's own methods of its built-in ufuncs -------------------------------------------------------------
