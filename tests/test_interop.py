@@ -195,6 +195,18 @@ def test_variables_are_pytree_nodes_whose_leaf_is_the_value():
     np.testing.assert_allclose(mom[0].numpy(), [0.5, 0.5])
 
 
+@pytest.mark.parametrize("transform", [jax.grad, jax.value_and_grad])
+def test_jax_grad_of_a_function_returning_a_tensor_says_to_return_its_value(transform):
+    f = lambda x: tj.numpy.sum(tj.numpy.sin(x))  # noqa: E731
+    with pytest.raises(TypeError) as info:
+        transform(f)(jnp.arange(3.0))
+    # jax's TypeError, caused by tapejax's, which names the fix (jax's own said "register it as a pytree")
+    assert ".value" in str(info.value.__cause__) and "tj.Tensor" in str(info.value.__cause__)
+    g = transform(lambda x: f(x).value)(jnp.arange(3.0))
+    np.testing.assert_allclose(np.asarray(g[1] if transform is jax.value_and_grad else g), np.cos(np.arange(3.0)),
+                               rtol=1e-6)
+
+
 @pytest.mark.skipif(importlib.util.find_spec("optax") is None,
                     reason="optax is not installed in this environment (pip install optax to run this test)")
 def test_optax_takes_a_pytree_of_variables():

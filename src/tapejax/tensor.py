@@ -1857,3 +1857,22 @@ def _constant(value: Any, dtype: Any = None, shape: Any = None) -> Tensor:
     if isinstance(value, (jax.Array, np.ndarray)) and dtype is not None:
         return Tensor(jnp.asarray(value).astype(dtype))
     return convert_to_tensor(value, dtype)
+
+
+def _not_a_jax_type(t) -> None:
+    """What JAX's ``typeof`` answers for a Tensor or Variable (``jax.grad``'s check of its output, ``valid_jaxtype``):
+    a TypeError saying the fix. Both are pytree nodes holding one array, not arrays, so jax.grad of a function
+    returning one cannot seed its cotangent; jax's own message ("register your object as a pytree") misleads."""
+    kind = "tj.Variable" if isinstance(t, Variable) else "tj.Tensor"
+    raise TypeError(
+        f"A {kind} (shape {tuple(t.shape)}, dtype {t.dtype}) is a pytree holding one jax.Array, not a JAX array "
+        f"type: where JAX wants an array (the output of a function given to jax.grad or jax.value_and_grad), "
+        f"return its .value, e.g. jax.grad(lambda x: tj.numpy.sum(x * x).value).")
+
+
+try:  # (jax's registry of abstract values by Python type; private, hence guarded)
+    from jax._src import core as _jax_core
+    _jax_core.pytype_aval_mappings[Tensor] = _not_a_jax_type
+    _jax_core.pytype_aval_mappings[Variable] = _not_a_jax_type
+except (ImportError, AttributeError):  # pragma: no cover - another jax layout: jax's own message then
+    pass
