@@ -45,9 +45,9 @@ Sanctioned differences (API.md: tj.numpy returns Tensors; a Tensor converted by 
   * ``jax.jit(lambda v: v + 1)(t)`` of a Tensor returns a Tensor (a Tensor is a pytree); values are compared.
 
 Differences found and fixed in tapejax: tj.numpy had no ``from_dlpack`` and no ``__array_namespace_info__``; Tensors
-and Variables had no ``__array_namespace__``. Left as strict xfails (minor): ``t.__cuda_array_interface__`` on a CPU
-buffer loses jax's "only defined for GPU buffers" message; ``tj.Tensor.__dlpack__``'s signature is
-``(self, *a, **kw)``, not jax.Array's keyword-only ``stream, max_version, dl_device, copy``.
+and Variables had no ``__array_namespace__``; ``t.__cuda_array_interface__`` on a CPU buffer lost jax's "only defined
+for GPU buffers" message; ``tj.Tensor.__dlpack__``'s signature was ``(self, *a, **kw)``, not jax.Array's keyword-only
+``stream, max_version, dl_device, copy``.
 """
 from __future__ import annotations
 
@@ -222,8 +222,6 @@ class _Capsule:
         return self.device
 
 
-@pytest.mark.xfail(strict=True, reason="tj.Tensor.__dlpack__'s signature is (self, *a, **kw): _as_jax_method looks "
-                                       "the parameters up on jax.Array, which has no __dlpack__ (ArrayImpl does)")
 def test_dlpack_method_shows_jax_arrays_parameters():
     want = inspect.signature(type(jnp.zeros(1)).__dlpack__).parameters
     for cls in (tj.Tensor, tj.Variable):
@@ -377,8 +375,6 @@ def test_cuda_array_interface_on_a_non_gpu_buffer_is_absent(make):
         _ = x.__cuda_array_interface__
 
 
-@pytest.mark.xfail(strict=True, reason="the property's AttributeError falls through to Tensor/Variable.__getattr__, "
-                                       "whose message replaces jax's 'only defined for GPU buffers'")
 @pytest.mark.parametrize("make", MAKERS)
 def test_cuda_array_interface_on_a_non_gpu_buffer_says_why(make):
     if jax.default_backend() == "gpu":

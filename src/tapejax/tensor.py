@@ -331,6 +331,8 @@ class Tensor(ArrayShape):
             entry = _slice_assigners.get(self._id)
             if entry is not None:
                 return entry[0]
+        if name == "__cuda_array_interface__":  # (its property raised: the value's own AttributeError, jax's words)
+            return getattr(self._value, name)
         if name == "name":  # TF's message for an eager tensor's name
             raise AttributeError("Tensor.name is undefined when eager execution is enabled (as TF: only a tj.Variable "
                                  "keeps the name it was given; ops and tj.constant accept name= and ignore it).")
@@ -1231,6 +1233,8 @@ class Variable(ArrayShape):
                 if pending is not None:
                     pending[0].compute()  # stores this value (or, failing, the one before) and others
                     return self.__dict__["_value"]
+            if name == "__cuda_array_interface__":  # (its property raised: the value's own AttributeError)
+                return getattr(self._current(), name)
             raise AttributeError(name)
         if not hasattr(Tensor, name):  # (asked of the class: ``hasattr(v, "x")`` must not read, nor be watched)
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")

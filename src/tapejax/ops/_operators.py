@@ -19,7 +19,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import tape_set
-from ..tensor import ConversionError, Tensor, TracedValueError, Variable, make_slice_assignable, values_shape
+from ..tensor import ArrayImpl, ConversionError, Tensor, TracedValueError, Variable, make_slice_assignable, values_shape
 from . import numpy as tnp
 from .core import NO_STATIC, apply
 
@@ -156,8 +156,8 @@ def _as_jax_method(f, name: str, doc: str):
     """``f`` named ``name``, documented by ``doc``, showing jax.Array's parameters (help(), IDEs); their
     annotations, which name jax's types (a result is a Tensor here), are left out."""
     _method(f, name, doc)
-    try:
-        sig = inspect.signature(getattr(jax.Array, name))
+    try:  # (jax.Array declares most; its concrete class the rest, __dlpack__ among them)
+        sig = inspect.signature(getattr(jax.Array, name, None) or getattr(ArrayImpl, name))
     except (AttributeError, TypeError, ValueError):  # (a jax without it: the plain signature)
         return f
     empty = inspect.Parameter.empty
