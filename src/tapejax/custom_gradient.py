@@ -206,6 +206,7 @@ def custom_gradient(f: Callable = None) -> Callable:
 
 def _call_custom_gradient(f: Callable, args: tuple, kwargs: dict) -> Any:
     name = getattr(f, "__name__", type(f).__name__)
+    args = _tracers_as_tensors(args)
     with tape_set.watch_variable_reads() as reads:
         returned = f(*args, **kwargs)
     if not (isinstance(returned, (tuple, list)) and len(returned) == 2 and callable(returned[1])):
@@ -248,6 +249,16 @@ def _call_custom_gradient(f: Callable, args: tuple, kwargs: dict) -> Any:
                     traced_rule)
     _record_identities(srcs, outs, taken)
     return rebuild(result, tree, list(outs))
+
+
+def _tracers_as_tensors(args: tuple) -> tuple:
+    """``args`` with each raw JAX tracer among them a Tensor of it (jax.grad, jax.jvp or jax.vmap over tj code
+    given arrays), as TF's graph-mode custom_gradient converts its arguments: an input grad_fn answers for. Left
+    raw, it would be a constant to the rule, and JAX would differentiate the ops ``f`` ran instead of grad_fn."""
+    flat, tree = nest_flatten(list(args))
+    if not any(isinstance(x, jax.core.Tracer) for x in flat):
+        return args
+    return tuple(rebuild(list(args), tree, [Tensor(x) if isinstance(x, jax.core.Tracer) else x for x in flat]))
 
 
 def _record_identities(srcs, outs, taken) -> None:
