@@ -73,12 +73,12 @@ Sanctioned differences (API.md), checked as such here:
 Differences found and fixed in tapejax: tj.custom_gradient and tj.grad_pass_through called on raw jax tracers (what
 jax passes when the caller gives arrays) ignored their rule under jax.grad / jacfwd / jvp / linearize / checkpoint:
 the gradient of the visible forward ops came back (cos(x) for a grad_fn of 7 * dy; 0 for round under
-grad_pass_through), where Tensor arguments used the rule (a silent wrong value).
+grad_pass_through), where Tensor arguments used the rule (a silent wrong value). float(t), int(t), bool(t),
+t.__index__ and np.asarray(t) of a traced Tensor raised tapejax's TracedValueError alone, not also jax's
+ConcretizationTypeError / TracerBoolConversionError / TracerIntegerConversionError / TracerArrayConversionError as
+jnp's do.
 
 Differences found (strict xfail, tapejax bugs by the brief's rule):
-- float(t), int(t), bool(t), t.__index__ and np.asarray(t) of a traced Tensor raise tapejax's TracedValueError (a
-  TypeError), not jax's ConcretizationTypeError / TracerBoolConversionError / TracerIntegerConversionError /
-  TracerArrayConversionError as jnp's do (t.item() already raises a ConcretizationTypeError subclass).
 - jacfwd / jacrev / hessian of a function of a Tensor returning a Tensor give a Tensor whose ``.value`` is another
   Tensor (the Jacobian's pytree nests the input's node in the output's): jnp.sum of it raises TypeError and a tj
   op on it under a tape raises TypeError.
@@ -684,8 +684,6 @@ CONVERSIONS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="a traced Tensor's float/int/bool/__index__/__array__ raise tapejax's "
-                                       "TracedValueError, not jax's tracer-conversion error class")
 @pytest.mark.parametrize("case", sorted(CONVERSIONS))
 def test_traced_conversions_raise_jaxs_error_classes(case):
     # test_abstract_error_message / test_cast_int / test_switch_value_jit / test_list_index_err / test_range_err /

@@ -409,14 +409,14 @@ class Tensor(ArrayShape):
         """The value as a ``numpy.ndarray``, a writable copy (as TF's ``EagerTensor.numpy()``: writing to it leaves
         the Tensor as it was; ``np.asarray(t)`` may share the read-only buffer); a scalar (0-d) tensor gives a NumPy
         scalar (``np.float32``...), as TF's."""
-        _require_concrete(self, "numpy()")
+        _require_concrete(self, "numpy()", TracerArrayConversionError)
         a = np.array(self._value)
         return a[()] if a.ndim == 0 else a
 
     def __array__(self, dtype=None, copy=None):
         """NumPy's conversion protocol (NumPy 2): ``np.asarray(t)`` may share the (read-only) buffer,
         ``np.array(t)``/``copy=True`` gives a new writable array, ``copy=False`` raises if a cast needs a copy."""
-        _require_concrete(self, "np.asarray()")
+        _require_concrete(self, "np.asarray()", TracerArrayConversionError)
         a = np.asarray(self._value)
         if dtype is not None and np.dtype(dtype) != a.dtype:
             if copy is False:
@@ -428,7 +428,7 @@ class Tensor(ArrayShape):
     def __buffer__(self, flags: int) -> memoryview:
         """The buffer protocol (``memoryview(t)``; a Python class has it from Python 3.12, PEP 688): a read-only
         view of the value, as TF's EagerTensor."""
-        _require_concrete(self, "memoryview()")
+        _require_concrete(self, "memoryview()", TracerArrayConversionError)
         return memoryview(np.asarray(self._value))
 
     def __array_function__(self, func, types, args, kwargs):
@@ -478,7 +478,7 @@ class Tensor(ArrayShape):
                 return False
             raise ValueError(f"The truth value of a tj.Tensor of shape {self.shape} is ambiguous; "
                              "use tj.numpy.any(...) or tj.numpy.all(...), or compare a size-1 tensor.")
-        _require_concrete(self, "bool()")
+        _require_concrete(self, "bool()", TracerBoolConversionError)
         return bool(np.asarray(self._value).reshape(()))
 
     def __len__(self) -> int:
@@ -506,10 +506,10 @@ class Tensor(ArrayShape):
     def __index__(self) -> int:
         if not jnp.issubdtype(self.dtype, jnp.integer):
             raise TypeError(f"only integer tj.Tensors can be used as an index, got {self.dtype}")
-        return operator.index(self._python_scalar("__index__"))  # (a non-scalar: NumPy's TypeError, as TF)
+        return operator.index(self._python_scalar("__index__", TracerIntegerConversionError))  # (a non-scalar: NumPy's TypeError, as TF)
 
-    def _python_scalar(self, what: str):
-        _require_concrete(self, what)
+    def _python_scalar(self, what: str, error: Optional[type] = None):
+        _require_concrete(self, what, error)
         a = np.asarray(self._value)
         return a[()] if a.ndim == 0 else a
 
@@ -700,6 +700,24 @@ class TracedValueError(TypeError):
     value = None
 
 
+def _as_jax_error(jax_class: type) -> type:
+    """A TracedValueError that is also ``jax_class``, jax's error for the same use of a traced jax.Array (``bool``:
+    TracerBoolConversionError...), so that code catching either catches it. Its message is tapejax's, followed by
+    jax's page on the class (named as jax's for that link)."""
+    def __init__(self, message: str) -> None:
+        jax.errors.JAXTypeError.__init__(self, message)
+    return type(jax_class.__name__, (TracedValueError, jax_class),
+                {"__init__": __init__, "__module__": __name__,
+                 "__doc__": f"jax's ``{jax_class.__name__}`` that is also tapejax's ``TracedValueError``."})
+
+
+# A traced Tensor or Variable converted to a host value raises the class jax raises for a traced jax.Array
+ConcretizationTypeError = _as_jax_error(jax.errors.ConcretizationTypeError)  # float(), int(), item(), tolist()
+TracerBoolConversionError = _as_jax_error(jax.errors.TracerBoolConversionError)  # bool(), if t:
+TracerIntegerConversionError = _as_jax_error(jax.errors.TracerIntegerConversionError)  # an index, range(t)
+TracerArrayConversionError = _as_jax_error(jax.errors.TracerArrayConversionError)  # np.asarray(t), t.numpy()
+
+
 def traced_argument_error(where: str, param: str, value) -> TracedValueError:
     """The error for a Tensor or Variable whose value is traced, given as argument ``param`` of ``where`` where a
     Python number is needed (a shape, an axis, a count: what fixes the program JAX compiles)."""
@@ -713,9 +731,10 @@ def traced_argument_error(where: str, param: str, value) -> TracedValueError:
     return e
 
 
-def _require_concrete(t: Tensor, what: str) -> None:
+def _require_concrete(t: Tensor, what: str, error: Optional[type] = None) -> None:
+    """Raise ``error`` (default: ConcretizationTypeError) where ``t``'s value is traced."""
     if isinstance(t._value, jax.core.Tracer):
-        e = TracedValueError(
+        e = (error or ConcretizationTypeError)(
             f"tj.Tensor.{what} needs a concrete value, but this tensor is being traced (inside tj.function "
             "or a jax transform). Return the tensor from the function and convert it outside, or use "
             "tj.numpy ops (e.g. tj.numpy.where instead of Python if).")

@@ -19,7 +19,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import tape_set
-from ..tensor import ArrayImpl, ConversionError, Tensor, TracedValueError, Variable, make_slice_assignable, values_shape
+from ..tensor import (ArrayImpl, ConcretizationTypeError, ConversionError, Tensor, Variable, make_slice_assignable,
+                      values_shape)
 from . import numpy as tnp
 from .core import NO_STATIC, apply
 
@@ -176,22 +177,16 @@ def _compress(self, condition, axis=None, *, out=None, size=None, fill_value=0):
     return tnp.compress(condition, self, axis, out=out, size=size, fill_value=fill_value)
 
 
-class ConcretizationTypeError(TracedValueError, jax.errors.ConcretizationTypeError):
-    """jax's ``ConcretizationTypeError`` (what ``jax.Array.item`` raises under ``jax.jit``) that is also tapejax's
-    ``TracedValueError``: a value asked for on the host (``item()``, ``tolist()``) of a traced Tensor or Variable.
-    (Named as jax's: jax's message links its page by the class name.)"""
-
-
 def _host_array(self, what: str):
     """The value as a NumPy array (a Variable's current value, read unrecorded); a traced one raises jax's
     ConcretizationTypeError, as jax.Array's methods do under a trace."""
     value = _current_value(self)
     if isinstance(value, jax.core.Tracer):
         kind = "tj.Variable" if isinstance(self, Variable) else "tj.Tensor"
-        e = ConcretizationTypeError(value, (
+        e = ConcretizationTypeError(
             f"{kind}.{what} needs the value on the host, but it is traced (inside tj.function or a jax transform): it "
             f"is not known until the compiled program runs. Return it from the function and call .{what} on the "
-            "result, or compute with tj.numpy ops (tj.numpy.where rather than a Python if)."))
+            "result, or compute with tj.numpy ops (tj.numpy.where rather than a Python if).")
         e.value = self
         raise e
     return np.asarray(value)
