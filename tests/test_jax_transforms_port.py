@@ -76,15 +76,13 @@ the gradient of the visible forward ops came back (cos(x) for a grad_fn of 7 * d
 grad_pass_through), where Tensor arguments used the rule (a silent wrong value). float(t), int(t), bool(t),
 t.__index__ and np.asarray(t) of a traced Tensor raised tapejax's TracedValueError alone, not also jax's
 ConcretizationTypeError / TracerBoolConversionError / TracerIntegerConversionError / TracerArrayConversionError as
-jnp's do.
+jnp's do. Forward over forward mode (jax.jvp of jax.jvp, jacfwd of jacfwd) of ``tnp.power(x, 3)`` (a Python int
+exponent) raised TypeError inside jax ("Called add with a float0 array"), where jax.numpy gives 24 at 4.
 
 Differences found (strict xfail, tapejax bugs by the brief's rule):
 - jacfwd / jacrev / hessian of a function of a Tensor returning a Tensor give a Tensor whose ``.value`` is another
   Tensor (the Jacobian's pytree nests the input's node in the output's): jnp.sum of it raises TypeError and a tj
   op on it under a tape raises TypeError.
-- Forward over forward mode (jax.jvp of jax.jvp, jacfwd of jacfwd) of ``tnp.power(x, 3)`` (a Python int exponent)
-  raises TypeError inside jax ("Called add with a float0 array"); jax.numpy gives 24 at 4 (``x ** 3`` on a Tensor,
-  a float exponent, jacfwd of jacrev and nested ForwardAccumulators work).
 - ``tnp.asarray`` of a weakly typed traced value (jax.jvp at the Python int 1) is strongly typed; jnp.asarray keeps
   the weak type (test_jax_dtypes_port.py has the same for Python numbers).
 """
@@ -523,13 +521,11 @@ def test_jacfwd_jacrev_has_aux_basic_and_nested():
             same(*both(lambda M: wrap(functools.partial(nested, M))(F32(4.0))))
 
 
-@pytest.mark.xfail(strict=True, reason="forward over forward mode of tnp.power with a Python int exponent raises "
-                                       "TypeError inside jax ('Called add with a float0 array')")
 @pytest.mark.parametrize("nest", ["jvp_of_jvp", "jacfwd_of_jacfwd"])
 def test_forward_over_forward_of_power_with_an_int_exponent(nest):
     # test_jacfwd_and_aux_nested's x ** 3 as tnp.power(x, 3) (the ** operator on a Tensor works)
     def run(M):
-        f = functools.partial(M.power, x2=3) if M is jnp else (lambda x: M.power(x, 3))
+        f = lambda x: M.power(x, 3)  # noqa: E731
         if nest == "jvp_of_jvp":
             return jax.jvp(lambda x: jax.jvp(f, (x,), (F32(1.0),))[1], (F32(4.0),), (F32(1.0),))
         return jax.jacfwd(jax.jacfwd(f))(F32(4.0))

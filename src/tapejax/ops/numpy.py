@@ -57,8 +57,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import tape_set, vspace
-from ..tensor import (Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, set_list_packer,
-                      traced_argument_error)
+from ..tensor import (Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, is_float,
+                      set_list_packer, traced_argument_error)
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from . import complex_c99 as _complex_c99
 from .core import (OpDef, ShapeError, apply, as_dtype, as_index, axis_error, check_axis as _check_axis,
@@ -252,6 +252,12 @@ def _partial_rules(f, dx, dy) -> dict:
     def jvp(primals, tangents, out):
         x, y = primals
         tx, ty = tangents
+        # An integer argument (power's int exponent) has no tangent: its term is dropped, not computed from zeros,
+        # whose own tangent under nested forward mode is a float0 that no arithmetic takes.
+        if not is_float(jnp.result_type(y)):
+            return dx(x, y, out, tx)
+        if not is_float(jnp.result_type(x)):
+            return dy(x, y, out, ty)
         return dx(x, y, out, tx) + dy(x, y, out, ty)
     return {"fwd": fwd, "bwd": bwd, "jvp": jvp}
 
