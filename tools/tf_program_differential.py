@@ -262,8 +262,11 @@ def compare(what, got, want):
 # one and mismatching is counted as "known", not as a mismatch
 # one: (why, the kind of problem it explains: a prefix of the problem's text, "" for any; when it applies: of the
 # program and its tapejax forward values, None for always)
-def _zero_input(p, values) -> bool:
-    return any(np.any(x == 0) for x in p.xs)
+def _zero_argument(op: str):
+    """Whether a step ``op`` takes an argument holding a zero: an input's, or one a step made (x1 - x0, seed 18793)."""
+    def test(p, values) -> bool:
+        return any(s.label.split("(")[0] == op and any(np.any(values[a] == 0) for a in s.args) for s in p.steps)
+    return test
 
 
 def _softmax_of_inf(p, values) -> bool:
@@ -274,9 +277,9 @@ KNOWN_LABELS = {
     "logaddexp": ("tf.experimental.numpy.logaddexp gives a tie's whole gradient to x1 (tapejax: 1/2 each)", "",
                   None),
     "cumprod": ("TF's CumprodGrad divides by x (0 where x = 0): not the derivative at a zero (tapejax's is exact)",
-                "", _zero_input),
+                "", _zero_argument("cumprod")),
     "prod": ("TF's ProdGrad is made of cumprods: its own derivative at a zero goes through CumprodGrad's division "
-             "(tapejax's second derivative is exact)", "second order", _zero_input),
+             "(tapejax's second derivative is exact)", "second order", _zero_argument("prod")),
     # not a rule: a row that is constant but for rounding (softmax of equal values) has (x - mean) of an ulp,
     # which layer_norm's second derivative multiplies by epsilon**-1.5 (3e7); TF and XLA round differently
     "layer_norm": ("layer_norm's second derivative at a row constant but for rounding (float conditioning)",
