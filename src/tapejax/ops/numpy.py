@@ -3682,7 +3682,9 @@ _isin = _values_only("isin", jnp.isin)
 _nanargmax = _values_only("nanargmax", jnp.nanargmax)
 _nanargmin = _values_only("nanargmin", jnp.nanargmin)
 _nonzero_sized = _values_only("nonzero", jnp.nonzero)
-_unique_sized = _values_only("unique", jnp.unique)
+# (a fill_value array, a row with axis=, comes frozen as nested tuples: an array again for jax.numpy)
+_unique_sized = _values_only("unique", lambda x, *, fill_value, **options: jnp.unique(
+    x, fill_value=fill_value if fill_value is None or np.ndim(fill_value) == 0 else np.asarray(fill_value), **options))
 
 
 def signbit(x):
@@ -3769,14 +3771,39 @@ def argwhere(a, *, size=None, fill_value=None):
 
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
            size=None, fill_value=None, sorted=True):
-    """``jax.numpy.unique`` (not differentiable), where ``ar``'s values are known (eagerly: a traced input raises
-    TypeError; ``size`` fixes the result's length as jax.numpy's)."""
-    options = {"return_index": bool(return_index), "return_inverse": bool(return_inverse),
-               "return_counts": bool(return_counts), "axis": freeze(axis), "equal_nan": bool(equal_nan)}
+    """``jax.numpy.unique``, where ``ar``'s values are known (eagerly: a traced input raises TypeError; ``size`` fixes
+    the result's length as jax.numpy's). The values are gathered from the entries (rows, with ``axis``) where each
+    first occurs, so they carry those entries' gradients, as jax.numpy's; the other results are not differentiable.
+    """
+    axis = freeze(axis)
+    options = {"return_index": True, "return_inverse": bool(return_inverse), "return_counts": True, "axis": axis,
+               "equal_nan": bool(equal_nan)}
     if size is not None:  # (a fixed length: traceable)
-        return _unique_sized(ar, size=int(size), fill_value=freeze(fill_value), **options)
-    out = jnp.unique(_concrete_values("unique", ar), **options)
-    return tuple(convert_to_tensor(o) for o in out) if isinstance(out, tuple) else convert_to_tensor(out)
+        size = as_index(static(size), f"tj.numpy.unique: size must be an integer, got {size!r}")
+        fill = freeze(fill_value)
+        out = list(_unique_sized(ar, size=size, fill_value=fill, **options))
+    else:
+        out = [convert_to_tensor(o) for o in jnp.unique(_concrete_values("unique", ar), **options)]
+        fill = None
+    values, index, counts = out[0], out[1], out[-1]
+    source = ar if axis is not None else ravel(ar)
+    if _count_of(source) and _count_of(index):
+        gathered = take(source, index, axis=0 if axis is None else axis)
+        if fill is not None:  # (the padding is fill_value's, not an entry's)
+            real = greater(counts, 0)
+            if axis is not None:
+                ax = _check_axis("unique", axis, ndim(ar))
+                real = reshape(real, tuple(-1 if k == ax else 1 for k in range(ndim(ar))))
+            gathered = where(real, gathered, values)
+        values = gathered
+    asked = [values]
+    if return_index:
+        asked.append(index)
+    if return_inverse:
+        asked.append(out[2])
+    if return_counts:
+        asked.append(counts)
+    return tuple(asked) if len(asked) > 1 else values
 
 
 def _is_traced(v) -> bool:
@@ -5348,7 +5375,7 @@ def _set_operands(name: str, a, assume_unique: bool, sort: bool):
     if assume_unique:
         order = argsort(a) if sort else convert_to_tensor(np.arange(n, dtype=np.int32))
         return take(a, order), order, ones((n,), jnp.bool_)
-    values, index, _, counts = _unique_parts(name, a, n, None)
+    values, index, _, counts = _unique_parts(name, a, n, None, equal_nan=True)  # (np.unique's default)
     return values, index, greater(counts, 0)
 
 
@@ -5377,7 +5404,7 @@ def _empty_set(size, fill_value, dtype) -> Tensor:
 
 def _common(ar1, ar2):
     a1, a2 = ravel(ar1), ravel(ar2)
-    dtype = jnp.result_type(a1.dtype, a2.dtype)
+    dtype = jnp.result_type(_weak_dtype(ar1), _weak_dtype(ar2))  # (a Python number promotes weakly, as jax's)
     return _cast(a1, dtype), _cast(a2, dtype)
 
 
@@ -5435,7 +5462,8 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
 
 
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
-    """As jax.numpy.setxor1d: the sorted values in exactly one of ``ar1`` and ``ar2``."""
+    """As jax.numpy.setxor1d: the sorted values that occur once among ``ar1``'s and ``ar2``'s unique values (with
+    ``assume_unique``, among all their entries: a value repeated inside one goes too, as NumPy's and jax's)."""
     size = _set_size("setxor1d", size, ar1, ar2)
     a1, a2 = _common(ar1, ar2)
     if not _count_of(a1) and not _count_of(a2):
@@ -5443,16 +5471,20 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     if size is None:  # (known values: found by NumPy now, then gathered from both)
         v1, v2 = np.asarray(_concrete(a1)), np.asarray(_concrete(a2))
         (u1, i1), (u2, i2) = _known_unique(v1, bool(assume_unique)), _known_unique(v2, bool(assume_unique))
-        keep1, keep2 = ~np.isin(u1, v2), ~np.isin(u2, v1)
-        values = np.concatenate([u1[keep1], u2[keep2]])
-        source = np.concatenate([i1[keep1], v1.size + i2[keep2]])
-        return take(concatenate([a1, a2]), source[np.argsort(values, kind="stable")])
+        values, source = np.concatenate([u1, u2]), np.concatenate([i1, v1.size + i2])
+        order = np.argsort(values, kind="stable")
+        ends = np.concatenate([[True], values[order][1:] != values[order][:-1], [True]])
+        return take(concatenate([a1, a2]), source[order][ends[1:] & ends[:-1]])
     parts = [_set_operands("setxor1d", a, bool(assume_unique), sort=True) for a in (a1, a2) if _count_of(a)]
-    others = [a2, a1] if len(parts) == 2 else [a2 if _count_of(a1) else a1]
-    values = concatenate([p[0] for p in parts])
-    keep = concatenate([logical_and(p[2], isin(p[0], other, invert=True)) for p, other in zip(parts, others)])
-    order = lexsort([values, logical_not(keep)])  # (the kept values first, in order)
-    values, keep = take(values, order), take(keep, order)
+    values, real = concatenate([p[0] for p in parts]), concatenate([p[2] for p in parts])
+    order = lexsort([values, logical_not(real)])  # (the real values first, sorted)
+    values, real = take(values, order), take(real, order)
+    if _count_of(values) > 1:  # (a value equal to a real neighbour occurs more than once)
+        same = logical_and(equal(values[1:], values[:-1]), logical_and(real[1:], real[:-1]))
+        no = zeros((1,), jnp.bool_)
+        keep = logical_and(real, logical_not(logical_or(concatenate([no, same]), concatenate([same, no]))))
+    else:
+        keep = real
     positions, found = _set_pick(keep, size)
     return _set_fill(take(values, positions), found, fill_value, smallest=True)
 
