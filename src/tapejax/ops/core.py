@@ -1111,6 +1111,10 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
             return out
         return _apply_recorded(op, args, raw, static, st)
     except (TypeError, ValueError, IndexError, NameError, ZeroDivisionError) as e:  # free on the fast path
+        if isinstance(e, ValueError) and "has been deleted or donated" in str(e):  # (XLA's words, on a compiled call)
+            raise RuntimeError(f"tj op '{op.name}': an argument's array has been deleted (donated to a jax.jit call, "
+                               "or deleted): jax.Array raises RuntimeError for it too. Pass a value that is alive."
+                               ) from e
         concrete = _concrete_static(static)
         if concrete is not None:  # a scalar Tensor for an axis or shape: its value, as a Python number
             return apply(op, args, concrete)
