@@ -61,8 +61,10 @@ interp of complex xp returned a value (jax: ValueError); power with a concrete N
 (jax keeps the base's dtype); clip(uint32, int32 array) raised OverflowError; interp, select, float_power and polyval
 with a Python number promoted it as strongly typed; bincount's sums of int16/uint8 weights were int32/uint32.
 
-Left as strict xfails (none is sanctioned by API.md; jax's weak types decide these dtypes): tnp.array/asarray/
-atleast_1d/atleast_2d/hstack and tnp.power of Python numbers lose jax's weak type; a weakly typed argument of a
+tnp.array/asarray/atleast_1d/atleast_2d/hstack and tnp.power of Python numbers lost jax's weak type (they are weakly
+typed now; tj.constant's stay strongly typed, as TF's).
+
+Left as strict xfails (none is sanctioned by API.md; jax's weak types decide these dtypes): a weakly typed argument of a
 tj.function (a jax array or a Tensor of one) is traced as strongly typed, where jax.jit keeps it weak; trapezoid,
 average, histogram, cov, geomspace, arange and cross give other dtypes (or weak flags) than jax.numpy for mixed small
 dtypes; polyfit of float16 data raises.
@@ -544,8 +546,6 @@ def _weak_case(label, make, other, xfail=None):
     return pytest.param(make, other, id=label, marks=marks)
 
 
-LOST_WEAK = ("tj.numpy makes a strongly typed array of a Python number here, where jax.numpy's is weakly typed: "
-             "combined with a narrower dtype the result is float32/int32, jax's keeps the narrower dtype")
 WEAK_CASES = [
     _weak_case("full", lambda m: m.full((), 2.), F16),
     _weak_case("full_like", lambda m: m.full_like(2., 3.), F16),
@@ -554,11 +554,11 @@ WEAK_CASES = [
     _weak_case("add", lambda m: m.add(1, 2), I8),
     _weak_case("where", lambda m: m.where(True, 1., 2.), BF16),
     _weak_case("broadcast_to", lambda m: m.broadcast_to(2., (3,)), F16),
-    _weak_case("array", lambda m: m.array(2.), F16, LOST_WEAK),
-    _weak_case("asarray", lambda m: m.asarray(2), I8, LOST_WEAK),
-    _weak_case("atleast_1d", lambda m: m.atleast_1d(2.), F16, LOST_WEAK),
-    _weak_case("atleast_2d", lambda m: m.atleast_2d(2), I8, LOST_WEAK),
-    _weak_case("power", lambda m: m.power(2, 3), I8, LOST_WEAK),
+    _weak_case("array", lambda m: m.array(2.), F16),
+    _weak_case("asarray", lambda m: m.asarray(2), I8),
+    _weak_case("atleast_1d", lambda m: m.atleast_1d(2.), F16),
+    _weak_case("atleast_2d", lambda m: m.atleast_2d(2), I8),
+    _weak_case("power", lambda m: m.power(2, 3), I8),
 ]
 
 
@@ -690,8 +690,7 @@ FN_CASES = [
     _fn_case("outer_int16_f16", lambda m, x, y: m.outer(x, y), [_arr(I16), _arr(F16)]),
     _fn_case("einsum_bf16_f16", lambda m, x, y: m.einsum("i,i->", x, y), [_arr(BF16), _arr(F16)]),
     _fn_case("cross_int32_f16", lambda m, x, y: m.cross(x, y), [_arr(I32), _arr(F16, (3, 1, 2))]),
-    _fn_case("hstack_f16_py", lambda m, x: m.hstack([x, 2.]), [_arr(F16)],
-             "tnp.hstack([float16 array, 2.0]) is float32 (its atleast_1d of 2.0 is strongly typed); jax: float16"),
+    _fn_case("hstack_f16_py", lambda m, x: m.hstack([x, 2.]), [_arr(F16)]),
     _fn_case("trapezoid_int16_x_f16", lambda m, y, x: m.trapezoid(y, x), [_arr(I16), _arr(F16)],
              "tnp.trapezoid(int16 y, x=float16) is float32; jax.numpy: float16"),
     _fn_case("interp_py_f16", lambda m, xp, fp: m.interp(2.5, xp, fp), [_arr(F16), _arr(F16)]),

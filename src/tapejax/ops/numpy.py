@@ -461,10 +461,10 @@ def power(x1, x2):
     array, computes as jax.numpy's integer power, in the base's dtype). An integer base with a negative integer
     exponent raises ``ValueError``, as TF and NumPy."""
     _check_integer_power(x1, x2)
-    if isinstance(x1, (Tensor, Variable)):
+    if isinstance(x1, (Tensor, Variable)) or type(x1) in (int, float, complex):
         n = _concrete_integer(x2)
-        if n is not None:
-            return apply(_integer_pow, (x1,), {"n": n})
+        if n is not None:  # (a Python number base stays weakly typed, as jax.numpy's)
+            return apply(_integer_pow, (asarray(x1),), {"n": n})
     return _power(x1, x2)
 
 
@@ -2520,6 +2520,10 @@ def _converted(a, dtype, name: str) -> Tensor:
             return convert_to_tensor(a) if dt == a.dtype else astype(a, dt)
     if isinstance(a, np.ma.MaskedArray):  # (its data, the mask dropped, as jax.numpy's and np.asarray)
         a = np.asarray(a)
+    if dtype is None and type(a) in (int, float, complex):  # (weakly typed, as jax.numpy's: tj.constant's is not)
+        t = convert_to_tensor(a)  # (its checks: an int beyond int32 raises)
+        weak = jnp.asarray(a)
+        return Tensor(weak) if weak.dtype == t.dtype else t  # (x64: tj's float32/int32 defaults, strongly typed)
     try:
         return convert_to_tensor(a, dtype)
     except TypeError as e:
@@ -2792,19 +2796,19 @@ def diff(a, n=1, axis=-1, prepend=None, append=None):
 
 def vstack(tup, dtype=None):
     """``jax.numpy.vstack``: ``concatenate`` along axis 0 of the arrays made at least 2-d."""
-    parts = [reshape(t, (1, -1)) if ndim(t) < 2 else t for t in (convert_to_tensor(x) for x in tup)]
+    parts = [reshape(t, (1, -1)) if ndim(t) < 2 else t for t in (asarray(x) for x in tup)]
     return concatenate(parts, axis=0, dtype=dtype)
 
 
 def hstack(tup, dtype=None):
     """``jax.numpy.hstack``: ``concatenate`` along axis 1 (axis 0 for 1-d arrays)."""
-    parts = [reshape(t, (1,)) if ndim(t) == 0 else t for t in (convert_to_tensor(x) for x in tup)]
+    parts = [reshape(t, (1,)) if ndim(t) == 0 else t for t in (asarray(x) for x in tup)]
     return concatenate(parts, axis=0 if ndim(parts[0]) == 1 else 1, dtype=dtype)
 
 
 def column_stack(tup):
     """``jax.numpy.column_stack``: 1-d arrays as columns, then ``concatenate`` along axis 1."""
-    parts = [reshape(t, (-1, 1)) if ndim(t) < 2 else t for t in (convert_to_tensor(x) for x in tup)]
+    parts = [reshape(t, (-1, 1)) if ndim(t) < 2 else t for t in (asarray(x) for x in tup)]
     return concatenate(parts, axis=1)
 
 
@@ -2817,7 +2821,7 @@ def _at_least(shapes, arys):
     """``arys`` reshaped by ``shapes`` (by rank, for ranks below the minimum): one array, or a list of them."""
     out = []
     for a in arys:
-        t = convert_to_tensor(a)
+        t = asarray(a)  # (a Python number weakly typed, as jax.numpy's)
         make = shapes.get(t.ndim)
         out.append(reshape(t, make(tuple(t.shape))) if make is not None else t)
     return out[0] if len(out) == 1 else out
