@@ -2451,6 +2451,10 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
         e = traced_argument_error("tj.numpy.arange", "stop", start)
         e.value = None
         raise e
+    bounds = [v for v in (start, stop, step) if v is not None]
+    if dtype is None and builtins.any(type(v) not in (int, float, bool) for v in bounds):
+        # (the bounds' promoted dtype, as jax.numpy's: an int16 start gives int16; they pass as Python numbers)
+        dtype = jnp.result_type(*[_weak_dtype(v) for v in bounds])
     return _create("arange", jnp.arange, static(start), static(stop), static(step), dtype,
                    **_placement_options(device, out_sharding))
 
@@ -3596,6 +3600,9 @@ def polyval(p, x, *, unroll=16):
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     """``jax.numpy.trapezoid``: the integral of ``y`` along ``axis`` by the trapezoidal rule, at sample points
     ``x`` (or spaced ``dx`` apart)."""
+    if x is not None:  # (promoted together, as jax.numpy's promote_dtypes_inexact: int16 y, float16 x is float16)
+        dt = _inexact_type(_weak_dtype(y), _weak_dtype(x))
+        y, x = _cast(y, dt), _cast(x, dt)
     y = _inexact(y)
     if x is None:
         widths = dx
@@ -3625,7 +3632,8 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """``jax.numpy.geomspace``: ``num`` numbers spaced evenly on a log scale from ``start`` to ``stop`` (of one
     sign; a negative pair gives negative numbers)."""
-    start, stop = _inexact(start), convert_to_tensor(stop)
+    dt = _inexact_type(_weak_dtype(start), _weak_dtype(stop))  # (promoted together: int16, float16 is float16)
+    start, stop = _cast(start, dt), _cast(stop, dt)
     s = sign(start)
     out = multiply(s, logspace(log10(divide(start, s)), log10(divide(stop, s)), num, endpoint=endpoint, base=10.0))
     if axis != 0:
