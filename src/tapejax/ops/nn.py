@@ -746,11 +746,17 @@ def _bn_compute(x, scale, offset):
     return x.astype(jnp.result_type(x, scale, offset))
 
 
+def _bn_statistics(mean, var, n):
+    """The batch moments output, without a derivative: TF's FusedBatchNormGrad reads only y's gradient (those of
+    batch_mean and batch_var, meant for running averages, are dropped), so they are constants to every path."""
+    return jax.lax.stop_gradient(mean), jax.lax.stop_gradient(var * (n / max(n - 1, 1)))
+
+
 def _bn_fn(x, scale, offset, epsilon=1e-3, axis=-1):
     xc = _bn_compute(x, scale, offset)
     mean, var, inv, n, bs = _bn_moments(xc, epsilon, axis)
     y = (xc - mean.reshape(bs)) * (inv * scale).reshape(bs) + offset.reshape(bs)
-    return y.astype(x.dtype), mean, var * (n / max(n - 1, 1))
+    return (y.astype(x.dtype),) + _bn_statistics(mean, var, n)
 
 
 def _bn_fwd(x, scale, offset, epsilon=1e-3, axis=-1):
@@ -758,23 +764,18 @@ def _bn_fwd(x, scale, offset, epsilon=1e-3, axis=-1):
     mean, var, inv, n, bs = _bn_moments(xc, epsilon, axis)
     xhat = (xc - mean.reshape(bs)) * inv.reshape(bs)  # kept for the backward
     y = xhat * scale.reshape(bs) + offset.reshape(bs)
-    return (y.astype(x.dtype), mean, var * (n / max(n - 1, 1))), (xhat, inv, scale)
+    return (y.astype(x.dtype),) + _bn_statistics(mean, var, n), (xhat, inv, scale)
 
 
 def _bn_bwd(res, cts, epsilon=1e-3, axis=-1):
     xhat, inv, scale = res
-    gy, gmean, gvar = cts  # gmean/gvar may be None (accepts_none): the common case, nothing to add
+    gy = cts[0]  # (batch_mean's and batch_var's are ignored, as TF's: None where not asked, accepts_none)
     x_dtype = gy.dtype  # y's, which is x's; xhat is in the compute dtype
     gy = gy.astype(xhat.dtype)
     red, n, bs = _bn_axes(xhat.shape, axis)
     sum_gy = jnp.sum(gy, axis=red)
     sum_gy_xhat = jnp.sum(gy * xhat, axis=red)
     dx = (scale * inv).reshape(bs) / n * (n * gy - sum_gy.reshape(bs) - xhat * sum_gy_xhat.reshape(bs))
-    if gmean is not None:
-        dx = dx + gmean.reshape(bs) / n
-    if gvar is not None:
-        # batch_var = n/(n-1) * mean((x - mean)^2) and x - mean = xhat / inv
-        dx = dx + (gvar * (2.0 / max(n - 1, 1)) / inv).reshape(bs) * xhat
     return dx.astype(x_dtype), sum_gy_xhat.astype(scale.dtype), sum_gy.astype(scale.dtype)
 
 
@@ -791,8 +792,9 @@ def batch_norm(x, scale, offset, epsilon=1e-3, axis=-1):
     over every axis except ``axis`` (the channel axis), then scales and shifts per channel.
 
     Returns ``(y, batch_mean, batch_var)``; as TF's fused kernel, ``batch_var`` is the Bessel-corrected
-    (``n / (n - 1)``) variance meant for running averages, while ``y`` uses the biased one. Gradients
-    flow from all three outputs."""
+    (``n / (n - 1)``) variance meant for running averages, while ``y`` uses the biased one. Gradients flow from
+    ``y`` only, as TF's (its gradient function drops those of the moments: their gradients w.r.t. the inputs are
+    zeros, their forward-mode tangents None); for differentiable moments use ``tj.numpy.mean``/``var``."""
     ax = _axis(axis, tnp.ndim(x), "batch_norm")
     channels = tnp.shape(x)[ax]
     for name, p in (("scale", scale), ("offset", offset)):
