@@ -224,7 +224,9 @@ def test_jit_donated_tensor_is_deleted_as_a_donated_array():
     same(got, want)
     assert t.value.is_deleted() == a.is_deleted()
     if a.is_deleted():
-        with pytest.raises(RuntimeError):
+        # (jax's own error depends on whether its add is compiled yet: RuntimeError, or XLA's ValueError; tj's is
+        # always the RuntimeError)
+        with pytest.raises((RuntimeError, ValueError)):
             a + 1
         with pytest.raises(RuntimeError):
             t + 1

@@ -453,6 +453,16 @@ class Tensor(ArrayShape):
             _warn_raw_jax_use(self, self._id, None, explicit_ok=True)
         return self._value
 
+    # jax builds its ConcretizationTypeError from the value it was given (``scan``'s ``length`` a traced Tensor),
+    # asking a tracer's descriptions: the traced value's
+    def _error_repr(self) -> str:
+        v = self._value
+        return v._error_repr() if isinstance(v, jax.core.Tracer) else repr(self)
+
+    def _origin_msg(self) -> str:
+        v = self._value
+        return v._origin_msg() if isinstance(v, jax.core.Tracer) else ""
+
     def ref(self) -> "_Ref":
         """A hashable reference to this tensor (Tensors themselves are unhashable, as in TF)."""
         return _Ref(self)
@@ -1893,9 +1903,15 @@ def _not_a_jax_type(t) -> None:
         f"return its .value, e.g. jax.grad(lambda x: tj.numpy.sum(x * x).value).")
 
 
-try:  # (jax's registry of abstract values by Python type; private, hence guarded)
+try:  # (jax's registries by Python type; private, hence guarded)
     from jax._src import core as _jax_core
+    from jax._src import dtypes as _jax_dtypes
     _jax_core.pytype_aval_mappings[Tensor] = _not_a_jax_type
     _jax_core.pytype_aval_mappings[Variable] = _not_a_jax_type
+    # jax.lax functions (and jax's loops: fori_loop's bounds) take a Tensor or Variable as its value, as jax.numpy's
+    # do through __jax_array__ (which jax 0.10 no longer calls there), with its warning under a tape
+    for _cls in (Tensor, Variable):
+        _jax_dtypes.register_canonicalize_value_handler(
+            _cls, lambda t: _jax_dtypes.canonicalize_value(t.__jax_array__()))
 except (ImportError, AttributeError):  # pragma: no cover - another jax layout: jax's own message then
     pass
