@@ -195,6 +195,17 @@ def test_variables_are_pytree_nodes_whose_leaf_is_the_value():
     np.testing.assert_allclose(mom[0].numpy(), [0.5, 0.5])
 
 
+def test_lax_functions_take_tensors_and_variables_and_warn_under_a_tape():
+    # as jax.numpy's functions (JAX 0.10 no longer converts them through __jax_array__ in jax.lax)
+    np.testing.assert_allclose(np.asarray(jax.lax.add(tj.constant(1.0), tj.Variable(2.0))), 3.0)
+    np.testing.assert_allclose(np.asarray(jax.lax.sin(tj.constant([0.5]))), np.sin([0.5]), rtol=1e-6)
+    x = tj.constant(1.0)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        with pytest.warns(UserWarning, match="plain JAX function"):
+            jax.lax.sin(x)
+
+
 @pytest.mark.parametrize("transform", [jax.grad, jax.value_and_grad])
 def test_jax_grad_of_a_function_returning_a_tensor_says_to_return_its_value(transform):
     f = lambda x: tj.numpy.sum(tj.numpy.sin(x))  # noqa: E731
