@@ -1910,8 +1910,8 @@ try:  # (jax's registries by Python type; private, hence guarded)
     _jax_core.pytype_aval_mappings[Variable] = _not_a_jax_type
     # jax.lax functions (and jax's loops: fori_loop's bounds) take a Tensor or Variable as its value, as jax.numpy's
     # do through __jax_array__ (which jax 0.10 no longer calls there), with its warning under a tape
+    # (a C-level call, no Python frame of tapejax's: the warning finds the user's line, as from jax.numpy)
     for _cls in (Tensor, Variable):
-        _jax_dtypes.register_canonicalize_value_handler(
-            _cls, lambda t: _jax_dtypes.canonicalize_value(t.__jax_array__()))
+        _jax_dtypes.register_canonicalize_value_handler(_cls, operator.methodcaller("__jax_array__"))
 except (ImportError, AttributeError):  # pragma: no cover - another jax layout: jax's own message then
     pass
