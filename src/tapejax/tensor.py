@@ -516,7 +516,8 @@ class Tensor(ArrayShape):
     def __index__(self) -> int:
         if not jnp.issubdtype(self.dtype, jnp.integer):
             raise TypeError(f"only integer tj.Tensors can be used as an index, got {self.dtype}")
-        return operator.index(self._python_scalar("__index__", TracerIntegerConversionError))  # (a non-scalar: NumPy's TypeError, as TF)
+        # (a non-scalar: NumPy's TypeError, as TF)
+        return operator.index(self._python_scalar("__index__", TracerIntegerConversionError))
 
     def _python_scalar(self, what: str, error: Optional[type] = None):
         _require_concrete(self, what, error)
