@@ -372,3 +372,27 @@ def jax_canonical(x):
     if isinstance(x, (np.ndarray, np.generic)):
         return x.astype(jax.dtypes.canonicalize_dtype(x.dtype))
     return x
+
+
+def is_tensor(a) -> bool:
+    return isinstance(a, tj.Tensor)
+
+
+def tree_arrays(tree):
+    """``tree`` with each Tensor read as its array (a tj result as jax.numpy's would be)."""
+    return jax.tree_util.tree_map(lambda a: a.value if is_tensor(a) else a, tree, is_leaf=is_tensor)
+
+
+def same_tree_as_jax(got, want, rtol=1e-5, atol=1e-6, weak_flags: bool = False):
+    """tj's result ``got`` against jax.numpy's ``want`` (the tests of tj code under jax's transforms): one tree
+    structure (Tensors read as arrays), and per leaf the same shape, dtype and values (float0 leaves: dtype and shape
+    only); the same weak type where both leaves have one, or with ``weak_flags`` always (a leaf without one: False)."""
+    got = tree_arrays(got)
+    assert jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(want), (got, want)
+    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
+        g_arr, w_arr = np.asarray(g), np.asarray(w)
+        assert (g_arr.shape, g_arr.dtype) == (w_arr.shape, w_arr.dtype), (g, w)
+        if weak_flags or (hasattr(g, "weak_type") and hasattr(w, "weak_type")):
+            assert getattr(g, "weak_type", False) == getattr(w, "weak_type", False), (g, w)
+        if w_arr.dtype != jax.dtypes.float0:
+            np.testing.assert_allclose(g_arr, w_arr, rtol=rtol, atol=atol)

@@ -92,6 +92,7 @@ import pytest
 from jax import lax
 
 import tapejax as tj
+from conftest import same_tree_as_jax, tree_arrays as arrays
 
 tnp = tj.numpy
 F32 = np.float32
@@ -100,26 +101,8 @@ Pair = collections.namedtuple("Pair", ["first", "second"])
 
 # -- helpers ----------------------------------------------------------------------------------------------------------
 
-def _is_tensor(a):
-    return isinstance(a, tj.Tensor)
-
-
-def arrays(tree):
-    """``tree`` with each Tensor read as its array."""
-    return jax.tree_util.tree_map(lambda a: a.value if _is_tensor(a) else a, tree, is_leaf=_is_tensor)
-
-
 def same(got, want, rtol=2e-5, atol=2e-6):
-    """tj's result against jax.numpy's: one tree structure (Tensors read as arrays); per leaf the same shape, dtype,
-    weak type and values."""
-    got = arrays(got)
-    assert jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(want), (got, want)
-    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
-        g_arr, w_arr = np.asarray(g), np.asarray(w)
-        assert (g_arr.shape, g_arr.dtype) == (w_arr.shape, w_arr.dtype), (g, w)
-        assert getattr(g, "weak_type", False) == getattr(w, "weak_type", False), (g, w)
-        if w_arr.dtype != jax.dtypes.float0:
-            np.testing.assert_allclose(g_arr, w_arr, rtol=rtol, atol=atol)
+    return same_tree_as_jax(got, want, rtol, atol, weak_flags=True)
 
 
 def both(run):

@@ -97,7 +97,7 @@ import pytest
 from jax.ad_checkpoint import checkpoint_name
 
 import tapejax as tj
-from conftest import accumulator_jvp, tape_gradients
+from conftest import accumulator_jvp, is_tensor as _is_tensor, same_tree_as_jax, tape_gradients, tree_arrays as arrays
 
 tnp = tj.numpy
 F32 = np.float32
@@ -106,27 +106,8 @@ X3 = np.array([0.1, 0.2, 0.3], F32)
 Point = collections.namedtuple("Point", ["x", "y"])
 
 
-def _is_tensor(a):
-    return isinstance(a, tj.Tensor)
-
-
-def arrays(tree):
-    """``tree`` with each Tensor read as its array (a tj result as jax.numpy's would be)."""
-    return jax.tree_util.tree_map(lambda a: a.value if _is_tensor(a) else a, tree, is_leaf=_is_tensor)
-
-
 def same(got, want, rtol=1e-5, atol=1e-6):
-    """tj's result ``got`` against jax.numpy's ``want``: one tree structure (Tensors read as arrays), and per leaf the
-    same shape, dtype, weak type and values (float0 leaves: dtype and shape only)."""
-    got = arrays(got)
-    assert jax.tree_util.tree_structure(got) == jax.tree_util.tree_structure(want), (got, want)
-    for g, w in zip(jax.tree_util.tree_leaves(got), jax.tree_util.tree_leaves(want)):
-        g_arr, w_arr = np.asarray(g), np.asarray(w)
-        assert (g_arr.shape, g_arr.dtype) == (w_arr.shape, w_arr.dtype), (g, w)
-        if hasattr(g, "weak_type") and hasattr(w, "weak_type"):
-            assert g.weak_type == w.weak_type, (g, w)
-        if w_arr.dtype != jax.dtypes.float0:
-            np.testing.assert_allclose(g_arr, w_arr, rtol=rtol, atol=atol)
+    return same_tree_as_jax(got, want, rtol, atol)
 
 
 def both(run):

@@ -1071,8 +1071,6 @@ def _one_hot_tangents(xs):
     return out
 
 
-
-
 @pytest.mark.parametrize("name", CASES)
 def test_jacobian_vectorized_and_row_by_row_match_tf(name):
     out_shape, want, _, want_batch = TF[name]
