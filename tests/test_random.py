@@ -155,13 +155,19 @@ def test_generator_in_a_replayed_step_draws_anew_each_step(replay_now):
 
 def test_parameterized_truncated_normal_gradients_stay_finite_in_tails_and_at_infinite_bounds():
     # the tail sampler's unused branch (erf_inv at 1) and an infinite bound ((inf - mean) / stddev) once made the
-    # gradients NaN; against central differences of the same draws (the same seed: the same uniforms)
+    # gradients NaN; the bounds' against central differences of the same draws (the same seed: the same uniforms),
+    # the mean's and stddev's TF's (1 per draw, the standardized draw: the standardized bounds held fixed)
     for lo_v, hi_v in [(6.0, 8.0), (-8.0, -6.0), (4.0, np.inf), (-np.inf, -4.0), (-np.inf, np.inf), (-1.0, 1.0)]:
         params = [tj.Variable(v) for v in (0.5, 1.5, lo_v, hi_v)]
         with tj.GradientTape() as tape:
-            total_x = tnp.sum(tj.random.stateless_parameterized_truncated_normal([3], [1, 2], *params))
+            x = tj.random.stateless_parameterized_truncated_normal([3], [1, 2], *params)
+            total_x = tnp.sum(x)
         grads = tape.gradient(total_x, params)
+        np.testing.assert_allclose(grads[0].numpy(), 3.0)
+        np.testing.assert_allclose(grads[1].numpy(), np.sum((x.numpy() - 0.5) / 1.5), rtol=1e-5)
         for k, (p, g) in enumerate(zip(params, grads)):
+            if k < 2:
+                continue
             if not np.isfinite(p.numpy()):  # (an infinite bound: no effect on the draws)
                 assert g is None or g.numpy() == 0.0, (lo_v, hi_v, k)
                 continue

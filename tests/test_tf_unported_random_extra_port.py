@@ -43,9 +43,8 @@ so draws collapsed onto a few values, onto a bound, or onto float32's largest fi
 testLeftTail, testTwoSidedLeftTailShifted, testRightTailShifted); tj now takes the inverse CDF in the tail's own
 probabilities.
 
-Differences found (xfail, strict):
-  * its gradient w.r.t. means/stddevs is the exact derivative of the draw, where TF's is 1 and
-    (sample - mean) / stddev (testStatelessParameterizedTruncatedNormalHasGrads; tj.random's docstring states it).
+Also fixed later: its gradient w.r.t. means/stddevs was the exact derivative of the draw, where TF's is 1 and
+(sample - mean) / stddev (testStatelessParameterizedTruncatedNormalHasGrads): TF's now.
 
 Also fixed after this port (the tests failed before): binomial with counts 0 and probs outside [0, 1] or NaN gave NaN
 where TF gives 0 (testCornerCases), and so did probs outside [0, 1] with counts > 0 and negative counts (TF
@@ -201,8 +200,6 @@ def test_parameterized_truncated_normal_bounds_gradients():
     check(*in_function(*(tj.constant(v) for v in (0.01, 1.0, -1.0, 1.0))))
 
 
-@pytest.mark.xfail(strict=True, reason="tj keeps the exact derivative w.r.t. means/stddevs (through the "
-                                       "standardized bounds); TF's gradient is 1 and (sample - mean) / stddev")
 def test_parameterized_truncated_normal_mean_and_stddev_gradients_as_tf():
     """testStatelessParameterizedTruncatedNormalHasGrads, means/stddevs half: TF's gradient is ones_like(mean)
     and (samples - mean) / stddev (TF 2.21 for this program: 1.0 and its sample's standardized value)."""

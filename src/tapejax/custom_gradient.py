@@ -26,7 +26,8 @@ from . import record, tape_set, vspace
 from .backprop import GradientTape
 from .nest import UnconnectedGradients, rebuild, plain_containers
 from .ops import linear_rule
-from .ops.core import OpDef, record_identity
+from .ops.core import record_identity
+from .ops.declare import stop_gradient as _stop_gradient
 from .tensor import Tensor, Variable, convert_to_tensor
 
 
@@ -513,7 +514,6 @@ def grad_pass_through(f: Callable) -> Callable:
     return wrapped
 
 
-_stop_gradient = OpDef("stop_gradient", jax.lax.stop_gradient, register=False, differentiable=False)
 
 
 def stop_gradient(x: Any, name: Optional[str] = None) -> Tensor:

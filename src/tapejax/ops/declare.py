@@ -37,6 +37,8 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, List
 
+import jax
+
 from .core import OpDef
 
 
@@ -51,6 +53,10 @@ def not_differentiable(name: str, fn: Callable) -> OpDef:
     recorded, so a gradient through it is None, as TF's ops registered ``NotDifferentiable``. Not in the
     registry (which lists the ops with derivatives to test)."""
     return OpDef(name, fn, register=False, differentiable=False)
+
+
+# tj.stop_gradient's op (custom_gradient.py), also what ops built of ops use to hold a value constant (tj.random)
+stop_gradient = not_differentiable("stop_gradient", jax.lax.stop_gradient)
 
 
 def no_gradient(name: str, fn: Callable) -> OpDef:

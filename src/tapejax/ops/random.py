@@ -45,8 +45,8 @@ int32/int64 Tensor or list, with TF's signatures, dtypes, shapes and argument er
 halves folded in), and the numbers are JAX's from that key: the same seed gives the same numbers, different
 seeds different ones, but not TF's numbers (TF's Philox bits cannot be reproduced). With JAX's x64 off, int64
 and float64 results come back as int32 and float32. ``stateless_parameterized_truncated_normal``'s gradient is
-the exact derivative of its draw; TF's agrees for ``minvals``/``maxvals`` but for ``means``/``stddevs`` leaves
-out their effect through the standardized bounds (TF's ``means`` gradient is 1 per element).
+TF's: the draw's for ``minvals``/``maxvals``, 1 for ``means`` and the standardized draw for ``stddevs`` (the
+standardized bounds held fixed).
 
 ``Generator`` has TF's methods (``from_seed``, ``from_state``, ``from_non_deterministic_state``,
 ``from_key_counter``, ``Generator(copy_from)``, ``normal``, ``uniform``, ``truncated_normal``,
@@ -89,7 +89,7 @@ from .. import tape_set
 from ..tensor import Tensor, Variable, convert_to_tensor, describe_value
 from . import numpy as tnp
 from .core import OpDef, apply, as_dtype, freeze
-from .declare import not_differentiable as _not_differentiable, public_dir
+from .declare import not_differentiable as _not_differentiable, public_dir, stop_gradient as _stop_gradient
 
 __all__ = [
     # jax.random
@@ -1717,11 +1717,10 @@ def stateless_parameterized_truncated_normal(shape: Any, seed: Any, means: Any =
     deviation ``stddevs`` truncated to ``[minvals, maxvals]`` (broadcasting to the end of ``shape``; one float
     dtype for all four), from ``seed``'s key: ``means + stddevs * z`` for an inverse-CDF truncated normal
     ``z`` between the standardized bounds (taken in the tail's own probabilities beyond 0: it stays exact far in
-    a tail, as TF's sampler, where jax.random.truncated_normal's draws collapse). All four are differentiable:
-    the exact derivative of that draw (the implicit reparameterization gradient). TF's gradient
-    (StatelessParameterizedTruncatedNormal) agrees for ``minvals``/``maxvals`` but leaves out, for ``means`` and
-    ``stddevs``, their effect through the
-    standardized bounds (its ``means`` gradient is 1 everywhere): tapejax keeps the exact one."""
+    a tail, as TF's sampler, where jax.random.truncated_normal's draws collapse). All four are differentiable, as
+    TF's (StatelessParameterizedTruncatedNormal's gradient): ``minvals``/``maxvals`` by the implicit
+    reparameterization gradient of the draw, ``means`` by 1 and ``stddevs`` by the standardized draw ``z`` (TF's
+    gradient holds the standardized bounds fixed; the exact derivative would also move them)."""
     what = "stateless_parameterized_truncated_normal"
     shape = _tf_shape(shape, what)
     params = [x if isinstance(x, (Tensor, Variable)) else convert_to_tensor(x)
@@ -1737,8 +1736,11 @@ def stateless_parameterized_truncated_normal(shape: Any, seed: Any, means: Any =
     if draw != dt:
         params = [tnp.astype(p, draw) for p in params]
     m, s, lo, hi = params
-    # (an infinite bound stays infinite: (inf - m) / s would give a stddev gradient of 0 * inf = NaN)
-    standard = [tnp.where(tnp.isfinite(b), (tnp.where(tnp.isfinite(b), b, 0) - m) / s, b) for b in (lo, hi)]
+    # The standardized bounds hold means and stddevs constant, as TF's gradient does (StatelessParameterizedTruncated
+    # Normal's: 1 for means, the standardized draw for stddevs). (An infinite bound stays infinite: (inf - m) / s
+    # would give a stddev gradient of 0 * inf = NaN.)
+    m0, s0 = _stop_gradient(m), _stop_gradient(s)
+    standard = [tnp.where(tnp.isfinite(b), (tnp.where(tnp.isfinite(b), b, 0) - m0) / s0, b) for b in (lo, hi)]
     z = _sample(_truncated_normal_tf, key, tuple(standard), shape=shape, dtype=draw, out_sharding=None)
     x = m + s * z
     return x if x.dtype == dt else x.astype(dt)
