@@ -148,7 +148,10 @@ def test_op_complex_gradient_is_tf_convention(op, args, static):
     with tj.ForwardAccumulator(srcs, [tj.constant(t) for t in tangents]) as acc:
         res = [o for o in _tuple(op(*full, **static)) if _inexact(o)]
     for k, (t, e) in enumerate(zip(acc.jvp(res), expected_t)):
-        assert t is not None and t.dtype == e.dtype, (op.name, k, t, e.dtype)
+        if t is None:  # (an output TF's gradient function ignores, batch_norm's moments: a None tangent, as TF's)
+            assert not np.any(np.asarray(e)), (op.name, k)
+            continue
+        assert t.dtype == e.dtype, (op.name, k, t, e.dtype)
         close_scaled(t, e, f"{op.name}: tangent of output {k} vs jax.jvp", dtype=np.complex128)
 
 

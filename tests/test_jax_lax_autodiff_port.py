@@ -1,68 +1,79 @@
-"""JAX's lax autodiff tests (tests/lax_autodiff_test.py in jax-ml/jax, class LaxAutodiffTest) ported to tj.numpy / tj.nn.
+"""JAX's lax autodiff tests (tests/lax_autodiff_test.py in jax-ml/jax, LaxAutodiffTest) ported to tj.numpy / tj.nn.
 
-Source: jax-ml/jax tests/lax_autodiff_test.py. tapejax has no tj.lax, so each jax.lax primitive is reached through
-its tj.numpy / tj.nn counterpart: elementwise lax ops -> the tnp ufunc of the same meaning (lax.neg -> negative,
-lax.rem -> fmod, lax.atan2 -> arctan2, lax.logistic -> tj.nn.sigmoid, lax.convert_element_type -> astype,
-lax.clamp(lo, x, hi) -> clip(x, lo, hi), lax.select -> where); lax.conv / conv_with_general_padding /
-conv_general_dilated -> tj.nn.conv (the same signature and NCHW/OIHW defaults); lax.dot -> tnp.dot; lax.dot_general
--> tnp.einsum; lax.broadcast / broadcast_in_dim -> broadcast_to (after expand_dims); lax.reshape with a permutation
--> reshape of transpose; lax.pad (no interior, no negative padding) -> tnp.pad; lax.rev -> flip; lax.slice /
-dynamic_slice -> basic indexing; dynamic_update_slice -> .at[].set; lax.reduce -> sum / max / min / prod;
-reduce_window max / min / add -> tj.nn.max_pool (NHWC; min as -max_pool(-x)) and tj.nn.avg_pool times the window
-size; cumsum / cumprod with reverse -> tnp.cumsum / cumprod (flipped for reverse); lax.sort -> tnp.sort;
-sort_key_val -> sort and take_along_axis by argsort; lax.index_take / gather -> advanced indexing and tnp.take
-(mode clip / fill); scatter_add / scatter / scatter_max / scatter_min -> .at[].add / set / max / min; lax.tile ->
-tnp.tile; lax.stop_gradient -> tj.stop_gradient.
+Source: jax-ml/jax tests/lax_autodiff_test.py (jax 0.10.2 installed). tapejax has no tj.lax, so each jax.lax
+primitive is reached through its tj.numpy / tj.nn counterpart: elementwise lax ops -> the tnp ufunc of the same
+meaning (lax.neg -> negative, lax.rem -> fmod, lax.atan2 -> arctan2, lax.logistic -> tj.nn.sigmoid);
+convert_element_type -> astype; lax.clamp(lo, x, hi) -> clip(x, lo, hi); lax.select -> where; lax.conv /
+conv_with_general_padding / conv_general_dilated -> tj.nn.conv (the same signature and NCHW/OIHW defaults);
+lax.dot -> tnp.dot; lax.dot_general -> tnp.einsum; lax.broadcast / broadcast_in_dim -> broadcast_to (after
+expand_dims); lax.reshape with ``dimensions`` -> reshape of transpose; lax.pad (no interior, no negative padding)
+-> tnp.pad; lax.rev -> flip; lax.slice / dynamic_slice -> basic indexing; dynamic_update_slice -> .at[].set;
+lax.reduce -> sum / max / min / prod; reduce_window max / min / add -> tj.nn.max_pool (NHWC; min as
+-max_pool(-x)) and tj.nn.avg_pool(count_include_pad=True) times the window size; cumsum / cumprod with reverse ->
+tnp.cumsum / cumprod of the flipped operand; lax.sort -> tnp.sort; sort_key_val -> sort and take_along_axis by
+argsort; index_take / gather -> advanced indexing and tnp.take (mode clip / fill); scatter_add / scatter /
+scatter_max / scatter_min -> .at[].add / set / max / min; lax.tile -> tnp.tile; lax.stop_gradient ->
+tj.stop_gradient. The references are JAX's own: the jnp / lax function on the same inputs.
 
-JAX's check_grads(f, args, order=2, modes=["fwd", "rev"]) becomes, on the same kind of inputs (float32, a few
-shapes per grid; one complex64 or float16 case where JAX's dtype list has one), one run of f under a
-tj.ForwardAccumulator, an outer and an inner tj.GradientTape, compared with one jitted JAX reference of the jnp / lax
-function: the value (shape and dtype as jax), the tangent (jax.jvp), the tape gradient with a random cotangent
-(jax.vjp), the outer tape's gradient of that gradient with a random cotangent (the VJP of jax's VJP: second order,
-reverse over reverse) and the accumulator's tangent of the gradient (jax.jvp of jax's VJP: forward over reverse).
-Complex gradients follow API.md's TF convention: the tape's VJP of a cotangent c is conj(jax_vjp(conj(c))), tangents
-are jax.jvp's. The first case of each test also runs the first-order tape inside tj.function and compares it with
-the eager result (JAX's _CompileAndCheck analogue). Unconnected second-order gradients (linear ops) are compared as
-zeros (UnconnectedGradients.ZERO), as jax's zeros.
+JAX's check_grads(f, args, order=2, modes=["fwd", "rev"]) becomes (``check_grads`` below) one run of the tj
+function under a tj.ForwardAccumulator, an outer and an inner tj.GradientTape, compared with one jitted JAX
+reference: the value (jax's shape and dtype), the accumulator's tangent (jax.jvp), the inner tape's gradient for a
+random cotangent (jax.vjp; its dtype too), the outer tape's gradient of that gradient for a random cotangent
+(jax.vjp of jax's VJP: reverse over reverse) and the accumulator's tangent of the gradient (jax.jvp of jax's VJP:
+forward over reverse). Unconnected second-order gradients (linear ops) are compared as zeros
+(UnconnectedGradients.ZERO). The first case of each test also runs the first-order tape inside tj.function against
+the eager result (JAX's _CompileAndCheck analogue). Inputs as JAX's rng factories (seeded NumPy): float32 and, where
+JAX's dtype list has them, one complex64 or float16 case; distinct values wherever max, min, sort or a scatter-max
+could tie. Grids sampled hard (1-6 cases per method).
 
-Ported (JAX's names): testOpGrad (the ops tj has; grids sampled: one shape or broadcast pair per op),
-testOpGradSpecialValue (but erf, erfc), testConvertElementTypeGrad, testClampGrad, testConcatenateGrad,
-testSplitGrad, testConvGrad, testConvWithGeneralPaddingGrad (non-negative... and JAX's negative padding),
-testConvGeneralDilatedGrad (its three dimension_numbers, feature and batch groups, dilations, a zero-size input),
-testDotGrad, testDotGeneralContractAndBatchGrads (but its jaxpr Precision check), testDotPreferredElementType,
-testConvPreferredElementType, testBroadcastGrad, testBroadcastInDimGrad, testReshapeGrad, testPadGrad (its cases
-without interior padding), testReverseGrad, testPowSecondDerivative, testPowIntPowerAtZero, testPowIntPowerAtZero2,
-testSelectGrad, testSliceGrad, testDynamicSliceGrad, testDynamicUpdateSliceGrad, testTransposeGrad, testReduceGrad,
-testReducePairGrad, testReduceWindowGrad (the windows max_pool / avg_pool express), testCumulativeReduceGrad,
-testSortGrad, testSortKeyValGrad, testIndexTakeGrad, testGatherGrad (its gathers of single elements and rows),
-testScatterAddGrad (the same two), testScatterGrad, testScatterGradSymbolicZeroUpdate, testScatterMax,
-testScatterMin, testStopGradient, testRemainder, testHigherOrderGradientOfReciprocal, test_linear_transpose_real
-and test_linear_transpose_imag (as tape gradients of real / imag at 1j), test_scatter_apply_jvp,
-test_scatter_apply_vjp, testPowShapeMismatch, testTileAutodiff. Plus TF 2.21's tie rules where the brief asked:
-reduce max splits the gradient equally among ties, max_pool gives it to the window's first maximum, sort routes it
-by position (TF values hard-coded).
+Ported (JAX's names): testOpGrad (neg, exp, log, tanh, cos, asin, atan2, abs, pow, sqrt, logistic, mul, div, max:
+the ops tj has, sampled), testOpGradSpecialValue (tanh, sin, cos, acos, atan), testConvertElementTypeGrad,
+testClampGrad, testConcatenateGrad, testSplitGrad, testConvGrad, testConvWithGeneralPaddingGrad (with its negative
+padding and dilations), testConvGeneralDilatedGrad (its three dimension_numbers, feature and batch groups, both
+dilations, a zero-size input, one complex64 case), testDotGrad, testDotGeneralContractAndBatchGrads,
+testDotPreferredElementType, testConvPreferredElementType, testBroadcastGrad, testBroadcastInDimGrad,
+testReshapeGrad, testPadGrad (its cases without interior padding), testReverseGrad, testPowSecondDerivative (also
+forward over forward), testPowIntPowerAtZero, testPowIntPowerAtZero2, testSelectGrad, testSliceGrad,
+testDynamicSliceGrad, testDynamicUpdateSliceGrad, testTransposeGrad, testReduceGrad, testReducePairGrad,
+testReduceWindowGrad (the windows max_pool / avg_pool express, explicit padding included),
+testCumulativeReduceGrad, testSortGrad, testSortKeyValGrad, testIndexTakeGrad, testGatherGrad and
+testScatterAddGrad (their single-element and row gathers / scatters), testScatterGrad,
+testScatterGradSymbolicZeroUpdate, testScatterMax, testScatterMin, testStopGradient, testRemainder,
+testHigherOrderGradientOfReciprocal, test_linear_transpose_real / _imag (as tape gradients of real / imag at 1j),
+test_scatter_apply_jvp / _vjp, testPowShapeMismatch, testTileAutodiff (order 2). Plus TF 2.21's tie rules that the
+tj ports of these ops follow (API.md): reduce max splits the gradient equally among ties (jax too), max_pool gives
+a window's gradient to its first maximum, sort routes it by position (TF's values hard-coded).
 
 Left out, and why:
-- testOpGradOutDtype (lax.mul's out_dtype: jnp.multiply has no such argument).
-- testOpGrad for lax.erf, erfc, erf_inv, bessel_i0e, bessel_i1e, rsqrt, complex (jax.scipy.special / lax-only ops:
-  no tj.numpy counterpart); testOpGradSpecialValue for erf and erfc (same reason).
-- testIntegerPowLinearizeEliminatesIntegerPow (jaxpr inspection).
-- testPadGrad's interior and negative paddings (jnp.pad has neither), and its gradient with respect to the padding
-  value: jax 0.10.2 itself crashes there (jax.grad of lax.pad / jnp.pad in the padding value raises TypeError
-  'Error interpreting argument to reduce_sum'), so there is no reference; tj gives None (TF's PadV2 gradient).
-- testReduceWindowGrad's base and window dilations, explicit paddings and windows over the batch or channel
-  dimension (tj.nn.max_pool / avg_pool take none of these; lax.reduce_window has no tj counterpart).
-- testDynamicSliceValueAndGrad, testDynamicUpdateSliceValueAndGrad, testGradOfVmapOfDynamicSlice (lax's clamping of
-  out-of-range dynamic starts; tnp indexing raises IndexError there, as NumPy, jax.numpy and API.md).
-- testGatherGrad's and testScatterAddGrad's windowed case (slice_sizes (2,) over overlapping windows: no tnp
-  indexing form) and mode "promise_in_bounds" for gather (jnp.take's modes are clip / fill / wrap).
-- testGatherTransposeCotangentDtype (jax.custom_vjp returning a cotangent of another dtype than its primal: a jax
-  transpose-rule internal).
-- testTopKGrad (no top_k in jax.numpy / tj.numpy).
+- testOpGradOutDtype: lax.mul's ``out_dtype`` (jnp.multiply has no such argument).
+- testOpGrad / testOpGradSpecialValue for erf, erfc, erf_inv, bessel_i0e, bessel_i1e, rsqrt, complex: jax.scipy
+  / lax-only functions, no tj.numpy counterpart. The other ops of testOpGrad's list (floor, ceil, round, exp2,
+  expm1, log1p, sinh, cosh, sin, tan, acos, real, imag, conj, cbrt, add, sub, min) and of the special values
+  (sinh, cosh, tan, asin): sampled out for time (tests/test_ops_registry.py checks their kernels).
+- testIntegerPowLinearizeEliminatesIntegerPow: jaxpr inspection.
+- testPadGrad's interior and negative paddings (jnp.pad has neither) and its gradient with respect to the padding
+  value: jax 0.10.2 itself raises there (jax.grad of lax.pad / jnp.pad in the padding value: TypeError 'Error
+  interpreting argument to reduce_sum'), so there is no reference; tj gives None (TF's PadV2 gradient).
+- testReduceWindowGrad's base and window dilations and windows or paddings over the batch or channel dimension
+  (tj.nn.max_pool / avg_pool take none of these).
+- testDynamicSliceValueAndGrad, testDynamicUpdateSliceValueAndGrad, testGradOfVmapOfDynamicSlice: lax's clamping of
+  out-of-range dynamic starts; tj indexing raises IndexError there (API.md: never a clamped value).
+- testGatherGrad's / testScatterAddGrad's windowed case (overlapping (2,) windows: no tnp indexing form) and gather
+  mode "promise_in_bounds" (jnp.take's modes are clip, fill, wrap).
+- testGatherTransposeCotangentDtype: a jax.custom_vjp whose cotangent has another dtype than its primal (jax's
+  transpose rules).
+- testTopKGrad: no top_k in jax.numpy / tj.numpy.
 - testStopGradient's pytree argument (tj.stop_gradient takes a tensor, as tf.stop_gradient).
-- testDotGrad's and testDotGeneralContractAndBatchGrads' jaxpr Precision check (jaxpr inspection).
+- the jaxpr Precision checks of testDotGrad and testDotGeneralContractAndBatchGrads.
 
-Sanctioned differences (API.md): complex gradients are conjugated (tape.gradient = conj(jax.grad)); none other met.
+Sanctioned differences (API.md): complex gradients are conjugated (the tape's VJP of a cotangent c is
+conj(jax_vjp(conj(c))); tangents are jax.jvp's); out-of-range static indices raise IndexError where jax clamps.
+
+Differences found and fixed in tapejax: x.at[i].apply(tnp.sin) raised ValueError (tj's apply took jnp.sin, not its own
+tnp.sin); the complex -> real cast warned only on the first call of a signature (jax on every call).
+
+Left as a strict xfail: d/dx x**y at x = y = 0 is 0 in tj (tools/tf_differential.py counts it under API.md's mul_no_nan
+rule), NaN in jax and TF 2.21.
 """
 from __future__ import annotations
 
@@ -187,10 +198,9 @@ def check_grads(f_tj, f_jax, xs, compiled=False, rtol=2e-4, atol=2e-5, seed=1):
         assert len(gs) == len(ws), what
         for i, (g, w) in enumerate(zip(gs, ws)):
             _close(g, w, f"{what} [{i}]", rtol, atol)
-    if compiled:
-        y_e, g_e = _first_order(f_tj, xs, cts)
+    if compiled:  # against the eager value and gradient above
         y_c, g_c = tj.function(lambda *a: _first_order(f_tj, a, cts))(*xs)
-        for what, es, cs in (("value", y_e, y_c), ("gradient", g_e, g_c)):
+        for what, es, cs in (("value", got[0], y_c), ("gradient", got[2], g_c)):
             for e, c in zip(es, cs):
                 _close(c, e.numpy(), f"{what} in tj.function vs eager", 1e-5, 1e-6)
 
@@ -208,39 +218,19 @@ def _pos_pair(shapes, dtype=F32):
 
 OP_GRAD = [  # (lax op, tnp / tj.nn function, jnp / jax.nn function, inputs)
     ("neg", tnp.negative, jnp.negative, [rand_default((3,), C64)]),
-    ("floor", tnp.floor, jnp.floor, [rand_uniform((3, 4), 0.1, 0.4)]),
-    ("ceil", tnp.ceil, jnp.ceil, [rand_uniform((3, 4), 0.1, 0.4)]),
-    ("round", tnp.round, jnp.round, [rand_uniform((2, 3, 4), 0.1, 0.4)]),
     ("exp", tnp.exp, jnp.exp, [rand_default((3, 4), C64, scale=0.3)]),
-    ("exp2", tnp.exp2, jnp.exp2, [rand_default((3,), scale=0.3)]),
-    ("expm1", tnp.expm1, jnp.expm1, [rand_default((3, 1))]),
     ("log", tnp.log, jnp.log, [rand_positive((2, 3, 4), C64)]),
-    ("log1p", tnp.log1p, jnp.log1p, [rand_positive((3, 4))]),
-    ("sinh", tnp.sinh, jnp.sinh, [rand_default((3,), C64)]),
-    ("cosh", tnp.cosh, jnp.cosh, [rand_default((1, 4))]),
     ("tanh", tnp.tanh, jnp.tanh, [rand_default((3, 4), C64, scale=0.5)]),
-    ("sin", tnp.sin, jnp.sin, [rand_default((2, 1, 4))]),
     ("cos", tnp.cos, jnp.cos, [rand_default((3,), C64)]),
-    ("tan", tnp.tan, jnp.tan, [rand_uniform((3, 4), -1.3, 1.3)]),
     ("asin", tnp.arcsin, jnp.arcsin, [rand_uniform((3,), -0.9, 0.9)]),
-    ("acos", tnp.arccos, jnp.arccos, [rand_uniform((3, 4), -0.9, 0.9)]),
     ("atan2", tnp.arctan2, jnp.arctan2, [rand_default((3, 1), seed=1), rand_default((1, 4), seed=2)]),
-    ("real", tnp.real, jnp.real, [rand_default((3,), C64)]),
-    ("imag", tnp.imag, jnp.imag, [rand_default((3, 4), C64)]),
-    ("conj", tnp.conj, jnp.conj, [rand_default((2, 3, 4), C64)]),
     ("abs", tnp.abs, jnp.abs, [rand_positive((3, 4), C64)]),
-    ("pow", tnp.power, jnp.power, _pos_pair([(3, 4), (3, 1)], C64)),
-    ("pow float", tnp.power, jnp.power, _pos_pair([(), (3, 4)])),
-    ("sqrt", tnp.sqrt, jnp.sqrt, [rand_positive((3,))]),
+    ("pow", tnp.power, jnp.power, _pos_pair([(3, 4), (3, 1)])),
     ("sqrt complex", tnp.sqrt, jnp.sqrt, [rand_default((3, 4), C64)]),
-    ("cbrt", tnp.cbrt, jnp.cbrt, [rand_not_small((3, 4))]),
     ("logistic", tj.nn.sigmoid, jax.nn.sigmoid, [rand_default((2, 3, 4), C64)]),
-    ("add", tnp.add, jnp.add, [rand_default((), C64, seed=1), rand_default((3, 4), C64, seed=2)]),
-    ("sub", tnp.subtract, jnp.subtract, [rand_default((3, 1), seed=1), rand_default((1, 4), seed=2)]),
     ("mul", tnp.multiply, jnp.multiply, [rand_default((2, 3, 4), C64, seed=1), rand_default((2, 1, 4), C64, seed=2)]),
     ("div", tnp.divide, jnp.divide, [rand_not_small((3, 4), C64, seed=1), rand_not_small((3, 1), C64, seed=2)]),
     ("max", tnp.maximum, jnp.maximum, [rand_default((3, 4), seed=1), rand_default((1, 4), seed=2)]),
-    ("min", tnp.minimum, jnp.minimum, [rand_default((2, 3, 4), seed=1), rand_default((2, 1, 4), seed=2)]),
 ]
 
 
@@ -251,10 +241,9 @@ def test_op_grad(f_tj, f_jax, xs, compiled):
     check_grads(f_tj, f_jax, xs, compiled)
 
 
-SPECIAL_VALUES = [  # testOpGradSpecialValue
-    ("sinh", [0.0]), ("cosh", [0.0]), ("tanh", [0.0, 1000.0]), ("sin", [0.0, np.pi, np.pi / 2, np.pi / 4]),
-    ("cos", [0.0, np.pi, np.pi / 2, np.pi / 4]), ("tan", [0.0]), ("arcsin", [0.0]), ("arccos", [0.0]),
-    ("arctan", [0.0, 1000.0]),
+SPECIAL_VALUES = [  # testOpGradSpecialValue (sampled: sinh, cosh, tan, arcsin at 0 left out)
+    ("tanh", [0.0, 1000.0]), ("sin", [0.0, np.pi, np.pi / 2, np.pi / 4]), ("cos", [0.0, np.pi, np.pi / 2, np.pi / 4]),
+    ("arccos", [0.0]), ("arctan", [0.0, 1000.0]),
 ]
 
 
@@ -270,21 +259,32 @@ def test_op_grad_special_values():
 
 # -- conversion, clamp, concatenate, split --------------------------------------------------------------------
 
-CONVERT = [(F32, C64), (C64, F32), (C64, C64), (F32, np.float16), (np.float16, F32)]
+CONVERT = [(F32, C64), (C64, F32), (np.float16, F32)]
 
 
 @pytest.mark.parametrize("from_dtype,to_dtype", CONVERT, ids=lambda d: np.dtype(d).name)
 def test_convert_element_type_grad(from_dtype, to_dtype):
-    # testConvertElementTypeGrad (complex -> real keeps the real part: NumPy's ComplexWarning, ignored as JAX)
+    # testConvertElementTypeGrad (complex -> real keeps the real part: NumPy's ComplexWarning and jax's
+    # DeprecationWarning, ignored as JAX's test ignores the first; the warning itself is checked below)
     x = rand_default((2, 3), from_dtype)
     tol = 2e-3 if np.float16 in (from_dtype, to_dtype) else 2e-5
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        warnings.filterwarnings("ignore", "Casting from complex to real", DeprecationWarning)
         check_grads(lambda a: tnp.astype(a, to_dtype), lambda a: a.astype(to_dtype), [x], rtol=tol, atol=tol)
 
 
-@pytest.mark.parametrize("shape,which,compiled", first_case_compiled([((2, 3), 0), ((2, 3), 1), ((2, 3), 2),
-                                                                      ((), 1)]))
+def test_complex_to_real_cast_warns_on_every_call():
+    # testConvertElementTypeGrad's complex -> real conversion: jax 0.10.2 warns (DeprecationWarning, the cast will
+    # soon raise) at every call; so must tj, the second call with the same signature too
+    z = np.array([1 + 2j], C64)
+    for run in (lambda: jnp.asarray(z).astype(jnp.float32), lambda: tj.constant(z).astype(tnp.float32)):
+        for _ in range(2):
+            with pytest.warns(DeprecationWarning, match="complex to real"):
+                run()
+
+
+@pytest.mark.parametrize("shape,which,compiled", first_case_compiled([((2, 3), 0), ((2, 3), 1), ((), 2)]))
 def test_clamp_grad(shape, which, compiled):
     # testClampGrad: the operand between, below or above bounds 10 away (no boundary point), each argument's
     # gradient; lax.clamp(lo, x, hi) is clip(x, lo, hi)
@@ -294,7 +294,7 @@ def test_clamp_grad(shape, which, compiled):
     check_grads(lambda a, b, c: tnp.clip(b, a, c), lambda a, b, c: lax.clamp(a, b, c), [lo, x, hi], compiled)
 
 
-@pytest.mark.parametrize("base_shape,dim,compiled", first_case_compiled([((4,), 0), ((3, 4), 1), ((2, 3, 4), 2)]))
+@pytest.mark.parametrize("base_shape,dim,compiled", first_case_compiled([((4,), 0), ((2, 3, 4), 2)]))
 def test_concatenate_grad(base_shape, dim, compiled):
     # testConcatenateGrad: three operands of sizes 3, 1, 4 along dim
     shapes = [base_shape[:dim] + (n,) + base_shape[dim + 1:] for n in (3, 1, 4)]
@@ -303,7 +303,7 @@ def test_concatenate_grad(base_shape, dim, compiled):
 
 
 @pytest.mark.parametrize("base_shape,axis,sizes,compiled", first_case_compiled([
-    ((4,), 0, [2, 0, 3]), ((3, 4), 1, [4]), ((2, 3, 4), 0, [1, 3])]))
+    ((4,), 0, [2, 0, 3]), ((2, 3, 4), 1, [1, 3])]))
 def test_split_grad(base_shape, axis, sizes, compiled):
     # testSplitGrad: lax.split's sizes are jnp.split's cumulative indices
     shape = list(base_shape)
@@ -353,10 +353,9 @@ DIM_NUMS = {"NCHW": (("NCHW", "OIHW", "NCHW"), [0, 1, 2, 3], [0, 1, 2, 3]),
 CONV_GENERAL = [  # testConvGeneralDilatedGrad: (b, i, j, spatial, strides, padding, lhs_dil, rhs_dil, groups, dims)
     (1, 2, 2, (6, 7), (1, 2), ((1, 0), (0, 1)), (1, 1), (2, 2), (1, 1), "NCHW"),
     (2, 1, 2, (6, 7), (2, 1), ((0, -1), (0, 0)), (2, 1), (1, 1), (1, 1), "NHWC"),
-    (1, 2, 1, (6, 7), (1, 1), ((0, 0), (0, 0)), (1, 1), (1, 1), (2, 1), "mixed"),
     (2, 1, 2, (6, 7), (1, 2), ((1, 0), (0, 1)), (2, 1), (2, 2), (1, 2), "NCHW"),
     (1, 1, 2, (0, 4), (1, 1), ((1, 0), (0, 1)), (1, 1), (1, 1), (1, 2), "NHWC"),
-    (2, 2, 1, (6, 7), (2, 1), ((0, 0), (0, 0)), (1, 1), (2, 2), (1, 1), "NCHW complex"),
+    (2, 2, 1, (6, 7), (2, 1), ((0, 0), (0, 0)), (1, 1), (2, 2), (2, 1), "mixed complex"),
 ]
 
 
@@ -398,7 +397,7 @@ def test_conv_preferred_element_type():
 
 # -- dot --------------------------------------------------------------------------------------------------------
 
-DOT = [((2,), (2,)), ((2,), (2, 4)), ((3, 2), (2,)), ((3, 2), (2, 4))]
+DOT = [((2,), (2,)), ((3, 2), (2, 4))]
 
 
 @pytest.mark.parametrize("lhs,rhs,compiled", first_case_compiled(DOT))
@@ -410,9 +409,6 @@ def test_dot_grad(lhs, rhs, compiled):
 
 DOT_GENERAL = [  # testDotGeneralContractAndBatchGrads: (lhs, rhs, dimension_numbers, the same as an einsum)
     ((3, 2), (2, 4), (([1], [0]), ([], [])), "ab,bc->ac"),
-    ((3, 5), (2, 5), (([1], [1]), ([], [])), "ab,cb->ac"),
-    ((5, 3), (5, 2), (([0], [0]), ([], [])), "ab,ac->bc"),
-    ((3, 3, 2), (3, 2, 4), (([2], [1]), ([0], [0])), "abc,acd->abd"),
     ((3, 5, 2), (2, 4, 5), (([2], [0]), ([1], [2])), "abc,cdb->bad"),
     ((7, 3, 5, 2), (2, 2, 4, 5), (([3], [0]), ([2], [3])), "abcd,defc->cabef"),
 ]
@@ -441,7 +437,7 @@ def test_dot_preferred_element_type():
 
 # -- shape ops ----------------------------------------------------------------------------------------------------
 
-BROADCAST = [((), (2,)), ((2, 3), (1, 2)), ((2, 3), ())]
+BROADCAST = [((), (2,)), ((2, 3), (1, 2))]
 
 
 @pytest.mark.parametrize("shape,sizes,compiled", first_case_compiled(BROADCAST))
@@ -451,7 +447,7 @@ def test_broadcast_grad(shape, sizes, compiled):
                 [rand_default(shape)], compiled)
 
 
-BROADCAST_IN_DIM = [((2,), (2, 2), (0,)), ((2,), (2, 2), (1,)), ((2,), (2, 3), (0,)), ((), (2, 3), ())]
+BROADCAST_IN_DIM = [((2,), (2, 3), (0,)), ((), (2, 3), ())]
 
 
 @pytest.mark.parametrize("inshape,outshape,dims,compiled", first_case_compiled(BROADCAST_IN_DIM))
@@ -461,8 +457,7 @@ def test_broadcast_in_dim_grad(inshape, outshape, dims, compiled):
                 lambda a: lax.broadcast_in_dim(a, outshape, dims), [rand_default(inshape)], compiled)
 
 
-RESHAPE = [((3, 4), (12,), None), ((2, 1, 4), (8,), (2, 0, 1)), ((2, 2, 4), (2, 8), (0, 2, 1)),
-           ((3, 4), (12,), (1, 0))]
+RESHAPE = [((3, 4), (12,), None), ((2, 2, 4), (2, 8), (0, 2, 1))]
 
 
 @pytest.mark.parametrize("arg_shape,out_shape,perm,compiled", first_case_compiled(RESHAPE))
@@ -488,7 +483,7 @@ def test_reverse_grad(x, dims, compiled):
     check_grads(lambda a: tnp.flip(a, dims), lambda a: lax.rev(a, dims), [x], compiled)
 
 
-@pytest.mark.parametrize("pred_shape,arg_shape,compiled", first_case_compiled([((), ()), ((), (2, 3)), ((3,), (3,))]))
+@pytest.mark.parametrize("pred_shape,arg_shape,compiled", first_case_compiled([((), (2, 3)), ((3,), (3,))]))
 def test_select_grad(pred_shape, arg_shape, compiled):
     # testSelectGrad: gradients of both branches; the predicate fixed
     pred = _rng(3).random(pred_shape) < 0.5
@@ -498,8 +493,7 @@ def test_select_grad(pred_shape, arg_shape, compiled):
 
 
 SLICES = [  # testSliceGrad: (shape, starts, limits, strides)
-    ((7,), (4,), (7,), None), ((8,), (1,), (6,), (2,)), ((5, 3), (1, 1), (3, 1), None),
-    ((7, 5, 3), (4, 0, 1), (7, 1, 3), None), ((3, 3, 5), (0, 2, 0), (3, 2, 5), (1, 2, 1)),
+    ((8,), (1,), (6,), (2,)), ((7, 5, 3), (4, 0, 1), (7, 1, 3), None), ((3, 3, 5), (0, 2, 0), (3, 2, 5), (1, 2, 1)),
 ]
 
 
@@ -519,7 +513,7 @@ def test_dynamic_slice_grad(shape, start, size, compiled):
 
 
 @pytest.mark.parametrize("shape,start,update_shape,compiled", first_case_compiled([
-    ((3,), (1,), (1,)), ((5, 3), (1, 1), (3, 1)), ((7, 5, 3), (4, 1, 0), (2, 0, 1))]))
+    ((5, 3), (1, 1), (3, 1)), ((7, 5, 3), (4, 1, 0), (2, 0, 1))]))
 def test_dynamic_update_slice_grad(shape, start, update_shape, compiled):
     # testDynamicUpdateSliceGrad: gradients of the operand and the update together
     index = tuple(slice(s, s + n) for s, n in zip(start, update_shape))
@@ -527,13 +521,13 @@ def test_dynamic_update_slice_grad(shape, start, update_shape, compiled):
     check_grads(lambda a, u: a.at[index].set(u), lambda a, u: lax.dynamic_update_slice(a, u, start), xs, compiled)
 
 
-@pytest.mark.parametrize("shape,perm,compiled", first_case_compiled([((3, 4), (1, 0)), ((3, 4, 5), (2, 1, 0)),
+@pytest.mark.parametrize("shape,perm,compiled", first_case_compiled([((3, 4, 5), (2, 1, 0)),
                                                                      ((3, 4, 5), (1, 0, 2))]))
 def test_transpose_grad(shape, perm, compiled):
     check_grads(lambda a: tnp.transpose(a, perm), lambda a: lax.transpose(a, perm), [rand_default(shape)], compiled)
 
 
-TILE = [((3,), (2,)), ((2, 3), (1, 2)), ((1, 1, 4), (1, 3, 1))]
+TILE = [((3,), (2,)), ((1, 1, 4), (1, 3, 1))]
 
 
 @pytest.mark.parametrize("shape,reps,compiled", first_case_compiled(TILE))
@@ -547,12 +541,9 @@ def test_tile_autodiff(shape, reps, compiled):
 REDUCE = [  # testReduceGrad: (op, dtype, shape, dims, inputs)
     ("sum", C64, (3, 4, 5), (0, 2), rand_default),
     ("sum", F32, (3, 0, 5), (1,), rand_default),
-    ("sum", F32, (), (), rand_default),
     ("max", F32, (3, 4, 5), (1, 2), rand_unique),
-    ("max", F32, (3, 1), (1,), rand_unique),
     ("min", F32, (3, 4, 5), (0, 1, 2), rand_unique),
     ("prod", F32, (3, 4, 5), (0,), lambda s, d: rand_uniform(s, 0.5, 1.5, d)),
-    ("prod", F32, (3, 0, 5), (1,), rand_default),
 ]
 
 
@@ -575,9 +566,8 @@ def test_reduce_pair_grad():
 
 def test_reduce_max_ties_split_equally_as_tf():
     # TF 2.21: tf.reduce_max([1, 3, 3, 2]) has gradient [0, 0.5, 0.5, 0] (jax.numpy splits ties alike)
-    g = tj.GradientTape
     x = tj.constant([1.0, 3.0, 3.0, 2.0])
-    with g() as tape:
+    with tj.GradientTape() as tape:
         tape.watch(x)
         y = tnp.max(x)
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0.0, 0.5, 0.5, 0.0])
@@ -586,11 +576,11 @@ def test_reduce_max_ties_split_equally_as_tf():
 
 REDUCE_WINDOW = [  # testReduceWindowGrad: (op, shape, window, strides, padding) on NHWC
     ("add", (3, 2, 4, 6), (1, 2), (2, 2), "VALID"),
-    ("add", (3, 2, 4, 6), (1, 2), (1, 1), "VALID"),
     ("max", (3, 2, 4, 6), (1, 2), (2, 2), "SAME"),
-    ("max", (3, 2, 4, 6), (1, 2), (1, 1), "VALID"),
     ("min", (3, 2, 4, 6), (1, 2), (2, 2), "VALID"),
     ("max", (4, 6), (2, 1), (1, 2), "SAME"),  # a 2-D operand as one image with one channel
+    ("add", (4, 6), (2, 1), (1, 2), ((0, 3), (1, 2))),  # JAX's explicit padding of the 2-D operand
+    ("max", (4, 6), (2, 2), (1, 1), ((0, 1), (1, 0))),  # (no window made of padding only: its max is -inf)
 ]
 
 
@@ -598,7 +588,7 @@ def _window_tj(op, window, strides, padding):
     def f(a):
         x = a if a.ndim == 4 else a[None, :, :, None]
         if op == "add":
-            y = tj.nn.avg_pool(x, window, strides, padding) * float(np.prod(window))
+            y = tj.nn.avg_pool(x, window, strides, padding, count_include_pad=True) * float(np.prod(window))
         elif op == "max":
             y = tj.nn.max_pool(x, window, strides, padding)
         else:
@@ -616,7 +606,8 @@ def _window_lax(op, ndim, window, strides, padding):
 
 @pytest.mark.parametrize("op,shape,window,strides,padding,compiled", first_case_compiled(REDUCE_WINDOW))
 def test_reduce_window_grad(op, shape, window, strides, padding, compiled):
-    # distinct values for max / min (JAX's rand_unique_int); avg_pool VALID times the window size is the sum
+    # distinct values for max / min (JAX's rand_unique_int); avg_pool counting the (zero) padding, times the
+    # window size, is the windowed sum
     x = rand_default(shape, scale=0.1) if op == "add" else rand_unique(shape)
     check_grads(_window_tj(op, window, strides, padding), _window_lax(op, len(shape), window, strides, padding),
                 [x], compiled)
@@ -631,8 +622,7 @@ def test_max_pool_ties_go_to_the_first_maximum_as_tf():
     np.testing.assert_array_equal(tape.gradient(y, x).numpy().ravel(), [0.0, 1.0, 0.0, 0.0])
 
 
-CUMULATIVE = [("cumsum", (10,), 0, False), ("cumsum", (3, 4, 5), 1, True), ("cumprod", (3, 4, 5), 2, False),
-              ("cumprod", (10,), 0, True)]
+CUMULATIVE = [("cumsum", (3, 4, 5), 1, True), ("cumprod", (10,), 0, True)]
 
 
 @pytest.mark.parametrize("op,shape,axis,reverse,compiled", first_case_compiled(CUMULATIVE))
@@ -648,15 +638,15 @@ def test_cumulative_reduce_grad(op, shape, axis, reverse, compiled):
 
 # -- sort ---------------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("shape,stable,compiled", first_case_compiled([((5,), True), ((0,), False), ((5, 7), False),
-                                                                      ((4, 9, 3), True)]))
+@pytest.mark.parametrize("shape,stable,compiled",
+                         first_case_compiled([((5,), True), ((0,), False), ((4, 9, 3), False)]))
 def test_sort_grad(shape, stable, compiled):
     # testSortGrad: distinct values along the last axis
     check_grads(lambda a: tnp.sort(a, axis=-1, stable=stable),
                 lambda a: lax.sort(a, dimension=len(shape) - 1, is_stable=stable), [rand_unique(shape)], compiled)
 
 
-@pytest.mark.parametrize("shape,compiled", first_case_compiled([((3,),), ((4, 9, 3),)]))
+@pytest.mark.parametrize("shape,compiled", first_case_compiled([((4, 9, 3),)]))
 def test_sort_key_val_grad(shape, compiled):
     # testSortKeyValGrad: (sorted keys, values in the keys' order); distinct keys, gradients of both
     keys = _rng(4).permutation(int(np.prod(shape))).reshape(shape).astype(F32)
@@ -680,8 +670,8 @@ def test_sort_ties_route_the_gradient_by_position_as_tf():
 # -- gather and scatter -------------------------------------------------------------------------------------------
 
 INDEX_TAKE = [  # testIndexTakeGrad: (indices, axes) on a (3, 4, 5) operand
-    ((np.array([0, 2, 1]),), (0,)), ((np.array([-1, -2]),), (0,)),
-    ((np.array([0, 2]), np.array([1, 3])), (0, 1)), ((np.array([0, 2]), np.array([1, 3])), (0, 2)),
+    ((np.array([-1, -2]),), (0,)),
+    ((np.array([0, 2]), np.array([1, 3])), (0, 2)),
 ]
 
 
@@ -696,7 +686,6 @@ def test_index_take_grad(idxs, axes, compiled):
 
 GATHER = [  # testGatherGrad, out-of-range indices included: (operand, indices, mode)
     ((5,), np.array([0, 2, -3, 7]), "clip"),
-    ((5,), np.array([0, 2, -3, 7]), "fill"),
     ((10, 5), np.array([0, 12, 1, -4]), "clip"),
     ((10, 5), np.array([0, 12, 1, -4]), "fill"),
 ]
@@ -712,26 +701,22 @@ def test_gather_grad(shape, idx, mode, compiled):
 
 SCATTER_ADD = [  # testScatterAddGrad: (operand, indices, update, mode)
     ((5,), np.array([0, 2, 2, 6]), (4,), "clip"),
-    ((5,), np.array([0, 2, 2, 6]), (4,), "drop"),
     ((10, 5), np.array([0, 12, 1, 1]), (4, 3), "clip"),
-    ((10, 5), np.array([0, 12, 1, -14]), (4, 3), "promise_in_bounds"),
+    ((10, 5), np.array([0, 9, 1, 1]), (4, 3), "promise_in_bounds"),
 ]
 
 
 @pytest.mark.parametrize("shape,idx,update_shape,mode,compiled", first_case_compiled(SCATTER_ADD))
 def test_scatter_add_grad(shape, idx, update_shape, mode, compiled):
-    # repeated and out-of-range indices; "promise_in_bounds" with an index out of range both ways as JAX's test
+    # repeated indices; out-of-range ones only with clip (JAX's test: only where the mode defines their gradient)
     index = idx if len(shape) == 1 else (idx, slice(0, 3))
     xs = [rand_default(shape, seed=1), rand_default(update_shape, seed=2)]
     check_grads(lambda a, u: a.at[index].add(u, mode=mode), lambda a, u: a.at[index].add(u, mode=mode), xs, compiled)
 
 
 SCATTER = [  # testScatterGrad (distinct indices) and testScatterMax / testScatterMin (repeated ones, no ties)
-    ("set", (5,), np.array([0, 3]), (2,)),
     ("set", (10, 5), np.array([8, 2, 5]), (3, 3)),
-    ("max", (5,), np.array([4, 1]), (2,)),
     ("max", (10, 5), np.array([3, 3, 9]), (3, 3)),
-    ("min", (10,), np.array([2, 7, 2]), (3,)),
     ("min", (10, 5), np.array([0, 6, 1]), (3, 3)),
 ]
 
@@ -770,8 +755,6 @@ def test_scatter_apply_has_no_derivative():
             t.at[1].apply(jnp.sin)
 
 
-@pytest.mark.xfail(strict=True, reason="x.at[i].apply(tnp.sin) raises ValueError 'Invalid return type from "
-                                       "reduction function: Tensor' (jnp.sin works; jax.numpy's apply takes jnp.sin)")
 def test_scatter_apply_takes_a_tj_numpy_function():
     # test_scatter_apply_*'s forward: jax.numpy's x.at[1].apply(jnp.sin); tj's own mirror is tnp.sin
     y = tj.constant([1.0, 2.0]).at[1].apply(tnp.sin)

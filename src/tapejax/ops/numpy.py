@@ -1287,7 +1287,13 @@ def _clip_jvp(p, t, out):
 _clip = OpDef("clip", jnp.clip, bwd=_clip_bwd, jvp=_clip_jvp,  # ClipByValueGrad: bounds pass to x
               samples=_samples(((_r(3, 4), np.float32(-0.5), np.float32(0.7)), {})))
 # float -> float casts pass gradients (cast back); casts to int/bool are not differentiable (JAX's float0)
-_astype = OpDef("astype", lambda x, dtype: x.astype(dtype), samples=_samples(((_r(3),), {"dtype": jnp.float16})))
+def _cast_fn(x, dtype):
+    with warnings.catch_warnings():  # (jax's complex -> real warning, at trace time only: astype gives it per call)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return x.astype(dtype)
+
+
+_astype = OpDef("astype", _cast_fn, samples=_samples(((_r(3),), {"dtype": jnp.float16})))
 
 
 def reshape(a, shape=None, order="C", **kw):
@@ -1708,7 +1714,13 @@ def astype(x, dtype, *, copy=False, device=None):
     """``jax.numpy.astype``: cast; float -> float casts pass gradients (cast back), casts to int/bool are not
     differentiable. ``dtype=None`` is the default float dtype, as jax.numpy's. ``copy``: the result is a new Tensor
     either way (Tensors are immutable). ``device`` places the result, as jax.numpy's."""
-    out = _astype(x, dtype=as_dtype("astype", jnp.result_type(float) if dtype is None else dtype))
+    dtype = as_dtype("astype", jnp.result_type(float) if dtype is None else dtype)
+    if jnp.issubdtype(_dtype_of(x), jnp.complexfloating) and not jnp.issubdtype(dtype, jnp.complexfloating):
+        # (as jax.Array.astype, on every call: the kernel is traced once per signature)
+        warnings.warn(f"Casting from complex to real dtypes ({_dtype_of(x)} to {np.dtype(dtype)}, tj.numpy.astype) "
+                      "drops the imaginary part and will soon raise a ValueError, as in jax.numpy: take "
+                      "tj.numpy.real or tj.numpy.imag first.", DeprecationWarning, stacklevel=2)
+    out = _astype(x, dtype=dtype)
     if device is None:
         return out
     return _placed(out, lambda v: jnp.astype(v, v.dtype, device=device))
@@ -2094,9 +2106,13 @@ def _at_get_fn(x, *arrays, index, **options):
 
 
 def _at_apply_fn(x, *arrays, index, func, **options):
+    def array_func(v):  # (func may be tj code, returning a Tensor: jax's scatter_apply wants its array)
+        out = func(v)
+        return out.value if isinstance(out, (Tensor, Variable)) else out
+
     @jax.custom_jvp
     def apply(x, *arrs):
-        return x.at[_build_index(index, arrs)].apply(func, **options)
+        return x.at[_build_index(index, arrs)].apply(array_func, **options)
 
     @apply.defjvp
     def apply_jvp(primals, tangents):
@@ -2243,8 +2259,8 @@ class _IndexUpdateRef:
         return _at_get(self.array, *arrays, index=static, **options)
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True):
-        """``x.at[index].apply(func)``, as jax.Array's: ``func`` (a function of jax arrays, elementwise, as jax's
-        ``jnp.sin``) applied to the entries named, once per time the index names one. Not differentiable (jax's
+        """``x.at[index].apply(func)``, as jax.Array's: ``func`` (an elementwise function of jax arrays, as jax's
+        ``jnp.sin``, or tj code, as ``tj.numpy.sin``) applied to the entries named, once per time the index names one. Not differentiable (jax's
         scatter_apply is not): a gradient through it raises LookupError. Each distinct ``func`` object compiles its
         own kernel: pass a function defined once rather than a new lambda per call."""
         if not callable(func):
