@@ -464,7 +464,7 @@ def power(x1, x2):
     if isinstance(x1, (Tensor, Variable)) or type(x1) in (int, float, complex):
         n = _concrete_integer(x2)
         if n is not None:  # (a Python number base stays weakly typed, as jax.numpy's)
-            return apply(_integer_pow, (asarray(x1),), {"n": n})
+            return apply(_integer_pow, (x1 if isinstance(x1, (Tensor, Variable)) else asarray(x1),), {"n": n})
     return _power(x1, x2)
 
 
