@@ -58,7 +58,7 @@ import numpy as np
 
 from .. import tape_set, vspace
 from ..tensor import (Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, is_float,
-                      set_list_packer, traced_argument_error)
+                      pending_source, set_list_packer, traced_argument_error)
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from . import complex_c99 as _complex_c99
 from .core import (OpDef, ShapeError, apply, as_dtype, as_index, axis_error, check_axis as _check_axis,
@@ -1715,8 +1715,10 @@ def astype(x, dtype, *, copy=False, device=None):
     differentiable. ``dtype=None`` is the default float dtype, as jax.numpy's. ``copy``: the result is a new Tensor
     either way (Tensors are immutable). ``device`` places the result, as jax.numpy's."""
     dtype = as_dtype("astype", jnp.result_type(float) if dtype is None else dtype)
-    if jnp.issubdtype(_dtype_of(x), jnp.complexfloating) and not jnp.issubdtype(dtype, jnp.complexfloating):
-        # (as jax.Array.astype, on every call: the kernel is traced once per signature)
+    if pending_source(x) is None and jnp.issubdtype(_dtype_of(x), jnp.complexfloating) and \
+            not jnp.issubdtype(dtype, jnp.complexfloating) and np.dtype(dtype) != np.bool_:  # (bool: x != 0)
+        # (as jax.Array.astype, on every call: the kernel is traced once per signature. Not of a pending value
+        # of a replayed step, whose dtype would run it: an update fused into the step stays fused)
         warnings.warn(f"Casting from complex to real dtypes ({_dtype_of(x)} to {np.dtype(dtype)}, tj.numpy.astype) "
                       "drops the imaginary part and will soon raise a ValueError, as in jax.numpy: take "
                       "tj.numpy.real or tj.numpy.imag first.", DeprecationWarning, stacklevel=2)
