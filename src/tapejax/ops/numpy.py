@@ -3799,22 +3799,19 @@ def argwhere(a, *, size=None, fill_value=None):
     return rows if ndim(a) else rows[:, :0]  # (a 0-d input: one empty row if it is nonzero, as NumPy)
 
 
-def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
-           size=None, fill_value=None, sorted=True):
-    """``jax.numpy.unique``, where ``ar``'s values are known (eagerly: a traced input raises TypeError; ``size`` fixes
-    the result's length as jax.numpy's). The values are gathered from the entries (rows, with ``axis``) where each
-    first occurs, so they carry those entries' gradients, as jax.numpy's; the other results are not differentiable.
-    """
-    axis = freeze(axis)
-    options = {"return_index": True, "return_inverse": bool(return_inverse), "return_counts": True, "axis": axis,
+def _unique_gathered(name: str, ar, axis, equal_nan, size, fill_value, inverse: bool) -> list:
+    """jax.numpy.unique's ``[values, index, (inverse,) counts]`` of ``ar``, the values gathered from the entries
+    (rows, with ``axis``) where each first occurs, so they carry those entries' gradients, as jax.vjp of jax.numpy's
+    gives; padding past ``size`` is ``fill_value``, which takes none. Unsized, ``ar``'s values must be known now."""
+    options = {"return_index": True, "return_inverse": inverse, "return_counts": True, "axis": axis,
                "equal_nan": bool(equal_nan)}
+    fill = None
     if size is not None:  # (a fixed length: traceable)
-        size = as_index(static(size), f"tj.numpy.unique: size must be an integer, got {size!r}")
+        size = as_index(static(size), f"tj.numpy.{name}: size must be an integer, got {size!r}")
         fill = freeze(fill_value)
         out = list(_unique_sized(ar, size=size, fill_value=fill, **options))
-    else:
-        out = [convert_to_tensor(o) for o in jnp.unique(_concrete_values("unique", ar), **options)]
-        fill = None
+    else:  # (found now by jax.numpy's own unique: its order of complex NaNs is not NumPy's)
+        out = [convert_to_tensor(o) for o in jnp.unique(_concrete_values(name, ar), **options)]
     values, index, counts = out[0], out[1], out[-1]
     source = ar if axis is not None else ravel(ar)
     if _count_of(source) and _count_of(index):
@@ -3822,15 +3819,26 @@ def unique(ar, return_index=False, return_inverse=False, return_counts=False, ax
         if fill is not None:  # (the padding is fill_value's, not an entry's)
             real = greater(counts, 0)
             if axis is not None:
-                ax = _check_axis("unique", axis, ndim(ar))
+                ax = _check_axis(name, axis, ndim(ar))
                 real = reshape(real, tuple(-1 if k == ax else 1 for k in range(ndim(ar))))
             gathered = where(real, gathered, values)
-        values = gathered
+        out[0] = gathered
+    return out
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True,
+           size=None, fill_value=None, sorted=True):
+    """``jax.numpy.unique``, where ``ar``'s values are known (eagerly: a traced input raises TypeError; ``size`` fixes
+    the result's length as jax.numpy's). The values carry their first entries' gradients (``_unique_gathered``); the
+    other results are not differentiable."""
+    values, index, *rest = _unique_gathered("unique", ar, freeze(axis), equal_nan, size, fill_value,
+                                            bool(return_inverse))
+    counts = rest[-1]
     asked = [values]
     if return_index:
         asked.append(index)
     if return_inverse:
-        asked.append(out[2])
+        asked.append(rest[0])
     if return_counts:
         asked.append(counts)
     return tuple(asked) if len(asked) > 1 else values
@@ -5335,21 +5343,7 @@ def _count_of(a) -> int:
 def _unique_parts(name: str, x, size, fill_value, equal_nan=False):
     """jax.numpy.unique(x, return_index, return_inverse, return_counts) of the flattened ``x``, its values gathered from
     the entries where each first occurs (so they carry those entries' gradients)."""
-    flat = ravel(x)
-    options = {"return_index": True, "return_inverse": True, "return_counts": True, "axis": None,
-               "equal_nan": bool(equal_nan)}
-    if size is None:  # (known values: found now by jax.numpy's own unique, whose order of complex NaNs is not NumPy's)
-        known = _concrete_values(name, flat)
-        values, index, inverse, counts = jnp.unique(known, **options)
-        parts = [convert_to_tensor(values)] + [convert_to_tensor(p.astype(_int_dtype()))
-                                               for p in (index, inverse.ravel(), counts)]
-    else:
-        size = as_index(static(size), f"tj.numpy.{name}: size must be an integer, got {size!r}")
-        parts = list(_unique_sized(flat, size=size, fill_value=freeze(fill_value), **options))
-    values, index, inverse, counts = parts
-    if _count_of(flat) and _count_of(index):
-        gathered = take(flat, index)
-        values = gathered if size is None or fill_value is None else where(greater(counts, 0), gathered, values)
+    values, index, inverse, counts = _unique_gathered(name, ravel(x), None, equal_nan, size, fill_value, True)
     return values, index, reshape(inverse, shape(x)), counts
 
 
@@ -5502,7 +5496,8 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
         (u1, i1), (u2, i2) = _known_unique(v1, bool(assume_unique)), _known_unique(v2, bool(assume_unique))
         values, source = np.concatenate([u1, u2]), np.concatenate([i1, v1.size + i2])
         order = np.argsort(values, kind="stable")
-        ends = np.concatenate([[True], values[order][1:] != values[order][:-1], [True]])
+        aux = values[order]
+        ends = np.concatenate([[True], aux[1:] != aux[:-1], [True]])
         return take(concatenate([a1, a2]), source[order][ends[1:] & ends[:-1]])
     parts = [_set_operands("setxor1d", a, bool(assume_unique), sort=True) for a in (a1, a2) if _count_of(a)]
     values, real = concatenate([p[0] for p in parts]), concatenate([p[2] for p in parts])
