@@ -2262,8 +2262,8 @@ class _IndexUpdateRef:
 
     def apply(self, func, *, indices_are_sorted=False, unique_indices=False, mode=None, wrap_negative_indices=True):
         """``x.at[index].apply(func)``, as jax.Array's: ``func`` (an elementwise function of jax arrays, as jax's
-        ``jnp.sin``, or tj code, as ``tj.numpy.sin``) applied to the entries named, once per time the index names one. Not differentiable (jax's
-        scatter_apply is not): a gradient through it raises LookupError. Each distinct ``func`` object compiles its
+        ``jnp.sin``, or tj code, as ``tj.numpy.sin``) applied to the entries named, once per time the index names
+        one. Not differentiable (jax's scatter_apply is not): a gradient through it raises LookupError. Each distinct ``func`` object compiles its
         own kernel: pass a function defined once rather than a new lambda per call."""
         if not callable(func):
             raise TypeError(f"tj op 'at_apply': func must be a callable (a function of jax arrays), got "
