@@ -40,15 +40,13 @@ Differences from jax.numpy found and fixed in tapejax: setxor1d(assume_unique=Tr
 input (jax and NumPy drop every value seen twice: JAX's own grid draws such inputs); unique(size=, axis=...,
 fill_value=<array slice>) raised TypeError; unique(size=2.5) was accepted (jax: TypeError); unique's values had no
 gradient (jax.vjp: the gather's from each value's first entry); union1d/intersect1d/setxor1d with a Python scalar
-operand ignored its weak type (int32 where jax gives the array's int8).
+operand ignored its weak type (int32 where jax gives the array's int8); intersect1d/setxor1d with size= cast
+fill_value to the inputs' dtype, where jax.numpy's result takes the dtype promoted with it (int32 with 1.5: float32;
+bool with 7: int32; union1d/setdiff1d/unique cast it, in both).
 
 unique_all/unique_values/unique_counts of complex NaNs followed NumPy's order, not jax.numpy's (which equals its
-unique(..., equal_nan=False)).
-
-Left as strict xfails: unique_all's complex NaN values are the input's own entries (0+nanj), where jax.numpy's unique
-makes each nan+0j; intersect1d/setxor1d with size= cast fill_value to the
-inputs' dtype, as tj's and jax's union1d/setdiff1d/unique do, where jax.numpy's intersect1d/setxor1d result takes
-the promoted dtype (int32 with 1.5: float32; bool with 7: int32).
+unique(..., equal_nan=False)). Its complex NaN values were the input's own entries (0+nanj), where jax.numpy's unique
+makes each nan+0j (whose entries then get no gradient).
 """
 import itertools
 import math
@@ -388,14 +386,26 @@ def test_unique_array_api_complex_nans_order():
     np.testing.assert_array_equal(got.counts.numpy(), ref[3])
 
 
-@pytest.mark.xfail(strict=True, reason="tj.numpy.unique_all's values are the input's entries (0+nanj stays 0+nanj: "
-                   "gathered, for their gradient); jax.numpy's unique makes every complex NaN nan+0j")
 def test_unique_array_api_complex_nans_bits():
     x = _nan_cases(np.complex64)
     ref = jnp.unique(x, equal_nan=False)
     # (complex NaNs compared bit for bit: check() takes any two NaNs as equal, and jax's are nan+0j)
     got = tnp.unique_all(x)
     np.testing.assert_array_equal(got.values.numpy().view(np.float32), np.asarray(ref).view(np.float32))
+
+
+def test_unique_complex_nan_values_have_jax_s_gradient():
+    """A complex NaN value is jax.numpy's nan+0j, not a gathered entry: its entries get no gradient (jax.vjp)."""
+    x = np.array([1 + 1j, complex(0, np.nan), 2, complex(np.nan, 1), 1 + 1j], np.complex64)
+    ct = (np.arange(1, 7) * (1 + 0.5j)).astype(np.complex64)
+    y, vjp = jax.vjp(lambda a: jnp.unique(a, size=6, equal_nan=False), jnp.asarray(x))
+    xt = tj.constant(x)
+    with tj.GradientTape() as tape:
+        tape.watch(xt)
+        got = tnp.unique(xt, size=6, equal_nan=False)
+    np.testing.assert_array_equal(got.numpy().view(np.float32), np.asarray(y).view(np.float32))
+    np.testing.assert_array_equal(tape.gradient(got, xt, output_gradients=tj.constant(ct)).numpy(),
+                                  np.asarray(vjp(jnp.asarray(ct))[0]))
 
 
 # -- compiled, gradients, errors -------------------------------------------------------------------------------
@@ -508,8 +518,6 @@ def test_python_scalar_operand_is_weakly_typed(name):
     check(getattr(tnp, name)(1, b), getattr(jnp, name)(1, b))
 
 
-@pytest.mark.xfail(strict=True, reason="tj casts intersect1d/setxor1d's fill_value to the inputs' dtype; jax.numpy's "
-                   "result takes the dtype promoted with fill_value")
 @pytest.mark.parametrize("name, a, b, fill_value", [
     ("intersect1d", np.array([4, 2, 5], np.int32), np.array([2], np.int32), 1.5),
     ("setxor1d", np.array([4, 2, 5], np.int32), np.array([2], np.int32), 1.5),

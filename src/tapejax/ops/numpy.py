@@ -3822,6 +3822,8 @@ def _unique_gathered(name: str, ar, axis, equal_nan, size, fill_value, inverse: 
                 ax = _check_axis(name, axis, ndim(ar))
                 real = reshape(real, tuple(-1 if k == ax else 1 for k in range(ndim(ar))))
             gathered = where(real, gathered, values)
+        if jnp.issubdtype(values.dtype, jnp.complexfloating):  # (jax.numpy's unique makes each complex NaN nan+0j)
+            gathered = where(isnan(gathered), values, gathered)
         out[0] = gathered
     return out
 
@@ -5413,9 +5415,10 @@ def _set_pick(keep, size):
 
 
 def _set_fill(vals, real, fill_value, smallest: bool):
-    """Padding: ``fill_value``, else the smallest value found (0 when none, as jax.numpy's) or 0."""
+    """Padding: ``fill_value``, else the smallest value found (0 when none, as jax.numpy's) or 0. With
+    ``smallest`` (intersect1d, setxor1d) the result's dtype is promoted with fill_value's, as jax.numpy's."""
     if fill_value is not None:
-        return where(real, vals, _cast(fill_value, vals.dtype))
+        return where(real, vals, fill_value if smallest else _cast(fill_value, vals.dtype))
     if not smallest or not _count_of(vals):
         return where(real, vals, zeros((), vals.dtype))
     return where(real, vals, where(real[0], vals[0], zeros((), vals.dtype)))
