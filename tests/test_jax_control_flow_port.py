@@ -74,11 +74,9 @@ Differences found and fixed in tapejax: jax.lax.fori_loop with a traced Tensor b
 raised ValueError "Triggering __jax_array__() during abstractification is no longer supported" (jax's fori_loop applies
 lax.lt to the bound: jax.lax functions take Tensors now, as jax.numpy's); jax.lax.scan with a traced Tensor ``length``
 raised AttributeError ('Tensor' object has no attribute '_error_repr') from inside jax, where a traced jax array
-raises jax's ConcretizationTypeError (it does now).
-
-Differences found (strict xfail, tapejax bugs by the brief's rule; reasons on the tests):
-- jax.jvp of a loop of tj ops started from a weakly typed value (a Python float) gives a strongly typed tangent;
-  jax.numpy's tangent keeps the weak type (any tj op: jax.jvp(lambda x: tnp.sin(x).value, (1.,), (1.,))).
+raises jax's ConcretizationTypeError (it does now); jax.jvp of a loop of tj ops started from a weakly typed value (a
+Python float) gave a strongly typed tangent, where jax.numpy's keeps the weak type (any tj op: jax.jvp(lambda x:
+tnp.sin(x).value, (1.,), (1.,))): test_while_jvp_tangent_keeps_the_weak_type.
 """
 from __future__ import annotations
 
@@ -434,9 +432,6 @@ def test_while_weak_init_fixpoint_and_forwarded_carries():
     np.testing.assert_allclose(np.array(got[3]), [0, 1, 5])
 
 
-@pytest.mark.xfail(strict=True, reason="jax.jvp of tj ops on a weakly typed value gives a strongly typed tangent; "
-                                       "jax.numpy's keeps the weak type (any tj op: jax.jvp(lambda x: "
-                                       "tnp.sin(x).value, (1.,), (1.,)))")
 def test_while_jvp_tangent_keeps_the_weak_type():
     def loop(M):
         return (lambda x: lax.while_loop(lambda c: c < 10.0, lambda c: out(M, M.multiply(c, 2.0)), x))

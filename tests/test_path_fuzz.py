@@ -290,23 +290,22 @@ class Program:
 
 
 # The default list keeps the file under a minute on two loaded cores (each program costs ~6 s of tracing and
-# compiling over all the paths; the suite must stay within CI's time): seeds 0, 1, 12 (recompute_grad), 16
-# (grad_pass_through's second order) and 358 (a replay program traced with a concrete cotangent reaching an add
-# whose arguments the warm-up pass let go: the pass-through check of OpDef.passthrough raised IndexError),
-# 14223 (a minimum's tie that fused rounding breaks, in JAX too), 14131 (a cast to float16 beside contributions
-# that cancel), 16336 (abs at a layer norm's centred 0, in forward mode) and 17363 (a float16 cast that rounds
-# the tangent and the cotangent each its own way: JVP against gradient . tangent), 19852 (a layer norm of a
-# constant row, differentiated twice by a compiled program, in a program that reads a Variable) and 19894 (the
-# same beside a second derivative's NaN row) and 21287 (abs of a layer norm's centred 0, first order, in a program
-# with a Variable) and 22955 (a layer norm's constant row, a fused rounding twice op by op's under moved inputs):
-# the tolerances of test_random_programs_on_every_path.
+# compiling over all the paths; the suite must stay within CI's time): the seeds that found a regression and have no
+# test of their own below (seed 16, grad_pass_through's second order, has one): 12 (recompute_grad), 358 (a replay
+# program traced with a concrete cotangent reaching an add whose arguments the warm-up pass let go: the pass-through
+# check of OpDef.passthrough raised IndexError), 14223 (a minimum's tie that fused rounding breaks, in JAX too),
+# 14131 (a cast to float16 beside contributions that cancel), 16336 (abs at a layer norm's centred 0, in forward
+# mode) and 17363 (a float16 cast that rounds the tangent and the cotangent each its own way: JVP against gradient
+# . tangent), 19852 (a layer norm of a constant row, differentiated twice by a compiled program, in a program that
+# reads a Variable) and 19894 (the same beside a second derivative's NaN row) and 21287 (abs of a layer norm's
+# centred 0, first order, in a program with a Variable) and 22955 (a layer norm's constant row, a fused rounding
+# twice op by op's under moved inputs): the tolerances of test_random_programs_on_every_path.
 # TAPEJAX_PATH_FUZZ_PROGRAMS=60 runs seeds 0-59, as was done to find the regressions below (all pass);
 # TAPEJAX_PATH_FUZZ_FIRST=k starts those at seed k (fresh programs).
 _N = os.environ.get("TAPEJAX_PATH_FUZZ_PROGRAMS")
 _FIRST = int(os.environ.get("TAPEJAX_PATH_FUZZ_FIRST", "0"))
 SEEDS = (list(range(_FIRST, _FIRST + int(_N))) if _N
-         else [0, 1, 12, 16, 358, 14131, 14223, 16336, 17363, 19852, 19894,
-                 21287, 22955])
+         else [12, 358, 14131, 14223, 16336, 17363, 19852, 19894, 21287, 22955])
 BUNDLE = 8  # programs per test case: each compiled path then compiles one program for several
 
 

@@ -543,7 +543,7 @@ def test_an_overwrite_killed_at_any_point_leaves_the_old_or_the_new_checkpoint(t
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT / "src") + os.pathsep + env.get("PYTHONPATH", "")
     last = 0
-    for run in range(4):
+    for run in range(3):
         proc = subprocess.Popen([sys.executable, __file__, "overwrite", str(tmp_path)], env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:

@@ -234,9 +234,11 @@ def _slim_rule(forward: Callable, transpose: Callable, dyn, lin, outs, linear: b
         for i, r in zip(keep, res):
             d[i] = r
         return d
-    aval = lambda s: jax.core.ShapedArray(s.shape, s.dtype)
+    # (a weakly typed value's tangent and cotangent are weakly typed too, as JAX's own rules give them)
+    aval = lambda s, x: jax.core.ShapedArray(s.shape, s.dtype, weak_type=jax.typeof(x).weak_type)
     rule = LinearRule(lambda res, t: forward(full(res), t), lambda res, c: transpose(full(res), c),
-                      [aval(s) for s in lin_s], [aval(s) for s in out_s], frozenset(no_gradient), linear)
+                      [aval(s, x) for s, x in zip(lin_s, lin)], [aval(s, o) for s, o in zip(out_s, outs)],
+                      frozenset(no_gradient), linear)
     return rule, keep
 
 
@@ -259,7 +261,7 @@ def with_linear_rule(fn: Callable, jvp: Callable, transpose: Callable, linear: b
         outs = as_tuple(out)
         diff = tuple(i for i, x in enumerate(primals) if is_float(jnp.result_type(x)))
         float_out = tuple(k for k, o in enumerate(outs) if is_float(o.dtype))
-        key = (diff, tuple((jnp.shape(x), jnp.result_type(x)) for x in primals))
+        key = (diff, tuple((jnp.shape(x), jnp.result_type(x), jax.typeof(x).weak_type) for x in primals))
         hit = rules.get(key)
         if hit is None:
             n_out, zero = len(outs), {k: (outs[k].shape, outs[k].dtype) for k in float_out}  # no tracer kept
