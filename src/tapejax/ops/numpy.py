@@ -3505,7 +3505,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if w is None:
         mu, f = mean(x, axis=1, keepdims=True), np.asarray(n_obs - d, x.dtype)
     else:
-        w_sum = sum(w)
+        x = _cast(x, _inexact_type(x.dtype, w.dtype))  # (average's promotion, as jax.numpy's: float16, int16: float16)
+        w_sum = sum(_cast(w, x.dtype))
         mu = expand_dims(divide(matmul(x, astype(w, x.dtype)), w_sum), 1)
         if d == 0:
             f = w_sum
@@ -4755,15 +4756,15 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
 def histogram(a, bins=10, range=None, weights=None, density=None):
     """As jax.numpy.histogram: ``(counts, bin_edges)``, counts as floats (summed ``weights``: differentiable in them;
     ``density``: divided by the total and the bin widths, differentiable in ``a`` through the edges, as jax's)."""
-    a = _inexact(a)
     if weights is None:
+        a = _inexact(a)
         w = ones_like(a)
     else:
-        w = convert_to_tensor(weights)
+        a, w = convert_to_tensor(a), convert_to_tensor(weights)
         if shape(w) != shape(a):
             raise ValueError(f"tj.numpy.histogram: weights of shape {shape(w)} for a of shape {shape(a)}; they must "
                              "have the same shape")
-        dt = _inexact_type(a.dtype, w.dtype)
+        dt = _inexact_type(a.dtype, w.dtype)  # (promoted together, as jax.numpy's: int16 with float16 is float16)
         a, w = _cast(a, dt), _cast(w, dt)
     edges = histogram_bin_edges(a, bins, range)
     n = shape(edges)[0]
@@ -4778,7 +4779,7 @@ def histogram(a, bins=10, range=None, weights=None, density=None):
 def histogramdd(sample, bins=10, range=None, weights=None, density=None):
     """As jax.numpy.histogramdd: ``(counts, [edges per dimension])`` of the ``(N, D)`` ``sample`` (int counts, or
     summed ``weights``: differentiable in them; ``density``: normalized by the total and the bin volumes)."""
-    sample = _inexact(sample)
+    sample = convert_to_tensor(sample) if weights is not None else _inexact(sample)
     if ndim(sample) != 2:
         raise ValueError(f"tj.numpy.histogramdd: sample must be 2-d (N points x D dimensions), got shape "
                          f"{shape(sample)}")
@@ -4788,7 +4789,7 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
         if shape(weights) != (n,):
             raise ValueError(f"tj.numpy.histogramdd: weights of shape {shape(weights)} for {n} points; give one "
                              "weight per point")
-        dt = _inexact_type(sample.dtype, weights.dtype)
+        dt = _inexact_type(sample.dtype, weights.dtype)  # (promoted together, as jax.numpy's)
         sample, weights = _cast(sample, dt), _cast(weights, dt)
     if range is not None and (len(range) != d or builtins.any(r is not None and np.shape(r)[0] != 2 for r in range)):
         raise ValueError(f"tj.numpy.histogramdd: for a sample of shape {(n, d)}, range must be a sequence of {d} "
