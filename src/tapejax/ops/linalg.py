@@ -756,7 +756,7 @@ def lstsq(a, b, rcond: Any = None, *, numpy_resid: bool = False):
     ``numpy_resid=True`` the residuals are NumPy's: empty where ``a`` has rank below ``n`` or ``m <= n``, which needs
     the rank now (eagerly, as jax.numpy's: not inside tj.function)."""
     # (a and b are solved in their promoted dtype, as jax.numpy's: float32 with float16 is float32)
-    dtype = jnp.promote_types(*(getattr(m, "dtype", None) or np.asarray(m).dtype for m in (a, b)))
+    dtype = jnp.promote_types(*(m.dtype if hasattr(m, "dtype") else np.asarray(m).dtype for m in (a, b)))
     _check_lapack_dtype("lstsq", jax.ShapeDtypeStruct((), dtype))
     x, resid, rank, s = apply(_lstsq, (a, b), {"rcond": freeze(rcond)})
     if numpy_resid:
