@@ -76,7 +76,8 @@ class LinearRule:
         if b is None:
             def vm(f):
                 return jax.vmap(lambda res, lin: tuple(f(res, lin)), in_axes=(list(res_axes), 0))
-            add = lambda avs: tuple(jax.core.ShapedArray((size,) + tuple(a.shape), a.dtype) for a in avs)
+            add = lambda avs: tuple(jax.core.ShapedArray((size,) + tuple(a.shape), a.dtype, weak_type=a.weak_type)
+                                    for a in avs)
             b = self._batched[key] = LinearRule(vm(self.forward), vm(self.transpose),
                                                 add(self.lin_avals), add(self.out_avals), self.zero_cts, self.linear)
         return b
