@@ -54,11 +54,11 @@ Sanctioned differences (API.md: JAX's x64 off by default; tj.numpy follows jax.n
 
 Differences this port found, fixed in tapejax (the tests failed before): ``t.numpy()`` was a read-only view (TF: a
 writable copy); ``t == list`` of a shape that does not broadcast raised (TF, and tapejax for Tensors and NumPy arrays:
-a scalar False).
+a scalar False); under x64, tj.numpy.zeros/ones/empty/eye/identity gave float32 (they give the default float now,
+float64 there, as jax.numpy's).
 
-Kept as xfail(strict=True), decided: under x64, tj.numpy.zeros/ones/empty/eye/identity/array/asarray default to float32/int32 where
-jax.numpy, NumPy and TF's tnp give float64/int64 (and where tj.numpy's own full/arange/linspace/zeros(dtype=None)
-give float64).
+Kept as xfail(strict=True), decided: under x64, tj.numpy.array/asarray of Python numbers give float32/int32 (TF's
+tf.constant defaults, which tj.constant keeps) where jax.numpy, NumPy and TF's tnp give float64/int64.
 """
 from __future__ import annotations
 
@@ -694,14 +694,18 @@ def test_result_type_x64_on():
             assert t.dtype == np.float64
 
 
-@pytest.mark.xfail(strict=True, reason="under x64, tj.numpy's zeros/ones/empty/eye/identity default to float32 and "
-                   "array/asarray of Python numbers to float32/int32 (TF's tf.zeros/tf.constant defaults), while "
-                   "jax.numpy, NumPy and TF's tnp (allow_float64) give float64/int64, as tj.numpy's own full, "
-                   "arange, linspace and zeros(dtype=None) do")
+_X64_ARRAY = pytest.mark.xfail(strict=True, reason="under x64, tj.numpy's array/asarray of Python numbers give "
+                               "float32/int32 (TF's tf.constant defaults), while jax.numpy, NumPy and TF's tnp "
+                               "(allow_float64) give float64/int64, as tj.numpy's own zeros, full, arange and "
+                               "linspace do")
+
+
 @pytest.mark.parametrize("make, want", [
     (lambda: tnp.zeros(2), np.float64), (lambda: tnp.ones(2), np.float64), (lambda: tnp.empty(2), np.float64),
-    (lambda: tnp.eye(2), np.float64), (lambda: tnp.identity(2), np.float64), (lambda: tnp.array(1.), np.float64),
-    (lambda: tnp.asarray([1., 2.]), np.float64), (lambda: tnp.array(1), np.int64),
+    (lambda: tnp.eye(2), np.float64), (lambda: tnp.identity(2), np.float64),
+    pytest.param(lambda: tnp.array(1.), np.float64, marks=_X64_ARRAY),
+    pytest.param(lambda: tnp.asarray([1., 2.]), np.float64, marks=_X64_ARRAY),
+    pytest.param(lambda: tnp.array(1), np.int64, marks=_X64_ARRAY),
 ], ids=["zeros", "ones", "empty", "eye", "identity", "array_float", "asarray_list", "array_int"])
 def test_default_dtypes_under_x64(make, want):
     # DTypeTest.testAllowF64TruePreferF32False's default_float_type() == float64, on the creation functions

@@ -2430,15 +2430,15 @@ def _dtype_name(dtype):
 
 
 # (shapes, counts and arange's bounds are static: scalar Tensors and Variables stand for their values, ``static``)
-def zeros(shape, dtype=jnp.float32, *, device=None, out_sharding=None):
-    """``jax.numpy.zeros`` as a Tensor (float32 by default, as TF's ``tf.zeros``), placed by ``device`` or
-    ``out_sharding`` as jax.numpy's."""
+def zeros(shape, dtype=None, *, device=None, out_sharding=None):
+    """``jax.numpy.zeros`` as a Tensor (float32 by default, as TF's ``tf.zeros``; float64 under JAX's x64 mode, as
+    jax.numpy's), placed by ``device`` or ``out_sharding`` as jax.numpy's."""
     return _create("zeros", jnp.zeros, static(shape), dtype=dtype, **_placement_options(device, out_sharding))
 
 
-def ones(shape, dtype=jnp.float32, *, device=None, out_sharding=None):
-    """``jax.numpy.ones`` as a Tensor (float32 by default, as TF's ``tf.ones``), placed by ``device`` or
-    ``out_sharding`` as jax.numpy's."""
+def ones(shape, dtype=None, *, device=None, out_sharding=None):
+    """``jax.numpy.ones`` as a Tensor (float32 by default, as TF's ``tf.ones``; float64 under JAX's x64 mode, as
+    jax.numpy's), placed by ``device`` or ``out_sharding`` as jax.numpy's."""
     return _create("ones", jnp.ones, static(shape), dtype=dtype, **_placement_options(device, out_sharding))
 
 
@@ -2492,9 +2492,9 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 
 def eye(N, M=None, k=0, dtype=None, *, device=None):
-    """``jax.numpy.eye`` as a Tensor (float32 by default), placed on ``device`` as jax.numpy's; ``k`` may be traced
-    (inside a tj.function), as jax.numpy's."""
-    N, M, dtype = static(N), static(M), dtype or jnp.float32
+    """``jax.numpy.eye`` as a Tensor (float32 by default; float64 under JAX's x64 mode, as jax.numpy's), placed on
+    ``device`` as jax.numpy's; ``k`` may be traced (inside a tj.function), as jax.numpy's."""
+    N, M, dtype = static(N), static(M), dtype or jnp.result_type(float)
     if _is_traced(k):
         out = _band(k, kind="eye", N=N, M=M, dtype=as_dtype("eye", dtype))
         return out if device is None else _placed(out, lambda v: jax.device_put(v, device))
@@ -3882,7 +3882,7 @@ def identity(n, dtype=None):
 
 def empty(shape, dtype=None, *, device=None, out_sharding=None):
     """``jax.numpy.empty``: zeros (JAX has no uninitialized memory), placed by ``device`` or ``out_sharding``."""
-    return zeros(shape, dtype or jnp.float32, device=device, out_sharding=out_sharding)
+    return zeros(shape, dtype, device=device, out_sharding=out_sharding)
 
 
 def empty_like(prototype, dtype=None, shape=None, *, device=None):
