@@ -777,6 +777,17 @@ def pending_source(t) -> Optional[tuple]:
     return source
 
 
+def is_weakly_typed(t) -> bool:
+    """Whether ``t`` is a Tensor holding a weakly typed value (jax's ``weak_type``: it promotes as a Python number
+    does), known without running a pending op (a pending gradient counts as strongly typed, as gradients are)."""
+    if type(t) is LazyTensor:
+        c = t._concrete
+        return bool((c if c is not None else t._aval).weak_type)
+    if not isinstance(t, Tensor) or pending_source(t) is not None:
+        return False
+    return bool(getattr(t._value, "weak_type", False))
+
+
 class LazyTensor(Tensor):
     """A Tensor whose value is produced on first read: the output of an op that deferred execution
     (deferred/lazy.py) recorded without running. Shape and dtype are known at once (``aval``); reading

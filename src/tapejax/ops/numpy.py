@@ -58,7 +58,7 @@ import numpy as np
 
 from .. import tape_set, vspace
 from ..tensor import (Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, is_float,
-                      pending_source, set_list_packer, traced_argument_error)
+                      is_weakly_typed, pending_source, set_list_packer, traced_argument_error)
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from . import complex_c99 as _complex_c99
 from .core import (OpDef, ShapeError, apply, as_dtype, as_index, axis_error, check_axis as _check_axis,
@@ -2959,7 +2959,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         order = sorted(range(len(axes)), key=lambda k: axes[k])
         w = reshape(transpose(w, order), tuple(a_shape[i] if i in axes else 1 for i in range(len(a_shape))))
     # (in the operands' inexact dtype, as jax.numpy's: integer weights' sum is returned as a float too)
-    dtype = jnp.result_type(convert_to_tensor(a).dtype, w.dtype)
+    dtype = jnp.result_type(_weak_dtype(a), _weak_dtype(w))
     if not jnp.issubdtype(dtype, jnp.inexact):
         dtype = jnp.result_type(dtype, float)
     a, w = astype(a, dtype), astype(w, dtype)
@@ -3081,8 +3081,16 @@ def _duck_typed(a) -> bool:
 
 def _weak_dtype(a):
     """What ``jnp.result_type`` should see for an operand: a Python number itself (weakly typed, as jax.numpy
-    promotes it: float16 array + 2.5 is float16), else its dtype."""
-    return a if type(a) in (int, float, complex) else _dtype_of(a)
+    promotes it: float16 array + 2.5 is float16), a weakly typed Tensor as a Python number of its kind (jax.numpy
+    promotes its weakly typed arrays so), else its dtype."""
+    if type(a) in (int, float, complex):
+        return a
+    if is_weakly_typed(a):
+        return _WEAK_KIND[jnp.dtype(a.dtype).kind]
+    return _dtype_of(a)
+
+
+_WEAK_KIND = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}  # (a weak value's kind, as a Python number)
 
 
 def _dtype_of(a):
@@ -3394,6 +3402,9 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     broadcast over the other axes; ``axis`` sets all three axes."""
     if axis is not None:
         axisa = axisb = axisc = axis
+    dtype = jnp.result_type(_weak_dtype(a), _weak_dtype(b))
+    if not (is_weakly_typed(a) and is_weakly_typed(b)):  # (promoted first, as jax.numpy's: strongly typed)
+        a, b = (astype(x, dtype) if is_weakly_typed(x) or _dtype_of(x) != dtype else x for x in (a, b))
     a, b = moveaxis(convert_to_tensor(a), axisa, -1), moveaxis(convert_to_tensor(b), axisb, -1)
     if shape(a)[-1] not in (2, 3) or shape(b)[-1] not in (2, 3):
         raise ValueError(f"tj.numpy.cross: the vectors must have 2 or 3 components, got shapes {shape(a)} and "
