@@ -66,12 +66,12 @@ typed now; tj.constant's stay strongly typed, as TF's); trapezoid(int16 y, float
 were float32 and arange(int16 scalar array, 5) int32 (jax: float16, float16, int16).
 
 Left as strict xfails (none is sanctioned by API.md; jax's weak types decide these dtypes): a weakly typed argument of a
-tj.function (a jax array or a Tensor of one) is traced as strongly typed, where jax.jit keeps it weak; average with
-weakly typed weights and cross with a weakly typed operand give other dtypes (or weak flags) than jax.numpy.
+tj.function (a jax array or a Tensor of one) is traced as strongly typed, where jax.jit keeps it weak.
 
 Fixed since: histogram(int16, weights=float16) and cov(float16, aweights=int16) promote their operands together
 (float16, as jax.numpy's; they were float32); polyfit of float32 x and float16 y raised TypeError (linalg.lstsq now
-checks the promoted dtype for LAPACK: float32, as jax.numpy's).
+checks the promoted dtype for LAPACK: float32, as jax.numpy's); average(float16, weights=a weakly typed float32 array)
+was float32 (jax: float16) and cross(int32, a weakly typed float32 array) weakly typed (jax: a strong float32).
 """
 import enum
 import operator
