@@ -45,6 +45,7 @@ and ``TypeError`` for float ones, as TF and NumPy, whenever the index values are
 from __future__ import annotations
 
 import builtins
+import functools
 import inspect
 import math
 import operator
@@ -4526,8 +4527,8 @@ _GUFUNC = re.compile(r"^\((?:\w+(?:,\w+)*)?\)(?:,\((?:\w+(?:,\w+)*)?\))*->\((?:\
 def _gufunc_signature(signature: str) -> tuple:
     """``'(m,n),(n)->(m)'`` -> ``([('m', 'n'), ('n',)], [('m',)])``: the core dimensions of each input and
     output; ValueError for a malformed signature (as jax.numpy's)."""
-    text = signature.replace(" ", "")
-    if not _GUFUNC.match(text):
+    text = signature
+    if not _GUFUNC.match(text):  # (no spaces, as jax.numpy's: NumPy's allows them)
         raise ValueError(f"tj.numpy.vectorize: not a valid gufunc signature: {signature!r}")
     ins, outs = text.split("->")
     return tuple([tuple(d for d in group.split(",") if d) for group in _CORE_DIMS.findall(part)]
@@ -4575,6 +4576,14 @@ def _vectorized_call(pyfunc, args: list, cores: list, out_cores, context: str):
         out = pyfunc(*[a[index] if index else a for a in full])
         outs.append(out)
     first = outs[0] if outs else sample
+    if out_cores is None and not isinstance(first, (Tensor, Variable)):
+        # Without a signature any structure of results (a list, a dict, nested tuples), each entry stacked over the
+        # loop, as jax.numpy's (a vmap over pyfunc)
+        leaf = lambda x: isinstance(x, (Tensor, Variable))
+        leaves, tree = jax.tree_util.tree_flatten(first, is_leaf=leaf)
+        columns = [jax.tree_util.tree_flatten(o, is_leaf=leaf)[0] for o in outs]
+        stacked = _stacked(list(zip(*columns)) if outs else [[] for _ in leaves], leaves, loop, full)
+        return jax.tree_util.tree_unflatten(tree, stacked)
     multi = isinstance(first, tuple)
     results = list(zip(*[o if isinstance(o, tuple) else (o,) for o in outs])) if outs else \
         [[] for _ in (first if multi else (first,))]
@@ -4586,14 +4595,27 @@ def _vectorized_call(pyfunc, args: list, cores: list, out_cores, context: str):
                             f"{len(results)} {context}")
         for k, (r, core) in enumerate(zip(first if multi else (first,), out_cores)):
             _core_sizes(dict(sizes), shape(r), core, f"output {k}", context)
+    stacked = _stacked(results, first if multi else (first,), loop, full)
+    return tuple(stacked) if multi else stacked[0]
+
+
+def _stacked(results: list, firsts, loop: tuple, args: list) -> list:
+    """Each output's per-element ``results`` stacked over the ``loop`` shape; with no element, an empty result of the
+    shape and dtype of the output's sample in ``firsts``, computed from the (empty) ``args`` so that each gets a zero
+    gradient, as jax.numpy's."""
     stacked = []
-    for k, parts in enumerate(results):
+    for parts, first in zip(results, firsts):
         if parts:
             stacked.append(reshape(stack([convert_to_tensor(p) for p in parts]), loop + shape(parts[0])))
-        else:
-            r = convert_to_tensor((first if multi else (first,))[k])
-            stacked.append(zeros(loop + shape(r), r.dtype))
-    return tuple(stacked) if multi else stacked[0]
+            continue
+        r = convert_to_tensor(first)
+        out = zeros(loop + shape(r), r.dtype)
+        if jnp.issubdtype(r.dtype, jnp.inexact):
+            for a in args:
+                if jnp.issubdtype(a.dtype, jnp.inexact):
+                    out = add(out, reshape(astype(a, r.dtype), shape(out)))  # (no element: a sum of nothing)
+        stacked.append(out)
+    return stacked
 
 
 def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
@@ -4605,15 +4627,17 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
     ``excluded`` (jax.numpy's ignores the others: here a TypeError says so)."""
     excluded = frozenset(excluded)
     for e in excluded:
-        if not isinstance(e, (int, str)) or isinstance(e, bool):
+        if not isinstance(e, (int, str)):  # (a bool is an int: True is position 1, as jax.numpy's)
             raise TypeError(f"tj.numpy.vectorize can only exclude integer or string arguments, but "
                             f"excluded={set(excluded)!r}")
         if isinstance(e, int) and e < 0:
             raise ValueError(f"tj.numpy.vectorize: excluded={set(excluded)!r} contains negative numbers")
-    cores = _gufunc_signature(signature) if signature is not None else None
     context = f"on vectorized function with excluded={set(excluded) or '{}'} and signature={signature!r}"
 
+    @functools.wraps(pyfunc)
     def vectorized(*args, **kwargs):
+        # (a malformed signature raises here, when called, as jax.numpy's)
+        cores = _gufunc_signature(signature) if signature is not None else None
         loose = [k for k in kwargs if k not in excluded]
         if loose:
             raise TypeError(f"tj.numpy.vectorize: keyword argument(s) {loose} are not in excluded (jax.numpy's vectorize "
@@ -4627,7 +4651,9 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
             raise ValueError(f"tj.numpy.vectorize: Cannot pass None at locations {nones} with signature={signature!r}")
         in_cores = [c for k, c in enumerate(in_cores) if k not in nones]
         fixed = {i: a for i, a in enumerate(args) if i in excluded or a is None}
-        dynamic = [convert_to_tensor(a) for i, a in enumerate(args) if i not in fixed]
+        # (a Python number weakly typed, as jax.numpy's: float16 x 2.5 stays float16)
+        dynamic = [asarray(a) if type(a) in (int, float, complex) else convert_to_tensor(a)
+                   for i, a in enumerate(args) if i not in fixed]
         _check_rank_promotion(dynamic, in_cores, signature)
 
         def call(*dyn):
@@ -4635,9 +4661,6 @@ def vectorize(pyfunc, *, excluded=frozenset(), signature=None):
             full = [fixed[i] if i in fixed else next(it) for i in range(len(args))]
             return pyfunc(*full, **kwargs)
         return _vectorized_call(call, dynamic, list(in_cores), out_cores, context)
-    vectorized.__name__ = getattr(pyfunc, "__name__", "vectorized")
-    vectorized.__doc__ = getattr(pyfunc, "__doc__", None)
-    vectorized.__wrapped__ = pyfunc
     # (its own signature, not pyfunc's which __wrapped__ would show: tj.function must not fill in pyfunc's defaults)
     vectorized.__signature__ = inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL),
                                                   inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)])
