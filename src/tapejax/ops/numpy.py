@@ -4527,10 +4527,9 @@ _GUFUNC = re.compile(r"^\((?:\w+(?:,\w+)*)?\)(?:,\((?:\w+(?:,\w+)*)?\))*->\((?:\
 def _gufunc_signature(signature: str) -> tuple:
     """``'(m,n),(n)->(m)'`` -> ``([('m', 'n'), ('n',)], [('m',)])``: the core dimensions of each input and
     output; ValueError for a malformed signature (as jax.numpy's)."""
-    text = signature
-    if not _GUFUNC.match(text):  # (no spaces, as jax.numpy's: NumPy's allows them)
+    if not _GUFUNC.match(signature):  # (no spaces, as jax.numpy's: NumPy's allows them)
         raise ValueError(f"tj.numpy.vectorize: not a valid gufunc signature: {signature!r}")
-    ins, outs = text.split("->")
+    ins, outs = signature.split("->")
     return tuple([tuple(d for d in group.split(",") if d) for group in _CORE_DIMS.findall(part)]
                  for part in (ins, outs))
 
