@@ -28,6 +28,7 @@ $(STAMP_BENCH): pyproject.toml | $(PY)
 # Layers (pyproject's [tool.importlinter]) first: seconds, and a broken layer is worth knowing before 10 minutes of tests.
 # --assert=plain: pytest's rewriting of the ~4,800 asserts cost each worker ~11 s at collection on a fresh clone;
 # a failure still shows its line and message, and pytest run on one file (without this flag) explains the values.
+# (Rewritten asserts also keep their temporaries alive: a test must not rely on that; plain Python does not.)
 test: $(STAMP_TEST)
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest tests -n 2 --dist worksteal -p no:cacheprovider --assert=plain
