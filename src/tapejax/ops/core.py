@@ -1130,8 +1130,8 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
         if "Unsupported dtype" not in str(e):  # (jaxlib's LAPACK bindings: float16 and bfloat16 have none)
             raise
         dtypes = ", ".join(sorted({str(r.dtype) for r in raw if hasattr(r, "dtype")}))
-        raise TypeError(f"tj op '{op.name}': no kernel for dtype {dtypes} (JAX's LAPACK-based linear algebra has "
-                        "none; TF has none either): cast the arguments to float32 first.") from e
+        raise NoKernelError(f"tj op '{op.name}': no kernel for dtype {dtypes} (JAX's LAPACK-based linear algebra "
+                            "has none; TF has none either): cast the arguments to float32 first.") from e
     except OverflowError as e:
         big = next((a for a in args if type(a) is int and not -2 ** 31 <= a < 2 ** 31), None)
         if big is None or jax.config.jax_enable_x64:
@@ -1174,6 +1174,12 @@ class ShapeError(TypeError, ValueError):
     a size that differs, a negative dimension). jax's lax raises ``TypeError`` for these and TF
     ``InvalidArgumentError``, which tapejax raises as ``ValueError``: this error is both, so code written
     against either catches it."""
+
+
+class NoKernelError(TypeError, NotImplementedError):
+    """A dtype an op has no kernel for (LAPACK's linear algebra on float16 or bfloat16). jax raises
+    ``NotImplementedError`` ("Unsupported dtype"); a dtype error is a ``TypeError`` in TF's and NumPy's terms:
+    this error is both, so code written against either catches it."""
 
 
 # jax's TypeErrors are about a value's shape or size (a ShapeError) unless they name a dtype or a type

@@ -63,7 +63,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..tensor import Tensor, convert_to_tensor
-from .core import OpDef, ShapeError, apply, as_index, axis_error, freeze, static as static_value
+from .core import NoKernelError, OpDef, ShapeError, apply, as_index, axis_error, freeze, static as static_value
 from .declare import not_differentiable, public_dir, samples as _samples
 from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan, sign as _tf_sign, times_sign as _times_sign
 
@@ -608,12 +608,12 @@ def _check_matrices(name: str, a, square: bool = True, lapack: bool = True) -> N
 
 
 def _check_lapack_dtype(name: str, a) -> None:
-    """A TypeError for a half-precision input of an op that calls LAPACK, which has no such kernels (nor TF's):
-    jaxlib raises a bare NotImplementedError, and in a deferred step only when the step runs."""
+    """A NoKernelError (a TypeError and jax's NotImplementedError) for a half-precision input of an op that calls
+    LAPACK, which has no such kernels (nor TF's): jaxlib raises it bare, and in a deferred step only when it runs."""
     dtype = getattr(a, "dtype", None)
     if dtype is not None and jnp.dtype(dtype) in (jnp.float16, jnp.bfloat16):
-        raise TypeError(f"tnp.linalg.{name}: no kernel for dtype {jnp.dtype(dtype)} (LAPACK has none; TF has none "
-                        "either): cast the input to float32 first.")
+        raise NoKernelError(f"tnp.linalg.{name}: no kernel for dtype {jnp.dtype(dtype)} (LAPACK has none; TF has "
+                            "none either): cast the input to float32 first.")
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
