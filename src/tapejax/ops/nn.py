@@ -387,11 +387,15 @@ _log_softmax = _from_output("log_softmax", jax.nn.log_softmax,  # LogSoftmaxGrad
                             lambda y, g, axis=-1: g - jnp.exp(y) * jnp.sum(g, axis=axis, keepdims=True),
                             lambda y, t, axis=-1: t - jnp.sum(jnp.exp(y) * t, axis=axis, keepdims=True),
                             _samples(((_r(3, 4),), {"axis": 1}), ((_r(2, 3, 4),), {"axis": 0})))
-_logsumexp = OpDef("logsumexp", lambda a, *b, axis=None, keepdims=False:
-                   jax.nn.logsumexp(a, axis=axis, b=b[0] if b else None, keepdims=keepdims),
+_logsumexp = OpDef("logsumexp", lambda a, *b, axis=None, keepdims=False, return_sign=False:
+                   jax.nn.logsumexp(a, axis=axis, b=b[0] if b else None, keepdims=keepdims, return_sign=return_sign),
                    samples=_samples(((_r(3, 4),), {"axis": None, "keepdims": False}),
                                     ((_r(2, 3, 4),), {"axis": 1, "keepdims": True}),
-                                    ((_r(3, 4), _r(3, 4, lo=0.5, hi=2.0)), {"axis": (1,), "keepdims": False})))
+                                    ((_r(3, 4), _r(3, 4, lo=0.5, hi=2.0)), {"axis": (1,), "keepdims": False}),
+                                    # (log|sum| and the sign: a row of negative scale factors)
+                                    ((_r(3, 4), np.array([[1.0, 1.5, 0.7, 2.0], [-1.0, -0.5, -2.0, -1.2],
+                                                          [0.8, 1.1, 1.3, 0.6]], np.float32)),
+                                     {"axis": 1, "keepdims": False, "return_sign": True})))
 _logmeanexp = OpDef("logmeanexp", lambda x, *where, axis=None, keepdims=False:  # (derived, as logsumexp)
                     jax.nn.logmeanexp(x, axis=axis, where=where[0] if where else None, keepdims=keepdims),
                     samples=_samples(((_r(3, 4),), {"axis": None, "keepdims": False}),
@@ -447,9 +451,7 @@ def log_softmax(x, axis=-1, where=None):
 
 def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=None):
     """``jax.nn.logsumexp`` (``b``: optional scale factors, broadcast against ``a``; ``where``: the entries taking
-    part, -inf where none does)."""
-    if return_sign:
-        raise NotImplementedError("tj.nn.logsumexp: return_sign=True is not supported")
+    part, -inf where none does; ``return_sign``: ``(log|sum|, sign of the sum)``, the sign without a gradient)."""
     axis = None if axis is None else _axis(axis, tnp.ndim(a), "logsumexp")
     selected = None
     if where is not None:
@@ -457,6 +459,11 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, where=Non
         if not keepdims:
             selected = tnp.squeeze(selected, axis) if axis is not None else tnp.reshape(selected, ())
     args = (a,) if b is None else (a, b)
+    if return_sign:
+        result, sign = _logsumexp(*args, axis=axis, keepdims=bool(keepdims), return_sign=True)
+        if selected is None:
+            return result, sign
+        return tnp.where(selected, result, -jnp.inf), tnp.where(selected, sign, tnp.zeros_like(sign))
     result = _logsumexp(*args, axis=axis, keepdims=bool(keepdims))
     return result if selected is None else tnp.where(selected, result, -jnp.inf)
 

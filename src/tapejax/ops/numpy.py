@@ -2773,6 +2773,9 @@ def triu(m, k=0):
 def roll(a, shift, axis=None):
     """``jax.numpy.roll``; a ``shift`` whose value is traced (computed inside a tj.function) is an operand of the op,
     as jax.numpy's."""
+    if isinstance(shift, jax.core.Tracer) or (isinstance(shift, (tuple, list)) and
+                                              builtins.any(isinstance(x, jax.core.Tracer) for x in shift)):
+        shift = convert_to_tensor(shift)  # (traced by jax.jit or jax.vmap of tj code: an operand too)
     shift = _integers("roll", "shift", shift)
     if isinstance(shift, Tensor) or isinstance(shift, tuple) and builtins.any(isinstance(x, Tensor) for x in shift):
         return _roll_by(a, shift if isinstance(shift, Tensor) else stack(shift), axis=freeze(axis))
