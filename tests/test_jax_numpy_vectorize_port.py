@@ -49,6 +49,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import same_tree_as_jax
 
 tnp = tj.numpy
 
@@ -72,16 +73,10 @@ def _rand(shape, dtype=np.float32, seed=0):
 
 
 def _same(got, want, rtol=1e-5, atol=1e-6):
-    """A tj result against jax.numpy's: the same shape, dtype and values (tuples compared entry by entry)."""
-    if isinstance(want, tuple):
-        assert isinstance(got, tuple) and len(got) == len(want), type(got)
-        for g, w in zip(got, want):
-            _same(g, w, rtol, atol)
-        return
-    assert isinstance(got, tj.Tensor), type(got)
-    want = np.asarray(want)
-    assert (got.shape, got.dtype) == (want.shape, want.dtype), (got.shape, got.dtype, want.shape, want.dtype)
-    np.testing.assert_allclose(got.numpy(), want, rtol=rtol, atol=atol)
+    """A tj result (Tensors) against jax.numpy's: one structure, and per entry the same shape, dtype and values."""
+    leaves = jax.tree_util.tree_leaves(got, is_leaf=lambda x: isinstance(x, tj.Tensor))
+    assert all(isinstance(t, tj.Tensor) for t in leaves), got
+    same_tree_as_jax(got, want, rtol, atol)
 
 
 # -- the rest of JAX's shape grids --------------------------------------------------------------------------------
