@@ -143,6 +143,17 @@ CORE = [
     ("mean", lambda m: m.mean, "(n)->()", [(1, 2, 1, 4)], (1, 2, 1)),
     ("stack_plus_minus", _stack_plus_minus, "()->(n)", [()], (2,)),
     ("stack_plus_minus", _stack_plus_minus, "()->(n)", [(3,)], (3, 2)),
+    # (the rest of JAX's grids but its two largest, added with test_jax_numpy_vectorize_port.py)
+    ("matmat", lambda m: m.dot, "(n,m),(m,k)->(n,k)", [(2, 3), (3, 4)], (2, 4)),
+    ("matmat", lambda m: m.dot, "(n,m),(m,k)->(n,k)", [(1, 2, 3), (1, 3, 4)], (1, 2, 4)),
+    ("matmat", lambda m: m.dot, "(n,m),(m,k)->(n,k)", [(5, 2, 3), (1, 3, 4)], (5, 2, 4)),
+    ("matvec", lambda m: m.dot, "(n,m),(m)->(n)", [(2, 3), (1, 3)], (1, 2)),
+    ("matvec", lambda m: m.dot, "(n,m),(m)->(n)", [(4, 2, 3), (1, 3)], (4, 2)),
+    ("vecmat", lambda m: m.dot, "(m),(m)->()", [(2, 3), (3,)], (2,)),
+    ("vecmat", lambda m: m.dot, "(m),(m)->()", [(4, 2, 3), (3,)], (4, 2)),
+    ("magnitude", _magnitude, "(n)->()", [(3,)], ()),
+    ("mean", lambda m: m.mean, "(n)->()", [(2, 3)], (2,)),
+    ("mean", lambda m: m.mean, "(n)->()", [(1, 2, 3, 4)], (1, 2, 3)),
 ]
 
 
@@ -153,6 +164,7 @@ def test_vectorize_core_shapes(name, fn, sig, shapes, result_shape):
     args = [_rand(s, dtype, seed=k) for k, s in enumerate(shapes)]
     want = jnp.vectorize(fn(jnp), signature=sig)(*args)
     assert want.shape == result_shape
+    np.testing.assert_allclose(np.asarray(want), np.vectorize(fn(np), signature=sig)(*args), rtol=1e-5, atol=1e-6)
     _same(tnp.vectorize(fn(tnp), signature=sig)(*args), want)
 
 

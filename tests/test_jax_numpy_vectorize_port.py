@@ -3,9 +3,9 @@
 Source: jax-ml/jax tests/lax_numpy_vectorize_test.py (VectorizeTest, 21 methods, at commit cec06d11), run against the
 installed jax 0.10.2 and NumPy. All 21 methods are already ported, on a sample of their grids, by
 test_jax_numpy_misc_port.py (its docstring lists them: test_matmat ... test_non_scalar_outputs_and_default_signature);
-none is ported twice here. This file adds:
-  * the entries of JAX's shape grids that file did not sample (test_matmat, test_matvec, test_vecmat,
-    test_magnitude, test_mean), checked for values too (JAX's test feeds zeros and checks only the shape);
+none is ported twice here. The entries of JAX's shape grids that file did not sample (test_matmat, test_matvec,
+test_vecmat, test_magnitude, test_mean) were added to its CORE grid, whose test now also checks the values against
+np.vectorize (JAX's test feeds zeros and checks only the shape). This file adds:
   * a dtype sample (bool, int32, complex64, float16, mixed int32 x float32, Python scalars);
   * zero-size loop dimensions (jax.numpy's vmap over an empty batch);
   * gradients, which JAX's file has none of: tape.gradient against jax.vjp of the jnp.vectorize version for a
@@ -77,39 +77,6 @@ def _same(got, want, rtol=1e-5, atol=1e-6):
     leaves = jax.tree_util.tree_leaves(got, is_leaf=lambda x: isinstance(x, tj.Tensor))
     assert all(isinstance(t, tj.Tensor) for t in leaves), got
     same_tree_as_jax(got, want, rtol, atol)
-
-
-# -- the rest of JAX's shape grids --------------------------------------------------------------------------------
-
-def _magnitude(m):
-    return lambda x: m.dot(x, x)
-
-
-# (JAX method, function of the module, signature, input shapes, JAX's result shape): the grid entries
-# test_jax_numpy_misc_port.py does not sample
-GRID = [
-    ("matmat", lambda m: m.dot, "(n,m),(m,k)->(n,k)", [(2, 3), (3, 4)], (2, 4)),
-    ("matmat", lambda m: m.dot, "(n,m),(m,k)->(n,k)", [(1, 2, 3), (1, 3, 4)], (1, 2, 4)),
-    ("matmat", lambda m: m.dot, "(n,m),(m,k)->(n,k)", [(5, 2, 3), (1, 3, 4)], (5, 2, 4)),
-    ("matvec", lambda m: m.dot, "(n,m),(m)->(n)", [(2, 3), (1, 3)], (1, 2)),
-    ("matvec", lambda m: m.dot, "(n,m),(m)->(n)", [(4, 2, 3), (1, 3)], (4, 2)),
-    ("vecmat", lambda m: m.dot, "(m),(m)->()", [(2, 3), (3,)], (2,)),
-    ("vecmat", lambda m: m.dot, "(m),(m)->()", [(4, 2, 3), (3,)], (4, 2)),
-    ("magnitude", _magnitude, "(n)->()", [(3,)], ()),
-    ("mean", lambda m: m.mean, "(n)->()", [(2, 3)], (2,)),
-    ("mean", lambda m: m.mean, "(n)->()", [(1, 2, 3, 4)], (1, 2, 3)),
-]
-
-
-@pytest.mark.parametrize("name, fn, sig, shapes, result_shape", GRID, ids=[f"{g[0]}-{g[3]}" for g in GRID])
-def test_grid_values(name, fn, sig, shapes, result_shape):
-    # (magnitude runs on arange ints in JAX's test: int32 here)
-    dtype = np.int32 if name == "magnitude" else np.float32
-    args = [_rand(s, dtype, seed=k) for k, s in enumerate(shapes)]
-    want = jnp.vectorize(fn(jnp), signature=sig)(*args)
-    assert want.shape == result_shape
-    np.testing.assert_allclose(np.asarray(want), np.vectorize(fn(np), signature=sig)(*args), rtol=1e-5, atol=1e-6)
-    _same(tnp.vectorize(fn(tnp), signature=sig)(*args), want)
 
 
 # -- dtypes -------------------------------------------------------------------------------------------------------
