@@ -392,9 +392,11 @@ _logsumexp = OpDef("logsumexp", lambda a, *b, axis=None, keepdims=False, return_
                    samples=_samples(((_r(3, 4),), {"axis": None, "keepdims": False}),
                                     ((_r(2, 3, 4),), {"axis": 1, "keepdims": True}),
                                     ((_r(3, 4), _r(3, 4, lo=0.5, hi=2.0)), {"axis": (1,), "keepdims": False}),
-                                    # (log|sum| and the sign: a row of negative scale factors)
-                                    ((_r(3, 4), np.array([[1.0, 1.5, 0.7, 2.0], [-1.0, -0.5, -2.0, -1.2],
-                                                          [0.8, 1.1, 1.3, 0.6]], np.float32)),
+                                    # (log|sum| and the sign: a row of negative scale factors; fixed values, not
+                                    # draws: the samples of the ops declared after stay as they were)
+                                    ((np.linspace(-1.0, 1.2, 12, dtype=np.float32).reshape(3, 4),
+                                      np.array([[1.0, 1.5, 0.7, 2.0], [-1.0, -0.5, -2.0, -1.2],
+                                                [0.8, 1.1, 1.3, 0.6]], np.float32)),
                                      {"axis": 1, "keepdims": False, "return_sign": True})))
 _logmeanexp = OpDef("logmeanexp", lambda x, *where, axis=None, keepdims=False:  # (derived, as logsumexp)
                     jax.nn.logmeanexp(x, axis=axis, where=where[0] if where else None, keepdims=keepdims),
