@@ -514,8 +514,6 @@ def grad_pass_through(f: Callable) -> Callable:
     return wrapped
 
 
-
-
 def stop_gradient(x: Any, name: Optional[str] = None) -> Tensor:
     """Identity whose gradient is None (zero with UnconnectedGradients.ZERO). ``name``: TF's op name, ignored.
 

@@ -4527,6 +4527,7 @@ _CORE_DIMS = re.compile(r"\(([^()]*)\)")
 _GUFUNC = re.compile(r"^\((?:\w+(?:,\w+)*)?\)(?:,\((?:\w+(?:,\w+)*)?\))*->\((?:\w+(?:,\w+)*)?\)(?:,\((?:\w+(?:,\w+)*)?\))*$")
 
 
+@functools.lru_cache(maxsize=256)  # (parsed at each call of a vectorized function, as jax.numpy's: once per text)
 def _gufunc_signature(signature: str) -> tuple:
     """``'(m,n),(n)->(m)'`` -> ``([('m', 'n'), ('n',)], [('m',)])``: the core dimensions of each input and
     output; ValueError for a malformed signature (as jax.numpy's)."""
