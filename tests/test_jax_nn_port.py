@@ -28,7 +28,7 @@ Left out: testScaledMatmul, testScaledDotGeneral (cuDNN-only; scaled_matmul / sc
 documented exclusions); testSoftmaxGradResiduals, testSoftmaxGradFlag (jax's saved residuals and
 softmax_custom_jvp flag: jax internals); testCustomJVPLeak, testCustomJVPLeak2 (jax's custom_jvp leak checker);
 the jaxpr equation count in testReluGrad; the cuDNN backend assertions of the attention tests (no cuDNN here);
-every NNInitializersTest method but testIdentity (tj.nn has no initializers); testSoftmaxWhereMask's ``initial``
+every NNInitializersTest method but testIdentity (test_jax_nn_initializers_port.py ports them); testSoftmaxWhereMask's ``initial``
 argument (the installed jax 0.10.2's softmax has none).
 
 Sanctioned differences (API.md):

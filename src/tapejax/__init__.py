@@ -13,6 +13,7 @@ _sys.modules[__name__ + ".numpy"] = numpy
 _sys.modules[__name__ + ".numpy.linalg"] = numpy.linalg
 _sys.modules[__name__ + ".numpy.fft"] = numpy.fft
 _sys.modules[__name__ + ".nn"] = nn
+_sys.modules[__name__ + ".nn.initializers"] = nn.initializers
 _sys.modules[__name__ + ".random"] = random
 from .ops.core import OpDef
 from .ops.api import op, RegisterGradient

@@ -35,6 +35,8 @@ their function. The tables:
   constant in the labels, as TF's (whose rule for the backprop output gives the labels nothing): zeros,
   not None (``backward_connected``), where the exact derivative is not 0.
 
+``tj.nn.initializers`` (initializers.py) mirrors ``jax.nn.initializers``, drawing Tensors.
+
 Every public function of ``jax.nn`` is mirrored but for ``scaled_matmul``, ``scaled_dot_general`` and
 ``get_scaled_dot_general_config``: block-scaled quantized (mxfp8/nvfp4) matrix products on jax's cuDNN kernels,
 with no gradient story for a tape: ``scaled_matmul`` takes operands already quantized to 8 or 4 bits (no
@@ -57,6 +59,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..tensor import Tensor, Variable, convert_to_tensor
+from . import initializers  # noqa: F401  (``tj.nn.initializers``)
 from . import numpy as tnp
 from .core import OpDef, ShapeError, as_dtype, as_index, freeze, static
 from .declare import not_differentiable as _not_differentiable, public_dir, samples as _samples
@@ -68,7 +71,7 @@ __all__ = [
     "avg_pool", "layer_norm", "dropout", "softmax_cross_entropy_with_logits",
     "sparse_softmax_cross_entropy_with_logits", "batch_norm", "celu", "glu", "hard_sigmoid", "hard_silu",
     "hard_swish", "hard_tanh", "identity", "log1mexp", "logmeanexp", "mish", "soft_sign", "sparse_plus",
-    "sparse_sigmoid", "squareplus", "standardize", "dot_product_attention",
+    "sparse_sigmoid", "squareplus", "standardize", "dot_product_attention", "initializers",
 ]
 
 # -- sample inputs (declare.py: drawn in declaration order) ------------------------------------------------

@@ -120,13 +120,15 @@ def _value(x: Any) -> Any:
     return x.value if isinstance(x, Tensor) else x
 
 
-def _raw_key(k: Any):
-    """The jax key inside ``k`` (a key array, a raw uint32 PRNGKey, or a Tensor/Variable holding one)."""
+def raw_key(k: Any, who: str = "tj.random"):
+    """The jax key inside ``k`` (a key array, a raw uint32 PRNGKey, or a Tensor/Variable holding one); ``who``
+    names the caller in errors (tj.nn.initializers draws with keys too)."""
     k = _value(k)
     if not isinstance(k, (jax.Array, jax.core.Tracer, np.ndarray)):
-        raise TypeError(f"tj.random: expected a key from tj.random.key(seed) or jax.random.key(seed), got "
-                        f"{type(k).__name__} ({describe_value(k)}). Make one with tj.random.key(seed), or give a shape list first "
-                        "for TF's stateful draw (tj.random.normal([2, 3])).")
+        hint = ", or give a shape list first for TF's stateful draw (tj.random.normal([2, 3]))" \
+            if who == "tj.random" else ""
+        raise TypeError(f"{who}: expected a key from tj.random.key(seed) or jax.random.key(seed), got "
+                        f"{type(k).__name__} ({describe_value(k)}). Make one with tj.random.key(seed){hint}.")
     if jax.config.jax_legacy_prng_key != "allow" and k.dtype == np.uint32:
         # (jax checks a raw key when it traces a draw: a kernel already made would skip the check, so it is here)
         msg = ("Legacy uint32 key array passed as key to a tj.random function. Please create keys using "
@@ -285,7 +287,7 @@ def _jax_split(key: Any, num: Any = 2):
     nums = tuple(_int(n, "split", "num") for n in nums)
     if any(n < 0 for n in nums):  # (XLA fails to compile it, with no word of the op)
         raise ValueError(f"tj.random.split: num must not be negative, got {num}")
-    return apply(_split, (_raw_key(key),), {"num": nums if isinstance(num, (tuple, list)) else nums[0]}).value
+    return apply(_split, (raw_key(key),), {"num": nums if isinstance(num, (tuple, list)) else nums[0]}).value
 
 
 def fold_in(*args, **kwargs):
@@ -310,7 +312,7 @@ def _jax_fold_in(key: Any, data: Any):
         if type(value) is int and not 0 <= value < 2 ** 32:  # (as jax's: a NumPy integer wraps, a Python one not)
             raise OverflowError(f"tj.random.fold_in: Python integer {value} out of bounds for uint32")
         value = np.asarray(value).astype(np.uint32)
-    return apply(_fold_in, (_raw_key(key), value), {}).value
+    return apply(_fold_in, (raw_key(key), value), {}).value
 
 
 def _seed_style(args: tuple, kwargs: dict) -> bool:
@@ -359,8 +361,8 @@ def normal(*args, **kwargs) -> Tensor:
 
 
 def _jax_normal(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32, *, out_sharding: Any = None) -> Tensor:
-    return apply(_normal, (_raw_key(key),), {"shape": _static_shape(shape, "normal"),
-                                             "dtype": as_dtype("random_normal", dtype), "out_sharding": out_sharding})
+    return apply(_normal, (raw_key(key),), {"shape": _static_shape(shape, "normal"),
+                                            "dtype": as_dtype("random_normal", dtype), "out_sharding": out_sharding})
 
 
 def _tf_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = jnp.float32, seed: Optional[int] = None,
@@ -424,8 +426,8 @@ def _jax_uniform(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32, 
     if not jnp.issubdtype(dtype, jnp.floating):
         raise TypeError(f"tj.random.uniform: dtype must be a float dtype, got {dtype} (jax.random.uniform's rule); "
                         "for integers use tj.random.Generator.uniform(..., dtype=int32) or jax.random.randint")
-    u = apply(_uniform01, (_raw_key(key),), {"shape": _static_shape(shape, "uniform"), "dtype": dtype,
-                                             "out_sharding": out_sharding})
+    u = apply(_uniform01, (raw_key(key),), {"shape": _static_shape(shape, "uniform"), "dtype": dtype,
+                                            "out_sharding": out_sharding})
     if _is_default(minval, 0) and _is_default(maxval, 1):
         return u
     return u * (tnp.subtract(maxval, minval)) + minval
@@ -451,7 +453,7 @@ def _jax_categorical(key: Any, logits: Any, axis: int = -1, shape: Optional[Sequ
     static = {"axis": _int(axis, "categorical", "axis"), "shape": shape}
     if not replace or mode is not None or out_sharding is not None:  # (jax's defaults: the kernels made before)
         static.update(replace=bool(replace), mode=mode, out_sharding=out_sharding)
-    return apply(_categorical, (_raw_key(key), logits), static)
+    return apply(_categorical, (raw_key(key), logits), static)
 
 
 def _tf_categorical(logits: Any, num_samples: Any, dtype: Any = None, seed: Optional[int] = None,
@@ -468,7 +470,7 @@ def bernoulli(key: Any, p: Any = 0.5, shape: Optional[Sequence[int]] = None, mod
     static = {"shape": shape}
     if mode != "low" or out_sharding is not None:
         static.update(mode=mode, out_sharding=out_sharding)
-    return apply(_bernoulli, (_raw_key(key), p), static)
+    return apply(_bernoulli, (raw_key(key), p), static)
 
 
 def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False, *, out_sharding: Any = None) -> Tensor:
@@ -476,8 +478,8 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False, *, o
     Differentiable w.r.t. ``x``."""
     if isinstance(x, (int, np.integer)):
         x = jnp.arange(int(x))
-    return apply(_permutation, (x, _raw_key(key)), {"axis": int(axis), "independent": bool(independent),
-                                                    "out_sharding": out_sharding})
+    return apply(_permutation, (x, raw_key(key)), {"axis": int(axis), "independent": bool(independent),
+                                                   "out_sharding": out_sharding})
 
 
 def shuffle(*args, **kwargs) -> Tensor:
@@ -684,7 +686,7 @@ def _dtype_arg(dtype: Any, what: str, kinds: str = "float", error: type = ValueE
 def _sample(op: OpDef, key: Any, params: tuple, **static) -> Tensor:
     """``op`` on ``key`` and ``params``: the key first for a draw with no gradient (jax's own function), last
     for one whose parameters are differentiable."""
-    k = _raw_key(key)
+    k = raw_key(key)
     return apply(op, (*params, k) if op.differentiable else (k, *params), static)
 
 
@@ -817,7 +819,7 @@ def choice(key: Any, a: Any, shape: Sequence[int] = (), replace: bool = True, p:
     if np.ndim(a) == 0:  # (as jax: an integer n stands for range(n); a float one raises, see _int)
         n = _int(a.value if isinstance(a, Tensor) else a, "choice", "a")
         return _sample(_choice_n, key, ps, a=n, **static)
-    return apply(_choice, (a, _raw_key(key), *ps), static)
+    return apply(_choice, (a, raw_key(key), *ps), static)
 
 
 def lognormal(key: Any, sigma: Any = np.float32(1.0), shape: Optional[Sequence[int]] = None, dtype: Any = None, *,
@@ -978,12 +980,12 @@ def ball(key: Any, d: int, p: Any = 2, shape: Sequence[int] = (), dtype: Any = N
 
 def clone(key: Any):
     """``jax.random.clone``: the same key, for reuse under jax's key-reuse checking."""
-    return jax.random.clone(_raw_key(key))
+    return jax.random.clone(raw_key(key))
 
 
 def key_data(keys: Any):
     """``jax.random.key_data``: the ``uint32`` data under a key array (a raw key comes back as it is)."""
-    return jax.random.key_data(_raw_key(keys))
+    return jax.random.key_data(raw_key(keys))
 
 
 def wrap_key_data(key_bits_array: Any, *, impl: Any = None, dtype: Any = None):
@@ -993,7 +995,7 @@ def wrap_key_data(key_bits_array: Any, *, impl: Any = None, dtype: Any = None):
 
 def key_impl(keys: Any):
     """``jax.random.key_impl``: the PRNG implementation of a key array."""
-    return jax.random.key_impl(_raw_key(keys))
+    return jax.random.key_impl(raw_key(keys))
 
 
 def key_dtype(impl_spec: Any = None):
@@ -1263,7 +1265,7 @@ class Generator:
         """A generator starting from the JAX key ``k``."""
         g = cls.__new__(cls)
         g._alg = Algorithm.PHILOX.value
-        g._state = _state_variable(lambda: jax.random.key_data(_raw_key(k)))
+        g._state = _state_variable(lambda: jax.random.key_data(raw_key(k)))
         return g
 
     def reset(self, state: Any) -> None:
