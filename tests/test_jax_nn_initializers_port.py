@@ -208,3 +208,21 @@ def test_module_built_on_first_call_of_a_tj_function():
     np.testing.assert_allclose(layer(x).numpy(), np.ones((2, 4)) @ want, rtol=1e-6)
     np.testing.assert_array_equal(layer.w.numpy(), want)
     assert layer.trainable_variables == (layer.w,)
+
+
+def test_a_new_factory_with_the_same_arguments_compiles_nothing():
+    # a model making glorot_uniform() per layer: the second layer's draw of a shape already drawn reuses the kernel
+    events = []
+
+    def listen(name, duration, **kwargs):
+        events.append(name)
+
+    tinit.glorot_uniform()(tj.random.key(0), (3, 5))
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        tinit.glorot_uniform()(tj.random.key(1), (3, 5))
+        assert events == []
+        tinit.glorot_uniform(in_axis=0)(tj.random.key(1), (3, 5))  # (other arguments: its own kernel)
+        assert "/jax/core/compile/jaxpr_trace_duration" in events
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
