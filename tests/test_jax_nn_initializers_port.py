@@ -107,8 +107,8 @@ def test_orthogonal_zero_size(rows, cols):
         np.testing.assert_allclose(v.T @ v, np.eye(cols), atol=1e-6)
 
 
-@pytest.mark.parametrize("axes", [dict(in_axis=(0, 1), out_axis=(-2, -1)), dict(in_axis=0, out_axis=(2, 3), batch_axis=1)],
-                         ids=["multi_axis", "batch_axis"])
+@pytest.mark.parametrize("axes", [dict(in_axis=(0, 1), out_axis=(-2, -1)),
+                                  dict(in_axis=0, out_axis=(2, 3), batch_axis=1)], ids=["multi_axis", "batch_axis"])
 def test_variance_scaling_axes(axes):
     # testVarianceScalingMultiAxis / testVarianceScalingBatchAxis, with jax's values
     args = dict(scale=1.0, mode="fan_avg", distribution="truncated_normal", **axes)

@@ -483,10 +483,9 @@ def test_advanced_custom_gradient_in_a_module_function():
     # guide/advanced_autodiff, "Custom gradients in SavedModel", cell Q5JBgIBYjN1I, and the gradient of
     # cell xZTrgy2q-9pq without the save/load round trip (tapejax has no SavedModel).
     # TF prints: tf.Tensor(2.0, shape=(), dtype=float32)
-    # `@tf.function(input_signature=[tf.TensorSpec(None)])` -> `@tj.function` (no input signatures).
     class MyModule(tj.Module):
 
-        @tj.function
+        @tj.function(input_signature=[tj.TensorSpec(None)])
         def call_custom_grad(self, x):
             return clip_gradients(x)
 

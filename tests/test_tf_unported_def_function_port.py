@@ -33,10 +33,11 @@ Left out (out of API.md's scope), by reason:
     testCollections, testCollectionsWithScope, IsInitializedTest.testNoVars / testAssertVariablesInitialized /
     testVariableList / testZeroSizeVarInitialized, ObsoleteIsInitializedTest (all),
     VariableContainerTest.testContainer;
-  input_signature: testInputSignatureMustBeSequenceOfTensorSpecs, testInputsIncompatibleWithSignatureRaisesError,
-    testInputSignatureConversionWithDefaultArg, testVariableSpecWithInputSignature, testEmptyInputSignatures,
+  input_signature (testInputSignatureMustBeSequenceOfTensorSpecs, testInputsIncompatibleWithSignatureRaisesError,
+    testInputSignatureConversionWithDefaultArg and TF 2.21's binding rules are in test_function_input_signature.py):
+    testVariableSpecWithInputSignature (no VariableSpec), testEmptyInputSignatures,
     testInputSignatureMissingTensorSpecsMethod / ...Function / ...LambdaFunction,
-    testInputSignaturePartialFuncMissingTensorSpecs, testShapeInferencePropagateConstNestedStack /
+    testInputSignaturePartialFuncMissingTensorSpecs (get_concrete_function), testShapeInferencePropagateConstNestedStack /
     ...NestedUnstackStack / ...NestedConcat / ...DoubleNested, test_tensor_shape_casted_to_specific,
     testShapeInferenceForMoreSpecificInput;
   concrete functions / get_concrete_function internals: test_concrete_function_from_signature,

@@ -24,6 +24,7 @@ from .custom_gradient import custom_gradient, recompute_grad, grad_pass_through,
 from .config import config
 from . import debug
 from .graph.function import function, init_scope
+from .graph.tensor_spec import TensorSpec
 
 
 def identity(input, name=None):  # noqa: A002 (TF's argument name)
@@ -55,7 +56,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "Tensor", "TensorShape", "Variable", "constant", "convert_to_tensor", "name_scope", "numpy", "nn", "random", "GradientTape", "UnconnectedGradients",
-    "stop_recording", "config", "function", "init_scope", "identity", "gradients", "AggregationMethod", "differentiate", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
+    "stop_recording", "config", "function", "TensorSpec", "init_scope", "identity", "gradients", "AggregationMethod", "differentiate", "OpDef", "op", "RegisterGradient", "ForwardAccumulator",
     "custom_gradient", "recompute_grad", "grad_pass_through", "stop_gradient", "debug",
     "train", "Module", "optimizers", "clip_by_norm", "clip_by_global_norm", "newaxis", *_DTYPE_NAMES,
 ]

@@ -36,6 +36,7 @@ from ..ops.core import OpDef, apply, rules_epoch
 from ..tensor import ArrayImpl, Tensor, Variable, constant, new_id, undone_if_raising
 from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder, InlineTrace
 from .reachable import reachable
+from .tensor_spec import SignatureBinding, check_input_signature
 
 
 def _is_leaf(x) -> bool:
@@ -144,6 +145,13 @@ def _signature(f) -> Optional[inspect.Signature]:
         return None
 
 
+def _is_method(signature: inspect.Signature) -> bool:
+    """Whether a function's first parameter is ``self`` or ``cls``: a method decorated in its class, whose
+    input_signature binds (and is checked) without it, when called on an instance."""
+    first = next(iter(signature.parameters), None)
+    return first in ("self", "cls")
+
+
 def _same_inputs(before_tree, before_leaves, args, kwargs) -> bool:
     """TF's mutation check: the arguments keep their structure and each leaf is the same object."""
     leaves, tree = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
@@ -234,16 +242,21 @@ class _Concrete:
 class Function:
     """A traced, compiled tapejax function (see ``tj.function``)."""
 
-    def __init__(self, f: Callable, jit_compile: bool = True, donate_variables: bool = False) -> None:
+    def __init__(self, f: Callable, jit_compile: bool = True, donate_variables: bool = False,
+                 input_signature: Optional[tuple] = None) -> None:
         if not callable(f):
             raise TypeError(f"{f!r} is not a callable object")  # as tf.function
         functools.update_wrapper(self, f)
         self._f = f
+        self._input_signature = None if input_signature is None else check_input_signature(input_signature)
+        self._binding: Optional[SignatureBinding] = None  # (made at the first call: a method's is its bound one's)
         # Calls are bound to f's signature (as tf.function): defaults are applied, an argument given by
         # keyword or by position is the same signature, and a wrong call raises inspect's TypeError.
         self._signature = _signature(f)
         if self._signature is not None:  # (inspect.getfullargspec reads it; it does not follow __wrapped__)
             self.__signature__ = self._signature
+        if self._input_signature is not None and self._signature is not None and not _is_method(self._signature):
+            self._binding = SignatureBinding(self._signature, self._input_signature)  # (TF checks it now)
         # A call giving every parameter by position binds to itself: no binding needed (the common case).
         params = self._signature.parameters.values() if self._signature is not None else ()
         self._arity = len(params) if all(
@@ -283,19 +296,21 @@ class Function:
             sig = _signature(f)
             if sig is not None and sig.parameters:
                 method.__signature__ = sig.replace(parameters=list(sig.parameters.values())[1:])
-            bound = self._bound[obj] = Function(method, self._jit_compile, self._donate)
+            bound = self._bound[obj] = Function(method, self._jit_compile, self._donate, self._input_signature)
         return bound
 
     def __reduce__(self):
         # Pickled as its Python function and options (as tf.function's): the copy traces afresh. The cache
         # (programs, weak references, the code object keying the retracing statistics) is not picklable.
-        return (Function, (self._f, self._jit_compile, self._donate))
+        return (Function, (self._f, self._jit_compile, self._donate, self._input_signature))
 
     def __repr__(self) -> str:
         return f"<tj.function {getattr(self._f, '__name__', self._f)} ({len(self._cache)} traced signatures)>"
 
     # -- calling ------------------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
+        if self._input_signature is not None:
+            args, kwargs = self._conform(args, kwargs)
         before = self._tracing_count
         out = self._call(args, kwargs)
         if tape_set.current().capture is None:  # eager calls only (as TF): not calls made inside another trace
@@ -402,6 +417,21 @@ class Function:
             raise TypeError(f"{name}{self._signature}: {e}") from None
         bound.apply_defaults()
         return bound.args, bound.kwargs
+
+    def _conform(self, args, kwargs):
+        """The call's arguments converted to the ``input_signature``'s Tensors (TypeError as TF's if they do not
+        fit)."""
+        binding = self._binding
+        if binding is None:
+            if self._signature is None:
+                raise TypeError(f"tj.function: {self._f!r} has no signature to bind an input_signature to")
+            binding = self._binding = SignatureBinding(self._signature, self._input_signature)
+        return binding.bind(args, kwargs)
+
+    @property
+    def input_signature(self) -> Optional[tuple]:
+        """The ``input_signature`` given (TensorSpecs, nested as given), or None."""
+        return self._input_signature
 
     def experimental_get_tracing_count(self) -> int:
         """How many times the Python function ran to build a program (as ``tf.function``'s): once per
@@ -735,8 +765,8 @@ def init_scope() -> Iterator[None]:
         tape_set.current().lifted_before = saved
 
 
-def function(f: Optional[Callable] = None, *, jit_compile: bool = True, donate_variables: bool = False,
-             reduce_retracing: bool = False):
+def function(f: Optional[Callable] = None, *, input_signature: Optional[Any] = None, jit_compile: bool = True,
+             donate_variables: bool = False, reduce_retracing: bool = False):
     """Trace ``f`` into one XLA program per input signature and run it (as ``tf.function``).
 
     Calls are bound to ``f``'s signature (defaults applied; a bad call raises ``TypeError``). Python scalars
@@ -745,6 +775,14 @@ def function(f: Optional[Callable] = None, *, jit_compile: bool = True, donate_v
     which arguments are the same Variable. Python numbers returned come back as Tensors; ``f`` must not
     modify its argument lists or dicts (``ValueError``). ``experimental_get_tracing_count()`` and
     ``clear_cache()`` as TF. Usable as ``@tj.function`` or ``@tj.function(donate_variables=True)``.
+
+    ``input_signature`` (TF's): a list or tuple of ``tj.TensorSpec`` (nested in lists, tuples and dicts as the
+    arguments are), one per leading positional parameter (the rest go to ``*args``); the other parameters
+    keep their defaults. Each call's arguments are converted to Tensors of the specs' dtypes (Python numbers,
+    lists and arrays as TF converts them; a Variable is read) and checked against their shapes: a call that does
+    not fit raises TF's ``TypeError`` ("Binding inputs to tj.function failed due to ..."). A spec's None size
+    admits any size, but an XLA program has static shapes: each new size is traced (TF traces once), so
+    ``experimental_get_tracing_count`` counts them.
 
     ``donate_variables``: on GPU/TPU the buffers of the Variables ``f`` assigns are donated to the program (it
     writes their new values in place), in each call where nothing but the Variable holds the old value (a Tensor
@@ -756,5 +794,6 @@ def function(f: Optional[Callable] = None, *, jit_compile: bool = True, donate_v
     if not isinstance(reduce_retracing, bool):
         raise TypeError(f"tj.function: reduce_retracing must be a bool, got {reduce_retracing!r}")
     if f is None:
-        return lambda g: Function(g, jit_compile=jit_compile, donate_variables=donate_variables)
-    return Function(f, jit_compile=jit_compile, donate_variables=donate_variables)
+        return lambda g: Function(g, jit_compile=jit_compile, donate_variables=donate_variables,
+                                  input_signature=input_signature)
+    return Function(f, jit_compile=jit_compile, donate_variables=donate_variables, input_signature=input_signature)

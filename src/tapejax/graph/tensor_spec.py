@@ -1,0 +1,195 @@
+"""``tj.TensorSpec`` and a ``tj.function``'s ``input_signature`` (TF's): the shape and dtype each argument
+must have, what a call's arguments are converted to, and the errors TF gives for a call that does not fit."""
+from __future__ import annotations
+
+import inspect
+from typing import Any, Optional
+
+import jax
+import jax.numpy as jnp
+
+from ..tensor import Tensor, TensorShape, Variable, convert_to_tensor
+
+
+class TensorSpec:
+    """The shape and dtype of a Tensor (TF's ``tf.TensorSpec``): ``shape`` may hold None for a size not fixed,
+    or be None for any shape; ``dtype`` defaults to float32. Equal specs (shape, dtype and name) hash alike."""
+
+    __slots__ = ("_shape", "_dtype", "_name")
+
+    def __init__(self, shape: Any, dtype: Any = jnp.float32, name: Optional[str] = None) -> None:
+        try:
+            self._dtype = jnp.dtype(dtype)
+        except TypeError:
+            raise TypeError(f"tj.TensorSpec: cannot convert {dtype!r} to a dtype; give one as jnp.float32 or "
+                            "'float32'") from None
+        self._shape = None if shape is None else TensorShape(shape)
+        self._name = name
+
+    @classmethod
+    def from_tensor(cls, tensor: Any, name: Optional[str] = None) -> "TensorSpec":
+        """The spec of ``tensor``'s shape and dtype (a Tensor, Variable or array)."""
+        return cls(tuple(tensor.shape), tensor.dtype, name)
+
+    @property
+    def shape(self) -> Optional[TensorShape]:
+        """The shape (None entries: sizes not fixed), or None for any shape."""
+        return self._shape
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def name(self) -> Optional[str]:
+        return self._name
+
+    def _fits(self, shape, dtype) -> bool:
+        return (jax.dtypes.canonicalize_dtype(dtype) == jax.dtypes.canonicalize_dtype(self._dtype)
+                and (self._shape is None or shape is None or self._shape.is_compatible_with(shape)))
+
+    def is_compatible_with(self, other: Any) -> bool:
+        """Whether a TensorSpec, Tensor or Variable ``other`` has this dtype and a shape this one admits.
+        Anything else (a NumPy array, a Python number) is not, as TF's: convert it first."""
+        if isinstance(other, TensorSpec):
+            return self._fits(other._shape, other._dtype)
+        if isinstance(other, (Tensor, Variable)):
+            return self._fits(tuple(other.shape), other.dtype)
+        return False
+
+    def conform(self, value: Any) -> Tensor:
+        """``value`` as the Tensor this spec asks for: a Tensor (or a Variable's read) of this dtype, or a value
+        converted to it (Python numbers, lists, arrays; as TF converts them). ``TypeError`` with TF's reason
+        (``Can not cast ...``) for anything else, or a shape this spec does not admit."""
+        if isinstance(value, (Tensor, Variable)):
+            t = value.read_value() if isinstance(value, Variable) else value
+        else:
+            try:
+                t = convert_to_tensor(value, jax.dtypes.canonicalize_dtype(self._dtype))  # (float64: x64's)
+            except (TypeError, ValueError) as e:
+                raise TypeError(f"Cannot convert {value!r} to a Tensor of dtype {self._dtype} ({e})") from None
+        if not self._fits(tuple(t.shape), t.dtype):
+            raise TypeError(f"Can not cast {TensorSpec.from_tensor(t)!r} to {self!r}")
+        return t
+
+    def __eq__(self, other: Any) -> bool:
+        return (type(other) is TensorSpec and self._shape == other._shape and self._dtype == other._dtype
+                and self._name == other._name)
+
+    def __hash__(self) -> int:
+        return hash((self._shape, self._dtype, self._name))
+
+    def __repr__(self) -> str:
+        shape = "<unknown>" if self._shape is None else repr(tuple(self._shape))
+        return f"TensorSpec(shape={shape}, dtype={self._dtype.name}, name={self._name!r})"
+
+
+def _specs_in(signature: Any) -> list:
+    """The entries of a nested ``signature`` that are not TensorSpecs (lists, tuples and dicts nest)."""
+    if isinstance(signature, TensorSpec):
+        return []
+    if isinstance(signature, (list, tuple)):
+        return [bad for s in signature for bad in _specs_in(s)]
+    if isinstance(signature, dict):
+        return [bad for s in signature.values() for bad in _specs_in(s)]
+    return [signature]
+
+
+def check_input_signature(input_signature: Any) -> tuple:
+    """``input_signature`` as a tuple, with TF's ``TypeError`` for one that is not a (nested) sequence of
+    TensorSpecs."""
+    if not isinstance(input_signature, (list, tuple)):
+        raise TypeError(f"input_signature must be either a tuple or a list, got {type(input_signature)}.")
+    bad = _specs_in(list(input_signature))
+    if bad:
+        raise TypeError(f"input_signature must be a possibly nested sequence of TensorSpec objects, got invalid "
+                        f"args {bad} with types {[type(b) for b in bad]}.")
+    return tuple(input_signature)
+
+
+class SignatureBinding:
+    """How calls of a function bind to its ``input_signature`` (as TF's): the first positional parameters each
+    take a spec (a ``*args`` parameter the specs left over, as positional-only ``args_0``, ``args_1``...); the
+    other parameters must have defaults, which are fixed (a call giving another value raises). ``bind``
+    returns the call's arguments converted to Tensors of the specs' shapes and dtypes."""
+
+    def __init__(self, f_signature: inspect.Signature, input_signature: tuple) -> None:
+        P = inspect.Parameter
+        specs = list(input_signature)
+        params, fixed = [], {}
+        self._spec_of = {}
+        self._var_positional = None
+        for p in f_signature.parameters.values():
+            if p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD) and specs:
+                self._spec_of[p.name] = specs.pop(0)
+                params.append(p.replace(annotation=self._spec_of[p.name]))
+            elif p.kind is P.VAR_POSITIONAL:
+                self._var_positional = []
+                while specs:
+                    name = f"{p.name}_{len(self._var_positional)}"
+                    self._var_positional.append(name)
+                    self._spec_of[name] = specs.pop(0)
+                    params.append(P(name, P.POSITIONAL_ONLY, annotation=self._spec_of[name]))
+            elif p.kind is P.VAR_KEYWORD:
+                continue
+            elif p.default is P.empty:
+                raise TypeError(f"input_signature missing type constraint for {p.name}")
+            else:
+                fixed[p.name] = p.default
+                params.append(p)
+        if specs:
+            raise TypeError(f"input_signature contains {len(specs)} extra type constraints.")
+        if self._var_positional is not None:  # (the spec'd parameters before them are positional-only too, as TF's)
+            params = [p.replace(kind=P.POSITIONAL_ONLY) if p.name in self._spec_of else p for p in params]
+        self._fixed = fixed
+        self.signature = inspect.Signature(params)
+
+    def bind(self, args: tuple, kwargs: dict) -> tuple:
+        """``(args, kwargs)`` for the function: the spec'd arguments as Tensors; TF's ``TypeError`` for a call
+        that does not fit (``Binding inputs to tj.function failed due to ...``)."""
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            values = dict(bound.arguments)
+            for name, default in self._fixed.items():
+                if name in values and values[name] is not default and not _same_default(values[name], default):
+                    raise TypeError(f"Can not cast {values[name]!r} to Literal[{default!r}]")
+            for name, spec in self._spec_of.items():
+                values[name] = _conform(spec, values[name])
+        except TypeError as e:
+            raise TypeError(f"Binding inputs to tj.function failed due to `{e}`. Received args: {args!r} and "
+                            f"kwargs: {kwargs!r} for signature: {self.signature}.") from None
+        out_args, out_kwargs = [], {}
+        for p in self.signature.parameters.values():  # (in f's order: its positional ones, then its *args)
+            if p.kind is p.KEYWORD_ONLY:
+                out_kwargs[p.name] = values[p.name]
+            else:
+                out_args.append(values[p.name])
+        return tuple(out_args), out_kwargs
+
+
+def _same_default(value: Any, default: Any) -> bool:
+    try:
+        return type(value) is type(default) and bool(value == default)
+    except Exception:  # (an array's == is elementwise: not the default)
+        return False
+
+
+def _conform(spec: Any, value: Any) -> Any:
+    """``value`` shaped as the nested ``spec`` (lists, tuples, dicts; rebuilt as the spec's types, as TF: a
+    namedtuple given for a tuple of specs comes in as a tuple), its leaves conformed to their specs."""
+    if isinstance(spec, TensorSpec):
+        return spec.conform(value)
+    if isinstance(spec, dict):
+        if not isinstance(value, dict) or set(value) != set(spec):
+            raise TypeError(f"{value!r} has different keys than the signature's {spec!r}.")
+        return {k: _conform(spec[k], value[k]) for k in value}
+    kind = type(spec).__name__
+    if not isinstance(value, (list, tuple)) or isinstance(value, list) != isinstance(spec, list):
+        raise TypeError(f"Can not cast {value!r} to {kind} type.")
+    if len(value) != len(spec):
+        raise TypeError(f"{value!r} has {len(value)} entries; the signature's {kind} has {len(spec)}.")
+    items = [_conform(s, v) for s, v in zip(spec, value)]
+    if isinstance(spec, list):
+        return items
+    return type(spec)(*items) if hasattr(spec, "_fields") else tuple(items)  # (the spec's type, as TF)
