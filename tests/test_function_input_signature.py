@@ -1,4 +1,4 @@
-"""tj.function's ``input_signature`` and ``tj.TensorSpec``, as TF 2.21's (tf.function, tf.TensorSpec).
+"""tj.function's ``input_signature`` and ``tj.TensorSpec``, and its other TF options, as TF 2.21's.
 
 Expected values and error texts are TF 2.21's, run on the same calls (TF is not imported here). Sources: TF's
 polymorphic_function_test.py (testInputSignatureMustBeSequenceOfTensorSpecs,
@@ -250,3 +250,26 @@ def test_keyword_only_arguments_and_partial_functions():
 
     out = tj.function(functools.partial(full_function, 1, c=4), input_signature=[S([])])(tj.constant(2.0))
     assert [_values(t) for t in out] == [1, 2.0, 4]
+
+
+def test_tf_function_s_other_options_are_accepted():
+    # tf.function's signature in TF 2.21: each option TF code passes is taken (and changes no value); TF 2.21
+    # retraces for a new Python number with experimental_follow_type_hints too (it is deprecated there): 3 traces
+    runs = []
+
+    def f(x: tj.Tensor, k: int = 2):
+        runs.append(k)
+        return x * k
+
+    g = tj.function(f, autograph=False, jit_compile=None, experimental_relax_shapes=True, experimental_compile=False,
+                    experimental_implements="scale", experimental_attributes={}, experimental_autograph_options=None,
+                    experimental_follow_type_hints=True)
+    assert [_values(g(v)) for v in (1.0, 2.0, 3)] == [2.0, 4.0, 6]
+    assert _values(g(2.0, k=3)) == 6.0 and len(runs) == 4
+    assert _values(tj.function(autograph=True, jit_compile=False)(lambda x: x + 1)(1.0)) == 2.0
+    with pytest.raises(TypeError, match="tj.function: autograph must be a bool, got 1"):
+        tj.function(lambda x: x, autograph=1)
+    with pytest.raises(TypeError, match="tj.function: experimental_relax_shapes must be a bool or None"):
+        tj.function(lambda x: x, experimental_relax_shapes="yes")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'autographs'"):
+        tj.function(lambda x: x, autographs=False)

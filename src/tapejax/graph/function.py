@@ -765,8 +765,11 @@ def init_scope() -> Iterator[None]:
         tape_set.current().lifted_before = saved
 
 
-def function(f: Optional[Callable] = None, *, input_signature: Optional[Any] = None, jit_compile: bool = True,
-             donate_variables: bool = False, reduce_retracing: bool = False):
+def function(f: Optional[Callable] = None, *, input_signature: Optional[Any] = None, autograph: bool = True,
+             jit_compile: Optional[bool] = True, reduce_retracing: bool = False, donate_variables: bool = False,
+             experimental_implements: Optional[str] = None, experimental_autograph_options: Any = None,
+             experimental_attributes: Optional[dict] = None, experimental_relax_shapes: Optional[bool] = None,
+             experimental_compile: Optional[bool] = None, experimental_follow_type_hints: Optional[bool] = None):
     """Trace ``f`` into one XLA program per input signature and run it (as ``tf.function``).
 
     Calls are bound to ``f``'s signature (defaults applied; a bad call raises ``TypeError``). Python scalars
@@ -788,12 +791,29 @@ def function(f: Optional[Callable] = None, *, input_signature: Optional[Any] = N
     writes their new values in place), in each call where nothing but the Variable holds the old value (a Tensor
     read from it, or an array assigned to it that is still in use, keeps that call from donating).
 
-    ``reduce_retracing`` is accepted for TF code and changes nothing: an XLA program has static shapes, so
+    Accepted for TF code, with no effect: ``jit_compile`` (every tj.function is one XLA program; None, TF's
+    default, and False included) and ``experimental_compile`` (its old name); ``autograph`` (tapejax has no
+    AutoGraph: Python control flow runs as Python while tracing, so a branch on a traced Tensor raises either
+    way) and ``experimental_autograph_options``; ``experimental_implements`` and ``experimental_attributes``
+    (names and attributes of TF's function definition, which an XLA program has no place for);
+    ``experimental_follow_type_hints`` (deprecated in TF, whose 2.21 retraces for new Python numbers either way);
+    ``reduce_retracing`` and its old name ``experimental_relax_shapes``: an XLA program has static shapes, so
     each new input shape is traced (the values are those of TF; only the number of traces can differ).
     """
-    if not isinstance(reduce_retracing, bool):
-        raise TypeError(f"tj.function: reduce_retracing must be a bool, got {reduce_retracing!r}")
+    for name, value in (("reduce_retracing", reduce_retracing), ("autograph", autograph)):
+        if not isinstance(value, bool):
+            raise TypeError(f"tj.function: {name} must be a bool, got {value!r}")
+    for name, value in (("jit_compile", jit_compile), ("experimental_compile", experimental_compile),
+                        ("experimental_relax_shapes", experimental_relax_shapes),
+                        ("experimental_follow_type_hints", experimental_follow_type_hints)):
+        if value is not None and not isinstance(value, bool):
+            raise TypeError(f"tj.function: {name} must be a bool or None, got {value!r}")
+    if experimental_implements is not None and not isinstance(experimental_implements, str):
+        raise TypeError(f"tj.function: experimental_implements must be a str, got {experimental_implements!r}")
+    if experimental_attributes is not None and not isinstance(experimental_attributes, dict):
+        raise TypeError(f"tj.function: experimental_attributes must be a dict, got {experimental_attributes!r}")
+    options = dict(jit_compile=jit_compile is not False, donate_variables=donate_variables,
+                   input_signature=input_signature)
     if f is None:
-        return lambda g: Function(g, jit_compile=jit_compile, donate_variables=donate_variables,
-                                  input_signature=input_signature)
-    return Function(f, jit_compile=jit_compile, donate_variables=donate_variables, input_signature=input_signature)
+        return lambda g: Function(g, **options)
+    return Function(f, **options)
