@@ -132,6 +132,9 @@ class SignatureBinding:
                     params.append(P(name, P.POSITIONAL_ONLY, annotation=self._spec_of[name]))
             elif p.kind is P.VAR_KEYWORD:
                 continue
+            elif p.default is P.empty and p.kind is P.KEYWORD_ONLY:
+                raise TypeError(f"Since input_signature is defined, keyword-only parameter `{p.name}` must have a "
+                                "default value")
             elif p.default is P.empty:
                 raise TypeError(f"input_signature missing type constraint for {p.name}")
             else:
@@ -169,9 +172,13 @@ class SignatureBinding:
 
 
 def _same_default(value: Any, default: Any) -> bool:
+    """Whether ``value`` may stand for a fixed parameter's ``default``: a Python value equal to it (2 for 2.0, True
+    for 1, as TF); never an array, Tensor or NumPy scalar (TF refuses those too)."""
+    if hasattr(value, "shape"):
+        return False
     try:
-        return type(value) is type(default) and bool(value == default)
-    except Exception:  # (an array's == is elementwise: not the default)
+        return bool(value == default)
+    except Exception:
         return False
 
 
@@ -183,7 +190,7 @@ def _conform(spec: Any, value: Any) -> Any:
     if isinstance(spec, dict):
         if not isinstance(value, dict) or set(value) != set(spec):
             raise TypeError(f"{value!r} has different keys than the signature's {spec!r}.")
-        return {k: _conform(spec[k], value[k]) for k in value}
+        return {k: _conform(spec[k], value[k]) for k in spec}  # (in the signature's order, as TF rebuilds it)
     kind = type(spec).__name__
     if not isinstance(value, (list, tuple)) or isinstance(value, list) != isinstance(spec, list):
         raise TypeError(f"Can not cast {value!r} to {kind} type.")
