@@ -273,3 +273,20 @@ def test_tf_function_s_other_options_are_accepted():
         tj.function(lambda x: x, experimental_relax_shapes="yes")
     with pytest.raises(TypeError, match="unexpected keyword argument 'autographs'"):
         tj.function(lambda x: x, autographs=False)
+
+
+def test_a_method_called_through_its_class():
+    # the instance is not part of the signature however the method is reached
+    class Scale:
+        def __init__(self, k):
+            self.k = k
+
+        @tj.function(input_signature=[S([None])])
+        def __call__(self, x):
+            return x * self.k
+
+    s = Scale(3.0)
+    assert _values(s([1.0, 2.0])) == [3.0, 6.0]
+    assert _values(Scale.__call__(s, [1.0])) == [3.0]
+    with pytest.raises(TypeError, match="Can not cast"):
+        Scale.__call__(s, 1.0)

@@ -250,6 +250,7 @@ class Function:
         self._f = f
         self._input_signature = None if input_signature is None else check_input_signature(input_signature)
         self._binding: Optional[SignatureBinding] = None  # (made at the first call: a method's is its bound one's)
+        self._skips_instance = False  # the binding is a method's, called with its instance first (_conform)
         # Calls are bound to f's signature (as tf.function): defaults are applied, an argument given by
         # keyword or by position is the same signature, and a wrong call raises inspect's TypeError.
         self._signature = _signature(f)
@@ -420,13 +421,21 @@ class Function:
 
     def _conform(self, args, kwargs):
         """The call's arguments converted to the ``input_signature``'s Tensors (TypeError as TF's if they do not
-        fit)."""
+        fit). A method called with its instance first (through its class, or on an instance that cannot be
+        weakly keyed: ``__get__``) binds the signature to the arguments after it."""
         binding = self._binding
         if binding is None:
             if self._signature is None:
                 raise TypeError(f"tj.function: {self._f!r} has no signature to bind an input_signature to")
-            binding = self._binding = SignatureBinding(self._signature, self._input_signature)
-        return binding.bind(args, kwargs)
+            sig = self._signature
+            self._skips_instance = _is_method(sig)
+            if self._skips_instance:
+                sig = sig.replace(parameters=list(sig.parameters.values())[1:])
+            binding = self._binding = SignatureBinding(sig, self._input_signature)
+        if not (self._skips_instance and args):
+            return binding.bind(args, kwargs)
+        rest, kwargs = binding.bind(args[1:], kwargs)
+        return (args[0],) + rest, kwargs
 
     @property
     def input_signature(self) -> Optional[tuple]:
