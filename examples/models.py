@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 
-import jax
 import numpy as np
 
 import tapejax as tj
@@ -28,7 +27,7 @@ class Dense(tj.Module):
         if self.kernel is None:  # lazy build: the first call knows the input width
             n_in = x.shape[-1]
             with self.name_scope:
-                init = jax.random.normal(jax.random.key(self.seed), (n_in, self.units)) * np.sqrt(2.0 / n_in)
+                init = tj.nn.initializers.he_normal()(tj.random.key(self.seed), (n_in, self.units))
                 self.kernel = tj.Variable(init, name="kernel")
                 self.bias = tj.Variable(np.zeros(self.units, np.float32), name="bias")
         y = x @ self.kernel + self.bias
@@ -47,7 +46,7 @@ class Conv2D(tj.Module):
         if self.kernel is None:
             c_in = x.shape[-1]
             with self.name_scope:
-                init = jax.random.normal(jax.random.key(self.seed), (3, 3, c_in, self.filters)) * np.sqrt(2.0 / (9 * c_in))
+                init = tj.nn.initializers.he_normal()(tj.random.key(self.seed), (3, 3, c_in, self.filters))
                 self.kernel = tj.Variable(init, name="kernel")
                 self.bias = tj.Variable(np.zeros(self.filters, np.float32), name="bias")
         y = tj.nn.conv(x, self.kernel, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
