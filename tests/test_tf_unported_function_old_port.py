@@ -38,17 +38,15 @@ testCacheTensorDtypeCollision's second dtype is float32; the int64 default argum
 uses 8 input features and linspace inputs, not 784 ones, and a constant kernel in place of Keras's random one.
 
 Left out, by reason:
-  input_signature / TensorSpec / get_concrete_function / ConcreteFunction APIs, from before tapejax had
-    input_signature (test_function_input_signature.py has its call rules, testInputSignatureWithPartialFunction
-    and testInputSignatureWithKeywordOnlyArgs; the input_signature tests here are not ported yet):
-    testInputSignatureWithMatchingInputs,
-    testInputSignatureWithCompatibleInputs, testNestedInputSignatures, testNestedInputSignaturesWithDict,
-    testInputsIncompatibleWithNestedSignatureRaisesError, testUnderspecifiedInputSignature,
-    testInputSignatureWithKeywordPositionalArgs,
-    testInputSignatureWithKeywordArgs, testInputSignatureWithCompositeTensors, testInputSignatureWithVariableArgs,
-    testInputSignatureWithKeywordOnlyArgsNoDefaults, testCacheTensorSpecIdenticalToTensor,
-    testCallingFunctionWithNonTensorsFails, testDecoratedMethodGetConcreteFunction, testMethodSignature,
-    testVariadicInputSignature, test_parses_func_attr_scalar_values, test_parses_func_attr_list_values,
+  input_signature tests, ported elsewhere since tapejax has input_signature: test_function_input_signature.py
+    (testInputSignatureWithPartialFunction, testInputSignatureWithKeywordOnlyArgs) and
+    test_tf_input_signature_port.py (testInputSignatureWithMatchingInputs, ...WithCompatibleInputs,
+    testNestedInputSignatures, ...WithDict, testInputsIncompatibleWithNestedSignatureRaisesError,
+    testUnderspecifiedInputSignature, testInputSignatureWithKeywordPositionalArgs, ...WithKeywordArgs,
+    ...WithVariableArgs, ...WithKeywordOnlyArgsNoDefaults, testCacheTensorSpecIdenticalToTensor,
+    testCallingFunctionWithNonTensorsFails, testMethodSignature, testVariadicInputSignature: their call parts);
+  get_concrete_function / ConcreteFunction / composite-tensor APIs: testInputSignatureWithCompositeTensors,
+    testDecoratedMethodGetConcreteFunction, test_parses_func_attr_scalar_values, test_parses_func_attr_list_values,
     test_raises_value_error_for_invalid_attr (and the ConcreteFunction / atomic-function rebuilding of
     test_generate_from_atomic / test_generate_from_def);
   TF1 graphs, sessions, placeholders: testExternalControlDependency, testGraphEagerIsolation,
