@@ -290,3 +290,21 @@ def test_a_method_called_through_its_class():
     assert _values(Scale.__call__(s, [1.0])) == [3.0]
     with pytest.raises(TypeError, match="Can not cast"):
         Scale.__call__(s, 1.0)
+
+
+def test_signatures_tf_function_port2_left_out():
+    # testConcreteFunctionMethodWithVarargs with its signature (a method's *arg, two float32 scalars): -9.0, one
+    # trace; test_unspecified_default_argument: foo(x, y=2) with an int32 spec for x -> 3; testShapeCaching's
+    # calls_func with its [None, None] signature: [3, 3]
+    class MyModel(tj.Module):
+        @tj.function(input_signature=[S([]), S([])])
+        def add(self, *arg):
+            return tnp.add(*arg)
+
+    m = MyModel()
+    assert _values(m.add(-12.0, 3.0)) == -9.0 and _values(m.add(1, 2)) == 3.0
+    assert m.add.experimental_get_tracing_count() == 1
+    assert _values(tj.function(lambda x, y=2: x + y, input_signature=[S([], "int32")])(tj.constant(1))) == 3
+    func = tj.function(lambda x: tj.constant(x.shape))
+    calls_func = tj.function(lambda x: func(x), input_signature=[S([None, None])])
+    assert _values(calls_func(tnp.zeros([3, 3]))) == [3, 3]

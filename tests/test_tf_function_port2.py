@@ -188,7 +188,7 @@ def test_captured_tensors_and_variables_returned_and_read():
 
 def test_python_arguments_range_underscore_and_defaults():
     # testRange: f(range(5)) -> 1.0; testUnderscoreName: f(_) = _ + _ -> 2.0; testNoVariables: 2 * x -> 8.0;
-    # test_unspecified_default_argument (without its input_signature): lambda x, y=2: x + y -> 3;
+    # test_unspecified_default_argument (its input_signature: test_function_input_signature.py): lambda x, y=2: x + y -> 3;
     # testSameVariableTwiceWithReducedRetracing: add(v, v) -> 4.0
     assert float(tj.function(lambda unused_x: 1.0)(range(5))) == 1.0
 
@@ -231,7 +231,7 @@ def test_functools_partial_variants():
 
 
 def test_method_with_varargs():
-    # testConcreteFunctionMethodWithVarargs (without its input_signature): m.add(-12.0, 3.0) on a Module
+    # testConcreteFunctionMethodWithVarargs (with its input_signature: test_function_input_signature.py): m.add(-12.0, 3.0) on a Module
     class MyModel(tj.Module):
         @tj.function
         def add(self, *arg):
@@ -862,7 +862,7 @@ def test_variable_arguments_signatures():
 
 
 def test_shape_caching():
-    # testShapeCaching (calls_func without its input_signature): shapes [1, 1], [2, 2], [3, 3]
+    # testShapeCaching (calls_func with its input_signature: test_function_input_signature.py): shapes [1, 1], [2, 2], [3, 3]
     func = tj.function(lambda x: tj.constant(x.shape))
     calls_func = tj.function(lambda x: func(x))
     np.testing.assert_array_equal(func(tnp.zeros([1, 1])), [1, 1])
