@@ -188,7 +188,7 @@ def test_captured_tensors_and_variables_returned_and_read():
 
 def test_python_arguments_range_underscore_and_defaults():
     # testRange: f(range(5)) -> 1.0; testUnderscoreName: f(_) = _ + _ -> 2.0; testNoVariables: 2 * x -> 8.0;
-    # test_unspecified_default_argument (its input_signature: test_function_input_signature.py): lambda x, y=2: x + y -> 3;
+    # test_unspecified_default_argument (input_signature: test_function_input_signature.py): lambda x, y=2: x + y -> 3;
     # testSameVariableTwiceWithReducedRetracing: add(v, v) -> 4.0
     assert float(tj.function(lambda unused_x: 1.0)(range(5))) == 1.0
 
@@ -231,7 +231,7 @@ def test_functools_partial_variants():
 
 
 def test_method_with_varargs():
-    # testConcreteFunctionMethodWithVarargs (with its input_signature: test_function_input_signature.py): m.add(-12.0, 3.0) on a Module
+    # testConcreteFunctionMethodWithVarargs (input_signature: test_function_input_signature.py): m.add(-12.0, 3.0)
     class MyModel(tj.Module):
         @tj.function
         def add(self, *arg):
