@@ -862,7 +862,7 @@ def test_variable_arguments_signatures():
 
 
 def test_shape_caching():
-    # testShapeCaching (calls_func with its input_signature: test_function_input_signature.py): shapes [1, 1], [2, 2], [3, 3]
+    # testShapeCaching (input_signature: test_function_input_signature.py): shapes [1, 1], [2, 2], [3, 3]
     func = tj.function(lambda x: tj.constant(x.shape))
     calls_func = tj.function(lambda x: func(x))
     np.testing.assert_array_equal(func(tnp.zeros([1, 1])), [1, 1])
