@@ -226,3 +226,26 @@ def test_a_new_factory_with_the_same_arguments_compiles_nothing():
         assert "/jax/core/compile/jaxpr_trace_duration" in events
     finally:
         jax.monitoring.unregister_event_duration_listener(listen)
+
+
+def test_array_arguments_of_a_factory_are_operands():
+    # a Tensor (also a traced one, inside tj.function) for a factory's number: jax's initializer takes tracers
+    # there too; a new value compiles nothing new
+    want = lambda s: _jitted(jinit.normal(s), (3,), None)(jax.random.key(0))  # noqa: E731
+    f = tj.function(lambda s: tinit.normal(s)(tj.random.key(0), (3,)))
+    np.testing.assert_allclose(f(tj.constant(2.0)).numpy(), np.asarray(want(2.0)), rtol=1e-6)
+    _same(tinit.normal(tj.constant(2.0))(tj.random.key(0), (3,)), want(2.0))
+    events = []
+
+    def listen(name, duration, **kwargs):
+        events.append(name)
+
+    jax.monitoring.register_event_duration_secs_listener(listen)
+    try:
+        got = tinit.normal(tj.constant(3.0))(tj.random.key(0), (3,))
+        assert events == []
+    finally:
+        jax.monitoring.unregister_event_duration_listener(listen)
+    _same(got, want(3.0))
+    lo = tinit.truncated_normal(1.0, lower=tj.constant(-0.5))(tj.random.key(2), (50,)).numpy()
+    assert lo.min() >= -0.5 and lo.max() <= 2.0

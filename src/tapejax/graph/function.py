@@ -146,10 +146,9 @@ def _signature(f) -> Optional[inspect.Signature]:
 
 
 def _is_method(signature: inspect.Signature) -> bool:
-    """Whether a function's first parameter is ``self`` or ``cls``: a method decorated in its class, whose
-    input_signature binds (and is checked) without it, when called on an instance."""
-    first = next(iter(signature.parameters), None)
-    return first in ("self", "cls")
+    """Whether a function's first parameter is ``self``: a method decorated in its class, whose input_signature
+    binds without it (TF goes by the name too)."""
+    return next(iter(signature.parameters), None) == "self"
 
 
 def _same_inputs(before_tree, before_leaves, args, kwargs) -> bool:
@@ -249,15 +248,23 @@ class Function:
         functools.update_wrapper(self, f)
         self._f = f
         self._input_signature = None if input_signature is None else check_input_signature(input_signature)
-        self._binding: Optional[SignatureBinding] = None  # (made at the first call: a method's is its bound one's)
-        self._skips_instance = False  # the binding is a method's, called with its instance first (_conform)
         # Calls are bound to f's signature (as tf.function): defaults are applied, an argument given by
         # keyword or by position is the same signature, and a wrong call raises inspect's TypeError.
         self._signature = _signature(f)
         if self._signature is not None:  # (inspect.getfullargspec reads it; it does not follow __wrapped__)
             self.__signature__ = self._signature
-        if self._input_signature is not None and self._signature is not None and not _is_method(self._signature):
-            self._binding = SignatureBinding(self._signature, self._input_signature)  # (TF checks it now)
+        # input_signature: how calls bind to it, checked now as TF's; a method's binds after its instance (called
+        # through its class: on an instance, __get__'s bound function binds without it)
+        self._binding: Optional[SignatureBinding] = None
+        self._skips_instance = False
+        if self._input_signature is not None:
+            if self._signature is None:
+                raise TypeError(f"tj.function: {f!r} has no signature to bind an input_signature to")
+            sig = self._signature
+            self._skips_instance = _is_method(sig)
+            if self._skips_instance:
+                sig = sig.replace(parameters=list(sig.parameters.values())[1:])
+            self._binding = SignatureBinding(sig, self._input_signature)
         # A call giving every parameter by position binds to itself: no binding needed (the common case).
         params = self._signature.parameters.values() if self._signature is not None else ()
         self._arity = len(params) if all(
@@ -421,20 +428,10 @@ class Function:
 
     def _conform(self, args, kwargs):
         """The call's arguments converted to the ``input_signature``'s Tensors (TypeError as TF's if they do not
-        fit). A method called with its instance first (through its class, or on an instance that cannot be
-        weakly keyed: ``__get__``) binds the signature to the arguments after it."""
-        binding = self._binding
-        if binding is None:
-            if self._signature is None:
-                raise TypeError(f"tj.function: {self._f!r} has no signature to bind an input_signature to")
-            sig = self._signature
-            self._skips_instance = _is_method(sig)
-            if self._skips_instance:
-                sig = sig.replace(parameters=list(sig.parameters.values())[1:])
-            binding = self._binding = SignatureBinding(sig, self._input_signature)
+        fit). A method called through its class binds the signature to the arguments after its instance."""
         if not (self._skips_instance and args):
-            return binding.bind(args, kwargs)
-        rest, kwargs = binding.bind(args[1:], kwargs)
+            return self._binding.bind(args, kwargs)
+        rest, kwargs = self._binding.bind(args[1:], kwargs)
         return (args[0],) + rest, kwargs
 
     @property
@@ -774,11 +771,12 @@ def init_scope() -> Iterator[None]:
         tape_set.current().lifted_before = saved
 
 
-def function(f: Optional[Callable] = None, *, input_signature: Optional[Any] = None, autograph: bool = True,
-             jit_compile: Optional[bool] = True, reduce_retracing: bool = False, donate_variables: bool = False,
+def function(f: Optional[Callable] = None, input_signature: Optional[Any] = None, autograph: bool = True,
+             jit_compile: Optional[bool] = True, reduce_retracing: bool = False,
              experimental_implements: Optional[str] = None, experimental_autograph_options: Any = None,
              experimental_attributes: Optional[dict] = None, experimental_relax_shapes: Optional[bool] = None,
-             experimental_compile: Optional[bool] = None, experimental_follow_type_hints: Optional[bool] = None):
+             experimental_compile: Optional[bool] = None, experimental_follow_type_hints: Optional[bool] = None, *,
+             donate_variables: bool = False):
     """Trace ``f`` into one XLA program per input signature and run it (as ``tf.function``).
 
     Calls are bound to ``f``'s signature (defaults applied; a bad call raises ``TypeError``). Python scalars
@@ -800,7 +798,8 @@ def function(f: Optional[Callable] = None, *, input_signature: Optional[Any] = N
     writes their new values in place), in each call where nothing but the Variable holds the old value (a Tensor
     read from it, or an array assigned to it that is still in use, keeps that call from donating).
 
-    Accepted for TF code, with no effect: ``jit_compile`` (every tj.function is one XLA program; None, TF's
+    The parameters are TF's, in TF's order (``donate_variables``, tapejax's own, by keyword only). Accepted for TF
+    code, with no effect: ``jit_compile`` (every tj.function is one XLA program; None, TF's
     default, and False included) and ``experimental_compile`` (its old name); ``autograph`` (tapejax has no
     AutoGraph: Python control flow runs as Python while tracing, so a branch on a traced Tensor raises either
     way) and ``experimental_autograph_options``; ``experimental_implements`` and ``experimental_attributes``
@@ -809,18 +808,8 @@ def function(f: Optional[Callable] = None, *, input_signature: Optional[Any] = N
     ``reduce_retracing`` and its old name ``experimental_relax_shapes``: an XLA program has static shapes, so
     each new input shape is traced (the values are those of TF; only the number of traces can differ).
     """
-    for name, value in (("reduce_retracing", reduce_retracing), ("autograph", autograph)):
-        if not isinstance(value, bool):
-            raise TypeError(f"tj.function: {name} must be a bool, got {value!r}")
-    for name, value in (("jit_compile", jit_compile), ("experimental_compile", experimental_compile),
-                        ("experimental_relax_shapes", experimental_relax_shapes),
-                        ("experimental_follow_type_hints", experimental_follow_type_hints)):
-        if value is not None and not isinstance(value, bool):
-            raise TypeError(f"tj.function: {name} must be a bool or None, got {value!r}")
-    if experimental_implements is not None and not isinstance(experimental_implements, str):
-        raise TypeError(f"tj.function: experimental_implements must be a str, got {experimental_implements!r}")
-    if experimental_attributes is not None and not isinstance(experimental_attributes, dict):
-        raise TypeError(f"tj.function: experimental_attributes must be a dict, got {experimental_attributes!r}")
+    if not isinstance(reduce_retracing, bool):
+        raise TypeError(f"tj.function: reduce_retracing must be a bool, got {reduce_retracing!r}")
     options = dict(jit_compile=jit_compile is not False, donate_variables=donate_variables,
                    input_signature=input_signature)
     if f is None:

@@ -19,11 +19,18 @@ class TensorSpec:
 
     def __init__(self, shape: Any, dtype: Any = jnp.float32, name: Optional[str] = None) -> None:
         try:
+            if dtype is None:  # (jnp.dtype(None) is float64: TF refuses None)
+                raise TypeError
             self._dtype = jnp.dtype(dtype)
         except TypeError:
             raise TypeError(f"tj.TensorSpec: cannot convert {dtype!r} to a dtype; give one as jnp.float32 or "
                             "'float32'") from None
+        if isinstance(shape, int) and not isinstance(shape, bool):
+            shape = (shape,)  # (as TF: TensorSpec(3) is a vector of 3)
         self._shape = None if shape is None else TensorShape(shape)
+        for d in self._shape or ():
+            if d is not None and d < 0:
+                raise ValueError(f"tj.TensorSpec: Dimension {d} must be >= 0 (shape {tuple(self._shape)}), as TF")
         self._name = name
 
     @classmethod
@@ -49,11 +56,11 @@ class TensorSpec:
                 and (self._shape is None or shape is None or self._shape.is_compatible_with(shape)))
 
     def is_compatible_with(self, other: Any) -> bool:
-        """Whether a TensorSpec, Tensor or Variable ``other`` has this dtype and a shape this one admits.
-        Anything else (a NumPy array, a Python number) is not, as TF's: convert it first."""
+        """Whether a TensorSpec or Tensor ``other`` has this dtype and a shape this one admits. Anything else is
+        not, as TF's: a Variable (TF's VariableSpec is another kind), a NumPy array, a Python number."""
         if isinstance(other, TensorSpec):
             return self._fits(other._shape, other._dtype)
-        if isinstance(other, (Tensor, Variable)):
+        if isinstance(other, Tensor):
             return self._fits(tuple(other.shape), other.dtype)
         return False
 
@@ -118,16 +125,15 @@ class SignatureBinding:
         specs = list(input_signature)
         params, fixed = [], {}
         self._spec_of = {}
-        self._var_positional = None
+        var_positional = False
         for p in f_signature.parameters.values():
             if p.kind in (P.POSITIONAL_ONLY, P.POSITIONAL_OR_KEYWORD) and specs:
                 self._spec_of[p.name] = specs.pop(0)
                 params.append(p.replace(annotation=self._spec_of[p.name]))
             elif p.kind is P.VAR_POSITIONAL:
-                self._var_positional = []
-                while specs:
-                    name = f"{p.name}_{len(self._var_positional)}"
-                    self._var_positional.append(name)
+                var_positional = True
+                for i in range(len(specs)):
+                    name = f"{p.name}_{i}"
                     self._spec_of[name] = specs.pop(0)
                     params.append(P(name, P.POSITIONAL_ONLY, annotation=self._spec_of[name]))
             elif p.kind is P.VAR_KEYWORD:
@@ -142,8 +148,8 @@ class SignatureBinding:
                 params.append(p)
         if specs:
             raise TypeError(f"input_signature contains {len(specs)} extra type constraints.")
-        if self._var_positional is not None:  # (the spec'd parameters before them are positional-only too, as TF's)
-            params = [p.replace(kind=P.POSITIONAL_ONLY) if p.name in self._spec_of else p for p in params]
+        if var_positional:  # (every positional parameter before them is positional-only too, as TF's)
+            params = [p.replace(kind=P.POSITIONAL_ONLY) if p.kind is P.POSITIONAL_OR_KEYWORD else p for p in params]
         self._fixed = fixed
         self.signature = inspect.Signature(params)
 
@@ -183,15 +189,17 @@ def _same_default(value: Any, default: Any) -> bool:
 
 
 def _conform(spec: Any, value: Any) -> Any:
-    """``value`` shaped as the nested ``spec`` (lists, tuples, dicts; rebuilt as the spec's types, as TF: a
-    namedtuple given for a tuple of specs comes in as a tuple), its leaves conformed to their specs."""
+    """``value`` shaped as the nested ``spec`` (lists, tuples, namedtuples, dicts; rebuilt as the spec's types, as
+    TF: a namedtuple given for a plain tuple of specs comes in as a tuple), its leaves conformed to their specs."""
     if isinstance(spec, TensorSpec):
         return spec.conform(value)
     if isinstance(spec, dict):
         if not isinstance(value, dict) or set(value) != set(spec):
             raise TypeError(f"{value!r} has different keys than the signature's {spec!r}.")
-        return {k: _conform(spec[k], value[k]) for k in spec}  # (in the signature's order, as TF rebuilds it)
+        return type(spec)((k, _conform(spec[k], value[k])) for k in spec)  # (the signature's order, as TF's)
     kind = type(spec).__name__
+    if hasattr(spec, "_fields") and type(value) is not type(spec):  # (a namedtuple: that very type, as TF)
+        raise TypeError(f"Cannot cast {value!r} to type {type(spec)}.")
     if not isinstance(value, (list, tuple)) or isinstance(value, list) != isinstance(spec, list):
         raise TypeError(f"Can not cast {value!r} to {kind} type.")
     if len(value) != len(spec):

@@ -18,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..tensor import Tensor, Variable
 from .core import apply, as_dtype, freeze, static
@@ -36,9 +37,13 @@ __dir__ = public_dir(__name__)
 _I = jax.nn.initializers
 
 
-def _run(key, *values, factory: Callable, args: tuple, shape: tuple, dtype, out_sharding):
-    # ``values``: array arguments of the factory (constant's value), passed to the kernel rather than baked in
-    return factory(*values, *args)(key, shape, dtype, out_sharding=out_sharding)
+def _run(key, *values, factory: Callable, args: tuple, slots: tuple, shape: tuple, dtype, out_sharding):
+    # ``values``: the factory's array arguments (a Tensor scale, constant's value), operands of the kernel rather
+    # than baked into it (so a traced one works, and another value compiles nothing new), at ``slots`` in ``args``
+    full = list(args)
+    for i, v in zip(slots, values):
+        full[i] = v
+    return factory(*full)(key, shape, dtype, out_sharding=out_sharding)
 
 
 _draw = not_differentiable("initializer", _run)
@@ -59,15 +64,26 @@ def _dtype(dtype: Any, name: str) -> Any:
     return None if dtype is None else as_dtype(f"initializers.{name}", dtype)
 
 
-def _initializer(name: str, factory, args: tuple, default_dtype: Any, values: tuple = ()) -> Callable:
-    """The tj initializer drawing with jax's initializer ``factory(*values, *args)``."""
+def _initializer(name: str, factory: Callable, arguments: tuple, default_dtype: Any) -> Callable:
+    """The tj initializer drawing with jax's initializer ``factory(*arguments)``: Python values among the
+    arguments key the kernel (made hashable), arrays, Tensors and Variables (their value now) are its operands."""
+    args, values, slots = [], [], []
+    for i, v in enumerate(arguments):
+        if isinstance(v, Variable):
+            v = v.read_value()
+        if isinstance(v, (Tensor, jax.Array, np.ndarray, np.generic)):
+            args.append(None)
+            values.append(v)
+            slots.append(i)
+        else:
+            args.append(static(v))
+    values, static_args = tuple(values), {"factory": factory, "args": tuple(args), "slots": tuple(slots)}
 
     def init(key: Any, shape: Sequence[int], dtype: Any = default_dtype, out_sharding: Any = None) -> Tensor:
         shape = _shape(shape, name)
         try:
-            return apply(_draw, (raw_key(key, f"tj.nn.initializers.{name}"),) + values,
-                         {"factory": factory, "args": args, "shape": shape, "dtype": _dtype(dtype, name),
-                          "out_sharding": out_sharding})
+            return apply(_draw, (raw_key(key, f"tj.nn.initializers.{name}", hint=""),) + values,
+                         {**static_args, "shape": shape, "dtype": _dtype(dtype, name), "out_sharding": out_sharding})
         except (TypeError, ValueError) as e:
             if not isinstance(e.__cause__, (TypeError, ValueError)):  # (tj's own check, or NoKernelError's words)
                 raise
@@ -81,28 +97,22 @@ def _initializer(name: str, factory, args: tuple, default_dtype: Any, values: tu
 
 
 def _factory(jax_factory: Callable) -> Callable:
-    """A tj factory with ``jax_factory``'s signature: its arguments (made hashable) key the kernel."""
-    name = jax_factory.__name__
+    """A tj factory with ``jax_factory``'s signature and arguments."""
+    name, signature = jax_factory.__name__, inspect.signature(jax_factory)
 
     @functools.wraps(jax_factory, assigned=("__module__", "__name__", "__qualname__"))
     def make(*args, **kwargs) -> Callable:
-        bound = _signature(jax_factory).bind(*args, **kwargs)
+        bound = signature.bind(*args, **kwargs)
         bound.apply_defaults()
         dtype = _dtype(bound.arguments.get("dtype"), name)
         if "dtype" in bound.arguments:
             bound.arguments["dtype"] = dtype
-        frozen = tuple(static(v) for v in bound.args)
-        return _initializer(name, jax_factory, frozen, dtype)
+        return _initializer(name, jax_factory, bound.args, dtype)
 
     make.__doc__ = (f"``jax.nn.initializers.{name}`` with the same arguments; the initializer it returns draws a "
                     "``tj.Tensor``.")
-    make.__signature__ = _signature(jax_factory)
+    make.__signature__ = signature
     return make
-
-
-@functools.lru_cache(maxsize=None)
-def _signature(fn: Callable) -> inspect.Signature:
-    return inspect.signature(fn)
 
 
 def _zeros():
@@ -132,13 +142,8 @@ variance_scaling = _factory(_I.variance_scaling)
 
 def constant(value: Any, dtype: Any = None) -> Callable:
     """``jax.nn.initializers.constant``: ``init(key, shape, dtype)`` fills ``shape`` with ``value`` (broadcast)
-    as a Tensor. ``value`` may be a Tensor, Variable or array (its value now)."""
-    if isinstance(value, Variable):
-        value = value.read_value()
-    if isinstance(value, Tensor):
-        value = value.value
-    return _initializer("constant", _constant_factory, (), _dtype(dtype, "constant"), (jnp.asarray(value),))
-
-
-def _constant_factory(value, dtype=None):
-    return _I.constant(value, dtype)
+    as a Tensor. ``value`` may be a Tensor, Variable, array or list (its value now)."""
+    if not isinstance(value, (Tensor, Variable)):
+        value = jnp.asarray(value)  # (an operand of the kernel, never a static list)
+    dtype = _dtype(dtype, "constant")
+    return _initializer("constant", _I.constant, (value, dtype), dtype)

@@ -120,13 +120,14 @@ def _value(x: Any) -> Any:
     return x.value if isinstance(x, Tensor) else x
 
 
-def raw_key(k: Any, who: str = "tj.random"):
+_TF_DRAW_HINT = ", or give a shape list first for TF's stateful draw (tj.random.normal([2, 3]))"
+
+
+def raw_key(k: Any, who: str = "tj.random", hint: str = _TF_DRAW_HINT):
     """The jax key inside ``k`` (a key array, a raw uint32 PRNGKey, or a Tensor/Variable holding one); ``who``
-    names the caller in errors (tj.nn.initializers draws with keys too)."""
+    names the caller in errors, ``hint`` ends their advice (tj.nn.initializers draws with keys too)."""
     k = _value(k)
     if not isinstance(k, (jax.Array, jax.core.Tracer, np.ndarray)):
-        hint = ", or give a shape list first for TF's stateful draw (tj.random.normal([2, 3]))" \
-            if who == "tj.random" else ""
         raise TypeError(f"{who}: expected a key from tj.random.key(seed) or jax.random.key(seed), got "
                         f"{type(k).__name__} ({describe_value(k)}). Make one with tj.random.key(seed){hint}.")
     if jax.config.jax_legacy_prng_key != "allow" and k.dtype == np.uint32:
