@@ -3,10 +3,11 @@ must have, what a call's arguments are converted to, and the errors TF gives for
 from __future__ import annotations
 
 import inspect
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from ..tensor import Tensor, TensorShape, Variable, convert_to_tensor
 
@@ -19,14 +20,14 @@ class TensorSpec:
 
     def __init__(self, shape: Any, dtype: Any = jnp.float32, name: Optional[str] = None) -> None:
         try:
-            if dtype is None:  # (jnp.dtype(None) is float64: TF refuses None)
+            if dtype is None or dtype is int or dtype is complex:  # (TF refuses these; jnp.dtype would widen them)
                 raise TypeError
-            self._dtype = jnp.dtype(dtype)
+            self._dtype = jnp.dtype(np.float32 if dtype is float else dtype)  # (a Python float is float32, as TF)
         except TypeError:
             raise TypeError(f"tj.TensorSpec: cannot convert {dtype!r} to a dtype; give one as jnp.float32 or "
                             "'float32'") from None
-        if isinstance(shape, int) and not isinstance(shape, bool):
-            shape = (shape,)  # (as TF: TensorSpec(3) is a vector of 3)
+        if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+            shape = (int(shape),)  # (as TF: TensorSpec(3) is a vector of 3)
         self._shape = None if shape is None else TensorShape(shape)
         for d in self._shape or ():
             if d is not None and d < 0:
@@ -35,8 +36,22 @@ class TensorSpec:
 
     @classmethod
     def from_tensor(cls, tensor: Any, name: Optional[str] = None) -> "TensorSpec":
-        """The spec of ``tensor``'s shape and dtype (a Tensor, Variable or array)."""
+        """The spec of ``tensor``'s shape and dtype (a Tensor; also a Variable or an array, where TF takes only
+        Tensors); ``ValueError`` for anything else, as TF."""
+        if not isinstance(tensor, (Tensor, Variable, jax.Array, np.ndarray)):
+            raise ValueError(f"tj.TensorSpec.from_tensor: `tensor` should be a tj.Tensor, but got type "
+                             f"{type(tensor)}.")
         return cls(tuple(tensor.shape), tensor.dtype, name)
+
+    @classmethod
+    def from_spec(cls, spec: "TensorSpec", name: Optional[str] = None) -> "TensorSpec":
+        """A copy of ``spec``, renamed if ``name`` is given (an empty name keeps the spec's, as TF)."""
+        return cls(spec.shape, spec.dtype, name or spec.name)
+
+    @property
+    def value_type(self) -> type:
+        """The Python type of the values this spec describes: ``tj.Tensor``."""
+        return Tensor
 
     @property
     def shape(self) -> Optional[TensorShape]:
@@ -78,6 +93,33 @@ class TensorSpec:
         if not self._fits(tuple(t.shape), t.dtype):
             raise TypeError(f"Can not cast {TensorSpec.from_tensor(t)!r} to {self!r}")
         return t
+
+    def is_subtype_of(self, other: Any) -> bool:
+        """Whether every value of this spec is one of ``other`` (a TensorSpec, as TF's rule): the same dtype, a
+        name that is ``other``'s or none, and a shape ``other`` admits (its None sizes, or None shape, admit any)."""
+        if not isinstance(other, TensorSpec) or self._dtype != other._dtype:
+            return False
+        if self._name and self._name != other._name:
+            return False
+        if other._shape is None:
+            return True
+        return self._shape is not None and len(self._shape) == len(other._shape) and all(
+            b is None or a == b for a, b in zip(self._shape, other._shape))
+
+    def most_specific_common_supertype(self, others: Sequence[Any]) -> Optional["TensorSpec"]:
+        """The narrowest spec that this one and each of ``others`` are subtypes of (sizes that differ become None;
+        ranks that differ, or an unknown one, an unknown shape), or None if a dtype or name differs, as TF's."""
+        others = list(others)
+        if any(not isinstance(o, TensorSpec) or o._dtype != self._dtype or o._name != self._name for o in others):
+            return None
+        shapes = [self._shape] + [o._shape for o in others]
+        if any(sh is None or len(sh) != len(self._shape) for sh in shapes):
+            return TensorSpec(None, self._dtype, self._name)
+        dims = [dim[0] if all(d == dim[0] for d in dim) else None for dim in zip(*shapes)]
+        return TensorSpec(dims, self._dtype, self._name)
+
+    def __reduce__(self):
+        return (TensorSpec, (None if self._shape is None else tuple(self._shape), self._dtype, self._name))
 
     def __eq__(self, other: Any) -> bool:
         return (type(other) is TensorSpec and self._shape == other._shape and self._dtype == other._dtype
