@@ -16,7 +16,7 @@ class TensorSpec:
     """The shape and dtype of a Tensor (TF's ``tf.TensorSpec``): ``shape`` may hold None for a size not fixed,
     or be None for any shape; ``dtype`` defaults to float32. Equal specs (shape, dtype and name) hash alike."""
 
-    __slots__ = ("_shape", "_dtype", "_name")
+    __slots__ = ("_shape", "_dtype", "_name", "_dims")
 
     def __init__(self, shape: Any, dtype: Any = jnp.float32, name: Optional[str] = None) -> None:
         try:
@@ -33,6 +33,7 @@ class TensorSpec:
             if d is not None and d < 0:
                 raise ValueError(f"tj.TensorSpec: Dimension {d} must be >= 0 (shape {tuple(self._shape)}), as TF")
         self._name = name
+        self._dims = None if self._shape is None else tuple(self._shape)
 
     @classmethod
     def from_tensor(cls, tensor: Any, name: Optional[str] = None) -> "TensorSpec":
@@ -65,6 +66,15 @@ class TensorSpec:
     @property
     def name(self) -> Optional[str]:
         return self._name
+
+    def admits(self, array: Any) -> bool:
+        """Whether an array (a Tensor's value) has exactly this spec's dtype and a shape it admits: the per-call
+        check of a tj.function's input_signature (tuples and dtypes, no TensorShape made); False sends the call
+        to the full check."""
+        if array.dtype != self._dtype:  # (a float64 spec under x64 off: not here, _fits canonicalizes when called)
+            return False
+        spec, shape = self._dims, array.shape
+        return spec is None or (len(spec) == len(shape) and all(s is None or s == d for s, d in zip(spec, shape)))
 
     def _fits(self, shape, dtype) -> bool:
         return (jax.dtypes.canonicalize_dtype(dtype) == jax.dtypes.canonicalize_dtype(self._dtype)
@@ -194,10 +204,17 @@ class SignatureBinding:
             params = [p.replace(kind=P.POSITIONAL_ONLY) if p.kind is P.POSITIONAL_OR_KEYWORD else p for p in params]
         self._fixed = fixed
         self.signature = inspect.Signature(params)
+        # The common call (a training step): every parameter a flat spec, given by position as a fitting Tensor
+        flat = not fixed and all(isinstance(sp, TensorSpec) for sp in self._spec_of.values())
+        self._flat_specs = tuple(self._spec_of.values()) if flat else None
 
     def bind(self, args: tuple, kwargs: dict) -> tuple:
         """``(args, kwargs)`` for the function: the spec'd arguments as Tensors; TF's ``TypeError`` for a call
         that does not fit (``Binding inputs to tj.function failed due to ...``)."""
+        specs = self._flat_specs
+        if specs is not None and not kwargs and len(args) == len(specs) and all(
+                type(a) is Tensor and sp.admits(a._value) for a, sp in zip(args, specs)):
+            return args, {}
         try:
             bound = self.signature.bind(*args, **kwargs)
             bound.apply_defaults()
