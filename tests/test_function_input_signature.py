@@ -338,3 +338,32 @@ def test_review_findings_as_tf():
         S([], None)
     with pytest.raises(ValueError, match="Dimension -1 must be >= 0"):
         S([-1])
+
+
+def test_a_parameter_with_an_array_default_is_typed_by_it():
+    # TF 2.21 types a parameter outside the signature whose default is a NumPy value by that value's spec (not
+    # fixed to it): g(1.0, 5.0) -> 6.0, g(1.0) -> 2.0, h(1.0, [3.0, 4.0]) -> [4.0, 5.0]; a wrong shape raises
+    def f(x, o=np.float32(1.0)):
+        return x + o
+
+    g = tj.function(f, input_signature=[S([])])
+    assert _values(g(1.0, 5.0)) == 6.0 and _values(g(1.0)) == 2.0 and _values(g(1.0, o=np.float32(1.0))) == 2.0
+    h = tj.function(lambda x, o=np.array([1.0, 2.0], np.float32): x + o, input_signature=[S([])])
+    assert _values(h(1.0, [3.0, 4.0])) == [4.0, 5.0]
+    with pytest.raises(TypeError, match="Can not cast"):
+        h(1.0, [3.0])
+
+
+def test_a_list_of_numpy_values_is_not_cast_with_loss():
+    # TF 2.21 converts a list holding NumPy values as a Python sequence: a lossy cast raises
+    # (tf.constant([np.float64(1.5)], tf.int32): TypeError), where a bare NumPy value is cast (-> 1)
+    f = tj.function(lambda x: x, input_signature=[S([3], "int32")])
+    with pytest.raises(TypeError, match="Can not cast|without loss"):
+        f([np.float64(-2.5), np.float64(3.5), np.float64(2.5)])
+    with pytest.raises(TypeError, match="without loss"):
+        tj.constant([np.array([1.5, 2.0])], "int32")
+    with pytest.raises(TypeError, match="without loss"):
+        tj.constant([np.int32(1)], "bool")
+    assert _values(tj.constant(np.float64(1.5), "int32")) == 1
+    assert _values(tj.constant([np.int32(1), 2], "float32")) == [1.0, 2.0]
+    assert _values(tj.constant([np.uint8(3)], "int32")) == [3]

@@ -1555,7 +1555,9 @@ def _int_dtype(ints: Sequence[int]):
 
 def _python_kind(value: Any) -> Optional[str]:
     """The NumPy kind ('b', 'i', 'f' or 'c') of a Python number or nested list/tuple of Python numbers (the
-    widest of its elements); None when it holds anything else (numpy values, arrays, Tensors)."""
+    widest of its elements); None when it holds anything else (Tensors, strings). NumPy scalars and arrays
+    inside a list count by their dtype's kind: TF converts such a list as a Python sequence, refusing a lossy
+    cast of it, where it casts a bare NumPy value (None here)."""
     kinds = {bool: "b", int: "i", float: "f", complex: "c"}
     widest = "b"
     stack = [value]
@@ -1566,7 +1568,9 @@ def _python_kind(value: Any) -> Optional[str]:
             continue
         k = kinds.get(type(v))
         if k is None:
-            return None
+            if v is value or not isinstance(v, (np.generic, np.ndarray)) or v.dtype.kind not in "biufc":
+                return None
+            k = "i" if v.dtype.kind == "u" else v.dtype.kind
         widest = max(widest, k, key="bifc".index)
     return widest
 

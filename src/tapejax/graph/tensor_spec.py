@@ -169,8 +169,9 @@ def check_input_signature(input_signature: Any) -> tuple:
 class SignatureBinding:
     """How calls of a function bind to its ``input_signature`` (as TF's): the first positional parameters each
     take a spec (a ``*args`` parameter the specs left over, as positional-only ``args_0``, ``args_1``...); the
-    other parameters must have defaults, which are fixed (a call giving another value raises). ``bind``
-    returns the call's arguments converted to Tensors of the specs' shapes and dtypes."""
+    other parameters must have defaults: an array's (NumPy, JAX, a Tensor) gives its parameter the spec of its
+    shape and dtype, any other is fixed (a call giving another value raises). ``bind`` returns the call's
+    arguments converted to Tensors of the specs' shapes and dtypes."""
 
     def __init__(self, f_signature: inspect.Signature, input_signature: tuple) -> None:
         P = inspect.Parameter
@@ -195,6 +196,9 @@ class SignatureBinding:
                                 "default value")
             elif p.default is P.empty:
                 raise TypeError(f"input_signature missing type constraint for {p.name}")
+            elif _is_array(p.default):  # (typed by its default's shape and dtype, as TF's; the default stays)
+                self._spec_of[p.name] = TensorSpec(tuple(p.default.shape), p.default.dtype)
+                params.append(p)
             else:
                 fixed[p.name] = p.default
                 params.append(p)
@@ -234,6 +238,11 @@ class SignatureBinding:
             else:
                 out_args.append(values[p.name])
         return tuple(out_args), out_kwargs
+
+
+def _is_array(value: Any) -> bool:
+    """Whether ``value`` is a numeric array or scalar (NumPy, JAX, a Tensor): a default TF types by its spec."""
+    return isinstance(value, (Tensor, jax.Array, np.ndarray, np.generic)) and np.dtype(value.dtype).kind in "biufc"
 
 
 def _same_default(value: Any, default: Any) -> bool:
