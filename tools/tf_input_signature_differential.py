@@ -812,7 +812,9 @@ def check(seed: int):
         else:
             p = f"decorating raised: {', '.join(names)} (the other's calls return)"
         deco_outs = [Outcome(raised=deco[0]), Outcome(raised=deco[1])]
-        label = "keyword_only_specs" if "keyword-only specs" in _features(case) and "every call" in p else None
+        features = _features(case)
+        label = "keyword_only_specs" if "keyword-only specs" in features and "every call" in p else \
+            "self_not_first" if {"self not first", "self first"} & set(features) else None
         rows.append(("decorating", deco_outs[0], deco_outs[1], [(p, label)]))
         for call, out in zip(case.calls, outs):
             pair = (out, deco_outs[1]) if side == 0 else (deco_outs[0], out)
