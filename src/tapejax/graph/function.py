@@ -788,7 +788,7 @@ def function(f: Optional[Callable] = None, input_signature: Optional[Any] = None
 
     ``input_signature`` (TF's): a list or tuple of ``tj.TensorSpec`` (nested in lists, tuples and dicts as the
     arguments are), one per leading positional parameter (the rest go to ``*args``); the other parameters
-    keep their defaults. Each call's arguments are converted to Tensors of the specs' dtypes (Python numbers,
+    keep their defaults (one whose default is an array is typed by that array's shape and dtype, as TF). Each call's arguments are converted to Tensors of the specs' dtypes (Python numbers,
     lists and arrays as TF converts them; a Variable is read) and checked against their shapes: a call that does
     not fit raises TF's ``TypeError`` ("Binding inputs to tj.function failed due to ..."). A spec's None size
     admits any size, but an XLA program has static shapes: each new size is traced (TF traces once), so
