@@ -16,7 +16,7 @@ class TensorSpec:
     """The shape and dtype of a Tensor (TF's ``tf.TensorSpec``): ``shape`` may hold None for a size not fixed,
     or be None for any shape; ``dtype`` defaults to float32. Equal specs (shape, dtype and name) hash alike."""
 
-    __slots__ = ("_shape", "_dtype", "_name", "_dims")
+    __slots__ = ("_shape", "_dtype", "_name")
 
     def __init__(self, shape: Any, dtype: Any = jnp.float32, name: Optional[str] = None) -> None:
         try:
@@ -33,7 +33,6 @@ class TensorSpec:
             if d is not None and d < 0:
                 raise ValueError(f"tj.TensorSpec: Dimension {d} must be >= 0 (shape {tuple(self._shape)}), as TF")
         self._name = name
-        self._dims = None if self._shape is None else tuple(self._shape)
 
     @classmethod
     def from_tensor(cls, tensor: Any, name: Optional[str] = None) -> "TensorSpec":
@@ -69,11 +68,10 @@ class TensorSpec:
 
     def admits(self, array: Any) -> bool:
         """Whether an array (a Tensor's value) has exactly this spec's dtype and a shape it admits: the per-call
-        check of a tj.function's input_signature (tuples and dtypes, no TensorShape made); False sends the call
-        to the full check."""
+        check of a tj.function's input_signature (no TensorShape made); False sends the call to the full check."""
         if array.dtype != self._dtype:  # (a float64 spec under x64 off: not here, _fits canonicalizes when called)
             return False
-        spec, shape = self._dims, array.shape
+        spec, shape = self._shape, array.shape  # (a TensorShape is a tuple)
         return spec is None or (len(spec) == len(shape) and all(s is None or s == d for s, d in zip(spec, shape)))
 
     def _fits(self, shape, dtype) -> bool:
