@@ -7,8 +7,9 @@ are jax's own: the same key gives the same values as ``jax.nn.initializers`` (a 
 ``ones`` are initializers themselves, as in jax.
 
 A draw is one op with no gradient (as ``tj.random``'s draws), run by the factory's own jax initializer:
-its kernel is cached by the factory's arguments, so a model that makes a new ``glorot_uniform()`` per layer
-compiles each shape once, not once per layer. Inside a ``tj.function`` the draw is part of the program.
+its kernel is cached by the factory's Python arguments, so a model that makes a new ``glorot_uniform()`` per
+layer compiles each shape once, not once per layer; arrays and Tensors among the arguments (a ``stddev``,
+``constant``'s value) are the kernel's operands. Inside a ``tj.function`` the draw is part of the program.
 """
 from __future__ import annotations
 
