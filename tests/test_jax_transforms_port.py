@@ -79,11 +79,9 @@ ConcretizationTypeError / TracerBoolConversionError / TracerIntegerConversionErr
 jnp's do. Forward over forward mode (jax.jvp of jax.jvp, jacfwd of jacfwd) of ``tnp.power(x, 3)`` (a Python int
 exponent) raised TypeError inside jax ("Called add with a float0 array"), where jax.numpy gives 24 at 4.
 ``tnp.asarray`` of the Python int jax.jvp passes (at 1, tangent float0) was strongly typed; jnp.asarray's is weak.
-
-Differences found (strict xfail, tapejax bugs by the brief's rule):
-- jacfwd / jacrev / hessian of a function of a Tensor returning a Tensor give a Tensor whose ``.value`` is another
-  Tensor (the Jacobian's pytree nests the input's node in the output's): jnp.sum of it raises TypeError and a tj
-  op on it under a tape raises TypeError.
+jacfwd / jacrev / hessian of a function of a Tensor returning a Tensor gave a Tensor whose ``.value`` was another
+Tensor (the Jacobian's pytree nests the input's node in the output's), which jnp and tj ops refused: a Tensor node
+around a Tensor now unflattens to the inner Tensor.
 """
 from __future__ import annotations
 
@@ -527,8 +525,6 @@ def test_jacobian_complex_errors(case):
     raises_like(run, TypeError)
 
 
-@pytest.mark.xfail(strict=True, reason="a Jacobian of a Tensor-to-Tensor function is a Tensor whose .value is a "
-                                       "Tensor (nested pytree nodes): jnp and tj ops reject it")
 @pytest.mark.parametrize("transform", [jax.jacfwd, jax.jacrev, jax.hessian])
 def test_jacobian_of_a_tensor_function_of_a_tensor_is_a_plain_tensor(transform):
     f = (lambda x: tnp.sum(x ** 3)) if transform is jax.hessian else tnp.sin
@@ -536,6 +532,24 @@ def test_jacobian_of_a_tensor_function_of_a_tensor_is_a_plain_tensor(transform):
     assert _is_tensor(r) and isinstance(r.value, jax.Array)  # API.md: .value is the jax.Array
     want = transform((lambda x: jnp.sum(x ** 3)) if transform is jax.hessian else jnp.sin)(jnp.array([1.0, 2.0]))
     np.testing.assert_allclose(np.asarray(jnp.sum(r)), np.asarray(jnp.sum(want)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("transform", [jax.jacfwd, jax.jacrev, jax.hessian])
+def test_jacobians_of_structures_of_tensors_have_jax_numpy_s_structure(transform):
+    """A dict of Tensors in, a Tensor out (and a Tensor in, a dict and list of Tensors out): the Jacobian is
+    jax.numpy's tree with Tensors for its arrays (each Tensor node of the output holds the input's tree)."""
+    def dict_in(M, d):
+        return M.sum(M.sin(d["a"]) * d["b"]) if transform is jax.hessian else M.sin(d["a"]) * d["b"]
+
+    def dict_out(M, x):
+        return {"y": M.sum(M.sin(x)), "z": [M.sum(x * x)]} if transform is jax.hessian else \
+            {"y": M.sin(x), "z": [x * 2.0]}
+    a, b = np.array([0.5, 2.0], F32), F32(3.0)
+    same_tree_as_jax(transform(lambda d: dict_in(tnp, d))({"a": tj.constant(a), "b": tj.constant(b)}),
+                     transform(lambda d: dict_in(jnp, d))({"a": jnp.asarray(a), "b": jnp.asarray(b)}))
+    got = transform(lambda x: dict_out(tnp, x))(tj.constant(a))
+    assert all(_is_tensor(leaf) for leaf in (got["y"], got["z"][0]))
+    same_tree_as_jax(got, transform(lambda x: dict_out(jnp, x))(jnp.asarray(a)))
 
 
 # -- vmap -----------------------------------------------------------------------------------------------------

@@ -628,6 +628,15 @@ def _tree_flatten_tensor(t):
 pytree_flatten = _tree_flatten_tensor
 
 
+def pytree_unflatten(_, children):
+    """A Tensor (also a LazyTensor's or Variable's node) rebuilt around its one leaf. A leaf that is itself a
+    Tensor or a list, tuple or dict is returned as it is: JAX's Jacobians put the input's tree where each output
+    leaf was, so the Jacobian of a Tensor-to-Tensor function is a Tensor (not a Tensor of a Tensor) and that of
+    a function of a dict of Tensors returning a Tensor is a dict of Tensors, as jax.numpy's of arrays."""
+    leaf = children[0]
+    return leaf if isinstance(leaf, (Tensor, list, tuple, dict)) else Tensor.of_leaf(leaf)
+
+
 def _numpy_function(func, args, kwargs):
     """``np.mean(t)``, ``np.sum(v, axis=0)``...: NumPy computes on the values and returns NumPy results, as TF.
     Without this NumPy would call the Tensor's own recorded ``.mean``/``.sum`` methods with ``out=``."""
@@ -753,7 +762,7 @@ def _require_concrete(t: Tensor, what: str, error: Optional[type] = None) -> Non
         raise e
 
 
-jax.tree_util.register_pytree_node(Tensor, _tree_flatten_tensor, lambda _, c: Tensor.of_leaf(c[0]))
+jax.tree_util.register_pytree_node(Tensor, _tree_flatten_tensor, pytree_unflatten)
 
 
 def pending_tensor(node, index: int) -> Tensor:
@@ -858,7 +867,7 @@ class LazyTensor(Tensor):
 
 
 # A pytree like Tensor (flattening reads the value).
-jax.tree_util.register_pytree_node(LazyTensor, pytree_flatten, lambda _, c: Tensor.of_leaf(c[0]))
+jax.tree_util.register_pytree_node(LazyTensor, pytree_flatten, pytree_unflatten)
 
 
 class Variable(ArrayShape):
@@ -1422,7 +1431,7 @@ def _tree_flatten_variable(v: Variable):
 # take Variables (JAX 0.10 no longer converts arguments through __jax_array__). Unflattening gives a Tensor:
 # a Variable passed to jax.jit is read when the call starts, not captured (assignments inside do not reach it;
 # use tj.function for that), and a tree_map over Variables (optax's init) gives Tensors, not new Variables.
-jax.tree_util.register_pytree_node(Variable, _tree_flatten_variable, lambda _, c: Tensor.of_leaf(c[0]))
+jax.tree_util.register_pytree_node(Variable, _tree_flatten_variable, pytree_unflatten)
 
 _add_kernel = jax.jit(jnp.add)
 _sub_kernel = jax.jit(jnp.subtract)
