@@ -732,7 +732,8 @@ def known(case: Case, call, problem: str, tf_out: Outcome, tj_out: Outcome):
         if "None" in sig and tj_out.count > tf_out.count and \
                 _normalize_numbers(_normalize64(tf_text)) == _normalize_numbers(_normalize64(tj_text)):
             return "none_size_traces"
-    if problem.startswith("raised: TF TypeError, tj nothing") and call is not None and "x64" in call.tags and \
+    # (a 64-bit spec may bind a parameter the call's tags count as outside the signature: the signature says)
+    if problem.startswith("raised: TF TypeError, tj nothing") and has64 and \
             re.search(r"(float|int)64", str(tf_out.raised)):
         return "x64_off"
     if problem.startswith("traces") and "None" in sig:
@@ -860,7 +861,7 @@ def _features(case: Case) -> list:
     names = [n for n, _, _ in case.positional]
     n_positional = sum(n != "self" for n in names)
     return [name for name, on in (
-        ("self first", case.self_first), ("self not first", "self" in names[1:]),
+        ("self first", case.self_first or names[:1] == ["self"]), ("self not first", "self" in names[1:]),
         ("keyword-only specs", case.kwonly and not case.varargs and len(case.signature) > n_positional),
         ("NumPy default", any("np." in str(d) for _, sp, d in case.positional if sp is None)),
         ("keyword-only NumPy default", any("np." in str(d) for _, sp, d in case.kwonly if sp is None)),
