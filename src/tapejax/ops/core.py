@@ -48,7 +48,7 @@ from .. import record, tape_set, vspace
 from ..config import config
 from ..tape import RecordedOp, output_infos
 from ..tensor import (MAX_ARRAY_BYTES, ArrayImpl, ConversionError, LazyTensor, Tensor, TracedValueError, Variable,
-                      array_bytes, convert_to_tensor, describe_value, is_float, traced_argument_error)
+                      array_bytes, as_array, convert_to_tensor, describe_value, is_float, traced_argument_error)
 from . import dependence, linear_rule
 from .linear_rule import LinearRule
 from .rules import tf_complex_vjp
@@ -476,10 +476,14 @@ class _Kernels:
         out, stored, plan = self.run_forward_kept(diff, raw)
         return out, (stored if plan is None else plan.residuals(raw, stored))
 
-    def run_forward_kept(self, diff: tuple, raw: Sequence[Any]):
+    def run_forward_kept(self, diff: tuple, raw: Sequence[Any], call: Optional[Callable] = None):
         """``(outputs, stored, plan)``: with a residual plan, ``stored`` is only the residual arrays that
         are not arguments (``plan.residuals(raw, stored)`` rebuilds the residuals); else ``plan`` is None
-        and ``stored`` is the residuals."""
+        and ``stored`` is the residuals.
+
+        ``call=jax.eval_shape`` with abstract ``raw`` gives the same triple abstractly: it traces the very
+        jitted kernel a later call on arrays of those types runs, and jax keeps that trace for the call (a
+        deferred op's types cost no trace of their own)."""
         plans = self._plans
         key = diff
         plan = plans.get(key)
@@ -496,15 +500,17 @@ class _Kernels:
                     plan = False
         if plan is not False:
             try:
-                flat = plan.kernel(*raw)
+                flat = plan.kernel(*raw) if call is None else call(plan.kernel, *raw)
             except _PlanMismatch:
                 plans[key] = False
                 if key is diff:
-                    return self.run_forward_kept(diff, raw)
+                    return self.run_forward_kept(diff, raw, call)
             else:
                 out, stored = plan.split(flat)
                 return out, stored, plan
-        out, res = self.forward_res(diff, tuple(raw))  # (no plan fits: the kernel returning every residual)
+        # (no plan fits: the kernel returning every residual)
+        out, res = (self.forward_res(diff, tuple(raw)) if call is None
+                    else call(functools.partial(self.forward_res, diff), tuple(raw)))
         return out, res, None
 
 
@@ -516,9 +522,11 @@ class _PlanMismatch(Exception):
 
 
 def _signature(raw) -> tuple:
-    """The abstract values of an op's raw arguments (what its kernel's trace depends on)."""
-    return tuple([r.aval if type(r) is ArrayImpl else (type(r), getattr(r, "shape", None), getattr(r, "dtype", None))
-                  for r in raw])
+    """The abstract values of an op's raw arguments (what its kernel's trace depends on); a
+    ``jax.ShapeDtypeStruct`` (``run_forward_kept(call=jax.eval_shape)``) has the signature of its array."""
+    return tuple([r.aval if type(r) is ArrayImpl else
+                  jax.core.ShapedArray(r.shape, r.dtype, weak_type=r.weak_type) if type(r) is jax.ShapeDtypeStruct
+                  else (type(r), getattr(r, "shape", None), getattr(r, "dtype", None)) for r in raw])
 
 
 class _ResidualPlan:
@@ -986,7 +994,7 @@ def _device_copy(a: np.ndarray):
                               "would be dropped): pass arr.filled(value), or convert with tj.numpy.asarray(arr), "
                               "which takes the data")
     if a.dtype.kind in "biufc":
-        return jnp.array(a)  # (jnp.array copies: the device array shares nothing with the caller's)
+        return as_array(np.asarray(a))  # (copied on the host and transferred: no XLA program per shape and dtype)
     return np.array(a, copy=True)
 
 
