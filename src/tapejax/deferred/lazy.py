@@ -69,10 +69,10 @@ def op_type(op, static: dict, tensor_mask: int, avals: list):
     kernels = op.kernels(static)
     diff = tuple(i for i, a in enumerate(avals) if (tensor_mask >> i) & 1 and is_float(a.dtype))
     structs = [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in avals]
-    out = jax.eval_shape(kernels.forward, *structs)  # a user error raises here, as the eager call would
-    try:
-        jax.eval_shape(lambda *d: kernels.forward_res_impl(diff, d)[0], *structs)
+    try:  # (the trace of the kernel that computes the op when it runs: jax keeps it for that call)
+        out = kernels.run_forward_kept(diff, structs, call=jax.eval_shape)[0]
     except Exception:
+        jax.eval_shape(kernels.forward, *structs)  # a user error raises here, as the eager call would
         t = False  # JAX cannot differentiate it (a callback...): it runs now, as in eager mode
     else:
         multi = isinstance(out, (tuple, list))
