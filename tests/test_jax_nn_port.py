@@ -47,6 +47,7 @@ Found by this port and fixed:
 """
 from __future__ import annotations
 
+import functools
 import warnings
 
 import jax
@@ -103,12 +104,18 @@ POINTS = [  # (JAX method(s), name, points): check_grads(nn.<name>, (point,), or
 ]
 
 
+# The jax references below run under one jax.jit (a jax function static): one XLA program per case instead of one
+# per primitive of the op-by-op eager computation.
+@functools.partial(jax.jit, static_argnums=0)
+def _jax_first_derivatives(f, x):
+    _, t = jax.jvp(f, (x,), (jnp.ones_like(x),))
+    return jax.vmap(f)(x), jax.vmap(jax.grad(f))(x), t
+
+
 @pytest.mark.parametrize("name,points", [p[1:] for p in POINTS], ids=[p[0] for p in POINTS])
 def test_first_derivative_at_jax_s_points(name, points):
     x = np.asarray(points, np.float32)
-    want_y = jax.vmap(getattr(jax.nn, name))(x)
-    want_g = jax.vmap(jax.grad(getattr(jax.nn, name)))(x)
-    _, want_t = jax.jvp(getattr(jax.nn, name), (x,), (np.ones_like(x),))
+    want_y, want_g, want_t = _jax_first_derivatives(getattr(jax.nn, name), x)
     np.testing.assert_allclose(want_g, want_t, equal_nan=True)  # jax's own forward and reverse agree here
     f = getattr(tj.nn, name)
     y, g, t = _tape_grad_and_jvp(f, x)
@@ -141,12 +148,17 @@ def _tape_derivatives(f, x, order):
     return np.stack([v.numpy() for v in out])
 
 
-def _jax_derivatives(f, x, order):
+@functools.partial(jax.jit, static_argnums=(0, 2))
+def _jax_derivatives_jit(f, x, order):
     out, g = [], f
     for _ in range(order + 1):
-        out.append(jax.vmap(g)(jnp.asarray(x, jnp.float32)))
+        out.append(jax.vmap(g)(x))
         g = jax.grad(g)
-    return np.stack(out)
+    return out
+
+
+def _jax_derivatives(f, x, order):
+    return np.stack(_jax_derivatives_jit(f, np.asarray(x, np.float32), order))
 
 
 HIGHER = [  # (JAX method, name, points, order)
@@ -177,7 +189,7 @@ def test_saturated_values():
         for run in (getattr(tj.nn, name), tj.function(getattr(tj.nn, name))):
             got = run(tj.constant(x))
             np.testing.assert_allclose(got.numpy(), want, rtol=1e-6, atol=atol, err_msg=name)
-            np.testing.assert_allclose(got.numpy(), getattr(jax.nn, name)(jnp.float32(x)), rtol=1e-6, err_msg=name)
+            np.testing.assert_allclose(got.numpy(), getattr(jax.nn, name)(np.float32(x)), rtol=1e-6, err_msg=name)
 
 
 def test_sparse_plus_derivative_is_sparse_sigmoid():
@@ -294,14 +306,20 @@ def test_softmax_with_an_all_false_mask(name):
         np.testing.assert_array_equal(got.numpy(), getattr(jax.nn, name)(X4, where=np.zeros(4, bool)))
 
 
-def _check_vjp_jvp_and_second_order(tf_fn, jax_fn, x, ct, tangent, v):
-    """The tape's gradient for cotangent ``ct`` (jax.vjp), the accumulator's JVP for ``tangent`` (jax.jvp), and
-    v^T H of sum(ct * f) by nested tapes (jax.vjp of jax.grad), eagerly and in tj.function."""
+@functools.partial(jax.jit, static_argnums=0)
+def _jax_vjp_jvp_hvp(jax_fn, x, ct, tangent, v):
     y_want, vjp = jax.vjp(jax_fn, x)
     g_want, = vjp(ct)
     _, t_want = jax.jvp(jax_fn, (x,), (tangent,))
     _, hvp = jax.vjp(jax.grad(lambda a: jnp.sum(jax_fn(a) * ct)), x)
     h_want, = hvp(v)
+    return y_want, g_want, t_want, h_want
+
+
+def _check_vjp_jvp_and_second_order(tf_fn, jax_fn, x, ct, tangent, v):
+    """The tape's gradient for cotangent ``ct`` (jax.vjp), the accumulator's JVP for ``tangent`` (jax.jvp), and
+    v^T H of sum(ct * f) by nested tapes (jax.vjp of jax.grad), eagerly and in tj.function."""
+    y_want, g_want, t_want, h_want = _jax_vjp_jvp_hvp(jax_fn, x, ct, tangent, v)
 
     def ours(xt):
         y, g, h = nested_tape_gradients(tf_fn, xt, ct, v)
@@ -344,7 +362,7 @@ def test_softmax_where_gradient_has_no_nan_from_masked_out_entries(name):
     mask = x < 1000
     _, g, t = _tape_grad_and_jvp(lambda a: getattr(tj.nn, name)(a, where=mask)[0], x)
     np.testing.assert_array_equal(g.numpy(), [0.0, 0.0])
-    np.testing.assert_array_equal(g.numpy(), jax.grad(lambda a: getattr(jax.nn, name)(a, where=mask)[0])(x))
+    np.testing.assert_array_equal(g.numpy(), jax.jit(jax.grad(lambda a: getattr(jax.nn, name)(a, where=mask)[0]))(x))
     np.testing.assert_array_equal(t.numpy(), 0.0)
 
 
@@ -502,6 +520,19 @@ GQA = [  # (dtype, groups, use_vmap, implementation)
 ]
 
 
+def _jax_gqa_reference(q, k, v, ct, groups):
+    B, S, N, H = k.shape
+    out_ref, vjp_ref = jax.vjp(lambda *a: jax.nn.dot_product_attention(*a), q, k, v)
+    dq_ref, dk_ref, dv_ref = vjp_ref(jnp.asarray(ct))
+    dk_ref = dk_ref.reshape(B, S, N // groups, groups, H).sum(axis=3)
+    dv_ref = dv_ref.reshape(B, S, N // groups, groups, H).sum(axis=3)
+    return out_ref, dq_ref, dk_ref, dv_ref
+
+
+# (float16 stays eager: XLA:CPU compiles no F16_F16_F32 dot, so jax.nn's float16 attention fails in one program)
+_jax_gqa_reference_jit = jax.jit(_jax_gqa_reference, static_argnums=4)
+
+
 @pytest.mark.parametrize("dtype,groups,use_vmap,impl", GQA)
 def test_dot_product_attention_grouped_query_equals_repeated_heads(dtype, groups, use_vmap, impl):
     # testDotProductAttention: K and V with N // G heads against jax.nn on K, V repeated G times per head;
@@ -511,17 +542,20 @@ def test_dot_product_attention_grouped_query_equals_repeated_heads(dtype, groups
     q, k, v = _normal(rng, (B, T, N, H), dtype), _normal(rng, (B, S, N // groups, H), dtype), \
         _normal(rng, (B, S, N // groups, H), dtype)
     ct = _normal(rng, (B, T, N, H), dtype)
-    out_ref, vjp_ref = jax.vjp(lambda *a: jax.nn.dot_product_attention(*a), q, np.repeat(k, groups, 2),
-                               np.repeat(v, groups, 2))
-    dq_ref, dk_ref, dv_ref = vjp_ref(jnp.asarray(ct))
-    dk_ref = dk_ref.reshape(B, S, N // groups, groups, H).sum(axis=3)
-    dv_ref = dv_ref.reshape(B, S, N // groups, groups, H).sum(axis=3)
+    reference = _jax_gqa_reference if dtype == np.float16 else _jax_gqa_reference_jit
+    out_ref, dq_ref, dk_ref, dv_ref = reference(q, np.repeat(k, groups, 2), np.repeat(v, groups, 2), ct, groups)
     out, grads = _tj_attention_vjp([q, k, v], ct, use_vmap=use_vmap, implementation=impl)
     tol = 1e-2 if dtype != np.float32 else 2e-5
     assert out.dtype == out_ref.dtype and out.shape == out_ref.shape
     for label, got, want in zip(("out", "dq", "dk", "dv"), (out,) + tuple(grads), (out_ref, dq_ref, dk_ref, dv_ref)):
         assert got.dtype == want.dtype, label
         _close(np.asarray(got, np.float32), np.asarray(want, np.float32), rtol=tol, atol=tol, what=label)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def _jax_vjp(f, xs, ct):
+    out, vjp = jax.vjp(f, *xs)
+    return out, vjp(ct)
 
 
 MASK_MODES = ["bias", "causal", "padding", "custom", ("causal", "padding"), ("custom", "padding"),
@@ -550,8 +584,7 @@ def test_dot_product_attention_mask_modes(mode):
         it = iter(fl)
         full = [next(it) if (a is not None and a.dtype == np.float32) else a for a in args]
         return jax.nn.dot_product_attention(*full, **kw)
-    out_ref, vjp_ref = jax.vjp(ref, *floats)
-    grads_ref = vjp_ref(jnp.asarray(ct))
+    out_ref, grads_ref = _jax_vjp(ref, floats, ct)
     out, grads = _tj_attention_vjp(args, ct, **kw)
     _close(out, out_ref, what="output")
     for i, (g, w) in enumerate(zip(grads, grads_ref)):
@@ -575,8 +608,7 @@ def test_dot_product_attention_bias_gradient(batch, use_vmap):
         return jax.nn.dot_product_attention(x, x, x, bias=bias, mask=mask)
     if use_vmap:
         ref = jax.vmap(ref, in_axes=(0, 0))
-    out_ref, vjp_ref = jax.vjp(ref, x, bias)
-    dx_ref, dbias_ref = vjp_ref(jnp.asarray(x))
+    out_ref, (dx_ref, dbias_ref) = _jax_vjp(ref, (x, bias), x)
 
     def ours(xv, b):
         return tj.nn.dot_product_attention(xv, xv, xv, bias=b, mask=mask)

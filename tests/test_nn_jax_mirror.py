@@ -10,6 +10,7 @@ not, written out by hand from API.md's rule, with jax's own value beside it).
 """
 from __future__ import annotations
 
+import functools
 import inspect
 
 import jax
@@ -176,16 +177,23 @@ def _np_rng(x):
     return np.random.default_rng(int(np.abs(np.asarray(x, np.float64)).sum() * 1000) % (2 ** 31))
 
 
+# The jax references run under one jax.jit (the jax function static): one XLA program per case instead of one
+# per primitive of the op-by-op eager computation.
+@functools.partial(jax.jit, static_argnums=0)
+def _jax_value(jf, *xs):
+    return jf(*xs)
+
+
+@functools.partial(jax.jit, static_argnums=0)
 def _jax_reference(jf, xs, ct, tangents, vs):
-    xs = [jnp.asarray(x) for x in xs]
     y, vjp = jax.vjp(jf, *xs)
-    grads = vjp(jnp.asarray(ct))
-    _, jvp = jax.jvp(jf, tuple(xs), tuple(jnp.asarray(t) for t in tangents))
+    grads = vjp(ct)
+    _, jvp = jax.jvp(jf, tuple(xs), tuple(tangents))
 
     def scalar(*a):
         return jnp.sum(jf(*a) * ct)
     _, grad_vjp = jax.vjp(jax.grad(scalar, argnums=tuple(range(len(xs)))), *xs)
-    hvp = grad_vjp(tuple(jnp.asarray(v) for v in vs))
+    hvp = grad_vjp(tuple(vs))
     return y, grads, jvp, hvp
 
 
@@ -196,7 +204,7 @@ def _close(got, want, what):
 
 @pytest.mark.parametrize("tf,jf,xs", CASES)
 def test_values_gradients_jvps_and_second_order_equal_jax(tf, jf, xs):
-    ref_y = jf(*[jnp.asarray(x) for x in xs])
+    ref_y = _jax_value(jf, *xs)
     ct = _cotangent(np.asarray(ref_y))
     tangents = [_cotangent(x + 1) for x in xs]
     vs = [_cotangent(x + 2) for x in xs]
@@ -233,7 +241,7 @@ def test_values_gradients_jvps_and_second_order_equal_jax(tf, jf, xs):
 
 @pytest.mark.parametrize("tf,jf,xs", CASES)
 def test_under_tj_function(tf, jf, xs):
-    ref_y = jf(*[jnp.asarray(x) for x in xs])
+    ref_y = _jax_value(jf, *xs)
     ct = _cotangent(np.asarray(ref_y))
     tangents = [_cotangent(x + 1) for x in xs]
     y_want, g_want, jvp_want, _ = _jax_reference(jf, xs, ct, tangents, [np.zeros_like(x) for x in xs])
@@ -261,15 +269,16 @@ def test_under_tj_function(tf, jf, xs):
 @pytest.mark.parametrize("kw", [{}, {"is_causal": True}, {"key_value_seq_lengths": [3, 5]}], ids=repr)
 def test_attention_return_residual_values_and_gradients_equal_jax(kw):
     q, k, v = _attention_inputs(2, 4, 5, 2, 2, 3)
-    jkw = {n: (jnp.asarray(a, jnp.int32) if isinstance(a, list) else a) for n, a in kw.items()}
-    out_want, res_want = jax.nn.dot_product_attention(q, k, v, return_residual=True, **jkw)
+    jkw = {n: (np.asarray(a, np.int32) if isinstance(a, list) else a) for n, a in kw.items()}
+    out_want, res_want = jax.jit(lambda q, k, v: jax.nn.dot_product_attention(q, k, v, return_residual=True,
+                                                                              **jkw))(q, k, v)
     ct = _cotangent(np.asarray(out_want))
     ct_res = _cotangent(np.asarray(res_want) + 3)
 
     def loss(q, k, v):
         out, res = jax.nn.dot_product_attention(q, k, v, return_residual=True, **jkw)
         return jnp.sum(out * ct) + jnp.sum(res * ct_res)
-    g_want = jax.grad(loss, argnums=(0, 1, 2))(q, k, v)
+    g_want = jax.jit(jax.grad(loss, argnums=(0, 1, 2)))(q, k, v)
 
     ts = [tj.constant(a) for a in (q, k, v)]
     with tj.GradientTape() as tape:
@@ -299,8 +308,9 @@ def test_attention_optional_arguments_none_and_given_agree_with_jax_defaults():
     np.testing.assert_array_equal(base, none)
     ones = tj.nn.dot_product_attention(q, k, v, bias=tj.numpy.zeros((1, 2, 3, 4)), mask=np.ones((1, 1, 3, 4), bool),
                                        scale=1 / np.sqrt(4)).numpy()
-    _close(ones, jax.nn.dot_product_attention(q, k, v), "zero bias, all-True mask, default scale")
-    _close(base, jax.nn.dot_product_attention(q, k, v), "defaults")
+    want = _jax_value(jax.nn.dot_product_attention, q, k, v)
+    _close(ones, want, "zero bias, all-True mask, default scale")
+    _close(base, want, "defaults")
 
 
 # -- kinks: API.md's conventions ---------------------------------------------------------------------------
@@ -321,8 +331,13 @@ def _second_at(f, points):
     return nested_tape_gradients(f, np.asarray(points, np.float32))[2]
 
 
+@functools.partial(jax.jit, static_argnums=0)
+def _jax_vmap_grad(f, x):
+    return jax.vmap(jax.grad(f))(x)
+
+
 def _jax_grad_at(f, points):
-    return np.asarray(jax.vmap(jax.grad(f))(jnp.asarray(points, jnp.float32)))
+    return np.asarray(_jax_vmap_grad(f, np.asarray(points, np.float32)))
 
 
 def test_kinks_where_jax_agrees_with_tf_s_convention():

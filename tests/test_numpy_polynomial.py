@@ -60,9 +60,16 @@ VALUES = [
 ]
 
 
+# The jax references run under one jax.jit where they can: one XLA program per reference instead of one per
+# primitive of the op-by-op eager computation. (Trimming leading zeros and roots' strip_zeros need concrete values:
+# those stay eager.)
+EAGER_VALUES = {"polymul trim", "polydiv trim"}
+
+
 @pytest.mark.parametrize("label, f", VALUES, ids=[v[0] for v in VALUES])
 def test_values_as_jax_numpy(label, f):
-    check_values(f(jnp), f(tnp), tol=(2e-5, 2e-5) if label != "polyfit" else (2e-4, 2e-4))
+    want = f(jnp) if label in EAGER_VALUES else jax.jit(lambda: f(jnp))()
+    check_values(want, f(tnp), tol=(2e-5, 2e-5) if label != "polyfit" else (2e-4, 2e-4))
 
 
 @pytest.mark.parametrize("p", [P, P0, Q, CUBIC, PC, np.array([0.0, 0.0], np.float32), np.array([3.0], np.float32),
@@ -77,7 +84,7 @@ def test_roots_as_jax_numpy(p):
 
 
 def test_poly_of_a_matrix_and_polyval_of_roots():
-    check_values(jnp.poly(MAT), tnp.poly(MAT), tol=(1e-4, 1e-4))
+    check_values(jax.jit(jnp.poly)(MAT), tnp.poly(MAT), tol=(1e-4, 1e-4))
     r = tnp.roots(CUBIC)
     np.testing.assert_allclose(np.abs(tnp.polyval(CUBIC.astype(np.complex64), r).numpy()), 0, atol=1e-4)
     np.testing.assert_allclose(tnp.poly(r).numpy().real, CUBIC, atol=1e-4)
@@ -131,15 +138,17 @@ def test_polydiv_trimmed_remainder_keeps_its_gradient():
         q, r = tnp.polydiv(num, den, trim_leading_zeros=True)
         k = full.shape[0] - r.shape[0]
         assert r.shape == jnp.polydiv(num, den, trim_leading_zeros=True)[1].shape
-        want = jax.grad(lambda a: jnp.sum(jnp.polydiv(a, den)[1][k:] * 2.0) + jnp.sum(jnp.polydiv(a, den)[0]))(num)
+        want = jax.jit(jax.grad(lambda a: jnp.sum(jnp.polydiv(a, den)[1][k:] * 2.0)
+                                + jnp.sum(jnp.polydiv(a, den)[0])))(num)
         got = _tape_grad(lambda t: tnp.sum(tnp.polydiv(t, den, trim_leading_zeros=True)[1] * 2.0)
                          + tnp.sum(tnp.polydiv(t, den, trim_leading_zeros=True)[0]), num)
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-def _complex_grad(f_tj, f_jax, z):
-    """The tape's gradient of a real loss of complex ``z`` against TF's convention, conj(jax.grad)."""
-    want = np.conj(jax.grad(f_jax)(jnp.asarray(z)))
+def _complex_grad(f_tj, f_jax, z, jit=True):
+    """The tape's gradient of a real loss of complex ``z`` against TF's convention, conj(jax.grad) (under jax.jit
+    unless ``jit`` is False)."""
+    want = np.conj(jax.jit(jax.grad(f_jax))(z) if jit else jax.grad(f_jax)(jnp.asarray(z)))
     t = tj.constant(z)
     with tj.GradientTape() as tape:
         tape.watch(t)
@@ -148,10 +157,13 @@ def _complex_grad(f_tj, f_jax, z):
 
 
 def test_complex_coefficients_gradient_is_tf_convention():
-    for f in (lambda m, a: m.polymul(a, QC), lambda m, a: m.polydiv(a, QC)[0] + m.polydiv(a, QC)[1][-1],
-              lambda m, a: m.polyint(m.polyder(a) * a[1:], 2), lambda m, a: m.roots(a), lambda m, a: m.poly(a)):
+    for f, jit in ((lambda m, a: m.polymul(a, QC), True),
+                   (lambda m, a: m.polydiv(a, QC)[0] + m.polydiv(a, QC)[1][-1], True),
+                   (lambda m, a: m.polyint(m.polyder(a) * a[1:], 2), True),
+                   (lambda m, a: m.roots(a), False),  # (strip_zeros: concrete values, eager)
+                   (lambda m, a: m.poly(a), True)):
         _complex_grad(lambda t: tnp.sum(tnp.abs(f(tnp, t) + 0.5) ** 2),
-                      lambda u: jnp.sum(jnp.abs(f(jnp, u) + 0.5) ** 2), PC)
+                      lambda u: jnp.sum(jnp.abs(f(jnp, u) + 0.5) ** 2), PC, jit=jit)
 
 
 def test_forward_mode_matches_jax_jvp():
@@ -163,7 +175,7 @@ def test_forward_mode_matches_jax_jvp():
     with tj.ForwardAccumulator(x, tj.constant(t)) as acc:
         y = f(tnp, x)
     np.testing.assert_allclose(acc.jvp(y).numpy(), want, rtol=1e-4, atol=1e-4)
-    _, want = jax.jvp(lambda a: jnp.polyfit(XS, a, 2), (jnp.asarray(YS),), (jnp.asarray(YS[::-1]),))
+    _, want = jax.jit(lambda a, t: jax.jvp(lambda b: jnp.polyfit(XS, b, 2), (a,), (t,)))(YS, YS[::-1].copy())
     y0 = tj.constant(YS)
     with tj.ForwardAccumulator(y0, tj.constant(YS[::-1].copy())) as acc:
         c = tnp.polyfit(XS, y0, 2)
@@ -182,7 +194,7 @@ def test_inside_tj_function():
             tape.watch(a)
             y = f(tnp, a)
         return y, tape.gradient(y, a)
-    want, want_g = jax.value_and_grad(lambda a: f(jnp, a))(jnp.asarray(CUBIC))
+    want, want_g = jax.jit(jax.value_and_grad(lambda a: f(jnp, a)))(CUBIC)
     y, g = value_and_gradient(tj.constant(CUBIC))
     np.testing.assert_allclose(y.numpy(), want, rtol=1e-4)
     np.testing.assert_allclose(g.numpy(), want_g, rtol=1e-3, atol=1e-3)
@@ -260,7 +272,7 @@ def test_eig_gradient_of_phase_invariant_loss(a):
     def ref(u):  # JAX's eigenvector derivative (opt-in): another phase convention, the same derivative here
         w, v = jax.lax.linalg.eig(u, compute_left_eigenvectors=False, enable_eigvec_derivs=True)
         return _phase_invariant_loss(jnp, w, v, c)
-    want = np.conj(jax.grad(ref)(jnp.asarray(a)))
+    want = np.conj(jax.jit(jax.grad(ref))(a))
     got = _tape_grad_any(lambda t: _phase_invariant_loss(tnp, *tnp.linalg.eig(t), c), a)
     assert got.dtype == a.dtype
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3)
@@ -268,8 +280,8 @@ def test_eig_gradient_of_phase_invariant_loss(a):
         fd = _fd(lambda u: float(_phase_invariant_loss(np, *np.linalg.eig(u), c)), a)
         np.testing.assert_allclose(got, fd, rtol=2e-3, atol=2e-3)
     # eigvals: the eigenvalues' part, as JAX's own eigvals derivative
-    want = np.conj(jax.grad(lambda u: jnp.sum(jnp.abs(jnp.linalg.eigvals(u)) ** 2 + jnp.real(jnp.linalg.eigvals(u))
-                                              * c[0]))(jnp.asarray(a)))
+    want = np.conj(jax.jit(jax.grad(lambda u: jnp.sum(jnp.abs(jnp.linalg.eigvals(u)) ** 2
+                                                      + jnp.real(jnp.linalg.eigvals(u)) * c[0])))(a))
     got = _tape_grad_any(lambda t: tnp.sum(tnp.abs(tnp.linalg.eigvals(t)) ** 2 + tnp.real(tnp.linalg.eigvals(t))
                                            * c[0]), a)
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3)
@@ -284,7 +296,7 @@ def test_eig_forward_mode_and_second_order():
     x = tj.constant(A3)
     with tj.ForwardAccumulator(x, tj.constant(t)) as acc:
         w = tnp.linalg.eigvals(x)
-    _, want = jax.jvp(jnp.linalg.eigvals, (jnp.asarray(A3),), (jnp.asarray(t),))
+    _, want = jax.jit(lambda a, v: jax.jvp(jnp.linalg.eigvals, (a,), (v,)))(A3, t)
     np.testing.assert_allclose(acc.jvp(w).numpy(), want, rtol=1e-4, atol=1e-4)
 
     def loss(m, a, eigvals):
@@ -292,7 +304,7 @@ def test_eig_forward_mode_and_second_order():
     # (jnp.linalg.eigvals has no second derivative: the eigenvalues of JAX's opt-in differentiable eig)
     ref_eigvals = lambda a: jax.lax.linalg.eig(a, compute_left_eigenvectors=False, compute_right_eigenvectors=False,
                                                enable_eigvec_derivs=True)[0]  # noqa: E731
-    want = jax.hessian(lambda a: loss(jnp, a, ref_eigvals))(jnp.asarray(A3)).reshape(9, 9) @ t.reshape(9)
+    want = jax.jit(jax.hessian(lambda a: loss(jnp, a, ref_eigvals)))(A3).reshape(9, 9) @ t.reshape(9)
     with tj.GradientTape() as outer:
         outer.watch(x)
         with tj.GradientTape() as inner:
