@@ -108,11 +108,12 @@ def near(got, want, tol, label=""):
     np.testing.assert_allclose(got, want, rtol=tol, atol=tol * scale, equal_nan=True, err_msg=label)
 
 
-def check(label, fn, args, np_fn="same", tol=1e-3):
+def check(label, fn, args, np_fn="same", tol=1e-3, jit=True):
     """``fn(tnp, *args)``: jax.numpy's shapes and dtypes (``fn(jnp, *args)``) and values, and NumPy's values
-    (``np_fn(*args)``, by default ``fn(np, *args)``; None: none)."""
+    (``np_fn(*args)``, by default ``fn(np, *args)``; None: none). jax.numpy's side runs inside one jax.jit (one XLA
+    program, not one per primitive) unless ``jit=False``."""
     got = fn(tnp, *args)
-    want = fn(jnp, *args)
+    want = jax.jit(lambda: fn(jnp, *args))() if jit else fn(jnp, *args)
     assert len(leaves(got)) == len(leaves(want)), label
     for g, w in zip(leaves(got), leaves(want)):
         w = jnp.asarray(w)
@@ -333,7 +334,7 @@ def assert_right_eigenvectors(a, w, v):
 def test_eig(shape, dtype):
     a = rand(shape, dtype, "eig")
     w, v = tnp.linalg.eig(a)
-    jw, jv = jnp.linalg.eig(a)
+    jw, jv = jax.jit(jnp.linalg.eig)(a)
     assert (w.shape, w.dtype, v.shape, v.dtype) == (jw.shape, jw.dtype, jv.shape, jv.dtype)
     assert_right_eigenvectors(a, w.numpy(), v.numpy())
     # the same eigenvalues as NumPy (LAPACK's order may differ: sorted)
@@ -435,7 +436,7 @@ def test_matrix_norm(shape, dtype, ords):
 def test_empty_matrix_norm(shape, ord):
     dtype, ord = (C64, "fro") if ord is C64 else (F32, ord)
     x = np.zeros(shape, dtype)
-    assert jnp.linalg.matrix_norm(x, ord=ord) == 0
+    assert jax.jit(lambda: jnp.linalg.matrix_norm(x, ord=ord))() == 0
     got = tnp.linalg.matrix_norm(x, ord=ord)
     assert got.dtype == F32 and got.numpy() == 0
 
@@ -457,7 +458,7 @@ def test_vector_norm(shape, axis, ord, dtype):
 def test_empty_vector_norm(ord):
     for dtype in (F32, C64):
         x = np.zeros(0, dtype)
-        assert jnp.linalg.vector_norm(x, ord=ord) == 0
+        assert jax.jit(lambda: jnp.linalg.vector_norm(x, ord=ord))() == 0
         assert tnp.linalg.vector_norm(x, ord=ord).numpy() == 0
 
 
@@ -511,7 +512,7 @@ def test_svd(b, m, n, full_matrices, compute_uv, hermitian, dtype):
         a = a + np.conj(np.swapaxes(a, -1, -2))
     kw = dict(full_matrices=full_matrices, compute_uv=compute_uv, hermitian=hermitian)
     out = tnp.linalg.svd(a, **kw)
-    want = jnp.linalg.svd(a, **kw)
+    want = jax.jit(lambda: jnp.linalg.svd(a, **kw))()  # one XLA program
     assert [(o.shape, o.dtype) for o in leaves(out)] == [(w.shape, w.dtype) for w in leaves(want)]
     tol = 100 * np.finfo(np.float32).eps
     if not compute_uv:
@@ -578,7 +579,7 @@ def test_numpy_qr_modes(shape, mode):
         warnings.simplefilter("ignore", DeprecationWarning)  # NumPy's mode='full'
         want = np.linalg.qr(a, mode=mode)
     got = tnp.linalg.qr(a, mode=mode)
-    jwant = jnp.linalg.qr(a, mode=mode)
+    jwant = jax.jit(lambda: jnp.linalg.qr(a, mode=mode))()  # one XLA program
     for g, j, n in zip(leaves(got), leaves(jwant), leaves(want)):
         if mode != "raw":  # (JAX: no dtype check for raw)
             assert (g.shape, g.dtype) == (j.shape, j.dtype)
@@ -632,7 +633,7 @@ def test_qr_jvp(shape, dtype, mode):
     with tj.ForwardAccumulator(xt, tj.constant(t)) as acc:
         q, r = tnp.linalg.qr(xt, mode=mode)
         y = q @ r
-    _, want = jax.jvp(lambda v: jnp.matmul(*jnp.linalg.qr(v, mode=mode)), (jnp.asarray(a),), (jnp.asarray(t),))
+    _, want = jax.jit(lambda a, t: jax.jvp(lambda v: jnp.matmul(*jnp.linalg.qr(v, mode=mode)), (a,), (t,)))(a, t)
     near(acc.jvp(y).numpy(), want, 3e-3)
     near(acc.jvp(y).numpy(), t, 3e-3)
 
@@ -750,7 +751,7 @@ def test_pinv_jacobian_at_identity_is_tf_s():
     np.testing.assert_allclose(tape.jacobian(y, eye).numpy(), tf_value, atol=1e-6)
     jax_value = tf_value.copy()
     jax_value[0, 1, 0, 1] = jax_value[1, 0, 1, 0] = -1.0
-    np.testing.assert_allclose(jax.jacobian(jnp.linalg.pinv)(jnp.eye(2, dtype=F32)), jax_value, atol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.jacobian(jnp.linalg.pinv))(np.eye(2, dtype=F32)), jax_value, atol=1e-6)
 
 
 # -- testMatrixPower, testMatrixPowerBool -----------------------------------------------------------------------------
@@ -810,7 +811,7 @@ def test_multi_dot(shapes, dtype):
 # -- testLstsq, testLstsqZeroMatrix -----------------------------------------------------------------------------------
 def check_lstsq(a, b, rcond, tol=1e-4):
     got = tnp.linalg.lstsq(a, b, rcond=rcond)
-    want = jnp.linalg.lstsq(a, b, rcond=rcond)
+    want = jax.jit(lambda: jnp.linalg.lstsq(a, b, rcond=rcond))()  # one XLA program
     for g, w in zip(got, want):
         assert (g.shape, g.dtype) == (w.shape, w.dtype)
         near(g.numpy(), w, tol)
@@ -835,7 +836,7 @@ def test_lstsq_zero_matrix(shape):
 def test_lstsq_numpy_resid():
     a, b = rand((8, 6), F32, "lstsq"), rand((8, 4), F32, "lstsq b")
     check("lstsq numpy_resid", lambda m, x, y: tuple(m.linalg.lstsq(x, y, **({} if m is np else {
-        "numpy_resid": True}))), [a, b], tol=1e-4)
+        "numpy_resid": True}))), [a, b], tol=1e-4, jit=False)  # numpy_resid needs concrete values
 
 
 # -- testIssue669, testIssue1151, testIssue1383 -----------------------------------------------------------------------
@@ -868,7 +869,7 @@ def test_issue1151():
         tape.watch([at, bt])
         y = tnp.linalg.solve(at, bt)
     for k, src in enumerate((at, bt)):
-        want = jax.jacobian(jnp.linalg.solve, argnums=k)(a, b)
+        want = jax.jit(jax.jacobian(jnp.linalg.solve, argnums=k))(a, b)
         near(tape.jacobian(y, src).numpy(), want, 1e-3)
 
 
@@ -976,7 +977,7 @@ def test_compiled_matches_jax():
            lambda m, x, p, v, c, t: m.linalg.matmul(c, c)]
     args = (a, spd, w, z, t6)
     compiled = tj.function(lambda *xs: [f(tnp, *xs) for f in fns])(*args)
-    for k, (c, j) in enumerate(zip(compiled, [f(jnp, *args) for f in fns])):
+    for k, (c, j) in enumerate(zip(compiled, jax.jit(lambda: [f(jnp, *args) for f in fns])())):  # one XLA program
         assert len(leaves(c)) == len(leaves(j)), k
         for cl, jl in zip(leaves(c), leaves(j)):
             assert isinstance(cl, tj.Tensor) and (cl.shape, cl.dtype) == (jl.shape, jl.dtype), k

@@ -108,9 +108,10 @@ def same(got, want, rtol=1e-5, atol=1e-6):
     return same_tree_as_jax(got, want, rtol, atol)
 
 
-def both(run):
-    """``run(M)`` with M = tnp and M = jnp: (tj's result, jax.numpy's)."""
-    return run(tnp), run(jnp)
+def both(run, jit=True):
+    """``run(M)`` with M = tnp and M = jnp: (tj's result, jax.numpy's). jax.numpy's side runs inside one jax.jit (one
+    XLA program for the reference, not one per primitive) unless ``jit=False``."""
+    return run(tnp), (jax.jit(lambda: run(jnp))() if jit else run(jnp))
 
 
 def out(M, y):
@@ -246,8 +247,9 @@ def test_grad_has_aux_basic_constant_and_nested():
     def basic(M, x):
         return out(M, M.power(x, 3)), [M.square(x), 4.0]
 
-    same(*both(lambda M: jax.grad(functools.partial(basic, M), has_aux=True)(F32(3.0))))
-    same(*both(lambda M: jax.value_and_grad(functools.partial(basic, M), has_aux=True)(F32(3.0))))
+    # eager: jit would turn the Python float aux into an array
+    same(*both(lambda M: jax.grad(functools.partial(basic, M), has_aux=True)(F32(3.0)), jit=False))
+    same(*both(lambda M: jax.value_and_grad(functools.partial(basic, M), has_aux=True)(F32(3.0)), jit=False))
 
     def nested(M, x):
         _, aux = jax.grad(lambda y: (out(M, M.power(y, 3)), [M.power(y, 3)]), has_aux=True)(x)
@@ -375,8 +377,8 @@ def test_jvp_pytrees_and_aux_against_the_accumulator():
     prim_t = {"a": tj.constant(X3), "b": F32(2.0)}
     tan_t = {"a": tj.constant(np.ones(3, F32)), "b": F32(0.5)}
     got = jax.jvp(functools.partial(f, tnp), (prim_t,), (tan_t,), has_aux=True)
-    want = jax.jvp(functools.partial(f, jnp), ({"a": X3, "b": F32(2.0)},), ({"a": np.ones(3, F32), "b": F32(0.5)},),
-                   has_aux=True)
+    want = jax.jit(lambda: jax.jvp(functools.partial(f, jnp), ({"a": X3, "b": F32(2.0)},),  # one XLA program
+                                   ({"a": np.ones(3, F32), "b": F32(0.5)},), has_aux=True))()
     assert _is_tensor(got[1][0])
     same(got, want)
     acc = accumulator_jvp(lambda a: tnp.sin(a) * 2.0, X3, np.ones(3, F32))
@@ -530,7 +532,8 @@ def test_jacobian_of_a_tensor_function_of_a_tensor_is_a_plain_tensor(transform):
     f = (lambda x: tnp.sum(x ** 3)) if transform is jax.hessian else tnp.sin
     r = transform(f)(tj.constant([1.0, 2.0]))
     assert _is_tensor(r) and isinstance(r.value, jax.Array)  # API.md: .value is the jax.Array
-    want = transform((lambda x: jnp.sum(x ** 3)) if transform is jax.hessian else jnp.sin)(jnp.array([1.0, 2.0]))
+    want = jax.jit(transform((lambda x: jnp.sum(x ** 3)) if transform is jax.hessian else jnp.sin))(
+        np.array([1.0, 2.0], np.float32))  # one XLA program for the reference
     np.testing.assert_allclose(np.asarray(jnp.sum(r)), np.asarray(jnp.sum(want)), rtol=1e-6)
 
 
@@ -633,11 +636,13 @@ def test_eval_shape():
         return jax.tree_util.tree_map(lambda s: (s.shape, s.dtype, s.weak_type), arrays(tree))
 
     sds = (jax.ShapeDtypeStruct((2, 3), jnp.float32), jax.ShapeDtypeStruct((3, 4), jnp.float32))
-    got, want = both(lambda M: jax.eval_shape(lambda x, y: M.tanh(M.dot(x, y)), *sds))
+    # eval_shape compiles nothing: no jit
+    got, want = both(lambda M: jax.eval_shape(lambda x, y: M.tanh(M.dot(x, y)), *sds), jit=False)
     assert shapes(got) == shapes(want)
-    got, want = both(lambda M: jax.eval_shape(lambda x: {"a": M.sum(x), "b": M.transpose(x), "c": M.ones(3)}, X23))
+    got, want = both(lambda M: jax.eval_shape(lambda x: {"a": M.sum(x), "b": M.transpose(x), "c": M.ones(3)}, X23),
+                     jit=False)
     assert shapes(got) == shapes(want)
-    got, want = both(lambda M: jax.eval_shape(lambda x: M.add(x, 1), 1.0))
+    got, want = both(lambda M: jax.eval_shape(lambda x: M.add(x, 1), 1.0), jit=False)
     assert shapes(got) == shapes(want) == ((), jnp.float32, True)
     got = jax.eval_shape(lambda x: tnp.sum(tnp.sin(x), axis=0), tj.constant(X23))
     assert (got.shape, got.dtype) == ((3,), jnp.float32)
@@ -658,8 +663,9 @@ def test_concrete_values_under_grad_and_item_under_jit():
         return out(M, M.negative(x))
 
     for x in (F32(1.0), F32(-1.0)):
-        same(*both(lambda M: jax.grad(functools.partial(f, M))(x)))
-    same(*both(lambda M: jax.grad(lambda x: out(M, M.square(x)) if M.asarray(x).astype(bool).item() else x)(F32(2))))
+        same(*both(lambda M: jax.grad(functools.partial(f, M))(x), jit=False))  # concrete values: eager
+    same(*both(lambda M: jax.grad(lambda x: out(M, M.square(x)) if M.asarray(x).astype(bool).item() else x)(F32(2)),
+               jit=False))
     raises_like(lambda M: jax.jit(lambda x: M.sin(x).item())(F32(1.0)), jax.errors.ConcretizationTypeError)
 
 
@@ -823,7 +829,7 @@ def test_custom_jvp_rule_wins_over_tj_ops():
         f = _custom_jvp(M)
         return (f(X3), jax.jvp(f, (X3,), (ones,)), jax.grad(lambda x: out(M, M.sum(f(x))))(X3),
                 jax.vmap(jax.grad(lambda x: out(M, f(x))))(X3), jax.jit(jax.jacrev(f))(X3))
-    got, want = both(run)
+    got, want = both(run, jit=False)  # jax's custom_jvp under jit refuses the closed-over NumPy constant
     same(got, want)
     np.testing.assert_allclose(np.asarray(want[2]), 3.0)
     # on Tensor arguments (Tensor tangents): the same rule
@@ -854,7 +860,7 @@ def test_custom_vjp_rule_wins_over_tj_ops():
         return (g(X3, F32(2.0)), jax.grad(lambda x, y: out(M, M.sum(g(x, y))), argnums=(0, 1))(X3, F32(2.0)),
                 jax.jit(jax.grad(lambda x: out(M, M.sum(g(x, F32(2.0))))))(X3),
                 jax.vmap(jax.grad(lambda x: out(M, g(x, F32(2.0)))))(X3))
-    got, want = both(run)
+    got, want = both(run, jit=False)  # jax's custom_vjp under jit refuses the closed-over NumPy constant
     same(got, want)
     np.testing.assert_allclose(np.asarray(want[1][0]), 10.0 * np.cos(X3), rtol=1e-6)
 
