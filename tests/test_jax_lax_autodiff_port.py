@@ -90,6 +90,7 @@ from conftest import close_scaled
 
 tnp = tj.numpy
 F32, C64 = np.float32, np.complex64
+# (jax-only references run under jax.jit: one XLA program each, where op by op jax compiles one per primitive)
 
 
 # -- inputs (jax's rng factories, seeded) ------------------------------------------------------------------------
@@ -384,7 +385,7 @@ def test_conv_preferred_element_type():
     w = jnp.ones((3, 4, 8), jnp.bfloat16)
     kw = dict(window_strides=(1,), padding="VALID", rhs_dilation=(1,), dimension_numbers=("NLC", "LIO", "NLC"),
               preferred_element_type=jnp.float32)
-    want = jax.grad(lambda a, b: lax.conv_general_dilated(a, b, **kw).sum(), argnums=(0, 1))(x, w)
+    want = jax.jit(jax.grad(lambda a, b: lax.conv_general_dilated(a, b, **kw).sum(), argnums=(0, 1)))(x, w)
     xs = [tj.constant(x), tj.constant(w)]
     with tj.GradientTape() as tape:
         tape.watch(xs)
@@ -424,7 +425,7 @@ def test_dot_general_contract_and_batch_grads(lhs, rhs, dnums, spec, compiled):
 def test_dot_preferred_element_type():
     # testDotPreferredElementType: a float16 scalar dotted with itself into float32; its Jacobian doesn't crash
     x = jnp.ones((), jnp.float16)
-    want = jax.jacrev(lambda a: jnp.dot(a, a, preferred_element_type=jnp.float32))(x)
+    want = jax.jit(jax.jacrev(lambda a: jnp.dot(a, a, preferred_element_type=jnp.float32)))(x)
     t = tj.constant(x)
     with tj.GradientTape() as tape:
         tape.watch(t)
@@ -571,7 +572,7 @@ def test_reduce_max_ties_split_equally_as_tf():
         tape.watch(x)
         y = tnp.max(x)
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [0.0, 0.5, 0.5, 0.0])
-    np.testing.assert_array_equal(jax.grad(jnp.max)(jnp.asarray([1.0, 3.0, 3.0, 2.0])), [0.0, 0.5, 0.5, 0.0])
+    np.testing.assert_array_equal(jax.jit(jax.grad(jnp.max))(jnp.asarray([1.0, 3.0, 3.0, 2.0])), [0.0, 0.5, 0.5, 0.0])
 
 
 REDUCE_WINDOW = [  # testReduceWindowGrad: (op, shape, window, strides, padding) on NHWC
@@ -767,7 +768,7 @@ def test_pow_second_derivative():
     # testPowSecondDerivative: the Hessian of pow at (4, 0) is ((0, 1/4), (1/4, log(4)^2)), by nested tapes
     # (jacrev of jacrev) and by an accumulator over a tape (jacfwd of jacrev)
     want = np.array([[0.0, 0.25], [0.25, np.log(4.0) ** 2]])
-    np.testing.assert_allclose(jax.jacrev(jax.jacrev(lax.pow, (0, 1)), (0, 1))(4.0, 0.0), want, rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.jacrev(jax.jacrev(lax.pow, (0, 1)), (0, 1)))(4.0, 0.0), want, rtol=1e-6)
     x, y = tj.constant(4.0), tj.constant(0.0)
     fwd_rev = []
     for tangent in ((1.0, 0.0), (0.0, 1.0)):
@@ -790,7 +791,7 @@ def test_pow_second_derivative():
 def test_pow_second_derivative_forward_over_forward():
     # testPowSecondDerivative's jacfwd of jacfwd: nested accumulators, tangents e_i then e_j
     want = np.array([[0.0, 0.25], [0.25, np.log(4.0) ** 2]])
-    np.testing.assert_allclose(jax.jacfwd(jax.jacfwd(lax.pow, (0, 1)), (0, 1))(4.0, 0.0), want, rtol=1e-6)
+    np.testing.assert_allclose(jax.jit(jax.jacfwd(jax.jacfwd(lax.pow, (0, 1)), (0, 1)))(4.0, 0.0), want, rtol=1e-6)
     got = np.zeros((2, 2))
     for i in range(2):
         for j in range(2):
@@ -808,7 +809,7 @@ def test_pow_second_derivative_forward_over_forward():
 def test_pow_zero_to_the_zero():
     # testPowSecondDerivative's "zero to the zero": d/dx x**y at (0, 0) is NaN in jax (y * x**(y-1) = 0 * inf) and
     # in TF 2.21 (tf.pow's gradients there: [nan, 0.0])
-    want = jax.grad(lax.pow, (0, 1))(0.0, 0.0)
+    want = jax.jit(jax.grad(lax.pow, (0, 1)))(0.0, 0.0)
     np.testing.assert_allclose(want, [np.nan, 0.0])
     x, y = tj.constant(0.0), tj.constant(0.0)
     with tj.GradientTape() as tape:
@@ -819,7 +820,7 @@ def test_pow_zero_to_the_zero():
 
 def test_pow_int_power_at_zero():
     # testPowIntPowerAtZero: d/dx x ** 0 (a Python int power: jax's integer_pow) at 0 is 0
-    assert jax.grad(jax.jit(lambda x, n: x ** n), 0)(0.0, 0) == 0.0
+    assert jax.jit(jax.grad(jax.jit(lambda x, n: x ** n), 0))(0.0, 0) == 0.0
     x = tj.constant(0.0)
     for run in (lambda a: a ** 0, tj.function(lambda a: a ** 0)):
         with tj.GradientTape() as tape:
@@ -836,7 +837,7 @@ def test_pow_int_power_at_zero2():
            "1 + z": lambda m, z: 1 + z, "z ** 0 + z": lambda m, z: z ** 0 + z, "z ** 0. + z": lambda m, z: z ** 0.0 + z}
     for name, fn in fns.items():
         with jax.numpy_dtype_promotion("standard"):
-            np.testing.assert_allclose(jax.grad(lambda z: fn(jnp, z))(3.14), 1.0, err_msg=name)
+            np.testing.assert_allclose(jax.jit(jax.grad(lambda z: fn(jnp, z)))(3.14), 1.0, err_msg=name)
             x = tj.constant(3.14)
             with tj.GradientTape() as tape:
                 tape.watch(x)
@@ -847,7 +848,7 @@ def test_pow_int_power_at_zero2():
 def test_pow_shape_mismatch():
     # testPowShapeMismatch: the Jacobian of x ** 2 (an int power broadcast against a vector) is diag(2 x)
     x = np.arange(4, dtype=F32)
-    want = jax.jacrev(jax.jit(lax.pow))(jnp.asarray(x), 2)
+    want = jax.jit(jax.jacrev(jax.jit(lax.pow)))(jnp.asarray(x), 2)
     np.testing.assert_array_equal(want, np.diag(2 * x))
     t = tj.constant(x)
     with tj.GradientTape() as tape:
@@ -863,7 +864,7 @@ def test_stop_gradient():
     # order; stop_gradient of a function raises TypeError as jax's
     x0 = 3.14
     f2 = lambda a, b: jnp.sin(a) * jnp.cos(b)  # noqa: E731
-    want1, want2 = jax.grad(f2)(x0, x0), jax.grad(jax.grad(f2))(x0, x0)
+    want1, want2 = jax.jit(lambda a: (jax.grad(f2)(a, a), jax.grad(jax.grad(f2))(a, a)))(x0)
     x = tj.constant(x0)
     with tj.GradientTape() as outer:
         outer.watch(x)

@@ -180,12 +180,16 @@ def test_roll_jax_extras():
     # testRoll's cases the TF port lacks: a tuple of shifts with axis=None (they add up on the flattened array),
     # a shift of 100, and an empty axis
     x = _rand((3, 4, 5), F32)
-    for shifts, axis in [((4, 2, 5, 5, 2, 4), None), (100, None), ((1, 2), (0, -1))]:
+    cases = [((4, 2, 5, 5, 2, 4), None), (100, None), ((1, 2), (0, -1))]
+    e = _rand((7, 4, 0), I32)
+    # jax's results in one program (the shifts stay concrete NumPy arrays: jax's static roll, as eagerly)
+    wants = jax.jit(lambda a, b: [jnp.roll(a, np.array(s), axis=ax) for s, ax in cases] + [jnp.roll(b, np.array(3))])(
+        x, e)
+    for (shifts, axis), want in zip(cases, wants):
         got = tnp.roll(x, np.array(shifts), axis=axis)
         _values(got, np.roll(x, shifts, axis=axis))
-        _same(got, jnp.roll(x, np.array(shifts), axis=axis))
-    e = _rand((7, 4, 0), I32)
-    _same(tnp.roll(e, np.array(3)), jnp.roll(e, np.array(3)))
+        _same(got, want)
+    _same(tnp.roll(e, np.array(3)), wants[-1])
     _compiled_same(lambda a, s: tnp.roll(a, s, axis=None), x, np.array((4, 2, 5, 5, 2, 4)))
 
 
@@ -193,10 +197,12 @@ def test_roll_jax_extras():
 def test_rollaxis(dtype):
     x = _rand((1, 2, 3, 4), dtype)
     grid = list(itertools.product([-3, 0, 2, 3], [-4, -1, 2, 4]))
-    for axis, start in grid if dtype == F32 else grid[::5]:
+    grid = grid if dtype == F32 else grid[::5]
+    wants = jax.jit(lambda a: [jnp.rollaxis(a, axis=ax, start=st) for ax, st in grid])(x)  # (one program)
+    for (axis, start), want in zip(grid, wants):
         got = tnp.rollaxis(x, axis=axis, start=start)
         _values(got, np.rollaxis(x, axis=axis, start=start))
-        _same(got, jnp.rollaxis(x, axis=axis, start=start))
+        _same(got, want)
     _compiled_same(lambda a: tnp.rollaxis(a, -3, 4), x)
     if dtype == F32:
         _check_grads(lambda a: tnp.rollaxis(a, 3, -4), lambda a: jnp.rollaxis(a, 3, -4), [x])
@@ -205,11 +211,13 @@ def test_rollaxis(dtype):
 @pytest.mark.parametrize("dtype", [I32, BOOL, U8, np.int8])
 def test_packbits(dtype):
     x = _rand((1, 2, 3, 4), dtype, kind="some_zero")
-    for axis, bitorder in zip([None, 0, 1, -2, -1], itertools.cycle(["big", "little"] if dtype == I32 else
-                                                                    ["little", "big"])):
+    cases = list(zip([None, 0, 1, -2, -1], itertools.cycle(["big", "little"] if dtype == I32 else
+                                                           ["little", "big"])))
+    wants = jax.jit(lambda a: [jnp.packbits(a, axis=ax, bitorder=bo) for ax, bo in cases])(x)  # (one program)
+    for (axis, bitorder), want in zip(cases, wants):
         got = tnp.packbits(x, axis=axis, bitorder=bitorder)
         _same(got, np.packbits(x, axis=axis, bitorder=bitorder), label=(axis, bitorder))
-        _same(got, jnp.packbits(x, axis=axis, bitorder=bitorder))
+        _same(got, want)
     _compiled_same(lambda a: tnp.packbits(a, axis=-2, bitorder="little"), x)
 
 
@@ -294,11 +302,13 @@ def test_take_along_axis_optional_args():
 def test_take_along_axis_one_hot_mode():
     # JAX's testTakeAlongAxis also runs mode='one_hot' (a one-hot matmul gather): NumPy's values
     x = _rand((3, 4), F32)
-    for axis, idx in [(1, np.array([[0, 3], [2, -1], [-4, 1]])), (0, np.array([[2, 0, 1, -1]])),
-                      (None, np.array([11, 0, -12, 5]))]:
+    cases = [(1, np.array([[0, 3], [2, -1], [-4, 1]])), (0, np.array([[2, 0, 1, -1]])),
+             (None, np.array([11, 0, -12, 5]))]
+    wants = jax.jit(lambda a: [jnp.take_along_axis(a, i, axis=ax, mode="one_hot") for ax, i in cases])(x)  # (1 program)
+    for (axis, idx), want in zip(cases, wants):
         got = tnp.take_along_axis(x, idx, axis=axis, mode="one_hot")
         _values(got, np.take_along_axis(x, idx, axis=axis))
-        _same(got, jnp.take_along_axis(x, idx, axis=axis, mode="one_hot"))
+        _same(got, want)
     idx = np.array([[0, 3], [2, -1], [-4, 1]])
     _check_grads(lambda a: tnp.take_along_axis(a, idx, axis=1, mode="one_hot"),
                  lambda a: jnp.take_along_axis(a, idx, axis=1, mode="one_hot"), [x])
@@ -330,14 +340,16 @@ def test_bincount(shape, minlength, length, weights):
     want = np.pad(want, (0, length - want.size)) if length and length > want.size else want[:length]
     got = tnp.bincount(x, w, minlength=minlength, length=length)
     _values(got, want)
-    _same(got, jnp.bincount(x, w, minlength=minlength, length=length))
+    # (without a length, jax's bincount needs concrete values: eager)
+    _same(got, jnp.bincount(x, w, minlength=minlength) if length is None else
+          _jitted(jnp.bincount, x, w, minlength=minlength, length=length))
     if length is not None and weights:
         _compiled_same(lambda a, b: tnp.bincount(a, b, minlength=minlength, length=length), x, w)
 
 
 def test_bincount_bool():
     x = np.array([True, False, True, True])
-    _same(tnp.bincount(x, length=3), jnp.bincount(x, length=3))
+    _same(tnp.bincount(x, length=3), _jitted(jnp.bincount, x, length=3))
 
 
 def test_bincount_negative():
@@ -478,13 +490,16 @@ def test_ediff1d_with_dtype_cast():
 
 # -- mgrid / ogrid / r_ / c_ / s_ / index_exp ---------------------------------------------------------------------
 
-def _grid_check(expr, atol=0.0):
-    """``expr(m)`` for m = tj.numpy against m = jax.numpy (dtype, shape, values) and against NumPy's values."""
+def _grid_check(exprs):
+    """``expr(m)`` for m = tj.numpy against m = jax.numpy (dtype, shape, values) and against NumPy's values, for each
+    of ``exprs`` (jax's results in one jitted program)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PendingDeprecationWarning)  # NumPy's matrix directives
-        got, want, ref = expr(tnp), jax.jit(lambda: expr(jnp))(), expr(np)
-    _same(got, want, rtol=1e-6, atol=max(atol, 1e-6))
-    _values(got, ref, rtol=1e-6, atol=max(atol, 1e-6))
+        wants = jax.jit(lambda: [expr(jnp) for expr in exprs])()
+        for expr, want in zip(exprs, wants):
+            got, ref = expr(tnp), expr(np)
+            _same(got, want, rtol=1e-6, atol=1e-6)
+            _values(got, ref, rtol=1e-6, atol=1e-6)
 
 
 MGRID = [lambda m: m.mgrid[()], lambda m: m.mgrid[:4], lambda m: m.mgrid[:4, ], lambda m: m.mgrid[:5, :5],
@@ -498,16 +513,14 @@ OGRID = [lambda m: m.ogrid[:5], lambda m: m.ogrid[1:7:2], lambda m: m.ogrid[:5, 
 
 
 def test_mgrid():
-    for expr in MGRID:
-        _grid_check(expr)
+    _grid_check(MGRID)
     _compiled_same(lambda: tnp.mgrid[:4])
     with pytest.raises(TypeError, match="mgrid"):
         tj.function(lambda a, b: tnp.mgrid[a:b])(tj.constant(0), tj.constant(2))
 
 
 def test_ogrid():
-    for expr in OGRID:
-        _grid_check(expr)
+    _grid_check(OGRID)
     _compiled_same(lambda: tnp.ogrid[:5])
     with pytest.raises(TypeError, match="ogrid"):
         tj.function(lambda a, b: tnp.ogrid[a:b])(tj.constant(0), tj.constant(2))
@@ -531,8 +544,7 @@ R_C = [
 
 
 def test_r_and_c_():
-    for expr in R_C:
-        _grid_check(expr)
+    _grid_check(R_C)
     for name in ("r_", "c_"):
         with pytest.raises(ValueError, match="could not understand directive"):
             getattr(tnp, name)["asdfgh", [1, 2, 3]]
@@ -579,10 +591,11 @@ def test_preferred_element_type(name):
     kwargs = dict(axes=0) if name == "tensordot" else {}
     f, g = getattr(tnp, name), getattr(jnp, name)
     ones_i, ones_f = np.ones(2, I32), np.ones(2, F32)
-    for a, b, pet in [(ones_i, ones_i, None), (ones_f, ones_f, None), (ones_f, ones_f, "bfloat16"),
-                      (ones_i, ones_f, None)]:
-        kw = dict(kwargs, preferred_element_type=pet) if pet else kwargs
-        _same(f(a, b, **kw), g(a, b, **kw), label=(a.dtype, b.dtype, pet))
+    cases = [(ones_i, ones_i, None), (ones_f, ones_f, None), (ones_f, ones_f, "bfloat16"), (ones_i, ones_f, None)]
+    kws = [dict(kwargs, preferred_element_type=pet) if pet else kwargs for _, _, pet in cases]
+    wants = jax.jit(lambda ab: [g(a, b, **kw) for (a, b), kw in zip(ab, kws)])([c[:2] for c in cases])  # (one program)
+    for (a, b, pet), kw, want in zip(cases, kws, wants):
+        _same(f(a, b, **kw), want, label=(a.dtype, b.dtype, pet))
     if name not in ("matmul", "tensordot"):
         return
     x, y = _rand((2,), F32), _rand((2,), F32, 1)
@@ -675,7 +688,7 @@ def test_zeros_shape_errors():
 def test_trace_method():
     x = np.random.RandomState(10).randn(3, 4).astype(F32)
     t = tj.constant(x)
-    _same(t.trace(), jnp.asarray(x).trace())
+    _same(t.trace(), jax.jit(lambda v: v.trace())(x))
     np.testing.assert_allclose(t.trace().numpy(), x.trace(), rtol=1e-6)
     _compiled_same(lambda v: v.trace(), t)
 
@@ -728,7 +741,7 @@ def test_from_function():
         return x + 2 * y + 3 * z
     got = tnp.fromfunction(f, shape=(3, 4, 5))
     _values(got, np.fromfunction(f, shape=(3, 4, 5)))
-    _same(got, jnp.fromfunction(f, shape=(3, 4, 5)))
+    _same(got, jax.jit(lambda: jnp.fromfunction(f, shape=(3, 4, 5)))())
 
 
 # -- logaddexp of complex values ---------------------------------------------------------------------------------
@@ -740,15 +753,19 @@ LOGADDEXP_SHAPES = [((), ()), ((3,), ()), ((4, 1), (3,)), ((1, 3), (4, 3))]
                                        ("logaddexp2", lambda a, b: np.log2(np.exp2(a) + np.exp2(b)))])
 def test_logaddexp_complex(name, ref):
     f, g = getattr(tnp, name), getattr(jnp, name)
+    cases = []
     for k, (sa, sb) in enumerate(LOGADDEXP_SHAPES):
         a, b = _rand(sa, C64, k), _rand(sb, C64, k + 10)
         if a.size > 1:
             a.ravel()[1] = np.nan  # rand_some_nan
+        cases.append((a, b))
+    wants = jax.jit(lambda ab: [g(*p) for p in ab])(cases)  # (one program)
+    for (a, b), want in zip(cases, wants):
         got = f(a, b)
         with np.errstate(invalid="ignore", over="ignore"):
             want = ref(a.astype(np.complex128), b.astype(np.complex128)).astype(C64)
         _values(got, want, rtol=1e-5, atol=1e-5)
-        _same(got, g(a, b), rtol=1e-5, atol=1e-5)
+        _same(got, want, rtol=1e-5, atol=1e-5)
     _compiled_same(f, a, b, rtol=1e-5, atol=1e-5)
 
 
@@ -760,9 +777,14 @@ def test_grad_logaddexp_complex(name):
         a, b = _rand(sa, C64, k) / 3, _rand(sb, C64, k + 10) / 3
         w = _rand(np.broadcast_shapes(sa, sb), C64, 30)
 
-        def jloss(x, y):
-            return jnp.sum(jnp.real(g(x, y) * w))
-        want = jax.jit(jax.grad(jloss, argnums=(0, 1)))(a, b)
+        va, vb = _rand(sa, C64, 40), _rand(sb, C64, 41)
+
+        @jax.jit  # (jax.grad's and jax.jvp's results in one program)
+        def reference(x, y, tx, ty):
+            def jloss(x, y):
+                return jnp.sum(jnp.real(g(x, y) * w))
+            return jax.grad(jloss, argnums=(0, 1))(x, y), jax.jvp(g, (x, y), (tx, ty))[1]
+        want, want_t = reference(a, b, va, vb)
         ta, tb = tj.constant(a), tj.constant(b)
         with tj.GradientTape() as tape:
             tape.watch([ta, tb])
@@ -770,8 +792,6 @@ def test_grad_logaddexp_complex(name):
         got = tape.gradient(loss, [ta, tb])
         for gg, ww in zip(got, want):
             np.testing.assert_allclose(gg.numpy(), np.conj(ww), rtol=2e-4, atol=2e-5)
-        va, vb = _rand(sa, C64, 40), _rand(sb, C64, 41)
-        want_t = jax.jit(lambda *p: jax.jvp(g, p[:2], p[2:])[1])(a, b, va, vb)
         with tj.ForwardAccumulator([ta, tb], [tj.constant(va), tj.constant(vb)]) as acc:
             y = f(ta, tb)
         np.testing.assert_allclose(acc.jvp(y).numpy(), want_t, rtol=2e-4, atol=2e-5)
