@@ -426,21 +426,27 @@ def test_numpy_values_are_copied_when_converted_or_passed():
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.uint8, np.bool_, np.complex128])
 def test_numpy_op_arguments_compile_only_the_op_and_are_copied(dtype, caplog):
-    """A NumPy array given to an op (a shape no other test uses) becomes a device copy in jnp.asarray's dtype without
-    an XLA program of its own: only the op's kernel compiles (jnp.array compiled a conversion program per new
-    shape and dtype fed). The result is jax.numpy's, bit for bit, and a later write to the array changes nothing."""
+    """A NumPy array given to an op (of a shape and dtype not fed before) becomes a device copy in jnp.asarray's
+    dtype without an XLA program of its own: only the op's kernel compiles (jnp.array compiles a conversion
+    program per new shape and dtype). Arrays of a shape fed again (a loop's batches) are copied by jnp.array's
+    compiled program. Either way the result is jax.numpy's, bit for bit, and a later write to the array
+    changes nothing."""
     with np.errstate(over="ignore"):
         a = (np.arange(5 * 19 * 4) % 11 - 4).astype(dtype).reshape(5, 19, 4)
     a = np.repeat(a, np.dtype(dtype).num + 1, axis=0)  # (a shape per dtype: float64 arrays become float32 ones)
+    b = a[:1].copy()
     with jax.log_compiles(), caplog.at_level("WARNING"):
-        got = tj.numpy.multiply(a, a)
+        got = tj.numpy.multiply(a, b)
         got.value.block_until_ready()
     compiled = [r.getMessage().split(" with ")[0] for r in caplog.records if r.getMessage().startswith("Compiling")]
     assert len(compiled) == 1 and "convert_element_type" not in compiled[0], compiled
-    want = np.asarray(jnp.multiply(jnp.asarray(a), jnp.asarray(a)))  # (after: jnp.asarray compiles a conversion)
+    again = tj.numpy.multiply(a, b)  # (shapes fed before)
+    want = np.asarray(jnp.multiply(jnp.asarray(a), jnp.asarray(b)))  # (after: jnp.asarray compiles a conversion)
     a[0, 0, 0] = 7
-    assert got.dtype == want.dtype and got.shape == want.shape
-    np.testing.assert_array_equal(np.asarray(got.value).view(np.uint8), want.view(np.uint8))
+    b[0, 0, 1] = 7
+    for t in (got, again):
+        assert t.dtype == want.dtype and t.shape == want.shape
+        np.testing.assert_array_equal(np.asarray(t.value).view(np.uint8), want.view(np.uint8))
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.float16, np.int64, np.int32, np.uint8, np.bool_,

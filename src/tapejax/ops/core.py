@@ -983,18 +983,32 @@ def _scalar(a, x64: bool):
     return v
 
 
+_FED_MAX = 4096
+_fed: Dict[tuple, bool] = {}  # (shape, dtype) of the NumPy arguments seen so far (bounded)
+
+
 def _device_copy(a: np.ndarray):
     """A NumPy argument as a device array of its own (a later write to the caller's array must not reach a
     pending op or a tape's residual): one an op can wait on like any other, so a step fed NumPy batches is
     deferred and replayed with its update as one fed Tensors. A dtype JAX does not take stays a NumPy copy
-    (the op's kernel then says what is wrong)."""
+    (the op's kernel then says what is wrong).
+
+    The first array of a shape and dtype is copied on the host and transferred (``as_array``: no XLA program);
+    from the second on (a training loop's batches) jnp.array copies it, with the program it compiles for that
+    shape once: about 15 us less per call than jax.device_put's transfer. Both give the same bits."""
     if type(a) is not np.ndarray and isinstance(a, np.ma.MaskedArray):
         # (its mask would be dropped silently: sum([--, 2]) would be 3; jax's functions refuse it too)
         raise ConversionError("numpy masked arrays are not tj op arguments, as they are not jax.numpy's (the mask "
                               "would be dropped): pass arr.filled(value), or convert with tj.numpy.asarray(arr), "
                               "which takes the data")
     if a.dtype.kind in "biufc":
-        return as_array(np.asarray(a))  # (copied on the host and transferred: no XLA program per shape and dtype)
+        key = (a.shape, a.dtype)
+        if key in _fed:
+            return jnp.array(a)  # (jnp.array copies: the device array shares nothing with the caller's)
+        if len(_fed) >= _FED_MAX:
+            _fed.clear()
+        _fed[key] = True
+        return as_array(np.asarray(a))
     return np.array(a, copy=True)
 
 
