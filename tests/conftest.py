@@ -3,6 +3,8 @@
 Helpers (test files import them: ``from conftest import close``; pytest puts tests/ on sys.path):
   to_numpy(x)                 a Tensor's or Variable's value, or anything array-like, as a NumPy array
   close(a, b, rtol, atol)     elementwise within tolerances (np.testing.assert_allclose of to_numpy(a))
+  jax_reference(f, *args)     a reference computed by JAX, ``f(*args)``, as one jitted program (``f`` static): run
+                              eagerly, jax compiles one program per primitive
   close_scaled(got, want, what, rtol, atol, dtype)
                               a whole op's result: the same shape, and within rtol plus an atol scaled
                               by want's largest magnitude (outputs of any size are compared alike);
@@ -34,6 +36,7 @@ Fixtures:
 """
 from __future__ import annotations
 
+import functools
 import gc
 import os
 import re
@@ -136,6 +139,12 @@ def to_numpy(x, dtype=None):
     if x is None:
         return None
     return np.asarray(x.value if isinstance(x, tj.Tensor) else x, dtype)
+
+
+@functools.partial(jax.jit, static_argnums=0)
+def jax_reference(f, *args):
+    """``f(*args)`` as one jitted program: a reference computed by JAX compiles once, not once per primitive."""
+    return f(*args)
 
 
 def close(a, b, rtol=1e-5, atol=1e-6):

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import jax_reference
 from path_runners import Case, assert_same, path_eager, path_jax_grad, path_tape_in_function
 
 tnp = tj.numpy
@@ -31,11 +32,6 @@ def _same_value(got, want):
     assert got.shape == want.shape and got.dtype == want.dtype, (got.shape, want.shape, got.dtype, want.dtype)
     np.testing.assert_allclose(np.asarray(got.numpy(), np.float64), np.asarray(want, np.float64), rtol=1e-6,
                                atol=1e-6)
-
-
-def _reference(fn, *args):
-    """jax.numpy's side ``fn(*args)`` in one jax.jit: one program per reference instead of one per primitive."""
-    return jax.jit(fn)(*args)
 
 
 # (label, expression of m: tj.numpy or jax.numpy, and T: how a piece becomes a Tensor there (tj.constant or
@@ -111,13 +107,13 @@ def test_values_as_jax_numpy(label, expr):
     if label == "r_ slice scalar tensor bounds":  # (slice bounds must be known: not under jax.jit)
         want = expr(jnp, jnp.asarray)
     else:
-        want = _reference(lambda: expr(jnp, jnp.asarray))
+        want = jax_reference(lambda: expr(jnp, jnp.asarray))
     _same_value(got, want)
 
 
 @pytest.mark.parametrize("label, expr", LIST_CASES, ids=[c[0] for c in LIST_CASES])
 def test_ogrid_lists_as_jax_numpy(label, expr):
-    got, want = expr(tnp), _reference(lambda: expr(jnp))
+    got, want = expr(tnp), jax_reference(lambda: expr(jnp))
     assert isinstance(got, list) and len(got) == len(want)
     for g, w in zip(got, want):
         _same_value(g, w)
@@ -159,7 +155,7 @@ def _loss_weights(shape):
 
 @pytest.mark.parametrize("label, tj_fn, jnp_fn", GRAD_CASES, ids=[c[0] for c in GRAD_CASES])
 def test_gradients_through_pieces_as_jax(label, tj_fn, jnp_fn):
-    want = _reference(jnp_fn, V, M)
+    want = jax_reference(jnp_fn, V, M)
     w = _loss_weights(want.shape)
     a, b = tj.constant(V), tj.constant(M)
     with tj.GradientTape() as tape:
@@ -168,7 +164,7 @@ def test_gradients_through_pieces_as_jax(label, tj_fn, jnp_fn):
         loss = tnp.sum(y * w)
     _same_value(y, want)
     ga, gb = tape.gradient(loss, [a, b])
-    ja, jb = _reference(jax.grad(lambda u, v: jnp.sum(jnp_fn(u, v) * w), (0, 1)), V, M)
+    ja, jb = jax_reference(jax.grad(lambda u, v: jnp.sum(jnp_fn(u, v) * w), (0, 1)), V, M)
     np.testing.assert_allclose(ga.numpy(), ja, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(gb.numpy(), jb, rtol=1e-6, atol=1e-6)
 
@@ -222,12 +218,12 @@ FROMFUNCTION = [
 
 @pytest.mark.parametrize("label, expr", FROMFUNCTION, ids=[c[0] for c in FROMFUNCTION])
 def test_fromfunction_as_jax_numpy(label, expr):
-    _same_value(expr(tnp), _reference(lambda: expr(jnp)))
+    _same_value(expr(tnp), jax_reference(lambda: expr(jnp)))
 
 
 def test_fromfunction_tuple_results_and_gradient():
     got = tnp.fromfunction(lambda i, j: (i, j + 1), (2, 3))
-    want = _reference(lambda: jnp.fromfunction(lambda i, j: (i, j + 1), (2, 3)))
+    want = jax_reference(lambda: jnp.fromfunction(lambda i, j: (i, j + 1), (2, 3)))
     assert isinstance(got, tuple) and len(got) == 2
     for g, w in zip(got, want):
         _same_value(g, w)
@@ -236,16 +232,16 @@ def test_fromfunction_tuple_results_and_gradient():
     with tj.GradientTape() as tape:
         tape.watch(w)
         y = tnp.sum(tnp.fromfunction(lambda i, j: w * tnp.cos(i) + j, (3, 2)))
-    want_g = _reference(jax.grad(lambda s: jnp.sum(jnp.fromfunction(lambda i, j: s * jnp.cos(i) + j, (3, 2)))), 2.0)
+    want_g = jax_reference(jax.grad(lambda s: jnp.sum(jnp.fromfunction(lambda i, j: s * jnp.cos(i) + j, (3, 2)))), 2.0)
     np.testing.assert_allclose(tape.gradient(y, w).numpy(), want_g, rtol=1e-6)
-    want_y = _reference(lambda: jnp.sum(jnp.fromfunction(lambda i, j: 2.0 * jnp.cos(i) + j, (3, 2))))
+    want_y = jax_reference(lambda: jnp.sum(jnp.fromfunction(lambda i, j: 2.0 * jnp.cos(i) + j, (3, 2))))
     np.testing.assert_allclose(float(y), float(want_y), rtol=1e-6)
     # keyword arguments go to the function (jax.numpy would map them too: compared with the values written out)
     _same_value(tnp.fromfunction(lambda i, j, scale: scale * (i - j), (3, 3), scale=0.5),
-                _reference(lambda: jnp.fromfunction(lambda i, j: 0.5 * (i - j), (3, 3))))
+                jax_reference(lambda: jnp.fromfunction(lambda i, j: 0.5 * (i - j), (3, 3))))
     # inside tj.function
     f = tj.function(lambda s: tnp.fromfunction(lambda i, j: s * i - j, (2, 2)))
-    _same_value(f(tj.constant(3.0)), _reference(lambda: jnp.fromfunction(lambda i, j: 3.0 * i - j, (2, 2))))
+    _same_value(f(tj.constant(3.0)), jax_reference(lambda: jnp.fromfunction(lambda i, j: 3.0 * i - j, (2, 2))))
 
 
 @pytest.mark.parametrize("k", [-1, 0, 1, 2])
@@ -255,7 +251,8 @@ def test_mask_indices_as_jax_numpy(k):
         assert isinstance(got, tuple) and len(got) == 2
         for g, w in zip(got, want):
             _same_value(g, w)
-    got, want = tnp.mask_indices(3, tnp.triu, k, size=8), _reference(lambda: jnp.mask_indices(3, jnp.triu, k, size=8))
+    got = tnp.mask_indices(3, tnp.triu, k, size=8)
+    want = jax_reference(lambda: jnp.mask_indices(3, jnp.triu, k, size=8))
     for g, w in zip(got, want):
         _same_value(g, w)
 
@@ -290,7 +287,7 @@ def test_scalar_types_as_dtypes():
     # tj.numpy's own functions still see Python's bool (tj.numpy.bool is answered by its module __getattr__)
     assert "bool" not in vars(tnp)
     _same_value(tnp.linspace(0.0, 1.0, 4, endpoint=False),
-                _reference(lambda: jnp.linspace(0.0, 1.0, 4, endpoint=False)))
+                jax_reference(lambda: jnp.linspace(0.0, 1.0, 4, endpoint=False)))
 
 
 # names of jax.numpy that tj.numpy leaves out on purpose: file I/O, printing options, ndarray; the polynomial
@@ -349,4 +346,4 @@ def test_traced_slice_bound_names_the_helper():
     with pytest.raises(tj.tensor.TracedValueError, match=r"tj.numpy.fromfunction: argument `shape`"):
         tj.function(lambda n: tnp.fromfunction(lambda i: i, (n,)))(tj.constant(3))
     # a known scalar Tensor stands for its value
-    _same_value(tnp.mgrid[0:tj.constant(3)], _reference(lambda: jnp.mgrid[0:3]))
+    _same_value(tnp.mgrid[0:tj.constant(3)], jax_reference(lambda: jnp.mgrid[0:3]))

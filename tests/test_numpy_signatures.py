@@ -16,7 +16,6 @@ of rules on every path".
 """
 from __future__ import annotations
 
-import functools
 import inspect
 
 import jax
@@ -25,6 +24,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import jax_reference
 from path_runners import Case, assert_same, path_eager, path_jax_grad, path_replayed, path_tape_in_function
 
 tnp = tj.numpy
@@ -109,12 +109,6 @@ BINARY = [
 ]
 
 
-@functools.partial(jax.jit, static_argnums=0)
-def _jax_ref(f, *args):
-    """``f(*args)`` as one jitted program: a reference computed by JAX compiles once, not once per primitive."""
-    return f(*args)
-
-
 def _weights(shape):
     return np.arange(1, int(np.prod(shape)) + 1, dtype=np.float32).reshape(shape) / 10
 
@@ -126,7 +120,7 @@ def _check(got, want, tol):
 @pytest.mark.parametrize("label, tj_fn, jnp_fn", UNARY, ids=[c[0] for c in UNARY])
 def test_reduction_keywords_as_jax_numpy(label, tj_fn, jnp_fn):
     tol = 2e-3 if "float16" in label or "dtype" in label else 1e-5
-    want = _jax_ref(jnp_fn, X)
+    want = jax_reference(jnp_fn, X)
     finite = np.isfinite(np.asarray(want, np.float32))
     w = np.where(finite, _weights(want.shape), 0).astype(np.float32)
     x = tj.constant(X)
@@ -138,8 +132,8 @@ def test_reduction_keywords_as_jax_numpy(label, tj_fn, jnp_fn):
     np.testing.assert_array_equal(np.isfinite(np.asarray(y.numpy(), np.float32)), finite)
     _check(np.where(finite, y.numpy(), 0), np.where(finite, want, 0), tol)
     t = np.cos(X)
-    want_g, want_t = _jax_ref(lambda v, u: (jax.grad(lambda v: jnp.sum(jnp.where(finite, jnp_fn(v), 0.0) * w))(v),
-                                            jax.jvp(jnp_fn, (v,), (u,))[1]), X, t)
+    want_g, want_t = jax_reference(lambda v, u: (jax.grad(lambda v: jnp.sum(jnp.where(finite, jnp_fn(v), 0.0) * w))(v),
+                                                 jax.jvp(jnp_fn, (v,), (u,))[1]), X, t)
     _check(tape.gradient(loss, x).numpy(), want_g, tol)
     with tj.ForwardAccumulator(x, tj.constant(t)) as acc:
         y = tj_fn(x)
@@ -149,7 +143,7 @@ def test_reduction_keywords_as_jax_numpy(label, tj_fn, jnp_fn):
 @pytest.mark.parametrize("label, tj_fn, jnp_fn", BINARY, ids=[c[0] for c in BINARY])
 def test_product_options_as_jax_numpy(label, tj_fn, jnp_fn):
     tol = 3e-2 if "bfloat16" in label else 1e-4
-    want = _jax_ref(jnp_fn, A, B)
+    want = jax_reference(jnp_fn, A, B)
     w = _weights(want.shape)
     a, b = tj.constant(A), tj.constant(B)
     with tj.GradientTape() as tape:
@@ -160,8 +154,9 @@ def test_product_options_as_jax_numpy(label, tj_fn, jnp_fn):
     _check(y.numpy(), want, tol)
     ga, gb = tape.gradient(loss, [a, b])
     ta, tb = np.cos(A), np.sin(B)
-    (ja, jb), want_t = _jax_ref(lambda x, z, u, s: (jax.grad(lambda x, z: jnp.sum(jnp_fn(x, z) * w), (0, 1))(x, z),
-                                                    jax.jvp(jnp_fn, (x, z), (u, s))[1]), A, B, ta, tb)
+    (ja, jb), want_t = jax_reference(
+        lambda x, z, u, s: (jax.grad(lambda x, z: jnp.sum(jnp_fn(x, z) * w), (0, 1))(x, z),
+                            jax.jvp(jnp_fn, (x, z), (u, s))[1]), A, B, ta, tb)
     _check(ga.numpy(), ja, tol)
     _check(gb.numpy(), jb, tol)
     with tj.ForwardAccumulator([a, b], [tj.constant(ta), tj.constant(tb)]) as acc:
@@ -282,7 +277,7 @@ MORE = [
 def test_more_jax_numpy_functions(label, tj_fn, jnp_fn, arg):
     def as_list(y):
         return list(y) if isinstance(y, (list, tuple)) else [y]
-    want = as_list(_jax_ref(jnp_fn, arg))
+    want = as_list(jax_reference(jnp_fn, arg))
     weights = [_weights(w.shape) for w in want]
     x = tj.constant(arg)
     with tj.GradientTape() as tape:
@@ -293,7 +288,7 @@ def test_more_jax_numpy_functions(label, tj_fn, jnp_fn, arg):
     for y, w in zip(got, want):
         assert y.shape == w.shape and y.dtype == w.dtype
         _check(y.numpy(), w, 1e-5)
-    want_g = _jax_ref(jax.grad(lambda u: sum(jnp.sum(y * w) for y, w in zip(as_list(jnp_fn(u)), weights))), arg)
+    want_g = jax_reference(jax.grad(lambda u: sum(jnp.sum(y * w) for y, w in zip(as_list(jnp_fn(u)), weights))), arg)
     _check(tape.gradient(loss, x).numpy(), want_g, 1e-5)
 
 
@@ -607,7 +602,7 @@ def test_jax_numpy_keywords_give_jax_numpy_results(label, tj_fn, jnp_fn, x, grad
         def jax_loss(v):
             outs = _as_list(jnp_fn(v))
             return sum(jnp.sum(jnp.where(w != 0, y, 0.0) * w) for y, w in zip(outs, weights) if _is_float(y))
-        _check(tape.gradient(loss, t).numpy(), _jax_ref(jax.grad(jax_loss), x), tol)
+        _check(tape.gradient(loss, t).numpy(), jax_reference(jax.grad(jax_loss), x), tol)
 
 
 def test_pad_keywords_of_each_mode():
@@ -618,7 +613,7 @@ def test_pad_keywords_of_each_mode():
              ("reflect", {"reflect_type": "odd"}), ("symmetric", {"reflect_type": "odd"}), ("wrap", {}), ("edge", {})]
     widths = ((1, 2), (2, 1))
     for mode, kw in cases:
-        want = _jax_ref(lambda v: jnp.pad(v, widths, mode, **kw), X)
+        want = jax_reference(lambda v: jnp.pad(v, widths, mode, **kw), X)
         w = _weights(want.shape)
         t = tj.constant(X)
         with tj.GradientTape() as tape:
@@ -628,7 +623,7 @@ def test_pad_keywords_of_each_mode():
         assert got.dtype == want.dtype, (mode, kw)
         _check(got.numpy(), want, 1e-6)
         _check(tape.gradient(loss, t).numpy(),
-               _jax_ref(jax.grad(lambda v: jnp.sum(jnp.pad(v, widths, mode, **kw) * w)), X), 1e-5)
+               jax_reference(jax.grad(lambda v: jnp.sum(jnp.pad(v, widths, mode, **kw) * w)), X), 1e-5)
     # a callable mode receives every keyword, as jax.numpy's
     def edges(vector, widths, axis, kw):
         vector = vector.at[:widths[0]].set(kw.get("padder", 10.0))
@@ -735,7 +730,7 @@ def test_partition_spec_out_sharding_under_a_mesh():
     assert z.value.sharding.is_equivalent_to(want.sharding, 1)
     _check(z.numpy(), want, 1e-5)
     _check(tape.gradient(loss, a).numpy(),
-           _jax_ref(jax.grad(lambda v: jnp.sum(jnp.ravel(v @ B) * _weights(z.shape))), A), 1e-5)
+           jax_reference(jax.grad(lambda v: jnp.sum(jnp.ravel(v @ B) * _weights(z.shape))), A), 1e-5)
 
 
 def test_repeat_total_repeat_length_with_traced_repeats():
@@ -748,9 +743,10 @@ def test_repeat_total_repeat_length_with_traced_repeats():
             loss = tnp.sum(y * _weights((3, 7)))
         return y, tape.gradient(loss, x)
     y, g = f(X, REPEATS)
-    want, want_g = _jax_ref(lambda v: (jnp.repeat(v, REPEATS, axis=1, total_repeat_length=7),
-                                       jax.grad(lambda v: jnp.sum(jnp.repeat(v, REPEATS, axis=1, total_repeat_length=7)
-                                                                  * _weights((3, 7))))(v)), X)
+    want, want_g = jax_reference(lambda v: (jnp.repeat(v, REPEATS, axis=1, total_repeat_length=7),
+                                            jax.grad(lambda v: jnp.sum(jnp.repeat(v, REPEATS, axis=1,
+                                                                                  total_repeat_length=7)
+                                                                       * _weights((3, 7))))(v)), X)
     _check(y.numpy(), want, 1e-6)
     _check(g.numpy(), want_g, 1e-6)
     y2, _ = f(X, np.array([0, 1, 4, 1]))  # (the same trace: other values of the repeats)

@@ -10,7 +10,6 @@ of the same update written as a sequence of single-entry updates.
 """
 from __future__ import annotations
 
-import functools
 
 import jax
 import jax.numpy as jnp
@@ -18,6 +17,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
+from conftest import jax_reference
 
 tnp = tj.numpy
 
@@ -28,12 +28,6 @@ SORTED = np.sort(np.asarray(_rng.normal(size=(6,)), np.float32))
 INTS = np.array([[2, 0, 1, 1], [0, 2, 2, 1], [1, 1, 0, 2]], np.int32)
 CHOICES = [np.asarray(_rng.normal(size=(3, 4)), np.float32) for _ in range(3)]
 W = np.asarray(_rng.normal(size=(64,)), np.float32)  # weights of the scalar losses
-
-
-@functools.partial(jax.jit, static_argnums=0)
-def _jax_ref(f, *args):
-    """``f(*args)`` as one jitted program: a reference computed by JAX compiles once, not once per primitive."""
-    return f(*args)
 
 
 def _close(got, want, rtol=1e-5, atol=1e-6):
@@ -132,7 +126,7 @@ _GRAD_CASES = [c for c in CASES if c[0] in DIFFERENTIABLE and c[1].dtype == np.f
 def test_method_gradient_equals_jax_grad(name, data, args, kwargs):
     grad = jax.grad(lambda a: _loss(getattr(a, name)(*args, **kwargs)))
     # (compress without size= has a data-dependent shape: that reference stays eager)
-    want = grad(jnp.asarray(data)) if name == "compress" and "size" not in kwargs else _jax_ref(grad, data)
+    want = grad(jnp.asarray(data)) if name == "compress" and "size" not in kwargs else jax_reference(grad, data)
     x = tj.constant(data)
     with tj.GradientTape() as tape:
         tape.watch(x)
@@ -149,7 +143,7 @@ def test_dot_gradient_in_its_argument_and_choose_in_its_choices():
     with tj.GradientTape() as tape:
         tape.watch(b)
         loss = _loss(tj.constant(X).dot(b), tnp)
-    _close(tape.gradient(loss, b), _jax_ref(jax.grad(lambda b: _loss(jnp.asarray(X).dot(b))), X.T))
+    _close(tape.gradient(loss, b), jax_reference(jax.grad(lambda b: _loss(jnp.asarray(X).dot(b))), X.T))
     cs = [tj.constant(c) for c in CHOICES]
     with tj.GradientTape() as tape:
         tape.watch(cs)
@@ -189,8 +183,8 @@ def test_gradient_inside_tj_function():
             loss = _loss(x.cumsum(1), tnp) + _loss(x.std(0), tnp) + _loss(x.at[1:, ::2].multiply(x[0, :2]), tnp)
         return tape.gradient(loss, x)
 
-    want = _jax_ref(jax.grad(lambda a: _loss(a.cumsum(1)) + _loss(a.std(0))
-                             + _loss(a.at[1:, ::2].multiply(a[0, :2]))), X)
+    want = jax_reference(jax.grad(lambda a: _loss(a.cumsum(1)) + _loss(a.std(0))
+                                  + _loss(a.at[1:, ::2].multiply(a[0, :2]))), X)
     _close(grads(tj.constant(X)), want, atol=1e-5)
 
 
@@ -261,7 +255,7 @@ def test_nbytes_itemsize_and_mT_as_jax():
     with tj.GradientTape() as tape:
         tape.watch(x)
         loss = _loss(x.mT, tnp)
-    _close(tape.gradient(loss, x), _jax_ref(jax.grad(lambda a: _loss(a.mT)), X3))
+    _close(tape.gradient(loss, x), jax_reference(jax.grad(lambda a: _loss(a.mT)), X3))
 
 
 def test_block_until_ready_returns_itself_and_placement_queries_ask_the_value():
@@ -365,7 +359,7 @@ def test_at_on_a_variable_returns_a_tensor_and_does_not_assign():
     # the read is recorded: the gradient reaches the variable
     with tj.GradientTape() as tape:
         loss = _loss(v.at[np.array([0, 0, 2])].multiply(V34[:3] + 1.0), tnp)
-    want = _jax_ref(jax.grad(lambda a: _loss(a.at[np.array([0, 0, 2])].multiply(jnp.asarray(V34[:3]) + 1.0))), X)
+    want = jax_reference(jax.grad(lambda a: _loss(a.at[np.array([0, 0, 2])].multiply(jnp.asarray(V34[:3]) + 1.0))), X)
     _close(tape.gradient(loss, v), want)
 
 
@@ -410,7 +404,7 @@ def _check_gradient(f, x, v, jax_kw=None, tol=1e-5):
     """tape.gradient of sum(W * f(x, v)) in x and v equals jax.grad. ``jax_kw``: keywords for jax's call only
     (``unique_indices=True``, the promise jax needs to differentiate scatter_mul in the values; tapejax is not
     given it)."""
-    want = _jax_ref(jax.grad(lambda x, v: _loss(f(x, v, **(jax_kw or {}))), (0, 1)), x, v)
+    want = jax_reference(jax.grad(lambda x, v: _loss(f(x, v, **(jax_kw or {}))), (0, 1)), x, v)
     xt, vt = tj.constant(x), tj.constant(v)
     with tj.GradientTape() as tape:
         tape.watch([xt, vt])
@@ -451,8 +445,8 @@ def test_at_forward_accumulator_equals_jax_jvp(method):
         tx = np.asarray(_rng.normal(size=X.shape), np.float32)
         tv = np.asarray(_rng.normal(size=np.shape(vals)), np.float32)
         kw = {"unique_indices": True} if method == "multiply" else {}
-        _, want = _jax_ref(lambda *a: jax.jvp(lambda x, v: getattr(x.at[_index(idx)], method)(v, **kw), a[:2], a[2:]),
-                           X, vals, tx, tv)
+        _, want = jax_reference(
+            lambda *a: jax.jvp(lambda x, v: getattr(x.at[_index(idx)], method)(v, **kw), a[:2], a[2:]), X, vals, tx, tv)
         for options in ({}, kw):  # tapejax also without the promise
             x, v = tj.constant(X), tj.constant(vals)
             with tj.ForwardAccumulator([x, v], [tj.constant(tx), tj.constant(tv)]) as acc:
@@ -474,7 +468,7 @@ def test_at_second_order_by_nested_tapes_equals_jax(method):
     def hvp(x, v):
         gx, gv = jax.grad(lambda x, v: loss(x, v, jnp), (0, 1))(x, v)
         return jnp.sum(gx * ux) + jnp.sum(gv * uv)
-    want = _jax_ref(jax.grad(hvp, (0, 1)), X, vals)
+    want = jax_reference(jax.grad(hvp, (0, 1)), X, vals)
     for options in ({}, kw):
         x, v = tj.constant(X), tj.constant(vals)
         with tj.GradientTape() as outer:
@@ -524,7 +518,7 @@ def test_at_repeated_index_derivatives_in_the_values(method):
         want_jvp = jax.jvp(f, (x, v), (tx, tv))[1]
         want_h = jax.grad(lambda x, v: jnp.sum(jax.grad(lambda v: _loss(f(x, v)))(v) * u), (0, 1))(x, v)
         return f(x, v), want, want_jvp, want_h
-    want_value, want, want_jvp, want_h = _jax_ref(references, x, v, tx, tv)
+    want_value, want, want_jvp, want_h = jax_reference(references, x, v, tx, tv)
 
     xt, vt = tj.constant(x), tj.constant(v)
     index = tj.constant(np.array(idx, np.int32))
@@ -617,7 +611,7 @@ def test_at_complex_gradient_follows_tf_convention():
         for k, i in enumerate(idx):
             z = z.at[i].multiply(v[k])
         return jnp.sum(jnp.abs(z) ** 2)
-    want = _jax_ref(jax.grad(by_entry, (0, 1)), z, v)
+    want = jax_reference(jax.grad(by_entry, (0, 1)), z, v)
     zt, vt = tj.constant(z), tj.constant(v)
     with tj.GradientTape() as tape:
         tape.watch([zt, vt])
@@ -663,7 +657,7 @@ def test_divmod_and_shifts_are_recorded_ops_with_jax_arrays_values(make):
         q, r = divmod(x, 0.3)
         loss = tnp.sum(r * W[:12].reshape(3, 4))
     _close(tape.gradient(loss, x),
-           _jax_ref(jax.grad(lambda a: jnp.sum(jnp.divmod(a, 0.3)[1] * W[:12].reshape(3, 4))), X))
+           jax_reference(jax.grad(lambda a: jnp.sum(jnp.divmod(a, 0.3)[1] * W[:12].reshape(3, 4))), X))
     assert tape.gradient(q, x) is None
 
 
