@@ -82,6 +82,7 @@ values refer back to their keys. (This port found it keeping ~3 MB a function, i
 through tapejax's global cache of deferred op types: fixed, see test_leaks.py.) Nested tj.functions differentiated by tj.gradients leave ~130 objects per call
 behind (testMemoryLeakInGlobalGradientRegistry). Plain jax.jit / jax.grad doing the same keep nothing.
 """
+import collections
 import functools
 import gc
 import pickle
@@ -238,26 +239,42 @@ SLACK = 10
 
 
 def _live():
-    """(objects the collector tracks, live jax arrays), after background replay compiles and a collection."""
+    """(objects the collector tracks, live jax arrays, objects per type name), after background replay compiles
+    and a collection. The per-type counts are a tuple of (name, count) pairs: atoms, which the collector stops
+    tracking at the next collection, so keeping them adds nothing to the next count."""
     replay.wait()
     gc.collect()
-    return len(gc.get_objects()), len(jax.live_arrays())
+    objects = gc.get_objects()
+    by_type = {}  # (counted in a plain loop: collections.Counter of a generator fills the ABCs' caches)
+    for o in objects:
+        name = type(o).__qualname__
+        by_type[name] = by_type.get(name, 0) + 1
+    count = len(objects)
+    del objects
+    return count, len(jax.live_arrays()), tuple(by_type.items())
 
 
 def _growth(step, warmup, repeats):
-    """What ``repeats`` calls of ``step`` leave alive, measured after ``warmup`` calls."""
+    """What ``repeats`` calls of ``step`` leave alive, measured after ``warmup`` calls: (objects, arrays, the
+    types that grew most, for the failure message)."""
     for _ in range(warmup):
         step()
-    objects, arrays = _live()
+    # A replay program compiled in the background makes jax's call objects at its first run: that run is warm-up
+    replay.wait()
+    step()
+    objects, arrays, by_type = _live()
     for _ in range(repeats):
         step()
-    objects2, arrays2 = _live()
-    return objects2 - objects, arrays2 - arrays
+    objects2, arrays2, by_type2 = _live()
+    grown = collections.Counter(dict(by_type2))
+    grown.subtract(dict(by_type))
+    return objects2 - objects, arrays2 - arrays, [(name, n) for name, n in grown.most_common(8) if n > 0]
 
 
 def _assert_no_growth(step, warmup, repeats):
-    objects, arrays = _growth(step, warmup, repeats)
-    assert objects <= SLACK and arrays <= 0, f"{repeats} calls left {objects} objects and {arrays} arrays"
+    objects, arrays, grown = _growth(step, warmup, repeats)
+    assert objects <= SLACK and arrays <= 0, (
+        f"{repeats} calls left {objects} objects and {arrays} arrays; types that grew: {grown}")
 
 
 class _SingleLayerNet(tj.Module):
