@@ -192,10 +192,9 @@ def module_section(x, y, labels, steps: int, timing_runs: int) -> None:
         jstate["p"], jstate["s"], loss = jit_step(jstate["p"], jstate["s"], jx, jy)
         jax.block_until_ready((jstate, loss))
 
-    rows = [("tapejax eager (tape + Adam)", median_time(lambda: settled(eager_step(x, y), eager_m, eager_o),
-                                                       timing_runs)),
-            ("tapejax tj.function (Adam)", median_time(lambda: settled(fn_step(x, y), fn_m, fn_o), timing_runs)),
-            ("jax.jit(value_and_grad + optax.adam)", median_time(jitted, timing_runs))]
+    names = ["tapejax eager (tape + Adam)", "tapejax tj.function (Adam)", "jax.jit(value_and_grad + optax.adam)"]
+    rows = list(zip(names, median_times([lambda: settled(eager_step(x, y), eager_m, eager_o),
+                                         lambda: settled(fn_step(x, y), fn_m, fn_o), jitted], timing_runs)))
     base = rows[-1][1]
     print(f"  {'mode':38s} {'ms / step':>10s} {'vs jax.jit':>11s}")
     for name, t in rows:
@@ -224,20 +223,26 @@ def train(step, params, x, y, labels, steps: int, title: str):
     return losses
 
 
-def median_time(fn, n: int) -> float:
+def median_times(fns, n: int) -> list:
+    """The median time of each of ``fns``, timed round-robin (one call of each per round) so that the
+    machine's state (a core waking from idle, another process) weighs on all of them alike."""
     # An eager step's replay program compiles in the background, and then its program fused with the
     # optimizer's update: time the steady state.
-    for _ in range(3):
+    for fn in fns:
         for _ in range(3):
+            for _ in range(3):
+                fn()
+            tj_replay.wait()
+    for _ in range(3):  # (and a few rounds after the last compile, for a warm machine)
+        for fn in fns:
             fn()
-        tj_replay.wait()
-    fn()
-    ts = []
+    ts = [[] for _ in fns]
     for _ in range(n):
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+        for fn, t in zip(fns, ts):
+            t0 = time.perf_counter()
+            fn()
+            t.append(time.perf_counter() - t0)
+    return [statistics.median(t) for t in ts]
 
 
 def main(argv=None) -> None:
@@ -283,11 +288,10 @@ def main(argv=None) -> None:
         # returns with its backward pass and updates still running (jax.jit's come out together).
         jax.block_until_ready([loss.value] + [v.read_value().value for v in params.values()])
 
-    rows = [("tapejax eager (GradientTape)", median_time(lambda: settled(tj_step(eager_params, x, y), eager_params),
-                                                         args.timing_runs)),
-            ("tapejax tj.function", median_time(lambda: settled(compiled_step(fn_params, x, y), fn_params),
-                                                args.timing_runs)),
-            ("jax.jit(jax.value_and_grad)", median_time(jitted, args.timing_runs))]
+    names = ["tapejax eager (GradientTape)", "tapejax tj.function", "jax.jit(jax.value_and_grad)"]
+    rows = list(zip(names, median_times([lambda: settled(tj_step(eager_params, x, y), eager_params),
+                                         lambda: settled(compiled_step(fn_params, x, y), fn_params), jitted],
+                                        args.timing_runs)))
     base = rows[-1][1]
     print(f"  {'mode':32s} {'ms / step':>10s} {'vs jax.jit':>11s}")
     for name, t in rows:

@@ -351,7 +351,9 @@ class Function:
         dyn_pos, dyn_vals, sig, arg_vars = [], [], [], []
         var_slot: Dict[int, int] = {}
         for i, x in enumerate(leaves):
-            if type(x) is Tensor or _is_array(x):  # (a Tensor, the common leaf, without isinstance checks)
+            # (a Tensor, the common leaf, without isinstance checks; a Variable before _is_array's checks, which
+            # include jax.Array's slow abstract-class check)
+            if type(x) is Tensor or (not isinstance(x, Variable) and _is_array(x)):
                 v = _strong(x._value if isinstance(x, Tensor) else x)
                 av = v.aval if type(v) is ArrayImpl else v  # (an array's shape and dtype: C++ attributes)
                 dyn_pos.append(i)
@@ -371,12 +373,11 @@ class Function:
         if fast_key is not None and (len(dyn_pos) != n_args or arg_vars):
             fast_key = None  # a default argument is an array or a Variable: the Tensors are not all the inputs
         # A RegisterGradient since the last trace retraces: the program carries the rules of its ops.
-        # jax rebuilds a dict with its keys sorted: the trace gets the caller's order back, as tf.nest's rebuilt
-        # structures keep it. As TF's, the order is not part of the signature: the first trace's order stays.
-        order = dict_order((args, kwargs))
         base_key = (treedef, tuple(sig), rules_epoch())
+        # (its dicts' key order is needed only by a trace: _pure)
+        structure = (treedef, functools.partial(dict_order, (args, kwargs)))
         try:
-            conc = self._concrete(base_key, leaves, (treedef, order), dyn_pos, dyn_vals, arg_vars)
+            conc = self._concrete(base_key, leaves, structure, dyn_pos, dyn_vals, arg_vars)
         except InlineTrace:
             if not self._enclosed():
                 raise
@@ -387,7 +388,7 @@ class Function:
                 raise ValueError(SINGLETON_VARIABLES) from None
             if tape_set.current().capture is not None:
                 raise  # inside an outer trace: the outermost first call runs eagerly
-            return self._build(args, kwargs, base_key, leaves, (treedef, order), dyn_pos, dyn_vals, arg_vars)
+            return self._build(args, kwargs, base_key, leaves, structure, dyn_pos, dyn_vals, arg_vars)
         self._initialized = True
         if fast_key is not None and fast_key[1:3] == (len(self._variables), len(self._tensors)):
             self._fast[fast_key] = (conc, list(self._variables))
@@ -490,6 +491,8 @@ class Function:
     def _build(self, args, kwargs, base_key, leaves, structure, dyn_pos, dyn_vals, arg_vars):
         """The first call, run eagerly because it creates Variables (see the module docstring). Its ops are
         recorded on a graph of their own, so tj.gradients inside works on this call as in the traced ones."""
+        order = structure[1]()  # (the arguments' dict order as given, before the function runs)
+        structure = (structure[0], lambda: order)
         graph, saved = GraphRecorder(), tape_set.current().build_graph
         graph.arguments = {x._id for x in leaves if isinstance(x, Tensor)}
         tape_set.current().build_graph = graph
@@ -569,9 +572,12 @@ class Function:
     # -- tracing ------------------------------------------------------------------------------------
     def _pure(self, conc: _Concrete, leaves, structure, dyn_pos, variables, tensors, random_streams=None):
         """The traced program: (variable values, dynamic leaves + closed-over tensors' values) ->
-        (output arrays, assigned values). ``structure``: the arguments' treedef and ``dict_order``."""
+        (output arrays, assigned values). ``structure``: the arguments' treedef and a function giving their
+        ``dict_order``. jax rebuilds a dict with its keys sorted; the trace gets the caller's order back, as
+        tf.nest's rebuilt structures keep it. As TF's, the order is not part of the signature: the first
+        trace's order stays."""
         f = self._f
-        treedef, order = structure
+        treedef, order = structure[0], structure[1]()
         n_dyn = len(dyn_pos)
         weak_self = weakref.ref(self)  # the cached program must not keep its Function alive (a cycle)
         # nor its _Concrete (which holds the program: a cycle keeping the Variables alive until a collection)
