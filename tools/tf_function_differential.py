@@ -1068,9 +1068,12 @@ def known(a: Action, problem: str, tf_out: "Outcome", tj_out: "Outcome", eager) 
             eager is not None and eager.raised is None and isinstance(tj_out.raised, ValueError) and \
             "tangent of shape" in str(tj_out.raised):
         return "tangent_check"
-    # (TF may also go on to the body's own Boom, raised after the gradients call: seed 6836)
+    # (TF may also go on to the body's own Boom, raised after the gradients call: seed 6836; or, having passed the
+    # unchecked grad_ys on, fail later in the body with an error of its own: seed 7452, TypeError "can't multiply
+    # sequence by non-int of type 'list'")
     if a.kind == "call" and problem.startswith("raised") and \
-            (tf_out.raised is None or type(tf_out.raised).__name__ == "Boom") and \
+            (tf_out.raised is None or type(tf_out.raised).__name__ == "Boom" or
+             isinstance(tf_out.raised, (TypeError, ValueError, tf.errors.InvalidArgumentError))) and \
             isinstance(tj_out.raised, ValueError) and "grad_ys of shape" in str(tj_out.raised):
         return "grad_ys_shape"
     if problem.startswith("vs TF eagerly: jvp") and "cg3" in a.kw["fn"].uses:

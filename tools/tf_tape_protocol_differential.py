@@ -31,12 +31,21 @@ A scenario whose only differences are ``KNOWN`` (API.md says tapejax differs on 
 difference in an action that uses what an earlier differing action made (its value, accumulator, or a tape one
 side raised on) is printed as following from it, and left out of the closing table of mismatches by action and
 problem (with their seeds), where each distinct difference shows once.
+
+TF can die in an action (a signal: TF 2.21 segfaults in imperative_grad on a scalar output gradient for a target
+of another shape, seed 109945), so the scenarios run in a child process forked from this one, which runs no op
+itself: where the child dies, the scenario and action it was in are run again in a new child, TF's side of that
+action as API.md documents it for tapejax (``documented``), and the rest go on there. Such a scenario shows
+"crashed" for the action, known ("tf_crashed") where tapejax does what API.md says.
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
+import signal
 import sys
+import traceback
 import warnings
 from types import SimpleNamespace
 
@@ -577,6 +586,9 @@ KNOWN = {
     "tf_message_reads": "TF accident: TF's TypeError for an accumulator's tangents of another structure shows the "
                         "Variable primals' values (\"numpy=...\"), a read that the tapes recording then watch "
                         "(seeds 46830, 51452); tapejax's message reads nothing",
+    "tf_crashed": "TF 2.21 dies (SIGSEGV in imperative_grad) on output_gradients with a scalar for a target of "
+                  "another shape (seed 109945), where tapejax broadcasts the scalar as API.md documents: tapejax's "
+                  "result is the one TF gives for the broadcast output gradient",
     "follows": "a consequence of a known difference earlier in the scenario (a value or accumulator it uses)",
     "state_kept_after_error": "Standards (an error leaves the state as it was): TF's jacobian/batch_jacobian stop a "
                               "non-persistent tape recording before they find a bad argument (unconnected_gradients), "
@@ -640,16 +652,56 @@ def made_by(a: Action, problems: list, tapes: set = frozenset()) -> set:
     return made
 
 
-def check(seed: int):
+class TFCrashed(Exception):
+    """TF's outcome of an action it died in (on an earlier run of the scenario), where it has no documented run."""
+
+
+def documented(a: Action):
+    """The action ``a`` that TF died in as API.md documents it for tapejax, for TF to run instead, or None: a
+    gradient with one output gradient per target, each of the target's shape or a scalar, the scalars broadcast."""
+    og, shapes = a.kw.get("og"), a.kw.get("target_shapes")
+    if a.kind != "grad" or og is None or len(og) != len(shapes) or \
+            any(g.a.shape not in (s, ()) for g, s in zip(og, shapes)):
+        return None
+    return Action(a.kind, a.text, **dict(a.kw, og=[Val(np.broadcast_to(g.a, s).copy()) for g, s in zip(og, shapes)]))
+
+
+def crashed_action(sides, a: Action, sig: int):
+    """(TF outcome, tj outcome, problems) of action ``a`` that TF died in from signal ``sig`` on an earlier run:
+    TF runs it as ``documented`` instead, and the crash is known ("tf_crashed") where tapejax does what API.md
+    says: the same as TF does there, or (no documented run: a wrong count or shape) ValueError."""
+    ref = documented(a)
+    tf_out = run_action(sides[0], ref) if ref else Outcome(None, TFCrashed(f"died from signal {sig}"), [])
+    tj_out = run_action(sides[1], a)
+    problems = [(p, None) for p in problems_of(tf_out, tj_out)] if ref else []
+    as_documented = not problems if ref else isinstance(tj_out.raised, ValueError) and \
+        known(a, "raised", tf_out, tj_out) == "output_gradients_check"
+    crash = f"crashed: TF died from {signal.Signals(sig).name}" + ("; TF above: as API.md documents it" if ref else "")
+    return tf_out, tj_out, [(crash, "tf_crashed" if as_documented else None)] + problems
+
+
+def check(seed: int, crashed: dict = None, mark=None):
     """("ok" | "mismatch" | "known", scenario, [(index, action, TF outcome, tj outcome, problems)]) of ``seed``;
     each problem is (text, label): label None for a mismatch, a KNOWN name, or "after #i" (a consequence of the
-    mismatch of action i: what it made is used)."""
+    mismatch of action i: what it made is used). ``crashed``: {index: signal} of the actions TF died in on an
+    earlier run (crashed_action); ``mark(index)`` is called before each action runs."""
     sc = Scenario(seed)
     sides = Side(TF, sc), Side(TJ, sc)
     rows, kind, origin = [], "ok", {}  # (origin: what a difference made -> "follows" or "after #i")
     stopped_by_tf, persistent, read_by_tf_message = set(), {}, False
     tapes = {f"t{b.kw['tape']}" for b in sc.actions if b.kind == "tape"}
     for i, a in enumerate(sc.actions):
+        if mark:
+            mark(i)
+        if i in (crashed or {}):
+            tf_out, tj_out, problems = crashed_action(sides, a, crashed[i])
+            rows.append((i, a, tf_out, tj_out, problems))
+            label = "follows" if all(k in KNOWN for _, k in problems) else f"after #{i}"
+            # (without a documented run TF's side of the action did nothing: what it would make, its tape, differ)
+            made = made_by(a, problems, tapes) | (set() if documented(a) else {f"t{a.kw['tape']}"} | tapes)
+            origin.update(dict.fromkeys(made, label))
+            kind = "mismatch" if any(k not in KNOWN for _, k in problems) or kind == "mismatch" else "known"
+            continue
         tf_out, tj_out = run_action(sides[0], a), run_action(sides[1], a)
         if a.kind == "tape":
             stopped_by_tf.discard(a.kw["tape"])
@@ -680,26 +732,89 @@ def check(seed: int):
 OUTCOMES = ("ok", "mismatch", "known")
 
 
+def report(kind: str, sc: Scenario, rows: list, verbose: bool) -> list:
+    """Print scenario ``sc``'s check (unless it is ok and not ``verbose``); the signatures of its mismatches."""
+    sigs = []
+    if kind == "ok" and not verbose:
+        return sigs
+    print(f"[{kind}] {sc!r}")
+    for i, a, tf_out, tj_out, problems in rows:
+        if problems or verbose:
+            print(f"    #{i} {a}\n        TF: {tf_out}\n        tj: {tj_out}")
+        for p, k in problems:
+            print(f"        -> {p}" + (f"  (known: {k}: {KNOWN[k]})" if k in KNOWN else
+                                       f"  (follows from the mismatch {k[6:]})" if k else ""))
+            if k is None:
+                sigs.append(f"{getattr(a, 'kind', a)}: {p}")
+    return sigs
+
+
+def run_child(seeds: list, crashed: dict, verbose: bool, out) -> int:
+    """Fork a child that checks ``seeds`` (``crashed``: seed -> {index: signal}, see check) and prints them; it
+    sends ``out`` one JSON line per action it begins (seed, index) and per scenario it ends (seed, kind,
+    mismatch signatures). Its wait status (the parent runs no op, so that forking it is safe)."""
+    sys.stdout.flush()
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # (the child: it never returns)
+        os.close(r)
+        code = 0
+        try:
+            for seed in seeds:
+                kind, sc, rows = check(seed, crashed.get(seed),
+                                       lambda i, seed=seed: os.write(w, (json.dumps([seed, i]) + "\n").encode()))
+                sigs = report(kind, sc, rows, verbose)
+                sys.stdout.flush()
+                os.write(w, (json.dumps([seed, kind, sigs]) + "\n").encode())
+        except BaseException:  # noqa: BLE001  (a bug of this tool: shown, and the campaign ends)
+            traceback.print_exc()
+            code = 1
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    os.close(w)
+    with os.fdopen(r) as lines:
+        for line in lines:
+            out(json.loads(line))
+    return os.waitpid(pid, 0)[1]
+
+
 def main(argv=None) -> int:
     args = seed_arguments(__doc__, argv, 200, "scenario")
     counts, signatures = dict.fromkeys(OUTCOMES, 0), {}
-    for seed in range(args.first, args.first + args.programs):
-        kind, sc, rows = check(seed)
+    seeds, crashed, where = list(range(args.first, args.first + args.programs)), {}, [None, None]
+
+    def out(msg):
+        if len(msg) == 2:  # (the child began action msg[1] of scenario msg[0])
+            where[:] = msg
+            return
+        seed, kind, sigs = msg
         counts[kind] += 1
-        if kind == "ok" and not args.verbose:
+        for sig in sigs:
+            signatures.setdefault(sig, []).append(seed)
+        del seeds[:seeds.index(seed) + 1]
+
+    while seeds:
+        where[:] = [None, None]
+        status = run_child(list(seeds), crashed, args.verbose, out)
+        if not os.WIFSIGNALED(status):
+            if status:
+                return 2  # (the child's traceback is printed)
+            break
+        seed, i = where
+        if seed is None or i in crashed.get(seed, {}):  # (died again where it died before: given up on)
+            print(f"[mismatch] Scenario({seed}): TF died again in action #{i} (signal {os.WTERMSIG(status)})")
+            counts["mismatch"] += 1
+            signatures.setdefault("TF died again where it died before", []).append(seed)
+            if seed is None:
+                break
+            del seeds[:seeds.index(seed) + 1]
             continue
-        print(f"[{kind}] {sc!r}")
-        for i, a, tf_out, tj_out, problems in rows:
-            if problems or args.verbose:
-                print(f"    #{i} {a}\n        TF: {tf_out}\n        tj: {tj_out}")
-            for p, k in problems:
-                print(f"        -> {p}" + (f"  (known: {k}: {KNOWN[k]})" if k in KNOWN else
-                                           f"  (follows from the mismatch {k[6:]})" if k else ""))
-                if k is None:
-                    sig = f"{getattr(a, 'kind', a)}: {p}"
-                    signatures.setdefault(sig, []).append(seed)
+        # (TF died in action i of this scenario: it runs again, that action as documented, in a new child)
+        crashed.setdefault(seed, {})[i] = os.WTERMSIG(status)
     print(f"\n{args.programs} scenarios (seeds {args.first}-{args.first + args.programs - 1}): " +
-          ", ".join(f"{v} {k}" for k, v in counts.items()))
+          ", ".join(f"{v} {k}" for k, v in counts.items()) +
+          (f" ({len(crashed)} where TF died: seeds {sorted(crashed)})" if crashed else ""))
     if signatures:
         print_seed_table("mismatches by action and problem (seeds):", signatures)
     return 1 if counts["mismatch"] else 0
