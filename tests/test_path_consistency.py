@@ -276,9 +276,9 @@ def conv_case():
 
 def test_replay_exact_convolution_bit_for_bit():
     """replay_exact holds the convolution bit for bit, with the suite's compile settings too. It did not when
-    fence() put every kernel in a conditional's branch: XLA:CPU computed the convolution there with a plain
-    loop instead of its convolution library (gradients 1.9e-6 apart on values up to 12.8 on a Zen 3 AMD EPYC,
-    1.4e-6 on another machine, bit for bit on a third)."""
+    fence() put every kernel in a conditional's branch: XLA:CPU kept the convolution there in its NCHW layout
+    instead of moving it to NHWC, as it does for the kernel alone, and summed in another order (gradients 1.9e-6
+    apart on values up to 12.8 on a Zen 3 AMD EPYC, 1.4e-6 on another machine, bit for bit on a third)."""
     case = conv_case()
     got, why = path_replayed(case, exact=True)
     assert why.startswith("replayed") and "forward included" in why, why

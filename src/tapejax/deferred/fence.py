@@ -20,9 +20,9 @@ def fence(pred, f: Callable, *args):
     a fenced reduction in another order than its kernel alone): optimization barriers around ``f`` inside
     the branch keep its inputs and outputs out of any fusion there too.
     A convolution is fenced by the barriers alone: inside a conditional's branch XLA:CPU keeps it in the
-    layout it was written in and computes it with a plain loop, where a program of its own (or the barriers
-    alone) moves it to the layout of its convolution library, so its sums come in another order (on a
-    Zen 3 CPU a (2, 3, 5, 5) convolution's gradients were 2e-6 apart that way)."""
+    layout it was written in (NCHW), where a program of its own (or the barriers alone) moves it to the
+    NHWC layout its convolution code takes, and its sums come in another order (on a Zen 3 CPU a
+    (2, 3, 5, 5) convolution's gradients were 2e-6 apart that way)."""
     trees = []
 
     def flat(*a):
