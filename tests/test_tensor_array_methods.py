@@ -10,7 +10,6 @@ of the same update written as a sequence of single-entry updates.
 """
 from __future__ import annotations
 
-
 import jax
 import jax.numpy as jnp
 import numpy as np
