@@ -180,7 +180,8 @@ def module_section(x, y, labels, steps: int, timing_runs: int) -> None:
     fn_step = tj.function(make_adam_step(fn_m, fn_o))
 
     def settled(loss, model, opt):
-        jax.block_until_ready([loss.value] + [v.read_value().value for v in model.variables + tuple(opt.variables)])
+        # (a Variable is a pytree of its current value: waited on without a read op, as jax.jit's state is)
+        jax.block_until_ready([loss.value, *model.variables, *opt.variables])
 
     tx = optax.adam(ADAM_LR, eps=1e-7)
     jit_step = jax.jit(lambda p, s, x, y: jax_adam(p, s, x, y, tx))
@@ -286,7 +287,8 @@ def main(argv=None) -> None:
     def settled(loss, params):
         # A step is over when its variables are updated, not when its loss is known: an eager step
         # returns with its backward pass and updates still running (jax.jit's come out together).
-        jax.block_until_ready([loss.value] + [v.read_value().value for v in params.values()])
+        # (a Variable is a pytree of its current value: waited on without a read op, as jax.jit's state is)
+        jax.block_until_ready([loss.value, *params.values()])
 
     names = ["tapejax eager (GradientTape)", "tapejax tj.function", "jax.jit(jax.value_and_grad)"]
     rows = list(zip(names, median_times([lambda: settled(tj_step(eager_params, x, y), eager_params),

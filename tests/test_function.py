@@ -907,3 +907,49 @@ def test_function_name_as_tf():
             return x
     assert [tj.function(foo).name, M().bar.name, tj.function(lambda x: x).name,
             tj.function(functools.partial(foo)).name] == ["foo", "bar", "<lambda>", "function"]
+
+
+def test_repeated_calls_with_variable_arguments_update_their_own_variables():
+    """Calls with nested Variable arguments find their program by signature and by which Variables they are:
+    repeated and alternated, each call assigns its own Variables, an aliased pair (v, v) keeps its own program,
+    Variables made anew each call (their ids reused) are each updated, and clear_cache traces again.
+    Expected values are the arithmetic of the assignments."""
+    a = {"w": tj.Variable(1.0), "b": tj.Variable(2.0)}
+    b = {"w": tj.Variable(10.0), "b": tj.Variable(20.0)}
+    x = tj.constant(1.0)
+
+    @tj.function
+    def step(p, x):
+        p["w"].assign_add(x)
+        return p["w"] * p["b"]
+    for i in range(3):
+        assert float(step(a, x)) == (2.0 + i) * 2.0
+        assert float(step(b, x)) == (11.0 + i) * 20.0
+    assert (float(a["w"].numpy()), float(b["w"].numpy()), float(a["b"].numpy())) == (4.0, 13.0, 2.0)
+    for i in range(4):
+        p = {"w": tj.Variable(float(i)), "b": tj.Variable(3.0)}
+        assert float(step(p, x)) == (i + 1.0) * 3.0 and float(p["w"].numpy()) == i + 1.0
+        del p
+    assert step.experimental_get_tracing_count() == 1
+
+    @tj.function
+    def add_to_first(u, v):
+        u.assign_add(v)
+        return u.read_value()
+    v, v1, v2 = tj.Variable(1.0), tj.Variable(1.0), tj.Variable(10.0)
+    for _ in range(3):
+        add_to_first(v, v)
+        add_to_first(v1, v2)
+    assert (float(v.numpy()), float(v1.numpy()), float(v2.numpy())) == (8.0, 31.0, 10.0)
+    assert add_to_first.experimental_get_tracing_count() == 2
+
+    c, d = tj.Variable(1.0), tj.Variable(5.0)
+
+    @tj.function
+    def add(x, v):  # v is the closed-over c itself, or another Variable
+        v.assign_add(1.0)
+        return x + c + v
+    assert [float(add(x, w)) for w in (c, d, c, d)] == [5.0, 9.0, 7.0, 11.0]
+
+    step.clear_cache()
+    assert float(step(a, x)) == 5.0 * 2.0 and step.experimental_get_tracing_count() == 1
