@@ -53,6 +53,8 @@ NO_COMPLEX = {
     "fft_rfft2": "jnp.fft.rfft2 takes real inputs only",
     "fft_rfftn": "jnp.fft.rfftn takes real inputs only",
     "fft_ihfft": "jnp.fft.ihfft takes real inputs only",
+    "dot_product_attention": "refused for complex arguments (jax drops the logits' imaginary part): "
+                             "test_dot_product_attention_refuses_complex_arguments",
 }
 
 
@@ -507,3 +509,24 @@ def test_sqrt_of_a_negative_real_with_negative_zero_imaginary_part():
         root = tnp.sqrt(x)
         loss = tnp.sum(tnp.real(root) + tnp.imag(root))
     np.testing.assert_allclose(tape.gradient(loss, x).numpy(), [0.5 - 0.5j, -0.5 + 0.5j], rtol=1e-6)
+
+
+def test_dot_product_attention_refuses_complex_arguments():
+    """jax.nn.dot_product_attention casts complex logits to real (dropping the imaginary part, with a
+    DeprecationWarning that it will raise): tapejax refuses complex arguments with a TypeError naming them, eagerly,
+    under a tape and inside tj.function, and real ones still work."""
+    rng = np.random.default_rng(0)
+    real = rng.standard_normal((1, 3, 2, 4)).astype(np.float32)
+    z = (real + 1j * rng.standard_normal(real.shape)).astype(np.complex64)
+    with pytest.raises(TypeError, match=r"dot_product_attention.*query, key complex"):
+        tj.nn.dot_product_attention(z, z, real)
+    with pytest.raises(TypeError, match=r"dot_product_attention.*value complex"):
+        with tj.GradientTape() as tape:
+            v = tj.constant(z)
+            tape.watch(v)
+            tj.nn.dot_product_attention(real, real, v)
+    with pytest.raises(TypeError, match=r"dot_product_attention.*bias complex"):
+        tj.function(lambda q, b: tj.nn.dot_product_attention(q, q, q, bias=b))(
+            tj.constant(real), tj.constant(np.ones((1, 2, 3, 3), np.complex64)))
+    np.testing.assert_allclose(tj.nn.dot_product_attention(real, real, real).numpy(),
+                               jax.nn.dot_product_attention(real, real, real), rtol=1e-6, atol=1e-6)

@@ -539,6 +539,21 @@ def test_text_is_not_parsed_as_numbers():
     assert v.numpy().tolist() == [1.0]
 
 
+def test_text_without_a_dtype_is_refused_before_jax_reads_it_as_a_dtype_name():
+    # jnp.asarray('a') took 'a' for a dtype's name (NumPy 2's DeprecationWarning "Data type alias 'a'", then
+    # jax's words about <U1): refused first, naming the text, as an error (TF makes a tf.string tensor; tapejax has
+    # no string dtype); a number list still converts
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for value in ("a", b"a", ["a", "b"], [["float32"]]):
+            with pytest.raises(TypeError, match="holds text: tapejax has no string dtype"):
+                tj.constant(value)
+        with pytest.raises(TypeError, match="holds text"):
+            tj.clip_by_global_norm([tj.constant([3.0, 4.0]), "a"], 1.0)
+        assert tj.constant([[1.0, 2.0]]).numpy().tolist() == [[1.0, 2.0]]
+
+
 def test_half_precision_linear_algebra_names_the_op():
     # jaxlib's LAPACK calls raise a bare NotImplementedError(KeyError(float16)); TF has no kernel (NotFoundError)
     a = tj.constant(np.eye(3) * 2, dtype="float16")

@@ -829,6 +829,12 @@ def _dpa_fn(query, key, value, *arrays, has_bias=False, has_mask=False, has_quer
     given = iter(arrays)
     bias, mask, q_len, kv_len = (next(given) if has else None for has in (
         has_bias, has_mask, has_query_seq_lengths, has_key_value_seq_lengths))
+    complex_args = [name for name, a in (("query", query), ("key", key), ("value", value), ("bias", bias))
+                    if a is not None and jnp.iscomplexobj(a)]
+    if complex_args:  # (jax casts the complex logits to real, dropping their imaginary part, and warns it will raise)
+        raise TypeError(f"dot_product_attention takes real floating arguments; {', '.join(complex_args)} "
+                        "complex: its softmax has no complex form. Attend over real and imaginary parts as you "
+                        "mean them (e.g. on tj.numpy.real/imag, or on the logits' magnitude) with tj.nn.softmax.")
     if query.dtype == jnp.float16 and jax.default_backend() == "cpu":
         # XLA:CPU compiles no float16 dot with float32 accumulation (jax's logits), so a compiled kernel fails where
         # jax's op-by-op call works: computed in float32 there, the result given in float16
