@@ -151,7 +151,12 @@ def close(a, b, rtol=1e-5, atol=1e-6):
     np.testing.assert_allclose(to_numpy(a), np.asarray(b), rtol=rtol, atol=atol)
 
 
-def close_scaled(got, want, what, rtol=2e-4, atol=2e-5, dtype=np.float64):
+def close_scaled(got, want, what, rtol=2e-4, atol=2e-5, dtype=None):
+    """``got`` against ``want`` in ``dtype``: by default float64, or complex128 where either is complex (a real
+    dtype would drop the imaginary parts unchecked)."""
+    if dtype is None:
+        complex_ = np.iscomplexobj(want) or (got is not None and np.iscomplexobj(to_numpy(got)))
+        dtype = np.complex128 if complex_ else np.float64
     want = np.asarray(want, dtype)
     got = np.zeros_like(want) if got is None else to_numpy(got, dtype)
     assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"

@@ -53,6 +53,9 @@ NO_COMPLEX = {
     "fft_rfft2": "jnp.fft.rfft2 takes real inputs only",
     "fft_rfftn": "jnp.fft.rfftn takes real inputs only",
     "fft_ihfft": "jnp.fft.ihfft takes real inputs only",
+    "random_truncated_normal_bounds": "a draw's parameters are real (as TF's kernels; jax.random.truncated_normal "
+                                      "dropped the imaginary part): test_random_draws_refuse_complex_parameters",
+    "random_parameterized_truncated_normal": "a draw's parameters are real: test_random_draws_refuse_complex_parameters",
     "dot_product_attention": "refused for complex arguments (jax drops the logits' imaginary part): "
                              "test_dot_product_attention_refuses_complex_arguments",
 }
@@ -530,3 +533,24 @@ def test_dot_product_attention_refuses_complex_arguments():
             tj.constant(real), tj.constant(np.ones((1, 2, 3, 3), np.complex64)))
     np.testing.assert_allclose(tj.nn.dot_product_attention(real, real, real).numpy(),
                                jax.nn.dot_product_attention(real, real, real), rtol=1e-6, atol=1e-6)
+
+
+def test_random_draws_refuse_complex_parameters():
+    """A random draw's parameters are real, as TF's kernels (which raise for a complex one); jax.random's truncated
+    normal cast complex bounds to real, dropping the imaginary part, with a ComplexWarning. A TypeError naming the op,
+    for the bounds of both truncated normals and for an implicitly differentiated draw's parameter; complex draws
+    themselves (a complex dtype) and draws affine in their parameters (double_sided_maxwell) stay jax's."""
+    k = tj.random.key(0)
+    z = np.complex64(-1 + 1j)
+    for name, f in (("random_truncated_normal_bounds", lambda: tj.random.truncated_normal(k, z, 1.0)),
+                    ("random_truncated_normal_bounds", lambda: tj.random.truncated_normal(k, -1.0, tj.constant(z))),
+                    ("random_gamma", lambda: tj.random.gamma(k, np.complex64(2 + 1j)))):
+        with pytest.raises(TypeError, match=f"'{name}'.*parameters are real numbers, and one is complex"):
+            f()
+    op = tj.ops.core.registry()["random_parameterized_truncated_normal"]
+    with pytest.raises(TypeError, match="parameters are real numbers"):
+        op(np.complex64(-1), np.float32(1), jax.random.key(0), shape=None, dtype=None, out_sharding=None)
+    draws = tj.random.normal(k, (3,), dtype="complex64")
+    np.testing.assert_array_equal(draws.numpy(), jax.random.normal(jax.random.key(0), (3,), "complex64"))
+    np.testing.assert_allclose(tj.random.double_sided_maxwell(k, z, 2.0, (2,)).numpy(),
+                               jax.random.double_sided_maxwell(jax.random.key(0), z, 2.0, (2,)), rtol=1e-6)

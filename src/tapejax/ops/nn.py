@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import functools
 import numbers
-import operator
 import warnings
 
 import jax

@@ -529,17 +529,27 @@ def _tf_shuffle(value: Any, seed: Optional[int] = None, name: Optional[str] = No
 #   of the rejection sampler's path for a fixed key, so finite differences of the draw do not check it; and
 #   JAX has no second derivative (its while loop): tests/test_random_mirror.py checks it against jax.grad.
 
-def _key_last(fn: Callable) -> Callable:
-    """``fn(key, *params, **static)`` as an op's function of ``(*params, key)``."""
-    return lambda *args, **static: fn(args[-1], *args[:-1], **static)
+def _key_last(fn: Callable, real_only: bool = False) -> Callable:
+    """``fn(key, *params, **static)`` as an op's function of ``(*params, key)``. With ``real_only`` (a draw defined
+    for real parameters only, which jax.random casts to real, dropping an imaginary part), a complex parameter
+    raises, as TF's kernels do."""
+    if not real_only:
+        return lambda *args, **static: fn(args[-1], *args[:-1], **static)
+
+    def call(*args, **static):
+        if any(jnp.iscomplexobj(a) for a in args[:-1]):
+            raise TypeError("this draw's parameters are real numbers, and one is complex (jax would drop its "
+                            "imaginary part; TF's kernels raise): pass the real parameters you mean.")
+        return fn(args[-1], *args[:-1], **static)
+    return call
 
 
-def _reparameterized(name: str, fn: Callable, samples: Callable) -> OpDef:
-    return OpDef(name, _key_last(fn), samples=samples)
+def _reparameterized(name: str, fn: Callable, samples: Callable, real_only: bool = False) -> OpDef:
+    return OpDef(name, _key_last(fn, real_only), samples=samples)
 
 
 def _implicit(name: str, fn: Callable) -> OpDef:
-    return OpDef(name, _key_last(fn), register=False)
+    return OpDef(name, _key_last(fn, real_only=True), register=False)  # (shape parameters: real by definition)
 
 
 _rng = np.random.default_rng(29)  # (the reparameterized draws' samples, drawn at import in declaration order)
@@ -601,7 +611,8 @@ _multivariate_normal = _reparameterized("random_multivariate_normal", jax.random
     ((_MVN_MEAN, _MVN_COV, _K(11)), {"shape": (2,), "method": "svd", **_NONE})])
 # (mean + factor @ z: mean and cov, through cov's factor)
 _truncated_normal_jax = _reparameterized("random_truncated_normal_bounds", jax.random.truncated_normal, lambda: [
-    ((_TN_LOWER, _TN_UPPER, _K(12)), {"shape": None, "dtype": None, "out_sharding": None})])  # the inverse CDF
+    ((_TN_LOWER, _TN_UPPER, _K(12)), {"shape": None, "dtype": None, "out_sharding": None})],
+    real_only=True)  # the inverse CDF
 
 
 def _tail_truncated_normal(key, lower, upper, shape=None, dtype=None, out_sharding=None):
@@ -634,7 +645,8 @@ def _tail_truncated_normal(key, lower, upper, shape=None, dtype=None, out_shardi
 
 _truncated_normal_tf = _reparameterized("random_parameterized_truncated_normal", _tail_truncated_normal, lambda: [
     ((_TN_LOWER, _TN_UPPER, _K(12)), {"shape": None, "dtype": None, "out_sharding": None}),
-    ((_TN_UPPER + 4.0, _TN_UPPER + 6.0, _K(12)), {"shape": None, "dtype": None, "out_sharding": None})])
+    ((_TN_UPPER + 4.0, _TN_UPPER + 6.0, _K(12)), {"shape": None, "dtype": None, "out_sharding": None})],
+    real_only=True)
 _choice = OpDef("random_choice", lambda a, k, *p, **static: jax.random.choice(k, a, p=p[0] if p else None, **static),
                 samples=lambda: [  # a gather of a's entries: a (p, passed as a value, gets none)
                     ((_CHOICE_A, _K(13)), {"shape": (4,), "replace": True, "axis": 0, "mode": None}),
