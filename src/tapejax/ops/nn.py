@@ -888,7 +888,7 @@ def dot_product_attention(query, key, value, bias=None, mask=None, *, scale=None
     returns ``(output, logsumexp)``, the logsumexp of each query's logits (``(B, T, N)``, a stop_gradient as in
     jax: its gradient is zeros). ``implementation``: None or ``'xla'`` (jax's XLA implementation); ``'cudnn'`` runs
     jax's cuDNN kernel, which needs a CUDA GPU (elsewhere a RuntimeError, as jax's) and, as in jax, has reverse mode
-    only."""
+    only. Real floating arguments: a complex one raises TypeError (jax would drop the logits' imaginary part)."""
     implementation = static(implementation)
     if implementation not in (None, "xla", "cudnn"):
         raise ValueError(f"tj op 'dot_product_attention': unsupported implementation {implementation!r}; expected "
