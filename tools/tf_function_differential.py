@@ -1090,7 +1090,8 @@ def known(a: Action, problem: str, tf_out: "Outcome", tj_out: "Outcome", eager) 
             "not in list of allowed values" in str(tf_out.raised):
         return "int_promotion"
     if problem.startswith(("raised", "count: TF counted a trace")) and tf_out.raised is not None and \
-            type(tj_out.raised).__name__ == "ConversionError" and "is a str" in str(tj_out.raised):
+            type(tj_out.raised).__name__ == "ConversionError" and \
+            ("is a str" in str(tj_out.raised) or "holds text" in str(tj_out.raised)):  # (an op's, tj.constant's)
         return "string_input"  # (the trace TF finished, and counted, raised in tapejax)
     vs_eager = problem.startswith("vs TF eagerly: ")
     part = problem.removeprefix("vs TF eagerly: ").split(":")[0]
