@@ -154,11 +154,11 @@ def close(a, b, rtol=1e-5, atol=1e-6):
 def close_scaled(got, want, what, rtol=2e-4, atol=2e-5, dtype=None):
     """``got`` against ``want`` in ``dtype``: by default float64, or complex128 where either is complex (a real
     dtype would drop the imaginary parts unchecked)."""
+    got = None if got is None else to_numpy(got)
     if dtype is None:
-        complex_ = np.iscomplexobj(want) or (got is not None and np.iscomplexobj(to_numpy(got)))
-        dtype = np.complex128 if complex_ else np.float64
+        dtype = np.complex128 if np.iscomplexobj(want) or np.iscomplexobj(got) else np.float64
     want = np.asarray(want, dtype)
-    got = np.zeros_like(want) if got is None else to_numpy(got, dtype)
+    got = np.zeros_like(want) if got is None else np.asarray(got, dtype)
     assert got.shape == want.shape, f"{what}: shape {got.shape} != {want.shape}"
     scale = max(1.0, float(np.max(np.abs(want)))) if want.size else 1.0
     np.testing.assert_allclose(got, want, rtol=rtol, atol=atol * scale, err_msg=what)

@@ -1645,13 +1645,12 @@ def as_array(value: Any, dtype: Any = None) -> jax.Array:
         arr = _host_to_device(value, dtype)
         if arr is not None:
             return arr
-        # (jnp.asarray would parse '1.5' as a number, and take 'a' for a dtype's name; without a dtype, a list is
-        # looked at only as far as its first element: a number list, the common case, is not walked twice)
-        if _starts_with_text(value) if dtype is None else _is_text(value):
-            if dtype is not None:
-                raise ConversionError(f"it holds text, which tapejax does not parse as {jnp.dtype(dtype)} numbers "
-                                      "(it has no string dtype; TF raises too): convert the text yourself, e.g. "
-                                      "float(s).")
+        if dtype is not None and _is_text(value):  # (jnp.asarray would parse '1.5' as a number)
+            raise ConversionError(f"it holds text, which tapejax does not parse as {jnp.dtype(dtype)} numbers (it "
+                                  "has no string dtype; TF raises too): convert the text yourself, e.g. float(s).")
+        # (and would take 'a' for a dtype's name; a list is looked at only as far as its first element, so a number
+        # list, the common case, is not walked twice)
+        if dtype is None and _starts_with_text(value):
             raise ConversionError("it holds text: tapejax has no string dtype (JAX has none; TF would make a "
                                   "tf.string tensor). Convert the text to numbers yourself, e.g. float(s).")
     return jnp.asarray(value, dtype=dtype)
