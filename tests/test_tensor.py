@@ -453,11 +453,14 @@ def test_numpy_op_arguments_compile_only_the_op_and_are_copied(dtype, caplog):
                                    np.complex128])
 def test_numpy_conversion_matches_jnp_asarray_and_compiles_nothing(dtype, caplog):
     """tj.constant of a NumPy array (of a shape no earlier test used) gives jnp.asarray's dtype and values, bit
-    for bit (float64 rounded to float32 on the host, NaN, -0.0, subnormals and overflow to inf included), without
-    compiling an XLA program (jnp.asarray compiles one per shape and dtype)."""
+    for bit (float64 rounded to float32 on the host, NaN, -0.0, subnormals, underflow to 0, float32's largest
+    value, and a float32 array's infinities included), without compiling an XLA program (jnp.asarray compiles
+    one per shape and dtype). (A float64 value past float32's range raises: the test after the next.)"""
+    wide = np.dtype(dtype).itemsize >= 8
     with np.errstate(over="ignore"):
         if np.issubdtype(dtype, np.inexact):
-            a = np.array([1.1, -0.0, np.nan, 1e-40, 1e300, -1e300, 3.0, 7.5, 0.1, 2.0, 9.0], dtype).reshape(11, 1)
+            big, small = (3.4028234e38, -1e-300) if wide else (1e300, -1e300)
+            a = np.array([1.1, -0.0, np.nan, 1e-40, big, small, 3.0, 7.5, 0.1, 2.0, 9.0], dtype).reshape(11, 1)
         else:
             a = np.array([0, 1, 1, 0, 1, 0, 1, 1, 0, 1, 1], dtype).reshape(11, 1)
     want = jnp.asarray(a)
@@ -498,6 +501,44 @@ def test_python_values_numpy_would_convert_still_raise():
     for value, dtype in [([2 ** 40], tj.int32), ([300], tj.int8), ([-1], tj.uint8)]:
         with pytest.raises(OverflowError):
             tj.constant(value, dtype=dtype)
+
+
+def test_values_jax_s_32_bits_would_change_raise_instead():
+    """With x64 off JAX holds a 64-bit value in 32 bits: it wraps an integer past int32 around (2**35 becomes 0)
+    and makes a float past float32's range inf, silently, where TF keeps the 64-bit value. tapejax raises
+    OverflowError naming the value instead, wherever such a value enters: tj.constant and convert_to_tensor
+    (NumPy arrays and scalars, Python floats; also with a 64-bit dtype asked for), Variables, op arguments and
+    tj.function arguments. An explicit narrower dtype is a cast, as TF's; values that fit, NaN and inf pass."""
+    big_int, big_float = np.array([7, 2 ** 35]), np.array([1.0, 1e300])
+    entries = [
+        lambda v: tj.constant(v), lambda v: tj.convert_to_tensor(v), lambda v: tj.Variable(v),
+        lambda v: tj.numpy.sum(v), lambda v: tj.constant([1]) + v if v.dtype.kind == "i" else tj.constant([1.0]) + v,
+        lambda v: tj.function(lambda a: a * 2)(v),
+    ]
+    for value, words in [(big_int, "34359738368 does not fit int32"), (big_float, "1e+300 is past float32's range"),
+                         (np.int64(-2 ** 40), "-1099511627776 does not fit int32"),
+                         (np.uint64(2 ** 63), "9223372036854775808 does not fit uint32"),
+                         (np.array([1e300j]), "1e+300 is past complex64's range")]:
+        for enter in entries:
+            with pytest.raises(OverflowError, match=re.escape(words)) as info:
+                enter(value)
+            assert "x64" in str(info.value)
+    for value, dtype in [(1e300, None), ([2.0, -1e300], None), (1e300, tj.float64), (big_float, tj.float64),
+                         (big_int, tj.int64), ([2 ** 35], tj.int64)]:
+        with pytest.raises(OverflowError, match="1e\\+300|34359738368"):
+            tj.constant(value, dtype=dtype)
+    # an explicit 32-bit dtype is a cast of the 64-bit values, as TF's (not of JAX's 32-bit copy of them)
+    np.testing.assert_array_equal(tj.constant(big_int, dtype=tj.int32).numpy(), big_int.astype(np.int32))
+    np.testing.assert_array_equal(tj.constant(big_int, dtype=tj.float32).numpy(), np.float32([7, 2 ** 35]))
+    assert tj.constant(np.array([16777217.0]), dtype=tj.int32).numpy()[0] == 16777217
+    with np.errstate(over="ignore"):
+        assert np.isinf(tj.constant(big_float, dtype=tj.float32).numpy()[1])
+    # values 32 bits hold, NaN and inf convert as before
+    for value in [np.array([7, -2 ** 31, 2 ** 31 - 1]), np.array([np.nan, np.inf, -np.inf, 3.4e38]), np.int64(5),
+                  np.float64(-1e-300), np.array([], np.int64), 3.4e38, float("inf")]:
+        want = np.asarray(jnp.asarray(value))
+        for got in (tj.constant(value), tj.numpy.negative(value), tj.function(lambda a: -a)(value)):
+            np.testing.assert_array_equal(np.abs(got.numpy()), np.abs(want))
 
 
 def test_constants_made_inside_a_function_stay_concrete():

@@ -1516,6 +1516,69 @@ class OutOfRangeError(OverflowError, ValueError):
     integer"), one error that is both. Never wrapped around or rounded to inf, as TF."""
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def refuse_narrowing(value: Any, dtype: Any, where: str) -> None:
+    """Raise OutOfRangeError where JAX's 32-bit dtypes (its x64 mode off) would hold another number than the
+    64-bit dtype ``value`` is converted as: ``dtype`` (None: a NumPy value's own dtype, float64 for a Python
+    float, complex128 for a Python complex). JAX wraps an integer out of the 32-bit range around silently and
+    turns a finite float past float32's range into inf; TF keeps the 64-bit value. Nothing is checked for a
+    dtype of 32 bits or less asked for explicitly (a cast, as TF casts) or while x64 is on.
+
+    ``value``: a NumPy array or scalar, a Python number, or (with a 64-bit ``dtype``) a list of numbers."""
+    if dtype is None:
+        if isinstance(value, (np.ndarray, np.generic)):
+            wide = value.dtype
+        elif type(value) is float:
+            if -_F32_MAX <= value <= _F32_MAX:
+                return  # (a Python float in float32's range, the common case: no NumPy)
+            wide = np.dtype(np.float64)
+        elif type(value) is complex:
+            if -_F32_MAX <= value.real <= _F32_MAX and -_F32_MAX <= value.imag <= _F32_MAX:
+                return
+            wide = np.dtype(np.complex128)
+        else:
+            return
+    else:
+        wide = np.dtype(dtype)
+    if wide.kind not in "iufc" or wide.itemsize < 8:
+        return
+    narrow = jax.dtypes.canonicalize_dtype(wide)
+    if narrow == wide:
+        return
+    try:
+        a = np.asarray(value)
+    except (TypeError, ValueError):  # (a ragged list, text: the conversion says what is wrong)
+        return
+    if a.size == 0 or a.dtype.kind not in "iufc":
+        return
+    x64 = (f"its x64 mode is off, so {wide} values are held as {narrow} (TF keeps {wide}). Enable x64 "
+           "(jax.config.update('jax_enable_x64', True)), or")
+    if narrow.kind in "iu":
+        if a.dtype.kind not in "iu":  # (floats to ints: the lossless-cast checks' business)
+            return
+        info = np.iinfo(narrow)
+        lo, hi = a.min(), a.max()  # (two passes without a temporary array: a batch of labels fed every step)
+        bad = lo if lo < info.min else hi if hi > info.max else None
+        if bad is not None:
+            raise OutOfRangeError(f"{where}: the integer {int(bad)} does not fit {narrow}, and JAX would wrap it "
+                                  f"around: {x64} convert the values yourself (e.g. to float32).")
+        return
+    if a.dtype.kind not in "fc":  # (integers never pass float32's range: int64's largest is 9.2e18)
+        return
+    big = np.finfo(narrow).max
+    for part in ((a.real, a.imag) if a.dtype.kind == "c" else (a,)):
+        hi, lo = part.max(), part.min()
+        if hi <= big and lo >= -big:  # (the common case; a NaN fails it, and is looked at below)
+            continue
+        with np.errstate(invalid="ignore"):
+            over = (np.abs(part) > big) & np.isfinite(part)  # (an inf stays inf: not a change)
+        if over.any():
+            raise OutOfRangeError(f"{where}: the value {part[over].flat[0].item()!r} is past {narrow}'s range, and JAX "
+                                  f"would make it inf: {x64} rescale the values.")
+
+
 def _check_lossless(value: Any, dtype, what: str, name: str) -> None:
     """As TF's conversion with a requested dtype: Python/numpy floats do not silently become ints or
     bools (nor complex numbers reals); TypeError, as TF's "Cannot convert 1.5 to EagerTensor of dtype int32"."""
@@ -1700,6 +1763,7 @@ def convert_to_tensor(value: Any, dtype: Any = None, dtype_hint: Any = None, nam
     if isinstance(value, jax.Array) or isinstance(value, jax.core.Tracer):
         arr = value if dtype is None else value.astype(dtype)
         return Tensor(arr)
+    refuse_narrowing(value, dtype, "tj.constant/convert_to_tensor")
     # (a list of Python numbers is walked once: holding Tensors is asked only of one that holds other things)
     if dtype is None:
         dtype = _default_dtype(value)
@@ -1816,6 +1880,10 @@ def _default_list_dtype(value):
     if flat and all(isinstance(v, (int, bool)) and not isinstance(v, float) for v in flat):
         return _int_dtype(flat)
     if flat and all(isinstance(v, (int, float, bool)) for v in flat):
+        # (TF's float32 for Python floats refuses one past its range, as JAX's inf would be another number)
+        big = next((v for v in flat if type(v) is float and not -_F32_MAX <= v <= _F32_MAX and v - v == 0), None)
+        if big is not None:
+            refuse_narrowing(big, None, "tj.constant/convert_to_tensor")
         return jnp.float32
     return None
 
@@ -1892,8 +1960,10 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: Optional[st
     Dtypes: Python floats give float32, ints int32 (int64 for one beyond int32, which needs x64 on; otherwise
     OverflowError), bools bool, as TF. NumPy arrays keep their dtype as JAX canonicalizes it: with JAX's x64
     mode off (the default) float64 becomes float32 and int64 int32, where TF keeps 64 bits; turn x64 on to keep
-    them. A requested ``dtype`` never truncates a Python number (``constant(1.5, dtype=int32)`` raises
-    TypeError, as TF); NumPy and JAX arrays are cast to it."""
+    them. A value those 32 bits would change (an integer past int32, which JAX wraps around; a finite number
+    past float32's range, which JAX makes inf) raises OverflowError instead, for a NumPy value or a Python
+    float, also with a 64-bit ``dtype`` asked for. A requested ``dtype`` never truncates a Python number
+    (``constant(1.5, dtype=int32)`` raises TypeError, as TF); NumPy and JAX arrays are cast to it."""
     t = _constant(value, dtype, shape)
     if t is not value and type(t) is Tensor:
         _note_made(t)
@@ -1925,6 +1995,12 @@ def _constant(value: Any, dtype: Any = None, shape: Any = None) -> Tensor:
     if isinstance(value, Variable):
         value = value._value
     if isinstance(value, (jax.Array, np.ndarray)) and dtype is not None:
+        if type(value) is np.ndarray and jax.dtypes.canonicalize_dtype(value.dtype) != value.dtype:
+            # A 64-bit array JAX holds in 32 bits: cast from its own values (JAX's 32-bit copy of 2**35 is 0, of
+            # 16777217.0 16777216.0), to a 64-bit dtype only when its values fit 32 bits
+            refuse_narrowing(value, dtype, "tj.constant")
+            with np.errstate(all="ignore"):  # (the cast TF makes: a value out of an explicit dtype's range wraps)
+                value = value.astype(jax.dtypes.canonicalize_dtype(dtype))
         return Tensor(jnp.asarray(value).astype(dtype))
     return convert_to_tensor(value, dtype)
 

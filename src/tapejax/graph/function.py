@@ -33,7 +33,7 @@ from .. import tape_set
 from ..ops import dependence
 from ..nest import dict_order, in_dict_order
 from ..ops.core import OpDef, apply, rules_epoch
-from ..tensor import ArrayImpl, Tensor, Variable, constant, new_id, undone_if_raising
+from ..tensor import ArrayImpl, Tensor, Variable, constant, new_id, refuse_narrowing, undone_if_raising
 from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder, InlineTrace
 from .reachable import reachable
 from .tensor_spec import SignatureBinding, check_input_signature
@@ -361,6 +361,8 @@ class Function:
             # (a Tensor, the common leaf, without isinstance checks; a Variable before _is_array's checks, which
             # include jax.Array's slow abstract-class check)
             if type(x) is Tensor or (not isinstance(x, Variable) and _is_array(x)):
+                if isinstance(x, (np.ndarray, np.generic)):  # (its 64 bits held in 32: never a value changed)
+                    refuse_narrowing(x, None, f"tj.function '{self.name}': a NumPy argument")
                 v = _strong(x._value if isinstance(x, Tensor) else x)
                 av = v.aval if type(v) is ArrayImpl else v  # (an array's shape and dtype: C++ attributes)
                 dyn_pos.append(i)

@@ -48,7 +48,8 @@ from .. import record, tape_set, vspace
 from ..config import config
 from ..tape import RecordedOp, output_infos
 from ..tensor import (MAX_ARRAY_BYTES, ArrayImpl, ConversionError, LazyTensor, Tensor, TracedValueError, Variable,
-                      array_bytes, as_array, convert_to_tensor, describe_value, is_float, traced_argument_error)
+                      array_bytes, as_array, convert_to_tensor, describe_value, is_float, refuse_narrowing,
+                      traced_argument_error)
 from . import dependence, linear_rule
 from .linear_rule import LinearRule
 from .rules import tf_complex_vjp
@@ -1039,8 +1040,12 @@ def _raw(op: OpDef, args: Sequence[Any], keep_lazy: bool = False):
             conv[i] = r
             raw.append(r._value)
         elif isinstance(a, np.ndarray):
+            refuse_narrowing(a, None, f"tj op '{op.name}': argument {i}")  # (never an int64 batch wrapped around)
             raw.append(_device_copy(a))
-        elif isinstance(a, (jax.Array, np.generic, complex)) or isinstance(a, jax.core.Tracer):
+        elif isinstance(a, np.generic):
+            refuse_narrowing(a, None, f"tj op '{op.name}': argument {i}")
+            raw.append(a)
+        elif isinstance(a, (jax.Array, complex)) or isinstance(a, jax.core.Tracer):
             raw.append(a)
         elif isinstance(a, (list, tuple)):
             try:
