@@ -59,7 +59,7 @@ import numpy as np
 
 from .. import tape_set, vspace
 from ..tensor import (Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, is_float,
-                      is_weakly_typed, pending_source, set_list_packer, traced_argument_error)
+                      is_weakly_typed, pending_source, refuse_narrowing, set_list_packer, traced_argument_error)
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from . import complex_c99 as _complex_c99
 from .core import (OpDef, ShapeError, apply, as_dtype, as_index, axis_error, check_axis as _check_axis,
@@ -2330,7 +2330,12 @@ def _create(name: str, make: Callable, *args, **kw) -> Tensor:
     one ``TypeError`` (as TF and NumPy). A Variable argument (``ones_like(v)``) is read, as TF's conversion
     reads it (a custom_gradient's function lists it among the variables it used)."""
     args = [a.read_value() if isinstance(a, Variable) else a for a in args]
-    refuse_array_dtype(name, kw.get("dtype"))
+    dtype = kw.get("dtype")
+    refuse_array_dtype(name, dtype)
+    if dtype is None or jax.dtypes.canonicalize_dtype(dtype) != jnp.dtype(dtype):  # (a NumPy fill or bound wrapped)
+        for a in [*args, *kw.values()]:
+            if isinstance(a, (np.ndarray, np.generic)):
+                refuse_narrowing(a, None, f"tj.numpy.{name}")
     if _may_be_huge(args, kw):  # (jax.numpy's constructors run at once: a size XLA cannot hold aborts the process)
         try:
             out = jax.eval_shape(lambda: make(*args, **kw))  # (the sizes stay Python numbers)
@@ -2474,6 +2479,9 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
     if dtype is None and builtins.any(type(v) not in (int, float, bool) for v in bounds):
         # (the bounds' promoted dtype, as jax.numpy's: an int16 start gives int16; they pass as Python numbers)
         dtype = jnp.result_type(*[_weak_dtype(v) for v in bounds])
+    ints = [int(v) for v in bounds if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]
+    if ints and (dtype is None or jnp.dtype(dtype).kind in "iu"):  # (a bound past int32 is wrapped around by JAX)
+        refuse_narrowing(np.array(ints, np.uint64 if builtins.min(ints) >= 2 ** 63 else np.int64), None, "tj.numpy.arange")
     return _create("arange", jnp.arange, static(start), static(stop), static(step), dtype,
                    **_placement_options(device, out_sharding))
 
