@@ -2481,7 +2481,8 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
         dtype = jnp.result_type(*[_weak_dtype(v) for v in bounds])
     ints = [int(v) for v in bounds if isinstance(v, (int, np.integer)) and not isinstance(v, bool)]
     if ints and (dtype is None or jnp.dtype(dtype).kind in "iu"):  # (a bound past int32 is wrapped around by JAX)
-        refuse_narrowing(np.array(ints, np.uint64 if builtins.min(ints) >= 2 ** 63 else np.int64), None, "tj.numpy.arange")
+        wide = np.uint64 if builtins.min(ints) >= 2 ** 63 else np.int64
+        refuse_narrowing(np.array(ints, wide), None, "tj.numpy.arange")
     return _create("arange", jnp.arange, static(start), static(stop), static(step), dtype,
                    **_placement_options(device, out_sharding))
 
