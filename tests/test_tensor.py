@@ -508,7 +508,7 @@ def test_values_jax_s_32_bits_would_change_raise_instead():
     and makes a float past float32's range inf, silently, where TF keeps the 64-bit value. tapejax raises
     OverflowError naming the value instead, wherever such a value enters: tj.constant and convert_to_tensor
     (NumPy arrays and scalars, Python floats; also with a 64-bit dtype asked for), Variables, op arguments,
-    tj.function arguments, and the fill values and bounds of tj.numpy's constructors. An explicit narrower dtype is a cast, as TF's; values that fit, NaN and inf pass."""
+    tj.function arguments, lists packed with Tensors, and the fill values and bounds of tj.numpy's constructors. An explicit narrower dtype is a cast, as TF's; values that fit, NaN and inf pass."""
     big_int, big_float, B35 = np.array([7, 2 ** 35]), np.array([1.0, 1e300]), np.int64(2 ** 35)
     entries = [
         lambda v: tj.constant(v), lambda v: tj.convert_to_tensor(v), lambda v: tj.Variable(v),
@@ -528,7 +528,8 @@ def test_values_jax_s_32_bits_would_change_raise_instead():
         with pytest.raises(OverflowError, match="1e\\+300|34359738368"):
             tj.constant(value, dtype=dtype)
     for make in [lambda: tj.numpy.full((2,), np.int64(2 ** 35)), lambda: tj.numpy.full_like(tj.constant([1]), B35),
-                 lambda: tj.numpy.arange(2 ** 35, 2 ** 35 + 2), lambda: tj.numpy.arange(np.int64(-2 ** 35), 0)]:
+                 lambda: tj.numpy.arange(2 ** 35, 2 ** 35 + 2), lambda: tj.numpy.arange(np.int64(-2 ** 35), 0),
+                 lambda: tj.constant([tj.constant(1), B35]), lambda: tj.constant([1]) * [tj.constant(2), B35]]:
         with pytest.raises(OverflowError, match="does not fit int32"):
             make()
     np.testing.assert_array_equal(tj.numpy.full((1,), B35, dtype=tj.float32).numpy(), [2.0 ** 35])

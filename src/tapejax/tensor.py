@@ -1839,6 +1839,8 @@ def _pack_list(value, dtype) -> Tensor:
     tensors = [v for v in leaves if isinstance(v, (Tensor, Variable))]  # (a Variable is read once, by the pack)
     if dtype is None:
         others = [v for v in leaves if not isinstance(v, (Tensor, Variable))]
+        for v in others:  # (the promoted dtype is JAX's 32-bit one: a NumPy int64 past it would wrap around)
+            refuse_narrowing(v, None, "tj.constant/convert_to_tensor")
         dtype = jnp.result_type(*(t.dtype for t in tensors), *others)
     else:
         bad = next((t for t in tensors if _loses(t.dtype.kind, dtype.kind)), None)
