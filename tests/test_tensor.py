@@ -455,7 +455,8 @@ def test_numpy_conversion_matches_jnp_asarray_and_compiles_nothing(dtype, caplog
     """tj.constant of a NumPy array (of a shape no earlier test used) gives jnp.asarray's dtype and values, bit
     for bit (float64 rounded to float32 on the host, NaN, -0.0, subnormals, underflow to 0, float32's largest
     value, and a float32 array's infinities included), without compiling an XLA program (jnp.asarray compiles
-    one per shape and dtype). (A float64 value past float32's range raises: the test after the next.)"""
+    one per shape and dtype). (A float64 value past float32's range raises:
+    test_values_jax_s_32_bits_would_change_raise_instead.)"""
     wide = np.dtype(dtype).itemsize >= 8
     with np.errstate(over="ignore"):
         if np.issubdtype(dtype, np.inexact):
@@ -508,7 +509,8 @@ def test_values_jax_s_32_bits_would_change_raise_instead():
     and makes a float past float32's range inf, silently, where TF keeps the 64-bit value. tapejax raises
     OverflowError naming the value instead, wherever such a value enters: tj.constant and convert_to_tensor
     (NumPy arrays and scalars, Python floats; also with a 64-bit dtype asked for), Variables, op arguments,
-    tj.function arguments, lists packed with Tensors, and the fill values and bounds of tj.numpy's constructors. An explicit narrower dtype is a cast, as TF's; values that fit, NaN and inf pass."""
+    tj.function arguments, lists packed with Tensors, and the fill values and bounds of tj.numpy's constructors.
+    An explicit narrower dtype is a cast, as TF's; values that fit, NaN and inf pass."""
     big_int, big_float, B35 = np.array([7, 2 ** 35]), np.array([1.0, 1e300]), np.int64(2 ** 35)
     entries = [
         lambda v: tj.constant(v), lambda v: tj.convert_to_tensor(v), lambda v: tj.Variable(v),
