@@ -2332,9 +2332,14 @@ def _create(name: str, make: Callable, *args, **kw) -> Tensor:
     args = [a.read_value() if isinstance(a, Variable) else a for a in args]
     dtype = kw.get("dtype")
     refuse_array_dtype(name, dtype)
-    if dtype is None or jax.dtypes.canonicalize_dtype(dtype) != jnp.dtype(dtype):  # (a NumPy fill or bound wrapped)
-        for a in [*args, *kw.values()]:
-            if isinstance(a, (np.ndarray, np.generic)):
+    numpy_args = [a for a in (*args, *kw.values()) if isinstance(a, (np.ndarray, np.generic))]
+    if numpy_args:  # (a NumPy fill or bound JAX would wrap around, unless a dtype of its own is asked for)
+        try:
+            cast = dtype is not None and jax.dtypes.canonicalize_dtype(dtype) == jnp.dtype(dtype)
+        except Exception:  # (not a dtype: jax.numpy's own error, below)
+            cast = True
+        if not cast:
+            for a in numpy_args:
                 refuse_narrowing(a, None, f"tj.numpy.{name}")
     if _may_be_huge(args, kw):  # (jax.numpy's constructors run at once: a size XLA cannot hold aborts the process)
         try:
