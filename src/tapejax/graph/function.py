@@ -361,7 +361,8 @@ class Function:
             # (a Tensor, the common leaf, without isinstance checks; a Variable before _is_array's checks, which
             # include jax.Array's slow abstract-class check)
             if type(x) is Tensor or (not isinstance(x, Variable) and _is_array(x)):
-                if isinstance(x, (np.ndarray, np.generic)):  # (its 64 bits held in 32: never a value changed)
+                if type(x) is not Tensor and isinstance(x, (np.ndarray, np.generic)):
+                    # (64 bits JAX would hold in 32: no value may change; a Tensor, the common leaf, is not asked)
                     refuse_narrowing(x, None, f"tj.function '{self.name}': a NumPy argument")
                 v = _strong(x._value if isinstance(x, Tensor) else x)
                 av = v.aval if type(v) is ArrayImpl else v  # (an array's shape and dtype: C++ attributes)

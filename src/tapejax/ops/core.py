@@ -1039,12 +1039,9 @@ def _raw(op: OpDef, args: Sequence[Any], keep_lazy: bool = False):
                 conv = list(args)
             conv[i] = r
             raw.append(r._value)
-        elif isinstance(a, np.ndarray):
+        elif isinstance(a, (np.ndarray, np.generic)):
             refuse_narrowing(a, None, f"tj op '{op.name}': argument {i}")  # (never an int64 batch wrapped around)
-            raw.append(_device_copy(a))
-        elif isinstance(a, np.generic):
-            refuse_narrowing(a, None, f"tj op '{op.name}': argument {i}")
-            raw.append(a)
+            raw.append(_device_copy(a) if isinstance(a, np.ndarray) else a)
         elif isinstance(a, (jax.Array, complex)) or isinstance(a, jax.core.Tracer):
             raw.append(a)
         elif isinstance(a, (list, tuple)):
