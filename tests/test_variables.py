@@ -283,3 +283,20 @@ def test_empty_variable_name_takes_no_scope():
     m = tj.Module(name="m")
     with m.name_scope:
         assert tj.Variable(1.0, name="").name == ":0"
+
+
+def test_variable_of_a_weakly_typed_value_keeps_its_dtype_strong():
+    """A weakly typed jax value (jnp.asarray(300), the result of an op on Python numbers) becomes a Variable of
+    its dtype, which then promotes as a typed value: int32 + int8 stays int32 (was int8 with a wrapped 45)."""
+    import jax.numpy as jnp
+    v = tj.Variable(jnp.asarray(300))
+    assert not v.read_value().value.weak_type
+    r = v + tj.constant(1, "int8")
+    assert r.dtype == np.int32 and int(r) == 301
+    assert (tj.Variable(jnp.asarray(2.0)) * tj.constant([1.0], "float16")).dtype == np.float32
+
+
+def test_variable_trainable_none_means_the_default():
+    """TF: trainable=None is the default (True), so the Variable is watched and trained."""
+    assert tj.Variable(1.0, trainable=None).trainable is True
+    assert tj.Variable(1.0, trainable=False).trainable is False

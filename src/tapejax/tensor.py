@@ -895,9 +895,11 @@ class Variable(ArrayShape):
         if callable(initial_value):
             initial_value = initial_value()
         value = convert_to_tensor(initial_value, dtype=dtype).value
+        if getattr(value, "weak_type", False):  # (a Variable's dtype is fixed: it never promotes like a Python number)
+            value = jax.lax.convert_element_type(value, value.dtype)
         self._value = value
         self._handle_id = next_id()
-        self._trainable = bool(trainable)
+        self._trainable = True if trainable is None else bool(trainable)  # (None: the default, as TF)
         self._name = _variable_name(name)
         self._constraint = constraint
 
