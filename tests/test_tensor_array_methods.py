@@ -661,13 +661,20 @@ def test_divmod_and_shifts_are_recorded_ops_with_jax_arrays_values(make):
 
 
 @pytest.mark.parametrize("make", [tj.constant, tj.Variable], ids=["Tensor", "Variable"])
-def test_in_is_jax_arrays_contains(make):
+def test_in_is_pythons_iteration_protocol_as_tf(make):
+    """``x in t``: TF's tensors define no ``__contains__``, so Python compares ``x`` with each element along the
+    first axis (``e is x or bool(e == x)``); jax's own answers differ (a TypeError for None, a ValueError for a
+    one-element list)."""
     t = make(np.array([1.0, 2.0, 3.0], np.float32))
     for q in (2.0, 5.0, tj.constant(3.0), np.float32(1.0)):
         qv = q.numpy() if isinstance(q, tj.Tensor) else q
-        assert (q in t) is bool(qv in jnp.array([1.0, 2.0, 3.0]))
-    with pytest.raises(ValueError, match="one-dimensional"):  # jax's error for a matrix
+        assert (q in t) is any(qv == e for e in [1.0, 2.0, 3.0])
+    assert (None in t) is False  # (TF: each e == None is False)
+    assert ([2.0] in t) is True and (tj.constant([7.0]) in t) is False  # (a size-1 comparison per element)
+    with pytest.raises(ValueError, match="ambiguous"):  # a row compared with a scalar: several truth values
         _ = 1.0 in make(X)
+    with pytest.raises(TypeError, match="0-d"):  # a 0-d tensor is not iterable (TF's TypeError)
+        _ = 1.0 in make(np.float32(1.0))
 
 
 def test_dlpack_export_gives_the_value_to_numpy_and_torch():

@@ -245,11 +245,17 @@ def _forward_query(name: str, is_property: bool):
 
 
 def _contains(self, other):
-    """As ``jax.Array.__contains__`` (``x in t``): whether a scalar equals an element of a one-dimensional tensor,
-    a Python bool (not recorded; jax's ValueError for other shapes)."""
-    if isinstance(other, (Tensor, Variable)):
-        other = _current_value(other)
-    return other in _current_value(self)
+    """``x in t`` as TF's tensors, which leave it to Python's iteration protocol: whether an element along the first
+    axis equals ``x`` (``any(e is x or bool(e == x) for e in t)``), so ``None in t`` is False and a row that compares
+    to several values raises ValueError; a 0-d tensor is not iterable (TypeError). A Python bool, not recorded."""
+    if not self.shape:
+        raise TypeError("'in' needs an iterable: a 0-d tj.Tensor has no elements to search (as TF)")
+    scalar = isinstance(other, (bool, int, float, complex, np.generic)) or (
+        isinstance(other, (Tensor, Variable)) and not other.shape)
+    if scalar and len(self.shape) == 1:  # (one comparison for all the elements, not one op per element)
+        eq = self == other
+        return bool(np.any(np.asarray(eq))) if isinstance(eq, Tensor) else bool(eq)
+    return any(e is other or bool(e == other) for e in self)
 
 
 def _jax_array_api() -> dict:
