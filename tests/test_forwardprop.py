@@ -364,3 +364,27 @@ def test_tangents_as_python_lists_inside_structure():
         y = tnp.sum(a * a) * b
     # d/dt [sum(a^2) b] = 2 a.ta b + sum(a^2) tb = 2*(0.5 - 2)*3 + 5*2
     close(acc.jvp(y), 2.0 * (0.5 - 2.0) * 3.0 + 5.0 * 2.0)
+
+
+@pytest.mark.parametrize("exponent", [0.5, "tensor", "float_power"])
+def test_power_with_a_broadcast_exponent_at_second_order_forward(exponent):
+    """x ** p with a scalar exponent broadcast against x: forward over forward and a tape over an accumulator give
+    p (p - 1) x ** (p - 2) (the exponent's rule once failed to lower, its tangent of the unbroadcast shape)."""
+    x0 = np.array([1.0, 4.0], np.float32)
+    p = 0.5 if exponent == 0.5 else 0.7
+    f = {0.5: lambda x: x ** 0.5, "tensor": lambda x: tj.numpy.power(x, tj.constant(0.7)),
+         "float_power": lambda x: tj.numpy.float_power(x, 0.7)}[exponent]
+    expected = p * (p - 1) * x0.astype(np.float64) ** (p - 2)
+    x = tj.constant(x0)
+    ones = tj.constant(np.ones(2, np.float32))
+    with tj.ForwardAccumulator(x, ones) as outer:
+        with tj.ForwardAccumulator(x, ones) as inner:
+            y = f(x)
+        j = inner.jvp(y)
+    np.testing.assert_allclose(outer.jvp(j).numpy(), expected, rtol=1e-5)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        with tj.ForwardAccumulator(x, ones) as inner:
+            y = f(x)
+        j = inner.jvp(y)
+    np.testing.assert_allclose(tape.gradient(j, x).numpy(), expected, rtol=1e-5)

@@ -338,8 +338,14 @@ def _pow_dx(x, y, out, g):
     return _mul_no_nan(g, _pow_partial_x(x, y))
 
 
-@jax.custom_jvp
 def _exponent_grad(g, out, log_x):
+    """``_exponent_grad_rule`` of its arguments broadcast to one shape (a custom_jvp's tangent has its primal's
+    shape: a scalar exponent's broadcast inside the rule failed at forward over forward)."""
+    return _exponent_grad_rule(*jnp.broadcast_arrays(g, out, log_x))
+
+
+@jax.custom_jvp
+def _exponent_grad_rule(g, out, log_x):
     """TF's PowGrad for the exponent, ``grad * z * log_x`` in TF's order (in float16 ``z * log_x`` alone can
     overflow where ``grad * z`` does not), 0 where ``grad`` is 0 (also where ``z`` is inf). Its derivative in
     ``grad`` is ``z * log_x`` (no-NaN: 0 for a zero tangent where that is infinite), as TF's plain product
@@ -348,11 +354,11 @@ def _exponent_grad(g, out, log_x):
     return jnp.where(g == 0, jnp.zeros_like(g), g * out * log_x)
 
 
-@_exponent_grad.defjvp
+@_exponent_grad_rule.defjvp
 def _exponent_grad_jvp(primals, tangents):
     g, out, log_x = primals
     tg, tout, tlog = tangents
-    value = _exponent_grad(g, out, log_x)
+    value = _exponent_grad_rule(g, out, log_x)
     t = _scale_no_nan(tg, (out * log_x).astype(value.dtype)) + _mul_no_nan(g, tout * log_x + out * tlog)
     return value, t.astype(value.dtype)
 
