@@ -315,3 +315,25 @@ def test_reduce_max_min_weights_without_the_conditional_are_the_same(kind, monke
     np.testing.assert_array_equal(without, with_cond)
     assert np.isnan(with_cond[1]).all() and np.isfinite(with_cond[[0, 2]]).all()
     assert with_cond[2].sum() == pytest.approx(0.5)  # (the near elements share the last row's gradient)
+
+
+def test_clip_gradient_follows_the_value_where_lo_exceeds_hi_or_x_is_nan():
+    """jnp.clip is minimum(maximum(x, lo), hi): where lo > hi the value is hi, so hi alone gets the gradient (it
+    went to lo and hi both); a NaN x is the value, so x gets it (reverse gave 0, forward 1). Forward mode's
+    one-hot tangents give the same three columns."""
+    nan = float("nan")
+    x0 = np.array([0.0, 5.0, nan, 2.0, -1.5, 0.3], np.float32)
+    lo0 = np.array([2.0, 2.0, -1.0, 2.0, -1.0, -1.0], np.float32)
+    hi0 = np.array([-1.0, -1.0, 1.0, 2.0, 1.0, 1.0], np.float32)
+    expected = {0: [0, 0, 1, 1, 0, 1], 1: [0, 0, 0, 0, 1, 0], 2: [1, 1, 0, 0, 0, 0]}  # x, lo, hi
+    args = [tj.constant(a) for a in (x0, lo0, hi0)]
+    with tj.GradientTape() as tape:
+        tape.watch(args)
+        y = tj.numpy.clip(*args)
+    for k, g in enumerate(tape.gradient(y, args)):
+        np.testing.assert_array_equal(g.numpy(), expected[k])
+    for k in range(3):
+        tangents = [tj.constant(np.full(6, float(j == k), np.float32)) for j in range(3)]
+        with tj.ForwardAccumulator(args, tangents) as acc:
+            y = tj.numpy.clip(*args)
+        np.testing.assert_array_equal(acc.jvp(y).numpy(), expected[k])

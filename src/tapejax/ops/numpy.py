@@ -1275,20 +1275,30 @@ _where = OpDef("where", jnp.where,
                                 ((np.array([True, False, True, True]), _r(3, 4), _r(4)), {})))
 
 
+def _clip_masks(x, lo, hi):
+    """Which operand ``jnp.clip``'s value ``minimum(maximum(x, lo), hi)`` is, elementwise: ``(to_lo, to_hi)``, x where
+    neither. Ties go to x (TF: at the bounds the gradient passes through to x), a NaN x is x (its value), and where
+    ``lo > hi`` the value is hi, so only hi gets the gradient (reverse and forward mode read the same masks)."""
+    to_lo = x < lo
+    to_hi = jnp.where(to_lo, lo, x) > hi
+    return to_lo & ~to_hi, to_hi
+
+
 def _clip_bwd(res, g):
     (x, lo, hi), _ = res
-    inside = (x >= lo) & (x <= hi)  # TF: at the bounds the gradient passes through to x
+    to_lo, to_hi = _clip_masks(x, lo, hi)
     z = jnp.zeros_like(g)
     # (jnp.clip broadcasts x against the bounds: x's gradient is summed back to x's shape too)
-    return (_cast_like(_unbroadcast(jnp.where(inside, g, z), jnp.shape(x)), x),
-            _cast_like(_unbroadcast(jnp.where(x < lo, g, z), jnp.shape(lo)), lo),
-            _cast_like(_unbroadcast(jnp.where(x > hi, g, z), jnp.shape(hi)), hi))
+    return (_cast_like(_unbroadcast(jnp.where(to_lo | to_hi, z, g), jnp.shape(x)), x),
+            _cast_like(_unbroadcast(jnp.where(to_lo, g, z), jnp.shape(lo)), lo),
+            _cast_like(_unbroadcast(jnp.where(to_hi, g, z), jnp.shape(hi)), hi))
 
 
 def _clip_jvp(p, t, out):
     x, lo, hi = p
     tx, tlo, thi = t
-    return jnp.where(x < lo, tlo, jnp.where(x > hi, thi, tx)) * jnp.ones_like(out)
+    to_lo, to_hi = _clip_masks(x, lo, hi)
+    return jnp.where(to_hi, thi, jnp.where(to_lo, tlo, tx)) * jnp.ones_like(out)
 
 
 _clip = OpDef("clip", jnp.clip, bwd=_clip_bwd, jvp=_clip_jvp,  # ClipByValueGrad: bounds pass to x
