@@ -266,3 +266,21 @@ def test_a_masked_array_is_refused_as_an_op_argument_and_converted_by_asarray():
         jnp.sum(m)
     np.testing.assert_array_equal(tnp.asarray(m).numpy(), [1, 2])
     np.testing.assert_array_equal(tnp.array(m).numpy(), [1, 2])
+
+
+def test_hypot_second_derivatives_on_the_axes():
+    """hypot is smooth where one operand is 0 and the other not: d2/da2 there is 1/|b| (it was 0: abs of the
+    smaller operand has second derivative 0), as jax.numpy's hypot and the formula b**2 / r**3."""
+    a0 = np.array([0.0, 3.0, -2.0, -4.0], np.float32)
+    b0 = np.array([2.0, 0.0, -2.0, 3.0], np.float32)
+    a, b = tj.constant(a0), tj.constant(b0)
+    with tj.GradientTape(persistent=True) as outer:
+        outer.watch([a, b])
+        with tj.GradientTape() as inner:
+            inner.watch([a, b])
+            y = tj.numpy.hypot(a, b)
+        ga, gb = inner.gradient(y, [a, b])
+    r3 = np.hypot(a0.astype(np.float64), b0) ** 3
+    np.testing.assert_allclose(outer.gradient(ga, a).numpy(), b0.astype(np.float64) ** 2 / r3, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(outer.gradient(gb, b).numpy(), a0.astype(np.float64) ** 2 / r3, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(outer.gradient(ga, b).numpy(), -a0.astype(np.float64) * b0 / r3, rtol=1e-5, atol=1e-7)

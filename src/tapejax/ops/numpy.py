@@ -3465,14 +3465,16 @@ def hypot(x1, x2):
     if jnp.iscomplexobj(x1.value) or jnp.iscomplexobj(x2.value):
         raise ValueError("tj.numpy.hypot is not well defined for complex-valued inputs (as jax.numpy's); pass "
                          "abs(x1) and abs(x2) for the magnitudes' hypotenuse")
-    x1, x2 = abs(x1), abs(x2)
+    # The operands keep their signs: |big| * sqrt(1 + (small / big)**2) is smooth where big is not 0, so every
+    # order of derivative is hypot's (abs of the smaller one made its second derivative 0 where it is 0).
     # (selected, not maximum/minimum: at a tie those give x1 the whole gradient, TF's rule, where hypot's
     # derivative is shared)
-    swap = x2 > x1
+    swap = abs(x2) > abs(x1)
     big, small = where(swap, x2, x1), where(swap, x1, x2)
-    safe = where(big == 0, ones_like(big), big)
-    r = multiply(big, sqrt(add(1.0, square(divide(small, safe)))))
-    r = where(big == 0, big, r)
+    zero = big == 0
+    safe = where(zero, ones_like(big), big)
+    r = multiply(abs(safe), sqrt(add(1.0, square(divide(small, safe)))))
+    r = where(zero, zeros_like(r), r)
     return where(logical_or(isinf(x1), isinf(x2)), full_like(r, np.inf), r)
 
 
