@@ -542,3 +542,43 @@ def test_adamw_is_a_kind_of_adam_as_in_keras():
     opt = tj.optimizers.AdamW(0.01, weight_decay=0.1)
     assert isinstance(opt, tj.optimizers.Adam) and type(opt).__name__ == "AdamW"
     assert opt.get_config()["weight_decay"] == 0.1 and not isinstance(tj.optimizers.Adam(), tj.optimizers.AdamW)
+
+
+def _keras_adam_after(counts, lr=0.1, b1=0.9, b2=0.999, eps=1e-7, g=1.0):
+    """Keras's Adam (float64) on a Variable starting at 1.0 with gradient ``g`` at each step, the step counts
+    ``counts`` (the value of ``iterations`` before each step)."""
+    var, m, v = 1.0, 0.0, 0.0
+    for c in counts:
+        t = c + 1
+        m += (g - m) * (1 - b1)
+        v += (g * g - v) * (1 - b2)
+        var -= lr * np.sqrt(1 - b2 ** t) / (1 - b1 ** t) * m / (np.sqrt(v) + eps)
+    return var
+
+
+@pytest.mark.parametrize("where", ["eager", "replayed loop", "tj.function"])
+def test_assigning_iterations_sets_the_step_count_of_the_next_update(where):
+    """Keras reads ``iterations`` for Adam's bias correction and for schedules: assigning it (a reset, a resume)
+    changes the next step (tapejax's optax counts stayed where they were: a silent other number)."""
+    opt, v = tj.optimizers.Adam(0.1), tj.Variable(1.0)
+
+    def step():
+        with tj.GradientTape() as tape:
+            loss = v * 1.0
+        opt.apply_gradients(zip(tape.gradient(loss, [v]), [v]))
+    run = tj.function(step) if where == "tj.function" else step
+    counts = list(range(6)) if where == "replayed loop" else [0]
+    for _ in counts:
+        run()
+    opt.iterations.assign(10)
+    run()
+    run()
+    np.testing.assert_allclose(v.numpy(), _keras_adam_after(counts + [10, 11]), rtol=1e-5, atol=1e-5)
+    assert int(opt.iterations.numpy()) == 12
+
+
+def test_assigning_iterations_moves_a_schedule_given_to_the_constructor():
+    opt, v = tj.optimizers.SGD(optax.exponential_decay(0.1, 1, 0.5)), tj.Variable(1.0)
+    opt.iterations.assign(3)
+    opt.apply_gradients([(tj.constant(1.0), v)])
+    np.testing.assert_allclose(v.numpy(), 1.0 - 0.1 * 0.5 ** 3, rtol=1e-6)

@@ -102,6 +102,10 @@ class Optimizer:
         self._learning_rate = learning_rate
         self._with_learning_rate = None if callable(learning_rate) else with_learning_rate
         self._rebuild = with_learning_rate
+        # Keras's optimizers read `iterations` for their bias corrections and schedules, so assigning it (a reset,
+        # a resume) changes the next step: optax's own step counts are set from it at each update. (Not under
+        # gradient accumulation, whose inner count is of steps made, nor for from_optax: its state is optax's.)
+        self._counts_follow_iterations = with_learning_rate is not None and not steps
         self._decay_excluded: Optional[Tuple[set, Optional[re.Pattern]]] = None  # exclude_from_weight_decay
         self._decay_mask: Optional[Tuple[bool, ...]] = None  # per built Variable; None: all decayed
         # Keras's use_ema: (ema_momentum, ema_overwrite_frequency or None), or None without moving averages
@@ -560,6 +564,8 @@ class Optimizer:
         full = idx == tuple(range(n))
         sub = state if full else jax.tree_util.tree_map(
             lambda node: [node[i] for i in idx] if per_variable(node) else node, state, is_leaf=per_variable)
+        if self._counts_follow_iterations:
+            sub = _with_step_count(sub, count)
         try:
             updates, new_sub = tx.update(grads, sub, params)
         except (ValueError, TypeError, IndexError) as e:
@@ -635,6 +641,21 @@ def _bare_name(variable: Variable) -> str:
     """A Variable's name without TF's output index (``"dense/bias:0"`` -> ``"dense/bias"``)."""
     name = variable.name
     return name[:-2] if name.endswith(":0") else name
+
+
+def _with_step_count(state, count):
+    """``state`` (an optax state tree) with every step count in it (a ``count`` field of optax's state
+    NamedTuples, at any depth) set to ``count``, in that field's dtype."""
+    if isinstance(state, tuple) and hasattr(state, "_fields"):
+        fields = {f: _with_step_count(getattr(state, f), count) for f in state._fields}
+        if hasattr(fields.get("count"), "dtype"):
+            fields["count"] = jnp.asarray(count, fields["count"].dtype)
+        return type(state)(**fields)
+    if isinstance(state, (list, tuple)):
+        return type(state)(_with_step_count(s, count) for s in state)
+    if isinstance(state, dict):
+        return {k: _with_step_count(v, count) for k, v in state.items()}
+    return state
 
 
 def _schedule_per_call(with_learning_rate: Callable[..., optax.GradientTransformation],
