@@ -284,3 +284,22 @@ def test_hypot_second_derivatives_on_the_axes():
     np.testing.assert_allclose(outer.gradient(ga, a).numpy(), b0.astype(np.float64) ** 2 / r3, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(outer.gradient(gb, b).numpy(), a0.astype(np.float64) ** 2 / r3, rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(outer.gradient(ga, b).numpy(), -a0.astype(np.float64) * b0 / r3, rtol=1e-5, atol=1e-7)
+
+
+def test_heaviside_is_differentiable_in_its_value_at_zero():
+    """heaviside(x1, x2) is x2 where x1 == 0: its gradient in x2 is 1 there and 0 elsewhere, in both modes (as
+    jax.grad of jnp.heaviside and TF's tnp.heaviside); x1's is None."""
+    x1 = tj.constant([1.0, 0.0, -1.0, np.nan])
+    x2 = tj.constant([0.5, 0.25, 0.75, 2.0])
+    with tj.GradientTape() as tape:
+        tape.watch([x1, x2])
+        y = tj.numpy.heaviside(x1, x2)
+    np.testing.assert_array_equal(y.numpy(), np.heaviside(x1.numpy(), x2.numpy()))
+    g1, g2 = tape.gradient(y, [x1, x2])
+    expected = jax.grad(lambda b: jnp.sum(jnp.heaviside(x1.numpy(), b)))(x2.numpy())
+    assert g1 is None
+    np.testing.assert_array_equal(g2.numpy(), expected)
+    np.testing.assert_array_equal(expected, [0.0, 1.0, 0.0, 0.0])
+    with tj.ForwardAccumulator(x2, tj.constant(np.ones(4, np.float32))) as acc:
+        y = tj.numpy.heaviside(x1, x2)
+    np.testing.assert_array_equal(acc.jvp(y).numpy(), expected)

@@ -3771,8 +3771,10 @@ def signbit(x):
 
 
 def heaviside(x1, x2):
-    """``jax.numpy.heaviside``: 0 below 0, ``x2`` at 0, 1 above (not differentiable: its gradient is None)."""
-    return _heaviside(x1, x2)
+    """``jax.numpy.heaviside``: 0 below 0, ``x2`` at 0, 1 above. Differentiable in ``x2``, which is the value where
+    ``x1`` is 0 (as jax's and TF's tnp.heaviside); ``x1``'s gradient is None."""
+    h = _heaviside(x1, x2)
+    return where(equal(x1, 0), x2, h)
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
