@@ -402,3 +402,13 @@ def test_overridden_module_name_scope_is_a_name_scope_with_a_name():
     assert mod.name_scope.name == "yolo/"
     assert mod() == "yolo/v:0"
     assert isinstance(tj.Module(name="m").name_scope, tj.name_scope)
+
+
+def test_a_module_name_that_is_not_a_string_raises_type_error_as_tf():
+    """tf.Module(name=3): TypeError (matching the name needs a string); a string that is no identifier: ValueError."""
+    with pytest.raises(TypeError, match="string"):
+        tj.Module(name=3)
+    with pytest.raises(TypeError, match="string"):
+        tj.Module(name=b"x")
+    with pytest.raises(ValueError, match="valid module name"):
+        tj.Module(name="bad name")

@@ -61,7 +61,9 @@ class Module:
     def __init__(self, name: str = None) -> None:
         if name is None:
             name = _snake_case(type(self).__name__)
-        elif not isinstance(name, str) or not _IDENTIFIER.match(name):
+        elif not isinstance(name, str):  # (TF's TypeError, from matching the name)
+            raise TypeError(f"tj.Module: name must be a string, got {type(name).__name__} {name!r}.")
+        elif not _IDENTIFIER.match(name):
             raise ValueError(f"{name!r} is not a valid module name. Module names must be valid Python "
                              "identifiers (e.g. a valid class name).")
         self._name = name
