@@ -653,6 +653,16 @@ def test_pow_negative_exponent():
                 tnp.power(x, y)
 
 
+def test_pow_negative_exponent_of_an_empty_integer_tensor_is_empty():
+    """TF computes no element, so nothing raises: an empty result of the promoted dtype (jax refused the negative
+    integer power even then, from inside its integer_pow)."""
+    for base, exponent, dtype in ((tj.constant([], "int32"), -1, np.int32), (tj.constant([], "int8"), -2, np.int8),
+                                  (np.zeros((0, 3), np.int16), np.array([-1, 2, -3], np.int16), np.int16)):
+        r = tnp.power(base, exponent)
+        assert r.dtype == dtype and r.shape == np.broadcast_shapes(np.shape(base), np.shape(exponent))
+    assert (tj.constant([], "int32") ** -1).shape == (0,)
+
+
 # -- comparison and logical ops (values) ------------------------------------------------------------------
 
 CMP = {"less": (tnp.less, np.less), "less_equal": (tnp.less_equal, np.less_equal),

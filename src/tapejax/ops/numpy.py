@@ -51,7 +51,7 @@ import math
 import operator
 import re
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import jax
 import jax.numpy as jnp
@@ -446,17 +446,19 @@ _integer_pow = OpDef("integer_pow", lambda x, *, n: jnp.power(x, n), bwd=_ipow_b
                                        {"n": n}) for n in (2, 3, -2, 0)])
 
 
-def _check_integer_power(x, y) -> None:
+def _check_integer_power(x, y) -> Optional[tuple]:
     """An integer to a negative integer power raises ``ValueError``, as TF (``InvalidArgumentError``) and NumPy:
     JAX computes a silent wrong number (5 ** -2 gives 0, or an overflowed value). Checked where the
-    exponent's values are known now (not for a traced exponent)."""
+    exponent's values are known now (not for a traced exponent). Returns the result's shape where it is empty
+    (no element computed, as TF's; jax refuses the negative power even then), else None."""
     if not (jnp.issubdtype(_index_dtype(x), jnp.integer) and jnp.issubdtype(_index_dtype(y), jnp.integer)):
-        return
+        return None
     v = _concrete(y)
     if v is not None and np.size(v) and np.min(np.asarray(v)) < 0:
         try:
-            if not math.prod(np.broadcast_shapes(shape(x), shape(y))):
-                return  # (no element is computed: an empty result, as TF's)
+            out_shape = np.broadcast_shapes(shape(x), shape(y))
+            if not math.prod(out_shape):
+                return out_shape
         except ValueError:
             pass  # (shapes that do not broadcast: the op's own error)
         raise ValueError(f"tj op 'power': integers to negative integer powers are not allowed (an integer base, "
@@ -467,7 +469,9 @@ def power(x1, x2):
     """Broadcasting ``jax.numpy.power`` (a concrete integer exponent, a Python or NumPy int or a 0-d jax integer
     array, computes as jax.numpy's integer power, in the base's dtype). An integer base with a negative integer
     exponent raises ``ValueError``, as TF and NumPy."""
-    _check_integer_power(x1, x2)
+    empty = _check_integer_power(x1, x2)
+    if empty is not None:
+        return zeros(empty, result_type(x1, x2))
     if isinstance(x1, (Tensor, Variable)) or type(x1) in (int, float, complex):
         n = _concrete_integer(x2)
         if n is not None:  # (a Python number base stays weakly typed, as jax.numpy's)
