@@ -288,7 +288,6 @@ def test_empty_variable_name_takes_no_scope():
 def test_variable_of_a_weakly_typed_value_keeps_its_dtype_strong():
     """A weakly typed jax value (jnp.asarray(300), the result of an op on Python numbers) becomes a Variable of
     its dtype, which then promotes as a typed value: int32 + int8 stays int32 (was int8 with a wrapped 45)."""
-    import jax.numpy as jnp
     v = tj.Variable(jnp.asarray(300))
     assert not v.read_value().value.weak_type
     r = v + tj.constant(1, "int8")

@@ -645,7 +645,8 @@ def _bare_name(variable: Variable) -> str:
 
 def _with_step_count(state, count):
     """``state`` (an optax state tree) with every step count in it (a ``count`` field of optax's state
-    NamedTuples, at any depth) set to ``count``, in that field's dtype."""
+    NamedTuples, at any depth) set to ``count``, in that field's dtype. (optax.tree_utils.tree_set stops at the
+    outermost match: inject_hyperparams' inner state would keep its own count.)"""
     if isinstance(state, tuple) and hasattr(state, "_fields"):
         fields = {f: _with_step_count(getattr(state, f), count) for f in state._fields}
         if hasattr(fields.get("count"), "dtype"):
