@@ -289,18 +289,61 @@ def test_register_gradient_for_an_unknown_op_suggests_names_instead_of_a_cut_lis
 
 
 def test_python_int_beyond_int32_as_an_op_argument_names_the_op_and_the_fix():
-    # TF: tf.constant(1.0) + 2**40 == 1.0995116e12; jax.numpy (x64 off) raises an OverflowError about "parsing
-    # an argument to a jitted computation"; tapejax raises too, naming the op and what to pass instead
+    # TF: tf.constant(1.0) + 2**40 == 1.0995116e12 (the operator converts the int to the tensor's float dtype), and
+    # so do tj's operators; jax.numpy (x64 off) raises an OverflowError about "parsing an argument to a jitted
+    # computation", and so do tj's functions, naming the op and what to pass instead. An integer tensor's operator
+    # raises too (TF wraps 2**31 * tf.constant([1, 2]) around to [-2147483648, 0] silently).
     x = tj.constant([1.0, 2.0])
-    for run in (lambda: x + 2 ** 40, lambda: 2 ** 31 * tj.constant([1, 2])):
-        with pytest.raises(OverflowError, match=r"tj op '(add|multiply)'.*does not fit int32.*as a float"):
+    for run in (lambda: tnp.add(x, 2 ** 40), lambda: 2 ** 31 * tj.constant([1, 2]),
+                lambda: tj.constant([1, 2]) - 2 ** 40):
+        with pytest.raises(OverflowError, match=r"tj op '(add|multiply|subtract)'.*does not fit int32.*as a float"):
             run()
     with tj.GradientTape() as t:
         t.watch(x)
         with pytest.raises(OverflowError, match="tj op 'add'"):
-            x + 2 ** 40
-        y = tnp.sum(x * 2.0 ** 40)  # the float works, as the message says
-    np.testing.assert_allclose(t.gradient(y, x).numpy(), [2.0 ** 40] * 2)
+            tnp.add(x, 2 ** 40)
+        y = tnp.sum(x * 2.0 ** 40) + tnp.sum(3 * 2 ** 40 * x) + tnp.sum(x + 2 ** 40)  # (operators: TF's conversion)
+        assert (x - 2 ** 40).dtype == (2 ** 40 - x).dtype == np.float32
+    np.testing.assert_allclose(t.gradient(y, x).numpy(), [4 * 2.0 ** 40 + 1] * 2)
+    np.testing.assert_allclose((x + 2 ** 40).numpy(), [1.0995116e12] * 2)  # (TF's values)
+    np.testing.assert_array_equal(((x * 0 + 1) * 2 ** 40).numpy(), np.float32(2 ** 40))
+
+
+@pytest.mark.parametrize("expr, dtype, values", [
+    # (values measured with TF 2.21's operators)
+    (lambda: tj.constant(1., "float16") * np.float32(3), np.float16, 3.0),
+    (lambda: np.float32(3) * tj.constant(1., "float16"), np.float16, 3.0),
+    (lambda: tj.constant([1.], "bfloat16") * np.float32(3.3), "bfloat16", [3.296875]),
+    (lambda: tj.constant([1.], "float16") * np.float32(70000), np.float16, [np.inf]),
+    (lambda: tj.constant([1], "int8") + np.array([300]), np.int8, [45]),
+    (lambda: tj.constant([1], "int8") + [300], np.int8, [45]),
+    (lambda: tj.constant([1], "uint8") - np.array([2]), np.uint8, [255]),
+    (lambda: np.array([1], np.uint8) - tj.constant([2]), np.int32, [-1]),
+    (lambda: tj.constant([1.], "float16") + [2.5], np.float16, [3.5]),
+    (lambda: tj.constant([1.]) + np.array([True]), np.float32, [2.]),
+    (lambda: tj.constant([1.]) * np.float64(1e40), np.float32, [np.inf]),
+    (lambda: tj.Variable([1.], dtype="float16") - np.array([0.5]), np.float16, [0.5]),
+    (lambda: tj.constant([1.], "float16") == np.array([1.]), np.bool_, [True]),
+    (lambda: tj.constant([1.], "float16") < np.float32(1.0001), np.bool_, [False]),  # (1.0001 is 1 in float16)
+    (lambda: tj.constant(1.) * 3_000_000_000, np.float32, 3e9),
+])
+def test_numpy_and_list_operands_take_the_tensor_dtype_as_tf(expr, dtype, values):
+    got = expr()
+    assert got.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(np.asarray(got.numpy(), np.float64), values)
+
+
+def test_numpy_operands_of_a_wider_kind_promote():
+    # TF truncates (tf.constant([1]) + np.float32(2.5) is 3) or drops an imaginary part with a warning; tj's
+    # operators promote as jax.numpy there instead of losing the value
+    assert (tj.constant([1]) + np.array([2.5], np.float32)).numpy().tolist() == [3.5]
+    assert (tj.constant([1.]) + np.array([1j], np.complex64)).numpy().tolist() == [1 + 1j]
+    assert (tj.constant([True]) + np.array([2])).numpy().tolist() == [3]
+    with tj.GradientTape() as t:  # (the converted operand leaves the gradient as it was)
+        x = tj.constant([1., 2.], "float16")
+        t.watch(x)
+        y = tnp.sum(x * np.array([3., 4.]) + [[1.], [2.]])
+    assert y.dtype == np.float16 and t.gradient(y, x).numpy().tolist() == [6., 8.]
 
 
 def test_variable_name_must_be_a_string():

@@ -13,7 +13,8 @@ How the tests map:
     (a strongly typed Tensor); a weakly typed jax array (``jnp.asarray(0.)``) becomes ``tj.constant`` of it (a
     Tensor keeps jax's weak flag); Python scalars stay Python scalars (weak, as in jax);
   * ``x + y`` on jax arrays becomes the Tensor operator (``__add__`` / ``__radd__``), Python scalars on either
-    side, and ``tnp.add`` where both operands are Python scalars; Variables are operands too;
+    side, and ``tnp.add`` where both operands are Python scalars; Variables are operands too; a NumPy operand
+    takes the Tensor's dtype first where its kind is no wider, as TF's operators convert it (``_tf_converted``);
   * ``jax.jit`` (``_CompileAndCheck``) becomes one ``tj.function`` per test over all its cases, compared with eager;
   * ``jax.dtypes.promote_types`` / ``result_type`` / ``issubdtype`` / ``isdtype`` / ``finfo`` / ``iinfo`` become
     ``tj.numpy``'s (which mirror jax.numpy's), also applied to Tensors and Variables;
@@ -606,8 +607,21 @@ BIT_PAIRS = [("i8", "u8"), ("py2", "i8"), ("vi16", "u8"), ("b", "pyTrue"), ("u32
 OPS = {**ARITH, **BITS}
 
 
+def _tf_converted(numpy_operand, tensor):
+    """A NumPy operand as tj's operators take it, as TF's: of the Tensor's dtype where its kind (bool < int <
+    float < complex) is no wider (``np.float32(2.) * f16`` is float16, where jax.Array's is float32)."""
+    kind = lambda d: {"b": 0, "i": 1, "u": 1, "f": 2, "V": 2, "c": 3}[np.dtype(d).kind]  # noqa: E731 (bf16: V)
+    if kind(numpy_operand.dtype) <= kind(tensor.dtype):
+        return numpy_operand.astype(tensor.dtype)
+    return numpy_operand
+
+
 def _operator_expectation(o, pair):
     x, y = (operand(n) for n in pair)
+    if pair[0].startswith("np_"):
+        return x, y, jax_outcome(OPS[o], _tf_converted(x, y), y)
+    if pair[1].startswith("np_"):
+        return x, y, jax_outcome(OPS[o], x, _tf_converted(y, x))
     return x, y, jax_outcome(OPS[o], x, y)
 
 
@@ -628,8 +642,8 @@ def test_operator_result_dtypes(o):
         check_like_jax(label, got, want, reference=reference)
         ok.append((pair, got))
     # _CompileAndCheck: the same expressions in one tj.function (a weakly typed jax array argument: the xfail
-    # test_weak_arguments_of_a_function)
-    ok = [(pair, got) for pair, got in ok if "jweak" not in pair]
+    # test_weak_arguments_of_a_function); a NumPy operand is a Tensor argument there (its dtype no longer yields)
+    ok = [(pair, got) for pair, got in ok if "jweak" not in pair and not any(n.startswith("np_") for n in pair)]
     traced = tj.function(lambda *flat: [OPS[o](flat[2 * i], flat[2 * i + 1]) for i in range(len(ok))])(
         *[operand(n) for pair, _ in ok for n in pair])
     for (pair, eager), t in zip(ok, traced):

@@ -25,8 +25,54 @@ from . import numpy as tnp
 from .core import NO_STATIC, apply
 
 
+def _kind(dtype) -> int:
+    # bool < integer < float < complex: a value converts to a dtype of its kind or a wider one without losing its kind
+    return (0 if dtype == np.bool_ else 1 if jnp.issubdtype(dtype, jnp.integer) else
+            2 if jnp.issubdtype(dtype, jnp.floating) else 3 if jnp.issubdtype(dtype, jnp.complexfloating) else 4)
+
+
+def _operand(self, other):
+    """The operand ``other`` of an operator of ``self``, converted as TF's operators do: a NumPy array or scalar,
+    or a list, takes ``self``'s dtype when its kind is no wider (``f16 * np.float32(3)`` is float16, as ``f16 * 3.``
+    is; ``i8 + np.array([300])`` int8 45, wrapped, as ``i8 + 300``). Of a wider kind it promotes as jax.numpy
+    (``i32 + np.float32(2.5)`` is float32 3.5), where TF would truncate it to 3 or drop an imaginary part.
+    A Python number, a jax.Array or a Tensor is left as it is (weakly typed, or typed as a Tensor)."""
+    if isinstance(other, (np.ndarray, np.generic)):
+        if other.dtype != self.dtype and _kind(other.dtype) <= _kind(self.dtype) < 4:
+            with np.errstate(over="ignore", invalid="ignore"):  # (past the range: inf, or wrapped, as TF)
+                return other.astype(self.dtype)
+    elif isinstance(other, (list, tuple)):
+        try:
+            v = tnp.asarray(other)
+        except (TypeError, ValueError):
+            return other  # (the op says what is wrong with it, naming itself)
+        if v.dtype != self.dtype and _kind(v.dtype) <= _kind(self.dtype) < 4:
+            return tnp.astype(v, self.dtype)
+        return v
+    return other
+
+
+def _big_int_as_float(self, other):
+    """A Python int past int32 (x64 off) as the float it is, where ``self`` is inexact: TF converts it to
+    ``self``'s dtype (``f32 * 3_000_000_000``); an integer ``self`` still raises (TF would wrap it silently)."""
+    if (type(other) is int and not -2 ** 31 <= other < 2 ** 31 and not jax.config.jax_enable_x64
+            and jnp.issubdtype(self.dtype, jnp.inexact)):
+        return float(other)
+    return None
+
+
 def _swap(f):
-    return lambda self, other: f(other, self)
+    def reflected(self, other):
+        if type(other) is not Tensor:
+            other = _operand(self, other)
+        try:
+            return f(other, self)
+        except OverflowError:
+            big = _big_int_as_float(self, other)
+            if big is None:
+                raise
+            return f(big, self)
+    return reflected
 
 
 def _deferring(f, name: str, reflected: str):
@@ -38,8 +84,15 @@ def _deferring(f, name: str, reflected: str):
     opdef = getattr(f, "opdef", None)  # (a broadcasting op applied here: no call of its public function per use)
 
     def op(self, other):
+        if type(other) is not Tensor:
+            other = _operand(self, other)
         try:
             return f(self, other) if opdef is None else apply(opdef, (self, other), NO_STATIC)
+        except OverflowError:
+            big = _big_int_as_float(self, other)
+            if big is None:
+                raise
+            return f(self, big)
         except ConversionError as e:
             method = getattr(type(other), reflected, None)
             if method is None or method is getattr(object, reflected, None):  # (object's own __gt__: no answer)
@@ -80,6 +133,8 @@ def _tensor_eq(negate: bool):
     def cmp(self, other):
         if other is None and not isinstance(self, Variable):
             return negate
+        if type(other) is not Tensor:
+            other = _operand(self, other)
         oshape = getattr(other, "shape", None)  # (Tensors, Variables, arrays; checked only where shapes differ)
         if oshape is None and isinstance(other, (list, tuple)):  # (a list's shape as TF converts it)
             oshape = values_shape(other)
