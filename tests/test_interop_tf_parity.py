@@ -382,3 +382,21 @@ def test_identity_is_a_recorded_copy_as_tf():
         y = tj.numpy.copy(x)
     np.testing.assert_array_equal(acc.jvp(y).numpy(), [1.0, -1.0])
     assert tj.numpy.copy(tj.constant([1, 2])).dtype == jnp.int32
+
+
+@pytest.mark.parametrize("value, dtype", [
+    # (dtypes measured with TF 2.21: a sequence's NumPy integers count as Python ints)
+    ([np.int8(1), 2], np.int32), ([np.int8(1), 300], np.int32), ([np.uint8(1), np.uint8(2)], np.int32),
+    ([np.array([1], np.int8), [2]], np.int32), ([[np.int8(1)], [2]], np.int32), ([np.int64(1), 2], np.int32),
+    ([np.float16(1), 2.5], np.float16), ([np.int8(1), 1.5], np.float32), ([np.float32(1), np.float16(2)], np.float32),
+])
+def test_a_list_of_numpy_integers_converts_as_python_ints(value, dtype):
+    for make in (tj.constant, tj.convert_to_tensor, lambda v: tj.Variable(v).read_value()):
+        got = make(value)
+        assert got.dtype == np.dtype(dtype), (make, got.dtype)
+        np.testing.assert_array_equal(got.numpy(), np.asarray(value, np.float64).astype(dtype))
+    # x64 off: one past int32 keeps the NumPy dtype that holds it (TF's int64 needs x64)
+    assert tj.constant([np.uint32(4_000_000_000)]).numpy().tolist() == [4_000_000_000]
+    # tj.numpy's conversions keep jax.numpy's inference
+    for make in (tnp.array, tnp.asarray):
+        assert make([np.int8(1), 2]).dtype == jnp.array([np.int8(1), 2]).dtype == np.int8

@@ -1870,7 +1870,7 @@ def _materialize_nested(value):
     return value
 
 
-def _default_list_dtype(value):
+def _leaves(value) -> list:
     flat = []
 
     def walk(v):
@@ -1881,6 +1881,30 @@ def _default_list_dtype(value):
             flat.append(v)
 
     walk(value)
+    return flat
+
+
+def _holds_numpy_integers(flat) -> bool:
+    return bool(flat) and any(not isinstance(v, (int, bool)) for v in flat) and all(_integer_leaf(v) for v in flat)
+
+
+def numpy_sequence_dtype(value):
+    """The dtype jax.numpy gives a list or tuple of integers holding NumPy ones (``[np.int8(1), 2]`` is int8), where
+    ``tj.constant`` counts them as Python ints (int32, as TF's); None for any other value (the two agree there)."""
+    if not isinstance(value, (list, tuple)):
+        return None
+    flat = _leaves(value)
+    return jnp.result_type(*flat) if _holds_numpy_integers(flat) else None
+
+
+def _default_list_dtype(value):
+    flat = _leaves(value)
+    if _holds_numpy_integers(flat):
+        # NumPy integers in a list count as Python ints, as TF's conversion of a sequence takes them: int32
+        # ([np.int8(1), 300], [np.uint8(1)]), int64 past it (x64 off: their own dtypes, [np.uint32(4e9)] uint32)
+        ints = [int(e) for v in flat for e in ((v,) if isinstance(v, int) else _extremes(v))]
+        if jax.config.jax_enable_x64 or all(_INT32_MIN <= i <= _INT32_MAX for i in ints):
+            return _int_dtype(ints)
     if any(isinstance(v, np.generic) for v in flat):  # NumPy scalars: JAX's inference, as TF's
         return None  # ([np.float64(1), 2.0] is float64, [np.float32(1), 2.0] float32)
     if flat and all(isinstance(v, bool) for v in flat):
@@ -1894,6 +1918,15 @@ def _default_list_dtype(value):
             refuse_narrowing(big, None, "tj.constant/convert_to_tensor")
         return jnp.float32
     return None
+
+
+def _integer_leaf(v) -> bool:
+    return isinstance(v, int) or (isinstance(v, (np.generic, np.ndarray)) and v.dtype.kind in "iu")
+
+
+def _extremes(a) -> tuple:
+    # (a NumPy integer scalar or array: its least and greatest values, all _int_dtype needs)
+    return (a.min(), a.max()) if np.size(a) else ()
 
 
 def _static_shape(shape) -> tuple:

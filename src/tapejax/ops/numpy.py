@@ -59,7 +59,8 @@ import numpy as np
 
 from .. import tape_set, vspace
 from ..tensor import (Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, is_float,
-                      is_weakly_typed, pending_source, refuse_narrowing, set_list_packer, traced_argument_error)
+                      is_weakly_typed, numpy_sequence_dtype, pending_source, refuse_narrowing, set_list_packer,
+                      traced_argument_error)
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from . import complex_c99 as _complex_c99
 from .core import (OpDef, ShapeError, apply, as_dtype, as_index, axis_error, check_axis as _check_axis,
@@ -2581,6 +2582,8 @@ def _converted(a, dtype, name: str) -> Tensor:
         t = convert_to_tensor(a)  # (its checks: an int beyond int32 raises)
         weak = jnp.asarray(a)
         return Tensor(weak) if weak.dtype == t.dtype else t  # (x64: tj's float32/int32 defaults, strongly typed)
+    if dtype is None:
+        dtype = numpy_sequence_dtype(a)  # ([np.int8(1), 2] is int8, as jax.numpy's; tj.constant's int32, as TF's)
     try:
         return convert_to_tensor(a, dtype)
     except TypeError as e:
