@@ -400,3 +400,24 @@ def test_a_list_of_numpy_integers_converts_as_python_ints(value, dtype):
     # tj.numpy's conversions keep jax.numpy's inference
     for make in (tnp.array, tnp.asarray):
         assert make([np.int8(1), 2]).dtype == jnp.array([np.int8(1), 2]).dtype == np.int8
+
+
+def test_a_dict_with_unsortable_keys_raises_type_error_as_tf():
+    # TF: TypeError "'<' not supported between instances of 'str' and 'int'" from tf.nest (jax raises ValueError)
+    x = tj.constant([1.])
+    mixed = lambda v: {1: v, "b": v * 2}  # noqa: E731
+    with tj.GradientTape(persistent=True) as t:
+        t.watch(x)
+        y = x * 3
+    runs = {
+        "tape target": lambda: t.gradient(mixed(y), x),
+        "tape sources": lambda: t.gradient(y, mixed(x)),
+        "jacobian sources": lambda: t.jacobian(y, mixed(x)),
+        "tj.function argument": lambda: tj.function(lambda a: a[1])(mixed(x)),
+        "tj.function result": lambda: tj.function(lambda: mixed(tj.constant(1.)))(),
+        "accumulator primals": lambda: tj.ForwardAccumulator(mixed(x), mixed(x)),
+        "tj.gradients ys": lambda: tj.function(lambda a: tj.gradients(mixed(a), a))(x),
+    }
+    for what, run in runs.items():
+        with pytest.raises(TypeError, match="keys that cannot be sorted.*not supported between"):
+            run()

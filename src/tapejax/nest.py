@@ -19,7 +19,7 @@ import collections
 import enum
 import functools
 from collections.abc import Mapping, MutableMapping
-from typing import Any
+from typing import Any, Callable
 
 import jax
 
@@ -73,7 +73,19 @@ def flatten(structure: Any):
                     _flat_defs.clear()
                 treedef = _flat_defs[key] = jax.tree_util.tree_structure(t(range(len(structure))))
             return list(structure), treedef
-    return jax.tree_util.tree_flatten(plain_containers(structure), is_leaf=_is_leaf)
+    return tree_flatten(plain_containers(structure), _is_leaf)
+
+
+def tree_flatten(tree: Any, is_leaf: Callable):
+    """``jax.tree_util.tree_flatten(tree, is_leaf=is_leaf)``; a dict whose keys do not sort (``{1: x, 'b': y}``)
+    raises TypeError, as tf.nest's sorting of them does (jax raises ValueError)."""
+    try:
+        return jax.tree_util.tree_flatten(tree, is_leaf=is_leaf)
+    except ValueError as e:
+        if "sorting pytree dictionary keys" not in str(e):
+            raise
+        raise TypeError(f"A dict in the structure has keys that cannot be sorted ({e.__cause__}): a dict's entries "
+                        "are taken in sorted key order, as tf.nest takes them. Use keys of one type.") from None
 
 
 def plain_containers(structure: Any) -> Any:

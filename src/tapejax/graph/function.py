@@ -31,7 +31,7 @@ from jax.extend.core import jaxpr_as_fun
 
 from .. import tape_set
 from ..ops import dependence
-from ..nest import dict_order, in_dict_order
+from ..nest import dict_order, in_dict_order, tree_flatten
 from ..ops.core import OpDef, apply, rules_epoch
 from ..tensor import ArrayImpl, Tensor, Variable, constant, new_id, refuse_narrowing, undone_if_raising
 from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder, InlineTrace
@@ -104,9 +104,9 @@ def _tf_unflatten(cls, metadata, components):
 
 def _flatten(tree):
     """``tree``'s leaves and structure (Tensors and Variables are leaves; TF nest-protocol classes are nodes)."""
-    leaves, treedef = jax.tree_util.tree_flatten(tree, is_leaf=_is_leaf)
+    leaves, treedef = tree_flatten(tree, _is_leaf)
     while _register_nests(leaves):
-        leaves, treedef = jax.tree_util.tree_flatten(tree, is_leaf=_is_leaf)
+        leaves, treedef = tree_flatten(tree, _is_leaf)
     return leaves, treedef
 
 
@@ -157,7 +157,7 @@ def _is_method(signature: inspect.Signature) -> bool:
 
 def _same_inputs(before_tree, before_leaves, args, kwargs) -> bool:
     """TF's mutation check: the arguments keep their structure and each leaf is the same object."""
-    leaves, tree = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)
+    leaves, tree = tree_flatten((args, kwargs), _is_leaf)
     return tree == before_tree and len(leaves) == len(before_leaves) and \
         all(a is b for a, b in zip(leaves, before_leaves))
 
@@ -430,7 +430,7 @@ class Function:
     def _run_inline(self, args, kwargs):
         """Run ``f`` as part of the enclosing trace (capture.InlineTrace): its ops are recorded in the
         enclosing graph, so its tj.gradients follow captured Tensors back to where they were made."""
-        before = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)[::-1]
+        before = tree_flatten((args, kwargs), _is_leaf)[::-1]
         out = self._f(*args, **kwargs)
         self._check_inputs(before, args, kwargs)
         return jax.tree_util.tree_map(
@@ -518,7 +518,7 @@ class Function:
         graph.arguments = {x._id for x in leaves if isinstance(x, Tensor)}
         tape_set.current().build_graph = graph
         tape_set.push_tape(graph)
-        before = jax.tree_util.tree_flatten((args, kwargs), is_leaf=_is_leaf)[::-1]
+        before = tree_flatten((args, kwargs), _is_leaf)[::-1]
         with undone_if_raising():  # (a call that raises assigns nothing, as TF's, whose first call traces first)
             try:
                 out = self._f(*args, **kwargs)
