@@ -31,6 +31,9 @@ def _kind(dtype) -> int:
             2 if jnp.issubdtype(dtype, jnp.floating) else 3 if jnp.issubdtype(dtype, jnp.complexfloating) else 4)
 
 
+_TYPED_OPERANDS = frozenset((Tensor, float, int))  # (the common operands: nothing to convert, one set lookup)
+
+
 def _operand(self, other):
     """The operand ``other`` of an operator of ``self``, converted as TF's operators do: a NumPy array or scalar,
     or a list, takes ``self``'s dtype when its kind is no wider (``f16 * np.float32(3)`` is float16, as ``f16 * 3.``
@@ -63,7 +66,7 @@ def _big_int_as_float(self, other):
 
 def _swap(f):
     def reflected(self, other):
-        if type(other) is not Tensor:
+        if type(other) not in _TYPED_OPERANDS:
             other = _operand(self, other)
         try:
             return f(other, self)
@@ -84,7 +87,7 @@ def _deferring(f, name: str, reflected: str):
     opdef = getattr(f, "opdef", None)  # (a broadcasting op applied here: no call of its public function per use)
 
     def op(self, other):
-        if type(other) is not Tensor:
+        if type(other) not in _TYPED_OPERANDS:
             other = _operand(self, other)
         try:
             return f(self, other) if opdef is None else apply(opdef, (self, other), NO_STATIC)
@@ -133,7 +136,7 @@ def _tensor_eq(negate: bool):
     def cmp(self, other):
         if other is None and not isinstance(self, Variable):
             return negate
-        if type(other) is not Tensor:
+        if type(other) not in _TYPED_OPERANDS:
             other = _operand(self, other)
         oshape = getattr(other, "shape", None)  # (Tensors, Variables, arrays; checked only where shapes differ)
         if oshape is None and isinstance(other, (list, tuple)):  # (a list's shape as TF converts it)
