@@ -421,3 +421,16 @@ def test_a_dict_with_unsortable_keys_raises_type_error_as_tf():
     for what, run in runs.items():
         with pytest.raises(TypeError, match="keys that cannot be sorted.*not supported between"):
             run()
+
+
+def test_a_traced_number_as_a_condition_is_also_a_value_error():
+    # TF's tf.function: ValueError "condition of if statement expected to be `tf.bool` scalar"; jax's class stays
+    @tj.function
+    def f(x):
+        return x if x else -x
+    with pytest.raises(ValueError, match="needs a concrete value") as info:
+        f(tj.constant(1.))
+    assert isinstance(info.value, jax.errors.TracerBoolConversionError)
+    with pytest.raises(jax.errors.TracerBoolConversionError) as info:  # (a bool: TF's autograph would branch)
+        f(tj.constant(True))
+    assert not isinstance(info.value, ValueError)

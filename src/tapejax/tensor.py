@@ -488,7 +488,8 @@ class Tensor(ArrayShape):
                 return False
             raise ValueError(f"The truth value of a tj.Tensor of shape {self.shape} is ambiguous; "
                              "use tj.numpy.any(...) or tj.numpy.all(...), or compare a size-1 tensor.")
-        _require_concrete(self, "bool()", TracerBoolConversionError)
+        _require_concrete(self, "bool()", TracerBoolConversionError if self.dtype == np.bool_ else
+                          TracerNonBoolConditionError)
         return bool(np.asarray(self._value).reshape(()))
 
     def __len__(self) -> int:
@@ -734,6 +735,10 @@ def _as_jax_error(jax_class: type) -> type:
 # A traced Tensor or Variable converted to a host value raises the class jax raises for a traced jax.Array
 ConcretizationTypeError = _as_jax_error(jax.errors.ConcretizationTypeError)  # float(), int(), item(), tolist()
 TracerBoolConversionError = _as_jax_error(jax.errors.TracerBoolConversionError)  # bool(), if t:
+# (a traced number as a condition is also a ValueError, as TF's "condition of if statement expected to be
+# `tf.bool` scalar" in a tf.function; a traced bool is jax's error only: TF's autograph would make it a tf.cond)
+TracerNonBoolConditionError = type("TracerBoolConversionError", (TracerBoolConversionError, ValueError),
+                                   {"__module__": __name__})
 TracerIntegerConversionError = _as_jax_error(jax.errors.TracerIntegerConversionError)  # an index, range(t)
 TracerArrayConversionError = _as_jax_error(jax.errors.TracerArrayConversionError)  # np.asarray(t), t.numpy()
 
