@@ -508,14 +508,13 @@ def test_values_jax_s_32_bits_would_change_raise_instead():
     """With x64 off JAX holds a 64-bit value in 32 bits: it wraps an integer past int32 around (2**35 becomes 0)
     and makes a float past float32's range inf, silently, where TF keeps the 64-bit value. tapejax raises
     OverflowError naming the value instead, wherever such a value enters: tj.constant and convert_to_tensor
-    (NumPy arrays and scalars, Python floats; also with a 64-bit dtype asked for), Variables, op arguments,
-    tj.function arguments, lists packed with Tensors, and the fill values and bounds of tj.numpy's constructors.
+    (NumPy arrays and scalars, Python floats; also with a 64-bit dtype asked for), Variables, op arguments
+    (an operator's NumPy operand of no wider kind is cast to the Tensor's dtype, as TF's), tj.function arguments, lists packed with Tensors, and the fill values and bounds of tj.numpy's constructors.
     An explicit narrower dtype is a cast, as TF's; values that fit, NaN and inf pass."""
     big_int, big_float, B35 = np.array([7, 2 ** 35]), np.array([1.0, 1e300]), np.int64(2 ** 35)
     entries = [
         lambda v: tj.constant(v), lambda v: tj.convert_to_tensor(v), lambda v: tj.Variable(v),
-        lambda v: tj.numpy.sum(v), lambda v: tj.constant([1]) + v if v.dtype.kind == "i" else tj.constant([1.0]) + v,
-        lambda v: tj.function(lambda a: a * 2)(v),
+        lambda v: tj.numpy.sum(v), lambda v: tj.function(lambda a: a * 2)(v),
     ]
     for value, words in [(big_int, "34359738368 does not fit int32"), (big_float, "1e+300 is past float32's range"),
                          (np.int64(-2 ** 40), "-1099511627776 does not fit int32"),
@@ -536,6 +535,12 @@ def test_values_jax_s_32_bits_would_change_raise_instead():
             make()
     np.testing.assert_array_equal(tj.numpy.full((1,), B35, dtype=tj.float32).numpy(), [2.0 ** 35])
     np.testing.assert_array_equal(tj.numpy.arange(2 ** 35, 2 ** 35 + 2, dtype=tj.float32).numpy(), [2.0 ** 35] * 2)
+    # an operator converts a NumPy operand of no wider kind with the Tensor's dtype: TF's cast, as below
+    np.testing.assert_array_equal((tj.constant([1]) + big_int).numpy(), 1 + big_int.astype(np.int32))
+    with np.errstate(over="ignore"):
+        assert np.isinf((tj.constant([1.0]) + big_float).numpy()[1])
+    with pytest.raises(OverflowError, match="1e\\+300 is past complex64's range"):
+        tj.constant([1.0]) + np.array([1e300j])  # a wider kind promotes, and complex64 cannot hold it
     # an explicit 32-bit dtype is a cast of the 64-bit values, as TF's (not of JAX's 32-bit copy of them)
     np.testing.assert_array_equal(tj.constant(big_int, dtype=tj.int32).numpy(), big_int.astype(np.int32))
     np.testing.assert_array_equal(tj.constant(big_int, dtype=tj.float32).numpy(), np.float32([7, 2 ** 35]))

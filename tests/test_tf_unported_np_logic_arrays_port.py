@@ -471,14 +471,14 @@ def test_operators_with_numpy_and_python_operands(i, make):
     np.testing.assert_array_equal(got.numpy(), want)
 
 
-def test_numpy_float64_operands_under_x64_follow_jax_numpy():
-    # sanctioned: TF 2.21 casts a NumPy operand to the Tensor's float32; jax.numpy (x64 on) promotes to float64
+def test_numpy_float64_operands_under_x64_take_the_tensor_dtype_as_tf():
+    # TF 2.21 converts an operator's NumPy operand with the Tensor's dtype: float32 stays float32 under x64 too
     with jax.enable_x64(True):
         t = tj.constant([1., 2.])
-        for got, ref in [(np.array([1., 2.]) + t, np.array([1., 2.]) + jnp.asarray(t)),
-                         (np.float64(2) * t, np.float64(2) * jnp.asarray(t)), (t + 1.5, jnp.asarray(t) + 1.5)]:
-            assert got.dtype == ref.dtype
-            np.testing.assert_array_equal(got.numpy(), ref)
+        for got, want in [(np.array([1., 2.]) + t, [2., 4.]), (np.float64(2) * t, [2., 4.]), (t + 1.5, [2.5, 3.5]),
+                          (t + np.float64(0.1), np.float32([1., 2.]) + np.float32(0.1))]:
+            assert got.dtype == np.float32
+            np.testing.assert_array_equal(got.numpy(), want)
 
 
 def test_in_place_operators_rebind_tensors():
