@@ -388,3 +388,173 @@ def test_power_with_a_broadcast_exponent_at_second_order_forward(exponent):
             y = f(x)
         j = inner.jvp(y)
     np.testing.assert_allclose(tape.gradient(j, x).numpy(), expected, rtol=1e-5)
+
+
+# --- nested forward mode: zeros, not None, through ops of piecewise constant derivative (as TF) --------------
+#
+# TF runs each op's JVP as a function call of the op's inputs, outputs and tangents (forwardprop._jvp_dispatch);
+# an outer accumulator fills the arguments without a tangent with zeros, and each output tangent reads the tangent
+# arguments, so forward over forward gives the inner JVP a tangent whenever the op took a value with an outer
+# tangent: zeros where the derivative is piecewise constant (relu: ReluGrad(t, relu(x)), whose gradient with
+# respect to the features is zeros), never None. A tape over an accumulator follows the ops of the JVP instead:
+# 3 * x's JVP is 3 t + 0 * x (the zero-filled tangent of the constant times x): zeros; x + 1's is t + 0: no x,
+# None; maximum(x, 0)'s a select on x >= 0: None. Values at X = [0.5, -1.5, 2.0] by hand: first derivative
+# (along ones), then forward over forward, then a tape over the accumulator (TF 2.21 gives the same).
+FX = [0.5, -1.5, 2.0]
+Z3 = [0.0, 0.0, 0.0]
+FF_CASES = {
+    # name: (f, jvp, forward over forward, reverse over forward)
+    "relu": (tj.nn.relu, [1.0, 0.0, 1.0], Z3, Z3),
+    "leaky_relu": (lambda x: tj.nn.leaky_relu(x, 0.2), [1.0, 0.2, 1.0], Z3, Z3),
+    "abs": (tnp.abs, [1.0, -1.0, 1.0], Z3, Z3),
+    "maximum": (lambda x: tnp.maximum(x, 0.0), [1.0, 0.0, 1.0], Z3, None),
+    "maximum_of_x_and_2x": (lambda x: tnp.maximum(x, 2.0 * x), [2.0, 1.0, 2.0], Z3, Z3),
+    "minimum": (lambda x: tnp.minimum(x, 0.5), [1.0, 1.0, 0.0], Z3, None),  # (a tie at 0.5: the first argument)
+    "clip": (lambda x: tnp.clip(x, -1.0, 1.0), [1.0, 0.0, 0.0], Z3, None),
+    "reduce_max": (tnp.max, 1.0, 0.0, None),
+    "reduce_min": (tnp.min, 1.0, 0.0, None),
+    "sign_times_x": (lambda x: tnp.sign(x) * x, [1.0, -1.0, 1.0], Z3, Z3),
+    "where": (lambda x: tnp.where(x > 0, x, -2.0 * x), [1.0, -2.0, 1.0], Z3, Z3),
+    "where_constant": (lambda x: tnp.where(x > 0, x, 0.0), [1.0, 0.0, 1.0], Z3, None),
+    "times_3": (lambda x: x * 3.0, [3.0, 3.0, 3.0], Z3, Z3),
+    "plus_1": (lambda x: x + 1.0, [1.0, 1.0, 1.0], Z3, None),
+    "negative": (lambda x: -x, [-1.0, -1.0, -1.0], Z3, None),
+    "identity": (tj.identity, [1.0, 1.0, 1.0], Z3, None),
+    "reshape": (lambda x: tnp.reshape(x, (3, 1)), [[1.0], [1.0], [1.0]], [[0.0], [0.0], [0.0]], None),
+    "sort": (tnp.sort, [1.0, 1.0, 1.0], Z3, None),
+    "take": (lambda x: tnp.take(x, tj.constant([2, 0])), [1.0, 1.0], [0.0, 0.0], None),
+    "sum": (tnp.sum, 3.0, 0.0, None),
+    "square": (lambda x: x * x, [1.0, -3.0, 4.0], [2.0, 2.0, 2.0], [2.0, 2.0, 2.0]),
+    # no first derivative (TF: Sign's gradient ignores its output gradient, Floor/Round have none, a bool
+    # condition and an int cast carry none, stop_gradient records nothing): None at every level
+    "sign": (tnp.sign, None, None, None),
+    "floor": (tnp.floor, None, None, None),
+    "round": (tnp.round, None, None, None),
+    "where_on_condition_only": (lambda x: tnp.where(x > 0, 1.0, 2.0), None, None, None),
+    "stop_gradient": (tj.stop_gradient, None, None, None),
+    "cast_to_int": (lambda x: x.astype(tj.int32), None, None, None),
+    "cast_to_int_and_back": (lambda x: x.astype(tj.int32).astype(tj.float32), None, None, None),
+}
+
+
+def _check(got, want, what):
+    if want is None:
+        assert got is None, f"{what}: {got}, TF gives None"
+    else:
+        assert got is not None, f"{what}: None, TF gives {want}"
+        close(got, want)
+
+
+def _forward_over_forward(f, x):
+    with tj.ForwardAccumulator(x, tj.constant(np.ones(3, np.float32))) as outer:
+        with tj.ForwardAccumulator(x, tj.constant(np.ones(3, np.float32))) as inner:
+            y = f(x)
+        d = inner.jvp(y)
+    return d, (None if d is None else outer.jvp(d))
+
+
+@pytest.mark.parametrize("name", sorted(FF_CASES))
+def test_nested_forward_mode_connects_piecewise_constant_derivatives(name):
+    f, first, ff, bf = FF_CASES[name]
+    x = tj.constant(FX)
+    d, dd = _forward_over_forward(f, x)
+    _check(d, first, f"{name}: jvp")
+    _check(dd, ff, f"{name}: forward over forward")
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        with tj.ForwardAccumulator(x, tj.constant(np.ones(3, np.float32))) as acc:
+            y = f(x)
+        d = acc.jvp(y)
+    _check(None if d is None else tape.gradient(d, x), bf, f"{name}: reverse over forward")
+
+
+def test_forward_over_forward_with_different_primals():
+    # outer x, inner w (x = [1, 2], w = [3, -4], tangents ones): the JVP call of an op that took x has a tangent
+    # (x + w: d = t_w, zeros; maximum(x, w): zeros; x * w: d = x t_w, tangent t_x t_w = 1); w * 3 never read x: None
+    cases = [(lambda x, w: x + w, [0.0, 0.0]), (lambda x, w: tnp.maximum(x, w), [0.0, 0.0]),
+             (lambda x, w: x * w, [1.0, 1.0]), (lambda x, w: w * 3.0, None),
+             (lambda x, w: tnp.concatenate([x, w]), [0.0] * 4)]
+    for f, want in cases:
+        x, w = tj.constant([1.0, 2.0]), tj.constant([3.0, -4.0])
+        with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0])) as outer:
+            with tj.ForwardAccumulator(w, tj.constant([1.0, 1.0])) as inner:
+                y = f(x, w)
+            d = inner.jvp(y)
+        _check(outer.jvp(d), want, "outer x, inner w")
+
+
+def test_third_order_forward_through_relu_and_square():
+    # x * x: d1 = 2 x, d2 = 2, d3 = zeros (2 t1 t2's JVP call took x); relu: zeros at the second and third level
+    x = tj.constant(FX)
+    ones = tj.constant(np.ones(3, np.float32))
+    with tj.ForwardAccumulator(x, ones) as a3:
+        with tj.ForwardAccumulator(x, ones) as a2:
+            with tj.ForwardAccumulator(x, ones) as a1:
+                sq, r = x * x, tj.nn.relu(x)
+            d1s, d1r = a1.jvp(sq), a1.jvp(r)
+        d2s, d2r = a2.jvp(d1s), a2.jvp(d1r)
+    close(d2s, [2.0, 2.0, 2.0])
+    close(a3.jvp(d2s), Z3)
+    close(d2r, Z3)
+    close(a3.jvp(d2r), Z3)
+
+
+@pytest.mark.parametrize("f,want", [(tj.nn.relu, Z3), (lambda x: x * 3.0, Z3), (lambda x: x * x, Z3),
+                                    (lambda x: tnp.maximum(x, 0.0), None)], ids=["relu", "times_3", "square", "maximum"])
+def test_forward_over_reverse_over_forward(f, want):
+    # an accumulator over a tape's gradient of an inner JVP: TF's gradient of the JVP call is a call too, so the
+    # gradient has a tangent (zeros) wherever it is not None (maximum's: None, its select reads x only as a condition)
+    x = tj.constant(FX)
+    ones = tj.constant(np.ones(3, np.float32))
+    with tj.ForwardAccumulator(x, ones) as outer:
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            with tj.ForwardAccumulator(x, ones) as inner:
+                y = f(x)
+            d = inner.jvp(y)
+        g = tape.gradient(d, x)
+    if want is None:
+        assert g is None
+    else:
+        close(outer.jvp(g), want)
+
+
+def test_forward_over_forward_batched():
+    x = tj.constant(FX)
+    basis = tj.constant([[1.0, 1.0, 1.0], [2.0, 0.0, 1.0]])
+    with tj.ForwardAccumulator(x, tj.constant(np.ones(3, np.float32))) as outer:
+        with tj.ForwardAccumulator._batch_accumulator(x, basis) as inner:
+            y = tj.nn.relu(x)
+        d = inner.jvp(y)
+    close(d, [[1.0, 0.0, 1.0], [2.0, 0.0, 1.0]])
+    close(outer.jvp(d), np.zeros((2, 3)))
+    with tj.ForwardAccumulator._batch_accumulator(x, basis) as outer:
+        with tj.ForwardAccumulator(x, tj.constant(np.ones(3, np.float32))) as inner:
+            y = tnp.maximum(x, 0.0)
+        d = inner.jvp(y)
+    close(outer.jvp(d), np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("name", ["relu", "abs", "maximum", "identity", "plus_1", "times_3", "square", "sign"])
+def test_forward_over_forward_through_function_as_eagerly(name):
+    # one set of rules (API.md): a tj.function call's JVP gives the tangents its ops give eagerly (TF's tf.function
+    # path gives None for identity and maximum here, zeros for relu: its JVP runs inside the function, not matched)
+    f, first, ff, _ = FF_CASES[name]
+    d, dd = _forward_over_forward(tj.function(f), tj.constant(FX))
+    _check(d, first, f"{name}: jvp")
+    _check(dd, ff, f"{name}: forward over forward")
+
+
+def test_forward_over_forward_through_function_output_by_output():
+    # outer x, inner w, one call returning (x + w, w * 3): eagerly the first JVP call took x (zeros), the second
+    # never did (None); so through the call
+    g = tj.function(lambda x, w: (x + w, w * 3.0))
+    x, w = tj.constant([1.0, 2.0]), tj.constant([3.0, -4.0])
+    with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0])) as outer:
+        with tj.ForwardAccumulator(w, tj.constant([1.0, 1.0])) as inner:
+            a, b = g(x, w)
+        da, db = inner.jvp(a), inner.jvp(b)
+    close(da, [1.0, 1.0])
+    close(db, [3.0, 3.0])
+    close(outer.jvp(da), [0.0, 0.0])
+    assert outer.jvp(db) is None

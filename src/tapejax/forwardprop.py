@@ -114,14 +114,33 @@ class Accumulator:
         if tape_set.numerics_checks and st.debug_checking:  # tj.debug.check_numerics
             tape_set.debug_hooks.check_jvp(op, outs, res, tans)
         # No tangent for an output no input with one reaches: along the recorded ops of a tj.function call
-        # (TF's None), or through its JVP (TF's None where the gradient function ignores its output gradient)
+        # (TF's None), or through its JVP (TF's None where the gradient function ignores its output gradient).
+        # An inner accumulator's JVP of an op is a call (OpDef.jvp_op): each output has a tangent, zeros if need
+        # be (forward over forward through relu, abs or x + 1, as TF).
         conn = op.connections
         paths = op.tangent_paths(static, diff, raw)
-        given = None if conn is None and paths is None else frozenset(i for i, t in zip(diff, tans) if t is not None)
+        if (conn is None and paths is None) or op.call_connected:
+            given = primal = None
+        else:
+            given = frozenset(i for i, t in zip(diff, tans) if t is not None)
+            primal = None if op.jvp_of_call is None else self._primal_has_tangent(op.jvp_of_call, raw, given)
         for k, (o, t) in enumerate(zip(outs, res)):
-            if t is not None and is_float(o._value.dtype) and (given is None or (
+            if t is not None and is_float(o._value.dtype) and (given is None or (primal is not None and primal[k]) or (
                     (conn is None or conn[k] & given) and (paths is None or paths[k] & given))):
                 self._store(o, t)
+
+    @staticmethod
+    def _primal_has_tangent(call: tuple, raw, given: frozenset) -> list:
+        """For a tj.function call's JVP op (arguments: the call's, then the tangents of its ``diff``), whether
+        the primal of each output has a tangent, by the rule above for the call itself. Such an output's
+        tangent is connected too: eagerly, the JVP of the last op on its path would be a call of its own."""
+        op, static, diff = call
+        n = len(raw) - len(diff)
+        on = frozenset(i for i in given if i < n)
+        if not on:
+            return [False] * len(op.connections)
+        paths = op.tangent_paths(static, diff, raw[:n])
+        return [bool(c & on) and (paths is None or bool(paths[k] & on)) for k, c in enumerate(op.connections)]
 
     def _jvp_kernel(self, op, static, raw, diff, tans, out):
         """The output tangents (a Tensor, or a tuple with None for an output without one) from the op's JVP

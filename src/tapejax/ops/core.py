@@ -751,6 +751,10 @@ class OpDef:
         self.connections = connections
         self.gradients_present: Optional[tuple] = None  # (a gradient op's: see _gradient_op)
         self.tangent_connected = False  # (a gradient op's: see tangent_paths)
+        # Under an accumulator, every float output has a tangent: TF runs it as a function call (see jvp_op)
+        self.call_connected = False
+        self.jvp_of_call: Optional[tuple] = None  # (a tj.function call's jvp_op: (that op, static, diff))
+        self.derived = False  # (grad_op's and jvp_op's)
         self.passthrough = frozenset(passthrough)
         self.backward_connected = (backward_connected if isinstance(backward_connected, bool)
                                    else frozenset(backward_connected))
@@ -850,13 +854,22 @@ class OpDef:
                 return tuple(g for g, p in zip(grad_fn(*a), present) if p)
         g = OpDef(f"{self.name}_grad", fn, register=False, connections=self._derived_connections(fn, avals))
         g.gradients_present = None if all(present) else present
-        g.tangent_connected = bool(self.backward_connected)
+        g.derived = True
+        # (TF's gradient of its JVP call is a call too: forward over reverse over forward, zeros for relu)
+        g.call_connected = self.call_connected or self.jvp_of_call is not None
+        g.tangent_connected = bool(self.backward_connected) or g.call_connected
         return g
 
     def jvp_op(self, static: dict, diff: tuple, batched: bool, args: Sequence) -> "OpDef":
         """An op computing this op's output tangents from ``args``: ``(*op args, *tangents)``; with
         ``batched`` the tangents carry a leading batch axis (tape.h's use_batch) and the JVP kernel is
-        vmapped. Each tangent is connected only to the arguments it reads differentiably, as grad_op's."""
+        vmapped. For a tape each tangent is connected only to the arguments it reads differentiably, as
+        grad_op's. An outer accumulator gives every output a tangent (``call_connected``), zeros where it
+        reads none of those it has: TF runs an op's JVP as a function call (forwardprop._jvp_dispatch) of
+        the op's inputs, outputs and tangents, which that accumulator fills with zeros where they have
+        none, and each output tangent reads the tangents (forward over forward through relu, abs or
+        x + 1: zeros, not None). A tj.function call's JVP stands for its ops' JVPs one by one: an output
+        has a tangent where its primal has one (``jvp_of_call``, Accumulator.accumulate), as eagerly."""
         avals = _avals(args)
         key = ("jvp", static_key(static), diff, batched, avals)
         j = self._derived.get(key)
@@ -864,6 +877,11 @@ class OpDef:
             jvp_fn = self._jvp_fn(static, diff, batched)
             conn = self._derived_connections(jvp_fn, avals)
             j = self._derived[key] = OpDef(f"{self.name}_jvp", jvp_fn, register=False, connections=conn)
+            j.derived = True
+            if self.connections is None or self.derived:
+                j.call_connected = j.tangent_connected = True
+            else:  # (a tj.function call: its connections declared)
+                j.jvp_of_call = (self, static, diff)
         return j
 
     def _jvp_fn(self, static: dict, diff: tuple, batched: bool) -> Callable:
