@@ -558,3 +558,35 @@ def test_forward_over_forward_through_function_output_by_output():
     close(db, [3.0, 3.0])
     close(outer.jvp(da), [0.0, 0.0])
     assert outer.jvp(db) is None
+
+
+def test_forward_over_forward_through_custom_gradients():
+    # TF computes a custom gradient's JVP as one call of its inputs, outputs and tangents: under an outer
+    # accumulator each inner tangent has a tangent, zeros where its ops read nothing with one (TF 2.21 gives these)
+    @tj.custom_gradient
+    def times3(x):
+        return x * 3.0, lambda dy: dy * 3.0
+
+    @tj.custom_gradient
+    def square(x):
+        return x * x, lambda dy: dy * 2.0 * x
+
+    @tj.custom_gradient
+    def relu(x):
+        return tj.nn.relu(x), lambda dy: dy * (x > 0).astype(x.dtype)
+
+    @tj.custom_gradient
+    def constant(x):
+        return x * 0.0 + 1.0, lambda dy: dy * 0.0
+
+    for f, first, second in [(times3, [3.0, 3.0, 3.0], Z3), (square, [1.0, -3.0, 4.0], [2.0, 2.0, 2.0]),
+                             (relu, [1.0, 0.0, 1.0], Z3), (constant, Z3, Z3)]:
+        d, dd = _forward_over_forward(f, tj.constant(FX))
+        close(d, first)
+        close(dd, second)
+    w = tj.constant([1.0, 2.0, 3.0])  # an outer accumulator on another primal: no tangent reaches the call
+    with tj.ForwardAccumulator(w, tj.constant([1.0, 1.0, 1.0])) as outer:
+        x = tj.constant(FX)
+        with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0, 1.0])) as inner:
+            y = times3(x)
+        assert outer.jvp(inner.jvp(y)) is None

@@ -185,8 +185,21 @@ class Accumulator:
                 out_tans = [None if ts[0] is None else tnp.stack(ts) for ts in zip(*per)]
             else:
                 out_tans = tape.gradient(targets, aids, output_gradients=og)
+            self._connect_call(list(input_ids) + [o._id for o in outs] + [t._id for t in in_tans if t is not None],
+                               [t for t in out_tans if t is not None])
         for o, t in zip(float_outs, out_tans):
             self._store(o, t)
+
+    @staticmethod
+    def _connect_call(arg_ids: list, results: list) -> None:
+        """TF computes a custom gradient's JVP as one function call of the op's inputs, outputs and tangents:
+        an outer accumulator holding a tangent for any of those gives each result a tangent, zeros where the
+        ops computing it read none (forward over forward through a custom gradient of x * 3 or relu)."""
+        for a in tape_set.recording_accumulators():  # (self and those entered after it are paused)
+            if any(i in a.tangents for i in arg_ids):
+                for r in results:
+                    if r._id not in a.tangents:
+                        a._store(r, a._zeros_batched(r, a._batch_size()))
 
     def _batch_size(self) -> Optional[int]:
         if not self.use_batch:
