@@ -500,7 +500,8 @@ def test_third_order_forward_through_relu_and_square():
 
 
 @pytest.mark.parametrize("f,want", [(tj.nn.relu, Z3), (lambda x: x * 3.0, Z3), (lambda x: x * x, Z3),
-                                    (lambda x: tnp.maximum(x, 0.0), None)], ids=["relu", "times_3", "square", "maximum"])
+                                    (lambda x: tnp.maximum(x, 0.0), None)],
+                         ids=["relu", "times_3", "square", "maximum"])
 def test_forward_over_reverse_over_forward(f, want):
     # an accumulator over a tape's gradient of an inner JVP: TF's gradient of the JVP call is a call too, so the
     # gradient has a tangent (zeros) wherever it is not None (maximum's: None, its select reads x only as a condition)

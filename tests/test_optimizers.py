@@ -1,7 +1,8 @@
 """tj.optimizers (Keras's optimizers on optax) and tj.clip_by_norm / tj.clip_by_global_norm (TF).
 
 Reference values come from optax applied directly to the same arrays (and plain NumPy/JAX formulas for
-clipping), never from tapejax itself."""
+clipping), or from running Keras 3.15.1 / TF 2.21 (written as literals, where a comment says so), never from
+tapejax itself."""
 from __future__ import annotations
 
 import copy
@@ -582,3 +583,257 @@ def test_assigning_iterations_moves_a_schedule_given_to_the_constructor():
     opt.iterations.assign(3)
     opt.apply_gradients([(tj.constant(1.0), v)])
     np.testing.assert_allclose(v.numpy(), 1.0 - 0.1 * 0.5 ** 3, rtol=1e-6)
+
+
+# -- corner cases checked against Keras 3.15.1 / TF 2.21 (TensorFlow backend) ---------------------------------
+_ADAM_GRADS = [[0.5, -1.0, 2.0], [0.1, 0.3, -0.7], [1.0, 1e-4, 0.0]]
+_ADAM_W0 = [1.0, 2.0, -3.0]
+
+
+def _steps(opt, grads, w0, dtype=np.float32):
+    v = tj.Variable(np.array(w0, dtype))
+    for g in grads:
+        opt.apply_gradients([(tj.constant(np.array(g, dtype)), v)])
+    return v.numpy()
+
+
+@pytest.mark.parametrize("beta_2,expected", [
+    # Keras 3 / TF 2.21 gives these (beta_2=1: alpha = lr * sqrt(1 - 1) / ... = 0, the variable stays; tapejax
+    # gave NaN, optax's v_hat = 0 / 0; 0.99999999 is 1.0 in float32, as in Keras)
+    (1.0, [1.0, 2.0, -3.0]),
+    (0.99999999, [1.0, 2.0, -3.0]),
+    (0.1, [0.6796982, 2.3282578, -3.293376]),
+    (0.5, [0.732876, 2.1988754, -3.188246]),
+])
+def test_adam_beta_2_one_and_small_as_keras(beta_2, expected):
+    np.testing.assert_allclose(_steps(tj.optimizers.Adam(0.1, beta_2=beta_2), _ADAM_GRADS, _ADAM_W0), expected,
+                               rtol=2e-6)
+    if beta_2 == 1.0:
+        # Keras 3 / TF 2.21 gives [1, 2, -3] with amsgrad too, and AdamW moves by its decay alone:
+        # [0.99880046, 1.9976009, -2.9964015]
+        np.testing.assert_allclose(_steps(tj.optimizers.Adam(0.1, beta_2=1.0, amsgrad=True), _ADAM_GRADS,
+                                          _ADAM_W0), [1.0, 2.0, -3.0])
+        np.testing.assert_allclose(_steps(tj.optimizers.AdamW(0.1, beta_2=1.0), _ADAM_GRADS, _ADAM_W0),
+                                   [0.99880046, 1.9976009, -2.9964015], rtol=2e-6)
+
+
+@pytest.mark.parametrize("kind", ["Adam", "AdamW", "RMSprop", "Adagrad"])
+def test_epsilon_none_raises_value_error_as_keras(kind):
+    # Keras 3 / TF 2.21: epsilon=None is kept, and the first step raises ValueError ("Attempt to convert a value
+    # (None) with an unsupported type"); no fall back to keras.config.epsilon(). tapejax raised TypeError.
+    with pytest.raises(ValueError, match=f"{kind}: epsilon=None"):
+        getattr(tj.optimizers, kind)(0.1, epsilon=None)
+    opt = getattr(tj.optimizers, kind)(0.1)
+    with pytest.raises(ValueError, match="epsilon=None"):
+        opt.epsilon = None
+    assert opt.epsilon == 1e-7
+
+
+@pytest.mark.parametrize("where", ["eager", "tj.function"])
+def test_a_variable_given_twice_gets_both_updates_in_turn_as_keras(where):
+    # Keras 3 / TF 2.21 (eagerly, in tf.function and with jit_compile alike) applies each pair in turn, at the
+    # same step count: SGD(0.1, momentum=0.9), [1, 2] given [1, 1] then [10, 20], twice: [-0.19000006,
+    # -0.18999994], then [-3.2438998, -5.9539]; Adam(0.1): [0.7915422, 1.795632], then [0.60850775, 1.6226231]
+    for make, after in [(lambda: tj.optimizers.SGD(0.1, momentum=0.9),
+                         ([-0.19000006, -0.18999994], [-3.2438998, -5.9539])),
+                        (lambda: tj.optimizers.Adam(0.1), ([0.7915422, 1.795632], [0.60850775, 1.6226231]))]:
+        opt, v = make(), tj.Variable([1.0, 2.0])
+
+        def step():
+            opt.apply_gradients([(tj.constant([1.0, 1.0]), v), (tj.constant([10.0, 20.0]), v)])
+        step = tj.function(step) if where == "tj.function" else step
+        for expected, count in zip(after, (1, 2)):
+            step()
+            np.testing.assert_allclose(v.numpy(), expected, rtol=2e-6)
+            assert int(opt.iterations.numpy()) == count
+    # Options whose Keras semantics a sequence of updates would not follow are refused, nothing applied
+    opt, v = tj.optimizers.SGD(0.1, global_clipnorm=1.0), tj.Variable([1.0, 2.0], name="twice")
+    with pytest.raises(ValueError, match="appears more than once.*global_clipnorm"):
+        opt.apply_gradients([(tj.constant([1.0, 1.0]), v), (tj.constant([1.0, 1.0]), v)])
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+    assert int(opt.iterations.numpy()) == 0
+
+
+@pytest.mark.parametrize("cfg", [{"replay_exact": True}, {}, {"lazy": False, "replay": False}],
+                         ids=["replayed exact", "replayed", "op by op"])
+def test_a_variable_given_twice_in_a_training_loop(cfg):
+    # Keras 3 / TF 2.21: Adam(0.1), v = [1, 2], loss sum(v * v * [1, 3]), six steps of
+    # apply_gradients(zip(tape.gradient(loss, [v, v]), [v, v])) -> [-0.19068462, 0.6687987], iterations 6
+    x = tj.constant([1.0, 3.0])
+    opt, v = tj.optimizers.Adam(0.1), tj.Variable([1.0, 2.0])
+    with tj.config.override(replay_background=False, **cfg):
+        tj.deferred.replay.clear()
+        for _ in range(6):
+            with tj.GradientTape() as tape:
+                loss = tnp.sum(v * v * x)
+            opt.apply_gradients(zip(tape.gradient(loss, [v, v]), [v, v]))
+    np.testing.assert_allclose(v.numpy(), [-0.19068462, 0.6687987], rtol=2e-6)
+    assert int(opt.iterations.numpy()) == 6
+
+
+@pytest.mark.parametrize("kind,name,value,before,after", [
+    # Keras 3 / TF 2.21: the optimizer's attribute set before the first step, or after one step of [1, 1], then
+    # two steps of [1, 3] on [1, 2] (learning rate 0.1); the new value is used from the next step on
+    ("SGD", "momentum", 0.9, [0.71, 1.13], None),
+    ("SGD", "nesterov", True, [0.8, 1.4], [0.7, 1.3]),
+    ("Adam", "beta_1", 0.5, [0.8000022, 1.8000017], [0.73809755, 1.704305]),
+    ("Adam", "epsilon", 1.0, [0.99265504, 1.9795086], [0.89053106, 1.8800999]),
+    ("Adam", "amsgrad", True, [0.8000022, 1.8000019], None),
+    ("SGD", "clipnorm", 0.1, [0.9936755, 1.9810264], [0.89367545, 1.8810264]),
+    ("SGD", "clipvalue", 0.1, [0.98, 1.98], [0.88, 1.88]),
+    ("SGD", "global_clipnorm", 0.1, [0.9936755, 1.9810264], [0.89367545, 1.8810264]),
+    ("SGD", "weight_decay", 0.5, [0.7074999, 1.2199998], [0.6172499, 1.1297498]),
+    ("RMSprop", "rho", 0.1, [0.79408693, 1.7940869], [0.47849086, 1.4779298]),
+    ("Adagrad", "initial_accumulator_value", 5.0, [0.92137873, 1.8572673], [0.778851, 1.741612]),
+    ("SGD", "loss_scale_factor", 2.0, [0.9, 1.7], [0.8, 1.6]),
+    ("SGD", "use_ema", True, [0.8, 1.4], None),
+    ("SGD", "gradient_accumulation_steps", 2, [0.9, 1.7], None),
+])
+def test_setting_a_hyperparameter_changes_the_next_steps_as_keras(kind, name, value, before, after):
+    for when, expected in (("before", before), ("after", after)):
+        opt, v = getattr(tj.optimizers, kind)(0.1), tj.Variable([1.0, 2.0])
+        if when == "after":
+            opt.apply_gradients([(tj.constant([1.0, 1.0]), v)])
+        if expected is None:
+            # Keras 3 / TF 2.21 fails at the next step (IndexError for SGD's momentum, AttributeError for the
+            # others): the optimizer was built without the state the new value needs. tapejax refuses the value.
+            old = getattr(opt, name)
+            with pytest.raises(AttributeError, match=name):
+                setattr(opt, name, value)
+            assert getattr(opt, name) == old
+            continue
+        setattr(opt, name, value)
+        assert getattr(opt, name) == value and opt.get_config()[name] == value
+        for _ in range(2):
+            opt.apply_gradients([(tj.constant([1.0, 3.0]), v)])
+        np.testing.assert_allclose(v.numpy(), expected, rtol=2e-6)
+
+
+@pytest.mark.parametrize("where", ["eager", "tj.function"])
+def test_setting_a_hyperparameter_between_steps_as_keras(where):
+    # Keras 3 / TF 2.21: a step of [1, 1] on [1, 2], the attribute set, another step. Eagerly the new value is
+    # used: SGD(0.1, momentum=0.5) -> momentum 0.9: [0.71, 1.71]; Adam(0.1) -> beta_1 0.5: [0.8266685,
+    # 1.8266686]. A traced tf.function keeps the value it was traced with (a Python attribute read when traced),
+    # as a traced tj.function does: [0.75, 1.75] and [0.8000022, 1.8000023]
+    expected = {"eager": ([0.71, 1.71], [0.8266685, 1.8266686]),
+                "tj.function": ([0.75, 1.75], [0.8000022, 1.8000023])}[where]
+    for (make, name, value), values in zip([(lambda: tj.optimizers.SGD(0.1, momentum=0.5), "momentum", 0.9),
+                                            (lambda: tj.optimizers.Adam(0.1), "beta_1", 0.5)], expected):
+        opt, v = make(), tj.Variable([1.0, 2.0])
+
+        def step():
+            opt.apply_gradients([(tj.constant([1.0, 1.0]), v)])
+        step = tj.function(step) if where == "tj.function" else step
+        step()
+        setattr(opt, name, value)
+        step()
+        np.testing.assert_allclose(v.numpy(), values, rtol=2e-6)
+
+
+def test_a_variable_or_tensor_learning_rate_is_refused_as_keras():
+    # Keras 3 / TF 2.21: Adam(keras.Variable(0.1)), SGD(tf.Variable(0.1)), SGD(tf.constant(0.1)) raise ValueError
+    # "Argument `learning_rate` should be float, ..." (tapejax read a Variable's value once, silently)
+    for lr in (tj.Variable(0.1), tj.constant(0.1)):
+        for kind in ("SGD", "Adam"):
+            with pytest.raises(ValueError, match="Argument `learning_rate` should be float"):
+                getattr(tj.optimizers, kind)(lr)
+    # Keras 3 / TF 2.21: a Variable set as the rate later is assigned its value: SGD(0.1), rate set to a
+    # Variable of 0.3 then assigned 0.7, one step of [1, 1] on [1, 2] -> rate 0.3, [0.7, 1.7]
+    opt, rate, v = tj.optimizers.SGD(0.1), tj.Variable(0.3), tj.Variable([1.0, 2.0])
+    opt.learning_rate = rate
+    rate.assign(0.7)
+    opt.apply_gradients([(tj.constant([1.0, 1.0]), v)])
+    np.testing.assert_allclose(float(opt.learning_rate), 0.3, rtol=1e-7)
+    np.testing.assert_allclose(v.numpy(), [0.7, 1.7], rtol=1e-6)
+
+
+@pytest.mark.parametrize("kw,expected", [
+    # Keras 3 / TF 2.21 (int32 Variable 10, a step of int32 3 then one of float32 3.7, for learning rates 1.5,
+    # 0.4, -1.5): the rate, momentum, weight decay and gradient are cast to int32 (truncated)
+    ({}, {1.5: (7, 4), 0.4: (10, 10), -1.5: (13, 16)}),
+    ({"momentum": 0.5}, {1.5: (7, 4), 0.4: (10, 10), -1.5: (13, 16)}),
+    ({"momentum": 1.0, "nesterov": True}, {1.5: (4, -5), 0.4: (10, 10), -1.5: (16, 25)}),
+    ({"weight_decay": 0.5}, {1.5: (7, 4), 0.4: (10, 10), -1.5: (13, 16)}),
+])
+def test_sgd_on_integer_variables_as_keras(kw, expected):
+    for lr, (first, second) in expected.items():
+        opt, v = tj.optimizers.SGD(lr, **kw), tj.Variable(np.array([10], np.int32))
+        opt.apply_gradients([(tj.constant(np.array([3], np.int32)), v)])
+        assert v.numpy().tolist() == [first] and v.dtype == tj.int32
+        opt.apply_gradients([(tj.constant(np.array([3.7], np.float32)), v)])
+        assert v.numpy().tolist() == [second]
+    # Keras 3 / TF 2.21: integer and float variables in one call of SGD(1.5, momentum=0.5), twice: [4] and
+    # [-2.75, -1.75], momentums [-3] and [-2.25, -2.25]
+    opt = tj.optimizers.SGD(1.5, momentum=0.5)
+    i, f = tj.Variable(np.array([10], np.int32)), tj.Variable([1.0, 2.0])
+    for _ in range(2):
+        opt.apply_gradients([(tj.constant([3]), i), (tj.constant([1.0, 1.0]), f)])
+    assert i.numpy().tolist() == [4]
+    np.testing.assert_allclose(f.numpy(), [-2.75, -1.75])
+    assert [s.numpy().tolist() for s in opt.variables[2:]] == [[-3], [-2.25, -2.25]]
+    assert int(opt.iterations.numpy()) == 2
+
+
+@pytest.mark.parametrize("kind", ["Adam", "AdamW", "RMSprop", "Adagrad"])
+def test_integer_variables_are_refused_by_the_adaptive_optimizers(kind):
+    # Keras 3 / TF 2.21: Adam(1.5) on an int32 Variable raises InvalidArgumentError ("cannot compute Mul"),
+    # RMSprop and Adagrad truncate every intermediate to int32 (e.g. Adagrad: 10 -> 9 -> 9): no optax rule
+    # gives those, so tapejax raises TypeError naming the optimizer and dtype, the Variable unchanged
+    opt, v = getattr(tj.optimizers, kind)(1.5), tj.Variable(np.array([10], np.int32))
+    with pytest.raises(TypeError, match=f"{kind}: .*int32"):
+        opt.apply_gradients([(tj.constant(np.array([3], np.int32)), v)])
+    assert v.numpy().tolist() == [10] and int(opt.iterations.numpy()) == 0
+
+
+@pytest.mark.parametrize("iav,eps,grads,expected", [
+    # Keras 3 / TF 2.21 gives these: g / sqrt(accumulator + epsilon) everywhere (optax's scale_by_rss makes the
+    # update 0 where the accumulator is not positive: tapejax gave 1.0 for the NaN, -3.0 for -315.3278)
+    (0.0, 0.0, [[0.0, 1.0, 0.0], [0.0, 0.0, 3.0]], [np.nan, 1.9, np.nan]),
+    (0.0, 1e-7, [[0.0, 1.0, 0.0], [0.0, 0.0, 3.0]], [1.0, 1.9, -3.1]),
+    (-1.0, 1e-7, [[1.0, 0.0, 2.0], [0.5, 0.0, 0.0]], [-315.3278, np.nan, -3.1154702]),
+])
+def test_adagrad_where_the_accumulator_is_not_positive_as_keras(iav, eps, grads, expected):
+    opt = tj.optimizers.Adagrad(0.1, initial_accumulator_value=iav, epsilon=eps)
+    np.testing.assert_allclose(_steps(opt, grads, _ADAM_W0), expected, rtol=2e-6)
+
+
+def test_complex_variables_sgd_as_keras_and_adaptive_ones_refused():
+    # Keras 3 / TF 2.21: SGD(0.1) on complex64 [1+1j, 2-1j] with [1+2j, 0.5-1j] twice: [0.9+0.8j, 1.95-0.9j], then
+    # [0.8+0.6j, 1.9-0.8j]. Its Adam, RMSprop and Adagrad square the gradient as g * g (no conjugate): Adam's
+    # first step gives [0.90000075+0.9999999j, 1.9000008-0.99999976j] where optax's |g|**2 gave
+    # [0.955279+0.910558j, ...]; tapejax refuses them (TypeError naming the optimizer and dtype)
+    g = tj.constant(np.array([1 + 2j, 0.5 - 1j], np.complex64))
+    opt, v = tj.optimizers.SGD(0.1), tj.Variable(np.array([1 + 1j, 2 - 1j], np.complex64))
+    opt.apply_gradients([(g, v)])
+    np.testing.assert_allclose(v.numpy(), [0.9 + 0.8j, 1.95 - 0.9j], rtol=1e-6)
+    opt.apply_gradients([(g, v)])
+    np.testing.assert_allclose(v.numpy(), [0.8 + 0.6j, 1.9 - 0.8j], rtol=1e-6)
+    for kind in ("Adam", "AdamW", "RMSprop", "Adagrad"):
+        w = tj.Variable(np.array([1 + 1j, 2 - 1j], np.complex64))
+        with pytest.raises(TypeError, match=f"{kind}: .*complex64"):
+            getattr(tj.optimizers, kind)(0.1).apply_gradients([(g, w)])
+        np.testing.assert_array_equal(w.numpy(), [1 + 1j, 2 - 1j])
+
+
+def test_clip_norm_tensor_of_another_dtype_as_tf():
+    t = tj.constant([3.0, 4.0])
+    # TF 2.21: tf.clip_by_norm casts clip_norm to t's dtype: int32 2, float16 2, float64 2 -> [1.2, 1.6] float32;
+    # a float16 t with a float32 clip_norm -> float16 [1.2, 1.6]; a float16 [2, 3] clip_norm -> [1.2, 2.4]
+    for clip in (tj.constant(2), tj.constant(np.float16(2.0)), tj.Variable(2)):
+        out = tj.clip_by_norm(t, clip)
+        assert out.dtype == tj.float32
+        np.testing.assert_allclose(out.numpy(), [1.2, 1.6], rtol=1e-6)
+    out = tj.clip_by_norm(t, tj.constant(np.array([2.0, 3.0], np.float16)))
+    np.testing.assert_allclose(out.numpy(), [1.2, 2.4], rtol=1e-6)
+    out = tj.clip_by_norm(tj.constant(np.array([3.0, 4.0], np.float16)), tj.constant(2.0))
+    assert out.dtype == tj.float16
+    np.testing.assert_allclose(out.numpy().astype(np.float32), [1.2, 1.6], rtol=1e-3)
+    # TF 2.21: tf.clip_by_global_norm multiplies without a cast: TypeError "`x` and `y` must have the same dtype,
+    # got tf.float32 != tf.int32" (and != tf.float16); Python and NumPy numbers are converted
+    for clip in (tj.constant(2), tj.constant(np.float16(2.0))):
+        with pytest.raises(TypeError, match="must have the same dtype"):
+            tj.clip_by_global_norm([t], clip)
+    for clip in (2, np.int32(2), np.float64(2.0), tj.constant(2.0)):
+        clipped, norm = tj.clip_by_global_norm([t], clip)
+        np.testing.assert_allclose(clipped[0].numpy(), [1.2, 1.6], rtol=1e-6)
+        np.testing.assert_allclose(norm.numpy(), 5.0)

@@ -22,7 +22,15 @@ and on sharded Variables (the update is a jitted function of the Variables' arra
 4. Keras's ``exclude_from_weight_decay(var_list, var_names)``, before the build: the build records which
    of its Variables are decayed, and an update of a set of Variables some of which are excluded
    rebuilds the transformation with that mask (the same state: the decay has none of its own).
-5. Keras's ``use_ema``: the state also holds a moving average of each built Variable (first among the
+5. Keras's hyperparameters are attributes (``opt.momentum``, ``opt.clipnorm``...); setting one, as in Keras,
+   builds the transformation again from the new values, used from the next update on (a traced tj.function
+   keeps the update it traced, as a tf.function keeps Keras's). Once built, only values whose state has the
+   same Variables can be set (Keras fails at its next step on the others).
+6. A Variable given twice in one call gets each of its gradients in turn, all at the call's step count
+   (Keras's loop over the pairs); SGD updates integer Variables in their dtype, as Keras (its rate and momentum
+   truncated); the other optimizers refuse integer and complex Variables, whose Keras updates no optax rule
+   gives (``Optimizer._check_dtypes``).
+7. Keras's ``use_ema``: the state also holds a moving average of each built Variable (first among the
    state, as Keras orders its variables), updated after every call from all of them (also those whose
    gradient was None), ``optax.incremental_update`` with Keras's momentum (0 at the first step: the
    average starts as the Variable). With ``ema_overwrite_frequency`` f, every f-th step overwrites the
@@ -55,7 +63,8 @@ LearningRate = Union[float, Callable[[Any], Any]]
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "from_optax", "LearningRate",
            "UnrecognizedArgumentError", "clip_by_norm", "clip_by_global_norm", "global_norm", "keras_transformation",
-           "keras_scale_by_adam", "keras_epsilon", "keras_amsgrad"]
+           "keras_scale_by_adam", "keras_scale_by_rss", "keras_epsilon",
+           "keras_amsgrad"]
 
 
 class UnrecognizedArgumentError(ValueError, TypeError):
@@ -71,46 +80,46 @@ class Optimizer:
     ``from_optax(transformation)`` for any optax transformation.
     """
 
-    def __init__(self, transformation: optax.GradientTransformation, learning_rate: Optional[LearningRate] = None,
-                 name: Optional[str] = "optimizer",
+    def __init__(self, transformation: Optional[optax.GradientTransformation],
+                 learning_rate: Optional[LearningRate] = None, name: Optional[str] = "optimizer",
                  with_learning_rate: Optional[Callable[..., optax.GradientTransformation]] = None) -> None:
         """``with_learning_rate(lr, decay_mask=None)``: the transformation for a given learning rate (a
         float32 scalar traced in the update, or the schedule) and which of the updated Variables get
-        Keras's weight decay (a tuple of bools, None: all); given with a float ``learning_rate``, that rate
-        is a settable Variable. Without it, the transformation holds its learning rate (``from_optax``)."""
+        Keras's weight decay (a tuple of bools, None: all), built from the current hyperparameters (a Keras-named
+        optimizer's; ``transformation`` is then unused); given with a float ``learning_rate``, that rate is a
+        settable Variable. Without it, ``transformation`` holds its learning rate (``from_optax``)."""
         self._lr_fn = None
         if name is None:
             name = _auto_name(type(self).__name__)
-        steps = self._hyperparameter("gradient_accumulation_steps")
-        if steps and with_learning_rate is not None and callable(learning_rate) \
-                and not _takes_no_arguments(learning_rate):
-            # Keras evaluates a schedule at its count of calls (k per step: at k - 1, 2k - 1...), optax's
-            # MultiSteps at its inner count of steps (0, 1...)
-            with_learning_rate = _schedule_per_call(with_learning_rate, steps)
-            transformation = with_learning_rate(learning_rate)
+        if with_learning_rate is not None and isinstance(learning_rate, (Variable, Tensor)):
+            # Keras 3 refuses them (`not isinstance(learning_rate, float)`): a Variable's value would be read once
+            raise ValueError("Argument `learning_rate` should be float, or an instance of LearningRateSchedule, or a "
+                             "callable (that takes in the current iteration value and returns the corresponding "
+                             f"learning rate value). Received instead: learning_rate={learning_rate!r} "
+                             f"({type(self).__name__}; Keras's words). For a rate that changes, set "
+                             "`opt.learning_rate = value` between steps, or give a callable of no arguments "
+                             "(`lambda: lr_variable`), read at each step.")
         if with_learning_rate is not None and _takes_no_arguments(learning_rate):
             # Keras: "a callable that takes no arguments and returns the actual value to use": its value is
             # the rate Variable's, refreshed at each step (inside a tj.function, when it is traced).
             self._lr_fn = learning_rate
             learning_rate = _rate_value(learning_rate(), type(self).__name__)
-            transformation = with_learning_rate(learning_rate)
-        if not (callable(getattr(transformation, "init", None)) and callable(getattr(transformation, "update", None))):
-            raise TypeError(f"{type(self).__name__}: expected an optax GradientTransformation (with init and "
-                            f"update), got {type(transformation).__name__}; build one with optax, e.g. "
-                            "optax.adam(1e-3) or optax.chain(...).")
-        self._tx = transformation
         self._learning_rate = learning_rate
-        self._with_learning_rate = None if callable(learning_rate) else with_learning_rate
-        self._rebuild = with_learning_rate
-        # Keras's optimizers read `iterations` for their bias corrections and schedules, so assigning it (a reset,
-        # a resume) changes the next step: optax's own step counts are set from it at each update. (Not under
-        # gradient accumulation, whose inner count is of steps made, nor for from_optax: its state is optax's.)
-        self._counts_follow_iterations = with_learning_rate is not None and not steps
+        self._make = with_learning_rate
+        self._tx_rate = learning_rate  # (the rate the transformation is built with: a float, or a schedule)
         self._decay_excluded: Optional[Tuple[set, Optional[re.Pattern]]] = None  # exclude_from_weight_decay
         self._decay_mask: Optional[Tuple[bool, ...]] = None  # per built Variable; None: all decayed
-        # Keras's use_ema: (ema_momentum, ema_overwrite_frequency or None), or None without moving averages
-        self._ema = _ema_options(self._hyperparameter("use_ema"), self._hyperparameter("ema_momentum"),
-                                 self._hyperparameter("ema_overwrite_frequency"))
+        self._version = 0  # (how many times a hyperparameter was set: part of each compiled update's key)
+        if with_learning_rate is None:
+            if not (callable(getattr(transformation, "init", None))
+                    and callable(getattr(transformation, "update", None))):
+                raise TypeError(f"{type(self).__name__}: expected an optax GradientTransformation (with init and "
+                                f"update), got {type(transformation).__name__}; build one with optax, e.g. "
+                                "optax.adam(1e-3) or optax.chain(...).")
+            self._tx, self._rebuild, self._with_learning_rate = transformation, None, None
+            self._counts_follow_iterations, self._ema = False, None
+        else:
+            self._configure()
         self.name = name
         with name_scope(name):
             self._iterations = Variable(jnp.zeros((), jnp.int32), trainable=False, name="iteration")
@@ -129,8 +138,8 @@ class Optimizer:
         # backward pass, deferred/pending.py) or "one compiled update".
         self.last_update = ""
 
-    # Keras's hyperparameters as read-only attributes (``opt.beta_1``, ``opt.clipnorm``...): the
-    # transformation is built from them at construction, so a new value would not reach the steps.
+    # Keras's hyperparameters as attributes (``opt.beta_1``, ``opt.clipnorm``...). As in Keras, setting one
+    # changes the following steps: the transformation is built again from the new values (_set_hyperparameter).
     def __getattr__(self, name: str) -> Any:
         hyper = self.__dict__.get("_hyperparameters", {})
         if name in hyper:
@@ -139,15 +148,118 @@ class Optimizer:
 
     def __setattr__(self, name: str, value: Any) -> None:
         if name in self.__dict__.get("_hyperparameters", ()):
-            raise AttributeError(f"{type(self).__name__}.{name} is fixed at construction (the optax transformation "
-                                 f"is built from it); make a new {type(self).__name__}({name}=...). Only "
-                                 "learning_rate can be set.")
+            self._set_hyperparameter(name, value)
+            return
         object.__setattr__(self, name, value)
+
+    def _configure(self) -> None:
+        """The transformation, and what else follows from the hyperparameters (at construction, and again
+        when one is set)."""
+        make = self._make
+        steps = self._hyperparameter("gradient_accumulation_steps")
+        if steps and callable(self._tx_rate):
+            # Keras evaluates a schedule at its count of calls (k per step: at k - 1, 2k - 1...), optax's
+            # MultiSteps at its inner count of steps (0, 1...)
+            make = _schedule_per_call(make, steps)
+        self._tx = make(self._tx_rate)
+        self._rebuild = make
+        self._with_learning_rate = None if callable(self._tx_rate) else make
+        # Keras's optimizers read `iterations` for their bias corrections and schedules, so assigning it (a reset,
+        # a resume) changes the next step: optax's own step counts are set from it at each update. (Not under
+        # gradient accumulation, whose inner count is of steps made, nor for from_optax: its state is optax's.)
+        self._counts_follow_iterations = not steps
+        # Keras's use_ema: (ema_momentum, ema_overwrite_frequency or None), or None without moving averages
+        self._ema = _ema_options(self._hyperparameter("use_ema"), self._hyperparameter("ema_momentum"),
+                                 self._hyperparameter("ema_overwrite_frequency"))
+
+    def _set_hyperparameter(self, name: str, value: Any) -> None:
+        """``opt.<hyperparameter> = value``, as Keras: the next steps use it (Keras reads its attributes at each
+        step). Once the optimizer is built, only a value whose transformation keeps the state's variables (their
+        number, shapes and dtypes) can be set: Keras fails at its next step on one that needs other state
+        (``amsgrad``, ``use_ema`` or ``gradient_accumulation_steps`` turned on, SGD's or RMSprop's momentum from
+        0, ``centered``); this raises AttributeError when it is set, and keeps the old value."""
+        owner = type(self).__name__
+        if self._built is not None and name in ("use_ema", "gradient_accumulation_steps") \
+                and value != self._hyperparameters[name]:
+            raise AttributeError(f"{owner}.{name} can only be set before the optimizer is built (its first "
+                                 "apply_gradients): it changes what the optimizer keeps for each variable. Keras "
+                                 "fails at the next step too.")
+        saved = {k: self.__dict__[k] for k in ("_hyperparameters", "_tx", "_rebuild", "_with_learning_rate",
+                                               "_counts_follow_iterations", "_ema")}
+        object.__setattr__(self, "_hyperparameters", {**self._hyperparameters, name: value})
+        try:
+            self._configure()
+            tree = self._state_tree if self._built is None else self._state_structure(name)
+        except BaseException:
+            self.__dict__.update(saved)
+            raise
+        self._state_tree = tree
+        self._version += 1  # (the compiled updates are keyed on it: the next one is traced with the new values)
+
+    def _state_structure(self, name: str):
+        """The tree of the state this optimizer's transformation makes for the Variables it was built for, when
+        its leaves are those of the state Variables (shapes and dtypes, in order); else AttributeError."""
+        params = [jax.ShapeDtypeStruct(tuple(v.shape), jnp.dtype(v.dtype)) for v in self._built]
+        state = jax.eval_shape(self._tx.init, params)
+        if self._ema is not None:
+            state = (params, state)
+        leaves, tree = jax.tree_util.tree_flatten(state)
+        if [(tuple(x.shape), jnp.dtype(x.dtype)) for x in leaves] != \
+                [(tuple(v.shape), jnp.dtype(v.dtype)) for v in self._state]:
+            raise AttributeError(
+                f"{type(self).__name__}.{name} = {self._hyperparameters[name]!r}: this optimizer is built, and with "
+                f"that value it would keep other state for its variables ({len(leaves)} arrays instead of "
+                f"{len(self._state)}), so it can only be set before the first apply_gradients (Keras fails at the "
+                "next step too). Set it before training, or make a new optimizer.")
+        return tree
 
     def _hyperparameter(self, name: str) -> Any:
         """A Keras hyperparameter of this optimizer, or None (``from_optax``'s have none; read before a
         subclass has set them, as in ``__init__``)."""
         return self.__dict__.get("_hyperparameters", {}).get(name)
+
+    def _with_keras_options(self, tx: optax.GradientTransformation, lr: Any, weight_decay: Optional[float],
+                            decay_mask: Optional[Sequence[bool]]) -> optax.GradientTransformation:
+        """``keras_transformation`` of ``tx`` with this optimizer's clipping, loss scaling and accumulation."""
+        h = self._hyperparameters
+        return keras_transformation(tx, lr, weight_decay, h["clipnorm"], h["clipvalue"], h["global_clipnorm"],
+                                    decay_mask, h["loss_scale_factor"], h["gradient_accumulation_steps"])
+
+    # Which Variables Keras's update of this optimizer takes (a subclass's): complex ones (SGD's; Keras's Adam,
+    # RMSprop and Adagrad square a complex gradient as g * g, where optax's moments are |g|**2), integer ones
+    # (SGD's, in their dtype: _integer_transformation).
+    _takes_complex = False
+    _takes_integers = False
+
+    def _check_dtypes(self, variables: Sequence[Variable]) -> None:
+        """TypeError for a Variable whose dtype this Keras-named optimizer does not update as Keras does."""
+        if self._rebuild is None:  # (from_optax: optax's own rules for any dtype)
+            return
+        owner = type(self).__name__
+        for v in variables:
+            dtype = jnp.dtype(v.dtype)
+            if jnp.issubdtype(dtype, jnp.complexfloating) and not self._takes_complex:
+                raise TypeError(
+                    f"{owner}: variable {v.name!r} has dtype {dtype}, and tj.optimizers.{owner} does not update "
+                    f"complex variables: Keras's {owner} squares a complex gradient as g * g (no conjugate), a "
+                    "complex 'second moment' whose square root steps off the gradient's direction, and optax's "
+                    "(|g|**2) would give other values than Keras's. Train the real and imaginary parts as two "
+                    "float Variables, or use tj.optimizers.from_optax(...) for optax's complex rules.")
+            integer = jnp.issubdtype(dtype, jnp.integer)
+            if dtype == jnp.bool_ or (integer and not self._takes_integers):
+                raise TypeError(
+                    f"{owner}: variable {v.name!r} has dtype {dtype}; tj.optimizers.{owner} updates only "
+                    f"floating-point variables (Keras's {owner} fails on an integer variable or truncates its "
+                    "steps: its hyperparameters are cast to the variable's dtype). Use a float Variable.")
+            if integer:
+                self._check_integer_options(v, dtype)
+
+    def _check_integer_options(self, v: Variable, dtype) -> None:
+        """(SGD) the options its updates of integer Variables do not take."""
+
+    def _integer_transformation(self, lr: Any, decay_mask: Optional[Sequence[bool]]) -> optax.GradientTransformation:
+        """(SGD) the transformation that updates integer Variables as Keras does, in their dtype."""
+        raise NotImplementedError
 
     # -- public state -------------------------------------------------------------------------------
     @property
@@ -385,8 +497,8 @@ class Optimizer:
         if len(grads) != len(variables):
             raise ValueError(f"apply_gradients: {len(grads)} gradients for {len(variables)} variables; give one "
                              "gradient (or None) per variable.")
-        _check_distinct(variables)
-        self.build(variables)
+        self._check_dtypes(variables)
+        self.build(_distinct(variables))  # (a Variable given twice is built once)
         position = self._position
         for v in variables:
             if id(v) not in position:
@@ -400,72 +512,112 @@ class Optimizer:
         if missing:
             warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the loss; they are "
                           "left unchanged.", UserWarning, stacklevel=2)
+        rounds = self._rounds(present)
         with tape_set.stop_recording():  # an update is not part of any differentiated computation
             if self._lr_fn is not None:
                 self._lr.assign(_rate_value(self._lr_fn(), type(self).__name__))
-            traced = tape_set.current().capture is not None
-            given = [g if isinstance(g, Tensor) else convert_to_tensor(g) for g, _ in present]
-            step = None if traced else pending.pending_step_of(given)
-            # Gradients of such a step transformed by ops first (clipped, scaled: an update written by hand):
-            # this update joins those ops (its values pending until read, one program with them).
-            after_ops = None if traced or step is not None else pending.update_step_of(given)
-            # Or of a step that ran before its update (its loss read first): after this update on its own, the
-            # next step's program and update are forecast as one, dispatched ahead, whose run gives that loss.
-            ran = None if traced or step is not None or after_ops is not None else pending.ran_before_update(given)
-            for g, (_, v) in zip(given, present):
-                pending_of = step if step is not None else after_ops
-                shape = pending.shape_of(pending_of, g) if pending_of is not None else tuple(g.shape)
-                if shape != v.shape:
-                    raise ValueError(f"apply_gradients: gradient of shape {shape} for variable {v.name!r} "
-                                     f"of shape {v.shape}.")
-            key = (tuple(position[id(v)] for _, v in present), len(self._built))
-            # (with moving averages, every built Variable: its average moves, and it may be overwritten by it)
-            targets = self._built if self._ema is not None else [v for _, v in present]
-            state, params, count, lr = self._update_arguments(targets)
-            new = None
-            # (the update's arguments read again for a step dispatched ahead; none with a schedule to call)
-            reread_fn = None if self._lr is None and self._with_learning_rate is not None else \
-                functools.partial(self._fused_arguments, targets)
-            update = functools.partial(self._update, key)  # (named (self, key) in the fused programs' cache)
-            if step is not None:
-                # Gradients of a replayed step that has not run: the step and this update run as one
-                # compiled program (values as running them one after the other), once it is compiled.
-                # The next step's may be dispatched ahead, on the arguments read then.
-                new = pending.run_with_update(step, given, (self, key), update,
-                                              (state, params, count[0], lr), reread_fn)
-                if new is not None:
-                    self.last_update = "fused into the replayed step"
-            elif after_ops is not None and reread_fn is not None and self._defer_update(key, given, targets):
-                self.last_update = "fused into the replayed step, after the ops on its gradients"
-                new = _PENDING
-            if new is None:
-                g_vals = [g.value for g in given]
-                # One compiled call computes the new params, state and step count (one dispatch per step);
-                # it reuses the old buffers (donation) when nothing but the Variables holds them (and no
-                # forecast is compiled on them after it).
-                donate = not traced and ran is None and _only_held_by_variables(params, state, count)
-                args = (state, params, count[0], lr) if ran is not None else None
-                new = (self._step_donating if donate else self._step)(key, g_vals, state, params, count.pop(), lr)
-                self.last_update = "one compiled update"
-                if ran is not None:
-                    pending.forecast_after(ran, (self, key), update, args, reread_fn)
-            if new is not _PENDING:
-                new_params, new_state, new_count = new
-                # The values come from the update itself (shapes and dtypes as the variables'): outside a
-                # tj.function they are stored as they are; inside one, assign records them for write-back.
-                store = Variable.assign if traced else Variable.write_back
-                for v, new in zip(targets, new_params):
-                    store(v, new)
-                for s, new in zip(self._state, new_state):
-                    if new is not None:  # (None: unchanged)
-                        store(s, new)
-                store(self._iterations, new_count)
+            for i, (integer, pairs) in enumerate(rounds):
+                if i:  # (Keras: every update of one call at the same step count; iterations counts the call once)
+                    self._iterations.assign_sub(1)
+                self._apply_round(pairs, integer)
             # As Keras: each updated variable's constraint projects its new value (op by op: a pending
             # fused value is computed first).
-            for _, v in present:
+            for v in _distinct([v for _, v in present]):
                 if v.constraint is not None:
                     v.assign(v.constraint(v))
         return self._iterations
+
+    def _rounds(self, present: list) -> List[Tuple[bool, list]]:
+        """The ``(gradient, variable)`` pairs of one call as the updates that apply them: one, unless a
+        Variable is given twice or more (Keras then applies each of its gradients in turn, all at the call's
+        step count: round k updates the k-th gradient of each Variable) or SGD updates integer Variables
+        (their own update, in their dtype: ``_integer_transformation``). ``[(integer, pairs), ...]``."""
+        groups: dict = {}
+        seen: dict = {}
+        for g, v in present:
+            k = seen[id(v)] = seen.get(id(v), -1) + 1
+            integer = self._takes_integers and jnp.issubdtype(jnp.dtype(v.dtype), jnp.integer)
+            groups.setdefault((k, integer), []).append((g, v))
+        if len(groups) > 1:
+            options = [o for o in ("use_ema", "gradient_accumulation_steps", "global_clipnorm")
+                       if self._hyperparameter(o)]
+            if self._rebuild is None or options:
+                twice = len(seen) < len(present)
+                what = "a variable appears more than once" if twice else "integer and floating-point variables"
+                fix = ("add each variable's gradients together first, giving one (gradient, variable) pair per "
+                       "variable" if twice else "update the integer variables in a call of their own")
+                raise ValueError(f"apply_gradients: {what}, which Keras applies as updates one after the other; "
+                                 f"{type(self).__name__}" + (f" with {', '.join(options)}" if options else
+                                                             " (from_optax)") +
+                                 f" cannot (those updates would not be Keras's): {fix}.")
+            for g, v in present:  # (all checked before any update)
+                shape = tuple(_aval(g if isinstance(g, Tensor) else convert_to_tensor(g)).shape)
+                if shape != v.shape:
+                    raise ValueError(f"apply_gradients: gradient of shape {shape} for variable {v.name!r} "
+                                     f"of shape {v.shape}.")
+        return [(integer, groups[k, integer]) for k, integer in sorted(groups)]
+
+    def _apply_round(self, present: list, integer: bool) -> None:
+        """One update of the ``(gradient, variable)`` pairs ``present`` (distinct Variables): their new values,
+        the state's and ``iterations``."""
+        position = self._position
+        traced = tape_set.current().capture is not None
+        given = [g if isinstance(g, Tensor) else convert_to_tensor(g) for g, _ in present]
+        step = None if traced else pending.pending_step_of(given)
+        # Gradients of such a step transformed by ops first (clipped, scaled: an update written by hand):
+        # this update joins those ops (its values pending until read, one program with them).
+        after_ops = None if traced or step is not None else pending.update_step_of(given)
+        # Or of a step that ran before its update (its loss read first): after this update on its own, the
+        # next step's program and update are forecast as one, dispatched ahead, whose run gives that loss.
+        ran = None if traced or step is not None or after_ops is not None else pending.ran_before_update(given)
+        for g, (_, v) in zip(given, present):
+            pending_of = step if step is not None else after_ops
+            shape = pending.shape_of(pending_of, g) if pending_of is not None else tuple(g.shape)
+            if shape != v.shape:
+                raise ValueError(f"apply_gradients: gradient of shape {shape} for variable {v.name!r} "
+                                 f"of shape {v.shape}.")
+        key = (tuple(position[id(v)] for _, v in present), len(self._built), self._version, integer)
+        # (with moving averages, every built Variable: its average moves, and it may be overwritten by it)
+        targets = self._built if self._ema is not None else [v for _, v in present]
+        state, params, count, lr = self._update_arguments(targets)
+        new = None
+        # (the update's arguments read again for a step dispatched ahead; none with a schedule to call)
+        reread_fn = None if self._lr is None and self._with_learning_rate is not None else \
+            functools.partial(self._fused_arguments, targets)
+        update = functools.partial(self._update, key)  # (named (self, key) in the fused programs' cache)
+        if step is not None:
+            # Gradients of a replayed step that has not run: the step and this update run as one
+            # compiled program (values as running them one after the other), once it is compiled.
+            # The next step's may be dispatched ahead, on the arguments read then.
+            new = pending.run_with_update(step, given, (self, key), update,
+                                          (state, params, count[0], lr), reread_fn)
+            if new is not None:
+                self.last_update = "fused into the replayed step"
+        elif after_ops is not None and reread_fn is not None and self._defer_update(key, given, targets):
+            self.last_update = "fused into the replayed step, after the ops on its gradients"
+            new = _PENDING
+        if new is None:
+            g_vals = [g.value for g in given]
+            # One compiled call computes the new params, state and step count (one dispatch per step);
+            # it reuses the old buffers (donation) when nothing but the Variables holds them (and no
+            # forecast is compiled on them after it).
+            donate = not traced and ran is None and _only_held_by_variables(params, state, count)
+            args = (state, params, count[0], lr) if ran is not None else None
+            new = (self._step_donating if donate else self._step)(key, g_vals, state, params, count.pop(), lr)
+            self.last_update = "one compiled update"
+            if ran is not None:
+                pending.forecast_after(ran, (self, key), update, args, reread_fn)
+        if new is not _PENDING:
+            new_params, new_state, new_count = new
+            # The values come from the update itself (shapes and dtypes as the variables'): outside a
+            # tj.function they are stored as they are; inside one, assign records them for write-back.
+            store = Variable.assign if traced else Variable.write_back
+            for v, new in zip(targets, new_params):
+                store(v, new)
+            for s, new in zip(self._state, new_state):
+                if new is not None:  # (None: unchanged)
+                    store(s, new)
+            store(self._iterations, new_count)
 
     def _update_arguments(self, targets: Sequence[Variable]) -> tuple:
         """What an update of ``targets`` reads, as the Variables hold it now: (state values, ``targets``'
@@ -547,9 +699,11 @@ class Optimizer:
         """One optax step on the Variables at ``idx`` (jitted; ``key`` = (idx, number built)), and the
         step count plus one; ``lr``: the learning-rate Variable's value, when there is one. With moving
         averages (``use_ema``), ``params`` are those of all the built Variables, and so are the new ones."""
-        idx, n = key
+        idx, n, _, integer = key  # (and the count of hyperparameters set: see _set_hyperparameter)
         mask = None if self._decay_mask is None else tuple(self._decay_mask[i] for i in idx)
-        if mask is not None and not all(mask):  # (the transformation's state does not depend on the mask)
+        if integer:
+            tx = self._integer_transformation(lr, mask)
+        elif mask is not None and not all(mask):  # (the transformation's state does not depend on the mask)
             tx = self._rebuild(self._learning_rate if lr is None else lr, mask)
         else:
             tx = self._tx if lr is None else self._with_learning_rate(lr)
@@ -729,15 +883,9 @@ def _check_variables(variables: list, where: str) -> list:
     return variables
 
 
-def _check_distinct(variables: list) -> None:
-    # Two pairs for one Variable would each compute an update from the same old value and only the
-    # last would be stored: one gradient silently lost. (TF races the two updates.)
-    seen = set()
-    for v in variables:
-        if id(v) in seen:
-            raise ValueError(f"apply_gradients: variable {v.name!r} appears more than once; give one (gradient, "
-                             "variable) pair per variable (add its gradients together first).")
-        seen.add(id(v))
+def _distinct(variables: list) -> list:
+    """``variables`` without repeats (a Variable given twice), in the order of their first appearance."""
+    return list({id(v): v for v in variables}.values())
 
 
 def _ema_options(use_ema: Any, ema_momentum: Any,
@@ -887,7 +1035,11 @@ class SGD(Optimizer):
     update ``v``, or ``momentum * v - lr * g`` with ``nesterov``), which is optax's ``trace`` of the
     gradients already scaled by the learning rate. (``optax.sgd`` traces the raw gradients and scales
     the trace: the same steps only while the rate is constant; Keras's velocity keeps each step's rate,
-    which matters with a schedule or a rate set during training.)"""
+    which matters with a schedule or a rate set during training.) Integer Variables are updated as Keras
+    updates them, in their dtype (``_integer_transformation``); complex ones as float ones."""
+
+    _takes_complex = True
+    _takes_integers = True
 
     def __init__(self, learning_rate: LearningRate = 0.01, momentum: float = 0.0, nesterov: bool = False,
                  weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
@@ -897,19 +1049,53 @@ class SGD(Optimizer):
                  gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs) -> None:
         _check_arguments(kwargs)
         _check_momentum(momentum, "SGD")
-
-        def make(lr, decay_mask=None):
-            tx = optax.sgd(lr) if not momentum else \
-                optax.chain(optax.scale_by_learning_rate(lr), optax.trace(decay=momentum, nesterov=nesterov))
-            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask,
-                                        loss_scale_factor, gradient_accumulation_steps)
         self._hyperparameters = dict(momentum=momentum, nesterov=nesterov, weight_decay=weight_decay,
                                      clipnorm=clipnorm, clipvalue=clipvalue, global_clipnorm=global_clipnorm,
                                      use_ema=use_ema, ema_momentum=ema_momentum,
                                      ema_overwrite_frequency=ema_overwrite_frequency,
                                      loss_scale_factor=loss_scale_factor,
                                      gradient_accumulation_steps=gradient_accumulation_steps)
-        super().__init__(make(learning_rate), learning_rate, name, make)
+        super().__init__(None, learning_rate, name, self._sgd)
+
+    def _sgd(self, lr, decay_mask=None, integer: bool = False) -> optax.GradientTransformation:
+        h = self._hyperparameters
+        momentum, weight_decay = h["momentum"], h["weight_decay"]
+        if integer:  # Keras casts the rate, momentum and weight decay to the variable's dtype (see below)
+            lr, momentum = jnp.trunc(lr), float(int(momentum))
+            weight_decay = None if weight_decay is None else float(int(weight_decay))
+        # (the state as the float rule's: a momentum cast to 0 keeps its trace)
+        tx = optax.sgd(lr) if not h["momentum"] else \
+            optax.chain(optax.scale_by_learning_rate(lr), optax.trace(decay=momentum, nesterov=h["nesterov"]))
+        if integer:
+            # Keras casts the gradient to the variable's dtype (after clipping and loss scaling), truncating it
+            inner = tx
+            tx = optax.GradientTransformation(inner.init, lambda g, state, params: inner.update(
+                jax.tree_util.tree_map(lambda gi, p: gi.astype(p.dtype), g, params), state, params))
+        return self._with_keras_options(tx, lr, weight_decay, decay_mask)
+
+    def _check_integer_options(self, v: Variable, dtype) -> None:
+        given = [o for o in ("use_ema", "gradient_accumulation_steps", "global_clipnorm", "clipnorm")
+                 if self._hyperparameter(o)] + (["a schedule as learning_rate"] if callable(self._tx_rate) else [])
+        if given:
+            raise TypeError(f"SGD: variable {v.name!r} has dtype {dtype}; SGD updates integer variables as Keras "
+                            f"(in their dtype), but not with {', '.join(given)}. Use a float Variable.")
+
+    def _integer_transformation(self, lr: Any, decay_mask: Optional[Sequence[bool]]) -> optax.GradientTransformation:
+        """Keras's SGD on an integer Variable: the learning rate, momentum, weight decay and gradient cast to
+        its dtype (truncated: ``SGD(1.5)`` steps by ``1 * int(g)``, ``SGD(0.5)`` not at all), then the float
+        rule; with integral values throughout, its float arithmetic is the integer one. The state keeps the
+        Variable's dtype (as Keras's momentum)."""
+        return self._sgd(lr, decay_mask, integer=True)
+
+
+def _check_epsilon(epsilon: Any, owner: str) -> float:
+    """Keras's epsilon must be a number: ``epsilon=None`` fails at Keras's first step (ValueError, converting
+    None to a tensor; Keras 3 does not fall back to ``keras.config.epsilon()``); raised here at once."""
+    if epsilon is None or isinstance(epsilon, (str, bytes)):
+        raise ValueError(f"{owner}: epsilon={epsilon!r}: give a float, such as Keras's default 1e-7 "
+                         "(keras.config.epsilon()). Keras 3 raises ValueError at the first step (\"Attempt to "
+                         "convert a value (None) with an unsupported type (<class 'NoneType'>) to a Tensor.\").")
+    return epsilon
 
 
 def keras_epsilon(epsilon: float, beta_2: float) -> Callable[[Any], Any]:
@@ -930,8 +1116,25 @@ def keras_scale_by_adam(b1: float, b2: float, epsilon: float) -> optax.GradientT
     init = optax.scale_by_adam(b1, b2, epsilon).init
 
     def update(updates, state, params=None):
-        return optax.scale_by_adam(b1, b2, eps_at(state.count)).update(updates, state, params)
+        updates, state_after = optax.scale_by_adam(b1, b2, eps_at(state.count)).update(updates, state, params)
+        # Keras's step size has the factor sqrt(1 - b2**t): where b2**t is 1 in float32 (beta_2=1, or within half
+        # an ulp of 1) it is 0, and Keras's variable does not move; optax's second moment is then 0/0, NaN.
+        still = 1.0 - b2 ** (state.count + 1) == 0
+        return jax.tree_util.tree_map(lambda u: jnp.where(still, jnp.zeros_like(u), u), updates), state_after
     return optax.GradientTransformation(init, update)
+
+
+def keras_scale_by_rss(initial_accumulator_value: float, eps: float) -> optax.GradientTransformation:
+    """``optax.scale_by_rss`` (Keras's Adagrad: ``g / sqrt(accumulator + eps)``), also where the accumulator is
+    not positive: optax makes the update 0 there, Keras still divides, so a zero accumulator, epsilon and
+    gradient give NaN (0/0) as Keras's, a zero or negative accumulator with epsilon > 0 its finite value."""
+    rss = optax.scale_by_rss(initial_accumulator_value, eps)
+
+    def update(updates, state, params=None):
+        scaled, state = rss.update(updates, state, params)
+        return jax.tree_util.tree_map(lambda u, g, acc: jnp.where(acc > 0, u, g / jnp.sqrt(acc + eps)),
+                                      scaled, updates, state.sum_of_squares), state
+    return optax.GradientTransformation(rss.init, update)
 
 
 def keras_amsgrad(learning_rate: LearningRate, b1: float, b2: float, eps: float,
@@ -974,11 +1177,6 @@ class Adam(Optimizer):
                  ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
                  gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs) -> None:
         _check_arguments(kwargs)
-
-        def make(lr, decay_mask=None):
-            tx = _keras_adam(lr, beta_1, beta_2, epsilon, amsgrad, weight_decay, decay_mask)
-            return keras_transformation(tx, lr, None, clipnorm, clipvalue, global_clipnorm, None,
-                                        loss_scale_factor, gradient_accumulation_steps)
         self._hyperparameters = dict(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, amsgrad=amsgrad,
                                      weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
                                      global_clipnorm=global_clipnorm,
@@ -986,7 +1184,13 @@ class Adam(Optimizer):
                                      ema_overwrite_frequency=ema_overwrite_frequency,
                                      loss_scale_factor=loss_scale_factor,
                                      gradient_accumulation_steps=gradient_accumulation_steps)
-        super().__init__(make(learning_rate), learning_rate, name, make)
+        super().__init__(None, learning_rate, name, self._adam)
+
+    def _adam(self, lr, decay_mask=None) -> optax.GradientTransformation:
+        h = self._hyperparameters
+        tx = _keras_adam(lr, h["beta_1"], h["beta_2"], _check_epsilon(h["epsilon"], type(self).__name__),
+                         h["amsgrad"], h["weight_decay"], decay_mask)
+        return self._with_keras_options(tx, lr, None, None)
 
 
 class AdamW(Adam):
@@ -1018,12 +1222,6 @@ class RMSprop(Optimizer):
                  ema_overwrite_frequency: Optional[int] = None, loss_scale_factor: Optional[float] = None,
                  gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs) -> None:
         _check_arguments(kwargs)  # (momentum unchecked, as Keras's RMSprop: used where it is > 0)
-
-        def make(lr, decay_mask=None):
-            tx = optax.rmsprop(lr, decay=rho, eps=epsilon, initial_scale=0.0, eps_in_sqrt=True, centered=centered,
-                               momentum=momentum if momentum > 0 else None)
-            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask,
-                                        loss_scale_factor, gradient_accumulation_steps)
         self._hyperparameters = dict(rho=rho, momentum=momentum, epsilon=epsilon, centered=centered,
                                      weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
                                      global_clipnorm=global_clipnorm,
@@ -1031,11 +1229,19 @@ class RMSprop(Optimizer):
                                      ema_overwrite_frequency=ema_overwrite_frequency,
                                      loss_scale_factor=loss_scale_factor,
                                      gradient_accumulation_steps=gradient_accumulation_steps)
-        super().__init__(make(learning_rate), learning_rate, name, make)
+        super().__init__(None, learning_rate, name, self._rmsprop)
+
+    def _rmsprop(self, lr, decay_mask=None) -> optax.GradientTransformation:
+        h = self._hyperparameters
+        tx = optax.rmsprop(lr, decay=h["rho"], eps=_check_epsilon(h["epsilon"], "RMSprop"), initial_scale=0.0,
+                           eps_in_sqrt=True, centered=h["centered"],
+                           momentum=h["momentum"] if h["momentum"] > 0 else None)
+        return self._with_keras_options(tx, lr, h["weight_decay"], decay_mask)
 
 
 class Adagrad(Optimizer):
-    """Keras's Adagrad: ``optax.adagrad`` (``g / sqrt(accumulator + epsilon)``, as Keras)."""
+    """Keras's Adagrad: ``optax.adagrad`` (``g / sqrt(accumulator + epsilon)``, as Keras), also where the
+    accumulator is not positive (``keras_scale_by_rss``)."""
 
     def __init__(self, learning_rate: LearningRate = 0.001, initial_accumulator_value: float = 0.1,
                  epsilon: float = 1e-7, weight_decay: Optional[float] = None, clipnorm: Optional[float] = None,
@@ -1044,11 +1250,6 @@ class Adagrad(Optimizer):
                  loss_scale_factor: Optional[float] = None,
                  gradient_accumulation_steps: Optional[int] = None, name: Optional[str] = None, **kwargs) -> None:
         _check_arguments(kwargs)
-
-        def make(lr, decay_mask=None):
-            tx = optax.adagrad(lr, initial_accumulator_value=initial_accumulator_value, eps=epsilon)
-            return keras_transformation(tx, lr, weight_decay, clipnorm, clipvalue, global_clipnorm, decay_mask,
-                                        loss_scale_factor, gradient_accumulation_steps)
         self._hyperparameters = dict(initial_accumulator_value=initial_accumulator_value, epsilon=epsilon,
                                      weight_decay=weight_decay, clipnorm=clipnorm, clipvalue=clipvalue,
                                      global_clipnorm=global_clipnorm,
@@ -1056,7 +1257,14 @@ class Adagrad(Optimizer):
                                      ema_overwrite_frequency=ema_overwrite_frequency,
                                      loss_scale_factor=loss_scale_factor,
                                      gradient_accumulation_steps=gradient_accumulation_steps)
-        super().__init__(make(learning_rate), learning_rate, name, make)
+        super().__init__(None, learning_rate, name, self._adagrad)
+
+    def _adagrad(self, lr, decay_mask=None) -> optax.GradientTransformation:
+        h = self._hyperparameters
+        # (optax.adagrad's parts, with Keras's division where the accumulator is not positive)
+        tx = optax.chain(keras_scale_by_rss(h["initial_accumulator_value"], _check_epsilon(h["epsilon"], "Adagrad")),
+                         optax.scale_by_learning_rate(lr))
+        return self._with_keras_options(tx, lr, h["weight_decay"], decay_mask)
 
 
 def from_optax(transformation: optax.GradientTransformation, name: str = "optimizer") -> Optimizer:
@@ -1068,13 +1276,18 @@ def from_optax(transformation: optax.GradientTransformation, name: str = "optimi
 def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] = None) -> Tensor:
     """``t * clip_norm / max(norm(t), clip_norm)`` with the L2 norm over ``axes`` (all by default), as
     ``tf.clip_by_norm``: a negative ``clip_norm`` counts as zero, and ``clip_norm`` may broadcast against
-    the norm but not enlarge ``t``; the gradient at ``t == 0`` is finite. ``name``: TF's op name, ignored."""
+    the norm but not enlarge ``t``; the gradient at ``t == 0`` is finite. A ``clip_norm`` Tensor of another
+    dtype is cast to ``t``'s (TF's ``cast``). ``name``: TF's op name, ignored."""
     try:
         t = _check_floating(convert_to_tensor(t), "clip_by_norm")
     except ConversionError as e:
         raise ConversionError(f"clip_by_norm: t: {e}") from None
     try:
-        clip_norm = convert_to_tensor(clip_norm, dtype=_aval(t).dtype)
+        if isinstance(clip_norm, (Tensor, Variable)):  # TF casts it to t's dtype (an int32 2 clips to 2.0)
+            clip_norm = convert_to_tensor(clip_norm)
+            clip_norm = clip_norm.astype(_aval(t).dtype) if _aval(clip_norm).dtype != _aval(t).dtype else clip_norm
+        else:  # (a number converted straight to t's dtype, not through float32)
+            clip_norm = convert_to_tensor(clip_norm, dtype=_aval(t).dtype)
     except ConversionError as e:
         raise ConversionError(f"clip_by_norm: clip_norm: {e}") from None
     clip_norm = tnp.maximum(clip_norm, 0)
@@ -1110,7 +1323,8 @@ def global_norm(t_list: Sequence, name: Optional[str] = None) -> Tensor:  # (nam
 def clip_by_global_norm(t_list: Sequence, clip_norm: Any, use_norm: Any = None,
                         name: Optional[str] = None) -> Tuple[List[Optional[Tensor]], Tensor]:
     """``(clipped, global_norm)``: each tensor times ``clip_norm / max(global_norm, clip_norm)``, as
-    ``tf.clip_by_global_norm``. None entries stay None; an infinite or NaN norm gives NaN tensors (TF). ``name``:
+    ``tf.clip_by_global_norm``. None entries stay None; an infinite or NaN norm gives NaN tensors (TF). A
+    ``clip_norm`` Tensor must have the norm's dtype (TypeError, as TF); a number is converted to it. ``name``:
     TF's op name, ignored."""
     t_list = _check_sequence(t_list, "clip_by_global_norm")
     norm = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)
@@ -1125,7 +1339,14 @@ def clip_by_global_norm(t_list: Sequence, clip_norm: Any, use_norm: Any = None,
         clip_norm = _kept_constant(clip_norm, _aval(norm).dtype)
         scale = clip_norm * (1.0 / tnp.maximum(norm, clip_norm))
     else:
-        clip_norm = convert_to_tensor(clip_norm, dtype=_aval(norm).dtype)
+        dtype = _aval(norm).dtype
+        if isinstance(clip_norm, (Tensor, Variable)) and _aval(convert_to_tensor(clip_norm)).dtype != dtype:
+            # TF multiplies the two without a cast: a Tensor of another dtype raises (TF's TypeError, its words)
+            raise TypeError(f"clip_by_global_norm: `x` and `y` must have the same dtype, got {jnp.dtype(dtype)} != "
+                            f"{jnp.dtype(_aval(convert_to_tensor(clip_norm)).dtype)} (clip_norm, against the global "
+                            "norm of t_list). Cast clip_norm first, e.g. clip_norm.astype(...), or give a Python "
+                            "number.")
+        clip_norm = convert_to_tensor(clip_norm, dtype=dtype)
         scale = clip_norm * tnp.minimum(1.0 / norm, 1.0 / clip_norm)
     scale = scale + (norm - norm)  # NaN when the norm is not finite, instead of silently zeroing
     clipped = [None if x is None else convert_to_tensor(x) * scale.astype(_aval(convert_to_tensor(x)).dtype)
