@@ -774,6 +774,30 @@ def test_sgd_on_integer_variables_as_keras(kw, expected):
     assert int(opt.iterations.numpy()) == 2
 
 
+def test_variable_checks_follow_a_hyperparameter_set_between_steps():
+    # apply checks a list of Variables once (a training loop gives the same list at every step); setting a
+    # hyperparameter checks it again: SGD updates an int Variable, but not with clipnorm (TypeError, as on a
+    # first step with clipnorm), and the Variable and step count stay as they were
+    opt, v = tj.optimizers.SGD(1.0), tj.Variable(np.array([10], np.int32))
+    for _ in range(2):
+        opt.apply_gradients([(tj.constant(np.array([3], np.int32)), v)])
+    assert v.numpy().tolist() == [4]
+    opt.clipnorm = 1.0
+    with pytest.raises(TypeError, match="SGD: .*int32.*clipnorm"):
+        opt.apply_gradients([(tj.constant(np.array([3], np.int32)), v)])
+    assert v.numpy().tolist() == [4] and int(opt.iterations.numpy()) == 2
+    with pytest.raises(TypeError, match="SGD: .*int32.*clipnorm"):  # (and at every later step)
+        opt.apply_gradients([(tj.constant(np.array([3], np.int32)), v)])
+    opt.clipnorm = None
+    opt.apply_gradients([(tj.constant(np.array([3], np.int32)), v)])
+    assert v.numpy().tolist() == [1] and int(opt.iterations.numpy()) == 3
+    # a Variable it was not built for is refused at every step, not only the first time it is given
+    w = tj.Variable(np.array([1.0], np.float32))
+    for _ in range(2):
+        with pytest.raises(ValueError, match="Unknown variable"):
+            opt.apply_gradients([(tj.constant([1.0]), w)])
+
+
 @pytest.mark.parametrize("kind", ["Adam", "AdamW", "RMSprop", "Adagrad"])
 def test_integer_variables_are_refused_by_the_adaptive_optimizers(kind):
     # Keras 3 / TF 2.21: Adam(1.5) on an int32 Variable raises InvalidArgumentError ("cannot compute Mul"),

@@ -110,6 +110,7 @@ class Optimizer:
         self._decay_excluded: Optional[Tuple[set, Optional[re.Pattern]]] = None  # exclude_from_weight_decay
         self._decay_mask: Optional[Tuple[bool, ...]] = None  # per built Variable; None: all decayed
         self._version = 0  # (how many times a hyperparameter was set: part of each compiled update's key)
+        self._checked = None  # (the Variable ids and version apply last checked)
         if with_learning_rate is None:
             if not (callable(getattr(transformation, "init", None))
                     and callable(getattr(transformation, "update", None))):
@@ -497,14 +498,20 @@ class Optimizer:
         if len(grads) != len(variables):
             raise ValueError(f"apply_gradients: {len(grads)} gradients for {len(variables)} variables; give one "
                              "gradient (or None) per variable.")
-        self._check_dtypes(variables)
-        self.build(_distinct(variables))  # (a Variable given twice is built once)
-        position = self._position
-        for v in variables:
-            if id(v) not in position:
-                raise ValueError(f"Unknown variable {v.name!r}: this optimizer was built for the variables of its "
-                                 "first apply_gradients call. Build it with the full list first "
-                                 "(optimizer.build(model.trainable_variables)) or use a new optimizer.")
+        # The checks of the Variables (dtypes, known to the optimizer) run once per list and hyperparameter
+        # version: a training loop gives the same list at every step. (Their ids are stable once checked:
+        # the optimizer holds every Variable it was built for.)
+        checked = (tuple(map(id, variables)), self._version)
+        if checked != self._checked:
+            self._check_dtypes(variables)
+            self.build(_distinct(variables))  # (a Variable given twice is built once)
+            position = self._position
+            for v in variables:
+                if id(v) not in position:
+                    raise ValueError(f"Unknown variable {v.name!r}: this optimizer was built for the variables of "
+                                     "its first apply_gradients call. Build it with the full list first "
+                                     "(optimizer.build(model.trainable_variables)) or use a new optimizer.")
+            self._checked = checked
         missing = [v.name for g, v in zip(grads, variables) if g is None]
         present = [(g, v) for g, v in zip(grads, variables) if g is not None]
         if not present:
