@@ -796,6 +796,11 @@ def test_variable_checks_follow_a_hyperparameter_set_between_steps():
     for _ in range(2):
         with pytest.raises(ValueError, match="Unknown variable"):
             opt.apply_gradients([(tj.constant([1.0]), w)])
+    # a list with a Variable twice, after steps with it once: both its gradients are applied (Keras)
+    opt, f = tj.optimizers.SGD(1.0), tj.Variable([1.0])
+    opt.apply_gradients([(tj.constant([1.0]), f)])
+    opt.apply_gradients([(tj.constant([1.0]), f), (tj.constant([2.0]), f)])
+    assert f.numpy().tolist() == [-3.0] and int(opt.iterations.numpy()) == 2
 
 
 @pytest.mark.parametrize("kind", ["Adam", "AdamW", "RMSprop", "Adagrad"])

@@ -111,6 +111,7 @@ class Optimizer:
         self._decay_mask: Optional[Tuple[bool, ...]] = None  # per built Variable; None: all decayed
         self._version = 0  # (how many times a hyperparameter was set: part of each compiled update's key)
         self._checked = None  # (the Variable ids and version apply last checked)
+        self._one_round = False  # (whether those Variables take one update per call: _rounds)
         if with_learning_rate is None:
             if not (callable(getattr(transformation, "init", None))
                     and callable(getattr(transformation, "update", None))):
@@ -512,6 +513,9 @@ class Optimizer:
                                      "its first apply_gradients call. Build it with the full list first "
                                      "(optimizer.build(model.trainable_variables)) or use a new optimizer.")
             self._checked = checked
+            # (one update, as _rounds would find: no Variable given twice, none that SGD updates on its own)
+            self._one_round = len(set(checked[0])) == len(variables) and not (self._takes_integers and any(
+                jnp.issubdtype(jnp.dtype(v.dtype), jnp.integer) for v in variables))
         missing = [v.name for g, v in zip(grads, variables) if g is None]
         present = [(g, v) for g, v in zip(grads, variables) if g is not None]
         if not present:
@@ -519,7 +523,7 @@ class Optimizer:
         if missing:
             warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the loss; they are "
                           "left unchanged.", UserWarning, stacklevel=2)
-        rounds = self._rounds(present)
+        rounds = [(False, present)] if self._one_round else self._rounds(present)
         with tape_set.stop_recording():  # an update is not part of any differentiated computation
             if self._lr_fn is not None:
                 self._lr.assign(_rate_value(self._lr_fn(), type(self).__name__))
