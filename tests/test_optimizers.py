@@ -866,3 +866,27 @@ def test_clip_norm_tensor_of_another_dtype_as_tf():
         clipped, norm = tj.clip_by_global_norm([t], clip)
         np.testing.assert_allclose(clipped[0].numpy(), [1.2, 1.6], rtol=1e-6)
         np.testing.assert_allclose(norm.numpy(), 5.0)
+    # TF 2.21: tensors of different dtypes in t_list (float16 and float32, either order) raise (InvalidArgumentError,
+    # "cannot compute Pack": its stack of their sums); tapejax raises TypeError naming the dtypes. One dtype with
+    # None entries is fine: global_norm([h, None, h]) of h = [1, 2] float16 is sqrt(10) = 3.162 in float16
+    h = tj.constant(np.array([1.0, 2.0], np.float16))
+    for t_list in ([h, t], [t, None, h]):
+        for fn in (tj.train.global_norm, lambda ts: tj.clip_by_global_norm(ts, 1.0)):
+            with pytest.raises(TypeError, match="different dtypes.*float16.*float32|different dtypes.*float32.*float16"):
+                fn(t_list)
+    n = tj.train.global_norm([h, None, h])
+    assert n.dtype == tj.float16
+    np.testing.assert_allclose(float(n.numpy()), 3.162, rtol=1e-3)
+    clipped, _ = tj.clip_by_global_norm([h, t], 1.0, use_norm=tj.constant(5.0))  # (no norm computed: as TF)
+    assert clipped[0].dtype == tj.float16 and clipped[1].dtype == tj.float32
+    # Keras 3 / TF 2.21: SGD(1, global_clipnorm=1) on a float16 and a float32 Variable raises InvalidArgumentError
+    # (its clipping multiplies a float16 gradient by the float32 scale); tapejax raises TypeError before any update.
+    # Each dtype on its own clips (gradient [3, 4] float16: steps 0.6 and 0.8).
+    opt, v16, v32 = tj.optimizers.SGD(1.0, global_clipnorm=1.0), tj.Variable(np.zeros(2, np.float16)), tj.Variable([0.0])
+    with pytest.raises(TypeError, match="SGD: global_clipnorm .*float16, float32"):
+        opt.apply_gradients([(tj.constant(np.array([3.0, 0.0], np.float16)), v16), (tj.constant([4.0]), v32)])
+    assert v16.numpy().tolist() == [0.0, 0.0] and v32.numpy().tolist() == [0.0] and int(opt.iterations.numpy()) == 0
+    opt = tj.optimizers.SGD(1.0, global_clipnorm=1.0)
+    opt.apply_gradients([(tj.constant(np.array([3.0, 4.0], np.float16)), v16)])
+    assert v16.dtype == tj.float16
+    np.testing.assert_allclose(v16.numpy().astype(np.float32), [-0.6, -0.8], rtol=1e-3)

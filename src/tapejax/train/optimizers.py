@@ -523,6 +523,14 @@ class Optimizer:
         if missing:
             warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the loss; they are "
                           "left unchanged.", UserWarning, stacklevel=2)
+        global_clipnorm = None if self._rebuild is None else self._hyperparameter("global_clipnorm")
+        if global_clipnorm is not None and global_clipnorm > 0:
+            dtypes = list(dict.fromkeys(jnp.dtype(v.dtype) for _, v in present))
+            if len(dtypes) > 1:  # (checked before any update: clip_by_global_norm would refuse them inside it)
+                raise TypeError(f"{type(self).__name__}: global_clipnorm clips the gradients of variables of "
+                                f"different dtypes ({', '.join(map(str, dtypes))}) together; Keras 3 (TF) fails on "
+                                "them too. Give them one dtype, or clip each dtype's gradients with "
+                                "tj.clip_by_global_norm before apply_gradients.")
         rounds = [(False, present)] if self._one_round else self._rounds(present)
         with tape_set.stop_recording():  # an update is not part of any differentiated computation
             if self._lr_fn is not None:
@@ -1322,10 +1330,16 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] =
 
 
 def global_norm(t_list: Sequence, name: Optional[str] = None) -> Tensor:  # (name: TF's, ignored)
-    """``sqrt(sum of squares of every element of every tensor)``; None entries are ignored (TF)."""
+    """``sqrt(sum of squares of every element of every tensor)``; None entries are ignored (TF). Tensors of
+    different dtypes raise TypeError, as TF."""
     t_list = _check_sequence(t_list, "global_norm")
-    sums = [tnp.sum(t * t) for t in (_check_floating(convert_to_tensor(x), "global_norm") for x in t_list
-                                     if x is not None)]
+    ts = [_check_floating(convert_to_tensor(x), "global_norm") for x in t_list if x is not None]
+    dtypes = list(dict.fromkeys(jnp.dtype(_aval(t).dtype) for t in ts))
+    if len(dtypes) > 1:  # (TF stacks the per-tensor sums: InvalidArgumentError; no dtype is chosen silently)
+        raise TypeError(f"global_norm: the tensors of t_list have different dtypes ({', '.join(map(str, dtypes))}); "
+                        "TF refuses them too (its stack of their sums). Cast them to one dtype first, e.g. "
+                        "[t.astype(tj.float32) for t in t_list], or clip each dtype's tensors on their own.")
+    sums = [tnp.sum(t * t) for t in ts]
     if not sums:
         return convert_to_tensor(0.0)
     return tnp.sqrt(tnp.sum(tnp.stack(sums)))
@@ -1335,8 +1349,9 @@ def clip_by_global_norm(t_list: Sequence, clip_norm: Any, use_norm: Any = None,
                         name: Optional[str] = None) -> Tuple[List[Optional[Tensor]], Tensor]:
     """``(clipped, global_norm)``: each tensor times ``clip_norm / max(global_norm, clip_norm)``, as
     ``tf.clip_by_global_norm``. None entries stay None; an infinite or NaN norm gives NaN tensors (TF). A
-    ``clip_norm`` Tensor must have the norm's dtype (TypeError, as TF); a number is converted to it. ``name``:
-    TF's op name, ignored."""
+    ``clip_norm`` Tensor must have the norm's dtype (TypeError, as TF); a number is converted to it. Without
+    ``use_norm``, tensors of different dtypes raise TypeError (TF's global_norm refuses them). ``name``: TF's op
+    name, ignored."""
     t_list = _check_sequence(t_list, "clip_by_global_norm")
     norm = global_norm(t_list) if use_norm is None else convert_to_tensor(use_norm)
     st = tape_set.current()
