@@ -523,7 +523,7 @@ class Optimizer:
         if missing:
             warnings.warn(f"Gradients do not exist for variables {missing} when minimizing the loss; they are "
                           "left unchanged.", UserWarning, stacklevel=2)
-        global_clipnorm = None if self._rebuild is None else self._hyperparameter("global_clipnorm")
+        global_clipnorm = self._hyperparameter("global_clipnorm")  # (None for from_optax)
         if global_clipnorm is not None and global_clipnorm > 0:
             dtypes = list(dict.fromkeys(jnp.dtype(v.dtype) for _, v in present))
             if len(dtypes) > 1:  # (checked before any update: clip_by_global_norm would refuse them inside it)
