@@ -1,5 +1,6 @@
 """tapejax: TensorFlow's eager autodiff semantics (GradientTape, ForwardAccumulator, custom gradients)
 over JAX arrays, with every numeric kernel jit-compiled."""
+from . import requirements as _requirements  # noqa: F401  (first: refuses a jax older than tapejax needs)
 from .tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor, name_scope
 from . import ops as _ops  # noqa: F401  (installs the Tensor operators)
 from . import deferred as _deferred  # noqa: F401  (installs deferred execution and replay)
