@@ -15,9 +15,9 @@ def check_jax_version(version: str = jax.__version__) -> None:
     found = re.match(r"(\d+)\.(\d+)\.(\d+)", version)
     if found is not None and tuple(map(int, found.groups())) < JAX_MIN_VERSION:
         needed = ".".join(map(str, JAX_MIN_VERSION))
-        raise ImportError(f"tapejax needs jax >= {needed}, found jax {version}: upgrade it with "
-                          f"pip install -U 'jax>={needed}' (on Python 3.11 or newer: jax 0.10 has no Python 3.10 "
-                          "release).")
+        raise ImportError(f"tapejax needs jax >= {needed}, found jax {version}: install tapejax with pip so that its "
+                          "requirements hold (pip install -e . in its checkout picks the jax and jaxlib pyproject.toml "
+                          "names), on Python 3.11 or newer (jax 0.10 has no Python 3.10 release).")
 
 
 check_jax_version()
