@@ -3,6 +3,7 @@ test_numpy_rest.py): values, dtypes and the gradient of one weighted sum of the 
 jax.value_and_grad, tapejax's from a GradientTape."""
 from __future__ import annotations
 
+import warnings
 import zlib
 
 import jax
@@ -12,6 +13,23 @@ import numpy as np
 import tapejax as tj
 
 tnp = tj.numpy
+
+
+def numpy_cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> np.ndarray:
+    """``np.cross``, including the 2-component vectors NumPy deprecated in 2.0 and refuses from 2.5 (what
+    jax.numpy and TF's NumPy API still compute): a missing third component is 0, and two 2-component
+    vectors give the z component alone, as NumPy computed them."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    a, b = np.moveaxis(np.asarray(a), axisa, -1), np.moveaxis(np.asarray(b), axisb, -1)
+    both_planar = a.shape[-1] == 2 and b.shape[-1] == 2
+
+    def to_3(v):
+        return np.concatenate([v, np.zeros(v.shape[:-1] + (1,), v.dtype)], -1) if v.shape[-1] == 2 else v
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        c = np.cross(to_3(a), to_3(b))
+    return c[..., 2] if both_planar else np.moveaxis(c, -1, axisc)
 
 
 def as_list(y) -> list:

@@ -418,6 +418,18 @@ def test_memoryview_empty():
     assert a.dtype == np.float32 and a.shape == (0,)
 
 
+@_NO_BUFFER
+def test_memoryview_released_by_its_context():
+    # not a TF test: the protocol's other half (__release_buffer__, as jax.Array has from Python 3.12): a view
+    # used as a context is released at its end, of a Tensor and of a Variable, and the value stays
+    for x in (tj.constant([1.0, 2.0]), tj.Variable([1.0, 2.0])):
+        with memoryview(x) as m:
+            assert m.tolist() == [1.0, 2.0]
+        with pytest.raises(ValueError, match="released"):
+            m.tolist()
+        np.testing.assert_array_equal(x.numpy(), [1.0, 2.0])
+
+
 def test_eager_tensor_format():
     # TFETensorTest.testEagerTensorFormat: f"{t}" == "1"; str, f"{t!s}", repr and f"{t!r}" (TF:
     # "tf.Tensor(1, shape=(), dtype=int32)" and "<tf.Tensor: shape=(), dtype=int32, numpy=1>")

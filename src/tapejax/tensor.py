@@ -431,6 +431,10 @@ class Tensor(ArrayShape):
         _require_concrete(self, "memoryview()", TracerArrayConversionError)
         return memoryview(np.asarray(self._value))
 
+    def __release_buffer__(self, buffer: memoryview) -> None:
+        """The buffer protocol's other half (as jax.Array has it): the view ``__buffer__`` gave is let go."""
+        buffer.release()
+
     def __array_function__(self, func, types, args, kwargs):
         return _numpy_function(func, args, kwargs)
 
@@ -944,6 +948,9 @@ class Variable(ArrayShape):
 
     def __buffer__(self, flags: int) -> memoryview:
         return self.read_value().__buffer__(flags)
+
+    def __release_buffer__(self, buffer: memoryview) -> None:
+        buffer.release()
 
     def __array_function__(self, func, types, args, kwargs):
         return _numpy_function(func, args, kwargs)
