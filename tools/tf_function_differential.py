@@ -940,8 +940,8 @@ KNOWN = {
                         "unconnected values\"; TF's function call gives zeros where TF eager (run_functions_eagerly, "
                         "the reference here) gives None, tapejax gives TF eager's None",
     "int_promotion": "API.md, tj.numpy: 'Mirrors `jax.numpy`': an integer argument of a float function (sin of "
-                     "an int32 a nested call returned) is promoted to float, as jax.numpy; TF raises TypeError "
-                     "(\"DataType int32 not in list of allowed values\")",
+                     "an int32 a nested call returned) is promoted to float, and a bool times an int is an int, as "
+                     "jax.numpy; TF raises TypeError (\"DataType int32 not in list of allowed values\", bool for Mul)",
     "tangent_connected": "API.md, One set of rules on every path (TF's `None` for unconnected values): TF computes "
                          "an accumulator's tangent by running the op's gradient function on ones and transposing "
                          "it (tape.h, ForwardpropFromTape), so what outer tapes and accumulators see connected "
@@ -1084,8 +1084,11 @@ def known(a: Action, problem: str, tf_out: "Outcome", tj_out: "Outcome", eager) 
         return "custom_gradient_forward"
     if re.search(r"(^|: )out: (\[\S+\] )*str vs bytes", problem):
         return "string_output"
-    if problem.startswith("raised") and tj_out.raised is None and isinstance(tf_out.raised, TypeError) and \
-            "not in list of allowed values" in str(tf_out.raised):
+    # (tapejax, having promoted, may go on to refuse a tangent drawn for another shape, as tangent_check: seed 9363,
+    # a bool a nested call returned times 2, then an accumulator on it)
+    if problem.startswith("raised") and isinstance(tf_out.raised, TypeError) and \
+            "not in list of allowed values" in str(tf_out.raised) and \
+            (tj_out.raised is None or (isinstance(tj_out.raised, ValueError) and "tangent of shape" in str(tj_out.raised))):
         return "int_promotion"
     if problem.startswith(("raised", "count: TF counted a trace")) and tf_out.raised is not None and \
             type(tj_out.raised).__name__ == "ConversionError" and \
