@@ -420,8 +420,9 @@ def test_memoryview_empty():
 
 @_NO_BUFFER
 def test_memoryview_released_by_its_context():
-    # not a TF test: the protocol's other half (__release_buffer__, as jax.Array has from Python 3.12): a view
-    # used as a context is released at its end, of a Tensor and of a Variable, and the value stays
+    # not a TF test: the protocol's other half (__release_buffer__, as jax.Array has from Python 3.12; the mirror
+    # test in test_tensor_array_methods.py asks for it): releasing a view, here at the end of its context, calls
+    # it with the view __buffer__ gave, of a Tensor and of a Variable, and the value stays
     for x in (tj.constant([1.0, 2.0]), tj.Variable([1.0, 2.0])):
         with memoryview(x) as m:
             assert m.tolist() == [1.0, 2.0]
