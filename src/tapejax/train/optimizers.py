@@ -514,8 +514,8 @@ class Optimizer:
                                      "(optimizer.build(model.trainable_variables)) or use a new optimizer.")
             self._checked = checked
             # (one update, as _rounds would find: no Variable given twice, none that SGD updates on its own)
-            self._one_round = len(set(checked[0])) == len(variables) and not (self._takes_integers and any(
-                jnp.issubdtype(jnp.dtype(v.dtype), jnp.integer) for v in variables))
+            self._one_round = (len(set(checked[0])) == len(variables)
+                               and not any(map(self._own_integer_update, variables)))
         missing = [v.name for g, v in zip(grads, variables) if g is None]
         present = [(g, v) for g, v in zip(grads, variables) if g is not None]
         if not present:
@@ -546,6 +546,10 @@ class Optimizer:
                     v.assign(v.constraint(v))
         return self._iterations
 
+    def _own_integer_update(self, v: Variable) -> bool:
+        """Whether ``v`` takes an update of its own, in its integer dtype (SGD's ``_integer_transformation``)."""
+        return self._takes_integers and jnp.issubdtype(jnp.dtype(v.dtype), jnp.integer)
+
     def _rounds(self, present: list) -> List[Tuple[bool, list]]:
         """The ``(gradient, variable)`` pairs of one call as the updates that apply them: one, unless a
         Variable is given twice or more (Keras then applies each of its gradients in turn, all at the call's
@@ -555,7 +559,7 @@ class Optimizer:
         seen: dict = {}
         for g, v in present:
             k = seen[id(v)] = seen.get(id(v), -1) + 1
-            integer = self._takes_integers and jnp.issubdtype(jnp.dtype(v.dtype), jnp.integer)
+            integer = self._own_integer_update(v)
             groups.setdefault((k, integer), []).append((g, v))
         if len(groups) > 1:
             options = [o for o in ("use_ema", "gradient_accumulation_steps", "global_clipnorm")
