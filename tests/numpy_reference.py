@@ -3,7 +3,6 @@ test_numpy_rest.py): values, dtypes and the gradient of one weighted sum of the 
 jax.value_and_grad, tapejax's from a GradientTape."""
 from __future__ import annotations
 
-import warnings
 import zlib
 
 import jax
@@ -26,9 +25,7 @@ def numpy_cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> np.ndarray:
 
     def to_3(v):
         return np.concatenate([v, np.zeros(v.shape[:-1] + (1,), v.dtype)], -1) if v.shape[-1] == 2 else v
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        c = np.cross(to_3(a), to_3(b))
+    c = np.cross(to_3(a), to_3(b))  # (3-component vectors only: nothing NumPy deprecated)
     return c[..., 2] if both_planar else np.moveaxis(c, -1, axisc)
 
 

@@ -93,8 +93,7 @@ def ref_dtype(*args):
 
 
 def numpy_ref(fn, *args, dtype):
-    """NumPy's result of ``fn`` on ``args`` cast to ``dtype`` (2-d cross products are deprecated in NumPy 2 but
-    still computed)."""
+    """NumPy's result of ``fn`` on ``args`` cast to ``dtype`` (NumPy's DeprecationWarnings ignored)."""
     cast = [np.asarray(a).astype(dtype) for a in args]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
