@@ -14,19 +14,31 @@ import tapejax as tj
 tnp = tj.numpy
 
 
-def numpy_cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> np.ndarray:
-    """``np.cross``, including the 2-component vectors NumPy deprecated in 2.0 and refuses from 2.5 (what
-    jax.numpy and TF's NumPy API still compute): a missing third component is 0, and two 2-component
-    vectors give the z component alone, as NumPy computed them."""
+def _planar_cross(m, a, b, axisa, axisb, axisc, axis):
+    """``m.cross`` (``m``: numpy or jax.numpy) that also takes 2-component vectors, as NumPy computed them
+    before 2.0 deprecated them: a missing third component is 0, and two 2-component vectors give the z
+    component alone. Only 3-component vectors reach ``m.cross``."""
     if axis is not None:
         axisa = axisb = axisc = axis
-    a, b = np.moveaxis(np.asarray(a), axisa, -1), np.moveaxis(np.asarray(b), axisb, -1)
+    a, b = m.moveaxis(m.asarray(a), axisa, -1), m.moveaxis(m.asarray(b), axisb, -1)
     both_planar = a.shape[-1] == 2 and b.shape[-1] == 2
 
     def to_3(v):
-        return np.concatenate([v, np.zeros(v.shape[:-1] + (1,), v.dtype)], -1) if v.shape[-1] == 2 else v
-    c = np.cross(to_3(a), to_3(b))  # (3-component vectors only: nothing NumPy deprecated)
-    return c[..., 2] if both_planar else np.moveaxis(c, -1, axisc)
+        return m.concatenate([v, m.zeros(v.shape[:-1] + (1,), v.dtype)], -1) if v.shape[-1] == 2 else v
+    c = m.cross(to_3(a), to_3(b))
+    return c[..., 2] if both_planar else m.moveaxis(c, -1, axisc)
+
+
+def numpy_cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None) -> np.ndarray:
+    """``np.cross``, including the 2-component vectors NumPy refuses from 2.5 (tj.numpy and TF's NumPy API
+    compute them)."""
+    return _planar_cross(np, a, b, axisa, axisb, axisc, axis)
+
+
+def jax_cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """``jnp.cross``, including the 2-component vectors jax.numpy refuses from jax 0.12 (traceable: a
+    reference for shapes, dtypes and gradients)."""
+    return _planar_cross(jnp, a, b, axisa, axisb, axisc, axis)
 
 
 def as_list(y) -> list:

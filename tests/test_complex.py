@@ -132,8 +132,15 @@ def test_op_complex_gradient_is_tf_convention(op, args, static):
     def references(primals, tangents):
         return (jax.grad(loss_raw, argnums=tuple(range(len(diff))))(*primals),
                 jax.jvp(f_raw, primals, tangents)[1])
-    grads_jax, expected_t = jax.jit(references)(primals, tuple(jax.device_put(t) for t in tangents))
-    expected = [np.conj(g) for g in grads_jax]
+    try:
+        grads_jax, expected_t = jax.jit(references)(primals, tuple(jax.device_put(t) for t in tangents))
+        expected = [np.conj(g) for g in grads_jax]
+    except TypeError as e:
+        if "complex" not in str(e):
+            raise
+        # jax 0.11+ has no complex derivative for maximum, minimum, relu, relu6, softmax, log_softmax and sparse
+        # softmax cross-entropy (their comparisons refuse complex values; tapejax's rules do not compare them)
+        expected, expected_t = _differences(f_raw, loss_raw, primals, tangents)
 
     srcs = [tj.constant(cargs[i]) for i in diff]
     full = list(cargs)
@@ -176,6 +183,18 @@ def _fd_gradient(f, z, eps=1e-3):
             dz[k] = unit * eps
             g[k] += part * (f(z + dz) - f(z - dz)) / (2 * eps)
     return g
+
+
+def _differences(f, loss, primals, tangents, eps=1e-6):
+    """What the test asks of jax.grad (in TF's convention) and jax.jvp, by central differences in complex128."""
+    with jax.enable_x64(True):
+        p = [np.asarray(a, np.complex128) for a in primals]
+        grads = [_fd_gradient(lambda z, i=i: float(loss(*p[:i], z, *p[i + 1:])), p[i], eps) for i in range(len(p))]
+        ahead = f(*[a + eps * t for a, t in zip(p, tangents)])
+        behind = f(*[a - eps * t for a, t in zip(p, tangents)])
+        tangents_out = [((np.asarray(y1) - np.asarray(y0)) / (2 * eps)).astype(np.asarray(y).dtype)
+                        for y1, y0, y in zip(ahead, behind, f(*primals))]
+    return grads, tangents_out
 
 
 def test_issue_example_abs_of_square():
