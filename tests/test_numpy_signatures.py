@@ -318,8 +318,9 @@ def test_round_takes_decimals_as_jax_numpy():
 # out= of cumsum/cumprod/outer), and the options jax.numpy implements: device=/out_sharding= of the constructors
 # and products, copy=/ndmin= of array and asarray, where's one-argument size=/fill_value=, sort's stable=,
 # argsort's dtype=, repeat's total_repeat_length=, nanvar's and nanstd's mean=, the quantiles' weights= (with
-# method='inverted_cdf'), ravel's order=, cov's and corrcoef's dtype=, pad's keywords of each mode. Expected values
-# are jax.numpy's own (computed here by jax), gradients jax.grad's.
+# method='inverted_cdf'), ravel's order=, cov's and corrcoef's dtype=, pad's keywords of each mode; and those of later
+# jax releases: histogram's out_sharding= (jax 0.11), lexsort's batch_size= (jax 0.12). Expected values are jax.numpy's
+# own (computed here by jax), gradients jax.grad's.
 
 # Parameters of jax.numpy's functions tj.numpy does not take by name, and why. (A ``*args`` of jax.numpy, the ufuncs'
 # arguments and jnp.array's deprecated positional copy/order/ndmin, has no name a caller can pass: the test checks
@@ -384,6 +385,16 @@ Q = np.array([0.0, 0.2, 0.5, 0.75, 1.0], np.float32)
 REPEATS = np.array([2, 0, 1, 3])
 BINS = np.array([0, 3, 1, 3])
 V3 = _rng.normal(size=(3,)).astype(np.float32)
+KEYS = np.arange(30).reshape(5, 6) * 7 % 3  # (five keys, with ties that only the later keys break)
+HISTOGRAM_PLACES = "out_sharding" in inspect.signature(jnp.histogram).parameters  # (jax 0.11 and later)
+
+
+def _jnp_histogram(a, *args, out_sharding, **kw):
+    """jax.numpy.histogram with out_sharding; before jax 0.11, which has none, its results given to jax.device_put
+    (what jax 0.11's does for a replicated sharding)."""
+    if HISTOGRAM_PLACES:
+        return jnp.histogram(a, *args, out_sharding=out_sharding, **kw)
+    return tuple(jax.device_put(r, out_sharding) for r in jnp.histogram(a, *args, **kw))
 
 
 def _ufunc_cases():
@@ -563,6 +574,16 @@ CASES = _ufunc_cases() + _renamed_cases() + [
      lambda v: jnp.broadcast_to(v[0], (2, 4), out_sharding=NS), X, True),
     ("bincount weights out_sharding", lambda t: tnp.bincount(BINS, t[0], 0, length=5, out_sharding=NS),
      lambda v: jnp.bincount(BINS, v[0], 0, length=5, out_sharding=NS), X, True),
+    ("histogram out_sharding", lambda t: tnp.histogram(t, 4, weights=POS, out_sharding=NS),
+     lambda v: _jnp_histogram(v, 4, weights=POS, out_sharding=NS), X, True),
+    ("histogram positional density out_sharding", lambda t: tnp.histogram(t[0], 3, (-2.0, 2.0), None, True, NS),
+     lambda v: _jnp_histogram(v[0], 3, (-2.0, 2.0), None, True, out_sharding=NS), X, False),
+    # lexsort's batch_size (jax 0.12: more keys than that are sorted batch by batch, with the same result); the
+    # reference is jax.numpy's lexsort of all keys at once, which every jax has
+    ("lexsort batch_size", lambda t: tnp.lexsort(KEYS, batch_size=2), lambda v: jnp.lexsort(KEYS), X, False),
+    ("lexsort batch_size keys of three dtypes",
+     lambda t: tnp.lexsort([KEYS[0], KEYS[1] > 0, KEYS[2].astype(np.float32), KEYS[3]], axis=0, batch_size=1),
+     lambda v: jnp.lexsort([KEYS[0], KEYS[1] > 0, KEYS[2].astype(np.float32), KEYS[3]], axis=0), X, False),
 ]
 
 
@@ -716,6 +737,24 @@ def test_unsupported_values_raise_as_jax_numpy(label, tj_call, jnp_call, error, 
         jnp_call()
 
 
+def test_lexsort_batch_size_and_histogram_out_sharding_are_checked():
+    # batch_size is a positive int, as jax 0.12's (before, jax.numpy.lexsort takes none: checked all the same);
+    # histogram's PartitionSpec needs a mesh, as jax.numpy's from jax 0.11
+    np.testing.assert_array_equal(tnp.lexsort(KEYS, batch_size=tj.constant(3)).numpy(), np.lexsort(KEYS))
+    with pytest.raises(ValueError, match=r"tj.numpy.lexsort: batch_size must be a positive integer .* got 0"):
+        tnp.lexsort(KEYS, batch_size=0)
+    with pytest.raises(TypeError, match=r"tj.numpy.lexsort: batch_size must be a positive integer .* got 2.5"):
+        tnp.lexsort(KEYS, batch_size=2.5)
+    with pytest.raises(ValueError, match=r"tj.numpy.histogram: out_sharding=.* is a PartitionSpec"):
+        tnp.histogram(X, 3, out_sharding=P())
+    if "batch_size" in inspect.signature(jnp.lexsort).parameters:
+        with pytest.raises(ValueError):
+            jnp.lexsort(KEYS, batch_size=0)
+    if HISTOGRAM_PLACES:
+        with pytest.raises(ValueError):
+            jnp.histogram(X, 3, out_sharding=P())
+
+
 def test_partition_spec_out_sharding_under_a_mesh():
     # a PartitionSpec names axes of the mesh jax.set_mesh sets (resolved when the op is called: a deferred op runs
     # at the gradient, outside the block)
@@ -770,7 +809,7 @@ def test_new_keywords_on_every_path():
 
 
 _PLACEMENT_WORKER = r'''
-import json, sys
+import inspect, json, sys
 import jax, jax.numpy as jnp, numpy as np
 import tapejax as tj
 tnp = tj.numpy
@@ -829,6 +868,12 @@ same("repeat out_sharding", lambda: tnp.repeat(a, 2, axis=0, out_sharding=s),
      lambda: jnp.repeat(a, 2, axis=0, out_sharding=s))
 same("percentile out_sharding", lambda: tnp.percentile(a, 50.0, axis=0, out_sharding=s),
      lambda: jnp.percentile(a, 50.0, axis=0, out_sharding=s))
+if "out_sharding" in inspect.signature(jnp.histogram).parameters:  # (jax 0.11 and later: both results placed)
+    for i, result in enumerate(("counts", "edges")):
+        same(f"histogram out_sharding {result}", lambda: tnp.histogram(a[0], 4, out_sharding=rep)[i],
+             lambda: jnp.histogram(a[0], 4, out_sharding=rep)[i])
+    same("histogram sharded out_sharding raises", lambda: tnp.histogram(a[0], 4, out_sharding=s),
+         lambda: jnp.histogram(a[0], 4, out_sharding=s))  # (5 edges in 4 shards)
 with jax.set_mesh(mesh):
     same("matmul PartitionSpec", lambda: tnp.matmul(a, b, out_sharding=P("x")),
          lambda: jnp.matmul(a, b, out_sharding=P("x")))

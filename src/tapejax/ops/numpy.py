@@ -74,7 +74,9 @@ from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as
                     tf_complex_vjp as _tf_complex_vjp, tf_reciprocal as _tf_reciprocal, tf_rsqrt as _tf_rsqrt,
                     tf_sqrt as _tf_sqrt, unbroadcast as _unbroadcast)
 
-TF_EXTRAS = ("add_n", "erf", "rsqrt", "sigmoid", "getitem")  # public names jax.numpy lacks (TF's ops; indexing)
+# public names jax.numpy lacks: TF's ops and indexing, and jax.numpy's minmax and top_k, which tj.numpy has on every
+# jax version (jax.numpy from 0.11): listed by tj.numpy.__all__ and dir() on jax 0.10 too
+TF_EXTRAS = ("add_n", "erf", "rsqrt", "sigmoid", "getitem", "minmax", "top_k")
 
 # -- sample inputs for the registry-wide gradient test (declare.py: drawn in declaration order) ------------
 _rng = np.random.default_rng(0)
@@ -861,16 +863,18 @@ def _average(a, axis, keepdims, where):
     return divide(total, _mask_count(a, where, axis, keepdims))
 
 
-def _check_nonempty(name: str, a, axis, tf_value: str) -> None:
+def _check_nonempty(name: str, a, axis, tf_value: Optional[str]) -> None:
     """jax.numpy's max/min of a zero-size axis raise (no identity); say so, and where TF differs, before
-    the op runs (jax's message names neither the axis nor a way out)."""
+    the op runs (jax's message names neither the axis nor a way out). ``tf_value``: what TF's ``reduce_{name}``
+    returns there (None: TF has no such op)."""
     shp = shape(a)
     axes = range(len(shp)) if axis is None else (axis if isinstance(axis, tuple) else (axis,))
     empty = [ax for ax in axes if isinstance(ax, int) and -len(shp) <= ax < len(shp) and shp[ax] == 0]
     if empty:
+        tf = "" if tf_value is None else f" (TF's reduce_{name} returns {tf_value} there)"
         raise ValueError(f"tj.numpy.{name}: axis {empty[0]} of the input, shape {shp}, has size 0, and the {name} of "
-                         f"no values is undefined: tj.numpy.{name} raises as jax.numpy.{name} does (TF's "
-                         f"reduce_{name} returns {tf_value} there). Reduce a non-empty axis, or test the size first.")
+                         f"no values is undefined: tj.numpy.{name} raises as jax.numpy.{name} does{tf}. Reduce a "
+                         "non-empty axis, or test the size first.")
 
 
 def _extreme(name: str, reduce, combine, a, axis, out, keepdims, initial, where, tf_value: str):
@@ -911,6 +915,34 @@ def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):
     reduce_min returns the dtype's highest value)."""
     return _extreme("min", _min, minimum, a, axis, out, keepdims, initial, where,
                     "+inf, or the dtype's highest value")
+
+
+def minmax(a, axis=None, out=None, keepdims=False, initial=None, where=None):
+    """``jax.numpy.minmax``: ``(min(a, ...), max(a, ...))``, each with ``min``'s and ``max``'s gradient (tied
+    extremes share it equally, as jax.numpy's and TF's). ``initial`` is one scalar for both, or a tuple
+    ``(initial of the min, initial of the max)``; ``where`` needs both (no identity), and a zero-size reduced axis
+    raises ``ValueError`` without them, as jax.numpy's. The same on every jax version (jax.numpy has minmax from
+    0.11; jax 0.12 computes both in one reduction, tapejax with its min and max ops)."""
+    _no_out("minmax", out)
+    if isinstance(initial, tuple):
+        if len(initial) != 2:
+            raise ValueError(f"tj.numpy.minmax: a tuple initial is (initial of the min, initial of the max), two "
+                             f"values; got {len(initial)}: {initial!r}")
+        low, high = initial
+    else:
+        low = high = initial
+    _check_initial("minmax", low)
+    _check_initial("minmax", high)
+    a = convert_to_tensor(a)  # (once: both reductions read it)
+    axis = _checked_axes("minmax", a, axis)
+    if low is None or high is None:  # (checked here, so that the message names minmax, not min or max)
+        if where is not None:
+            raise ValueError("reduction operation minmax does not have an identity, so to use a where mask one has to "
+                             "specify 'initial' (one value, or a tuple of two: neither None), as jax.numpy's")
+        _check_nonempty("minmax", a, axis, None)
+    if where is not None:
+        where = convert_to_tensor(where)
+    return min(a, axis, None, keepdims, low, where), max(a, axis, None, keepdims, high, where)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None, promote_integers=True):
@@ -3949,8 +3981,23 @@ def empty_like(prototype, dtype=None, shape=None, *, device=None):
 _unravel_index = _values_only("unravel_index", jnp.unravel_index)
 _ravel_multi_index = _values_only("ravel_multi_index", lambda *index, dims, mode, order, dtype:
                                   jnp.ravel_multi_index(index, dims, mode=mode, order=order, dtype=dtype))
-_lexsort = _values_only("lexsort", lambda *keys, axis: jnp.lexsort(keys, axis=axis))
+_lexsort = _values_only("lexsort", lambda *keys, axis, **options: jnp.lexsort(keys, axis=axis, **options))
 _argpartition = _values_only("argpartition", jnp.argpartition)
+# jax.numpy.lexsort's batch_size (jax 0.12): how many keys one sort compares, which changes the program, not the result
+_LEXSORT_BATCHES = "batch_size" in inspect.signature(jnp.lexsort).parameters
+
+
+def _top_k_indices_fn(a, *, k, axis, smallest):
+    """jax.numpy.top_k's indices, as jax 0.12 computes them: ``lax.top_k``'s (the lower index first among ties) of
+    ``a``, or for the smallest of an order-reversing map of ``a``: ``bitwise_not`` for bools and integers (negation
+    would overflow at the lowest integer: jax 0.11's top_k misplaced it), negation for floats (under lax.top_k's
+    total order a NaN stays above every number, ``-0.0`` below ``0.0``)."""
+    if smallest:
+        a = -a if jnp.issubdtype(a.dtype, jnp.inexact) else jnp.bitwise_not(a)
+    return jax.lax.top_k(a, k, axis=axis)[1]
+
+
+_top_k_indices = _values_only("top_k", _top_k_indices_fn)
 
 
 def unravel_index(indices, shape):
@@ -4001,9 +4048,18 @@ def divmod(x1, x2):
     return floor_divide(x1, x2), mod(x1, x2)
 
 
-def lexsort(keys, axis=-1):
-    """``jax.numpy.lexsort``: the indices that sort by the last key, then the one before... (no gradient)."""
-    return _lexsort(*keys, axis=_integers("lexsort", "axis", axis))
+def lexsort(keys, axis=-1, *, batch_size=16):
+    """``jax.numpy.lexsort``: the indices that sort by the last key, then the one before... (no gradient).
+    ``batch_size`` (a positive int): with more keys than that, jax 0.12 sorts by batches of that many keys (a
+    smaller program to compile), with the same result; given to jax.numpy where it takes it (from jax 0.12),
+    checked and otherwise without effect."""
+    batch_size = as_index(batch_size, lambda: f"tj.numpy.lexsort: batch_size must be a positive integer (the most keys "
+                                              f"one sort compares), got {batch_size!r}")
+    if batch_size < 1:
+        raise ValueError(f"tj.numpy.lexsort: batch_size must be a positive integer (the most keys one sort compares), "
+                         f"got {batch_size}")
+    options = {"batch_size": batch_size} if _LEXSORT_BATCHES else {}
+    return _lexsort(*keys, axis=_integers("lexsort", "axis", axis), **options)
 
 
 def argpartition(a, kth, axis=-1):
@@ -4015,6 +4071,33 @@ def argpartition(a, kth, axis=-1):
 def partition(a, kth, axis=-1):
     """``jax.numpy.partition``: ``a`` reordered by ``argpartition`` (differentiable: a gather of its entries)."""
     return take_along_axis(a, argpartition(a, kth, axis), axis)
+
+
+def top_k(a, k, /, *, axis=-1, mode="largest", sorted=True):
+    """``jax.numpy.top_k``: ``(values, indices)`` of the ``k`` largest (``mode='largest'``) or smallest
+    (``'smallest'``) entries along ``axis``, largest (smallest) first, the lower index first among ties; their
+    shape is ``a``'s with ``k`` along ``axis``. ``sorted=False`` allows any order; they come sorted all the same, as
+    jax.numpy's. The values are differentiable (a gather of ``a``: the gradient goes to the entries taken, as jax's),
+    the int32 indices not. Ordered as jax 0.12's top_k on every jax version (jax.numpy has none before 0.11): a NaN
+    above every number (one with its sign bit set below), ``-0.0`` below ``0.0``; complex values raise ``ValueError``,
+    as jax.numpy's."""
+    a = convert_to_tensor(a)
+    if jnp.issubdtype(a.dtype, jnp.complexfloating):
+        raise ValueError(f"tj.numpy.top_k: complex values have no order (as jax.numpy's top_k, which refuses them); "
+                         f"got {a.dtype}. Take the top k of a real key instead, e.g. abs(a) or a.real, and gather a "
+                         "with its indices (take_along_axis)")
+    if mode not in ("largest", "smallest"):
+        raise ValueError(f"tj.numpy.top_k: mode must be 'largest' or 'smallest', got {mode!r}")
+    shp = shape(a)
+    ax = _check_axis("top_k", axis, len(shp), scalar=False)
+    k = as_index(k, lambda: f"tj.numpy.top_k: k must be an integer (how many entries to take), got {k!r} of type "
+                            f"{type(k).__name__}")
+    if not 0 <= k <= shp[ax]:
+        raise ValueError(f"tj.numpy.top_k: k={k} is out of range for axis {ax} of size {shp[ax]} (input of shape "
+                         f"{shp}); k must be between 0 and {shp[ax]}, as jax.numpy's")
+    indices = _top_k_indices(a, k=k, axis=ax, smallest=mode == "smallest")
+    # (the indices are in bounds by construction: no check of their values, which would read them back)
+    return _take_along_axis(a, indices, axis=ax, mode="promise_in_bounds"), indices
 
 
 def delete(arr, obj, axis=None, *, assume_unique_indices=False):
@@ -4831,9 +4914,15 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     return linspace(lo, hi, count + 1, dtype=dt)
 
 
-def histogram(a, bins=10, range=None, weights=None, density=None):
+def histogram(a, bins=10, range=None, weights=None, density=None, out_sharding=None):
     """As jax.numpy.histogram: ``(counts, bin_edges)``, counts as floats (summed ``weights``: differentiable in them;
-    ``density``: divided by the total and the bin widths, differentiable in ``a`` through the edges, as jax's)."""
+    ``density``: divided by the total and the bin widths, differentiable in ``a`` through the edges, as jax's).
+    ``out_sharding``: both results' sharding (``jax.device_put``, as jax.numpy's from jax 0.11 places both; one
+    that does not divide their lengths raises ``ValueError``, as there)."""
+    if out_sharding is not None:
+        place = _placement("histogram", None, out_sharding)
+        counts, edges = histogram(a, bins, range, weights, density)
+        return _placed(counts, place), _placed(edges, place)
     if weights is None:
         a = _inexact(a)
         w = ones_like(a)
