@@ -19,6 +19,7 @@ Every expected value comes from jax at test time or from TF (recorded), never fr
 from __future__ import annotations
 
 import builtins
+import inspect
 import os
 
 import jax
@@ -407,6 +408,70 @@ def test_keys_from_a_traced_seed_inside_tj_function():
     n, e = draw(tj.constant(5))
     np.testing.assert_array_equal(n.numpy(), jax.random.normal(jax.random.PRNGKey(5), (3,)))
     np.testing.assert_array_equal(e.numpy(), jax.random.exponential(jax.random.key(5), (2,)))
+
+
+def test_key_is_jax_random_s_own_type_name_where_jax_has_it():
+    """jax 0.12's ``jax.random.Key`` (a typing.NewType for annotations) is jax's own object in tj.random, public
+    (``__all__``, ``dir``); a jax without it leaves tj.random without it too."""
+    if not hasattr(jax.random, "Key"):
+        assert not hasattr(tj.random, "Key") and "Key" not in tj.random.__all__
+        return
+    assert tj.random.Key is jax.random.Key
+    assert "Key" in tj.random.__all__ and "Key" in dir(tj.random)
+    k = tj.random.key(0)
+    assert tj.random.Key(k) is k  # (a NewType: calling it returns its argument)
+
+
+# gamma, loggamma, beta, chisquare and poisson's ``method`` (jax.random's where the installed jax has it)
+METHOD_CASES = [("gamma", [_r(4, lo=0.3, hi=5.0)]), ("loggamma", [_r(4, lo=0.1, hi=3.0)]),
+                ("beta", [_r(3, lo=0.5, hi=3.0), _r(3, lo=0.5, hi=3.0)]), ("chisquare", [_r(3, lo=1.0, hi=6.0)]),
+                ("poisson", [_r(4, lo=0.5, hi=20.0)])]
+
+
+def _jax_takes_method(name):
+    return "method" in inspect.signature(getattr(jax.random, name)).parameters
+
+
+@pytest.mark.parametrize("name,args", METHOD_CASES, ids=[c[0] for c in METHOD_CASES])
+def test_method_is_passed_on_where_jax_has_it_and_exact_is_every_jax_s_draw(name, args):
+    tj_draw, jax_draw = getattr(tj.random, name), getattr(jax.random, name)
+    k = jax.random.key(42)
+    exact = np.asarray(jax_draw(k, *args))  # (jax's default: the only sampler of a jax without the keyword)
+    np.testing.assert_array_equal(tj_draw(k, *args, method="exact").numpy(), exact)
+    with pytest.raises(ValueError, match=f"tj.random.{name}: method must be one of"):
+        tj_draw(k, *args, method="fast")
+    if not _jax_takes_method(name):
+        # an older jax: refused, saying what is missing and what to do
+        with pytest.raises(NotImplementedError, match=f"tj.random.{name}: method='approximate'") as e:
+            tj_draw(k, *args, method="approximate")
+        assert jax.__version__ in str(e.value) and "Upgrade jax" in str(e.value)
+        return
+    want = jax_draw(k, *args, method="approximate")
+    got = tj_draw(k, *args, method="approximate")
+    assert got.dtype == want.dtype and tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), np.asarray(want), rtol=1e-6, atol=1e-7)
+    assert not np.array_equal(np.asarray(want), exact)  # (another sampler: the keyword reached jax)
+    # inside tj.function too (a static parameter of the compiled draw)
+    traced = tj.function(lambda *ts: tj_draw(k, *ts, method="approximate"))(*[tj.constant(a) for a in args])
+    np.testing.assert_allclose(traced.numpy(), np.asarray(want), rtol=2e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("name,args", [c for c in METHOD_CASES if c[0] != "poisson"],
+                         ids=[c[0] for c in METHOD_CASES if c[0] != "poisson"])
+def test_approximate_method_gradient_equals_jax_grad(name, args):
+    if not _jax_takes_method(name):
+        pytest.skip(f"jax {jax.__version__}'s jax.random.{name} has no method parameter")
+    kw = {"method": "approximate"}
+    w = _weights(name, args, kw)
+    diff = tuple(range(len(args)))
+
+    def loss(*ps):
+        return jnp.sum(getattr(jax.random, name)(jax.random.key(42), *ps, **kw) * w)
+    want = jax.grad(loss, argnums=diff)(*map(jnp.asarray, args))
+    got = _tj_gradient(name, args, kw, diff, w)(*map(tj.constant, args))
+    for i, g, e in zip(diff, got, want):
+        assert g is not None, i
+        np.testing.assert_allclose(g.numpy(), np.asarray(e), rtol=RTOL, atol=ATOL, err_msg=f"arg {i}")
 
 
 # -- argument errors: jax.random's classes, naming the tj function ----------------------------------------------

@@ -277,7 +277,7 @@ def test_block_until_ready_returns_itself_and_placement_queries_ask_the_value():
 # jax.Array's public names left out (ops/_operators.py's docstring says why): buffer operations and internals
 EXCLUDED = {"addressable_data", "aval", "byteswap", "clone", "copy_to_host_async", "delete", "device_buffer",
             "device_buffers", "flat", "format", "global_shards", "is_deleted", "on_device_size_in_bytes", "platform",
-            "to_device", "tobytes", "traceback", "unsafe_buffer_pointer", "view", "weak_type"}
+            "to_device", "tobytes", "traceback", "unsafe_buffer_pointer", "unsafe_raw_buffer", "view", "weak_type"}
 
 
 def test_every_jax_array_method_is_there_but_the_documented_exclusions():
@@ -675,6 +675,51 @@ def test_in_is_pythons_iteration_protocol_as_tf(make):
         _ = 1.0 in make(X)
     with pytest.raises(TypeError, match="0-d"):  # a 0-d tensor is not iterable (TF's TypeError)
         _ = 1.0 in make(np.float32(1.0))
+
+
+@pytest.mark.parametrize("make", [tj.constant, tj.Variable], ids=["Tensor", "Variable"])
+def test_reversed_is_jax_arrays_last_entry_first_each_recorded(make):
+    """``reversed(t)`` as jax.Array's (jax 0.12's ``__reversed__``; an older jax's sequence fallback gives the same):
+    the entries along the first axis, last first, each with its gradient (a tape watches a Variable's read); a 0-d
+    tensor raises TypeError, as jax's."""
+    for data in (X[0], X, X3):
+        want = list(reversed(jnp.asarray(data)))
+        got = list(reversed(make(data)))
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            _same(g, w)
+
+    def loss(x, xp):  # (each entry weighted by its place in the reversed order: the order reaches the gradient)
+        return sum((i + 1) * _loss(e, xp) for i, e in enumerate(reversed(x)))
+    for data in (X[0], X3):
+        want = jax_reference(jax.grad(lambda a: loss(a, jnp)), data)
+        x = make(data)
+        with tj.GradientTape() as tape:
+            if isinstance(x, tj.Tensor):
+                tape.watch(x)
+            y = loss(x, tnp)
+        _close(tape.gradient(y, x), want)
+    with pytest.raises(TypeError):
+        reversed(jnp.asarray(np.float32(1.5)))  # (the reference: jax refuses a 0-d array)
+    with pytest.raises(TypeError, match="scalar"):
+        reversed(make(np.float32(1.5)))
+
+
+def test_reversed_inside_tj_function():
+    f = tj.function(lambda x: tnp.stack(list(reversed(x))))
+    _close(f(tj.constant(X)), np.asarray(jnp.stack(list(reversed(jnp.asarray(X))))))
+
+
+def test_unsafe_raw_buffer_is_the_jax_arrays_only():
+    """``unsafe_raw_buffer`` (jax 0.11's handle to the device buffer) is left out (``_operators``' docstring):
+    a Tensor's ``.value`` has it where jax does."""
+    a = jnp.asarray(X)
+    if not hasattr(a, "unsafe_raw_buffer"):
+        pytest.skip(f"jax {jax.__version__}'s arrays have no unsafe_raw_buffer")
+    for obj in (tj.constant(X), tj.Variable(X)):
+        assert not hasattr(obj, "unsafe_raw_buffer")
+    t = tj.constant(X)
+    assert type(t.value.unsafe_raw_buffer()) is type(a.unsafe_raw_buffer())
 
 
 def test_dlpack_export_gives_the_value_to_numpy_and_torch():

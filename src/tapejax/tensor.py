@@ -506,6 +506,14 @@ class Tensor(ArrayShape):
             raise TypeError("Cannot iterate over a scalar tensor (a 0-d tj.Tensor), as TF")
         return (self[i] for i in range(self.shape[0]))
 
+    def __reversed__(self):
+        """``reversed(t)``, as jax.Array's (jax 0.12 defines it; before, Python's sequence fallback gave the same):
+        the entries along the first axis, last first, each a recorded ``t[i]`` as ``iter(t)`` gives them; a 0-d
+        tensor raises TypeError."""
+        if not self.shape:
+            raise TypeError("Cannot iterate over a scalar tensor (a 0-d tj.Tensor), as TF")
+        return (self[i] for i in range(self.shape[0] - 1, -1, -1))
+
     # int(), float(), complex(): of the NumPy value, as TF's EagerTensor (a NumPy scalar for a 0-d tensor, so a
     # complex one gives its real part with NumPy's ComplexWarning, as TF; any other shape raises NumPy's TypeError)
     def __float__(self) -> float:
@@ -1273,6 +1281,10 @@ class Variable(ArrayShape):
 
     def __iter__(self):
         return iter(self.read_value())
+
+    def __reversed__(self):
+        """``reversed(v)``: a read's entries along the first axis, last first (``Tensor.__reversed__``)."""
+        return reversed(self.read_value())
 
     def __float__(self) -> float:
         return self._converted(float)

@@ -6,9 +6,11 @@ is ``tj.numpy.at(t)``); ``item()``, ``tolist()``, ``nbytes``, ``itemsize`` and `
 jax.Array's give. Of the placement queries, ``devices()``, ``is_ready()``, ``committed``, ``is_fully_addressable``,
 ``is_fully_replicated`` and ``addressable_shards`` ask the value (a Variable's current value, read unrecorded). Left
 out, as operations on a buffer rather than on a value (a tape may still hold it): ``delete``, ``is_deleted``,
-``unsafe_buffer_pointer``, ``copy_to_host_async``, ``on_device_size_in_bytes``, ``addressable_data``,
-``global_shards``, ``to_device``, ``platform``, ``traceback``, ``format``, ``byteswap``, ``view``, ``tobytes``,
-``flat``, ``aval``, ``weak_type``, ``clone`` and the removed ``device_buffer`` and ``device_buffers``.
+``unsafe_buffer_pointer``, ``unsafe_raw_buffer`` (a newer jax's handle to the device buffer itself: a Variable's
+goes stale at its next assignment, or dangles once ``tj.function(donate_variables=True)`` donates it),
+``copy_to_host_async``, ``on_device_size_in_bytes``, ``addressable_data``, ``global_shards``, ``to_device``,
+``platform``, ``traceback``, ``format``, ``byteswap``, ``view``, ``tobytes``, ``flat``, ``aval``, ``weak_type``,
+``clone`` and the removed ``device_buffer`` and ``device_buffers`` (a Tensor's ``.value``, its jax.Array, has them).
 """
 from __future__ import annotations
 

@@ -4,10 +4,14 @@ and global seed, and stateless, on a seed of two integers).
 Stateless ops take a key (``tj.random.key(seed)``, ``PRNGKey``, ``jax.random.key``, or one of those in a
 Tensor) and return Tensors; every function of ``jax.random`` is here with its signature and defaults (the key
 utilities ``key``, ``PRNGKey``, ``split``, ``fold_in``, ``clone``, ``key_data``, ``wrap_key_data``,
-``key_impl``, ``key_dtype`` return what jax returns: keys, their data, an implementation). Each sampler is
-jax's own function in an op (declare.py), so its numbers are jax's, bit for bit, for the same key and
-arguments, eagerly and inside ``tj.function``. What is differentiable follows TF's ops and JAX's
-reparameterization:
+``key_impl``, ``key_dtype`` return what jax returns: keys, their data, an implementation; ``Key``, jax 0.12's type
+name for keys in annotations, is jax's own object, where jax has it). Each sampler is jax's own function in an op
+(declare.py), so its numbers are jax's, bit for bit, for the same key and arguments, eagerly and inside
+``tj.function``. The signatures are the installed jax's, and one keyword of a newer jax is taken on any:
+``gamma``, ``loggamma``, ``beta``, ``chisquare`` and ``poisson`` take ``method`` (``'exact'``, the default, or
+``'approximate'``, jax's loop-free sampler), passed on where jax has it (0.11.2 and later; the signature shows it
+there); on an older jax ``'exact'`` draws what that jax always draws and ``'approximate'`` raises
+NotImplementedError saying to upgrade jax. What is differentiable follows TF's ops and JAX's reparameterization:
 
 * no output is differentiable w.r.t. a key (an integer bit pattern, never on a tape); a draw is a constant
   of the step (TF's RandomStandardNormal/RandomUniform have no gradient);
@@ -75,6 +79,7 @@ losses rather than with random draws) and ``tf.random.experimental`` (its Genera
 from __future__ import annotations
 
 import enum
+import inspect
 import operator
 import secrets
 import warnings
@@ -108,6 +113,12 @@ __all__ = [
     "stateless_uniform",
 ]
 
+
+if hasattr(jax.random, "Key"):  # (jax 0.12 on)
+    # jax.random's type name for keys in annotations (a typing.NewType of jax.Array: calling it returns its
+    # argument), jax's own object, so that an annotation means the same with either module
+    Key = jax.random.Key
+    __all__.append("Key")
 
 __dir__ = public_dir(__name__)  # (tab completion, dir(tj.random): the public API only)
 
@@ -798,8 +809,8 @@ def multinomial(key: Any, n: Any, p: Any, *, shape: Optional[Sequence[int]] = No
 def poisson(*args, **kwargs) -> Tensor:
     """Poisson draws, called either way:
 
-    * ``poisson(key, lam, shape=None, dtype=None, *, out_sharding=None)``: ``jax.random.poisson`` on a key
-      (integers, default int32);
+    * ``poisson(key, lam, shape=None, dtype=None, *, method='exact', out_sharding=None)``: ``jax.random.poisson``
+      on a key (integers, default int32; ``method`` as ``loggamma``'s);
     * ``poisson(shape, lam, dtype=float32, seed=None, name=None)``: ``tf.random.poisson``, shape
       ``shape + lam.shape``, from the global generator (``set_seed``) or ``seed``'s own stream.
 
@@ -808,9 +819,10 @@ def poisson(*args, **kwargs) -> Tensor:
 
 
 def _jax_poisson(key: Any, lam: Any, shape: Optional[Sequence[int]] = None, dtype: Any = None, *,
-                 out_sharding: Any = None) -> Tensor:
+                 method: str = "exact", out_sharding: Any = None) -> Tensor:
     return _sample(_poisson, key, (lam,), shape=_shape_arg(shape, "poisson", True),
-                   dtype=_dtype_arg(dtype, "poisson", "int"), out_sharding=out_sharding)
+                   dtype=_dtype_arg(dtype, "poisson", "int"), out_sharding=out_sharding,
+                   **_method_arg("poisson", method))
 
 
 def _tf_poisson(shape: Any, lam: Any, dtype: Any = jnp.float32, seed: Optional[int] = None,
@@ -905,8 +917,8 @@ def _jax_truncated_normal(key: Any, lower: Any, upper: Any, shape: Optional[Sequ
 def gamma(*args, **kwargs) -> Tensor:
     """Gamma draws, called either way:
 
-    * ``gamma(key, a, shape=None, dtype=None, *, out_sharding=None)``: ``jax.random.gamma`` on a key (unit
-      rate);
+    * ``gamma(key, a, shape=None, dtype=None, *, method='exact', out_sharding=None)``: ``jax.random.gamma`` on a
+      key (unit rate; ``method`` as ``loggamma``'s);
     * ``gamma(shape, alpha, beta=None, dtype=float32, seed=None, name=None)``: ``tf.random.gamma``, shape
       ``shape + broadcast(alpha, beta).shape``, rate ``beta``, from the global generator (``set_seed``) or
       ``seed``'s own stream.
@@ -917,9 +929,9 @@ def gamma(*args, **kwargs) -> Tensor:
 
 
 def _jax_gamma(key: Any, a: Any, shape: Optional[Sequence[int]] = None, dtype: Any = None, *,
-               out_sharding: Any = None) -> Tensor:
+               method: str = "exact", out_sharding: Any = None) -> Tensor:
     return _sample(_gamma, key, (a,), shape=_shape_arg(shape, "gamma", True), dtype=_dtype_arg(dtype, "gamma"),
-                   out_sharding=out_sharding)
+                   out_sharding=out_sharding, **_method_arg("gamma", method))
 
 
 def _tf_gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = jnp.float32, seed: Optional[int] = None,
@@ -927,20 +939,59 @@ def _tf_gamma(shape: Any, alpha: Any, beta: Any = None, dtype: Any = jnp.float32
     return _gamma_from(_stream(seed)._draw_key, "gamma", shape, alpha, beta, dtype, prepend=True)
 
 
+# The gamma family's ``method`` (jax.random's in jax 0.11.2 and later): ``'exact'``, the rejection sampler every
+# jax has, or ``'approximate'``, loop-free and faster with a small bias (and another gradient). Each function takes
+# it on every jax, so that code written for a newer jax runs on an older one as long as it asks for what that jax
+# draws.
+_METHOD_DRAWS = ("gamma", "loggamma", "beta", "chisquare", "poisson")
+_JAX_TAKES_METHOD = frozenset(n for n in _METHOD_DRAWS
+                              if "method" in inspect.signature(getattr(jax.random, n)).parameters)
+
+
+def _method_arg(what: str, method: str) -> dict:
+    """The static parameters that pass ``method`` on to ``jax.random.<what>``: none for ``'exact'`` (jax's default,
+    what a jax without the parameter always draws; the kernels made before). ``'approximate'`` on a jax without it
+    raises NotImplementedError naming the function, the jax installed and the fix; any other method ValueError."""
+    if method == "exact":
+        return {}
+    if method != "approximate":
+        raise ValueError(f"tj.random.{what}: method must be one of {{'exact', 'approximate'}}, got {method!r} "
+                         f"(as jax.random)")
+    if what not in _JAX_TAKES_METHOD:
+        raise NotImplementedError(
+            f"tj.random.{what}: method='approximate' needs a jax whose jax.random.{what} has the method parameter "
+            f"(jax 0.11.2 and later have it); the installed jax {jax.__version__} has only the exact sampler. "
+            "Upgrade jax and jaxlib (pip install -U jax jaxlib), or leave method='exact', the default.")
+    return {"method": method}
+
+
+def _shows_jax_signature(fn: Callable) -> Callable:
+    """``fn``, whose signature shows ``method`` only where the installed jax's function has it (the mirror's
+    signatures are jax's: tests/test_random_mirror.py); ``fn`` takes it either way (``_method_arg``)."""
+    if fn.__name__ not in _JAX_TAKES_METHOD:
+        sig = inspect.signature(fn)
+        fn.__signature__ = sig.replace(parameters=[p for p in sig.parameters.values() if p.name != "method"])
+    return fn
+
+
+@_shows_jax_signature
 def loggamma(key: Any, a: Any, shape: Optional[Sequence[int]] = None, dtype: Any = None, *,
-             out_sharding: Any = None) -> Tensor:
+             method: str = "exact", out_sharding: Any = None) -> Tensor:
     """``jax.random.loggamma``: the log of a gamma draw, computed in log space (accurate for small ``a``);
-    ``a`` is differentiable (implicit reparameterization)."""
+    ``a`` is differentiable (implicit reparameterization). ``method``: ``'exact'`` (the default, jax's rejection
+    sampler) or ``'approximate'`` (jax's loop-free sampler: faster, with a small bias and another gradient; it needs
+    a jax that has it, 0.11.2 or later)."""
     return _sample(_loggamma, key, (a,), shape=_shape_arg(shape, "loggamma", True),
-                   dtype=_dtype_arg(dtype, "loggamma"), out_sharding=out_sharding)
+                   dtype=_dtype_arg(dtype, "loggamma"), out_sharding=out_sharding, **_method_arg("loggamma", method))
 
 
+@_shows_jax_signature
 def beta(key: Any, a: Any, b: Any, shape: Optional[Sequence[int]] = None, dtype: Any = None, *,
-         out_sharding: Any = None) -> Tensor:
+         method: str = "exact", out_sharding: Any = None) -> Tensor:
     """``jax.random.beta``: from two gamma draws; ``a`` and ``b`` are differentiable (implicit
-    reparameterization)."""
+    reparameterization); ``method`` as ``loggamma``'s."""
     return _sample(_beta, key, (a, b), shape=_shape_arg(shape, "beta", True), dtype=_dtype_arg(dtype, "beta"),
-                   out_sharding=out_sharding)
+                   out_sharding=out_sharding, **_method_arg("beta", method))
 
 
 def dirichlet(key: Any, alpha: Any, shape: Optional[Sequence[int]] = None, dtype: Any = None, *,
@@ -951,12 +1002,13 @@ def dirichlet(key: Any, alpha: Any, shape: Optional[Sequence[int]] = None, dtype
                    dtype=_dtype_arg(dtype, "dirichlet"), out_sharding=out_sharding)
 
 
+@_shows_jax_signature
 def chisquare(key: Any, df: Any, shape: Optional[Sequence[int]] = None, dtype: Any = None, *,
-              out_sharding: Any = None) -> Tensor:
+              method: str = "exact", out_sharding: Any = None) -> Tensor:
     """``jax.random.chisquare``: twice a gamma draw of ``df / 2``; ``df`` is differentiable (implicit
-    reparameterization)."""
+    reparameterization); ``method`` as ``loggamma``'s."""
     return _sample(_chisquare, key, (df,), shape=_shape_arg(shape, "chisquare", True),
-                   dtype=_dtype_arg(dtype, "chisquare"), out_sharding=out_sharding)
+                   dtype=_dtype_arg(dtype, "chisquare"), out_sharding=out_sharding, **_method_arg("chisquare", method))
 
 
 def f(key: Any, dfnum: Any, dfden: Any, shape: Optional[Sequence[int]] = None, dtype: Any = None, *,
