@@ -308,3 +308,13 @@ def assert_same(path, got, want, *, none_as_zero=False, exact=False, tol=(RTOL, 
         else:
             rtol, atol = tol[k] if isinstance(tol, list) else tol
             np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=f"{where}: gradient {k}")
+
+
+def assert_same_on_the_paths(case):
+    """``case``'s gradient replayed, by a tape inside tj.function and under jax.grad of the tj code, as eagerly."""
+    want = path_eager(case)
+    got, how = path_replayed(case)
+    assert "replayed" in how
+    assert_same("replayed", got, want)
+    assert_same("tape inside tj.function", path_tape_in_function(case), want)
+    assert_same("jax.grad", path_jax_grad(case, jit=True), want, none_as_zero=True)

@@ -25,7 +25,7 @@ import pytest
 
 import tapejax as tj
 from conftest import jax_reference
-from path_runners import Case, assert_same, path_eager, path_jax_grad, path_replayed, path_tape_in_function
+from path_runners import Case, assert_same_on_the_paths
 
 tnp = tj.numpy
 
@@ -164,16 +164,6 @@ def test_product_options_as_jax_numpy(label, tj_fn, jnp_fn):
     _check(acc.jvp(y).numpy(), want_t, tol)
 
 
-def _assert_same_on_the_paths(case):
-    """``case``'s gradient replayed, by a tape inside tj.function and under jax.grad of the tj code, as eagerly."""
-    want = path_eager(case)
-    got, how = path_replayed(case)
-    assert "replayed" in how
-    assert_same("replayed", got, want)
-    assert_same("tape inside tj.function", path_tape_in_function(case), want)
-    assert_same("jax.grad", path_jax_grad(case, jit=True), want, none_as_zero=True)
-
-
 def test_masked_reductions_on_every_path():
     # one program using where= (also a masked softmax), initial=, correction= and precision=: the same gradient
     # eagerly, replayed, by a tape inside tj.function and under jax.grad of the tj code
@@ -183,7 +173,7 @@ def test_masked_reductions_on_every_path():
         attention = tnp.sum(tj.nn.softmax(x, where=ROWS) * x, axis=1)
         return tnp.sum(tnp.matmul(tnp.stack([m, v, attention]), y[:3], precision="highest"))
     case = Case("masked reductions", prog, [X, B])
-    _assert_same_on_the_paths(case)
+    assert_same_on_the_paths(case)
 
 
 def test_integer_dtypes_as_jax_numpy():
@@ -805,7 +795,7 @@ def test_new_keywords_on_every_path():
         return (tnp.sum(p * p) + tnp.sum(s[0] * y[1]) + tnp.sum(v) + tnp.sum(r * r) + tnp.sum(padded * padded)
                 + tnp.sum(tnp.array(x, ndmin=3) * y) + tnp.sum(tnp.cov(y, dtype=jnp.float32)))
     case = Case("new jax.numpy keywords", prog, [X, Y])
-    _assert_same_on_the_paths(case)
+    assert_same_on_the_paths(case)
 
 
 _PLACEMENT_WORKER = r'''
