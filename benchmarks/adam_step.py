@@ -84,6 +84,9 @@ def build_tapejax(kind: str, size: str, device, compiled: bool, ahead: bool = Tr
     with jax.default_device(device):
         opt = tj.optimizers.Adam(learning_rate=LR, beta_1=B1, beta_2=B2, epsilon=EPS)
         opt.build(params)
+    # (how the eager step ran; a dict, not an attribute of run: the step must not close over run, whose
+    # closure holds x and y, or tj.function would find them and take them twice, as arguments and closures)
+    report = {}
 
     def step(x, y):
         with tj.GradientTape() as tape:
@@ -91,7 +94,7 @@ def build_tapejax(kind: str, size: str, device, compiled: bool, ahead: bool = Tr
         grads = tape.gradient(lo, params)
         opt.apply_gradients(zip(grads, params))
         if not compiled:
-            run.how = f"{tape.last_replay}; update: {opt.last_update}"
+            report["how"] = f"{tape.last_replay}; update: {opt.last_update}"
         return lo
     fn = tj.function(step) if compiled else step
     every = params + opt.variables
@@ -105,6 +108,7 @@ def build_tapejax(kind: str, size: str, device, compiled: bool, ahead: bool = Tr
         # The step is over when the weights and Adam's state are updated, not when the loss is known.
         jax.block_until_ready([lo.value] + every)  # (a Variable is a pytree of its current value: no read op)
         return lo
+    run.report = report
     return run, lambda lo: float(lo.numpy())
 
 
@@ -291,8 +295,9 @@ def run(workloads: List[str] = WORKLOADS, contenders: List[str] = CONTENDERS, ro
                     times[c].append(time.perf_counter() - t0)
         med = {c: statistics.median(ts) for c, ts in times.items()}
         for c, fn in fns.items():
-            if getattr(fn, "how", None):  # how the eager step ran: a step that did not fuse is no fair figure
-                log(f"{kind:12s} {c}: {fn.how}")
+            how = getattr(fn, "report", {}).get("how")
+            if how:  # how the eager step ran: a step that did not fuse is no fair figure
+                log(f"{kind:12s} {c}: {how}")
         if any(c.startswith("tapejax eager") for c in fns):
             tally = tapejax.deferred.ahead.tally
             log(f"{kind:12s} steps launched ahead: {tally['made'] + tally['guessed']} made "
