@@ -195,7 +195,14 @@ def test_launcher_sets_environment(tmp_path):
     assert all(e["TAPEJAX_NUM_PROCESSES"] == "3" for e in envs)
     assert all("--xla_force_host_platform_device_count=2" in e["XLA_FLAGS"] for e in envs)
     assert all(e["argv"] == [str(tmp_path), "ok"] for e in envs)
-    assert all(int(e["PJRT_NPROC"]) >= 5 for e in envs), "2 local devices need 5 XLA CPU client threads"
+    # 2 local devices need 5 XLA CPU client threads: PJRT_NPROC is raised to 5 where the machine's CPUs (or a
+    # NPROC setting) give fewer, and left unset where they give enough (a 16-core machine)
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    for e in envs:
+        threads = e.get("PJRT_NPROC") or os.environ.get("NPROC") or cpus
+        assert int(threads) >= 5, "2 local devices need 5 XLA CPU client threads"
+        if cpus < 5 and "NPROC" not in os.environ and "PJRT_NPROC" not in os.environ:
+            assert e["PJRT_NPROC"] == "5"
 
 
 def test_cpu_client_threads_are_raised_never_lowered():
