@@ -10,6 +10,9 @@ computation, i.e. roughly the kernels launched), and the host time of each part 
 * ``block``        ``jax.block_until_ready`` on the loss and every Variable, after the step has finished
 * ``step``         the whole step as ``adam_step.py`` times it, against jax.jit's (its call + its block)
 
+It reaches into tj.function's cache of compiled programs (``Function._fast``, an internal that may change):
+a diagnostic to read, not a benchmark ``make bench`` runs.
+
 Run: ``.venv/bin/python benchmarks/function_gap.py [--workloads mlp,cnn,transformer] [--hlo DIR]``
 """
 from __future__ import annotations
