@@ -478,6 +478,45 @@ def test_abs_at_zero_meeting_an_infinite_gradient():
     np.testing.assert_array_equal(np.isnan(tape.gradient(y, x).numpy()), [True, False])
 
 
+def _abs_second_order(z0, scale, weights):
+    """The gradient of ``sum(real(g * weights))``, ``g`` the gradient of ``sum(3 * |scale * z|)`` (nested tapes)."""
+    z = tj.constant(z0)
+    with tj.GradientTape() as outer:
+        outer.watch(z)
+        with tj.GradientTape() as inner:
+            inner.watch(z)
+            loss = tnp.sum(tnp.abs(z * scale) * 3.0)
+        g = inner.gradient(loss, z)
+        dot = tnp.sum(tnp.real(g * weights))
+    return outer.gradient(dot, z).numpy()
+
+
+def test_second_order_of_abs_of_a_tiny_complex_value_is_finite():
+    """The complex sign in abs's gradient was z / |z| with JAX's derivative of the quotient, which takes |z| ** 2:
+    below |z| ~ 1e-19 that underflows to 0 in float32, and the second order of abs was NaN (tf_complex_differential
+    seed 901226: the second order through |z ** z| ** 2 where z ** z is 1e-23, NaN where TF gives 0). Its derivative
+    is now TF's (div_no_nan(z, |z|): each quotient by |z| taken once). |scale * z| is homogeneous, so the second
+    order at scale c is c times the one at scale 1; that one equals TF 2.21's values (at 0: 0, as div_no_nan)."""
+    z0 = np.array([-13.158356 + 8.260051j, -6.4382557 + 14.347303j, 3.6596088 - 2.2948191j, 0j], np.complex64)
+    weights = tj.constant(np.complex64(1 + 2j))
+    at_one = _abs_second_order(z0, 1.0, weights)
+    tf_2_21 = np.array([-0.1193203 - 0.19007865j, 0.01627856 + 0.00730494j, -0.42916423 - 0.6843998j, 0], np.complex64)
+    np.testing.assert_allclose(at_one, tf_2_21, rtol=2e-6, atol=1e-7)
+    for scale in (1e-25, 1e20):
+        got = _abs_second_order(z0, scale, weights)
+        assert np.all(np.isfinite(got)), (scale, got)
+        np.testing.assert_allclose(got, at_one * np.float32(scale), rtol=1e-5, atol=0)
+    # the campaign's program, reduced: z ** z of about 1e-23 to 1e-26 (TF: 0 at both)
+    z = tj.constant(z0[:2])
+    with tj.GradientTape() as outer:
+        outer.watch(z)
+        with tj.GradientTape() as inner:
+            inner.watch(z)
+            loss = tnp.sum(tnp.abs(tnp.power(z, z)) ** 2)
+        dot = tnp.sum(tnp.real(inner.gradient(loss, z)))
+    np.testing.assert_array_equal(outer.gradient(dot, z).numpy(), [0, 0])
+
+
 def test_complex_zero_to_a_power_with_positive_real_part_is_zero():
     """0j ** w is 0 for real(w) > 0, as TF and NumPy (JAX's exp(w log 0) is NaN for a non-real w), and its
     gradients are TF 2.21's: d/dw 0 there, d/dz 0 where real(w) > 1."""

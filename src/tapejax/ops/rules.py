@@ -39,9 +39,28 @@ def sign(x):
     by a sign (``abs``'s derivative) use it so that their own derivative, the second order, is right too."""
     if not jnp.iscomplexobj(x):
         return jnp.sign(x)  # derivative 0 (TF's SignGrad)
-    nonzero = x != 0
-    safe = jnp.where(nonzero, x, 1)  # no 0 / 0 in either branch's derivative
-    return jnp.where(nonzero, safe / jnp.abs(safe), 0).astype(x.dtype)
+    return _complex_sign(x)
+
+
+@jax.custom_jvp
+def _complex_sign(z):
+    nonzero = z != 0
+    safe = jnp.where(nonzero, z, 1)  # (no 0 / 0)
+    return jnp.where(nonzero, safe / jnp.abs(safe), 0).astype(z.dtype)
+
+
+@_complex_sign.defjvp
+def _complex_sign_jvp(primals, tangents):
+    # The derivative of TF's div_no_nan(z, |z|) (its DivNoNanGrad divides by |z| twice): t / |z| - (s / |z|) *
+    # Re(conj(s) t), 0 at z = 0. JAX's derivative of the quotient takes |z| ** 2, which underflows to 0 in
+    # float32 below |z| ~ 1e-19: the second order of abs was NaN there where TF's is finite.
+    (z,), (t,) = primals, tangents
+    s = _complex_sign(z)
+    nonzero = z != 0
+    r = jnp.abs(jnp.where(nonzero, z, 1)).astype(s.dtype)
+    t = t.astype(s.dtype)
+    d = t / r - (s / r) * jnp.real(jnp.conj(s) * t).astype(s.dtype)
+    return s, jnp.where(nonzero, d, 0).astype(s.dtype)
 
 
 def times_sign(t, s):
