@@ -478,17 +478,22 @@ def test_abs_at_zero_meeting_an_infinite_gradient():
     np.testing.assert_array_equal(np.isnan(tape.gradient(y, x).numpy()), [True, False])
 
 
-def _abs_second_order(z0, scale, weights):
-    """The gradient of ``sum(real(g * weights))``, ``g`` the gradient of ``sum(3 * |scale * z|)`` (nested tapes)."""
+def _second_order(loss, z0, weights):
+    """The gradient of ``sum(real(g * weights))``, ``g`` the gradient of ``loss(z)`` at ``z0`` (nested tapes)."""
     z = tj.constant(z0)
     with tj.GradientTape() as outer:
         outer.watch(z)
         with tj.GradientTape() as inner:
             inner.watch(z)
-            loss = tnp.sum(tnp.abs(z * scale) * 3.0)
-        g = inner.gradient(loss, z)
+            y = loss(z)
+        g = inner.gradient(y, z)
         dot = tnp.sum(tnp.real(g * weights))
     return outer.gradient(dot, z).numpy()
+
+
+def _abs_second_order(z0, scale, weights):
+    """``_second_order`` of ``sum(3 * |scale * z|)``."""
+    return _second_order(lambda z: tnp.sum(tnp.abs(z * scale) * 3.0), z0, weights)
 
 
 def test_second_order_of_abs_of_a_tiny_complex_value_is_finite():
@@ -507,14 +512,8 @@ def test_second_order_of_abs_of_a_tiny_complex_value_is_finite():
         assert np.all(np.isfinite(got)), (scale, got)
         np.testing.assert_allclose(got, at_one * np.float32(scale), rtol=1e-5, atol=0)
     # the campaign's program, reduced: z ** z of about 1e-23 to 1e-26 (TF: 0 at both)
-    z = tj.constant(z0[:2])
-    with tj.GradientTape() as outer:
-        outer.watch(z)
-        with tj.GradientTape() as inner:
-            inner.watch(z)
-            loss = tnp.sum(tnp.abs(tnp.power(z, z)) ** 2)
-        dot = tnp.sum(tnp.real(inner.gradient(loss, z)))
-    np.testing.assert_array_equal(outer.gradient(dot, z).numpy(), [0, 0])
+    np.testing.assert_array_equal(_second_order(lambda z: tnp.sum(tnp.abs(tnp.power(z, z)) ** 2), z0[:2], 1.0),
+                                  [0, 0])
 
 
 def test_complex_zero_to_a_power_with_positive_real_part_is_zero():

@@ -42,11 +42,17 @@ def sign(x):
     return _complex_sign(x)
 
 
-@jax.custom_jvp
-def _complex_sign(z):
+def _sign_parts(z):
+    """(z != 0, |z| (1 at 0), the complex sign z / |z| (0 at 0))."""
     nonzero = z != 0
     safe = jnp.where(nonzero, z, 1)  # (no 0 / 0)
-    return jnp.where(nonzero, safe / jnp.abs(safe), 0).astype(z.dtype)
+    r = jnp.abs(safe)
+    return nonzero, r, jnp.where(nonzero, safe / r, 0).astype(z.dtype)
+
+
+@jax.custom_jvp
+def _complex_sign(z):
+    return _sign_parts(z)[2]
 
 
 @_complex_sign.defjvp
@@ -55,9 +61,8 @@ def _complex_sign_jvp(primals, tangents):
     # Re(conj(s) t), 0 at z = 0. JAX's derivative of the quotient takes |z| ** 2, which underflows to 0 in
     # float32 below |z| ~ 1e-19: the second order of abs was NaN there where TF's is finite.
     (z,), (t,) = primals, tangents
-    s = _complex_sign(z)
-    nonzero = z != 0
-    r = jnp.abs(jnp.where(nonzero, z, 1)).astype(s.dtype)
+    nonzero, r, s = _sign_parts(z)
+    r = r.astype(s.dtype)
     t = t.astype(s.dtype)
     d = t / r - (s / r) * jnp.real(jnp.conj(s) * t).astype(s.dtype)
     return s, jnp.where(nonzero, d, 0).astype(s.dtype)
