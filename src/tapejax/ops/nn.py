@@ -763,19 +763,24 @@ def _bn_statistics(mean, var, n):
     return jax.lax.stop_gradient(mean), jax.lax.stop_gradient(var * (n / max(n - 1, 1)))
 
 
+def _bn_outputs(xc, x_dtype, scale, offset, mean, var, inv, n, bs):
+    # (TF's FusedBatchNorm: the centered x times one factor, rsqrt(var + epsilon) * scale, plus the offset)
+    y = (xc - mean.reshape(bs)) * (inv * scale).reshape(bs) + offset.reshape(bs)
+    return (y.astype(x_dtype),) + _bn_statistics(mean, var, n)
+
+
 def _bn_fn(x, scale, offset, epsilon=1e-3, axis=-1):
     xc = _bn_compute(x, scale, offset)
     mean, var, inv, n, bs = _bn_moments(xc, epsilon, axis)
-    y = (xc - mean.reshape(bs)) * (inv * scale).reshape(bs) + offset.reshape(bs)
-    return (y.astype(x.dtype),) + _bn_statistics(mean, var, n)
+    return _bn_outputs(xc, x.dtype, scale, offset, mean, var, inv, n, bs)
 
 
 def _bn_fwd(x, scale, offset, epsilon=1e-3, axis=-1):
+    # y as _bn_fn computes it (a recorded op's value is the unrecorded one's, bit for bit); xhat for the backward
     xc = _bn_compute(x, scale, offset)
     mean, var, inv, n, bs = _bn_moments(xc, epsilon, axis)
-    xhat = (xc - mean.reshape(bs)) * inv.reshape(bs)  # kept for the backward
-    y = xhat * scale.reshape(bs) + offset.reshape(bs)
-    return (y.astype(x.dtype),) + _bn_statistics(mean, var, n), (xhat, inv, scale)
+    xhat = (xc - mean.reshape(bs)) * inv.reshape(bs)
+    return _bn_outputs(xc, x.dtype, scale, offset, mean, var, inv, n, bs), (xhat, inv, scale)
 
 
 def _bn_bwd(res, cts, epsilon=1e-3, axis=-1):

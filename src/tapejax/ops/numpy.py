@@ -69,8 +69,8 @@ from .declare import (no_gradient as _recorded_without_gradient, not_differentia
                       samples as _samples)
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
 from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan,
-                    scale_no_nan as _scale_no_nan, sign as _tf_sign, sqrt_grad as _sqrt_grad,
-                    times_sign as _times_sign,
+                    plain_primal as _plain_primal, scale_no_nan as _scale_no_nan, sign as _tf_sign,
+                    sqrt_grad as _sqrt_grad, times_sign as _times_sign,
                     tf_complex_vjp as _tf_complex_vjp, tf_reciprocal as _tf_reciprocal, tf_rsqrt as _tf_rsqrt,
                     tf_sqrt as _tf_sqrt, unbroadcast as _unbroadcast)
 
@@ -729,8 +729,9 @@ _mean = _linear_reduction("mean", jnp.mean, mean=True, samples=_samples(
 _max = _reduction("max", jnp.max, bwd=_min_max_bwd, jvp=_min_max_jvp)  # _MinOrMaxGrad: ties share equally
 _min = _reduction("min", jnp.min, bwd=_min_max_bwd, jvp=_min_max_jvp)  # the same rule
 # TF's ProdGrad / CumprodGrad read x whatever the axis' length: over a length-1 axis, where JAX's derivative
-# reads no x, the second derivative is zeros (TF), not None
-_prod = _reduction("prod", jnp.prod, backward_connected=True)
+# reads no x, the second derivative is zeros (TF), not None. Their values are the plain product's on every path
+# (_plain_primal: JAX's derivative recomputes them as a tree of products).
+_prod = _reduction("prod", _plain_primal(jnp.prod), backward_connected=True)
 _var = _reduction("var", jnp.var)
 
 
@@ -750,7 +751,8 @@ def _std_jvp(p, t, out, axis=None, keepdims=False, ddof=0):
 
 _std = _reduction("std", jnp.std, bwd=_std_bwd, jvp=_std_jvp)
 _cumsum = _reduction("cumsum", jnp.cumsum, _samples(((_r(3, 4),), {"axis": 1}), ((_r(5),), {})))
-_cumprod = _reduction("cumprod", jnp.cumprod, _samples(((_pos(3, 4),), {"axis": 0})), backward_connected=True)
+_cumprod = _reduction("cumprod", _plain_primal(jnp.cumprod), _samples(((_pos(3, 4),), {"axis": 0})),
+                      backward_connected=True)
 
 
 def _no_out(name: str, out) -> None:

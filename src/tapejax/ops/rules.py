@@ -121,6 +121,27 @@ def scale_no_nan(t, c):
     return out
 
 
+def plain_primal(f):
+    """``f(x, **static)`` whose value is ``f``'s own also where JAX differentiates it, the derivative JAX's.
+
+    JAX's JVP of a product reduction or scan (``prod``, ``cumprod``) computes the value once more, as a pairwise
+    tree of products: it differs from ``f``'s in the last bits (most entries of a float32 ``prod`` of 3 or more)
+    and in the sign of a zero. A recorded op's value comes from the kernel that also keeps the residuals, so a
+    tape would have changed the value of the program it records (TF's and NumPy's are ``f``'s, a product taken
+    left to right; tf_complex_differential seed 901768: ``angle(prod(z))`` was pi under a tape, 0 in TF)."""
+    @functools.wraps(f)
+    def with_plain_primal(x, **static):
+        @jax.custom_jvp
+        def fn(x):
+            return f(x, **static)
+
+        @fn.defjvp
+        def fn_jvp(primals, tangents):
+            return fn(*primals), jax.jvp(functools.partial(f, **static), primals, tangents)[1]
+        return fn(x)
+    return with_plain_primal
+
+
 def _no_nan_derivative(f, d, name: str, tf_name: str):
     """``f`` whose derivative is ``d(x, y)`` (``y = f(x)``) applied with ``scale_no_nan``: TF's ``tf_name``
     kernel, 0 for a zero tangent or cotangent where the derivative is infinite (JAX's gives NaN there)."""
