@@ -314,7 +314,7 @@ _SCALE, _OFFSET = (np.random.default_rng(k).uniform(0.5, 1.5, size=9).astype(np.
 _SAME_VALUE = {
     # JAX's derivative of prod and cumprod recomputes the value as a tree of products (most entries' last bits differ
     # on an axis of 9; the registry's samples are too short to show it); the reference is NumPy's left-to-right
-    # product, whose bytes TF 2.21's reduce_prod and cumprod give too for this input
+    # product (jax.numpy's bytes; TF 2.21's cumprod gives them too, its reduce_prod differs in 5 of the 16)
     "prod": (lambda x: tj.numpy.prod(x, axis=1), lambda x: np.prod(x, axis=1)),
     "cumprod": (lambda x: tj.numpy.cumprod(x, axis=1), lambda x: np.cumprod(x, axis=1)),
     # batch_norm's reverse rule computed y as xhat * scale + offset, the op as (x - mean) * (inv * scale) + offset

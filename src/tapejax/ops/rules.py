@@ -127,8 +127,8 @@ def plain_primal(f):
     JAX's JVP of a product reduction or scan (``prod``, ``cumprod``) computes the value once more, as a pairwise
     tree of products: it differs from ``f``'s in the last bits (most entries of a float32 ``prod`` of 3 or more)
     and in the sign of a zero. A recorded op's value comes from the kernel that also keeps the residuals, so a
-    tape would have changed the value of the program it records (TF's and NumPy's are ``f``'s, a product taken
-    left to right; tf_complex_differential seed 901768: ``angle(prod(z))`` was pi under a tape, 0 in TF)."""
+    tape changed the value of the program it records (in TF recording changes no value; tf_complex_differential
+    seed 901768: ``angle(prod(z))`` was pi under a tape, 0 unrecorded and in TF)."""
     @functools.wraps(f)
     def with_plain_primal(x, **static):
         @jax.custom_jvp
