@@ -345,6 +345,7 @@ def test_recorded_ops_have_the_unrecorded_value_on_every_path(name, replay_now):
             total = tj.numpy.sum(y)
         got[f"step {step}"] = y
         tape.gradient(total, xt)
+    assert tape.last_replay.startswith("replayed"), tape.last_replay
     with tj.ForwardAccumulator(xt, np.ones_like(_X)):
         got["under an accumulator"] = f(xt)
     got["tj.function"] = tj.function(f)(xt)
