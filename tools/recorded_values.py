@@ -52,10 +52,15 @@ def float_outs(out) -> list:
     return [o for o in (out if isinstance(out, tuple) else (out,)) if jnp.issubdtype(o.dtype, jnp.floating)]
 
 
+def as_sources(args) -> tuple:
+    """The op's arguments with each float array a Tensor (what a tape watches), and those Tensors."""
+    ts = [tj.constant(a) if isinstance(a, jax.Array) and jnp.issubdtype(a.dtype, jnp.floating) else a for a in args]
+    return ts, [t for t in ts if isinstance(t, tj.Tensor)]
+
+
 def forward_differences(op, args, static) -> list:
     plain = float_outs(apply(op, args, dict(static)))
-    ts = [tj.constant(a) if isinstance(a, jax.Array) and jnp.issubdtype(a.dtype, jnp.floating) else a for a in args]
-    srcs = [t for t in ts if isinstance(t, tj.Tensor)]
+    ts, srcs = as_sources(args)
     found = []
     for how in ("strictly eager", "deferred", "accumulator"):
         with tj.config.override(lazy=how == "deferred", replay=False):
@@ -72,8 +77,7 @@ def forward_differences(op, args, static) -> list:
 
 
 def gradient_differences(op, args, static) -> list:
-    ts = [tj.constant(a) if isinstance(a, jax.Array) and jnp.issubdtype(a.dtype, jnp.floating) else a for a in args]
-    srcs = [t for t in ts if isinstance(t, tj.Tensor)]
+    ts, srcs = as_sources(args)
 
     def gradients(outer: bool, lazy: bool):
         with tj.config.override(lazy=lazy, replay=False), tj.GradientTape(persistent=True) as o:
