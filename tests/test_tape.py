@@ -279,6 +279,55 @@ def test_source_structures_preserved():
     assert isinstance(single, tj.Tensor)
 
 
+class _Row(tuple):  # a tuple subclass that is not a namedtuple: a sequence for tf.nest, a leaf for JAX
+    pass
+
+
+def test_structures_tf_nest_takes_dict_views_attrs_and_tuple_subclasses():
+    """As tf.nest (TF 2.21's values): ``params.values()`` is a list of sources (and of tensors to watch), an attrs
+    instance a structure of its fields, a tuple subclass a tuple rebuilt as its type, as sources, targets,
+    output gradients and an accumulator's primals and tangents. A tuple-subclass target was taken for a value
+    and packed into a new constant: a None gradient, silently."""
+    import attr
+
+    @attr.s
+    class Pair:
+        a = attr.ib()
+        b = attr.ib()
+
+    params = {"w": tj.Variable(2.0), "b": tj.Variable(3.0)}
+    x, y = tj.constant(2.0), tj.constant(3.0)
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch(_Row((x, y)))
+        loss = params["w"] * params["b"]
+        z = x * y
+        pair, row = Pair(x * y, x * x), _Row((x * y, x * x))
+    g = tape.gradient(loss, params.values())
+    assert type(g) is list and [float(v.numpy()) for v in g] == [3.0, 2.0]
+    g = tape.gradient(z, Pair(x, y))
+    assert type(g) is Pair and (float(g.a.numpy()), float(g.b.numpy())) == (3.0, 2.0)
+    g = tape.gradient(z, _Row((x, y)))
+    assert type(g) is _Row and [float(v.numpy()) for v in g] == [3.0, 2.0]
+    for target in (pair, row):
+        assert float(tape.gradient(target, x).numpy()) == 7.0
+    og = tape.gradient(row, x, output_gradients=_Row((tj.constant(2.0), tj.constant(1.0))))
+    assert float(og.numpy()) == 10.0
+    jac = tape.jacobian(z, Pair(x, y))
+    assert type(jac) is Pair and float(jac.b.numpy()) == 2.0
+
+    d = {"x": tj.constant(2.0)}
+    with tj.GradientTape() as tape:
+        tape.watch(d.values())
+        out = d["x"] * 3.0
+    assert float(tape.gradient(out, d["x"]).numpy()) == 3.0
+    with tj.ForwardAccumulator(Pair(x, y), Pair(tj.constant(1.0), tj.constant(0.0))) as acc:
+        out = x * y
+    assert float(acc.jvp(out).numpy()) == 3.0
+    with tj.ForwardAccumulator(_Row((x, y)), _Row((tj.constant(0.0), tj.constant(1.0)))) as acc:
+        out = x * y
+    assert float(acc.jvp(out).numpy()) == 2.0
+
+
 def test_same_source_twice():
     x = tj.constant(2.0)
     with tj.GradientTape() as tape:

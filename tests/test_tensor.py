@@ -90,7 +90,25 @@ def test_tensor_constructor_wraps_arrays_only():
         with pytest.raises(TypeError, match="tj.constant"):
             tj.Tensor(bad)
     treedef = jax.tree_util.tree_structure(tj.constant(1.0))
-    assert jax.tree_util.tree_unflatten(treedef, [None])._value is None
+    sentinel = object()
+    assert jax.tree_util.tree_unflatten(treedef, [sentinel])._value is sentinel
+    spec = jax.ShapeDtypeStruct((2,), jnp.float32)
+    assert jax.tree_util.tree_unflatten(treedef, [spec])._value is spec
+
+
+def test_tree_map_to_python_values_gives_them_as_on_jax_arrays():
+    """``jax.tree_util.tree_map(lambda x: x.dtype, params)`` (a common way to look at a model) gives the dtypes,
+    sizes, strings or None themselves, as it does on jax arrays: no Tensor can hold them (one did, and failed
+    on every attribute, repr included)."""
+    params = {"w": tj.constant(np.ones((2, 3), np.float32)), "b": tj.Variable(np.zeros(3, np.float32))}
+    arrays = {"w": jnp.ones((2, 3), jnp.float32), "b": jnp.zeros(3, jnp.float32)}
+    for f in (lambda x: x.dtype, lambda x: x.size, lambda x: x.shape, lambda x: str(x.dtype), lambda x: None,
+              lambda x: float(np.sum(np.asarray(x))), lambda x: 1j):
+        got, want = jax.tree_util.tree_map(f, params), jax.tree_util.tree_map(f, arrays)
+        assert got == want, (got, want)
+        assert repr(got) == repr(want)
+    doubled = jax.tree_util.tree_map(lambda x: x * 2, params)  # (arrays are still wrapped)
+    assert isinstance(doubled["w"], tj.Tensor) and isinstance(doubled["b"], tj.Tensor)
 
 
 def test_tensor_through_jax_transform():
@@ -595,3 +613,40 @@ def test_differentiate_converts_numpy_arguments_without_a_program_and_copies_the
     a[:] = 0.0
     (g,) = d.backward(tj.constant(1.0), res)
     np.testing.assert_allclose(np.asarray(g), want, rtol=1e-5, atol=1e-6)
+
+
+def test_copy_and_pickle_of_tensors_as_tf():
+    """As TF's eager tensors: copy.copy and copy.deepcopy give the tensor itself (a copy sharing its id made the
+    tapes and accumulators following it forget it when the copy died: a None gradient and jvp), also of a
+    tensor a tape deferred; pickle gives a new tensor of the same value and an id of its own, which a tape
+    does not take for the original."""
+    import copy
+    import pickle
+    x = tj.constant(3.0)
+    with tj.GradientTape(persistent=True) as outer:
+        outer.watch(x)
+        with tj.GradientTape() as inner:
+            inner.watch(x)
+            y = x * x * x
+            for make in (copy.copy, copy.deepcopy, lambda t: copy.deepcopy({"t": [t]})["t"][0]):
+                assert make(y) is y
+                gc.collect()
+        dy = inner.gradient(y, x)
+    np.testing.assert_allclose(dy.numpy(), 27.0)
+    np.testing.assert_allclose(outer.gradient(dy, x).numpy(), 18.0)
+    with tj.ForwardAccumulator(x, tj.constant(1.0)) as acc:
+        y = x * x
+        assert copy.deepcopy(y) is y
+        gc.collect()
+    np.testing.assert_allclose(acc.jvp(y).numpy(), 6.0)
+
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * tj.constant([1.0, 2.0])  # (a pending tensor while the tape records: computed to pickle it)
+        clone = pickle.loads(pickle.dumps(y))
+        z = 2.0 * clone
+    assert type(clone) is tj.Tensor and clone.id != y.id and clone.dtype == y.dtype
+    np.testing.assert_array_equal(clone.numpy(), [3.0, 6.0])
+    assert tape.gradient(z, x) is None  # (TF: None; the clone is a constant the tape never saw)
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), 3.0)
+    assert pickle.loads(pickle.dumps({"g": [tj.constant(np.int32(4))]}))["g"][0].numpy() == 4

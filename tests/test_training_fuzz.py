@@ -37,8 +37,10 @@ _FIRST = int(os.environ.get("TAPEJAX_TRAINING_FUZZ_FIRST", "0"))
 # changed after the launch; 53: EMA of the weights, the output read after each update), under a schedule with
 # every third step a tj.function (33), with a moving mean and a metric assigned in the tape (24), with
 # tj.function steps and the output read (22), and with a gradient penalty (6).
-SEEDS = list(range(_FIRST, _FIRST + int(_N))) if _N else [19, 53, 33, 24, 22, 6]
-LAUNCHING = SEEDS[:4]
+DEFAULT_SEEDS = [19, 53, 33, 24, 22, 6]
+SEEDS = list(range(_FIRST, _FIRST + int(_N))) if _N else DEFAULT_SEEDS
+# (always the default seeds that launch: a range of fresh seeds asked for need not hold loops that launch)
+LAUNCHING = DEFAULT_SEEDS[:4]
 STEPS = 16
 
 

@@ -348,6 +348,18 @@ class Tensor(ArrayShape):
             for ref in trackers:
                 _tell_died(ref, self._id)
 
+    # copy.copy and copy.deepcopy give the tensor itself, as TF's (it is immutable; a second object with its id
+    # would, when it died, make the tapes and accumulators following the original forget it). Pickling gives a
+    # new tensor of the same value, with an id of its own, as TF's (a pending tensor is computed first).
+    def __copy__(self) -> "Tensor":
+        return self
+
+    def __deepcopy__(self, memo) -> "Tensor":
+        return self
+
+    def __reduce__(self):
+        return Tensor, (self._value,)
+
     @classmethod
     def of_leaf(cls, value) -> "Tensor":
         """A Tensor holding ``value`` unchecked: a pytree's leaf, which JAX's transforms fill with what they
@@ -641,13 +653,20 @@ def _tree_flatten_tensor(t):
 pytree_flatten = _tree_flatten_tensor
 
 
+# Leaves a Tensor's node gives back as they are (pytree_unflatten).
+_UNWRAPPED_LEAVES = (Tensor, list, tuple, dict, type(None), str, bytes, int, float, complex, np.dtype)
+
+
 def pytree_unflatten(_, children):
     """A Tensor (also a LazyTensor's or Variable's node) rebuilt around its one leaf. A leaf that is itself a
     Tensor or a list, tuple or dict is returned as it is: JAX's Jacobians put the input's tree where each output
     leaf was, so the Jacobian of a Tensor-to-Tensor function is a Tensor (not a Tensor of a Tensor) and that of
-    a function of a dict of Tensors returning a Tensor is a dict of Tensors, as jax.numpy's of arrays."""
+    a function of a dict of Tensors returning a Tensor is a dict of Tensors, as jax.numpy's of arrays. So is a
+    Python value no Tensor can hold (None, a number, a string, a dtype): ``jax.tree_util.tree_map(lambda x:
+    x.dtype, params)`` gives dtypes, as it does on jax arrays. Anything else (an array, a tracer, the stand-ins
+    JAX's own transforms put in a tree) is wrapped."""
     leaf = children[0]
-    return leaf if isinstance(leaf, (Tensor, list, tuple, dict)) else Tensor.of_leaf(leaf)
+    return leaf if isinstance(leaf, _UNWRAPPED_LEAVES) else Tensor.of_leaf(leaf)
 
 
 def _numpy_function(func, args, kwargs):

@@ -31,7 +31,7 @@ from jax.extend.core import jaxpr_as_fun
 
 from .. import tape_set
 from ..ops import dependence
-from ..nest import dict_order, in_dict_order, tree_flatten
+from ..nest import dict_order, in_dict_order, register_structure_classes, tree_flatten
 from ..ops.core import OpDef, apply, rules_epoch
 from ..tensor import ArrayImpl, Tensor, Variable, constant, new_id, refuse_narrowing, undone_if_raising
 from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder, InlineTrace
@@ -57,55 +57,10 @@ def _strong(x):
     return jax.lax.convert_element_type(x, x.dtype) if getattr(x, "weak_type", False) else x
 
 
-_NEST_TYPES: set = set()  # the classes of TF's nest protocol made JAX pytrees so far
-# leaves that are never such classes: skipped at the cost of one set lookup (a call's leaves are mostly these)
-_PLAIN_TYPES = frozenset({Tensor, Variable, type(None), bool, int, float, complex, str, np.ndarray,
-                          ArrayImpl})
-
-
-def _register_nests(leaves) -> bool:
-    """The classes tf.nest treats as structures that JAX does not: TF's nest protocol (``__tf_flatten__`` /
-    ``__tf_unflatten__``) and ``attrs`` classes (their fields, in order). Found among ``leaves``, such a class
-    becomes a JAX pytree, so its components are traced like any nested Tensors and its metadata is part of
-    the signature (as TF's). Whether one was new (the caller flattens again)."""
-    types = set(map(type, leaves))
-    types -= _PLAIN_TYPES  # (a call's leaves are mostly these: the common case ends here, ~0.3 us not ~2.5)
-    if not types:
-        return False
-    new = {cls for cls in types
-           if cls not in _NEST_TYPES and not issubclass(cls, (Tensor, Variable))
-           and (hasattr(cls, "__tf_flatten__") and hasattr(cls, "__tf_unflatten__")
-                or hasattr(cls, "__attrs_attrs__"))}
-    for cls in new:
-        _NEST_TYPES.add(cls)
-        if hasattr(cls, "__tf_flatten__"):
-            jax.tree_util.register_pytree_node(cls, _tf_flatten, functools.partial(_tf_unflatten, cls))
-        else:
-            jax.tree_util.register_pytree_node(cls, _attrs_flatten, functools.partial(_attrs_unflatten, cls))
-    return bool(new)
-
-
-def _attrs_flatten(x):
-    return tuple(getattr(x, a.name) for a in type(x).__attrs_attrs__), None
-
-
-def _attrs_unflatten(cls, _, fields):
-    return cls(*fields)  # (as tf.nest rebuilds an attrs class)
-
-
-def _tf_flatten(x):
-    metadata, components = x.__tf_flatten__()
-    return tuple(components), metadata
-
-
-def _tf_unflatten(cls, metadata, components):
-    return cls.__tf_unflatten__(metadata, tuple(components))
-
-
 def _flatten(tree):
     """``tree``'s leaves and structure (Tensors and Variables are leaves; TF nest-protocol classes are nodes)."""
     leaves, treedef = tree_flatten(tree, _is_leaf)
-    while _register_nests(leaves):
+    while register_structure_classes(leaves):
         leaves, treedef = tree_flatten(tree, _is_leaf)
     return leaves, treedef
 
