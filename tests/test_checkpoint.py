@@ -216,10 +216,27 @@ def test_restore_of_a_missing_or_unfinished_checkpoint(tmp_path):
 def test_bad_objects():
     with pytest.raises(TypeError, match=r"'w' is a tj.Tensor.*tj.Variable"):
         Checkpoint(w=tj.constant(1.0))
-    with pytest.raises(TypeError, match=r"'cfg/lr' is a float"):
-        Checkpoint(cfg={"lr": 0.1})
+    with pytest.raises(TypeError, match=r"'lr' is a float"):
+        Checkpoint(lr=0.1)
     with pytest.raises(TypeError, match="dict key"):
         Checkpoint(d={("a",): tj.Variable(1.0)})
+
+
+def test_containers_holding_other_values_save_their_variables(tmp_path):
+    """As TF (2.21's values): a list, tuple or dict given to a Checkpoint may also hold numbers, strings, None
+    and Tensors, which are not saved (a loss history kept on the checkpoint saved while empty and raised once a
+    float was appended)."""
+    v, w = tj.Variable([1.0, 2.0]), tj.Variable(3.0)
+    ckpt = Checkpoint(v=v, cfg={"lr": 0.1, "name": "run", "w": w}, t=(v, 3), ls=[tj.constant(1.0), None])
+    ckpt.losses = []
+    ckpt.losses.append(0.5)
+    path = ckpt.save(tmp_path / "ckpt")
+    assert sorted(ckpt.variables()) == ["cfg/w", "v"]
+    v.assign([0.0, 0.0])
+    w.assign(0.0)
+    ckpt.restore(path).assert_consumed()
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+    assert float(w.numpy()) == 3.0
 
 
 def test_objects_without_variables_yet(tmp_path):
@@ -313,6 +330,32 @@ def test_restore_or_initialize_calls_init_fn_only_without_checkpoints(tmp_path):
     v.assign(5.0)
     assert manager.restore_or_initialize() is not None and calls == [1] and float(v) == 1.0
 
+
+
+def test_a_manager_takes_over_only_the_checkpoints_a_manager_saved(tmp_path):
+    """As TF (2.21's values): a manager opened on a directory where Checkpoint.save wrote ckpt-1..3 lists none
+    of them and deletes none (a manager with max_to_keep=1 deleted all three, the user's data, at its first
+    save); a second manager takes over the first one's, also one whose save was killed after it began."""
+    v = tj.Variable(1.0)
+    ckpt = Checkpoint(v=v)
+    for _ in range(3):
+        ckpt.save(tmp_path / "ckpt")
+    manager = CheckpointManager(ckpt, tmp_path, max_to_keep=1)
+    assert manager.checkpoints == []
+    manager.save()
+    assert [os.path.basename(p) for p in manager.checkpoints] == ["ckpt-4"]
+    assert sorted(p.name for p in tmp_path.glob("ckpt-*")) == ["ckpt-1", "ckpt-2", "ckpt-3", "ckpt-4"]
+    again = CheckpointManager(ckpt, tmp_path, max_to_keep=1)
+    assert [os.path.basename(p) for p in again.checkpoints] == ["ckpt-4"]
+    # A save killed once its checkpoint was complete, before the state said so: the state names it as saving.
+    state_file = tmp_path / "_ckpt.manager.json"
+    state = json.loads(state_file.read_text())
+    ckpt.write(tmp_path / "ckpt-5")
+    state_file.write_text(json.dumps({**state, "saving": "ckpt-5"}))
+    third = CheckpointManager(ckpt, tmp_path, max_to_keep=1)
+    assert [os.path.basename(p) for p in third.checkpoints] == ["ckpt-4", "ckpt-5"]
+    third.save()
+    assert sorted(p.name for p in tmp_path.glob("ckpt-*")) == ["ckpt-1", "ckpt-2", "ckpt-3", "ckpt-5"]  # (4 deleted)
 
 def test_manager_argument_errors(tmp_path):
     with pytest.raises(TypeError, match="tj.train.Checkpoint"):

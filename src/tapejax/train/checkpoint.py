@@ -128,8 +128,9 @@ def _is_node(obj: Any) -> bool:
 
 def _children(obj: Any, strict: bool) -> List[Tuple[str, Any, bool]]:
     """``(name, child, strict)`` for each child of the node ``obj``, in TF's order. ``strict``: a
-    non-trackable child raises (what a Checkpoint is given, and the containers in it); under a Module,
-    such children are skipped (as TF ignores a Module's other attributes)."""
+    non-trackable child raises (what a Checkpoint is given); in a list, tuple or dict, and under a Module,
+    such children are skipped (as TF ignores a Module's other attributes, and the numbers, strings and
+    Tensors in a tracked list or dict: a loss history kept on the checkpoint)."""
     if isinstance(obj, Checkpoint):
         return [(name, child, strict) for name, child in obj._graph().items()]
     if isinstance(obj, Module):
@@ -139,17 +140,17 @@ def _children(obj: Any, strict: bool) -> List[Tuple[str, Any, bool]]:
     if isinstance(obj, Mapping):
         found = []
         for key, child in obj.items():
-            if not strict and not _is_node(child):
+            if not _is_node(child):
                 continue
             if not isinstance(key, (str, int)) or isinstance(key, bool) or key == "":
                 raise TypeError(f"Checkpoint: dict key {key!r} cannot name a checkpoint entry; use non-empty str "
                                 "(or int) keys.")
-            found.append((str(key), child, strict))
+            found.append((str(key), child, False))
         return found
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a namedtuple: by field name (TF's)
-        return [(name, child, strict) for name, child in zip(obj._fields, obj) if strict or _is_node(child)]
+        return [(name, child, False) for name, child in zip(obj._fields, obj) if _is_node(child)]
     if isinstance(obj, (list, tuple)):
-        return [(str(i), child, strict) for i, child in enumerate(obj) if strict or _is_node(child)]
+        return [(str(i), child, False) for i, child in enumerate(obj) if _is_node(child)]
     try:
         variables = obj.variables
         variables = variables() if callable(variables) else variables
@@ -976,7 +977,8 @@ class CheckpointManager:
     when given ``checkpoint_number``), listed in the order saved, and the oldest beyond ``max_to_keep`` is
     deleted, unless ``keep_checkpoint_every_n_hours`` keeps it (it then leaves ``checkpoints``, for good);
     with ``step_counter`` and ``checkpoint_interval``, ``save()`` saves only every ``checkpoint_interval``
-    steps. A manager opened on a directory takes over the ``{checkpoint_name}-{n}`` checkpoints there.
+    steps. A manager opened on a directory takes over the ``{checkpoint_name}-{n}`` checkpoints a manager saved
+    there (as TF's, those its state file lists; never those of ``Checkpoint.save``, which it leaves on disk).
 
     As TF, saving under a number already on disk replaces that checkpoint; here atomically (see
     ``Checkpoint.write``). Only complete checkpoints are listed: each save is renamed into place when complete;
@@ -1031,8 +1033,10 @@ class CheckpointManager:
         found = []
         for mtime_ns, _, path in _numbered(self._directory, checkpoint_name):
             name = os.path.basename(path)
+            if name not in saved_at and name != state.get("saving"):
+                continue  # not a manager's (Checkpoint.save's, a copy's): never deleted, as TF's
             when = min(saved_at.get(name, mtime_ns / 1e9), now)  # (a save killed before the state: its mtime)
-            if name not in self._preserved and (not state or when > self._last_preserved):  # (TF's rule)
+            if name not in self._preserved and when > self._last_preserved:  # (TF's rule)
                 found.append((when, mtime_ns, path))
         self._maybe_delete: Dict[str, float] = {path: when for when, _, path in sorted(found)}  # oldest first
         self._latest = latest_checkpoint(self._directory)
@@ -1104,9 +1108,9 @@ class CheckpointManager:
             number = _integer(checkpoint_number, "checkpoint_number")
             if number < 0:
                 raise ValueError(f"CheckpointManager.save: checkpoint_number={number}; give a non-negative int.")
-        path = self._checkpoint._write(self._path(number), self._checkpoint._values("CheckpointManager.save",
-                                                                                    counter=counter),
-                                       "CheckpointManager.save")
+        values = self._checkpoint._values("CheckpointManager.save", counter=counter)
+        self._record_state(saving=os.path.basename(self._path(number)))  # (a save killed after it: still ours)
+        path = self._checkpoint._write(self._path(number), values, "CheckpointManager.save")
         self._checkpoint.save_counter.assign(counter)
         if current_step is not None:
             self._last_checkpoint_step = current_step
@@ -1184,10 +1188,14 @@ class CheckpointManager:
     def _empty_trash(self) -> None:
         shutil.rmtree(self._trash, ignore_errors=True)
 
-    def _record_state(self) -> None:
+    def _record_state(self, saving: Optional[str] = None) -> None:
+        """Write the state file; ``saving``: the checkpoint a save is about to write (a manager opened after a
+        kill takes it over once complete)."""
         self._preserved = {name for name in self._preserved if os.path.isdir(os.path.join(self._directory, name))}
         state = {"timestamps": {os.path.basename(p): t for p, t in self._maybe_delete.items()},
                  "preserved": sorted(self._preserved), "last_preserved_timestamp": self._last_preserved}
+        if saving is not None:
+            state["saving"] = saving
         tmp = f"{self._state_file}.tmp"
         with open(tmp, "w") as f:
             json.dump(state, f)
