@@ -331,7 +331,6 @@ def test_restore_or_initialize_calls_init_fn_only_without_checkpoints(tmp_path):
     assert manager.restore_or_initialize() is not None and calls == [1] and float(v) == 1.0
 
 
-
 def test_a_manager_takes_over_only_the_checkpoints_a_manager_saved(tmp_path):
     """As TF (2.21's values): a manager opened on a directory where Checkpoint.save wrote ckpt-1..3 lists none
     of them and deletes none (a manager with max_to_keep=1 deleted all three, the user's data, at its first
@@ -356,6 +355,7 @@ def test_a_manager_takes_over_only_the_checkpoints_a_manager_saved(tmp_path):
     assert [os.path.basename(p) for p in third.checkpoints] == ["ckpt-4", "ckpt-5"]
     third.save()
     assert sorted(p.name for p in tmp_path.glob("ckpt-*")) == ["ckpt-1", "ckpt-2", "ckpt-3", "ckpt-5"]  # (4 deleted)
+
 
 def test_manager_argument_errors(tmp_path):
     with pytest.raises(TypeError, match="tj.train.Checkpoint"):
