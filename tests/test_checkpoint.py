@@ -289,12 +289,13 @@ def test_manager_numbers_keeps_and_restores(tmp_path):
         v.assign(float(i))
         paths.append(manager.save())
         # save() returns with the checkpoint finalized: at its final name, no temporary directory left
-        names = sorted(set(os.listdir(tmp_path / "run")) - {"_ckpt.manager.json"})  # (the manager's state file)
+        names = sorted(set(os.listdir(tmp_path / "run")) - {"_ckpt.manager.json", "_latest_checkpoint.json"})  # (state)
         assert names[-1] == f"ckpt-{i}" and len(names) == min(i, 2)
     assert paths == [str(tmp_path / "run" / f"ckpt-{i}") for i in range(1, 5)]  # TF's names
     assert manager.steps == [3, 4] and manager.checkpoints == paths[2:]
     assert manager.latest_checkpoint == paths[3] and manager.latest_step == 4
-    assert sorted(os.listdir(tmp_path / "run")) == ["_ckpt.manager.json", "ckpt-3", "ckpt-4"]  # older: deleted, trash too
+    assert sorted(os.listdir(tmp_path / "run")) == ["_ckpt.manager.json", "_latest_checkpoint.json", "ckpt-3",
+                                                    "ckpt-4"]  # older: deleted, trash too
 
     v.assign(-1.0)
     assert manager.restore() == paths[3] and float(v) == 4.0
@@ -355,6 +356,28 @@ def test_a_manager_takes_over_only_the_checkpoints_a_manager_saved(tmp_path):
     assert [os.path.basename(p) for p in third.checkpoints] == ["ckpt-4", "ckpt-5"]
     third.save()
     assert sorted(p.name for p in tmp_path.glob("ckpt-*")) == ["ckpt-1", "ckpt-2", "ckpt-3", "ckpt-5"]  # (4 deleted)
+
+
+def test_a_write_is_never_the_latest_checkpoint(tmp_path):
+    """As TF (2.21's values): exporting the best weights with Checkpoint.write to a name ending in a number
+    (``best-2``) does not change the directory's latest checkpoint, which stays the last save's; a manager
+    reopened there resumes from it (it resumed from the export). Checkpoint.save's saves count, as TF's."""
+    from tapejax.train.checkpoint import latest_checkpoint
+    v = tj.Variable(0.0)
+    ckpt = Checkpoint(v=v)
+    manager = CheckpointManager(ckpt, tmp_path, max_to_keep=5)
+    for i in range(1, 5):
+        v.assign(float(i))
+        manager.save()
+    v.assign(2.0)
+    ckpt.write(tmp_path / "best-2")
+    assert os.path.basename(latest_checkpoint(tmp_path)) == "ckpt-4"
+    again = CheckpointManager(ckpt, tmp_path, max_to_keep=5)
+    assert os.path.basename(again.latest_checkpoint) == "ckpt-4"
+    again.restore_or_initialize()
+    assert float(v.numpy()) == 4.0
+    ckpt.save(tmp_path / "other")  # (save_counter is 4: other-5)
+    assert os.path.basename(latest_checkpoint(tmp_path)) == "other-5"
 
 
 def test_manager_argument_errors(tmp_path):

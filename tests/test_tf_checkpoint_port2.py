@@ -497,7 +497,7 @@ def test_replacing_without_an_atomic_exchange(tmp_path, monkeypatch):
     os.makedirs(path + checkpoint_module._STAGING + "0a.tmp")
     again = CheckpointManager(ckpt, run, max_to_keep=2)
     assert again.checkpoints == [path]
-    assert sorted(os.listdir(run)) == ["_ckpt.manager.json", os.path.basename(path)]
+    assert sorted(os.listdir(run)) == ["_ckpt.manager.json", "_latest_checkpoint.json", os.path.basename(path)]
 
 
 def _overwrite_values(step: int) -> dict:

@@ -537,6 +537,7 @@ class Checkpoint:
         prefix = os.fspath(file_prefix)  # (paths returned as spelled, relative ones too, as TF)
         n = int(self.save_counter.numpy()) + 1
         path = self._write(f"{prefix}-{n}", self._values("Checkpoint.save", counter=n), "Checkpoint.save")
+        _note_latest(path)
         self.save_counter.assign(n)
         return path
 
@@ -941,11 +942,36 @@ def _numbered(directory: str, name: Optional[str] = None) -> List[Tuple[int, int
     return sorted(found)
 
 
+_LATEST = "_latest_checkpoint.json"  # a directory's latest save (TF's ``checkpoint`` state file)
+
+
+def _note_latest(path: str) -> None:
+    """Record the checkpoint a save just completed at ``path`` as its directory's latest (what TF's
+    Checkpoint.save and CheckpointManager.save write in the directory's ``checkpoint`` file;
+    ``Checkpoint.write`` records nothing, as TF's). Atomic: a kill leaves the previous record."""
+    directory, name = os.path.split(os.path.abspath(path))
+    record = os.path.join(directory, _LATEST)
+    tmp = f"{record}.{os.getpid()}.tmp"
+    with open(tmp, "w") as f:
+        json.dump({"latest": name}, f)
+    os.replace(tmp, record)
+
+
 def latest_checkpoint(checkpoint_dir: PathLike, latest_filename: Any = None) -> Optional[str]:
-    """The path of the checkpoint last written in ``checkpoint_dir`` by ``Checkpoint.save`` or a
-    ``CheckpointManager`` (``{prefix}-{n}``), or None (as TF's ``tf.train.latest_checkpoint``);
-    ``Checkpoint.restore`` takes it."""
-    found = _numbered(os.fspath(checkpoint_dir))
+    """The path of the checkpoint last saved in ``checkpoint_dir`` by ``Checkpoint.save`` or a
+    ``CheckpointManager`` (``{prefix}-{n}``), or None (as TF's ``tf.train.latest_checkpoint``: a
+    ``Checkpoint.write`` there, even to a name ending in a number, does not count); ``Checkpoint.restore``
+    takes it. A directory without that record (or whose latest was deleted): its newest ``{prefix}-{n}``."""
+    directory = os.fspath(checkpoint_dir)
+    found = _numbered(directory)
+    try:
+        with open(os.path.join(directory, _LATEST)) as f:
+            name = json.load(f)["latest"]
+    except (OSError, ValueError, KeyError, TypeError):
+        name = None
+    for _, _, path in reversed(found):
+        if os.path.basename(path) == name:
+            return path
     return found[-1][2] if found else None
 
 
@@ -1111,6 +1137,7 @@ class CheckpointManager:
         values = self._checkpoint._values("CheckpointManager.save", counter=counter)
         self._record_state(saving=os.path.basename(self._path(number)))  # (a save killed after it: still ours)
         path = self._checkpoint._write(self._path(number), values, "CheckpointManager.save")
+        _note_latest(path)
         self._checkpoint.save_counter.assign(counter)
         if current_step is not None:
             self._last_checkpoint_step = current_step
