@@ -322,8 +322,13 @@ def test_learning_rate_types():
     opt = optimizers.SGD(0.1)
     opt.learning_rate = 1  # (Keras: assigned to the rate Variable)
     assert float(opt.learning_rate.numpy()) == 1.0
-    with pytest.raises(ValueError):  # Keras: ValueError "could not convert string to float"
-        opt.learning_rate = "x"
+    # Keras 3.15's setter: TypeError "Cannot convert 'x' to EagerTensor of dtype float" on TF (also for '0.1'),
+    # ValueError "could not convert string to float" on JAX: tapejax's error is both
+    for bad in ("x", "0.1", b"0.1"):
+        with pytest.raises(TypeError, match="learning_rate must be a float"):
+            opt.learning_rate = bad
+        with pytest.raises(ValueError):
+            opt.learning_rate = bad
     assert float(opt.learning_rate.numpy()) == 1.0
 
 
