@@ -650,3 +650,17 @@ def test_copy_and_pickle_of_tensors_as_tf():
     assert tape.gradient(z, x) is None  # (TF: None; the clone is a constant the tape never saw)
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), 3.0)
     assert pickle.loads(pickle.dumps({"g": [tj.constant(np.int32(4))]}))["g"][0].numpy() == 4
+
+
+def test_bytes_of_tensors_as_tf():
+    """``bytes(t)`` as TF 2.21's (values taken from it): the raw bytes of the values, and for an integer scalar that
+    many zero bytes (CPython asks ``__index__`` first). A float tensor raised a TypeError about indexing (before
+    Python 3.12 a class's buffer is not seen by ``bytes``). TF's float scalars raise AttributeError (numpy.float32
+    has no __index__); tapejax gives their bytes, as NumPy's scalars do."""
+    assert bytes(tj.constant([1.0, 2.0])) == np.array([1.0, 2.0], np.float32).tobytes()
+    assert bytes(tj.constant([[1, 2]])) == np.array([1, 2], np.int32).tobytes()
+    assert bytes(tj.constant(3)) == b"\x00\x00\x00"
+    assert bytes(tj.constant(2.5)) == bytes(np.float32(2.5))
+    assert bytes(tj.Variable([1.0, 2.0])) == np.array([1.0, 2.0], np.float32).tobytes()
+    with pytest.raises(ValueError):
+        bytes(tj.constant(-1))

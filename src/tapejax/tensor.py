@@ -447,6 +447,16 @@ class Tensor(ArrayShape):
         """The buffer protocol's other half (as jax.Array has it): the view ``__buffer__`` gave is let go."""
         buffer.release()
 
+    def __bytes__(self) -> bytes:
+        """``bytes(t)`` as TF's (CPython asks ``__index__`` first, then the buffer): an integer or bool scalar gives
+        that many zero bytes, anything else its raw bytes. (Before Python 3.12 a Python class has no buffer for
+        ``bytes`` to read: a float tensor fell through to iterating its elements and raised about indexing.)"""
+        _require_concrete(self, "bytes()", TracerArrayConversionError)
+        a = np.asarray(self._value)
+        if a.ndim == 0 and (np.issubdtype(a.dtype, np.integer) or a.dtype == np.bool_):
+            return bytes(int(a))
+        return a.tobytes()
+
     def __array_function__(self, func, types, args, kwargs):
         return _numpy_function(func, args, kwargs)
 
@@ -975,6 +985,9 @@ class Variable(ArrayShape):
 
     def __buffer__(self, flags: int) -> memoryview:
         return self.read_value().__buffer__(flags)
+
+    def __bytes__(self) -> bytes:
+        return self.read_value().__bytes__()
 
     def __release_buffer__(self, buffer: memoryview) -> None:
         buffer.release()
