@@ -219,6 +219,37 @@ def test_python_scalar_value_is_baked_into_the_trace():
     assert count[0] == 2
 
 
+def test_a_dict_of_variables_in_another_order_and_nan_arguments_trace_as_tf():
+    """TF 2.21's values: a dict holding Variables, given with its keys in another order, is another signature
+    (TF numbers the Variables in the dict's order), so the body sees the new order (tapejax reused the first
+    trace: a list built by iterating the dict came back in the first call's order); a dict of Tensors in another
+    order reuses the trace, as TF's. A NaN argument reuses its trace (NaN is not equal to itself: every call
+    traced anew)."""
+    runs = []
+
+    @tj.function
+    def f(d):
+        runs.append(1)
+        return [d[k] * 1.0 for k in d], list(d)
+
+    f({"b": tj.Variable(1.0), "a": tj.Variable(2.0)})
+    values, keys = f({"a": tj.Variable(7.0), "b": tj.Variable(8.0)})
+    assert keys == ["a", "b"] and [float(v.numpy()) for v in values] == [7.0, 8.0] and len(runs) == 2
+    f({"a": tj.Variable(3.0), "b": tj.Variable(4.0)})
+    assert len(runs) == 2
+    f({"b": tj.constant(1.0), "a": tj.constant(2.0)})
+    values, keys = f({"a": tj.constant(7.0), "b": tj.constant(8.0)})
+    assert keys == ["b", "a"] and [float(v.numpy()) for v in values] == [8.0, 7.0] and len(runs) == 3
+
+    @tj.function
+    def g(x, fill):
+        return tnp.where(tnp.isnan(x), fill, x)
+
+    for _ in range(4):
+        out = g(tj.constant([1.0, float("nan")]), float("nan"))
+    assert np.isnan(out.numpy()[1]) and g.experimental_get_tracing_count() == 1
+
+
 def test_variables_do_not_retrace_when_their_value_changes():
     count = [0]
     v = tj.Variable(jnp.ones(3))

@@ -23,6 +23,7 @@ import os
 import sys
 import threading
 import weakref
+from collections.abc import Mapping
 from typing import Any, Callable, Dict, Iterator, List, Optional
 
 import jax
@@ -79,8 +80,30 @@ def _static_key(x):
                         "immutable/hashable: a tj.function argument that is not an array is part of the "
                         "signature by value.") from None
     if type(x) in (bool, int, float, complex):
+        if x != x:  # NaN (a float's, or a complex part's): never equal to itself, so keyed by its text (TF's
+            return ("nan", repr(x))  # Literal reuses the trace; keyed by value, every call retraced)
         return x
     return (type(x), x)
+
+
+def _variables_in_insertion_order(tree, found: Optional[Dict[int, int]] = None) -> Dict[int, int]:
+    """``{id(Variable): rank}`` of the Variables in ``tree`` in the order a walk meets them, dicts in the order
+    they hold their keys (jax's flattening sorts them): as TF's trace type numbers a call's Variables (their
+    alias ids), a dict of Variables given in another order is another signature."""
+    found = {} if found is None else found
+    if isinstance(tree, Variable):
+        found.setdefault(id(tree), len(found))
+    elif isinstance(tree, Mapping):
+        for v in tree.values():
+            _variables_in_insertion_order(v, found)
+    elif isinstance(tree, (list, tuple)):
+        for v in tree:
+            _variables_in_insertion_order(v, found)
+    else:  # (another structure: its leaves in jax's order)
+        for leaf in jax.tree_util.tree_leaves(tree, is_leaf=_is_leaf):
+            if isinstance(leaf, Variable):
+                found.setdefault(id(leaf), len(found))
+    return found
 
 
 def _python_number(x) -> bool:
@@ -340,6 +363,9 @@ class Function:
             fast_key = None  # a default argument is an array or a Variable: the Tensors are not all the inputs
         # A RegisterGradient since the last trace retraces: the program carries the rules of its ops.
         base_key = (treedef, tuple(sig), rules_epoch())
+        if len(arg_vars) > 1:  # (TF numbers Variables in the order a dict holds them: another order retraces)
+            ranks = _variables_in_insertion_order((args, kwargs))
+            base_key += (tuple([ranks.get(id(v), -1) for v in arg_vars]),)
         # (its dicts' key order is needed only by a trace: _pure)
         structure = (treedef, functools.partial(dict_order, (args, kwargs)))
         # (a Variable id cannot name another object here: a dead one was not a closure, and a closure found
