@@ -180,3 +180,27 @@ def test_parameterized_truncated_normal_gradients_stay_finite_in_tails_and_at_in
                 return float(tnp.sum(tj.random.stateless_parameterized_truncated_normal([3], [1, 2], *vals)))
             numeric = (total(p.numpy() + h) - total(p.numpy() - h)) / (2 * h)
             np.testing.assert_allclose(g.numpy(), numeric, rtol=5e-2, atol=5e-3, err_msg=str((lo_v, hi_v, k)))
+
+
+def test_jax_style_uniform_and_permutation_as_jax_random():
+    """jax.random's values for the same key: uniform never goes below minval (jax clamps with max(minval, .):
+    maxval < minval gives minval everywhere, where tapejax extrapolated), bounds that do not broadcast to
+    ``shape`` raise TypeError (tapejax returned their larger shape); permutation of a 0-d integer array or
+    Tensor permutes range(n) (it crashed inside jax on a traced value)."""
+    k = jax.random.key(0)
+    for lo, hi in ((2.0, 1.0), (-1.0, 3.0), (np.array([0.0, 1.0, 2.0], np.float32), 5.0)):
+        np.testing.assert_array_equal(tj.random.uniform(k, (3,), minval=lo, maxval=hi).numpy(),
+                                      jax.random.uniform(k, (3,), minval=lo, maxval=hi))
+    with pytest.raises(TypeError, match="broadcast to shape"):
+        tj.random.uniform(k, (3,), minval=tj.numpy.zeros((2, 3)))
+    lo = tj.constant(1.0)
+    with tj.GradientTape() as tape:
+        tape.watch(lo)
+        y = tj.random.uniform(k, (3,), minval=lo, maxval=4.0)
+    np.testing.assert_allclose(tape.gradient(y, lo).numpy(),
+                               jax.grad(lambda m: jax.random.uniform(k, (3,), minval=m, maxval=4.0).sum())(1.0),
+                               rtol=1e-6)
+    for n in (jnp.array(4), np.array(4), tj.constant(4)):
+        np.testing.assert_array_equal(tj.random.permutation(k, n).numpy(), jax.random.permutation(k, 4))
+    with pytest.raises(TypeError, match="integer or at least 1-dimensional"):
+        tj.random.permutation(k, tj.constant(4.0))

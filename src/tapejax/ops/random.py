@@ -442,7 +442,11 @@ def _jax_uniform(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32, 
                                             "out_sharding": out_sharding})
     if _is_default(minval, 0) and _is_default(maxval, 1):
         return u
-    return u * (tnp.subtract(maxval, minval)) + minval
+    out = u * (tnp.subtract(maxval, minval)) + minval
+    if out.shape != u.shape:  # (jax.random.uniform's TypeError: bounds must broadcast to ``shape``)
+        raise TypeError(f"tj.random.uniform: minval of shape {tnp.shape(minval)} and maxval of shape "
+                        f"{tnp.shape(maxval)} must broadcast to shape {tuple(u.shape)} (as jax.random.uniform)")
+    return tnp.maximum(minval, out)  # (as jax's: never below minval, which rounding (or maxval < minval) gives)
 
 
 def categorical(*args, **kwargs) -> Tensor:
@@ -490,6 +494,12 @@ def permutation(key: Any, x: Any, axis: int = 0, independent: bool = False, *, o
     Differentiable w.r.t. ``x``."""
     if isinstance(x, (int, np.integer)):
         x = jnp.arange(int(x))
+    elif np.ndim(_value(x)) == 0:  # a 0-d array or Tensor: as jax's, its value n (concrete) for range(n)
+        n = _value(x)
+        if not jnp.issubdtype(jnp.result_type(n), jnp.integer):
+            raise TypeError(f"tj.random.permutation: x must be an integer or at least 1-dimensional, got a 0-d "
+                            f"{jnp.result_type(n)} value (as jax.random.permutation)")
+        x = jnp.arange(int(n))
     return apply(_permutation, (x, raw_key(key)), {"axis": int(axis), "independent": bool(independent),
                                                    "out_sharding": out_sharding})
 
