@@ -244,6 +244,39 @@ def test_explain_connected():
     assert not e.is_none and [n for n, _ in e.path] == ["exp", "multiply", "sum"]
 
 
+def test_explain_ops_with_no_gradient_and_unused_function_arguments():
+    """TF gives None through floor/round/zeros_like and a tf.function result that ignores an argument, as
+    tape.gradient does; explain_gradient said "connected, not None" (it followed every recorded input). A
+    custom gradient on the path is named: its grad_fn may give None, which only running it shows. A None target
+    raises TypeError, as tape.gradient(None, x)."""
+    @tj.function
+    def ignores_a(a, b):
+        return tnp.sum(b * 2.0)
+
+    @tj.custom_gradient
+    def no_grad(x):
+        return x * 2.0, lambda dy: None
+
+    for make, op in ((lambda x: tnp.sum(tnp.floor(x)), "floor"), (lambda x: tnp.sum(tnp.round(x)), "round"),
+                     (lambda x: tnp.sum(tnp.zeros_like(x)), "zeros_like"),
+                     (lambda x: ignores_a(x, tj.constant([1.0, 2.0])), "function:ignores_a")):
+        x = tj.constant([1.3, 2.7])
+        with tj.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = make(x)
+        e = _explain_and_check(tape, y, x, "no_path")
+        assert f"crosses op '{op}'" in e.message and "does not depend" in e.message
+    x = tj.constant([1.3, 2.7])
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tnp.sum(no_grad(x)) + tnp.sum(tnp.floor(x))
+    e = debug.explain_gradient(tape, y, x)
+    assert e.reason == "connected" and "unless the custom gradient of 'no_grad' returns None" in e.message
+    with pytest.raises(TypeError, match="received None"):
+        debug.explain_gradient(tape, None, x)
+    assert debug.explain_gradient(tape, [None], x).reason == "no_path"
+
+
 def test_explain_not_watched_tensor_and_variable():
     x = tj.constant([1.0, 2.0])
     v = tj.Variable([1.0], trainable=False)
@@ -389,6 +422,14 @@ def test_to_dot_has_ops_tensors_and_edges():
     assert dot.count("shape=box") == 3
     assert f"t{x.id} -> op" in dot and f"-> t{s.id};" in dot
     assert "fillcolor=\"#ffe08a\"" in dot  # the watched tensor is shaded
+
+
+def test_to_dot_escapes_names():
+    v = tj.Variable(1.0, name='w"1\\x')  # (a name TF accepts: quotes and a backslash)
+    with tj.GradientTape() as tape:
+        y = v * 2.0
+    dot = debug.to_dot(tape)
+    assert 'label="w\\"1\\\\x:0"' in dot and f"-> t{y.id};" in dot
 
 
 def test_render_graph_without_dot_writes_dot_file(tmp_path, monkeypatch):

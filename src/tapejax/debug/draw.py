@@ -25,6 +25,11 @@ from .summaries import fmt_bytes, fmt_shape
 from .tapes import usable_inner
 
 
+def _dot_text(text: str) -> str:
+    """``text`` inside a DOT quoted string: its backslashes and quotes escaped (a Variable named 'w"1' is valid)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def to_dot(tape, max_ops: int = 500) -> str:
     """The tape as a Graphviz DOT graph: ops as boxes (labelled with the bytes they keep alive), tensors as
     ellipses (id, shape, dtype), watched tensors and variables shaded. At most ``max_ops`` ops (the most
@@ -42,7 +47,7 @@ def to_dot(tape, max_ops: int = 500) -> str:
     for op_id, entry in items:
         for i in entry.input_ids:
             if i not in tensors:
-                tensors[i] = (f"{var_names[i]}" if i in var_names else f"#{i}")
+                tensors[i] = _dot_text(var_names[i]) if i in var_names else f"#{i}"
     for tid, label in tensors.items():
         watched = inner.producer(tid) == -1
         style = ', style=filled, fillcolor="#ffe08a"' if watched else ""
@@ -50,7 +55,7 @@ def to_dot(tape, max_ops: int = 500) -> str:
     for op_id, entry in items:
         found = residuals_of(entry)
         nb = sum(b for _, b in found) if found else None
-        label = entry.op_type.replace('"', "'") + (f"\\nkeeps {fmt_bytes(nb)}" if nb else "")
+        label = _dot_text(entry.op_type) + (f"\\nkeeps {fmt_bytes(nb)}" if nb else "")
         lines.append(f'  op{op_id} [shape=box, style="rounded,filled", fillcolor="#cfe2ff", label="{label}"];')
         for i in entry.input_ids:
             lines.append(f"  t{i} -> op{op_id};")

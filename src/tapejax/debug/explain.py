@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Dict, List, Sequence, Tuple
 
+from ..custom_gradient import CustomGradientBackward
 from ..nest import flatten
 from ..tensor import Tensor, Variable
 from .lineage import markers, markers_truncated, raw_jax_hint
@@ -70,6 +71,50 @@ def _id_dtype(x) -> Tuple[int, Any, str]:
     raise TypeError(f"explain_gradient: expected a tj.Tensor or tj.Variable, got {type(x).__name__}")
 
 
+def _search(inner, ops, lin, starts, sid, follow_connections: bool):
+    """0-1 breadth-first search from the target ids ``starts`` towards the source ``sid``: recorded edges cost
+    0, unrecorded (marker) edges 1, so a fully recorded path is found whenever one exists. With
+    ``follow_connections``, an op declaring which inputs each output depends on is followed only along those
+    (an op with no gradient, floor or zeros_like, or a tj.function's output ignoring an argument, connects
+    none). ``(dist, parent, dead_ends)``: parent maps a tensor id to (child id, op name, how, child dtype);
+    dead ends are the non-float tensors the search cannot go past."""
+    dist: Dict[int, int] = {i: 0 for i in starts}
+    parent: Dict[int, Tuple[int, str, str, Any]] = {}
+    dead_ends: List[Tuple[str, Any]] = []
+    dq = deque(starts)
+    while dq:
+        tid = dq.popleft()
+        d = dist[tid]
+        if tid == sid:
+            continue
+        op_id = inner.producer(tid)
+        edges = []
+        if op_id is not None and op_id != -1:
+            entry = ops[op_id]
+            dt = next((info[2] for info in entry.outputs if info[0] == tid), None)
+            ins = entry.input_ids
+            connected = getattr(entry.backward, "connected_inputs", None) if follow_connections else None
+            if connected is not None and tid in entry.out_ids:
+                ins = connected(list(entry.out_ids).index(tid), ins)
+            edges = [(i, 0, entry.op_type, "recorded", dt) for i in ins]
+        elif tid in lin:
+            name, ins, why, dt, in_dts = lin[tid]
+            edges = [(i, 1, name, why, dt) for i in ins]
+            for i, idt in zip(ins, in_dts):
+                if not is_float(idt) and not inner.knows(i) and i not in lin:
+                    dead_ends.append((name, idt))
+        for nid, w, name, how, dt in edges:
+            nd = d + w
+            if nid not in dist or nd < dist[nid]:
+                dist[nid] = nd
+                parent[nid] = (tid, name, how, dt)
+                if w == 0:
+                    dq.appendleft(nid)
+                else:
+                    dq.append(nid)
+    return dist, parent, dead_ends
+
+
 _WHY_TEXT = {
     "stop_gradient": "tj.stop_gradient",
     "stop_recording": "a stop_recording() block",
@@ -88,6 +133,9 @@ def explain_gradient(tape, target: Any, source: Any) -> GradientExplanation:
       source: one Tensor or Variable.
     Returns: a :class:`GradientExplanation`; ``print`` it, or test ``.reason``."""
     E = GradientExplanation
+    if target is None:  # (as tape.gradient(None, x): TF's TypeError)
+        raise TypeError("explain_gradient: Argument `target` should be a list or nested structure of Tensors or "
+                        "Variables to be differentiated, but received None.")
     sid, sdt, sdesc = _id_dtype(source)
     if tape_used(tape):
         return E(E.TAPE_USED, "The tape was already used: a non-persistent GradientTape forgets what it recorded at "
@@ -121,50 +169,37 @@ def explain_gradient(tape, target: Any, source: Any) -> GradientExplanation:
                                             "tj.numpy ops, or wrap the JAX function with tj.op(fn)")
         return E(E.NO_PATH, f"The target is a {type(raw).__name__}, not a tj.Tensor: {why}.")
     tinfo = [_id_dtype(t) for t in targets]
+    if not tinfo:
+        return E(E.NO_PATH, "The target holds no tensor (only None): there is nothing to differentiate.")
     if not any(is_float(dt) for _, dt, _ in tinfo):
         return E(E.NON_FLOAT, "The target has a non-float dtype " + ", ".join(str(dt) for _, dt, _ in tinfo) +
                               ": non-float targets contribute no gradient. Compute the loss in floating point.")
     if sid in {i for i, dt, _ in tinfo if is_float(dt)}:
         return E(E.CONNECTED, "The source is the target itself: its gradient is the output gradient (ones).")
 
-    # 0-1 BFS from the targets towards the source: recorded edges cost 0, unrecorded (marker) edges 1,
-    # so a fully recorded path is found whenever one exists.
     ops = inner.op_tape
     lin = markers(inner)
-    dist: Dict[int, int] = {}
-    parent: Dict[int, Tuple[int, str, str, Any]] = {}  # tensor id -> (child id, op name, how, child dtype)
-    dq = deque()
-    dead_ends: List[Tuple[str, Any]] = []  # non-float tensors the search cannot go past
-    for i, dt, _ in tinfo:
-        if is_float(dt):
-            dist[i] = 0
-            dq.append(i)
-    while dq:
-        tid = dq.popleft()
-        d = dist[tid]
-        if tid == sid:
-            continue
-        op_id = inner.producer(tid)
-        edges = []
-        if op_id is not None and op_id != -1:
-            entry = ops[op_id]
-            dt = next((info[2] for info in entry.outputs if info[0] == tid), None)
-            edges = [(i, 0, entry.op_type, "recorded", dt) for i in entry.input_ids]
-        elif tid in lin:
-            name, ins, why, dt, in_dts = lin[tid]
-            edges = [(i, 1, name, why, dt) for i in ins]
-            for i, idt in zip(ins, in_dts):
-                if not is_float(idt) and not inner.knows(i) and i not in lin:
-                    dead_ends.append((name, idt))
-        for nid, w, name, how, dt in edges:
-            nd = d + w
-            if nid not in dist or nd < dist[nid]:
-                dist[nid] = nd
-                parent[nid] = (tid, name, how, dt)
-                if w == 0:
-                    dq.appendleft(nid)
-                else:
-                    dq.append(nid)
+    starts = [i for i, dt, _ in tinfo if is_float(dt)]
+    dist, parent, dead_ends = _search(inner, ops, lin, starts, sid, follow_connections=True)
+    if sid not in dist:  # (through an op that connects none of its inputs to that output, is there a path?)
+        cut = _search(inner, ops, lin, starts, sid, follow_connections=False)
+        if sid in cut[0]:
+            cur, ops_on_path = sid, []
+            while cur in cut[1]:
+                child, name, how, dt = cut[1][cur]
+                op_id = inner.producer(child)
+                entry = ops[op_id] if how == "recorded" and op_id is not None and op_id != -1 else None
+                ops_on_path.append((name, how, cur, child, entry))
+                cur = child
+            for name, _, i, child, entry in ops_on_path:
+                connected = getattr(getattr(entry, "backward", None), "connected_inputs", None)
+                if connected is not None and child in entry.out_ids and \
+                        i not in connected(list(entry.out_ids).index(child), entry.input_ids):
+                    return E(E.NO_PATH, f"The path from the source to the target crosses op '{name}', whose output "
+                                        "does not depend differentiably on that input: an op with no gradient (floor, "
+                                        "ceil, round, floor_divide, zeros_like: None, as TF's), or a tj.function "
+                                        "call whose result ignores that argument. Differentiate a path that does "
+                                        "not go through it.", [(n, h) for n, h, _, _, _ in ops_on_path])
     if sid not in dist and dead_ends:
         name, idt = dead_ends[0]
         return E(E.NON_FLOAT, f"The target is computed from a non-float tensor ({idt}, an input of op '{name}'), and no "
@@ -185,17 +220,23 @@ def explain_gradient(tape, target: Any, source: Any) -> GradientExplanation:
                                           if truncated else ""))
     # Walk the found path from the source to the target.
     path = []
+    custom = []  # the custom gradients on the path, whose grad_fn may give None
     cur = sid
     while cur in parent:
         child, name, how, dt = parent[cur]
         path.append((name, how, dt))
+        op_id = inner.producer(child) if how == "recorded" else None
+        if op_id is not None and op_id != -1 and isinstance(ops[op_id].backward, CustomGradientBackward):
+            custom.append(name)
         cur = child
     breaks = [(name, how, dt) for name, how, dt in path if how != "recorded"]
     desc = [(n, h) for n, h, _ in path]
     if not breaks:
+        unless = (f", unless the custom gradient of {', '.join(repr(n) for n in custom)} returns None for it (its "
+                  "grad_fn decides when it runs; this explanation runs nothing)") if custom else ""
         return E(E.CONNECTED, f"The source is connected to the target through {len(path)} recorded op(s) "
                               f"({' -> '.join(n for n, _, _ in path[:8])}{' ...' if len(path) > 8 else ''}): "
-                              "its gradient is not None.", desc)
+                              f"its gradient is not None{unless}.", desc)
     non_float = [(n, dt) for n, h, dt in path if dt is not None and not is_float(dt)]
     first = breaks[0]
     if first[1] == "stop_gradient":
@@ -214,5 +255,3 @@ def explain_gradient(tape, target: Any, source: Any) -> GradientExplanation:
                  desc)
     return E(E.NO_PATH, f"The source is watched, but the path to the target crosses op '{first[0]}' that the tape did "
                         f"not record ({_WHY_TEXT.get(first[1], first[1])}).", desc)
-
-
