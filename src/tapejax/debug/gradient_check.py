@@ -6,11 +6,13 @@ with ``h = eps * max(1, |x_i|)``, computed in float64 on the host. An element pa
 ``|analytic - numeric| <= atol + rtol * |numeric|``; the *worst* element is the one furthest outside
 (or, when all pass, closest to) its own tolerance.
 
-Algorithm. Normalise the arguments (float arrays become Tensors, Variables stay Variables, anything
-else passes through); take every float argument's gradient in one tape; then, argument by argument and
-element by element (all, or a seeded random subset of ``max_elements``), evaluate ``F`` twice with the
-element moved by ``+h`` and ``-h`` (a Variable is assigned and restored afterwards, even on error) and
-compare. It uses only public tapejax API: it is an ordinary user of the tape.
+Algorithm. Normalise the arguments' leaves (inside lists, tuples and dicts of parameters; a list of
+numbers is one array): float arrays become Tensors, Variables stay Variables, anything else passes
+through; take every float leaf's gradient in one tape; then, leaf by leaf and element by element (all, or
+a seeded random subset of ``max_elements``), evaluate ``F`` twice with the element moved by ``+h`` and
+``-h`` (a Variable is assigned and restored afterwards, even on error) and compare. A complex element
+moves along its real and its imaginary part (``F`` is the real part of the sum): the gradient of a real
+loss is ``dF/dx + i dF/dy``, TF's convention. It uses only public tapejax API: it is an ordinary user of the tape.
 """
 from __future__ import annotations
 
@@ -36,10 +38,11 @@ class GradcheckResult:
 
     ``ok``; ``max_abs_error`` / ``max_rel_error`` (each the largest over checked elements, possibly of
     different elements); ``worst``: the element furthest outside its tolerance (or, when all pass, the
-    closest to it), a dict with ``arg`` (argument index), ``index`` (element index tuple), ``analytic``,
-    ``numeric``, and that element's own ``abs_error``, ``rel_error`` and ``allowed`` (``atol + rtol *
-    |numeric|``); per argument arrays in ``analytic`` / ``numeric`` (NaN where an element was not
-    checked); ``checked`` and ``failed`` (numbers of elements); ``shape_mismatches`` (one line per argument
+    closest to it), a dict with ``arg`` (the argument's index among the arguments' leaves, in jax's order:
+    the argument index when none is a structure), ``index`` (element index tuple), ``analytic``, ``numeric``
+    (complex for a complex argument), and that element's own ``abs_error``, ``rel_error`` and ``allowed``
+    (``atol + rtol * |numeric|``); per float leaf, arrays in ``analytic`` / ``numeric`` (NaN where an element
+    was not checked); ``checked`` and ``failed`` (numbers of elements); ``shape_mismatches`` (one line per argument
     whose tape gradient has another shape than the argument: a failure, its elements not compared); ``eps``,
     ``atol``, ``rtol``."""
 
@@ -74,6 +77,17 @@ class GradcheckResult:
         return self
 
 
+def _number_list(x) -> bool:
+    """A list (nested) of Python numbers only: one array argument, as ``tj.constant`` reads it."""
+    return isinstance(x, list) and all(_number_list(v) if isinstance(v, list) else
+                                       isinstance(v, (int, float, complex)) and not isinstance(v, bool) for v in x)
+
+
+def _scalar(v) -> Any:
+    """An element as a Python float, or complex for a complex argument's."""
+    return complex(v) if np.iscomplexobj(v) else float(v)
+
+
 def gradcheck(f: Callable, *args: Any, eps: float = 1e-3, atol: float = 1e-3, rtol: float = 1e-2,
               max_elements: Optional[int] = None, seed: int = 0, raise_on_failure: bool = False) -> GradcheckResult:
     """Compare ``GradientTape`` gradients of ``sum(f(*args))`` with central finite differences.
@@ -106,15 +120,18 @@ def gradcheck(f: Callable, *args: Any, eps: float = 1e-3, atol: float = 1e-3, rt
             s = v if s is None else s + v
         return s
 
-    # Normalise the arguments: float arrays become Tensors (Variables stay Variables).
+    # Normalise the arguments (their leaves, inside lists, tuples and dicts of parameters): float arrays become
+    # Tensors (Variables stay Variables); a list of Python numbers is one array.
+    leaves, treedef = jax.tree_util.tree_flatten(
+        tuple(args), is_leaf=lambda x: isinstance(x, (Tensor, Variable)) or _number_list(x))
     norm, diff = [], []
-    for i, a in enumerate(args):
+    for i, a in enumerate(leaves):
         if isinstance(a, Variable):
             norm.append(a)
             if is_float(a.dtype):
                 diff.append(i)
             continue
-        if isinstance(a, (Tensor, np.ndarray, jax.Array, float, list)) or (isinstance(a, np.generic)):
+        if isinstance(a, (Tensor, np.ndarray, jax.Array, float, complex, np.generic)) or _number_list(a):
             t = a if isinstance(a, Tensor) else convert_to_tensor(a)
             norm.append(t)
             if is_float(t.dtype):
@@ -122,12 +139,18 @@ def gradcheck(f: Callable, *args: Any, eps: float = 1e-3, atol: float = 1e-3, rt
             continue
         norm.append(a)
     if not diff:
-        raise ValueError("gradcheck: no floating-point argument to check; pass Tensors, arrays or floats.")
+        raise ValueError("gradcheck: no floating-point argument to check; pass Tensors, arrays or floats (or "
+                         "lists, tuples or dicts of them).")
+
+    def call(new_leaves):
+        out = total(f(*jax.tree_util.tree_unflatten(treedef, new_leaves)))
+        # (a complex result: its real part, the real loss whose gradient TF's convention gives)
+        return tnp.real(out) if out is not None and jnp.issubdtype(out.dtype, jnp.complexfloating) else out
 
     with GradientTape() as tape:
         for i in diff:
             tape.watch(norm[i])
-        y = total(f(*norm))
+        y = call(norm)
     if y is None:
         raise ValueError("gradcheck: f returned no tensor.")
     grads = tape.gradient(y, [norm[i] for i in diff], unconnected_gradients=UnconnectedGradients.ZERO)
@@ -135,14 +158,14 @@ def gradcheck(f: Callable, *args: Any, eps: float = 1e-3, atol: float = 1e-3, rt
     def value_with(i, arr):
         a = norm[i]
         if isinstance(a, Variable):
-            a.assign(arr)
+            a.assign(np.asarray(arr, dtype=a.dtype))
             return a
         return Tensor(jnp.asarray(arr, dtype=a.dtype))
 
     def eval_with(i, arr) -> float:
         new = list(norm)
         new[i] = value_with(i, arr)
-        return float(np.asarray(total(f(*new)).value, np.float64))
+        return float(np.asarray(call(new).value, np.float64))
 
     rng = np.random.default_rng(seed)
     analytic_all, numeric_all = [], []
@@ -153,28 +176,33 @@ def gradcheck(f: Callable, *args: Any, eps: float = 1e-3, atol: float = 1e-3, rt
     mismatches = []
     for k, i in enumerate(diff):
         a = norm[i]
-        x0 = np.array(a.numpy(), dtype=np.float64)
-        ga = np.asarray(grads[k].numpy(), np.float64)
+        complex_arg = jnp.issubdtype(a.dtype, jnp.complexfloating)
+        # (a complex element moves along its real and its imaginary part: the gradient of the real loss F is
+        # dF/dx + i dF/dy, TF's convention)
+        x0 = np.array(a.numpy(), dtype=np.complex128 if complex_arg else np.float64)
+        ga = np.asarray(grads[k].numpy(), np.complex128 if complex_arg else np.float64)
         if ga.shape != x0.shape:  # (a wrong gradient, not one to reshape: TF's checker fails it too)
             ok = False
             mismatches.append(f"arg {i}: the tape's gradient has shape {ga.shape}, the argument {x0.shape}")
             analytic_all.append(np.full(x0.shape, np.nan))
             numeric_all.append(np.full(x0.shape, np.nan))
             continue
-        num = np.full(x0.shape, np.nan)
+        num = np.full(x0.shape, np.nan, dtype=x0.dtype)
         n = x0.size
         idx = np.arange(n) if (max_elements is None or n <= max_elements) else \
             np.sort(rng.choice(n, max_elements, replace=False))
         try:
             for flat_i in idx:
                 e = np.unravel_index(flat_i, x0.shape) if x0.ndim else ()
-                h = eps * max(1.0, abs(float(x0[e])))
-                xp = x0.copy()
-                xp[e] += h
-                fp = eval_with(i, xp)
-                xp[e] -= 2 * h
-                fm = eval_with(i, xp)
-                num[e] = (fp - fm) / (2 * h)
+                h = eps * max(1.0, abs(x0[e]))
+                num[e] = 0.0
+                for step in ((1.0, 1j) if complex_arg else (1.0,)):
+                    xp = x0.copy()
+                    xp[e] += step * h
+                    fp = eval_with(i, xp)
+                    xp[e] -= 2 * step * h
+                    fm = eval_with(i, xp)
+                    num[e] += step * (fp - fm) / (2 * h)
                 err = abs(ga[e] - num[e])
                 rel = err / max(abs(num[e]), atol, 1e-12)  # relative to values above the noise floor
                 allowed = atol + rtol * abs(num[e])
@@ -187,8 +215,8 @@ def gradcheck(f: Callable, *args: Any, eps: float = 1e-3, atol: float = 1e-3, rt
                 # values and errors are reported together, so the line names one element throughout.
                 score = err / allowed if np.isfinite(err) else np.inf
                 if worst is None or score > worst["score"]:
-                    worst = {"arg": i, "index": tuple(int(v) for v in e), "analytic": float(ga[e]),
-                             "numeric": float(num[e]), "abs_error": float(err) if np.isfinite(err) else np.inf,
+                    worst = {"arg": i, "index": tuple(int(v) for v in e), "analytic": _scalar(ga[e]),
+                             "numeric": _scalar(num[e]), "abs_error": float(err) if np.isfinite(err) else np.inf,
                              "rel_error": float(rel) if np.isfinite(rel) else np.inf, "allowed": float(allowed),
                              "bad": bad, "score": float(score)}
                 max_abs = max(max_abs, float(err) if np.isfinite(err) else np.inf)
@@ -205,4 +233,3 @@ def gradcheck(f: Callable, *args: Any, eps: float = 1e-3, atol: float = 1e-3, rt
     if raise_on_failure:
         res.raise_if_failed()
     return res
-
