@@ -752,6 +752,15 @@ def test_arguments_dtypes_and_errors_as_tf():
         with pytest.raises(TypeError):
             g.uniform([2], 0, bad, dtype=jnp.int32)
     assert g.uniform([2], 0, np.float32(5), dtype=jnp.int32).dtype == jnp.int32  # (TF converts numpy's)
+    # TF 2.21's InvalidArgumentError (ValueError here) for dtypes its kernels lack, and for a float split count
+    # (tapejax drew bool/complex binomial counts, 8- and 16-bit integers, and split int(2.0) generators)
+    for draw in (lambda: g.binomial([2], 3.0, 0.5, dtype=jnp.bool_),
+                 lambda: g.binomial([2], 3.0, 0.5, dtype=jnp.complex64),
+                 lambda: g.uniform_full_int([2], dtype=jnp.uint8), lambda: g.uniform([2], 0, 5, dtype=jnp.int16),
+                 lambda: g.split(2.0)):
+        with pytest.raises(ValueError):
+            draw()
+    assert g.uniform([2], 0, 5, dtype=jnp.uint32).dtype == jnp.uint32 and len(g.split(np.int32(2))) == 2
     assert g.normal([2], mean=True).dtype == jnp.float32  # (TF: True is 1.0)
     for bad in (lambda: g.normal([2], dtype=jnp.complex64), lambda: g.uniform([2], dtype=jnp.complex64)):
         with pytest.raises(ValueError):  # TF: InvalidArgumentError (dtype not in half, bfloat16, float, double)

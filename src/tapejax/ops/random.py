@@ -189,16 +189,17 @@ def _out_dtype(dtype: Any, what: str, kinds: str) -> Any:
     TF checks it: a float draw with an integer or bool dtype is TF's ``TypeError`` (its default bound, e.g.
     ``0.0``, cannot be converted to that dtype), any other unsupported dtype (complex) its
     ``InvalidArgumentError``, raised here as ``ValueError``."""
-    dt = jax.dtypes.canonicalize_dtype(as_dtype(what, dtype))
+    given = as_dtype(what, dtype)
+    dt = jax.dtypes.canonicalize_dtype(given)
     if jnp.issubdtype(dt, jnp.floating):
         return dt
-    if "int" in kinds and jnp.issubdtype(dt, jnp.integer):
+    if "int" in kinds and given in _TF_FULL_INT_DTYPES:  # (TF's: no 8- or 16-bit integers)
         return dt
-    if jnp.issubdtype(dt, jnp.integer) or dt == jnp.bool_:
+    if dt == jnp.bool_ or (jnp.issubdtype(dt, jnp.integer) and "int" not in kinds):
         raise TypeError(f"tj.random.{what}: cannot draw {dt} values (as TF: Cannot convert the default bound to "
                         f"EagerTensor of dtype {dt}); use a float dtype")
     raise ValueError(f"tj.random.{what}: dtype {dt} is not supported (as TF: allowed are half, bfloat16, float, "
-                     f"double{', int32, int64' if 'int' in kinds else ''})")
+                     f"double{', int32, int64, uint32, uint64' if 'int' in kinds else ''})")
 
 
 def _param(x: Any, dtype: Any, what: str) -> Any:
@@ -1276,10 +1277,7 @@ def _uniform_from(draw_key: Callable, what: str, shape: Any, minval: Any, maxval
 
 
 def _full_int_from(draw_key: Callable, what: str, shape: Any, dtype: Any) -> Tensor:
-    dt = jax.dtypes.canonicalize_dtype(jnp.dtype(dtype))
-    if not jnp.issubdtype(dt, jnp.integer):
-        raise ValueError(f"tj.random.{what}: dtype must be an integer dtype, got {dt} "
-                         "(as TF: allowed are int32, int64, uint32, uint64)")
+    dt = _tf_dtype(dtype, what, _TF_FULL_INT_DTYPES, "int32, int64, uint32, uint64")
     shape = _tf_shape(shape, what)
     return apply(_bits, (draw_key(shape),), {"shape": shape, "dtype": dt})
 
@@ -1449,7 +1447,7 @@ class Generator:
         """``tf.random.Generator.binomial``: successes in ``counts`` trials of probability ``probs`` (both
         broadcast with the rightmost dimensions of ``shape``), as ``dtype``; no gradient."""
         shape = _tf_shape(shape, "Generator.binomial")
-        dt = jax.dtypes.canonicalize_dtype(jnp.dtype(dtype))
+        dt = _tf_dtype(dtype, "Generator.binomial", _TF_COUNT_DTYPES, "half, float, double, int32, int64")
         counts, probs = (tnp.asarray(x, dtype=jnp.float32) for x in (counts, probs))
         _ends_with(shape, _broadcast("Generator.binomial", counts, probs), "Generator.binomial")
         return apply(_binomial, (self._draw_key(shape), counts, probs), {"shape": shape, "dtype": dt})
@@ -1457,7 +1455,11 @@ class Generator:
     def split(self, count: int = 1) -> List["Generator"]:
         """``count`` new generators with independent streams; advances this one (TF's ``Generator.split``).
         Inside ``tj.function``, on its first call only (they are new Variables, as TF)."""
-        count = int(count)
+        try:
+            count = operator.index(count.numpy() if isinstance(count, (Tensor, Variable)) else count)
+        except TypeError:  # (int() would truncate 2.5; TF refuses a float count)
+            raise ValueError(f"tj.random.Generator.split: count must be an integer, got {describe_value(count)} "
+                             "(as TF)") from None
         if count < 0:
             raise ValueError(f"tj.random.Generator.split: count must be >= 0, got {count} (as TF)")
         if count == 0:
@@ -1628,6 +1630,7 @@ def _broadcast(what: str, *params: Any) -> tuple:
 
 _TF_FLOATS = tuple(map(jnp.dtype, (jnp.float16, jnp.float32, jnp.float64)))
 _TF_COUNT_DTYPES = _TF_FLOATS + tuple(map(jnp.dtype, (jnp.int32, jnp.int64)))
+_TF_FULL_INT_DTYPES = tuple(map(jnp.dtype, (jnp.int32, jnp.int64, jnp.uint32, jnp.uint64)))
 
 
 def _tf_dtype(dtype: Any, what: str, allowed: tuple, names: str) -> Any:
