@@ -128,3 +128,29 @@ def test_a_scatter_watches_the_variable_as_an_access():
     with tj.GradientTape() as t:
         x[0].assign(1.0)
     assert t.watched_variables() == (x,)
+
+
+def test_slice_assign_scatter_nd_and_unary_plus_as_tf():
+    """TF 2.21's values: ``v[i].assign`` takes a value with extra leading size-1 axes, as TF and NumPy drop them
+    (tapejax raised ValueError; a value that does not fit still raises and changes nothing); scatter_nd_update
+    with indices of shape (0,) or (n, 0) raises, as TF's (tapejax overwrote the whole variable); ``+v`` is the
+    variable's value now, not the variable (which followed later assignments; TF's variables have no unary +)."""
+    m = tj.Variable(np.zeros((2, 2), np.float32))
+    m[0].assign([[1.0, 2.0]])
+    m[:, 1].assign([[5.0, 6.0]])
+    np.testing.assert_array_equal(m.numpy(), [[1.0, 5.0], [0.0, 6.0]])
+    v = tj.Variable([0.0, 0.0, 0.0])
+    v[1].assign([7.0])
+    np.testing.assert_array_equal(v.numpy(), [0.0, 7.0, 0.0])
+    with pytest.raises(ValueError, match="does not broadcast"):
+        m[0].assign([[1.0], [2.0]])
+    np.testing.assert_array_equal(m.numpy(), [[1.0, 5.0], [0.0, 6.0]])
+    w = tj.Variable([1.0, 2.0, 3.0, 4.0])
+    for idx, upd in ((np.zeros((0,), np.int32), [5.0] * 4), (np.zeros((2, 0), np.int32), [[5.0] * 4] * 2)):
+        with pytest.raises(ValueError, match="name no entry"):
+            w.scatter_nd_update(idx, upd)
+    w.scatter_nd_update(np.zeros((0, 1), np.int32), np.zeros((0,), np.float32))  # (no update: as TF)
+    np.testing.assert_array_equal(w.numpy(), [1.0, 2.0, 3.0, 4.0])
+    p = +w
+    w.assign([0.0, 0.0, 0.0, 0.0])
+    assert type(p) is tj.Tensor and p.numpy().tolist() == [1.0, 2.0, 3.0, 4.0]

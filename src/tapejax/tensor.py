@@ -1146,6 +1146,10 @@ class Variable(ArrayShape):
                              f"length at most the variable's rank {len(shape)} (variable '{self._name}' of shape "
                              f"{shape}). The variable is unchanged.")
         k = idx.shape[-1]
+        if k == 0:  # (TF: "Indices and updates specified for empty output")
+            raise ValueError(f"{what}: indices of shape {tuple(idx.shape)} name no entry of variable '{self._name}' "
+                             f"of shape {shape} (TF: indices and updates specified for empty output). The variable "
+                             "is unchanged.")
         _check_in_bounds(idx, shape[:k], what, self._name)
         want = tuple(idx.shape[:-1]) + shape[k:]
         new = self._update_value(updates, what)
@@ -1163,6 +1167,9 @@ class Variable(ArrayShape):
         (ops/_operators.py finds the positions ``v[index]`` reads). Returns the variable."""
         new = self._update_value(value, what)
         want = tuple(positions.shape)
+        extra = new.ndim - len(want)
+        if extra > 0 and all(d == 1 for d in new.shape[:extra]):  # (as TF and NumPy: leading size-1 axes dropped)
+            new = new.reshape(new.shape[extra:])
         if not broadcasts_to(new.shape, want):
             raise ValueError(f"{what}: a value of shape {tuple(new.shape)} does not broadcast to the slice's shape "
                              f"{want} (variable '{self._name}' of shape {self.shape}). The variable is unchanged.")

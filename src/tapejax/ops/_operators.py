@@ -403,6 +403,9 @@ def install() -> None:
     for cls in (Tensor, Variable):
         for name, f in ops.items():
             setattr(cls, name, f)
+    # (+v is the variable's value now, a Tensor: the variable itself would follow later assignments; TF's
+    # variables have no unary +)
+    Variable.__pos__ = lambda self: self.read_value()
     Variable.__getitem__ = _variable_getitem
     Variable.sparse_read = _sparse_read
     Variable.gather_nd = _gather_nd
