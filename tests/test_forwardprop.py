@@ -591,3 +591,23 @@ def test_forward_over_forward_through_custom_gradients():
         with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0, 1.0])) as inner:
             y = times3(x)
         assert outer.jvp(inner.jvp(y)) is None
+
+
+
+def test_tangent_structure_errors_and_recompute_grad_over_a_variable_as_tf():
+    """TF 2.21: a tensor or number where the primals have a list or tuple is nest's ValueError (TypeError only for
+    containers of different types); recompute_grad under an accumulator that follows a Variable read inside f
+    raises NotImplementedError, as for an argument (it gave a tangent, grad_fn transposed)."""
+    x, y = tj.constant(1.0), tj.constant(2.0)
+    for primals, tangents, kind in (([x], tj.constant(1.0), ValueError), ([x], 1.0, ValueError),
+                                    ([x, (y,)], [1.0, 2.0], ValueError), ([x, y], (1.0, 2.0), TypeError)):
+        with pytest.raises(kind, match="nested structure"):
+            tj.ForwardAccumulator(primals, tangents)
+    v = tj.Variable(2.0)
+    f = tj.recompute_grad(lambda a: a * v)
+    with tj.ForwardAccumulator(v, tj.constant(1.0)):
+        with pytest.raises(NotImplementedError, match="recompute_grad"):
+            f(tj.constant(3.0))
+    with tj.ForwardAccumulator(y, tj.constant(1.0)) as acc:  # (an unrelated primal: f runs, no tangent)
+        out = f(tj.constant(3.0))
+    assert float(out.numpy()) == 6.0 and acc.jvp(out) is None

@@ -326,3 +326,19 @@ def test_variable_source_reads_as_tf(pfor, unconnected):
             tape.watch(x)
             tape.batch_jacobian(x * 2.0, v, unconnected_gradients=unconnected, experimental_use_pfor=pfor)
             assert len(tape.watched_variables()) == 1
+
+
+@pytest.mark.parametrize("pfor", [True, False])
+def test_zero_size_target_gives_none_for_unconnected_sources(pfor):
+    """TF 2.21 (pfor): the Jacobian of an empty target is None for a source it does not depend on (zeros were
+    given for every source), zeros of the Jacobian's shape for one it does, zeros for all with
+    unconnected_gradients='zero'. (TF's loop mode raises on an empty target; API.md makes it work.)"""
+    x, w = tj.constant([1.0, 2.0, 3.0]), tj.constant([1.0, 2.0])
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch([x, w])
+        y = (x * 2.0)[:0]
+        empty = tnp.zeros((0, 2))
+    jx, jw = tape.jacobian(y, [x, w], experimental_use_pfor=pfor)
+    assert jx.shape == (0, 3) and jw is None
+    assert tape.jacobian(empty, x, experimental_use_pfor=pfor) is None
+    assert tape.jacobian(empty, x, unconnected_gradients="zero", experimental_use_pfor=pfor).shape == (0, 2, 3)

@@ -412,6 +412,9 @@ def _record(name, outs, ids, positions, arg_count, variables, arg_variables, gra
         bf.traced_rule = traced_rule
         record.record_operation(tapes, name, outs, ids, bf)
     if accs:
+        no_forward = getattr(grad_fn, "no_forward_mode", None)
+        if no_forward is not None:  # (recompute_grad: an accumulator following a Variable read inside f, as TF)
+            raise NotImplementedError(no_forward)
         bf = CustomGradientBackward(name, grad_fn, outs, positions, arg_count, variables,
                                     error_prefix=f"custom_gradient '{name}' (grad_fn transposed for forward "
                                                  "mode): ")

@@ -11,6 +11,7 @@ The tangent of a watched primal is dropped when the primal dies.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 import warnings
 import weakref
 from typing import Any, Dict, Iterator, Optional
@@ -237,6 +238,36 @@ def _paired_with(tangent: Tensor, shape: tuple, batched: bool) -> Tensor:
     return tnp.reshape(summed, batch + shape)
 
 
+def _structure_mismatch(primals: Any, tangents: Any) -> type:
+    """The exception class TF's ``nest.assert_same_structure`` raises for these two structures (that differ):
+    TypeError where two containers are of different types, ValueError otherwise (other keys or lengths, or a
+    tensor or number where the other has a container)."""
+    return _first_mismatch(primals, tangents) or ValueError
+
+
+def _first_mismatch(p: Any, t: Any) -> Optional[type]:
+    containers = (list, tuple, Mapping)
+    if not isinstance(p, containers) and not isinstance(t, containers):
+        return None
+    if not (isinstance(p, containers) and isinstance(t, containers)):
+        return ValueError
+    if isinstance(p, Mapping) and isinstance(t, Mapping):
+        if set(p) != set(t):
+            return ValueError
+        pairs = [(p[k], t[k]) for k in p]
+    elif isinstance(p, Mapping) or isinstance(t, Mapping) or type(p) is not type(t):
+        return TypeError
+    elif len(p) != len(t):
+        return ValueError
+    else:
+        pairs = list(zip(p, t))
+    for a, b in pairs:
+        kind = _first_mismatch(a, b)
+        if kind is not None:
+            return kind
+    return None
+
+
 class ForwardAccumulator:
     """Computes Jacobian-vector products with forward-mode autodiff (as ``tf.autodiff.ForwardAccumulator``).
 
@@ -299,8 +330,9 @@ class ForwardAccumulator:
                 if n != len(flat_p):
                     raise ValueError(f"ForwardAccumulator: got {len(flat_p)} primals but {n} tangents; pass a "
                                      "tangent for each primal, in a matching structure.") from None
-                # as TF's nest.assert_same_structure: another container type is a TypeError, other keys a ValueError
-                kind = TypeError if str(e).startswith("Expected") else ValueError
+                # as TF's nest.assert_same_structure: another container type is a TypeError; other keys, or a
+                # tensor or number where the primals have a container, a ValueError
+                kind = _structure_mismatch(primals, tangents)
                 raise kind(f"ForwardAccumulator: the tangents do not have the primals' nested structure ({e}); pass "
                            "them in the same structure (the same container types, dict keys and lengths).") from None
         for p, pid, t in zip(flat_p, pids, flat_t):

@@ -207,9 +207,13 @@ def jacobian(gradient: Gradient, kept: Kept, target, sources, unconnected: Uncon
     t_shape, t_dtype = _shape_dtype(target)
     n = int(np.prod(t_shape, dtype=np.int64))
     _check_parallel_iterations("jacobian", parallel_iterations, use_pfor, persistent, n)
-    if n == 0:
-        _use_up(kept)
-        out = [Tensor(jnp.zeros(t_shape + _shape_dtype(s)[0], _shape_dtype(s)[1])) for s in flat_sources]
+    if n == 0:  # (no rows: zeros of the Jacobian's shape, None for a source the target does not depend on, as TF)
+        with kept():
+            connected = [True] * len(flat_sources) if unconnected is UnconnectedGradients.ZERO else \
+                [g is not None for g in gradient(target, flat_sources,
+                                                 output_gradients=[Tensor(jnp.zeros(t_shape, t_dtype))])]
+        out = [Tensor(jnp.zeros(t_shape + _shape_dtype(s)[0], _shape_dtype(s)[1])) if c else None
+               for s, c in zip(flat_sources, connected)]
         return rebuild(sources, tree, out)
     seeds = _seeds(n, tuple(t_shape), t_dtype, False)
 
