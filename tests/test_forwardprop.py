@@ -593,7 +593,6 @@ def test_forward_over_forward_through_custom_gradients():
         assert outer.jvp(inner.jvp(y)) is None
 
 
-
 def test_tangent_structure_errors_and_recompute_grad_over_a_variable_as_tf():
     """TF 2.21: a tensor or number where the primals have a list or tuple is nest's ValueError (TypeError only for
     containers of different types); recompute_grad under an accumulator that follows a Variable read inside f
