@@ -1146,8 +1146,8 @@ class Variable(ArrayShape):
                              f"length at most the variable's rank {len(shape)} (variable '{self._name}' of shape "
                              f"{shape}). The variable is unchanged.")
         k = idx.shape[-1]
-        if k == 0 and np.prod(shape, dtype=np.int64):  # (TF: "Indices and updates specified for empty output"; a variable of
-            # no elements takes them, as TF's)
+        # (TF: "Indices and updates specified for empty output"; a variable of no elements takes them, as TF's)
+        if k == 0 and np.prod(shape, dtype=np.int64):
             raise ValueError(f"{what}: indices of shape {tuple(idx.shape)} name no entry of variable '{self._name}' "
                              f"of shape {shape} (TF: indices and updates specified for empty output). The variable "
                              "is unchanged.")
