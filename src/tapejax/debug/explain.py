@@ -1,8 +1,10 @@
 """``tj.debug.explain_gradient``: why ``tape.gradient(target, source)`` is None, or that it is not.
 
 Terms. A *recorded edge* goes from an op's output to each of its inputs on the tape (tapes.py); an
-*unrecorded edge* goes through a lineage marker (lineage.py), an op the tape saw but did not record. A
-*break* is an unrecorded edge on the path from the source to the target.
+*unrecorded edge* goes through a lineage marker (lineage.py), an op the tape saw but did not record; an
+*unconnected edge* is a recorded one to an input the op declares its output does not depend on (an op
+with no gradient, floor or zeros_like; a tj.function result ignoring an argument). A *break* is an
+unrecorded or unconnected edge on the path from the source to the target.
 
 Algorithm.
 
@@ -11,11 +13,12 @@ Algorithm.
    trainable, ``watch_accessed_variables=False``, computed by an unrecorded op); the target is not a
    tj.Tensor (a plain JAX call cut it); the target is not floating point; the source is the target.
 2. A 0-1 breadth-first search from the targets towards the source, recorded edges costing 0 and
-   unrecorded ones 1, so a fully recorded path is found whenever one exists, else the path with the
+   breaks 1, so a fully recorded path is found whenever one exists, else the path with the
    fewest breaks. Non-float tensors the search cannot pass are kept as dead ends.
 3. No path: a non-float dead end, a noted plain JAX call, or where the target came from. A path
    without breaks: connected (the gradient is not None). Otherwise the first break names the cause:
-   ``stop_gradient``, a ``stop_recording()`` block, a non-float dtype, or an unrecorded op.
+   an op with no derivative there, ``stop_gradient``, a ``stop_recording()`` block, a non-float dtype, or
+   an unrecorded op.
 
 It only reads the tape and its markers; nothing is computed, so deferred values stay deferred.
 """
@@ -71,12 +74,12 @@ def _id_dtype(x) -> Tuple[int, Any, str]:
     raise TypeError(f"explain_gradient: expected a tj.Tensor or tj.Variable, got {type(x).__name__}")
 
 
-def _search(inner, ops, lin, starts, sid, follow_connections: bool):
+def _search(inner, ops, lin, starts, sid):
     """0-1 breadth-first search from the target ids ``starts`` towards the source ``sid``: recorded edges cost
-    0, unrecorded (marker) edges 1, so a fully recorded path is found whenever one exists. With
-    ``follow_connections``, an op declaring which inputs each output depends on is followed only along those
-    (an op with no gradient, floor or zeros_like, or a tj.function's output ignoring an argument, connects
-    none). ``(dist, parent, dead_ends)``: parent maps a tensor id to (child id, op name, how, child dtype);
+    0; unrecorded (marker) edges, and recorded ones to an input the op declares its output does not depend on
+    (an op with no gradient, floor or zeros_like; a tj.function's output ignoring an argument: ``how`` is
+    "unconnected"), cost 1, so a path without breaks is found whenever one exists, else the one with the
+    fewest. ``(dist, parent, dead_ends)``: parent maps a tensor id to (child id, op name, how, child dtype);
     dead ends are the non-float tensors the search cannot go past."""
     dist: Dict[int, int] = {i: 0 for i in starts}
     parent: Dict[int, Tuple[int, str, str, Any]] = {}
@@ -92,11 +95,11 @@ def _search(inner, ops, lin, starts, sid, follow_connections: bool):
         if op_id is not None and op_id != -1:
             entry = ops[op_id]
             dt = next((info[2] for info in entry.outputs if info[0] == tid), None)
-            ins = entry.input_ids
-            connected = getattr(entry.backward, "connected_inputs", None) if follow_connections else None
-            if connected is not None and tid in entry.out_ids:
-                ins = connected(list(entry.out_ids).index(tid), ins)
-            edges = [(i, 0, entry.op_type, "recorded", dt) for i in ins]
+            connected = getattr(entry.backward, "connected_inputs", None)
+            linked = None if connected is None or tid not in entry.out_ids else \
+                set(connected(list(entry.out_ids).index(tid), entry.input_ids))
+            edges = [(i, 0, entry.op_type, "recorded", dt) if linked is None or i in linked else
+                     (i, 1, entry.op_type, "unconnected", dt) for i in entry.input_ids]
         elif tid in lin:
             name, ins, why, dt, in_dts = lin[tid]
             edges = [(i, 1, name, why, dt) for i in ins]
@@ -180,26 +183,7 @@ def explain_gradient(tape, target: Any, source: Any) -> GradientExplanation:
     ops = inner.op_tape
     lin = markers(inner)
     starts = [i for i, dt, _ in tinfo if is_float(dt)]
-    dist, parent, dead_ends = _search(inner, ops, lin, starts, sid, follow_connections=True)
-    if sid not in dist:  # (through an op that connects none of its inputs to that output, is there a path?)
-        cut = _search(inner, ops, lin, starts, sid, follow_connections=False)
-        if sid in cut[0]:
-            cur, ops_on_path = sid, []
-            while cur in cut[1]:
-                child, name, how, dt = cut[1][cur]
-                op_id = inner.producer(child)
-                entry = ops[op_id] if how == "recorded" and op_id is not None and op_id != -1 else None
-                ops_on_path.append((name, how, cur, child, entry))
-                cur = child
-            for name, _, i, child, entry in ops_on_path:
-                connected = getattr(getattr(entry, "backward", None), "connected_inputs", None)
-                if connected is not None and child in entry.out_ids and \
-                        i not in connected(list(entry.out_ids).index(child), entry.input_ids):
-                    return E(E.NO_PATH, f"The path from the source to the target crosses op '{name}', whose output "
-                                        "does not depend differentiably on that input: an op with no gradient (floor, "
-                                        "ceil, round, floor_divide, zeros_like: None, as TF's), or a tj.function "
-                                        "call whose result ignores that argument. Differentiate a path that does "
-                                        "not go through it.", [(n, h) for n, h, _, _, _ in ops_on_path])
+    dist, parent, dead_ends = _search(inner, ops, lin, starts, sid)
     if sid not in dist and dead_ends:
         name, idt = dead_ends[0]
         return E(E.NON_FLOAT, f"The target is computed from a non-float tensor ({idt}, an input of op '{name}'), and no "
@@ -239,6 +223,11 @@ def explain_gradient(tape, target: Any, source: Any) -> GradientExplanation:
                               f"its gradient is not None{unless}.", desc)
     non_float = [(n, dt) for n, h, dt in path if dt is not None and not is_float(dt)]
     first = breaks[0]
+    if first[1] == "unconnected":
+        return E(E.NO_PATH, f"The path from the source to the target crosses op '{first[0]}', whose output does not "
+                            "depend differentiably on that input: an op with no gradient (floor, ceil, round, "
+                            "floor_divide, zeros_like: None, as TF's), or a tj.function call whose result ignores "
+                            "that argument. Differentiate a path that does not go through it.", desc)
     if first[1] == "stop_gradient":
         return E(E.STOP_GRADIENT, "The path from the source to the target crosses tj.stop_gradient, whose gradient "
                                   "is None. Remove the stop_gradient (or differentiate the tensor before it).", desc)
