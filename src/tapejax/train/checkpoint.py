@@ -945,16 +945,20 @@ def _numbered(directory: str, name: Optional[str] = None) -> List[Tuple[int, int
 _LATEST = "_latest_checkpoint.json"  # a directory's latest save (TF's ``checkpoint`` state file)
 
 
+def _write_json(path: str, value: Any) -> None:
+    """``value`` as JSON at ``path``, atomically: a kill leaves the old file or the new one."""
+    tmp = f"{path}.tmp"
+    with open(tmp, "w") as f:
+        json.dump(value, f)
+    os.replace(tmp, path)
+
+
 def _note_latest(path: str) -> None:
     """Record the checkpoint a save just completed at ``path`` as its directory's latest (what TF's
     Checkpoint.save and CheckpointManager.save write in the directory's ``checkpoint`` file;
-    ``Checkpoint.write`` records nothing, as TF's). Atomic: a kill leaves the previous record."""
+    ``Checkpoint.write`` records nothing, as TF's)."""
     directory, name = os.path.split(os.path.abspath(path))
-    record = os.path.join(directory, _LATEST)
-    tmp = f"{record}.{os.getpid()}.tmp"
-    with open(tmp, "w") as f:
-        json.dump({"latest": name}, f)
-    os.replace(tmp, record)
+    _write_json(os.path.join(directory, _LATEST), {"latest": name})
 
 
 def latest_checkpoint(checkpoint_dir: PathLike, latest_filename: Any = None) -> Optional[str]:
@@ -1223,10 +1227,7 @@ class CheckpointManager:
                  "preserved": sorted(self._preserved), "last_preserved_timestamp": self._last_preserved}
         if saving is not None:
             state["saving"] = saving
-        tmp = f"{self._state_file}.tmp"
-        with open(tmp, "w") as f:
-            json.dump(state, f)
-        os.replace(tmp, self._state_file)  # (atomic: a kill leaves the old state or the new one)
+        _write_json(self._state_file, state)
 
     def _read_state(self) -> Dict[str, Any]:
         try:

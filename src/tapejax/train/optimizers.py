@@ -354,8 +354,10 @@ class Optimizer:
                 self._learning_rate = value
                 return
             if isinstance(value, (str, bytes)):  # (Keras's setter: TypeError on TF, ValueError on JAX; this is both)
-                raise ConversionError(f"{type(self).__name__}: learning_rate must be a float or an optax schedule "
-                                      f"(a callable of the step count); got {value!r} ({type(value).__name__}).")
+                try:
+                    _rate_value(value, type(self).__name__)
+                except ValueError as e:
+                    raise ConversionError(str(e)) from None
             self._lr.assign(value)  # (a wrong shape raises and leaves the rate as it was)
             self._lr_fn = None  # (a rate given as a callable is replaced by the float)
             return
