@@ -238,14 +238,10 @@ def _paired_with(tangent: Tensor, shape: tuple, batched: bool) -> Tensor:
     return tnp.reshape(summed, batch + shape)
 
 
-def _structure_mismatch(primals: Any, tangents: Any) -> type:
-    """The exception class TF's ``nest.assert_same_structure`` raises for these two structures (that differ):
-    TypeError where two containers are of different types, ValueError otherwise (other keys or lengths, or a
-    tensor or number where the other has a container)."""
-    return _first_mismatch(primals, tangents) or ValueError
-
-
-def _first_mismatch(p: Any, t: Any) -> Optional[type]:
+def _structure_mismatch(p: Any, t: Any) -> Optional[type]:
+    """The exception class TF's ``nest.assert_same_structure`` raises for the first difference of these two
+    structures (None where they agree): TypeError where two containers are of different types, ValueError
+    otherwise (other keys or lengths, or a tensor or number where the other has a container)."""
     containers = (list, tuple, Mapping)
     if not isinstance(p, containers) and not isinstance(t, containers):
         return None
@@ -262,7 +258,7 @@ def _first_mismatch(p: Any, t: Any) -> Optional[type]:
     else:
         pairs = list(zip(p, t))
     for a, b in pairs:
-        kind = _first_mismatch(a, b)
+        kind = _structure_mismatch(a, b)
         if kind is not None:
             return kind
     return None
@@ -332,7 +328,7 @@ class ForwardAccumulator:
                                      "tangent for each primal, in a matching structure.") from None
                 # as TF's nest.assert_same_structure: another container type is a TypeError; other keys, or a
                 # tensor or number where the primals have a container, a ValueError
-                kind = _structure_mismatch(primals, tangents)
+                kind = _structure_mismatch(primals, tangents) or ValueError
                 raise kind(f"ForwardAccumulator: the tangents do not have the primals' nested structure ({e}); pass "
                            "them in the same structure (the same container types, dict keys and lengths).") from None
         for p, pid, t in zip(flat_p, pids, flat_t):
