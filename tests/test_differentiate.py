@@ -394,3 +394,69 @@ def test_bad_arguments_raise_naming_the_argument():
         d.forward(tj.constant([1.0, 2.0]))
     with pytest.raises(TypeError, match=r"argument 1 \(str\)"):
         tj.differentiate(lambda x, y: x * y, 1.0, "a")
+
+
+# --------------------------------------------------------------------------------------------------
+# Variables, nested outputs, ops without a gradient
+# --------------------------------------------------------------------------------------------------
+
+def test_variables_read_are_read_at_each_forward_call():
+    """A Variable f reads is an input of the forward program, read when it runs: its value at differentiate()
+    time was baked in before (outputs [2, 8, 18] and gradient [4, 8, 12] after v became 5)."""
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    v = tj.Variable([2.0, 2.0, 2.0], name="v")
+    d = tj.differentiate(lambda a: a * a * v, x)
+    assert [(c.kind, c.op) for c in d.captures if c.kind.startswith("variable")] == [("variable (referenced)", "v:0")]
+    v.assign([5.0, 5.0, 5.0])
+    out, res = d.forward(x)
+    (g,) = d.backward(np.ones(3, np.float32), res)
+    want_out, vjp = jax.vjp(lambda a: a * a * 5.0, jnp.asarray(x))
+    close(out, want_out)
+    close(g, vjp(jnp.ones(3))[0])  # [10, 20, 30]
+    assert d.variables == [v]
+
+
+def test_assigning_a_variable_inside_raises_and_leaves_it_unchanged():
+    w = tj.Variable(1.0, name="w")
+
+    def h(a):
+        w.assign_add(1.0)
+        return a * w
+    with pytest.raises(NotImplementedError, match="assigns the Variable.*'w:0'.*tj.function"):
+        tj.differentiate(h, np.ones(3, np.float32))
+    assert float(w.numpy()) == 1.0
+
+
+def test_nested_outputs_keep_their_structure_and_gradients():
+    """A tuple inside the outputs was stacked into one new Tensor with no path back to the input: its output
+    gradient was dropped silently (gradient [2, 4, 6] instead of jax's [7, 9, 11])."""
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    ct = np.ones(3, np.float32)
+    f = lambda a: ((a * 2.0, a * 3.0), a * a)  # noqa: E731
+    d = tj.differentiate(f, x)
+    out, res = d.forward(x)
+    assert isinstance(out, tuple) and isinstance(out[0], tuple) and len(out[0]) == 2
+    close(out[0][1], x * 3)
+    want = jax.vjp(f, jnp.asarray(x))[1](((ct, ct), ct))[0]  # [7, 9, 11]
+    close(d.backward(((ct, ct), ct), res)[0], want)
+    close(d.backward([ct, ct, ct], res)[0], want)  # (a flat list, one per output leaf)
+    close(d.backward(((None, ct), None), res)[0], ct * 3)  # (None: no gradient for that output)
+    with pytest.raises(ValueError, match="structure of the outputs"):
+        d.backward((ct, ct), res)
+
+
+def test_dict_outputs():
+    x = np.array([1.0, 2.0], np.float32)
+    d = tj.differentiate(lambda a: {"sq": a * a, "lin": a * 3.0}, x)
+    out, res = d.forward(x)
+    assert list(out) == ["sq", "lin"]  # (the function's key order, as tf.nest rebuilds it)
+    close(out["sq"], x * x)
+    close(d.backward({"sq": np.ones(2, np.float32), "lin": None}, res)[0], 2 * x)
+
+
+def test_op_without_gradient_raises_lookup_error_naming_it():
+    """tj.differentiate raised JAX's raw ValueError about while_loop, every other path LookupError."""
+    loop = tj.op(lambda a: jax.lax.while_loop(lambda c: c[1] < 3, lambda c: (c[0] * 2.0, c[1] + 1), (a, 0))[0],
+                 name="doubling_loop")
+    with pytest.raises(LookupError, match="No gradient defined for op 'doubling_loop'"):
+        tj.differentiate(lambda a: loop(a), np.ones(2, np.float32))

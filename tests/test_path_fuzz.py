@@ -463,7 +463,7 @@ def test_random_programs_on_every_path(programs):
     assert_same("outer tape over tj.function", path_outer_tape_over_function(case), want, tol=compiled_tol,
                 names=case.input_names)
     assert_same("tj.gradients", path_tj_gradients(case), want, tol=compiled_tol, names=case.input_names)
-    if not case.extras:
+    if True:  # (input gradients: the Variables and Tensors it closes over are read, not inputs)
         assert_same("tj.differentiate", path_differentiate(case), want[:n], tol=compiled_tol, names=case.input_names)
     # A jacobian's rows take one-hot cotangents, exact in float16, where the gradient's cotangent is rounded
     # to float16 at a cast (as TF's Cast gradient): there the two are a float16 unit (2 ** -11) apart, of the

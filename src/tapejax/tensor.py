@@ -916,7 +916,7 @@ class LazyTensor(Tensor):
 jax.tree_util.register_pytree_node(LazyTensor, pytree_flatten, pytree_unflatten)
 
 
-def _strongly_typed(value, dtype):
+def strongly_typed(value, dtype):
     """``value``, if weakly typed, as a strongly typed array of ``dtype``: a Variable's dtype is fixed, it never
     promotes as a Python number would (a weakly typed jnp.asarray(300) plus an int8 would be int8)."""
     if getattr(value, "weak_type", False):
@@ -949,7 +949,7 @@ class Variable(ArrayShape):
         if callable(initial_value):
             initial_value = initial_value()
         value = convert_to_tensor(initial_value, dtype=dtype).value
-        self._value = _strongly_typed(value, value.dtype)
+        self._value = strongly_typed(value, value.dtype)
         self._handle_id = next_id()
         self._trainable = True if trainable is None else bool(trainable)  # (None: the default, as TF)
         self._name = _variable_name(name)
@@ -1017,7 +1017,7 @@ class Variable(ArrayShape):
         current = self._array()
         if new.dtype != current.dtype or tuple(new.shape) != tuple(current.shape):
             check_assignment(self, new.shape, new.dtype, op)
-        return _strongly_typed(new, self.dtype)
+        return strongly_typed(new, self.dtype)
 
     def _current(self):
         """The value now: inside a tj.function trace, the traced value (which sees earlier assignments)."""

@@ -17,6 +17,11 @@ captures. Gradients are symbolic zeros (None) until something flows into them: a
 gradients are all symbolic zero does not run, ``None`` output gradients are accepted, and an input
 nothing flows to gets ``None``.
 
+Variables ``f`` reads are inputs of the forward program, read each time it runs (their gradients are not
+returned: pass a value as an argument to get its gradient); ``f`` may not assign one (NotImplementedError: the
+programs are pure). The outputs may be any nested structure: ``forward`` returns it, and ``backward`` takes
+output gradients in it (None for parts with none) or as a flat list, one per leaf.
+
 The programs, and the report of captures, are those of the example arguments' shapes and dtypes; a call of
 ``forward`` with others makes a pair of programs for them (as jit compiles one per signature), and its residuals
 go back to that pair's backward program.
@@ -29,11 +34,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import sweep, tape_set, vspace
-from ..ops.core import BackwardFunction, IdentityBackward, NoGradient, OpBackward
+from .. import nest, sweep, tape_set, vspace
+from ..ops.core import BackwardFunction, IdentityBackward, NoGradient, OpBackward, is_no_gradient_error
 from ..ops import linear_rule
 from ..tape import OpEntry
-from ..tensor import Tensor, as_array
+from ..tensor import Tensor, Variable, as_array, strongly_typed
 from .capture import Capture, warn_raw_uses
 
 
@@ -98,39 +103,59 @@ class Differentiated:
         self._signature = _signature_of(example)
         self._others: Dict[tuple, "Differentiated"] = {}
         self._plan: Optional[dict] = None
+        # The Variables f reads, in order of first read: inputs of the forward program, read at each call
+        # (a value baked in at the first trace would go stale at the next assignment). The first trace finds
+        # them; with any, f is traced again with them as inputs.
+        self.variables: List[Any] = []
+        self._found: List[Any] = []
         self._forward = jax.jit(self._forward_impl)
+        self._forward(example, [])  # trace once: builds the plan and the report
+        if self._found:
+            self.variables, self._plan = self._found, None
+            self._forward = jax.jit(self._forward_impl)
+            self._forward(example, self._variable_values())
         self._backward = jax.jit(self._backward_impl)
-        self._forward(*example)  # trace once: builds the plan and the report
         plan = self._plan
         self.captures: List[CaptureInfo] = plan["report"]
         self.residual_bytes = sum(c.nbytes for c in self.captures if c.kind == "temporary")
-        self.referenced_inputs = sorted(plan["used_inputs"])
+        self.referenced_inputs = sorted(k for k in plan["used_inputs"] if k < self._n_in)
         self.referenced_outputs = sorted(plan["used_outputs"])
 
+    def _variable_values(self) -> list:
+        return [strongly_typed(v._value, v.dtype) for v in self.variables]
+
     # -- forward --------------------------------------------------------------------------------------
-    def _forward_impl(self, *args):
-        cap = Capture([], [])
+    def _forward_impl(self, args, variable_values):
+        cap = Capture(self.variables, variable_values)
         with tape_set.isolated(cap):
             tape_set.push_tape(cap.graph)
             inputs = [Tensor(a) for a in args]
             out = self._f(*inputs)
             cap.end()
-        multi = isinstance(out, (tuple, list))
-        outs = list(out) if multi else [out]
-        outs = [o if isinstance(o, Tensor) else Tensor(jnp.asarray(o)) for o in outs]
+        if cap.assigned:
+            names = ", ".join(repr(v.name) for v in cap.assigned.values())
+            raise NotImplementedError(
+                f"tj.differentiate('{self.name}'): the function assigns the Variable(s) {names}. Its forward and "
+                "backward programs are pure functions of their arguments and of the Variables read: assign outside "
+                "the function, or use tj.function with a GradientTape, which writes assignments back.")
+        if cap.missing:  # (first trace: the Variables read become inputs of the program traced next)
+            self._found = list(cap.missing.values())
+        leaves, treedef = nest.flatten(out)
+        outs = [o.read_value() if isinstance(o, Variable) else o if isinstance(o, Tensor)
+                else Tensor(jnp.asarray(o)) for o in leaves]
         if self._plan is None:
-            self._plan = self._make_plan(cap.graph, inputs, outs, multi)
+            self._plan = self._make_plan(cap.graph, inputs, variable_values, outs, (treedef, nest.dict_order(out)))
         plan = self._plan
         temps = [_leaf(cap.graph, ref) for ref in plan["temp_refs"]]
         return [o._value for o in outs], temps
 
-    def _make_plan(self, graph, inputs: List[Tensor], outs: List[Tensor], multi: bool) -> dict:
+    def _make_plan(self, graph, inputs: List[Tensor], variable_values: list, outs: List[Tensor], structure) -> dict:
         in_ids = [t._id for t in inputs]
         out_ids = [t._id for t in outs]
         between, usage, missing, reached = sweep.prune_between(graph.tensor_tape, graph.op_tape, out_ids, in_ids)
         # the backward program sweeps the graph, which has no path through plain JAX code: say so (API.md)
         warn_raw_uses(graph.raw_uses_from(in_ids), "tj.differentiate")
-        in_values = {id(t._value): k for k, t in enumerate(inputs)}
+        in_values = {id(a): k for k, a in enumerate([t._value for t in inputs] + list(variable_values))}
         out_values = {id(t._value): k for k, t in enumerate(outs)}
         temp_index: Dict[int, int] = {}
         temp_refs, report, op_plans = [], [], []
@@ -178,12 +203,16 @@ class Differentiated:
                     sources.append(("temp", k))
             op_plans.append((op_id, e, treedef, sources, needed_idx))
         for k in sorted(used_inputs):
-            report.append(CaptureInfo("input", "input (referenced)", inputs[k].shape, inputs[k].dtype, k))
+            if k < len(inputs):
+                report.append(CaptureInfo("input", "input (referenced)", inputs[k].shape, inputs[k].dtype, k))
+            else:
+                v = self.variables[k - len(inputs)]
+                report.append(CaptureInfo(v.name, "variable (referenced)", v.shape, v.dtype, k - len(inputs)))
         for k in sorted(used_outputs):
             report.append(CaptureInfo("output", "output (referenced)", outs[k].shape, outs[k].dtype, k))
         return {"in_ids": in_ids, "out_ids": out_ids, "ops": op_plans, "usage": usage, "missing": missing,
                 "reached": reached, "temp_refs": temp_refs, "report": report,
-                "used_inputs": used_inputs, "used_outputs": used_outputs, "multi": multi, "graph": graph,
+                "used_inputs": used_inputs, "used_outputs": used_outputs, "structure": structure, "graph": graph,
                 "out_specs": [(o.shape, o.dtype) for o in outs], "in_specs": [(t.shape, t.dtype) for t in inputs]}
 
     @staticmethod
@@ -198,7 +227,13 @@ class Differentiated:
             res = jax.tree_util.tree_unflatten(treedef, res_leaves)
             return k.backward_impl(res, cts, bf.spec, bf.diff, needed)
         avals = [jax.ShapeDtypeStruct(jnp.shape(l), jnp.result_type(l)) for l in leaves]
-        return linear_rule.used_inputs(jax.make_jaxpr(run)(*avals))
+        try:
+            jaxpr = jax.make_jaxpr(run)(*avals)
+        except Exception as e:  # (JAX cannot differentiate the op: the LookupError of every other path)
+            if not is_no_gradient_error(e):
+                raise
+            raise NoGradient.of(bf.op.name, e).error() from e
+        return linear_rule.used_inputs(jaxpr)
 
     # -- backward -------------------------------------------------------------------------------------
     def _backward_impl(self, out_grads, temps, inputs, outputs):
@@ -225,21 +260,22 @@ class Differentiated:
             if other is None:
                 other = self._others[sig] = Differentiated(self._f, arrays)
             return other.forward(*arrays)
-        outs, temps = self._forward(*arrays)
+        variable_values = self._variable_values()
+        outs, temps = self._forward(arrays, variable_values)
         plan = self._plan
-        res = Residuals(temps, [arrays[k] if k in plan["used_inputs"] else None for k in range(len(arrays))],
+        every = arrays + variable_values
+        res = Residuals(temps, [every[k] if k in plan["used_inputs"] else None for k in range(len(every))],
                         [outs[k] if k in plan["used_outputs"] else None for k in range(len(outs))], self)
-        touts = [Tensor(o) for o in outs]
-        return (tuple(touts) if plan["multi"] else touts[0]), res
+        treedef, order = plan["structure"]
+        return nest.in_dict_order(jax.tree_util.tree_unflatten(treedef, [Tensor(o) for o in outs]), order), res
 
     def backward(self, output_gradients, residuals: Residuals):
-        """Run the compiled backward program: one gradient per input (None where symbolic zero)."""
+        """Run the compiled backward program: one gradient per input (None where symbolic zero).
+        ``output_gradients``: in the structure of the outputs (None for an output, or a part of them, with no
+        gradient); for a single output, the gradient or a one-element list of it."""
         if residuals.programs is not None and residuals.programs is not self:  # (another signature's forward)
             return residuals.programs.backward(output_gradients, residuals)
-        og = list(output_gradients) if isinstance(output_gradients, (tuple, list)) else [output_gradients]
-        if len(og) != len(self._plan["out_ids"]):
-            raise ValueError(f"differentiate('{self.name}').backward: got {len(og)} output gradients for "
-                             f"{len(self._plan['out_ids'])} outputs.")
+        og = self._flat_output_gradients(output_gradients)
         raw = []
         for g, (shape, dtype) in zip(og, self._plan["out_specs"]):
             if g is None:
@@ -252,6 +288,29 @@ class Differentiated:
             raw.append(g)
         grads = self._backward(raw, residuals.temporaries, residuals.inputs, residuals.outputs)
         return [None if g is None else Tensor(g) for g in grads]
+
+    def _flat_output_gradients(self, output_gradients) -> list:
+        """One gradient (or None) per output leaf, from ``output_gradients`` in the outputs' structure (a flat
+        list or tuple of one per leaf is taken too)."""
+        treedef, _ = self._plan["structure"]
+        n = treedef.num_leaves
+        if treedef.num_nodes == 1:  # (a single output)
+            og = list(output_gradients) if isinstance(output_gradients, (tuple, list)) else [output_gradients]
+        else:
+            try:
+                og = treedef.flatten_up_to(nest.plain_containers(output_gradients))
+            except (ValueError, TypeError):
+                flat = isinstance(output_gradients, (tuple, list)) and len(output_gradients) == n and not any(
+                    isinstance(g, (tuple, list, dict)) for g in output_gradients)
+                if not flat:
+                    raise ValueError(
+                        f"differentiate('{self.name}').backward: the output gradients do not match the structure of "
+                        f"the outputs ({treedef}): give one per output, in the outputs' structure, or a flat list of "
+                        f"{n}.") from None
+                og = list(output_gradients)
+        if len(og) != n:
+            raise ValueError(f"differentiate('{self.name}').backward: got {len(og)} output gradients for {n} outputs.")
+        return og
 
     def summary(self) -> str:
         lines = [f"tj.differentiate('{self.name}'): {len(self.captures)} captures, "

@@ -1334,7 +1334,7 @@ def _apply_recorded(op: OpDef, args, raw, static, st: tape_set.State):
     except Exception as e:
         if linear_rule.is_deferred(e):  # (a custom gradient's grad_fn that fails: where a gradient is asked for)
             out, res, plan = k.forward(*raw), NoGradient(op.name, str(e), raising=e), None
-        elif not _is_no_gradient_error(e):
+        elif not is_no_gradient_error(e):
             raise
         else:
             # JAX cannot differentiate this function: run it, and fail only if a gradient is asked for.
@@ -1387,7 +1387,7 @@ class _TracedResiduals:
             try:
                 out_r, res = self.kernels.forward_res_impl(self.diff, tuple(raw))
             except Exception as e:
-                if not _is_no_gradient_error(e):
+                if not is_no_gradient_error(e):
                     raise
                 # JAX cannot differentiate this function: only asking for a gradient fails
                 raise NoGradient.of(self.name, e).error() from e
@@ -1610,7 +1610,7 @@ class BackwardFunction(RecordedOp):
             try:
                 grads = apply(g_op, args, {}) if present is None or any(present) else ()
             except Exception as e:
-                if not _is_no_gradient_error(e):
+                if not is_no_gradient_error(e):
                     raise
                 raise NoGradient.of(op.name, e).error() from e
             if not isinstance(grads, tuple):
@@ -1816,7 +1816,7 @@ class SitedOpBackward(OpBackward):
     __slots__ = ("site",)
 
 
-def _is_no_gradient_error(e: Exception) -> bool:
+def is_no_gradient_error(e: Exception) -> bool:
     msg = str(e)
     return "differentiation does not work" in msg or "not differentiable" in msg.lower() or \
         "can't apply forward-mode" in msg.lower() or "Differentiation rule for" in msg
@@ -1838,7 +1838,7 @@ class NoGradient:
 
     @classmethod
     def of(cls, name: str, e: Exception) -> "NoGradient":
-        """The stand-in for op ``name`` from the error JAX raised differentiating it (``_is_no_gradient_error``)."""
+        """The stand-in for op ``name`` from the error JAX raised differentiating it (``is_no_gradient_error``)."""
         return cls(name, str(e).splitlines()[0], isinstance(e, NotImplementedError))
 
     def error(self) -> Exception:
