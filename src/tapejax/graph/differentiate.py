@@ -18,8 +18,8 @@ gradients are all symbolic zero does not run, ``None`` output gradients are acce
 nothing flows to gets ``None``.
 
 Variables ``f`` reads are inputs of the forward program, read each time it runs (their gradients are not
-returned: pass a value as an argument to get its gradient); ``f`` may not assign one (NotImplementedError: the
-programs are pure). The outputs may be any nested structure: ``forward`` returns it, and ``backward`` takes
+returned: pass a value as an argument to get its gradient); its assignments are written back when it returns,
+as tj.function's. The outputs may be any nested structure: ``forward`` returns it, and ``backward`` takes
 output gradients in it (None for parts with none) or as a flat list, one per leaf.
 
 The programs, and the report of captures, are those of the example arguments' shapes and dtypes; a call of
@@ -103,7 +103,7 @@ class Differentiated:
         self._signature = _signature_of(example)
         self._others: Dict[tuple, "Differentiated"] = {}
         self._plan: Optional[dict] = None
-        # The Variables f reads, in order of first read: inputs of the forward program, read at each call
+        # The Variables f reads or assigns, in order of first use: inputs of the forward program, read at each call
         # (a value baked in at the first trace would go stale at the next assignment). The first trace finds
         # them; with any, f is traced again with them as inputs.
         self.variables: List[Any] = []
@@ -132,22 +132,18 @@ class Differentiated:
             inputs = [Tensor(a) for a in args]
             out = self._f(*inputs)
             cap.end()
-        if cap.assigned:
-            names = ", ".join(repr(v.name) for v in cap.assigned.values())
-            raise NotImplementedError(
-                f"tj.differentiate('{self.name}'): the function assigns the Variable(s) {names}. Its forward and "
-                "backward programs are pure functions of their arguments and of the Variables read: assign outside "
-                "the function, or use tj.function with a GradientTape, which writes assignments back.")
-        if cap.missing:  # (first trace: the Variables read become inputs of the program traced next)
+        if cap.missing:  # (first trace: the Variables read or assigned become inputs of the program traced next)
             self._found = list(cap.missing.values())
         leaves, treedef = nest.flatten(out)
         outs = [o.read_value() if isinstance(o, Variable) else o if isinstance(o, Tensor)
                 else Tensor(jnp.asarray(o)) for o in leaves]
         if self._plan is None:
             self._plan = self._make_plan(cap.graph, inputs, variable_values, outs, (treedef, nest.dict_order(out)))
+            self._plan["assigned"] = [k for k, v in enumerate(self.variables) if id(v) in cap.assigned]
         plan = self._plan
         temps = [_leaf(cap.graph, ref) for ref in plan["temp_refs"]]
-        return [o._value for o in outs], temps
+        new_values = [cap.values[id(self.variables[k])] for k in plan["assigned"]]
+        return [o._value for o in outs], temps, [v._value if isinstance(v, Tensor) else v for v in new_values]
 
     def _make_plan(self, graph, inputs: List[Tensor], variable_values: list, outs: List[Tensor], structure) -> dict:
         in_ids = [t._id for t in inputs]
@@ -261,8 +257,15 @@ class Differentiated:
                 other = self._others[sig] = Differentiated(self._f, arrays)
             return other.forward(*arrays)
         variable_values = self._variable_values()
-        outs, temps = self._forward(arrays, variable_values)
+        outs, temps, new_values = self._forward(arrays, variable_values)
         plan = self._plan
+        cap = tape_set.current().capture
+        for k, new in zip(plan["assigned"], new_values):  # (the assignments f made, as tj.function writes them)
+            v = self.variables[k]
+            if cap is not None:
+                cap.write(v, new)  # (inside a trace: its call writes it back)
+            else:
+                v.write_back(new)
         every = arrays + variable_values
         res = Residuals(temps, [every[k] if k in plan["used_inputs"] else None for k in range(len(every))],
                         [outs[k] if k in plan["used_outputs"] else None for k in range(len(outs))], self)
