@@ -630,6 +630,31 @@ def test_nested_gradients_do_not_cross_arguments_or_outside_captures():
     assert captured_var() == [None]
 
 
+def test_nested_gradients_crossing_a_capture_stop_at_the_arguments():
+    """TF 2.21: a nested function whose gradients cross into the enclosing graph through what it closes over (y,
+    made from x) still sees its argument z = 2y as a placeholder: d(z*y)/dx = 3z = [18, 36], d/dy = z = [6, 12],
+    d/dz = y = [3, 6]; the enclosing function's gradient of the result passes through the argument: 36x. tapejax
+    ran the nested function inline and differentiated through z = 2y too: [36, 72] and [12, 24]."""
+    @tj.function
+    def outer(x):
+        y = x * 3.0
+
+        @tj.function
+        def inner(z):
+            r = z * y
+            return r, tj.gradients(r, [x, y, z])
+        r, g = inner(y * 2.0)
+        return tj.gradients(r, [x]), g, tj.gradients(r * g[0], [x, y])
+
+    (gx,), (g_x, g_y, g_z), (h_x, h_y) = outer(tj.constant([1.0, 2.0]))
+    np.testing.assert_allclose(g_x.numpy(), [18.0, 36.0])
+    np.testing.assert_allclose(g_y.numpy(), [6.0, 12.0])
+    np.testing.assert_allclose(g_z.numpy(), [3.0, 6.0])
+    np.testing.assert_allclose(gx.numpy(), [36.0, 72.0])
+    np.testing.assert_allclose(h_x.numpy(), [972.0, 3888.0])  # (TF's values)
+    np.testing.assert_allclose(h_y.numpy(), [324.0, 1296.0])
+
+
 def test_nested_gradients_in_the_first_call_that_creates_variables():
     # The eager first call (it creates a Variable) and the traced later calls agree: d(x v)/dx = v = 3, and
     # d/dv = x = 2 (TF 2.21 traces both calls: [3.0, 2.0]).

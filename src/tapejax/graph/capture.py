@@ -62,6 +62,9 @@ class GraphRecorder(Tape):
         # jnp.sin, jax.jit(f)) during the trace -> (site, (filename, lineno, module)) of the first such use.
         # JAX's result is a value no recorded op made, so the graph has no path through that call.
         self.raw_uses: Dict[int, tuple] = {}
+        # The ids of the Tensor arguments of the nested tj.functions now running inline in this trace (their
+        # placeholders, InlineTrace): a tj.gradients called in them stops there, as TF's at a function's argument.
+        self.boundaries: set = set()
 
     def note_raw_use(self, tensor_id: int, site: str, where: tuple) -> None:
         """Called by tensor.py when user code hands a float value of this trace to plain JAX."""

@@ -31,7 +31,7 @@ import numpy as np
 from jax.extend.core import jaxpr_as_fun
 
 from .. import tape_set
-from ..ops import dependence
+from ..ops import dependence, nn
 from ..nest import dict_order, in_dict_order, register_structure_classes, tree_flatten
 from ..ops.core import OpDef, apply, rules_epoch
 from ..tensor import ArrayImpl, Tensor, Variable, constant, new_id, refuse_narrowing, undone_if_raising
@@ -412,7 +412,19 @@ class Function:
         """Run ``f`` as part of the enclosing trace (capture.InlineTrace): its ops are recorded in the
         enclosing graph, so its tj.gradients follow captured Tensors back to where they were made."""
         before = tree_flatten((args, kwargs), _is_leaf)[::-1]
-        out = self._f(*args, **kwargs)
+        st = tape_set.current()
+        graph = st.capture.graph if st.capture is not None else st.build_graph
+        # Its Tensor arguments enter through identities, as TF's placeholders: a tj.gradients inside stops at
+        # them (no path back through an argument into the enclosing graph, only through what it closes over),
+        # while the enclosing trace's gradients pass through them.
+        placeholders = [nn.identity(a) if isinstance(a, Tensor) else a for a in before[1]]
+        boundaries = {t._id for t in placeholders if isinstance(t, Tensor)} - graph.boundaries
+        graph.boundaries |= boundaries
+        try:
+            call_args, call_kwargs = jax.tree_util.tree_unflatten(before[0], placeholders)
+            out = self._f(*call_args, **call_kwargs)
+        finally:
+            graph.boundaries -= boundaries
         self._check_inputs(before, args, kwargs)
         return jax.tree_util.tree_map(
             lambda x: Tensor(x) if _is_array(x) and not isinstance(x, Tensor) else _output_tensor(x), out,

@@ -122,6 +122,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
             raise ValueError(f"tj.gradients: Length mismatch. Passed {len(grad_ys_l)} grad_ys for {len(ys_l)} ys; "
                              "pass one per y.")
     stop_ids = {_id_of(s) for s in flatten(stop_gradients)[0] if s is not None} if stop_gradients is not None else set()
+    stop_ids |= graph.boundaries  # (inside nested functions run inline: their arguments, capture.py)
 
     # Seed: one gradient per float y (ones unless given).
     y_ids: List[int] = []
