@@ -609,6 +609,41 @@ def test_relus_of_bool_as_jax_nn():
     assert str(tj.nn.relu6(x).dtype) == "float32" and str(tj.nn.leaky_relu(x).dtype) == "float32"
 
 
+def test_selu_and_soft_sign_of_ints_and_bools_as_jax_nn():
+    """jax.nn.selu gives floats for integer and bool inputs ([-1.5202, 0, 3.1521]); tj.nn.selu cast its result back
+    to the input's dtype (int32 [-1, 0, 3]; bool [True, False, True]). jax.nn.soft_sign of bools gives [0.5, 0];
+    tj.nn.soft_sign raised a TypeError from jnp.sign."""
+    for x in (np.array([-2, 0, 3], np.int32), np.array([-2, 0, 3], np.int8), np.array([True, False])):
+        for name in ("selu", "soft_sign"):
+            got, want = getattr(tj.nn, name)(x), getattr(jax.nn, name)(x)
+            assert got.dtype == want.dtype == np.float32, (name, x.dtype)
+            np.testing.assert_allclose(got.numpy(), np.asarray(want), rtol=1e-6)
+
+
+def test_normalizations_and_losses_refuse_integer_inputs_as_tf():
+    """TF 2.21 refuses int32 features of FusedBatchNorm, layer normalization's moments, and int32 logits of both
+    softmax cross-entropies (InvalidArgumentError: "Value for attr 'T' of int32 is not in the list"), uint8 sparse
+    labels ("Tlabels"), and logits with no class ("Must have at least one class"). tapejax normalized integers in
+    floats and cast back, truncating (batch_norm gave [[0, 0, 0], [1, 1, 1], [-1, 0, 0]]), gave the dense loss of
+    int logits, raised "cannot convert float NaN to integer" for sparse int logits, and NaN for no class."""
+    xi = np.array([[1, 2, 3], [4, 5, 6], [-3, 1, 2]], np.int32)
+    with pytest.raises(TypeError, match="batch_norm: x must be a floating point tensor, got dtype int32"):
+        tj.nn.batch_norm(xi, np.ones(3, np.float32), np.zeros(3, np.float32))
+    with pytest.raises(TypeError, match="layer_norm: x must be a floating point tensor"):
+        tj.nn.layer_norm(xi)
+    with pytest.raises(TypeError, match="softmax_cross_entropy_with_logits: logits must be a floating point"):
+        tj.nn.softmax_cross_entropy_with_logits(np.eye(3, dtype=np.float32), xi)
+    with pytest.raises(TypeError, match="sparse_softmax_cross_entropy_with_logits: logits must be a floating"):
+        tj.nn.sparse_softmax_cross_entropy_with_logits(np.array([0, 1, 2], np.int32), xi)
+    with pytest.raises(TypeError, match="labels must be int32 or int64"):
+        tj.nn.sparse_softmax_cross_entropy_with_logits(np.array([0, 1, 2], np.uint8), xi.astype(np.float32))
+    with pytest.raises(ValueError, match="at least one class"):
+        tj.nn.sparse_softmax_cross_entropy_with_logits(np.array([0], np.int32), np.zeros((1, 0), np.float32))
+    # (Python-list labels are int64 arrays: taken, as TF converts them)
+    loss = tj.nn.sparse_softmax_cross_entropy_with_logits([0, 2], np.zeros((2, 3), np.float32))
+    np.testing.assert_allclose(loss.numpy(), [np.log(3.0)] * 2, rtol=1e-6)
+
+
 def test_stack_and_clip_by_norm_arguments_name_the_op():
     x = tj.constant([[3.0, 4.0]])
     with pytest.raises(TypeError, match="'stack': axis must be an integer"):

@@ -145,7 +145,8 @@ _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804
 
 
 def _selu_fn(x):
-    return (_SELU_SCALE * _elu_fn(x, _SELU_ALPHA)).astype(jnp.result_type(x))
+    # (integers and bools give floats, as jax.nn.selu: they were cast back, truncating -1.52 to -1)
+    return (_SELU_SCALE * _elu_fn(x, _SELU_ALPHA)).astype(jnp.result_type(x, 0.0))
 
 
 def _celu_fn(x, alpha=1.0):
@@ -161,8 +162,8 @@ def _soft_sign_fn(x):
     # exact) so that abs has derivative 0 at 0, TF's (API.md; jax's abs has 1 there): the derivative at 0 is 1
     # either way (TF's SoftsignGrad), the second one 0 (jax's formula gives -2, the right side's). (A complex x:
     # jax's formula, |z| being no product with a sign)
-    if jnp.iscomplexobj(x):
-        return jax.nn.soft_sign(x)
+    if jnp.iscomplexobj(x) or jnp.result_type(x) == jnp.bool_:
+        return jax.nn.soft_sign(x)  # (a bool: jax's float values; jnp.sign refuses bools)
     return x / (x * jnp.sign(x) + 1)
 
 
@@ -657,6 +658,15 @@ def avg_pool(x, window_shape, strides=None, padding="VALID", count_include_pad=F
                      count_include_pad=bool(count_include_pad))
 
 
+def _require_floating(op: str, arg: str, x, error=TypeError) -> None:
+    """``error`` (TypeError: TF's for an op's argument of a dtype it does not take) unless ``x`` is of a floating or
+    complex dtype: normalizations and losses of integers would be computed in floats and cast back, truncated."""
+    xdt = x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype  # Tensors, Variables, arrays, tracers
+    if not jnp.issubdtype(xdt, jnp.inexact):
+        raise error(f"tj.nn.{op}: {arg} must be a floating point tensor, got dtype {xdt}; cast it first, e.g. "
+                    f"{arg}.astype(jnp.float32)")
+
+
 # -- normalization ----------------------------------------------------------------------------------------
 
 def _param_shape(x_ndim, axes, p_shape, x_shape):
@@ -697,6 +707,7 @@ def layer_norm(x, scale=None, offset=None, axis=-1, epsilon=1e-5):
     over ``axis`` (an int or tuple). ``scale``/``offset`` have the shape of the normalized axes (or any
     shape broadcasting against ``x``). Derivatives are those of TF's formula (``tf.nn.moments`` and
     ``tf.nn.batch_normalization``, as Keras's LayerNormalization), to every order."""
+    _require_floating("layer_norm", "x", x)
     ax = _axis(axis, tnp.ndim(x), "layer_norm")
     params = tuple(p for p in (scale, offset) if p is not None)
     return _layer_norm(x, *params, axis=ax, epsilon=float(epsilon), has_scale=scale is not None,
@@ -811,6 +822,7 @@ def batch_norm(x, scale, offset, epsilon=1e-3, axis=-1):
     (``n / (n - 1)``) variance meant for running averages, while ``y`` uses the biased one. Gradients flow from
     ``y`` only, as TF's (its gradient function drops those of the moments: their gradients w.r.t. the inputs are
     zeros, their forward-mode tangents None); for differentiable moments use ``tj.numpy.mean``/``var``."""
+    _require_floating("batch_norm", "x", x)  # (TF's FusedBatchNorm takes float16, bfloat16, float32)
     ax = _axis(axis, tnp.ndim(x), "batch_norm")
     channels = tnp.shape(x)[ax]
     for name, p in (("scale", scale), ("offset", offset)):
@@ -950,9 +962,8 @@ def dropout(x, rate, key):
         rate = _number("dropout", "rate", r[()] if r.dtype != object else rate)
     if not 0 <= rate < 1:
         raise ValueError(f"tj.nn.dropout: rate must be a number in [0, 1), got {rate}")
-    xdt = x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype  # Tensors, Variables, arrays, tracers
-    if not jnp.issubdtype(xdt, jnp.inexact):  # as TF: integers scaled by 1 / (1 - rate) would be truncated
-        raise ValueError(f"tj.nn.dropout: x must be a floating point tensor, got dtype {xdt}")
+    # as TF (ValueError): integers scaled by 1 / (1 - rate) would be truncated
+    _require_floating("dropout", "x", x, ValueError)
     if rate == 0:
         return x if isinstance(x, Tensor) else convert_to_tensor(x)
     if isinstance(key, (Tensor, Variable)):
@@ -1068,6 +1079,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1):
     ``axis``. Differentiable in both arguments (one fused op, as TF's SoftmaxCrossEntropyWithLogits): as TF,
     the gradient w.r.t. the logits is ``softmax(logits) - labels`` (the derivative where the labels are
     distributions), and ``labels`` may broadcast against ``logits``."""
+    _require_floating("softmax_cross_entropy_with_logits", "logits", logits)
     l_shape, z_shape = tnp.shape(labels), tnp.shape(logits)
     if l_shape != z_shape:  # as TF's kernel, labels broadcast against the logits (their gradient is summed back)
         try:
@@ -1090,10 +1102,14 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits):
     if tnp.shape(labels) != tnp.shape(logits)[:-1]:
         raise ValueError(f"sparse_softmax_cross_entropy_with_logits: labels of shape {tnp.shape(labels)} must have "
                          f"the shape of logits without its last dimension, {tnp.shape(logits)[:-1]}")
+    _require_floating("sparse_softmax_cross_entropy_with_logits", "logits", logits)
+    if tnp.shape(logits)[-1] == 0:  # (TF: InvalidArgumentError; the loss would be NaN)
+        raise ValueError("sparse_softmax_cross_entropy_with_logits: logits must have at least one class, got shape "
+                         f"{tnp.shape(logits)}")
     ldt = labels.dtype if isinstance(labels, (Tensor, Variable)) else np.asarray(labels).dtype
-    if not np.issubdtype(ldt, np.integer):  # as TF: float labels would silently give a wrong loss
-        raise TypeError(f"sparse_softmax_cross_entropy_with_logits: labels must be integer class indices, got "
-                        f"dtype {ldt}; cast them with .astype(jnp.int32), or use "
+    if ldt not in (np.int32, np.int64):  # as TF (Tlabels): float labels would silently give a wrong loss
+        raise TypeError(f"sparse_softmax_cross_entropy_with_logits: labels must be int32 or int64 class indices, "
+                        f"got dtype {ldt}; cast them with .astype(jnp.int32), or use "
                         "softmax_cross_entropy_with_logits for probability labels.")
     return _sparse_xent(labels, logits)[0]
 
