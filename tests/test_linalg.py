@@ -226,3 +226,94 @@ def test_pinv_second_derivative_at_a_rank_deficient_matrix_is_tfs():
     np.testing.assert_allclose(y.numpy().ravel(), [0.04, 0.08, 0.08, 0.16], rtol=1e-5)
     np.testing.assert_allclose(g.numpy().ravel(), [-0.01008, -0.01776, -0.02976, -0.05472], rtol=1e-4)
     np.testing.assert_allclose(h.numpy().ravel(), [0.019776, 0.027648, 0.012448, -0.000672], rtol=1e-3, atol=1e-6)
+
+
+# -- equal singular values: lstsq, pinv, the spectral norm (values from TF 2.21, run side by side) ----------------
+
+def _tape_grad_and_jvp(f, a, tangent):
+    a = tj.constant(a)
+    with tj.GradientTape() as tape:
+        tape.watch(a)
+        loss = f(a)
+    with tj.ForwardAccumulator(a, tj.constant(tangent)) as acc:
+        lj = f(a)
+    return tape.gradient(loss, a).numpy(), float(acc.jvp(lj).numpy())
+
+
+def test_lstsq_at_equal_singular_values_is_tfs():
+    """TF's MatrixSolveLs differentiates the normal equations; JAX's lstsq rule, through the SVD, gives NaN wherever
+    two singular values are equal, and tj's did: at the identity (TF: gradient all -1, JVP -9 along ones), at
+    diag(2, 2, 5) and at a 3x2 permutation-like matrix; and a wrong JVP where two are a tie rounded apart (TF's and
+    solve's there)."""
+    tnp = tj.numpy
+    b3 = np.ones((3, 1), np.float32)
+    f = lambda a: tnp.sum(tnp.linalg.lstsq(a, b3)[0])  # noqa: E731
+    g, jvp = _tape_grad_and_jvp(f, np.eye(3, dtype=np.float32), np.ones((3, 3), np.float32))
+    np.testing.assert_allclose(g, -np.ones((3, 3)), atol=1e-6)
+    assert abs(jvp + 9.0) < 1e-5
+    g, jvp = _tape_grad_and_jvp(f, np.diag([2.0, 2.0, 5.0]).astype(np.float32), np.ones((3, 3), np.float32))
+    np.testing.assert_allclose(g, [[-0.25, -0.25, -0.1], [-0.25, -0.25, -0.1], [-0.1, -0.1, -0.04]], atol=1e-6)
+    assert abs(jvp + 1.44) < 1e-5
+    wide = np.array([[0.0, 1.0], [1.0, 0.0], [0.0, 0.0]], np.float32)
+    g, jvp = _tape_grad_and_jvp(lambda a: tnp.sum(tnp.linalg.lstsq(a, b3)[0]), wide, np.ones((3, 2), np.float32))
+    np.testing.assert_allclose(g, [[-1.0, -1.0], [-1.0, -1.0], [1.0, 1.0]], atol=1e-6)
+    assert abs(jvp + 2.0) < 1e-5
+    tie = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 3.0]], np.float32)
+    _, jvp = _tape_grad_and_jvp(f, tie, np.ones((3, 3), np.float32))
+    _, want = _tape_grad_and_jvp(lambda a: tnp.sum(tnp.linalg.solve(a, b3)), tie, np.ones((3, 3), np.float32))
+    assert abs(jvp - want) < 1e-5  # (the old rule: off by a quarter of it here)
+    bt = tj.constant(np.array([[1.0], [2.0]], np.float32))  # (the gradient w.r.t. b: TF [1, 1], tj's NaN)
+    with tj.GradientTape() as tape:
+        tape.watch(bt)
+        loss = tnp.sum(tnp.linalg.lstsq(np.eye(2, dtype=np.float32), bt)[0])
+    np.testing.assert_allclose(tape.gradient(loss, bt).numpy(), [[1.0], [1.0]])
+
+
+def test_lstsq_vector_b_and_residuals_differentiate():
+    a = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], np.float32)
+    b = np.array([1.0, 2.0, 0.5], np.float32)
+    at, bt = tj.constant(a), tj.constant(b)
+    with tj.GradientTape() as tape:
+        tape.watch([at, bt])
+        x, resid, _, _ = tj.numpy.linalg.lstsq(at, bt)
+        loss = tj.numpy.sum(x) + tj.numpy.sum(resid)
+    ga, gb = tape.gradient(loss, [at, bt])
+
+    def ref(a, b):
+        x = jnp.linalg.solve(a.T @ a, a.T @ b)
+        return jnp.sum(x) + jnp.sum((b - a @ x) ** 2)
+    want_a, want_b = jax.grad(ref, argnums=(0, 1))(a, b)
+    np.testing.assert_allclose(ga.numpy(), want_a, atol=1e-5)
+    np.testing.assert_allclose(gb.numpy(), want_b, atol=1e-5)
+
+
+def test_pinv_gradient_near_equal_singular_values():
+    """[[2, 1, 0], [1, 2, 0], [0, 0, 3]] is invertible and well conditioned, singular values 3, 3 and 1 (3 and
+    2.9999998 in float32): the gradient of sum(pinv(a) * w) is -a^-T w a^-T (about -0.33 in each entry of two
+    columns). tj gave 1.57e6 in four entries, and a JVP of 1.57e6 (TF 2.21: bounded but inexact, -0.53 and -0.34;
+    JVP -0.652 against the exact -0.767). At exact ties tj keeps TF's values (test_jax_linalg_port)."""
+    a0 = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, 0.0], [0.0, 0.0, 3.0]], np.float32)
+    w = np.array([[1.0, 2.0, 3.0]] * 3, np.float32)
+    inv = np.linalg.inv(a0.astype(np.float64))
+    want = -inv.T @ w @ inv.T
+    g, jvp = _tape_grad_and_jvp(lambda a: tj.numpy.sum(tj.numpy.linalg.pinv(a) * w), a0, np.ones((3, 3), np.float32))
+    np.testing.assert_allclose(g, want, atol=1e-4)
+    assert abs(jvp - want.sum()) < 1e-4
+
+
+def test_spectral_norm_of_a_zero_matrix_has_gradient_zero_as_tf():
+    """TF's ord=2 matrix norm is max(|svd(x)|), and |s| has derivative 0 at 0: its gradient at a zero matrix is 0
+    (JVP 0). tj's (jnp's) picked singular vectors: 0.25 * I at 2x2, a JVP of 0.5."""
+    for shape in ((2, 2), (2, 3)):
+        for order in (2, -2):
+            g, jvp = _tape_grad_and_jvp(lambda a: tj.numpy.linalg.norm(a, ord=order), np.zeros(shape, np.float32),
+                                        np.ones(shape, np.float32))
+            np.testing.assert_array_equal(g, np.zeros(shape))
+            assert jvp == 0.0
+    x = np.array([[3.0, 0.0], [0.0, 1.0]], np.float32)  # (elsewhere the largest / smallest singular value's)
+    g, _ = _tape_grad_and_jvp(lambda a: tj.numpy.linalg.norm(a, ord=2), x, np.ones((2, 2), np.float32))
+    np.testing.assert_allclose(g, [[1.0, 0.0], [0.0, 0.0]], atol=1e-6)
+    got = tj.numpy.linalg.norm(tj.constant(np.ones((2, 3, 4), np.float32)), ord=-2, axis=(2, 0), keepdims=True)
+    want = jnp.linalg.norm(jnp.ones((2, 3, 4)), ord=-2, axis=(2, 0), keepdims=True)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got.numpy(), want, atol=1e-6)

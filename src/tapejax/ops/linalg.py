@@ -44,16 +44,21 @@ computes TF's convention from one definition:
   ``enable_eigvec_derivs``) also turns the phase to keep LAPACK's largest entry real; the two agree on every
   loss that does not depend on the eigenvectors' phases (``|v|``, ``A v = w v``).
 * ``solve``, ``inv``, ``det``, ``slogdet`` (sign has zero derivative), ``qr`` (TF supports reduced deep and
-  wide matrices; JAX too), ``lstsq`` (TF's MatrixSolveLs differentiates the normal equations, the same
-  function for a full-rank ``a``), ``matrix_power``: derived from JAX. ``pinv`` is differentiated through the
-  SVD it is computed with, as TF (JAX's pseudo-inverse rule has the same first derivative at distinct
-  singular values; at equal ones, the identity among them, TF's safe reciprocals drop the terms between them;
-  at a rank-deficient matrix the second derivatives differ). ``lstsq``'s ``rank`` is an int output (no
-  gradient). ``eigvalsh`` is ``eigh``'s eigenvalues.
+  wide matrices; JAX too), ``matrix_power``: derived from JAX. ``lstsq``'s ``x`` is differentiated as
+  ``pinv(a) @ b`` by JAX's pseudo-inverse rule: TF's MatrixSolveLs differentiates the normal equations, the
+  same function for a full-rank ``a``, where JAX's lstsq rule, through the SVD, is NaN at equal singular values
+  (the identity). ``pinv`` is differentiated through the SVD it is computed with, as TF (JAX's pseudo-inverse
+  rule has the same first derivative at distinct singular values; at equal ones, the identity among them, TF's
+  safe reciprocals drop the terms between them; at a rank-deficient matrix the second derivatives differ), with
+  the terms between two kept singular values combined before they are computed (``_pinv_svd_jvp``: a tie
+  rounded apart is no large reciprocal). The ``ord=2``/``-2`` matrix norms are TF's ``max``/``min`` of
+  ``|svd(x)|`` (gradient 0 at a zero matrix). ``lstsq``'s ``rank`` is an int output (no gradient).
+  ``eigvalsh`` is ``eigh``'s eigenvalues.
 """
 from __future__ import annotations
 
 import collections
+import functools
 import math
 import operator
 from typing import Any
@@ -376,17 +381,62 @@ def _pinv_fn(a, rtol=None, hermitian=False):
     rtol = None if rtol is None else jnp.asarray(rtol, a.real.dtype)
     if hermitian or 0 in a.shape[-2:]:
         return jnp.linalg.pinv(a, rtol=rtol, hermitian=hermitian)
-    # As TF (and jax.numpy's forward pass): V diag(1/s) U^H from the reduced SVD, singular values at or below
-    # rtol * max(s) taken as inf (1/s = 0). Differentiated through that SVD, as TF, rather than by JAX's
-    # pseudo-inverse rule: the same first derivative at distinct singular values, not the same second at a
-    # rank-deficient matrix
-    u, s, vh = _svd_reduced(a)
     if rtol is None:
-        rtol = 10.0 * max(a.shape[-2:]) * jnp.finfo(s.dtype).eps
-    cutoff = jnp.asarray(rtol, s.dtype)[..., None] * jnp.max(s, axis=-1, keepdims=True)
+        rtol = 10.0 * max(a.shape[-2:]) * jnp.finfo(a.real.dtype).eps
+    return _pinv_svd(a, jnp.asarray(rtol, a.real.dtype))
+
+
+@jax.custom_jvp
+def _pinv_svd(a, rtol):
+    """As TF (and jax.numpy's forward pass): V diag(1/s) U^H from the reduced SVD, singular values at or below
+    rtol * max(s) taken as inf (1/s = 0). Differentiated as TF differentiates it, through that SVD (SvdGrad's safe
+    reciprocals, rather than JAX's pseudo-inverse rule: the same first derivative at distinct singular values, not
+    at equal ones, nor the same second at a rank-deficient matrix), with the terms between two kept singular
+    values combined before they are computed (``_pinv_svd_jvp``)."""
+    u, s, vh = _svd_reduced(a)
+    cutoff = rtol[..., None] * jnp.max(s, axis=-1, keepdims=True)
     s = jnp.where(s > cutoff, s, jnp.inf).astype(s.dtype)
     return jnp.matmul(_adjoint(vh), _adjoint(u) / s[..., None].astype(a.dtype),
                       precision=jax.lax.Precision.HIGHEST)  # (as jnp's)
+
+
+@_pinv_svd.defjvp
+def _pinv_svd_jvp(primals, tangents):
+    # dP = V C U^H + (the parts of dU and dV outside the singular subspaces), C = Om_V S+ + dS+ + S+ Om_U^H with
+    # S+ the kept 1/s and Om_U, Om_V SvdGrad's rotations (_svd_tangents). Between two kept singular values the
+    # rotations' terms, each f_ij = 1 / (s_j^2 - s_i^2) times dP_ij, cancel to C_ij = -h_ij dP_ij / (s_i s_j), where
+    # h_ij = (s_j^2 - s_i^2) f_ij is 1, or 0 at equal singular values with TF's safe reciprocal: written so here.
+    # Computed term by term, f_ij's rounding (s_i^2 - s_j^2 of a tie rounded apart, 3 and 2.9999998) was multiplied
+    # by the large f_ij: 1.6e6 for -0.33 at [[2, 1, 0], [1, 2, 0], [0, 0, 3]] (TF's own order gives -0.53 there).
+    (a, rtol), (da, _) = primals, tangents
+    p = _pinv_svd(a, rtol)
+    u, s, vh = _svd_reduced(a)
+    v = _adjoint(vh)
+    keep = s > rtol[..., None] * jnp.max(s, axis=-1, keepdims=True)
+    sc = s.astype(a.dtype)
+    s_kept = jnp.where(keep, 1 / jnp.where(keep, sc, 1), 0)  # S+
+    dp = _adjoint(u) @ da @ v
+    s2 = sc * sc
+    gap = s2[..., None, :] - s2[..., :, None]  # [i, j]: s_j^2 - s_i^2
+    eye = jnp.eye(s.shape[-1], dtype=bool)
+    h = jnp.where(eye, 1, gap * _safe_reciprocal_offdiag(gap))
+    c = -h * dp * (s_kept[..., :, None] * s_kept[..., None, :])  # (0 unless both are kept)
+    # one kept, the other not: SvdGrad's rotations as they are (no cancellation between them)
+    f = _safe_reciprocal_offdiag(gap)
+    om_u = f * (dp * sc[..., None, :] + _adjoint(dp * sc[..., None, :]))
+    om_v = f * (sc[..., :, None] * dp + _adjoint(sc[..., :, None] * dp))
+    mixed = keep[..., :, None] != keep[..., None, :]
+    c = c + jnp.where(mixed, om_v * s_kept[..., None, :] + s_kept[..., :, None] * _adjoint(om_u), 0)
+    dpinv = v @ c @ _adjoint(u)
+    m, n = a.shape[-2:]
+    w = s_kept * s_kept  # (the kept 1/s^2: dU's part outside U is (I - U U^H) dA V S^-1, then times S+)
+    if m > n:
+        dav = da @ v
+        dpinv = dpinv + v @ (w[..., :, None] * _adjoint(dav - u @ (_adjoint(u) @ dav)))
+    elif n > m:
+        dahu = _adjoint(da) @ u
+        dpinv = dpinv + ((dahu - v @ (vh @ dahu)) * w[..., None, :]) @ _adjoint(u)
+    return p, dpinv.astype(p.dtype)
 
 
 @jax.custom_jvp
@@ -412,7 +462,40 @@ def _qr_fn(a, mode="reduced"):
 def _lstsq_fn(a, b, rcond=None):
     if a.ndim > 2:  # a batch of matrices (TF's MatrixSolveLs solves batches; jnp's lstsq takes one): map over it
         return jax.vmap(lambda x, y: _lstsq_fn(x, y, rcond))(a, b)
+    return _lstsq_2d(a, b, rcond)
+
+
+@functools.partial(jax.custom_jvp, nondiff_argnums=(2,))
+def _lstsq_2d(a, b, rcond):
+    """``jnp.linalg.lstsq`` of one matrix, differentiated as ``x = pinv(a) @ b`` (TF's MatrixSolveLs differentiates
+    the normal equations, which is that same function where ``a`` has full rank; JAX's rule, through the SVD,
+    gave NaN wherever two singular values are equal, as at the identity)."""
     return tuple(jnp.linalg.lstsq(a, b, rcond=rcond))
+
+
+def _lstsq_smooth(a, b, rcond):
+    """``(x, resid, s)`` of ``_lstsq_2d`` by functions whose derivatives are finite at equal singular values."""
+    m, n = a.shape
+    eps = float(jnp.finfo(a.dtype).eps)
+    rtol = eps * max(m, n) if rcond is None else (eps if rcond < 0 else rcond)  # (jnp.linalg.lstsq's cutoff)
+    b2 = b[:, None] if b.ndim == 1 else b  # (as jnp's: a vector b is one column, its resid of shape (1,))
+    x = jnp.linalg.pinv(a, rtol=rtol) @ b2
+    r = b2 - a @ x
+    resid = jnp.sum(jnp.real(r * jnp.conj(r)), axis=0)  # (|r|^2 with no square root: a finite derivative at 0)
+    return (x[:, 0] if b.ndim == 1 else x), resid, _svd_reduced(a)[1]
+
+
+@_lstsq_2d.defjvp
+def _lstsq_jvp(rcond, primals, tangents):
+    x, resid, rank, s = _lstsq_2d(*primals, rcond)
+    if primals[0].size == 0:  # (no matrix: x is zeros, resid |b|^2)
+        dx, ds = jnp.zeros_like(x), jnp.zeros_like(s)
+        b, db = (v[:, None] if v.ndim == 1 else v for v in primals[1:] + tangents[1:])
+        dresid = jnp.sum(2 * jnp.real(jnp.conj(b) * db), axis=0)
+    else:
+        _, (dx, dresid, ds) = jax.jvp(lambda a, b: _lstsq_smooth(a, b, rcond), primals, tangents)
+    return (x, resid, rank, s), (dx.astype(x.dtype), dresid.astype(resid.dtype),
+                                 np.zeros(np.shape(rank), jax.dtypes.float0), ds.astype(s.dtype))
 
 
 @jax.custom_jvp
@@ -485,6 +568,12 @@ def _norm_fn(x, ord=None, axis=None, keepdims=False):
     -1, -inf norms) written over an ``|x|`` whose derivative is TF's (0 at 0); the others are jnp's."""
     x = _inexact(x)
     axes = _norm_axes(axis, x.ndim) if axis is not None or ord is not None else None
+    if axes is not None and len(axes) == 2 and not isinstance(ord, str) and ord in (2, -2):
+        # the largest or smallest singular value, as TF's (reduce_max(abs(svd(x)))): the SVD with TF's derivative,
+        # and |s| with TF's (0 at 0: a zero matrix has gradient 0; jnp's picked singular vectors, 0.25 * I at 2x2)
+        s = _abs(_svd_reduced(jnp.moveaxis(x, axes, (-2, -1)))[1])
+        y = jnp.max(s, axis=-1) if ord == 2 else jnp.min(s, axis=-1)
+        return jnp.expand_dims(y, axes) if keepdims else y
     if axes is None or len(axes) not in (1, 2) or isinstance(ord, str) or ord in (None, 0, 2, -2):
         return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
     a = _abs(x)
