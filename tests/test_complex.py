@@ -605,3 +605,29 @@ def test_random_draws_refuse_complex_parameters():
     np.testing.assert_array_equal(draws.numpy(), jax.random.normal(jax.random.key(0), (3,), "complex64"))
     np.testing.assert_allclose(tj.random.double_sided_maxwell(k, z, 2.0, (2,)).numpy(),
                                jax.random.double_sided_maxwell(jax.random.key(0), z, 2.0, (2,)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("join", ["concatenate", "hstack", "append", "stack"])
+def test_joining_mixed_dtypes_gives_each_input_its_own_dtype_of_gradient(join):
+    """conj(jax.grad) of sum(3 imag(y) + real(y)) w.r.t. the real half of concatenate([complex, real]) is float32 [1, 1];
+    tj's concatenate (and all joins built on it) gave complex64 [1+3j, 1+3j], and a float32 gradient for the float16
+    input of concatenate([float16, float32]) (TF's and jax's: float16). stack was right."""
+    tnp = tj.numpy
+    c = np.array([1 + 2j, 3 - 1j], np.complex64)
+    r = tj.constant(np.float32([0.5, -1.5]))
+    fn = getattr(tnp, join)
+    with tj.GradientTape() as tape:
+        tape.watch(r)
+        y = fn(c, r) if join == "append" else fn([c, r])
+        loss = tnp.sum(tnp.imag(y) * 3.0 + tnp.real(y))
+    g = tape.gradient(loss, r)
+    want = jax.grad(lambda x: jnp.sum(jnp.imag(jnp.concatenate([c, x])) * 3.0 + jnp.real(jnp.concatenate([c, x]))))(
+        np.float32([0.5, -1.5]))
+    assert g.dtype == np.float32
+    np.testing.assert_allclose(g.numpy(), np.conj(want))
+    h = tj.constant(np.float16([1.0, 2.0]))
+    with tj.GradientTape() as tape:
+        tape.watch(h)
+        y = fn(h, np.float32([3.0])) if join == "append" else fn([h, np.float32([3.0, 4.0])])
+        loss = tnp.sum(y * 2.0)
+    assert tape.gradient(loss, h).dtype == np.float16

@@ -1239,7 +1239,8 @@ def _linear_shape_op(name: str, f, transpose, samples, *, tokens: bool = True) -
 
 def _concat_bwd(tokens, g, axis=0):
     sizes = np.cumsum([t.shape[1:][axis] for t in tokens])[:-1]
-    return tuple(jnp.split(g, sizes, axis=axis))
+    # each piece in its input's dtype (the real part for a real input beside a complex one, float16 beside float32)
+    return tuple(_cast_like(piece, t) for piece, t in zip(jnp.split(g, sizes, axis=axis), tokens))
 
 
 # name                                function                                       backward from the shapes
