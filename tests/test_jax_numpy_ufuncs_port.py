@@ -743,3 +743,13 @@ def test_jax_transformations_of_ufunc_code():
     got = jax.vmap(lambda a: tnp.subtract.reduceat(tj.Tensor(a), np.array([0, 2]), axis=1).value)(batch)
     want = jax.vmap(lambda a: jnp.subtract.reduceat(a, jnp.array([0, 2]), axis=1))(batch)
     np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "maximum", "minimum", "logaddexp"])
+def test_at_with_an_index_out_of_bounds_changes_nothing_as_jax(name):
+    """jax.numpy's ufunc.at drops an update at an index out of bounds, for every ufunc; tj's add/subtract/multiply.at
+    did, while maximum/minimum/logaddexp.at (applied one index at a time) raised IndexError."""
+    x = np.arange(4.0, dtype=np.float32)
+    got = getattr(tnp, name).at(x, np.array([5, 1]), np.float32(9.0), inplace=False)
+    want = getattr(jnp, name).at(jnp.asarray(x), np.array([5, 1]), np.float32(9.0), inplace=False)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)

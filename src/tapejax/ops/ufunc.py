@@ -189,6 +189,8 @@ class ufunc:
         return at(a, indices) if b is None else at(a, indices, b)
 
     def _at_one_by_one(self, a, indices, *values):
+        # (an index out of bounds changes nothing, as jax.numpy's ufunc.at and add.at here: the read is clipped,
+        # the write dropped)
         a = convert_to_tensor(a)
         values = tuple(convert_to_tensor(v) for v in values)
         dtype = self._result_dtype(a.dtype, *(v.dtype for v in values))
@@ -202,7 +204,7 @@ class ufunc:
         shape = np.broadcast_shapes(*shapes) if shapes else ()
         if not shape:
             index = tuple(arrays)
-            return a.at[index].set(self.__apply(a[index], *values))
+            return a.at[index].set(self.__apply(a.at[index].get(mode="clip"), *values))
         count = math.prod(shape)
         flat = [i if isinstance(i, slice) else _tnp.ravel(_tnp.broadcast_to(i, shape)) for i in arrays]
         if values:
@@ -211,7 +213,7 @@ class ufunc:
                                    (count,) + v.shape[len(shape):]),)
         for k in range(count):
             index = tuple(i if isinstance(i, slice) else i[k] for i in flat)
-            a = a.at[index].set(self.__apply(a[index], *(v[k] for v in values)))
+            a = a.at[index].set(self.__apply(a.at[index].get(mode="clip"), *(v[k] for v in values)))
         return a
 
     # -- reduceat, outer -------------------------------------------------------------------------------------
