@@ -272,3 +272,61 @@ def test_dir_of_tj_numpy_lists_its_public_names():
     names = set(dir(tj.numpy))
     assert set(tj.numpy.__all__) | {"bool", "__name__", "__doc__"} <= names
     assert not {"jax", "jnp", "np", "re", "apply", "Tensor", "tape_set"} & names
+
+
+def test_static_arguments_reach_fn_as_given():
+    """A dict, list or NumPy array given as a keyword or nondiff argument reached fn in its hashable form (a dict as a
+    sorted tuple of pairs: "tuple indices must be integers or slices, not str"; an array as a tuple of Python
+    numbers, its dtype lost). fn gets what it was given; the kernels are still cached by value and dtype."""
+    x = tj.constant([1.0, 2.0])
+    by_kw = tj.op(lambda a, *, cfg: a * cfg["scale"], name="scaled_by_cfg")
+    np.testing.assert_allclose(by_kw(x, cfg={"scale": 2.0}).numpy(), [2.0, 4.0])
+    np.testing.assert_allclose(by_kw(x, cfg={"scale": 3.0}).numpy(), [3.0, 6.0])  # (another value: another kernel)
+    seen = []
+
+    def scaled(a, c):
+        seen.append(type(c))
+        return a * c["scale"]
+    by_pos = tj.op(scaled, nondiff_argnums=(1,), vjp=lambda p, ct: (ct * p[1]["scale"], None), name="scaled_by_pos")
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = by_pos(x, {"scale": 2.0})
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [2.0, 2.0])
+    assert set(seen) == {dict}
+    dtypes = []
+
+    def by_array(a, *, m):
+        dtypes.append(m.dtype)
+        return a * m
+    f = tj.op(by_array, name="times_array")
+    np.testing.assert_allclose(f(x, m=np.array([2, 3], np.int8)).numpy(), [2.0, 6.0])
+    np.testing.assert_allclose(f(x, m=np.array([2, 3], np.int32)).numpy(), [2.0, 6.0])
+    assert dtypes == [np.int8, np.int32]  # (one kernel per dtype: the int8 array is not the int32 one)
+
+
+def test_an_op_named_as_a_builtin_one_is_refused():
+    """@tj.op def sin(...) took the registry entry of tj.numpy.sin: tj.RegisterGradient("sin") then changed only the
+    user's op, and tj.numpy.sin kept its gradient, silently."""
+    with pytest.raises(ValueError, match="'sin' is the name of one of tapejax's own ops.*name='my_sin'"):
+        tj.op(jnp.sin, name="sin")
+    with pytest.raises(ValueError, match="'tanh' is the name"):
+        @tj.op
+        def tanh(a):
+            return jnp.tanh(a)
+    mine = tj.op(jnp.sin, name="user_sin_once")
+    again = tj.op(jnp.cos, name="user_sin_once")  # (a user's op defined again, as a rerun cell: it replaces the first)
+    np.testing.assert_allclose(again(tj.constant(0.0)).numpy(), 1.0)
+    del mine
+
+
+def test_no_gradient_under_jax_grad_is_the_lookup_error_of_every_path():
+    """Under jax.grad of a function of Tensors, an op JAX cannot reverse-differentiate raised a ValueError telling
+    the user to fix shapes or dtypes; every tape path raises LookupError naming the op."""
+    loop = tj.op(lambda a: lax.while_loop(lambda c: c[1] < 3, lambda c: (c[0] * 2.0, c[1] + 1), (a, 0))[0],
+                 name="doubling_while")
+    with pytest.raises(LookupError, match="No gradient defined for op 'doubling_while'"):
+        jax.grad(lambda u: jnp.sum(loop(u).value))(jnp.array([1.0, 2.0]))
+    x = tj.constant([1.0, 2.0])
+    with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0])) as acc:  # (forward mode has a derivative)
+        y = loop(x)
+    np.testing.assert_allclose(acc.jvp(y).numpy(), [8.0, 8.0])

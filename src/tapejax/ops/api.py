@@ -171,11 +171,50 @@ def _user_jvp(jvp: Callable, nondiff: tuple):
 
 
 def _merge(dyn: tuple, static_vals: tuple, nondiff: tuple) -> tuple:
-    """All positional arguments: the dynamic ones with the static ones put back at ``nondiff``."""
+    """All positional arguments: the dynamic ones with the static ones (as given) put back at ``nondiff``."""
     out, d, s = [], iter(dyn), iter(static_vals)
     for i in range(len(dyn) + len(static_vals)):
-        out.append(next(s) if i in nondiff else next(d))
+        out.append(_as_given(next(s)) if i in nondiff else next(d))
     return tuple(out)
+
+
+class _Given:
+    """A static argument of a tj.op that its hashable form (core.freeze) would change (a dict, a list, a NumPy
+    array): ``fn`` receives it as given, while the kernels' cache keys it by that form, its type and dtype. fn got
+    the frozen form: a dict as a tuple of pairs, an int8 array as a tuple of Python ints."""
+
+    __slots__ = ("value", "key")
+
+    def __init__(self, value: Any, frozen: Any) -> None:
+        self.value = value
+        self.key = (type(value), str(getattr(value, "dtype", "")), _exact(frozen))
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __eq__(self, other: Any) -> bool:
+        return type(other) is _Given and other.key == self.key
+
+    def __repr__(self) -> str:
+        return repr(self.value)
+
+
+def _exact(v: Any) -> Any:
+    """``v`` with its floats as (type, repr): -0.0 is not 0.0, and NaN equals NaN (core.static_key's tagging)."""
+    if isinstance(v, tuple):
+        return tuple(map(_exact, v))
+    return (type(v), repr(v)) if isinstance(v, (float, complex)) else v
+
+
+def _static_arg(v: Any) -> Any:
+    frozen = freeze(v)
+    if frozen is v or isinstance(v, (Tensor, Variable)):  # (a Tensor given for a number: its value, as in every op)
+        return frozen
+    return _Given(v, frozen)
+
+
+def _as_given(v: Any) -> Any:
+    return v.value if type(v) is _Given else v
 
 
 def op(fn: Optional[Callable] = None, *, name: Optional[str] = None, vjp: Optional[Callable] = None,
@@ -199,9 +238,16 @@ def op(fn: Optional[Callable] = None, *, name: Optional[str] = None, vjp: Option
         return lambda f: op(f, name=name, vjp=vjp, jvp=jvp, nondiff_argnums=nondiff_argnums)
     nondiff = tuple(sorted(int(i) for i in nondiff_argnums))
     op_name = name or getattr(fn, "__name__", "op")
+    taken = registry().get(op_name)
+    if taken is not None and not taken.user_defined:
+        # (it would take the name over: tj.RegisterGradient(op_name) would then change this op, not tapejax's, and
+        # silently; TF refuses a second op of one name too. A tj.op defined again, as a notebook cell rerun, replaces
+        # the earlier one.)
+        raise ValueError(f"tj.op: '{op_name}' is the name of one of tapejax's own ops; give yours another with "
+                         f"tj.op(fn, name=...) (e.g. name='my_{op_name}').")
 
     def core_fn(*dyn, _pos=(), _tree=None, **kw):
-        out = fn(*_merge(_unflatten(dyn, _tree), _pos, nondiff), **kw)
+        out = fn(*_merge(_unflatten(dyn, _tree), _pos, nondiff), **{k: _as_given(v) for k, v in kw.items()})
         if isinstance(out, dict) or (isinstance(out, (list, tuple))
                                      and any(isinstance(o, (dict, list, tuple)) for o in out)):
             # (one Tensor wrapping a dict would follow, broken: say so while the trace shows what came back)
@@ -215,9 +261,9 @@ def op(fn: Optional[Callable] = None, *, name: Optional[str] = None, vjp: Option
 
     @functools.wraps(fn)
     def call(*args, name=None, **kwargs):  # name: TF's op name, accepted and ignored (no graph to name)
-        static = {k: freeze(v) for k, v in kwargs.items()}
+        static = {k: _static_arg(v) for k, v in kwargs.items()}
         if nondiff:
-            static["_pos"] = tuple(freeze(args[i]) for i in nondiff)
+            static["_pos"] = tuple(_static_arg(args[i]) for i in nondiff)
             args = tuple(a for i, a in enumerate(args) if i not in nondiff)
         tree, args = _flatten_args(args)
         if tree is not None:

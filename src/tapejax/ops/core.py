@@ -1159,6 +1159,8 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
             raise RuntimeError(f"tj op '{op.name}': an argument's array has been deleted (donated to a jax.jit call, "
                                "or deleted): jax.Array raises RuntimeError for it too. Pass a value that is alive."
                                ) from e
+        if is_no_gradient_error(e):  # (under jax.grad of tj code: JAX asks for the gradient while tracing)
+            raise NoGradient.of(op.name, e).error() from e
         concrete = _concrete_static(static)
         if concrete is not None:  # a scalar Tensor for an axis or shape: its value, as a Python number
             return apply(op, args, concrete)
