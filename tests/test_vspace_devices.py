@@ -39,3 +39,51 @@ def test_multi_device_aggregation_and_sharding():
     env = dict(os.environ, XLA_FLAGS=xla_flags("--xla_force_host_platform_device_count=8"), JAX_PLATFORMS="cpu")
     r = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
+
+
+PLACEMENT_SCRIPT = textwrap.dedent("""
+    import jax, jax.numpy as jnp, numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+    import tapejax as tj
+    devs = jax.devices()
+    mesh = Mesh(np.array(devs).reshape(4, 2), ("x", "y"))
+    xy, rep = NamedSharding(mesh, P("x", "y")), NamedSharding(mesh, P())
+    # Eager assignments keep the Variable where it is (TF: on its device). A host value moved a sharded Variable to
+    # device 0, a value committed to device 2 moved it there (a later op with the mesh failed: incompatible devices),
+    # and assign_add of such a value raised jax's incompatible-devices error.
+    v = tj.Variable(jax.device_put(jnp.zeros((8, 4)), xy))
+    v.assign(np.ones((8, 4), np.float32))
+    assert v.value().value.sharding == xy
+    v.assign(jax.device_put(jnp.full((8, 4), 2.0), devs[2]))
+    assert v.value().value.sharding == xy
+    v.assign_add(jax.device_put(jnp.ones((8, 4)), devs[2]))
+    assert v.value().value.sharding == xy and float(v.numpy()[0, 0]) == 3.0
+    w = tj.Variable(jax.device_put(jnp.zeros(4), devs[3]))
+    w.assign(np.ones(4, np.float32))
+    assert w.value().value.sharding.device_set == {devs[3]}
+    # tj.function's write-back keeps a sharded Variable's sharding (XLA's propagation gave a replicated one the
+    # sharding of the gradient that updated it, from the second call on).
+    a = tj.Variable(jax.device_put(jnp.ones((8, 4)), xy))
+    b = tj.Variable(jax.device_put(jnp.ones((4, 2)), rep))
+
+    @tj.function
+    def step(x):
+        with tj.GradientTape() as tape:
+            loss = tj.numpy.sum(tj.numpy.tanh(x @ a @ b))
+        ga, gb = tape.gradient(loss, [a, b])
+        a.assign_sub(0.1 * ga)
+        b.assign_sub(0.1 * gb)
+        return loss
+    x = jax.device_put(jnp.ones((16, 8)), NamedSharding(mesh, P(None, "x")))
+    for _ in range(3):
+        step(x)
+        assert a.value().value.sharding.is_equivalent_to(xy, 2), a.value().value.sharding
+        assert b.value().value.sharding.is_equivalent_to(rep, 2), b.value().value.sharding
+    print("OK")
+""")
+
+
+def test_variables_keep_their_placement_through_assignments():
+    env = dict(os.environ, XLA_FLAGS=xla_flags("--xla_force_host_platform_device_count=8"), JAX_PLATFORMS="cpu")
+    r = subprocess.run([sys.executable, "-c", PLACEMENT_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr

@@ -1017,7 +1017,13 @@ class Variable(ArrayShape):
         current = self._array()
         if new.dtype != current.dtype or tuple(new.shape) != tuple(current.shape):
             check_assignment(self, new.shape, new.dtype, op)
-        return strongly_typed(new, self.dtype)
+        new = strongly_typed(new, self.dtype)
+        if type(new) is ArrayImpl and type(current) is ArrayImpl and new.sharding != current.sharding:
+            # A Variable stays where it is (TF: on its device): a value on another device, or unsharded, is moved to
+            # the Variable's placement; kept as it came, it moved the Variable, and a later op mixing it with arrays
+            # of the old placement failed with "incompatible devices"
+            new = jax.device_put(new, current.sharding)
+        return new
 
     def _current(self):
         """The value now: inside a tj.function trace, the traced value (which sees earlier assignments)."""

@@ -50,6 +50,16 @@ def _is_array(x) -> bool:
     return isinstance(x, (Tensor, jax.Array, np.ndarray, np.number, np.bool_)) or isinstance(x, jax.core.Tracer)
 
 
+def _placed_as(v: Variable, new):
+    """A sharded Variable's new value, constrained to its sharding: XLA's propagation would otherwise choose one
+    (a replicated Variable came back sharded as the gradient that updated it, from the second call on)."""
+    current = v.__dict__.get("_value")  # (a pending value has no placement yet: none asked for)
+    sharding = getattr(current, "sharding", None)
+    if type(current) is not ArrayImpl or len(sharding.device_set) < 2:
+        return new
+    return jax.lax.with_sharding_constraint(new, sharding)
+
+
 def _strong(x):
     """The signature is shape and dtype (as tf.function): a weakly typed value (e.g. jnp.full(3, 2.0))
     must not make jax.jit retrace, so it is passed with a strong dtype."""
@@ -651,7 +661,7 @@ class Function:
             conc.no_forward_mode = cap.no_forward_mode
             conc.missing = list(cap.missing.values())
             conc.missing_tensors = list(cap.missing_tensors.values())
-            return arrays, [cap.values[id(v)] for v in assigned if id(v) in position]
+            return arrays, [_placed_as(v, cap.values[id(v)]) for v in assigned if id(v) in position]
         return pure
 
     def _trace(self, leaves, structure, dyn_pos, dyn_vals, arg_slots=(), arg_vars=(),
