@@ -10,7 +10,7 @@ import jax
 import numpy as np
 
 from ..tensor import ConversionError, Tensor, TracedValueError, Variable, traced_argument_error
-from .core import OpDef, freeze, registry
+from .core import OpDef, exactly, freeze, registry
 
 
 def accept_name(*namespaces: Any) -> None:
@@ -187,7 +187,7 @@ class _Given:
 
     def __init__(self, value: Any, frozen: Any) -> None:
         self.value = value
-        self.key = (type(value), str(getattr(value, "dtype", "")), _exact(frozen))
+        self.key = (type(value), str(getattr(value, "dtype", "")), exactly(frozen))
 
     def __hash__(self) -> int:
         return hash(self.key)
@@ -197,13 +197,6 @@ class _Given:
 
     def __repr__(self) -> str:
         return repr(self.value)
-
-
-def _exact(v: Any) -> Any:
-    """``v`` with its floats as (type, repr): -0.0 is not 0.0, and NaN equals NaN (core.static_key's tagging)."""
-    if isinstance(v, tuple):
-        return tuple(map(_exact, v))
-    return (type(v), repr(v)) if isinstance(v, (float, complex)) else v
 
 
 def _static_arg(v: Any) -> Any:

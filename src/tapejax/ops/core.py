@@ -93,11 +93,13 @@ def _plain_tuple(v: tuple) -> bool:
     return True
 
 
-def _typed(v: Any) -> Any:
+def exactly(v: Any) -> Any:
+    """``v`` (a number, or a tuple of them, nested) with each float and complex number as ``(type, repr)``: exact,
+    tells -0.0 from 0.0, and one NaN equals another (``static_key``'s tagging)."""
     t = type(v)
     if t is float or t is complex:  # repr: exact, tells -0.0 from 0.0, and one NaN equals another
         return (t, repr(v))
-    return tuple(map(_typed, v)) if t is tuple else v
+    return tuple(map(exactly, v)) if t is tuple else v
 
 
 def static_key(static: dict) -> tuple:
@@ -109,7 +111,7 @@ def static_key(static: dict) -> tuple:
     for _, v in items:  # (every dispatch with parameters: the plain case, ints and flags, costs one pass, inline)
         t = type(v)
         if t not in _UNTAGGED and not (t is tuple and _plain_tuple(v)):
-            return tuple([(k, _typed(v)) for k, v in items])
+            return tuple([(k, exactly(v)) for k, v in items])
     return tuple(items)
 
 

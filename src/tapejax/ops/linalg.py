@@ -393,11 +393,15 @@ def _pinv_svd(a, rtol):
     reciprocals, rather than JAX's pseudo-inverse rule: the same first derivative at distinct singular values, not
     at equal ones, nor the same second at a rank-deficient matrix), with the terms between two kept singular
     values combined before they are computed (``_pinv_svd_jvp``)."""
-    u, s, vh = _svd_reduced(a)
-    cutoff = rtol[..., None] * jnp.max(s, axis=-1, keepdims=True)
-    s = jnp.where(s > cutoff, s, jnp.inf).astype(s.dtype)
-    return jnp.matmul(_adjoint(vh), _adjoint(u) / s[..., None].astype(a.dtype),
-                      precision=jax.lax.Precision.HIGHEST)  # (as jnp's)
+    return _pinv_of_svd(a, rtol, *_svd_reduced(a))[0]
+
+
+def _pinv_of_svd(a, rtol, u, s, vh):
+    """``(pinv, kept)``: the pseudo-inverse from ``a``'s reduced SVD, and which singular values it keeps."""
+    keep = s > rtol[..., None] * jnp.max(s, axis=-1, keepdims=True)
+    p = jnp.matmul(_adjoint(vh), _adjoint(u) / jnp.where(keep, s, jnp.inf).astype(a.dtype)[..., None],
+                   precision=jax.lax.Precision.HIGHEST)  # (as jnp's)
+    return p, keep
 
 
 @_pinv_svd.defjvp
@@ -409,20 +413,18 @@ def _pinv_svd_jvp(primals, tangents):
     # Computed term by term, f_ij's rounding (s_i^2 - s_j^2 of a tie rounded apart, 3 and 2.9999998) was multiplied
     # by the large f_ij: 1.6e6 for -0.33 at [[2, 1, 0], [1, 2, 0], [0, 0, 3]] (TF's own order gives -0.53 there).
     (a, rtol), (da, _) = primals, tangents
-    p = _pinv_svd(a, rtol)
     u, s, vh = _svd_reduced(a)
+    p, keep = _pinv_of_svd(a, rtol, u, s, vh)
     v = _adjoint(vh)
-    keep = s > rtol[..., None] * jnp.max(s, axis=-1, keepdims=True)
     sc = s.astype(a.dtype)
     s_kept = jnp.where(keep, 1 / jnp.where(keep, sc, 1), 0)  # S+
     dp = _adjoint(u) @ da @ v
     s2 = sc * sc
     gap = s2[..., None, :] - s2[..., :, None]  # [i, j]: s_j^2 - s_i^2
-    eye = jnp.eye(s.shape[-1], dtype=bool)
-    h = jnp.where(eye, 1, gap * _safe_reciprocal_offdiag(gap))
+    f = _safe_reciprocal_offdiag(gap)
+    h = jnp.where(jnp.eye(s.shape[-1], dtype=bool), 1, gap * f)
     c = -h * dp * (s_kept[..., :, None] * s_kept[..., None, :])  # (0 unless both are kept)
     # one kept, the other not: SvdGrad's rotations as they are (no cancellation between them)
-    f = _safe_reciprocal_offdiag(gap)
     om_u = f * (dp * sc[..., None, :] + _adjoint(dp * sc[..., None, :]))
     om_v = f * (sc[..., :, None] * dp + _adjoint(sc[..., :, None] * dp))
     mixed = keep[..., :, None] != keep[..., None, :]
