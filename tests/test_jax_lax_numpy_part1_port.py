@@ -422,6 +422,17 @@ def test_clip_none():
         agree(tnp.clip(x), x, jax.eval_shape(jnp.clip, x))
 
 
+def test_clip_of_bools_keeps_bool_with_an_open_side():
+    # jnp.clip(bools, max=True), (min=False) and clip(bools) are bool [True, False]; tapejax filled the open side with
+    # an infinite float bound and gave float32 [1., 0.]
+    b = np.array([True, False])
+    for kw in ({"max": True}, {"min": False}, {}):
+        out = tnp.clip(b, **kw)
+        assert out.dtype == np.bool_ == jnp.clip(b, **kw).dtype, kw
+        np.testing.assert_array_equal(out.numpy(), [True, False])
+    assert tnp.clip(b, min=0.5).dtype == jnp.clip(b, min=0.5).dtype == np.float32  # a float bound promotes, as jnp
+
+
 def test_clip_complex_input_error():
     x = rand(rng_for("clip complex"), (5,), C64)
     xi = rand(rng_for("clip complex"), (5,), I32)

@@ -1761,8 +1761,12 @@ def clip(a, a_min=None, a_max=None, **kw):
         given = [v for v in (a_min, a_max) if v is not None]
         dt = jnp.result_type(*(_weak_dtype(v) for v in [a] + given))
         # (of that dtype, not a Python int: uint32's top does not fit the int32 a Python int becomes)
-        low, high = (-jnp.inf, jnp.inf) if not jnp.issubdtype(dt, jnp.integer) else \
-            (np.array(jnp.iinfo(dt).min, dt)[()], np.array(jnp.iinfo(dt).max, dt)[()])
+        if dt == np.bool_:  # (False and True: an infinite bound would make bools float, where jnp keeps them)
+            low, high = np.False_, np.True_
+        elif not jnp.issubdtype(dt, jnp.integer):
+            low, high = -jnp.inf, jnp.inf
+        else:
+            low, high = np.array(jnp.iinfo(dt).min, dt)[()], np.array(jnp.iinfo(dt).max, dt)[()]
         a_min, a_max = low if a_min is None else a_min, high if a_max is None else a_max
     return _clip(a, a_min, a_max)
 
