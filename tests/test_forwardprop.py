@@ -610,3 +610,24 @@ def test_tangent_structure_errors_and_recompute_grad_over_a_variable_as_tf():
     with tj.ForwardAccumulator(y, tj.constant(1.0)) as acc:  # (an unrelated primal: f runs, no tangent)
         out = f(tj.constant(3.0))
     assert float(out.numpy()) == 6.0 and acc.jvp(out) is None
+
+
+def test_prod_tangent_is_the_transpose_of_its_gradient_at_infinities():
+    """TF 2.21: reduce_prod([inf, inf, 1]) has gradient [inf, inf, inf] and, under a ForwardAccumulator with tangent
+    ones, JVP inf (its forward mode transposes ProdGrad). tapejax's JVP was JAX's, NaN (its product tree pads with
+    ones of tangent 0, inf * 0); now sum(gradient * tangent) on every path: the accumulator, a tj.function under it,
+    and jax.jvp of tj code. Where the gradient itself is NaN the tangent stays NaN, as TF's."""
+    x0 = np.array([[np.inf, np.inf, 1.0], [2.0, 3.0, 4.0]], np.float32)
+    x = tj.constant(x0)
+    f = tj.function(lambda a: tnp.prod(a, axis=1))
+    with tj.ForwardAccumulator(x, tnp.ones_like(x)) as acc:
+        eager, compiled = tnp.prod(x, axis=1), f(x)
+    expected = [np.inf, 2 * 3 + 2 * 4 + 3 * 4]
+    np.testing.assert_array_equal(acc.jvp(eager).numpy(), expected)
+    np.testing.assert_array_equal(acc.jvp(compiled).numpy(), expected)
+    _, jvp = jax.jvp(lambda a: tnp.prod(a, axis=1), (jnp.asarray(x0),), (jnp.ones_like(x0),))
+    np.testing.assert_array_equal(np.asarray(jvp), expected)
+    y = tj.constant(np.array([np.inf, 2.0, 0.0], np.float32))  # TF: gradient [0, nan, inf], JVP of ones nan
+    with tj.ForwardAccumulator(y, tnp.ones_like(y)) as acc:
+        p = tnp.prod(y)
+    assert np.isnan(acc.jvp(p).numpy())

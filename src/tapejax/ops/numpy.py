@@ -731,7 +731,19 @@ _min = _reduction("min", jnp.min, bwd=_min_max_bwd, jvp=_min_max_jvp)  # the sam
 # TF's ProdGrad / CumprodGrad read x whatever the axis' length: over a length-1 axis, where JAX's derivative
 # reads no x, the second derivative is zeros (TF), not None. Their values are the plain product's on every path
 # (_plain_primal: JAX's derivative recomputes them as a tree of products).
-_prod = _reduction("prod", _plain_primal(jnp.prod), backward_connected=True)
+_plain_prod = _plain_primal(jnp.prod)
+
+
+def _prod_jvp(p, t, out, axis=None, keepdims=False):
+    # The transpose of the reverse rule, sum(d * t) with d the gradient of ones, as TF's forward mode (which
+    # transposes ProdGrad): JAX's own tangent pads the product tree with ones of tangent 0, and inf * 0 made it NaN
+    # where the gradient is not (prod([inf, inf, 1]): gradient [inf, inf, inf], tangent of ones NaN; TF: inf).
+    _, vjp = jax.vjp(lambda a: _plain_prod(a, axis=axis, keepdims=keepdims), p[0])
+    (d,) = vjp(jnp.ones_like(out))
+    return jnp.sum(d * t[0], axis=_norm_axis(axis, jnp.ndim(p[0])), keepdims=keepdims).astype(out.dtype)
+
+
+_prod = _reduction("prod", _plain_prod, backward_connected=True, jvp=_prod_jvp)
 _var = _reduction("var", jnp.var)
 
 
