@@ -631,3 +631,27 @@ def test_joining_mixed_dtypes_gives_each_input_its_own_dtype_of_gradient(join):
         y = fn(h, np.float32([3.0])) if join == "append" else fn([h, np.float32([3.0, 4.0])])
         loss = tnp.sum(y * 2.0)
     assert tape.gradient(loss, h).dtype == np.float16
+
+
+def test_gradients_at_complex_zero_are_tf_infinities():
+    """TF 2.21 at z = [0j, 1+1j] (complex64), gradient with output_gradients ones / JVP with tangent ones:
+    sqrt [inf+nanj, 0.3884435+0.16089854j] / [inf+nanj, 0.3884435-0.16089854j]; log [inf+nanj, 0.5+0.5j] /
+    [inf+nanj, 0.5-0.5j]; reciprocal [-inf+nanj, 0-0.5j] / [-inf+nanj, 0+0.5j]; rsqrt [-inf+nanj,
+    -0.1137725-0.27467108j] / [-inf+nanj, -0.1137725+0.27467108j]; log1p at -1+0j: inf+nanj. TF's kernels multiply
+    with std::complex (C99: 1 * (inf+nanj) is inf+nanj); tapejax gave nan+nanj at 0j (XLA's plain product)."""
+    z = tj.constant(np.array([0j, 1 + 1j], np.complex64))
+    cases = [(tnp.sqrt, np.inf, [0.3884435 + 0.16089854j, 0.3884435 - 0.16089854j]),
+             (tnp.log, np.inf, [0.5 + 0.5j, 0.5 - 0.5j]),
+             (tnp.reciprocal, -np.inf, [-0.5j, 0.5j]),
+             (tnp.rsqrt, -np.inf, [-0.1137725 - 0.27467108j, -0.1137725 + 0.27467108j]),
+             (lambda v: tnp.log1p(v - 1), np.inf, [0.5 + 0.5j, 0.5 - 0.5j])]
+    for f, at_zero, (grad_one, jvp_one) in cases:
+        with tj.GradientTape() as tape:
+            tape.watch(z)
+            y = f(z)
+        g = tape.gradient(y, z, output_gradients=tnp.ones_like(y)).numpy()
+        with tj.ForwardAccumulator(z, tnp.ones_like(z)) as acc:
+            t = acc.jvp(f(z)).numpy()
+        for got, one in ((g, grad_one), (t, jvp_one)):
+            assert got[0].real == at_zero and np.isnan(got[0].imag), (f, got)
+            np.testing.assert_allclose(got[1], one, rtol=2e-6)

@@ -79,3 +79,18 @@ def power(z, w):
     infinite or overflowing arguments give 0 or infinities, not NaN. ``z ** 0`` is 1 for every z (NaN, infinite
     and zero z too), as TF's own test of it (testComplexPowWithZeroExponent; TF 2.21's kernel still gave NaN)."""
     return jnp.where(w == 0, jnp.ones_like(z), exp(multiply(w, log(z))))
+
+
+def infinite_operand(z):
+    """``z`` as C99's product treats an infinite operand (Annex G's recovery): where a part is infinite, its other
+    parts (finite or NaN) count as signed zeros. A plain product with the result then gives C99's value wherever only
+    this operand is infinite: ``1 * (inf + nan j)`` is ``inf + nan j``, as TF's CPU kernels (std::complex), where
+    XLA's plain product gives ``nan + nan j``. Finite and real values come back as they are."""
+    if not jnp.iscomplexobj(z):
+        return z
+    x, y = jnp.real(z), jnp.imag(z)
+    x_inf, y_inf = jnp.isinf(x), jnp.isinf(y)
+    on = x_inf | y_inf
+    x = jnp.where(on & ~x_inf, jnp.copysign(jnp.zeros_like(x), x), x)
+    y = jnp.where(on & ~y_inf, jnp.copysign(jnp.zeros_like(y), y), y)
+    return jnp.where(on, lax.complex(x, y), z)

@@ -107,6 +107,14 @@ def _public(surface: Callable, name: str, doc: str) -> Callable:
 
 # -- elementwise unary ops ------------------------------------------------------------------------------
 
+_infinite_operand = _complex_c99.infinite_operand
+
+
+def _c99_mul(a, b):
+    """``a * b`` of a derivative's factors, each infinite one as C99's product meets it (``_infinite_operand``)."""
+    return _infinite_operand(_infinite_operand(a) * _infinite_operand(b))
+
+
 def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, grad=None, domain=_r,
            mul=None, ufunc: bool = False) -> Callable:
     """The public function of an elementwise op whose derivative is ``d(x, y)`` (y = f(x)); gradient
@@ -134,11 +142,12 @@ def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, gra
         x, y = res
         if grad is not None:
             return (_cast_like(grad(y, g), x),)
-        # TF's complex convention: grad * conj(dy/dx) (a no-op on real values).
-        return (_cast_like(mul(g, _conj_values(d(x, y))), x),)
+        # TF's complex convention: grad * conj(dy/dx) (a no-op on real values), an infinite derivative as C99's
+        # product meets it (TF's kernels: 1 * (inf + nan j) is inf + nan j, not NaN)
+        return (_cast_like(mul(g, _conj_values(_infinite_operand(d(x, y)))), x),)
 
     def jvp(primals, tangents, out):
-        t = mul(tangents[0], d(primals[0], out))
+        t = mul(tangents[0], _infinite_operand(d(primals[0], out)))
         if real_out and jnp.iscomplexobj(t):
             t = jnp.real(t)
         return t.astype(out.dtype)  # a derivative's constant (erf's 2/sqrt(pi)) must not promote float16
@@ -190,10 +199,12 @@ expm1 = _unary("expm1", jnp.expm1, lambda x, y: y + 1)
 # SqrtGrad: 0 for g = 0; its own derivative is TF's _SqrtGradGrad (rules.sqrt_grad)
 sqrt = _unary("sqrt", _tf_sqrt, lambda x, y: 0.5 / y, no_nan=True, grad=_sqrt_grad, domain=_pos)
 # tf.math.rsqrt; RsqrtGrad's -0.5 * y**3 (-0.5 * y / x has the wrong sign of infinity at x = -0.0)
-rsqrt = _unary("rsqrt", _tf_rsqrt, lambda x, y: -0.5 * y * y * y, no_nan=True, domain=_pos)
+rsqrt = _unary("rsqrt", _tf_rsqrt, lambda x, y: _c99_mul(_c99_mul(_c99_mul(-0.5, y), y), y), no_nan=True,
+               domain=_pos)
 cbrt = _unary("cbrt", jnp.cbrt, lambda x, y: 1 / (3 * y * y), no_nan=True, domain=_pos)
 square = _unary("square", jnp.square, lambda x, y: 2 * x)
-reciprocal = _unary("reciprocal", _tf_reciprocal, lambda x, y: -y * y, no_nan=True, domain=_pos)  # ReciprocalGrad
+# ReciprocalGrad
+reciprocal = _unary("reciprocal", _tf_reciprocal, lambda x, y: _c99_mul(-y, y), no_nan=True, domain=_pos)
 tanh = _unary("tanh", jnp.tanh, lambda x, y: 1 - y * y)
 sin = _unary("sin", jnp.sin, lambda x, y: jnp.cos(x))
 cos = _unary("cos", jnp.cos, lambda x, y: -jnp.sin(x))

@@ -6,7 +6,7 @@ import functools
 import jax
 import jax.numpy as jnp
 
-from . import linear_rule
+from . import complex_c99, linear_rule
 from .linear_rule import LinearRule
 
 
@@ -178,7 +178,7 @@ tf_rsqrt = _no_nan_derivative(jax.lax.rsqrt, lambda x, y: -0.5 * y * y * y, "tf_
 def sqrt_grad(y, g):
     """TF's ``SqrtGrad(y, g)``, ``0.5 * g / conj(y)`` (0 where ``g`` is 0), with TF's derivative: the
     transpose of ``_SqrtGradGrad`` (``ga = w / y``; ``-conj(ga) * out``, ``0.5 * ga``), plain products."""
-    return mul_no_nan(g, 0.5 / conj(y))
+    return mul_no_nan(g, complex_c99.infinite_operand(0.5 / conj(y)))  # (at 0j: inf + nan j, as TF's)
 
 
 @sqrt_grad.defjvp
