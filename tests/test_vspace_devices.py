@@ -87,3 +87,38 @@ def test_variables_keep_their_placement_through_assignments():
     env = dict(os.environ, XLA_FLAGS=xla_flags("--xla_force_host_platform_device_count=8"), JAX_PLATFORMS="cpu")
     r = subprocess.run([sys.executable, "-c", PLACEMENT_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
+
+
+LIKE_SCRIPT = textwrap.dedent("""
+    import jax, jax.numpy as jnp, numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+    import tapejax as tj
+    tnp = tj.numpy
+    sh = NamedSharding(Mesh(np.array(jax.devices()), ("d",)), P("d"))
+    x = jax.device_put(jnp.arange(16, dtype=jnp.float32), sh)
+    t, v = tj.constant(x), tj.Variable(x)
+    for name in ("zeros_like", "ones_like", "empty_like"):
+        f = getattr(tnp, name)
+        assert getattr(jnp, name)(x).sharding == sh
+        for a in (t, v):
+            assert f(a).value.sharding == sh, (name, type(a), f(a).value.sharding)
+        for lazy in (True, False):
+            with tj.config.override(lazy=lazy):
+                with tj.GradientTape() as tape:
+                    tape.watch(t)
+                    z = f(t)
+                    s = tnp.sum(z * t)
+                assert z.value.sharding == sh, (name, lazy)
+                np.testing.assert_array_equal(np.asarray(tape.gradient(s, t).value), np.asarray(z.value))
+    assert tnp.zeros_like(tj.constant([1.0, 2.0])).value.sharding.device_set == {jax.devices()[0]}
+    print("OK")
+""")
+
+
+def test_zeros_like_and_ones_like_keep_the_sharding():
+    # jnp.zeros_like / ones_like / empty_like of an array sharded over 8 devices keep its NamedSharding; tapejax's
+    # (of a Tensor or a Variable, eagerly and under a tape) came back on one device: their jitted kernel's constant
+    # output is placed by default.
+    env = dict(os.environ, XLA_FLAGS=xla_flags("--xla_force_host_platform_device_count=8"), JAX_PLATFORMS="cpu")
+    r = subprocess.run([sys.executable, "-c", LIKE_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr

@@ -59,8 +59,8 @@ import numpy as np
 
 from .. import tape_set, vspace
 from ..tensor import (Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, is_float,
-                      is_weakly_typed, numpy_sequence_dtype, pending_source, refuse_narrowing, set_list_packer,
-                      traced_argument_error)
+                      is_weakly_typed, numpy_sequence_dtype, pending_source, pending_value, refuse_narrowing,
+                      set_list_packer, traced_argument_error)
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from . import complex_c99 as _complex_c99
 from .core import (OpDef, ShapeError, apply, as_dtype, as_index, axis_error, check_axis as _check_axis,
@@ -2391,8 +2391,9 @@ def _filled_like(name: str, tf_op: str, full, jnp_like):
             return full(shape, dtype or _dtype_of(a), device=device, out_sharding=out_sharding)
         if isinstance(a, (Tensor, Variable)) and (dtype is None or as_dtype(name, dtype) == a.dtype):
             out = apply(_LIKE_OPS[name], (a,), {})
-            return out if device is None and out_sharding is None else \
-                _placed(out, lambda v: jnp_like(v, device=device, out_sharding=out_sharding))
+            if device is None and out_sharding is None:
+                return _placed(out, _kept_sharding(a, out))
+            return _placed(out, lambda v: jnp_like(v, device=device, out_sharding=out_sharding))
         return _create(name, lambda a, dtype=None, **kw: jnp_like(jnp.asarray(a), dtype=dtype, **kw), a,
                        dtype=dtype, **_placement_options(device, out_sharding))
     like.__name__ = like.__qualname__ = name
@@ -2400,6 +2401,18 @@ def _filled_like(name: str, tf_op: str, full, jnp_like):
                     f"its dtype, the result is on the tapes that know ``a``, with no gradient (TF's {tf_op}). "
                     "``device`` or ``out_sharding`` places the result, as jax.numpy's.")
     return like
+
+
+def _kept_sharding(a, out) -> Optional[Any]:
+    """The sharding over several devices of ``a``'s value, which jax.numpy's ``*_like`` give their result, where
+    ``out`` (the op's result, placed by its jitted kernel, whose constant output XLA places by default) lacks it;
+    None otherwise, also for a value not computed yet (a step's pending one is not forced for its placement)."""
+    if pending_source(a) is not None or (isinstance(a, Variable) and pending_value(a) is not None):
+        return None
+    sharding = getattr(a, "sharding", None)
+    if sharding is None or len(sharding.device_set) < 2 or pending_source(out) is not None:
+        return None
+    return None if getattr(out, "sharding", None) == sharding else sharding
 
 
 _LIKE_OPS = {"zeros_like": _recorded_without_gradient("zeros_like", jnp.zeros_like),
