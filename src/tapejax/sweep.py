@@ -163,16 +163,22 @@ def call_backward(entry, out_grads: list, needed_idx: list, recording: bool) -> 
 
 def raise_named(entry, e: Exception):
     """Raise ``e``, which ``entry``'s backward function raised, as an error that names the op."""
-    if isinstance(e, LookupError):
-        raise e
-    msg = str(e)
-    if "differentiation does not work" in msg or "not differentiable" in msg.lower():
-        raise LookupError(f"No gradient defined for op '{entry.op_type}': {msg.splitlines()[0]}") from e
+    wrapped = None
     try:
-        wrapped = type(e)(f"in the backward kernel of op '{entry.op_type}': {msg}")
-    except Exception:  # an exception type that cannot be rebuilt from a message
-        raise e from None
-    raise wrapped from e
+        if isinstance(e, LookupError):
+            raise e
+        msg = str(e)
+        if "differentiation does not work" in msg or "not differentiable" in msg.lower():
+            raise LookupError(f"No gradient defined for op '{entry.op_type}': {msg.splitlines()[0]}") from e
+        try:
+            wrapped = type(e)(f"in the backward kernel of op '{entry.op_type}': {msg}")
+        except Exception:  # an exception type that cannot be rebuilt from a message
+            raise e from None
+        raise wrapped from e
+    finally:
+        # the raised error's traceback keeps this frame: its locals must not keep the error (a reference
+        # cycle only the garbage collector frees, with everything the traceback's frames hold)
+        e = wrapped = None
 
 
 # -- 2-4. the reverse sweep -------------------------------------------------------------------------------
