@@ -680,7 +680,7 @@ def _api_calls(tmp_dir):
     return calls
 
 
-_API_CALLS = [k for k in _api_calls("") if k not in ("differentiate", "checkpoint")]
+_API_CALLS = [k for k in _api_calls("") if k != "differentiate"]
 
 
 @pytest.mark.parametrize("lazy", [True, False], ids=["deferred", "strictly_eager"])
@@ -688,7 +688,8 @@ _API_CALLS = [k for k in _api_calls("") if k not in ("differentiate", "checkpoin
 def test_an_api_call_leaves_no_garbage_cycles(kind, lazy, tmp_path):
     # As a training step (above), for the other public APIs: warmed up, then one call must leave nothing
     # only the garbage collector frees. Before: an error raised in a custom gradient's grad_fn (its wrapping
-    # frame kept the error, whose traceback keeps the frame: 74 objects with every frame's locals).
+    # frame kept the error, whose traceback keeps the frame: 74 objects with every frame's locals), a
+    # Checkpoint save (a ctypes library handle per save, json.dump's encoder closures: 48).
     # Not here: a tj.function's first call that creates a Variable from a traced value abandons its jax trace
     # with an exception, which leaves jax's own trace objects in cycles (82 objects; as any exception escaping
     # a jax.jit trace: 33 for a plain one), once per function.

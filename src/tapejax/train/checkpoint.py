@@ -361,13 +361,27 @@ _STAGING = ".tapejax-staging-"
 _REPLACED = ".tapejax-replaced"
 
 
+_RENAMEAT2: list = []  # [the C function, or None where there is none], looked up once
+
+
+def _renameat2():
+    """libc's renameat2, or None. Looked up once: each ``ctypes.CDLL`` is a reference cycle (its function
+    pointer class), which a save would otherwise leave to the garbage collector."""
+    if not _RENAMEAT2:
+        try:
+            fn = ctypes.CDLL(None, use_errno=True).renameat2
+            fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+        except (AttributeError, OSError):
+            fn = None
+        _RENAMEAT2.append(fn)
+    return _RENAMEAT2[0]
+
+
 def _exchange(a: str, b: str) -> bool:
     """Swap the names of ``a`` and ``b`` atomically; False where this system or filesystem cannot."""
-    try:
-        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
-    except (AttributeError, OSError):
+    renameat2 = _renameat2()
+    if renameat2 is None:
         return False
-    renameat2.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
     at_fdcwd, rename_exchange = -100, 2
     if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
         return True
@@ -949,7 +963,8 @@ def _write_json(path: str, value: Any) -> None:
     """``value`` as JSON at ``path``, atomically: a kill leaves the old file or the new one."""
     tmp = f"{path}.tmp"
     with open(tmp, "w") as f:
-        json.dump(value, f)
+        # (json.dumps: json.dump's pure-Python encoder is closures referring to each other, a cycle per call)
+        f.write(json.dumps(value))
     os.replace(tmp, path)
 
 
