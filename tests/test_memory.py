@@ -680,7 +680,7 @@ def _api_calls(tmp_dir):
     return calls
 
 
-_API_CALLS = [k for k in _api_calls("") if k != "differentiate"]
+_API_CALLS = list(_api_calls(""))
 
 
 @pytest.mark.parametrize("lazy", [True, False], ids=["deferred", "strictly_eager"])
@@ -689,7 +689,8 @@ def test_an_api_call_leaves_no_garbage_cycles(kind, lazy, tmp_path):
     # As a training step (above), for the other public APIs: warmed up, then one call must leave nothing
     # only the garbage collector frees. Before: an error raised in a custom gradient's grad_fn (its wrapping
     # frame kept the error, whose traceback keeps the frame: 74 objects with every frame's locals), a
-    # Checkpoint save (a ctypes library handle per save, json.dump's encoder closures: 48).
+    # Checkpoint save (a ctypes library handle per save, json.dump's encoder closures: 48), tj.differentiate
+    # (its jitted methods referred back to it, its backward program's plan-less RecordTypes to themselves: 128).
     # Not here: a tj.function's first call that creates a Variable from a traced value abandons its jax trace
     # with an exception, which leaves jax's own trace objects in cycles (82 objects; as any exception escaping
     # a jax.jit trace: 33 for a plain one), once per function.
@@ -707,6 +708,23 @@ def test_an_api_call_leaves_no_garbage_cycles(kind, lazy, tmp_path):
             garbage = gc.collect()
         finally:
             gc.enable()
+    assert garbage == 0, garbage
+
+
+def test_an_unrecorded_backward_function_is_no_reference_cycle():
+    # (what replay's and tj.differentiate's programs call: its RecordType, with no residual plan, referred to
+    # itself as its own plan-less variant)
+    from tapejax.ops.core import OpBackward, registry
+    op = registry()["sin"]
+    x = jax.numpy.ones(3)
+    gc.collect()
+    gc.disable()
+    try:
+        bf = OpBackward.unrecorded(op, {}, (x,), None, (0,), (False, (((3,), np.dtype("float32"), True),)))
+        del bf
+        garbage = gc.collect()
+    finally:
+        gc.enable()
     assert garbage == 0, garbage
 
 

@@ -28,6 +28,7 @@ go back to that pair's backward program.
 """
 from __future__ import annotations
 
+import weakref
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
 import jax
@@ -90,6 +91,15 @@ def _signature_of(arrays: list) -> tuple:
     return tuple((tuple(a.shape), a.dtype, getattr(a, "weak_type", False)) for a in arrays)
 
 
+def _jit_method(obj, name: str):
+    """``jax.jit`` of ``obj``'s method ``name``, for ``obj`` to keep: through a weak reference, as the jitted
+    function of a bound method would refer back to ``obj`` (a cycle only the garbage collector frees)."""
+    ref = weakref.ref(obj)
+    fn = lambda *args: getattr(ref(), name)(*args)
+    fn.__name__ = fn.__qualname__ = f"{type(obj).__name__}.{name}"
+    return jax.jit(fn)
+
+
 class Differentiated:
     """The forward and backward programs of ``f`` and the report of what crosses between them."""
 
@@ -108,13 +118,13 @@ class Differentiated:
         # them; with any, f is traced again with them as inputs.
         self.variables: List[Any] = []
         self._found: List[Any] = []
-        self._forward = jax.jit(self._forward_impl)
+        self._forward = _jit_method(self, "_forward_impl")
         self._forward(example, [])  # trace once: builds the plan and the report
         if self._found:
             self.variables, self._plan = self._found, None
-            self._forward = jax.jit(self._forward_impl)
+            self._forward = _jit_method(self, "_forward_impl")
             self._forward(example, self._variable_values())
-        self._backward = jax.jit(self._backward_impl)
+        self._backward = _jit_method(self, "_backward_impl")
         plan = self._plan
         self.captures: List[CaptureInfo] = plan["report"]
         self.residual_bytes = sum(c.nbytes for c in self.captures if c.kind == "temporary")

@@ -1724,10 +1724,12 @@ class RecordType:
     def __init__(self, op: OpDef, static: dict, diff: tuple, spec, infos: Optional[tuple], plan, epoch: int) -> None:
         self.op, self.static, self.diff, self.spec, self.infos = op, static, diff, spec, infos
         self.plan, self.epoch = plan, epoch
-        self._planless = None if plan is not None else self
+        self._planless = None  # (not ``self`` for a plan-less type: a reference cycle, freed only by the collector)
 
     def without_plan(self) -> "RecordType":
         """This type with no residual plan (made once: every op of this type releasing its residuals asks)."""
+        if self.plan is None:
+            return self
         t = self._planless
         if t is None:
             t = self._planless = RecordType(self.op, self.static, self.diff, self.spec, self.infos, None, self.epoch)
