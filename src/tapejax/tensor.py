@@ -387,9 +387,12 @@ class Tensor(ArrayShape):
             self._trackers = ref  # one owner (the common case): the weak reference itself, no list
         elif type(tr) is list:
             if ref not in tr:
+                # (a long-lived tensor each new accumulator or tape tracks, a watched primal: the dead owners'
+                # references go, or the list would grow by one per owner for the tensor's whole life)
+                tr[:] = [r for r in tr if r() is not None]
                 tr.append(ref)
         elif tr is not ref:
-            self._trackers = [tr, ref]
+            self._trackers = [tr, ref] if tr() is not None else ref
 
     # -- properties -----------------------------------------------------------------------------
     @property
