@@ -3,6 +3,7 @@ while the tape is still open (tape.h's DeleteTrace). Measured with jax.live_arra
 
 These tests are about the residuals of ops that ran, so deferred execution (tj.config.lazy, which
 would compute nothing until the gradient) is off here; tests/test_lazy.py covers memory with it on."""
+import contextlib
 import gc
 import os
 import subprocess
@@ -599,6 +600,11 @@ def _api_calls(tmp_dir):
         with pytest.raises(ValueError, match="grad_fn fails"):
             gradient_of(failing)()
 
+    def error_in_op():  # (bad input: an error naming the op, its shapes and the fix), under a tape and not
+        for tape in (tj.GradientTape(), contextlib.nullcontext()):
+            with tape, pytest.raises(ValueError, match="matmul"):
+                tnp.matmul(x, tnp.ones((3, 3)))
+
     def error_in_tape_block():
         with pytest.raises(ValueError, match="in the block"):
             with tj.GradientTape() as t:
@@ -665,7 +671,7 @@ def _api_calls(tmp_dir):
         "custom_gradient": gradient_of(triple), "custom_gradient_variables": gradient_of(times_v, (x, v)),
         "recompute_grad": gradient_of(tj.recompute_grad(lambda a: tnp.sin(a) * 2.0)),
         "grad_pass_through": gradient_of(tj.grad_pass_through(lambda a: tnp.round(a) * a)),
-        "error_in_grad_fn": error_in_grad_fn, "error_in_tape_block": error_in_tape_block,
+        "error_in_grad_fn": error_in_grad_fn, "error_in_op": error_in_op, "error_in_tape_block": error_in_tape_block,
         "stop_recording_and_reset": stop_recording_and_reset,
         "function": lambda: fn(x), "function_first_call": function_first_call,
         "function_under_tape": gradient_of(fn, (x, v)), "function_with_gradients": lambda: fn_gradients(x),
@@ -690,7 +696,8 @@ def test_an_api_call_leaves_no_garbage_cycles(kind, lazy, tmp_path):
     # only the garbage collector frees. Before: an error raised in a custom gradient's grad_fn (its wrapping
     # frame kept the error, whose traceback keeps the frame: 74 objects with every frame's locals), a
     # Checkpoint save (a ctypes library handle per save, json.dump's encoder closures: 48), tj.differentiate
-    # (its jitted methods referred back to it, its backward program's plan-less RecordTypes to themselves: 128).
+    # (its jitted methods referred back to it, its backward program's plan-less RecordTypes to themselves: 128),
+    # an op's error for bad input (the frame raising it kept it: 242 objects, with the jax trace that failed).
     # Not here: a tj.function's first call that creates a Variable from a traced value abandons its jax trace
     # with an exception, which leaves jax's own trace objects in cycles (82 objects; as any exception escaping
     # a jax.jit trace: 33 for a plain one), once per function.
@@ -740,6 +747,37 @@ def test_repeated_api_calls_keep_no_new_objects(kind, lazy, tmp_path):
         gc.collect()
         grown = len(gc.get_objects()) - before
     assert grown <= 10, grown
+
+
+@pytest.mark.parametrize("body", ["float", "arange"])
+def test_an_error_in_a_function_trace_keeps_no_frames_in_cycles(body):
+    # float() of a traced value (tensor.py) and a traced arange bound (tj.numpy's naming of it): the frame that
+    # raised the error kept it, so every frame of the failed trace, with its locals, waited for the collector
+    # (268 objects). What is left is jax's own for the abandoned trace (as any error escaping a jax.jit trace).
+    import types
+    x = tj.constant(np.linspace(-1.0, 1.0, 4, dtype=np.float32))
+
+    def call():
+        @tj.function
+        def f(a):
+            return float(a[0]) if body == "float" else tnp.arange(a[0])
+        with pytest.raises(Exception, match="traced"):
+            f(x)
+
+    for _ in range(3):
+        call()
+    gc.collect()
+    gc.disable()
+    try:
+        call()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+    finally:
+        gc.set_debug(0)
+        gc.enable()
+    frames = [f"{o.f_code.co_filename}:{o.f_code.co_name}" for o in gc.garbage if isinstance(o, types.FrameType)]
+    gc.garbage.clear()
+    assert frames == [], frames
 
 
 def test_an_unrecorded_backward_function_is_no_reference_cycle():

@@ -808,7 +808,10 @@ def _require_concrete(t: Tensor, what: str, error: Optional[type] = None) -> Non
             "or a jax transform). Return the tensor from the function and convert it outside, or use "
             "tj.numpy ops (e.g. tj.numpy.where instead of Python if).")
         e.value = t  # the tensor asked (tj.numpy ops name the argument that held it: ops/api.py)
-        raise e
+        try:
+            raise e
+        finally:
+            e = None  # (the traceback keeps this frame: its locals must not keep the error, a reference cycle)
 
 
 jax.tree_util.register_pytree_node(Tensor, _tree_flatten_tensor, pytree_unflatten)

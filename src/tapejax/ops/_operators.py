@@ -248,7 +248,10 @@ def _host_array(self, what: str):
             f"is not known until the compiled program runs. Return it from the function and call .{what} on the "
             "result, or compute with tj.numpy ops (tj.numpy.where rather than a Python if).")
         e.value = self
-        raise e
+        try:
+            raise e
+        finally:
+            e = None  # (the traceback keeps this frame: its locals must not keep the error, a reference cycle)
     return np.asarray(value)
 
 

@@ -43,7 +43,10 @@ def _ignoring_name(f: Callable) -> Callable:
             named = _traced_argument_error(f, args, kwargs, e)
             if named is None:
                 raise
-            raise named from e
+            try:
+                raise named from e
+            finally:
+                named = None  # (the traceback keeps this frame: its locals must not keep the error, a reference cycle)
         except ConversionError as e:  # (an argument converted before the op's dispatch, which names the op)
             if str(e).startswith("tj op ") or _called_by_an_op(sys._getframe(1)):
                 raise

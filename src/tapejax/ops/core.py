@@ -147,7 +147,10 @@ def static(v: Any) -> Any:
         e = TracedValueError(f"a {type(traced).__name__} whose value is traced was given where a Python number is "
                              "expected (a shape, a count).")
         e.value = traced
-        raise e
+        try:
+            raise e
+        finally:
+            e = None  # (the traceback keeps this frame: its locals must not keep the error, a reference cycle)
     return out
 
 
@@ -1171,7 +1174,10 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
         named = named_error(op.name, shown, static, e)
         if named is None:
             raise
-        raise named from e
+        try:
+            raise named from e
+        finally:
+            named = None  # (the traceback keeps this frame: its locals must not keep the error, a reference cycle)
     except NotImplementedError as e:
         if "Unsupported dtype" not in str(e):  # (jaxlib's LAPACK bindings: float16 and bfloat16 have none)
             raise

@@ -76,7 +76,10 @@ def _known(name: str, param: str, v):
     if held is not None:
         e = traced_argument_error(f"tj.numpy.fft.{name}", param, held)
         e.value = None  # (it names the argument already: api.py's wrapper need not, and lists no tj.numpy.fft)
-        raise e
+        try:
+            raise e
+        finally:
+            e = None  # (the traceback keeps this frame: its locals must not keep the error, a reference cycle)
     return v
 
 

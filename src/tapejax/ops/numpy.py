@@ -2459,7 +2459,10 @@ def _create(name: str, make: Callable, *args, **kw) -> Tensor:
                             e)
         if named is None:
             raise
-        raise named from e
+        try:
+            raise named from e
+        finally:
+            named = None  # (the traceback keeps this frame: its locals must not keep the error, a reference cycle)
 
 
 def _may_be_huge(args, kw) -> bool:
@@ -2575,7 +2578,10 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, out_sharding
         # one argument is the stop, as jax.numpy's error names it (value None: api.py's naming by position keeps it)
         e = traced_argument_error("tj.numpy.arange", "stop", start)
         e.value = None
-        raise e
+        try:
+            raise e
+        finally:
+            e = None  # (the traceback keeps this frame: its locals must not keep the error, a reference cycle)
     bounds = [v for v in (start, stop, step) if v is not None]
     if dtype is None and builtins.any(type(v) not in (int, float, bool) for v in bounds):
         # (the bounds' promoted dtype, as jax.numpy's: an int16 start gives int16; they pass as Python numbers)
