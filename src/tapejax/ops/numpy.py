@@ -58,7 +58,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import tape_set, vspace
-from ..tensor import (Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, is_float,
+from ..tensor import (LazyTensor, Tensor, TracedValueError, Variable, broadcasts_to, convert_to_tensor, is_float,
                       is_weakly_typed, numpy_sequence_dtype, pending_source, pending_value, refuse_narrowing,
                       set_list_packer, traced_argument_error)
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
@@ -2407,7 +2407,8 @@ def _kept_sharding(a, out) -> Optional[Any]:
     """The sharding over several devices of ``a``'s value, which jax.numpy's ``*_like`` give their result, where
     ``out`` (the op's result, placed by its jitted kernel, whose constant output XLA places by default) lacks it;
     None otherwise, also for a value not computed yet (a step's pending one is not forced for its placement)."""
-    if pending_source(a) is not None or (isinstance(a, Variable) and pending_value(a) is not None):
+    if isinstance(a, LazyTensor) or pending_source(a) is not None or \
+            (isinstance(a, Variable) and pending_value(a) is not None):
         return None
     sharding = getattr(a, "sharding", None)
     if sharding is None or len(sharding.device_set) < 2 or pending_source(out) is not None:
