@@ -1178,3 +1178,16 @@ def test_a_pending_output_no_gradient_reached_is_still_readable_after_the_gradie
         y = g(x)
     assert tape.gradient(y, x) is None
     np.testing.assert_array_equal(y.numpy(), 2 * np.arange(6.0).reshape(2, 3))
+
+
+def test_zeros_like_of_a_deferred_value_leaves_it_pending():
+    # zeros_like / ones_like read their argument's placement (a value sharded over several devices keeps its
+    # sharding, as jnp's): of a deferred value that read ran the pending op, one eager dispatch per call
+    x = tj.constant([1.0, 2.0])
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = tnp.tanh(x)
+        z, o = tnp.zeros_like(y), tnp.ones_like(y)
+        assert pending(y) and pending(z) and pending(o)
+        s = tnp.sum(y * o + z)
+    np.testing.assert_allclose(tape.gradient(s, x).numpy(), 1 - np.tanh([1.0, 2.0]) ** 2, rtol=1e-6)
