@@ -122,3 +122,51 @@ def test_zeros_like_and_ones_like_keep_the_sharding():
     env = dict(os.environ, XLA_FLAGS=xla_flags("--xla_force_host_platform_device_count=8"), JAX_PLATFORMS="cpu")
     r = subprocess.run([sys.executable, "-c", LIKE_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
+
+
+FULL_LIKE_SCRIPT = textwrap.dedent("""
+    import jax, jax.numpy as jnp, numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+    import tapejax as tj
+    tnp = tj.numpy
+    mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("a", "b"))
+    sh, rep = NamedSharding(mesh, P("a", "b")), NamedSharding(mesh, P())
+    x = jax.device_put(jnp.arange(32, dtype=jnp.float32).reshape(8, 4), sh)
+    r = jax.device_put(jnp.arange(4, dtype=jnp.float32), rep)
+    t, v, c = tj.constant(x), tj.Variable(x), tj.constant(3.0)
+    one_device = jax.devices()[0]
+    cases = [  # (jax.numpy's call on x or r, tapejax's on a, jax.numpy's placement as jax 0.10 gives it)
+        (lambda a: jnp.full_like(a, jnp.float32(3.0)), lambda a: tnp.full_like(a, c), sh),
+        (lambda a: jnp.full_like(a, jnp.float32(3.0), shape=(8, 4)), lambda a: tnp.full_like(a, c, shape=(8, 4)), sh),
+        (lambda a: jnp.full_like(a, 3.0, shape=(8, 4)), lambda a: tnp.full_like(a, 3.0, shape=(8, 4)), sh),
+        (lambda a: jnp.zeros_like(a, shape=(8, 4)), lambda a: tnp.zeros_like(a, shape=(8, 4)), sh),
+        (lambda a: jnp.ones_like(a, shape=(8, 4)), lambda a: tnp.ones_like(a, shape=(8, 4)), sh),
+        # another shape: only a replicated sharding is kept; a fill of several values is broadcast, not placed
+        (lambda a: jnp.zeros_like(a, shape=(2,)), lambda a: tnp.zeros_like(a, shape=(2,)), None),
+        (lambda a: jnp.full_like(a, jnp.arange(4.0)), lambda a: tnp.full_like(a, tj.constant(np.arange(4.0))), None),
+    ]
+    for i, (jf, tf_, expect) in enumerate(cases):
+        got_jnp = jf(x).sharding
+        assert (got_jnp.device_set == {one_device}) if expect is None else got_jnp == expect, (i, got_jnp)
+        for a in (t, v, x):
+            got = tf_(a).value.sharding
+            assert got.is_equivalent_to(got_jnp, 2), (i, type(a), got, got_jnp)
+    assert jnp.zeros_like(r, shape=(2, 3)).sharding == rep
+    assert tnp.zeros_like(tj.constant(r), shape=(2, 3)).value.sharding == rep
+    # the fill keeps its gradient (the sum of the upstream gradient, TF's tf.fill)
+    with tj.GradientTape() as tape:
+        tape.watch(c)
+        y = tnp.full_like(t, c)
+        s = tnp.sum(y * t)
+    assert y.value.sharding == sh and float(tape.gradient(s, c)) == 496.0
+    print("OK")
+""")
+
+
+def test_full_like_and_a_given_shape_keep_the_sharding():
+    # jnp.full_like of an array sharded over 8 devices keeps its NamedSharding with a scalar fill, also a jax array
+    # one; so do zeros_like / ones_like / full_like given shape= a's shape (or any shape where a is replicated).
+    # tapejax's came back on one device for a Tensor fill (full_like(t, tj.constant(3.))) and for any shape= given.
+    env = dict(os.environ, XLA_FLAGS=xla_flags("--xla_force_host_platform_device_count=8"), JAX_PLATFORMS="cpu")
+    r = subprocess.run([sys.executable, "-c", FULL_LIKE_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr

@@ -2388,7 +2388,8 @@ def _filled_like(name: str, tf_op: str, full, jnp_like):
         if shape is None and _duck_typed(a):
             shape = tuple(a.shape)
         if shape is not None:
-            return full(shape, dtype or _dtype_of(a), device=device, out_sharding=out_sharding)
+            out = full(shape, dtype or _dtype_of(a), device=device, out_sharding=out_sharding)
+            return out if device is not None or out_sharding is not None else _placed(out, _kept_sharding(a, out, shape))
         if isinstance(a, (Tensor, Variable)) and (dtype is None or as_dtype(name, dtype) == a.dtype):
             out = apply(_LIKE_OPS[name], (a,), {})
             if device is None and out_sharding is None:
@@ -2403,15 +2404,18 @@ def _filled_like(name: str, tf_op: str, full, jnp_like):
     return like
 
 
-def _kept_sharding(a, out) -> Optional[Any]:
+def _kept_sharding(a, out, shape=None) -> Optional[Any]:
     """The sharding over several devices of ``a``'s value, which jax.numpy's ``*_like`` give their result, where
     ``out`` (the op's result, placed by its jitted kernel, whose constant output XLA places by default) lacks it;
-    None otherwise, also for a value not computed yet (a step's pending one is not forced for its placement)."""
+    None otherwise, also for a value not computed yet (a step's pending one is not forced for its placement).
+    With a ``shape`` given, jax.numpy keeps it only where that is ``a``'s shape or ``a`` is replicated."""
     if isinstance(a, LazyTensor) or pending_source(a) is not None or \
             (isinstance(a, Variable) and pending_value(a) is not None):
         return None
     sharding = getattr(a, "sharding", None)
     if sharding is None or len(sharding.device_set) < 2 or pending_source(out) is not None:
+        return None
+    if shape is not None and tuple(out.shape) != tuple(a.shape) and not sharding.is_fully_replicated:
         return None
     return None if getattr(out, "sharding", None) == sharding else sharding
 
@@ -3165,11 +3169,16 @@ def full_like(a, fill_value, dtype=None, shape=None, *, device=None, out_shardin
     if shape is None and _duck_typed(a):
         shape = tuple(a.shape)
     if shape is not None:
-        return full(shape, fill_value, dtype=dtype or _dtype_of(a), device=device, out_sharding=out_sharding)
+        out = full(shape, fill_value, dtype=dtype or _dtype_of(a), device=device, out_sharding=out_sharding)
+        if device is not None or out_sharding is not None or np.ndim(fill_value) != 0:
+            return out  # (jax.numpy broadcasts a fill of several values, placed as it is)
+        return _placed(out, _kept_sharding(a, out, shape))
     fill_value = _list_as_tensor(fill_value)
     if isinstance(fill_value, (Tensor, Variable)):
         if device is None and out_sharding is None:
-            return apply(_fill, (fill_value,), {"shape": _shape_of(a), "dtype": jnp.dtype(dtype or _dtype_of(a))})
+            out = apply(_fill, (fill_value,), {"shape": _shape_of(a), "dtype": jnp.dtype(dtype or _dtype_of(a))})
+            # (a scalar fill takes a's sharding, as jax.numpy's; a broadcast one is placed as it is)
+            return out if np.ndim(fill_value) != 0 else _placed(out, _kept_sharding(a, out))
         fill = convert_to_tensor(fill_value)  # (a Variable read once)
         out = apply(_fill, (fill,), {"shape": _shape_of(a), "dtype": jnp.dtype(dtype or _dtype_of(a))})
         # placed by jax.numpy.full_like itself, on a's value (a scalar fill and a broadcast one are placed differently)
