@@ -330,3 +330,41 @@ def test_no_gradient_under_jax_grad_is_the_lookup_error_of_every_path():
     with tj.ForwardAccumulator(x, tj.constant([1.0, 1.0])) as acc:  # (forward mode has a derivative)
         y = loop(x)
     np.testing.assert_allclose(acc.jvp(y).numpy(), [8.0, 8.0])
+
+
+def test_register_gradient_of_a_pytree_op_gets_what_its_vjp_gets():
+    """tj.RegisterGradient of a tj.op taking a dict: the gradient function got the dict's leaves, flattened
+    (primals (b, w, x) for (p, x): 'too many values to unpack'), and an op's nondiff_argnums values not at all
+    (IndexError). It now gets what the op's vjp= gets, the positional arguments as given, and returns one gradient
+    per argument in its structure. Expected (math, the rule being 10 times f's derivative for f = sum(w * x) + b):
+    dw = 10 x = [30, 40], db = 10, dx = 10 w = [10, 20]; the JVP (its transpose) along w of [1, 1]: 10 sum(x) = 70;
+    for x * k (k = 3 static): 10 k = 30."""
+    def grad(primals, out, ct):
+        p, x = primals
+        assert isinstance(p, dict)
+        return {"w": ct * x * 10, "b": ct * 10}, ct * p["w"] * 10
+
+    @tj.op(name="pytree_op_for_register")
+    def f(p, x):
+        return jnp.sum(p["w"] * x) + p["b"]
+    tj.RegisterGradient("pytree_op_for_register")(grad)
+    p, x = {"w": tj.constant([1.0, 2.0]), "b": tj.constant(0.5)}, tj.constant([3.0, 4.0])
+    with tj.GradientTape() as t:
+        t.watch([p["w"], p["b"], x])
+        y = f(p, x)
+    gw, gb, gx = t.gradient(y, [p["w"], p["b"], x])
+    np.testing.assert_allclose(gw.numpy(), [30, 40])
+    np.testing.assert_allclose(gb.numpy(), 10)
+    np.testing.assert_allclose(gx.numpy(), [10, 20])
+    with tj.ForwardAccumulator(p["w"], tj.constant([1.0, 1.0])) as acc:
+        y = f(p, x)
+    np.testing.assert_allclose(acc.jvp(y).numpy(), 70)
+
+    @tj.op(name="nondiff_op_for_register", nondiff_argnums=(1,))
+    def scale(a, k):
+        return a * k
+    tj.RegisterGradient("nondiff_op_for_register")(lambda primals, ct: (ct * primals[1] * 10, None))
+    with tj.GradientTape() as t:
+        t.watch(x)
+        y = scale(x, 3.0)
+    np.testing.assert_allclose(t.gradient(y, x).numpy(), [30, 30])

@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import inspect
 import sys
+import weakref
 from typing import Any, Callable, Optional, Sequence
 
 import jax
@@ -108,8 +109,10 @@ def _arity(f: Callable) -> int:
     return sum(1 for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty)
 
 
-def _user_bwd(vjp: Callable, nondiff: tuple):
-    """Adapt ``vjp(primals, outputs, cotangents)`` (or ``vjp(primals, cotangents)``) to an OpDef bwd."""
+def _user_bwd(vjp: Callable, nondiff: tuple, what: str = "custom vjp"):
+    """Adapt ``vjp(primals, outputs, cotangents)`` (or ``vjp(primals, cotangents)``) to an OpDef bwd: it gets the
+    tj.op's positional arguments as given (pytrees, ``nondiff_argnums`` values) and gives one gradient per
+    positional argument (a pytree argument's in its structure)."""
     three = _arity(vjp) >= 3
 
     def bwd(res, cts, _pos=(), _tree=None, **kw):
@@ -122,7 +125,7 @@ def _user_bwd(vjp: Callable, nondiff: tuple):
         if len(grads) == len(primals):
             grads = tuple(g for i, g in enumerate(grads) if i not in nondiff)
         if len(grads) != len(args):
-            raise ValueError(f"custom vjp returned {len(grads)} gradients, expected {len(primals)} (one per "
+            raise ValueError(f"{what} returned {len(grads)} gradients, expected {len(primals)} (one per "
                              "positional argument).")
         return _flatten_grads(grads, _tree)
     return bwd
@@ -254,6 +257,7 @@ def op(fn: Optional[Callable] = None, *, name: Optional[str] = None, vjp: Option
 
     definition = OpDef(op_name, core_fn, bwd=_user_bwd(vjp, nondiff) if vjp is not None else None,
                        jvp=_user_jvp(jvp, nondiff) if jvp is not None else None, user_defined=True)
+    _NONDIFF[definition] = nondiff  # (a RegisterGradient of it gets what vjp= gets)
 
     @functools.wraps(fn)
     def call(*args, name=None, **kwargs):  # name: TF's op name, accepted and ignored (no graph to name)
@@ -269,11 +273,18 @@ def op(fn: Optional[Callable] = None, *, name: Optional[str] = None, vjp: Option
     return call
 
 
+# The nondiff_argnums of each op made with tj.op (weak keys: an op defined again under its name goes)
+_NONDIFF: "weakref.WeakKeyDictionary[OpDef, tuple]" = weakref.WeakKeyDictionary()
+
+
 class RegisterGradient:
     """Decorator replacing the backward kernel of the named op (as ``tf.RegisterGradient``).
 
-    The decorated ``grad(primals, outputs, cotangents)`` returns one gradient per array argument; the
-    op's forward-mode kernel becomes its transpose, so both modes agree.
+    The decorated ``grad(primals, outputs, cotangents)`` (or ``grad(primals, cotangents)``) returns one
+    gradient per array argument (None allowed); for an op made with ``tj.op`` it takes and returns what that
+    op's ``vjp=`` does: the positional arguments as given (a pytree argument in its structure, the values at
+    ``nondiff_argnums`` too) and one gradient per positional argument, a pytree argument's in its structure.
+    The op's forward-mode kernel becomes its transpose, so both modes agree.
     """
 
     def __init__(self, op_name: str) -> None:
@@ -289,10 +300,15 @@ class RegisterGradient:
             hint = f"Did you mean {', '.join(repr(c) for c in close)}? " if close else ""
             raise LookupError(f"RegisterGradient: no op named '{self._name}'. {hint}There are {len(ops)} named ops "
                               "(tapejax.ops.core.registry()); name one of your own with tj.op(fn, name=...).")
+        op_def = ops[self._name]
+        nondiff = _NONDIFF.get(op_def)
+        if nondiff is not None:  # (a tj.op: its pytree arguments are flattened into leaves, its nondiff ones static)
+            op_def.set_backward(None, _user_bwd(grad, nondiff, f"the gradient registered for '{self._name}'"))
+            return grad
         three = _arity(grad) >= 3
 
         def bwd(res, cts, **static):
             dyn, out = res
             return grad(tuple(dyn), out, cts) if three else grad(tuple(dyn), cts)
-        ops[self._name].set_backward(None, bwd)
+        op_def.set_backward(None, bwd)
         return grad
