@@ -118,34 +118,6 @@ def test_max_pool_grad_explicit_padding_strided():
     np.testing.assert_array_equal(got, [54, 0, 30, 0, 0, 0, 0, 0, 39, 0, 21, 0, 0, 0, 0, 0])
 
 
-_NAN, _INF, _LOWEST = float("nan"), float("inf"), -3.4028234663852886e38  # (float32's lowest finite value)
-
-
-@pytest.mark.parametrize("data,window,padding,want,want_grad", [
-    # TF 2.21 tf.nn.max_pool2d (CPU) and its gradient of ones. Before: NaN propagated (outputs [nan], [nan],
-    # [nan]; gradients [0, 0, 0, 1], [0, 0, 1, 0] and [0, 0, 0, 1] for all-NaN), and -inf stayed -inf
-    ([1, 2, 3, _NAN], (2, 2), "VALID", [3], [0, 0, 1, 0]),  # NaN is skipped
-    ([1, _NAN, 5, 3], (2, 2), "VALID", [5], [0, 0, 1, 0]),
-    ([_NAN] * 4, (2, 2), "VALID", [_LOWEST], [1, 0, 0, 0]),
-    ([-_INF] * 4, (2, 2), "VALID", [_LOWEST], [1, 0, 0, 0]),  # a window of -inf gives the lowest float
-    ([-_INF, _NAN, -_INF, -_INF], (2, 2), "VALID", [_LOWEST], [1, 0, 0, 0]),
-    # a padded window's gradient goes to its first real entry, -inf too (before: [1, 1, 0], lost in the padding)
-    ([-_INF, -_INF, -_INF], (3,), "SAME", [_LOWEST] * 3, [2, 1, 0]),
-])
-def test_max_pool_skips_nan_and_floors_at_the_lowest_float_as_tf(data, window, padding, want, want_grad):
-    x = np.array(data, np.float32).reshape((1, 2, 2, 1) if len(window) == 2 else (1, len(data), 1))
-    np.testing.assert_array_equal(tj.nn.max_pool(x, window, (1,) * len(window), padding).numpy().ravel(),
-                                  np.float32(want))
-    g = _grad(lambda a: tj.nn.max_pool(a, window, (1,) * len(window), padding), x)
-    np.testing.assert_array_equal(g.numpy().ravel(), want_grad)
-
-
-def test_max_pool_of_minus_inf_is_the_dtypes_lowest_float16():
-    # TF 2.21: tf.nn.max_pool2d of four float16 -inf is -65504 (float16's lowest); before: -inf
-    x = np.full((1, 2, 2, 1), -np.inf, np.float16)
-    np.testing.assert_array_equal(tj.nn.max_pool(x, (2, 2), (2, 2), "VALID").numpy().ravel(), np.float16([-65504]))
-
-
 # -- softmax, log_softmax (kernel_tests/nn_ops/softmax_op_test.py, ops/nn_test.py) ----------------------------
 
 @pytest.mark.parametrize("fn", ["softmax", "log_softmax"])

@@ -608,27 +608,10 @@ def _check_output_size(op, shape, dims, strd, pad):
                              f"(padded by {(lo, hi)}) with stride {s}")
 
 
-def _tf_pool_view(x):
-    """``x`` as TF's max pool sees it: its kernel starts each window at the dtype's lowest finite value and takes
-    only larger entries, so NaN is skipped and a window of -inf (or NaN) gives that lowest value (tf.nn.max_pool2d
-    of [nan, 1, 2, 3] is 3, of four -inf -3.4028235e+38 in float32)."""
-    return jnp.where(jnp.isnan(x) | jnp.isneginf(x), np.asarray(jnp.finfo(x.dtype).min, x.dtype), x)
-
-
-# (derivative the identity: the gradient still reaches the window's first entry there, as TF's MaxPoolGrad)
-_tf_pool_input = jax.custom_jvp(_tf_pool_view)
-_tf_pool_input.defjvp(lambda primals, tangents: (_tf_pool_view(primals[0]), tangents[0]))
-
-
 def _max_pool_fn(x, window_shape, strides=None, padding="VALID"):
     dims, strd, pad = _pool_dims(x.ndim, window_shape, strides, padding)
     _check_output_size("pooling", x.shape, dims, strd, pad)
-    if jnp.issubdtype(x.dtype, jnp.floating):
-        # (init -inf, JAX's differentiable max reducer, is below every entry now: the padding JAX's gradient
-        # selects with too, so that a padded window's gradient goes to its first real entry, as TF's)
-        x, init = _tf_pool_input(x), -jnp.inf
-    else:
-        init = jnp.iinfo(x.dtype).min
+    init = -jnp.inf if jnp.issubdtype(x.dtype, jnp.floating) else jnp.iinfo(x.dtype).min
     return jax.lax.reduce_window(x, np.asarray(init, x.dtype), jax.lax.max, dims, strd, pad)
 
 
