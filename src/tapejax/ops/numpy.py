@@ -2389,7 +2389,9 @@ def _filled_like(name: str, tf_op: str, full, jnp_like):
             shape = tuple(a.shape)
         if shape is not None:
             out = full(shape, dtype or _dtype_of(a), device=device, out_sharding=out_sharding)
-            return out if device is not None or out_sharding is not None else _placed(out, _kept_sharding(a, out, shape))
+            if device is not None or out_sharding is not None:
+                return out
+            return _placed(out, _kept_sharding(a, out, shape))
         if isinstance(a, (Tensor, Variable)) and (dtype is None or as_dtype(name, dtype) == a.dtype):
             out = apply(_LIKE_OPS[name], (a,), {})
             if device is None and out_sharding is None:
