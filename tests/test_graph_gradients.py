@@ -451,3 +451,20 @@ def test_a_source_that_is_not_a_tensor_is_a_type_error():
     for sources in (1.5, [x, 1.5], None):
         with pytest.raises(TypeError):
             tape.gradient(y, sources)
+
+
+def test_grad_ys_of_another_dtype_is_a_type_error():
+    """TF 2.21 (tf.gradients in a tf.function, y = x * 2. with x float32 of shape (3,)): grad_ys=tf.constant([1, 1,
+    1]) (int32) raises TypeError ("Input 'y' of 'Mul' Op has type float32 that does not match type int32"), so does
+    a float16 one; grad_ys=[[1., 2., 3.]] (a Python list of y's shape) gives [2, 4, 6], grad_ys=3.0 for a scalar y
+    gives 6; a wrong shape is ValueError. tapejax converted the int32 / float16 grad_ys to float32 and gave
+    [2, 2, 2]. (Python numbers and lists keep taking y's dtype.)"""
+    x = tj.constant([1.0, 2.0, 3.0])
+    for gy in (tj.constant([1, 1, 1]), jnp.ones(3, jnp.float16), np.ones(3, np.int32)):
+        with pytest.raises(TypeError, match=r"grad_ys entry of dtype (int32|float16) .* dtype float32"):
+            tj.function(lambda x: tj.gradients(x * 2.0, x, grad_ys=gy))(x)
+    close(tj.function(lambda x: tj.gradients(x * 2.0, x, grad_ys=[[1.0, 2.0, 3.0]]))(x)[0], [2.0, 4.0, 6.0])
+    close(tj.function(lambda x: tj.gradients(x[0] * 2.0, x, grad_ys=3.0))(x)[0], [6.0, 0.0, 0.0])
+    close(tj.function(lambda x: tj.gradients(x * 2.0, x, grad_ys=np.ones(3, np.float32)))(x)[0], [2.0] * 3)
+    with pytest.raises(ValueError, match=r"shape \(2,\) does not match its y .* of shape \(3,\)"):
+        tj.function(lambda x: tj.gradients(x * 2.0, x, grad_ys=tnp.ones(2)))(x)

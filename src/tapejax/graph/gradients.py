@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 from typing import Any, List
 
+import jax
 import jax.numpy as jnp
 
 from .. import sweep, tape_set, vspace
@@ -59,6 +60,20 @@ def _check_grad_y(y, arr, gy) -> None:
         want = "complex" if jnp.issubdtype(arr.dtype, jnp.complexfloating) else "real or integer"
         raise TypeError(f"tj.gradients: Gradient type {kind.name} generated for {want}-valued tensor {y!r} with "
                         f"type {arr.dtype} must be {want}.")
+
+
+def _seed_of(y, arr, gy) -> Tensor:
+    """``gy`` as a Tensor of y's dtype. A value with a dtype of its own (Tensor, Variable, numpy or jax array or
+    scalar) must have y's: TF's graph feeds it to y's gradient ops, which raise TypeError on a float64 or int32
+    gradient of a float32 y; converting it would hide the mismatch. Python numbers and lists take y's dtype.
+    Its dtype is compared as JAX canonicalizes it (x64 off: a numpy float64 array is float32, as everywhere)."""
+    own = getattr(gy, "dtype", None)
+    if own is not None and jax.dtypes.canonicalize_dtype(own) != jnp.dtype(arr.dtype):
+        raise TypeError(f"tj.gradients: grad_ys entry of dtype {jnp.dtype(own).name} (shape {tuple(gy.shape)}) "
+                        f"for y {y!r} of dtype {jnp.dtype(arr.dtype).name} (shape {tuple(arr.shape)}): a gradient "
+                        f"must have its y's dtype; convert it first, e.g. "
+                        f"tj.numpy.astype(grad_y, {jnp.dtype(arr.dtype).name!r}).")
+    return gy if isinstance(gy, Tensor) else convert_to_tensor(gy, dtype=arr.dtype)
 
 
 def _entries(xs: Any) -> list:
@@ -138,12 +153,12 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
             gy = Tensor(vspace.ones_like(arr))
         else:
             _check_grad_y(y, arr, gy)
-            gy = gy if isinstance(gy, Tensor) else convert_to_tensor(gy, dtype=arr.dtype)
+            gy = _seed_of(y, arr, gy)
             if gy.ndim == 0 and arr.ndim > 0:  # a scalar is broadcast, as TF's graph multiplies it in
                 gy = tnp.broadcast_to(gy, arr.shape)
             if tuple(gy.shape) != tuple(arr.shape):
-                raise ValueError(f"tj.gradients: grad_ys of shape {tuple(gy.shape)} does not match its y of shape "
-                                 f"{tuple(arr.shape)}.")
+                raise ValueError(f"tj.gradients: grad_ys entry of shape {tuple(gy.shape)} does not match its y "
+                                 f"{y!r} of shape {tuple(arr.shape)}; pass a gradient of y's shape (or a scalar).")
         y_ids.append(_id_of(y))
         seeds.append(gy)
 
