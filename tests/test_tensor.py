@@ -386,27 +386,6 @@ def test_shape_is_a_tuple_with_tfs_tensorshape_methods():
         tj.TensorShape([2.5])
 
 
-def test_a_scalars_shape_is_true_as_tfs_tensorshape():
-    """TF 2.21: bool(tf.constant(1.).shape) is True (a TensorShape is true whenever its rank is known; only
-    TensorShape(None) is false, as tj.TensorSpec(None).shape, which is None); tapejax's, an empty tuple, was False.
-    len, equality with () and [], hash, tuple() and iteration of a scalar's shape are a tuple's, as before; len(),
-    iter() and ``in`` on a 0-d tensor still raise TypeError (TF's)."""
-    import pickle
-    for s in (tj.constant(1.0).shape, tj.Variable(1.0).shape, tj.TensorSpec([]).shape, tj.TensorShape([]),
-              tj.constant([1.0, 2.0]).shape[2:]):
-        assert bool(s) is True and not (not s) and (s or "other") == ()
-        assert len(s) == 0 and s == () and s == [] and hash(s) == hash(()) and tuple(s) == () and list(s) == []
-        assert s.rank == 0 and s.num_elements() == 1 and pickle.loads(pickle.dumps(s)) == ()
-        assert np.zeros(s).shape == () and jnp.zeros(s).shape == () and jax.tree_util.tree_leaves(s) == []
-    assert bool(tj.constant([1.0]).shape) is True and tj.TensorSpec(None).shape is None
-    scalar = tj.constant(1.0)
-    for bad in (lambda: len(scalar), lambda: iter(scalar), lambda: reversed(scalar), lambda: 1.0 in scalar,
-                lambda: len(tj.Variable(1.0))):
-        with pytest.raises(TypeError):
-            bad()
-    assert tj.constant(2.0) in tj.constant([1.0, 2.0]) and len(tj.constant([1.0, 2.0])) == 2
-
-
 def test_a_shape_is_a_tuple_to_jax_pytrees_and_pickle():
     import pickle
     s = tj.constant(np.ones((2, 3), np.float32)).shape

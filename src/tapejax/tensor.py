@@ -149,11 +149,6 @@ class TensorShape(tuple):
 
     __hash__ = tuple.__hash__
 
-    def __bool__(self):
-        # As TF's: true whenever the rank is known (always here), so a scalar's () is true; a tuple's test of
-        # emptiness would make ``if t.shape:`` differ from TF code's meaning. ``len(shape) == 0`` asks for rank 0.
-        return True
-
     def __getitem__(self, key):
         item = tuple.__getitem__(self, key)
         return TensorShape(item) if isinstance(key, slice) else item
@@ -527,12 +522,12 @@ class Tensor(ArrayShape):
         return bool(np.asarray(self._value).reshape(()))
 
     def __len__(self) -> int:
-        if len(self.shape) == 0:  # (a TensorShape is always true, as TF's)
+        if not self.shape:
             raise TypeError("Scalar tensor has no `len()` (a 0-d tj.Tensor), as TF")
         return self.shape[0]
 
     def __iter__(self):
-        if len(self.shape) == 0:  # (a TensorShape is always true, as TF's)
+        if not self.shape:
             raise TypeError("Cannot iterate over a scalar tensor (a 0-d tj.Tensor), as TF")
         return (self[i] for i in range(self.shape[0]))
 
@@ -540,7 +535,7 @@ class Tensor(ArrayShape):
         """``reversed(t)``, as jax.Array's (jax 0.12 defines it; before, Python's sequence fallback gave the same):
         the entries along the first axis, last first, each a recorded ``t[i]`` as ``iter(t)`` gives them; a 0-d
         tensor raises TypeError."""
-        if len(self.shape) == 0:  # (a TensorShape is always true, as TF's)
+        if not self.shape:
             raise TypeError("Cannot iterate over a scalar tensor (a 0-d tj.Tensor), as TF")
         return (self[i] for i in range(self.shape[0] - 1, -1, -1))
 

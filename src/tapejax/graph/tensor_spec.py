@@ -29,7 +29,7 @@ class TensorSpec:
         if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
             shape = (int(shape),)  # (as TF: TensorSpec(3) is a vector of 3)
         self._shape = None if shape is None else TensorShape(shape)
-        for d in () if self._shape is None else self._shape:
+        for d in self._shape or ():
             if d is not None and d < 0:
                 raise ValueError(f"tj.TensorSpec: Dimension {d} must be >= 0 (shape {tuple(self._shape)}), as TF")
         self._name = name

@@ -311,10 +311,10 @@ def _contains(self, other):
     """``x in t`` as TF's tensors, which leave it to Python's iteration protocol: whether an element along the first
     axis equals ``x`` (``any(e is x or bool(e == x) for e in t)``), so ``None in t`` is False and a row that compares
     to several values raises ValueError; a 0-d tensor is not iterable (TypeError). A Python bool, not recorded."""
-    if len(self.shape) == 0:  # (a TensorShape is always true, as TF's)
+    if not self.shape:
         raise TypeError("'in' needs an iterable: a 0-d tj.Tensor has no elements to search (as TF)")
     scalar = isinstance(other, (bool, int, float, complex, np.generic)) or (
-        isinstance(other, (Tensor, Variable)) and len(other.shape) == 0)
+        isinstance(other, (Tensor, Variable)) and not other.shape)
     if scalar and len(self.shape) == 1:  # (one comparison for all the elements, not one op per element)
         eq = self == other
         return bool(np.any(np.asarray(eq))) if isinstance(eq, Tensor) else bool(eq)
