@@ -5,6 +5,13 @@ import sys
 import textwrap
 from conftest import xla_flags
 
+
+def _run_on_8_devices(script: str) -> None:
+    """Run ``script`` in a subprocess with 8 simulated CPU devices; it prints OK when its checks pass."""
+    env = dict(os.environ, XLA_FLAGS=xla_flags("--xla_force_host_platform_device_count=8"), JAX_PLATFORMS="cpu")
+    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
+
 SCRIPT = textwrap.dedent("""
     import jax, jax.numpy as jnp, numpy as np
     from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
@@ -36,9 +43,7 @@ SCRIPT = textwrap.dedent("""
 
 
 def test_multi_device_aggregation_and_sharding():
-    env = dict(os.environ, XLA_FLAGS=xla_flags("--xla_force_host_platform_device_count=8"), JAX_PLATFORMS="cpu")
-    r = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
+    _run_on_8_devices(SCRIPT)
 
 
 PLACEMENT_SCRIPT = textwrap.dedent("""
@@ -84,9 +89,7 @@ PLACEMENT_SCRIPT = textwrap.dedent("""
 
 
 def test_variables_keep_their_placement_through_assignments():
-    env = dict(os.environ, XLA_FLAGS=xla_flags("--xla_force_host_platform_device_count=8"), JAX_PLATFORMS="cpu")
-    r = subprocess.run([sys.executable, "-c", PLACEMENT_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
+    _run_on_8_devices(PLACEMENT_SCRIPT)
 
 
 LIKE_SCRIPT = textwrap.dedent("""
@@ -119,9 +122,7 @@ def test_zeros_like_and_ones_like_keep_the_sharding():
     # jnp.zeros_like / ones_like / empty_like of an array sharded over 8 devices keep its NamedSharding; tapejax's
     # (of a Tensor or a Variable, eagerly and under a tape) came back on one device: their jitted kernel's constant
     # output is placed by default.
-    env = dict(os.environ, XLA_FLAGS=xla_flags("--xla_force_host_platform_device_count=8"), JAX_PLATFORMS="cpu")
-    r = subprocess.run([sys.executable, "-c", LIKE_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
+    _run_on_8_devices(LIKE_SCRIPT)
 
 
 FULL_LIKE_SCRIPT = textwrap.dedent("""
@@ -167,6 +168,4 @@ def test_full_like_and_a_given_shape_keep_the_sharding():
     # jnp.full_like of an array sharded over 8 devices keeps its NamedSharding with a scalar fill, also a jax array
     # one; so do zeros_like / ones_like / full_like given shape= a's shape (or any shape where a is replicated).
     # tapejax's came back on one device for a Tensor fill (full_like(t, tj.constant(3.))) and for any shape= given.
-    env = dict(os.environ, XLA_FLAGS=xla_flags("--xla_force_host_platform_device_count=8"), JAX_PLATFORMS="cpu")
-    r = subprocess.run([sys.executable, "-c", FULL_LIKE_SCRIPT], env=env, capture_output=True, text=True, timeout=300)
-    assert r.returncode == 0 and "OK" in r.stdout, r.stdout + r.stderr
+    _run_on_8_devices(FULL_LIKE_SCRIPT)
