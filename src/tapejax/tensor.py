@@ -1929,12 +1929,14 @@ def _pack_list(value, dtype) -> Tensor:
         if bad is not None:
             raise ValueError(f"convert_to_tensor: a list holding a tensor of dtype {bad.dtype} requested as {dtype}, "
                              "which would lose information; cast the tensor with .astype first.")
+    return _pack_nested(value, dtype)
 
-    def pack(v):
-        if isinstance(v, (list, tuple)):
-            return _list_packer([pack(x) for x in v], dtype)
-        return v if isinstance(v, (Tensor, Variable)) else convert_to_tensor(v, dtype)
-    return pack(value)
+
+def _pack_nested(v, dtype):
+    # (module-level, not a closure calling itself: that closure is a reference cycle left per conversion)
+    if isinstance(v, (list, tuple)):
+        return _list_packer([_pack_nested(x, dtype) for x in v], dtype)
+    return v if isinstance(v, (Tensor, Variable)) else convert_to_tensor(v, dtype)
 
 
 def _materialize_nested(value):
@@ -1946,17 +1948,14 @@ def _materialize_nested(value):
     return value
 
 
-def _leaves(value) -> list:
-    flat = []
-
-    def walk(v):
-        if isinstance(v, (list, tuple)):
-            for x in v:
-                walk(x)
-        else:
-            flat.append(v)
-
-    walk(value)
+def _leaves(value, flat=None) -> list:
+    # (flat passed down, not a closure calling itself: that is a reference cycle left per list converted)
+    flat = [] if flat is None else flat
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            _leaves(v, flat)
+    else:
+        flat.append(value)
     return flat
 
 

@@ -4202,22 +4202,23 @@ _kept_entries = _values_only("delete_kept_entries", _kept_entries_fn)
 def block(arrays):
     """``jax.numpy.block``: one array assembled from nested lists of blocks (the innermost lists joined along the
     last axis, the outer ones along earlier axes)."""
-    def depth(x):
-        return 1 + depth(x[0]) if isinstance(x, list) and x else (0 if not isinstance(x, list) else 1)
-
     if not isinstance(arrays, list):
         return convert_to_tensor(arrays)
-    levels = depth(arrays)
+    return _block_join(arrays, 0, _block_depth(arrays))
 
-    def join(x, level):
-        if not isinstance(x, list):
-            return convert_to_tensor(x)
-        items = [join(e, level + 1) for e in x]
-        rank = builtins.max(levels, *(ndim(t) for t in items))
-        items = [reshape(t, (1,) * (rank - ndim(t)) + shape(t)) for t in items]
-        return concatenate(items, axis=level - levels)
 
-    return join(arrays, 0)
+# (block's recursive helpers are module-level: a nested function calling itself is a reference cycle per call)
+def _block_depth(x):
+    return 1 + _block_depth(x[0]) if isinstance(x, list) and x else (0 if not isinstance(x, list) else 1)
+
+
+def _block_join(x, level, levels):
+    if not isinstance(x, list):
+        return convert_to_tensor(x)
+    items = [_block_join(e, level + 1, levels) for e in x]
+    rank = builtins.max(levels, *(ndim(t) for t in items))
+    items = [reshape(t, (1,) * (rank - ndim(t)) + shape(t)) for t in items]
+    return concatenate(items, axis=level - levels)
 
 
 def iscomplexobj(x) -> bool:
