@@ -758,6 +758,40 @@ def test_repeated_api_calls_keep_no_new_objects(kind, lazy, tmp_path):
     assert grown <= 10, grown
 
 
+def test_a_replay_program_dropped_from_the_cache_is_no_reference_cycle():
+    # Before: the compiled step's traced function referred to its program (to set its stats), which holds the
+    # jitted step: each program dropped from the cache (the least recently used, past replay_cache_size: any
+    # loop with more step structures) stayed, with its XLA executable, until the next full collection
+    # (78 objects for the collector per dropped program; TF's assert_no_garbage_created allows none).
+    from tapejax.deferred import replay
+    x = tj.constant(np.linspace(-1.0, 1.0, 6, dtype=np.float32))
+
+    def step(fn):
+        with tj.GradientTape() as t:
+            t.watch(x)
+            a = tnp.sum(fn(x) * 2.0)
+        t.gradient(a, x)
+        return t.last_replay
+
+    with tj.config.override(lazy=True, replay=True, replay_cache_size=1):
+        for fn in (tnp.sin, tnp.cos):  # sin's program compiled, then dropped for cos's
+            for _ in range(4):
+                step(fn)
+            replay.wait()
+        gc.collect()
+        gc.disable()
+        try:
+            for _ in range(4):  # sin's again (compiled anew): cos's is dropped
+                step(tnp.sin)
+            replay.wait()
+            how = step(tnp.sin)
+            garbage = gc.collect()
+        finally:
+            gc.enable()
+    assert how.startswith("replayed"), how
+    assert garbage == 0, garbage
+
+
 @pytest.mark.parametrize("body", ["float", "arange"])
 def test_an_error_in_a_function_trace_keeps_no_frames_in_cycles(body):
     # float() of a traced value (tensor.py) and a traced arange bound (tj.numpy's naming of it): the frame that

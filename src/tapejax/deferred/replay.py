@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import collections
 import threading
+import weakref
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence
 
 import jax
@@ -66,7 +67,7 @@ class _Program(background.Compilation):
     failed compile (``failed`` says why); until then the steps of its structure go op by op."""
 
     __slots__ = ("stats", "exported", "used", "extra", "key", "interrupted", "out_info", "fused",
-                 "read_after_update", "structure", "positions")
+                 "read_after_update", "structure", "positions", "__weakref__")
 
     def __init__(self, fn) -> None:
         super().__init__(fn)
@@ -337,6 +338,9 @@ def _build(snapshot: Snapshot, exact: bool) -> _Program:
     snap_ops, first_op, tt_local, usage_local, missing_local, tgt, src, sat = _localize(snapshot)
     node_sig, exported = snapshot.nodes, snapshot.exported
     program = _Program(None)
+    # (the traced step reaches its program weakly: the program holds the jitted step, and that cycle kept a
+    # program dropped from the cache, with its XLA executable, alive until the next full collection)
+    program_ref = weakref.ref(program)
 
     def step(leaves, out_grads, pred):
         def fenced(f, *args):
@@ -372,7 +376,9 @@ def _build(snapshot: Snapshot, exact: bool) -> _Program:
         result = backprop(ops, dict(usage_local), dict(missing_local), tt_local, list(tgt), list(src),
                           list(out_grads), ones_for=that_are_targets, stats=stats,
                           aggregate=(lambda gl: fenced(vspace.aggregate, gl)) if exact else None)
-        program.stats = stats
+        traced_for = program_ref()
+        if traced_for is not None:
+            traced_for.stats = stats
         # The forward values first: XLA's CPU runtime ran jax.value_and_grad of the MLP step of
         # benchmarks/replay.py ~9% slower with the scalar loss after the gradients (shuffled A/B).
         return [values[j] for j in exported], result
