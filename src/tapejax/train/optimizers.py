@@ -45,6 +45,7 @@ import re
 import sys
 import threading
 import warnings
+import weakref
 from collections.abc import Sequence
 from typing import Any, Callable, Iterable, List, Optional, Tuple, Union
 
@@ -105,7 +106,9 @@ class Optimizer:
             self._lr_fn = learning_rate
             learning_rate = _rate_value(learning_rate(), type(self).__name__)
         self._learning_rate = learning_rate
-        self._make = with_learning_rate
+        # (its own methods are held weakly, here and in the jitted updates below: a bound method kept in the
+        # optimizer is a reference cycle, which left every dropped optimizer for the garbage collector)
+        self._make = _weakly(with_learning_rate, self)
         self._tx_rate = learning_rate  # (the rate the transformation is built with: a float, or a schedule)
         self._decay_excluded: Optional[Tuple[set, Optional[re.Pattern]]] = None  # exclude_from_weight_decay
         self._decay_mask: Optional[Tuple[bool, ...]] = None  # per built Variable; None: all decayed
@@ -131,10 +134,11 @@ class Optimizer:
         self._restore_on_build: Optional[Tuple[list, str]] = None
         self._state: List[Variable] = []
         self._state_tree = None
-        self._step = jax.jit(self._update, static_argnums=(0,))
+        self._step = jax.jit(_weakly(self._update, self), static_argnums=(0,))
         self._kernels: dict = {}  # (see _flat_update)
         # (a donated leaf must come back even when unchanged: its old buffer is gone after the call)
-        self._step_donating = jax.jit(functools.partial(self._update, drop_unchanged=False), static_argnums=(0,),
+        self._step_donating = jax.jit(functools.partial(_weakly(self._update, self), drop_unchanged=False),
+                                      static_argnums=(0,),
                                       donate_argnums=(2, 3, 4))
         # How the last update ran: "fused into the replayed step" (one program with the step's forward and
         # backward pass, deferred/pending.py) or "one compiled update".
@@ -686,11 +690,13 @@ class Optimizer:
         signature = (key, n_grads, n_params, n_state, with_lr)
         fn = self._kernels.get(signature)
         if fn is None:
+            step = self._step  # (not self: the kernel is kept in self._kernels)
+
             def fn(*flat):
                 grads, state = list(flat[:n_grads]), list(flat[n_grads:n_grads + n_state])
                 params = list(flat[n_grads + n_state:n_grads + n_state + n_params])
                 count, lr = flat[n_grads + n_state + n_params], (flat[-1] if with_lr else None)
-                new_params, new_state, new_count = self._step(key, grads, state, params, count, lr)
+                new_params, new_state, new_count = step(key, grads, state, params, count, lr)
                 return (*new_params, *[old if new is None else new for new, old in zip(new_state, state)], new_count)
             self._kernels[signature] = fn
         return fn
@@ -837,6 +843,18 @@ def _with_step_count(state, count):
     if isinstance(state, dict):
         return {k: _with_step_count(v, count) for k, v in state.items()}
     return state
+
+
+def _weakly(method: Optional[Callable], owner: Any) -> Optional[Callable]:
+    """``method``, when it is bound to ``owner``, as a function reaching ``owner`` through a weak reference."""
+    if getattr(method, "__self__", None) is not owner:
+        return method
+    ref = weakref.WeakMethod(method)
+
+    def call(*args, **kwargs):
+        return ref()(*args, **kwargs)
+    call.__name__ = call.__qualname__ = method.__name__  # (not functools.wraps: __wrapped__ is the bound method)
+    return call
 
 
 def _schedule_per_call(with_learning_rate: Callable[..., optax.GradientTransformation],
