@@ -631,3 +631,25 @@ def test_prod_tangent_is_the_transpose_of_its_gradient_at_infinities():
     with tj.ForwardAccumulator(y, tnp.ones_like(y)) as acc:
         p = tnp.prod(y)
     assert np.isnan(acc.jvp(p).numpy())
+
+
+@pytest.mark.parametrize("dtype", [jnp.float16, jnp.bfloat16])
+def test_half_precision_tangent_keeps_its_dtype_with_a_python_scalar_operand(dtype):
+    """A tangent has its primal's dtype. TF 2.21, x = [0.5, -1.25, 2.0] in float16 (bfloat16 alike), tangent
+    ones: jvp of x * 2.0 is float16 [2, 2, 2]; of 1.0 / x, float16 [-4, -0.64, -0.25]; of maximum(x, 0.3),
+    [1, 0, 1]; of x ** 2.0, [1, -2.5, 4]; of clip(x, -1, 1), [1, 0, 0]. tapejax gave these values as float32
+    (the Python scalar's zero tangent, float32, promoted the JVP), alone and under an outer tape."""
+    x = tj.constant(np.array([0.5, -1.25, 2.0]), dtype=dtype)
+    fns = [lambda a: a * 2.0, lambda a: 1.0 / a, lambda a: tnp.maximum(a, 0.3), lambda a: a ** 2.0,
+           lambda a: tnp.clip(a, -1.0, 1.0)]
+    expected = [[2, 2, 2], [-4, -0.64, -0.25], [1, 0, 1], [1, -2.5, 4], [1, 0, 0]]
+    for outer in (False, True):
+        tape = tj.GradientTape()
+        with tape:
+            tape.watch(x)
+            with tj.ForwardAccumulator(x, tnp.ones_like(x)) as acc:
+                ys = [f(x) for f in fns]
+        for y, want in zip(ys, expected):
+            t = acc.jvp(y)
+            assert y.dtype == dtype and t.dtype == dtype, (outer, y.dtype, t.dtype)
+            np.testing.assert_allclose(np.asarray(t, np.float32), want, rtol=1e-2)

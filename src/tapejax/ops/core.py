@@ -213,6 +213,13 @@ def _zeros_for(x):
     return jnp.zeros(jnp.shape(x), jnp.result_type(x))
 
 
+def _as_dtype_of(t, o):
+    # (floating and complex tangents only: an integer output's float0 tangent stays as it is)
+    if t is None or not jnp.issubdtype(o.dtype, jnp.inexact) or jnp.result_type(t) == o.dtype:
+        return t
+    return t.astype(o.dtype) if jnp.issubdtype(jnp.result_type(t), jnp.inexact) else t
+
+
 def as_tuple(out):
     return tuple(out) if isinstance(out, (tuple, list)) else (out,)
 
@@ -408,7 +415,12 @@ class _Kernels:
                 for i, t in zip(diff, tangents):
                     if t is not None:
                         full_t[i] = t
-                return jvp_rule(tuple(dyn), tuple(full_t), out)
+                # A tangent has its primal's dtype (TF's): a Python scalar operand's zero tangent (float32)
+                # must not promote a float16/bfloat16 output's tangent (x16 * 2.0) to float32.
+                res = jvp_rule(tuple(dyn), tuple(full_t), out)
+                if isinstance(out, (tuple, list)):
+                    return type(res)(_as_dtype_of(t, o) for t, o in zip(res, out))
+                return _as_dtype_of(res, out)
         elif bwd is not None:
             # Only a custom backward: the JVP is its transpose (a backward is linear in the cotangents).
             def jvp(diff, dyn, tangents, out):
