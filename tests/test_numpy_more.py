@@ -309,3 +309,21 @@ def test_heaviside_is_differentiable_in_its_value_at_zero():
     with tj.ForwardAccumulator(x2, tj.constant(np.ones(4, np.float32))) as acc:
         y = tj.numpy.heaviside(x1, x2)
     np.testing.assert_array_equal(acc.jvp(y).numpy(), expected)
+
+
+@pytest.mark.parametrize("name", ["hypot", "logaddexp2"])
+def test_hypot_logaddexp2_keep_a_half_precision_dtype_with_a_python_number(name):
+    """jax.numpy.hypot(x, 1.0) and logaddexp2(x, 1.0) for float16 x = [0.5, -1.25] are float16 ([1.118, 1.601]
+    and [1.585, 1.777]): a Python number is weakly typed. tapejax converted the number to a float32 Tensor first
+    and returned float32 (and a float32 gradient for a float16 source)."""
+    x = jnp.array([0.5, -1.25], jnp.float16)
+    want = getattr(jnp, name)(x, 1.0)
+    assert want.dtype == jnp.float16
+    for args in ((x, 1.0), (1.0, x)):
+        xt = tj.constant(x)
+        with tj.GradientTape() as tape:
+            tape.watch(xt)
+            y = getattr(tnp, name)(*(xt if a is x else a for a in args))
+        assert y.dtype == jnp.float16
+        np.testing.assert_allclose(np.asarray(y, np.float32), np.asarray(want, np.float32), rtol=1e-3)
+        assert tape.gradient(y, xt).dtype == jnp.float16

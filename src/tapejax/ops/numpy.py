@@ -3227,6 +3227,13 @@ def _weak_dtype(a):
 _WEAK_KIND = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}  # (a weak value's kind, as a Python number)
 
 
+def _result_dtype_of(jnp_fn, *weak):
+    """The dtype ``jnp_fn`` gives for operands seen as ``_weak_dtype``s (a Python number, or weakly typed Tensor,
+    does not widen float16): jax.numpy's own promotion, so its integer-to-float choices hold, also under x64."""
+    specs = [w if type(w) in (bool, int, float, complex) else jax.ShapeDtypeStruct((), w) for w in weak]
+    return jax.eval_shape(jnp_fn, *specs).dtype
+
+
 def _dtype_of(a):
     if isinstance(a, (Tensor, Variable)):
         return a.dtype
@@ -3561,10 +3568,13 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 def hypot(x1, x2):
     """``jax.numpy.hypot``: ``sqrt(x1**2 + x2**2)`` computed as jax.numpy does (scaled by the larger magnitude, so
     that it neither overflows nor underflows; 0 at the origin, with gradient 0 there)."""
+    weak = [_weak_dtype(a) for a in (x1, x2)]  # (before conversion: float16 x with 1.0 is float16, as jax.numpy's)
     x1, x2 = convert_to_tensor(x1), convert_to_tensor(x2)
     if jnp.iscomplexobj(x1.value) or jnp.iscomplexobj(x2.value):
         raise ValueError("tj.numpy.hypot is not well defined for complex-valued inputs (as jax.numpy's); pass "
                          "abs(x1) and abs(x2) for the magnitudes' hypotenuse")
+    dt = _result_dtype_of(jnp.hypot, *weak)
+    x1, x2 = (x if x.dtype == dt else astype(x, dt) for x in (x1, x2))
     # The operands keep their signs: |big| * sqrt(1 + (small / big)**2) is smooth where big is not 0, so every
     # order of derivative is hypot's (abs of the smaller one made its second derivative 0 where it is 0).
     # (selected, not maximum/minimum: at a tie those give x1 the whole gradient, TF's rule, where hypot's
@@ -3696,8 +3706,8 @@ def logaddexp2(x1, x2, *, out=None, where=None):
     as jax.numpy's ufunc)."""
     if out is not None or where is not None:
         _refuse_ufunc_options("logaddexp2", out, where)
+    dt = _result_dtype_of(jnp.logaddexp2, _weak_dtype(x1), _weak_dtype(x2))  # (a Python number weakly typed)
     x1, x2 = convert_to_tensor(x1), convert_to_tensor(x2)
-    dt = jax.eval_shape(jnp.logaddexp2, x1.value, x2.value).dtype  # (jax.numpy's result dtype, also under x64)
     x1, x2 = (x if x.dtype == dt else astype(x, dt) for x in (x1, x2))
     ln2 = math.log(2)  # (a Python float, weakly typed: a NumPy float64 would promote float32 under x64)
     return divide(logaddexp(multiply(x1, ln2), multiply(x2, ln2)), ln2)
