@@ -698,3 +698,37 @@ def test_a_result_no_device_can_hold_raises_instead_of_aborting_the_process():
     assert len(lines) == 16 * 3 + 1
     for line in lines[:-1]:
         assert line.endswith("ValueError True"), line
+
+
+@pytest.mark.parametrize("og", [tj.constant([1 + 2j, 3j], jnp.complex64), np.array([1 + 2j, 3j]),
+                                tj.constant([1, 2]), tj.constant([1.0, 2.0], jnp.float16),
+                                tj.constant([True, False])])
+def test_output_gradients_of_another_dtype_raise(og):
+    """TF 2.21: tape.gradient(x * x, x, output_gradients=og) for float32 x = [1.5, 2.25] raises
+    InvalidArgumentError ("cannot compute Mul as input #1 was expected to be a complex64 tensor but is a float
+    tensor") for a complex64, int32, float16 or bool Tensor og and for a complex NumPy og. tapejax returned
+    [3.0, 0.0] for og = [1+2j, 3j] (the imaginary part dropped, silently) and cast the others."""
+    x = tj.constant([1.5, 2.25])
+    with tj.GradientTape() as t:
+        t.watch(x)
+        y = x * x
+    with pytest.raises(ValueError, match="output_gradients of dtype .* does not match its target of dtype float32"):
+        t.gradient(y, x, output_gradients=og)
+
+
+def test_output_gradients_values_are_converted_to_the_target_dtype():
+    """Python numbers, lists and real NumPy arrays are values (API.md), converted to the target's dtype: a NumPy
+    float64 array for a float32 target gives 2 * x * og = [3.0, 9.0] (TF, which wants a float32 tensor there,
+    raises), and a float16 target takes a Python list."""
+    x = tj.constant([1.5, 2.25])
+    with tj.GradientTape(persistent=True) as t:
+        t.watch(x)
+        y = x * x
+    np.testing.assert_allclose(t.gradient(y, x, output_gradients=np.array([1.0, 2.0])), [3.0, 9.0])
+    x16 = tj.constant([1.5, 2.25], jnp.float16)
+    with tj.GradientTape() as t:
+        t.watch(x16)
+        y = x16 * x16
+    g = t.gradient(y, x16, output_gradients=[1.0, 2.0])
+    assert g.dtype == jnp.float16
+    np.testing.assert_allclose(np.asarray(g, np.float32), [3.0, 9.0])

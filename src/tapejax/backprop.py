@@ -7,6 +7,7 @@ import warnings
 from typing import Any, Iterator, List, Optional
 
 import jax
+import jax.numpy as jnp
 
 from . import jacobian as jacobians, tape_set, vspace
 from .tensor import ArrayImpl, LazyTensor
@@ -297,6 +298,17 @@ class GradientTape:
             t_shape = tuple(t.shape)
             if isinstance(og, Variable):
                 og = og.read_value()
+            t_dtype = _target_dtype(t)
+            given = getattr(og, "dtype", None)  # (a Tensor's, or a NumPy/jax array's)
+            if t_dtype is not None and given is not None and (isinstance(og, Tensor) and given != t_dtype or (
+                    jnp.issubdtype(given, jnp.complexfloating) and not jnp.issubdtype(t_dtype, jnp.complexfloating))):
+                # TF raises (InvalidArgumentError) rather than cast: a complex gradient for a real target lost its
+                # imaginary part here, and a Tensor of another dtype was silently converted. (Python numbers,
+                # lists and real NumPy arrays are values, converted to the target's dtype, as API.md says; a
+                # Python complex for a real target raises in convert_to_tensor.)
+                raise ValueError(f"GradientTape.gradient: output_gradients of dtype {given} does not match its "
+                                 f"target of dtype {t_dtype}; pass a gradient of the target's dtype "
+                                 f"(.astype({t_dtype})).")
             og_t = og if isinstance(og, Tensor) else convert_to_tensor(og, dtype=_target_dtype(t))
             if tuple(og_t.shape) != t_shape:
                 if og_t.size == 1 and og_t.ndim == 0:
