@@ -338,3 +338,27 @@ def test_selu_numbers(dtype):
     # large inputs: no overflow on the unused exponential side, no NaN gradient
     g = _grad(tj.nn.selu, np.array([-100.0, 100.0], np.float32))
     np.testing.assert_allclose(g.numpy(), [0.0, 1.050701], rtol=1e-6)
+
+
+def test_cross_entropy_of_float16_logits_is_float16_computed_in_float32():
+    """TF 2.21 (nn_ops: labels cast to the logits' dtype, float16 logits computed in float32 and the loss cast
+    back), labels [[0.2, 0.3, 0.5], [0, 1, 0]] float32, logits [[1, 2, 3], [0, 1, -1]] float16: loss float16
+    [1.1074, 0.4077]; labels gradient float32 [[2.408, 1.408, 0.408], [1.408, 0.408, 2.408]] (-log_softmax);
+    logits gradient float16 [[-0.11, -0.055, 0.165], [0.245, -0.335, 0.09]]. tapejax returned a float32 loss
+    [1.1075, 0.4075] (computed in float16, then promoted) and a float16 gradient for the float32 labels. The
+    sparse loss with labels [2, 1] is float16 [0.4077, 0.4077] in TF (tapejax: 0.4075)."""
+    import jax.numpy as jnp
+    labels = tj.constant([[0.2, 0.3, 0.5], [0.0, 1.0, 0.0]])
+    logits = tj.constant(np.array([[1.0, 2.0, 3.0], [0.0, 1.0, -1.0]]), jnp.float16)
+    with tj.GradientTape() as tape:
+        tape.watch([labels, logits])
+        loss = tj.nn.softmax_cross_entropy_with_logits(labels, logits)
+    g_labels, g_logits = tape.gradient(loss, [labels, logits])
+    assert loss.dtype == jnp.float16 and g_labels.dtype == jnp.float32 and g_logits.dtype == jnp.float16
+    np.testing.assert_array_equal(np.asarray(loss, np.float32), np.float16([1.1074, 0.4077]).astype(np.float32))
+    np.testing.assert_allclose(g_labels, [[2.408, 1.408, 0.408], [1.408, 0.408, 2.408]], atol=1e-3)
+    np.testing.assert_allclose(np.asarray(g_logits, np.float32), [[-0.11, -0.055, 0.165], [0.245, -0.335, 0.09]],
+                               atol=1e-3)
+    sparse = tj.nn.sparse_softmax_cross_entropy_with_logits(tj.constant([2, 1]), logits)
+    assert sparse.dtype == jnp.float16
+    np.testing.assert_array_equal(np.asarray(sparse, np.float32), np.float16([0.4077, 0.4077]).astype(np.float32))

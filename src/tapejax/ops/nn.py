@@ -1090,7 +1090,23 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1):
             raise ValueError(f"softmax_cross_entropy_with_logits: labels of shape {l_shape} must have the shape of "
                              f"the logits, {z_shape}, or broadcast to it")
         labels = tnp.broadcast_to(labels, z_shape)
-    return _xent(labels, logits, axis=_axis(axis, tnp.ndim(logits), "softmax_cross_entropy_with_logits"))[0]
+    ax = _axis(axis, tnp.ndim(logits), "softmax_cross_entropy_with_logits")
+    z_dtype, precise = _precise_logits_dtype(logits)
+    # As TF: the labels are cast to the (precise) logits' dtype, so the loss has the logits' dtype and the labels'
+    # gradient comes back through the cast in the labels' own dtype (float32 labels with float16 logits gave a
+    # float32 loss and a float16 labels gradient)
+    if getattr(labels, "dtype", None) != precise:
+        labels = tnp.astype(labels, precise)
+    if precise != z_dtype:
+        return tnp.astype(_xent(labels, tnp.astype(logits, precise), axis=ax)[0], z_dtype)
+    return _xent(labels, logits, axis=ax)[0]
+
+
+def _precise_logits_dtype(logits):
+    """``(logits' dtype, the dtype the loss is computed in)``: float32 for float16 logits, as TF's cross entropies
+    compute (then cast the loss back); bfloat16 is computed as it is, as TF's."""
+    z_dtype = jnp.dtype(logits.dtype if hasattr(logits, "dtype") else convert_to_tensor(logits).dtype)
+    return z_dtype, (jnp.dtype(jnp.float32) if z_dtype == jnp.float16 else z_dtype)
 
 
 def sparse_softmax_cross_entropy_with_logits(labels, logits):
@@ -1111,6 +1127,9 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits):
         raise TypeError(f"sparse_softmax_cross_entropy_with_logits: labels must be int32 or int64 class indices, "
                         f"got dtype {ldt}; cast them with .astype(jnp.int32), or use "
                         "softmax_cross_entropy_with_logits for probability labels.")
+    z_dtype, precise = _precise_logits_dtype(logits)
+    if precise != z_dtype:  # (float16 logits computed in float32, as TF)
+        return tnp.astype(_sparse_xent(labels, tnp.astype(logits, precise))[0], z_dtype)
     return _sparse_xent(labels, logits)[0]
 
 __dir__ = public_dir(__name__)
