@@ -300,7 +300,9 @@ class GradientTape:
                 og = og.read_value()
             t_dtype = _target_dtype(t)
             given = getattr(og, "dtype", None)  # (a Tensor's, or a NumPy/jax array's)
-            if t_dtype is not None and given is not None and (isinstance(og, Tensor) and given != t_dtype or (
+            # (an int or bool target has no gradient whatever is given: None, as before)
+            differentiable = t_dtype is not None and jnp.issubdtype(t_dtype, jnp.inexact)
+            if differentiable and given is not None and (isinstance(og, Tensor) and given != t_dtype or (
                     jnp.issubdtype(given, jnp.complexfloating) and not jnp.issubdtype(t_dtype, jnp.complexfloating))):
                 # TF raises (InvalidArgumentError) rather than cast: a complex gradient for a real target lost its
                 # imaginary part here, and a Tensor of another dtype was silently converted. (Python numbers,
