@@ -284,3 +284,24 @@ def test_a_changed_learning_rate_reaches_adam_steps_eager_fused_and_compiled(whe
     # and TF 2.21's tf.keras.optimizers.Adam given the same steps and rate change, to a few float32 ulps
     tf_w = np.array([float.fromhex("0x1.607e56p-1"), float.fromhex("0x1.1cdc7p+1")], np.float32)
     assert (np.abs(w.numpy() - tf_w) / np.spacing(tf_w)).max() <= 8
+
+
+@pytest.mark.parametrize("name, options, expected", [
+    ("SGD", dict(momentum=0.9, nesterov=True), [1.0231496095657349, -1.541583776473999, -0.26078566908836365]),
+    ("Adam", {}, [0.9332420825958252, -1.8335360288619995, 0.3256482183933258]),
+    ("AdamW", {}, [0.9324822425842285, -1.831976294517517, 0.3252882659435272]),
+    ("RMSprop", {}, [0.9645965099334717, -1.6861834526062012, -0.11517176032066345]),
+    ("Adagrad", {}, [1.0095280408859253, -1.9023972749710083, 0.39939433336257935]),
+    ("Adam", dict(global_clipnorm=0.5), [0.8932253122329712, -1.8332273960113525, 0.32585030794143677]),
+])
+def test_float16_gradients_of_a_float32_variable_are_updated_in_float32(name, options, expected):
+    """Keras 3.15 (TF 2.21): a float32 Variable [1, -2, 0.5] given the float16 gradients [0.3, -1.7, 2.9e-3] then
+    [-0.55, 0.0123, 4.0] at learning_rate=0.1: each update step casts the gradient to the Variable's dtype (after
+    the clipping, which is in float16). tapejax updated with the float16 gradient: Adam's second moment of
+    2.9e-3 underflowed to 0 in float16 and the third entry went to -91.25 (AdamW -91.22, global_clipnorm -26.1)."""
+    v = tj.Variable(np.array([1.0, -2.0, 0.5], np.float32))
+    opt = getattr(tj.optimizers, name)(learning_rate=0.1, **options)
+    for g in ([0.3, -1.7, 2.9e-3], [-0.55, 0.0123, 4.0]):
+        opt.apply_gradients([(tj.constant(np.array(g, np.float16)), v)])
+    assert v.dtype == np.float32
+    np.testing.assert_allclose(v.numpy(), expected, rtol=1e-6)

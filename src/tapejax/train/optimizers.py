@@ -1008,6 +1008,10 @@ def keras_transformation(tx: optax.GradientTransformation, learning_rate: Learni
     if sum(v is not None for v in given.values()) > 1:
         raise ValueError("Only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: "
                          + ", ".join(f"{k}={v}" for k, v in given.items()))
+    # Keras's update steps take each gradient in its variable's dtype, after the clipping: a float16 gradient of
+    # a float32 Variable is updated in float32 (Adam's second moment of a small float16 gradient underflowed
+    # to 0, and the step was gradient / epsilon)
+    tx = optax.chain(_in_the_params_dtypes(), tx)
     if weight_decay is not None:
         tx = _plus_decoupled_weight_decay(tx, learning_rate, weight_decay, decay_mask)
     # Keras clips only by a positive bound (`if self.clipnorm and self.clipnorm > 0`): 0 or less is no clipping
@@ -1033,6 +1037,15 @@ def keras_transformation(tx: optax.GradientTransformation, learning_rate: Learni
         tx = optax.MultiSteps(optax.chain(optax.scale(1.0 / gradient_accumulation_steps), tx),
                               gradient_accumulation_steps, use_grad_mean=False).gradient_transformation()
     return tx
+
+
+def _in_the_params_dtypes() -> optax.GradientTransformation:
+    """The updates cast to their params' dtypes (stateless)."""
+    def cast(updates, params):
+        return jax.tree_util.tree_map(
+            lambda u, p: u if u is None or u.dtype == p.dtype else jax.lax.convert_element_type(u, p.dtype),
+            updates, params)
+    return optax.stateless(cast)
 
 
 def _reset_skipped_accumulators(state: optax.MultiStepsState, idx: tuple) -> optax.MultiStepsState:
