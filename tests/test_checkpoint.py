@@ -533,3 +533,25 @@ if __name__ == "__main__":
         _sharded_worker(sys.argv[2], sys.argv[3])
     elif sys.argv[1] == "crash":
         _crash_worker(sys.argv[2])
+
+
+def test_zero_size_variables_save_and_restore(tmp_path):
+    """A zero-size Variable (an empty bias, a (0, n) table) is saved and restored with its shape and dtype, as TF
+    saves one; orbax refuses to write zero-size arrays ('Cannot save arrays with zero size'), which failed the
+    whole save. A checkpoint of zero-size values only is written too, and a restore still checks their shapes."""
+    import jax.numpy as jnp
+    saved = {"w": tj.Variable(np.array([1.5, -2.25], np.float16)), "e": tj.Variable(np.zeros((0, 3), np.float32)),
+             "b": tj.Variable(jnp.zeros((2, 0), jnp.bfloat16)), "i": tj.Variable(np.zeros(0, np.int32))}
+    path = tj.train.Checkpoint(**saved).save(str(tmp_path / "ckpt"))
+    assert ("e", (0, 3)) in tj.train.list_variables(path)
+    into = {k: tj.Variable(jnp.zeros(v.shape, v.dtype)) for k, v in saved.items()}
+    tj.train.Checkpoint(**into).restore(path).assert_consumed()
+    for k, v in saved.items():
+        assert into[k].dtype == v.dtype and into[k].shape == v.shape
+        np.testing.assert_array_equal(np.asarray(into[k].numpy(), np.float32), np.asarray(v.numpy(), np.float32))
+    with pytest.raises(ValueError, match="incompatible"):
+        tj.train.Checkpoint(e=tj.Variable(np.zeros((0, 4), np.float32))).restore(path)
+    only = tj.train.Checkpoint(e=tj.Variable(np.zeros(0, np.float32))).write(str(tmp_path / "only"))
+    target = tj.Variable(np.zeros(0, np.float32))
+    tj.train.Checkpoint(e=target).restore(only).assert_existing_objects_matched()
+    assert target.shape == (0,)

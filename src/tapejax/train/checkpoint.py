@@ -16,7 +16,9 @@ Terminology
   A restore follows each saved path by name through the objects it is given, as TF matches its object
   graph: objects built in another order, or combined, restore by name.
 * layout: a checkpoint is a directory holding one orbax item named ``variables`` (a PyTree of the
-  arrays, keyed by path) and, when some object is reachable by two paths, a JSON item ``object_graph``.
+  arrays, keyed by path) and, when some object is reachable by two paths, a JSON item ``object_graph``;
+  zero-size values (which orbax does not write: their shape and dtype are all of them) are a JSON item
+  ``empty_arrays`` of ``[path, shape, dtype]``.
   A ``CheckpointManager`` writes the same directories, named as TF's (``{directory}/ckpt-{n}``), so
   ``Checkpoint.restore`` reads either.
 
@@ -72,6 +74,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 from urllib.parse import quote, unquote
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
 from .. import tape_set
@@ -84,6 +87,7 @@ __all__ = ["Checkpoint", "CheckpointManager", "LoadStatus", "latest_checkpoint",
 PathLike = Union[str, os.PathLike]
 _ITEM = "variables"  # the orbax item name inside a checkpoint directory
 _GRAPH = "object_graph"  # the orbax item of the other paths to saved objects (see _walk), when there are some
+_EMPTY = "empty_arrays"  # the JSON item of the zero-size values' paths, shapes and dtypes (orbax refuses them)
 _TRASH = "_deleted"  # CheckpointManager: where old steps go before being deleted (not a step name)
 _SAVE_COUNTER = "save_counter"  # save()'s own entry: the number of the checkpoint (TF's save_counter)
 
@@ -331,15 +335,33 @@ def _checkpointer():
     ocp = _ocp()
     # Synchronous: save() returns only once the checkpoint is renamed into place (finalized).
     return ocp.Checkpointer(ocp.CompositeCheckpointHandler(**{_ITEM: ocp.PyTreeCheckpointHandler(),
-                                                               _GRAPH: ocp.JsonCheckpointHandler()}))
+                                                               _GRAPH: ocp.JsonCheckpointHandler(),
+                                                               _EMPTY: ocp.JsonCheckpointHandler()}))
 
 
 def _save_args(flat: Mapping[Tuple[str, ...], jax.Array], aliases: List[Alias]):
     ocp = _ocp()
-    items = {_ITEM: ocp.args.PyTreeSave(_nest(flat))}
+    items = {_ITEM: ocp.args.PyTreeSave(_nest({p: v for p, v in flat.items() if np.size(v)}))}
     if aliases:  # (a JSON item beside the arrays, only when some object is reachable by two paths)
         items[_GRAPH] = ocp.args.JsonSave([[list(parent), name, list(path)] for parent, name, path in aliases])
+    empty = [[list(p), list(np.shape(v)), jnp.dtype(v.dtype).name] for p, v in flat.items() if not np.size(v)]
+    if empty:
+        items[_EMPTY] = ocp.args.JsonSave(empty)
     return ocp.args.Composite(**items)
+
+
+def _saved(path: str) -> Dict[Tuple[str, ...], Any]:
+    """``{path: metadata with .shape and .dtype}`` of every value the checkpoint directory ``path`` holds."""
+    tree = _flatten(_checkpointer().metadata(path).item_metadata[_ITEM].tree)
+    if os.path.isdir(os.path.join(path, _EMPTY)):
+        ocp = _ocp()
+        stored = _checkpointer().restore(path, ocp.args.Composite(**{_EMPTY: ocp.args.JsonRestore()}))[_EMPTY]
+        tree.update({tuple(p): jax.ShapeDtypeStruct(tuple(shape), jnp.dtype(dtype)) for p, shape, dtype in stored})
+    return tree
+
+
+def _zero_size(meta) -> bool:
+    return 0 in tuple(meta.shape)
 
 
 def _read_aliases(path: str) -> List[Alias]:
@@ -606,7 +628,7 @@ class Checkpoint:
             return LoadStatus("", restored=False)
         path = _checkpoint_path(save_path)
         absolute = os.path.abspath(path)  # (what orbax reads, also for a deferred restore after a chdir)
-        saved = _flatten(_checkpointer().metadata(absolute).item_metadata[_ITEM].tree)
+        saved = _saved(absolute)
         record = _Restore(absolute, saved, _read_aliases(absolute))
         self._restore_into(record, self._graph(), counter=True)
         root = self.__dict__.get("_root")
@@ -676,14 +698,20 @@ class Checkpoint:
                     else np.empty(a.shape, a.dtype) for p, a in current.items()}
         abstract.update({p: np.empty(tuple(saved[p].shape), np.dtype(saved[p].dtype))  # (on the host)
                          for p in later | ({count} if count else set())})
-        if not abstract:
+        # (a zero-size value is its shape and dtype: not in the orbax item, made here)
+        empty = {p: np.zeros(tuple(saved[p].shape), jnp.dtype(saved[p].dtype))
+                 for p in abstract if _zero_size(saved[p])}
+        abstract = {p: a for p, a in abstract.items() if p not in empty}
+        if not abstract and not empty:
             if watch:
                 _watch_build(record, objects)
             return
-        tree = _nest(abstract)
-        args = ocp.args.PyTreeRestore(tree, restore_args=ocp.checkpoint_utils.construct_restore_args(tree),
-                                      partial_restore=True)
-        restored = _flatten(_checkpointer().restore(path, ocp.args.Composite(**{_ITEM: args}))[_ITEM])
+        restored = dict(empty)
+        if abstract:
+            tree = _nest(abstract)
+            args = ocp.args.PyTreeRestore(tree, restore_args=ocp.checkpoint_utils.construct_restore_args(tree),
+                                          partial_restore=True)
+            restored.update(_flatten(_checkpointer().restore(path, ocp.args.Composite(**{_ITEM: args}))[_ITEM]))
         for p, var in matched.items():  # every check passed and every array is read: now assign them all
             if _restored_by.get(var.id, 0) > record.seq:  # a later restore assigned it already: it wins (TF)
                 continue
@@ -707,7 +735,9 @@ class Checkpoint:
         flat: Dict[Tuple[str, ...], Any] = {p: _read(p, v, what) for p, v in found.items()}
         if counter is not None:
             flat[(_SAVE_COUNTER,)] = np.int32(counter)
-        elif not flat or "_save_counter" in self.__dict__:  # (TF's write saves the counter once it exists)
+        elif not any(np.size(v) for v in flat.values()) or "_save_counter" in self.__dict__:
+            # (TF's write saves the counter once it exists; here also when nothing else has a value to write:
+            # orbax writes no checkpoint of zero-size values alone)
             flat[(_SAVE_COUNTER,)] = _read((_SAVE_COUNTER,), self.save_counter, what)
         return flat, aliases
 
@@ -932,7 +962,7 @@ def list_variables(path: PathLike) -> List[Tuple[str, Tuple[int, ...]]]:
         if latest is None:
             raise FileNotFoundError(f"list_variables: no checkpoint at '{path}'")
         path = latest
-    tree = _flatten(_checkpointer().metadata(path).item_metadata[_ITEM].tree)
+    tree = _saved(path)
     return sorted((_show(p), tuple(meta.shape)) for p, meta in tree.items())
 
 
