@@ -334,9 +334,9 @@ def _flatten(tree: Mapping[str, Any], prefix: Tuple[str, ...] = ()) -> Dict[Tupl
 def _checkpointer():
     ocp = _ocp()
     # Synchronous: save() returns only once the checkpoint is renamed into place (finalized).
-    return ocp.Checkpointer(ocp.CompositeCheckpointHandler(**{_ITEM: ocp.PyTreeCheckpointHandler(),
-                                                               _GRAPH: ocp.JsonCheckpointHandler(),
-                                                               _EMPTY: ocp.JsonCheckpointHandler()}))
+    handlers = {_ITEM: ocp.PyTreeCheckpointHandler(), _GRAPH: ocp.JsonCheckpointHandler(),
+                _EMPTY: ocp.JsonCheckpointHandler()}
+    return ocp.Checkpointer(ocp.CompositeCheckpointHandler(**handlers))
 
 
 def _save_args(flat: Mapping[Tuple[str, ...], jax.Array], aliases: List[Alias]):
