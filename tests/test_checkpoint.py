@@ -555,3 +555,13 @@ def test_zero_size_variables_save_and_restore(tmp_path):
     target = tj.Variable(np.zeros(0, np.float32))
     tj.train.Checkpoint(e=target).restore(only).assert_existing_objects_matched()
     assert target.shape == (0,)
+
+
+def test_an_empty_dict_key_names_a_checkpoint_entry(tmp_path):
+    """TF 2.21 saves and restores a dict entry under the key '' (tf.train.Checkpoint(d={'': v})); tapejax raised
+    TypeError. The empty key stays distinct from a key '%' and from the dict's other entries."""
+    saved = {"": tj.Variable(1.0), "%": tj.Variable(2.0), "a": tj.Variable(3.0)}
+    path = tj.train.Checkpoint(d=saved).write(str(tmp_path / "ckpt"))
+    into = {k: tj.Variable(0.0) for k in saved}
+    tj.train.Checkpoint(d=into).read(path).assert_consumed()
+    assert {k: float(v.numpy()) for k, v in into.items()} == {"": 1.0, "%": 2.0, "a": 3.0}

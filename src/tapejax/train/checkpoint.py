@@ -146,9 +146,9 @@ def _children(obj: Any, strict: bool) -> List[Tuple[str, Any, bool]]:
         for key, child in obj.items():
             if not _is_node(child):
                 continue
-            if not isinstance(key, (str, int)) or isinstance(key, bool) or key == "":
-                raise TypeError(f"Checkpoint: dict key {key!r} cannot name a checkpoint entry; use non-empty str "
-                                "(or int) keys.")
+            if not isinstance(key, (str, int)) or isinstance(key, bool):
+                raise TypeError(f"Checkpoint: dict key {key!r} cannot name a checkpoint entry; use str (or int) "
+                                "keys.")
             found.append((str(key), child, False))
         return found
     if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a namedtuple: by field name (TF's)
@@ -307,7 +307,8 @@ def _read(path: Tuple[str, ...], var: Variable, what: str) -> jax.Array:
 # orbax names arrays by joining keys with '.', so keys are escaped (and '.' too) to keep every path distinct.
 
 def _key(part: str) -> str:
-    return quote(part, safe="").replace(".", "%2E")
+    # (an empty key, which TF saves, is '%': quote never makes a lone '%', and orbax needs a name)
+    return quote(part, safe="").replace(".", "%2E") if part else "%"
 
 
 def _nest(flat: Mapping[Tuple[str, ...], Any]) -> Dict[str, Any]:
@@ -323,7 +324,7 @@ def _nest(flat: Mapping[Tuple[str, ...], Any]) -> Dict[str, Any]:
 def _flatten(tree: Mapping[str, Any], prefix: Tuple[str, ...] = ()) -> Dict[Tuple[str, ...], Any]:
     flat: Dict[Tuple[str, ...], Any] = {}
     for key, value in tree.items():
-        path = prefix + (unquote(key),)
+        path = prefix + ("" if key == "%" else unquote(key),)
         if isinstance(value, Mapping):
             flat.update(_flatten(value, path))
         else:
