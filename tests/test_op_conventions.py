@@ -319,13 +319,15 @@ def test_reduce_max_min_weights_without_the_conditional_are_the_same(kind, monke
 
 def test_clip_gradient_follows_the_value_where_lo_exceeds_hi_or_x_is_nan():
     """jnp.clip is minimum(maximum(x, lo), hi): where lo > hi the value is hi, so hi alone gets the gradient (it
-    went to lo and hi both); a NaN x is the value, so x gets it (reverse gave 0, forward 1). Forward mode's
-    one-hot tangents give the same three columns."""
+    went to lo and hi both). Where x or a bound is NaN, lo gets it, as TF 2.21's clip_by_value (maximum(minimum(x,
+    hi), lo)): for x = NaN, lo = -1, hi = 1 TF's gradients are x 0, lo 1, hi 0, and likewise for a NaN lo or hi,
+    in reverse and forward mode (tapejax gave x 1; jax.grad gives 0 to all three). Forward mode's one-hot
+    tangents give the same three columns."""
     nan = float("nan")
-    x0 = np.array([0.0, 5.0, nan, 2.0, -1.5, 0.3], np.float32)
-    lo0 = np.array([2.0, 2.0, -1.0, 2.0, -1.0, -1.0], np.float32)
-    hi0 = np.array([-1.0, -1.0, 1.0, 2.0, 1.0, 1.0], np.float32)
-    expected = {0: [0, 0, 1, 1, 0, 1], 1: [0, 0, 0, 0, 1, 0], 2: [1, 1, 0, 0, 0, 0]}  # x, lo, hi
+    x0 = np.array([0.0, 5.0, nan, 2.0, -1.5, 0.3, 0.5, 0.5], np.float32)
+    lo0 = np.array([2.0, 2.0, -1.0, 2.0, -1.0, -1.0, nan, -1.0], np.float32)
+    hi0 = np.array([-1.0, -1.0, 1.0, 2.0, 1.0, 1.0, 1.0, nan], np.float32)
+    expected = {0: [0, 0, 0, 1, 0, 1, 0, 0], 1: [0, 0, 1, 0, 1, 0, 1, 1], 2: [1, 1, 0, 0, 0, 0, 0, 0]}  # x, lo, hi
     args = [tj.constant(a) for a in (x0, lo0, hi0)]
     with tj.GradientTape() as tape:
         tape.watch(args)
@@ -333,7 +335,7 @@ def test_clip_gradient_follows_the_value_where_lo_exceeds_hi_or_x_is_nan():
     for k, g in enumerate(tape.gradient(y, args)):
         np.testing.assert_array_equal(g.numpy(), expected[k])
     for k in range(3):
-        tangents = [tj.constant(np.full(6, float(j == k), np.float32)) for j in range(3)]
+        tangents = [tj.constant(np.full(8, float(j == k), np.float32)) for j in range(3)]
         with tj.ForwardAccumulator(args, tangents) as acc:
             y = tj.numpy.clip(*args)
         np.testing.assert_array_equal(acc.jvp(y).numpy(), expected[k])

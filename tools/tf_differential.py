@@ -599,8 +599,6 @@ KNOWN.update({
     ("softmax", "f32 inf/nan", "fwd"): "TF's oneDNN softmax kernel (on by default on x86 CPUs) gives 0 beside the "
                                        "NaN of a row holding an inf or a NaN; its own kernel (TF_ENABLE_ONEDNN_OPTS=0) "
                                        "and log_softmax give NaN for the whole row, as tapejax",
-    ("clip", "f32 bounds and ties", "jvp"): "at a NaN input TF's forward mode gives 0 where its own reverse "
-                                            "ClipByValueGrad passes the gradient; tapejax passes it in both",
     ("logaddexp", "f32 ties", "grad"): "tf.experimental.numpy.logaddexp is a composite of maximum (a tie's whole "
                                        "gradient to x1); tapejax gives the derivative, 1/2 to each (as jax.grad)",
     ("logaddexp", "f32 ties", "jvp"): "TF's forward mode of that composite (see grad)",

@@ -1340,10 +1340,13 @@ _where = OpDef("where", jnp.where,
 
 def _clip_masks(x, lo, hi):
     """Which operand ``jnp.clip``'s value ``minimum(maximum(x, lo), hi)`` is, elementwise: ``(to_lo, to_hi)``, x where
-    neither. Ties go to x (TF: at the bounds the gradient passes through to x), a NaN x is x (its value), and where
-    ``lo > hi`` the value is hi, so only hi gets the gradient (reverse and forward mode read the same masks)."""
-    to_lo = x < lo
-    to_hi = jnp.where(to_lo, lo, x) > hi
+    neither. Ties go to x (TF: at the bounds the gradient passes through to x); where ``lo > hi`` the value is hi,
+    so only hi gets the gradient; where x or a bound is NaN, lo gets it, as TF's clip_by_value (maximum(minimum(x,
+    hi), lo): a comparison with NaN sends each op's gradient to its second operand). Reverse and forward mode read
+    the same masks."""
+    nan = jnp.isnan(x) | jnp.isnan(lo) | jnp.isnan(hi)
+    to_lo = (x < lo) | nan
+    to_hi = ~nan & (jnp.where(to_lo, lo, x) > hi)
     return to_lo & ~to_hi, to_hi
 
 
