@@ -1040,8 +1040,10 @@ def keras_transformation(tx: optax.GradientTransformation, learning_rate: Learni
 
 
 def _in_the_params_dtypes() -> optax.GradientTransformation:
-    """The updates cast to their params' dtypes (stateless)."""
+    """The updates cast to their params' dtypes (stateless; without params, as given)."""
     def cast(updates, params):
+        if params is None:  # (optax's update(updates, state) without params: nothing to cast to)
+            return updates
         return jax.tree_util.tree_map(
             lambda u, p: u if u is None or u.dtype == p.dtype else jax.lax.convert_element_type(u, p.dtype),
             updates, params)
