@@ -3,6 +3,8 @@ rules): values, dtypes and gradients against jax.numpy's own, NaN handling of th
 for the NaNs and for NaN results, as jax.numpy's), and the functions of values with no gradient (indices, counts,
 booleans) value for value."""
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -327,3 +329,25 @@ def test_hypot_logaddexp2_keep_a_half_precision_dtype_with_a_python_number(name)
         assert y.dtype == jnp.float16
         np.testing.assert_allclose(np.asarray(y, np.float32), np.asarray(want, np.float32), rtol=1e-3)
         assert tape.gradient(y, xt).dtype == jnp.float16
+
+
+@pytest.mark.parametrize("name", ["copysign", "float_power", "trapezoid", "cov", "corrcoef", "convolve", "geomspace",
+                                  "linalg.det", "linalg.pinv", "hypot"])
+def test_integer_inputs_take_jax_numpy_float_under_x64(name):
+    """jax.numpy promotes int32 (int8, bool) inputs of a float function to float32 also under x64, where the default
+    float is float64 (its promote_dtypes_inexact). tapejax cast them to the default float: float64 for copysign,
+    float_power, trapezoid, cov, corrcoef, convolve, geomspace, linalg.det and linalg.pinv of int32."""
+    def call(m, a):
+        if name == "geomspace":
+            return m.geomspace(a[0], a[2], 3)
+        f = functools.reduce(getattr, name.split("."), m)
+        if name.startswith("linalg."):
+            return f(a.reshape(2, 2) + (m.eye(2, dtype=a.dtype) * 2).astype(a.dtype))
+        return f(a) if name in ("trapezoid", "cov", "corrcoef") else f(a, a)
+
+    with jax.enable_x64(True):
+        for dtype in (np.int32, np.int8, np.bool_):
+            a = np.array([1, 2, 3, 1], dtype)
+            want = call(jnp, jnp.asarray(a)).dtype
+            got = call(tj.numpy, tj.numpy.asarray(a)).dtype
+            assert got == want, (name, dtype, got, want)

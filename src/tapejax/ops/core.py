@@ -188,6 +188,14 @@ def refuse_array_dtype(op_name: str, dtype) -> None:
                          "jax.numpy's); instead of dtype=arr use dtype=arr.dtype")
 
 
+def inexact_dtype(*dtypes) -> np.dtype:
+    """The operands' result dtype (``jnp.result_type``'s: a Python number weakly typed), an integer or bool one as
+    the float jax.numpy promotes it to (its promote_dtypes_inexact: float16 stays float16; int32 is float32 also
+    under x64, where the default float is float64): the dtype jnp.sin gives that type."""
+    dt = jnp.result_type(*dtypes)
+    return dt if jnp.issubdtype(dt, jnp.inexact) else jax.eval_shape(jnp.sin, jax.ShapeDtypeStruct((), dt)).dtype
+
+
 def as_dtype(op_name: str, dtype) -> np.dtype:
     """``jnp.dtype(dtype)``; not a dtype raises ``TypeError`` (as TF) naming the op (NumPy's message names
     neither the op nor the fix, and for some values is about something else: ``object of type 'int' has no

@@ -68,7 +68,8 @@ import jax.numpy as jnp
 import numpy as np
 
 from ..tensor import Tensor, convert_to_tensor
-from .core import NoKernelError, OpDef, ShapeError, apply, as_index, axis_error, freeze, static as static_value
+from .core import (NoKernelError, OpDef, ShapeError, apply, as_index, axis_error, freeze, inexact_dtype,
+                   static as static_value)
 from .declare import not_differentiable, public_dir, samples as _samples
 from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan, sign as _tf_sign, times_sign as _times_sign
 
@@ -372,8 +373,8 @@ def _inv_fn(a):
 
 
 def _inexact(x):
-    """``x`` in an inexact dtype, integers and bools as the default float (jax.numpy.linalg's promotion)."""
-    return x if jnp.issubdtype(x.dtype, jnp.inexact) else x.astype(jnp.result_type(float))
+    """``x`` in an inexact dtype, integers and bools as the float jax.numpy.linalg promotes them to."""
+    return x if jnp.issubdtype(x.dtype, jnp.inexact) else x.astype(inexact_dtype(x.dtype))
 
 
 def _pinv_fn(a, rtol=None, hermitian=False):

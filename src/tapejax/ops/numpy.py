@@ -64,7 +64,8 @@ from ..tensor import (LazyTensor, Tensor, TracedValueError, Variable, broadcasts
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from . import complex_c99 as _complex_c99
 from .core import (OpDef, ShapeError, apply, as_dtype, as_index, axis_error, check_axis as _check_axis,
-                   check_result_size, freeze, named_error, record_identity, refuse_array_dtype, static)
+                   check_result_size, freeze, inexact_dtype, named_error, record_identity, refuse_array_dtype,
+                   static)
 from .declare import (no_gradient as _recorded_without_gradient, not_differentiable as _not_differentiable,
                       samples as _samples)
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
@@ -3230,13 +3231,6 @@ def _weak_dtype(a):
 _WEAK_KIND = {"b": False, "i": 0, "u": 0, "f": 0.0, "c": 0j}  # (a weak value's kind, as a Python number)
 
 
-def _result_dtype_of(jnp_fn, *weak):
-    """The dtype ``jnp_fn`` gives for operands seen as ``_weak_dtype``s (a Python number, or weakly typed Tensor,
-    does not widen float16): jax.numpy's own promotion, so its integer-to-float choices hold, also under x64."""
-    specs = [w if type(w) in (bool, int, float, complex) else jax.ShapeDtypeStruct((), w) for w in weak]
-    return jax.eval_shape(jnp_fn, *specs).dtype
-
-
 def _dtype_of(a):
     if isinstance(a, (Tensor, Variable)):
         return a.dtype
@@ -3413,7 +3407,7 @@ def _quantile(name: str, a, q, axis, out, overwrite_input, method, keepdims, wei
         if method != "inverted_cdf":
             raise NotImplementedError(f"tj.numpy.{name}: method {method!r} doesn't support weights; only "
                                       "method='inverted_cdf' does (as jax.numpy's)")
-        dt = _inexact_type(a.dtype, weights.dtype)
+        dt = inexact_dtype(a.dtype, weights.dtype)
         a, weights = _cast(a, dt), _cast(weights, dt)
     a = _inexact(a)
     # q given as a Tensor stays one (differentiable, and possibly traced); its values are checked when known
@@ -3576,7 +3570,7 @@ def hypot(x1, x2):
     if jnp.iscomplexobj(x1.value) or jnp.iscomplexobj(x2.value):
         raise ValueError("tj.numpy.hypot is not well defined for complex-valued inputs (as jax.numpy's); pass "
                          "abs(x1) and abs(x2) for the magnitudes' hypotenuse")
-    dt = _result_dtype_of(jnp.hypot, *weak)
+    dt = inexact_dtype(*weak)
     x1, x2 = (x if x.dtype == dt else astype(x, dt) for x in (x1, x2))
     # The operands keep their signs: |big| * sqrt(1 + (small / big)**2) is smooth where big is not 0, so every
     # order of derivative is hypot's (abs of the smaller one made its second derivative 0 where it is 0).
@@ -3636,7 +3630,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if not rowvar and ndim(m) != 1:
         x = transpose(x)
     if shape(x)[0] == 0:
-        return zeros((0, 0), _inexact_type(x.dtype))
+        return zeros((0, 0), inexact_dtype(x.dtype))
     if y is not None:
         y = atleast_2d(convert_to_tensor(y))
         if not rowvar and shape(y)[0] != 1:
@@ -3665,7 +3659,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     if w is None:
         mu, f = mean(x, axis=1, keepdims=True), np.asarray(n_obs - d, x.dtype)
     else:
-        x = _cast(x, _inexact_type(x.dtype, w.dtype))  # (average's promotion, as jax.numpy's: float16, int16: float16)
+        x = _cast(x, inexact_dtype(x.dtype, w.dtype))  # (average's promotion, as jax.numpy's: float16, int16: float16)
         w_sum = sum(_cast(w, x.dtype))
         mu = expand_dims(divide(matmul(x, astype(w, x.dtype)), w_sum), 1)
         if d == 0:
@@ -3709,7 +3703,7 @@ def logaddexp2(x1, x2, *, out=None, where=None):
     as jax.numpy's ufunc)."""
     if out is not None or where is not None:
         _refuse_ufunc_options("logaddexp2", out, where)
-    dt = _result_dtype_of(jnp.logaddexp2, _weak_dtype(x1), _weak_dtype(x2))  # (a Python number weakly typed)
+    dt = inexact_dtype(_weak_dtype(x1), _weak_dtype(x2))  # (a Python number weakly typed, as jax.numpy's)
     x1, x2 = convert_to_tensor(x1), convert_to_tensor(x2)
     x1, x2 = (x if x.dtype == dt else astype(x, dt) for x in (x1, x2))
     ln2 = math.log(2)  # (a Python float, weakly typed: a NumPy float64 would promote float32 under x64)
@@ -3731,7 +3725,7 @@ def fmin(x1, x2):
 def float_power(x, y):
     """``jax.numpy.float_power``: ``power`` computed in the inexact dtype of the operands (a Python number weakly
     typed: float_power(float16, 2.5) is float16, as jax.numpy's)."""
-    dt = _inexact_type(_weak_dtype(x), _weak_dtype(y))
+    dt = inexact_dtype(_weak_dtype(x), _weak_dtype(y))
     return power(_cast(x, dt), _cast(y, dt))
 
 
@@ -3780,7 +3774,7 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     """``jax.numpy.trapezoid``: the integral of ``y`` along ``axis`` by the trapezoidal rule, at sample points
     ``x`` (or spaced ``dx`` apart)."""
     if x is not None:  # (promoted together, as jax.numpy's promote_dtypes_inexact: int16 y, float16 x is float16)
-        dt = _inexact_type(_weak_dtype(y), _weak_dtype(x))
+        dt = inexact_dtype(_weak_dtype(y), _weak_dtype(x))
         y, x = _cast(y, dt), _cast(x, dt)
     y = _inexact(y)
     if x is None:
@@ -3811,7 +3805,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """``jax.numpy.geomspace``: ``num`` numbers spaced evenly on a log scale from ``start`` to ``stop`` (of one
     sign; a negative pair gives negative numbers)."""
-    dt = _inexact_type(_weak_dtype(start), _weak_dtype(stop))  # (promoted together: int16, float16 is float16)
+    dt = inexact_dtype(_weak_dtype(start), _weak_dtype(stop))  # (promoted together: int16, float16 is float16)
     start, stop = _cast(start, dt), _cast(stop, dt)
     s = sign(start)
     out = multiply(s, logspace(log10(divide(start, s)), log10(divide(stop, s)), num, endpoint=endpoint, base=10.0))
@@ -3849,7 +3843,7 @@ def broadcast_shapes(*shapes):
 def copysign(x1, x2):
     """``jax.numpy.copysign``: the magnitude of ``x1`` with the sign (bit) of ``x2``; differentiable in ``x1`` (as
     ``abs``: 0 at 0). Integers and bools give the default float, as jax.numpy's."""
-    dtype = _inexact_type(_weak_dtype(x1), _weak_dtype(x2))
+    dtype = inexact_dtype(_weak_dtype(x1), _weak_dtype(x2))
     if jnp.issubdtype(dtype, jnp.complexfloating):
         raise TypeError("tj.numpy.copysign does not accept complex inputs (as jax.numpy's): the sign of a complex "
                         "number is not one bit")
@@ -4272,7 +4266,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     for name, end in (("left", left), ("right", right)):
         if isinstance(end, str) and end != "extrapolate":
             raise ValueError(f"tj.numpy.interp: the only valid string value of `{name}` is 'extrapolate', got {end!r}")
-    inexact = _inexact_type(x_dtype, xp.dtype)
+    inexact = inexact_dtype(x_dtype, xp.dtype)
     x, xp, fp = astype(x, inexact), astype(xp, inexact), _inexact(fp)
     if period is not None:
         if np.ndim(period) != 0:
@@ -4312,7 +4306,7 @@ def correlate(a, v, mode="valid", *, precision=None, preferred_element_type=None
 
 def _correlate(name: str, a, v, mode, precision, preferred_element_type, convolving: bool):
     a, v = convert_to_tensor(a), convert_to_tensor(v)
-    dt = _inexact_type(a.dtype, v.dtype)  # (integers and bools in the default float, as jax.numpy's)
+    dt = inexact_dtype(a.dtype, v.dtype)  # (integers and bools in the default float, as jax.numpy's)
     a, v = astype(a, dt), astype(v, dt)
     if ndim(a) != 1 or ndim(v) != 1:
         raise ValueError(f"tj.numpy.{name}: a and v must be 1-d, got shapes {shape(a)} and {shape(v)}")
@@ -4377,17 +4371,10 @@ def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
 # functions of values with no gradient. Indices that decide where entries go are computed with NumPy when they are
 # known now, else by the value-only ops below; the entries themselves move by gathers (take) and selections (where).
 
-def _inexact_type(*dtypes):
-    """The operands' result dtype, an integer or bool one as the default float (jax.numpy's promote_dtypes_inexact:
-    float16 stays float16)."""
-    dt = jnp.result_type(*dtypes)
-    return dt if jnp.issubdtype(dt, jnp.inexact) else jnp.result_type(float)
-
-
 def _inexact(a) -> Tensor:
-    """``a`` as a Tensor of an inexact dtype (integers and bools cast to the default float, as jax.numpy promotes)."""
+    """``a`` as a Tensor of an inexact dtype (integers and bools cast to the float jax.numpy promotes them to)."""
     a = convert_to_tensor(a)
-    return a if jnp.issubdtype(a.dtype, jnp.inexact) else astype(a, jnp.result_type(float))
+    return a if jnp.issubdtype(a.dtype, jnp.inexact) else astype(a, inexact_dtype(a.dtype))
 
 
 def _cast(a, dtype) -> Tensor:
@@ -5006,7 +4993,7 @@ def histogram(a, bins=10, range=None, weights=None, density=None, out_sharding=N
         if shape(w) != shape(a):
             raise ValueError(f"tj.numpy.histogram: weights of shape {shape(w)} for a of shape {shape(a)}; they must "
                              "have the same shape")
-        dt = _inexact_type(a.dtype, w.dtype)  # (promoted together, as jax.numpy's: int16 with float16 is float16)
+        dt = inexact_dtype(a.dtype, w.dtype)  # (promoted together, as jax.numpy's: int16 with float16 is float16)
         a, w = _cast(a, dt), _cast(w, dt)
     edges = histogram_bin_edges(a, bins, range)
     n = shape(edges)[0]
@@ -5031,7 +5018,7 @@ def histogramdd(sample, bins=10, range=None, weights=None, density=None):
         if shape(weights) != (n,):
             raise ValueError(f"tj.numpy.histogramdd: weights of shape {shape(weights)} for {n} points; give one "
                              "weight per point")
-        dt = _inexact_type(sample.dtype, weights.dtype)  # (promoted together, as jax.numpy's)
+        dt = inexact_dtype(sample.dtype, weights.dtype)  # (promoted together, as jax.numpy's)
         sample, weights = _cast(sample, dt), _cast(weights, dt)
     if range is not None and (len(range) != d or builtins.any(r is not None and np.shape(r)[0] != 2 for r in range)):
         raise ValueError(f"tj.numpy.histogramdd: for a sample of shape {(n, d)}, range must be a sequence of {d} "
