@@ -311,7 +311,7 @@ class GradientTape:
                 raise ValueError(f"GradientTape.gradient: output_gradients of dtype {given} does not match its "
                                  f"target of dtype {t_dtype}; pass a gradient of the target's dtype "
                                  f"(.astype({t_dtype})).")
-            og_t = og if isinstance(og, Tensor) else convert_to_tensor(og, dtype=_target_dtype(t))
+            og_t = og if isinstance(og, Tensor) else convert_to_tensor(og, dtype=t_dtype)
             if tuple(og_t.shape) != t_shape:
                 if og_t.size == 1 and og_t.ndim == 0:
                     og_t = tnp.broadcast_to(og_t, t_shape)

@@ -354,11 +354,17 @@ def _save_args(flat: Mapping[Tuple[str, ...], jax.Array], aliases: List[Alias]):
 def _saved(path: str) -> Dict[Tuple[str, ...], Any]:
     """``{path: metadata with .shape and .dtype}`` of every value the checkpoint directory ``path`` holds."""
     tree = _flatten(_checkpointer().metadata(path).item_metadata[_ITEM].tree)
-    if os.path.isdir(os.path.join(path, _EMPTY)):
-        ocp = _ocp()
-        stored = _checkpointer().restore(path, ocp.args.Composite(**{_EMPTY: ocp.args.JsonRestore()}))[_EMPTY]
-        tree.update({tuple(p): jax.ShapeDtypeStruct(tuple(shape), jnp.dtype(dtype)) for p, shape, dtype in stored})
+    tree.update({tuple(p): jax.ShapeDtypeStruct(tuple(shape), jnp.dtype(dtype))
+                 for p, shape, dtype in _json_item(path, _EMPTY)})
     return tree
+
+
+def _json_item(path: str, item: str) -> list:
+    """What the JSON item ``item`` of the checkpoint directory ``path`` holds; [] where it has none."""
+    if not os.path.isdir(os.path.join(path, item)):
+        return []
+    ocp = _ocp()
+    return _checkpointer().restore(path, ocp.args.Composite(**{item: ocp.args.JsonRestore()}))[item]
 
 
 def _zero_size(meta) -> bool:
@@ -367,11 +373,7 @@ def _zero_size(meta) -> bool:
 
 def _read_aliases(path: str) -> List[Alias]:
     """The aliases a checkpoint directory stores (see ``_walk``), or none."""
-    if not os.path.isdir(os.path.join(path, _GRAPH)):
-        return []
-    ocp = _ocp()
-    stored = _checkpointer().restore(path, ocp.args.Composite(**{_GRAPH: ocp.args.JsonRestore()}))[_GRAPH]
-    return [(tuple(parent), name, tuple(target)) for parent, name, target in stored]
+    return [(tuple(parent), name, tuple(target)) for parent, name, target in _json_item(path, _GRAPH)]
 
 
 # -- replacing a checkpoint (TF's write to an existing path) ------------------------------------------------
