@@ -1078,7 +1078,8 @@ def known(a: Action, problem: str, tf_out: "Outcome", tj_out: "Outcome", eager) 
     if a.kind == "call" and problem.startswith("raised") and \
             (tf_out.raised is None or type(tf_out.raised).__name__ == "Boom" or
              isinstance(tf_out.raised, (TypeError, ValueError, tf.errors.InvalidArgumentError))) and \
-            isinstance(tj_out.raised, ValueError) and "grad_ys of shape" in str(tj_out.raised):
+            isinstance(tj_out.raised, ValueError) and \
+            re.search(r"grad_ys (entry )?of shape", str(tj_out.raised)):
         return "grad_ys_shape"
     if problem.startswith("vs TF eagerly: jvp") and "cg3" in a.kw["fn"].uses:
         return "custom_gradient_forward"
