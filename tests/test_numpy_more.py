@@ -351,3 +351,23 @@ def test_integer_inputs_take_jax_numpy_float_under_x64(name):
             want = call(jnp, jnp.asarray(a)).dtype
             got = call(tj.numpy, tj.numpy.asarray(a)).dtype
             assert got == want, (name, dtype, got, want)
+
+
+@pytest.mark.parametrize("x64", [False, True])
+@pytest.mark.parametrize("name", ["nonzero", "flatnonzero", "argwhere", "cumulative_sum", "gradient",
+                                  "histogram_bin_edges"])
+def test_index_and_integer_results_have_jax_numpy_dtypes_with_and_without_x64(name, x64):
+    """Under x64 jax.numpy's indices (nonzero, flatnonzero, argwhere) are int64 and cumulative_sum of an integer
+    or bool sums in the default (unsigned) int, int64/uint64; gradient and histogram_bin_edges of int32 are float32
+    (of int64: float64). tapejax gave int32 indices and sums and float64 for int32, a dtype jax.numpy does not."""
+    def values(r):
+        return [(str(np.asarray(x).dtype), np.asarray(x).tolist()) for x in (r if isinstance(r, tuple) else (r,))]
+
+    with jax.enable_x64(x64):
+        for dtype in (np.bool_, np.int8, np.uint8, np.int32, np.uint32, np.int64, np.float16, np.float32):
+            a = np.array([0, 3, 1, 0, 2]).astype(dtype)
+            if name == "gradient" and dtype == np.bool_:
+                continue  # (jax.numpy refuses a bool difference)
+            want = values(getattr(jnp, name)(jnp.asarray(a)))
+            got = values(getattr(tj.numpy, name)(tj.constant(a)))
+            assert got == want, (name, dtype, got, want)

@@ -3044,11 +3044,14 @@ def matrix_transpose(x):
 
 def cumulative_sum(x, /, *, axis=None, dtype=None, include_initial=False):
     """``jax.numpy.cumulative_sum`` (the Array API's ``cumsum``): ``axis`` may be left out for a 1-d array only;
-    ``include_initial`` puts a 0 first. Integers narrower than 32 bits are summed in (u)int32, as jax.numpy's."""
+    ``include_initial`` puts a 0 first. Integers and bools are summed in the default (unsigned) integer type, as
+    jax.numpy's: (u)int32, or (u)int64 under x64."""
     if dtype is None:
         dt = convert_to_tensor(x).dtype
-        if jnp.issubdtype(dt, jnp.integer) and dt.itemsize < 4:
-            dtype = jnp.uint32 if jnp.issubdtype(dt, jnp.unsignedinteger) else jnp.int32
+        if jnp.issubdtype(dt, jnp.unsignedinteger):
+            dtype = jax.dtypes.canonicalize_dtype(jnp.uint64)
+        elif jnp.issubdtype(dt, jnp.integer) or dt == jnp.bool_:
+            dtype = jax.dtypes.canonicalize_dtype(jnp.int64)
     return _cumulative("cumulative_sum", cumsum, zeros, x, axis, dtype, include_initial)
 
 
@@ -3941,7 +3944,8 @@ def nonzero(a, *, size=None, fill_value=None):
     """``jax.numpy.nonzero``: a tuple of index Tensors, one per axis (not differentiable). Without ``size``, only
     where ``a``'s values are known (eagerly)."""
     if size is None:
-        return tuple(convert_to_tensor(i.astype(np.int32)) for i in np.nonzero(_concrete_values("nonzero", a)))
+        index = jax.dtypes.canonicalize_dtype(jnp.int64)  # (jax.numpy's index type: int32, or int64 under x64)
+        return tuple(convert_to_tensor(i.astype(index)) for i in np.nonzero(_concrete_values("nonzero", a)))
     return tuple(_nonzero_sized(a, size=int(size), fill_value=freeze(fill_value)))
 
 
@@ -4476,7 +4480,7 @@ def gradient(f, *varargs, axis=None, edge_order=None):
     order = edge_order or 1
     a = convert_to_tensor(f)
     spacing = [h if isinstance(h, (Tensor, Variable)) or np.ndim(h) == 0 else convert_to_tensor(h) for h in varargs]
-    dt = jnp.result_type(*[a.dtype] + [h.dtype for h in spacing if isinstance(h, (Tensor, Variable))], float)
+    dt = inexact_dtype(*[a.dtype] + [h.dtype for h in spacing if isinstance(h, (Tensor, Variable))])
     a = _cast(a, dt)
     axes = tuple(range(ndim(a))) if axis is None else tuple(_check_axis("gradient", ax, ndim(a)) for ax in _axes(axis))
     if not axes:
@@ -4956,7 +4960,7 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
         raise NotImplementedError("tj.numpy.histogram_bin_edges: string values for bins are not implemented (as "
                                   "jax.numpy's); give a number of bins or the edges")
     a = convert_to_tensor(a)
-    dt = jnp.result_type(a.dtype, float) if not jnp.issubdtype(a.dtype, jnp.inexact) else a.dtype
+    dt = inexact_dtype(a.dtype)
     if ndim(bins) == 1:
         return _cast(bins, dt)
     count = as_index(static(bins), f"tj.numpy.histogram_bin_edges: bins must be an integer or a 1-d array of "
