@@ -568,7 +568,7 @@ class _ResidualPlan:
     finding what a backward reads traces it."""
 
     __slots__ = ("kernel", "layout", "out_tree", "res_tree", "n_out", "single", "_empties", "kept", "kept_pos",
-                 "_backward_impl", "_backwards", "read_inputs", "trims", "unread")
+                 "_backward_impl", "_backwards", "_last_backward", "read_inputs", "trims", "unread")
 
     def __init__(self, impl: Callable, backward_impl: Callable, diff: tuple, find_reads: bool = True) -> None:
         self.layout = None
@@ -576,6 +576,7 @@ class _ResidualPlan:
         self._empties: Dict[int, Any] = {}
         self._backward_impl = backward_impl
         self._backwards: Dict[tuple, Callable] = {}
+        self._last_backward: tuple = (None, None, None, None)  # (spec, needed, dropped, kernel) asked last
         self.read_inputs: frozenset = frozenset()
         self.unread: tuple = ()  # the argument positions no backward traced so far reads (``_reads``)
         self.trims = False  # whether ``trim`` may drop an argument: ``unread`` is not empty
@@ -694,6 +695,11 @@ class _ResidualPlan:
         """The op's backward kernel as a function of ``(raw arguments, stored, cotangents)``: the residuals are
         rebuilt inside the trace, so a call passes a few flat arrays and rebuilds nothing in Python.
         ``dropped``: ``(position, abstract value)`` of the arguments ``trim`` let go, passed as None."""
+        last = self._last_backward
+        # (the kernel asked for last, without hashing a key: consecutive ops of a kind share the spec and
+        # needed objects, their RecordType's)
+        if last[0] is spec and last[1] is needed and last[2] == dropped:
+            return last[3]
         key = (spec, needed, dropped) if dropped else (spec, needed)
         f = self._backwards.get(key)
         if f is None:
@@ -709,6 +715,7 @@ class _ResidualPlan:
             if len(self._backwards) >= _PLANS_MAX:
                 self._backwards.clear()
             f = self._backwards[key] = jax.jit(kernel)
+        self._last_backward = (spec, needed, dropped, f)
         return f
 
     def _index(self) -> tuple:
@@ -1338,7 +1345,12 @@ def _apply_recorded(op: OpDef, args, raw, static, st: tape_set.State):
             diff.append(i)
         if not concrete and isinstance(r, jax.core.Tracer):
             traced = True
-    tapes, accs = record.recorders(ids, st)
+    tapes, accs = st.tapes, st.accumulators
+    if len(tapes) == 1 and not accs:  # (record.recorders' common case, inline: ``apply`` saw no stop_recording)
+        if not tapes[0].takes(ids):
+            tapes = ()
+    else:
+        tapes, accs = record.recorders(ids, st)
     k = op.kernels(static)
     if not tapes and not accs:
         out = _wrap(k.forward(*raw))
@@ -1369,11 +1381,11 @@ def _apply_recorded(op: OpDef, args, raw, static, st: tape_set.State):
         else:
             # JAX cannot differentiate this function: run it, and fail only if a gradient is asked for.
             out, res, plan = k.forward(*raw), NoGradient.of(op.name, e), None
-    if isinstance(out, (tuple, list)):
-        result = outs = tuple(Tensor(o) for o in out)
-    else:
+    if type(out) is ArrayImpl or not isinstance(out, (tuple, list)):
         result = Tensor(out)
         outs = (result,)
+    else:
+        result = outs = tuple(Tensor(o) for o in out)
     if tapes:
         # (the raw arguments, not the Tensors: an input Tensor may die while its op stays recorded; with an
         # accumulator the Tensors stay, as its tangents are kept only for live tensors)
@@ -1808,7 +1820,15 @@ class OpBackward(BackwardFunction):
     def __init__(self, type_: RecordType, res, inputs, input_ids: tuple = ()) -> None:
         self.type = type_
         self.stored = res
-        self.set_args(inputs)
+        n = len(inputs) if inputs is not None else -1
+        if n == 1:  # (set_args' common cases, inline: this runs per recorded op)
+            self.a0 = inputs[0]
+            self.more = 1
+        elif n == 2:
+            self.a0, self.a1 = inputs
+            self.more = 2
+        else:
+            self.set_args(inputs)
         self.outs = None  # (set by the tape recording it first: tape.RecordedOp)
         self.ins = input_ids  # (the ids as given: the tape recording it keeps them compacted)
 
@@ -1838,8 +1858,11 @@ class OpBackward(BackwardFunction):
     def release(self) -> None:
         t = self.type  # (its plan is its type's: switched here, not through the plan property's get and set)
         if t.plan is not None:
-            self.type = t.without_plan()
-        self.drop_held()
+            self.type = t._planless or t.without_plan()
+        # (drop_held, inline: this runs per op of a backward pass)
+        self.stored = None
+        self.more = -1
+        self.a0 = self.a1 = None
 
 
 class SitedOpBackward(OpBackward):
