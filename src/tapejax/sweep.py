@@ -247,26 +247,39 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
         entry = ops.pop(op_id, None)
         if entry is None:
             continue
-        out_grads = []
-        any_grad = False
         outs = entry.outs  # (out_ids and input_ids, inline: no property call per op)
-        for oid in ((outs,) if type(outs) is int else outs):
-            gl = gradients.get(oid)
-            if gl is None:
-                out_grads.append(None)
-                continue
-            any_grad = True
-            g = gl[0] if len(gl) == 1 else aggregate(gl)
-            if oid in sources_set:
-                if len(gl) > 1:
-                    nb = nbytes(g)
-                    pending_bytes -= held[oid] - nb
-                    held[oid] = nb
-                    gl[:] = [g]
+        if type(outs) is int and outs not in sources_set:
+            # One output, not a source (the common case): its pending list, summed, is the list of cotangents
+            # (no list built, no loop)
+            out_grads = gradients.pop(outs, None)
+            if out_grads is None:
+                out_grads = [None]
+                any_grad = False
             else:
-                del gradients[oid]
-                pending_bytes -= held.pop(oid)
-            out_grads.append(g)
+                pending_bytes -= held.pop(outs)
+                if len(out_grads) > 1:
+                    out_grads = [aggregate(out_grads)]
+                any_grad = True
+        else:
+            out_grads = []
+            any_grad = False
+            for oid in ((outs,) if type(outs) is int else outs):
+                gl = gradients.get(oid)
+                if gl is None:
+                    out_grads.append(None)
+                    continue
+                any_grad = True
+                g = gl[0] if len(gl) == 1 else aggregate(gl)
+                if oid in sources_set:
+                    if len(gl) > 1:
+                        nb = nbytes(g)
+                        pending_bytes -= held[oid] - nb
+                        held[oid] = nb
+                        gl[:] = [g]
+                else:
+                    del gradients[oid]
+                    pending_bytes -= held.pop(oid)
+                out_grads.append(g)
         in_ids = entry.ins
         if type(in_ids) is int:  # (the common case: no comprehension, no call)
             needed_idx = _FIRST if (in_ids in known if known is not None else in_ids in ops or in_ids in tt) \

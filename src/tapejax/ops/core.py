@@ -568,7 +568,7 @@ class _ResidualPlan:
     finding what a backward reads traces it."""
 
     __slots__ = ("kernel", "layout", "out_tree", "res_tree", "n_out", "single", "_empties", "kept", "kept_pos",
-                 "_backward_impl", "_backwards", "_last_backward", "read_inputs", "trims", "unread")
+                 "_backward_impl", "_backwards", "last_backward", "read_inputs", "trims", "unread")
 
     def __init__(self, impl: Callable, backward_impl: Callable, diff: tuple, find_reads: bool = True) -> None:
         self.layout = None
@@ -576,7 +576,7 @@ class _ResidualPlan:
         self._empties: Dict[int, Any] = {}
         self._backward_impl = backward_impl
         self._backwards: Dict[tuple, Callable] = {}
-        self._last_backward: tuple = (None, None, None, None)  # (spec, needed, dropped, kernel) asked last
+        self.last_backward: tuple = (None, None, None, None)  # (spec, needed, dropped, kernel) asked last
         self.read_inputs: frozenset = frozenset()
         self.unread: tuple = ()  # the argument positions no backward traced so far reads (``_reads``)
         self.trims = False  # whether ``trim`` may drop an argument: ``unread`` is not empty
@@ -695,7 +695,7 @@ class _ResidualPlan:
         """The op's backward kernel as a function of ``(raw arguments, stored, cotangents)``: the residuals are
         rebuilt inside the trace, so a call passes a few flat arrays and rebuilds nothing in Python.
         ``dropped``: ``(position, abstract value)`` of the arguments ``trim`` let go, passed as None."""
-        last = self._last_backward
+        last = self.last_backward
         # (the kernel asked for last, without hashing a key: consecutive ops of a kind share the spec and
         # needed objects, their RecordType's)
         if last[0] is spec and last[1] is needed and last[2] == dropped:
@@ -715,7 +715,7 @@ class _ResidualPlan:
             if len(self._backwards) >= _PLANS_MAX:
                 self._backwards.clear()
             f = self._backwards[key] = jax.jit(kernel)
-        self._last_backward = (spec, needed, dropped, f)
+        self.last_backward = (spec, needed, dropped, f)
         return f
 
     def _index(self) -> tuple:
@@ -1420,6 +1420,7 @@ class _TracedResiduals:
 
     __slots__ = ("name", "kernels", "diff", "out", "made")
     trims = False  # (every argument kept: the trace's own values)
+    last_backward = (None, None, None, None)  # (_ResidualPlan's memo of its last kernel: none here, per op)
 
     def __init__(self, name: str, kernels: _Kernels, diff: tuple, out) -> None:
         self.name, self.kernels, self.diff, self.out, self.made = name, kernels, diff, out, None
@@ -1437,7 +1438,7 @@ class _TracedResiduals:
             self.made = (jax.tree_util.tree_map(lambda leaf: same.get(id(leaf), leaf), res),)
         return self.made[0]
 
-    def backward_kernel(self, spec, diff: tuple, needed: tuple) -> Callable:
+    def backward_kernel(self, spec, diff: tuple, needed: tuple, dropped: tuple = ()) -> Callable:
         backward = self.kernels.backward_impl
         return lambda args, stored, cts: backward(
             self.residuals([a._value if isinstance(a, Tensor) else a for a in args], stored), cts, spec, diff, needed)
@@ -1632,13 +1633,13 @@ class BackwardFunction(RecordedOp):
         if not recording:
             grads = None
             if op.passthrough and len(cts) == 1 and self.epoch == _rules_epoch:
-                grads = self._passed_through(cts[0], needed)
+                grads = self._passed_through(cts[0], needed, op.passthrough)
             if grads is None:
                 grads = self._run_backward(cts, diff, needed)
             if checking:
                 tape_set.debug_hooks.check_backward(self, cts, grads, needed)
             if needed is diff:
-                return list(grads)
+                return grads if type(grads) is list else list(grads)
         else:
             none_mask = tuple(c is None for c in cts)
             if self.dropped_inputs():
@@ -1671,7 +1672,7 @@ class BackwardFunction(RecordedOp):
         """The backward kernel's gradients of the ``needed`` arguments from the cotangents ``cts``."""
         if len(cts) == 1:
             c = cts[0]
-            raw_cts = (c._value if isinstance(c, Tensor) else c,)
+            raw_cts = (c if type(c) is ArrayImpl else c._value if isinstance(c, Tensor) else c,)
         else:
             raw_cts = tuple(c._value if isinstance(c, Tensor) else c for c in cts)
         t = self.type
@@ -1685,20 +1686,23 @@ class BackwardFunction(RecordedOp):
         plan = self.plan
         if plan is not None:  # (the arguments may be Tensors: pytrees of their values)
             args = self.kernel_args()
+            dropped = ()
             if plan.trims:
                 # The arguments let go (their abstract values) go to the kernel as None, the values in its key
                 # (one loop, no comprehension: each is a function call, and this runs per op)
-                dropped = None
                 for i, a in enumerate(args):
                     if type(a) is ShapedArray:
-                        if dropped is None:
+                        if not dropped:
                             dropped, args = [], list(args)
                         dropped.append((i, a))
                         args[i] = None
-                if dropped is not None:
-                    return plan.backward_kernel(t.spec, diff, needed, tuple(dropped))(tuple(args), self.stored,
-                                                                                      raw_cts)
-            return plan.backward_kernel(t.spec, diff, needed)(args, self.stored, raw_cts)
+                if dropped:
+                    dropped, args = tuple(dropped), tuple(args)
+            spec = t.spec
+            last = plan.last_backward  # (backward_kernel's first test, inline: a call less per op)
+            if last[0] is spec and last[1] is needed and last[2] == dropped:
+                return last[3](args, self.stored, raw_cts)
+            return plan.backward_kernel(spec, diff, needed, dropped)(args, self.stored, raw_cts)
         return t.op.kernels(t.static).backward(self.res, raw_cts, t.spec, diff, needed)
 
     def dropped_inputs(self) -> bool:
@@ -1722,7 +1726,7 @@ class BackwardFunction(RecordedOp):
                 f"op, or record it again.")
         return self.raw_inputs()
 
-    def _passed_through(self, ct, needed: tuple) -> Optional[list]:
+    def _passed_through(self, ct, needed: tuple, passthrough: frozenset) -> Optional[list]:
         """The cotangent as the gradient of each of the ``needed`` arguments when each is a pass-through
         argument of the op (``OpDef.passthrough``) with the cotangent's shape and dtype: the backward kernel
         would return that same value (add's ``1 * g``, already of the argument's shape and dtype); else None."""
@@ -1732,7 +1736,7 @@ class BackwardFunction(RecordedOp):
         av = g.aval  # (a C++ attribute: ``shape`` and ``dtype`` are slower Python properties)
         if av.weak_type:
             return None
-        passthrough, args = self.op.passthrough, self.args()
+        args = self.args()
         shape, dtype = av.shape, av.dtype
         for i in needed:
             a = args[i]
