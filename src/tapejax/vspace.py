@@ -39,11 +39,8 @@ _AVAL_BYTES_MAX = 4096  # ``shape`` and ``dtype`` are Python properties, ~4x slo
 
 def nbytes(x: Any) -> int:
     """Real bytes of an array or Tensor: elements x itemsize (runs twice per op of a backward pass: no numpy)."""
-    if type(x) is ArrayImpl:  # (a raw gradient, the sweep's common case: no Tensor test)
-        n = _aval_bytes.get(x.aval)
-        if n is not None:
-            return n
-    v = x._value if type(x) is Tensor else (x.value if isinstance(x, Tensor) else x)
+    # (a raw gradient, the sweep's common case, first: no Tensor test)
+    v = x if type(x) is ArrayImpl else x._value if type(x) is Tensor else (x.value if isinstance(x, Tensor) else x)
     if type(v) is ArrayImpl:
         av = v.aval
         n = _aval_bytes.get(av)
