@@ -35,6 +35,7 @@ read. ``last_update`` says how the last step with such an update ran.
 from __future__ import annotations
 
 import functools
+import operator
 import weakref
 from typing import Any, Callable, Dict, Hashable, List, Optional, Sequence, Tuple
 
@@ -229,9 +230,10 @@ def pending_aval(t: Any):
     return aval_of(source[0], t)
 
 
-def shape_of(step: PendingStep, t: Tensor) -> tuple:
-    """The shape of ``t``, a pending value of ``step``, without running it."""
-    return tuple(aval_of(step, t).shape)
+def shapes_of(step: PendingStep, tensors: Sequence[Tensor]) -> List[tuple]:
+    """The shapes of ``tensors``, pending values of ``step`` (``update_step_of``), without running it."""
+    avals = step.slot_avals()
+    return [tuple(avals[pending_source(t)[1]].shape) for t in tensors]
 
 
 def _shared_leaves(leaves: Sequence[Any], arrays: Sequence[Any]) -> Tuple[tuple, list]:
@@ -250,20 +252,22 @@ def _own_leaves(step_leaves: Sequence[Any], shared: tuple, own: Sequence[Any]) -
 
 
 def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, update: Callable,
-                    args: tuple, reread: Optional[Callable[[], tuple]] = None):
+                    args: Any, reread: Optional[Callable[[], Any]] = None, tree: Any = None):
     """Run ``step``'s program and ``update([values of grads], *args)`` as one compiled program, cached
     per program under ``key`` (which must name ``update``), and set the step's gradients and exported
     values as its own run would. Returns ``update``'s result, or None when that program is not ready
     (compiling in the background, or it failed to compile): the caller then runs the update itself.
     ``reread()``, when given, reads ``args`` again as they are then (None: not now): the next step's call
-    may then be made ahead, as soon as its inputs are known (ahead.py).
+    may then be made ahead, as soon as its inputs are known (ahead.py). With ``tree`` (a pytree structure)
+    given, ``args`` are flat already, the leaves of a tuple of that structure, and so is what ``reread()``
+    returns (an optimizer's arguments have one structure per layout: no flattening per step).
 
     The program returns only the gradients read after an update of this step's program before
     (``Program.read_after_update``; writing out the others costs ~6% of a small MLP's step): one not
     returned and read all the same is computed by running the step's program again (``recompute``)."""
     positions = tuple(pending_source(g)[1] for g in grads)
     program = step.program
-    fused, shared, own, tree = _fused_with_update(program, step.args, positions, key, update, args)
+    fused, shared, own, tree, flat = _fused_with_update(program, step.args, positions, key, update, args, tree)
     if fused.compiled is None:
         return None
     exported, kept, out = _fused_call(fused, step, own)
@@ -271,17 +275,21 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
     for p, v in zip(program.read_after_update, kept):
         result[p] = v
     if reread is not None:
-        _expect_next(step.record, program, step.args, fused, shared, functools.partial(_flat_arguments, reread, tree))
+        _expect_next(step.record, program, step.args, fused, shared,
+                     reread if flat else functools.partial(_flat_arguments, reread, tree))
     step.finish(exported, result)
     return out
 
 
-def _fused_with_update(program, step_args: tuple, positions: tuple, key: Hashable, update: Callable, args: tuple):
-    """``(fused, shared, own, tree)``: the program of ``program`` and ``update`` on the gradients at
+def _fused_with_update(program, step_args: tuple, positions: tuple, key: Hashable, update: Callable, args: Any,
+                       tree: Any = None):
+    """``(fused, shared, own, tree, given_flat)``: the program of ``program`` and ``update`` on the gradients at
     ``positions`` (run_with_update), found or compiled (now or in the background) for the arguments
-    ``step_args`` and ``args`` (``tree``: their structure; ``shared`` and ``own``: see _shared_leaves)."""
+    ``step_args`` and ``args`` (``tree``: their structure, given when ``args`` are flat already: ``given_flat``;
+    ``shared`` and ``own``: see _shared_leaves)."""
     returned = program.read_after_update
-    flat, tree = jax.tree_util.tree_flatten(args)
+    given_flat = tree is not None
+    flat, tree = (args, tree) if given_flat else jax.tree_util.tree_flatten(args)
     shared, own = _shared_leaves(step_args[0], flat)
     fused_key = (key, positions, returned, tree, shared)
     fused = program.fused.get(fused_key)
@@ -299,7 +307,7 @@ def _fused_with_update(program, step_args: tuple, positions: tuple, key: Hashabl
             return exported, [result[p] for p in returned], out
         fused = program.fused[fused_key] = _Fused(jax.jit(run))
         fused.compile(step_args, program.extra, own)
-    return fused, shared, own, tree
+    return fused, shared, own, tree, given_flat
 
 
 def ran_before_update(grads: Sequence[Any]) -> Optional[tuple]:
@@ -330,8 +338,8 @@ def _hold_ran_before(step: PendingStep, held: tuple) -> None:
     _ran_before_last = weakref.ref(step)
 
 
-def forecast_after(ran: tuple, key: Hashable, update: Callable, args: tuple,
-                   reread: Optional[Callable[[], tuple]]) -> None:
+def forecast_after(ran: tuple, key: Hashable, update: Callable, args: Any,
+                   reread: Optional[Callable[[], Any]], tree: Any = None) -> None:
     """After an update of the gradients of a step that ran before it (``ran``, from ``ran_before_update``;
     ``args`` as the update read them), forecast the next step's call of that program and update as one
     (run_with_update's): compiled now or in the background, it is then dispatched ahead, the next step's
@@ -343,8 +351,9 @@ def forecast_after(ran: tuple, key: Hashable, update: Callable, args: tuple,
     if held is None or reread is None:
         return
     record, step_args = held
-    fused, shared, _, tree = _fused_with_update(step.program, step_args, positions, key, update, args)
-    _expect_next(record, step.program, step_args, fused, shared, functools.partial(_flat_arguments, reread, tree))
+    fused, shared, _, tree, flat = _fused_with_update(step.program, step_args, positions, key, update, args, tree)
+    _expect_next(record, step.program, step_args, fused, shared,
+                 reread if flat else functools.partial(_flat_arguments, reread, tree))
 
 
 def _flat_arguments(reread: Callable[[], Optional[tuple]], tree) -> Optional[list]:
@@ -367,13 +376,24 @@ class _Fused(background.Compilation):
     held-out batch between training phases, a new dataset) guesses again once it is back on one batch, and one
     whose data keeps changing wastes ever fewer runs."""
 
-    __slots__ = ("unused", "same", "needed")
+    __slots__ = ("unused", "same", "needed", "_layout")
 
     def __init__(self, fn) -> None:
         super().__init__(fn)
         self.unused = 0
         self.same = 0
         self.needed = 1
+        self._layout: Optional[tuple] = None
+
+    def layout(self, shared: tuple, n_leaves: int) -> Tuple[tuple, tuple]:
+        """``(given, data_at)`` of a step of ``n_leaves`` leaves whose update's arguments are ``shared`` among
+        them (_shared_leaves): the positions of the leaves the update gives the next step, and of the others
+        (computed once: every step of this program has the same)."""
+        cached = self._layout
+        if cached is None or cached[0] != shared or cached[1] != n_leaves:
+            given = tuple(sorted({p for p in shared if p >= 0}))
+            cached = self._layout = (shared, n_leaves, given, tuple([i for i in range(n_leaves) if i not in given]))
+        return cached[2], cached[3]
 
     @property
     def guess(self) -> bool:
@@ -415,7 +435,10 @@ def _expect_next(record, program, step_args: tuple, fused: _Fused, shared: tuple
     forecast."""
     if record is None:
         return
-    tokens, extra, n_og = tuple(record.tokens), program.extra, len(step_args[1])
+    # (a record's program is keyed on its tokens: the tuple it keeps is this record's, built once)
+    structure = program.structure
+    tokens = structure[1] if structure is not None else tuple(record.tokens)
+    extra, n_og = program.extra, len(step_args[1])
     if (not config.replay_ahead or fused.unused >= _MAX_UNUSED or jax.process_count() > 1
             or any(g is not None for g in step_args[1])):
         ahead.expect(tokens, fused, None)
@@ -439,9 +462,8 @@ def _expect_next(record, program, step_args: tuple, fused: _Fused, shared: tuple
             return None
         return call(list(leaves), own, False)
 
-    given = {p for p in shared if p >= 0}  # the leaves the update gives the next step
     leaves = record.leaves
-    data_at = [i for i in range(len(leaves)) if i not in given]
+    given, data_at = fused.layout(shared, len(leaves))
     data = tuple([id(leaves[i]) for i in data_at])
     before = ahead.expected(tokens, fused)
     batch = _new_batch(leaves, data_at, data, before)
@@ -464,7 +486,9 @@ def _expect_next(record, program, step_args: tuple, fused: _Fused, shared: tuple
         # batch converted (tensor.py's _made_lately) at the same places each step, and no other of this
         # structure in between (whose guess could match the same first leaves): the next step's call is
         # guessed at its first op that reads an array, its data the step's or the next batch converted.
-        kept = [None if i in given else x for i, x in enumerate(leaves)]
+        kept = list(leaves)
+        for i in given:
+            kept[i] = None
 
         def guess(first: list) -> Optional[ahead.Launch]:
             if not fused.guess or fused.unused >= _MAX_UNUSED or fused.compiled is None:
@@ -481,7 +505,7 @@ def _expect_next(record, program, step_args: tuple, fused: _Fused, shared: tuple
                     full[p] = x
                 else:
                     own.append(x)
-            if not all(a is b for a, b in zip(first, full)):
+            if not all(map(operator.is_, first, full)):  # (no generator resumed per leaf)
                 return None
             return call(full, own, True)
         forecast = ahead.Forecast(tokens, record.first_at, record.n_first, guess, then=forecast, data=data,

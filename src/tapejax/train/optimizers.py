@@ -136,6 +136,7 @@ class Optimizer:
         self._state_tree = None
         self._step = jax.jit(_weakly(self._update, self), static_argnums=(0,))
         self._kernels: dict = {}  # (see _flat_update)
+        self._trees: dict = {}  # (see _flat)
         # (a donated leaf must come back even when unchanged: its old buffer is gone after the call)
         self._step_donating = jax.jit(functools.partial(_weakly(self._update, self), drop_unchanged=False),
                                       static_argnums=(0,),
@@ -547,10 +548,13 @@ class Optimizer:
                     self._iterations.assign_sub(1)
                 self._apply_round(pairs, integer)
             # As Keras: each updated variable's constraint projects its new value (op by op: a pending
-            # fused value is computed first).
-            for v in _distinct([v for _, v in present]):
+            # fused value is computed first). (Looked for first: most Variables have none.)
+            for _, v in present:
                 if v.constraint is not None:
-                    v.assign(v.constraint(v))
+                    for v in _distinct([v for _, v in present]):
+                        if v.constraint is not None:
+                            v.assign(v.constraint(v))
+                    break
         return self._iterations
 
     def _own_integer_update(self, v: Variable) -> bool:
@@ -600,30 +604,32 @@ class Optimizer:
         # Or of a step that ran before its update (its loss read first): after this update on its own, the
         # next step's program and update are forecast as one, dispatched ahead, whose run gives that loss.
         ran = None if traced or step is not None or after_ops is not None else pending.ran_before_update(given)
-        for g, (_, v) in zip(given, present):
-            pending_of = step if step is not None else after_ops
-            shape = pending.shape_of(pending_of, g) if pending_of is not None else tuple(g.shape)
-            if shape != v.shape:
+        pending_of = step if step is not None else after_ops
+        # (a pending step's gradient shapes read together; compared as plain tuples: TensorShape's == is Python's)
+        shapes = pending.shapes_of(pending_of, given) if pending_of is not None else None
+        for k, (g, (_, v)) in enumerate(zip(given, present)):
+            shape = shapes[k] if shapes is not None else tuple(g.shape)
+            if shape != tuple(v.shape):
                 raise ValueError(f"apply_gradients: gradient of shape {shape} for variable {v.name!r} "
                                  f"of shape {v.shape}.")
-        key = (tuple(position[id(v)] for _, v in present), len(self._built), self._version, integer)
+        key = (tuple([position[id(v)] for _, v in present]), len(self._built), self._version, integer)
         # (with moving averages, every built Variable: its average moves, and it may be overwritten by it)
         targets = self._built if self._ema is not None else [v for _, v in present]
         state, params, count, lr = self._update_arguments(targets)
         new = None
         # (the update's arguments read again for a step dispatched ahead; none with a schedule to call)
-        reread_fn = None if self._lr is None and self._with_learning_rate is not None else \
-            functools.partial(self._fused_arguments, targets)
+        rereadable = self._lr is not None or self._with_learning_rate is None
         update = functools.partial(self._update, key)  # (named (self, key) in the fused programs' cache)
         if step is not None:
             # Gradients of a replayed step that has not run: the step and this update run as one
             # compiled program (values as running them one after the other), once it is compiled.
             # The next step's may be dispatched ahead, on the arguments read then.
-            new = pending.run_with_update(step, given, (self, key), update,
-                                          (state, params, count[0], lr), reread_fn)
+            flat, tree = self._flat(state, params, count, lr)
+            new = pending.run_with_update(step, given, (self, key), update, flat,
+                                          self._reread(targets, tree) if rereadable else None, tree)
             if new is not None:
                 self.last_update = "fused into the replayed step"
-        elif after_ops is not None and reread_fn is not None and self._defer_update(key, given, targets):
+        elif after_ops is not None and rereadable and self._defer_update(key, given, targets):
             self.last_update = "fused into the replayed step, after the ops on its gradients"
             new = _PENDING
         if new is None:
@@ -632,11 +638,12 @@ class Optimizer:
             # it reuses the old buffers (donation) when nothing but the Variables holds them (and no
             # forecast is compiled on them after it).
             donate = not traced and ran is None and _only_held_by_variables(params, state, count)
-            args = (state, params, count[0], lr) if ran is not None else None
+            flat, tree = self._flat(state, params, count, lr) if ran is not None else (None, None)
             new = (self._step_donating if donate else self._step)(key, g_vals, state, params, count.pop(), lr)
             self.last_update = "one compiled update"
             if ran is not None:
-                pending.forecast_after(ran, (self, key), update, args, reread_fn)
+                pending.forecast_after(ran, (self, key), update, flat,
+                                       self._reread(targets, tree) if rereadable else None, tree)
         if new is not _PENDING:
             new_params, new_state, new_count = new
             # The values come from the update itself (shapes and dtypes as the variables'): outside a
@@ -701,14 +708,31 @@ class Optimizer:
             self._kernels[signature] = fn
         return fn
 
-    def _fused_arguments(self, targets: Sequence[Variable]) -> Optional[tuple]:
-        """The update arguments ``run_with_update`` gets, read now (for a step dispatched ahead); None while
-        one of them is pending (reading it would run what computes it: the step then goes as usual)."""
-        if any(pending_value(v) is not None for vs in (self._state, targets, (self._iterations, self._lr))
-               for v in vs if v is not None):
-            return None
-        state, params, count, lr = self._update_arguments(targets)
-        return state, params, count[0], lr
+    def _flat(self, state: list, params: list, count: list, lr: Any) -> Tuple[list, Any]:
+        """``(flat, tree)``: the leaves of ``(state, params, count[0], lr)`` (each an array: a Variable's value)
+        and their structure, the same object for every call of one layout."""
+        flat = [*state, *params, *count]
+        if lr is not None:
+            flat.append(lr)
+        layout = (len(state), len(params), lr is None)
+        tree = self._trees.get(layout)
+        if tree is None:
+            tree = self._trees[layout] = jax.tree_util.tree_structure((state, params, count[0], lr))
+        return flat, tree
+
+    def _reread(self, targets: Sequence[Variable], tree: Any) -> Callable[[], Optional[list]]:
+        return functools.partial(self._fused_flat_arguments, targets, tree)
+
+    def _fused_flat_arguments(self, targets: Sequence[Variable], tree: Any) -> Optional[list]:
+        """The update arguments ``run_with_update`` gets, read now (for a step dispatched ahead), flat; None while
+        one of them is pending (reading it would run what computes it: the step then goes as usual), or when
+        they are no longer of the structure ``tree``."""
+        for vs in (self._state, targets, (self._iterations, self._lr)):
+            for v in vs:
+                if v is not None and pending_value(v) is not None:
+                    return None
+        flat, now = self._flat(*self._update_arguments(targets))
+        return flat if now is tree else None
 
     def minimize(self, loss: Any, var_list: Any, tape: Optional[GradientTape] = None) -> Variable:
         """One step on ``loss``: a callable (run under a new tape), or a Tensor recorded on ``tape``.
