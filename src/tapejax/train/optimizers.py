@@ -548,13 +548,11 @@ class Optimizer:
                     self._iterations.assign_sub(1)
                 self._apply_round(pairs, integer)
             # As Keras: each updated variable's constraint projects its new value (op by op: a pending
-            # fused value is computed first). (Looked for first: most Variables have none.)
-            for _, v in present:
-                if v.constraint is not None:
-                    for v in _distinct([v for _, v in present]):
-                        if v.constraint is not None:
-                            v.assign(v.constraint(v))
-                    break
+            # fused value is computed first; whether any has one is asked first, as most have none).
+            if any(v.constraint is not None for _, v in present):
+                for v in _distinct([v for _, v in present]):
+                    if v.constraint is not None:
+                        v.assign(v.constraint(v))
         return self._iterations
 
     def _own_integer_update(self, v: Variable) -> bool:
