@@ -1,5 +1,7 @@
 """sweep.py on hand-built graphs: what each prune keeps, the ready order's counts, symbolic zeros,
 early aggregation thresholds, the drop of unknown inputs, and errors naming the op."""
+import sys
+
 import numpy as np
 import pytest
 
@@ -140,3 +142,171 @@ def test_the_sweep_names_the_op_whose_backward_fails():
     with pytest.raises(LookupError) as info:
         sweep.backprop(*sweep.prune({1: -1}, op_tape, [5]), {1: -1}, [5], [1], ones_for={})
     assert info.value is missing
+
+
+# -- linear chains: an op's one gradient handed to the op that made its one input, never pending -----------
+class Logged(Scale):
+    """Scale that appends its op's name to a shared log when called."""
+
+    def __init__(self, log, name, *cs):
+        super().__init__(*cs)
+        self.log, self.name = log, name
+
+    def __call__(self, cts, needed_idx, recording):
+        self.log.append(self.name)
+        return super().__call__(cts, needed_idx, recording)
+
+
+def _built(log, spec):
+    """A graph of scalar float32 ops from ``(name, out, inputs, coefficients)`` rows, x(1) watched."""
+    return {1: -1}, {out: _entry(name, out, ins, Logged(log, name, *cs)) for name, out, ins, cs in spec}
+
+
+# x(1); a(10) = 2x [A]; b(11) = 3a [B]; c(12) = 5b [C]; d(13) = 7c [D]
+CHAIN = [("A", 10, [1], (2,)), ("B", 11, [10], (3,)), ("C", 12, [11], (5,)), ("D", 13, [12], (7,))]
+
+
+def _sweep(tt, op_tape, targets, sources, **kw):
+    stats = sweep.GradientStats()
+    grads = sweep.backprop(*sweep.prune(tt, op_tape, targets), tt, targets, sources, ones_for={}, stats=stats, **kw)
+    return grads, stats
+
+
+@pytest.mark.parametrize("release", [False, True])
+def test_linear_chain(release):
+    log = []
+    tt, op_tape = _built(log, CHAIN)
+    (gx,), stats = _sweep(tt, op_tape, [13], [1], release=release)
+    assert float(gx) == pytest.approx(7 * 5 * 3 * 2)
+    assert log == ["D", "C", "B", "A"]
+    # one scalar float32 pending at a time
+    assert (stats.ops_run, stats.early_aggregations, stats.peak_pending_bytes) == (4, 0, 4)
+    assert all((e.backward is None) == release for e in op_tape.values())
+
+
+def test_linear_chain_through_a_source():
+    log = []
+    tt, op_tape = _built(log, CHAIN)
+    (gx, gb), stats = _sweep(tt, op_tape, [13], [1, 11])
+    assert (float(gx), float(gb)) == pytest.approx((7 * 5 * 3 * 2, 7 * 5))
+    assert log == ["D", "C", "B", "A"]
+    # b's gradient stays while a's and then x's arrive
+    assert (stats.ops_run, stats.early_aggregations, stats.peak_pending_bytes) == (4, 0, 8)
+
+
+def test_linear_chain_through_a_target():
+    log = []
+    tt, op_tape = _built(log, CHAIN)
+    (gx,), stats = _sweep(tt, op_tape, [13, 11], [1])  # d + b: b's seed waits for C's gradient
+    assert float(gx) == pytest.approx((7 * 5 + 1) * 3 * 2)
+    assert log == ["D", "C", "B", "A"]
+    assert (stats.ops_run, stats.peak_pending_bytes) == (4, 8)
+
+
+def test_linear_chain_stops_at_a_watched_tensor():
+    log = []
+    tt, op_tape = _built(log, CHAIN)
+    tt[11] = -1  # b watched: its op is not the graph's
+    (gx, gb), stats = _sweep(tt, op_tape, [13], [1, 11])
+    assert gx is None and float(gb) == pytest.approx(7 * 5)
+    assert log == ["D", "C"]
+    assert (stats.ops_run, stats.peak_pending_bytes) == (2, 4)
+
+
+def test_linear_chain_into_a_tensor_used_twice():
+    """a(10) = 2x; b(11) = 3a; c(12) = 5b; e(14) = 13a; f(15) = 17e; d(13) = 7c + 11f: the chains b-c and e-f end
+    at a, whose two gradients are summed (early with min_count=1)."""
+    log = []
+    spec = [("A", 10, [1], (2,)), ("B", 11, [10], (3,)), ("C", 12, [11], (5,)), ("E", 14, [10], (13,)),
+            ("F", 15, [14], (17,)), ("D", 13, [12, 15], (7, 11))]
+    for min_count, early in [(sweep.NEVER, 0), (1, 1)]:
+        del log[:]
+        tt, op_tape = _built(log, spec)
+        (gx,), stats = _sweep(tt, op_tape, [13], [1], min_count=min_count, min_bytes=-1)
+        assert float(gx) == pytest.approx((7 * 5 * 3 + 11 * 17 * 13) * 2)
+        assert log == ["D", "F", "E", "C", "B", "A"]  # each chain to its end (the stack's order)
+        # c and f pending at once; then a's first gradient beside c
+        assert (stats.ops_run, stats.early_aggregations, stats.peak_pending_bytes) == (6, early, 8)
+
+
+def test_linear_chain_agrees_with_the_stack():
+    """min_count=0 turns the chain's shortcut off (one pending gradient may then be summed early): with a
+    min_bytes nothing reaches, the sweep is the same, op by op."""
+    spec = CHAIN + [("E", 14, [10], (13,)), ("F", 15, [14, 12], (17, 19))]
+    runs = []
+    for kw in ({}, dict(min_count=0, min_bytes=sys.maxsize)):
+        log = []
+        tt, op_tape = _built(log, spec)
+        grads, stats = _sweep(tt, op_tape, [13, 15], [1, 11], **kw)
+        runs.append((log, [float(g) for g in grads], repr(stats)))
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("persistent", [False, True])
+def test_strict_eager_chain_matches_jax(persistent):
+    """A strictly eager tape over a chain of 16 floats, a source in its middle: the gradients are jax.grad's,
+    one 16-float gradient pending at a time until the source's stays."""
+    import jax
+    import jax.numpy as jnp
+    import tapejax as tj
+
+    def step(v):
+        return jnp.tanh(v * 1.01 + 0.1)
+
+    x_np = np.linspace(-1, 1, 16).astype(F32)
+    with tj.config.override(lazy=False, replay=False):
+        x = tj.constant(x_np)
+        with tj.GradientTape(persistent=persistent) as tape:
+            tape.watch(x)
+            a = x
+            for _ in range(3):
+                a = tj.numpy.tanh(a * 1.01 + 0.1)
+            b = a
+            for _ in range(3):
+                b = tj.numpy.tanh(b * 1.01 + 0.1)
+            s = tj.numpy.sum(b)
+        gx, ga = tape.gradient(s, [x, a])
+        stats = tape.last_gradient_stats
+
+    def tail(v):
+        for _ in range(3):
+            v = step(v)
+        return jnp.sum(v)
+    np.testing.assert_allclose(gx.numpy(), jax.grad(lambda v: tail(_head(v, step)))(x_np), rtol=1e-5)
+    np.testing.assert_allclose(ga.numpy(), jax.grad(tail)(_head(x_np, step)), rtol=1e-5)
+    assert stats.ops_run == 3 * 6 + 1
+    assert stats.peak_pending_bytes == 2 * 16 * 4
+
+
+def _head(v, step):
+    for _ in range(3):
+        v = step(v)
+    return v
+
+
+def test_strict_eager_chain_second_order():
+    """The chain's shortcut under a recording sweep (an outer tape): second derivatives are jax's."""
+    import jax
+    import jax.numpy as jnp
+    import tapejax as tj
+
+    x_np = np.linspace(-1, 1, 16).astype(F32)
+    with tj.config.override(lazy=False, replay=False):
+        x = tj.constant(x_np)
+        with tj.GradientTape() as outer:
+            outer.watch(x)
+            with tj.GradientTape() as inner:
+                inner.watch(x)
+                y = x
+                for _ in range(4):
+                    y = tj.numpy.tanh(y * 1.01 + 0.1)
+                s = tj.numpy.sum(y)
+            g = inner.gradient(s, x)
+            t = tj.numpy.sum(g * g)
+        gg = outer.gradient(t, x)
+
+    def f(v):
+        for _ in range(4):
+            v = jnp.tanh(v * 1.01 + 0.1)
+        return jnp.sum(v)
+    np.testing.assert_allclose(gg.numpy(), jax.grad(lambda v: jnp.sum(jax.grad(f)(v) ** 2))(x_np), rtol=1e-4)

@@ -39,7 +39,10 @@ The algorithm:
    gradient given anyway for an input outside ``known`` is dropped). When all uses of an input have run, its
    producer has one output less missing; at zero the producer goes on the stack. A pending list
    longer than ``min_count`` and heavier than ``min_bytes`` is summed at once (early aggregation).
-   A source's pending list is summed but kept when its producer runs.
+   A source's pending list is summed but kept when its producer runs. A linear chain skips the
+   pending lists: when an op's one input has no other use, no other gradient and is no source, and
+   its producer waits for that gradient alone, the producer runs next (as the stack would run it),
+   that gradient its cotangent.
 4. The sources' pending lists are summed (through ``aggregate``, the sweep's vector space); an empty
    one is None, unconnected. ``stats`` receives the peak pending bytes, the backward functions run and
    the early aggregations.
@@ -242,6 +245,9 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
     stack.reverse()
     ops_run = 0
     early = 0
+    # A linear chain (below) hands an op's single gradient to the op it came from without pending it: only
+    # when one pending gradient is never summed early, so that nothing but the peak could tell.
+    chain = min_count >= 1
     while stack:
         op_id = stack.pop()
         entry = ops.pop(op_id, None)
@@ -280,27 +286,44 @@ def backprop(ops: Dict[int, Any], usage: Dict[int, int], missing: Dict[int, int]
                     del gradients[oid]
                     pending_bytes -= held.pop(oid)
                 out_grads.append(g)
-        in_ids = entry.ins
-        if type(in_ids) is int:  # (the common case: no comprehension, no call)
-            needed_idx = _FIRST if (in_ids in known if known is not None else in_ids in ops or in_ids in tt) \
-                else _NOTHING
-            in_ids = (in_ids,)
-        else:
-            needed_idx = [j for j, iid in enumerate(in_ids) if is_known(iid)]
-        if any_grad and needed_idx:
-            if call is None:  # (call_backward, inline: a frame less per op)
-                try:
-                    in_grads = entry(out_grads, needed_idx, recording)
-                except Exception as e:
-                    raise_named(entry, e)
+        while True:  # (once, or along a linear chain)
+            in_ids = entry.ins
+            if type(in_ids) is int:  # (the common case: no comprehension, no call)
+                needed_idx = _FIRST if (in_ids in known if known is not None else in_ids in ops or in_ids in tt) \
+                    else _NOTHING
             else:
-                in_grads = call(entry, out_grads, needed_idx, recording)
-            ops_run += 1
-        else:
-            in_grads = ()  # symbolic zeros in, symbolic zeros out: the op does not run
-        if release:
-            entry.backward = None
-        for j, iid in enumerate(in_ids):
+                needed_idx = [j for j, iid in enumerate(in_ids) if is_known(iid)]
+            if any_grad and needed_idx:
+                if call is None:  # (call_backward, inline: a frame less per op)
+                    try:
+                        in_grads = entry(out_grads, needed_idx, recording)
+                    except Exception as e:
+                        raise_named(entry, e)
+                else:
+                    in_grads = call(entry, out_grads, needed_idx, recording)
+                ops_run += 1
+            else:
+                in_grads = ()  # symbolic zeros in, symbolic zeros out: the op does not run
+            if release:
+                entry.backward = None
+            # A linear chain: the op's one input has no other use and no other gradient, and the op that made
+            # it waits for that gradient alone, as its one output. The stack would run that op next, its
+            # cotangent this gradient: it runs now, the gradient never pending (it counts in the peak only).
+            g = in_grads[0] if in_grads and type(in_ids) is int else None
+            if g is None or not chain or usage.get(in_ids) != 1 or in_ids in gradients or in_ids in sources_set:
+                break
+            maker = tt.get(in_ids, in_ids)  # (producer, inline)
+            nxt = ops.get(maker) if missing.get(maker) == 1 else None
+            if nxt is None or nxt.outs != in_ids:  # (an op of several outputs: the stack's way)
+                break
+            del ops[maker]
+            entry = nxt
+            nb = nbytes(g)
+            if pending_bytes + nb > peak:
+                peak = pending_bytes + nb
+            out_grads = [g]
+            any_grad = True
+        for j, iid in enumerate((in_ids,) if type(in_ids) is int else in_ids):
             g = in_grads[j] if in_grads else None
             if g is not None:
                 gl = gradients.get(iid)
