@@ -1690,14 +1690,29 @@ class BackwardFunction(RecordedOp):
             if plan.trims:
                 # The arguments let go (their abstract values) go to the kernel as None, the values in its key
                 # (one loop, no comprehension: each is a function call, and this runs per op)
-                for i, a in enumerate(args):
+                n = len(args)
+                if n == 1:  # (one or two arguments, the common cases: no loop, no list)
+                    a = args[0]
                     if type(a) is ShapedArray:
-                        if not dropped:
-                            dropped, args = [], list(args)
-                        dropped.append((i, a))
-                        args[i] = None
-                if dropped:
-                    dropped, args = tuple(dropped), tuple(args)
+                        args, dropped = (None,), ((0, a),)
+                elif n == 2:
+                    a, b = args
+                    if type(a) is ShapedArray:
+                        if type(b) is ShapedArray:
+                            args, dropped = (None, None), ((0, a), (1, b))
+                        else:
+                            args, dropped = (None, b), ((0, a),)
+                    elif type(b) is ShapedArray:
+                        args, dropped = (a, None), ((1, b),)
+                else:
+                    for i, a in enumerate(args):
+                        if type(a) is ShapedArray:
+                            if not dropped:
+                                dropped, args = [], list(args)
+                            dropped.append((i, a))
+                            args[i] = None
+                    if dropped:
+                        dropped, args = tuple(dropped), tuple(args)
             spec = t.spec
             last = plan.last_backward  # (backward_kernel's first test, inline: a call less per op)
             if last[0] is spec and last[1] is needed and last[2] == dropped:
@@ -1867,6 +1882,18 @@ class OpBackward(BackwardFunction):
         self.stored = None
         self.more = -1
         self.a0 = self.a1 = None
+
+    def _set_backward(self, value) -> None:
+        # (RecordedOp's setter with release inline: the sweep sets it to None for each op it runs, one frame)
+        if value is None and not self.shared:
+            t = self.type
+            if t.plan is not None:
+                self.type = t._planless or t.without_plan()
+            self.stored = None
+            self.more = -1
+            self.a0 = self.a1 = None
+
+    backward = property(RecordedOp.backward.fget, _set_backward)
 
 
 class SitedOpBackward(OpBackward):
