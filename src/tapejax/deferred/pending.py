@@ -341,9 +341,10 @@ def _hold_ran_before(step: PendingStep, held: tuple) -> None:
 def forecast_after(ran: tuple, key: Hashable, update: Callable, args: Any,
                    reread: Optional[Callable[[], Any]], tree: Any = None) -> None:
     """After an update of the gradients of a step that ran before it (``ran``, from ``ran_before_update``;
-    ``args`` as the update read them, flat when ``tree`` is given: as run_with_update's), forecast the next step's call of that program and update as one
-    (run_with_update's): compiled now or in the background, it is then dispatched ahead, the next step's
-    values read before its update come from it (PendingStep.exported_from_launch), and its update takes it."""
+    ``args`` as the update read them, flat when ``tree`` is given: as run_with_update's), forecast the next
+    step's call of that program and update as one (run_with_update's): compiled now or in the background, it
+    is then dispatched ahead, the next step's values read before its update come from it
+    (PendingStep.exported_from_launch), and its update takes it."""
     step, positions = ran
     held, step.ran_before = step.ran_before, None  # (its arrays go)
     # (nothing held: let go meanwhile, another step having run first, perhaps in another thread; no reread:
