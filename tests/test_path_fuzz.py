@@ -645,6 +645,18 @@ def test_min_of_a_value_compiled_programs_compute_twice_has_the_eager_gradient()
     assert_same("tape inside tj.function", got, want, tol=_scaled_tol(want))
 
 
+def test_min_at_zero_of_a_layer_norm_under_vmap_of_grad_has_the_eager_gradient():
+    """seed 40424 (the min over rows of a layer_norm whose column min is an exact 0, twice): under
+    jax.jit(jax.vmap(jax.grad)) XLA:CPU computed the layer_norm once per use, one copy 0 and another a rounding
+    error away, so no element equalled the min and, with "near" measured in units of the result (0), none was
+    near either: a NaN gradient. Near is now measured in units of the reduction's largest magnitude."""
+    case = _case([Program(40424)])
+    want = path_eager(case)
+    got = path_vmap_grad(case)
+    assert all(np.isfinite(g).all() for g in got if g is not None)
+    assert_same("jax.vmap(jax.grad)", got, want[:len(case.xs)], none_as_zero=True, tol=_scaled_tol(want))
+
+
 def test_recompute_grad_under_an_accumulator_raises_where_tf_raises():
     """seed 3990 (recompute_grad of a value no tangent reaches): TF 2.21 raises NotImplementedError only where a
     tangent reaches the recomputed function, eagerly and inside tf.function, but always from an accumulator over a

@@ -688,10 +688,10 @@ def _min_max_shared(x, y, axis, keepdims, use):
     Inside one larger compiled program (a tj.function, a replayed step) XLA:CPU may compute ``x`` twice, fused
     into the forward's reduction and into this comparison, with results that differ in the last bits, so that
     no element equals a result that is not NaN (path fuzz seed 349: the min of a layer_norm). There the
-    elements within a few units in the last place of the nearest one share the gradient instead (eagerly
-    ``x`` is one array: never the case). On the CPU that search runs only when needed (``lax.cond``; ``use``
-    and every broadcast inside each branch, so that the usual one stays the fused pass it was); on
-    accelerators always (``_conditionals_are_cheap``)."""
+    elements within a few units in the last place (of the reduction's largest finite magnitude) of the nearest
+    one share the gradient instead (eagerly ``x`` is one array: never the case). On the CPU that search runs
+    only when needed (``lax.cond``; ``use`` and every broadcast inside each branch, so that the usual one stays
+    the fused pass it was); on accelerators always (``_conditionals_are_cheap``)."""
     axes = _norm_axis(axis, jnp.ndim(x))
     num = jnp.sum(_expand_back(y, jnp.shape(x), axis, keepdims) == x, axis=axes, keepdims=True, dtype=y.dtype)
     missing = num == 0
@@ -702,7 +702,12 @@ def _min_max_shared(x, y, axis, keepdims, use):
         lost = jnp.nan
         if patch:
             d = jnp.abs(x - yb)
-            tol = 8 * jnp.finfo(y.dtype).eps * jnp.abs(yb) + jnp.finfo(y.dtype).tiny
+            # (the units are those of the reduction's largest magnitude, not of the result's: a result at 0 of
+            # values of order 1, as a layer_norm's, has copies that differ by units of order 1, path fuzz seed
+            # 40424, where units of the result's own size found no element near and the gradient was NaN)
+            finite = jnp.where(jnp.isfinite(x), jnp.abs(x), 0)  # (an infinite element would make every one near)
+            scale = jnp.abs(yb) + jnp.max(finite, axis=axes, keepdims=True, initial=0.0)
+            tol = 8 * jnp.finfo(y.dtype).eps * scale + jnp.finfo(y.dtype).tiny
             near = (d <= jnp.min(d, axis=axes, keepdims=True, initial=jnp.inf) + tol).astype(y.dtype)
             n_near = jnp.sum(near, axis=axes, keepdims=True)
             lost = jnp.where(jnp.isnan(yb) | (n_near == 0), jnp.nan, near / jnp.where(n_near == 0, 1, n_near))
