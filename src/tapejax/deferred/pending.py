@@ -252,22 +252,22 @@ def _own_leaves(step_leaves: Sequence[Any], shared: tuple, own: Sequence[Any]) -
 
 
 def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, update: Callable,
-                    args: Any, reread: Optional[Callable[[], Any]] = None, tree: Any = None):
+                    args: Sequence[Any], tree: Any, reread: Optional[Callable[[], Optional[list]]] = None):
     """Run ``step``'s program and ``update([values of grads], *args)`` as one compiled program, cached
     per program under ``key`` (which must name ``update``), and set the step's gradients and exported
-    values as its own run would. Returns ``update``'s result, or None when that program is not ready
-    (compiling in the background, or it failed to compile): the caller then runs the update itself.
-    ``reread()``, when given, reads ``args`` again as they are then (None: not now): the next step's call
-    may then be made ahead, as soon as its inputs are known (ahead.py). With ``tree`` (a pytree structure)
-    given, ``args`` are flat already, the leaves of a tuple of that structure, and so is what ``reread()``
-    returns (an optimizer's arguments have one structure per layout: no flattening per step).
+    values as its own run would. ``args`` are the update's arguments flat, the leaves of a tuple of structure
+    ``tree`` (an optimizer's have one structure per layout: nothing is flattened per step). Returns
+    ``update``'s result, or None when that program is not ready (compiling in the background, or it failed
+    to compile): the caller then runs the update itself. ``reread()``, when given, reads ``args`` again as
+    they are then, flat (None: not now): the next step's call may then be made ahead, as soon as its inputs
+    are known (ahead.py).
 
     The program returns only the gradients read after an update of this step's program before
     (``Program.read_after_update``; writing out the others costs ~6% of a small MLP's step): one not
     returned and read all the same is computed by running the step's program again (``recompute``)."""
     positions = tuple(pending_source(g)[1] for g in grads)
     program = step.program
-    fused, shared, own, tree, flat = _fused_with_update(program, step.args, positions, key, update, args, tree)
+    fused, shared, own = _fused_with_update(program, step.args, positions, key, update, args, tree)
     if fused.compiled is None:
         return None
     exported, kept, out = _fused_call(fused, step, own)
@@ -275,21 +275,17 @@ def run_with_update(step: PendingStep, grads: Sequence[Tensor], key: Hashable, u
     for p, v in zip(program.read_after_update, kept):
         result[p] = v
     if reread is not None:
-        _expect_next(step.record, program, step.args, fused, shared,
-                     reread if flat else functools.partial(_flat_arguments, reread, tree))
+        _expect_next(step.record, program, step.args, fused, shared, reread)
     step.finish(exported, result)
     return out
 
 
-def _fused_with_update(program, step_args: tuple, positions: tuple, key: Hashable, update: Callable, args: Any,
-                       tree: Any = None):
-    """``(fused, shared, own, tree, given_flat)``: the program of ``program`` and ``update`` on the gradients at
-    ``positions`` (run_with_update), found or compiled (now or in the background) for the arguments
-    ``step_args`` and ``args`` (``tree``: their structure, given when ``args`` are flat already: ``given_flat``;
-    ``shared`` and ``own``: see _shared_leaves)."""
+def _fused_with_update(program, step_args: tuple, positions: tuple, key: Hashable, update: Callable,
+                       flat: Sequence[Any], tree: Any):
+    """``(fused, shared, own)``: the program of ``program`` and ``update`` on the gradients at ``positions``
+    (run_with_update), found or compiled (now or in the background) for the arguments ``step_args`` and
+    ``flat`` (the leaves of a tuple of structure ``tree``; ``shared`` and ``own``: see _shared_leaves)."""
     returned = program.read_after_update
-    given_flat = tree is not None
-    flat, tree = (args, tree) if given_flat else jax.tree_util.tree_flatten(args)
     shared, own = _shared_leaves(step_args[0], flat)
     fused_key = (key, positions, returned, tree, shared)
     fused = program.fused.get(fused_key)
@@ -307,7 +303,7 @@ def _fused_with_update(program, step_args: tuple, positions: tuple, key: Hashabl
             return exported, [result[p] for p in returned], out
         fused = program.fused[fused_key] = _Fused(jax.jit(run))
         fused.compile(step_args, program.extra, own)
-    return fused, shared, own, tree, given_flat
+    return fused, shared, own
 
 
 def ran_before_update(grads: Sequence[Any]) -> Optional[tuple]:
@@ -338,10 +334,10 @@ def _hold_ran_before(step: PendingStep, held: tuple) -> None:
     _ran_before_last = weakref.ref(step)
 
 
-def forecast_after(ran: tuple, key: Hashable, update: Callable, args: Any,
-                   reread: Optional[Callable[[], Any]], tree: Any = None) -> None:
+def forecast_after(ran: tuple, key: Hashable, update: Callable, args: Sequence[Any], tree: Any,
+                   reread: Optional[Callable[[], Optional[list]]]) -> None:
     """After an update of the gradients of a step that ran before it (``ran``, from ``ran_before_update``;
-    ``args`` as the update read them, flat when ``tree`` is given: as run_with_update's), forecast the next
+    ``args`` as the update read them, flat, of structure ``tree``: as run_with_update's), forecast the next
     step's call of that program and update as one (run_with_update's): compiled now or in the background, it
     is then dispatched ahead, the next step's values read before its update come from it
     (PendingStep.exported_from_launch), and its update takes it."""
@@ -352,18 +348,8 @@ def forecast_after(ran: tuple, key: Hashable, update: Callable, args: Any,
     if held is None or reread is None:
         return
     record, step_args = held
-    fused, shared, _, tree, flat = _fused_with_update(step.program, step_args, positions, key, update, args, tree)
-    _expect_next(record, step.program, step_args, fused, shared,
-                 reread if flat else functools.partial(_flat_arguments, reread, tree))
-
-
-def _flat_arguments(reread: Callable[[], Optional[tuple]], tree) -> Optional[list]:
-    """An optimizer's update arguments read now, flat (None: not now, or not of the structure ``tree``)."""
-    args = reread()
-    if args is None:
-        return None
-    flat, t = jax.tree_util.tree_flatten(args)
-    return flat if t == tree else None
+    fused, shared, _ = _fused_with_update(step.program, step_args, positions, key, update, args, tree)
+    _expect_next(record, step.program, step_args, fused, shared, reread)
 
 
 class _Fused(background.Compilation):

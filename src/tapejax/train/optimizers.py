@@ -623,8 +623,8 @@ class Optimizer:
             # compiled program (values as running them one after the other), once it is compiled.
             # The next step's may be dispatched ahead, on the arguments read then.
             flat, tree = self._flat(state, params, count, lr)
-            new = pending.run_with_update(step, given, (self, key), update, flat,
-                                          self._reread(targets, tree) if rereadable else None, tree)
+            new = pending.run_with_update(step, given, (self, key), update, flat, tree,
+                                          self._reread(targets, tree) if rereadable else None)
             if new is not None:
                 self.last_update = "fused into the replayed step"
         elif after_ops is not None and rereadable and self._defer_update(key, given, targets):
@@ -640,8 +640,8 @@ class Optimizer:
             new = (self._step_donating if donate else self._step)(key, g_vals, state, params, count.pop(), lr)
             self.last_update = "one compiled update"
             if ran is not None:
-                pending.forecast_after(ran, (self, key), update, flat,
-                                       self._reread(targets, tree) if rereadable else None, tree)
+                pending.forecast_after(ran, (self, key), update, flat, tree,
+                                       self._reread(targets, tree) if rereadable else None)
         if new is not _PENDING:
             new_params, new_state, new_count = new
             # The values come from the update itself (shapes and dtypes as the variables'): outside a
