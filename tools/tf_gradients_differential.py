@@ -250,7 +250,7 @@ def check(seed: int):
                                if isinstance(got, Exception) else "returned values"))
     if isinstance(got, Exception):
         detail = f"tj raised {type(got).__name__}: {str(got).splitlines()[0][:300]}; TF returned values"
-        if isinstance(got, ValueError) and "does not match its y of shape" in str(got):
+        if isinstance(got, ValueError) and "grad_ys entry of shape" in str(got) and "does not match its y" in str(got):
             return "known", detail + "  -- " + KNOWN_GRAD_YS_SHAPE
         return "mismatch", detail
     problems = [] if len(got) == len(want) else [f"{len(got)} gradients, TF {len(want)}"]
