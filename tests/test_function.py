@@ -862,6 +862,74 @@ def test_a_first_call_that_raises_assigns_nothing():
     assert int(n.numpy()) == 0
 
 
+@pytest.mark.parametrize("make, value", [
+    (lambda x: tj.Variable([2.0, 3.0]), [2.0, 3.0]),  # a concrete value
+    (lambda x: tj.Variable(lambda: tnp.ones([2]) * 4.0), [4.0, 4.0]),  # a callable (TF: run in init_scope)
+    (lambda x: tj.Variable(tnp.zeros([2]) + 5.0), [5.0, 5.0]),  # made by ops of the trace
+    (lambda x: tj.Variable(x * 10.0), [10.0, 20.0]),  # from the first call's argument
+    (lambda x: tj.Variable(tnp.ones(x.shape) * 7.0), [7.0, 7.0]),
+], ids=["concrete", "callable", "ops_in_the_trace", "from_the_argument", "shape_of_the_argument"])
+def test_a_variable_creating_first_call_runs_the_function_twice_as_tf(make, value):
+    """TF traces a function that creates Variables twice on its first call, and runs its Python body only then:
+    the body ran twice and experimental_get_tracing_count() is 2 after two calls, whatever the initial value
+    (TF 2.21 gives the same runs, counts, values and results for each case). tapejax ran the body a third time:
+    a first trace abandoned at the Variable, an eager run, then the trace kept."""
+    runs, made = [0], []
+
+    @tj.function
+    def f(x):
+        runs[0] += 1
+        if not made:
+            made.append(make(x))
+        return x * made[0]
+    first = f(tj.constant([1.0, 2.0]))
+    second = f(tj.constant([3.0, 4.0]))
+    assert runs[0] == 2 and f.experimental_get_tracing_count() == 2
+    np.testing.assert_array_equal(made[0].numpy(), value)
+    np.testing.assert_array_equal(first.numpy(), np.multiply([1.0, 2.0], value))
+    np.testing.assert_array_equal(second.numpy(), np.multiply([3.0, 4.0], value))
+
+
+def test_variables_made_together_on_the_first_call_whatever_their_initial_values():
+    """A Keras-style build guarded by its first Variable: a concrete kernel, then a bias made by ops of the
+    trace. Both are made in the first trace (a fallback to an eager run after the kernel was made would skip the
+    bias: AttributeError), then used as inputs of the second."""
+    class Dense:
+        kernel = None
+
+        def __call__(self, x):
+            if self.kernel is None:
+                self.kernel = tj.Variable(np.ones((3, 2), np.float32))
+                self.bias = tj.Variable(tnp.zeros([2]) + 0.5)
+            return x @ self.kernel + self.bias
+
+    layer = Dense()
+    f = tj.function(lambda x: layer(x))
+    x = tj.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+    np.testing.assert_array_equal(f(x).numpy(), [[3.5, 3.5], [12.5, 12.5]])
+    layer.bias.assign([1.0, 2.0])
+    np.testing.assert_array_equal(f(x).numpy(), [[4.0, 5.0], [13.0, 14.0]])
+    assert f.experimental_get_tracing_count() == 2
+
+
+def test_a_random_initial_value_made_in_the_first_trace_is_not_the_first_call_s_draw():
+    """The first trace's draws (a random initial value among them) advance the generator: the call's own draw,
+    from the second trace, gives other numbers (it gave the initial value's numbers again), and the next call new
+    ones."""
+    made = []
+
+    @tj.function
+    def f():
+        if not made:
+            made.append(tj.Variable(tj.random.normal([4])))
+        return made[0] * 1.0, tj.random.normal([4])
+    value, draw = f()
+    _, draw2 = f()
+    np.testing.assert_array_equal(value.numpy(), made[0].numpy())
+    assert not np.any(draw.numpy() == made[0].numpy())
+    assert not np.any(draw2.numpy() == draw.numpy())
+
+
 def test_a_call_with_no_array_output_under_a_tape():
     """A tj.function returning no array (None) that reads or assigns a Variable, called under a tape, crashed
     deferring an op with no outputs (IndexError; tf_function_differential, 14% of its seeds). TF: None."""

@@ -49,13 +49,16 @@ debug_hooks = DebugHooks()
 
 class RecordHooks:
     """Where the op layer plugs recording into the base layer: a Variable (tensor.py) cannot import the
-    recorder, which sits above it, so the recorder installs itself here at import."""
+    recorder, which sits above it, so the recorder installs itself here at import. Likewise what waits for
+    Variables to be made (train/module.py)."""
 
     def __init__(self) -> None:
         # (variable, tensor): ``tensor = read(variable)`` happened while something records (Variable.read_value).
         self.variable_read: Callable[[Any, Any], None] = _ignore
         # (variable): the variable was accessed without a read to record (an assignment that returns it).
         self.variable_accessed: Callable[[Any], None] = _ignore
+        # (): a tj.function's first trace made Variables, and it is over (what waits for them looks again).
+        self.variables_made: Callable[[], None] = _ignore
 
 
 record_hooks = RecordHooks()

@@ -949,17 +949,20 @@ class Variable(ArrayShape):
             raise ValueError(f"tj.Variable: name must be a string, got {type(name).__name__} {name!r} (as TF).")
         _check_constraint(constraint)
         cap = tape_set.current().capture
-        if cap is not None:
-            # A traced value cannot outlive its trace: the trace in progress decides (graph/capture.py).
-            cap.new_variable(name)
-        if callable(initial_value):
-            initial_value = initial_value()
-        value = convert_to_tensor(initial_value, dtype=dtype).value
+        # A traced value cannot outlive its trace: the trace in progress decides whether the Variable may be
+        # made and gives the scope its initial value is computed in (graph/capture.py).
+        with cap.new_variable(name, initial_value) if cap is not None else contextlib.nullcontext():
+            if callable(initial_value):
+                initial_value = initial_value()
+            value = convert_to_tensor(initial_value, dtype=dtype).value
         self._value = strongly_typed(value, value.dtype)
         self._handle_id = next_id()
         self._trainable = True if trainable is None else bool(trainable)  # (None: the default, as TF)
         self._name = _variable_name(name)
         self._constraint = constraint
+        if cap is not None:
+            # (a traced initial value, made by the trace, is computed by the tj.function once traced)
+            self._value = cap.made(self, self._value)
 
     # -- reads ------------------------------------------------------------------------------------
     def read_value(self) -> Tensor:

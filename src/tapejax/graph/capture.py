@@ -18,8 +18,9 @@ SINGLETON_VARIABLES = ("tj.function only supports singleton tj.Variables created
 
 
 class BuildEagerly(Exception):
-    """Raised by a Variable created inside the first trace of a tj.function: the trace is abandoned and
-    the call runs eagerly once, so the Variable gets a concrete initial value (as a Keras layer builds)."""
+    """Raised by a Variable created inside a nested trace (a tj.function first called inside another's trace):
+    the outermost trace is abandoned and its call runs eagerly once, so the Variable gets a concrete initial
+    value (as a Keras layer builds)."""
 
 
 @jax.custom_jvp
@@ -118,9 +119,9 @@ class Capture:
         # Why forward mode through this trace is refused (a tj.recompute_grad inside), or None.
         self.no_forward_mode: Optional[str] = None
         self.graph = GraphRecorder()
-        # Called when a Variable is created inside the trace; the tj.function sets it (BuildEagerly on its
-        # first call). Elsewhere (tj.differentiate) a trace cannot create Variables.
-        self.on_new_variable: Optional[Callable[[Optional[str]], None]] = None
+        # Called when a Variable is created inside the trace; the tj.function sets it (see new_variable).
+        # Elsewhere (tj.differentiate) a trace cannot create Variables.
+        self.on_new_variable: Optional[Callable[[Optional[str], Any], Any]] = None
         # Whether this trace runs inside another one, whose traced Tensors it may close over; with none, a
         # Tensor holding a traced value escaped a finished trace (TF: "... is out of scope").
         self.nested = False
@@ -135,6 +136,9 @@ class Capture:
         # op of a traced function keeps its own, as TF's), and the draws this trace has made; None outside one.
         self.random_streams: Optional[Dict[Any, Any]] = None
         self.random_draws = 0
+        # The ids of the Variables made here; those with a traced initial value, each with that value (``made``).
+        self.made_here: set = set()
+        self.initializers: List[tuple] = []
 
     def end(self) -> None:
         """The traced function returned: run the checks that need the trace's final state."""
@@ -142,10 +146,26 @@ class Capture:
         for check in checks:
             check()
 
-    def new_variable(self, name) -> None:
+    def new_variable(self, name, initial_value):
+        """A Variable named ``name`` is being created with ``initial_value`` in this trace: the context manager
+        its initial value is computed in, or an error (BuildEagerly, or TF's ValueError) where it may not be."""
         if self.on_new_variable is None:
             raise ValueError(f"Variable {name!r} created while tracing: " + SINGLETON_VARIABLES)
-        self.on_new_variable(name)
+        return self.on_new_variable(name, initial_value)
+
+    def made(self, var, value):
+        """``var`` was just made in this trace with initial value ``value``; returns what it holds. A traced
+        value (made by the trace) cannot outlive the trace: reads here see it, the tj.function computes it by
+        running this trace once (``initializers``), and the Variable holds zeros of its type until then."""
+        key = id(var)
+        self.made_here.add(key)
+        if not isinstance(value, jax.core.Tracer):
+            return value
+        self.values[key] = value
+        self.missing[key] = var  # an input of the next trace
+        self.initializers.append((var, value))
+        with jax.ensure_compile_time_eval():
+            return jnp.zeros(value.shape, value.dtype)
 
     def read(self, var):
         key = id(var)

@@ -7,11 +7,13 @@ the call raises). Under an outer eager tape or accumulator, a call is recorded a
 backward and forward-mode kernels are the compiled VJP/JVP of the traced function.
 
 Variables created inside (a Keras-style lazy build: ``if self.w is None: self.w = tj.Variable(...)``)
-are allowed on the first call only. A traced value cannot become a Variable's value (it dies with its
-trace), so when the first trace creates one, that trace is abandoned and the first call runs eagerly,
-once, as a Keras layer builds on its first call: the Variables get concrete initial values and the call
-returns the eager results. The function is then traced (with the new Variables as inputs) for the next
-calls; a trace that creates a Variable after the first call raises ``ValueError``, as TF.
+are allowed on the first call only, which traces the function twice, as TF's. The first trace makes
+the Variables: a concrete initial value as it is, a callable one run in ``init_scope`` (as TF), and one
+the trace computes (from the call's arguments, or by ops there) by running that trace's program once for
+it, since a traced value cannot outlive its trace. The second trace takes them as inputs and is the
+program of this call and the next; a trace that creates a Variable after the first raises ``ValueError``,
+as TF. Inside an outer trace, where the Variable could not get a value, the outermost function's first
+call runs eagerly instead (once, as a Keras layer builds on its first call), and is then traced.
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ import numpy as np
 from jax.extend.core import jaxpr_as_fun
 
 from .. import tape_set
-from ..ops import dependence, nn
+from ..ops import dependence, nn, random
 from ..nest import dict_order, in_dict_order, register_structure_classes, tree_flatten
 from ..ops.core import OpDef, apply, rules_epoch
 from ..tensor import ArrayImpl, Tensor, Variable, constant, new_id, refuse_narrowing, undone_if_raising
@@ -48,6 +50,15 @@ def _is_array(x) -> bool:
     """An argument traced as an input (by shape and dtype, as tf.function's Tensors): also a NumPy scalar of a
     number or bool type (np.float32(1): TF converts it; a Python number is static, traced by value)."""
     return isinstance(x, (Tensor, jax.Array, np.ndarray, np.number, np.bool_)) or isinstance(x, jax.core.Tracer)
+
+
+def _holds_traced(value) -> bool:
+    """Whether a Variable's initial value (a callable: none yet) holds a traced value (a Tensor the trace made,
+    a jax tracer), which cannot outlive its trace."""
+    if callable(value) and not isinstance(value, (Tensor, Variable)):
+        return False
+    leaves = jax.tree_util.tree_leaves(value, is_leaf=lambda x: isinstance(x, (Tensor, Variable)))
+    return any(isinstance(x._value if isinstance(x, Tensor) else x, jax.core.Tracer) for x in leaves)
 
 
 def _placed_as(v: Variable, new):
@@ -228,6 +239,8 @@ class _Concrete:
         self.no_forward_mode: Optional[str] = None  # a tj.recompute_grad inside: forward mode refused
         self.arg_slots: List[int] = []  # which Variable arguments are inputs of their own (not closed over)
         self.raw_inputs: frozenset = frozenset()  # inputs whose values reached plain JAX code (see _trace)
+        # The Variables whose values a run of this trace gives (made with traced initial values; see _pure)
+        self.initialized: List[Variable] = []
 
 
 class Function:
@@ -278,6 +291,8 @@ class Function:
         # themselves, while the closures found are those known then (both lists only grow until clear_cache).
         self._by_signature: Dict[Any, "_Concrete"] = {}
         self._initialized = False  # a call has completed: Variables may no longer be created inside
+        self._tracing_serial = 0  # the traces begun (each ``_trace``), naming the one in progress
+        self._created_in = 0  # the trace that created Variables (0: none did)
         self._bound: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
         self._inline = False  # called inside another trace, it runs inline there (capture.InlineTrace)
 
@@ -477,6 +492,7 @@ class Function:
         self._by_signature.clear()
         self._variables, self._tensors = [], []
         self._initialized = False
+        self._created_in = 0
         self._tracing_count = 0
         for bound in list(self._bound.values()):
             bound.clear_cache()
@@ -538,12 +554,21 @@ class Function:
             lambda x: Tensor(x) if _is_array(x) and not isinstance(x, Tensor) else _output_tensor(x), out,
             is_leaf=_is_leaf)
 
-    def _new_variable(self, name) -> None:
-        if self._initialized:
+    def _new_variable(self, name, initial_value):
+        """A Variable is being created by the trace in progress: where it may be (the first trace of the first
+        call, as TF), the context its initial value is computed in (``init_scope``, where TF evaluates a
+        callable one); BuildEagerly inside an outer trace (the outermost first call then runs eagerly, see the
+        module docstring); a ValueError as TF's where it may not."""
+        if self._initialized or self._created_in not in (0, self._tracing_serial):
             what = f"Variable {name!r}" if name is not None else "A tj.Variable (with no name)"
             raise ValueError(f"{what} created after the function's first run (on a later call, or by the trace "
                              "that follows the first run, as TF traces such a function twice): " + SINGLETON_VARIABLES)
-        raise BuildEagerly(name)
+        st = tape_set.current()
+        if st.capture.nested or st.build_graph is not None:
+            raise BuildEagerly(name)
+        self._created_in = self._tracing_serial
+        # (a traced value, made by the trace, is computed there: Capture.made)
+        return contextlib.nullcontext() if _holds_traced(initial_value) else init_scope()
 
     @staticmethod
     def _finish(conc: "_Concrete", outs: list, new_vals: list, variables: list):
@@ -618,7 +643,7 @@ class Function:
                 cap.outer_graphs = [outer.graph] + outer.outer_graphs
             elif tape_set.current().build_graph is not None:
                 cap.outer_graphs = [tape_set.current().build_graph]
-            cap.on_new_variable = lambda name: weak_self()._new_variable(name)
+            cap.on_new_variable = lambda name, initial_value: weak_self()._new_variable(name, initial_value)
             cap.random_streams = random_streams
             call_leaves = list(leaves)
             for p, v in zip(dyn_pos, dyn_vals):
@@ -661,7 +686,14 @@ class Function:
             conc.no_forward_mode = cap.no_forward_mode
             conc.missing = list(cap.missing.values())
             conc.missing_tensors = list(cap.missing_tensors.values())
-            return arrays, [_placed_as(v, cap.values[id(v)]) for v in assigned if id(v) in position]
+            new_vals = [_placed_as(v, cap.values[id(v)]) for v in assigned if id(v) in position]
+            if cap.initializers:  # (a trace run once for these values only, see _trace: the Variables' initial
+                # values, and the states of the random generators made before after its draws, so that the next
+                # trace draws anew)
+                drawn = [v for v in assigned if random.is_generator_state(v) and id(v) not in cap.made_here]
+                conc.initialized = [v for v, _ in cap.initializers] + drawn
+                return arrays, new_vals, [value for _, value in cap.initializers] + [cap.values[id(v)] for v in drawn]
+            return arrays, new_vals
         return pure
 
     def _trace(self, leaves, structure, dyn_pos, dyn_vals, arg_slots=(), arg_vars=(),
@@ -673,9 +705,27 @@ class Function:
         pure = self._pure(conc, leaves, structure, dyn_pos, variables, tensors, random_streams)
         var_vals = [_strong(v._value) for v in variables]
         plain = jax.jit(pure)
+        self._tracing_serial += 1
+        serial = self._tracing_serial
         # One Python execution of f per signature (as tf.function): jit reuses this trace when called.
-        traced = plain.trace(var_vals, dyn_vals + [_strong(t._value) for t in tensors])  # learns outputs,
-        if conc.missing or conc.missing_tensors:  # assignments, new variables and closures
+        dyn = dyn_vals + [_strong(t._value) for t in tensors]
+        traced = plain.trace(var_vals, dyn)  # learns outputs, assignments, new variables and closures
+        if self._created_in == serial:
+            # It created Variables: traced again without creating any, with those it reads as inputs, as TF's
+            # first call traces twice (both count). The initial values the trace computed (from this call's
+            # arguments, as TF's initialization in the first call) come from running it once.
+            self._tracing_count += 1
+            self._initialized = True
+            if conc.initialized:
+                # (a program of those values only: XLA drops the rest of the trace, as TF lifts the initializers)
+                program, k = jaxpr_as_fun(traced.jaxpr), len(conc.initialized)
+                values = jax.jit(lambda *flat: program(*flat)[-k:])(*jax.tree_util.tree_leaves((var_vals, dyn)))
+                for v, value in zip(conc.initialized, values):
+                    v.write_back(value)
+            # What waits for new Variables (a checkpoint restored before the build) gives them their values now,
+            # before the next trace reads them.
+            tape_set.record_hooks.variables_made()
+        if conc.missing or conc.missing_tensors or self._created_in == serial:
             for v in conc.missing:
                 self._know(v)
             self._tensors += conc.missing_tensors

@@ -1198,19 +1198,28 @@ def _key_counter_data(key: Any, counter: Any, alg: int, what: str):
         return jnp.asarray(np.asarray([word(c.tolist()), word([int(k)])], np.uint32))
 
 
+# The generators' state Variables, by id (a Variable is unhashable, as TF's): a tj.function whose first trace
+# made Variables keeps that trace's draws (``is_generator_state``).
+_STATES: "weakref.WeakValueDictionary[int, Variable]" = weakref.WeakValueDictionary()
+
+
+def is_generator_state(v: Variable) -> bool:
+    """Whether ``v`` is the state of a ``tj.random.Generator`` (the global one's included)."""
+    return _STATES.get(id(v)) is v
+
+
 def _state_variable(make_data: Callable[[], Any]) -> Variable:
-    """A new generator's state Variable, its value made by ``make_data``. Inside ``tj.function`` the Variable
-    is created before ``make_data`` runs, so a generator made on the first call is built as any Variable made
-    there (that call runs eagerly, as TF's first trace), and one made on a later call raises TF's
-    ``ValueError``; only under a bare ``jax.jit`` does the value stay traced, which cannot make a Variable."""
-    def initial():
-        data = make_data()
-        if isinstance(data, jax.core.Tracer):
-            raise RuntimeError("tj.random.Generator: a generator cannot be made inside jax.jit, since its state "
-                               "is a new tj.Variable; make it outside and draw from it inside (or use tj.function, "
-                               "which builds Variables made on its first call)")
-        return data
-    return Variable(initial, trainable=False, name="StateVar")  # (TF's name, which Keras looks for)
+    """A new generator's state Variable, its value made by ``make_data``. Inside ``tj.function`` a generator
+    made on the first call is built as any Variable made there (from a traced seed or parent state too: the
+    function computes it, graph/function.py), and one made on a later call raises TF's ``ValueError``; under a
+    bare ``jax.jit`` the value stays traced, which cannot make a Variable."""
+    data = make_data()
+    if isinstance(data, jax.core.Tracer) and tape_set.current().capture is None:
+        raise RuntimeError("tj.random.Generator: a generator cannot be made inside jax.jit, since its state "
+                           "is a new tj.Variable; make it outside and draw from it inside (or use tj.function, "
+                           "which builds Variables made on its first call)")
+    v = _STATES[id(v)] = Variable(data, trainable=False, name="StateVar")  # (TF's name, which Keras looks for)
+    return v
 
 
 @jax.jit

@@ -7,8 +7,9 @@ twice. ``.submodules`` lists the Modules in that order; ``.variables`` lists the
 creation (API.md; a Keras layer's order, e.g. kernel before bias), not in the walk's order (tf.Module's).
 
 Lazy building: a Variable may be created on the first call of a ``tj.function`` (a decorated method or
-a Module called inside one), e.g. ``if self.w is None: self.w = tj.Variable(...)``; that first call runs
-eagerly once (see graph/function.py), and creating a Variable on a later trace raises ``ValueError``.
+a Module called inside one), e.g. ``if self.w is None: self.w = tj.Variable(...)``; that first call traces
+the function twice, as TF's (see graph/function.py), and creating a Variable on a later trace raises
+``ValueError``.
 
 A lazy build can be watched (``watch_build``): after every attribute assignment on any Module the
 watchers run, so a checkpoint restored before the build gives each Variable its saved value as soon as
@@ -154,11 +155,11 @@ _build_watchers: Dict[int, Tuple[Any, Callable[["Module"], bool]]] = {}
 
 def watch_build(module: Any, callback: Callable[[Any], bool]) -> None:
     """Call ``callback(module)`` after each attribute assignment on any Module and each addition to a list or
-    dict attribute (a ``ListWrapper`` or ``DictWrapper``), outside ``tj.function`` traces (where no Variable is
-    created: a lazy build runs eagerly), while ``module`` (a Module, or any object that waits for Variables to
-    appear in what it holds: a Checkpoint) lives, until it returns False or raises. The registration point for
-    what waits for Variables to be created or added (a checkpoint's deferred restoration). A second call for
-    one object replaces the first."""
+    dict attribute (a ``ListWrapper`` or ``DictWrapper``), outside ``tj.function`` traces (a lazy build in one
+    is seen once the trace that made its Variables is over: graph/function.py), while ``module`` (a Module, or
+    any object that waits for Variables to appear in what it holds: a Checkpoint) lives, until it returns False
+    or raises. The registration point for what waits for Variables to be created or added (a checkpoint's
+    deferred restoration). A second call for one object replaces the first."""
     key = id(module)
 
     def forget(ref: Any) -> None:  # the module is gone: so is what waited for it (and what that holds)
@@ -179,6 +180,9 @@ def _notify_build_watchers() -> None:
         finally:
             if not keep and _build_watchers.get(key, (None,))[0] is ref:
                 del _build_watchers[key]
+
+
+tape_set.record_hooks.variables_made = _notify_build_watchers  # (after a tj.function's first trace made them)
 
 
 def _flatten_module(module: Module, recursive: bool, predicate: Callable[[Any], bool],

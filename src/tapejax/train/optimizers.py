@@ -56,6 +56,7 @@ import optax
 from .. import tape_set
 from ..backprop import GradientTape
 from ..deferred import pending
+from ..graph.function import init_scope
 from ..ops import numpy as tnp
 from ..tensor import ConversionError, Tensor, Variable, convert_to_tensor, current_values, name_scope, pending_value
 
@@ -390,13 +391,15 @@ class Optimizer:
         if self._built is not None:
             return
         var_list = _check_variables(list(var_list), "build")
-        with tape_set.stop_recording():
+        # (in init_scope, as Keras's slots: inside a tj.function's first trace the state is made from the
+        # Variables' own values, concrete and placed as they are, not from the trace's)
+        names = []
+        with init_scope():
             params = [v.read_value().value for v in var_list]
             state = self._tx.init(params)
-        names = []
-        if self._ema is not None:  # Keras's moving averages (zeros: the first step sets them), first as Keras's
-            state = ([jnp.zeros_like(p) for p in params], state)
-            names = [_bare_name(v).replace("/", "_") + "_average" for v in var_list]
+            if self._ema is not None:  # Keras's moving averages (zeros: the first step sets them), first as Keras's
+                state = ([jnp.zeros_like(p) for p in params], state)
+                names = [_bare_name(v).replace("/", "_") + "_average" for v in var_list]
         leaves, self._state_tree = jax.tree_util.tree_flatten(state)
         if self._restore_on_build is not None:
             leaves = self._restored_state(leaves)
