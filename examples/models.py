@@ -2,8 +2,8 @@
 tj.function.
 
 The layers build themselves on their first call, from the input's shape (as Keras layers): the first
-call of the compiled train step runs eagerly once to create the Variables (and the optimizer's state),
-later calls run the compiled program.
+call of the compiled train step traces it twice, as TF's (the first trace creates the Variables and the
+optimizer's state), and later calls run the compiled program.
 
     python examples/models.py [--steps 100]
 """

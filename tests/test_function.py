@@ -930,6 +930,42 @@ def test_a_random_initial_value_made_in_the_first_trace_is_not_the_first_call_s_
     assert not np.any(draw2.numpy() == draw.numpy())
 
 
+def test_a_function_first_called_inside_another_creates_its_variables_as_tf():
+    """The singleton rule is each function's own (TF 2.21): g, first called inside f's trace, makes its Variable
+    there and runs twice; f's tracing count stays 1 (it was 2: f's first call ran eagerly, f ran 3 times and g 4).
+    f runs twice here (TF: once), as its trace takes the new Variable as an input. g first called inside a later
+    trace of f (a new signature) creates its Variable too: TF gives [5, 10] (tapejax raised ValueError)."""
+    runs, made = {"f": 0, "g": 0}, []
+
+    @tj.function
+    def g(x):
+        runs["g"] += 1
+        if not made:
+            made.append(tj.Variable(2.0))
+        return x * made[0]
+
+    @tj.function
+    def f(x):
+        runs["f"] += 1
+        return g(x) + 1.0
+    assert float(f(tj.constant(3.0))) == 7.0 and float(f(tj.constant(4.0))) == 9.0
+    assert runs == {"f": 2, "g": 2}
+    assert (f.experimental_get_tracing_count(), g.experimental_get_tracing_count()) == (1, 2)
+
+    late = []
+
+    @tj.function
+    def g2(x):
+        if not late:
+            late.append(tj.Variable(5.0))
+        return x * late[0]
+    use = [False]
+    f2 = tj.function(lambda x: g2(x) if use[0] else x)
+    f2(tj.constant(1.0))
+    use[0] = True
+    np.testing.assert_array_equal(f2(tj.constant([1.0, 2.0])).numpy(), [5.0, 10.0])
+
+
 def test_a_call_with_no_array_output_under_a_tape():
     """A tj.function returning no array (None) that reads or assigns a Variable, called under a tape, crashed
     deferring an op with no outputs (IndexError; tf_function_differential, 14% of its seeds). TF: None."""

@@ -12,8 +12,10 @@ the Variables: a concrete initial value as it is, a callable one run in ``init_s
 the trace computes (from the call's arguments, or by ops there) by running that trace's program once for
 it, since a traced value cannot outlive its trace. The second trace takes them as inputs and is the
 program of this call and the next; a trace that creates a Variable after the first raises ``ValueError``,
-as TF. Inside an outer trace, where the Variable could not get a value, the outermost function's first
-call runs eagerly instead (once, as a Keras layer builds on its first call), and is then traced.
+as TF. The rule is each function's own: a function first called inside another's trace may create
+Variables there, even on a later call of the other (as TF). Only a traced initial value inside an outer
+trace (which no run of the inner trace computes) makes the outermost function's first call run eagerly
+instead (once, as a Keras layer builds on its first call), and then be traced.
 """
 from __future__ import annotations
 
@@ -557,18 +559,20 @@ class Function:
     def _new_variable(self, name, initial_value):
         """A Variable is being created by the trace in progress: where it may be (the first trace of the first
         call, as TF), the context its initial value is computed in (``init_scope``, where TF evaluates a
-        callable one); BuildEagerly inside an outer trace (the outermost first call then runs eagerly, see the
-        module docstring); a ValueError as TF's where it may not."""
+        callable one); BuildEagerly for a traced value inside an outer trace (the outermost first call then runs
+        eagerly, see the module docstring); a ValueError as TF's where it may not."""
         if self._initialized or self._created_in not in (0, self._tracing_serial):
             what = f"Variable {name!r}" if name is not None else "A tj.Variable (with no name)"
             raise ValueError(f"{what} created after the function's first run (on a later call, or by the trace "
                              "that follows the first run, as TF traces such a function twice): " + SINGLETON_VARIABLES)
         st = tape_set.current()
-        if st.capture.nested or st.build_graph is not None:
+        traced = _holds_traced(initial_value)
+        # (a traced value of a nested trace may be the enclosing trace's, which no run of this one computes)
+        if st.build_graph is not None or (traced and st.capture.nested):
             raise BuildEagerly(name)
         self._created_in = self._tracing_serial
         # (a traced value, made by the trace, is computed there: Capture.made)
-        return contextlib.nullcontext() if _holds_traced(initial_value) else init_scope()
+        return contextlib.nullcontext() if traced else init_scope()
 
     @staticmethod
     def _finish(conc: "_Concrete", outs: list, new_vals: list, variables: list):
@@ -722,13 +726,13 @@ class Function:
                 values = jax.jit(lambda *flat: program(*flat)[-k:])(*jax.tree_util.tree_leaves((var_vals, dyn)))
                 for v, value in zip(conc.initialized, values):
                     v.write_back(value)
-            # What waits for new Variables (a checkpoint restored before the build) gives them their values now,
-            # before the next trace reads them.
-            tape_set.record_hooks.variables_made()
         if conc.missing or conc.missing_tensors or self._created_in == serial:
             for v in conc.missing:
                 self._know(v)
             self._tensors += conc.missing_tensors
+            # What waits for new Variables (a checkpoint restored before a build, in this trace or a nested
+            # function's) gives them their values now, before the next trace reads them.
+            tape_set.record_hooks.variables_made()
             return None
         self._tracing_count += 1  # (a trace that only found new inputs does not count: TF finds them up front)
         # The trace's jaxpr: the donating program, the op's kernels (jitted, differentiated) and an outer trace
