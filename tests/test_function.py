@@ -930,6 +930,32 @@ def test_a_random_initial_value_made_in_the_first_trace_is_not_the_first_call_s_
     assert not np.any(draw2.numpy() == draw.numpy())
 
 
+def test_a_variable_whose_first_trace_raised_has_no_value():
+    """A Variable made by a first trace from a value the trace computes gets that value once the trace is over;
+    when the trace raises first (here a shape error after the build), reading the Variable raises, as TF's
+    uninitialized variable does, instead of giving the zeros it held meanwhile."""
+    class Layer:
+        w = None
+
+        def __call__(self, x):
+            if self.w is None:
+                self.w = tj.Variable(tnp.ones([3]) * 2.0, name="w")
+            return x @ self.w
+
+    layer = Layer()
+    f = tj.function(lambda x: layer(x))
+    with pytest.raises(ValueError, match="matmul"):
+        f(tj.constant(np.ones((2, 4), np.float32)))
+    with pytest.raises(RuntimeError, match="'w:0' has no value.*first trace.*raised"):
+        layer.w.numpy()
+    assert "unavailable" in repr(layer.w) and layer.w.shape == (3,)
+    with pytest.raises(RuntimeError, match="has no value"):  # (the next call reads it too)
+        f(tj.constant(np.ones((2, 3), np.float32)))
+    fresh = Layer()
+    g = tj.function(lambda x: fresh(x))
+    np.testing.assert_array_equal(g(tj.constant(np.ones((2, 3), np.float32))).numpy(), [6.0, 6.0])
+
+
 def test_a_function_first_called_inside_another_creates_its_variables_as_tf():
     """The singleton rule is each function's own (TF 2.21): g, first called inside f's trace, makes its Variable
     there and runs twice; f's tracing count stays 1 (it was 2: f's first call ran eagerly, f ran 3 times and g 4).

@@ -139,6 +139,27 @@ def test_tj_function_train_step_matches_optax(case):
     assert len(traces) == n     # later steps run the compiled program
 
 
+def test_state_built_in_the_first_trace_from_variables_it_made_has_their_values():
+    """An optimizer built inside a tj.function's first trace on Variables that trace made from values it computes
+    (a lazy build from the argument) builds its state in the trace too: a transformation whose state is a copy of
+    the parameters gets their initial values, as eagerly, not the zeros they hold while the trace runs."""
+    copy_params = optax.GradientTransformation(lambda p: [x * 1.0 for x in p], lambda u, s, p=None: (u, s))
+    states = []
+    for compiled in (False, True):
+        made, opt = [], tj.optimizers.from_optax(copy_params)
+
+        def step(x):
+            if not made:
+                made.append(tj.Variable(x * 3.0))
+            with tj.GradientTape() as tape:
+                loss = tnp.sum(made[0] * x)
+            opt.apply_gradients(zip(tape.gradient(loss, [made[0]]), [made[0]]))
+            return loss
+        (tj.function(step) if compiled else step)(tj.constant([1.0, 2.0]))
+        states.append([np.asarray(v.numpy()).tolist() for v in opt.variables])
+    assert states[0] == states[1] == [1, [3.0, 6.0]]
+
+
 def test_keras_defaults():
     expected = {
         tj.optimizers.SGD: dict(learning_rate=0.01, momentum=0.0, nesterov=False),

@@ -100,6 +100,22 @@ def warn_raw_uses(uses: List[tuple], what: str, hint: str = "") -> None:
             UserWarning, filename, lineno, module=module)
 
 
+class Uninitialized:
+    """The pending source (tensor.make_value_pending) of a Variable that a tj.function's first trace made with a
+    value the trace computes, when that trace raised (graph/function.py): reading it is TF's error for an
+    uninitialized variable, not the zeros it held."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def compute(self) -> None:
+        raise RuntimeError(f"tj.Variable {self.name!r} has no value: it was created by the first trace of a "
+                           "tj.function, which raised before computing its initial value (TF: an uninitialized "
+                           "variable). Create it again, e.g. on the next first call.")
+
+
 class Capture:
     """Variable values inside one trace: reads see the traced value (including assignments made earlier
     in the same call); assignments are collected and written back after the call. Tensors made before
@@ -156,7 +172,8 @@ class Capture:
     def made(self, var, value):
         """``var`` was just made in this trace with initial value ``value``; returns what it holds. A traced
         value (made by the trace) cannot outlive the trace: reads here see it, the tj.function computes it by
-        running this trace once (``initializers``), and the Variable holds zeros of its type until then."""
+        running this trace once (``initializers``); it holds zeros of its type until then (none if the trace
+        raises: ``Uninitialized``)."""
         key = id(var)
         self.made_here.add(key)
         if not isinstance(value, jax.core.Tracer):
@@ -166,6 +183,11 @@ class Capture:
         self.initializers.append((var, value))
         with jax.ensure_compile_time_eval():
             return jnp.zeros(value.shape, value.dtype)
+
+    def computes(self, var) -> bool:
+        """Whether ``var`` was made in this trace with a value the trace computes (its own value: zeros)."""
+        return any(v is var for v, _ in self.initializers)
+
 
     def read(self, var):
         key = id(var)

@@ -38,8 +38,9 @@ from .. import tape_set
 from ..ops import dependence, nn, random
 from ..nest import dict_order, in_dict_order, register_structure_classes, tree_flatten
 from ..ops.core import OpDef, apply, rules_epoch
-from ..tensor import ArrayImpl, Tensor, Variable, constant, new_id, refuse_narrowing, undone_if_raising
-from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder, InlineTrace
+from ..tensor import (ArrayImpl, Tensor, Variable, constant, make_value_pending, new_id, refuse_narrowing,
+                      undone_if_raising)
+from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder, InlineTrace, Uninitialized
 from .reachable import reachable
 from .tensor_spec import SignatureBinding, check_input_signature
 
@@ -243,6 +244,7 @@ class _Concrete:
         self.raw_inputs: frozenset = frozenset()  # inputs whose values reached plain JAX code (see _trace)
         # The Variables whose values a run of this trace gives (made with traced initial values; see _pure)
         self.initialized: List[Variable] = []
+        self.initializers: List[tuple] = []  # (its Capture's: the Variables made with traced initial values)
 
 
 class Function:
@@ -648,6 +650,7 @@ class Function:
             elif tape_set.current().build_graph is not None:
                 cap.outer_graphs = [tape_set.current().build_graph]
             cap.on_new_variable = lambda name, initial_value: weak_self()._new_variable(name, initial_value)
+            conc.initializers = cap.initializers  # (the same list: _trace reads it if the trace raises)
             cap.random_streams = random_streams
             call_leaves = list(leaves)
             for p, v in zip(dyn_pos, dyn_vals):
@@ -713,7 +716,13 @@ class Function:
         serial = self._tracing_serial
         # One Python execution of f per signature (as tf.function): jit reuses this trace when called.
         dyn = dyn_vals + [_strong(t._value) for t in tensors]
-        traced = plain.trace(var_vals, dyn)  # learns outputs, assignments, new variables and closures
+        try:
+            traced = plain.trace(var_vals, dyn)  # learns outputs, assignments, new variables and closures
+        except BaseException:
+            # The Variables it made from values it computes get none: reading one raises (TF: uninitialized)
+            for v, _ in conc.initializers:
+                make_value_pending(v, Uninitialized(v.name), 0, v._value.aval)
+            raise
         if self._created_in == serial:
             # It created Variables: traced again without creating any, with those it reads as inputs, as TF's
             # first call traces twice (both count). The initial values the trace computed (from this call's

@@ -391,10 +391,13 @@ class Optimizer:
         if self._built is not None:
             return
         var_list = _check_variables(list(var_list), "build")
-        # (in init_scope, as Keras's slots: inside a tj.function's first trace the state is made from the
-        # Variables' own values, concrete and placed as they are, not from the trace's)
+        # In init_scope, as Keras's slots: inside a tj.function's first trace the state is made from the
+        # Variables' own values, concrete and placed as they are, not from the trace's. A Variable that trace
+        # made from a value it computes has none yet: the state is then computed in the trace, as that value is.
         names = []
-        with init_scope():
+        cap = tape_set.current().capture
+        computed = cap is not None and any(cap.computes(v) for v in var_list)
+        with tape_set.stop_recording() if computed else init_scope():
             params = [v.read_value().value for v in var_list]
             state = self._tx.init(params)
             if self._ema is not None:  # Keras's moving averages (zeros: the first step sets them), first as Keras's
