@@ -188,7 +188,6 @@ class Capture:
         """Whether ``var`` was made in this trace with a value the trace computes (its own value: zeros)."""
         return any(v is var for v, _ in self.initializers)
 
-
     def read(self, var):
         key = id(var)
         self.used.add(key)
