@@ -695,8 +695,8 @@ class Function:
             conc.missing_tensors = list(cap.missing_tensors.values())
             new_vals = [_placed_as(v, cap.values[id(v)]) for v in assigned if id(v) in position]
             if cap.initializers:  # (a trace run once for these values only, see _trace: the Variables' initial
-                # values, and the states of the random generators made before after its draws, so that the next
-                # trace draws anew)
+                # values and, after its draws, the states of the random generators made before it, so that the
+                # next trace draws anew)
                 drawn = [v for v in assigned if random.is_generator_state(v) and id(v) not in cap.made_here]
                 conc.initialized = [v for v, _ in cap.initializers] + drawn
                 return arrays, new_vals, [value for _, value in cap.initializers] + [cap.values[id(v)] for v in drawn]
@@ -718,6 +718,14 @@ class Function:
         dyn = dyn_vals + [_strong(t._value) for t in tensors]
         try:
             traced = plain.trace(var_vals, dyn)  # learns outputs, assignments, new variables and closures
+            if self._created_in == serial and conc.initialized:
+                # The initial values the trace computed (from this call's arguments, as TF's initialization in
+                # the first call) from running it once, as a program of those values only (XLA drops the rest of
+                # the trace, as TF lifts the initializers).
+                program, k = jaxpr_as_fun(traced.jaxpr), len(conc.initialized)
+                values = jax.jit(lambda *flat: program(*flat)[-k:])(*jax.tree_util.tree_leaves((var_vals, dyn)))
+                for v, value in zip(conc.initialized, values):
+                    v.write_back(value)
         except BaseException:
             # The Variables it made from values it computes get none: reading one raises (TF: uninitialized)
             for v, _ in conc.initializers:
@@ -725,16 +733,9 @@ class Function:
             raise
         if self._created_in == serial:
             # It created Variables: traced again without creating any, with those it reads as inputs, as TF's
-            # first call traces twice (both count). The initial values the trace computed (from this call's
-            # arguments, as TF's initialization in the first call) come from running it once.
+            # first call traces twice (both count).
             self._tracing_count += 1
             self._initialized = True
-            if conc.initialized:
-                # (a program of those values only: XLA drops the rest of the trace, as TF lifts the initializers)
-                program, k = jaxpr_as_fun(traced.jaxpr), len(conc.initialized)
-                values = jax.jit(lambda *flat: program(*flat)[-k:])(*jax.tree_util.tree_leaves((var_vals, dyn)))
-                for v, value in zip(conc.initialized, values):
-                    v.write_back(value)
         if conc.missing or conc.missing_tensors or self._created_in == serial:
             for v in conc.missing:
                 self._know(v)
