@@ -824,9 +824,9 @@ def test_function_of_a_jax_transformation_called_directly_differentiates_its_inp
 
 
 def test_a_first_call_that_raises_assigns_nothing():
-    """A Variable-creating tj.function's first call runs eagerly; when it raises (a Variable made on every trace,
-    or the user's exception after an assignment), the assignments it made are taken back, as TF's (whose first
-    call traces before it runs anything): TF 2.21 leaves n at 0 in both cases and keeps the Variables made."""
+    """A Variable-creating tj.function's first call that raises (a Variable made on every trace, or the user's
+    exception after an assignment) assigns nothing, as TF's (whose first call traces before it runs anything):
+    TF 2.21 leaves n at 0 in both cases and keeps the Variables made."""
     class Always(tj.Module):
         def __init__(self):
             super().__init__()
@@ -977,6 +977,25 @@ def test_a_function_first_called_inside_another_creates_its_variables_as_tf():
     assert float(f(tj.constant(3.0))) == 7.0 and float(f(tj.constant(4.0))) == 9.0
     assert runs == {"f": 2, "g": 2}
     assert (f.experimental_get_tracing_count(), g.experimental_get_tracing_count()) == (1, 2)
+
+    # An initial value g computes from its argument (f's traced value): f computes it, as one of its own (TF: 6.0;
+    # this made f's first call run eagerly, 3 runs of f and 4 of g)
+    runs2, made2 = {"f": 0, "g": 0}, []
+
+    @tj.function
+    def g1(x):
+        runs2["g"] += 1
+        if not made2:
+            made2.append(tj.Variable(x * 2.0))
+        return x * made2[0]
+
+    @tj.function
+    def f1(x):
+        runs2["f"] += 1
+        return g1(x) + 1.0
+    assert float(f1(tj.constant(3.0))) == 19.0 and float(f1(tj.constant(4.0))) == 25.0
+    assert float(made2[0].numpy()) == 6.0 and runs2 == {"f": 2, "g": 2}
+    assert (f1.experimental_get_tracing_count(), g1.experimental_get_tracing_count()) == (1, 2)
 
     late = []
 

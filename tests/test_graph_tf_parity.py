@@ -85,7 +85,7 @@ def test_gradients_work_in_the_first_call_that_creates_variables():
         (gv,) = tj.gradients(x * layer.v * layer.v, layer.v)
         return tj.gradients(x * layer.v * layer.v, [x, layer.v]) + tj.gradients(gv, layer.v)
 
-    for _ in range(2):  # the eager first call and the traced second one agree
+    for _ in range(2):  # the first call (which creates the Variable) and the second agree
         gx, gv, gvv = f(tj.constant(1.0))
         np.testing.assert_allclose([gx.numpy(), gv.numpy(), gvv.numpy()], [4.0, 4.0, 2.0])
 

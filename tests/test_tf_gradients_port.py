@@ -656,7 +656,7 @@ def test_nested_gradients_crossing_a_capture_stop_at_the_arguments():
 
 
 def test_nested_gradients_in_the_first_call_that_creates_variables():
-    # The eager first call (it creates a Variable) and the traced later calls agree: d(x v)/dx = v = 3, and
+    # The first call (it creates a Variable) and the later calls agree: d(x v)/dx = v = 3, and
     # d/dv = x = 2 (TF 2.21 traces both calls: [3.0, 2.0]).
     class Layer:
         v = None

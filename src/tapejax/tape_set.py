@@ -72,8 +72,8 @@ class State:
     """One thread's recording state (``current()``): a plain object, so that reading its fields on the
     per-op hot path costs a slot read, not a threading.local lookup each (~70 ns: an op reads several)."""
 
-    __slots__ = ("tapes", "accumulators", "stopped", "variable_watchers", "capture", "build_graph",
-                 "debug_checking", "lifted_before", "write_journal")
+    __slots__ = ("tapes", "accumulators", "stopped", "variable_watchers", "capture", "debug_checking",
+                 "lifted_before")
 
     def __init__(self) -> None:
         self.tapes: List = []          # GradientTape internals, outermost first
@@ -81,14 +81,10 @@ class State:
         self.stopped: int = 0          # depth of tj.stop_recording() blocks
         self.variable_watchers: List = []  # dicts collecting Variables read (custom_gradient)
         self.capture = None            # the tj.function trace in progress (Variable values), if any
-        self.build_graph = None        # the graph of a tj.function's eager first call (its tj.gradients)
         self.debug_checking: bool = False  # inside tj.debug.check_numerics() (this thread only)
         # Inside tj.init_scope: the first Tensor id made in the block (older Tensors with traced values belong
         # to an enclosing trace and are out of scope there); None outside.
         self.lifted_before = None
-        # Inside tensor.undone_if_raising(): Variable id -> (the Variable, its state before the block's first
-        # write to it); None outside.
-        self.write_journal = None
 
     # Cheap enough for the per-op hot path: two list truth tests and an int.
     def active(self) -> bool:

@@ -1061,9 +1061,6 @@ class Variable(ArrayShape):
         """Store the value a compiled program computed for this Variable (tj.function's assignments,
         already checked when they were traced): no conversion, no recording."""
         d = self.__dict__
-        journal = tape_set.current().write_journal
-        if journal is not None and id(self) not in journal:
-            journal[id(self)] = (self, d.get("_value"), d.get("_pending_value"))
         d["_value"] = value
         if "_pending_value" in d:  # a pending assignment before this one no longer applies
             del d["_pending_value"]
@@ -1550,32 +1547,6 @@ def _check_constraint(fn: Any) -> None:
     if fn is not None and not callable(fn):  # (TF's ValueError)
         raise ValueError(f"tj.Variable: the constraint must be None or a callable (a projection applied after each "
                          f"optimizer update), got {type(fn).__name__} {fn!r}.")
-
-
-@contextlib.contextmanager
-def undone_if_raising():
-    """Variables assigned in the block get their values back if it raises (a tj.function's eager first call:
-    a call that raises writes nothing, as TF's, whose first call only traces before it runs). Nested blocks
-    hand what they saw to the enclosing one."""
-    st = tape_set.current()
-    outer, journal = st.write_journal, {}
-    st.write_journal = journal
-    try:
-        yield
-    except BaseException:
-        for variable, value, pending in journal.values():
-            d = variable.__dict__
-            d["_value"] = value
-            if pending is None:
-                d.pop("_pending_value", None)
-            else:
-                d["_pending_value"] = pending
-        raise
-    finally:
-        st.write_journal = outer
-    if outer is not None:
-        for key, entry in journal.items():
-            outer.setdefault(key, entry)
 
 
 def _variable_name(name: Optional[str]) -> str:

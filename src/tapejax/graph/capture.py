@@ -17,12 +17,6 @@ SINGLETON_VARIABLES = ("tj.function only supports singleton tj.Variables created
                        "the tj.Variable is only created once or created outside tj.function.")
 
 
-class BuildEagerly(Exception):
-    """Raised by a Variable created inside a nested trace (a tj.function first called inside another's trace):
-    the outermost trace is abandoned and its call runs eagerly once, so the Variable gets a concrete initial
-    value (as a Keras layer builds)."""
-
-
 @jax.custom_jvp
 def assigned_value(new, handle):
     """The value a Variable holds after an assignment inside a trace: ``new``, but differentiated as a fresh
@@ -56,9 +50,6 @@ class GraphRecorder(Tape):
     def __init__(self) -> None:
         super().__init__(persistent=True, watch_accessed_variables=False)
         self.first_id = new_id()  # Tensors with smaller ids were made before this graph began
-        # The ids of the Tensor arguments of a tj.function's eager first call (made before, but TF sees them
-        # as the function's own placeholders).
-        self.arguments: set = set()
         # Float Tensors/Variables (by id) that user code passed to a plain JAX function (jax.lax.cond,
         # jnp.sin, jax.jit(f)) during the trace -> (site, (filename, lineno, module)) of the first such use.
         # JAX's result is a value no recorded op made, so the graph has no path through that call.
@@ -141,7 +132,7 @@ class Capture:
         # Whether this trace runs inside another one, whose traced Tensors it may close over; with none, a
         # Tensor holding a traced value escaped a finished trace (TF: "... is out of scope").
         self.nested = False
-        # The graphs of the enclosing traces (or of the enclosing eager first call), innermost first: the ops
+        # The graphs of the enclosing traces, innermost first: the ops
         # that made the Tensors this trace closes over (tj.gradients crosses into them, as TF's gradients do).
         self.outer_graphs: List[GraphRecorder] = []
         # While a custom gradient's grad_fn is traced into a rule (custom_gradient._carry_rule): a list that
@@ -164,7 +155,7 @@ class Capture:
 
     def new_variable(self, name, initial_value):
         """A Variable named ``name`` is being created with ``initial_value`` in this trace: the context manager
-        its initial value is computed in, or an error (BuildEagerly, or TF's ValueError) where it may not be."""
+        its initial value is computed in, or TF's ValueError where it may not be."""
         if self.on_new_variable is None:
             raise ValueError(f"Variable {name!r} created while tracing: " + SINGLETON_VARIABLES)
         return self.on_new_variable(name, initial_value)

@@ -13,9 +13,8 @@ the trace computes (from the call's arguments, or by ops there) by running that 
 it, since a traced value cannot outlive its trace. The second trace takes them as inputs and is the
 program of this call and the next; a trace that creates a Variable after the first raises ``ValueError``,
 as TF. The rule is each function's own: a function first called inside another's trace may create
-Variables there, even on a later call of the other (as TF). Only a traced initial value inside an outer
-trace (which no run of the inner trace computes) makes the outermost function's first call run eagerly
-instead (once, as a Keras layer builds on its first call), and then be traced.
+Variables there, even on a later call of the other (as TF); a value its trace computes from the enclosing
+trace's values is computed by the enclosing function, as one of its own.
 """
 from __future__ import annotations
 
@@ -38,9 +37,8 @@ from .. import tape_set
 from ..ops import dependence, nn, random
 from ..nest import dict_order, in_dict_order, register_structure_classes, tree_flatten
 from ..ops.core import OpDef, apply, rules_epoch
-from ..tensor import (ArrayImpl, Tensor, Variable, constant, make_value_pending, new_id, refuse_narrowing,
-                      undone_if_raising)
-from .capture import SINGLETON_VARIABLES, BuildEagerly, Capture, GraphRecorder, InlineTrace, Uninitialized
+from ..tensor import ArrayImpl, Tensor, Variable, constant, make_value_pending, new_id, refuse_narrowing
+from .capture import SINGLETON_VARIABLES, Capture, InlineTrace, Uninitialized
 from .reachable import reachable
 from .tensor_spec import SignatureBinding, check_input_signature
 
@@ -413,12 +411,6 @@ class Function:
                 raise
             self._inline = True  # its tj.gradients crosses into the enclosing trace: from now on run inline
             return self._run_inline(args, kwargs)
-        except BuildEagerly:
-            if self._initialized:  # a tj.function first called inside this one created a Variable
-                raise ValueError(SINGLETON_VARIABLES) from None
-            if tape_set.current().capture is not None:
-                raise  # inside an outer trace: the outermost first call runs eagerly
-            return self._build(args, kwargs, base_key, leaves, structure, dyn_pos, dyn_vals, arg_vars)
         self._initialized = True
         if fast_key is not None and fast_key[1:3] == (len(self._variables), len(self._tensors)):
             self._fast[fast_key] = (conc, list(self._variables))
@@ -434,15 +426,15 @@ class Function:
 
     @staticmethod
     def _enclosed() -> bool:
-        """Whether this call runs inside another tj.function's trace (or its eager first call)."""
-        return tape_set.current().capture is not None or tape_set.current().build_graph is not None
+        """Whether this call runs inside another tj.function's trace."""
+        return tape_set.current().capture is not None
 
     def _run_inline(self, args, kwargs):
         """Run ``f`` as part of the enclosing trace (capture.InlineTrace): its ops are recorded in the
         enclosing graph, so its tj.gradients follow captured Tensors back to where they were made."""
         before = tree_flatten((args, kwargs), _is_leaf)[::-1]
         st = tape_set.current()
-        graph = st.capture.graph if st.capture is not None else st.build_graph
+        graph = st.capture.graph
         # Its Tensor arguments enter through identities, as TF's placeholders: a tj.gradients inside stops at
         # them (no path back through an argument into the enclosing graph, only through what it closes over),
         # while the enclosing trace's gradients pass through them.
@@ -484,7 +476,7 @@ class Function:
 
     def experimental_get_tracing_count(self) -> int:
         """How many times the Python function ran to build a program (as ``tf.function``'s): once per
-        traced signature, plus the eager first call of a function that creates Variables."""
+        traced signature, plus the first trace of a function that creates Variables (which traces twice)."""
         return self._tracing_count
 
     def clear_cache(self) -> None:
@@ -532,49 +524,17 @@ class Function:
         raise RuntimeError(f"tj.function {getattr(self._f, '__name__', self._f)}: each trace found new Variables "
                            "or closed-over Tensors; create them once, outside the function or on its first call.")
 
-    def _build(self, args, kwargs, base_key, leaves, structure, dyn_pos, dyn_vals, arg_vars):
-        """The first call, run eagerly because it creates Variables (see the module docstring). Its ops are
-        recorded on a graph of their own, so tj.gradients inside works on this call as in the traced ones."""
-        order = structure[1]()  # (the arguments' dict order as given, before the function runs)
-        structure = (structure[0], lambda: order)
-        graph, saved = GraphRecorder(), tape_set.current().build_graph
-        graph.arguments = {x._id for x in leaves if isinstance(x, Tensor)}
-        tape_set.current().build_graph = graph
-        tape_set.push_tape(graph)
-        before = tree_flatten((args, kwargs), _is_leaf)[::-1]
-        with undone_if_raising():  # (a call that raises assigns nothing, as TF's, whose first call traces first)
-            try:
-                out = self._f(*args, **kwargs)
-            finally:
-                tape_set.pop_tape(graph)
-                tape_set.current().build_graph = saved
-            self._check_inputs(before, args, kwargs)
-            self._tracing_count += 1  # TF traces a Variable-creating function twice; this run is the first
-            self._initialized = True
-            # Trace now (nothing runs): a function that creates a Variable on every call raises on its first
-            # call, as in TF, instead of on its second; the next call finds the program cached.
-            self._concrete(base_key, leaves, structure, dyn_pos, dyn_vals, arg_vars)
-        return jax.tree_util.tree_map(
-            lambda x: Tensor(x) if _is_array(x) and not isinstance(x, Tensor) else _output_tensor(x), out,
-            is_leaf=_is_leaf)
-
     def _new_variable(self, name, initial_value):
         """A Variable is being created by the trace in progress: where it may be (the first trace of the first
         call, as TF), the context its initial value is computed in (``init_scope``, where TF evaluates a
-        callable one); BuildEagerly for a traced value inside an outer trace (the outermost first call then runs
-        eagerly, see the module docstring); a ValueError as TF's where it may not."""
+        callable one); a ValueError as TF's where it may not."""
         if self._initialized or self._created_in not in (0, self._tracing_serial):
             what = f"Variable {name!r}" if name is not None else "A tj.Variable (with no name)"
             raise ValueError(f"{what} created after the function's first run (on a later call, or by the trace "
                              "that follows the first run, as TF traces such a function twice): " + SINGLETON_VARIABLES)
-        st = tape_set.current()
-        traced = _holds_traced(initial_value)
-        # (a traced value of a nested trace may be the enclosing trace's, which no run of this one computes)
-        if st.build_graph is not None or (traced and st.capture.nested):
-            raise BuildEagerly(name)
         self._created_in = self._tracing_serial
         # (a traced value, made by the trace, is computed there: Capture.made)
-        return contextlib.nullcontext() if traced else init_scope()
+        return contextlib.nullcontext() if _holds_traced(initial_value) else init_scope()
 
     @staticmethod
     def _finish(conc: "_Concrete", outs: list, new_vals: list, variables: list):
@@ -647,8 +607,6 @@ class Function:
             cap.nested = outer is not None
             if outer is not None:
                 cap.outer_graphs = [outer.graph] + outer.outer_graphs
-            elif tape_set.current().build_graph is not None:
-                cap.outer_graphs = [tape_set.current().build_graph]
             cap.on_new_variable = lambda name, initial_value: weak_self()._new_variable(name, initial_value)
             conc.initializers = cap.initializers  # (the same list: _trace reads it if the trace raises)
             cap.random_streams = random_streams
@@ -718,14 +676,19 @@ class Function:
         dyn = dyn_vals + [_strong(t._value) for t in tensors]
         try:
             traced = plain.trace(var_vals, dyn)  # learns outputs, assignments, new variables and closures
-            if self._created_in == serial and conc.initialized:
+            if conc.initialized:
                 # The initial values the trace computed (from this call's arguments, as TF's initialization in
                 # the first call) from running it once, as a program of those values only (XLA drops the rest of
-                # the trace, as TF lifts the initializers).
+                # the trace, as TF lifts the initializers). Inside an enclosing trace (a nested first call) they
+                # are that trace's values: it computes them as its own (a generator's state it sees drawn itself).
                 program, k = jaxpr_as_fun(traced.jaxpr), len(conc.initialized)
                 values = jax.jit(lambda *flat: program(*flat)[-k:])(*jax.tree_util.tree_leaves((var_vals, dyn)))
-                for v, value in zip(conc.initialized, values):
-                    v.write_back(value)
+                outer = tape_set.current().capture
+                for n, (v, value) in enumerate(zip(conc.initialized, values)):
+                    if not isinstance(value, jax.core.Tracer):
+                        v.write_back(value)
+                    elif n < len(conc.initializers):
+                        outer.made(v, value)
         except BaseException:
             # The Variables it made from values it computes get none: reading one raises (TF: uninitialized)
             for v, _ in conc.initializers:

@@ -106,11 +106,10 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
     nothing: XLA schedules the whole program, so there is no graph name scope or gate to add."""
     del name, gate_gradients
     cap = tape_set.current().capture
-    # Inside a trace its graph; in the eager first call of a tj.function (it creates Variables) that call's.
-    graph = cap.graph if cap is not None else tape_set.current().build_graph
-    if graph is None:
+    if cap is None:
         raise RuntimeError("tj.gradients is only valid inside a tj.function (it differentiates the traced graph). "
                            "In eager code use tj.GradientTape.")
+    graph = cap.graph
     unconnected = unconnected_gradients_of(unconnected_gradients)
     method = _aggregation(aggregation_method)
     ys_l = _entries(ys)
@@ -165,7 +164,7 @@ def gradients(ys: Any, xs: Any, grad_ys: Any = None, stop_gradients: Any = None,
     # Only ops between xs and ys run: the sweep over the trace's graph, its backward functions dispatched
     # as recorded ops (gradients of gradients work), summed as the aggregation method says.
     x_ids = [_id_of(x) for x in xs_l]
-    if cap is not None and cap.outer_graphs and _crosses(graph, cap.outer_graphs, y_ids, x_ids, stop_ids):
+    if cap.outer_graphs and _crosses(graph, cap.outer_graphs, y_ids, x_ids, stop_ids):
         raise InlineTrace()  # the nested tj.function reruns inline in the enclosing trace (capture.py)
     ops, usage, missing, reached = sweep.prune_between(graph.tensor_tape, graph.op_tape, y_ids, x_ids, stop_ids)
     pairwise = method is not AggregationMethod.ADD_N  # sum as contributions arrive, not once all have
@@ -191,7 +190,7 @@ def _crosses(graph, outer_graphs, y_ids, x_ids, stop_ids) -> bool:
     Tensor made before all of them is captured by each function separately in TF (a placeholder of its
     own in each), so a path to it through an enclosing function's ops does not reach the inner's xs."""
     outermost = outer_graphs[-1]
-    x_ids = [i for i in x_ids if i >= outermost.first_id or i in outermost.arguments]
+    x_ids = [i for i in x_ids if i >= outermost.first_id]
     if not x_ids:
         return False
     tensor_tape, op_tape = {}, {}

@@ -1170,7 +1170,7 @@ def apply(op: OpDef, args: Sequence[Any], static: dict):
     # the lists are the live ones, and nothing below pushes or pops a tape or opens a trace)
     tapes, accs, stopped, capture = st.tapes, st.accumulators, st.stopped, st.capture
     deferred = (_deferral is not None and config.lazy and len(tapes) == 1 and not accs and not stopped
-                and op.differentiable and capture is None and st.build_graph is None
+                and op.differentiable and capture is None
                 and not (tape_set.numerics_checks and st.debug_checking))
     if _update_deferral is not None and not tapes and not accs and capture is None:
         out = _update_deferral(op, args, static, _raw)
