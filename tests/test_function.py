@@ -956,6 +956,33 @@ def test_a_variable_whose_first_trace_raised_has_no_value():
     np.testing.assert_array_equal(g(tj.constant(np.ones((2, 3), np.float32))).numpy(), [6.0, 6.0])
 
 
+def test_a_first_call_inside_jax_jit_makes_variables_only_from_concrete_values():
+    """Under a bare jax.jit the first call's Variables are made as in any first trace when their values are concrete;
+    one made from the transform's traced values cannot outlive it: TracedValueError naming the Variable and the fix
+    (the Variable held jax.jit's tracer, a leak; then an AttributeError deep in tj.function)."""
+    made = []
+
+    @tj.function
+    def concrete(x):
+        if not made:
+            made.append(tj.Variable(2.0))
+        return x * made[0]
+    assert float(jax.jit(lambda x: concrete(tj.constant(x)).value)(jnp.float32(3.0))) == 6.0
+    assert float(made[0].numpy()) == 2.0
+
+    traced = []
+
+    @tj.function
+    def from_argument(x):
+        if not traced:
+            traced.append(tj.Variable(x * 2.0, name="v"))
+        return x * traced[0]
+    with pytest.raises(TypeError, match="inside a JAX transform.*'v:0'.*Call the function once outside"):
+        jax.jit(lambda x: from_argument(tj.constant(x)).value)(jnp.float32(3.0))
+    with pytest.raises(RuntimeError, match="has no value"):
+        traced[0].numpy()
+
+
 def test_a_function_first_called_inside_another_creates_its_variables_as_tf():
     """The singleton rule is each function's own (TF 2.21): g, first called inside f's trace, makes its Variable
     there and runs twice; f's tracing count stays 1 (it was 2: f's first call ran eagerly, f ran 3 times and g 4).

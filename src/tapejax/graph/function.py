@@ -37,7 +37,8 @@ from .. import tape_set
 from ..ops import dependence, nn, random
 from ..nest import dict_order, in_dict_order, register_structure_classes, tree_flatten
 from ..ops.core import OpDef, apply, rules_epoch
-from ..tensor import ArrayImpl, Tensor, Variable, constant, make_value_pending, new_id, refuse_narrowing
+from ..tensor import (ArrayImpl, Tensor, TracedValueError, Variable, constant, make_value_pending, new_id,
+                      refuse_narrowing)
 from .capture import SINGLETON_VARIABLES, Capture, InlineTrace, Uninitialized
 from .reachable import reachable
 from .tensor_spec import SignatureBinding, check_input_signature
@@ -688,6 +689,12 @@ class Function:
                     if not isinstance(value, jax.core.Tracer):
                         v.write_back(value)
                     elif n < len(conc.initializers):
+                        if outer is None:  # (a bare jax transform around the call: nothing can compute it)
+                            raise TracedValueError(
+                                f"tj.function {self.name}: its first call, inside a JAX transform (jax.jit, "
+                                f"jax.grad, jax.vmap...), made tj.Variable {v.name!r} from a value traced by that "
+                                "transform, which cannot outlive it. Call the function once outside the transform "
+                                "first (its Variables are made then), or make the Variable from a concrete value.")
                         outer.made(v, value)
         except BaseException:
             # The Variables it made from values it computes get none: reading one raises (TF: uninitialized)
