@@ -132,8 +132,8 @@ class Capture:
         # Whether this trace runs inside another one, whose traced Tensors it may close over; with none, a
         # Tensor holding a traced value escaped a finished trace (TF: "... is out of scope").
         self.nested = False
-        # The graphs of the enclosing traces, innermost first: the ops
-        # that made the Tensors this trace closes over (tj.gradients crosses into them, as TF's gradients do).
+        # The graphs of the enclosing traces, innermost first: the ops that made the Tensors this trace closes
+        # over (tj.gradients crosses into them, as TF's gradients do).
         self.outer_graphs: List[GraphRecorder] = []
         # While a custom gradient's grad_fn is traced into a rule (custom_gradient._carry_rule): a list that
         # each read of a Variable of this trace appends ``(variable, value read)`` to; else None.
