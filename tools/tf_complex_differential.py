@@ -723,11 +723,28 @@ def problems_of(p: Program, got: dict, want: dict, ref) -> list:
     problems = compare("value v", got["values"], want["values"], ref.get("values"), len(p.xs))
     g1 = want["gradient"] if isinstance(want["gradient"], list) else []
     upstream_nan = any(g is not None and not np.all(np.isfinite(g)) for g in g1)
+    r1 = ref.get("gradient") if isinstance(ref.get("gradient"), list) else []
+    # (TF's own float32 first derivative far from its float64 one: the second derivative, of that rounding, is noise)
+    upstream_unresolved = any(_unresolved(w, r) for w, r in zip(g1, r1))
     for what in ("gradient", "complex target", "jacobian", "jvp", "second order"):
         if what in want:
-            problems += compare(what, got[what], want[what], ref.get(what), upstream_nan=what == "second order"
-                                and upstream_nan)
+            found = compare(what, got[what], want[what], ref.get(what), upstream_nan=what == "second order"
+                            and upstream_nan)
+            if what == "second order" and upstream_unresolved:
+                found = [(text, "rounding") for text, _ in found]
+            problems += found
     return problems
+
+
+def _unresolved(w, r) -> bool:
+    """Whether TF's float32 result ``w`` as a whole misses its float64 ``r`` by half of r's largest entry or more
+    (seed 905188: tanh saturated at -8.6-39.6j, where 1 - y*y cancels in float32 and TF's gradient and tapejax's,
+    which agree, have other signs than TF's float64 one)."""
+    if w is None or r is None or np.shape(w) != np.shape(r):
+        return False
+    wp, rp = _parts(w).astype(np.float64), _parts(r)
+    finite = np.isfinite(wp) & np.isfinite(rp)
+    return bool(finite.any()) and np.max(np.abs(wp - rp)[finite]) > 0.5 * np.max(np.abs(rp[finite]))
 
 
 def check(seed: int):
