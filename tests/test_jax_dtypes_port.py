@@ -66,8 +66,9 @@ tnp.array/asarray/atleast_1d/atleast_2d/hstack and tnp.power of Python numbers l
 typed now; tj.constant's stay strongly typed, as TF's); trapezoid(int16 y, float16 x) and geomspace(int16, float16)
 were float32 and arange(int16 scalar array, 5) int32 (jax: float16, float16, int16).
 
-Left as strict xfails (none is sanctioned by API.md; jax's weak types decide these dtypes): a weakly typed argument of a
-tj.function (a jax array or a Tensor of one) is traced as strongly typed, where jax.jit keeps it weak.
+A weakly typed argument of a tj.function (a jax array or a Tensor of one) was traced as strongly typed, where jax.jit
+keeps it weak (float16 + a weak float32 was float32 inside, float16 eagerly); it is traced weakly typed now (the weak
+type is part of the signature).
 
 Fixed since: histogram(int16, weights=float16) and cov(float16, aweights=int16) promote their operands together
 (float16, as jax.numpy's; they were float32); polyfit of float32 x and float16 y raised TypeError (linalg.lstsq now
@@ -257,15 +258,9 @@ def _weak_operand(case):
 @pytest.mark.parametrize("swap", [False, True])
 @pytest.mark.parametrize("compiled", [False, True])
 def test_binary_promotion(swap, compiled):
-    cases = _binary_promotion_cases()
-    if compiled:  # (weakly typed Tensor arguments of a tj.function: the xfail below)
-        cases = [c for c in cases if not _weak_operand(c)]
-    _check_binary_promotion(cases, swap, compiled)
+    _check_binary_promotion(_binary_promotion_cases(), swap, compiled)
 
 
-@pytest.mark.xfail(strict=True, reason="a weakly typed Tensor (tj.constant of jnp.array(1.)) given to a tj.function "
-                   "is traced as a strong float32: jnp.array(1.) + float16 is float16 eagerly and under jax.jit, "
-                   "float32 in tj.function")
 @pytest.mark.filterwarnings("ignore:Explicitly requested dtype")
 @pytest.mark.parametrize("swap", [False, True])
 def test_binary_promotion_weak_tensor_arguments_of_a_function(swap):
@@ -275,9 +270,6 @@ def test_binary_promotion_weak_tensor_arguments_of_a_function(swap):
     _check_binary_promotion(cases, swap, compiled=True)
 
 
-@pytest.mark.xfail(strict=True, reason="a weakly typed argument of a tj.function (a jax array or a Tensor made from "
-                   "one) is traced as strongly typed: float16 + weak float32 is float16 eagerly and under jax.jit, "
-                   "float32 in tj.function")
 @pytest.mark.parametrize("make", [jnp.asarray, lambda v: tj.constant(jnp.asarray(v))], ids=["jax_array", "Tensor"])
 def test_weak_arguments_of_a_function(make):
     h = tj.constant(np.array([1., 2.], F16))
@@ -641,9 +633,9 @@ def test_operator_result_dtypes(o):
         got = OPS[o](x, y)
         check_like_jax(label, got, want, reference=reference)
         ok.append((pair, got))
-    # _CompileAndCheck: the same expressions in one tj.function (a weakly typed jax array argument: the xfail
-    # test_weak_arguments_of_a_function); a NumPy operand is a Tensor argument there (its dtype no longer yields)
-    ok = [(pair, got) for pair, got in ok if "jweak" not in pair and not any(n.startswith("np_") for n in pair)]
+    # _CompileAndCheck: the same expressions in one tj.function (a weakly typed jax array argument stays weakly
+    # typed there, as under jax.jit); a NumPy operand is a Tensor argument there (its dtype no longer yields)
+    ok = [(pair, got) for pair, got in ok if not any(n.startswith("np_") for n in pair)]
     traced = tj.function(lambda *flat: [OPS[o](flat[2 * i], flat[2 * i + 1]) for i in range(len(ok))])(
         *[operand(n) for pair, _ in ok for n in pair])
     for (pair, eager), t in zip(ok, traced):

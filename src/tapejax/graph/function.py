@@ -74,8 +74,10 @@ def _placed_as(v: Variable, new):
 
 
 def _strong(x):
-    """The signature is shape and dtype (as tf.function): a weakly typed value (e.g. jnp.full(3, 2.0))
-    must not make jax.jit retrace, so it is passed with a strong dtype."""
+    """A Variable's value (or a captured Tensor's) with a strong dtype: the signature holds its shape and dtype
+    only (as TF's VariableSpec), so a weakly typed value (e.g. jnp.full(3, 2.0)) must not make jax.jit retrace.
+    (An argument keeps its weak type, which is part of the signature, as under jax.jit: inside the trace it
+    promotes as it does eagerly.)"""
     if type(x) is ArrayImpl:  # (per value of every call: its aval is a C++ attribute, weak_type a property)
         return jax.lax.convert_element_type(x, x.dtype) if x.aval.weak_type else x
     return jax.lax.convert_element_type(x, x.dtype) if getattr(x, "weak_type", False) else x
@@ -345,8 +347,8 @@ class Function:
         if self._inline and self._enclosed():
             return self._run_inline(args, kwargs)
         if not kwargs and all(type(a) is Tensor for a in args):
-            dyn_vals = [_strong(a._value) for a in args]
-            # (the values' abstract values, strong now: their shapes and dtypes, a C++ attribute each)
+            dyn_vals = [a._value for a in args]
+            # (the values' abstract values: their shapes, dtypes and weak types, a C++ attribute each)
             fast_key = (tuple([v.aval for v in dyn_vals]), len(self._variables), len(self._tensors), rules_epoch())
             hit = self._fast.get(fast_key)
             if hit is not None and tape_set.current().capture is None and not tape_set.any_recording():
@@ -370,11 +372,13 @@ class Function:
                 if type(x) is not Tensor and isinstance(x, (np.ndarray, np.generic)):
                     # (64 bits JAX would hold in 32: no value may change; a Tensor, the common leaf, is not asked)
                     refuse_narrowing(x, None, f"tj.function '{self.name}': a NumPy argument")
-                v = _strong(x._value if isinstance(x, Tensor) else x)
-                av = v.aval if type(v) is ArrayImpl else v  # (an array's shape and dtype: C++ attributes)
+                v = x._value if isinstance(x, Tensor) else x
+                # (an array's shape, dtype and weak type: C++ attributes; a weakly typed value is traced as one, so
+                # that it promotes inside as it does eagerly and under jax.jit)
+                av = v.aval if type(v) is ArrayImpl else getattr(v, "aval", v)
                 dyn_pos.append(i)
                 dyn_vals.append(v)
-                sig.append((av.shape, av.dtype))
+                sig.append((av.shape, av.dtype, getattr(av, "weak_type", False)))
             elif isinstance(x, Variable):
                 # By shape, dtype and aliasing (TF's VariableSpec): another Variable of the same kind reuses
                 # the program, its value going in and its assignments coming back out.
