@@ -61,10 +61,15 @@ def device_name(d) -> str:
 def time_it(fn, warmup: int, repeats: int, budget_s: float, settle: bool = False) -> list:
     for _ in range(warmup):
         fn()
-    if settle:  # a recurring tapejax step: let its replay program finish compiling (as jit's does in warm-up)
-        fn()
-        tapejax.deferred.replay.wait()
-        fn()
+    if settle:
+        # A recurring tapejax step compiles in the background (as jit's compiles in its warm-up): its replay
+        # program, then the one with the update fused into it; wait for each, then run a few steps, after which
+        # the next is launched ahead (deferred/ahead.py), as in any loop of more than a handful of steps.
+        for _ in range(2):
+            fn()
+            tapejax.deferred.replay.wait()
+        for _ in range(3):
+            fn()
     ts = []
     start = time.perf_counter()
     for k in range(repeats):
