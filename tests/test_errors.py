@@ -654,6 +654,10 @@ def test_stack_and_clip_by_norm_arguments_name_the_op():
         tj.clip_by_norm(x, 1.0, axes=5)
     with pytest.raises(ValueError, match="clip_by_norm: t"):
         tj.clip_by_norm(None, 1.0)
+    # (a complex clip_norm for a float t: the conversion's TypeError, named as the op's; seed 910277 of
+    # tools/tf_bad_input_differential.py; TF raises TypeError too, from its comparison with 0)
+    with pytest.raises(TypeError, match="clip_by_norm: clip_norm: .*1j"):
+        tj.clip_by_norm(tj.constant(np.ones((2, 3), np.float16)), 1j)
 
 
 def test_a_result_no_device_can_hold_raises_instead_of_aborting_the_process():

@@ -1377,6 +1377,8 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] =
             clip_norm = convert_to_tensor(clip_norm, dtype=_aval(t).dtype)
     except ConversionError as e:
         raise ConversionError(f"clip_by_norm: clip_norm: {e}") from None
+    except TypeError as e:  # (a number t's dtype cannot hold exactly, a complex for a float t: named as the op's)
+        raise TypeError(f"clip_by_norm: clip_norm: {e}") from None
     clip_norm = tnp.maximum(clip_norm, 0)
     shape = tuple(_aval(t).shape)
     try:  # (jax's own error on shapes that do not broadcast names neither the op nor clip_norm)
