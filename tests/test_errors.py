@@ -658,6 +658,10 @@ def test_stack_and_clip_by_norm_arguments_name_the_op():
     # tools/tf_bad_input_differential.py; TF raises TypeError too, from its comparison with 0)
     with pytest.raises(TypeError, match="clip_by_norm: clip_norm: .*1j"):
         tj.clip_by_norm(tj.constant(np.ones((2, 3), np.float16)), 1j)
+    with pytest.raises(TypeError, match="clip_by_global_norm: clip_norm: .*1j"):
+        tj.clip_by_global_norm([tj.constant(np.ones((2, 3), np.float16))], 1j)
+    with pytest.raises(ValueError, match="clip_by_global_norm: clip_norm: .*None"):
+        tj.clip_by_global_norm([x], None)
 
 
 def test_a_result_no_device_can_hold_raises_instead_of_aborting_the_process():

@@ -1442,7 +1442,10 @@ def clip_by_global_norm(t_list: Sequence, clip_norm: Any, use_norm: Any = None,
                             f"{jnp.dtype(_aval(convert_to_tensor(clip_norm)).dtype)} (clip_norm, against the global "
                             "norm of t_list). Cast clip_norm first, e.g. clip_norm.astype(...), or give a Python "
                             "number.")
-        clip_norm = convert_to_tensor(clip_norm, dtype=dtype)
+        try:
+            clip_norm = convert_to_tensor(clip_norm, dtype=dtype)
+        except (TypeError, ValueError) as e:  # (None, text, a complex for float tensors: named as the op's)
+            raise type(e)(f"clip_by_global_norm: clip_norm: {e}") from None
         scale = clip_norm * tnp.minimum(1.0 / norm, 1.0 / clip_norm)
     scale = scale + (norm - norm)  # NaN when the norm is not finite, instead of silently zeroing
     clipped = [None if x is None else convert_to_tensor(x) * scale.astype(_aval(convert_to_tensor(x)).dtype)
