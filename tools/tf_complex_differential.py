@@ -614,7 +614,19 @@ def _not_finite(s, *args) -> bool:
     return any(not np.all(np.isfinite(v)) for v in args)
 
 
+def _complex_not_finite(s, *args) -> bool:
+    """Whether a complex argument of the step holds an infinite or NaN part."""
+    return any(np.iscomplexobj(v) and not np.all(np.isfinite(v)) for v in args)
+
+
+_SPECIAL = ("an elementary complex function of an argument with an infinite or NaN part: tapejax gives jax.numpy's "
+            "value (XLA's formulas), TF C99 Annex G's (std::complex): cos(inf + 0j) is NaN+NaNj against NaN+0j, "
+            "exp(inf + infj) NaN+NaNj against inf+NaNj; only complex power follows C99 (ops/complex_c99.py)")
+
 FOUND = {
+    # seed 905604 (session 89): imag(cos(log(0j))) is NaN in tapejax, 0 in TF
+    **{name: (_SPECIAL, _complex_not_finite, lambda q: True, {"tj_nan", "nonfinite", "value", "tf_nan"})
+       for name in ("exp", "log", "sqrt", "sin", "cos", "tanh")},
     # seed 1812: solve(A + 4I, b) with an infinite entry in A (a complex power that overflowed): TF's LU (Eigen)
     # gives numbers, JAX's (LAPACK) NaN, spread differently by each pivoting ([[1, inf], [1, 2]]: TF NaN in one
     # column, JAX in both)
