@@ -740,11 +740,11 @@ def problems_of(p: Program, got: dict, want: dict, ref) -> list:
     upstream_unresolved = any(_unresolved(w, r) for w, r in zip(g1, r1))
     for what in ("gradient", "complex target", "jacobian", "jvp", "second order"):
         if what in want:
-            found = compare(what, got[what], want[what], ref.get(what), upstream_nan=what == "second order"
+            these = compare(what, got[what], want[what], ref.get(what), upstream_nan=what == "second order"
                             and upstream_nan)
             if what == "second order" and upstream_unresolved:
-                found = [(text, "rounding") for text, _ in found]
-            problems += found
+                these = [(text, "rounding") for text, _ in these]
+            problems += these
     return problems
 
 
