@@ -1218,7 +1218,8 @@ def _state_variable(make_data: Callable[[], Any]) -> Variable:
         raise RuntimeError("tj.random.Generator: a generator cannot be made inside jax.jit, since its state "
                            "is a new tj.Variable; make it outside and draw from it inside (or use tj.function, "
                            "which builds Variables made on its first call)")
-    v = _STATES[id(v)] = Variable(data, trainable=False, name="StateVar")  # (TF's name, which Keras looks for)
+    v = Variable(data, trainable=False, name="StateVar")  # (TF's name, which Keras looks for)
+    _STATES[id(v)] = v
     return v
 
 

@@ -1375,10 +1375,8 @@ def clip_by_norm(t: Any, clip_norm: Any, axes: Any = None, name: Optional[str] =
             clip_norm = clip_norm.astype(_aval(t).dtype) if _aval(clip_norm).dtype != _aval(t).dtype else clip_norm
         else:  # (a number converted straight to t's dtype, not through float32)
             clip_norm = convert_to_tensor(clip_norm, dtype=_aval(t).dtype)
-    except ConversionError as e:
-        raise ConversionError(f"clip_by_norm: clip_norm: {e}") from None
-    except TypeError as e:  # (a number t's dtype cannot hold exactly, a complex for a float t: named as the op's)
-        raise TypeError(f"clip_by_norm: clip_norm: {e}") from None
+    except (TypeError, ValueError) as e:  # (None, text, a complex for a float t: named as clip_by_global_norm does)
+        raise type(e)(f"clip_by_norm: clip_norm: {e}") from None
     clip_norm = tnp.maximum(clip_norm, 0)
     shape = tuple(_aval(t).shape)
     try:  # (jax's own error on shapes that do not broadcast names neither the op nor clip_norm)
