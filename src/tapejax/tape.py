@@ -255,6 +255,40 @@ class Tape:
         self.tensor_tape = {}
         self.tensor_usage = {}
 
+    def record_new(self, output: Tensor, input_ids: tuple, entry: RecordedOp) -> None:
+        """``record_operation(entry.op_type, (output,), input_ids, entry, entry.out_infos)`` for an op that just
+        ran: ``output`` its one output, a Tensor made after every op on the tape; ``entry`` its backward function,
+        made for this tape alone. The common case (every op a tape records as it runs) in fewer steps."""
+        ops = self.op_tape
+        slots = ops.slots
+        n_slots = len(slots)
+        op_id = output._id
+        n_in = len(input_ids)
+        if op_id - ops.base != n_slots or not 0 < n_in < 3:  # (not the list's next slot, or no input: the long way)
+            self.record_operation(entry.op_type, (output,), input_ids, entry, entry.out_infos)
+            return
+        self._count_uses(input_ids, slots, ops.base, n_slots)
+        self.entries_recorded += 1
+        output._trackers = self._weak  # (a new tensor: no other tape tracks it)
+        slots.append(entry)
+        entry.outs = 0
+        entry.ins = op_id - input_ids[0] if n_in == 1 else (op_id - input_ids[0], op_id - input_ids[1])
+
+    def _count_uses(self, input_ids: Sequence[int], slots: list, base: int, n_slots: int) -> None:
+        """One more recorded use of each input the tape knows (``tensor_usage``: no entry is a count of 1)."""
+        usage, tt = self.tensor_usage, self.tensor_tape
+        for i in input_ids:
+            n = usage.get(i)
+            if n is None:  # a count of 1, if the tape made it
+                k = i - base
+                # (producer(i) is an op, inline: this runs for every op)
+                if (0 <= k < n_slots and slots[k] is not None) or tt.get(i, -1) != -1 or i in self.op_tape.bound:
+                    usage[i] = 2
+            elif n:
+                usage[i] = n + 1
+            else:  # a dead first output an op is kept for (used again by a backward pass): now 1
+                del usage[i]
+
     def record_operation(self, op_type: str, outputs: Sequence[Tensor], input_ids: Sequence[int], backward,
                          infos: Optional[tuple] = None) -> None:
         """Record one op: its outputs, the ids of its inputs, its backward function.
@@ -262,20 +296,10 @@ class Tape:
         ``infos`` is given for new tensors (a deferred op's outputs, not computed yet: deferred/lazy.py; the
         one output of an op that just ran, on the only tape recording it: ops/core.py): each output's
         (shape, dtype, sharding). Without it the outputs' values are at hand."""
-        usage, ops, tt = self.tensor_usage, self.op_tape, self.tensor_tape
+        ops, tt = self.op_tape, self.tensor_tape
         slots, base = ops.slots, ops.base
         n_slots = len(slots)
-        for i in input_ids:
-            n = usage.get(i)
-            if n is None:  # a count of 1, if the tape made it
-                k = i - base
-                # (producer(i) is an op, inline: this runs for every op)
-                if (0 <= k < n_slots and slots[k] is not None) or tt.get(i, -1) != -1 or i in ops.bound:
-                    usage[i] = 2
-            elif n:
-                usage[i] = n + 1
-            else:  # a dead first output an op is kept for (used again by a backward pass): now 1
-                del usage[i]
+        self._count_uses(input_ids, slots, base, n_slots)
         self.entries_recorded += 1
         # The op's id is its first output's: unique and in recording order (tensor ids only grow), and the
         # same int object as the tensor's id (nothing allocated). A tensor recorded as the output of a

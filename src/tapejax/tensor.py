@@ -342,8 +342,13 @@ class Tensor(ArrayShape):
         trackers = self._trackers
         if trackers is None:
             return
-        if type(trackers) is not list:  # (one owner, the common case: no tuple and no loop per dying tensor)
-            _tell_died(trackers, self._id)
+        if type(trackers) is not list:  # (one owner, the common case: _tell_died inline, a frame less per tensor)
+            owner = trackers()
+            if owner is not None:
+                try:
+                    owner._tensor_died(self._id)
+                except Exception:  # never raise from a finalizer (e.g. at interpreter exit)
+                    pass
         else:
             for ref in trackers:
                 _tell_died(ref, self._id)

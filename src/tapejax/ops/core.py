@@ -539,6 +539,8 @@ class _Kernels:
                 if key is diff:
                     return self.run_forward_kept(diff, raw, call)
             else:
+                if type(flat) is not tuple:  # (``split``'s common case, inline: one output, no new residual)
+                    return flat, (flat if plan.kept else None), plan
                 out, stored = plan.split(flat)
                 return out, stored, plan
         # (no plan fits: the kernel returning every residual)
@@ -612,6 +614,7 @@ class _ResidualPlan:
                 self.out_tree, self.res_tree, self.layout = sig
                 self.n_out = len(out_leaves)
                 self.single = out_tree.num_leaves == 1 and out_tree.num_nodes == 1
+                self._index()  # (``kept``, read per call)
             elif sig != (self.out_tree, self.res_tree, self.layout):
                 raise _PlanMismatch()
             n_args = len(dyn)
@@ -619,6 +622,8 @@ class _ResidualPlan:
             self.read_inputs = frozenset(read) if first else self.read_inputs.union(read)
             self.unread = tuple(i for i in range(n_args) if i not in self.read_inputs)
             self.trims = bool(self.unread)
+            if self.single and not new:  # (one output array, nothing else: returned as itself, no tuple per call)
+                return out_leaves[0]
             return tuple(out_leaves) + tuple(new)
         self.kernel = jax.jit(slim)
 
@@ -668,6 +673,8 @@ class _ResidualPlan:
         kept = self.kept
         if kept is None:
             kept = self._index()
+        if type(flat) is not tuple:  # (one output, no new residual: the kernel returned the array itself)
+            return flat, (flat if kept else None)
         n_out = self.n_out
         out = flat[0] if self.single else jax.tree_util.tree_unflatten(self.out_tree, flat[:n_out])
         if not kept:
@@ -1358,7 +1365,9 @@ def _apply_recorded(op: OpDef, args, raw, static, st: tape_set.State):
             tapes = ()
     else:
         tapes, accs = record.recorders(ids, st)
-    k = op.kernels(static)
+    k = op._kernels.get(()) if not static else None  # (``kernels``' common case, inline: a frame less per op)
+    if k is None:
+        k = op.kernels(static)
     if not tapes and not accs:
         out = _wrap(k.forward(*raw))
         if st.tapes:  # tj.debug: a marker of the unrecorded op, for explain_gradient
@@ -1405,8 +1414,8 @@ def _apply_recorded(op: OpDef, args, raw, static, st: tape_set.State):
             bf.site = tape_set.debug_hooks.call_site()
         else:
             bf = OpBackward(rt, res, args if accs else kept, ids)
-        if len(tapes) == 1 and outs is not result:  # (one tape, one new output: its record given, as a deferred op's)
-            tapes[0].record_operation(op.name, outs, ids, bf, rt.infos)
+        if len(tapes) == 1 and outs is not result:  # (one tape, one new output)
+            tapes[0].record_new(result, ids, bf)
         else:
             record.record_operation(tapes, op.name, outs, ids, bf)
     for acc in accs:
