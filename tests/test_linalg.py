@@ -137,6 +137,34 @@ def test_slogdet_and_det_gradients_are_the_inverse_transpose():
     np.testing.assert_array_equal(t.gradient(sign, x).numpy(), np.zeros_like(a))
 
 
+def test_det_of_huge_finite_entries_is_the_lu_value_as_tf():
+    """jnp expands 2x2 and 3x3 determinants: products of finite entries past the float32 range are inf there and
+    inf - inf nan, where TF's LU (and NumPy's) gives the determinant. Values TF 2.21 gives: -9.999987e19 for ``a``,
+    +inf for ``b`` (whose determinant, 8e38, is past the range: jnp's expanded form gives nan or -inf)."""
+    a = np.array([[1e20, 1e20, 0], [1e20, 1e20, 1], [0, 1, 1]], np.float32)  # det = -1e20 (+ rounding)
+    b = np.array([[1e20, 3e19], [4e19, 2e19]], np.float32)
+    assert np.isnan(jnp.linalg.det(a)) and not jnp.linalg.det(b) > 0  # (what is fixed: jnp's nan, and nan or -inf)
+    x = tj.constant(a)
+    with tj.GradientTape() as t:
+        t.watch(x)
+        d = tnp.linalg.det(x)
+    a64 = a.astype(np.float64)
+    np.testing.assert_allclose(d.numpy(), np.linalg.det(a64), rtol=1e-6)
+    # JAX's derivative (the adjugate, by its cofactor solve), as before: finite except the cofactor that itself
+    # overflows (a00 a11 - a01 a10 = 1e40 - 1e40 in float32), where TF's det * inv(a)^T gives -0
+    g = t.gradient(d, x).numpy()
+    want = np.linalg.det(a64) * np.linalg.inv(a64).T
+    np.testing.assert_allclose(g.ravel()[:8], want.ravel()[:8], rtol=1e-6)
+    assert tnp.linalg.det(tj.constant(b)).numpy() == np.inf
+    c = (a * (1 + 1j)).astype(np.complex64)  # det = (1 + 1j)**3 * det(a) = (-2 + 2j) * det(a)
+    assert np.isnan(jnp.linalg.det(c))
+    np.testing.assert_allclose(tnp.linalg.det(tj.constant(c)).numpy(), (-2 + 2j) * np.linalg.det(a64), rtol=1e-6)
+    for m in (a, b, c):  # every path: the same values (tj.function, a replayed step, jax.jit over tj code)
+        np.testing.assert_array_equal(tj.function(tnp.linalg.det)(m).numpy(), tnp.linalg.det(tj.constant(m)).numpy())
+        np.testing.assert_array_equal(np.asarray(jax.jit(lambda v: tnp.linalg.det(v).value)(m)),
+                                      tnp.linalg.det(tj.constant(m)).numpy())
+
+
 def test_lstsq_rank_is_an_int_output_and_x_is_differentiable():
     a = rng.normal(size=(5, 3)).astype(np.float32)
     b = rng.normal(size=(5,)).astype(np.float32)

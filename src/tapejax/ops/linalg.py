@@ -34,9 +34,11 @@ computes TF's convention from one definition:
   ``qr(mode='complete')`` of a matrix with more rows than columns (TF: "QrGrad not implemented"; JAX
   differentiates it by a convention of its own).
 * ``det``/``slogdet`` values: TF computes them from an LU factorization for every size; jnp expands 2x2 (and
-  3x3) determinants, which differs only with inf/nan entries: there a 2x2 takes TF's LU value (``_det_lu_2x2``),
-  a 3x3 the LU one. With such entries TF's sign is nan where log|det| is (jnp's stays +-1), and a complex
-  matrix's det, sign and log|det| are nan (``_tf_slogdet_nonfinite``).
+  3x3) determinants, which differs with inf/nan entries, and where a product of finite entries overflows (1e20 *
+  1e20 in float32: inf - inf = nan, where the LU gives the determinant): there a 2x2 takes TF's LU value
+  (``_det_lu_2x2``), a 3x3 the LU one; the derivative stays JAX's (its cofactor solve). With inf or nan entries
+  TF's sign is nan where log|det| is (jnp's stays +-1), and a complex matrix's det, sign and log|det| are nan
+  (``_tf_slogdet_nonfinite``).
 * ``eig``/``eigvals`` (general matrices; JAX's nonsymmetric eigendecomposition runs on the CPU only, as
   ``jnp.linalg.eig``): the eigenvalues' derivative is ``diag(V^-1 dA V)`` in both libraries. The eigenvectors,
   unit vectors fixed only up to a phase, have TF's derivative (EigGrad): ``dv_j = u_j - Re(v_j^H u_j) v_j``
@@ -331,20 +333,55 @@ def _tf_slogdet_nonfinite(a, sign, logabsdet):
     return jnp.where(jnp.isnan(logabsdet), jnp.nan, sign).astype(sign.dtype), logabsdet
 
 
+def _det_lu(a):
+    """TF's determinant: the product of U's diagonal in a partial-pivot LU factorization, times the sign of its
+    row permutation."""
+    lu, pivots, _ = jax.lax.linalg.lu(a)
+    swaps = jnp.sum(pivots != jnp.arange(a.shape[-1], dtype=pivots.dtype), axis=-1)
+    sign = jnp.where(swaps % 2 == 1, -1, 1).astype(a.dtype)
+    return sign * jnp.prod(jnp.diagonal(lu, axis1=-2, axis2=-1), axis=-1)
+
+
 def _det_fn(a):
     a = _inexact(a)
     n = a.shape[-1]
     if n == 0:  # the empty product, 1 (as TF); jnp's det differentiates it with an index error (tj.function, tapes)
         return jnp.ones(a.shape[:-2], a.dtype)
+    if n > 3 and not jnp.iscomplexobj(a):
+        return jnp.linalg.det(a)  # (LU, as TF)
+    return _det_small_or_complex(a)
+
+
+@jax.custom_jvp
+def _det_small_or_complex(a):
+    """The determinant of a complex matrix or a 2x2 or 3x3 one: jnp's, TF's where jnp's is not TF's. jnp expands
+    2x2 and 3x3 determinants: a product of finite entries past the float range (1e20 * 1e20 in float32) is inf
+    there, and ``inf - inf`` nan, where TF's LU gives the determinant; at an inf or nan entry TF's value is its
+    LU's (a complex one nan)."""
+    n = a.shape[-1]
     d = jnp.linalg.det(a)
-    if jnp.iscomplexobj(a) and n > 0:
-        return _nonfinite_as_tf(a, d, jnp.full_like(d, jnp.nan + 1j * jnp.nan))
+    finite = jnp.all(jnp.isfinite(a), axis=(-2, -1))
+    if n in (2, 3):
+        lu_value = _det_lu_2x2(a) if n == 2 else _det_lu(a)
+        d = jnp.where(finite & ~jnp.isfinite(d), lu_value, d)
+    if jnp.iscomplexobj(a):
+        return jnp.where(finite, d, jnp.full_like(d, jnp.nan + 1j * jnp.nan))
     if n == 2:
-        return _nonfinite_as_tf(a, d, _det_lu_2x2(a))
-    if n == 3:  # jnp expands 3x3 determinants too (inf - inf = nan where TF's LU gives +-inf): TF's LU value
+        return jnp.where(finite, d, _det_lu_2x2(a))
+    if n == 3:  # (inf - inf = nan in the expanded form where TF's LU gives +-inf): TF's LU value
         sign, logabsdet = _tf_slogdet_nonfinite(a, *jnp.linalg.slogdet(a))
-        return _nonfinite_as_tf(a, d, sign * jnp.exp(logabsdet))
-    return d  # (n > 3: LU, as TF)
+        return jnp.where(finite, d, sign * jnp.exp(logabsdet))
+    return d
+
+
+@_det_small_or_complex.defjvp
+def _det_small_or_complex_jvp(primals, tangents):
+    # JAX's derivative of det (its cofactor solve, whose determinant is an LU's: finite where the expanded value
+    # overflowed), none at an inf or nan entry (TF's value there is its LU's, its derivative inf or nan anyway)
+    (a,), (da,) = primals, tangents
+    _, d_dot = jax.jvp(jnp.linalg.det, (a,), (da,))
+    finite = jnp.all(jnp.isfinite(a), axis=(-2, -1))
+    return _det_small_or_complex(a), jnp.where(finite, d_dot, jnp.zeros_like(d_dot))
 
 
 def _slogdet_fn(a, method=None):
