@@ -36,7 +36,8 @@ computes TF's convention from one definition:
 * ``det``/``slogdet`` values: TF computes them from an LU factorization for every size; jnp expands 2x2 (and
   3x3) determinants, which differs with inf/nan entries, and where a product of finite entries overflows (1e20 *
   1e20 in float32: inf - inf = nan, where the LU gives the determinant): there a 2x2 takes TF's LU value
-  (``_det_lu_2x2``), a 3x3 the LU one; the derivative stays JAX's (its cofactor solve). With inf or nan entries
+  (``_det_lu_2x2``), a 3x3 the LU one. The derivative is JAX's (its cofactor solve; the adjugate at a singular
+  matrix), TF's ``det * A^-T`` where products of entries could overflow the cofactors. With inf or nan entries
   TF's sign is nan where log|det| is (jnp's stays +-1), and a complex matrix's det, sign and log|det| are nan
   (``_tf_slogdet_nonfinite``).
 * ``eig``/``eigvals`` (general matrices; JAX's nonsymmetric eigendecomposition runs on the CPU only, as
@@ -377,11 +378,23 @@ def _det_small_or_complex(a):
 @_det_small_or_complex.defjvp
 def _det_small_or_complex_jvp(primals, tangents):
     # JAX's derivative of det (its cofactor solve, whose determinant is an LU's: finite where the expanded value
-    # overflowed), none at an inf or nan entry (TF's value there is its LU's, its derivative inf or nan anyway)
+    # overflowed), none at an inf or nan entry (TF's value there is its LU's, its derivative inf or nan anyway).
+    # Where products of n - 1 entries pass the float range, the cofactors can overflow (1e40 - 1e40 in float32):
+    # there TF's det * tr(A^-1 dA) for a finite, nonzero determinant (on the identity elsewhere, so that the
+    # branch not taken has no inf or nan to carry into a gradient).
     (a,), (da,) = primals, tangents
-    _, d_dot = jax.jvp(jnp.linalg.det, (a,), (da,))
+    value = _det_small_or_complex(a)
+    n = a.shape[-1]
     finite = jnp.all(jnp.isfinite(a), axis=(-2, -1))
-    return _det_small_or_complex(a), jnp.where(finite, d_dot, jnp.zeros_like(d_dot))
+    big = jnp.max(jnp.abs(a), axis=(-2, -1)) ** (n - 1) > jnp.finfo(a.dtype).max / n
+    by_inverse = finite & big & jnp.isfinite(value) & (value != 0)
+    on = by_inverse[..., None, None]
+    eye, no_da = jnp.broadcast_to(jnp.eye(n, dtype=a.dtype), a.shape), jnp.zeros_like(da)
+    _, d_dot = jax.jvp(jnp.linalg.det, (jnp.where(on, eye, a),), (jnp.where(on, no_da, da),))
+    solved = jnp.linalg.solve(jnp.where(on, a, eye), jnp.where(on, da, no_da))
+    tf_dot = jnp.where(by_inverse, value, jnp.zeros_like(value)) * jnp.trace(solved, axis1=-2, axis2=-1)
+    d_dot = jnp.where(by_inverse, tf_dot, d_dot)
+    return value, jnp.where(finite, d_dot, jnp.zeros_like(d_dot))
 
 
 def _slogdet_fn(a, method=None):
