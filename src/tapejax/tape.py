@@ -267,22 +267,24 @@ class Tape:
         if op_id - ops.base != n_slots or not 0 < n_in < 3:  # (not the list's next slot, or no input: the long way)
             self.record_operation(entry.op_type, (output,), input_ids, entry, entry.out_infos)
             return
-        self._count_uses(input_ids, slots, ops.base, n_slots)
+        self._count_uses(input_ids, ops, n_slots)
         self.entries_recorded += 1
         output._trackers = self._weak  # (a new tensor: no other tape tracks it)
         slots.append(entry)
         entry.outs = 0
         entry.ins = op_id - input_ids[0] if n_in == 1 else (op_id - input_ids[0], op_id - input_ids[1])
 
-    def _count_uses(self, input_ids: Sequence[int], slots: list, base: int, n_slots: int) -> None:
-        """One more recorded use of each input the tape knows (``tensor_usage``: no entry is a count of 1)."""
+    def _count_uses(self, input_ids: Sequence[int], ops: OpTable, n_slots: int) -> None:
+        """One more recorded use of each input the tape knows (``tensor_usage``: no entry is a count of 1).
+        ``ops`` is the tape's op table, ``n_slots`` the length of its list (the callers have it at hand)."""
         usage, tt = self.tensor_usage, self.tensor_tape
+        slots, base = ops.slots, ops.base
         for i in input_ids:
             n = usage.get(i)
             if n is None:  # a count of 1, if the tape made it
                 k = i - base
                 # (producer(i) is an op, inline: this runs for every op)
-                if (0 <= k < n_slots and slots[k] is not None) or tt.get(i, -1) != -1 or i in self.op_tape.bound:
+                if (0 <= k < n_slots and slots[k] is not None) or tt.get(i, -1) != -1 or i in ops.bound:
                     usage[i] = 2
             elif n:
                 usage[i] = n + 1
@@ -299,7 +301,7 @@ class Tape:
         ops, tt = self.op_tape, self.tensor_tape
         slots, base = ops.slots, ops.base
         n_slots = len(slots)
-        self._count_uses(input_ids, slots, base, n_slots)
+        self._count_uses(input_ids, ops, n_slots)
         self.entries_recorded += 1
         # The op's id is its first output's: unique and in recording order (tensor ids only grow), and the
         # same int object as the tensor's id (nothing allocated). A tensor recorded as the output of a

@@ -668,13 +668,10 @@ class _ResidualPlan:
         return kept
 
     def split(self, flat):
-        """(the outputs, what ``residuals`` needs besides the arguments) from the kernel's ``flat`` result:
+        """(the outputs, what ``residuals`` needs besides the arguments) from the kernel's ``flat`` result, a
+        tuple (``run_forward_kept`` takes the one array a kernel of one output and no new residual returns):
         the residual arrays that are outputs or new, one array as itself, several as a tuple, none as None."""
-        kept = self.kept
-        if kept is None:
-            kept = self._index()
-        if type(flat) is not tuple:  # (one output, no new residual: the kernel returned the array itself)
-            return flat, (flat if kept else None)
+        kept = self.kept  # (found by the kernel's first trace)
         n_out = self.n_out
         out = flat[0] if self.single else jax.tree_util.tree_unflatten(self.out_tree, flat[:n_out])
         if not kept:

@@ -362,13 +362,12 @@ def _det_small_or_complex(a):
     n = a.shape[-1]
     d = jnp.linalg.det(a)
     finite = jnp.all(jnp.isfinite(a), axis=(-2, -1))
-    if n in (2, 3):
-        lu_value = _det_lu_2x2(a) if n == 2 else _det_lu(a)
-        d = jnp.where(finite & ~jnp.isfinite(d), lu_value, d)
+    if n == 2:  # (an overflow, or an inf or nan entry: TF's LU value)
+        d = jnp.where(finite & jnp.isfinite(d), d, _det_lu_2x2(a))
+    elif n == 3:
+        d = jnp.where(finite & ~jnp.isfinite(d), _det_lu(a), d)
     if jnp.iscomplexobj(a):
         return jnp.where(finite, d, jnp.full_like(d, jnp.nan + 1j * jnp.nan))
-    if n == 2:
-        return jnp.where(finite, d, _det_lu_2x2(a))
     if n == 3:  # (inf - inf = nan in the expanded form where TF's LU gives +-inf): TF's LU value
         sign, logabsdet = _tf_slogdet_nonfinite(a, *jnp.linalg.slogdet(a))
         return jnp.where(finite, d, sign * jnp.exp(logabsdet))
