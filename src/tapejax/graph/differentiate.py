@@ -35,7 +35,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import nest, sweep, tape_set, vspace
+from .. import interrupts, nest, sweep, tape_set, vspace
 from ..ops.core import BackwardFunction, IdentityBackward, NoGradient, OpBackward, is_no_gradient_error
 from ..ops import linear_rule
 from ..tape import OpEntry
@@ -270,12 +270,13 @@ class Differentiated:
         outs, temps, new_values = self._forward(arrays, variable_values)
         plan = self._plan
         cap = tape_set.current().capture
-        for k, new in zip(plan["assigned"], new_values):  # (the assignments f made, as tj.function writes them)
-            v = self.variables[k]
-            if cap is not None:
-                cap.write(v, new)  # (inside a trace: its call writes it back)
-            else:
-                v.write_back(new)
+        with interrupts.held(cap is None and plan["assigned"]):  # (no Ctrl-C between two: as tj.function)
+            for k, new in zip(plan["assigned"], new_values):  # (the assignments f made, as tj.function writes them)
+                v = self.variables[k]
+                if cap is not None:
+                    cap.write(v, new)  # (inside a trace: its call writes it back)
+                else:
+                    v.write_back(new)
         every = arrays + variable_values
         res = Residuals(temps, [every[k] if k in plan["used_inputs"] else None for k in range(len(every))],
                         [outs[k] if k in plan["used_outputs"] else None for k in range(len(outs))], self)

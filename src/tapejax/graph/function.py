@@ -33,7 +33,7 @@ import jax
 import numpy as np
 from jax.extend.core import jaxpr_as_fun
 
-from .. import tape_set
+from .. import interrupts, tape_set
 from ..ops import dependence, nn, random
 from ..nest import dict_order, in_dict_order, register_structure_classes, tree_flatten
 from ..ops.core import OpDef, apply, rules_epoch
@@ -235,6 +235,7 @@ class _Concrete:
         self.out_arrays: List[int] = []
         self.assigned: List[int] = []  # positions, in the call's Variables, of those the trace assigned
         self.jitted = None
+        self.ran = False  # whether ``jitted`` has run (its program is compiled)
         self.op: Optional[OpDef] = None
         self.tensors: List[Tensor] = []
         self.missing_tensors: List[Tensor] = []
@@ -355,8 +356,10 @@ class Function:
                 conc, variables = hit
                 if conc.tensors:
                     dyn_vals += [_strong(t._value) for t in conc.tensors]
-                outs, new_vals = conc.jitted([_strong(v._value) for v in variables], dyn_vals)
-                return self._finish(conc, [Tensor(o) for o in outs], new_vals, variables)
+                with interrupts.held(conc.assigned and conc.ran):  # (as below)
+                    outs, new_vals = conc.jitted([_strong(v._value) for v in variables], dyn_vals)
+                    conc.ran = True
+                    return self._finish(conc, [Tensor(o) for o in outs], new_vals, variables)
         else:
             fast_key = None
         n_args = len(args)
@@ -424,10 +427,15 @@ class Function:
         var_vals = [_strong(v._current()) for v in variables]
         if tape_set.any_recording():
             outs, new_vals = self._call_recorded(conc, leaves, dyn_pos, variables)
-        else:
+            with interrupts.held(conc.assigned):
+                return self._finish(conc, outs, new_vals, variables)
+        # Ctrl-C is held back from the call to the last write-back (interrupts.held): a donated buffer is gone
+        # once the program is dispatched, and write-backs left half done would mix new and old values. Not on
+        # the first run of a trace, which compiles: an interrupt there stops it before anything is donated.
+        with interrupts.held(conc.assigned and conc.ran):
             outs, new_vals = conc.jitted(var_vals, dyn_vals + [_strong(t._value) for t in conc.tensors])
-            outs = [Tensor(o) for o in outs]
-        return self._finish(conc, outs, new_vals, variables)
+            conc.ran = True
+            return self._finish(conc, [Tensor(o) for o in outs], new_vals, variables)
 
     @staticmethod
     def _enclosed() -> bool:

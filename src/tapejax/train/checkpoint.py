@@ -77,7 +77,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import tape_set
+from .. import interrupts, tape_set
 from ..ops.random import Generator
 from ..tensor import Tensor, Variable
 from .module import DictWrapper, ListWrapper, Module, check_saveable, watch_build, wrap
@@ -715,17 +715,20 @@ class Checkpoint:
             args = ocp.args.PyTreeRestore(tree, restore_args=ocp.checkpoint_utils.construct_restore_args(tree),
                                           partial_restore=True)
             restored.update(_flatten(_checkpointer().restore(path, ocp.args.Composite(**{_ITEM: args}))[_ITEM]))
-        for p, var in matched.items():  # every check passed and every array is read: now assign them all
-            if _restored_by.get(var.id, 0) > record.seq:  # a later restore assigned it already: it wins (TF)
-                continue
-            if var.id not in _restored_by:
-                weakref.finalize(var, _restored_by.pop, var.id, None)
-            _restored_by[var.id] = record.seq
-            var.assign(restored[p], read_value=False)  # (not an access a tape sees, as TF's restore)
-        for owner, paths in deferred.values():
-            owner.restore_on_build([restored[p] for p in sorted(paths, key=lambda p: int(p[-1]))], path)
-        if count is not None:
-            self.save_counter.assign(np.int32(restored[count]))
+        # Every check passed and every array is read: now assign them all, Ctrl-C held back meanwhile (a restore
+        # stopped halfway would leave a model of old and restored values)
+        with interrupts.held():
+            for p, var in matched.items():
+                if _restored_by.get(var.id, 0) > record.seq:  # a later restore assigned it already: it wins (TF)
+                    continue
+                if var.id not in _restored_by:
+                    weakref.finalize(var, _restored_by.pop, var.id, None)
+                _restored_by[var.id] = record.seq
+                var.assign(restored[p], read_value=False)  # (not an access a tape sees, as TF's restore)
+            for owner, paths in deferred.values():
+                owner.restore_on_build([restored[p] for p in sorted(paths, key=lambda p: int(p[-1]))], path)
+            if count is not None:
+                self.save_counter.assign(np.int32(restored[count]))
         record.used.update(matched, later, {count} if count else ())
         record.on_build.update(later)
         record.bound.update(v.id for v in matched.values())

@@ -53,7 +53,7 @@ import jax
 import jax.numpy as jnp
 import optax
 
-from .. import tape_set
+from .. import interrupts, tape_set
 from ..backprop import GradientTape
 from ..deferred import pending
 from ..graph.function import init_scope
@@ -145,6 +145,7 @@ class Optimizer:
         # How the last update ran: "fused into the replayed step" (one program with the step's forward and
         # backward pass, deferred/pending.py) or "one compiled update".
         self.last_update = ""
+        self._compiled: set = set()  # (update keys and donation that ran: compiled)
 
     # Keras's hyperparameters as attributes (``opt.beta_1``, ``opt.clipnorm``...). As in Keras, setting one
     # changes the following steps: the transformation is built again from the new values (_set_hyperparameter).
@@ -643,22 +644,35 @@ class Optimizer:
             # forecast is compiled on them after it).
             donate = not traced and ran is None and _only_held_by_variables(params, state, count)
             flat, tree = self._flat(state, params, count, lr) if ran is not None else (None, None)
-            new = (self._step_donating if donate else self._step)(key, g_vals, state, params, count.pop(), lr)
-            self.last_update = "one compiled update"
-            if ran is not None:
-                pending.forecast_after(ran, (self, key), update, flat, tree,
-                                       self._reread(targets, tree) if rereadable else None)
-        if new is not _PENDING:
-            new_params, new_state, new_count = new
-            # The values come from the update itself (shapes and dtypes as the variables'): outside a
-            # tj.function they are stored as they are; inside one, assign records them for write-back.
-            store = Variable.assign if traced else Variable.write_back
-            for v, new in zip(targets, new_params):
-                store(v, new)
-            for s, new in zip(self._state, new_state):
-                if new is not None:  # (None: unchanged)
-                    store(s, new)
-            store(self._iterations, new_count)
+            # Ctrl-C is held back from the call to the last store (interrupts.held): a donated buffer is gone
+            # once the call is dispatched, and stores left half done would mix new and old values. Not on the
+            # first call of an update, which compiles: an interrupt there stops it before anything is donated.
+            with interrupts.held(not traced and (key, donate) in self._compiled):
+                new = (self._step_donating if donate else self._step)(key, g_vals, state, params, count.pop(), lr)
+                if len(self._compiled) >= 256:
+                    self._compiled.clear()
+                self._compiled.add((key, donate))
+                self.last_update = "one compiled update"
+                if ran is not None:
+                    pending.forecast_after(ran, (self, key), update, flat, tree,
+                                           self._reread(targets, tree) if rereadable else None)
+                self._store(targets, new, traced)
+        elif new is not _PENDING:
+            with interrupts.held(not traced):
+                self._store(targets, new, traced)
+
+    def _store(self, targets: Sequence[Variable], new: tuple, traced: bool) -> None:
+        """Store an update's ``new`` (params, state, step count) into ``targets``, the state and ``iterations``."""
+        new_params, new_state, new_count = new
+        # The values come from the update itself (shapes and dtypes as the variables'): outside a
+        # tj.function they are stored as they are; inside one, assign records them for write-back.
+        store = Variable.assign if traced else Variable.write_back
+        for v, value in zip(targets, new_params):
+            store(v, value)
+        for s, value in zip(self._state, new_state):
+            if value is not None:  # (None: unchanged)
+                store(s, value)
+        store(self._iterations, new_count)
 
     def _update_arguments(self, targets: Sequence[Variable]) -> tuple:
         """What an update of ``targets`` reads, as the Variables hold it now: (state values, ``targets``'
