@@ -5,8 +5,12 @@ that every Variable is readable and holds the value an uninterrupted run gives, 
 still reaches the caller."""
 from __future__ import annotations
 
+import _thread
 import signal
+import sys
 import threading
+import time
+import weakref
 
 import numpy as np
 import pytest
@@ -161,3 +165,54 @@ def test_an_interrupted_restore_assigns_every_variable(monkeypatch, tmp_path):
     monkeypatch.undo()
     for got, want in zip(_values(into), _values(saved)):
         np.testing.assert_array_equal(got, want)
+
+
+class _SigintRef(weakref.ref):
+    """A weak reference whose callback, ``_thread.interrupt_main`` (C code that only marks the signal as arrived),
+    is given SIGINT's number by ``__index__``: as its referent dies, SIGINT arrives with no Python check before the
+    next finalizer starts."""
+
+    def __index__(self):
+        return int(signal.SIGINT)
+
+
+class _Referent:
+    pass
+
+
+@pytest.fixture
+def redelivering(monkeypatch):
+    """tapejax's hook, as importing tapejax installs it (pytest puts a hook of its own around each test)."""
+    monkeypatch.setattr(interrupts, "_previous_hook", sys.unraisablehook)
+    monkeypatch.setattr(sys, "unraisablehook", interrupts.redeliver)
+
+
+def test_importing_tapejax_installs_the_hook():
+    import subprocess
+    code = "import sys, tapejax.interrupts as i; assert sys.unraisablehook is i.redeliver"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_sigint_as_a_tensor_dies_is_raised_again_not_lost(redelivering):
+    trigger = _Referent()
+    ref = _SigintRef(trigger, _thread.interrupt_main)
+    dying = [tj.constant(1.0), trigger]  # (a list drops its last item first: the signal, then the Tensor)
+    caught = []
+    try:
+        del trigger
+        dying.clear()  # the Tensor's finalizer starts with the signal pending: Python cannot raise it there
+        time.sleep(0.5)  # (redelivered by a thread that runs once this one lets the GIL go)
+    except KeyboardInterrupt:
+        caught.append(True)
+    assert caught == [True] and ref() is None
+
+
+def test_other_unraisable_exceptions_go_to_the_hook_before(redelivering, monkeypatch):
+    seen = []
+    monkeypatch.setattr(interrupts, "_previous_hook", seen.append)
+
+    class Failing:
+        def __del__(self):
+            raise ValueError("from a finalizer")
+    Failing()
+    assert [type(u.exc_value) for u in seen] == [ValueError]

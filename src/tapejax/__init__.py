@@ -4,6 +4,7 @@ from . import requirements as _requirements  # noqa: F401  (first: refuses a jax
 from .tensor import Tensor, TensorShape, Variable, constant, convert_to_tensor, name_scope
 from . import ops as _ops  # noqa: F401  (installs the Tensor operators)
 from . import deferred as _deferred  # noqa: F401  (installs deferred execution and replay)
+from . import interrupts as _interrupts  # noqa: F401  (a Ctrl-C that hits a Tensor's finalizer is raised again)
 from .ops import numpy
 from .ops import nn
 from .ops import random
