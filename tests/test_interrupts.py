@@ -2,7 +2,8 @@
 updates, never inside it (tapejax/interrupts.py). Each test raises a real SIGINT at the worst moment (right after
 an update's program is dispatched, or after its first store) with Python's default handler installed, and checks
 that every Variable is readable and holds the value an uninterrupted run gives, and that the KeyboardInterrupt
-still reaches the caller."""
+still reaches the caller. A SIGINT that comes as a Tensor's finalizer starts is raised again, not lost. (Random
+Ctrl-Cs in whole training loops: tools/interrupt_soak.py.)"""
 from __future__ import annotations
 
 import _thread

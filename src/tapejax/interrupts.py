@@ -11,7 +11,7 @@ SIGINT's Python handler only notes the signal; the handler that was installed ru
 
 A Ctrl-C can also arrive as a Tensor dies: Python checks for signals as each function starts, also a finalizer
 (``Tensor.__del__``), and an exception raised there cannot propagate; Python would print "Exception ignored" and
-drop the user's KeyboardInterrupt (about one Ctrl-C in ten in an eager training loop). ``sys.unraisablehook``
+drop the user's KeyboardInterrupt (about one Ctrl-C in five in an eager training loop). ``sys.unraisablehook``
 raises it again soon after instead (``redeliver``; any other unraisable exception goes to
 the hook that was installed before).
 
