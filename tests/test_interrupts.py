@@ -202,7 +202,8 @@ def test_a_sigint_as_a_tensor_dies_is_raised_again_not_lost(redelivering):
     try:
         del trigger
         dying.clear()  # the Tensor's finalizer starts with the signal pending: Python cannot raise it there
-        time.sleep(0.5)  # (redelivered by a thread that runs once this one lets the GIL go)
+        for _ in range(100):  # (redelivered by a thread that runs once this one lets the GIL go)
+            time.sleep(0.005)
     except KeyboardInterrupt:
         caught.append(True)
     assert caught == [True] and ref() is None
