@@ -38,15 +38,15 @@ class held:
     """Context manager: a SIGINT arriving inside the block is handled when it ends. ``held(False)`` does
     nothing (for a caller whose block changes nothing that could be left half done)."""
 
-    __slots__ = ("_previous", "_caught")
+    __slots__ = ("_active", "_previous", "_caught")
 
     def __init__(self, active=True) -> None:
-        self._previous = active  # (until entered: whether to hold)
+        self._active = active
+        self._previous = None  # the handler put back at the end (None: nothing was swapped)
         self._caught = None
 
     def __enter__(self) -> "held":
-        active, self._previous = self._previous, None
-        if not active or threading.get_ident() != _MAIN_THREAD:
+        if not self._active or threading.get_ident() != _MAIN_THREAD:
             return self
         previous = _sig.getsignal(_SIGINT)
         if not callable(previous):  # (SIG_IGN, SIG_DFL, or set outside Python: no KeyboardInterrupt to hold)

@@ -356,10 +356,7 @@ class Function:
                 conc, variables = hit
                 if conc.tensors:
                     dyn_vals += [_strong(t._value) for t in conc.tensors]
-                with interrupts.held(conc.assigned and conc.ran):  # (as below)
-                    outs, new_vals = conc.jitted([_strong(v._value) for v in variables], dyn_vals)
-                    conc.ran = True
-                    return self._finish(conc, [Tensor(o) for o in outs], new_vals, variables)
+                return self._run(conc, [_strong(v._value) for v in variables], dyn_vals, variables)
         else:
             fast_key = None
         n_args = len(args)
@@ -429,11 +426,16 @@ class Function:
             outs, new_vals = self._call_recorded(conc, leaves, dyn_pos, variables)
             with interrupts.held(conc.assigned):
                 return self._finish(conc, outs, new_vals, variables)
-        # Ctrl-C is held back from the call to the last write-back (interrupts.held): a donated buffer is gone
-        # once the program is dispatched, and write-backs left half done would mix new and old values. Not on
-        # the first run of a trace, which compiles: an interrupt there stops it before anything is donated.
+        return self._run(conc, var_vals, dyn_vals + [_strong(t._value) for t in conc.tensors], variables)
+
+    def _run(self, conc: "_Concrete", var_vals: list, dyn_vals: list, variables: list):
+        """Run ``conc``'s program on the Variables' values and the inputs, write its assignments back to
+        ``variables`` and give the outputs. Ctrl-C is held back from the call to the last write-back
+        (interrupts.held): a donated buffer is gone once the program is dispatched, and write-backs left half
+        done would mix new and old values. Not on the first run of a trace, which compiles: an interrupt there
+        stops it before anything is donated."""
         with interrupts.held(conc.assigned and conc.ran):
-            outs, new_vals = conc.jitted(var_vals, dyn_vals + [_strong(t._value) for t in conc.tensors])
+            outs, new_vals = conc.jitted(var_vals, dyn_vals)
             conc.ran = True
             return self._finish(conc, [Tensor(o) for o in outs], new_vals, variables)
 
