@@ -130,6 +130,37 @@ def test_nested_tapes_in_function_and_outer_tape_over_function():
     assert float(g) == 2.0 and tape.gradient(g, x) is None
 
 
+def test_gradient_taken_in_a_function_through_an_unused_second_output_is_none_at_second_order():
+    # tf_function_differential seed 12872. TF 2.21 (eagerly and with tf.function): the second derivative of
+    # d(v2 * x * v0)/dv2 = x * v0 with respect to v2 is None. The gradient of the inner product's broadcast
+    # (v0's) has a second output nothing uses; the cotangent JAX holds for it as a symbolic zero must not become
+    # a dense zero whose transposes read v2 (ops/linear_rule.py, _zeros_as_symbolic): that gave zeros here.
+    v0 = tj.Variable(np.array([0.25, -1.13, -1.34], np.float32))
+    v2 = tj.Variable(np.array([[0.27, 1.67, 1.43], [-0.09, -0.89, -0.22]], np.float32))
+    x = tj.constant(np.array([[0.5, 1.5, -1.0], [2.0, -0.5, 1.0]], np.float32))
+
+    def inner_gradient(x):
+        with tj.GradientTape() as tape:
+            tape.watch(v2)
+            t = tnp.multiply(tnp.multiply(v2, x), v0)
+        return tape.gradient(t, v2)
+
+    for f in (inner_gradient, tj.function(inner_gradient)):
+        with tj.GradientTape(persistent=True) as t2:
+            t2.watch(x)
+            with tj.GradientTape(persistent=True) as t1:
+                t1.watch(x)
+                out = f(x)
+            g = t1.gradient(out, [x, v0, v2])
+        assert g[2] is None
+        np.testing.assert_allclose(g[0].numpy(), np.broadcast_to(v0.numpy(), (2, 3)), rtol=1e-6)
+        np.testing.assert_allclose(g[1].numpy(), x.numpy().sum(axis=0), rtol=1e-6)
+        gg = t2.gradient([g[0], g[1]], [x, v0, v2])
+        assert gg[2] is None, f  # (zeros before the fix, under tj.function)
+        np.testing.assert_allclose(gg[0].numpy(), np.ones((2, 3)), rtol=1e-6)
+        np.testing.assert_allclose(gg[1].numpy(), [2.0, 2.0, 2.0], rtol=1e-6)
+
+
 def _first_order(f, x):
     with tj.GradientTape() as tape:
         tape.watch(x)

@@ -158,20 +158,23 @@ def _transpose(cts, *args, rule, transposed, n_res):
     out_avals = rule.result_avals(not transposed)
     if all(type(c) is ad.Zero for c in cts):  # (linear: no cotangent, none out; nothing upstream runs on zeros)
         return [None] * n_res + [ad.Zero(jax.core.ShapedArray(a.shape, a.dtype)) for a in out_avals]
+    given = [type(c) is not ad.Zero for c in cts]
     cts = [_zeros(a) if type(c) is ad.Zero else c for c, a in zip(cts, rule.result_avals(transposed))]
     lin_cts = bind(rule, res, cts, not transposed)
     if rule.zero_cts and not transposed:
         lin_cts = [ad.Zero(a) if k in rule.zero_cts else c for k, (c, a) in enumerate(zip(lin_cts, rule.lin_avals))]
-    return [None] * n_res + _zeros_as_symbolic(rule, not transposed, res, cts, lin_cts, out_avals)
+    return [None] * n_res + _zeros_as_symbolic(rule, not transposed, res, cts, lin_cts, out_avals, given)
 
 
-def _zeros_as_symbolic(rule: LinearRule, transposed: bool, res, cts, results, avals) -> list:
+def _zeros_as_symbolic(rule: LinearRule, transposed: bool, res, cts, results, avals, given: Sequence[bool]) -> list:
     """``results`` of ``rule.fn(transposed)`` on ``(res, cts)``, with a symbolic zero for each one its code
-    computes from no cotangent (the rule is linear in them: it is zero). Nothing upstream then runs on it, as a
+    computes from no cotangent that JAX gave (``given``: the others came as symbolic zeros, made dense only to
+    run the code; the rule is linear in them: such a result is zero). Nothing upstream then runs on it, as a
     tape skips an input no gradient reaches; a dense zero would connect, at second order, whatever the upstream
-    transposes read (zeros where the tape gives None). Where the rule's code cannot be traced apart (a
-    recompute_grad's, inside JAX's own transposition), or is a user's, not known to be linear (a grad_fn
-    returning the constant 0.5: tf_custom_gradient_differential seed 9769), ``results`` as they are."""
+    transposes read (zeros where the tape gives None; tf_function_differential seed 12872: the gradient an
+    inner tape took in a tj.function, through an op's unused second output). Where the rule's code cannot be
+    traced apart (a recompute_grad's, inside JAX's own transposition), or is a user's, not known to be linear (a
+    grad_fn returning the constant 0.5: tf_custom_gradient_differential seed 9769), ``results`` as they are."""
     if not rule.linear:
         return list(results)
     shapes = tuple(jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x)) for x in (*res, *cts))
@@ -179,7 +182,7 @@ def _zeros_as_symbolic(rule: LinearRule, transposed: bool, res, cts, results, av
         paths = dependence.rule_paths(rule, transposed, len(res), shapes)
     except (AssertionError, NotImplementedError, TypeError, ValueError):
         return list(results)
-    linear = frozenset(range(len(res), len(res) + len(cts)))
+    linear = frozenset(len(res) + k for k, g in enumerate(given) if g)
     return [r if type(r) is ad.Zero or paths[k] & linear else ad.Zero(jax.core.ShapedArray(a.shape, a.dtype))
             for k, (r, a) in enumerate(zip(results, avals))]
 
