@@ -156,9 +156,9 @@ def _transpose(cts, *args, rule, transposed, n_res):
         raise NotImplementedError("tapejax linear rule: transposing with respect to a residual (the rule is "
                                   "linear only in its tangents).")
     out_avals = rule.result_avals(not transposed)
-    if all(type(c) is ad.Zero for c in cts):  # (linear: no cotangent, none out; nothing upstream runs on zeros)
+    given = [type(c) is not ad.Zero for c in cts]  # (the others are JAX's symbolic zeros)
+    if not any(given):  # (linear: no cotangent, none out; nothing upstream runs on zeros)
         return [None] * n_res + [ad.Zero(jax.core.ShapedArray(a.shape, a.dtype)) for a in out_avals]
-    given = [type(c) is not ad.Zero for c in cts]
     cts = [_zeros(a) if type(c) is ad.Zero else c for c, a in zip(cts, rule.result_avals(transposed))]
     lin_cts = bind(rule, res, cts, not transposed)
     if rule.zero_cts and not transposed:
