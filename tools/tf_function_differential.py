@@ -1060,11 +1060,13 @@ def known(a: Action, problem: str, tf_out: "Outcome", tj_out: "Outcome", eager) 
     JVP or gradient that TF's function call gives as zeros and tapejax as None counts as "unconnected_none",
     unverified (the printed TF eager outcome says so)."""
     # (TF may also check the shapes only when the traced graph runs: it raises InvalidArgumentError then, having
-    # finished and counted the trace that tapejax's check ended: seed 7821)
+    # finished and counted the trace that tapejax's check ended: seed 7821; or while tracing, where an op's
+    # gradient function meets the tangent, a ValueError for which TF counts the failed trace: seed 12858)
     if a.kind == "call" and isinstance(tj_out.raised, ValueError) and "tangent of shape" in str(tj_out.raised) and (
             problem.startswith("raised") and tf_out.raised is None
             or problem.startswith("count: TF counted a trace")
-            and isinstance(tf_out.raised, tf.errors.InvalidArgumentError)):
+            and (isinstance(tf_out.raised, tf.errors.InvalidArgumentError) or isinstance(tf_out.raised, ValueError)
+                 and "Incompatible shapes" in str(tf_out.raised))):
         return "tangent_check"
     # (the same against TF run eagerly, where TF's call failed inside TF; the Variables the call would have
     # assigned after the accumulator follow from it: seed 2621)
