@@ -12,6 +12,7 @@ Expected values come from TF's registered gradients (tensorflow/python/ops/math_
 """
 from __future__ import annotations
 
+import jax
 import numpy as np
 import pytest
 
@@ -237,3 +238,55 @@ def test_the_exponents_second_derivative_through_a_zero_gradient():
             out = tnp.sum(tnp.var(tnp.abs(x) ** y, axis=0))
         g = tape.gradient(out, y)
     np.testing.assert_allclose(acc.jvp(g).numpy(), [0.960906], rtol=1e-5)
+
+
+def test_soft_sign_gradient_is_softsign_grad_also_at_infinities():
+    # TF's SoftsignGrad, g / (1 + |x|)**2: 0 at +-inf and for huge |x|, where the quotient rule of x / (|x| + 1)
+    # gave inf / inf = NaN (tools/tf_differential.py, soft_sign f32 corner); 1 at 0, 1/9 at 2, 4/9 at -0.5.
+    x = np.array([np.inf, -np.inf, 1e30, -3e38, 0.0, -0.0, 2.0, -0.5], np.float32)
+    want = np.array([0, 0, 0, 0, 1, 1, 1 / 9, 4 / 9], np.float32)
+    np.testing.assert_allclose(_grad(tj.nn.soft_sign, x).numpy(), want, rtol=1e-6, atol=0)
+    np.testing.assert_allclose(_jvp(tj.nn.soft_sign, x, np.ones_like(x)).numpy(), want, rtol=1e-6, atol=0)
+    # the second derivative, -2 sign(x) / (1 + |x|)**3: 0 at 0 (|x|'s derivative 0 there, TF's), -2 at 1e-30
+    x2 = tj.constant(np.array([0.0, 1e-30, 2.0, -0.5, 1e30], np.float32))
+    with tj.GradientTape() as outer:
+        outer.watch(x2)
+        with tj.GradientTape() as inner:
+            inner.watch(x2)
+            y = tj.nn.soft_sign(x2)
+        g = inner.gradient(y, x2)
+    np.testing.assert_allclose(outer.gradient(g, x2).numpy(), [0, -2, -2 / 27, 16 / 27, 0], rtol=1e-6, atol=0)
+
+
+def _sinc_derivatives_float64(x):
+    """sinc'(x) and sinc''(x) in float64: from sin and cos away from 0, the Maclaurin series within |x| < 1e-3
+    (where float64's cancellation would cost more than float32's rounding)."""
+    x = x.astype(np.float64)
+    y = np.pi * x
+    small = np.abs(x) < 1e-3
+    xs = np.where(small, 1.0, x)
+    s = np.sin(np.pi * xs) / (np.pi * xs)
+    d1 = (np.cos(np.pi * xs) - s) / xs
+    d2 = (-np.pi * np.sin(np.pi * xs) - 2 * d1) / xs  # ((x sinc)'' = -pi sin(pi x))
+    return (np.where(small, np.pi * (-y / 3 + y ** 3 / 30), d1),
+            np.where(small, np.pi ** 2 * (-1 / 3 + y ** 2 / 10), d2))
+
+
+def test_sinc_derivatives_are_accurate_near_zero():
+    # tools/tf_differential.py (sinc, f32 corner): jax.numpy's derivative of sinc, the quotient rule of
+    # sin(pi x) / (pi x), cancels to rounding for small x in float32: -inf at 1e-30, -8.6e11 at 1e-19, -6.1e-3 at
+    # 1e-5 (the derivative is -3.3e-5). TF's composite is no better (0 at 1e-5, NaN at 0). tapejax's rule
+    # (ops/numpy.py, _sinc_derivative) is the series there: within float32 rounding of the float64 derivatives.
+    x = np.array([0.0, 1e-30, -1e-19, 1e-10, 1e-5, -1e-3, 0.05, 0.3, 0.33, -0.7, 2.5], np.float32)
+    d1, d2 = _sinc_derivatives_float64(x)
+    np.testing.assert_allclose(_grad(tnp.sinc, x).numpy(), d1, rtol=2e-5, atol=0)
+    np.testing.assert_allclose(_jvp(tnp.sinc, x, np.ones_like(x)).numpy(), d1, rtol=2e-5, atol=0)
+    xt = tj.constant(x)
+    with tj.GradientTape() as outer:
+        outer.watch(xt)
+        with tj.GradientTape() as inner:
+            inner.watch(xt)
+            y = tnp.sinc(xt)
+        g = inner.gradient(y, xt)
+    np.testing.assert_allclose(outer.gradient(g, xt).numpy(), d2, rtol=2e-5, atol=0)
+    np.testing.assert_array_equal(tnp.sinc(xt).numpy(), np.asarray(jax.numpy.sinc(x)))  # (jax.numpy's values)

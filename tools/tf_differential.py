@@ -231,6 +231,7 @@ ACT = {
     "silu": (tj.nn.silu, tf.nn.silu), "elu": (tj.nn.elu, tf.nn.elu),
     "leaky_relu": (tj.nn.leaky_relu, lambda x: tf.nn.leaky_relu(x, alpha=0.01)),
     "leaky_relu 0.2": (lambda x: tj.nn.leaky_relu(x, 0.2), lambda x: tf.nn.leaky_relu(x, alpha=0.2)),
+    "soft_sign": (tj.nn.soft_sign, tf.nn.softsign), "identity": (tj.nn.identity, tf.identity),
 }
 for label, (tj_f, tf_f) in ACT.items():
     name = label.split()[0]
@@ -527,6 +528,12 @@ add("nanmean", "f32 an all-NaN row, inf", lambda a: tnp.nanmean(a, axis=1), lamb
     _ALL_NAN, corner=True)
 add("roll", "f32 shift (1, -2) on axes (0, 1)", lambda a: tnp.roll(a, (1, -2), axis=(0, 1)),
     lambda a: tf.roll(a, (1, -2), axis=(0, 1)), rnd((3, 4), key="roll"))
+add("roll_by", "f32 shift a Tensor", lambda a, k: tnp.roll(a, k, axis=1), lambda a, k: tf.roll(a, k, axis=1),
+    rnd((3, 4), key="roll_by"), np.asarray(-3, I32))
+add("sinc", "f32", tnp.sinc, tf.experimental.numpy.sinc, rnd((3, 4), key="sinc", lo=-2.5, hi=2.5))
+add("sinc", "f32 corner", tnp.sinc, tf.experimental.numpy.sinc, corner(F32), corner=True)
+add("nextafter", "f32", tnp.nextafter, tf.math.nextafter, rnd((3, 4), key=("nextafter", 0)),
+    rnd((3, 4), key=("nextafter", 1)))
 add("selu", "f32", tj.nn.selu, tf.nn.selu, rnd((3, 4), lo=-3.0, hi=3.0, key="selu"))
 add("selu", "f32 corner", tj.nn.selu, tf.nn.selu, corner(F32), corner=True)
 add("i0", "f32 corner", tnp.i0, tf.math.bessel_i0, corner(F32), corner=True)
@@ -612,6 +619,12 @@ KNOWN.update({
     ("linalg_cholesky", "f32 not positive definite", "jvp"): "a failed factorization (NaN): the output's structural "
                                                              "zero above the diagonal has tangent 0 in tapejax; TF's "
                                                              "forward mode (its reverse rule transposed) gives NaN",
+    ("sinc", "f32 corner", "grad"): ("tf.experimental.numpy.sinc is where(x == 0, 1, sin(pi x) / (pi x)): TF's "
+                                     "gradient at 0 is NaN (the other branch's), tapejax's sinc'(0) = 0"),
+    **{("soft_sign", f"soft_sign: {lab}", "jvp"): (
+        "TF's forward mode of Softsign needs the gradient of SoftsignGrad, which TF does not register (LookupError); "
+        "tapejax's JVP is tangent / (1 + |x|)**2, the transpose of TF's SoftsignGrad")
+       for lab in ("f32 ordinary", "f32 corner", "f16")},
     ("nanmean", "f32 an all-NaN row, inf", "jvp"): "a row with an inf: TF's forward mode of its composite gives NaN, "
                                                   "its reverse mode the finite gradient (as tapejax in both modes)",
     ("arctan2", "f32 corner grid", "jvp"): "x = 1e-30, y = 0: x*x + y*y underflows to 0; TF's forward mode "

@@ -11,9 +11,10 @@ their function. The tables:
   its derivative at 0 is ``negative_slope`` (TF's ``LeakyReluGrad``), ``elu``'s and ``selu``'s so that at 0
   they take the linear side (TF's ``EluGrad``/``SeluGrad``), and ``celu``'s likewise (where jax's maximum and
   minimum split the tie); ``soft_sign``'s so that abs has derivative 0 at 0 (TF's; it changes only the second
-  derivative there) and ``sparse_sigmoid``'s so that its clip passes the gradient at its bounds (TF's clip; jax's
-  splits it); ``hard_sigmoid`` and ``hard_silu`` are jax's, built on its relu6 (derivative 0 at the kinks, as
-  TF's ``Relu6Grad``), ``hard_tanh`` is jax's (the gradient passes at -1 and 1, as TF's clip); ``identity``
+  derivative there), with TF's ``SoftsignGrad`` for its derivative (0 at +-inf, where the quotient rule gave
+  NaN), and ``sparse_sigmoid``'s so that its clip passes the gradient at its bounds (TF's clip; jax's splits it);
+  ``hard_sigmoid`` and ``hard_silu`` are jax's, built on its relu6 (derivative 0 at the kinks, as TF's
+  ``Relu6Grad``), ``hard_tanh`` is jax's (the gradient passes at -1 and 1, as TF's clip); ``identity``
   hands the gradient on (``passthrough``); the others (``gelu``, ``softplus``, ``mish``, ``squareplus``,
   ``log1mexp``, ``glu``...) are derived.
   ``sigmoid`` and ``tanh`` are ``tj.numpy``'s ops. At second order the relus', ``hard_sigmoid``'s and
@@ -157,14 +158,27 @@ def _celu_fn(x, alpha=1.0):
     return jnp.where(x < 0, alpha * jnp.expm1(neg / alpha), x).astype(jnp.result_type(x, 0.0))
 
 
+@jax.custom_jvp
+def _soft_sign_real(x):
+    return x / (x * jnp.sign(x) + 1)
+
+
+@_soft_sign_real.defjvp
+def _soft_sign_real_jvp(primals, tangents):
+    # TF's SoftsignGrad, g / (1 + |x|)**2: 0 at +-inf, where the quotient rule of the value gives inf / inf (NaN)
+    (x,), (t,) = primals, tangents
+    return _soft_sign_real(x), t / jnp.square(x * jnp.sign(x) + 1)
+
+
 def _soft_sign_fn(x):
     # jax.nn.soft_sign's values, x / (|x| + 1), with |x| written x * sign(x) (the same values: a product by +-1 is
     # exact) so that abs has derivative 0 at 0, TF's (API.md; jax's abs has 1 there): the derivative at 0 is 1
-    # either way (TF's SoftsignGrad), the second one 0 (jax's formula gives -2, the right side's). (A complex x:
-    # jax's formula, |z| being no product with a sign)
+    # either way (TF's SoftsignGrad), the second one 0 (jax's formula gives -2, the right side's); the derivative is
+    # TF's formula (_soft_sign_real_jvp), finite at +-inf. (A complex x: jax's formula, |z| being no product with a
+    # sign)
     if jnp.iscomplexobj(x) or jnp.result_type(x) == jnp.bool_:
         return jax.nn.soft_sign(x)  # (a bool: jax's float values; jnp.sign refuses bools)
-    return x / (x * jnp.sign(x) + 1)
+    return _soft_sign_real(x)
 
 
 def _sparse_sigmoid_fn(x):
@@ -212,7 +226,7 @@ _hard_tanh = OpDef("hard_tanh", jax.nn.hard_tanh, samples=_samples(  # ClipByVal
 _identity = OpDef("identity", jax.nn.identity, samples=_samples(((_r(3, 4),), {})), passthrough=(0,))  # Identity
 _log1mexp = OpDef("log1mexp", jax.nn.log1mexp, samples=_samples(((_r(3, 4, lo=0.1, hi=3.0),), {})))  # (x > 0)
 _mish = OpDef("mish", jax.nn.mish, samples=_samples(((_r(3, 4, lo=-3, hi=3),), {})))
-_soft_sign = OpDef("soft_sign", _soft_sign_fn, samples=_samples(((_away_from_zero(3, 4, hi=3.0),), {})))  # Softsign
+_soft_sign = OpDef("soft_sign", _soft_sign_fn, samples=_samples(((_away_from_zero(3, 4, hi=3.0),), {})))  # SoftsignGrad
 _sparse_plus = OpDef("sparse_plus", jax.nn.sparse_plus, samples=_samples(  # (continuous derivative at -1, 1)
     ((np.asarray([[-2.0, -0.6, 0.2, 0.9], [1.4, -1.3, 0.5, 2.5]], np.float32),), {})))
 _sparse_sigmoid = OpDef("sparse_sigmoid", _sparse_sigmoid_fn, samples=_samples(  # ClipByValue: passes at -1, 1
