@@ -290,3 +290,12 @@ def test_sinc_derivatives_are_accurate_near_zero():
         g = inner.gradient(y, xt)
     np.testing.assert_allclose(outer.gradient(g, xt).numpy(), d2, rtol=2e-5, atol=0)
     np.testing.assert_array_equal(tnp.sinc(xt).numpy(), np.asarray(jax.numpy.sinc(x)))  # (jax.numpy's values)
+
+
+def test_expm1_gradient_is_exp_of_x_as_tf():
+    # TF's Expm1Grad, grad * exp(x): jax's derivative y + 1 rounds -1 + exp(x) in float32, 3% off at x = -15 and 0
+    # at -20 and -30 (a scan of the elementwise ops' derivatives against float64 found it; TF's values are exp(x))
+    x = np.array([-50.0, -30.0, -20.0, -15.0, -5.0, -1e-3, 0.0, 0.5, 3.0], np.float32)
+    want = np.exp(x.astype(np.float64))
+    np.testing.assert_allclose(_grad(tnp.expm1, x).numpy(), want, rtol=1e-6, atol=0)
+    np.testing.assert_allclose(_jvp(tnp.expm1, x, np.ones_like(x)).numpy(), want, rtol=1e-6, atol=0)
