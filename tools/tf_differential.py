@@ -239,6 +239,14 @@ for label, (tj_f, tf_f) in ACT.items():
     add(name, f"{label}: f32 corner", tj_f, tf_f, np.concatenate([corner(F32), np.asarray([6.0, 0.0], F32)]),
         corner=True)
     add(name, f"{label}: f16", tj_f, tf_f, rnd((5,), F16, key=label, lo=-4, hi=4))
+# activations TF has only in Keras (keras.activations on the TF backend: compositions of TF ops), at the kinks too
+_KERAS_ACT = ("hard_sigmoid", "hard_silu", "hard_tanh", "mish", "squareplus", "sparse_plus", "sparse_sigmoid", "celu",
+              "glu")
+for name in _KERAS_ACT:
+    tf_f = getattr(tf.keras.activations, name)
+    add(name, "keras f32 ordinary", getattr(tj.nn, name), tf_f, rnd((3, 4), key=name, lo=-4, hi=4))
+    add(name, "keras f32 kinks", getattr(tj.nn, name), tf_f,
+        np.asarray([-3.0, 3.0, -1.0, 1.0, 0.0, -0.0, 6.0, -6.0, 2.5, -2.5], F32), corner=True)
 SOFT = {"softmax": (tj.nn.softmax, tf.nn.softmax), "log_softmax": (tj.nn.log_softmax, tf.nn.log_softmax)}
 for name, (tj_f, tf_f) in SOFT.items():
     add(name, "f32 last axis", tj_f, tf_f, rnd((3, 5), key=name, lo=-3, hi=3))
@@ -625,6 +633,14 @@ KNOWN.update({
         "TF's forward mode of Softsign needs the gradient of SoftsignGrad, which TF does not register (LookupError); "
         "tapejax's JVP is tangent / (1 + |x|)**2, the transpose of TF's SoftsignGrad")
        for lab in ("f32 ordinary", "f32 corner", "f16")},
+    **{("sparse_sigmoid", "keras f32 kinks", c): (
+        "Keras's sparse_sigmoid (TF backend) is where(x <= -1, 0, where(x >= 1, 1, (x + 1) / 2)): 0 at -1 and 1; "
+        "tapejax's is jax.nn's 0.5 * clip(x + 1, 0, 2) with API.md's clip rule (the gradient passes at the bounds)")
+       for c in ("grad", "jvp")},
+    **{("celu", "keras f32 kinks", c): (
+        "Keras's celu (TF backend) is maximum(x, 0) + alpha * expm1(minimum(x, 0) / alpha): at x = 0 both ties give "
+        "x the whole gradient (TF's rule), a derivative of 2 where each side's is 1; tapejax's is 1 (the linear side)")
+       for c in ("grad", "jvp")},
     ("nanmean", "f32 an all-NaN row, inf", "jvp"): "a row with an inf: TF's forward mode of its composite gives NaN, "
                                                   "its reverse mode the finite gradient (as tapejax in both modes)",
     ("arctan2", "f32 corner grid", "jvp"): "x = 1e-30, y = 0: x*x + y*y underflows to 0; TF's forward mode "
