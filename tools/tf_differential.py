@@ -248,6 +248,19 @@ for name in _KERAS_ACT:
     add(name, "keras f32 kinks", getattr(tj.nn, name), tf_f,
         np.asarray([-3.0, 3.0, -1.0, 1.0, 0.0, -0.0, 6.0, -6.0, 2.5, -2.5], F32), corner=True)
 SOFT = {"softmax": (tj.nn.softmax, tf.nn.softmax), "log_softmax": (tj.nn.log_softmax, tf.nn.log_softmax)}
+# x.at[i].op(u) against tf.tensor_scatter_nd_*: repeated indices, and ties between x and u and among the u
+_AT_IDX = np.asarray([1, 3, 1, 4], I32)
+_AT = {"at_add": ("add", tf.tensor_scatter_nd_add), "at_subtract": ("subtract", tf.tensor_scatter_nd_sub),
+       "at_set": ("set", tf.tensor_scatter_nd_update), "at_max": ("max", tf.tensor_scatter_nd_max),
+       "at_min": ("min", tf.tensor_scatter_nd_min)}
+for name, (method, tf_f) in _AT.items():
+    tj_f = (lambda x, u, m=method: getattr(x.at[_AT_IDX], m)(u))
+    tf_at = (lambda x, u, f=tf_f: f(x, _AT_IDX[:, None], u))
+    add(name, "f32 repeated index", tj_f, tf_at, rnd((6,), key=name), rnd((4,), key=(name, 1)))
+    if name != "at_set":  # (TF's update with repeated indices keeps an unspecified one of them)
+        add(name, "f32 ties", tj_f, tf_at, np.asarray([0.5, 1.0, 2.0, -1.0, 3.0, 0.0], F32),
+            np.asarray([1.0, -1.0, 1.0, 3.0], F32))
+add("at_get", "f32 repeated index", lambda x: x.at[_AT_IDX].get(), lambda x: tf.gather(x, _AT_IDX), rnd((6,), key="g"))
 for name, (tj_f, tf_f) in SOFT.items():
     add(name, "f32 last axis", tj_f, tf_f, rnd((3, 5), key=name, lo=-3, hi=3))
     add(name, "f32 axis=0", lambda x, f=tj_f: f(x, axis=0), lambda x, f=tf_f: f(x, axis=0), rnd((3, 5), key=name))
@@ -641,6 +654,11 @@ KNOWN.update({
         "Keras's celu (TF backend) is maximum(x, 0) + alpha * expm1(minimum(x, 0) / alpha): at x = 0 both ties give "
         "x the whole gradient (TF's rule), a derivative of 2 where each side's is 1; tapejax's is 1 (the linear side)")
        for c in ("grad", "jvp")},
+    ("at_set", "f32 repeated index", "grad"): (
+        "TF's TensorScatterUpdate gradient gathers the output's gradient for every update, also one that a later "
+        "update at the same index overwrote (it never reaches the output); tapejax's (JAX's scatter) gives it 0"),
+    ("at_set", "f32 repeated index", "jvp"): "TF's forward mode of that rule sums the tangents of the updates at a "
+                                             "repeated index; tapejax's tangent is the update that is kept",
     ("nanmean", "f32 an all-NaN row, inf", "jvp"): "a row with an inf: TF's forward mode of its composite gives NaN, "
                                                   "its reverse mode the finite gradient (as tapejax in both modes)",
     ("arctan2", "f32 corner grid", "jvp"): "x = 1e-30, y = 0: x*x + y*y underflows to 0; TF's forward mode "
