@@ -260,6 +260,19 @@ for name, (method, tf_f) in _AT.items():
     if name != "at_set":  # (TF's update with repeated indices keeps an unspecified one of them)
         add(name, "f32 ties", tj_f, tf_at, np.asarray([0.5, 1.0, 2.0, -1.0, 3.0, 0.0], F32),
             np.asarray([1.0, -1.0, 1.0, 3.0], F32))
+# jax.nn's attention (B, T, N, H) against keras.ops' on the TF backend: plain, causal, with a bias and a mask
+_q, _k, _v = rnd((2, 3, 2, 4), key="q"), rnd((2, 5, 2, 4), key="k"), rnd((2, 5, 2, 4), key="v")
+_bias = rnd((2, 2, 3, 5), key="bias")
+_mask = np.asarray(np.random.default_rng(5).random((2, 2, 3, 5)) > 0.3)
+_mask[..., 0] = True  # (every query sees a key: no row all masked, where the two libraries' conventions differ)
+add("dot_product_attention", "f32", tj.nn.dot_product_attention,
+    lambda q, k, v: tf.keras.ops.dot_product_attention(q, k, v), _q, _k, _v)
+add("dot_product_attention", "f32 causal", lambda q, k, v: tj.nn.dot_product_attention(q, k[:, :3], v[:, :3],
+                                                                                        is_causal=True),
+    lambda q, k, v: tf.keras.ops.dot_product_attention(q, k[:, :3], v[:, :3], is_causal=True), _q, _k, _v)
+add("dot_product_attention", "f32 bias and mask",
+    lambda q, k, v, b: tj.nn.dot_product_attention(q, k, v, bias=b, mask=_mask, scale=0.3),
+    lambda q, k, v, b: tf.keras.ops.dot_product_attention(q, k, v, bias=b, mask=_mask, scale=0.3), _q, _k, _v, _bias)
 add("at_get", "f32 repeated index", lambda x: x.at[_AT_IDX].get(), lambda x: tf.gather(x, _AT_IDX), rnd((6,), key="g"))
 for name, (tj_f, tf_f) in SOFT.items():
     add(name, "f32 last axis", tj_f, tf_f, rnd((3, 5), key=name, lo=-3, hi=3))
