@@ -267,8 +267,8 @@ _mask = np.asarray(np.random.default_rng(5).random((2, 2, 3, 5)) > 0.3)
 _mask[..., 0] = True  # (every query sees a key: no row all masked, where the two libraries' conventions differ)
 add("dot_product_attention", "f32", tj.nn.dot_product_attention,
     lambda q, k, v: tf.keras.ops.dot_product_attention(q, k, v), _q, _k, _v)
-add("dot_product_attention", "f32 causal", lambda q, k, v: tj.nn.dot_product_attention(q, k[:, :3], v[:, :3],
-                                                                                        is_causal=True),
+add("dot_product_attention", "f32 causal",
+    lambda q, k, v: tj.nn.dot_product_attention(q, k[:, :3], v[:, :3], is_causal=True),
     lambda q, k, v: tf.keras.ops.dot_product_attention(q, k[:, :3], v[:, :3], is_causal=True), _q, _k, _v)
 add("dot_product_attention", "f32 bias and mask",
     lambda q, k, v, b: tj.nn.dot_product_attention(q, k, v, bias=b, mask=_mask, scale=0.3),
