@@ -12,6 +12,8 @@ Expected values come from TF's registered gradients (tensorflow/python/ops/math_
 """
 from __future__ import annotations
 
+import warnings
+
 import jax
 import numpy as np
 import pytest
@@ -299,3 +301,12 @@ def test_expm1_gradient_is_exp_of_x_as_tf():
     want = np.exp(x.astype(np.float64))
     np.testing.assert_allclose(_grad(tnp.expm1, x).numpy(), want, rtol=1e-6, atol=0)
     np.testing.assert_allclose(_jvp(tnp.expm1, x, np.ones_like(x)).numpy(), want, rtol=1e-6, atol=0)
+
+
+def test_sinc_derivative_in_half_precision_warns_of_nothing():
+    # the series' coefficients must not be divisors past float16's 65504 (a RuntimeWarning: overflow in cast)
+    x = np.array([0.0, 1e-3, 0.1, 0.3, 0.5, 2.5], np.float16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = _grad(tnp.sinc, x).numpy()
+    np.testing.assert_allclose(got, _sinc_derivatives_float64(x)[0], rtol=4e-3, atol=2e-3)  # (float16 rounding of pi x)

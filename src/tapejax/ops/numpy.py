@@ -3610,7 +3610,8 @@ def _sinc_derivative(x):
     small = jnp.abs(y) < 1
     ys = jnp.where(small, y, 0)
     y2 = ys * ys
-    series = jnp.pi * ys * (-1 / 3 + y2 * (1 / 30 + y2 * (-1 / 840 + y2 * (1 / 45360 - y2 / 3991680))))
+    # (coefficients as products: a divisor past 65504 would overflow float16 when cast)
+    series = jnp.pi * ys * (-1 / 3 + y2 * (1 / 30 + y2 * (-1 / 840 + y2 * (1 / 45360 - y2 * (1 / 3991680)))))
     xl = jnp.where(small, 1, x)
     return jnp.where(small, series, (jnp.cos(jnp.pi * xl) - _sinc_fn(xl)) / xl)
 
