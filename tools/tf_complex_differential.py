@@ -635,9 +635,11 @@ _SPECIAL = ("an elementary complex function of an argument with an infinite or N
             "exp(inf + infj) NaN+NaNj against inf+NaNj; only complex power follows C99 (ops/complex_c99.py)")
 
 FOUND = {
-    # seed 905604 (session 89): imag(cos(log(0j))) is NaN in tapejax, 0 in TF
+    # seed 905604 (session 89): imag(cos(log(0j))) is NaN in tapejax, 0 in TF; seed 907602: the JVP of
+    # angle(1 / 0j), angle of inf + NaNj along a zero tangent, NaN in tapejax (jax.numpy's derivative), -0 in TF (its
+    # AngleGrad's 1 / (im + i re), a C99 division by an infinity: 0)
     **{name: (_SPECIAL, _complex_not_finite, lambda q: True, {"tj_nan", "nonfinite", "value", "tf_nan"})
-       for name in ("exp", "log", "sqrt", "sin", "cos", "tanh")},
+       for name in ("exp", "log", "sqrt", "sin", "cos", "tanh", "angle")},
     # seed 1812: solve(A + 4I, b) with an infinite entry in A (a complex power that overflowed): TF's LU (Eigen)
     # gives numbers, JAX's (LAPACK) NaN, spread differently by each pivoting ([[1, inf], [1, 2]]: TF NaN in one
     # column, JAX in both)
