@@ -9,6 +9,9 @@ Expected values come from TF's registered gradients (tensorflow/python/ops/math_
   RsqrtGrad: -0.5 * grad * y**3
   tf.norm (euclidean) is sqrt(sum(x * conj(x))): SqrtGrad gives 0 where the incoming gradient is 0, also at a
     zero vector; tf.norm(ord=1 / inf) is built from abs, whose gradient sign(x) is 0 at 0 (AbsGrad)
+  SoftsignGrad: grad / (1 + |x|)**2;  Expm1Grad: grad * exp(x)
+sinc's derivatives are pinned to float64 closed forms instead: TF's tf.experimental.numpy.sinc is a composite whose
+gradient near 0 is rounding (NaN at 0), as jax.numpy's was.
 """
 from __future__ import annotations
 
