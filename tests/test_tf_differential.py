@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import tapejax as tj
-from conftest import to_numpy
+from conftest import nested_tape_gradients, to_numpy
 
 tnp = tj.numpy
 
@@ -33,18 +33,6 @@ def _grad(f, x, output_gradients=None, unconnected="none"):
         tape.watch(x)
         y = f(x)
     return tape.gradient(y, x, output_gradients=output_gradients, unconnected_gradients=unconnected)
-
-
-def _second_derivative(f, x):
-    """The gradient of f's gradient at x, on nested tapes."""
-    x = tj.constant(x)
-    with tj.GradientTape() as outer:
-        outer.watch(x)
-        with tj.GradientTape() as inner:
-            inner.watch(x)
-            y = f(x)
-        g = inner.gradient(y, x)
-    return outer.gradient(g, x)
 
 
 def _jvp(f, x, t):
@@ -266,7 +254,7 @@ def test_soft_sign_gradient_is_softsign_grad_also_at_infinities():
     np.testing.assert_allclose(_jvp(tj.nn.soft_sign, x, np.ones_like(x)).numpy(), want, rtol=1e-6, atol=0)
     # the second derivative, -2 sign(x) / (1 + |x|)**3: 0 at 0 (|x|'s derivative 0 there, TF's), -2 at 1e-30
     x2 = np.array([0.0, 1e-30, 2.0, -0.5, 1e30], np.float32)
-    np.testing.assert_allclose(_second_derivative(tj.nn.soft_sign, x2).numpy(), [0, -2, -2 / 27, 16 / 27, 0],
+    np.testing.assert_allclose(nested_tape_gradients(tj.nn.soft_sign, x2)[2].numpy(), [0, -2, -2 / 27, 16 / 27, 0],
                                rtol=1e-6, atol=0)
 
 
@@ -293,7 +281,7 @@ def test_sinc_derivatives_are_accurate_near_zero():
     d1, d2 = _sinc_derivatives_float64(x)
     np.testing.assert_allclose(_grad(tnp.sinc, x).numpy(), d1, rtol=2e-5, atol=0)
     np.testing.assert_allclose(_jvp(tnp.sinc, x, np.ones_like(x)).numpy(), d1, rtol=2e-5, atol=0)
-    np.testing.assert_allclose(_second_derivative(tnp.sinc, x).numpy(), d2, rtol=2e-5, atol=0)
+    np.testing.assert_allclose(nested_tape_gradients(tnp.sinc, x)[2].numpy(), d2, rtol=2e-5, atol=0)
     np.testing.assert_array_equal(tnp.sinc(tj.constant(x)).numpy(), np.asarray(jax.numpy.sinc(x)))  # (jax's values)
 
 
