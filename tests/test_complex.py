@@ -655,3 +655,55 @@ def test_gradients_at_complex_zero_are_tf_infinities():
         for got, one in ((g, grad_one), (t, jvp_one)):
             assert got[0].real == at_zero and np.isnan(got[0].imag), (f, got)
             np.testing.assert_allclose(got[1], one, rtol=2e-6)
+
+
+# Where XLA's complex formulas cancel or underflow (complex_c99.py): the point, and the function there. The values
+# of TF 2.21 (std::complex) agree with NumPy's complex128 to float32's rounding at each; jax.numpy's gave the
+# values in the comments.
+_XLA_INACCURATE = [
+    (tnp.sinh, [1e-10 + 0.5j, 1e-6 + 1e10j, -1e-20 + 2j, 0.3 + 1e-20j]),  # real part 0; 1% off at 1e-6 + 1e10i
+    (tnp.cosh, [1e-10 + 0.5j, 1e-10 + 1e-10j, -1e-20 - 3j, 0.3 - 1e-20j]),  # imaginary part 0 (1e-20 needs it)
+    (tnp.log1p, [-1 + 1e-20j, -1 - 1e-25j, -0.8 + 1e-20j]),  # -inf real part (was |1 + z| squared: underflow)
+    (tnp.arctanh, [1 + 1e-20j, -1 - 1e-20j, 1.2 + 1e-25j]),  # +-inf real part
+    (tnp.arctan, [1e-20 + 1j, -1e-20 - 1j, 1e-25 + 0.8j]),  # +-inf imaginary part
+]
+
+
+@pytest.mark.parametrize("f, points", _XLA_INACCURATE, ids=[f.__name__ for f, _ in _XLA_INACCURATE])
+def test_complex_values_where_xla_formulas_cancel_are_c99s(f, points):
+    """Each part of the value within float32 rounding of complex128 NumPy's (TF's, to rounding): jax.numpy's
+    formulas lost the small part entirely or overflowed to an infinity there."""
+    z = np.array(points, np.complex64)
+    want = getattr(np, f.__name__)(z.astype(np.complex128))
+    got = f(tj.constant(z)).numpy().astype(np.complex128)
+    for part in (np.real, np.imag):
+        np.testing.assert_allclose(part(got), part(want), rtol=2e-6, atol=0, err_msg=f.__name__)
+
+
+@pytest.mark.parametrize("f", [tnp.sinh, tnp.cosh, tnp.log1p, tnp.arctanh, tnp.arctan], ids=lambda f: f.__name__)
+def test_complex_values_away_from_those_regions_are_jax_numpys(f):
+    """Elsewhere (no cancellation), and at special values, real inputs and on the branch cuts, the values are
+    jax.numpy's bit for bit: only the regions where its formulas fail take C99's."""
+    z = np.array([2 + 0.5j, -1.5 - 3j, -2.5 + 0.7j, 1e10 + 1j, 0j, 1 + 0j, -1 + 0j, 1j, -1j, 2 + 0j, 2 - 0j, -3 + 0j,
+                  complex(np.inf, 0), complex(-np.inf, 1), complex(0, np.inf), complex(np.nan, 1), complex(1, np.nan),
+                  complex(89, 1), complex(-100, 0.5)], np.complex64)
+    jf = getattr(jnp, f.__name__)
+    np.testing.assert_array_equal(f(tj.constant(z)).numpy(), np.asarray(jf(z)))
+    x = np.array([0.0, 1e-10, -0.5, 0.9, 3.0, -20.0], np.float32)
+    np.testing.assert_array_equal(f(tj.constant(x)).numpy(), np.asarray(jf(x)))
+
+
+def test_complex_derivatives_where_xla_formulas_cancel():
+    """arccosh's derivative 1 / sinh(y) (TF's AcoshGrad) at z = 1 + 1e-20i, where y = 1e-10 + 1e-10i: XLA's sinh(y)
+    lost its real part, so the gradient was 1e10i (TF: 5e9 + 5e9i, the exact conj(1 / sqrt(z^2 - 1))); and sinh's
+    own derivative cosh(z) at 1e-10 + 0.5i, whose imaginary part (4.8e-11) was 0. Second order too."""
+    z = np.array([1 + 1e-20j, 1 - 1e-20j, 1 + 1e-6j], np.complex64)
+    z2 = z.astype(np.complex128)
+    _, g, h = nested_tape_gradients(tnp.arccosh, z)
+    np.testing.assert_allclose(g.numpy(), np.conj(1 / np.sqrt(z2 * z2 - 1)), rtol=2e-6)
+    np.testing.assert_allclose(h.numpy(), np.conj(-z2 / (z2 * z2 - 1) ** 1.5), rtol=2e-5)
+    w = np.array([1e-10 + 0.5j, -1e-8 + 2j], np.complex64)
+    _, g, _ = nested_tape_gradients(tnp.sinh, w)
+    want = np.conj(np.cosh(w.astype(np.complex128)))
+    for part in (np.real, np.imag):
+        np.testing.assert_allclose(part(g.numpy()), part(want), rtol=2e-6)

@@ -1,8 +1,11 @@
-"""Complex power as C99 computes it (``cpow(z, w) = cexp(w * clog(z))`` with Annex G's infinities), which TF's
-CPU kernel calls: XLA's own complex power and complex product use plain arithmetic, so an infinite base or
-exponent, or a product that overflows, gives NaN where C99 gives 0 or an infinity (``(log 0) ** (log 0)`` is 0
-in TF, NaN in XLA). Pure JAX, used inside jitted kernels; the special cases are selects, so finite values
-take the plain path (rounded as glibc's float path, to a few ulp).
+"""Complex functions as C99 computes them, which TF's CPU kernels call (std::complex), where XLA's differ.
+
+Power (``cpow(z, w) = cexp(w * clog(z))`` with Annex G's infinities): XLA's own complex power and complex product
+use plain arithmetic, so an infinite base or exponent, or a product that overflows, gives NaN where C99 gives 0
+or an infinity (``(log 0) ** (log 0)`` is 0 in TF, NaN in XLA). sinh, cosh, log1p, arctanh, arctan: XLA's
+formulas cancel or underflow in some regions of finite arguments (values off by 100% or infinite); there the
+C99 formulas are taken, elsewhere XLA's. Pure JAX, used inside jitted kernels; the special cases are selects,
+so finite values take the plain path (rounded as glibc's float path, to a few ulp).
 """
 from __future__ import annotations
 
@@ -72,6 +75,61 @@ def log(z):
     x, y = jnp.real(z), jnp.imag(z)
     re = jnp.where(jnp.isinf(x) | jnp.isinf(y), jnp.inf, jnp.log(jnp.abs(z)))
     return lax.complex(re, jnp.arctan2(y, x))
+
+
+def sinh(z):
+    """``sinh``; for complex z with ``|re z| < 1`` C99's ``csinh``, ``sinh(x) cos(y) + i cosh(x) sin(y)`` (TF's,
+    through std::complex): XLA's ``(e^z - e^-z) / 2`` cancels the real part there (``sinh(1e-10 + 0.5i)`` had
+    real part 0, not 8.8e-11; 1% off at ``1e-6 + 1e10i``). Elsewhere (no cancellation; overflow and
+    non-finite parts) jax.numpy's value."""
+    return _hyperbolic(z, jnp.sinh, lambda x, y: lax.complex(jnp.sinh(x) * jnp.cos(y), jnp.cosh(x) * jnp.sin(y)))
+
+
+def cosh(z):
+    """``cosh``; for complex z with ``|re z| < 1`` C99's ``ccosh``, ``cosh(x) cos(y) + i sinh(x) sin(y)``, whose
+    imaginary part XLA's ``(e^z + e^-z) / 2`` cancels (see ``sinh``)."""
+    return _hyperbolic(z, jnp.cosh, lambda x, y: lax.complex(jnp.cosh(x) * jnp.cos(y), jnp.sinh(x) * jnp.sin(y)))
+
+
+def _hyperbolic(z, plain, by_parts):
+    if not jnp.iscomplexobj(z):
+        return plain(z)
+    x, y = jnp.real(z), jnp.imag(z)
+    near = (jnp.abs(x) < 1) & jnp.isfinite(y)
+    return jnp.where(near, by_parts(jnp.where(near, x, 0), jnp.where(near, y, 0)), plain(z))
+
+
+def log1p(z):
+    """``log1p``; for complex z within 0.5 of -1 (off the real axis) ``log(1 + z)``, which is exact there: XLA's
+    complex log1p squares ``|1 + z|``, which underflows next to -1 (``log1p(-1 + 1e-20i)`` was ``-inf``, not
+    ``-46.05 + 1.57i``, TF's). Elsewhere jax.numpy's."""
+    if not jnp.iscomplexobj(z):
+        return jnp.log1p(z)
+    w = 1 + z
+    near = (jnp.abs(w) < 0.5) & (jnp.imag(z) != 0)
+    return jnp.where(near, jnp.log(jnp.where(near, w, 1)), jnp.log1p(z))
+
+
+def arctanh(z):
+    """``arctanh``; for complex z within 0.5 of +-1 (off the real axis, where the branch cuts are)
+    ``(log(1 + z) - log(1 - z)) / 2``: XLA's is infinite where ``|1 -+ z|`` squared underflows
+    (``arctanh(1 + 1e-20i)`` was ``inf + 0.785i``, not TF's ``23.37 + 0.785i``). Elsewhere jax.numpy's."""
+    if not jnp.iscomplexobj(z):
+        return jnp.arctanh(z)
+    near = ((jnp.abs(1 - z) < 0.5) | (jnp.abs(1 + z) < 0.5)) & (jnp.imag(z) != 0)
+    zn = jnp.where(near, z, 0)
+    return jnp.where(near, (jnp.log(1 + zn) - jnp.log(1 - zn)) / 2, jnp.arctanh(z))
+
+
+def arctan(z):
+    """``arctan``; for complex z within 0.5 of +-i (off the imaginary axis, where the branch cuts are)
+    ``-i arctanh(i z)`` by ``arctanh``'s logarithms: XLA's is infinite next to +-i (``arctan(1e-20 + i)``).
+    Elsewhere jax.numpy's."""
+    if not jnp.iscomplexobj(z):
+        return jnp.arctan(z)
+    near = ((jnp.abs(z - 1j) < 0.5) | (jnp.abs(z + 1j) < 0.5)) & (jnp.real(z) != 0)
+    iz = 1j * jnp.where(near, z, 0)
+    return jnp.where(near, -0.5j * (jnp.log(1 + iz) - jnp.log(1 - iz)), jnp.arctan(z))
 
 
 def power(z, w):

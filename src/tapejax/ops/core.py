@@ -288,7 +288,9 @@ def with_linear_rule(fn: Callable, jvp: Callable, transpose: Callable, linear: b
             n_out, zero = len(outs), {k: (outs[k].shape, outs[k].dtype) for k in float_out}  # no tracer kept
 
             def forward(dyn, tans):
-                t = as_tuple(jvp(diff, tuple(dyn), tuple(tans), fn(*dyn)))
+                # (the outputs by ``traced``: a rule reading them is differentiated, at the next order, by this
+                # op's rule, as TF differentiates its gradient functions, not by JAX's rule of ``fn``)
+                t = as_tuple(jvp(diff, tuple(dyn), tuple(tans), traced(*dyn)))
                 return [t[k] if t[k] is not None else jnp.zeros(*zero[k]) for k in float_out]
 
             def transposed(dyn, cts):

@@ -63,7 +63,7 @@ from ..tensor import (LazyTensor, Tensor, TracedValueError, Variable, broadcasts
                       set_list_packer, traced_argument_error)
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from . import complex_c99 as _complex_c99
-from .core import (OpDef, ShapeError, apply, as_dtype, as_index, axis_error, check_axis as _check_axis,
+from .core import (NO_STATIC, OpDef, ShapeError, apply, as_dtype, as_index, axis_error, check_axis as _check_axis,
                    check_result_size, freeze, inexact_dtype, named_error, record_identity, refuse_array_dtype,
                    static)
 from .declare import (no_gradient as _recorded_without_gradient, not_differentiable as _not_differentiable,
@@ -136,7 +136,9 @@ def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, gra
     mul = mul or (_mul_no_nan if no_nan else (lambda g, dd: g * dd))
 
     def fwd(x):
-        y = f(x)
+        # (y by the op's own function: the second order differentiates y by this op's rule, as TF's gradient of
+        # its gradient function reaches y's op; JAX's rule of f can be less accurate, arccosh's near 1)
+        y = op.kernels(NO_STATIC).traced(x)
         return y, (x, y)
 
     def bwd(res, g):
@@ -195,7 +197,7 @@ exp2 = _unary("exp2", jnp.exp2, lambda x, y: y * jnp.log(2.0).astype(y.dtype))
 log = _unary("log", jnp.log, lambda x, y: _tf_reciprocal(x), domain=_pos)
 log2 = _unary("log2", jnp.log2, lambda x, y: _tf_reciprocal(x * jnp.log(2.0).astype(x.dtype)), domain=_pos)
 log10 = _unary("log10", jnp.log10, lambda x, y: _tf_reciprocal(x * jnp.log(10.0).astype(x.dtype)), domain=_pos)
-log1p = _unary("log1p", jnp.log1p, lambda x, y: _tf_reciprocal(1 + x), domain=_pos)
+log1p = _unary("log1p", _complex_c99.log1p, lambda x, y: _tf_reciprocal(1 + x), domain=_pos)
 # TF's Expm1Grad, grad * exp(x): y + 1 (jax's) rounds to 1 - eps for x below about -5 (3% off at -15, 0 at -20)
 expm1 = _unary("expm1", jnp.expm1, lambda x, y: jnp.exp(x))
 # SqrtGrad: 0 for g = 0; its own derivative is TF's _SqrtGradGrad (rules.sqrt_grad)
@@ -216,12 +218,14 @@ arcsin = _unary("arcsin", jnp.arcsin, lambda x, y: _tf_rsqrt(1 - jnp.square(x)),
                 domain=_between(-0.8, 0.8))
 arccos = _unary("arccos", jnp.arccos, lambda x, y: -_tf_rsqrt(1 - jnp.square(x)), no_nan=True,
                 domain=_between(-0.8, 0.8))
-arctan = _unary("arctan", jnp.arctan, lambda x, y: _tf_reciprocal(1 + jnp.square(x)))
-sinh = _unary("sinh", jnp.sinh, lambda x, y: jnp.cosh(x))
-cosh = _unary("cosh", jnp.cosh, lambda x, y: jnp.sinh(x))
+arctan = _unary("arctan", _complex_c99.arctan, lambda x, y: _tf_reciprocal(1 + jnp.square(x)))
+# (complex: C99's formulas where XLA's cancel, complex_c99.py; values and derivatives)
+sinh = _unary("sinh", _complex_c99.sinh, lambda x, y: _complex_c99.cosh(x))
+cosh = _unary("cosh", _complex_c99.cosh, lambda x, y: _complex_c99.sinh(x))
 # TF's AsinhGrad, grad / cosh(y): finite at x = 3e38 to second order (rsqrt(x * x + 1)'s derivative is 0 * inf there)
-arcsinh = _unary("arcsinh", jnp.arcsinh, lambda x, y: 1 / jnp.cosh(y), grad=lambda y, g: g / _conj_values(jnp.cosh(y)))
-arctanh = _unary("arctanh", jnp.arctanh, lambda x, y: _tf_reciprocal(1 - jnp.square(x)), no_nan=True,
+arcsinh = _unary("arcsinh", jnp.arcsinh, lambda x, y: 1 / _complex_c99.cosh(y),
+                 grad=lambda y, g: g / _conj_values(_complex_c99.cosh(y)))
+arctanh = _unary("arctanh", _complex_c99.arctanh, lambda x, y: _tf_reciprocal(1 - jnp.square(x)), no_nan=True,
                  domain=_between(-0.8, 0.8))
 # TF: d|x|/dx = sign(x), 0 at 0; for complex z, TF's gradient is g * z/|z| (conj of JAX's conj(z)/|z|), the
 # sign TF's div_no_nan(z, |z|), whose derivative (the second order of |z|) is not JAX's 0; 0 at z = 0 even for an
@@ -2831,7 +2835,7 @@ def angle(z, deg=False):
 
 
 conjugate = conj
-arccosh = _unary("arccosh", jnp.arccosh, lambda x, y: 1 / jnp.sinh(y), domain=_between(1.2, 3.0))  # AcoshGrad
+arccosh = _unary("arccosh", jnp.arccosh, lambda x, y: 1 / _complex_c99.sinh(y), domain=_between(1.2, 3.0))  # AcoshGrad
 deg2rad = _unary("deg2rad", jnp.deg2rad, lambda x, y: jnp.full_like(x, np.pi / 180))
 rad2deg = _unary("rad2deg", jnp.rad2deg, lambda x, y: jnp.full_like(x, 180 / np.pi))
 radians, degrees = deg2rad, rad2deg
