@@ -301,3 +301,19 @@ def test_sinc_derivative_in_half_precision_warns_of_nothing():
         warnings.simplefilter("error")
         got = _grad(tnp.sinc, x).numpy()
     np.testing.assert_allclose(got, _sinc_derivatives_float64(x)[0], rtol=4e-3, atol=2e-3)  # (float16 rounding of pi x)
+
+
+@pytest.mark.parametrize("f, alpha, scale", [(lambda x: tj.nn.selu(x), 1.6732632423543772, 1.0507009873554805),
+                                             (lambda x: tj.nn.elu(x, 2.0), 2.0, 1.0),
+                                             (lambda x: tj.nn.elu(x), 1.0, 1.0)], ids=["selu", "elu 2", "elu"])
+def test_elu_values_below_exp_rounding_are_jax_nns(f, alpha, scale):
+    """At a negative x too small for exp(x) to round below 1, the value is scale * alpha * expm1(x) (jax.nn's; the
+    float64 closed form): selu(-1e-10) was -1.0507e-10, x times the scale, where the value is -1.7581e-10 (TF's
+    exp(x) - 1 gives 0). The derivative there stays TF's EluGrad/SeluGrad branch on its output being < 0: the linear
+    side's, the scale, with second derivative 0."""
+    x = np.array([-1e-10, -1e-20, -3e-8, -1e-6, -0.5], np.float32)
+    y, g, h = nested_tape_gradients(f, x)
+    np.testing.assert_allclose(y.numpy(), scale * alpha * np.expm1(x.astype(np.float64)), rtol=1e-6)
+    np.testing.assert_allclose(g.numpy()[:2], [scale, scale], rtol=1e-6)
+    np.testing.assert_array_equal(h.numpy()[:2], [0.0, 0.0])
+    np.testing.assert_allclose(g.numpy()[3:], scale * alpha * np.exp(x[3:].astype(np.float64)), rtol=1e-6)

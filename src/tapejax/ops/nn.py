@@ -137,9 +137,13 @@ def _leaky_relu_fn(x, negative_slope=0.01):
 def _elu_fn(x, alpha=1.0):
     # TF's EluGrad/SeluGrad branch on TF's output, exp(x) - 1, being < 0: at 0, at a negative x too small for
     # exp(x) to round below 1 and at NaN the derivative is the linear side's (1, SELU's scale: not alpha) and
-    # the second derivative 0; jax.nn.elu's where(x > 0, ...) takes the exponential side at 0
+    # the second derivative 0; jax.nn.elu's where(x > 0, ...) takes the exponential side at 0. The value at such
+    # an x is jax.nn's, alpha * expm1(x) (x itself was 1.67x too small for selu; TF's exp(x) - 1 gives 0): that
+    # value with the linear side's derivative (``x - x``, zero, carries it)
     neg = jnp.where(x < 0, x, jnp.zeros_like(x))  # no expm1 overflow (or NaN gradient) on the unused side
-    return jnp.where(jnp.exp(neg) < 1, alpha * jnp.expm1(neg), x)
+    e = alpha * jnp.expm1(neg)
+    linear = jnp.where(x < 0, jax.lax.stop_gradient(e) + (x - jax.lax.stop_gradient(x)), x)
+    return jnp.where(jnp.exp(neg) < 1, e, linear)
 
 
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
