@@ -8,10 +8,12 @@ For each one-argument function of ``tj.numpy`` and ``tj.nn`` that ``jax.numpy`` 
 two-argument one in ``BINARY``), it takes float32 gradients on nested ``GradientTape``s at 61 points from -1e38 to
 1e38 (0, 1e-30, 1e-6 ... 1 +- 1e-6 ... 88, 89 ... 1e38 and their negatives; binary ones on a 19 x 19 grid), and
 compares them with ``jax.grad`` of the same JAX function in float64 (a subprocess with x64 on), printing the points
-where the two differ by more than 1e-3 relatively. No table of known differences: the report is for reading, and
+where the two differ by more than 1e-3 relatively; and the one-argument functions' values where they differ so from
+float64's and float32 JAX's do not. No table of known differences: the report is for reading, and
 most lines are float32's range (1/x at 1e-30), rounding that TF's rules share (tanh's ``1 - y*y`` is 0 at x = 10),
 TF's conventions at kinks and ties (relu at 0, maximum's ties), or float64's own cancellation (jax.numpy's sinc at
-1e-19). It found sinc's derivative near 0, soft_sign's at +-inf and expm1's for x < -5 (tests/test_tf_differential.py).
+1e-19). It found sinc's derivative near 0, soft_sign's at +-inf and expm1's for x < -5, and selu's value at
+x = -1e-10 (tests/test_tf_differential.py).
 """
 from __future__ import annotations
 
@@ -62,7 +64,8 @@ def _reference(unary: list, binary: list) -> dict:
         f = getattr(jnp if mod == "numpy" else jax.nn, n)
         try:  # (elementwise: the derivative at each point is the gradient of its one output)
             out[f"{mod}.{n}"] = [np.asarray(jax.vmap(jax.grad(f))(x)).tolist(),
-                                 np.asarray(jax.vmap(jax.grad(jax.grad(f)))(x)).tolist()]
+                                 np.asarray(jax.vmap(jax.grad(jax.grad(f)))(x)).tolist(),
+                                 np.asarray(f(x)).tolist(), np.asarray(f(x.astype(jnp.float32)), np.float64).tolist()]
         except Exception:  # noqa: BLE001  (not elementwise, or no derivative in JAX: nothing to compare)
             pass
     a, b = jnp.asarray(GRID_A, jnp.float64), jnp.asarray(GRID_B, jnp.float64)
@@ -143,6 +146,16 @@ def main(argv: list) -> int:
             lines += 1
             continue
         labels = ("d/da", "d/db", "d2/da2", "d2/dadb", "d2/db2") if binary_op else ("first", "second")
+        if not binary_op:  # the values: reported where float32 JAX's are right and tapejax's are not
+            want, j32 = wants[2:]
+            wants = wants[:2]
+            value = np.asarray(f(tj.constant(POINTS)).numpy(), np.float64)
+            bad = [b for b in _differences(value, want, where) if b[0] not in
+                   {p for p, _, _ in _differences(j32, want, where)}]
+            if bad:
+                shown = "; ".join(f"{p}: tj {g:.6g} f64 {w:.6g}" for p, g, w in bad[:6])
+                print(f"{key} value ({len(bad)} points): {shown}")
+                lines += 1
         for label, got, want in zip(labels, gots, wants):
             bad = _differences(None if got is None else got.numpy(), want, where)
             if bad:
