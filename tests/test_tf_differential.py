@@ -317,3 +317,24 @@ def test_elu_values_below_exp_rounding_are_jax_nns(f, alpha, scale):
     np.testing.assert_allclose(g.numpy()[:2], [scale, scale], rtol=1e-6)
     np.testing.assert_array_equal(h.numpy()[:2], [0.0, 0.0])
     np.testing.assert_allclose(g.numpy()[3:], scale * alpha * np.exp(x[3:].astype(np.float64)), rtol=1e-6)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e13, 1e18])
+def test_layer_norm_gradient_keeps_the_variance_term_at_large_values(scale):
+    """layer_norm's gradient at values of 1e13 and 1e18 (variances past 1e25): TF's Rsqrt gradient, RsqrtGrad,
+    multiplies the incoming gradient by y before y * y; JAX's rule for rsqrt, g * y / x, underflowed to 0 there,
+    dropping the variance's part of the gradient (up to 50% off at 1e18; TF 2.21 matches the float64 values).
+    Expected: the float64 gradient of (x - mean) / sqrt(var + 1e-5)."""
+    x = (np.array([[0.3, -1.2, 0.8, 2.0, -0.4, 0.1], [1.0, 2.0, 3.0, -1.0, 0.5, -2.5]]) * scale).astype(np.float32)
+    w = np.array([[1.3, 0.6, 0.9, 1.1, 0.7, 1.4], [0.5, 1.5, 1.0, 0.8, 1.2, 0.6]], np.float32)
+    xt = tj.constant(x)
+    with tj.GradientTape() as tape:
+        tape.watch(xt)
+        loss = tnp.sum(tj.constant(w) * tj.nn.layer_norm(xt))
+    got = tape.gradient(loss, xt).numpy()
+    x64, w64 = x.astype(np.float64), w.astype(np.float64)
+    c = x64 - x64.mean(-1, keepdims=True)
+    s = np.sqrt((c * c).mean(-1, keepdims=True) + 1e-5)
+    gy = w64 / s  # d loss / d x: (w - mean(w)) / s - c * mean(w * c) / s**3
+    want = gy - gy.mean(-1, keepdims=True) - c * (w64 * c).mean(-1, keepdims=True) / s ** 3
+    np.testing.assert_allclose(got, want, rtol=2e-4, atol=1e-6 * np.abs(want).max())

@@ -63,6 +63,7 @@ from . import initializers  # noqa: F401  (``tj.nn.initializers``)
 from . import numpy as tnp
 from .core import OpDef, ShapeError, as_dtype, as_index, freeze, static
 from .declare import not_differentiable as _not_differentiable, public_dir, samples as _samples
+from .rules import tf_rsqrt as _tf_rsqrt
 from .rules import tf_complex_bwd as _tf_complex_bwd
 
 __all__ = [
@@ -700,7 +701,9 @@ def _layer_norm_fn(x, *params, axis=-1, epsilon=1e-5, has_scale=False, has_offse
     # as tf.nn.moments (Keras's LayerNormalization on TF): the variance around stop_gradient(mean). The same
     # first derivative (that of var w.r.t. the mean is 0), TF's second one
     var = jnp.mean(jnp.square(x - jax.lax.stop_gradient(mean)), axis=axes, keepdims=True)
-    y = (x - mean) * jax.lax.rsqrt(var + epsilon)
+    # (TF's Rsqrt, whose RsqrtGrad multiplies the gradient by y before y * y: JAX's rule's y / x underflows for a
+    # variance beyond ~1e25, and the gradient lost its variance term: 50% off at values of 1e18)
+    y = (x - mean) * _tf_rsqrt(var + epsilon)
     params = list(params)
     if has_scale:
         p = params.pop(0)

@@ -144,7 +144,9 @@ def plain_primal(f):
 
 def _no_nan_derivative(f, d, name: str, tf_name: str):
     """``f`` whose derivative is ``d(x, y)`` (``y = f(x)``) applied with ``scale_no_nan``: TF's ``tf_name``
-    kernel, 0 for a zero tangent or cotangent where the derivative is infinite (JAX's gives NaN there)."""
+    kernel, 0 for a zero tangent or cotangent where the derivative is infinite (JAX's gives NaN there). A tuple
+    from ``d`` is factors applied one after the other, in the order TF's kernel multiplies them (RsqrtGrad's
+    ``(g * y) * (y * y)``: ``y**3`` alone underflows where the product with ``g`` does not)."""
     @jax.custom_jvp
     def fn(x):
         return f(x)
@@ -153,7 +155,10 @@ def _no_nan_derivative(f, d, name: str, tf_name: str):
     def fn_jvp(primals, tangents):
         (x,), (t,) = primals, tangents
         y = fn(x)
-        return y, scale_no_nan(t, d(x, y).astype(y.dtype))
+        factors = d(x, y)
+        for c in factors if isinstance(factors, tuple) else (factors,):
+            t = scale_no_nan(t, c.astype(y.dtype))
+        return y, t
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = f"``{f.__name__.strip('_')}`` with TF's derivative (its ``{tf_name}``: 0 where the tangent is 0)."
     return fn
@@ -171,7 +176,7 @@ def _sqrt(x):
 # TF's ops whose gradient kernels are no-NaN: written with them, a gradient rule's own derivative is TF's
 tf_reciprocal = _no_nan_derivative(jnp.reciprocal, lambda x, y: -y * y, "tf_reciprocal", "ReciprocalGrad")
 tf_sqrt = _no_nan_derivative(_sqrt, lambda x, y: 0.5 / y, "tf_sqrt", "SqrtGrad")
-tf_rsqrt = _no_nan_derivative(jax.lax.rsqrt, lambda x, y: -0.5 * y * y * y, "tf_rsqrt", "RsqrtGrad")
+tf_rsqrt = _no_nan_derivative(jax.lax.rsqrt, lambda x, y: (y, -0.5 * y * y), "tf_rsqrt", "RsqrtGrad")
 
 
 @jax.custom_jvp
