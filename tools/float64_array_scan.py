@@ -23,7 +23,9 @@ lower-triangular), the SVD's safe reciprocals ``x / (x^2 + 1e-20)`` (``svdvals``
 values of 1e-15 or 1e15, as TF's), ``|x|**0.5``'s NaN at 0 (PowGrad times AbsGrad's 0); ``pinv``'s second
 derivative at a rank-1 matrix (float32 rounding of the dropped singular values: TF, JAX and tapejax all differ);
 and float32's overflow, where ``std``/``nanstd`` of values near 3e38 have gradient 0 (the truth is 0.28; TF and
-float32 JAX give NaN).
+float32 JAX give NaN); ``layer_norm``'s second derivatives, TF's: its variance is taken around
+``stop_gradient(mean)``, as ``tf.nn.moments`` (Keras's LayerNormalization), which changes the second order.
+It found ``layer_norm``'s gradient at values of 1e13 and beyond (JAX's rsqrt rule underflowed; 7901999).
 """
 from __future__ import annotations
 
@@ -82,6 +84,7 @@ INPUTS["vector with nan"] = INPUTS["vector"] + [("nan entry", _NAN_ENTRY)]
 INPUTS["vector+matrix"] = ([("vector " + n, x) for n, x in INPUTS["vector"]] +
                            [("matrix " + n, x) for n, x in INPUTS["matrix"]])
 
+_LABELS = [0.1, 0.2, 0.3, 0.1, 0.2, 0.1]  # softmax_cross_entropy_with_logits' labels (a distribution)
 _KNOTS = [-2.0, -1.0, 0.0, 1.0, 2.0, 3.0]  # interp's sample points: the vector inputs hit some exactly
 
 # (name, function path under tj / jax, keyword arguments, input kind). "numpy.x" is tj.numpy.x / jax.numpy.x,
@@ -166,12 +169,26 @@ CASES = [
      "vector"),
     ("unwrap", "numpy.unwrap", {}, "vector"),
     ("softmax axis 0", "nn.softmax", {"axis": 0}, "matrix"),
+    # (tj's function, then the float64 reference written with jax.numpy)
+    ("softmax_cross_entropy_with_logits",
+     (lambda m: lambda x: m.nn.softmax_cross_entropy_with_logits(m.numpy.asarray(_LABELS, x.dtype), x),
+      lambda m: lambda x: -m.numpy.sum(m.numpy.asarray(_LABELS, x.dtype) * m.nn.log_softmax(x))), {}, "vector"),
+    ("sparse_softmax_cross_entropy_with_logits",
+     (lambda m: lambda x: m.nn.sparse_softmax_cross_entropy_with_logits(m.numpy.asarray([0, 3, 1, 2]), x),
+      lambda m: lambda x: -m.numpy.take_along_axis(m.nn.log_softmax(x), m.numpy.asarray([[0], [3], [1], [2]]),
+                                                   axis=1)[:, 0]), {}, "matrix"),
+    ("layer_norm",
+     (lambda m: lambda x: m.nn.layer_norm(x),
+      lambda m: lambda x: (x - m.numpy.mean(x, -1, keepdims=True)) / m.numpy.sqrt(m.numpy.var(x, -1, keepdims=True)
+                                                                                  + 1e-5)), {}, "vector+matrix"),
 ]
 
 
 def _function(root, path: str, kwargs: dict, xp):
     """The function ``x -> f(x, **kwargs)`` at ``path`` under ``root`` (tj or jax); ``b`` and ``weights``, given as
     lists, become arrays of ``xp`` in x's dtype."""
+    if isinstance(path, tuple):  # (tapejax's function, and the reference's: jax has none of that name)
+        path = path[0] if root.__name__ == "tapejax" else path[1]
     if callable(path):  # (a function of tj or jax: arguments of its own besides x)
         return path(root)
     f = root
