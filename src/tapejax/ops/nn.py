@@ -63,8 +63,7 @@ from . import initializers  # noqa: F401  (``tj.nn.initializers``)
 from . import numpy as tnp
 from .core import OpDef, ShapeError, as_dtype, as_index, freeze, static
 from .declare import not_differentiable as _not_differentiable, public_dir, samples as _samples
-from .rules import tf_rsqrt as _tf_rsqrt
-from .rules import tf_complex_bwd as _tf_complex_bwd
+from .rules import tf_complex_bwd as _tf_complex_bwd, tf_rsqrt as _tf_rsqrt
 
 __all__ = [
     "relu", "relu6", "gelu", "sigmoid", "log_sigmoid", "softplus", "silu", "swish", "elu", "selu", "leaky_relu",

@@ -2835,7 +2835,8 @@ def angle(z, deg=False):
 
 
 conjugate = conj
-arccosh = _unary("arccosh", jnp.arccosh, lambda x, y: 1 / _complex_c99.sinh(y), domain=_between(1.2, 3.0))  # AcoshGrad
+arccosh = _unary("arccosh", jnp.arccosh, lambda x, y: 1 / _complex_c99.sinh(y),  # AcoshGrad
+                 domain=_between(1.2, 3.0))
 deg2rad = _unary("deg2rad", jnp.deg2rad, lambda x, y: jnp.full_like(x, np.pi / 180))
 rad2deg = _unary("rad2deg", jnp.rad2deg, lambda x, y: jnp.full_like(x, 180 / np.pi))
 radians, degrees = deg2rad, rad2deg
