@@ -26,13 +26,12 @@ sinc's second derivative at 1e-20 (float64 JAX's cancellation).
 """
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 import warnings
 
 import numpy as np
+
+import float64_reference  # (tools/: the script's own folder is on sys.path)
 
 _PARTS = [0.0, 1e-20, 1e-6, 0.5, 1.0, 2.0, 10.0, 1e10]
 _AXIS = np.array(sorted({s * p for p in _PARTS for s in (1, -1)}), np.float32)
@@ -153,18 +152,13 @@ def _value_lines(tj, names: list) -> int:
 
 def main(argv: list) -> int:
     warnings.filterwarnings("ignore")
-    if argv[:1] == ["--reference"]:  # (the subprocess: x64 was set before jax started)
-        json.dump(_reference(json.loads(sys.stdin.read())), sys.stdout)
-        return 0
+    served = float64_reference.serve(argv, _reference)
+    if served is not None:
+        return served
     import tapejax as tj
     only = set(argv[0].split(",")) if argv else None
     names = [n for n in _names(tj) if only is None or n in only]
-    env = dict(os.environ, JAX_ENABLE_X64="1")
-    run = subprocess.run([sys.executable, __file__, "--reference"], env=env, text=True, input=json.dumps(names),
-                         capture_output=True)
-    if run.returncode:
-        raise RuntimeError(f"the float64 reference failed:\n{run.stderr[-3000:]}")
-    ref = json.loads(run.stdout)
+    ref = float64_reference.ask(__file__, names)
     lines = _value_lines(tj, names)
     for n, (first, second, g32, h32) in ref.items():
         try:

@@ -15,7 +15,7 @@ more than 10x (and than 1e-3 of the derivative's size), or is NaN or infinite wh
 are finite: a rule of tapejax that loses what JAX's keeps. The report is for reading: TF's conventions where
 JAX's differ (its ties, its gradients at singular points) show up too.
 
-What it reports on 2026-12-06 (72 functions, 38 lines), each checked against TF 2.21 on the same inputs: TF's
+What it reports on 2026-12-06 (75 functions, 50 lines), each checked against TF 2.21 on the same inputs: TF's
 conventions, which tapejax keeps: ``|x|``'s derivative 0 at 0 (``norm`` with ``ord=1``), clip's gradient passing
 at the bounds (ClipByValueGrad; JAX halves it), ``eigvalsh`` reading the lower triangle (its gradient is
 lower-triangular), the SVD's safe reciprocals ``x / (x^2 + 1e-20)`` (``svdvals``, the ``ord=2`` norm, ``pinv``,
@@ -29,13 +29,12 @@ It found ``layer_norm``'s gradient at values of 1e13 and beyond (JAX's rsqrt rul
 """
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 import warnings
 
 import numpy as np
+
+import float64_reference  # (tools/: the script's own folder is on sys.path)
 
 _rng = np.random.default_rng(7)
 _N = _rng.standard_normal(6).astype(np.float32)
@@ -285,18 +284,13 @@ def _size(values) -> float:
 
 def main(argv: list) -> int:
     warnings.filterwarnings("ignore")
-    if argv[:1] == ["--reference"]:  # (the subprocess: x64 was set before jax started)
-        json.dump(_reference(json.loads(sys.stdin.read())), sys.stdout)
-        return 0
+    served = float64_reference.serve(argv, _reference)
+    if served is not None:
+        return served
     import tapejax as tj
     only = set(argv[0].split(",")) if argv else None
     names = [c[0] for c in CASES if only is None or c[0] in only]
-    env = dict(os.environ, JAX_ENABLE_X64="1")
-    run = subprocess.run([sys.executable, __file__, "--reference"], env=env, text=True, input=json.dumps(names),
-                         capture_output=True)
-    if run.returncode:
-        raise RuntimeError(f"the float64 reference failed:\n{run.stderr[-3000:]}")
-    ref = json.loads(run.stdout)
+    ref = float64_reference.ask(__file__, names)
     lines = 0
     for case in CASES:
         if case[0] not in names:

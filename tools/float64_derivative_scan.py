@@ -17,13 +17,12 @@ x = -1e-10 (tests/test_tf_differential.py).
 """
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 import warnings
 
 import numpy as np
+
+import float64_reference  # (tools/: the script's own folder is on sys.path)
 
 _BASE = [0.0, 1e-38, 1e-30, 1e-20, 1e-10, 1e-6, 1e-4, 1e-2, 0.1, 0.5, 0.9, 0.99, 0.999999, 1.0, 1.000001, 1.5, 2.0,
          3.0, 6.0, 10.0, 15.0, 20.0, 30.0, 50.0, 88.0, 89.0, 100.0, 1e4, 1e10, 1e20, 1e38]
@@ -117,20 +116,15 @@ def _tapejax_derivatives(tj, f, args) -> list:
 
 def main(argv: list) -> int:
     warnings.filterwarnings("ignore")
-    if argv[:1] == ["--reference"]:  # (the subprocess: x64 was set before jax started)
-        spec = json.loads(sys.stdin.read())
-        json.dump(_reference([tuple(u) for u in spec["unary"]], spec["binary"]), sys.stdout)
-        return 0
+    served = float64_reference.serve(argv, lambda spec: _reference([tuple(u) for u in spec["unary"]],
+                                                                   spec["binary"]))
+    if served is not None:
+        return served
     import tapejax as tj
     only = set(argv[0].split(",")) if argv else None
     unary = [u for u in _unary_names(tj) if only is None or u[1] in only]
     binary = [n for n in BINARY if (only is None or n in only) and hasattr(tj.numpy, n)]
-    env = dict(os.environ, JAX_ENABLE_X64="1")
-    run = subprocess.run([sys.executable, __file__, "--reference"], env=env, text=True,
-                         input=json.dumps({"unary": unary, "binary": binary}), capture_output=True)
-    if run.returncode:
-        raise RuntimeError(f"the float64 reference failed:\n{run.stderr[-3000:]}")
-    ref = json.loads(run.stdout)
+    ref = float64_reference.ask(__file__, {"unary": unary, "binary": binary})
     lines = 0
     for key, wants in ref.items():
         mod, n = key.split(".")
