@@ -63,7 +63,7 @@ from . import initializers  # noqa: F401  (``tj.nn.initializers``)
 from . import numpy as tnp
 from .core import OpDef, ShapeError, as_dtype, as_index, freeze, static
 from .declare import not_differentiable as _not_differentiable, public_dir, samples as _samples
-from .rules import tf_complex_bwd as _tf_complex_bwd, tf_rsqrt as _tf_rsqrt
+from .rules import tf_complex_bwd as _tf_complex_bwd
 
 __all__ = [
     "relu", "relu6", "gelu", "sigmoid", "log_sigmoid", "softplus", "silu", "swish", "elu", "selu", "leaky_relu",
@@ -142,7 +142,8 @@ def _elu_fn(x, alpha=1.0):
     # value with the linear side's derivative (``x - x``, zero, carries it)
     neg = jnp.where(x < 0, x, jnp.zeros_like(x))  # no expm1 overflow (or NaN gradient) on the unused side
     e = alpha * jnp.expm1(neg)
-    linear = jnp.where(x < 0, jax.lax.stop_gradient(e) + (x - jax.lax.stop_gradient(x)), x)
+    xe = x.astype(e.dtype)  # (integers and bools: their float, which the result is anyway)
+    linear = jnp.where(x < 0, jax.lax.stop_gradient(e) + (xe - jax.lax.stop_gradient(xe)), x)
     return jnp.where(jnp.exp(neg) < 1, e, linear)
 
 
@@ -700,9 +701,10 @@ def _layer_norm_fn(x, *params, axis=-1, epsilon=1e-5, has_scale=False, has_offse
     # as tf.nn.moments (Keras's LayerNormalization on TF): the variance around stop_gradient(mean). The same
     # first derivative (that of var w.r.t. the mean is 0), TF's second one
     var = jnp.mean(jnp.square(x - jax.lax.stop_gradient(mean)), axis=axes, keepdims=True)
-    # (TF's Rsqrt, whose RsqrtGrad multiplies the gradient by y before y * y: JAX's rule's y / x underflows for a
-    # variance beyond ~1e25, and the gradient lost its variance term: 50% off at values of 1e18)
-    y = (x - mean) * _tf_rsqrt(var + epsilon)
+    # (a division by the square root: JAX's rsqrt rule, -0.5 * t * y / v, underflows once the variance passes
+    # ~1e25, and the gradient lost its variance term, 50% off at values of 1e18 where TF's RsqrtGrad is right;
+    # the quotient's rules keep it to values of ~1e18.5)
+    y = (x - mean) / jnp.sqrt(var + epsilon)
     params = list(params)
     if has_scale:
         p = params.pop(0)
