@@ -25,7 +25,7 @@ derivative at a rank-1 matrix (float32 rounding of the dropped singular values: 
 and float32's overflow, where ``std``/``nanstd`` of values near 3e38 have gradient 0 (the truth is 0.28; TF and
 float32 JAX give NaN); ``layer_norm``'s second derivatives, TF's: its variance is taken around
 ``stop_gradient(mean)``, as ``tf.nn.moments`` (Keras's LayerNormalization), which changes the second order.
-It found ``layer_norm``'s gradient at values of 1e13 and beyond (JAX's rsqrt rule underflowed; 7901999).
+It found ``layer_norm``'s gradient at values of 1e13 and beyond (JAX's rsqrt rule underflowed; 7c647bb).
 """
 from __future__ import annotations
 

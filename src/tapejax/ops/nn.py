@@ -703,7 +703,7 @@ def _layer_norm_fn(x, *params, axis=-1, epsilon=1e-5, has_scale=False, has_offse
     var = jnp.mean(jnp.square(x - jax.lax.stop_gradient(mean)), axis=axes, keepdims=True)
     # (a division by the square root: JAX's rsqrt rule, -0.5 * t * y / v, underflows once the variance passes
     # ~1e25, and the gradient lost its variance term, 50% off at values of 1e18 where TF's RsqrtGrad is right;
-    # the quotient's rules keep it to values of ~1e18.5)
+    # the quotient's rules keep it to values of ~1e18, TF's to ~1e19)
     y = (x - mean) / jnp.sqrt(var + epsilon)
     params = list(params)
     if has_scale:
