@@ -1425,6 +1425,15 @@ def _apply_recorded(op: OpDef, args, raw, static, st: tape_set.State):
 _diffs: Dict[tuple, tuple] = {}  # positions of float Tensor arguments -> that tuple, shared (bounded)
 
 
+def _of_trace(leaves, raw) -> bool:
+    """Whether every traced value among ``leaves`` belongs to a trace of the arguments ``raw``, and none to a
+    transform running inside it (tape.jacobian's vectorized backward, where a jax.custom_jvp's batching wraps even
+    unbatched values as BatchTracers: kept past that transform, they raised UnexpectedTracerError)."""
+    trace = lambda v: id(getattr(v, "_trace", type(v)))  # (JAX's tracer's trace; its type where it has none)
+    traces = {trace(r) for r in raw if isinstance(r, jax.core.Tracer)}
+    return all(trace(v) in traces for v in leaves if isinstance(v, jax.core.Tracer))
+
+
 class _TracedResiduals:
     """The residuals of an op recorded inside a JAX trace (a tj.function, jax.grad of tj code), made when
     first asked for, in the same trace: a backward dispatched as an op (an outer tape recording it: higher
@@ -1450,7 +1459,10 @@ class _TracedResiduals:
                 # JAX cannot differentiate this function: only asking for a gradient fails
                 raise NoGradient.of(self.name, e).error() from e
             same = {id(a): b for a, b in zip(as_tuple(out_r), as_tuple(self.out))}
-            self.made = (jax.tree_util.tree_map(lambda leaf: same.get(id(leaf), leaf), res),)
+            made = (jax.tree_util.tree_map(lambda leaf: same.get(id(leaf), leaf), res),)
+            if not _of_trace(jax.tree_util.tree_leaves(made), raw):
+                return made[0]  # (values of a transform nested in the recording trace: not kept past it)
+            self.made = made
         return self.made[0]
 
     def backward_kernel(self, spec, diff: tuple, needed: tuple, dropped: tuple = ()) -> Callable:
