@@ -116,9 +116,8 @@ def arctanh(z):
     (``arctanh(1 + 1e-20i)`` was ``inf + 0.785i``, not TF's ``23.37 + 0.785i``). Elsewhere jax.numpy's."""
     if not jnp.iscomplexobj(z):
         return jnp.arctanh(z)
-    near = ((jnp.abs(1 - z) < 0.5) | (jnp.abs(1 + z) < 0.5)) & (jnp.imag(z) != 0)
-    zn = jnp.where(near, z, 0)
-    return jnp.where(near, (jnp.log(1 + zn) - jnp.log(1 - zn)) / 2, jnp.arctanh(z))
+    near, by_logs = _arctanh_by_logs(z)
+    return jnp.where(near, by_logs, jnp.arctanh(z))
 
 
 def arctan(z):
@@ -127,9 +126,15 @@ def arctan(z):
     Elsewhere jax.numpy's."""
     if not jnp.iscomplexobj(z):
         return jnp.arctan(z)
-    near = ((jnp.abs(z - 1j) < 0.5) | (jnp.abs(z + 1j) < 0.5)) & (jnp.real(z) != 0)
-    iz = 1j * jnp.where(near, z, 0)
-    return jnp.where(near, -0.5j * (jnp.log(1 + iz) - jnp.log(1 - iz)), jnp.arctan(z))
+    near, by_logs = _arctanh_by_logs(1j * z)
+    return jnp.where(near, -1j * by_logs, jnp.arctan(z))
+
+
+def _arctanh_by_logs(w):
+    """(where ``w`` is within 0.5 of +-1 and off the real axis, ``(log(1 + w) - log(1 - w)) / 2`` there)."""
+    near = ((jnp.abs(1 - w) < 0.5) | (jnp.abs(1 + w) < 0.5)) & (jnp.imag(w) != 0)
+    wn = jnp.where(near, w, 0)
+    return near, (jnp.log(1 + wn) - jnp.log(1 - wn)) / 2
 
 
 def power(z, w):
