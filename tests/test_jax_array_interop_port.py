@@ -387,8 +387,8 @@ def test_cuda_array_interface_on_a_non_gpu_buffer_says_why(make):
 
 def test_bfloat16_is_the_type_jax_and_tf_share():
     # Bfloat16Test.testJaxAndTfHaveTheSameBfloat16Type: TF 2.21's tf.bfloat16.as_numpy_dtype is ml_dtypes.bfloat16
-    # (checked here), whose NumPy type number jnp.bfloat16 shares; tj.numpy's is jax's, and a bfloat16 Tensor keeps it
-    assert tnp.bfloat16 is jnp.bfloat16
+    # (checked here), whose NumPy type number jnp.bfloat16 shares; tj.numpy's equals jax's, and a bfloat16 Tensor keeps it
+    assert tnp.bfloat16 == jnp.bfloat16 and hash(tnp.bfloat16) == hash(jnp.bfloat16)
     assert np.dtype(tnp.bfloat16) == BF16 and np.dtype(tnp.bfloat16).num == BF16.num
     t = tj.constant(_rand((2, 2), BF16))
     assert t.dtype == BF16 and t.numpy().dtype == BF16
@@ -432,10 +432,11 @@ def test_array_api_namespaces_hold_the_names_jax_numpy_does():
     assert not (MAIN_NAMESPACE - {"from_dlpack"}) - _names(tnp)
     assert not LINALG_NAMESPACE - _names(tnp.linalg)
     assert not FFT_NAMESPACE - _names(tnp.fft)
-    # the constants and dtypes are jax.numpy's own
-    for name in ("e", "inf", "pi", "newaxis", "bool", "int8", "uint32", "float32", "complex64", "float64", "finfo",
-                 "iinfo", "isdtype", "can_cast", "result_type"):
+    # the constants and dtype functions are jax.numpy's own; the dtypes equal jax.numpy's (called, they give Tensors)
+    for name in ("e", "inf", "pi", "newaxis", "finfo", "iinfo", "isdtype", "can_cast", "result_type"):
         assert getattr(tnp, name) is getattr(jnp, name), name
+    for name in ("bool", "int8", "uint32", "float32", "complex64", "float64"):
+        assert getattr(tnp, name) == getattr(jnp, name) and np.dtype(getattr(tnp, name)) == getattr(jnp, name), name
     assert np.isnan(tnp.nan)
 
 

@@ -872,6 +872,23 @@ def test_scalar_instantiation(scalar_type):
     assert traced.dtype == np.dtype(scalar_type) and traced.numpy() == scalar_type(1.5)
 
 
+def test_scalar_type_call_is_a_recorded_cast():
+    # jax's jnp.float32(x) is differentiable by jax.grad: tj.numpy's is by a tape (jax's would give a jax.Array the
+    # tape cannot see, the gradient None); still the dtype jax's is, equal and hashing alike
+    x = tj.constant(np.array([1.5, -2.0], F32))
+    with tj.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tnp.float32(x) * 3.0
+        z = tnp.complex64(x)
+        re = tnp.real(z * (2 - 1j))
+    assert isinstance(y, tj.Tensor) and z.dtype == np.complex64
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(tape.gradient(re, x).numpy(), [2.0, 2.0])
+    assert tnp.float32 == jnp.float32 and jnp.float32 == tnp.float32 and tnp.float32 == np.float32
+    assert tnp.float32 != tnp.int32 and {jnp.float32: 1}[tnp.float32] == 1 and np.dtype(tnp.bfloat16) == BF16
+    assert jnp.zeros(2, tnp.float16).dtype == F16 and isinstance(np.float32(1), tnp.float32)
+
+
 def test_scalar_cast_inside_function():
     got = tj.function(lambda x: tnp.int32(x))(tj.constant(np.float32(101.4)))
     assert isinstance(got, tj.Tensor) and got.dtype == I32 and int(got) == 101

@@ -729,11 +729,13 @@ def test_issue2347():
 
 
 def test_default_dtypes():
-    assert tnp.bool_ is jnp.bool_ and tnp.bool_ == np.bool_
-    assert tnp.int_ is jnp.int_ and tnp.int_ == np.int64
-    assert tnp.uint is jnp.uint and tnp.uint == np.uint64
-    assert tnp.float_ is jnp.float_ and tnp.float_ == np.float64
-    assert tnp.complex_ is jnp.complex_ and tnp.complex_ == np.complex128
+    # (tj.numpy's scalar types equal jax.numpy's, and give Tensors; jax's aliases stay aliases)
+    assert tnp.bool_ == jnp.bool_ and tnp.bool_ == np.bool_
+    assert tnp.int_ == jnp.int_ and tnp.int_ == np.int64
+    assert tnp.uint == jnp.uint and tnp.uint == np.uint64
+    assert tnp.float_ == jnp.float_ and tnp.float_ == np.float64 and tnp.float_ is tnp.float64
+    assert tnp.complex_ == jnp.complex_ and tnp.complex_ == np.complex128 and tnp.complex_ is tnp.complex128
+    assert tnp.single is tnp.float32 and isinstance(tnp.int4(3), tj.Tensor) and tnp.int4(3).dtype == jnp.int4
 
 
 def test_from_function():

@@ -35,8 +35,9 @@ Sanctioned differences (API.md: tj.numpy follows jax.numpy's signatures and NumP
   -2147483648] (halves up, 2**31 - 1 wraps) and jax.numpy raises NotImplementedError;
 - clip with a_min > a_max gives a_max (NumPy, jax.numpy); TF 2.21's clip gives a_min;
 - clip's bound keywords: jax.numpy's are min= / max= (it dropped a_min / a_max); tj.numpy takes both spellings;
-- tnp.float32(x) is jax.numpy's scalar type (a jax Array), where TF's is NumPy's np.float32; round() of a float32
-  Tensor without digits gives a float32 Tensor (TF too; NumPy a Python int);
+- tnp.float32(x) is jax.numpy's scalar type called as tj.numpy's (a Tensor, its cast recorded), where TF's is
+  NumPy's np.float32 (a NumPy value); round() of a float32 Tensor without digits gives a float32 Tensor (TF too;
+  NumPy a Python int);
 - a tj.function given a Tensor of repeats as an argument raises (XLA needs the result's shape, as jax.jit); TF
   2.21's tf.function runs it as a dynamic-shape graph. Closed-over Tensors of repeats work.
 

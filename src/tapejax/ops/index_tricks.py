@@ -1,5 +1,6 @@
 """jax.numpy's index helpers (``r_``, ``c_``, ``mgrid``, ``ogrid``, ``s_``, ``index_exp``), ``fromfunction``,
-``mask_indices``, ``isdtype``, ``iterable`` and the NumPy scalar-type aliases jax.numpy re-exports, set on tj.numpy.
+``mask_indices``, ``isdtype``, ``iterable``, NumPy's abstract scalar types jax.numpy re-exports and the dtype name
+``bool``, set on tj.numpy.
 
 ``r_``/``c_``/``mgrid``/``ogrid`` are built from tj.numpy's ops (``arange``, ``linspace``, ``reshape``,
 ``transpose``, ``concatenate``, ``meshgrid``, ``stack``), so a Tensor piece of ``r_[...]`` or ``c_[...]`` keeps its
@@ -210,14 +211,10 @@ array_str = jnp.array_str
 euler_gamma = np.euler_gamma
 ComplexWarning = jnp.ComplexWarning
 
-# NumPy's scalar-type names that jax.numpy re-exports (its objects themselves), with jax's narrow float and int
-# types; set as module attributes last (``bool`` is jax.numpy's bool here, not Python's)
-_SCALAR_TYPES = ("bool", "cdouble", "character", "complex_", "csingle", "double", "flexible", "float_", "generic",
-                 "int_", "object_", "single", "uint", "int1", "int2", "int4", "uint1", "uint2", "uint4",
-                 "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz",
-                 "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu")
-_SCALAR_TYPES = tuple(n for n in _SCALAR_TYPES if hasattr(jnp, n))
-globals().update({n: getattr(jnp, n) for n in _SCALAR_TYPES})
+# NumPy's abstract scalar types that jax.numpy re-exports (its objects themselves), and ``bool``: tj.numpy's bool_
+# (its scalar types are tj.numpy's own; set as a module attribute last, ``bool`` is not Python's here)
+_SCALAR_TYPES = tuple(n for n in ("character", "flexible", "generic", "object_") if hasattr(jnp, n)) + ("bool",)
+globals().update({n: getattr(jnp, n) for n in _SCALAR_TYPES[:-1]}, bool=_tnp.bool_)
 
 __all__: list = ["r_", "c_", "mgrid", "ogrid", "s_", "index_exp", "fromfunction", "mask_indices", "isdtype",
                  "iterable", "array_repr", "array_str", "euler_gamma", "ComplexWarning", *_SCALAR_TYPES]

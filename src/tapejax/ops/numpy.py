@@ -2772,15 +2772,41 @@ def size(a, axis=None):
     return int(np.prod([shp[ax] for ax in axes], dtype=np.int64))
 
 
+class _ScalarType(type(jnp.float32)):
+    """jax.numpy's scalar types (``jnp.float32``: a dtype wherever one is taken, equal and hashing as jax's, and
+    ``isinstance`` as numpy's scalar type), called as tj.numpy's: ``tnp.float32(x)`` is ``tnp.asarray(x, float32)``,
+    a Tensor whose cast is recorded (jax's gives a jax.Array, out of sight of a tape)."""
+
+    def __call__(self, x):
+        return asarray(x, dtype=self.dtype)
+
+
+_scalar_types: dict = {}  # jax.numpy's scalar type -> tj.numpy's (jax's aliases, single of float32, stay aliases)
+
+
+def _scalar_type(jax_type) -> type:
+    t = _scalar_types.get(jax_type)
+    if t is None:
+        t = _scalar_types[jax_type] = _ScalarType(
+            jax_type.__name__, (object,),
+            {"dtype": jax_type.dtype, "__module__": __name__,
+             "__doc__": f"jax.numpy.{jax_type.__name__}, giving Tensors"})
+    return t
+
+
 # jax.numpy's dtype names and dtype helpers (tnp.complex64, tnp.finfo(tnp.float32).eps), as jax.numpy has them
-float32 = jnp.float32
-float16 = jnp.float16
-bfloat16 = jnp.bfloat16
-float64 = jnp.float64
-int8, int16, int32, int64 = jnp.int8, jnp.int16, jnp.int32, jnp.int64
-uint8, uint16, uint32, uint64 = jnp.uint8, jnp.uint16, jnp.uint32, jnp.uint64
-complex64, complex128 = jnp.complex64, jnp.complex128
-bool_ = jnp.bool_
+float32, float16, bfloat16, float64 = (_scalar_type(t) for t in (jnp.float32, jnp.float16, jnp.bfloat16, jnp.float64))
+int8, int16, int32, int64 = (_scalar_type(t) for t in (jnp.int8, jnp.int16, jnp.int32, jnp.int64))
+uint8, uint16, uint32, uint64 = (_scalar_type(t) for t in (jnp.uint8, jnp.uint16, jnp.uint32, jnp.uint64))
+complex64, complex128 = _scalar_type(jnp.complex64), _scalar_type(jnp.complex128)
+bool_ = _scalar_type(jnp.bool_)
+# and its other scalar types: NumPy's aliases (single, int_...), the narrow ints and floats (``bool``, Python's name
+# inside this module, is tj.numpy's ``bool_``: index_tricks answers it)
+globals().update({n: _scalar_type(getattr(jnp, n)) for n in (
+    "cdouble", "complex_", "csingle", "double", "float_", "int_", "single", "uint", "int1", "int2", "int4", "uint1",
+    "uint2", "uint4", "float4_e2m1fn", "float6_e2m3fn", "float6_e3m2fn", "float8_e3m4", "float8_e4m3",
+    "float8_e4m3b11fnuz", "float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu")
+    if isinstance(getattr(jnp, n, None), _ScalarType.__base__)})
 dtype, finfo, iinfo, issubdtype, result_type = jnp.dtype, jnp.finfo, jnp.iinfo, jnp.issubdtype, jnp.result_type
 number, inexact, floating, complexfloating, integer, signedinteger, unsignedinteger = (
     jnp.number, jnp.inexact, jnp.floating, jnp.complexfloating, jnp.integer, jnp.signedinteger, jnp.unsignedinteger)
