@@ -135,7 +135,9 @@ def op_elementwise(rng, pool):
 def _rounding_residue(z) -> bool:
     """Whether ``z`` holds a value that is 0 but for rounding (|z| within 1e-5 of its largest, not 0): abs's and
     angle's derivatives there are the residue's direction, which each library's rounding picks (seed 2526: an
-    entry of a QR's Q, 0 in exact arithmetic, -3e-8 - 8e-8j in tapejax)."""
+    entry of a QR's Q, 0 in exact arithmetic, -3e-8 - 8e-8j in tapejax); likewise a division's derivatives by such a
+    residue (its pole: seed 908444, q / q at a Q entry of -8e-8 + 2e-8j in tapejax, 3e-8 + 5e-8j in TF, where the
+    derivatives, 0 in exact arithmetic, are each library's rounding over the residue squared)."""
     a = np.abs(np.asarray(z, np.complex128))
     if not np.all(np.isfinite(a)):
         return False
@@ -148,7 +150,8 @@ def op_binary(rng, pool):
     j = pick(rng, pool, lambda m: m.cplx == pool[i].cplx and bshape(m.shape, pool[i].shape) is not None)
     a, b = (i, j) if rng.random() < 0.5 else (j, i)
     f = BINARY[name]
-    return Step(name, [a, b], f, f, Meta(bshape(pool[a].shape, pool[b].shape), pool[i].cplx), cut=name == "pow")
+    return Step(name, [a, b], f, f, Meta(bshape(pool[a].shape, pool[b].shape), pool[i].cplx), cut=name == "pow",
+                degenerate=(lambda x, y: _rounding_residue(y)) if name == "div" else None)
 
 
 def _ctype(x):  # TF's complex dtype of a float tensor's precision
