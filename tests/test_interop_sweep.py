@@ -615,11 +615,13 @@ def test_optax_updates_on_a_pytree_of_variables():
 
 
 def test_numpy_surface_has_jax_numpys_dtype_names():
-    # tj.numpy mirrors jax.numpy's names: its dtypes and dtype helpers too (tnp.complex64, tnp.finfo(...).eps)
+    # tj.numpy mirrors jax.numpy's names: its dtypes (equal to jax.numpy's; tj's TF-style names are the same objects)
+    # and dtype helpers (jax.numpy's own: tnp.complex64, tnp.finfo(...).eps)
     for name in ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "float16", "bfloat16",
-                 "float32", "float64", "complex64", "complex128", "bool_", "dtype", "finfo", "iinfo", "issubdtype",
-                 "result_type", "number", "inexact", "floating", "complexfloating", "integer", "signedinteger",
-                 "unsignedinteger"):
+                 "float32", "float64", "complex64", "complex128", "bool_"):
+        assert getattr(tnp, name) == getattr(jnp, name) and getattr(tnp, name) is getattr(tj, name.rstrip("_")), name
+    for name in ("dtype", "finfo", "iinfo", "issubdtype", "result_type", "number", "inexact", "floating",
+                 "complexfloating", "integer", "signedinteger", "unsignedinteger"):
         assert getattr(tnp, name) is getattr(jnp, name), name
     assert tnp.result_type(tj.Variable([1, 2])) == jnp.int32 and tnp.issubdtype(tj.constant(1.0).dtype, tnp.floating)
 

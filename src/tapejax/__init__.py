@@ -45,10 +45,10 @@ from .train import Module, optimizers, clip_by_norm, clip_by_global_norm
 
 _sys.modules[__name__ + ".optimizers"] = optimizers  # `import tapejax.optimizers` works too
 
-# TF's dtype names (`dtype=tj.float32`, `x.dtype == tj.int32`): JAX's scalar types, which compare equal to
-# the arrays' NumPy dtypes.
-from jax.numpy import (bfloat16, bool_ as bool, complex64, complex128, float16, float32, float64,  # noqa: E402
-                       int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+# TF's dtype names (`dtype=tj.float32`, `x.dtype == tj.int32`): tj.numpy's scalar types (JAX's, called as tj.numpy's),
+# which compare equal to the arrays' NumPy dtypes.
+from .ops.numpy import (bfloat16, bool_ as bool, complex64, complex128, float16, float32, float64,  # noqa: E402
+                        int8, int16, int32, int64, uint8, uint16, uint32, uint64)
 _DTYPE_NAMES = ("bfloat16", "bool", "complex64", "complex128", "float16", "float32", "float64", "int8", "int16",
                 "int32", "int64", "uint8", "uint16", "uint32", "uint64")
 
