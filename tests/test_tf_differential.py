@@ -338,3 +338,66 @@ def test_layer_norm_gradient_keeps_the_variance_term_at_large_values(scale):
     gy = w64 / s  # d loss / d x: (w - mean(w)) / s - c * mean(w * c) / s**3
     want = gy - gy.mean(-1, keepdims=True) - c * (w64 * c).mean(-1, keepdims=True) / s ** 3
     np.testing.assert_allclose(got, want, rtol=2e-4, atol=1e-6 * np.abs(want).max())
+
+
+# -- found by tools/forward_reverse_scan.py ---------------------------------------------------------------------
+
+def test_arctan2_rules_are_atan2grads_order():
+    # TF's Atan2Grad: grad_inv = grad / (x1**2 + x2**2), then x2 * grad_inv and -x1 * grad_inv; its forward mode,
+    # that transposed, (t1 * x2 - t2 * x1) / (x1**2 + x2**2). Hand-worked (and TF 2.21's) values: at (1e20, 1e20)
+    # the squares overflow, so grad / inf = 0 (g * x2 first gave 1e50 = inf, inf / inf = NaN); at (1e-30, 0) they
+    # underflow to 0, and -t2 * 1e-30 / 0 = -inf; at (1, 2): (1 * 2 - (-1) * 1) / 5 = 0.6
+    a, b = tj.constant(np.array([1e-30, 1e20, 1.0], np.float32)), tj.constant(np.array([0.0, 1e20, 2.0], np.float32))
+    with tj.ForwardAccumulator([a, b], [tj.constant(np.ones(3, np.float32)),
+                                        tj.constant(np.array([1.0, 0.5, -1.0], np.float32))]) as acc:
+        y = tnp.arctan2(a, b)
+    np.testing.assert_array_equal(acc.jvp(y).numpy(), np.array([-np.inf, 0.0, 0.6], np.float32))
+    with tj.GradientTape() as tape:
+        tape.watch([a, b])
+        y = tnp.arctan2(a, b)
+    ga, gb = tape.gradient(y, [a, b], output_gradients=tj.constant(np.full(3, 1e30, np.float32)))
+    # (at (1e-30, 0): 0 * (1e30 / 0) = NaN and -1e-30 * inf = -inf, as TF's)
+    np.testing.assert_array_equal(ga.numpy(), np.array([np.nan, 0.0, 4e29], np.float32))
+    np.testing.assert_array_equal(gb.numpy(), np.array([-np.inf, 0.0, -2e29], np.float32))
+    # forward over reverse at (1e20, 1e20): d/dx1 of x2 * (g / (x1**2 + x2**2)) is 0 there (TF: 0; it was NaN)
+    x1, x2 = tj.constant(np.float32(1e20)), tj.constant(np.float32(1e20))
+    with tj.ForwardAccumulator(x1, tj.constant(np.float32(1.0))) as acc:
+        with tj.GradientTape() as tape:
+            tape.watch(x1)
+            y = tnp.arctan2(x1, x2)
+        g = tape.gradient(y, x1)
+    assert float(acc.jvp(g)) == 0.0
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_det_second_derivative_scales_with_the_matrix(n):
+    # det is homogeneous of degree n, so its Hessian-vector product at s * M is s**(n - 2) times that at M: JAX's
+    # rule (its cofactor solve) divides by the product of n - 1 pivots and, differentiated, squares it, which
+    # overflowed float32 for entries of 1e-7 (n = 4): NaN, where TF 2.21's det * A^-T gives -3.4065551e-14 for the
+    # first entry of tools/forward_reverse_scan.py's case. s a power of two: both sides are the same rounding.
+    rng = np.random.default_rng(n)
+    m = rng.standard_normal((n, n)).astype(np.float32)
+    v = tj.constant(rng.uniform(0.5, 1.5, (n, n)).astype(np.float32))
+
+    def hvp(a):
+        x = tj.constant(a)
+        with tj.GradientTape() as outer:
+            outer.watch(x)
+            with tj.GradientTape() as inner:
+                inner.watch(x)
+                d = tnp.linalg.det(x)
+            s = tnp.sum(inner.gradient(d, x) * v)
+        return outer.gradient(s, x).numpy()
+    s = np.float32(2.0 ** -24)  # (6e-8)
+    want = hvp(m)
+    np.testing.assert_allclose(hvp(m * s) / s ** (n - 2), want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+def test_det_gradient_overflowing_is_signed_infinities_as_tf():
+    # a 4x4 matrix of entries near 1e15: det and its gradient det * A^-T pass float32's range; TF 2.21 gives
+    # +-inf with the signs of det * A^-T (JAX's cofactor rule gave 0, then NaN)
+    m = np.random.default_rng(7).standard_normal((4, 4)).astype(np.float32)
+    a = m * np.float32(1e15)
+    g = _grad(tnp.linalg.det, a).numpy()
+    want = np.sign(np.linalg.det(m.astype(np.float64))) * np.sign(np.linalg.inv(m.astype(np.float64)).T) * np.inf
+    np.testing.assert_array_equal(g, want.astype(np.float32))

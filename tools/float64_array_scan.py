@@ -15,15 +15,16 @@ more than 10x (and than 1e-3 of the derivative's size), or is NaN or infinite wh
 are finite: a rule of tapejax that loses what JAX's keeps. The report is for reading: TF's conventions where
 JAX's differ (its ties, its gradients at singular points) show up too.
 
-What it reports on 2026-12-06 (75 functions, 50 lines), each checked against TF 2.21 on the same inputs: TF's
+What it reports on 2026-12-06 (75 functions, 52 lines), each checked against TF 2.21 on the same inputs: TF's
 conventions, which tapejax keeps: ``|x|``'s derivative 0 at 0 (``norm`` with ``ord=1``), clip's gradient passing
 at the bounds (ClipByValueGrad; JAX halves it), ``eigvalsh`` reading the lower triangle (its gradient is
 lower-triangular), the SVD's safe reciprocals ``x / (x^2 + 1e-20)`` (``svdvals``, the ``ord=2`` norm, ``pinv``,
 ``cond``: 0 rather than NaN at equal singular values, and an absolute 1e-20 that drops the terms between singular
 values of 1e-15 or 1e15, as TF's), ``|x|**0.5``'s NaN at 0 (PowGrad times AbsGrad's 0); ``pinv``'s second
 derivative at a rank-1 matrix (float32 rounding of the dropped singular values: TF, JAX and tapejax all differ);
-and float32's overflow, where ``std``/``nanstd`` of values near 3e38 have gradient 0 (the truth is 0.28; TF and
-float32 JAX give NaN); ``layer_norm``'s second derivatives, TF's: its variance is taken around
+and float32's range, where ``std``/``nanstd`` of values near 3e38 have gradient 0 (the truth is 0.28; TF and
+float32 JAX give NaN), ``det``'s gradient at entries of 1e15 is +-inf (TF's; float32 JAX's 0) and its second
+derivative at entries of 1e-15 is 0 (TF's; float32 JAX's NaN); ``layer_norm``'s second derivatives, TF's: its variance is taken around
 ``stop_gradient(mean)``, as ``tf.nn.moments`` (Keras's LayerNormalization), which changes the second order.
 It found ``layer_norm``'s gradient at values of 1e13 and beyond (JAX's rsqrt rule underflowed; 7c647bb).
 """
@@ -183,7 +184,7 @@ CASES = [
 ]
 
 
-def _function(root, path: str, kwargs: dict, xp):
+def function_of(root, path: str, kwargs: dict, xp):
     """The function ``x -> f(x, **kwargs)`` at ``path`` under ``root`` (tj or jax); ``b`` and ``weights``, given as
     lists, become arrays of ``xp`` in x's dtype."""
     if isinstance(path, tuple):  # (tapejax's function, and the reference's: jax has none of that name)
@@ -203,7 +204,7 @@ def _function(root, path: str, kwargs: dict, xp):
     return call
 
 
-def _weights(shapes, seed: int) -> list:
+def weights(shapes, seed: int) -> list:
     r = np.random.default_rng(seed)
     return [r.uniform(0.5, 1.5, s).astype(np.float32) for s in shapes]
 
@@ -217,12 +218,12 @@ def _jax_derivatives(case, x, dtype) -> list:
     import jax
     import jax.numpy as jnp
     _, path, kwargs, _ = case
-    f = _function(jax, path, kwargs, jnp)
+    f = function_of(jax, path, kwargs, jnp)
     x = jnp.asarray(x, dtype)
     ys = f(x)
     ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
-    ws = [jnp.asarray(w, dtype) for w in _weights([y.shape for y in ys], 1)]
-    v = jnp.asarray(_weights([x.shape], 2)[0], dtype)
+    ws = [jnp.asarray(w, dtype) for w in weights([y.shape for y in ys], 1)]
+    v = jnp.asarray(weights([x.shape], 2)[0], dtype)
 
     def loss(x):
         out = f(x)
@@ -248,16 +249,16 @@ def _reference(names: list) -> dict:
 
 def _tapejax_derivatives(tj, case, x) -> list:
     _, path, kwargs, _ = case
-    f = _function(tj, path, kwargs, tj.numpy)
+    f = function_of(tj, path, kwargs, tj.numpy)
     xt = tj.constant(x)
-    v = tj.constant(_weights([x.shape], 2)[0])
+    v = tj.constant(weights([x.shape], 2)[0])
     with tj.GradientTape() as outer:
         outer.watch(xt)
         with tj.GradientTape() as inner:
             inner.watch(xt)
             ys = f(xt)
             ys = list(ys) if isinstance(ys, (tuple, list)) else [ys]
-            ws = [tj.constant(w) for w in _weights([tuple(y.shape) for y in ys], 1)]
+            ws = [tj.constant(w) for w in weights([tuple(y.shape) for y in ys], 1)]
             loss = _loss(tj.numpy, ys, ws)
         g = inner.gradient(loss, xt)
         s = tj.numpy.sum(v * g) if g is not None else None

@@ -33,7 +33,7 @@ BINARY = ["power", "arctan2", "hypot", "logaddexp", "logaddexp2", "divide", "flo
           "maximum", "minimum", "fmax", "fmin", "copysign", "heaviside", "float_power", "nextafter", "ldexp"]
 
 
-def _unary_names(tj) -> list:
+def unary_names(tj) -> list:
     """(module, name) of the one-argument functions tj.numpy / tj.nn share with jax.numpy / jax.nn that map a float32
     array to a float32 array of its shape (elementwise, or shape-preserving)."""
     import jax
@@ -122,7 +122,7 @@ def main(argv: list) -> int:
         return served
     import tapejax as tj
     only = set(argv[0].split(",")) if argv else None
-    unary = [u for u in _unary_names(tj) if only is None or u[1] in only]
+    unary = [u for u in unary_names(tj) if only is None or u[1] in only]
     binary = [n for n in BINARY if (only is None or n in only) and hasattr(tj.numpy, n)]
     ref = float64_reference.ask(__file__, {"unary": unary, "binary": binary})
     lines = 0

@@ -674,8 +674,6 @@ KNOWN.update({
                                              "repeated index; tapejax's tangent is the update that is kept",
     ("nanmean", "f32 an all-NaN row, inf", "jvp"): "a row with an inf: TF's forward mode of its composite gives NaN, "
                                                   "its reverse mode the finite gradient (as tapejax in both modes)",
-    ("arctan2", "f32 corner grid", "jvp"): "x = 1e-30, y = 0: x*x + y*y underflows to 0; TF's forward mode "
-                                           "forms (tx*y - ty*x) / 0 = -inf, tapejax tx*y/0 + ... = NaN",
 })
 KNOWN_ERRORS = {
     ("add", "float32 + int32 tensors"): "tj.numpy mirrors jax.numpy's type promotion (TF raises)",

@@ -37,7 +37,8 @@ computes TF's convention from one definition:
   3x3) determinants, which differs with inf/nan entries, and where a product of finite entries overflows (1e20 *
   1e20 in float32: inf - inf = nan, where the LU gives the determinant): there a 2x2 takes TF's LU value
   (``_det_lu_2x2``), a 3x3 the LU one. The derivative is JAX's (its cofactor solve; the adjugate at a singular
-  matrix), TF's ``det * A^-T`` where products of entries could overflow the cofactors. With inf or nan entries
+  matrix) on the matrix scaled by a power of two (its second derivative overflowed to NaN for entries of 1e-7),
+  TF's ``det * A^-T`` where products of entries could overflow the cofactors. With inf or nan entries
   TF's sign is nan where log|det| is (jnp's stays +-1), and a complex matrix's det, sign and log|det| are nan
   (``_tf_slogdet_nonfinite``).
 * ``eig``/``eigvals`` (general matrices; JAX's nonsymmetric eigendecomposition runs on the CPU only, as
@@ -348,19 +349,19 @@ def _det_fn(a):
     n = a.shape[-1]
     if n == 0:  # the empty product, 1 (as TF); jnp's det differentiates it with an index error (tj.function, tapes)
         return jnp.ones(a.shape[:-2], a.dtype)
-    if n > 3 and not jnp.iscomplexobj(a):
-        return jnp.linalg.det(a)  # (LU, as TF)
-    return _det_small_or_complex(a)
+    return _det_tf(a)
 
 
 @jax.custom_jvp
-def _det_small_or_complex(a):
-    """The determinant of a complex matrix or a 2x2 or 3x3 one: jnp's, TF's where jnp's is not TF's. jnp expands
-    2x2 and 3x3 determinants: a product of finite entries past the float range (1e20 * 1e20 in float32) is inf
-    there, and ``inf - inf`` nan, where TF's LU gives the determinant; at an inf or nan entry TF's value is its
+def _det_tf(a):
+    """The determinant: jnp's (an LU's, as TF's, for a real matrix past 3x3), TF's where jnp's is not TF's. jnp
+    expands 2x2 and 3x3 determinants: a product of finite entries past the float range (1e20 * 1e20 in float32) is
+    inf there, and ``inf - inf`` nan, where TF's LU gives the determinant; at an inf or nan entry TF's value is its
     LU's (a complex one nan)."""
     n = a.shape[-1]
     d = jnp.linalg.det(a)
+    if n > 3 and not jnp.iscomplexobj(a):
+        return d
     finite = jnp.all(jnp.isfinite(a), axis=(-2, -1))
     if n == 2:  # (an overflow, or an inf or nan entry: TF's LU value)
         d = jnp.where(finite & jnp.isfinite(d), d, _det_lu_2x2(a))
@@ -374,24 +375,41 @@ def _det_small_or_complex(a):
     return d
 
 
-@_det_small_or_complex.defjvp
-def _det_small_or_complex_jvp(primals, tangents):
-    # JAX's derivative of det (its cofactor solve, whose determinant is an LU's: finite where the expanded value
-    # overflowed), none at an inf or nan entry (TF's value there is its LU's, its derivative inf or nan anyway).
-    # Where products of n - 1 entries pass the float range, the cofactors can overflow (1e40 - 1e40 in float32):
-    # there TF's det * tr(A^-1 dA) for a finite, nonzero determinant (on the identity elsewhere, so that the
-    # branch not taken has no inf or nan to carry into a gradient).
+def _cofactor_jvp(a, da):
+    """JAX's derivative of det along ``da`` (its cofactor solve: the adjugate at a singular matrix), taken at ``a / s``
+    and times ``s**(n - 1)``, ``s`` the power of two of ``a``'s largest magnitude: the same number (scaling by a power
+    of two is exact), where at ``a`` itself JAX's rule, which divides by the product of n - 1 pivots, squares it in
+    the second derivative: past the float range for entries of 1e-7 (n = 4), NaN where TF's is right."""
+    n = a.shape[-1]
+    m = jnp.max(jnp.abs(a), axis=(-2, -1))
+    _, e = jnp.frexp(m)
+    scale = jnp.where(jnp.isfinite(m) & (m >= jnp.finfo(m.dtype).tiny), jnp.ldexp(jnp.ones_like(m), e), 1)
+    scale = jax.lax.stop_gradient(scale)
+    _, d_dot = jax.jvp(jnp.linalg.det, (a / scale[..., None, None].astype(a.dtype),), (da,))
+    return d_dot * (scale ** (n - 1)).astype(d_dot.dtype)
+
+
+@_det_tf.defjvp
+def _det_tf_jvp(primals, tangents):
+    # JAX's derivative of det (_cofactor_jvp: the LU's, finite where jnp's expanded value overflowed), none at an
+    # inf or nan entry (TF's value there is its LU's, its derivative inf or nan anyway). Where products of n - 1
+    # entries pass the float range, the cofactors can overflow (1e40 - 1e40 in float32): there TF's
+    # det * tr(A^-1 dA) for a nonzero determinant, +-inf where it overflowed, as TF's (on the identity elsewhere, so
+    # that the branch not taken has no inf or nan to carry into a gradient).
     (a,), (da,) = primals, tangents
-    value = _det_small_or_complex(a)
+    value = _det_tf(a)
     n = a.shape[-1]
     finite = jnp.all(jnp.isfinite(a), axis=(-2, -1))
     big = jnp.max(jnp.abs(a), axis=(-2, -1)) ** (n - 1) > jnp.finfo(a.dtype).max / n
-    by_inverse = finite & big & jnp.isfinite(value) & (value != 0)
+    by_inverse = finite & big & ~jnp.isnan(value) & (value != 0)
     on = by_inverse[..., None, None]
     eye, no_da = jnp.broadcast_to(jnp.eye(n, dtype=a.dtype), a.shape), jnp.zeros_like(da)
-    _, d_dot = jax.jvp(jnp.linalg.det, (jnp.where(on, eye, a),), (jnp.where(on, no_da, da),))
-    solved = jnp.linalg.solve(jnp.where(on, a, eye), jnp.where(on, da, no_da))
-    tf_dot = jnp.where(by_inverse, value, jnp.zeros_like(value)) * jnp.trace(solved, axis1=-2, axis2=-1)
+    d_dot = _cofactor_jvp(jnp.where(on, eye, a), jnp.where(on, no_da, da))
+    # (as sum(A^-T * dA), not tr(A^-1 dA): the transpose is then TF's g * det * A^-T, +-inf for an infinite det,
+    # where a trace's transpose, infinities on the diagonal and zeros off it, solved, gives inf - inf)
+    inv_t = jnp.swapaxes(jnp.linalg.inv(jnp.where(on, a, eye)), -1, -2)
+    contracted = jnp.sum(inv_t * jnp.where(on, da, no_da), axis=(-2, -1))
+    tf_dot = jnp.where(by_inverse, value, jnp.zeros_like(value)) * contracted
     d_dot = jnp.where(by_inverse, tf_dot, d_dot)
     return value, jnp.where(finite, d_dot, jnp.zeros_like(d_dot))
 

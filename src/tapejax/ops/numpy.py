@@ -283,6 +283,14 @@ def _partial_rules(f, dx, dy) -> dict:
     return {"fwd": fwd, "bwd": bwd, "jvp": jvp}
 
 
+# Atan2Grad: grad / (x1**2 + x2**2) first, then times x2 and -x1 (g * x2 / ... overflowed to inf / inf = NaN where
+# TF's is 0: a large g, or forward over reverse at x1 = x2 = 1e20). Its forward mode is TF's transpose of that:
+# the two products summed, then divided (at x1 = 1e-30, x2 = 0, where the sum of squares underflows: -inf, not NaN).
+_ATAN2_RULES = {**_partial_rules(jnp.arctan2, lambda x, y, o, g: y * (g / (x * x + y * y)),
+                                 lambda x, y, o, g: -x * (g / (x * x + y * y))),
+                "jvp": lambda p, t, out: (t[0] * p[1] + t[1] * -p[0]) / (p[0] * p[0] + p[1] * p[1])}
+
+
 def _linear_rules(f, sx, sy) -> dict:
     """Rules of ``f(x, y) = sx * x + sy * y`` (add, subtract): the residuals are only the shapes."""
 
@@ -426,8 +434,7 @@ maximum = _binary("maximum", jnp.maximum, lambda x, y, o, g: jnp.where(x >= y, g
                   lambda x, y, o, g: jnp.where(x >= y, jnp.zeros_like(g), g), ufunc=True)  # MaximumGrad: tie to x
 minimum = _binary("minimum", jnp.minimum, lambda x, y, o, g: jnp.where(x <= y, g, jnp.zeros_like(g)),
                   lambda x, y, o, g: jnp.where(x <= y, jnp.zeros_like(g), g), ufunc=True)  # MinimumGrad: tie to x
-arctan2 = _binary("arctan2", jnp.arctan2, lambda x, y, o, g: g * y / (x * x + y * y),
-                  lambda x, y, o, g: -g * x / (x * x + y * y), domain_y=_pos)
+arctan2 = _binary("arctan2", jnp.arctan2, rules=_ATAN2_RULES, domain_y=_pos)
 mod = _binary("mod", jnp.mod, _gx, lambda x, y, o, g: -g * jnp.floor(x / y), domain_y=_pos)  # FloorMod
 _rng.uniform(size=59)  # the draws of floor_divide's samples (no gradient now): later samples stay as they were
 true_divide = divide
