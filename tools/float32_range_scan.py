@@ -7,12 +7,13 @@ Run from the repository root::
 A rule can be right and still overflow or underflow inside float32 where the derivative itself is well within
 range: det's second derivative divided by the square of a product of pivots (NaN for entries of 1e-7), layer_norm's
 rsqrt rule cubed a small number (0 at values of 1e13). This scan takes each op of the registry (ops/core.py) at
-its first sample with a float32 argument, every float argument scaled by 1e-12, 1e-6, 1e6 and 1e12, and compares, in float32, the
-gradient of ``sum(w * out)`` and a Hessian-vector product (nested tapes) with the same computed by tapejax itself
-with JAX's x64 mode on (a subprocess: the same rules in float64, so what differs is float32's range and rounding).
-A line is printed where the float64 value is finite, within float32's range and the float32 output finite too,
-and the float32 derivative is NaN or infinite where float64's is finite and within range, or an entry is further
-from float64's than a tenth of the derivative's largest magnitude (a second derivative's differences are measured against 1e-5 of the gradient's size at least: its rounding is on the
+its first sample with a float32 argument, every float argument scaled by 1e-12, 1e-6, 1e6 and 1e12, and
+compares, in float32, the gradient of ``sum(w * out)`` and a Hessian-vector product (nested tapes) with the same
+computed by tapejax itself with JAX's x64 mode on (a subprocess: the same rules in float64, so what differs is
+float32's range and rounding). A line is printed where the float64 value is finite, within float32's range and
+the float32 output finite too, and the float32 derivative is NaN or infinite where float64's is finite and within
+range, or an entry is further from float64's than a tenth of the derivative's largest magnitude (a second
+derivative's differences are measured against 1e-5 of the gradient's size at least: its rounding is on the
 first's scale, sigmoid's 1 - 2 sigmoid(x) at 1e-12 being 0 in float32, as in TF).
 The report is for reading: an op whose value itself loses float32's precision at such scales (a sum of large
 and small terms) shows up too.
