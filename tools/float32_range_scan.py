@@ -99,11 +99,6 @@ def _reference(request) -> dict:
     return {f"{n}|{k}|{s}": _derivatives(n, k, s, np.float64) for n, k in request["cases"] for s in SCALES}
 
 
-def _size(values) -> float:
-    a = np.asarray(values, np.float64)
-    return float(np.max(np.abs(a[np.isfinite(a)]), initial=0.0))
-
-
 def _problems(got, want, floor: float = 0.0) -> list:
     """(index, tapejax, float64) of the entries that differ (see the module's docstring); ``floor``: the least
     size the differences are measured against."""
@@ -143,7 +138,7 @@ def main(argv: list) -> int:
             if not all(np.all(np.isfinite(v)) for v in values):
                 continue  # (float32's value overflows: its derivatives with it)
             # (a second derivative's rounding is on the first's scale: terms of the gradient's size cancel in it)
-            floor = 1e-5 * max((_size(g) for g in grads64), default=0.0)
+            floor = 1e-5 * max((float64_reference.largest_finite(g) for g in grads64), default=0.0)
             for what, gl, wl in (("gradient", grads, grads64), ("second", hvps, hvps64)):
                 for j, (g, w) in enumerate(zip(gl, wl)):
                     bad = _problems(g, w, floor if what == "second" else 0.0)

@@ -24,8 +24,9 @@ values of 1e-15 or 1e15, as TF's), ``|x|**0.5``'s NaN at 0 (PowGrad times AbsGra
 derivative at a rank-1 matrix (float32 rounding of the dropped singular values: TF, JAX and tapejax all differ);
 and float32's range, where ``std``/``nanstd`` of values near 3e38 have gradient 0 (the truth is 0.28; TF and
 float32 JAX give NaN), ``det``'s gradient at entries of 1e15 is +-inf (TF's; float32 JAX's 0) and its second
-derivative at entries of 1e-15 is 0 (TF's; float32 JAX's NaN); ``layer_norm``'s second derivatives, TF's: its variance is taken around
-``stop_gradient(mean)``, as ``tf.nn.moments`` (Keras's LayerNormalization), which changes the second order.
+derivative at entries of 1e-15 is 0 (TF's; float32 JAX's NaN); ``layer_norm``'s second derivatives, TF's: its
+variance is taken around ``stop_gradient(mean)``, as ``tf.nn.moments`` (Keras's LayerNormalization), which changes
+the second order.
 It found ``layer_norm``'s gradient at values of 1e13 and beyond (JAX's rsqrt rule underflowed; 7c647bb).
 """
 from __future__ import annotations
@@ -277,12 +278,6 @@ def _error(got, want) -> float:
     return float(np.max(d)) if d.size else 0.0
 
 
-def _size(values) -> float:
-    """The largest finite magnitude among ``values``."""
-    a = np.asarray(values, np.float64)
-    return float(np.max(np.abs(a[np.isfinite(a)]), initial=0.0))
-
-
 def main(argv: list) -> int:
     warnings.filterwarnings("ignore")
     served = float64_reference.serve(argv, _reference)
@@ -313,7 +308,7 @@ def main(argv: list) -> int:
                 e_tj = _error(got, w64)
                 e_jax = _error(w32, w64) if w32 is not None else float("nan")
                 # (a second derivative's rounding is on the first's scale: a float64 zero is 1e-9 in float32)
-                scale = max(_size(w64), _size(want64[0]))
+                scale = max(float64_reference.largest_finite(w64), float64_reference.largest_finite(want64[0]))
                 if np.isnan(e_tj) and not np.isnan(e_jax):
                     why = "not finite where float64 and float32 JAX are"
                 elif not np.isnan(e_tj) and e_tj > 1e-3 * scale + 1e-30 and (np.isnan(e_jax) or e_tj > 10 * e_jax):

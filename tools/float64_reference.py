@@ -9,6 +9,8 @@ import subprocess
 import sys
 from typing import Any, Callable, Optional
 
+import numpy as np
+
 
 def serve(argv: list, reference: Callable[[Any], Any]) -> Optional[int]:
     """In the subprocess (``argv`` starts with ``--reference``): print ``reference(request)`` and return 0; else
@@ -26,3 +28,9 @@ def ask(tool: str, request: Any) -> Any:
     if run.returncode:
         raise RuntimeError(f"the float64 reference failed:\n{run.stderr[-3000:]}")
     return json.loads(run.stdout)
+
+
+def largest_finite(values) -> float:
+    """The largest finite magnitude among ``values`` (0 for none): the size the scans measure differences against."""
+    a = np.asarray(values, np.float64)
+    return float(np.max(np.abs(a[np.isfinite(a)]), initial=0.0))
