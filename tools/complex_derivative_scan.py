@@ -46,10 +46,10 @@ SKIP = {"conj", "conjugate", "real", "imag", "positive", "negative", "copy", "as
         "unique", "unique_values"}
 
 
-def _names(tj) -> list:
+def names(tj) -> list:
     """The one-argument functions tj.numpy shares with jax.numpy that map complex64 to complex64 of that shape."""
     import jax.numpy as jnp
-    names = []
+    found = []
     for n in sorted(dir(jnp)):
         if n.startswith("_") or n in SKIP or not hasattr(tj.numpy, n) or isinstance(getattr(jnp, n), type):
             continue
@@ -59,8 +59,8 @@ def _names(tj) -> list:
         except Exception:  # noqa: BLE001  (not a function of one array)
             ok = False
         if ok:
-            names.append(n)
-    return names
+            found.append(n)
+    return found
 
 
 def _reference(names: list) -> dict:
@@ -157,9 +157,9 @@ def main(argv: list) -> int:
         return served
     import tapejax as tj
     only = set(argv[0].split(",")) if argv else None
-    names = [n for n in _names(tj) if only is None or n in only]
-    ref = float64_reference.ask(__file__, names)
-    lines = _value_lines(tj, names)
+    chosen = [n for n in names(tj) if only is None or n in only]
+    ref = float64_reference.ask(__file__, chosen)
+    lines = _value_lines(tj, chosen)
     for n, (first, second, g32, h32) in ref.items():
         try:
             gots = _tapejax_derivatives(tj, getattr(tj.numpy, n))

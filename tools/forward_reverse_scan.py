@@ -13,6 +13,9 @@ No reference but tapejax itself:
   each argument): the derivative as a ``ForwardAccumulator``'s tangent (tangent 1) against the gradient (a
   ``GradientTape``), point by point; the second derivative three ways: forward over reverse (an accumulator around
   a tape), forward over forward (two accumulators) and reverse over reverse (nested tapes);
+* each complex elementwise function of complex_derivative_scan.py at its 225 points: the directional derivative of
+  ``L = re(conj(c) f(z))`` along a complex tangent forward and by TF's gradient (``re(conj(G) t)``), and the
+  Hessian along it forward over reverse and reverse over reverse;
 * each whole-array function of float64_array_scan.py on its inputs (those with infinities, or whose value
   overflows, left out: see below): ``<w, J t>`` (the JVP along random tangents ``t``, weighted) against
   ``<J^T w, t>`` (the gradient of the weighted loss, contracted), and the Hessian-vector product forward over
@@ -30,8 +33,8 @@ reverse differ as tapejax's: exp's second derivative at 89 is NaN and inf), or f
 of the larger (for a contraction: of the sum of its terms' magnitudes,
 its rounding scale), or where one way raises and the other does not.
 
-What it reports on 2026-12-06 (96 one-argument, 18 two-argument and 75 whole-array functions, 40 lines), each
-checked against TF 2.21: TF's own zero tangents (power, float_power, divide, mod and fmod where the argument without
+What it reports on 2026-12-06 (96 one-argument, 18 two-argument, 42 complex and 75 whole-array functions, 40
+lines, ~7 min; none for the complex functions), each checked against TF 2.21: TF's own zero tangents (power, float_power, divide, mod and fmod where the argument without
 a tangent meets an infinity: NaN in TF's forward mode too); float32's range (squareplus's and hypot's cancellation
 and underflow beyond 1e4 and 1e19, hypot being tapejax's composite: TF has none; cond and logsumexp's Hessians at
 1e-15 and 1e18; arctan2's forward over forward at 1e20, where the sum of squares overflows); rounding that float64
@@ -48,7 +51,8 @@ import warnings
 
 import numpy as np
 
-import float64_array_scan as arrays  # (tools/: the script's own folder is on sys.path)
+import complex_derivative_scan as cplx  # (tools/: the script's own folder is on sys.path)
+import float64_array_scan as arrays
 import float64_derivative_scan as elementwise
 
 
@@ -199,6 +203,64 @@ def _finite_value(tj, case, x) -> bool:
     return all(np.all(np.isfinite(np.asarray(o.numpy()))) for o in (y if isinstance(y, (tuple, list)) else [y]))
 
 
+def complex_ways(tj, f) -> dict:
+    """For a complex elementwise ``f`` at complex_derivative_scan.py's points, per point: the directional derivative
+    of ``L = re(conj(c) f(z))`` along ``t`` forward (``re(conj(c) J t)``) and reverse (``re(conj(G) t)``, ``G`` TF's
+    gradient ``dL/dx + i dL/dy``), and the Hessian of ``sum(L)`` along ``t`` forward over reverse (the tangent of
+    ``G``) and reverse over reverse (the gradient of ``sum(re(conj(G) t))``), as real and imaginary parts."""
+    z, c, t = (tj.constant(a) for a in (cplx.POINTS, cplx.C, cplx.V))
+    tnp = tj.numpy
+    out = {}
+
+    def attempt(name, fn):
+        try:
+            out[name] = fn()
+        except Exception as e:  # noqa: BLE001
+            out[name] = f"raised {type(e).__name__}: {str(e).splitlines()[0][:80]}"
+
+    def loss(y):
+        return tnp.sum(tnp.real(tnp.conj(c) * y))
+
+    def parts(x):
+        x = np.asarray(x.numpy())
+        return np.concatenate([x.real.astype(np.float64), x.imag.astype(np.float64)])
+
+    def forward():
+        with tj.ForwardAccumulator(z, t) as acc:
+            y = f(z)
+        return np.asarray(tnp.real(tnp.conj(c) * acc.jvp(y, unconnected_gradients="zero")).numpy(), np.float64)
+
+    def reverse():
+        with tj.GradientTape() as tape:
+            tape.watch(z)
+            L = loss(f(z))
+        g = tape.gradient(L, z, unconnected_gradients="zero")
+        return np.asarray(tnp.real(tnp.conj(g) * t).numpy(), np.float64)
+
+    def forward_over_reverse():
+        with tj.ForwardAccumulator(z, t) as acc:
+            with tj.GradientTape() as tape:
+                tape.watch(z)
+                L = loss(f(z))
+            g = tape.gradient(L, z, unconnected_gradients="zero")
+        return parts(acc.jvp(g, unconnected_gradients="zero"))
+
+    def reverse_over_reverse():
+        with tj.GradientTape() as outer:
+            outer.watch(z)
+            with tj.GradientTape() as tape:
+                tape.watch(z)
+                L = loss(f(z))
+            g = tape.gradient(L, z, unconnected_gradients="zero")
+            s = tnp.sum(tnp.real(tnp.conj(g) * t))
+        return parts(outer.gradient(s, z, unconnected_gradients="zero"))
+
+    for name, fn in (("fwd", forward), ("rev", reverse), ("fwd/rev", forward_over_reverse),
+                     ("rev/rev", reverse_over_reverse)):
+        attempt(name, fn)
+    return out
+
+
 def _report(name: str, ways: dict, pairs, where=None, scalar: bool = False, whole: bool = False) -> int:
     """Print the pairs of ways that differ; the number of lines printed. ``whole``: the entries of a vector are
     compared on the vector's scale (its largest finite magnitude), not each on its own."""
@@ -228,12 +290,10 @@ def _report(name: str, ways: dict, pairs, where=None, scalar: bool = False, whol
     return lines
 
 
-def _elementwise(tj, mod: str, name: str) -> bool:
-    """Whether the shape-preserving function is elementwise: its values are the same on the points as a column
-    (one per row) and in reverse order (cumsum and log_softmax are not): its tangent along ones is then its
-    derivative at each point, as its gradient is."""
-    f = getattr(tj.numpy if mod == "numpy" else tj.nn, name)
-    x = elementwise.POINTS
+def _elementwise(f, x, tj) -> bool:
+    """Whether the shape-preserving function ``f`` is elementwise: its values at the points ``x`` are the same
+    with ``x`` as a column (one per row) and in reverse order (cumsum and log_softmax are not): its tangent along
+    ones is then its derivative at each point, as its gradient is."""
     y = np.asarray(f(tj.constant(x)).numpy())
     try:
         ways = (np.asarray(f(tj.constant(x[::-1].copy())).numpy())[::-1],
@@ -249,7 +309,8 @@ def main(argv: list) -> int:
     only = set(argv[0].split(",")) if argv else None
     lines = 0
     seconds = (("fwd/rev", "rev/rev"), ("fwd/fwd", "rev/rev"))
-    unary = [u for u in elementwise.unary_names(tj) if (only is None or u[1] in only) and _elementwise(tj, *u)]
+    unary = [(mod, n) for mod, n in elementwise.unary_names(tj) if (only is None or n in only) and _elementwise(
+        getattr(tj.numpy if mod == "numpy" else tj.nn, n), elementwise.POINTS, tj)]
     where = [f"x={p:g}" for p in elementwise.POINTS]
     for mod, n in unary:
         f = getattr(tj.numpy if mod == "numpy" else tj.nn, n)
@@ -261,6 +322,12 @@ def main(argv: list) -> int:
         for k in (0, 1):
             ways = elementwise_ways(tj, getattr(tj.numpy, n), (elementwise.GRID_A, elementwise.GRID_B), k)
             lines += _report(f"binary.{n} d/d{'ab'[k]}", ways, (("fwd", "rev"),) + seconds, grid)
+    complex_names = [n for n in cplx.names(tj) if (only is None or n in only) and _elementwise(
+        getattr(tj.numpy, n), cplx.POINTS, tj)]
+    where = [f"z={p:.3g}" for p in cplx.POINTS] * 2  # (real parts, then imaginary parts)
+    for n in complex_names:
+        ways = complex_ways(tj, getattr(tj.numpy, n))
+        lines += _report(f"complex {n}", ways, (("fwd", "rev"), ("fwd/rev", "rev/rev")), where)
     cases = [c for c in arrays.CASES if only is None or c[0] in only]
     for case in cases:
         for label, x in arrays.INPUTS[case[3]]:
@@ -269,8 +336,8 @@ def main(argv: list) -> int:
             ways = array_ways(tj, case, x)
             lines += _report(f"{case[0]} [{label}]", ways, (("fwd", "rev"),), scalar=True)
             lines += _report(f"{case[0]} [{label}]", ways, (("fwd/rev", "rev/rev"),), whole=True)
-    print(f"\n{len(unary)} one-argument, {len(binary)} two-argument and {len(cases)} whole-array functions; "
-          f"{lines} lines of differences")
+    print(f"\n{len(unary)} one-argument, {len(binary)} two-argument, {len(complex_names)} complex and {len(cases)} "
+          f"whole-array functions; {lines} lines of differences")
     return 0
 
 
