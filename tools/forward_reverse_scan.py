@@ -27,15 +27,16 @@ trainable inputs), so ``0 * inf`` makes NaN wherever an infinity or an overflow 
 reverse at 89 (its reverse over reverse: inf). Those lines are TF's behaviour, kept; check a line against TF before
 calling it a bug.
 
-A line is printed where two ways differ: a finite value in one and NaN or an infinity in the other (not NaN against an
-infinity, or infinities of other signs: an overflow either way, where TF's forward over reverse and reverse over
-reverse differ as tapejax's: exp's second derivative at 89 is NaN and inf), or finite values further apart than 1e-3
-of the larger (for a contraction: of the sum of its terms' magnitudes,
-its rounding scale), or where one way raises and the other does not.
+A line is printed where two ways differ: a finite value in one and NaN or an infinity in the other (not NaN against
+an infinity, or infinities of other signs: an overflow either way, where TF's forward over reverse and reverse over
+reverse differ as tapejax's: exp's second derivative at 89 is NaN and inf), or finite values further apart than
+1e-3 of the larger (for a contraction: of the sum of its terms' magnitudes, its rounding scale), or where one way
+raises and the other does not.
 
 What it reports on 2026-12-06 (96 one-argument, 18 two-argument, 42 complex and 75 whole-array functions, 40
-lines, ~7 min; none for the complex functions), each checked against TF 2.21: TF's own zero tangents (power, float_power, divide, mod and fmod where the argument without
-a tangent meets an infinity: NaN in TF's forward mode too); float32's range (squareplus's and hypot's cancellation
+lines, ~7 min; none for the complex functions), each checked against TF 2.21: TF's own zero tangents (power,
+float_power, divide, mod and fmod where the argument without a tangent meets an infinity: NaN in TF's forward mode
+too); float32's range (squareplus's and hypot's cancellation
 and underflow beyond 1e4 and 1e19, hypot being tapejax's composite: TF has none; cond and logsumexp's Hessians at
 1e-15 and 1e18; arctan2's forward over forward at 1e20, where the sum of squares overflows); rounding that float64
 settles for neither way (det at diag(1, 2, 1e-7, 3): 8.7 and 12 where float64 gives 10.5; pinv at (near-)singular
