@@ -616,6 +616,33 @@ def test_forward_over_reverse_through_a_zero_derivative_is_none_as_tf():
     test_random_programs_on_every_path([Program(40577)])  # (every path of the program itself)
 
 
+def test_power_of_a_constant_zero_base_forward_over_reverse_as_reverse_over_reverse():
+    """seed 42540 (|stop_gradient(x1)| ** x0 with an entry of x1 at 0): forward over reverse of the exponent's
+    gradient was NaN at 0 ** 0.5, reverse over reverse 0. The backward recomputed the power's output by
+    jax.numpy's function, whose derivative in the base (with no tangent: zeros) is 0.5 * 0 ** -0.5 = inf, times 0;
+    it takes the op's own rule now (the no-NaN product), as TF's second order reaches Pow's own gradient. The second
+    derivative of 0 ** y, 0 for y > 0, and of 2 ** y, log(2) ** 2 * 2 ** y: hand-worked. (TF 2.21's forward over
+    reverse gives NaN at both zeros: its zero tangent for the base meets the infinite derivative plainly, as its
+    first-order PowGrad does where tapejax's no-NaN rule gives 0.)"""
+    base = tj.constant([1.0, 0.0, 0.0, 2.0])
+    e = tj.constant([0.5, 0.5, 0.0, 0.0])
+    want = [0.0, 0.0, 0.0, np.log(2.0) ** 2]
+    with tj.ForwardAccumulator(e, tj.constant(np.ones(4, np.float32))) as acc:
+        with tj.GradientTape() as tape:
+            tape.watch(e)
+            y = base ** e
+        g = tape.gradient(y, e)
+    np.testing.assert_allclose(acc.jvp(g).numpy(), want, rtol=1e-6)
+    with tj.GradientTape() as outer:
+        outer.watch(e)
+        with tj.GradientTape() as tape:
+            tape.watch(e)
+            y = base ** e
+        g = tape.gradient(y, e)
+    np.testing.assert_allclose(outer.gradient(g, e).numpy(), want, rtol=1e-6)
+    test_random_programs_on_every_path([Program(42540)])  # (every path of the program itself)
+
+
 def test_clip_gradient_of_x_broadcast_against_its_bounds():
     """seed 38 (clip of a (3,) value between (2, 3) bounds, as jnp.clip broadcasts): x's gradient came back
     with the bounds' shape (2, 3) (eager), and a traced program failed to compile. It is summed back to x's

@@ -255,12 +255,15 @@ def fabs(x):
 
 # -- elementwise binary ops ------------------------------------------------------------------------------
 
-def _partial_rules(f, dx, dy) -> dict:
+def _partial_rules(f, dx, dy, own: Sequence = ()) -> dict:
     """Rules from the partial products ``dx(x, y, out, g)`` and ``dy(...)`` (JAX's convention, ``g * df/dx``,
-    converted to TF's around them); the residuals are x, y and the output."""
+    converted to TF's around them); the residuals are x, y and the output. ``own``: the op these rules are made
+    for, once it is (a list it is appended to): the output is then its own function's, so that a second order,
+    differentiating the output in the backward function, takes this op's rules (TF's gradient of its gradient reaches
+    the op's output), not JAX's rule of ``f`` (power's at a base of 0 is 0 * inf: NaN forward over reverse)."""
 
     def fwd(x, y):
-        out = f(x, y)
+        out = own[0].kernels(NO_STATIC).traced(x, y) if own else f(x, y)
         return out, (x, y, out)
 
     def bwd(res, g):
@@ -281,14 +284,6 @@ def _partial_rules(f, dx, dy) -> dict:
             return dy(x, y, out, ty)
         return dx(x, y, out, tx) + dy(x, y, out, ty)
     return {"fwd": fwd, "bwd": bwd, "jvp": jvp}
-
-
-# Atan2Grad: grad / (x1**2 + x2**2) first, then times x2 and -x1 (g * x2 / ... overflowed to inf / inf = NaN where
-# TF's is 0: a large g, or forward over reverse at x1 = x2 = 1e20). Its forward mode is TF's transpose of that:
-# the two products summed, then divided (at x1 = 1e-30, x2 = 0, where the sum of squares underflows: -inf, not NaN).
-_ATAN2_RULES = {**_partial_rules(jnp.arctan2, lambda x, y, o, g: y * (g / (x * x + y * y)),
-                                 lambda x, y, o, g: -x * (g / (x * x + y * y))),
-                "jvp": lambda p, t, out: (t[0] * p[1] + t[1] * -p[0]) / (p[0] * p[0] + p[1] * p[1])}
 
 
 def _linear_rules(f, sx, sy) -> dict:
@@ -396,16 +391,23 @@ def _pow_dy(x, y, out, g):
     return _exponent_grad(g, out, _masked_log(x))
 
 
-def _binary(name: str, f, dx=None, dy=None, *, rules=None, domain_x=_r, domain_y=_r, cases: int = 3,
+def _binary(name: str, f, dx=None, dy=None, *, rules=None, jvp=None, domain_x=_r, domain_y=_r, cases: int = 3,
             passthrough=(), ufunc: bool = False) -> Callable:
     """The public function of a broadcasting elementwise op ``f(x, y)``: rules from the partial products
-    ``dx``/``dy`` (``_partial_rules``) unless ``rules`` gives fwd, bwd and jvp. Samples: the first ``cases``
+    ``dx``/``dy`` (``_partial_rules``; ``jvp``: a forward rule of its own) unless ``rules`` gives fwd, bwd and
+    jvp. Samples: the first ``cases``
     of (same shapes, a broadcast vector, an outer broadcast). ``ufunc``: jax.numpy's function is a ``jnp.ufunc``
     (``add``, ``maximum``...), whose arguments have no names (``*args``) and which takes ``out=``/``where=``;
     otherwise the arguments are named ``x1, x2``, as jax.numpy's."""
     shapes = (((3, 4), (3, 4)), ((2, 3, 4), (4,)), ((3, 1), (1, 4)))[:cases]
-    op = OpDef(name, f, **(rules or _partial_rules(f, dx, dy)), passthrough=passthrough,
+    own: list = []
+    if rules is None:
+        rules = _partial_rules(f, dx, dy, own)
+        if jvp is not None:
+            rules["jvp"] = jvp
+    op = OpDef(name, f, **rules, passthrough=passthrough,
                samples=_samples(*(((domain_x(*sx), domain_y(*sy)), {}) for sx, sy in shapes)))
+    own.append(op)
     doc = f"Broadcasting ``jax.numpy.{name}``, recorded with its gradient."
     if ufunc:
         op_name = name
@@ -434,7 +436,12 @@ maximum = _binary("maximum", jnp.maximum, lambda x, y, o, g: jnp.where(x >= y, g
                   lambda x, y, o, g: jnp.where(x >= y, jnp.zeros_like(g), g), ufunc=True)  # MaximumGrad: tie to x
 minimum = _binary("minimum", jnp.minimum, lambda x, y, o, g: jnp.where(x <= y, g, jnp.zeros_like(g)),
                   lambda x, y, o, g: jnp.where(x <= y, jnp.zeros_like(g), g), ufunc=True)  # MinimumGrad: tie to x
-arctan2 = _binary("arctan2", jnp.arctan2, rules=_ATAN2_RULES, domain_y=_pos)
+# Atan2Grad: grad / (x1**2 + x2**2) first, then times x2 and -x1 (g * x2 / ... overflowed to inf / inf = NaN where
+# TF's is 0: a large g, or forward over reverse at x1 = x2 = 1e20). Its forward mode is TF's transpose of that:
+# the two products summed, then divided (at x1 = 1e-30, x2 = 0, where the sum of squares underflows: -inf, not NaN).
+arctan2 = _binary("arctan2", jnp.arctan2, lambda x, y, o, g: y * (g / (x * x + y * y)),
+                  lambda x, y, o, g: -x * (g / (x * x + y * y)), domain_y=_pos,
+                  jvp=lambda p, t, out: (t[0] * p[1] + t[1] * -p[0]) / (p[0] * p[0] + p[1] * p[1]))
 mod = _binary("mod", jnp.mod, _gx, lambda x, y, o, g: -g * jnp.floor(x / y), domain_y=_pos)  # FloorMod
 _rng.uniform(size=59)  # the draws of floor_divide's samples (no gradient now): later samples stay as they were
 true_divide = divide
