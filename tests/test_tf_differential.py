@@ -18,6 +18,7 @@ from __future__ import annotations
 import warnings
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -401,3 +402,62 @@ def test_det_gradient_overflowing_is_signed_infinities_as_tf():
     g = _grad(tnp.linalg.det, a).numpy()
     want = np.sign(np.linalg.det(m.astype(np.float64))) * np.sign(np.linalg.inv(m.astype(np.float64)).T) * np.inf
     np.testing.assert_array_equal(g, want.astype(np.float32))
+
+
+def test_cbrt_second_derivative_is_zero_at_infinities():
+    # cbrt''(x) = -2/9 * x**(-5/3): 0 at +-inf, as TF 2.21's (tf.experimental.numpy.cbrt, a PowGrad of |x|**(1/3):
+    # nested tapes give [0, 0]); the quotient 1 / (3 * y * y) differentiated there met 0 * inf (NaN). At 8 and -8:
+    # -2/9 * 2**-5 = -1/144 and +1/144; the first derivatives 1/12 and 0 at the infinities.
+    x = [np.inf, -np.inf, 8.0, -8.0]
+    _, g, h = nested_tape_gradients(tnp.cbrt, x)
+    np.testing.assert_allclose(g.numpy(), [0, 0, 1 / 12, 1 / 12], rtol=1e-6)
+    np.testing.assert_allclose(h.numpy(), [0, 0, -1 / 144, 1 / 144], rtol=1e-6)
+    xs = tj.constant(x)
+    with tj.ForwardAccumulator(xs, tnp.ones_like(xs)) as acc:
+        with tj.GradientTape() as tape:
+            tape.watch(xs)
+            y = tnp.cbrt(xs)
+        g = tape.gradient(y, xs)
+    np.testing.assert_allclose(acc.jvp(g).numpy(), [0, 0, -1 / 144, 1 / 144], rtol=1e-6)
+
+
+_HALF_REFERENCES = {  # numpy's float64 functions: the exact value, rounded once to the half type below
+    "expm1": np.expm1, "arcsin": np.arcsin, "arccos": np.arccos, "arcsinh": np.arcsinh, "arccosh": np.arccosh,
+    "arctanh": np.arctanh, "exp2": np.exp2, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
+    "sigmoid": lambda x: 1 / (1 + np.exp(-x)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_HALF_REFERENCES))
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_functions_are_the_exact_value_rounded_once(name, dtype):
+    # TF's float16 kernels compute in float32 and round once: asinh, atanh, asin, expm1 are correctly rounded on
+    # all but 0-8 of the 63,488 finite float16 values (TF 2.21). XLA's half-precision expansions were off on
+    # 500-11,000 of them, by up to 100%: expm1(2e-7) gave 2.4e-7, arcsin(6e-8) gave 0, arcsinh(65504) 11.79 (TF's
+    # 11.78, as ln(2 * 65504)). bfloat16 below 2**-120 is left out: XLA's CPU flushes subnormals to 0, its float32
+    # arcsin's intermediates too.
+    half = jnp.dtype(dtype)
+    bits = np.arange(0, 0x7C00 if dtype == "float16" else 0x7F80, dtype=np.uint16)
+    x = np.concatenate([bits, bits | 0x8000]).view(half)
+    if dtype == "bfloat16":
+        x = x[np.abs(x.astype(np.float64)) >= 2.0 ** -120]
+    with np.errstate(all="ignore"):
+        want = _HALF_REFERENCES[name](x.astype(np.float64)).astype(half).astype(np.float64)
+    if dtype == "bfloat16":
+        keep = ~(np.abs(want) < 1.2e-38) | (want == 0)
+        x, want = x[keep], want[keep]
+    got = np.asarray(getattr(tnp, name)(tj.constant(x)).numpy()).astype(np.float64)
+    wrong = ~((got == want) | (np.isnan(got) & np.isnan(want)))
+    assert wrong.sum() <= 10, (name, dtype, int(wrong.sum()), x[wrong][:5], got[wrong][:5], want[wrong][:5])
+    np.testing.assert_allclose(got[wrong], want[wrong], rtol=2 * float(jnp.finfo(half).eps))
+    if (name, dtype) == ("arcsinh", "float16"):
+        assert tnp.arcsinh(tj.constant(np.float16(65504))).numpy() == np.float16(11.78125)
+
+
+def test_integer_power_second_derivative_through_a_zero_gradient_at_overflow():
+    # x ** 3 at x = -3e38 with a zero output gradient: TF 2.21's nested tapes give a gradient 0 and a second
+    # derivative -0 (PowGrad's (grad * 3) * x ** 2 and its own PowGrad: 0 before any overflowing factor); JAX's
+    # rule of x ** 2 formed 0 * (2 * x), 2 * x = -inf: NaN. At x = 2 with gradient 1: 3 * 4 = 12 and 6 * 2 = 12.
+    _, g, h = nested_tape_gradients(lambda x: x ** 3, [-3e38, 2.0], output_gradients=tj.constant([0.0, 1.0]))
+    np.testing.assert_array_equal(g.numpy(), [0, 12])
+    np.testing.assert_array_equal(h.numpy(), [0, 12])

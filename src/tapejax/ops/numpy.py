@@ -116,6 +116,21 @@ def _c99_mul(a, b):
     return _infinite_operand(_infinite_operand(a) * _infinite_operand(b))
 
 
+_HALF = (np.dtype(jnp.float16), np.dtype(jnp.bfloat16))
+
+
+def _half_in_float32(f):
+    """``f`` computing float16 and bfloat16 values in float32, rounded once to the input's dtype, as TF's kernels
+    (Eigen's half functions) do: XLA's half-precision expansions of arcsinh, arctanh, arcsin, expm1, log2... are
+    off by many ulps on a sixth of the float16 values (expm1(2e-7) was 2.4e-7, arcsin(6e-8) was 0)."""
+    @functools.wraps(f)
+    def in_float32(x):
+        if jnp.result_type(x) in _HALF:
+            return f(x.astype(jnp.float32)).astype(x.dtype)
+        return f(x)
+    return in_float32
+
+
 def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, grad=None, domain=_r,
            mul=None, ufunc: bool = False) -> Callable:
     """The public function of an elementwise op whose derivative is ``d(x, y)`` (y = f(x)); gradient
@@ -155,8 +170,8 @@ def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, gra
             t = jnp.real(t)
         return t.astype(out.dtype)  # a derivative's constant (erf's 2/sqrt(pi)) must not promote float16
 
-    op = OpDef(name, f, fwd=fwd, bwd=bwd, jvp=jvp, samples=_samples(((domain(3, 4),), {})))
     of = f" (``jax.numpy.{name}``)" if getattr(jnp, name, None) is f else ""
+    op = OpDef(name, _half_in_float32(f), fwd=fwd, bwd=bwd, jvp=jvp, samples=_samples(((domain(3, 4),), {})))
     doc = f"Elementwise ``{name}``{of}, recorded with its gradient."
     if ufunc:
         op_name = name
@@ -205,7 +220,9 @@ sqrt = _unary("sqrt", _tf_sqrt, lambda x, y: 0.5 / y, no_nan=True, grad=_sqrt_gr
 # tf.math.rsqrt; RsqrtGrad's -0.5 * y**3 (-0.5 * y / x has the wrong sign of infinity at x = -0.0)
 rsqrt = _unary("rsqrt", _tf_rsqrt, lambda x, y: _c99_mul(_c99_mul(_c99_mul(-0.5, y), y), y), no_nan=True,
                domain=_pos)
-cbrt = _unary("cbrt", jnp.cbrt, lambda x, y: 1 / (3 * y * y), no_nan=True, domain=_pos)
+# (1/y * 1/(3y) by TF's ReciprocalGrad: at x = +-inf the second order is 0, as TF's PowGrad of pow(|x|, 1/3); the
+# derivative of 1 / (3 * y * y) there meets 0 * inf)
+cbrt = _unary("cbrt", jnp.cbrt, lambda x, y: _tf_reciprocal(y) * (_tf_reciprocal(y) / 3), no_nan=True, domain=_pos)
 square = _unary("square", jnp.square, lambda x, y: 2 * x)
 # ReciprocalGrad
 reciprocal = _unary("reciprocal", _tf_reciprocal, lambda x, y: _c99_mul(-y, y), no_nan=True, domain=_pos)
@@ -465,16 +482,25 @@ def _ipow0_partial(x):
     return jnp.where(nonzero, 0 / jnp.where(nonzero, x, 1), 0)  # (no 0 / 0 in either branch's derivative)
 
 
+def _ipow_partial(x, n: int):
+    """d(x ** n)/dx, ``n * x ** (n - 1)`` with the power by this op itself: a second order differentiates it by this
+    op's no-NaN rule, as TF's PowGrad of its PowGrad reaches Pow (JAX's rule of x ** 2 forms 0 * (2 * x), NaN where
+    2 * x overflows: x = -3e38 with a zero gradient, where TF gives -0)."""
+    if n == 0:
+        return _ipow0_partial(x)
+    return n * _integer_pow.kernels({"n": n - 1}).traced(x)
+
+
 def _ipow_bwd(res, g, *, n):
     (x,), _ = res
     if n == 0:
         return (_cast_like(g * _ipow0_partial(x), x),)
-    return (_cast_like(_mul_no_nan(g, _conj_values(n * jnp.power(x, n - 1))), x),)
+    return (_cast_like(_mul_no_nan(g, _conj_values(_ipow_partial(x, n))), x),)
 
 
 # x ** n for a Python int n: jax.numpy's integer_pow (x * x for n = 2), as jnp.power(x, 2) computes it.
 _integer_pow = OpDef("integer_pow", lambda x, *, n: jnp.power(x, n), bwd=_ipow_bwd,
-                     jvp=lambda p, t, out, *, n: t[0] * (n * jnp.power(p[0], n - 1) if n else _ipow0_partial(p[0])),
+                     jvp=lambda p, t, out, *, n: t[0] * _ipow_partial(p[0], n),
                      # its own generator: drawing from _rng here would shift every later op's samples
                      samples=lambda: [((np.random.default_rng(n + 10).uniform(0.3, 1.5, (3, 4)).astype(np.float32),),
                                        {"n": n}) for n in (2, 3, -2, 0)])
