@@ -7,8 +7,12 @@ formulas cancel or underflow in some regions of finite arguments (values off by 
 C99 formulas are taken, elsewhere XLA's. Pure JAX, used inside jitted kernels; the special cases are selects,
 so finite values take the plain path (rounded as glibc's float path, to a few ulp).
 
-Real sinh and cosh too: XLA's ``exp(|x| + log(1/2))`` rounds the sum, up to 24 ulps off in float32 and 495 in float64
-for |x| above 10 (TF's, C's, within 1.2); here ``exp(|x|) / 2`` and a Taylor series below 1, within 3 ulps.
+Real functions too, where XLA's lose many ulps (TF's, C's, within about 1): sinh and cosh (XLA's
+``exp(|x| + log(1/2))`` rounds the sum, up to 24 ulps off in float32 and 495 in float64 for |x| above 10; here
+``exp(|x|) / 2`` and a Taylor series below 1, within 3 ulps), exp2 (XLA's ``exp(x * log 2)`` rounds the product: 64
+ulps off in float32, 685 in float64; here ``2**n * exp(f log 2)``, x = n + f, within 1), log1p and arctanh in float64
+(XLA's log1p is 128 ulps off in [-0.4142, -0.35], arctanh with it near +-0.414; here Kahan's ``log(u) * x / (u - 1)``
+there, and arctanh by log1p, within 2).
 """
 from __future__ import annotations
 
@@ -50,8 +54,44 @@ def _real_cosh(x):
     return _half_exp_pair(jnp.abs(x), 1)
 
 
+@jax.custom_jvp
+def _real_exp2(x):
+    info = np.finfo(x.dtype)
+    bound = float(info.maxexp - info.minexp + info.nmant + 2)  # (past it 2**x is 0 or inf: n fits an int32)
+    xc = jnp.clip(x, -bound, bound)
+    n = jnp.round(xc)
+    y = jnp.ldexp(jnp.exp((xc - n) * np.log(2).astype(x.dtype)), n.astype(jnp.int32))  # (x - n exact: |x - n| <= 1/2)
+    return jnp.where(jnp.isfinite(x), y, jnp.exp2(x))
+
+
+@jax.custom_jvp
+def _real_log1p(x):
+    region = (x >= -0.5) & (x <= -0.25)  # (1 + x is not exact there; the quotient x / (u - 1) corrects its rounding)
+    u = jnp.where(region, 1 + x, 2)
+    return jnp.where(region, jnp.log(u) * (jnp.where(region, x, 1) / (u - 1)), jnp.log1p(x))
+
+
+@jax.custom_jvp
+def _real_arctanh(x):
+    return 0.5 * (_real_log1p(x) - _real_log1p(-x))  # (terms of opposite signs near 0: no cancellation)
+
+
 _real_sinh.defjvp(lambda p, t: (_real_sinh(p[0]), _real_cosh(p[0]) * t[0]))
 _real_cosh.defjvp(lambda p, t: (_real_cosh(p[0]), _real_sinh(p[0]) * t[0]))
+_real_exp2.defjvp(lambda p, t: (_real_exp2(p[0]), _real_exp2(p[0]) * np.log(2).astype(p[0].dtype) * t[0]))
+_real_log1p.defjvp(lambda p, t: (_real_log1p(p[0]), t[0] / (1 + p[0])))
+_real_arctanh.defjvp(lambda p, t: (_real_arctanh(p[0]), t[0] / ((1 - p[0]) * (1 + p[0]))))
+
+
+def _as_float(x, plain):
+    """Real ``x`` in the dtype jax.numpy's ``plain`` gives it (an int or bool: jax.numpy's float for it)."""
+    x = jnp.asarray(x)
+    return x.astype(jax.eval_shape(plain, x).dtype)
+
+
+def exp2(z):
+    """``exp2``: of a real x within 1 ulp (see the module's docstring); complex z jax.numpy's."""
+    return jnp.exp2(z) if jnp.iscomplexobj(z) else _real_exp2(_as_float(z, jnp.exp2))
 
 
 def _box(v, on):
@@ -136,8 +176,7 @@ def cosh(z):
 
 def _hyperbolic(z, real, plain, by_parts):
     if not jnp.iscomplexobj(z):
-        z = jnp.asarray(z)
-        return real(z.astype(jax.eval_shape(plain, z).dtype))  # (an int or bool: jax.numpy's float for it)
+        return real(_as_float(z, plain))
     x, y = jnp.real(z), jnp.imag(z)
     near = (jnp.abs(x) < 1) & jnp.isfinite(y)
     return jnp.where(near, by_parts(jnp.where(near, x, 0), jnp.where(near, y, 0)), plain(z))
@@ -146,9 +185,9 @@ def _hyperbolic(z, real, plain, by_parts):
 def log1p(z):
     """``log1p``; for complex z within 0.5 of -1 (off the real axis) ``log(1 + z)``, which is exact there: XLA's
     complex log1p squares ``|1 + z|``, which underflows next to -1 (``log1p(-1 + 1e-20i)`` was ``-inf``, not
-    ``-46.05 + 1.57i``, TF's). Elsewhere jax.numpy's."""
+    ``-46.05 + 1.57i``, TF's). Elsewhere jax.numpy's. Of a real x within 2 ulps (see the module's docstring)."""
     if not jnp.iscomplexobj(z):
-        return jnp.log1p(z)
+        return _real_log1p(_as_float(z, jnp.log1p))
     w = 1 + z
     near = (jnp.abs(w) < 0.5) & (jnp.imag(z) != 0)
     return jnp.where(near, jnp.log(jnp.where(near, w, 1)), jnp.log1p(z))
@@ -157,9 +196,10 @@ def log1p(z):
 def arctanh(z):
     """``arctanh``; for complex z within 0.5 of +-1 (off the real axis, where the branch cuts are)
     ``(log(1 + z) - log(1 - z)) / 2``: XLA's is infinite where ``|1 -+ z|`` squared underflows
-    (``arctanh(1 + 1e-20i)`` was ``inf + 0.785i``, not TF's ``23.37 + 0.785i``). Elsewhere jax.numpy's."""
+    (``arctanh(1 + 1e-20i)`` was ``inf + 0.785i``, not TF's ``23.37 + 0.785i``). Elsewhere jax.numpy's. Of a real x
+    within 2 ulps (see the module's docstring)."""
     if not jnp.iscomplexobj(z):
-        return jnp.arctanh(z)
+        return _real_arctanh(_as_float(z, jnp.arctanh))
     near, by_logs = _arctanh_by_logs(z)
     return jnp.where(near, by_logs, jnp.arctanh(z))
 
