@@ -701,8 +701,8 @@ KNOWN = {
     "tf_keyword_only_array_default": "a keyword-only parameter with a NumPy default: TF 2.21 raises 'too many "
                                      "positional arguments' at every call; tapejax types it by its default, as TF "
                                      "does a positional one",
-    "tf_numpy_bool_list": "TF refuses a list of NumPy bools for a float dtype ([np.True_]) though it takes [True] "
-                          "and np.True_; tapejax takes all three (no value is lost)",
+    "tf_numpy_bool_list": "TF refuses a list of NumPy bools for a float dtype ([np.True_], [np.False_]) though it "
+                          "takes [True] and np.True_; tapejax takes all three (no value is lost)",
     "lossy_list_cast": "a list holding a Tensor or Variable, for a spec of a dtype that would lose its values (int "
                        "to bool, float to int): TF's packing casts the tensor; tapejax's never truncates a tensor "
                        "and raises (tests/test_interop_tf_parity.py)",
@@ -726,7 +726,7 @@ def known(case: Case, call, problem: str, tf_out: Outcome, tj_out: Outcome):
             return label
     if "self first" in features:  # (a plain function whose first parameter is named self)
         return "self_not_first"
-    if problem.startswith("raised: TF TypeError, tj nothing") and "np.True_" in str(tf_out.raised):
+    if problem.startswith("raised: TF TypeError, tj nothing") and re.search(r"np\.(True|False)_", str(tf_out.raised)):
         return "tf_numpy_bool_list"
     if problem.startswith("raised: TF nothing, tj TypeError"):
         if "would lose information" in str(tj_out.raised):
