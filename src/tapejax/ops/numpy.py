@@ -214,7 +214,7 @@ log2 = _unary("log2", jnp.log2, lambda x, y: _tf_reciprocal(x * jnp.log(2.0).ast
 log10 = _unary("log10", jnp.log10, lambda x, y: _tf_reciprocal(x * jnp.log(10.0).astype(x.dtype)), domain=_pos)
 log1p = _unary("log1p", _complex_c99.log1p, lambda x, y: _tf_reciprocal(1 + x), domain=_pos)
 # TF's Expm1Grad, grad * exp(x): y + 1 (jax's) rounds to 1 - eps for x below about -5 (3% off at -15, 0 at -20)
-expm1 = _unary("expm1", jnp.expm1, lambda x, y: jnp.exp(x))
+expm1 = _unary("expm1", _complex_c99.expm1, lambda x, y: jnp.exp(x))
 # SqrtGrad: 0 for g = 0; its own derivative is TF's _SqrtGradGrad (rules.sqrt_grad)
 sqrt = _unary("sqrt", _tf_sqrt, lambda x, y: 0.5 / y, no_nan=True, grad=_sqrt_grad, domain=_pos)
 # tf.math.rsqrt; RsqrtGrad's -0.5 * y**3 (-0.5 * y / x has the wrong sign of infinity at x = -0.0)
@@ -226,10 +226,10 @@ cbrt = _unary("cbrt", jnp.cbrt, lambda x, y: _tf_reciprocal(y) * (_tf_reciprocal
 square = _unary("square", jnp.square, lambda x, y: 2 * x)
 # ReciprocalGrad
 reciprocal = _unary("reciprocal", _tf_reciprocal, lambda x, y: _c99_mul(-y, y), no_nan=True, domain=_pos)
-tanh = _unary("tanh", jnp.tanh, lambda x, y: 1 - y * y)
+tanh = _unary("tanh", _complex_c99.tanh, lambda x, y: 1 - y * y)
 sin = _unary("sin", jnp.sin, lambda x, y: jnp.cos(x))
 cos = _unary("cos", jnp.cos, lambda x, y: -jnp.sin(x))
-tan = _unary("tan", jnp.tan, lambda x, y: 1 + y * y, domain=_between(-1.0, 1.0))
+tan = _unary("tan", _complex_c99.tan, lambda x, y: 1 + y * y, domain=_between(-1.0, 1.0))
 # (TF's AsinGrad: grad * reciprocal(sqrt(1 - square(x))), no-NaN to second order at x = +-1)
 arcsin = _unary("arcsin", jnp.arcsin, lambda x, y: _tf_rsqrt(1 - jnp.square(x)), no_nan=True,
                 domain=_between(-0.8, 0.8))
