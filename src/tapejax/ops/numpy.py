@@ -209,7 +209,7 @@ negative = _unary("negative", jnp.negative, lambda x, y: -jnp.ones_like(x), ufun
 exp = _unary("exp", jnp.exp, lambda x, y: y)
 exp2 = _unary("exp2", _complex_c99.exp2, lambda x, y: y * jnp.log(2.0).astype(y.dtype))
 # (TF's LogGrad: grad * reciprocal(x), whose second order is ReciprocalGrad's: 0 at x = 0 for a zero gradient)
-log = _unary("log", jnp.log, lambda x, y: _tf_reciprocal(x), domain=_pos)
+log = _unary("log", _complex_c99.log, lambda x, y: _tf_reciprocal(x), domain=_pos)
 log2 = _unary("log2", jnp.log2, lambda x, y: _tf_reciprocal(x * jnp.log(2.0).astype(x.dtype)), domain=_pos)
 log10 = _unary("log10", jnp.log10, lambda x, y: _tf_reciprocal(x * jnp.log(10.0).astype(x.dtype)), domain=_pos)
 log1p = _unary("log1p", _complex_c99.log1p, lambda x, y: _tf_reciprocal(1 + x), domain=_pos)
