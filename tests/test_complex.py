@@ -797,3 +797,9 @@ def test_complex_log_is_accurate_next_to_the_unit_circle_and_c99_at_infinities()
     got = tnp.log(tj.constant(np.array([complex(np.inf, np.nan), complex(np.nan, -np.inf), 1 + 0j], np.complex64)))
     np.testing.assert_array_equal(np.real(got.numpy()), [np.inf, np.inf, 0])
     assert np.isnan(np.imag(got.numpy()[:2])).all()
+    # log2 and log10 by it, each part over the real constant: log2(0) is -inf + 0i (a complex division gave NaN i)
+    for f, base in ((tnp.log2, 2), (tnp.log10, 10)):
+        z = np.array([0j, 8 + 0j, 0.7654 + 0.0002449j], np.complex64)
+        np.testing.assert_array_equal(f(tj.constant(z[:1])).numpy(), [complex(-np.inf, 0)])
+        np.testing.assert_allclose(f(tj.constant(z[1:])).numpy(), np.log(z[1:].astype(np.complex128)) / np.log(base),
+                                   rtol=3e-7)

@@ -167,6 +167,23 @@ def log(z):
     return lax.complex(re, jnp.arctan2(y, x))
 
 
+def log2(z):
+    """``log2``: complex z as ``log(z) / log(2)`` by ``log``, each part divided by the real constant (a complex
+    division would make ``-inf + 0i`` NaN); real values jax.numpy's."""
+    return _log_over(z, 2) if jnp.iscomplexobj(z) else jnp.log2(z)
+
+
+def log10(z):
+    """``log10``: as ``log2``, over ``log(10)``."""
+    return _log_over(z, 10) if jnp.iscomplexobj(z) else jnp.log10(z)
+
+
+def _log_over(z, base: int):
+    w = log(z)
+    c = np.log(base).astype(jnp.real(w).dtype)
+    return lax.complex(jnp.real(w) / c, jnp.imag(w) / c)
+
+
 def sinh(z):
     """``sinh``: of a real x within 3 ulps (see the module's docstring); for complex z with ``|re z| < 1`` C99's
     ``csinh``, ``sinh(x) cos(y) + i cosh(x) sin(y)`` (TF's, through std::complex): XLA's ``(e^z - e^-z) / 2``
