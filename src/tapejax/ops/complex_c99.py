@@ -2,10 +2,11 @@
 
 Power (``cpow(z, w) = cexp(w * clog(z))`` with Annex G's infinities): XLA's own complex power and complex product
 use plain arithmetic, so an infinite base or exponent, or a product that overflows, gives NaN where C99 gives 0
-or an infinity (``(log 0) ** (log 0)`` is 0 in TF, NaN in XLA). sinh, cosh, log1p, arctanh, arctan: XLA's
-formulas cancel or underflow in some regions of finite arguments (values off by 100% or infinite); there the
-C99 formulas are taken, elsewhere XLA's. Pure JAX, used inside jitted kernels; the special cases are selects,
-so finite values take the plain path (rounded as glibc's float path, to a few ulp).
+or an infinity (``(log 0) ** (log 0)`` is 0 in TF, NaN in XLA). sinh, cosh, tanh, tan, expm1, log (log2, log10),
+log1p, arctanh, arctan: XLA's formulas cancel or underflow in some regions of finite arguments (values off by
+hundreds of ulps to 100%, or infinite); there the C99 (glibc's, Eigen's) formulas are taken, elsewhere XLA's. Pure
+JAX, used inside jitted kernels; the special cases are selects, so finite values take the plain path (rounded as
+glibc's float path, to a few ulp).
 
 Real functions too, where XLA's lose many ulps (TF's, C's, within about 1): sinh and cosh (XLA's
 ``exp(|x| + log(1/2))`` rounds the sum, up to 24 ulps off in float32 and 495 in float64 for |x| above 10; here
