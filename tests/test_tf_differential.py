@@ -461,3 +461,26 @@ def test_integer_power_second_derivative_through_a_zero_gradient_at_overflow():
     _, g, h = nested_tape_gradients(lambda x: x ** 3, [-3e38, 2.0], output_gradients=tj.constant([0.0, 1.0]))
     np.testing.assert_array_equal(g.numpy(), [0, 12])
     np.testing.assert_array_equal(h.numpy(), [0, 12])
+
+
+def test_power_exponent_second_derivative_agrees_forward_and_reverse_at_masked_bases():
+    # d/dy of TF's PowGrad for the exponent, g * z * log_x, with log_x masked to 0 at a base <= 0 where z = x**y is
+    # infinite ((-0.5)**-1e20, 0**-1e20): reverse over reverse gives 0 (the zero cotangent log_x leaves meets the
+    # no-NaN rules); forward over reverse formed inf * 0 = NaN there (forward_reverse_scan, 84 points). At (2, 3):
+    # z * log(2)**2 = 8 * 0.480453 = 3.843624 both ways.
+    x = tj.constant([-0.5, 0.0, 2.0])
+    y = tj.constant([-1e20, -1e20, 3.0])
+    want = [0.0, 0.0, 8 * np.log(2.0) ** 2]
+    with tj.ForwardAccumulator(y, tnp.ones_like(y)) as acc:
+        with tj.GradientTape() as tape:
+            tape.watch(y)
+            z = tnp.power(x, y)
+        g = tape.gradient(z, y)
+    np.testing.assert_allclose(acc.jvp(g).numpy(), want, rtol=1e-6)
+    with tj.GradientTape() as outer:
+        outer.watch(y)
+        with tj.GradientTape() as tape:
+            tape.watch(y)
+            z = tnp.power(x, y)
+        g = tape.gradient(z, y)
+    np.testing.assert_allclose(outer.gradient(g, y).numpy(), want, rtol=1e-6)

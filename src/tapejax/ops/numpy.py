@@ -399,7 +399,12 @@ def _exponent_grad_jvp(primals, tangents):
     g, out, log_x = primals
     tg, tout, tlog = tangents
     value = _exponent_grad_rule(g, out, log_x)
-    t = _scale_no_nan(tg, (out * log_x).astype(value.dtype)) + _mul_no_nan(g, tout * log_x + out * tlog)
+    # (no NaN from a zero factor meeting an infinite one: a masked log_x (0 at a base <= 0) times an infinite or NaN
+    # tangent of z, z = inf times log_x's zero tangent there; reverse over reverse gives 0 for them, its zero
+    # cotangent meeting the no-NaN rules, and forward over reverse must agree: forward_reverse_scan, power's exponent
+    # at (-0.5, -1e20))
+    through_z = jnp.where(log_x == 0, jnp.zeros_like(tout), tout * log_x)
+    t = _scale_no_nan(tg, (out * log_x).astype(value.dtype)) + _mul_no_nan(g, through_z + _scale_no_nan(tlog, out))
     return value, t.astype(value.dtype)
 
 
