@@ -12,6 +12,9 @@ Helpers (test files import them: ``from conftest import close``; pytest puts tes
   tape_value_and_gradient(f, x, output_gradients)
                               ``(f(x), gradient)`` of f at x (made a Tensor, watched) on one GradientTape
   accumulator_jvp(f, x, t)    f's tangent at x along t on one ForwardAccumulator
+  forward_over_reverse(f, x, t)
+                              the tangent along t of f's gradient at x (a ForwardAccumulator around a tape):
+                              the forward-over-reverse twin of nested_tape_gradients's second order
   unconnected_second_input_at_zero_base(mul)
                               second order by nested tapes and by jax.grad of jax.grad, through a product
                               whose second argument gets no gradient (None) and is pow at a base of 0
@@ -306,6 +309,17 @@ def accumulator_jvp(f, x, t):
     with tj.ForwardAccumulator(x, tj.constant(t)) as acc:
         y = f(x)
     return acc.jvp(y)
+
+
+def forward_over_reverse(f, x, t):
+    """The tangent along ``t`` of the gradient of ``f`` at ``x`` (a ForwardAccumulator around a GradientTape)."""
+    x = tj.constant(x)
+    with tj.ForwardAccumulator(x, tj.constant(t)) as acc:
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        g = tape.gradient(y, x)
+    return acc.jvp(g)
 
 
 def unconnected_second_input_at_zero_base(mul):

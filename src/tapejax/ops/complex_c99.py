@@ -79,9 +79,14 @@ def _real_arctanh(x):
 
 _real_sinh.defjvp(lambda p, t: (_real_sinh(p[0]), _real_cosh(p[0]) * t[0]))
 _real_cosh.defjvp(lambda p, t: (_real_cosh(p[0]), _real_sinh(p[0]) * t[0]))
-_real_exp2.defjvp(lambda p, t: (_real_exp2(p[0]), _real_exp2(p[0]) * np.log(2).astype(p[0].dtype) * t[0]))
 _real_log1p.defjvp(lambda p, t: (_real_log1p(p[0]), t[0] / (1 + p[0])))
 _real_arctanh.defjvp(lambda p, t: (_real_arctanh(p[0]), t[0] / ((1 - p[0]) * (1 + p[0]))))
+
+
+@_real_exp2.defjvp
+def _real_exp2_jvp(primals, tangents):
+    y = _real_exp2(primals[0])
+    return y, y * np.log(2).astype(y.dtype) * tangents[0]
 
 
 def _as_float(x, plain):

@@ -865,7 +865,7 @@ def _reduce_dtypes(a, dtype, promote_integers: bool):
         if np.dtype(dtype).kind not in "iu":
             return None, None
     dtype = np.dtype(as_dtype("dtype", dtype))
-    return (np.dtype(np.float32) if dtype in (np.dtype(jnp.float16), np.dtype(jnp.bfloat16)) else dtype), dtype
+    return (np.dtype(np.float32) if dtype in _HALF else dtype), dtype
 
 
 def _reduced(op, name: str, a, axis, dtype, keepdims, where, fill, promote_integers):
@@ -928,7 +928,7 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
         raise TypeError("tj.numpy.mean: a mean cannot be given in dtype bool (as jax.numpy's: its division takes no "
                         "bool); pass a numeric dtype")
     if dtype.kind in "fc":
-        compute = np.dtype(np.float32) if dtype in (np.dtype(jnp.float16), np.dtype(jnp.bfloat16)) else dtype
+        compute = np.dtype(np.float32) if dtype in _HALF else dtype
         return astype(_average(astype(astype(a, dtype), compute), axis, keepdims, where), dtype)
     total = sum(a, axis=axis, dtype=dtype, keepdims=keepdims, where=where)
     count = astype(sum(ones_like(a, dtype=dtype), axis=axis, keepdims=keepdims, where=where), dtype)
