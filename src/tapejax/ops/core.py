@@ -823,6 +823,12 @@ class OpDef:
             k = self._kernels[key] = _Kernels(self, static)
         return k
 
+    def traced(self, *args, **static):
+        """This op applied inside a JAX-traced rule (its ``jax.custom_jvp`` function): what the rule computes with
+        it is differentiated, at the next order, by this op's own rules, as TF's gradient functions reach the op,
+        not by JAX's rule of its forward function."""
+        return self.kernels(static).traced(*args)
+
     def set_backward(self, fwd: Optional[Callable], bwd: Callable) -> None:
         """Replace the reverse rule (``tj.RegisterGradient``). The JVP becomes its transpose, unless the op
         has a hand-written JVP rule; cached kernels are rebuilt."""

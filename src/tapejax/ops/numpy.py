@@ -63,7 +63,7 @@ from ..tensor import (LazyTensor, Tensor, TracedValueError, Variable, broadcasts
                       set_list_packer, traced_argument_error)
 from . import linalg  # noqa: F401  (``tj.numpy.linalg``: norm, solve, inv, cholesky, det, ...)
 from . import complex_c99 as _complex_c99
-from .core import (NO_STATIC, OpDef, ShapeError, apply, as_dtype, as_index, axis_error, check_axis as _check_axis,
+from .core import (OpDef, ShapeError, apply, as_dtype, as_index, check_axis as _check_axis,
                    check_result_size, freeze, inexact_dtype, named_error, record_identity, refuse_array_dtype,
                    static)
 from .declare import (no_gradient as _recorded_without_gradient, not_differentiable as _not_differentiable,
@@ -153,7 +153,7 @@ def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, gra
     def fwd(x):
         # (y by the op's own function: the second order differentiates y by this op's rule, as TF's gradient of
         # its gradient function reaches y's op; JAX's rule of f can be less accurate, arccosh's near 1)
-        y = op.kernels(NO_STATIC).traced(x)
+        y = op.traced(x)
         return y, (x, y)
 
     def bwd(res, g):
@@ -280,7 +280,7 @@ def _partial_rules(f, dx, dy, own: Sequence = ()) -> dict:
     the op's output), not JAX's rule of ``f`` (power's at a base of 0 is 0 * inf: NaN forward over reverse)."""
 
     def fwd(x, y):
-        out = own[0].kernels(NO_STATIC).traced(x, y) if own else f(x, y)
+        out = own[0].traced(x, y) if own else f(x, y)
         return out, (x, y, out)
 
     def bwd(res, g):
@@ -493,7 +493,7 @@ def _ipow_partial(x, n: int):
     2 * x overflows: x = -3e38 with a zero gradient, where TF gives -0)."""
     if n == 0:
         return _ipow0_partial(x)
-    return n * _integer_pow.kernels({"n": n - 1}).traced(x)
+    return n * _integer_pow.traced(x, n=n - 1)
 
 
 def _ipow_bwd(res, g, *, n):
