@@ -95,7 +95,7 @@ def _tape_grad_and_jvp(f, x):
 POINTS = [  # (JAX method(s), name, points): check_grads(nn.<name>, (point,), order=1)
     ("testSoftplusGradZero/Inf/NegInf/Nan", "softplus", [0.0, INF, -INF, NAN]),
     ("testSparseplusGradZero/Grad", "sparse_plus", [-2.0, 0.0]),
-    ("testSquareplusGradZero/NegInf/Nan", "squareplus", [0.0, -INF, NAN]),
+    ("testSquareplusGradZero/Nan", "squareplus", [0.0, NAN]),  # (-inf: test_squareplus_at_negative_infinity)
     ("testMishGradZero/NegInf/Nan", "mish", [0.0, -INF, NAN]),
     ("testReluGradAtZero", "relu", [0.0, 1.0, -1.0]),  # (0 at 0: jax's and TF's)
     ("testRelu6Grad", "relu6", [0.0, 6.0, 1.0, -1.0]),
@@ -190,6 +190,17 @@ def test_saturated_values():
             got = run(tj.constant(x))
             np.testing.assert_allclose(got.numpy(), want, rtol=1e-6, atol=atol, err_msg=name)
             np.testing.assert_allclose(got.numpy(), getattr(jax.nn, name)(np.float32(x)), rtol=1e-6, err_msg=name)
+
+
+def test_squareplus_at_negative_infinity():
+    # testSquareplusGradNegInf: jax.nn's (x + sqrt(x**2 + b)) / 2 is inf - inf there, NaN, value and derivative
+    # (check_grads passes comparing NaN with NaN); tapejax's b / (2 (sqrt(x**2 + b) - x)) below 0 has the limits,
+    # 0 and 0, and its values far out are b / (4 |x|) where jax's cancel to 0
+    y, g, t = _tape_grad_and_jvp(tj.nn.squareplus, np.asarray([-INF, -1e6, -1e20], np.float32))
+    np.testing.assert_allclose(y.numpy(), [0, 1e-6, 1e-20], rtol=1e-6)
+    np.testing.assert_allclose(g.numpy(), [0, 1e-12, 0], rtol=1e-5, atol=1e-30)
+    np.testing.assert_allclose(t.numpy(), g.numpy(), rtol=1e-6, atol=1e-30)
+    assert float(jax.nn.squareplus(np.float32(-1e6))) == 0  # (jax's cancellation, which this avoids)
 
 
 def test_sparse_plus_derivative_is_sparse_sigmoid():

@@ -15,8 +15,10 @@ their function. The tables:
   NaN), and ``sparse_sigmoid``'s so that its clip passes the gradient at its bounds (TF's clip; jax's splits it);
   ``hard_sigmoid`` and ``hard_silu`` are jax's, built on its relu6 (derivative 0 at the kinks, as TF's
   ``Relu6Grad``), ``hard_tanh`` is jax's (the gradient passes at -1 and 1, as TF's clip); ``identity``
-  hands the gradient on (``passthrough``); the others (``gelu``, ``softplus``, ``mish``, ``squareplus``,
-  ``log1mexp``, ``glu``...) are derived.
+  hands the gradient on (``passthrough``); ``squareplus`` is jax's value without its cancellation below 0, with
+  derivatives that do not divide inf by inf; the others (``gelu``, ``softplus``, ``mish``, ``log1mexp``,
+  ``glu``...) are derived. The activations compute float16 and bfloat16 in float32 and round once
+  (``_activation``), as tj.numpy's elementwise ops.
   ``sigmoid`` and ``tanh`` are ``tj.numpy``'s ops. At second order the relus', ``hard_sigmoid``'s and
   ``max_pool``'s gradients stay connected to the input (``backward_connected``: TF's ReluGradGrad,
   Relu6GradGrad and MaxPoolGradGrad give zeros, not None).
@@ -62,7 +64,8 @@ from ..tensor import Tensor, Variable, convert_to_tensor
 from . import initializers  # noqa: F401  (``tj.nn.initializers``)
 from . import numpy as tnp
 from .core import OpDef, ShapeError, as_dtype, as_index, freeze, static
-from .declare import not_differentiable as _not_differentiable, public_dir, samples as _samples
+from .declare import (half_in_float32 as _half_in_float32, not_differentiable as _not_differentiable, public_dir,
+                      samples as _samples)
 from .rules import tf_complex_bwd as _tf_complex_bwd
 
 __all__ = [
@@ -195,8 +198,42 @@ def _sparse_sigmoid_fn(x):
     return 0.5 * jnp.where(y < 0, 0.0, jnp.where(y > 2, 2.0, y))
 
 
+@functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
+def _squareplus_real(x, b):
+    # jax.nn.squareplus's (x + sqrt(x**2 + b)) / 2 cancels for negative x: 0 in float32 past x = -4e3, where the
+    # value is about b / (4 |x|); below 0 it is b / (2 (sqrt(x**2 + b) - x)), the same value without a difference of
+    # near-equals. The root as hypot(x, sqrt(b)), the halves added: x**2 overflowed past 1.8e19 in float32 (inf for
+    # x = 1e20), x + root past 1.7e38.
+    root = jnp.hypot(x, jnp.sqrt(jnp.asarray(b, x.dtype)))
+    return jnp.where(x < 0, b / (2 * (root - x)), x / 2 + root / 2)
+
+
+@_squareplus_real.defjvp
+def _squareplus_real_jvp(b, primals, tangents):
+    # (1 + x / root) / 2 without inf / inf (NaN at +-inf, where the limits are 0 and 1): b / (2 root (root - x))
+    # below 0, 1 - b / (2 root (root + x)) above
+    (x,), (t,) = primals, tangents
+    root = jnp.hypot(x, jnp.sqrt(jnp.asarray(b, x.dtype)))
+    d = jnp.where(x < 0, b / (2 * root * (root - x)), 1 - b / (2 * root * (root + x)))
+    return _squareplus_real(x, b), t * d.astype(t.dtype)
+
+
+def _squareplus_fn(x, b=4):
+    if not jnp.issubdtype(jnp.result_type(x), jnp.floating):
+        return jax.nn.squareplus(x, b)  # (an integer x: jax's float values)
+    return _squareplus_real(x, b)
+
+
 def _relu6_mask(x):
     return (x > 0) & (x < 6)
+
+
+def _activation(name: str, fn, **options) -> OpDef:
+    """An activation's op: float16 and bfloat16 computed in float32 and rounded once, as tj.numpy's elementwise ops
+    (jax.nn's half-precision formulas round at every step: selu was off by 1-2 ulps on 80% of the bfloat16 values,
+    mish on a fifth of the float16 ones, squareplus by 300% past -100; TF's own activations round at every step
+    too)."""
+    return OpDef(name, _half_in_float32(fn), **options)
 
 
 # name                   function          rules (none: derived by JAX) and samples             TF convention
@@ -208,36 +245,37 @@ _relu6 = OpDef("relu6", _relu6_fn, bwd=lambda res, g: (jnp.where(_relu6_mask(res
                jvp=lambda p, t, out: jnp.where(_relu6_mask(p[0]), t[0], 0 * t[0]),
                samples=_samples(((np.asarray([[-1.0, 0.5, 3.0], [5.5, 7.0, -0.3]], np.float32),), {})),
                backward_connected=True)
-_gelu = OpDef("gelu", jax.nn.gelu, samples=_samples(((_r(3, 4),), {"approximate": True}),
-                                                    ((_r(3, 4),), {"approximate": False})))
-_log_sigmoid = OpDef("log_sigmoid", jax.nn.log_sigmoid, samples=_samples(((_r(3, 4, lo=-4, hi=4),), {})))
-_softplus = OpDef("softplus", jax.nn.softplus, samples=_samples(((_r(3, 4, lo=-4, hi=4),), {})))
-_silu = OpDef("silu", jax.nn.silu, samples=_samples(((_r(3, 4, lo=-3, hi=3),), {})))
-_elu = OpDef("elu", _elu_fn, samples=_samples(((_away_from_zero(3, 4),), {}),  # EluGrad: 1 at 0
-                                               ((_away_from_zero(3, 4),), {"alpha": 0.5})))
-_selu = OpDef("selu", _selu_fn, samples=_samples(  # SeluGrad: scale at 0 (fixed sample: no draw, see declare.py)
+_gelu = _activation("gelu", jax.nn.gelu, samples=_samples(((_r(3, 4),), {"approximate": True}),
+                                                          ((_r(3, 4),), {"approximate": False})))
+_log_sigmoid = _activation("log_sigmoid", jax.nn.log_sigmoid, samples=_samples(((_r(3, 4, lo=-4, hi=4),), {})))
+_softplus = _activation("softplus", jax.nn.softplus, samples=_samples(((_r(3, 4, lo=-4, hi=4),), {})))
+_silu = _activation("silu", jax.nn.silu, samples=_samples(((_r(3, 4, lo=-3, hi=3),), {})))
+_elu = _activation("elu", _elu_fn, samples=_samples(((_away_from_zero(3, 4),), {}),  # EluGrad: 1 at 0
+                                                    ((_away_from_zero(3, 4),), {"alpha": 0.5})))
+_selu = _activation("selu", _selu_fn, samples=_samples(  # SeluGrad: scale at 0 (fixed sample: no draw, see declare.py)
     ((np.asarray([[-2.0, -0.7, 0.3, 1.5], [0.8, -1.1, 2.2, -0.2]], np.float32),), {})))
 _leaky_relu = OpDef("leaky_relu", _leaky_relu_fn, samples=_samples(  # LeakyReluGrad: negative_slope at 0
     ((_away_from_zero(3, 4),), {}), ((_away_from_zero(3, 4),), {"negative_slope": 0.2})), backward_connected=True)
-_celu = OpDef("celu", _celu_fn, samples=_samples(((_away_from_zero(3, 4),), {}),  # as EluGrad: linear side at 0
-                                                 ((_away_from_zero(3, 4, hi=2.5),), {"alpha": 0.5})))
-_glu = OpDef("glu", jax.nn.glu, samples=_samples(((_r(3, 4),), {"axis": -1}), ((_r(4, 2, 3),), {"axis": 0})))
-_hard_sigmoid = OpDef("hard_sigmoid", jax.nn.hard_sigmoid, samples=_samples(  # Relu6Grad: 0 at -3 and 3
+_celu = _activation("celu", _celu_fn, samples=_samples(  # as EluGrad: linear side at 0
+    ((_away_from_zero(3, 4),), {}), ((_away_from_zero(3, 4, hi=2.5),), {"alpha": 0.5})))
+_glu = _activation("glu", jax.nn.glu, samples=_samples(((_r(3, 4),), {"axis": -1}), ((_r(4, 2, 3),), {"axis": 0})))
+_hard_sigmoid = _activation("hard_sigmoid", jax.nn.hard_sigmoid, samples=_samples(  # Relu6Grad: 0 at -3 and 3
     ((np.asarray([[-4.0, -2.5, 0.3, 2.9], [3.5, -1.2, 1.7, -3.4]], np.float32),), {})), backward_connected=True)
-_hard_silu = OpDef("hard_silu", jax.nn.hard_silu, samples=_samples(  # (x * hard_sigmoid: its convention)
+_hard_silu = _activation("hard_silu", jax.nn.hard_silu, samples=_samples(  # (x * hard_sigmoid: its convention)
     ((np.asarray([[-4.0, -2.5, 0.3, 2.9], [3.5, -1.2, 1.7, -3.4]], np.float32),), {})))
 _hard_tanh = OpDef("hard_tanh", jax.nn.hard_tanh, samples=_samples(  # ClipByValue: passes at -1 and 1 (as jax)
     ((np.asarray([[-2.0, -0.6, 0.2, 0.9], [1.4, -1.3, 0.5, -0.1]], np.float32),), {})))
 _identity = OpDef("identity", jax.nn.identity, samples=_samples(((_r(3, 4),), {})), passthrough=(0,))  # Identity
-_log1mexp = OpDef("log1mexp", jax.nn.log1mexp, samples=_samples(((_r(3, 4, lo=0.1, hi=3.0),), {})))  # (x > 0)
-_mish = OpDef("mish", jax.nn.mish, samples=_samples(((_r(3, 4, lo=-3, hi=3),), {})))
-_soft_sign = OpDef("soft_sign", _soft_sign_fn, samples=_samples(((_away_from_zero(3, 4, hi=3.0),), {})))  # SoftsignGrad
-_sparse_plus = OpDef("sparse_plus", jax.nn.sparse_plus, samples=_samples(  # (continuous derivative at -1, 1)
+_log1mexp = _activation("log1mexp", jax.nn.log1mexp, samples=_samples(((_r(3, 4, lo=0.1, hi=3.0),), {})))  # (x > 0)
+_mish = _activation("mish", jax.nn.mish, samples=_samples(((_r(3, 4, lo=-3, hi=3),), {})))
+_soft_sign = _activation("soft_sign", _soft_sign_fn,  # SoftsignGrad
+                         samples=_samples(((_away_from_zero(3, 4, hi=3.0),), {})))
+_sparse_plus = _activation("sparse_plus", jax.nn.sparse_plus, samples=_samples(  # (continuous derivative at -1, 1)
     ((np.asarray([[-2.0, -0.6, 0.2, 0.9], [1.4, -1.3, 0.5, 2.5]], np.float32),), {})))
-_sparse_sigmoid = OpDef("sparse_sigmoid", _sparse_sigmoid_fn, samples=_samples(  # ClipByValue: passes at -1, 1
+_sparse_sigmoid = _activation("sparse_sigmoid", _sparse_sigmoid_fn, samples=_samples(  # ClipByValue: passes at -1, 1
     ((np.asarray([[-2.0, -0.6, 0.2, 0.9], [1.4, -1.3, 0.5, -0.1]], np.float32),), {})))
-_squareplus = OpDef("squareplus", jax.nn.squareplus, samples=_samples(((_r(3, 4, lo=-3, hi=3),), {}),
-                                                                      ((_r(3, 4, lo=-3, hi=3),), {"b": 0.5})))
+_squareplus = _activation("squareplus", _squareplus_fn, samples=_samples(((_r(3, 4, lo=-3, hi=3),), {}),
+                                                                         ((_r(3, 4, lo=-3, hi=3),), {"b": 0.5})))
 sigmoid = tnp.sigmoid  # ``jax.nn.sigmoid``: the same op as tj.numpy's
 tanh = tnp.tanh
 
@@ -386,24 +424,13 @@ def _from_output(name: str, f, grad, tangent, samples) -> OpDef:
                  jvp=lambda p, t, y, **static: tangent(y, t[0], **static), samples=samples)
 
 
-def _in_float32(f):
-    """``f`` computed in float32 for float16/bfloat16 inputs and rounded once, as TF's Softmax kernel (XLA,
-    computing in the input's dtype, rounds after every step: bfloat16 softmax values an ulp off TF's). TF's
-    LogSoftmax rounds its steps, as XLA does."""
-    @functools.wraps(f)
-    def g(x, **static):
-        if x.dtype in (jnp.float16, jnp.bfloat16):
-            return f(x.astype(jnp.float32), **static).astype(x.dtype)
-        return f(x, **static)
-    return g
-
-
 def _softmax_product(y, v, axis=-1):
     return y * (v - jnp.sum(v * y, axis=axis, keepdims=True))  # its Jacobian is symmetric: gradient = tangent
 
 
 # name                               function               gradient (g) / tangent (t) from y      TF convention
-_softmax = _from_output("softmax", _in_float32(jax.nn.softmax), _softmax_product, _softmax_product, _samples(  # SoftmaxGrad
+_softmax = _from_output("softmax", _half_in_float32(jax.nn.softmax),  # SoftmaxGrad (computed as TF's kernel)
+                        _softmax_product, _softmax_product, _samples(
     ((_r(3, 4),), {"axis": 1}), ((_r(2, 3, 4),), {"axis": 1}), ((_r(2, 3, 4),), {"axis": (0, 2)})))
 _log_softmax = _from_output("log_softmax", jax.nn.log_softmax,  # LogSoftmaxGrad
                             lambda y, g, axis=-1: g - jnp.exp(y) * jnp.sum(g, axis=axis, keepdims=True),

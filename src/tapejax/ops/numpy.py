@@ -66,8 +66,8 @@ from . import complex_c99 as _complex_c99
 from .core import (OpDef, ShapeError, apply, as_dtype, as_index, check_axis as _check_axis,
                    check_result_size, freeze, inexact_dtype, named_error, record_identity, refuse_array_dtype,
                    static)
-from .declare import (no_gradient as _recorded_without_gradient, not_differentiable as _not_differentiable,
-                      samples as _samples)
+from .declare import (HALF as _HALF, half_in_float32 as _half_in_float32, no_gradient as _recorded_without_gradient,
+                      not_differentiable as _not_differentiable, samples as _samples)
 # (kernel helpers on raw arrays, under private names: tj.numpy's public names are recorded ops)
 from .rules import (cast_like as _cast_like, conj as _conj_values, mul_no_nan as _mul_no_nan,
                     plain_primal as _plain_primal, scale_no_nan as _scale_no_nan, sign as _tf_sign,
@@ -114,24 +114,6 @@ _infinite_operand = _complex_c99.infinite_operand
 def _c99_mul(a, b):
     """``a * b`` of a derivative's factors, each infinite one as C99's product meets it (``_infinite_operand``)."""
     return _infinite_operand(_infinite_operand(a) * _infinite_operand(b))
-
-
-_HALF = (np.dtype(jnp.float16), np.dtype(jnp.bfloat16))
-
-
-def _half_in_float32(f):
-    """``f`` computing float16 and bfloat16 values in float32, rounded once to the result's dtype, as TF's kernels
-    (Eigen's half functions) and NumPy's half loops do: XLA's half-precision expansions of arcsinh, arctanh, arcsin,
-    expm1, log2... are off by many ulps on a sixth of the float16 values (expm1(2e-7) was 2.4e-7, arcsin(6e-8) was
-    0), and jax.numpy's floor_divide, computed in float16, off by one on 1.5% of pairs (-0.501 // -0.0008183 gave 613,
-    NumPy and TF 612)."""
-    @functools.wraps(f)
-    def in_float32(*args):
-        dtype = jnp.result_type(*args)
-        if dtype in _HALF:
-            return f(*(jnp.asarray(a, jnp.float32) for a in args)).astype(dtype)
-        return f(*args)
-    return in_float32
 
 
 def _unary(name: str, f, d, *, no_nan: bool = False, real_out: bool = False, grad=None, domain=_r,
