@@ -74,7 +74,8 @@ import numpy as np
 from ..tensor import Tensor, convert_to_tensor
 from .core import (NoKernelError, OpDef, ShapeError, apply, as_index, axis_error, freeze, inexact_dtype,
                    static as static_value)
-from .declare import not_differentiable, public_dir, samples as _samples
+from .declare import (HALF as _HALF, half_in_float32 as _half_in_float32, not_differentiable, public_dir,
+                      samples as _samples)
 from .rules import cast_like as _cast_like, mul_no_nan as _mul_no_nan, sign as _tf_sign, times_sign as _times_sign
 
 # -- well-conditioned sample inputs ----------------------------------------------------------------------
@@ -432,11 +433,8 @@ def _slogdet_fn(a, method=None):
     return sign, logabsdet
 
 
-def _inv_fn(a):
-    # TF inverts float16 matrices (matrix_inverse_op_test); JAX's LU has no 16-bit kernel: factor in float32
-    if a.dtype in (jnp.float16, jnp.bfloat16):
-        return jnp.linalg.inv(a.astype(jnp.float32)).astype(a.dtype)
-    return jnp.linalg.inv(a)
+# TF inverts float16 matrices (matrix_inverse_op_test); JAX's LU has no 16-bit kernel: factor in float32
+_inv_fn = _half_in_float32(jnp.linalg.inv)
 
 
 def _inexact(x):
@@ -770,7 +768,7 @@ def _check_lapack_dtype(name: str, a) -> None:
     """A NoKernelError (a TypeError and jax's NotImplementedError) for a half-precision input of an op that calls
     LAPACK, which has no such kernels (nor TF's): jaxlib raises it bare, and in a deferred step only when it runs."""
     dtype = getattr(a, "dtype", None)
-    if dtype is not None and jnp.dtype(dtype) in (jnp.float16, jnp.bfloat16):
+    if dtype is not None and jnp.dtype(dtype) in _HALF:
         raise NoKernelError(f"tnp.linalg.{name}: no kernel for dtype {jnp.dtype(dtype)} (LAPACK has none; TF has "
                             "none either): cast the input to float32 first.")
 
