@@ -4709,7 +4709,7 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
     arr = ravel(a) if axis is None else moveaxis(a, axis, 0)
     axis = 0 if axis is None else axis
     n = shape(arr)[0]
-    cond, extra = cond[:n], cond[n:]
+    cond = cond[:n]
     arr = arr[:shape(cond)[0]]
     if size is None:
         known = _known("compress", "condition (without size=)", condition)
