@@ -496,6 +496,21 @@ def test_half_precision_activations_are_the_exact_value_rounded_once(name, dtype
     np.testing.assert_allclose(got[wrong], want[wrong], rtol=float(jnp.finfo(half).eps), atol=atol)
 
 
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_precision_running_sums_and_products_are_accumulated_in_float32(name, dtype):
+    # each prefix the exact value rounded once, as jax.numpy's sum in half precision (accumulated in the half type,
+    # prefixes of 64 x 32 normal draws were off by up to 25,600 ulps where they cancel; TF's and NumPy's alike)
+    half = jnp.dtype(dtype)
+    rng = np.random.default_rng(11)
+    x = (rng.standard_normal((64, 32)) * 3 if name == "cumsum" else rng.uniform(0.5, 1.8, (64, 32))).astype(half)
+    exact = getattr(np, name)(x.astype(np.float64), axis=1)
+    want = exact.astype(np.float32).astype(half).astype(np.float64)  # (within an ulp of float32's rounding)
+    got = getattr(tnp, name)(tj.constant(x), axis=1).numpy().astype(np.float64)
+    np.testing.assert_allclose(got, want, rtol=float(jnp.finfo(half).eps), atol=float(jnp.finfo(half).eps))
+    assert np.mean(got == want) > 0.99
+
+
 @pytest.mark.parametrize("name", ["floor_divide", "hypot"])
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
 def test_half_precision_binary_functions_are_numpys(name, dtype):
