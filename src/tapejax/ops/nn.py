@@ -64,8 +64,8 @@ from ..tensor import Tensor, Variable, convert_to_tensor
 from . import initializers  # noqa: F401  (``tj.nn.initializers``)
 from . import numpy as tnp
 from .core import OpDef, ShapeError, as_dtype, as_index, freeze, static
-from .declare import (half_in_float32 as _half_in_float32, not_differentiable as _not_differentiable, public_dir,
-                      samples as _samples)
+from .declare import (HALF as _HALF, half_in_float32 as _half_in_float32, not_differentiable as _not_differentiable,
+                      public_dir, samples as _samples)
 from .rules import tf_complex_bwd as _tf_complex_bwd
 
 __all__ = [
@@ -678,7 +678,7 @@ _max_pool = OpDef("max_pool", _max_pool_fn, samples=_samples(
     ((_r(2, 4, 4, 3),), {"window_shape": (2, 2), "strides": (2, 2), "padding": "VALID"}),
     ((_r(1, 5, 4, 2),), {"window_shape": (3, 2), "strides": (1, 2), "padding": "SAME"})),
     backward_connected=True)  # (TF's MaxPoolGradGrad: zeros, not None, for the input)
-_avg_pool = OpDef("avg_pool", _avg_pool_fn, samples=_samples(
+_avg_pool = OpDef("avg_pool", _half_in_float32(_avg_pool_fn), samples=_samples(  # (half precision summed in float32)
     ((_r(2, 4, 4, 3),), {"window_shape": (2, 2), "strides": (2, 2), "padding": "VALID"}),
     ((_r(1, 5, 4, 2),), {"window_shape": (3, 3), "strides": None, "padding": "SAME",
                          "count_include_pad": False}),
@@ -724,6 +724,9 @@ def _param_shape(x_ndim, axes, p_shape, x_shape):
 
 def _layer_norm_fn(x, *params, axis=-1, epsilon=1e-5, has_scale=False, has_offset=False):
     axes = axis if isinstance(axis, tuple) else (axis,)
+    out_dtype = jnp.result_type(x)
+    if out_dtype in _HALF:  # (computed in float32, as Keras's LayerNormalization: in float16, x - mean cancelled)
+        x = x.astype(jnp.float32)
     mean = jnp.mean(x, axis=axes, keepdims=True)
     # as tf.nn.moments (Keras's LayerNormalization on TF): the variance around stop_gradient(mean). The same
     # first derivative (that of var w.r.t. the mean is 0), TF's second one
@@ -741,7 +744,7 @@ def _layer_norm_fn(x, *params, axis=-1, epsilon=1e-5, has_scale=False, has_offse
         p = params.pop(0)
         shp = _param_shape(x.ndim, axes, jnp.shape(p), x.shape)
         y = y + (p.reshape(shp) if shp is not None else p)
-    return y.astype(jnp.result_type(x))
+    return y.astype(out_dtype)
 
 
 _layer_norm = OpDef("layer_norm", _layer_norm_fn, samples=_samples(
@@ -772,7 +775,8 @@ def _standardize_fn(x, *arrays, axis=-1, epsilon=1e-5, algorithm="fast", has_mea
 
 # (the first sample is "stable": the "fast" variance is clipped at 0, which jax rejects for complex inputs, and
 # test_complex.py differentiates each op's first sample at complex values)
-_standardize = OpDef("standardize", _standardize_fn, samples=_samples(  # (derived: jax.nn.standardize itself)
+# (derived: jax.nn.standardize itself; half precision computed in float32, as layer_norm)
+_standardize = OpDef("standardize", _half_in_float32(_standardize_fn), samples=_samples(
     ((_r(2, 3, 4),), {"axis": (1, 2), "algorithm": "stable", "epsilon": 1e-3}),
     ((_r(3, 5),), {"axis": 1}),
     ((_r(3, 5), _r(3, 1), _r(3, 1, lo=0.5, hi=1.5)), {"axis": 1, "has_mean": True, "has_variance": True}),
@@ -813,8 +817,10 @@ def _bn_moments(x, epsilon, axis):
 
 def _bn_compute(x, scale, offset):
     """x in the compute dtype: the parameters' (TF's FusedBatchNorm: float16 x with float32 scale and offset is
-    normalized in float32; y keeps x's dtype, the moments and parameter gradients are float32)."""
-    return x.astype(jnp.result_type(x, scale, offset))
+    normalized in float32; y keeps x's dtype, the moments and parameter gradients are float32), float32 for half
+    precision parameters too (TF's take float32 only)."""
+    dtype = jnp.result_type(x, scale, offset)
+    return x.astype(jnp.float32 if dtype in _HALF else dtype)
 
 
 def _bn_statistics(mean, var, n):
@@ -826,7 +832,8 @@ def _bn_statistics(mean, var, n):
 def _bn_outputs(xc, x_dtype, scale, offset, mean, var, inv, n, bs):
     # (TF's FusedBatchNorm: the centered x times one factor, rsqrt(var + epsilon) * scale, plus the offset)
     y = (xc - mean.reshape(bs)) * (inv * scale).reshape(bs) + offset.reshape(bs)
-    return (y.astype(x_dtype),) + _bn_statistics(mean, var, n)
+    moments_dtype = jnp.result_type(scale, offset)  # (the parameters' dtype, also where computed in float32)
+    return (y.astype(x_dtype),) + tuple(m.astype(moments_dtype) for m in _bn_statistics(mean, var, n))
 
 
 def _bn_fn(x, scale, offset, epsilon=1e-3, axis=-1):
