@@ -226,3 +226,18 @@ def test_bad_arguments_say_what_to_fix():
         tnp.apply_over_axes(lambda a, ax: tnp.sum(a), X, [0])
     with pytest.raises(NotImplementedError, match="'out' argument to tj.numpy.modf"):
         tnp.modf(X, np.zeros(4))
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "uint8", "uint32"])
+def test_gcd_and_lcm_at_the_integer_limits_are_numpys(dtype):
+    # jax.numpy's gcd and lcm loop on abs(x), negative for the signed minimum: gcd(int32(-2**31), 6) never returned
+    # (a hung process); tapejax takes the magnitudes in the unsigned type, wrapping back as NumPy does
+    info = np.iinfo(dtype)
+    values = [v for v in (info.min, info.min + 1, -12, -7, -4, -1, 0, 1, 3, 4, 6, 12, info.max)
+              if info.min <= v <= info.max]
+    a = np.array(values, dtype)
+    x, y = (v.ravel() for v in np.meshgrid(a, a))
+    for name in ("gcd", "lcm"):
+        got = getattr(tj.numpy, name)(tj.constant(x), tj.constant(y)).numpy()
+        assert got.dtype == np.dtype(dtype)
+        np.testing.assert_array_equal(got, getattr(np, name)(x, y), err_msg=name)

@@ -5164,8 +5164,39 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
 
 # functions of values with no gradient (integers, bools, bit patterns; spacing's float result has none in jax
 # either: its derivative is not defined there)
-_gcd = _values_only("gcd", jnp.gcd)
-_lcm = _values_only("lcm", jnp.lcm)
+def _magnitudes(x1, x2):
+    """``|x1|, |x2|`` in the unsigned type of their signed integer type (|-2**31| is 2**31 there, -2**31 in int32),
+    with that signed type; None for other types."""
+    dtype = jnp.result_type(x1, x2)
+    if not jnp.issubdtype(dtype, jnp.signedinteger):
+        return None
+    unsigned = jnp.dtype(f"uint{8 * dtype.itemsize}")
+    return tuple(jnp.where(x < 0, -x, x).astype(unsigned) for x in (jnp.asarray(x1, dtype), jnp.asarray(x2, dtype)))
+
+
+def _gcd_fn(x1, x2):
+    # jax.numpy's gcd loops on abs(x), which is negative for the type's minimum: gcd(int32(-2**31), 6) never
+    # returned (its while_loop swaps the pair for ever). On the magnitudes in the unsigned type it ends; the result
+    # wraps back as NumPy's (gcd(-2**31, 0) is -2**31 in int32, 2**31 unrepresentable).
+    magnitudes = _magnitudes(x1, x2)
+    if magnitudes is None:
+        return jnp.gcd(x1, x2)
+    return jnp.gcd(*magnitudes).astype(jnp.result_type(x1, x2))
+
+
+def _lcm_fn(x1, x2):
+    # |x1| * (|x2| // gcd) on the magnitudes (jax.numpy's lcm calls its gcd: the same endless loop), wrapping on
+    # overflow as NumPy's
+    magnitudes = _magnitudes(x1, x2)
+    if magnitudes is None:
+        return jnp.lcm(x1, x2)
+    a, b = magnitudes
+    d = jnp.gcd(a, b)
+    return jnp.where(d == 0, 0, a * (b // jnp.where(d == 0, 1, d))).astype(jnp.result_type(x1, x2))
+
+
+_gcd = _values_only("gcd", _gcd_fn)
+_lcm = _values_only("lcm", _lcm_fn)
 _spacing = _values_only("spacing", jnp.spacing)
 _bitwise_count = _values_only("bitwise_count", jnp.bitwise_count)
 _isneginf = _values_only("isneginf", jnp.isneginf)
