@@ -34,10 +34,9 @@ To declare an op:
 """
 from __future__ import annotations
 
+import functools
 import sys
 from typing import Any, Callable, List
-
-import functools
 
 import jax
 import jax.numpy as jnp

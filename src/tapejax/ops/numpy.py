@@ -5162,8 +5162,6 @@ def histogram2d(x, y, bins=10, range=None, weights=None, density=None):
     return counts, edges[0], edges[1]
 
 
-# functions of values with no gradient (integers, bools, bit patterns; spacing's float result has none in jax
-# either: its derivative is not defined there)
 def _magnitudes(x1, x2):
     """``|x1|, |x2|`` in the unsigned type of their signed integer type (|-2**31| is 2**31 there, -2**31 in int32),
     with that signed type; None for other types."""
@@ -5195,6 +5193,8 @@ def _lcm_fn(x1, x2):
     return jnp.where(d == 0, 0, a * (b // jnp.where(d == 0, 1, d))).astype(jnp.result_type(x1, x2))
 
 
+# functions of values with no gradient (integers, bools, bit patterns; spacing's float result has none in jax
+# either: its derivative is not defined there)
 _gcd = _values_only("gcd", _gcd_fn)
 _lcm = _values_only("lcm", _lcm_fn)
 _spacing = _values_only("spacing", jnp.spacing)
