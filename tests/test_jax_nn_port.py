@@ -57,7 +57,7 @@ import pytest
 import scipy.stats
 
 import tapejax as tj
-from conftest import nested_tape_gradients
+from conftest import forward_over_reverse, nested_tape_gradients
 
 tnp = tj.numpy
 INF, NAN = float("inf"), float("nan")
@@ -201,6 +201,18 @@ def test_squareplus_at_negative_infinity():
     np.testing.assert_allclose(g.numpy(), [0, 1e-12, 0], rtol=1e-5, atol=1e-30)
     np.testing.assert_allclose(t.numpy(), g.numpy(), rtol=1e-6, atol=1e-30)
     assert float(jax.nn.squareplus(np.float32(-1e6))) == 0  # (jax's cancellation, which this avoids)
+
+
+def test_squareplus_second_derivative_far_out():
+    # b / (2 (x**2 + b)**1.5), 2e-12 at |x| = 1e4 and below float32's range further out: reverse over reverse was
+    # NaN at all of these (the unused side's b / (2 root (root - x)), root - x rounding to 0), forward over reverse
+    # NaN at 1e38 (root * (root + x) overflowing)
+    x = np.asarray([-1e38, -1e20, -1e4, 1e4, 1e20, 1e38], np.float32)
+    want = 4 / (2 * (x.astype(np.float64) ** 2 + 4) ** 1.5)
+    _, _, h = nested_tape_gradients(tj.nn.squareplus, x)
+    np.testing.assert_allclose(h.numpy(), want, rtol=1e-5, atol=1e-30)
+    fr = forward_over_reverse(tj.nn.squareplus, x, np.ones(6, np.float32))
+    np.testing.assert_allclose(fr.numpy(), want, rtol=1e-5, atol=1e-30)
 
 
 def test_sparse_plus_derivative_is_sparse_sigmoid():

@@ -417,6 +417,14 @@ def test_cbrt_second_derivative_is_zero_at_infinities():
     np.testing.assert_allclose(fr.numpy(), [0, 0, -1 / 144, 1 / 144], rtol=1e-6)
 
 
+def _finite_half_values(dtype: str) -> np.ndarray:
+    """Every finite value of float16, or of bfloat16 from 2**-120 on (XLA's CPU flushes float32 subnormals, which
+    intermediates below that reach)."""
+    bits = np.arange(0, 0x7C00 if dtype == "float16" else 0x7F80, dtype=np.uint16)
+    x = np.concatenate([bits, bits | 0x8000]).view(jnp.dtype(dtype))
+    return x if dtype == "float16" else x[np.abs(x.astype(np.float64)) >= 2.0 ** -120]
+
+
 _HALF_REFERENCES = {  # numpy's float64 functions: the exact value, rounded once to the half type below
     "expm1": np.expm1, "arcsin": np.arcsin, "arccos": np.arccos, "arcsinh": np.arcsinh, "arccosh": np.arccosh,
     "arctanh": np.arctanh, "exp2": np.exp2, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
@@ -432,11 +440,7 @@ def test_half_precision_functions_are_the_exact_value_rounded_once(name, dtype):
     # 500-11,000 of them, by up to 100%: expm1(2e-7) gave 2.4e-7, arcsin(6e-8) gave 0, arcsinh(65504) 11.79 (TF's
     # 11.78, as ln(2 * 65504)). bfloat16 below 2**-120 is left out: XLA's CPU flushes subnormals to 0, its float32
     # arcsin's intermediates too.
-    half = jnp.dtype(dtype)
-    bits = np.arange(0, 0x7C00 if dtype == "float16" else 0x7F80, dtype=np.uint16)
-    x = np.concatenate([bits, bits | 0x8000]).view(half)
-    if dtype == "bfloat16":
-        x = x[np.abs(x.astype(np.float64)) >= 2.0 ** -120]
+    half, x = jnp.dtype(dtype), _finite_half_values(dtype)
     with np.errstate(all="ignore"):
         want = _HALF_REFERENCES[name](x.astype(np.float64)).astype(half).astype(np.float64)
     if dtype == "bfloat16":
@@ -476,10 +480,7 @@ def test_half_precision_activations_are_the_exact_value_rounded_once(name, dtype
     # ones, mish on 12,000 float16 ones, elu(-2e-7) 33% in float16, squareplus 300% at -122 (and 0 in float32 past
     # -4e3, its cancellation: now b / (2 (root - x)) below 0). (gelu's tanh approximation is left out: its own
     # formula cancels below -3.)
-    half = jnp.dtype(dtype)
-    bits = np.arange(0, 0x7C00 if dtype == "float16" else 0x7F80, dtype=np.uint16)
-    x = np.concatenate([bits, bits | 0x8000]).view(half)
-    x = x[np.abs(x.astype(np.float64)) >= (2.0 ** -120 if dtype == "bfloat16" else 0)]
+    half, x = jnp.dtype(dtype), _finite_half_values(dtype)
     if name == "log1mexp":
         x = x[x > 0]
     with np.errstate(all="ignore"):

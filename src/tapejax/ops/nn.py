@@ -198,14 +198,24 @@ def _sparse_sigmoid_fn(x):
     return 0.5 * jnp.where(y < 0, 0.0, jnp.where(y > 2, 2.0, y))
 
 
+def _squareplus_sides(x, b):
+    """``(x < 0, x and its root on the negative side, x and its root on the other)``: each side's x a harmless
+    constant where the other side is taken (-1, 1), so that neither side's unused value, ``b / 0`` where root - x
+    rounds to 0, reaches a derivative as inf * 0."""
+    negative = x < 0
+    sqrt_b = jnp.sqrt(jnp.asarray(b, x.dtype))
+    xn, xp = jnp.where(negative, x, -1), jnp.where(negative, 1, x)
+    return negative, xn, jnp.hypot(xn, sqrt_b), xp, jnp.hypot(xp, sqrt_b)
+
+
 @functools.partial(jax.custom_jvp, nondiff_argnums=(1,))
 def _squareplus_real(x, b):
     # jax.nn.squareplus's (x + sqrt(x**2 + b)) / 2 cancels for negative x: 0 in float32 past x = -4e3, where the
     # value is about b / (4 |x|); below 0 it is b / (2 (sqrt(x**2 + b) - x)), the same value without a difference of
     # near-equals. The root as hypot(x, sqrt(b)), the halves added: x**2 overflowed past 1.8e19 in float32 (inf for
     # x = 1e20), x + root past 1.7e38.
-    root = jnp.hypot(x, jnp.sqrt(jnp.asarray(b, x.dtype)))
-    return jnp.where(x < 0, b / (2 * (root - x)), x / 2 + root / 2)
+    negative, xn, rn, xp, rp = _squareplus_sides(x, b)
+    return jnp.where(negative, b / (2 * (rn - xn)), xp / 2 + rp / 2)
 
 
 @_squareplus_real.defjvp
@@ -213,8 +223,10 @@ def _squareplus_real_jvp(b, primals, tangents):
     # (1 + x / root) / 2 without inf / inf (NaN at +-inf, where the limits are 0 and 1): b / (2 root (root - x))
     # below 0, 1 - b / (2 root (root + x)) above
     (x,), (t,) = primals, tangents
-    root = jnp.hypot(x, jnp.sqrt(jnp.asarray(b, x.dtype)))
-    d = jnp.where(x < 0, b / (2 * root * (root - x)), 1 - b / (2 * root * (root + x)))
+    negative, xn, rn, xp, rp = _squareplus_sides(x, b)
+    # (b / (2 root) first: the product root * (root + x) overflowed past 1e19 in float32, and the next order's
+    # derivative of b / inf was inf / inf)
+    d = jnp.where(negative, b / (2 * rn) / (rn - xn), 1 - b / (2 * rp) / (rp + xp))
     return _squareplus_real(x, b), t * d.astype(t.dtype)
 
 
