@@ -2903,10 +2903,15 @@ logaddexp = _binary("logaddexp", jnp.logaddexp, lambda x, y, o, g: g * jax.nn.si
                     lambda x, y, o, g: g * jax.nn.sigmoid(y - x), ufunc=True)
 # (base 2 computed as such: logaddexp of x * ln 2, divided by ln 2, was an ulp off on a fifth of float32 pairs)
 _logaddexp2_rng = np.random.default_rng(2)  # (its samples' own draws: those of the ops declared after stay as they were)
+
+
+def _logaddexp2_sample(*shape):
+    return _logaddexp2_rng.uniform(-3, 3, shape).astype(np.float32)
+
+
 logaddexp2 = _binary("logaddexp2", jnp.logaddexp2, lambda x, y, o, g: g * jax.nn.sigmoid((x - y) * math.log(2)),
                      lambda x, y, o, g: g * jax.nn.sigmoid((y - x) * math.log(2)), ufunc=True,
-                     domain_x=lambda *shape: _logaddexp2_rng.uniform(-3, 3, shape).astype(np.float32),
-                     domain_y=lambda *shape: _logaddexp2_rng.uniform(-3, 3, shape).astype(np.float32))
+                     domain_x=_logaddexp2_sample, domain_y=_logaddexp2_sample)
 
 # Structure: derived kernels (each is linear in its inputs, so JAX's VJP is exact and has no kinks).
 _trace = OpDef("trace", lambda a, *, offset=0, axis1=0, axis2=1: jnp.trace(a, offset, axis1, axis2),
