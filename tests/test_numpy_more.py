@@ -294,6 +294,17 @@ def test_hypot_second_derivatives_on_the_axes():
     np.testing.assert_allclose(outer.gradient(ga, b).numpy(), -a0.astype(np.float64) * b0 / r3, rtol=1e-5, atol=1e-7)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_hypot_of_zero_and_nan_is_nan(dtype):
+    """hypot with NaN is NaN unless the other operand is infinite (C's and NumPy's hypot: inf): with 0 beside a NaN
+    it was 0, the larger magnitude taken by a comparison a NaN never wins."""
+    x1 = np.array([0.0, -0.0, np.nan, np.nan, 2.0, np.nan, np.inf, np.nan], dtype)
+    x2 = np.array([np.nan, np.nan, 0.0, np.nan, np.nan, -np.inf, np.nan, 3.0], dtype)
+    got = tj.numpy.hypot(tj.constant(x1), tj.constant(x2)).numpy()
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, np.hypot(x1, x2))
+
+
 def test_heaviside_is_differentiable_in_its_value_at_zero():
     """heaviside(x1, x2) is x2 where x1 == 0: its gradient in x2 is 1 there and 0 elsewhere, in both modes (as
     jax.grad of jnp.heaviside and TF's tnp.heaviside); x1's is None."""

@@ -3667,7 +3667,8 @@ def hypot(x1, x2):
     zero = big == 0
     safe = where(zero, ones_like(big), big)
     r = multiply(abs(safe), sqrt(add(1.0, square(divide(small, safe)))))
-    r = where(zero, zeros_like(r), r)
+    # (at big == 0 small is 0 or NaN: a NaN is not larger than 0, so the comparison left it as small)
+    r = where(zero, where(isnan(small), small, zeros_like(r)), r)
     r = where(logical_or(isinf(x1), isinf(x2)), full_like(r, np.inf), r)
     return r if work == dt else astype(r, dt)
 
