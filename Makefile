@@ -51,4 +51,4 @@ lab: $(STAMP_NB)
 	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info
+	rm -rf $(VENV) build src/*.egg-info .xla-cache
