@@ -788,6 +788,14 @@ def test_matrix_rank_of_rank_deficient():
     check("matrix_rank tol", lambda m, x: m.linalg.matrix_rank(x, tol=1e3), [a], tol=0)
 
 
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0), (0, 4), (2, 0, 3)])
+def test_matrix_rank_of_an_empty_matrix_is_zero(shape):
+    """No singular values: rank 0, as NumPy's and TF's (jax.numpy's raised: the largest of no singular values)."""
+    got = tnp.linalg.matrix_rank(np.zeros(shape, F32))
+    np.testing.assert_array_equal(got.numpy(), np.linalg.matrix_rank(np.zeros(shape, F32)))
+    assert got.shape == shape[:-2] and got.dtype == jnp.linalg.matrix_rank(np.ones((2, 2), F32)).dtype
+
+
 def test_matrix_rank_tol():
     x = np.ones((3, 3), F32)
     jax_raises(ValueError, lambda: jnp.linalg.matrix_rank(x, rtol=1e-2, tol=1e-2), "only one of tol or rtol")
