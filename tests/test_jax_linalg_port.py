@@ -796,6 +796,18 @@ def test_matrix_rank_of_an_empty_matrix_is_zero(shape):
     assert got.shape == shape[:-2] and got.dtype == jnp.linalg.matrix_rank(np.ones((2, 2), F32)).dtype
 
 
+@pytest.mark.parametrize("shape", [(0, 0), (3, 0), (2, 0, 3)])
+def test_spectral_norm_of_an_empty_matrix_is_zero(shape):
+    """norm(x, 2) of an empty matrix is 0, as jax.numpy's and NumPy's (the largest of no singular values raised);
+    ord=-2 raises ValueError, as theirs."""
+    x = np.zeros(shape, F32)
+    got = tnp.linalg.norm(x, 2, axis=(-2, -1))
+    np.testing.assert_array_equal(got.numpy(), np.linalg.norm(x, 2, axis=(-2, -1)))
+    assert got.dtype == F32
+    with pytest.raises(ValueError):
+        tnp.linalg.norm(x, -2, axis=(-2, -1))
+
+
 def test_matrix_rank_tol():
     x = np.ones((3, 3), F32)
     jax_raises(ValueError, lambda: jnp.linalg.matrix_rank(x, rtol=1e-2, tol=1e-2), "only one of tol or rtol")

@@ -640,7 +640,10 @@ def _norm_fn(x, ord=None, axis=None, keepdims=False):
         # the largest or smallest singular value, as TF's (reduce_max(abs(svd(x)))): the SVD with TF's derivative,
         # and |s| with TF's (0 at 0: a zero matrix has gradient 0; jnp's picked singular vectors, 0.25 * I at 2x2)
         s = _abs(_svd_reduced(jnp.moveaxis(x, axes, (-2, -1)))[1])
-        y = jnp.max(s, axis=-1) if ord == 2 else jnp.min(s, axis=-1)
+        if ord == 2 and not s.shape[-1]:  # (an empty matrix: 2-norm 0, jax.numpy's and NumPy's; -2 raises, as theirs)
+            y = jnp.zeros(s.shape[:-1], s.dtype)
+        else:
+            y = jnp.max(s, axis=-1) if ord == 2 else jnp.min(s, axis=-1)
         return jnp.expand_dims(y, axes) if keepdims else y
     if axes is None or len(axes) not in (1, 2) or isinstance(ord, str) or ord in (None, 0, 2, -2):
         return jnp.linalg.norm(x, ord=ord, axis=axis, keepdims=keepdims)
