@@ -437,6 +437,17 @@ def test_ldexp():
     gradients_match(lambda m, a: m.ldexp(a, np.array([3, -2, 0, 7], I32)), [rand((4,), F32, 9)])
 
 
+@pytest.mark.parametrize("dtype", [F32, F16, np.int8])
+def test_ldexp_takes_a_bool_exponent(dtype):
+    """A bool exponent is 0 or 1, as NumPy's and jax.numpy's ldexp take it (tj raised TypeError, saying jax.numpy
+    did); the result's dtype is jax.numpy's."""
+    x1 = np.array([1.5, -3.0, 0.25], dtype)
+    x2 = np.array([True, False, True])
+    got = tnp.ldexp(x1, x2)
+    assert got.dtype == jnp.ldexp(x1, x2).dtype
+    np.testing.assert_array_equal(got.numpy(), np.ldexp(x1, x2).astype(got.dtype))
+
+
 @pytest.mark.parametrize("dtype", [F32, F16])
 def test_ldexp_of_zero_or_inf_by_a_large_exponent(dtype):
     x1 = np.array([0.0, 0.0, np.inf, -np.inf, 0.0, np.inf, 1.0], dtype)

@@ -5027,8 +5027,11 @@ _ldexp = OpDef("ldexp", jnp.ldexp, bwd=_ldexp_bwd, jvp=lambda p, t, out: jnp.lde
 def ldexp(x1, x2, /):
     """As jax.numpy.ldexp: ``x1 * 2**x2`` for integer ``x2``, exact; differentiable in ``x1`` (``2**x2``)."""
     x1, x2 = _inexact(x1), convert_to_tensor(x2)
+    if x2.dtype == jnp.bool_:  # (an exponent of 0 or 1: NumPy's and jax.numpy's take it)
+        x2 = astype(x2, jnp.int32)
     if not jnp.issubdtype(x2.dtype, jnp.integer):
-        raise TypeError(f"tj.numpy.ldexp: the exponent x2 must be integer typed, got {x2.dtype} (as jax.numpy's)")
+        raise TypeError(f"tj.numpy.ldexp: the exponent x2 must be integer typed (or bool), got {x2.dtype} (as "
+                        "jax.numpy's)")
     return _ldexp(x1, x2)
 
 
