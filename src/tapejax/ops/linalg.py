@@ -965,9 +965,9 @@ def svdvals(x, /):
 
 def _matrix_rank_fn(M, *tolerances, hermitian=False, given=()):
     if M.ndim >= 2 and 0 in M.shape[-2:]:
-        # (no singular values: rank 0, NumPy's and TF's; jax.numpy's largest singular value of none raised). A sum
-        # over nothing: the integer type jax.numpy's rank has.
-        return jnp.sum(jnp.zeros(M.shape[:-2] + (0,), bool), axis=-1)
+        # (no singular values: rank 0, NumPy's and TF's; jax.numpy's largest singular value of none raised), in
+        # the default integer type, as jax.numpy's count of singular values
+        return jnp.zeros(M.shape[:-2], int)
     return jnp.linalg.matrix_rank(M, hermitian=hermitian, **dict(zip(given, tolerances)))
 
 
