@@ -261,6 +261,22 @@ def test_second_order(case):
                 names=case.input_names)
 
 
+# Cases with a Python float beside a float32 Tensor (where(c, x, 0.0), x // 0.5, x * 0.3). Under JAX's x64 mode
+# the float is a weakly typed float64, and the result float32: derived kernels traced on its shape and dtype alone
+# took it as a strong float64, and the gradient through a tj.function (inside it, or an outer tape over it) raised
+# JAX's "unexpected JAX type" (a float64 output where the cotangent was float32); and a replay_exact program's
+# fence made it strong, so that x * 0.3's gradient was computed in float64 (an ulp off op by op).
+X64_CASES = [c for c in CASES if c.name in ("where_sqrt", "norm_masked_zero_row", "rounding_no_gradient", "chain")]
+
+
+@pytest.mark.parametrize("case", X64_CASES, ids=repr)
+def test_python_floats_under_x64_on_every_path(case):
+    assert len(X64_CASES) == 4
+    with jax.enable_x64(True):
+        test_first_order_reverse(case)
+        test_first_order_forward(case)
+
+
 def test_custom_gradient_at_100_on_every_path():
     """Notebook 03's log1pexp: the custom gradient avoids exp's overflow (JAX's own rule gives NaN)."""
     case = Case("log1pexp_100", lambda x: log1pexp(x), [100.0])

@@ -5,8 +5,9 @@ from typing import Callable
 
 import jax
 import jax.extend.core as jex
-import jax.numpy as jnp
 import numpy as np
+
+from ..ops import linear_rule
 
 TRUE = np.bool_(True)  # the run-time predicate fenced programs take as an argument
 
@@ -34,8 +35,9 @@ def fence(pred, f: Callable, *args):
     if _convolves(closed.jaxpr):
         leaves = flat(*args)
     else:
-        leaves = jax.lax.cond(pred, flat, lambda *a: [jnp.zeros(s.shape, s.dtype) for s in closed.out_avals],
-                              *args)
+        # (the other branch's zeros weakly typed where the outputs are: cond's outputs are weak only where both
+        # branches' are, and a Python number's residual made strong computed an op's gradient in float64 under x64)
+        leaves = jax.lax.cond(pred, flat, lambda *a: [linear_rule.zeros_of(s) for s in closed.out_avals], *args)
     # The tree of the branch that made these leaves (a VJP residual's tree names its own record).
     return jax.tree_util.tree_unflatten(trees[-1], leaves)
 

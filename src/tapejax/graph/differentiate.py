@@ -232,7 +232,7 @@ class Differentiated:
         def run(*res_leaves):
             res = jax.tree_util.tree_unflatten(treedef, res_leaves)
             return k.backward_impl(res, cts, bf.spec, bf.diff, needed)
-        avals = [jax.ShapeDtypeStruct(jnp.shape(l), jnp.result_type(l)) for l in leaves]
+        avals = [linear_rule.struct_of(l) for l in leaves]
         try:
             jaxpr = jax.make_jaxpr(run)(*avals)
         except Exception as e:  # (JAX cannot differentiate the op: the LookupError of every other path)

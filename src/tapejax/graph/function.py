@@ -764,7 +764,7 @@ class Function:
             # it with tapejax's rules (ops inside carry them, ops/linear_rule.py): connect those inputs where
             # the program's jaxpr has a differentiable path, instead of TF's None.
             program_conn = dependence.connections(
-                op_fn, [jax.ShapeDtypeStruct(a.shape, a.dtype) for a in traced.jaxpr.in_avals])
+                op_fn, [jax.ShapeDtypeStruct(a.shape, a.dtype, weak_type=a.weak_type) for a in traced.jaxpr.in_avals])
             n_in = len(traced.jaxpr.in_avals)
             conc.connections = tuple(
                 c | ((frozenset(range(n_in)) if program_conn is None else program_conn[k]) & conc.raw_inputs)

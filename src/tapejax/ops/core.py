@@ -48,8 +48,8 @@ from .. import record, tape_set, vspace
 from ..config import config
 from ..tape import RecordedOp, output_infos
 from ..tensor import (MAX_ARRAY_BYTES, ArrayImpl, ConversionError, LazyTensor, Tensor, TracedValueError, Variable,
-                      array_bytes, as_array, convert_to_tensor, describe_value, is_float, refuse_narrowing,
-                      traced_argument_error)
+                      array_bytes, as_array, convert_to_tensor, describe_value, is_float, is_weakly_typed,
+                      refuse_narrowing, traced_argument_error)
 from . import dependence, linear_rule
 from .linear_rule import LinearRule
 from .rules import tf_complex_vjp
@@ -240,7 +240,8 @@ def _slim_rule(forward: Callable, transpose: Callable, dyn, lin, outs, linear: b
     """The LinearRule of ``forward``/``transpose`` over ``(dyn, ...)``, with as residuals only the arguments
     either of them reads (a reduction's backward needs its input's shape, not its values: JAX would keep
     every residual a rule takes). Returns the rule and the positions of ``dyn`` it keeps."""
-    sds = lambda x: jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x))
+    sds = linear_rule.struct_of  # (weak types kept: under x64 a traced Python 0.0 taken as a strong float64 made
+    # where(c, x32, 0.0) float64 in this trace, and its cotangent, float32, did not fit)
     dyn_s, lin_s, out_s = [sds(x) for x in dyn], [sds(x) for x in lin], [sds(x) for x in outs]
     n = len(dyn)
     # A gradient ``transpose`` gives as None (a user's vjp may) is zeros in the rule's code and a symbolic zero
@@ -251,7 +252,7 @@ def _slim_rule(forward: Callable, transpose: Callable, dyn, lin, outs, linear: b
     keep = tuple(i for i in range(n) if used_f[i] or used_t[i])
 
     def full(res):
-        d = [jnp.zeros(s.shape, s.dtype) for s in dyn_s]  # never read: XLA drops them
+        d = [linear_rule.zeros_of(s) for s in dyn_s]  # never read: XLA drops them
         for i, r in zip(keep, res):
             d[i] = r
         return d
@@ -1013,9 +1014,11 @@ class OpDef:
 # ---------------------------------------------------------------------------------------------------
 
 def _avals(args: Sequence) -> tuple:
-    """The abstract signature of op arguments (Tensors, Variables' reads or raw values), hashable."""
-    return tuple(jax.ShapeDtypeStruct(tuple(a.shape), a.dtype) if isinstance(a, Tensor)
-                 else jax.ShapeDtypeStruct(jnp.shape(a), jnp.result_type(a)) for a in args)
+    """The abstract signature of op arguments (Tensors, Variables' reads or raw values), hashable, weak types
+    included: a derived kernel traced on them promotes as the op did (under x64 a Python 0.0 is a weak float64,
+    and ``where(c, x32, 0.0)`` is float32; taken as a strong float64 its gradient op's output was float64)."""
+    return tuple(jax.ShapeDtypeStruct(tuple(a.shape), a.dtype, weak_type=is_weakly_typed(a)) if isinstance(a, Tensor)
+                 else linear_rule.struct_of(a) for a in args)
 
 
 def _bad_arg(op: OpDef, i: int, a: Any) -> TypeError:

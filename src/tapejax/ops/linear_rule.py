@@ -177,7 +177,7 @@ def _zeros_as_symbolic(rule: LinearRule, transposed: bool, res, cts, results, av
     grad_fn returning the constant 0.5: tf_custom_gradient_differential seed 9769), ``results`` as they are."""
     if not rule.linear:
         return list(results)
-    shapes = tuple(jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x)) for x in (*res, *cts))
+    shapes = tuple(struct_of(x) for x in (*res, *cts))
     try:
         paths = dependence.rule_paths(rule, transposed, len(res), shapes)
     except (AssertionError, NotImplementedError, TypeError, ValueError):
@@ -233,6 +233,25 @@ def _attached_jvp(rule, n_x, n_y, primals, tangents):
     # Otherwise the tangents JAX derived for ys are dropped: the rule decides.
     t_xs = [_zeros(a) if isinstance(t, SymbolicZero) else t for t, a in zip(t_xs, rule.lin_avals)]
     return out, bind(rule, consts, t_xs)
+
+
+def struct_of(x) -> jax.ShapeDtypeStruct:
+    """``x``'s shape and dtype, and its weak type: a trace on the result promotes as one on ``x`` (a weakly typed
+    value promotes as a Python number; under x64 a Python 0.0 is a weak float64, and ``where(c, x32, 0.0)`` is
+    float32: a strong float64 in its place makes it float64)."""
+    weak = getattr(x, "weak_type", None)  # (a jax array's or tracer's own; a Python int, float or complex is weak)
+    return jax.ShapeDtypeStruct(jnp.shape(x), jnp.result_type(x),
+                                weak_type=bool(weak) if weak is not None else type(x) in (int, float, complex))
+
+
+def zeros_of(s: jax.ShapeDtypeStruct) -> jax.Array:
+    """Zeros of ``s``'s shape and dtype, weakly typed where ``s`` is (standing for a weak value, they promote as it
+    does)."""
+    if s.weak_type:
+        z = jax.lax.full(s.shape, np.dtype(s.dtype).type(0).item())  # (a Python number's: weak, its kind's dtype)
+        if z.dtype == s.dtype:
+            return z
+    return jnp.zeros(s.shape, s.dtype)
 
 
 def _avals(ys) -> list:
