@@ -1061,3 +1061,28 @@ TF_OUTCOMES.update({
     'stateless:split int64 seed': ((2, 2), 'int32'),
     'stateless:fold_in': ((2,), 'int32'),
 })
+
+
+# jax.random's functions with their minimal arguments: under JAX's x64 mode their default dtypes are 64-bit
+X64_DRAWS = {
+    "normal": lambda m, k: m.normal(k, (3,)), "uniform": lambda m, k: m.uniform(k, (3,)),
+    "uniform bounds": lambda m, k: m.uniform(k, (3,), minval=-2.0, maxval=3.0),
+    "exponential": lambda m, k: m.exponential(k, (3,)), "gumbel": lambda m, k: m.gumbel(k, (3,)),
+    "truncated_normal": lambda m, k: m.truncated_normal(k, -1.0, 1.0, (3,)),
+    "gamma": lambda m, k: m.gamma(k, 2.0, (3,)), "poisson": lambda m, k: m.poisson(k, 3.0, (3,)),
+    "randint": lambda m, k: m.randint(k, (3,), 0, 10), "categorical": lambda m, k: m.categorical(k, jnp.zeros(4)),
+    "choice": lambda m, k: m.choice(k, 5, (3,)), "lognormal": lambda m, k: m.lognormal(k, 0.5, (3,)),
+    "triangular": lambda m, k: m.triangular(k, -1.0, 0.0, 1.0, (3,)), "bits": lambda m, k: m.bits(k, (3,)),
+    "multivariate_normal": lambda m, k: m.multivariate_normal(k, jnp.zeros(2), jnp.eye(2)),
+}
+
+
+@pytest.mark.parametrize("draw", list(X64_DRAWS.values()), ids=list(X64_DRAWS))
+def test_jax_style_draws_under_x64_are_jax_s_dtype_and_bits(draw):
+    # (normal and uniform defaulted to float32 where jax's dtype=None is the default float: float64 under x64,
+    # so their numbers were other numbers than jax's for the same key)
+    with jax.enable_x64(True):
+        key = jax.random.key(3)
+        got, want = draw(tj.random, key), draw(jax.random, key)
+        assert got.dtype == want.dtype, (got.dtype, want.dtype)
+        np.testing.assert_array_equal(got.numpy(), np.asarray(want))

@@ -365,7 +365,8 @@ def _tf_style(args: tuple, kwargs: dict, tf_keywords: tuple = ()) -> bool:
 def normal(*args, **kwargs) -> Tensor:
     """Standard normal draws, called either way:
 
-    * ``normal(key, shape=(), dtype=float32)``: ``jax.random.normal`` on a key (stateless);
+    * ``normal(key, shape=(), dtype=None)``: ``jax.random.normal`` on a key (stateless; None: the default float,
+      float64 under JAX's x64 mode, as jax's);
     * ``normal(shape, mean=0.0, stddev=1.0, dtype=float32, seed=None, name=None)``: ``tf.random.normal``, from
       the global generator (``set_seed``), or with ``seed`` from that seed's own stream (TF's op seed).
 
@@ -373,9 +374,15 @@ def normal(*args, **kwargs) -> Tensor:
     return (_tf_normal if _tf_style(args, kwargs) else _jax_normal)(*args, **kwargs)
 
 
-def _jax_normal(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32, *, out_sharding: Any = None) -> Tensor:
+def _jax_default_float(op_name: str, dtype) -> np.dtype:
+    """jax.random's ``dtype=None``: the default float, float32, or float64 with JAX's x64 mode on."""
+    return jnp.result_type(float) if dtype is None else as_dtype(op_name, dtype)
+
+
+def _jax_normal(key: Any, shape: Sequence[int] = (), dtype: Any = None, *, out_sharding: Any = None) -> Tensor:
     return apply(_normal, (raw_key(key),), {"shape": _static_shape(shape, "normal"),
-                                            "dtype": as_dtype("random_normal", dtype), "out_sharding": out_sharding})
+                                            "dtype": _jax_default_float("random_normal", dtype),
+                                            "out_sharding": out_sharding})
 
 
 def _tf_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: Any = jnp.float32, seed: Optional[int] = None,
@@ -390,7 +397,8 @@ def _is_default(v, default) -> bool:
 def uniform(*args, **kwargs) -> Tensor:
     """Uniform draws in ``[minval, maxval)``, called either way:
 
-    * ``uniform(key, shape=(), dtype=float32, minval=0.0, maxval=1.0)``: ``jax.random.uniform`` on a key;
+    * ``uniform(key, shape=(), dtype=None, minval=0.0, maxval=1.0)``: ``jax.random.uniform`` on a key (None: the
+      default float, float64 under JAX's x64 mode, as jax's);
     * ``uniform(shape, minval=0, maxval=None, dtype=float32, seed=None, name=None)``: ``tf.random.uniform``
       from the global generator (or ``seed``'s stream); an integer dtype needs ``maxval``, as TF.
 
@@ -433,9 +441,9 @@ def _tf_truncated_normal(shape: Any, mean: Any = 0.0, stddev: Any = 1.0, dtype: 
     return _stream(seed).truncated_normal(shape, mean, stddev, dtype)
 
 
-def _jax_uniform(key: Any, shape: Sequence[int] = (), dtype: Any = jnp.float32, minval: Any = 0.0,
+def _jax_uniform(key: Any, shape: Sequence[int] = (), dtype: Any = None, minval: Any = 0.0,
                  maxval: Any = 1.0, *, out_sharding: Any = None) -> Tensor:
-    dtype = as_dtype("random_uniform", dtype)
+    dtype = _jax_default_float("random_uniform", dtype)
     if not jnp.issubdtype(dtype, jnp.floating):
         raise TypeError(f"tj.random.uniform: dtype must be a float dtype, got {dtype} (jax.random.uniform's rule); "
                         "for integers use tj.random.Generator.uniform(..., dtype=int32) or jax.random.randint")
