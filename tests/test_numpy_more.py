@@ -400,3 +400,33 @@ def test_index_and_integer_results_have_jax_numpy_dtypes_with_and_without_x64(na
             want = values(getattr(jnp, name)(jnp.asarray(a)))
             got = values(getattr(tj.numpy, name)(tj.constant(a)))
             assert got == want, (name, dtype, got, want)
+
+
+X64_FLOAT_CASES = {
+    "polyint": lambda m, a: m.polyint(a, m=2, k=np.array([0, 1], a.dtype)), "polyder": lambda m, a: m.polyder(a),
+    "polymul": lambda m, a: m.polymul(a, a), "polydiv": lambda m, a: m.polydiv(a, a[1:])[0],
+    "poly": lambda m, a: m.poly(a), "roots": lambda m, a: m.roots(a),
+    "average": lambda m, a: m.average(a, weights=a), "ldexp of a Python number": lambda m, a: m.ldexp(3, a),
+    "kaiser": lambda m, a: m.kaiser(4, a[1]), "kaiser of a Python number": lambda m, a: m.kaiser(4, 0.1),
+}
+
+
+@pytest.mark.parametrize("x64", [False, True], ids=["x64 off", "x64 on"])
+@pytest.mark.parametrize("name", list(X64_FLOAT_CASES))
+def test_integer_and_python_number_inputs_take_jax_numpy_s_float(name, x64):
+    """jax.numpy makes an int32 (int8, bool...) input float32 also under x64 (int64: float64), a Python number the
+    default float (float64 under x64), and its Kaiser window is in the default float promoted with beta's dtype.
+    tapejax's polynomial functions and average of int32 gave float64 under x64, kaiser gave beta's dtype (float16
+    for a float16 beta) and float32 for a Python number under x64, ldexp of a Python number float32 under x64."""
+    case = X64_FLOAT_CASES[name]
+    with jax.enable_x64(x64):
+        for dtype in (np.bool_, np.int8, np.int32, np.int64, np.float16, np.float32):
+            a = np.array([1, 3, 2, 1]).astype(dtype)
+            try:
+                want = case(jnp, jnp.asarray(a))
+            except (TypeError, ValueError, NotImplementedError):  # (jax.numpy refuses it: roots of float16)
+                continue
+            got = case(tj.numpy, tj.constant(a))
+            assert np.dtype(got.dtype) == np.dtype(want.dtype), (name, dtype, got.dtype, want.dtype)
+            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-3 if dtype == np.float16 else 1e-5,
+                                       atol=1e-5, err_msg=f"{name} {np.dtype(dtype).name}")

@@ -3175,9 +3175,7 @@ def average(a, axis=None, weights=None, returned=False, keepdims=False):
         order = sorted(range(len(axes)), key=lambda k: axes[k])
         w = reshape(transpose(w, order), tuple(a_shape[i] if i in axes else 1 for i in range(len(a_shape))))
     # (in the operands' inexact dtype, as jax.numpy's: integer weights' sum is returned as a float too)
-    dtype = jnp.result_type(_weak_dtype(a), _weak_dtype(w))
-    if not jnp.issubdtype(dtype, jnp.inexact):
-        dtype = jnp.result_type(dtype, float)
+    dtype = inexact_dtype(_weak_dtype(a), _weak_dtype(w))  # (int32 operands: float32 also under x64)
     a, w = astype(a, dtype), astype(w, dtype)
     total = sum(multiply(a, w), axis=axis, keepdims=keepdims)
     scale = sum(broadcast_to(w, a_shape), axis=axis, keepdims=keepdims)
@@ -5026,7 +5024,9 @@ _ldexp = OpDef("ldexp", jnp.ldexp, bwd=_ldexp_bwd, jvp=lambda p, t, out: jnp.lde
 
 def ldexp(x1, x2, /):
     """As jax.numpy.ldexp: ``x1 * 2**x2`` for integer ``x2``, exact; differentiable in ``x1`` (``2**x2``)."""
-    x1, x2 = _inexact(x1), convert_to_tensor(x2)
+    # (a Python number x1 in jax.numpy's float for it, float64 under x64, as jax.numpy's promote_dtypes_inexact)
+    x1 = convert_to_tensor(x1, dtype=inexact_dtype(x1)) if type(x1) in (int, float) else _inexact(x1)
+    x2 = convert_to_tensor(x2)
     if x2.dtype == jnp.bool_:  # (an exponent of 0 or 1: NumPy's and jax.numpy's take it)
         x2 = astype(x2, jnp.int32)
     if not jnp.issubdtype(x2.dtype, jnp.integer):
@@ -5621,11 +5621,14 @@ def hanning(M):
 def kaiser(M, beta):
     """As jax.numpy.kaiser: the Kaiser window of ``M`` points with shape ``beta`` (differentiable in beta)."""
     M = _window_length("kaiser", M)
-    beta = _inexact(beta)
+    # (as jax.numpy's: the window's points in the default float, float64 under x64, promoted with beta's dtype; a
+    # Python number beta in the default float too, made there, not rounded to float32 first)
+    dtype = jnp.result_type(float)
+    beta = convert_to_tensor(beta, dtype=inexact_dtype(beta)) if type(beta) in (int, float) else _inexact(beta)
     if M <= 1:
-        return ones((M,), beta.dtype)
+        return ones((M,), dtype)
     alpha = 0.5 * (M - 1)
-    t = divide(subtract(arange(M, dtype=beta.dtype), alpha), alpha)
+    t = divide(subtract(arange(M, dtype=dtype), alpha), alpha)
     return divide(i0(multiply(beta, sqrt(subtract(1, multiply(t, t))))), i0(beta))
 
 

@@ -6,13 +6,12 @@ on every path (tapes, tj.function, forward mode, jax transforms of tj code). ``t
 """
 from __future__ import annotations
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
 from ..tensor import convert_to_tensor
 from . import numpy as _tnp
-from .core import as_index, static
+from .core import as_index, inexact_dtype, static
 from .numpy import (add, arange, argmin, argsort, astype, concatenate, convolve, divide, equal, expand_dims, less,
                     linalg, logical_not, matmul, mod, multiply, negative, ones, outer, pad, sqrt, stack, take,
                     transpose, trim_zeros, where, zeros)
@@ -24,10 +23,9 @@ _SCALARS = (bool, int, float, complex)
 
 def _dtype_of(*xs, inexact: bool):
     """The dtype jax.numpy promotes ``xs`` to (Python scalars weakly), made inexact if asked."""
-    dt = jnp.result_type(*(x if isinstance(x, _SCALARS) else x.dtype for x in xs))
-    if inexact and not jnp.issubdtype(dt, jnp.inexact):
-        dt = jax.dtypes.canonicalize_dtype(jnp.float64)  # (jax.numpy's default float)
-    return jnp.dtype(dt)
+    types = [x if isinstance(x, _SCALARS) else x.dtype for x in xs]
+    # (an integer one becomes jax.numpy's float for it: float32 for int32 also under x64, float64 for int64)
+    return jnp.dtype(inexact_dtype(*types) if inexact else jnp.result_type(*types))
 
 
 def _vector(name: str, what: str, x):
