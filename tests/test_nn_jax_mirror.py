@@ -400,6 +400,26 @@ def test_activation_dtypes_are_jax_s(name, dtype):
     np.testing.assert_allclose(np.asarray(got.numpy(), np.float32), np.asarray(want, np.float32), rtol=1e-2)
 
 
+INT_ACTIVATIONS = {
+    "elu": lambda m, x: m.elu(x), "selu": lambda m, x: m.selu(x), "celu": lambda m, x: m.celu(x, 2),
+    "leaky_relu int slope": lambda m, x: m.leaky_relu(x, 0), "leaky_relu": lambda m, x: m.leaky_relu(x, 0.1),
+    "squareplus": lambda m, x: m.squareplus(x), "squareplus float b": lambda m, x: m.squareplus(x, 2.0),
+}
+
+
+@pytest.mark.parametrize("x64", [False, True], ids=["x64 off", "x64 on"])
+@pytest.mark.parametrize("name", list(INT_ACTIVATIONS))
+def test_activations_of_integers_with_number_parameters_as_jax_nn(name, x64):
+    # (elu of int32 was float32 under x64, jax.nn's float64; squareplus's int b was made a float, float64 under x64
+    # where jax.nn's is float32; leaky_relu of int32 with an int slope was float32, jax.nn's int32)
+    with jax.enable_x64(x64):
+        for dtype in (np.int32, np.bool_, np.uint8, np.float32):
+            x = np.asarray([-3, -1, 0, 2, 5]).astype(dtype)
+            got, want = INT_ACTIVATIONS[name](tj.nn, x), INT_ACTIVATIONS[name](jax.nn, jnp.asarray(x))
+            assert got.dtype == want.dtype, (name, dtype, got.dtype, want.dtype)
+            np.testing.assert_allclose(np.asarray(got.numpy(), np.float64), np.asarray(want, np.float64), rtol=1e-6)
+
+
 def test_plain_inputs_variables_and_scalar_tensor_parameters():
     x = np.asarray([[0.3, -1.2, 2.0, 0.7]], np.float32)
     v = tj.Variable(x)

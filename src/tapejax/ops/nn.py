@@ -143,6 +143,8 @@ def _elu_fn(x, alpha=1.0):
     # the second derivative 0; jax.nn.elu's where(x > 0, ...) takes the exponential side at 0. The value at such
     # an x is jax.nn's, alpha * expm1(x) (x itself was 1.67x too small for selu; TF's exp(x) - 1 gives 0): that
     # value with the linear side's derivative (``x - x``, zero, carries it)
+    if not jnp.issubdtype(jnp.result_type(x), jnp.inexact):
+        x = x.astype(jnp.result_type(x, 0.0))  # (integers and bools: jax.nn.elu's default float, float64 under x64)
     neg = jnp.where(x < 0, x, jnp.zeros_like(x))  # no expm1 overflow (or NaN gradient) on the unused side
     e = alpha * jnp.expm1(neg)
     xe = x.astype(e.dtype)  # (integers and bools: their float, which the result is anyway)
@@ -162,6 +164,8 @@ def _celu_fn(x, alpha=1.0):
     # jax.nn.celu's values, max(x, 0) + alpha * expm1(min(x, 0) / alpha), written as elu's above so that at 0 it
     # takes the linear side (CELU with alpha 1 is ELU: TF's EluGrad): derivative 1, as jax's, and second
     # derivative 0 (jax's maximum and minimum split their tie at 0 in halves: 1 / (4 * alpha))
+    if not jnp.issubdtype(jnp.result_type(x), jnp.inexact):
+        x = x.astype(jnp.result_type(x, 0.0))  # (integers and bools: jax.nn.elu's default float, float64 under x64)
     neg = jnp.where(x < 0, x, jnp.zeros_like(x))  # no expm1 overflow (or NaN gradient) on the unused side
     return jnp.where(x < 0, alpha * jnp.expm1(neg / alpha), x).astype(jnp.result_type(x, 0.0))
 
@@ -415,9 +419,11 @@ def squareplus(x, b=4):
 
 
 def _number(op: str, name: str, v) -> float:
-    """A static real parameter as a Python float; anything else raises ``TypeError`` naming the op (float()'s own
+    """A static real parameter as a Python float (a Python int as it is); anything else raises ``TypeError`` naming the op (float()'s own
     error names neither, and a string would be a ValueError)."""
     v = static(v)  # (a traced Tensor: its own error, naming the argument)
+    if type(v) is int:  # (kept: jax.nn promotes an integer x with an int b to float32 also under x64)
+        return v
     if isinstance(v, (numbers.Real, np.number)) and not isinstance(v, (bool, complex, np.complexfloating)):
         return float(v)
     raise TypeError(f"tj op '{op}': {name} must be a real number, got {v!r}")
