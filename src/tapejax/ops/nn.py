@@ -418,9 +418,9 @@ def squareplus(x, b=4):
     return _squareplus(x, b=_number("squareplus", "b", b))
 
 
-def _number(op: str, name: str, v) -> float:
-    """A static real parameter as a Python float (a Python int as it is); anything else raises ``TypeError`` naming the op (float()'s own
-    error names neither, and a string would be a ValueError)."""
+def _number(op: str, name: str, v) -> "int | float":
+    """A static real parameter as a Python float (a Python int as it is); anything else raises ``TypeError`` naming
+    the op (float()'s own error names neither, and a string would be a ValueError)."""
     v = static(v)  # (a traced Tensor: its own error, naming the argument)
     if type(v) is int:  # (kept: jax.nn promotes an integer x with an int b to float32 also under x64)
         return v
