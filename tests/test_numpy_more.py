@@ -430,3 +430,26 @@ def test_integer_and_python_number_inputs_take_jax_numpy_s_float(name, x64):
             assert np.dtype(got.dtype) == np.dtype(want.dtype), (name, dtype, got.dtype, want.dtype)
             np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=2e-3 if dtype == np.float16 else 1e-5,
                                        atol=1e-5, err_msg=f"{name} {np.dtype(dtype).name}")
+
+
+X64_EXACT_CASES = {
+    "sum of bools, not promoted": lambda m: m.sum(np.array([[True, False], [True, True]]), 0, promote_integers=False),
+    "prod of bools, not promoted": lambda m: m.prod(np.array([True, True]), promote_integers=False),
+    "cov of no variables": lambda m: m.cov(np.zeros((0, 5), np.float32)),
+    "cov of no complex variables": lambda m: m.cov(np.zeros((3, 0), np.complex64), rowvar=False),
+    "intersect1d indices, sized": lambda m: m.intersect1d(np.array([3, 1, 2, 3], np.int16), np.array([1, 3, 5]),
+                                                         return_indices=True, size=3),
+}
+
+
+@pytest.mark.parametrize("x64", [False, True], ids=["x64 off", "x64 on"])
+@pytest.mark.parametrize("name", list(X64_EXACT_CASES))
+def test_dtypes_jax_numpy_fixes_whatever_x64(name, x64):
+    """Bools summed without promotion count in int32, an empty covariance is of the default float, a sized
+    intersect1d's indices are of the index dtype (int64 under x64), as jax.numpy's; tapejax gave int64 sums under
+    x64, the input's inexact dtype for the empty covariance and int32 indices."""
+    with jax.enable_x64(x64):
+        got, want = X64_EXACT_CASES[name](tj.numpy), X64_EXACT_CASES[name](jnp)
+        for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            assert (g.dtype, tuple(g.shape)) == (w.dtype, w.shape), (name, g.dtype, w.dtype)
+            np.testing.assert_array_equal(g.numpy(), np.asarray(w))

@@ -849,7 +849,9 @@ def _reduce_dtypes(a, dtype, promote_integers: bool):
         if promote_integers:
             return None, None
         dtype = convert_to_tensor(a).dtype
-        if np.dtype(dtype).kind not in "iu":
+        if np.dtype(dtype).kind == "b":  # (bools count in int32, also under x64, as jax.numpy's)
+            dtype = np.dtype(np.int32)
+        elif np.dtype(dtype).kind not in "iu":
             return None, None
     dtype = np.dtype(as_dtype("dtype", dtype))
     return (np.dtype(np.float32) if dtype in _HALF else dtype), dtype
@@ -3746,8 +3748,8 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
     x = atleast_2d(m)
     if not rowvar and ndim(m) != 1:
         x = transpose(x)
-    if shape(x)[0] == 0:
-        return zeros((0, 0), inexact_dtype(x.dtype))
+    if shape(x)[0] == 0:  # (no variables: jax.numpy's and NumPy's empty array, of the default float whatever m's is)
+        return zeros((0, 0), jnp.result_type(float))
     if y is not None:
         y = atleast_2d(convert_to_tensor(y))
         if not rowvar and shape(y)[0] != 1:
@@ -5841,7 +5843,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
         vals = _empty_set(size, fill_value, a1.dtype)
         if not return_indices:
             return vals
-        return vals, full(shape(vals), n1, jnp.int32), full(shape(vals), n2, jnp.int32)
+        return vals, full(shape(vals), n1, _int_dtype()), full(shape(vals), n2, _int_dtype())
     if size is None:  # (known values: found by NumPy now, then gathered from ar1)
         v2 = np.asarray(_concrete(a2))
         v1, i1 = _known_unique(np.asarray(_concrete(a1)), bool(assume_unique))
@@ -5858,8 +5860,8 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
     if not return_indices:
         return vals
     in2 = argmax(equal(expand_dims(take(values, positions), 1), expand_dims(a2, 0)), axis=1)
-    return (vals, where(found, astype(take(index, positions), jnp.int32), n1),
-            where(found, astype(in2, jnp.int32), n2))
+    return (vals, where(found, astype(take(index, positions), _int_dtype()), n1),
+            where(found, astype(in2, _int_dtype()), n2))
 
 
 def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
