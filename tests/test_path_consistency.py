@@ -277,6 +277,24 @@ def test_python_floats_under_x64_on_every_path(case):
         test_first_order_forward(case)
 
 
+def test_forward_over_forward_of_a_python_exponent_under_x64():
+    # (x ** 3.5: the exponent's tangent is a weakly typed float64 under x64, and the no-NaN product of power's
+    # exponent rule declared its result float64 where its code gave float32: "Cannot lower jaxpr with verifier
+    # errors" from nested accumulators over a tj.function, and from jax.jvp of jax.jvp)
+    want = 3.5 * 2.5 * 1.1 ** 1.5
+    with jax.enable_x64(True):
+        x = tj.constant(1.1)
+        for f in (tnp.power, tj.function(lambda x, y: x ** y)):
+            with tj.ForwardAccumulator(x, tj.constant(1.0)) as outer:
+                with tj.ForwardAccumulator(x, tj.constant(1.0)) as inner:
+                    y = f(x, 3.5)
+                first = inner.jvp(y)
+            np.testing.assert_allclose(float(outer.jvp(first)), want, rtol=1e-5)
+        second = jax.jvp(lambda a: jax.jvp(lambda b: tnp.power(tj.Tensor(b), 3.5).value, (a,), (a * 0 + 1,))[1],
+                         (x.value,), (jnp.ones_like(x.value),))[1]
+        np.testing.assert_allclose(float(second), want, rtol=1e-5)
+
+
 def test_custom_gradient_at_100_on_every_path():
     """Notebook 03's log1pexp: the custom gradient avoids exp's overflow (JAX's own rule gives NaN)."""
     case = Case("log1pexp_100", lambda x: log1pexp(x), [100.0])

@@ -116,8 +116,11 @@ def scale_no_nan(t, c):
     """``t * c``, 0 where ``t`` is 0 even where ``c`` is inf or NaN, as a map JAX treats as linear in ``t`` (its
     transpose is the same product): the tangent of an op whose TF gradient kernel is no-NaN (``tf_reciprocal``,
     ``tf_sqrt``, ``tf_rsqrt``), which JAX could not transpose if written with ``where(t == 0, ...)``. ``t`` and
-    ``c`` have the same shape and dtype."""
-    (out,) = linear_rule.bind(_no_nan_rule(tuple(jnp.shape(t)), jnp.result_type(t)), [c], [t])
+    ``c`` have the same shape; both are taken in their promoted dtype (the rule's type must be its code's: a weakly
+    typed float64 ``t``, a Python number's tangent under x64, times a float32 ``c`` is float32)."""
+    dtype = jnp.result_type(t, c)
+    t, c = jnp.asarray(t).astype(dtype), jnp.asarray(c).astype(dtype)
+    (out,) = linear_rule.bind(_no_nan_rule(tuple(jnp.shape(t)), dtype), [c], [t])
     return out
 
 
