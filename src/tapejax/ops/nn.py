@@ -164,8 +164,6 @@ def _celu_fn(x, alpha=1.0):
     # jax.nn.celu's values, max(x, 0) + alpha * expm1(min(x, 0) / alpha), written as elu's above so that at 0 it
     # takes the linear side (CELU with alpha 1 is ELU: TF's EluGrad): derivative 1, as jax's, and second
     # derivative 0 (jax's maximum and minimum split their tie at 0 in halves: 1 / (4 * alpha))
-    if not jnp.issubdtype(jnp.result_type(x), jnp.inexact):
-        x = x.astype(jnp.result_type(x, 0.0))  # (integers and bools: jax.nn.elu's default float, float64 under x64)
     neg = jnp.where(x < 0, x, jnp.zeros_like(x))  # no expm1 overflow (or NaN gradient) on the unused side
     return jnp.where(x < 0, alpha * jnp.expm1(neg / alpha), x).astype(jnp.result_type(x, 0.0))
 
