@@ -27,7 +27,7 @@ class Dense(tj.Module):
         if self.kernel is None:  # lazy build: the first call knows the input width
             n_in = x.shape[-1]
             with self.name_scope:
-                init = tj.nn.initializers.he_normal()(tj.random.key(self.seed), (n_in, self.units))
+                init = tj.nn.initializers.he_normal()(tj.random.key(self.seed), (n_in, self.units), np.float32)
                 self.kernel = tj.Variable(init, name="kernel")
                 self.bias = tj.Variable(np.zeros(self.units, np.float32), name="bias")
         y = x @ self.kernel + self.bias
@@ -46,7 +46,7 @@ class Conv2D(tj.Module):
         if self.kernel is None:
             c_in = x.shape[-1]
             with self.name_scope:
-                init = tj.nn.initializers.he_normal()(tj.random.key(self.seed), (3, 3, c_in, self.filters))
+                init = tj.nn.initializers.he_normal()(tj.random.key(self.seed), (3, 3, c_in, self.filters), np.float32)
                 self.kernel = tj.Variable(init, name="kernel")
                 self.bias = tj.Variable(np.zeros(self.filters, np.float32), name="bias")
         y = tj.nn.conv(x, self.kernel, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
