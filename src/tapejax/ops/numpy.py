@@ -4485,6 +4485,12 @@ def _inexact(a) -> Tensor:
     return a if jnp.issubdtype(a.dtype, jnp.inexact) else astype(a, inexact_dtype(a.dtype))
 
 
+def _inexact_or_number(a) -> Tensor:
+    """``_inexact(a)``; a Python int or float made at once in jax.numpy's float for it (float64 under x64, as its
+    promote_dtypes_inexact), not first in tj.constant's float32."""
+    return convert_to_tensor(a, dtype=inexact_dtype(a)) if type(a) in (int, float) else _inexact(a)
+
+
 def _cast(a, dtype) -> Tensor:
     a = convert_to_tensor(a)
     return a if a.dtype == dtype else astype(a, dtype)
@@ -5026,9 +5032,7 @@ _ldexp = OpDef("ldexp", jnp.ldexp, bwd=_ldexp_bwd, jvp=lambda p, t, out: jnp.lde
 
 def ldexp(x1, x2, /):
     """As jax.numpy.ldexp: ``x1 * 2**x2`` for integer ``x2``, exact; differentiable in ``x1`` (``2**x2``)."""
-    # (a Python number x1 in jax.numpy's float for it, float64 under x64, as jax.numpy's promote_dtypes_inexact)
-    x1 = convert_to_tensor(x1, dtype=inexact_dtype(x1)) if type(x1) in (int, float) else _inexact(x1)
-    x2 = convert_to_tensor(x2)
+    x1, x2 = _inexact_or_number(x1), convert_to_tensor(x2)
     if x2.dtype == jnp.bool_:  # (an exponent of 0 or 1: NumPy's and jax.numpy's take it)
         x2 = astype(x2, jnp.int32)
     if not jnp.issubdtype(x2.dtype, jnp.integer):
@@ -5623,10 +5627,9 @@ def hanning(M):
 def kaiser(M, beta):
     """As jax.numpy.kaiser: the Kaiser window of ``M`` points with shape ``beta`` (differentiable in beta)."""
     M = _window_length("kaiser", M)
-    # (as jax.numpy's: the window's points in the default float, float64 under x64, promoted with beta's dtype; a
-    # Python number beta in the default float too, made there, not rounded to float32 first)
+    # (as jax.numpy's: the window's points in the default float, float64 under x64, promoted with beta's dtype)
     dtype = jnp.result_type(float)
-    beta = convert_to_tensor(beta, dtype=inexact_dtype(beta)) if type(beta) in (int, float) else _inexact(beta)
+    beta = _inexact_or_number(beta)
     if M <= 1:
         return ones((M,), dtype)
     alpha = 0.5 * (M - 1)
