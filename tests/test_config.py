@@ -9,12 +9,12 @@ from tapejax.config import SETTINGS
 
 # A value for each setting that differs from the library default, and one it must refuse.
 OTHER = dict(aggregation_min_count=9, aggregation_min_bytes=777, lazy=False, replay=False, replay_warmup=5,
-             replay_cache_size=3, replay_exact=True, replay_background=False, replay_max_ops=12,
+             replay_cache_size=3, replay_shapes=5, replay_exact=True, replay_background=False, replay_max_ops=12,
              replay_ahead=False)
 BAD = dict(aggregation_min_count=(-1, ValueError), aggregation_min_bytes=(-1, ValueError), lazy=("yes", TypeError),
            replay=(1, TypeError), replay_warmup=(1.5, TypeError), replay_cache_size=(0, ValueError),
-           replay_exact=(None, TypeError), replay_background=(0, TypeError), replay_max_ops=(True, TypeError),
-           replay_ahead=("no", TypeError))
+           replay_shapes=(-1, ValueError), replay_exact=(None, TypeError), replay_background=(0, TypeError),
+           replay_max_ops=(True, TypeError), replay_ahead=("no", TypeError))
 
 
 def test_tables_name_every_setting():

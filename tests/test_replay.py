@@ -229,3 +229,56 @@ def test_clear_forgets_the_values_read_after_their_steps():
     replay._wanted[("a structure",)] = (3,)
     replay.clear()
     assert replay._wanted == {}
+
+
+def test_a_step_of_many_shapes_compiles_its_first_shapes_and_a_further_one_only_when_it_stays():
+    """tj.config.replay_shapes: a step alike but for its arguments' shapes is compiled for its first shapes after
+    the warm-up, and for a further shape only once that shape comes back at nearly every step 16 x replay_warmup
+    times in a row (a loop over a hundred batch sizes compiled two programs per size, each too rarely reused to
+    repay its compile; a batch size that changed for good is still compiled). Values stay op-by-op's."""
+    tj.config.replay_warmup = 1
+    tj.config.replay_shapes = 2
+    w = tj.Variable(np.linspace(-1, 1, 12).astype(np.float32).reshape(4, 3))
+
+    def step(n, kind="tanh"):
+        x = tj.constant(np.linspace(-1, 1, 4 * n).astype(np.float32).reshape(n, 4))
+        with tj.GradientTape() as t:
+            h = x @ w
+            loss = tnp.sum(tnp.tanh(h) if kind == "tanh" else tnp.sin(h))
+        return t.gradient(loss, w).numpy(), t.last_replay
+
+    def check(n, kind="tanh"):
+        g, mode = step(n, kind)
+        np.testing.assert_array_equal(g, refs[(n, kind)])
+        return mode
+
+    tj.config.replay = False
+    refs = {(n, k): step(n, k)[0] for n in (1, 2, 3, 4) for k in ("tanh", "sin")}
+    tj.config.replay = True
+    modes = {n: [check(n) for _ in range(3)][-1] for n in (1, 2, 3)}
+    assert modes[1].startswith("replayed") and modes[2].startswith("replayed"), modes
+    assert modes[3] == ("op by op (2 shapes of this step are compiled, tj.config.replay_shapes = 2; this one is once "
+                        "it comes back at nearly every step, 2/16 in a row: pad or bucket batches to fewer shapes, "
+                        "or raise replay_shapes)"), modes[3]
+    # shapes 3 and 4 alternating with compiled ones, 5 passes apart: never in a row, never compiled
+    for _ in range(20):
+        for n in (1, 2, 1, 2, 3, 1, 2, 1, 2, 4):
+            mode = check(n)
+            assert mode.startswith("replayed" if n < 3 else "op by op"), (n, mode)
+            assert "in a row" not in mode or "1/16 in a row" in mode, mode
+    # shape 3 from now on (the batch size changed for good): compiled after 16 passes in a row
+    modes = [check(3) for _ in range(17)]
+    assert all("%d/16 in a row" % (k + 1) in m for k, m in enumerate(modes[:16])), modes
+    assert modes[16].startswith("replayed"), modes[16]
+    # another step (sin for tanh) counts its own shapes; a shape compiled stays compiled
+    for n in (1, 2):
+        assert [check(n, "sin") for _ in range(2)][-1].startswith("replayed"), n
+    assert check(4).startswith("op by op (3 shapes")
+    # replay_shapes = 0: every shape waits for its run; tj.config.replay_warmup = 0 compiles at once
+    replay.clear()
+    tj.config.replay_shapes = 0
+    modes = [check(2) for _ in range(3)]
+    assert modes[0] == "op by op (warm-up 1/1)" and "0 shapes" in modes[1] and "2/16 in a row" in modes[2], modes
+    replay.clear()
+    tj.config.replay_warmup = 0
+    assert check(2).startswith("replayed")

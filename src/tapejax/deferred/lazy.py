@@ -38,7 +38,7 @@ class OpType:
     """What one op produces for one set of static parameters and argument types: the kernels, the
     differentiable argument positions, the output abstract values and the tape's output records."""
 
-    __slots__ = ("op", "static", "kernels", "diff", "avals", "multi", "spec", "infos", "uid", "epoch")
+    __slots__ = ("op", "static", "kernels", "diff", "avals", "multi", "spec", "infos", "uid", "epoch", "family")
 
     def __init__(self, op: OpDef, static: dict, kernels, diff: tuple, avals: tuple, multi: bool) -> None:
         self.op, self.static = op, static
@@ -50,6 +50,9 @@ class OpType:
         self.spec = (multi, tuple((a.shape, a.dtype, is_float(a.dtype)) for a in avals))
         self.infos = tuple((a.shape, a.dtype, None) for a in avals)  # (shape, dtype, sharding) per output
         self.uid = _next_seq()  # what step-record tokens name it by: an int keeps them untracked by gc
+        # The op and its static parameters, not its arguments' types: steps alike but for their shapes share
+        # their ops' families (replay.py counts the shapes of a step it compiles)
+        self.family = (op, static_key(static)) if static else op
 
 
 _TYPES_MAX = 1024  # OpTypes kept per op (a bound: each new shape or static parameter adds one)

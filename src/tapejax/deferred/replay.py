@@ -55,6 +55,17 @@ _SEEN_MAX = 4096
 # program needed next): a structure dropped _MAX_EVICTIONS times is compiled again only into free room.
 _evictions: Dict[Any, int] = {}
 _MAX_EVICTIONS = 2
+# Per family of step structures (alike but for their arguments' shapes: lazy.OpType.family), the structures
+# compiled. Past tj.config.replay_shapes of them a further shape is compiled only once it has come back within
+# _HOT_GAP passes _COLD_FACTOR times the warm-up in a row (_streaks: its last pass and its run): a new shape that
+# stays (the batch size changed for good) is compiled, shapes drawn at random are not. A loop over a hundred batch
+# sizes (unpadded variable-length batches) compiled two programs per size, each too rarely reused to repay its
+# compile, and the cache churned (benchmarks/many_shapes.py: twice the loop's time with replay off).
+_family_shapes: Dict[Any, set] = {}
+_streaks: Dict[Any, tuple] = {}
+_COLD_FACTOR = 16
+_HOT_GAP = 4  # (passes of other steps between two of this one: a GAN's generator and discriminator alternate)
+_next_pass = iter(range(1, 1 << 62)).__next__
 _tick = iter(range(1, 1 << 62)).__next__  # use order of the programs (least recently used dropped)
 # Per step structure (a record's key without this), the record indices of forward values read after a run of
 # its program that did not return them (a metric computed from the logits after the update): its next
@@ -405,6 +416,7 @@ class _Source(NamedTuple):
     finish: Callable[["_Program"], List[Any]]
     what: str
     warm: Any = None
+    family: Optional[Callable[[], Any]] = None  # the step's family of structures alike but for shapes (a record's)
 
 
 def _structure_source(tape, pruned: tuple, target_ids, source_ids, that_are_targets, og: list):
@@ -469,7 +481,8 @@ def _record_source(tape, tr: "lazy.StepRecord", prepare: Callable, target_ids, s
                                    keep=(tr, tape.op_tape, tape.tensor_tape, tape.tensor_usage), record=tr)
         tape.finish()
         return result
-    return _Source(key, tr.leaves, build, finish, ", forward included", structure)
+    return _Source(key, tr.leaves, build, finish, ", forward included", structure,
+                   lambda: tuple([n.type.family for n in tr.nodes]))
 
 
 def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, target_ids, source_ids, that_are_targets,
@@ -518,10 +531,13 @@ def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, targe
     return Snapshot(snap_ops, local, ops, usage, missing, tt, tgt, src, sat, node_sig, exported)
 
 
-def _ready_program(tape, key, build: Callable, warm: Any = None) -> Optional[_Program]:
+def _ready_program(tape, key, build: Callable, warm: Any = None, family: Optional[Callable] = None
+                   ) -> Optional[_Program]:
     """The compiled program for ``key``, or None (op by op; ``tape.last_replay`` says why): counted
-    warm-up passes first (counted by ``warm``, default ``key``), then ``build()`` (which compiles and
+    warm-up passes first (counted by ``warm``, default ``key``; for a further shape of a step ``family()`` has
+    tj.config.replay_shapes compiled of, a longer run of them in a row), then ``build()`` (which compiles and
     installs it), unless the key thrashes."""
+    now = _next_pass()
     program = _programs.get(key)
     if program is None:
         warm = key if warm is None else warm
@@ -531,11 +547,31 @@ def _ready_program(tape, key, build: Callable, warm: Any = None) -> Optional[_Pr
         if n <= config.replay_warmup:
             tape.last_replay = f"op by op (warm-up {n}/{config.replay_warmup})"
             return None
+        fam = family() if family is not None else None
+        if fam is not None:
+            shapes = _family_shapes.get(fam, ())
+            if warm not in shapes and len(shapes) >= config.replay_shapes:
+                last, run = _streaks.get(warm, (0, 0))
+                run = run + 1 if now - last <= _HOT_GAP else 1
+                if len(_streaks) >= _SEEN_MAX:
+                    _streaks.clear()
+                _streaks[warm] = (now, run)
+                cold = config.replay_warmup * _COLD_FACTOR
+                if run <= cold:
+                    tape.last_replay = (
+                        f"op by op ({len(shapes)} shapes of this step are compiled, tj.config.replay_shapes = "
+                        f"{config.replay_shapes}; this one is once it comes back at nearly every step, {run}/{cold} "
+                        "in a row: pad or bucket batches to fewer shapes, or raise replay_shapes)")
+                    return None
         why = _thrashing(key)
         if why:
             tape.last_replay = why
             return None
         program = build()
+        if fam is not None:
+            if len(_family_shapes) >= _SEEN_MAX:
+                _family_shapes.clear()
+            _family_shapes.setdefault(fam, set()).add(warm)
     else:
         program.used = _tick()  # (a key of a long tape is costly to hash: no second lookup to reorder)
     if program.compiled is None:
@@ -582,10 +618,12 @@ def _store(key, program: _Program) -> None:
 
 
 def clear() -> None:
-    """Forget every compiled program, warm-up and eviction count (compiles under way finish unused), the values
-    read after their steps (``_wanted``), and this thread's forecast of its next step (ahead.py)."""
+    """Forget every compiled program, warm-up, eviction and shape count (compiles under way finish unused), the
+    values read after their steps (``_wanted``), and this thread's forecast of its next step (ahead.py)."""
     _seen.clear()
     _wanted.clear()
+    _family_shapes.clear()
+    _streaks.clear()
     ahead.forget()
     with _cache_lock:
         _programs.clear()
@@ -615,7 +653,7 @@ def gradient(tape, prepare: Callable, target_ids: Sequence[int], source_ids: Seq
         program = source.build()
         _install(source.key, program, source.leaves, og)
         return program
-    program = _ready_program(tape, source.key, build, source.warm)
+    program = _ready_program(tape, source.key, build, source.warm, source.family)
     if program is None:
         return None
     result = source.finish(program)
