@@ -211,3 +211,37 @@ def test_a_tj_function_made_per_step_is_freed_with_its_call_op():
         alive = [o for o in gc.get_objects() if isinstance(o, OpDef) and "leak_probe_fn" in o.name]
         assert alive == [], (lazy, alive)
 
+
+
+def test_a_model_and_optimizer_made_again_let_the_old_ones_go():
+    """A notebook cell run again makes a new model and optimizer: the old ones' Variables and Adam state must go
+    with them. The programs compiled for the old step (its replay program, the one with the update fused into
+    it, the forecast of its next step) stay cached for a step alike, and held the optimizer, its Variables and
+    its state: each run of such a cell kept the whole model and optimizer alive."""
+    from tapejax.deferred import replay
+    import weakref
+
+    def cell(seed):
+        rng = np.random.default_rng(seed)
+        ws = [tj.Variable(rng.standard_normal((8, 8)).astype(np.float32) * 0.3) for _ in range(3)]
+        opt = tj.optimizers.Adam(1e-3)
+        x = tj.constant(rng.standard_normal((4, 8)).astype(np.float32))
+        for _ in range(6):
+            with tj.GradientTape() as t:
+                h = x
+                for w in ws:
+                    h = tnp.tanh(h @ w)
+                loss = tnp.mean(h ** 2)
+            opt.apply_gradients(zip(t.gradient(loss, ws), ws))
+        assert opt.last_update == "fused into the replayed step", opt.last_update
+        float(loss.numpy())
+        return [weakref.ref(o) for o in [opt, *ws, *opt.variables]]
+
+    replay.clear()
+    with tj.config.override(lazy=True, replay=True, replay_warmup=2, replay_background=False, replay_ahead=True):
+        for seed in range(2):
+            refs = cell(seed)
+            gc.collect()
+            alive = [r() for r in refs if r() is not None]
+            assert not alive, alive
+    replay.clear()

@@ -624,13 +624,17 @@ class Optimizer:
         new = None
         # (the update's arguments read again for a step dispatched ahead; none with a schedule to call)
         rereadable = self._lr is not None or self._with_learning_rate is None
-        update = functools.partial(self._update, key)  # (named (self, key) in the fused programs' cache)
+        # (named (a weak reference to self, key) in the fused programs' cache: a program compiled with this update
+        # reaches the optimizer, its Variables and its state weakly, so that a model and optimizer made again, as
+        # in a notebook cell run again, let the old ones go)
+        update = functools.partial(_weakly(self._update, self), key)
+        named = (weakref.ref(self), key)
         if step is not None:
             # Gradients of a replayed step that has not run: the step and this update run as one
             # compiled program (values as running them one after the other), once it is compiled.
             # The next step's may be dispatched ahead, on the arguments read then.
             flat, tree = self._flat(state, params, count, lr)
-            new = pending.run_with_update(step, given, (self, key), update, flat, tree,
+            new = pending.run_with_update(step, given, named, update, flat, tree,
                                           self._reread(targets, tree) if rereadable else None)
             if new is not None:
                 self.last_update = "fused into the replayed step"
@@ -654,7 +658,7 @@ class Optimizer:
                 self._compiled.add((key, donate))
                 self.last_update = "one compiled update"
                 if ran is not None:
-                    pending.forecast_after(ran, (self, key), update, flat, tree,
+                    pending.forecast_after(ran, named, update, flat, tree,
                                            self._reread(targets, tree) if rereadable else None)
                 self._store(targets, new, traced)
         elif new is not _PENDING:
@@ -739,7 +743,16 @@ class Optimizer:
         return flat, tree
 
     def _reread(self, targets: Sequence[Variable], tree: Any) -> Callable[[], Optional[list]]:
-        return functools.partial(self._fused_flat_arguments, targets, tree)
+        """``_fused_flat_arguments(targets, tree)`` later (a forecast of the next step keeps it), reaching this
+        optimizer and ``targets`` weakly: None once one of them is gone."""
+        refs = [weakref.ref(self), *map(weakref.ref, targets)]
+
+        def reread() -> Optional[list]:
+            alive = [r() for r in refs]
+            if any(a is None for a in alive):
+                return None
+            return alive[0]._fused_flat_arguments(alive[1:], tree)
+        return reread
 
     def _fused_flat_arguments(self, targets: Sequence[Variable], tree: Any) -> Optional[list]:
         """The update arguments ``run_with_update`` gets, read now (for a step dispatched ahead), flat; None while
