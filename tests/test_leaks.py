@@ -212,14 +212,14 @@ def test_a_tj_function_made_per_step_is_freed_with_its_call_op():
         assert alive == [], (lazy, alive)
 
 
-
 def test_a_model_and_optimizer_made_again_let_the_old_ones_go():
     """A notebook cell run again makes a new model and optimizer: the old ones' Variables and Adam state must go
     with them. The programs compiled for the old step (its replay program, the one with the update fused into
     it, the forecast of its next step) stay cached for a step alike, and held the optimizer, its Variables and
     its state: each run of such a cell kept the whole model and optimizer alive."""
-    from tapejax.deferred import replay
     import weakref
+
+    from tapejax.deferred import replay
 
     def cell(seed):
         rng = np.random.default_rng(seed)
