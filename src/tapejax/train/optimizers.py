@@ -135,11 +135,13 @@ class Optimizer:
         self._restore_on_build: Optional[Tuple[list, str]] = None
         self._state: List[Variable] = []
         self._state_tree = None
-        self._step = jax.jit(_weakly(self._update, self), static_argnums=(0,))
+        # (the update as the compiled programs hold it: reaching this optimizer weakly, so that it dies with its user)
+        self._weak_update = _weakly(self._update, self)
+        self._step = jax.jit(self._weak_update, static_argnums=(0,))
         self._kernels: dict = {}  # (see _flat_update)
         self._trees: dict = {}  # (see _flat)
         # (a donated leaf must come back even when unchanged: its old buffer is gone after the call)
-        self._step_donating = jax.jit(functools.partial(_weakly(self._update, self), drop_unchanged=False),
+        self._step_donating = jax.jit(functools.partial(self._weak_update, drop_unchanged=False),
                                       static_argnums=(0,),
                                       donate_argnums=(2, 3, 4))
         # How the last update ran: "fused into the replayed step" (one program with the step's forward and
@@ -627,7 +629,7 @@ class Optimizer:
         # (named (a weak reference to self, key) in the fused programs' cache: a program compiled with this update
         # reaches the optimizer, its Variables and its state weakly, so that a model and optimizer made again, as
         # in a notebook cell run again, let the old ones go)
-        update = functools.partial(_weakly(self._update, self), key)
+        update = functools.partial(self._weak_update, key)
         named = (weakref.ref(self), key)
         if step is not None:
             # Gradients of a replayed step that has not run: the step and this update run as one
