@@ -274,6 +274,19 @@ def test_a_step_of_many_shapes_compiles_its_first_shapes_and_a_further_one_only_
     for n in (1, 2):
         assert [check(n, "sin") for _ in range(2)][-1].startswith("replayed"), n
     assert check(4).startswith("op by op (3 shapes")
+    # a slice's bound following the batch's length (a static parameter) makes no other step
+    big = tj.constant(np.linspace(-1, 1, 40).astype(np.float32).reshape(10, 4))
+
+    def sliced(n):
+        with tj.GradientTape() as t:
+            loss = tnp.sum(tnp.tanh(big[:n] @ w))
+        return t.gradient(loss, w).numpy(), t.last_replay
+    modes = {n: [sliced(n) for _ in range(3)][-1][1] for n in (5, 6, 7)}
+    assert modes[5].startswith("replayed") and modes[6].startswith("replayed"), modes
+    assert modes[7].startswith("op by op (2 shapes of this step are compiled"), modes
+    with tj.config.override(replay=False):
+        ref = sliced(7)[0]
+    np.testing.assert_array_equal(sliced(7)[0], ref)
     # replay_shapes = 0: every shape waits for its run; tj.config.replay_warmup = 0 compiles at once
     replay.clear()
     tj.config.replay_shapes = 0

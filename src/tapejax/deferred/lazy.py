@@ -50,9 +50,10 @@ class OpType:
         self.spec = (multi, tuple((a.shape, a.dtype, is_float(a.dtype)) for a in avals))
         self.infos = tuple((a.shape, a.dtype, None) for a in avals)  # (shape, dtype, sharding) per output
         self.uid = _next_seq()  # what step-record tokens name it by: an int keeps them untracked by gc
-        # The op and its static parameters, not its arguments' types: steps alike but for their shapes share
-        # their ops' families (replay.py counts the shapes of a step it compiles)
-        self.family = (op, static_key(static)) if static else op
+        # The op alone, not its arguments' types nor its static parameters (a slice's bounds, a reshape's shape
+        # follow the batch's size): steps alike but for their shapes share their ops' families (replay.py counts
+        # the shapes of a step it compiles)
+        self.family = op
 
 
 _TYPES_MAX = 1024  # OpTypes kept per op (a bound: each new shape or static parameter adds one)

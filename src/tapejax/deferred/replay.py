@@ -55,12 +55,12 @@ _SEEN_MAX = 4096
 # program needed next): a structure dropped _MAX_EVICTIONS times is compiled again only into free room.
 _evictions: Dict[Any, int] = {}
 _MAX_EVICTIONS = 2
-# Per family of step structures (alike but for their arguments' shapes: lazy.OpType.family), the structures
-# compiled. Past tj.config.replay_shapes of them a further shape is compiled only once it has come back within
-# _HOT_GAP passes _COLD_FACTOR times the warm-up in a row (_streaks: its last pass and its run): a new shape that
-# stays (the batch size changed for good) is compiled, shapes drawn at random are not. A loop over a hundred batch
-# sizes (unpadded variable-length batches) compiled two programs per size, each too rarely reused to repay its
-# compile, and the cache churned (benchmarks/many_shapes.py: twice the loop's time with replay off).
+# Per family of step structures (the same ops, alike but for shapes and static parameters: lazy.OpType.family),
+# the structures compiled. Past tj.config.replay_shapes of them a further shape is compiled only once it has come
+# back within _HOT_GAP passes _COLD_FACTOR times the warm-up in a row (_streaks: its last pass and its run): a new
+# shape that stays (the batch size changed for good) is compiled, shapes drawn at random are not. A loop over a
+# hundred batch sizes (unpadded variable-length batches) compiled two programs per size, each too rarely reused to
+# repay its compile, and the cache churned (benchmarks/many_shapes.py: twice the loop's time with replay off).
 _family_shapes: Dict[Any, set] = {}
 _streaks: Dict[Any, tuple] = {}
 _COLD_FACTOR = 16
