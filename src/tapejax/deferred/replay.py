@@ -416,7 +416,7 @@ class _Source(NamedTuple):
     finish: Callable[["_Program"], List[Any]]
     what: str
     warm: Any = None
-    family: Optional[Callable[[], Any]] = None  # the step's family of structures alike but for shapes (a record's)
+    family: Optional[Callable[[], Any]] = None  # the step's family: its structures alike but for shapes
 
 
 def _structure_source(tape, pruned: tuple, target_ids, source_ids, that_are_targets, og: list):
@@ -445,7 +445,7 @@ def _structure_source(tape, pruned: tuple, target_ids, source_ids, that_are_targ
                 e.backward.node = None
         ops.clear()  # the residuals have been consumed; a non-persistent tape lets them go now
         return result
-    return _Source(key, leaves, build, finish, "")
+    return _Source(key, leaves, build, finish, "", None, lambda: tuple([e.op_type for e in ops.values()]))
 
 
 def _record_source(tape, tr: "lazy.StepRecord", prepare: Callable, target_ids, source_ids, that_are_targets,
@@ -559,7 +559,7 @@ def _ready_program(tape, key, build: Callable, warm: Any = None, family: Optiona
                 cold = config.replay_warmup * _COLD_FACTOR
                 if run <= cold:
                     tape.last_replay = (
-                        f"op by op ({len(shapes)} shapes of this step are compiled, tj.config.replay_shapes = "
+                        f"op by op ({len(shapes)} of this step's shapes are compiled, tj.config.replay_shapes = "
                         f"{config.replay_shapes}; this one is once it comes back at nearly every step, {run}/{cold} "
                         "in a row: pad or bucket batches to fewer shapes, or raise replay_shapes)")
                     return None
