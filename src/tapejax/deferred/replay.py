@@ -23,7 +23,9 @@ function, which compiles per placement) and the rules epoch (``ops.core.rules_ch
 ``tj.RegisterGradient`` makes every older program unreachable). An interrupted compile removes its
 program, so a later step compiles again. A structure whose program was dropped from the full cache
 ``_MAX_EVICTIONS`` times is compiled again only into free room (more recurring structures than
-``tj.config.replay_cache_size`` would otherwise compile at every step); ``last_replay`` says so.
+``tj.config.replay_cache_size`` would otherwise compile at every step); ``last_replay`` says so. Of the
+structures of one family (the same ops, alike but for shapes and static parameters: batches of many sizes),
+``tj.config.replay_shapes`` are compiled after the warm-up; a further one only once it recurs at nearly every step.
 """
 from __future__ import annotations
 
