@@ -31,6 +31,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import workloads as W  # noqa: E402  (the MLP loss, written once against each library's namespace)
+
 SIZES = [(8, 16), (16, 4)]
 LR = 0.01
 MODES = ["tapejax eager", "tapejax eager (replay off)", "tj.function", "jax.jit", "torch eager", "tf eager"]
@@ -49,18 +52,15 @@ def _tapejax(compiled: bool, replay: bool, ws0, data):
     import jax
 
     import tapejax as tj
-    tnp = tj.numpy
     tj.config.replay = replay
+    B = W._TJ()
     ws = [tj.Variable(w) for w in ws0]
     opt = tj.optimizers.Adam(LR)
     batches = {n: (tj.constant(x), tj.constant(y)) for n, (x, y) in data.items()}
 
     def step(x, y):
         with tj.GradientTape() as tape:
-            h = x
-            for w in ws[:-1]:
-                h = tnp.tanh(h @ w)
-            loss = tnp.mean((h @ ws[-1] - y) ** 2)
+            loss = W.mlp_loss(B, ws, x, y)
         opt.apply_gradients(zip(tape.gradient(loss, ws), ws))
         return loss
     fn = tj.function(step) if compiled else step
@@ -78,16 +78,11 @@ def _jax_jit(ws0, data):
     state = {"w": [jnp.asarray(w) for w in ws0]}
     state["s"] = tx.init(state["w"])
     batches = {n: (jnp.asarray(x), jnp.asarray(y)) for n, (x, y) in data.items()}
-
-    def loss_fn(ws, x, y):
-        h = x
-        for w in ws[:-1]:
-            h = jnp.tanh(h @ w)
-        return jnp.mean((h @ ws[-1] - y) ** 2)
+    B = W._JAX()
 
     @jax.jit
     def step(ws, opt_state, x, y):
-        loss, g = jax.value_and_grad(loss_fn)(ws, x, y)
+        loss, g = jax.value_and_grad(lambda ws: W.mlp_loss(B, ws, x, y))(ws)
         updates, opt_state = tx.update(g, opt_state, ws)
         return optax.apply_updates(ws, updates), opt_state, loss
 
@@ -103,14 +98,11 @@ def _torch(ws0, data):
     ws = [torch.tensor(w, requires_grad=True) for w in ws0]
     opt = torch.optim.Adam(ws, lr=LR, eps=1e-7, foreach=True)
     batches = {n: (torch.from_numpy(x), torch.from_numpy(y)) for n, (x, y) in data.items()}
+    B = W._Torch(torch)
 
     def run(n):
-        x, y = batches[n]
         opt.zero_grad()
-        h = x
-        for w in ws[:-1]:
-            h = torch.tanh(h @ w)
-        loss = torch.mean((h @ ws[-1] - y) ** 2)
+        loss = W.mlp_loss(B, ws, *batches[n])
         loss.backward()
         opt.step()
         return loss
@@ -124,14 +116,11 @@ def _tf(ws0, data):
     ws = [tf.Variable(w) for w in ws0]
     opt = tf.keras.optimizers.Adam(LR)
     batches = {n: (tf.constant(x), tf.constant(y)) for n, (x, y) in data.items()}
+    B = W._TF(tf)
 
     def run(n):
-        x, y = batches[n]
         with tf.GradientTape() as tape:
-            h = x
-            for w in ws[:-1]:
-                h = tf.tanh(h @ w)
-            loss = tf.reduce_mean((h @ ws[-1] - y) ** 2)
+            loss = W.mlp_loss(B, ws, *batches[n])
         opt.apply_gradients(zip(tape.gradient(loss, ws), ws))
         return loss
     return run, lambda loss: [v.numpy() for v in ws] and float(loss.numpy())
