@@ -1393,7 +1393,19 @@ def _apply_recorded(op: OpDef, args, raw, static, st: tape_set.State):
         # Inside a tj.function trace the kernel is inlined, so residuals that are the op's own inputs or
         # outputs stay the same traced values (tj.differentiate references them instead of copying).
         if st.capture is None and not traced:
-            out, res, plan = k.run_forward_kept(diff, raw)
+            plan = k._plans.get(diff)
+            flat = None
+            if type(plan) is _ResidualPlan:  # (run_forward_kept's common case, inline: a frame less per op)
+                try:
+                    flat = plan.kernel(*raw)
+                except _PlanMismatch:  # (another signature's layout: run_forward_kept's way, a plan per signature)
+                    pass
+            if flat is None:
+                out, res, plan = k.run_forward_kept(diff, raw)
+            elif type(flat) is not tuple:  # (one output, no new residual)
+                out, res = flat, (flat if plan.kept else None)
+            else:
+                out, res = plan.split(flat)
         else:
             out = k.traced(*raw)
             res, plan = None, _TracedResiduals(op.name, k, diff, out)
@@ -1649,6 +1661,30 @@ class BackwardFunction(RecordedOp):
         """cts: one cotangent (or None) per output. needed_idx: indices into the recorded inputs whose
         gradient is wanted. Returns one gradient (or None) per recorded input."""
         t = self.type  # (op, diff... through it once: properties of it on the function)
+        if not recording and len(cts) == 1 and type(self) is OpBackward and t.epoch == _rules_epoch:
+            # The strictly eager common case, inline (a backward pass runs it per op, and each call costs): one
+            # cotangent of an op that ran (not a deferred node, whose arguments are its own), of one or two
+            # arguments, recorded with a residual plan that let the first go and kept the second; every
+            # recorded input wanted; its kernel the one its kind asked for last. The gradient is that kernel's,
+            # or the cotangent itself for a pass-through argument of its shape and dtype (add's). Anything else
+            # takes the general way below, which gives the same values.
+            plan = t.plan
+            c = cts[0]
+            if type(plan) is _ResidualPlan and type(c) is ArrayImpl and not tape_set.numerics_checks \
+                    and t.op.connections is None and len(needed_idx) == len(t.diff):
+                a = self.a0
+                m = self.more
+                if type(a) is ShapedArray and not a.weak_type and \
+                        (m == 1 or (m == 2 and type(self.a1) is not ShapedArray)):
+                    if t.op.passthrough:
+                        if t.diff == (0,) and c.aval is a and 0 in t.op.passthrough:
+                            return [c]
+                    else:
+                        last = plan.last_backward
+                        dropped = last[2]
+                        if last[0] is t.spec and last[1] is t.diff and len(dropped) == 1 and dropped[0][1] is a \
+                                and dropped[0][0] == 0:
+                            return list(last[3]((None,) if m == 1 else (None, self.a1), self.stored, (c,)))
         diff = t.diff
         op = t.op
         conn = op.connections
