@@ -193,3 +193,40 @@ def test_a_rule_set_back_lets_inputs_go_again(tanh_rules, strictly_eager):
     op.set_backward(saved[0], saved[1])
     op.jvp_rule = saved[2]
     test_inputs_the_backward_never_reads_die_while_the_tape_is_open(None)
+
+
+ONES_2x3, ONES_F64 = np.ones((2, 3), np.float32), np.ones(3, np.float64)
+COMMON_CASES = [  # (name, f of the watched x, the same with jax.numpy): ops whose first argument a tape lets go
+    ("tanh", lambda x: tnp.tanh(x), jnp.tanh),
+    ("times a constant", lambda x: x * 1.01, lambda x: x * 1.01),
+    ("plus a constant", lambda x: x + 0.1, lambda x: x + 0.1),  # add's pass-through: the cotangent is the gradient
+    ("minus a constant", lambda x: x - 0.1, lambda x: x - 0.1),
+    ("plus a broadcast constant", lambda x: x + tj.constant(ONES_2x3), lambda x: x + ONES_2x3),  # summed over rows
+    ("plus a float64 constant", lambda x: x + tj.constant(ONES_F64), lambda x: x + jnp.asarray(ONES_F64)),
+    ("constant first", lambda x: 0.1 + 2.0 * x, lambda x: 0.1 + 2.0 * x),  # the general way
+    ("float16", lambda x: tnp.tanh(x.astype(tnp.float16) * 1.5 + 0.25),
+     lambda x: jnp.tanh(x.astype(jnp.float16) * 1.5 + 0.25)),
+    ("chain", lambda x: tnp.tanh(tnp.tanh(x * 1.01 + 0.1) * 1.01 + 0.1),
+     lambda x: jnp.tanh(jnp.tanh(x * 1.01 + 0.1) * 1.01 + 0.1)),
+]
+
+
+@pytest.mark.parametrize("name,f,g", COMMON_CASES, ids=[c[0] for c in COMMON_CASES])
+def test_the_backward_of_an_op_that_let_its_first_argument_go_is_jaxs(name, f, g):
+    """The backward's common case (an op that ran, one cotangent, its first argument let go and the second
+    kept, as in ``tanh(x * 1.01 + 0.1)``) gives jax's gradient, and bit for bit the deferred path's, whose ops
+    take the general way; a pass-through whose cotangent has another shape or dtype (broadcast, promoted)
+    takes the general way too. Twice per setting: the second time the op's kernel is the one asked last."""
+    x = tj.constant(X)
+    grads = {}
+    for lazy in (False, True):
+        with tj.config.override(lazy=lazy, replay=False):
+            for k in range(2):
+                with tj.GradientTape() as tape:
+                    tape.watch(x)
+                    s = tnp.sum(f(x).astype(tnp.float32) ** 2)
+                grads[lazy, k] = tape.gradient(s, x).numpy()
+    for k in range(2):
+        np.testing.assert_array_equal(grads[False, k], grads[True, k])
+    want = jax.grad(lambda v: jnp.sum(g(v).astype(jnp.float32) ** 2))(X)
+    np.testing.assert_allclose(grads[False, 0], want, rtol=1e-2 if name == "float16" else 1e-6)
