@@ -1147,8 +1147,9 @@ def check(seed: int):
         if a.kind == "call" and (tf_fault(tf_out.raised) or any(p.split(":")[0] in VALUE_PARTS for p in found)):
             eager = eager_reference(sc, a, snapshot)
         problems = []
-        if tf_fault(tf_out.raised) and eager is not None and eager.raised is None:
-            # (TF failed inside itself: tapejax against TF run eagerly; the failure's own consequences are TF's)
+        if tf_fault(tf_out.raised) and eager is not None and not eager_blocked(eager):
+            # (TF failed inside itself: tapejax against TF run eagerly, which returned or raised a user's error, as
+            # seed 15586's None multiplied under an accumulator; the failure's own consequences are TF's)
             found = [p for p in found if not p.startswith(("raised", "vars"))]
             problems = [(f"raised: TF {type(tf_out.raised).__name__} (its fault), tj "
                          f"{type(tj_out.raised).__name__ if tj_out.raised else 'nothing'}", "tf_internal")]
