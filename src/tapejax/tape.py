@@ -256,9 +256,10 @@ class Tape:
         self.tensor_usage = {}
 
     def record_new(self, output: Tensor, input_ids: tuple, entry: RecordedOp) -> None:
-        """``record_operation(entry.op_type, (output,), input_ids, entry, entry.out_infos)`` for an op that just
-        ran: ``output`` its one output, a Tensor made after every op on the tape; ``entry`` its backward function,
-        made for this tape alone. The common case (every op a tape records as it runs) in fewer steps."""
+        """``record_operation(entry.op_type, (output,), input_ids, entry, entry.out_infos)`` for an op of one new
+        output (an op that just ran, or a deferred op's pending result): ``output`` a Tensor made after every op
+        on the tape; ``entry`` its backward function, made for this tape alone. The common case (every op a tape
+        records as it runs) in fewer steps."""
         ops = self.op_tape
         slots = ops.slots
         n_slots = len(slots)

@@ -556,8 +556,11 @@ def defer(op: OpDef, args, raw, static):
         result = LazyTensor(node, 0, typ.avals[0])
         outs = (result,)
     node.seq = outs[0]._id
-    if recorded:
-        tape.record_operation(op.name, outs, ids, node, typ.infos)  # (the node is the backward function)
+    if recorded:  # (the node is the backward function; one output, new: the tape's short way)
+        if outs is result:
+            tape.record_operation(op.name, outs, ids, node, typ.infos)
+        else:
+            tape.record_new(result, ids, node)
         if record is not None:
             record.entries += 1
     else:
