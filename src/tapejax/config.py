@@ -51,9 +51,10 @@ SETTINGS = {
     "replay": ("bool", "a backward pass whose tape structure recurs runs as one compiled program"),
     "replay_warmup": (0, "op-by-op passes of a structure before it is compiled"),
     "replay_cache_size": (1, "compiled backward programs kept (least recently used dropped)"),
-    "replay_shapes": (0, "shapes of one step (steps of the same ops, alike but for shapes and static "
-                         "parameters: a slice's bounds) compiled after replay_warmup passes each; a further shape "
-                         "only once it comes back at nearly every step 16 times replay_warmup in a row"),
+    "replay_shapes": (0, "shapes of one step (steps of the same set of ops, alike but for shapes, static "
+                         "parameters such as a slice's bounds, and how many times each op runs, as a recurrent "
+                         "net's over sequences of many lengths) compiled after replay_warmup passes each; a further "
+                         "shape only once it comes back at nearly every step 16 times replay_warmup in a row"),
     "replay_exact": ("bool", "fence each op's kernel so replay equals op-by-op execution bit for bit; False "
                              "lets XLA fuse across ops (faster; last bits may differ, as jax.jit's)"),
     "replay_background": ("bool", "compile a replay program in a background thread (steps meanwhile go op "

@@ -51,8 +51,9 @@ class OpType:
         self.infos = tuple((a.shape, a.dtype, None) for a in avals)  # (shape, dtype, sharding) per output
         self.uid = _next_seq()  # what step-record tokens name it by: an int keeps them untracked by gc
         # The op alone, not its arguments' types nor its static parameters (a slice's bounds, a reshape's shape
-        # follow the batch's size): steps alike but for their shapes share their ops' families (replay.py counts
-        # the shapes of a step it compiles)
+        # follow the batch's size): steps alike but for their shapes, or for how many times each op runs (a
+        # recurrent net over sequences of many lengths), have the same set of families (replay.py counts the
+        # shapes of a step it compiles)
         self.family = op
 
 

@@ -24,8 +24,9 @@ function, which compiles per placement) and the rules epoch (``ops.core.rules_ch
 program, so a later step compiles again. A structure whose program was dropped from the full cache
 ``_MAX_EVICTIONS`` times is compiled again only into free room (more recurring structures than
 ``tj.config.replay_cache_size`` would otherwise compile at every step); ``last_replay`` says so. Of the
-structures of one family (the same ops, alike but for shapes and static parameters: batches of many sizes),
-``tj.config.replay_shapes`` are compiled after the warm-up; a further one only once it recurs at nearly every step.
+structures of one family (the same set of ops, alike but for shapes, static parameters and how many times each op
+runs: batches of many sizes, a recurrent net over sequences of many lengths), ``tj.config.replay_shapes`` are
+compiled after the warm-up; a further one only once it recurs at nearly every step.
 """
 from __future__ import annotations
 
@@ -57,12 +58,14 @@ _SEEN_MAX = 4096
 # program needed next): a structure dropped _MAX_EVICTIONS times is compiled again only into free room.
 _evictions: Dict[Any, int] = {}
 _MAX_EVICTIONS = 2
-# Per family of step structures (the same ops, alike but for shapes and static parameters: lazy.OpType.family),
-# the structures compiled. Past tj.config.replay_shapes of them a further shape is compiled only once it has come
+# Per family of step structures (the set of their ops, lazy.OpType.family's: alike but for shapes, static
+# parameters and how many times each op runs, as a recurrent net's steps over sequences of many lengths), the
+# structures compiled. Past tj.config.replay_shapes of them a further shape is compiled only once it has come
 # back within _HOT_GAP passes _COLD_FACTOR times the warm-up in a row (_streaks: its last pass and its run): a new
 # shape that stays (the batch size changed for good) is compiled, shapes drawn at random are not. A loop over a
 # hundred batch sizes (unpadded variable-length batches) compiled two programs per size, each too rarely reused to
-# repay its compile, and the cache churned (benchmarks/many_shapes.py: twice the loop's time with replay off).
+# repay its compile, and the cache churned (benchmarks/many_shapes.py: twice the loop's time with replay off; an
+# RNN over 36 sequence lengths, a family per length then: 1.5 times).
 _family_shapes: Dict[Any, set] = {}
 _streaks: Dict[Any, tuple] = {}
 _COLD_FACTOR = 16
@@ -447,7 +450,7 @@ def _structure_source(tape, pruned: tuple, target_ids, source_ids, that_are_targ
                 e.backward.node = None
         ops.clear()  # the residuals have been consumed; a non-persistent tape lets them go now
         return result
-    return _Source(key, leaves, build, finish, "", None, lambda: tuple([e.op_type for e in ops.values()]))
+    return _Source(key, leaves, build, finish, "", None, lambda: frozenset([e.op_type for e in ops.values()]))
 
 
 def _record_source(tape, tr: "lazy.StepRecord", prepare: Callable, target_ids, source_ids, that_are_targets,
@@ -484,7 +487,7 @@ def _record_source(tape, tr: "lazy.StepRecord", prepare: Callable, target_ids, s
         tape.finish()
         return result
     return _Source(key, tr.leaves, build, finish, ", forward included", structure,
-                   lambda: tuple([n.type.family for n in tr.nodes]))
+                   lambda: frozenset([n.type.family for n in tr.nodes]))
 
 
 def _step_record_snapshot(tr, ops: Dict[int, OpEntry], usage, missing, tt, target_ids, source_ids, that_are_targets,
@@ -563,7 +566,8 @@ def _ready_program(tape, key, build: Callable, warm: Any = None, family: Optiona
                     tape.last_replay = (
                         f"op by op ({len(shapes)} of this step's shapes are compiled, tj.config.replay_shapes = "
                         f"{config.replay_shapes}; this one is once it comes back at nearly every step, {run}/{cold} "
-                        "in a row: pad or bucket batches to fewer shapes, or raise replay_shapes)")
+                        "in a row: pad or bucket batches (and sequence lengths) to fewer shapes, or raise "
+                        "replay_shapes)")
                     return None
         why = _thrashing(key)
         if why:
