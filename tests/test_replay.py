@@ -327,9 +327,9 @@ def test_strictly_eager_steps_of_many_shapes_are_counted_alike():
 def test_a_recurrent_step_over_many_lengths_is_one_family(lazy):
     """A recurrent net's step over sequences of many lengths runs its cell's ops a different number of times per
     length: one family (the set of its ops), whose first tj.config.replay_shapes lengths are compiled and a further
-    one only when it stays, as a batch size is (an RNN over 36 random lengths, 1,500 Adam steps: 53.4 s with a
-    family per length, 43.8 s now, 35.7 s with replay off). Values stay op-by-op's; another set of ops (sin for
-    tanh) is another family."""
+    one only when it stays, as a batch size is (benchmarks/many_lengths.py, 1,500 Adam steps over 36 random lengths:
+    41-47 s with a family per length, 31-35 s now, 26-31 s with replay off). Values stay op-by-op's; another set of
+    ops (sin for tanh) is another family."""
     tj.config.lazy = lazy
     tj.config.replay_warmup = 1
     tj.config.replay_shapes = 2

@@ -65,7 +65,7 @@ _MAX_EVICTIONS = 2
 # shape that stays (the batch size changed for good) is compiled, shapes drawn at random are not. A loop over a
 # hundred batch sizes (unpadded variable-length batches) compiled two programs per size, each too rarely reused to
 # repay its compile, and the cache churned (benchmarks/many_shapes.py: twice the loop's time with replay off; an
-# RNN over 36 sequence lengths, a family per length then: 1.5 times).
+# RNN over 36 sequence lengths, a family per length then: 1.5 times, benchmarks/many_lengths.py).
 _family_shapes: Dict[Any, set] = {}
 _streaks: Dict[Any, tuple] = {}
 _COLD_FACTOR = 16
