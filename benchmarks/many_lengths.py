@@ -22,11 +22,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fresh_process import run_child  # noqa: E402
 
 SETTINGS = {"default": {}, "replay_exact": {"replay_exact": True}, "replay_shapes=0": {"replay_shapes": 0},
             "replay off": {"replay": False}}
@@ -95,15 +97,11 @@ def main(argv=None) -> int:
     for s in [s for s in args.only.split(",") if s]:
         if s not in SETTINGS:
             p.error(f"unknown setting {s!r}; choose from {list(SETTINGS)}")
-        proc = subprocess.run([sys.executable, __file__, "--child", s, "--steps", str(args.steps), "--min-length",
-                               str(args.min_length), "--max-length", str(args.max_length), "--tail", str(args.tail)],
-                              capture_output=True, text=True,
-                              env={**os.environ, "PYTHONPATH": os.path.join(os.path.dirname(__file__), "..", "src")
-                                   + os.pathsep + os.environ.get("PYTHONPATH", "")})
-        if proc.returncode != 0:
-            print(f"| {s} | failed: {(proc.stderr.strip().splitlines() or ['?'])[-1][:100]} | | |")
+        r, why = run_child(__file__, s, ["--steps", str(args.steps), "--min-length", str(args.min_length),
+                                         "--max-length", str(args.max_length), "--tail", str(args.tail)])
+        if r is None:
+            print(f"| {s} | failed: {why} | | |")
             continue
-        r = json.loads(proc.stdout.strip().splitlines()[-1])
         print(f"| {s} | {r['total']:.1f} | {r['tail_ms']:.2f} | {r['loss']:.4f} |", flush=True)
     return 0
 

@@ -23,7 +23,6 @@ import argparse
 import json
 import os
 import resource
-import subprocess
 import sys
 import time
 
@@ -33,6 +32,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import workloads as W  # noqa: E402  (the MLP loss, written once against each library's namespace)
+from fresh_process import run_child  # noqa: E402
 
 SIZES = [(8, 16), (16, 4)]
 LR = 0.01
@@ -166,14 +166,11 @@ def main(argv=None) -> int:
     print(f"| contender | loop s | last {args.tail} steps, ms/step | peak memory MB | final loss |")
     print("|---|---:|---:|---:|---:|")
     for m in [m for m in args.only.split(",") if m]:
-        proc = subprocess.run([sys.executable, __file__, "--child", m, "--shapes", str(args.shapes), "--steps",
-                               str(args.steps), "--tail", str(args.tail)], capture_output=True, text=True,
-                              env={**os.environ, "PYTHONPATH": os.path.join(os.path.dirname(__file__), "..", "src")
-                                   + os.pathsep + os.environ.get("PYTHONPATH", "")})
-        if proc.returncode != 0:
-            print(f"| {m} | skipped: {(proc.stderr.strip().splitlines() or ['failed'])[-1][:100]} | | | |")
+        r, why = run_child(__file__, m, ["--shapes", str(args.shapes), "--steps", str(args.steps), "--tail",
+                                         str(args.tail)])
+        if r is None:
+            print(f"| {m} | skipped: {why} | | | |")
             continue
-        r = json.loads(proc.stdout.strip().splitlines()[-1])
         print(f"| {m} | {r['total']:.1f} | {r['tail_ms']:.3f} | {r['rss_mb']:.0f} | {r['loss']:.4f} |", flush=True)
     return 0
 
