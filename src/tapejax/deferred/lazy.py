@@ -557,8 +557,8 @@ def defer(op: OpDef, args, raw, static):
         result = LazyTensor(node, 0, typ.avals[0])
         outs = (result,)
     node.seq = outs[0]._id
-    if recorded:  # (the node is the backward function; one output, new: the tape's short way)
-        if outs is result:
+    if recorded:  # (the node is the backward function; an op of one output takes the tape's short way)
+        if typ.multi:
             tape.record_operation(op.name, outs, ids, node, typ.infos)
         else:
             tape.record_new(result, ids, node)
