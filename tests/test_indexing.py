@@ -45,6 +45,27 @@ def test_static_index_names_the_axis_it_indexes():
         m[0, 0, 0]
 
 
+@pytest.mark.parametrize("where", ["eager", "tj.function"])
+@pytest.mark.parametrize("value,index,words", [
+    (1.0, 1, "too many indices for a tensor of shape \\(\\)"),  # a scalar sliced (TF: "Attempting to slice scalar input")
+    ([0.0, 1.0, 2.0], 3, "index 3 is out of bounds for axis 0"),
+    ([[0.0, 1.0]], (0, 0, 0), "too many indices"),
+    ([0.0, 1.0, 2.0], np.array([True, False]), "boolean mask of size 2"),
+    ([[0.0, 1.0]], (Ellipsis, 0, Ellipsis), "single ellipsis"),
+    ([0.0, 1.0, 2.0], np.array([0, 4]), "index 4 is out of bounds"),
+])
+def test_an_index_that_does_not_fit_is_an_index_error_and_a_value_error(where, value, index, words):
+    """NumPy and jax.numpy raise IndexError; TF inside a tf.function raises ValueError from its shape checks (seed
+    15903 of tools/tf_function_differential.py: ``n[1]`` of a scalar argument). The error is both, eagerly and
+    traced, so that code written against either catches it."""
+    x = tj.constant(value)
+    f = (lambda x: x[index]) if where == "eager" else tj.function(lambda x: x[index])
+    with pytest.raises(IndexError, match=words) as raised:
+        f(x)
+    assert isinstance(raised.value, ValueError)
+    assert "tj op 'getitem'" in str(raised.value)
+
+
 def test_variable_index_out_of_bounds_raises():
     v = tj.Variable([0.0, 1.0, 2.0])
     with pytest.raises(IndexError, match="index 3 is out of bounds"):

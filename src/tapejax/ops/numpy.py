@@ -1904,6 +1904,12 @@ def _check_index_dtype(op: str, a) -> None:
                         "Cast it with .astype(jnp.int32) (floats are never truncated silently, as TF and NumPy).")
 
 
+class IndexMismatchError(IndexError, ValueError):
+    """An index that does not fit the tensor it indexes (out of bounds, more indices than dimensions, a boolean mask
+    of another size, two ellipses): an IndexError, as NumPy's and jax.numpy's, and a ValueError, as TF's inside a
+    tf.function (where its shape checks raise ValueError; eagerly TF raises its InvalidArgumentError)."""
+
+
 @jax.jit
 def _min_max(a):
     return jnp.stack([jnp.min(a), jnp.max(a)])  # one small transfer instead of the whole index array
@@ -1922,8 +1928,8 @@ def _check_index_array(op: str, a, axis, n: int, shape: tuple) -> None:
             lo, hi = (int(b) for b in np.asarray(_min_max(v)))
     if lo < -n or hi >= n:
         bad = hi if hi >= n else lo
-        raise IndexError(f"tj op '{op}': index {bad} is out of bounds for axis {axis} with size {n} (tensor of shape "
-                         f"{shape}); valid indices are {-n} to {n - 1}")
+        raise IndexMismatchError(f"tj op '{op}': index {bad} is out of bounds for axis {axis} with size {n} (tensor "
+                                 f"of shape {shape}); valid indices are {-n} to {n - 1}")
 
 
 class TracedSliceBoundError(TracedValueError, IndexError):
@@ -1958,8 +1964,8 @@ def _check_index(static, arrays, shape, op: str = "getitem", bounds: bool = True
     ndim = len(shape)
     consumed = builtins.sum(1 for s in static if s[0] in ("a", "s", "i"))
     if consumed > ndim:
-        raise IndexError(f"tj op '{op}': too many indices for a tensor of shape {shape}: {consumed} were given for "
-                         f"{ndim} dimension(s)")
+        raise IndexMismatchError(f"tj op '{op}': too many indices for a tensor of shape {shape}: {consumed} were "
+                                 f"given for {ndim} dimension(s)")
     axis = 0
     it = iter(arrays)
     for s in static:
@@ -1971,13 +1977,13 @@ def _check_index(static, arrays, shape, op: str = "getitem", bounds: bool = True
         elif kind == "i":
             n = shape[axis]
             if bounds and not -n <= s[1] < n:
-                raise IndexError(f"tj op '{op}': index {s[1]} is out of bounds for axis {axis} with size {n} "
-                                 f"(tensor of shape {shape}); valid indices are {-n} to {n - 1}")
+                raise IndexMismatchError(f"tj op '{op}': index {s[1]} is out of bounds for axis {axis} with size "
+                                         f"{n} (tensor of shape {shape}); valid indices are {-n} to {n - 1}")
             axis += 1
         elif kind == "a":
             if len(s) > 1 and s[1] != shape[axis]:  # a boolean mask must match the axes it indexes (NumPy, TF)
-                raise IndexError(f"tj op '{op}': a boolean mask of size {s[1]} along axis {axis} does not match the "
-                                 f"tensor's size {shape[axis]} there (tensor of shape {shape})")
+                raise IndexMismatchError(f"tj op '{op}': a boolean mask of size {s[1]} along axis {axis} does not "
+                                         f"match the tensor's size {shape[axis]} there (tensor of shape {shape})")
             if bounds:
                 _check_index_array(op, next(it), axis, shape[axis], shape)
             else:
@@ -2022,8 +2028,9 @@ def _split_index(idx, op: str = "getitem"):
         elif part is None:
             static.append(("n",))
         elif part is Ellipsis:
-            if ("e",) in static:  # (as NumPy's IndexError; TF: "Multiple ellipses in slice spec not allowed")
-                raise IndexError(f"tj op '{op}': an index can only have a single ellipsis ('...'), got {idx!r}")
+            if ("e",) in static:  # (NumPy's IndexError; TF's ValueError "Multiple ellipses in slice spec not allowed")
+                raise IndexMismatchError(f"tj op '{op}': an index can only have a single ellipsis ('...'), got "
+                                         f"{idx!r}")
             static.append(("e",))
         else:
             static.append(("i", _static_index(part, "an index", op)))
