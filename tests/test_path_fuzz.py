@@ -564,6 +564,13 @@ def test_random_programs_on_every_path(programs):
             # TF's too where the gradient reaches the inputs only through ops whose derivative is zero (sign in abs's
             # gradient): no tangent forward, connected zeros in reverse (seed 40577: sum(abs(x)))
             assert all(w is None or not np.any(w) for w in so), f"forward over reverse: None, expected {so}"
+        elif not all(w is None or np.all(np.isfinite(w)) for w in want[:n]):
+            # A first-order gradient with an inf or NaN entry makes the inner gradient's dot with v non-finite, and its
+            # tangent NaN: the product with the constant v carries v's zero tangent times that entry (0 * inf, as
+            # TF's forward mode, which instantiates zero tangents), where reverse over reverse never forms that
+            # product (seed 43778: |stop_gradient(x0)| ** x1 at a zero base and a negative exponent, whose exponent
+            # gradient is inf * log 0 masked, NaN, as TF's; TF's HVP is NaN both ways there).
+            assert np.isnan(float(hvp)), f"forward over reverse: {hvp}, expected NaN (a non-finite gradient)"
         else:
             dot = sum(float(np.sum(w * t)) for w, t in zip(so, case.tangents) if w is not None)
             np.testing.assert_allclose(as_f64(hvp), dot, rtol=1e-3, atol=stol[1] * 4, err_msg="forward over reverse")
@@ -632,6 +639,35 @@ def test_power_of_a_constant_zero_base_forward_over_reverse_as_reverse_over_reve
     np.testing.assert_allclose(fr.numpy(), want, rtol=1e-6)
     np.testing.assert_allclose(nested_tape_gradients(lambda e: base ** e, e)[2].numpy(), want, rtol=1e-6)
     test_random_programs_on_every_path([Program(42540)])  # (every path of the program itself)
+
+
+def test_forward_over_reverse_of_a_non_finite_gradient_is_nan_as_tf():
+    """seed 43778 (|stop_gradient(x0)| ** x1 with a zero base under a negative exponent): the exponent's gradient is
+    z * log_x with z = 0 ** -0.5 = inf and the log masked to 0 there, NaN (TF 2.21 too). Reverse over reverse of
+    sum(g * v) reaches that entry only through the zero-base row's no-NaN rule (API.md: 0 for a zero incoming
+    gradient): v * 2 ** y * log(2) ** 2 from the other row, hand-worked. Forward over reverse is NaN: the tangent of
+    g * v carries v's zero tangent times g's NaN, as TF's forward mode (whose HVP is NaN there, as its reverse over
+    reverse, which multiplies plainly). The path fuzz held the two to each other; it now expects NaN there."""
+    base = tj.constant([[2.0], [0.0]])
+    y0 = np.array([-0.5], np.float32)
+    v = tj.constant([0.3])
+
+    def grad_dot(y):
+        with tj.GradientTape() as inner:
+            inner.watch(y)
+            out = tnp.sum(tnp.abs(base) ** y)
+        g = inner.gradient(out, y)
+        return g, tnp.sum(g * v)
+    y = tj.constant(y0)
+    with tj.GradientTape() as outer:
+        outer.watch(y)
+        g, z = grad_dot(y)
+    assert np.isnan(g.numpy()[0])
+    np.testing.assert_allclose(outer.gradient(z, y).numpy(), [0.3 * 2.0 ** -0.5 * np.log(2.0) ** 2], rtol=1e-6)
+    with tj.ForwardAccumulator(y, tj.constant([1.0])) as acc:
+        _, z = grad_dot(y)
+    assert np.isnan(acc.jvp(z).numpy())
+    test_random_programs_on_every_path([Program(43778)])  # (every path of the program itself)
 
 
 def test_clip_gradient_of_x_broadcast_against_its_bounds():
