@@ -47,7 +47,7 @@ def test_static_index_names_the_axis_it_indexes():
 
 @pytest.mark.parametrize("where", ["eager", "tj.function"])
 @pytest.mark.parametrize("value,index,words", [
-    (1.0, 1, "too many indices for a tensor of shape \\(\\)"),  # a scalar sliced (TF: "Attempting to slice scalar input")
+    (1.0, 1, "too many indices for a tensor of shape \\(\\)"),  # (TF: "Attempting to slice scalar input")
     ([0.0, 1.0, 2.0], 3, "index 3 is out of bounds for axis 0"),
     ([[0.0, 1.0]], (0, 0, 0), "too many indices"),
     ([0.0, 1.0, 2.0], np.array([True, False]), "boolean mask of size 2"),
@@ -64,6 +64,30 @@ def test_an_index_that_does_not_fit_is_an_index_error_and_a_value_error(where, v
         f(x)
     assert isinstance(raised.value, ValueError)
     assert "tj op 'getitem'" in str(raised.value)
+
+
+@pytest.mark.parametrize("name", ["take", "getitem", "take_along_axis"])
+def test_indices_into_an_empty_axis_raise_on_every_path(name):
+    """tools/tf_bad_input_differential.py seed 920098: ``take`` of an empty axis raised IndexError eagerly and
+    JAX's AxisError inside tj.function (its index traced); ``x[i]`` a ShapeError; ``take_along_axis`` returned
+    zeros. Any index into an axis of size 0 is out of bounds, whatever its value: the same IndexMismatchError on
+    every path (TF raises InvalidArgumentError, indices not in [0, 0)). No index at all is fine."""
+    if name == "take_along_axis":
+        x, i = tj.constant(np.zeros((2, 0), np.float32)), tj.constant(np.zeros((2, 1), np.int32))
+    else:
+        x, i = tj.constant(np.zeros((0,), np.float32)), tj.constant([0])
+
+    def f(x, i):
+        if name == "take_along_axis":
+            return tnp.take_along_axis(x, i, axis=1)
+        return tnp.take(x, i, axis=0) if name == "take" else x[i]
+    for g in (f, tj.function(f)):
+        with pytest.raises(IndexError, match="out of bounds for axis . with size 0") as raised:
+            g(x, i)
+        assert isinstance(raised.value, ValueError) and f"tj op '{name}'" in str(raised.value)
+    none = tj.constant(np.zeros(i.shape[:-1] + (0,), np.int32))
+    for g in (f, tj.function(f)):
+        assert g(x, none).shape == (x.shape[:-1] + (0,) if name == "take_along_axis" else (0,))
 
 
 def test_variable_index_out_of_bounds_raises():

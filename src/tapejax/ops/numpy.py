@@ -1916,10 +1916,17 @@ def _min_max(a):
 
 
 def _check_index_array(op: str, a, axis, n: int, shape: tuple) -> None:
-    """Integer dtype always; values in [-n, n) when they are concrete."""
+    """Integer dtype always; values in [-n, n) when they are concrete, and, traced, none at all into an empty axis
+    (whatever their values: JAX's ``take`` raises its AxisError there, which the eager path's check preempts)."""
     _check_index_dtype(op, a)
     v = _concrete(a)
-    if v is None or v.size == 0 or v.dtype == np.bool_:
+    if v is None:
+        size = math.prod(getattr(a, "shape", ()))
+        if n == 0 and size and _index_dtype(a) != np.bool_:
+            raise IndexMismatchError(f"tj op '{op}': any index is out of bounds for axis {axis} with size 0 (tensor "
+                                     f"of shape {shape}; {size} given)")
+        return
+    if v.size == 0 or v.dtype == np.bool_:
         return
     if isinstance(v, (np.ndarray, np.generic)):
         lo, hi = int(v.min()), int(v.max())
