@@ -641,8 +641,8 @@ class Case:
             return ("dict", list(items)[1:])
         if what == "extra key":
             return ("dict", list(items) + [("c", ("py", 1.0))])
-        if what == "rename key":
-            return ("dict", [("z", items[0][1])] + list(items)[1:])
+        if what == "rename key":  # (an empty dict has no key to rename: it gets one, "z", as the renamed one)
+            return ("dict", [("z", items[0][1] if items else ("py", 1.0))] + list(items)[1:])
         if what == "reverse keys":
             return ("dict", list(items)[::-1])
         if what == "one more":
