@@ -1921,10 +1921,10 @@ def _check_index_array(op: str, a, axis, n: int, shape: tuple) -> None:
     _check_index_dtype(op, a)
     v = _concrete(a)
     if v is None:
-        size = math.prod(getattr(a, "shape", ()))
-        if n == 0 and size and _index_dtype(a) != np.bool_:
+        count = size(a) if n == 0 else 0
+        if count and _index_dtype(a) != np.bool_:
             raise IndexMismatchError(f"tj op '{op}': any index is out of bounds for axis {axis} with size 0 (tensor "
-                                     f"of shape {shape}; {size} given)")
+                                     f"of shape {shape}; {count} given)")
         return
     if v.size == 0 or v.dtype == np.bool_:
         return
