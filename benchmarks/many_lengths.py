@@ -87,6 +87,10 @@ def main(argv=None) -> int:
         p.error("--tail must be between 1 and --steps - 1")
     if not 1 <= args.min_length <= args.max_length:
         p.error("need 1 <= --min-length <= --max-length")
+    chosen = [s for s in args.only.split(",") if s]
+    unknown = [s for s in chosen if s not in SETTINGS]
+    if unknown:  # (before any child runs: a typo last in --only no longer costs the runs before it)
+        p.error(f"unknown setting(s) {unknown}; choose from {list(SETTINGS)}")
     if args.child:
         print(json.dumps(child(args.child, args.steps, args.min_length, args.max_length, args.tail)))
         return 0
@@ -94,9 +98,7 @@ def main(argv=None) -> int:
           f"{args.max_length} (each setting in a fresh process)\n")
     print(f"| tapejax eager | loop s | last {args.tail} steps, ms/step | final loss |")
     print("|---|---:|---:|---:|")
-    for s in [s for s in args.only.split(",") if s]:
-        if s not in SETTINGS:
-            p.error(f"unknown setting {s!r}; choose from {list(SETTINGS)}")
+    for s in chosen:
         r, why = run_child(__file__, s, ["--steps", str(args.steps), "--min-length", str(args.min_length),
                                          "--max-length", str(args.max_length), "--tail", str(args.tail)])
         if r is None:
