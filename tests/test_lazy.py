@@ -161,9 +161,10 @@ def test_deferred_ops_are_lazy_and_metadata_does_not_compute():
 
 
 def test_a_deferred_op_traces_its_kernel_once():
-    """Deferring an op needs its output types at once; they come from the trace of the very kernel (``slim``: the op
-    with its residuals) that computes it when its value is needed, which jax keeps for that call: running the
-    deferred ops of a step on new shapes compiles their kernels without tracing them again."""
+    """Deferring an op needs its output types at once; they come from the trace of the very kernel (the op with
+    its residuals, named after the op: ``jit(matmul)``) that computes it when its value is needed, which jax keeps
+    for that call: running the deferred ops of a step on new shapes compiles their kernels without tracing them
+    again."""
     events = []
 
     def listen(event, duration, **kw):
@@ -184,11 +185,30 @@ def test_a_deferred_op_traces_its_kernel_once():
     finally:
         jax.monitoring.unregister_event_duration_listener(listen)
     run = events[typed:]
-    assert ("jaxpr_trace_duration", "slim") in events[:typed], events
-    assert ("jaxpr_to_mlir_module_duration", "jit(slim)") in run, run
-    assert ("jaxpr_trace_duration", "slim") not in run, run
+    assert ("jaxpr_trace_duration", "matmul") in events[:typed], events
+    assert ("jaxpr_to_mlir_module_duration", "jit(matmul)") in run, run
+    assert ("jaxpr_trace_duration", "matmul") not in run, run
     want = jax.grad(lambda w: jnp.sum(jnp.tanh(x.value @ w) * 2.0))(w.value)
     np.testing.assert_allclose(g.numpy(), want, rtol=1e-5, atol=1e-6)
+
+
+def test_an_ops_kernels_carry_its_name_and_compile_alike_recorded_or_not():
+    """An op's XLA programs are named after it (``jit_tanh``, ``jit_tanh_grad``: what profiles and dumps show), and
+    its forward is one program text, module name included, whether a tape records it or not: a persistent
+    compilation cache (the test suite's) compiles it once."""
+    from tapejax.ops import core
+    x = tj.constant(np.linspace(-1.0, 1.0, 7, dtype=np.float32))
+    with tj.config.override(lazy=False, replay=False), tj.GradientTape() as t:
+        t.watch(x)
+        y = tnp.tanh(x)
+    t.gradient(y, x)
+    tnp.tanh(x)  # (not recorded)
+    kernels = core.registry()["tanh"].kernels({})
+    unrecorded = kernels.forward.lower(x.value).as_text(debug_info=False)
+    recorded = kernels._plans[(0,)].kernel.lower(x.value).as_text(debug_info=False)
+    assert unrecorded.startswith("module @jit_tanh "), unrecorded[:80]
+    assert recorded == unrecorded
+    assert {f.__name__ for f in kernels._plans[(0,)]._backwards.values()} == {"tanh_grad"}
 
 
 def test_mlp_values_and_gradients_bitwise_equal_to_eager_and_close_to_jax():

@@ -341,6 +341,14 @@ def check_result_size(op_name: str, out) -> None:
                              "2**62 bytes); check the sizes, repetitions, paddings or offsets given.")
 
 
+def _named(fn: Callable, name: str) -> Callable:
+    """``fn``, named ``name`` for ``jax.jit``: its XLA programs carry the op's name (``jit_tanh``, ``jit_tanh_grad``
+    in profiles, dumps and compile logs, not ``jit_traced``), and an op's kernels that lower to the same program
+    (its forward recorded and unrecorded) are one program for a persistent compilation cache, keyed by the text."""
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
 def _sized(op_name: str, f: Optional[Callable], has_residuals: bool = False) -> Optional[Callable]:
     """``f`` (an op's function, or its ``fwd`` returning ``(outputs, residuals)``) checking its outputs' sizes."""
     if f is None:
@@ -362,7 +370,7 @@ class _Kernels:
     """
 
     __slots__ = ("forward", "traced", "forward_res", "backward", "jvp", "forward_res_impl", "backward_impl", "jvp_impl",
-                 "_plans", "builtin_rules", "record_types", "tangent_paths")
+                 "_plans", "builtin_rules", "record_types", "tangent_paths", "name")
 
     def __init__(self, op: "OpDef", static: dict) -> None:
         fn = _sized(op.name, functools.partial(op.fn, **static) if static else op.fn)
@@ -495,10 +503,11 @@ class _Kernels:
         else:  # no gradient: a symbolic zero for JAX transforms too, so nothing upstream of it runs for one (a
             # zero cotangent would reach sqrt's rule at 0, and jax.grad of jax.grad would form 0 * inf there)
             self.traced = lambda *dyn: jax.lax.stop_gradient(fn(*dyn))
-        self.forward = jax.jit(self.traced)
-        self.forward_res = jax.jit(forward_res, static_argnums=0)
-        self.backward = jax.jit(backward, static_argnums=(2, 3, 4))
-        self.jvp = jax.jit(jvp, static_argnums=0)
+        self.name = name = re.sub(r"\W", "_", op.name)
+        self.forward = jax.jit(_named(self.traced, name))
+        self.forward_res = jax.jit(_named(forward_res, name), static_argnums=0)
+        self.backward = jax.jit(_named(backward, name + "_grad"), static_argnums=(2, 3, 4))
+        self.jvp = jax.jit(_named(jvp, name + "_jvp"), static_argnums=0)
         self.forward_res_impl, self.backward_impl, self.jvp_impl = forward_res, backward, jvp
         self._plans: Dict[tuple, Any] = {}
         self.record_types: Dict[tuple, "RecordType"] = {}  # (record_type's cache)
@@ -524,14 +533,15 @@ class _Kernels:
         key = diff
         plan = plans.get(key)
         if plan is None:
-            plan = plans[key] = _ResidualPlan(self.forward_res_impl, self.backward_impl, diff, self.builtin_rules)
+            plan = plans[key] = _ResidualPlan(self.forward_res_impl, self.backward_impl, diff, self.builtin_rules,
+                                                        self.name)
         elif plan is False:  # the layout depends on the arguments' signature: a plan per signature
             key = (diff, _signature(raw))
             plan = plans.get(key)
             if plan is None:
                 if len(plans) < _PLANS_MAX:
                     plan = plans[key] = _ResidualPlan(self.forward_res_impl, self.backward_impl, diff,
-                                                      self.builtin_rules)
+                                                      self.builtin_rules, self.name)
                 else:  # (bounded: past that many signatures, the kernel returning every residual)
                     plan = False
         if plan is not False:
@@ -580,9 +590,11 @@ class _ResidualPlan:
     finding what a backward reads traces it."""
 
     __slots__ = ("kernel", "layout", "out_tree", "res_tree", "n_out", "single", "_empties", "kept", "kept_pos",
-                 "_backward_impl", "_backwards", "last_backward", "read_inputs", "trims", "unread")
+                 "_backward_impl", "_backwards", "last_backward", "read_inputs", "trims", "unread", "name")
 
-    def __init__(self, impl: Callable, backward_impl: Callable, diff: tuple, find_reads: bool = True) -> None:
+    def __init__(self, impl: Callable, backward_impl: Callable, diff: tuple, find_reads: bool = True,
+                 name: str = "slim") -> None:
+        self.name = name  # (its kernels': the op's)
         self.layout = None
         self.kept = None
         self._empties: Dict[int, Any] = {}
@@ -628,7 +640,7 @@ class _ResidualPlan:
             if self.single and not new:  # (one output array, nothing else: returned as itself, no tuple per call)
                 return out_leaves[0]
             return tuple(out_leaves) + tuple(new)
-        self.kernel = jax.jit(slim)
+        self.kernel = jax.jit(_named(slim, name))
 
     def _reads(self, diff: tuple, n_args: int, res_leaves: list, out_leaves: list):
         """The argument positions the backward kernel of this signature reads by value; every position when
@@ -728,7 +740,7 @@ class _ResidualPlan:
                 return backward(residuals(raw, stored), cts, spec, diff, needed)
             if len(self._backwards) >= _PLANS_MAX:
                 self._backwards.clear()
-            f = self._backwards[key] = jax.jit(kernel)
+            f = self._backwards[key] = jax.jit(_named(kernel, self.name + "_grad"))
         self.last_backward = (spec, needed, dropped, f)
         return f
 
