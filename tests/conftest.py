@@ -129,9 +129,15 @@ def _reuse_mlir_contexts(uses_per_context: int = 2000) -> None:
     make = getattr(mlir, "make_ir_context", None)
     if make is None or os.environ.get("TAPEJAX_TEST_XLA_DEFAULTS") == "1" or os.environ.get("TAPEJAX_TEST_FRESH_MLIR"):
         return
+    from jax._src.lib.mlir import ir
     local = threading.local()
 
     def reused_context():
+        # A lowering inside a lowering (jax.ensure_compile_time_eval: a lowering rule's jax.numpy runs, and compiles,
+        # eagerly) gets a context of its own, as jax gives it: in the outer one its module was built inside the
+        # outer module's function ("symbol's parent must have the SymbolTable trait").
+        if getattr(local, "uses", 0) and ir.Context.current is local.context:
+            return make()
         if getattr(local, "uses", uses_per_context) >= uses_per_context:
             local.context, local.uses = make(), 0
         local.uses += 1

@@ -327,6 +327,65 @@ def test_static_tensors_made_inside_a_function_are_concrete_at_trace_time(case):
     _same(tj.function(lambda a: f(a, outside))(x), want)
 
 
+# Functions whose result's shape (or whose check) depends on their arguments' values, with arguments that make each
+# non-trivial (the set operations on arrays that differ).
+VALUE_DEPENDENT = {
+    "intersect1d": (lambda a, b: tnp.intersect1d(a, b), [3.0, 1.0, 2.0, 1.0], [2.0, 5.0, 1.0]),
+    "intersect1d indices": (lambda a, b: tnp.intersect1d(a, b, return_indices=True), [3.0, 1.0, 2.0], [2.0, 3.0]),
+    "setdiff1d": (lambda a, b: tnp.setdiff1d(a, b), [3.0, 1.0, 2.0, 4.0], [2.0, 5.0]),
+    "setxor1d": (lambda a, b: tnp.setxor1d(a, b), [3.0, 1.0, 2.0], [2.0, 5.0]),
+    "unique": (lambda a: tnp.unique(a, return_index=True, return_counts=True), [3, 1, 3, 2]),
+    "unravel_index": (lambda i: tnp.unravel_index(i, (2, 3)), [[1, 2], [3, 5]]),
+    "ravel_multi_index": (lambda i, j: tnp.ravel_multi_index((i, j), (3, 4)), [1, 2], [0, 3]),
+    "bincount length": (lambda x: tnp.bincount(x, length=5), [0, 2, 1, 2]),
+    "bincount": (lambda x: tnp.bincount(x), [0, 2, 1, 2]),
+    "nonzero": (lambda x: tnp.nonzero(x), [0.0, 2.0, 0.0, 1.0]),
+    "argwhere": (lambda x: tnp.argwhere(x), [[0.0, 2.0], [3.0, 0.0]]),
+    "compress": (lambda c, x: tnp.compress(c, x), [0, 1, 1], [4.0, 5.0, 6.0]),
+    "trim_zeros": (lambda x: tnp.trim_zeros(x), [0.0, 2.0, 3.0, 0.0]),
+    "choose": (lambda i, a, b: tnp.choose(i, [a, b]), [0, 1, 1], [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]),
+    "insert": (lambda x, i: tnp.insert(x, i, 9.0), [1.0, 2.0, 3.0], [1]),
+    "take": (lambda x, i: tnp.take(x, i), [1.0, 2.0, 3.0], [2, 0]),
+    "quantile": (lambda x, q: tnp.quantile(x, q), [0.1, 0.5, 0.3, 0.9], [0.25, 0.5]),
+}
+# ... and values each of them refuses (ValueError or IndexError, as eagerly)
+VALUE_DEPENDENT_BAD = {
+    "unravel_index": (lambda i: tnp.unravel_index(i, (2, 3)), [[1, 6]]),
+    "ravel_multi_index": (lambda i, j: tnp.ravel_multi_index((i, j), (3, 4)), [1, 3], [0, 3]),
+    "bincount length": (lambda x: tnp.bincount(x, length=5), [0, -2]),
+    "choose": (lambda i, a, b: tnp.choose(i, [a, b]), [0, 2], [1.0, 2.0], [4.0, 5.0]),
+    "take": (lambda x, i: tnp.take(x, i), [1.0, 2.0, 3.0], [3]),
+}
+
+
+def _tensor(values):
+    v = np.asarray(values)
+    return tj.constant(v.astype(np.int32 if v.dtype.kind == "i" else np.float32))
+
+
+@pytest.mark.parametrize("case", sorted(VALUE_DEPENDENT))
+def test_a_value_dependent_function_closing_over_tensors_in_a_function_gives_the_eager_result(case):
+    # A Tensor the traced body closes over has known values (the program's input, immutable): where a result's shape
+    # or a check depends on them, tapejax reads them there, and the result is the eager one (intersect1d gave one
+    # value of four, setxor1d, unique, unravel_index, ravel_multi_index and bincount(length=) raised jax's tracer
+    # errors: jax.numpy on such a value inside the trace is staged, not computed)
+    f, *data = VALUE_DEPENDENT[case]
+    args = [_tensor(d) for d in data]
+    want = f(*args)
+    _same(tj.function(lambda: f(*args))(), want)
+
+
+@pytest.mark.parametrize("case", sorted(VALUE_DEPENDENT_BAD))
+def test_a_value_dependent_function_closing_over_bad_values_in_a_function_raises_as_eagerly(case):
+    f, *data = VALUE_DEPENDENT_BAD[case]
+    args = [_tensor(d) for d in data]
+    with pytest.raises((ValueError, IndexError)) as eager:
+        f(*args)
+    with pytest.raises((ValueError, IndexError)) as traced:
+        tj.function(lambda: f(*args))()
+    assert type(traced.value) is type(eager.value), (traced.value, eager.value)
+
+
 @pytest.mark.parametrize("case", sorted(TRACED_ARGUMENT))  # (all but clip, whose bounds are operands: below)
 def test_a_traced_static_argument_raises_naming_it(case):
     # A value traced by tj.function is known only when the program runs, but a shape, an axis or a count fixes the

@@ -1874,7 +1874,9 @@ def _axes(axis) -> tuple:
 
 
 def _concrete(a):
-    """The index array's value if it is known now (numpy or jax array), else None (a traced value)."""
+    """The index array's value if it is known now (numpy or jax array), else None (a traced value). A jax array
+    here may be a Tensor a trace closes over: jax.numpy on it inside the trace is staged (a tracer, not a number),
+    so checks of its values take ``np.asarray`` of it (or ``jax.ensure_compile_time_eval``)."""
     if isinstance(a, Variable):
         a = a.read_value()
     if isinstance(a, Tensor):
@@ -4090,7 +4092,13 @@ def _unique_gathered(name: str, ar, axis, equal_nan, size, fill_value, inverse: 
         fill = freeze(fill_value)
         out = list(_unique_sized(ar, size=size, fill_value=fill, **options))
     else:  # (found now by jax.numpy's own unique: its order of complex NaNs is not NumPy's)
-        out = [convert_to_tensor(o) for o in jnp.unique(_concrete_values(name, ar), **options)]
+        values = _concrete_values(name, ar)
+        try:
+            found = jnp.unique(values, **options)
+        except jax.errors.ConcretizationTypeError:  # (inside a trace closing over ``ar``: jax.numpy there is staged)
+            with jax.ensure_compile_time_eval():
+                found = jnp.unique(values, **options)
+        out = [convert_to_tensor(o) for o in found]
     values, index, counts = out[0], out[1], out[-1]
     source = ar if axis is not None else ravel(ar)
     if _count_of(source) and _count_of(index):
@@ -4200,6 +4208,7 @@ def unravel_index(indices, shape):
         raise ValueError(f"tj.numpy.unravel_index: shape {dims} holds a size 0, which no index fits (as TF)")
     values = _concrete(indices)
     if values is not None and np.size(values):
+        values = np.asarray(values)  # (on the host: see _concrete)
         lo, hi, size = np.min(values), np.max(values), math.prod(dims)
         if lo < 0 or hi >= size:
             bad = lo if lo < 0 else hi
@@ -4219,6 +4228,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None)
             raise TypeError("tj.numpy.ravel_multi_index: mode='raise' checks the indices' values, which are not known "
                             "while tracing; use mode='wrap' or mode='clip'")
         for axis, (v, d) in enumerate(zip(values, dims)):
+            v = np.asarray(v)  # (on the host: a concrete array captured by a trace would stage jax's comparisons)
             if np.any((v < 0) | (v >= d)):
                 raise ValueError(f"tj.numpy.ravel_multi_index: invalid entry in coordinates array: axis {axis} holds "
                                  f"an index out of [0, {d})")
@@ -4472,6 +4482,8 @@ def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
     if ndim(x) != 1 or not jnp.issubdtype(x.dtype, jnp.integer):
         raise ValueError(f"tj.numpy.bincount: x must be a 1-d array of integers, got {x.dtype}{list(shape(x))}")
     values = _concrete_values("bincount", x) if length is None else _concrete(x)
+    if values is not None:
+        values = np.asarray(values)  # (on the host: see _concrete)
     if values is not None and np.size(values) and np.min(values) < 0:
         raise ValueError(f"tj.numpy.bincount: x holds a negative value ({int(np.min(values))}); counts are of "
                          "non-negative integers (as TF and NumPy)")
@@ -5778,6 +5790,13 @@ def _known_unique(v: np.ndarray, assume_unique: bool, sort: bool = True):
     return v[order], order
 
 
+def _known_flat(name: str, a, dtype=None) -> np.ndarray:
+    """The flattened values of ``a`` now, as a NumPy array (of ``dtype``): from ``a`` itself, not from a Tensor an op
+    made of it, which inside a trace closing over ``a`` is traced even where ``a``'s values are known."""
+    v = np.ravel(_concrete_values(name, a))
+    return v if dtype is None else v.astype(dtype)
+
+
 def _set_size(name: str, size, *arrays):
     if size is None:
         for a in arrays:
@@ -5842,8 +5861,8 @@ def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     if not _count_of(a1):
         return _empty_set(size, fill_value, a1.dtype)
     if size is None:  # (known values: the entries to keep found by NumPy now, then gathered)
-        v1, i1 = _known_unique(np.asarray(_concrete(a1)), bool(assume_unique), sort=False)
-        return take(a1, i1[~np.isin(v1, np.asarray(_concrete(a2)))])
+        v1, i1 = _known_unique(_known_flat("setdiff1d", ar1), bool(assume_unique), sort=False)
+        return take(a1, i1[~np.isin(v1, _known_flat("setdiff1d", ar2))])
     values, _, real = _set_operands("setdiff1d", a1, bool(assume_unique), sort=False)
     keep = logical_and(real, isin(values, a2, invert=True))
     positions, found = _set_pick(keep, size)
@@ -5862,8 +5881,8 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False, *, size=Non
             return vals
         return vals, full(shape(vals), n1, _int_dtype()), full(shape(vals), n2, _int_dtype())
     if size is None:  # (known values: found by NumPy now, then gathered from ar1)
-        v2 = np.asarray(_concrete(a2))
-        v1, i1 = _known_unique(np.asarray(_concrete(a1)), bool(assume_unique))
+        v2 = _known_flat("intersect1d", ar2, a2.dtype)
+        v1, i1 = _known_unique(_known_flat("intersect1d", ar1, a1.dtype), bool(assume_unique))
         found = np.isin(v1, v2)
         vals = take(a1, i1[found])
         if not return_indices:
@@ -5889,7 +5908,7 @@ def setxor1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
     if not _count_of(a1) and not _count_of(a2):
         return _empty_set(size, fill_value, a1.dtype) if size is not None else a1
     if size is None:  # (known values: found by NumPy now, then gathered from both)
-        v1, v2 = np.asarray(_concrete(a1)), np.asarray(_concrete(a2))
+        v1, v2 = _known_flat("setxor1d", ar1, a1.dtype), _known_flat("setxor1d", ar2, a2.dtype)
         (u1, i1), (u2, i2) = _known_unique(v1, bool(assume_unique)), _known_unique(v2, bool(assume_unique))
         values, source = np.concatenate([u1, u2]), np.concatenate([i1, v1.size + i2])
         order = np.argsort(values, kind="stable")
