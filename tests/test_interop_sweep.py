@@ -656,6 +656,22 @@ def test_jax_functions_take_tensors_and_variables(make):
     assert np.allclose(x, [1.0, 2.0, 3.0]) and isinstance(np.exp(x), np.ndarray)
 
 
+TRACED_BY_JAX_JIT = {  # (arguments jax.jit traces: tj code under a JAX transformation, one of API.md's paths)
+    "quantile": (lambda a, q: tnp.quantile(a, q), [0.1, 0.5, 0.3, 0.9], [0.25, 0.5]),
+    "sparse_softmax_cross_entropy_with_logits": (nn.sparse_softmax_cross_entropy_with_logits, [1, 0],
+                                                 [[0.5, 1.5, -1.0], [2.0, 0.0, 1.0]]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TRACED_BY_JAX_JIT))
+def test_a_function_takes_array_arguments_traced_by_jax_jit(case):
+    # (both read a plain argument's dtype or values by np.asarray, which a tracer refuses: TracerArrayConversionError)
+    f, *data = TRACED_BY_JAX_JIT[case]
+    args = [_tensor(d) for d in data]
+    got = jax.jit(lambda *a: f(*a).value)(*[a.value for a in args])
+    np.testing.assert_allclose(np.asarray(got), np.asarray(f(*args)), rtol=1e-6)
+
+
 def test_optax_updates_on_a_pytree_of_variables():
     import optax
     params = {"w": tj.Variable([1.0, 2.0]), "b": tj.Variable(0.5)}

@@ -1194,7 +1194,10 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits):
     if tnp.shape(logits)[-1] == 0:  # (TF: InvalidArgumentError; the loss would be NaN)
         raise ValueError("sparse_softmax_cross_entropy_with_logits: logits must have at least one class, got shape "
                          f"{tnp.shape(logits)}")
-    ldt = labels.dtype if isinstance(labels, (Tensor, Variable)) else np.asarray(labels).dtype
+    # (a jax array or a value traced by a JAX transformation of tapejax code has its dtype: no np.asarray of it)
+    ldt = getattr(labels, "dtype", None)
+    if ldt is None:
+        ldt = np.asarray(labels).dtype
     if ldt not in (np.int32, np.int64):  # as TF (Tlabels): float labels would silently give a wrong loss
         raise TypeError(f"sparse_softmax_cross_entropy_with_logits: labels must be int32 or int64 class indices, "
                         f"got dtype {ldt}; cast them with .astype(jnp.int32), or use "

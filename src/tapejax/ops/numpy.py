@@ -3510,8 +3510,12 @@ def _quantile(name: str, a, q, axis, out, overwrite_input, method, keepdims, wei
         a, weights = _cast(a, dt), _cast(weights, dt)
     a = _inexact(a)
     # q given as a Tensor stays one (differentiable, and possibly traced); its values are checked when known
-    q = astype(q, a.dtype) if isinstance(q, (Tensor, Variable)) else np.asarray(q, dtype=a.dtype)
+    # (a jax array, or a value traced by a JAX transformation of tapejax code, is an array operand too)
+    q = astype(q, a.dtype) if isinstance(q, (Tensor, Variable, jax.Array, jax.core.Tracer)) \
+        else np.asarray(q, dtype=a.dtype)
     known = q if isinstance(q, np.ndarray) else _concrete(q)
+    if known is not None:
+        known = np.asarray(known)  # (on the host: see _concrete)
     if ndim(q) > 1:
         raise ValueError(f"tj.numpy.{name}: q must be a scalar or 1-d (as jax.numpy's), got shape {shape(q)}")
     if known is not None and not np.all((known >= 0) & (known <= 1)):
