@@ -413,3 +413,22 @@ def test_register_gradient_retraces_functions():
     np.testing.assert_allclose(inner(), [10.0, 10.0])
     np.testing.assert_allclose(jax.grad(lambda a: cube(tj.Tensor(a)).value.sum())(jnp.array([1.0, 2.0])),
                                [10.0, 10.0])
+
+
+def test_an_op_without_a_gradient_is_a_symbolic_zero_under_jax_transforms_of_tj_code():
+    """jax.grad and jax.jvp over tj code see an op with no gradient as a constant, as every tape does: spacing
+    (jax.numpy's nextafter has no derivative rule) raised NotImplementedError there, floor and sign did not."""
+    x = tj.constant([0.5, -2.0, 3.0])
+
+    def f(v):
+        return tnp.sum(tnp.spacing(v) * v + tnp.floor(v) * v + tnp.sign(v) * v)
+    want = (tnp.spacing(x) + tnp.floor(x) + tnp.sign(x)).numpy()  # (each factor without a gradient: a constant)
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), want)
+    np.testing.assert_array_equal(np.asarray(jax.grad(lambda v: f(v).value)(x.value)), want)
+    tangent = np.array([1.0, 2.0, -1.0], np.float32)
+    _, dy = jax.jvp(lambda v: f(v).value, (x.value,), (jnp.asarray(tangent),))
+    np.testing.assert_allclose(float(dy), float(np.dot(want, tangent)), rtol=1e-6)
+    np.testing.assert_array_equal(np.asarray(jax.hessian(lambda v: f(v).value)(x.value)), np.zeros((3, 3)))

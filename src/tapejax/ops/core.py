@@ -501,8 +501,10 @@ class _Kernels:
         if op.differentiable:
             self.traced = with_linear_rule(fn, jvp, transpose, linear=self.builtin_rules)
         else:  # no gradient: a symbolic zero for JAX transforms too, so nothing upstream of it runs for one (a
-            # zero cotangent would reach sqrt's rule at 0, and jax.grad of jax.grad would form 0 * inf there)
-            self.traced = lambda *dyn: jax.lax.stop_gradient(fn(*dyn))
+            # zero cotangent would reach sqrt's rule at 0, and jax.grad of jax.grad would form 0 * inf there). The
+            # inputs are stopped, not only the output: JAX would otherwise linearize ``fn`` first, and a primitive
+            # without a JVP rule (spacing's nextafter) raised NotImplementedError under jax.grad of tj code.
+            self.traced = lambda *dyn: fn(*[jax.lax.stop_gradient(d) for d in dyn])
         self.name = name = re.sub(r"\W", "_", op.name)
         self.forward = jax.jit(_named(self.traced, name))
         self.forward_res = jax.jit(_named(forward_res, name), static_argnums=0)
