@@ -472,6 +472,10 @@ def test_random_programs_on_every_path(programs):
     # 0.0406, terms of ~1.7), so relative to the largest value too.
     f16 = any(step.label == "cast_f16" for program in programs for step in program.steps)
     jac_tol = (4 * 2.0 ** -11, max(tol[1], 4 * 2.0 ** -11 * _scale(want))) if f16 else tol
+    # Through a row a layer norm or std centres (``ill``), one-hot cotangents and the scalarized program's weighted
+    # one cancel differently in float32, also op by op (no pfor): twice the relative tolerance there (seed 44196,
+    # a layer norm of a layer norm: float64 gives -88.8074, op by op -88.7607, 5.3e-4 off, both jacobians -88.8115).
+    jac_tol = (2 * jac_tol[0], jac_tol[1]) if ill else jac_tol
     assert_same("jacobian (pfor)", path_jacobian(case, True), want[:n], tol=jac_tol, names=case.input_names)
     assert_same("jacobian (no pfor)", path_jacobian(case, False), want[:n], tol=jac_tol, names=case.input_names)
     for program in programs:
