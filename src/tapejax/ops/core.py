@@ -536,7 +536,7 @@ class _Kernels:
         plan = plans.get(key)
         if plan is None:
             plan = plans[key] = _ResidualPlan(self.forward_res_impl, self.backward_impl, diff, self.builtin_rules,
-                                                        self.name)
+                                              self.name)
         elif plan is False:  # the layout depends on the arguments' signature: a plan per signature
             key = (diff, _signature(raw))
             plan = plans.get(key)
