@@ -347,6 +347,14 @@ VALUE_DEPENDENT = {
     "insert": (lambda x, i: tnp.insert(x, i, 9.0), [1.0, 2.0, 3.0], [1]),
     "take": (lambda x, i: tnp.take(x, i), [1.0, 2.0, 3.0], [2, 0]),
     "quantile": (lambda x, q: tnp.quantile(x, q), [0.1, 0.5, 0.3, 0.9], [0.25, 0.5]),
+    # (an op made of the argument first: its values are the argument's)
+    "flatnonzero": (lambda x: tnp.flatnonzero(x), [[0.0, 2.0], [3.0, 0.0]]),
+    "extract": (lambda c, x: tnp.extract(c, x), [[0, 1], [1, 0]], [[4.0, 5.0], [6.0, 7.0]]),
+    "union1d": (lambda a, b: tnp.union1d(a, b), [3.0, 1.0, 1.0], [2.0, 5.0]),
+    "unique_values": (lambda x: tnp.unique_values(x), [[3, 1], [3, 2]]),
+    "unique_counts": (lambda x: tuple(tnp.unique_counts(x)), [[3, 1], [3, 2]]),
+    "unique_inverse": (lambda x: tuple(tnp.unique_inverse(x)), [[3, 1], [3, 2]]),
+    "unique_all": (lambda x: tuple(tnp.unique_all(x)), [[3, 1], [3, 2]]),
 }
 # ... and values each of them refuses (ValueError or IndexError, as eagerly)
 VALUE_DEPENDENT_BAD = {

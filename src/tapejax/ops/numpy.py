@@ -4075,7 +4075,8 @@ def nonzero(a, *, size=None, fill_value=None):
 
 def flatnonzero(a, *, size=None, fill_value=None):
     """``jax.numpy.flatnonzero``: the indices of the nonzero entries of the flattened ``a``."""
-    return nonzero(ravel(a), size=size, fill_value=fill_value)[0]
+    return nonzero(ravel(a) if size is not None else _known_flat("flatnonzero", a), size=size,
+                   fill_value=fill_value)[0]
 
 
 def argwhere(a, *, size=None, fill_value=None):
@@ -4084,10 +4085,11 @@ def argwhere(a, *, size=None, fill_value=None):
     return rows if ndim(a) else rows[:, :0]  # (a 0-d input: one empty row if it is nonzero, as NumPy)
 
 
-def _unique_gathered(name: str, ar, axis, equal_nan, size, fill_value, inverse: bool) -> list:
+def _unique_gathered(name: str, ar, axis, equal_nan, size, fill_value, inverse: bool, known=None) -> list:
     """jax.numpy.unique's ``[values, index, (inverse,) counts]`` of ``ar``, the values gathered from the entries
     (rows, with ``axis``) where each first occurs, so they carry those entries' gradients, as jax.vjp of jax.numpy's
-    gives; padding past ``size`` is ``fill_value``, which takes none. Unsized, ``ar``'s values must be known now."""
+    gives; padding past ``size`` is ``fill_value``, which takes none. Unsized, ``ar``'s values must be known now
+    (``known``, where the caller has them from the arguments ``ar`` was made of: see ``_known_flat``)."""
     options = {"return_index": True, "return_inverse": inverse, "return_counts": True, "axis": axis,
                "equal_nan": bool(equal_nan)}
     fill = None
@@ -4096,7 +4098,7 @@ def _unique_gathered(name: str, ar, axis, equal_nan, size, fill_value, inverse: 
         fill = freeze(fill_value)
         out = list(_unique_sized(ar, size=size, fill_value=fill, **options))
     else:  # (found now by jax.numpy's own unique: its order of complex NaNs is not NumPy's)
-        values = _concrete_values(name, ar)
+        values = _concrete_values(name, ar) if known is None else known
         try:
             found = jnp.unique(values, **options)
         except jax.errors.ConcretizationTypeError:  # (inside a trace closing over ``ar``: jax.numpy there is staged)
@@ -4774,7 +4776,8 @@ def compress(condition, a, axis=None, *, size=None, fill_value=0, out=None):
 
 def extract(condition, arr, *, size=None, fill_value=0):
     """As jax.numpy.extract: the entries of ``arr`` where ``condition`` holds (both flattened), as ``compress``."""
-    return compress(ravel(condition), ravel(arr), size=size, fill_value=fill_value)
+    cond = ravel(condition) if size is not None else _known_flat("extract", condition)
+    return compress(cond, ravel(arr), size=size, fill_value=fill_value)
 
 
 def choose(a, choices, out=None, mode="raise"):
@@ -5752,10 +5755,13 @@ def _count_of(a) -> int:
     return int(np.prod(shape(a), dtype=np.int64))
 
 
-def _unique_parts(name: str, x, size, fill_value, equal_nan=False):
+def _unique_parts(name: str, x, size, fill_value, equal_nan=False, known=None):
     """jax.numpy.unique(x, return_index, return_inverse, return_counts) of the flattened ``x``, its values gathered from
-    the entries where each first occurs (so they carry those entries' gradients)."""
-    values, index, inverse, counts = _unique_gathered(name, ravel(x), None, equal_nan, size, fill_value, True)
+    the entries where each first occurs (so they carry those entries' gradients). ``known``: the flattened values
+    when the caller has them from other arguments (union1d's), else read from ``x`` itself when unsized."""
+    if known is None and size is None:
+        known = _known_flat(name, x)
+    values, index, inverse, counts = _unique_gathered(name, ravel(x), None, equal_nan, size, fill_value, True, known)
     return values, index, reshape(inverse, shape(x)), counts
 
 
@@ -5855,7 +5861,9 @@ def union1d(ar1, ar2, *, size=None, fill_value=None):
     """As jax.numpy.union1d: the sorted unique values of both (without ``size``, known when called)."""
     size = _set_size("union1d", size, ar1, ar2)
     a1, a2 = _common(ar1, ar2)
-    return _unique_parts("union1d", concatenate([a1, a2]), size, fill_value, equal_nan=True)[0]
+    known = None if size is not None else np.concatenate([_known_flat("union1d", ar1, a1.dtype),
+                                                          _known_flat("union1d", ar2, a2.dtype)])
+    return _unique_parts("union1d", concatenate([a1, a2]), size, fill_value, equal_nan=True, known=known)[0]
 
 
 def setdiff1d(ar1, ar2, assume_unique=False, *, size=None, fill_value=None):
