@@ -1,0 +1,254 @@
+"""Sweep of the whole public op surface through the contexts API.md promises, each against plain eager execution.
+
+Every public function of ``tj.numpy``, ``tj.numpy.linalg`` and ``tj.nn`` (the argument factory of
+``tests/test_interop_sweep.py``, plus its value-dependent cases) and of ``tj.numpy.fft`` is run:
+
+* ``closed``     inside a ``tj.function`` that closes over its Tensors (known values, traced as the program's inputs)
+* ``signature``  inside a ``tj.function`` with an ``input_signature`` of unknown dimensions, its Tensors passed
+* ``jax.jit``    under ``jax.jit`` with its array arguments traced (tj code under a JAX transformation)
+* ``kinds``      with Variables, NumPy arrays and jax arrays in place of its Tensors
+* ``grad``       its gradient (a weighted sum of its float outputs; distinct tensors per argument) by a tape, a
+                 strictly eager tape, a tape replayed after its warm-up, an outer tape over a ``tj.function`` call
+                 and ``jax.grad`` over tj code; ``--complex`` casts the float arguments to complex64 (``jax.grad``'s
+                 conjugate then, API.md's convention)
+* ``jvp``        its forward-mode derivative by a ForwardAccumulator (deferred, strict, over a ``tj.function``
+                 call) and ``jax.jvp``, against the reverse gradient contracted with the same tangents
+
+A result must equal the eager one (values to float32 rounding of a compiled program, shapes and dtypes exactly), or
+the call must raise tapejax's own error where a result's shape depends on values a trace does not know; a JAX
+error, another error or a different value is flagged. Run from the repository root::
+
+    PYTHONPATH=src .venv/bin/python tools/surface_sweep.py [--only closed,grad] [--complex]
+
+(2-core CPU, 2026-12-07: about 4 minutes for every context; session 103's first runs found intersect1d's wrong
+values, jax.numpy staged on captured values, np.asarray of tracers and spacing's gradient under jax.grad.)
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+
+import jax
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+warnings.filterwarnings("ignore")
+
+import tapejax as tj  # noqa: E402
+import test_interop_sweep as S  # noqa: E402
+
+tnp = tj.numpy
+CONTEXTS = ["closed", "signature", "jax.jit", "kinds", "grad", "jvp"]
+SKIP = {"vectorize", "einsum_path", "from_dlpack"}  # (makes a function, a path; a read-only buffer DLPack refuses)
+RTOL, ATOL = 1e-5, 1e-6  # (a compiled program's float32 rounding: tensordot and vdot differ by a unit)
+DERIVATIVE_RTOL, DERIVATIVE_ATOL = 1e-4, 1e-5
+
+
+def surface():
+    """(name, function, arguments) for every function swept."""
+    args_for = S._sweep_args()
+    items = []
+    for _, name, f in S._public_op_functions():
+        if name not in SKIP:
+            kw = {"inplace": False} if name in ("fill_diagonal", "place", "put") else {}
+            items.append((name, lambda *a, f=f, kw=kw: f(*a, **kw), args_for(name, f)))
+    for name in dir(tnp.fft):
+        f = getattr(tnp.fft, name)
+        if not name.startswith("_") and callable(f) and name not in ("fftfreq", "rfftfreq"):
+            items.append(("fft." + name, f, [tj.constant([[0.5, 0.25], [0.75, 0.4]])]))
+    for case, (f, *data) in S.VALUE_DEPENDENT.items():
+        items.append((case, f, [S._tensor(d) for d in data]))
+    return items
+
+
+def leaves(x):
+    return jax.tree_util.tree_leaves(x, is_leaf=lambda v: isinstance(v, tj.Tensor))
+
+
+def differs(got, want, rtol=RTOL, atol=ATOL):
+    """What differs between two results (structure, shape, dtype or values), or None."""
+    a, b = leaves(got), leaves(want)
+    if len(a) != len(b):
+        return f"{len(a)} results, eagerly {len(b)}"
+    for p, q in zip(a, b):
+        p, q = np.asarray(p), np.asarray(q)
+        if p.shape != q.shape or (p.dtype != q.dtype and np.ndim(p)):
+            return f"{p.dtype}{list(p.shape)}, eagerly {q.dtype}{list(q.shape)}"
+        if p.dtype.kind not in "biufc":  # (no values to compare: an object array)
+            continue
+        if not np.allclose(p.astype(np.complex128), q.astype(np.complex128), rtol=rtol, atol=atol, equal_nan=True):
+            return f"values {np.ravel(p)[:4]}, eagerly {np.ravel(q)[:4]}"
+    return None
+
+
+def tapejax_error(e: Exception) -> bool:
+    """An error tapejax raises on purpose for a value a trace does not know."""
+    return type(e).__module__ == "builtins" and ("not known while tracing" in str(e) or "must be known" in str(e))
+
+
+def is_float(a) -> bool:
+    return isinstance(a, tj.Tensor) and np.dtype(a.dtype).kind in "fc"
+
+
+def weighted_sum(out):
+    """A real scalar of a function's float outputs (weights 1, 2, ...; complex parts 1 and 0.5), or None."""
+    total = None
+    for k, t in enumerate(t for t in leaves(out) if isinstance(t, tj.Tensor) and np.dtype(t.dtype).kind in "fc"):
+        term = tnp.sum(tnp.real(t) * (k + 1.0))
+        if np.dtype(t.dtype).kind == "c":
+            term = term + tnp.sum(tnp.imag(t) * 0.5)
+        total = term if total is None else total + term
+    return total
+
+
+def with_values(args, positions, values):
+    a = list(args)
+    for i, v in zip(positions, values):
+        a[i] = v
+    return a
+
+
+def run_closed(f, args, want):
+    return differs(tj.function(lambda: f(*args))(), want)
+
+
+def run_signature(f, args, want):
+    pos = [i for i, a in enumerate(args) if isinstance(a, tj.Tensor)]
+    specs = [tj.TensorSpec([None] * args[i].ndim, args[i].dtype) for i in pos]
+    got = tj.function(lambda *ts: f(*with_values(args, pos, ts)), input_signature=specs)(*[args[i] for i in pos])
+    return differs(got, want)
+
+
+def run_jax_jit(f, args, want):
+    pos = [i for i, a in enumerate(args) if isinstance(a, tj.Tensor)]
+
+    def unwrap(out):
+        return jax.tree_util.tree_map(lambda x: x.value if isinstance(x, tj.Tensor) else x, out,
+                                      is_leaf=lambda v: isinstance(v, tj.Tensor))
+    got = jax.jit(lambda *vs: unwrap(f(*with_values(args, pos, vs))))(*[args[i].value for i in pos])
+    return differs(jax.tree_util.tree_map(np.asarray, got), want)
+
+
+def run_kinds(f, args, want):
+    for kind, make in (("Variables", tj.Variable), ("NumPy arrays", np.asarray), ("jax arrays", lambda t: t.value)):
+        problem = differs(f(*[make(a) if isinstance(a, tj.Tensor) else a for a in args]), want)
+        if problem:
+            return f"with {kind}: {problem}"
+    return None
+
+
+def run_grad(f, args, complex_args=False):
+    args = [tj.constant(np.asarray(a).astype(np.complex64) * (1 + 0.5j) if complex_args else np.asarray(a))
+            if is_float(a) else a for a in args]  # (distinct tensors per argument)
+    pos = [i for i, a in enumerate(args) if is_float(a)]
+    try:
+        if not pos or weighted_sum(f(*args)) is None:
+            return None
+    except Exception:  # (eagerly too: a function of real values given complex ones refuses them)
+        if complex_args:
+            return None
+        raise
+    xs = [args[i] for i in pos]
+
+    def loss(*vs):
+        return weighted_sum(f(*with_values(args, pos, vs)))
+    found = {}
+    for path, lazy, replay, steps in (("tape", True, True, 1), ("strict", False, False, 1),
+                                      ("replayed", True, True, 4)):
+        for _ in range(steps):
+            with tj.config.override(lazy=lazy, replay=replay), tj.GradientTape() as tape:
+                tape.watch(xs)
+                y = loss(*xs)
+            found[path] = tape.gradient(y, xs)
+    fn = tj.function(loss)
+    with tj.GradientTape() as tape:
+        tape.watch(xs)
+        y = fn(*xs)
+    found["outer tape over tj.function"] = tape.gradient(y, xs)
+    jg = jax.grad(lambda vs: loss(*vs).value)([x.value for x in xs])
+    found["jax.grad"] = [np.conj(g) if complex_args else g for g in jg]
+    want = [None if g is None else np.asarray(g) for g in found.pop("tape")]
+    for path, gs in found.items():
+        for w, g in zip(want, gs):
+            if path == "jax.grad" and w is None:  # (TF's None for unconnected: jax.grad gives zeros)
+                w = np.zeros_like(np.asarray(g))
+            if (w is None) != (g is None):
+                return f"{path}: None where the tape gives {w}" if g is None else \
+                    f"{path}: {g} where the tape gives None"
+            if w is not None and differs(np.asarray(g), w, DERIVATIVE_RTOL, DERIVATIVE_ATOL):
+                return f"{path}: {differs(np.asarray(g), w, DERIVATIVE_RTOL, DERIVATIVE_ATOL)}"
+    return None
+
+
+def run_jvp(f, args):
+    args = [tj.constant(np.asarray(a)) if is_float(a) else a for a in args]
+    pos = [i for i, a in enumerate(args) if is_float(a)]
+    if not pos or weighted_sum(f(*args)) is None:
+        return None
+    xs = [args[i] for i in pos]
+    rng = np.random.default_rng(0)
+    tangents = [tj.constant(rng.standard_normal(x.shape).astype(x.dtype)) for x in xs]
+
+    def loss(*vs):
+        return weighted_sum(f(*with_values(args, pos, vs)))
+    with tj.GradientTape() as tape:
+        tape.watch(xs)
+        y = loss(*xs)
+    want = sum(float(np.real(np.sum(np.conj(np.asarray(g)) * np.asarray(t))))
+               for g, t in zip(tape.gradient(y, xs), tangents) if g is not None)
+    found = {}
+    for path, lazy in (("accumulator", True), ("strict accumulator", False)):
+        with tj.config.override(lazy=lazy), tj.ForwardAccumulator(xs, tangents) as acc:
+            y = loss(*xs)
+        found[path] = acc.jvp(y)
+    fn = tj.function(loss)
+    with tj.ForwardAccumulator(xs, tangents) as acc:
+        y = fn(*xs)
+    found["accumulator over tj.function"] = acc.jvp(y)
+    found["jax.jvp"] = jax.jvp(lambda *vs: loss(*vs).value, tuple(x.value for x in xs),
+                               tuple(t.value for t in tangents))[1]
+    for path, j in found.items():
+        j = 0.0 if j is None else float(np.real(np.asarray(j)))
+        if not np.isclose(j, want, rtol=DERIVATIVE_RTOL, atol=DERIVATIVE_ATOL, equal_nan=True):
+            return f"{path}: {j}, the reverse gradient contracted {want}"
+    return None
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--only", default="", help=f"comma-separated subset of {','.join(CONTEXTS)}")
+    p.add_argument("--complex", action="store_true", help="grad: float arguments cast to complex64")
+    a = p.parse_args(argv)
+    contexts = [c for c in a.only.split(",") if c] or CONTEXTS
+    unknown = set(contexts) - set(CONTEXTS)
+    if unknown:
+        p.error(f"unknown context(s) {sorted(unknown)}; choose from {CONTEXTS}")
+    runners = {"closed": run_closed, "signature": run_signature, "jax.jit": run_jax_jit, "kinds": run_kinds,
+               "grad": lambda f, args, want: run_grad(f, args, a.complex),
+               "jvp": lambda f, args, want: run_jvp(f, args)}
+    items = surface()
+    flagged, counted = [], dict.fromkeys(contexts, 0)
+    for name, f, args in items:
+        try:
+            want = f(*args)
+        except Exception:
+            continue
+        for context in contexts:
+            try:
+                problem = runners[context](f, args, want)
+            except Exception as e:
+                problem = None if tapejax_error(e) else f"raises {type(e).__module__}.{type(e).__name__}: {e}"
+            counted[context] += 1
+            if problem:
+                flagged.append((name, context, " ".join(str(problem).split())[:200]))
+    for name, context, problem in flagged:
+        print(f"{name:40s} {context:10s} {problem}")
+    print(f"{len(items)} functions; " + ", ".join(f"{c}: {n} run" for c, n in counted.items())
+          + f"; {len(flagged)} flagged")
+    return 1 if flagged else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
