@@ -34,7 +34,7 @@ X = np.arange(1, 13, dtype=np.float32).reshape(3, 4) / 4
 
 # -- name= ------------------------------------------------------------------------------------------------------
 
-def _sweep_args():
+def sweep_args():
     """Arguments for each public op function; the default is one float matrix per required argument."""
     x = tj.constant([[0.5, 0.25], [0.75, 0.4]])
     v = tj.constant([0.5, 0.25, 0.125])
@@ -96,7 +96,7 @@ def _sweep_args():
     return args_for
 
 
-def _public_op_functions():
+def public_op_functions():
     """(surface, name, function) for every public function defined by an op surface module (not the helpers and
     classes it imports)."""
     out = []
@@ -122,8 +122,8 @@ def _same(a, b):
 def test_every_public_op_function_accepts_name_and_ignores_it():
     # TF: every op takes name= (it names a graph node; an eager result has no name). The sweep covers each public
     # function of tj.numpy, tj.numpy.linalg and tj.nn, called with and without a name.
-    args_for = _sweep_args()
-    funcs = _public_op_functions()
+    args_for = sweep_args()
+    funcs = public_op_functions()
     assert len(funcs) > 190  # the whole surface, not a few examples
     for surface, name, f in funcs:
         args = args_for(name, f)
@@ -366,7 +366,7 @@ VALUE_DEPENDENT_BAD = {
 }
 
 
-def _tensor(values):
+def tensor_of(values):
     v = np.asarray(values)
     return tj.constant(v.astype(np.int32 if v.dtype.kind == "i" else np.float32))
 
@@ -378,7 +378,7 @@ def test_a_value_dependent_function_closing_over_tensors_in_a_function_gives_the
     # value of four, setxor1d, unique, unravel_index, ravel_multi_index and bincount(length=) raised jax's tracer
     # errors: jax.numpy on such a value inside the trace is staged, not computed)
     f, *data = VALUE_DEPENDENT[case]
-    args = [_tensor(d) for d in data]
+    args = [tensor_of(d) for d in data]
     want = f(*args)
     _same(tj.function(lambda: f(*args))(), want)
 
@@ -386,7 +386,7 @@ def test_a_value_dependent_function_closing_over_tensors_in_a_function_gives_the
 @pytest.mark.parametrize("case", sorted(VALUE_DEPENDENT_BAD))
 def test_a_value_dependent_function_closing_over_bad_values_in_a_function_raises_as_eagerly(case):
     f, *data = VALUE_DEPENDENT_BAD[case]
-    args = [_tensor(d) for d in data]
+    args = [tensor_of(d) for d in data]
     with pytest.raises((ValueError, IndexError)) as eager:
         f(*args)
     with pytest.raises((ValueError, IndexError)) as traced:
@@ -675,7 +675,7 @@ TRACED_BY_JAX_JIT = {  # (arguments jax.jit traces: tj code under a JAX transfor
 def test_a_function_takes_array_arguments_traced_by_jax_jit(case):
     # (both read a plain argument's dtype or values by np.asarray, which a tracer refuses: TracerArrayConversionError)
     f, *data = TRACED_BY_JAX_JIT[case]
-    args = [_tensor(d) for d in data]
+    args = [tensor_of(d) for d in data]
     got = jax.jit(lambda *a: f(*a).value)(*[a.value for a in args])
     np.testing.assert_allclose(np.asarray(got), np.asarray(f(*args)), rtol=1e-6)
 

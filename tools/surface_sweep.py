@@ -48,9 +48,9 @@ DERIVATIVE_RTOL, DERIVATIVE_ATOL = 1e-4, 1e-5
 
 def surface():
     """(name, function, arguments) for every function swept."""
-    args_for = S._sweep_args()
+    args_for = S.sweep_args()
     items = []
-    for _, name, f in S._public_op_functions():
+    for _, name, f in S.public_op_functions():
         if name not in SKIP:
             kw = {"inplace": False} if name in ("fill_diagonal", "place", "put") else {}
             items.append((name, lambda *a, f=f, kw=kw: f(*a, **kw), args_for(name, f)))
@@ -59,7 +59,7 @@ def surface():
         if not name.startswith("_") and callable(f) and name not in ("fftfreq", "rfftfreq"):
             items.append(("fft." + name, f, [tj.constant([[0.5, 0.25], [0.75, 0.4]])]))
     for case, (f, *data) in S.VALUE_DEPENDENT.items():
-        items.append((case, f, [S._tensor(d) for d in data]))
+        items.append((case, f, [S.tensor_of(d) for d in data]))
     return items
 
 

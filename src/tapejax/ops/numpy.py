@@ -1876,7 +1876,7 @@ def _axes(axis) -> tuple:
 def _concrete(a):
     """The index array's value if it is known now (numpy or jax array), else None (a traced value). A jax array
     here may be a Tensor a trace closes over: jax.numpy on it inside the trace is staged (a tracer, not a number),
-    so checks of its values take ``np.asarray`` of it (or ``jax.ensure_compile_time_eval``)."""
+    so checks of its values read ``_concrete_on_host`` (or run under ``jax.ensure_compile_time_eval``)."""
     if isinstance(a, Variable):
         a = a.read_value()
     if isinstance(a, Tensor):
@@ -1886,6 +1886,12 @@ def _concrete(a):
     if isinstance(a, (list, tuple)) or np.isscalar(a):
         return np.asarray(a)
     return a
+
+
+def _concrete_on_host(a):
+    """``_concrete(a)`` as a NumPy array, or None (a traced value): what a check of the values reads."""
+    values = _concrete(a)
+    return None if values is None else np.asarray(values)
 
 
 def _index_dtype(a):
@@ -3513,9 +3519,7 @@ def _quantile(name: str, a, q, axis, out, overwrite_input, method, keepdims, wei
     # (a jax array, or a value traced by a JAX transformation of tapejax code, is an array operand too)
     q = astype(q, a.dtype) if isinstance(q, (Tensor, Variable, jax.Array, jax.core.Tracer)) \
         else np.asarray(q, dtype=a.dtype)
-    known = q if isinstance(q, np.ndarray) else _concrete(q)
-    if known is not None:
-        known = np.asarray(known)  # (on the host: see _concrete)
+    known = q if isinstance(q, np.ndarray) else _concrete_on_host(q)
     if ndim(q) > 1:
         raise ValueError(f"tj.numpy.{name}: q must be a scalar or 1-d (as jax.numpy's), got shape {shape(q)}")
     if known is not None and not np.all((known >= 0) & (known <= 1)):
@@ -4056,12 +4060,12 @@ def nanargmin(a, axis=None, out=None, keepdims=None):
 
 def _concrete_values(name: str, a):
     """``a``'s values now (a result whose shape depends on them cannot be traced)."""
-    values = _concrete(a)
+    values = _concrete_on_host(a)
     if values is None:
         raise TypeError(f"tj.numpy.{name}: its result's shape depends on the input's values, which are not known "
                         f"while tracing (inside tj.function or a JAX transformation); give size= to fix the "
                         "result's length")
-    return np.asarray(values)
+    return values
 
 
 def nonzero(a, *, size=None, fill_value=None):
@@ -4212,9 +4216,8 @@ def unravel_index(indices, shape):
     dims = shape if isinstance(shape, tuple) else (shape,)
     if builtins.any(d == 0 for d in dims):
         raise ValueError(f"tj.numpy.unravel_index: shape {dims} holds a size 0, which no index fits (as TF)")
-    values = _concrete(indices)
+    values = _concrete_on_host(indices)
     if values is not None and np.size(values):
-        values = np.asarray(values)  # (on the host: see _concrete)
         lo, hi, size = np.min(values), np.max(values), math.prod(dims)
         if lo < 0 or hi >= size:
             bad = lo if lo < 0 else hi
@@ -4229,12 +4232,11 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C", *, dtype=None)
     a trace use mode 'wrap' or 'clip', as under jax.jit)."""
     dims = static(dims)
     if mode == "raise":
-        values = [_concrete(i) for i in multi_index]
+        values = [_concrete_on_host(i) for i in multi_index]
         if builtins.any(v is None for v in values):  # (``any`` is tj.numpy.any here)
             raise TypeError("tj.numpy.ravel_multi_index: mode='raise' checks the indices' values, which are not known "
                             "while tracing; use mode='wrap' or mode='clip'")
         for axis, (v, d) in enumerate(zip(values, dims)):
-            v = np.asarray(v)  # (on the host: a concrete array captured by a trace would stage jax's comparisons)
             if np.any((v < 0) | (v >= d)):
                 raise ValueError(f"tj.numpy.ravel_multi_index: invalid entry in coordinates array: axis {axis} holds "
                                  f"an index out of [0, {d})")
@@ -4487,9 +4489,7 @@ def bincount(x, weights=None, minlength=0, *, length=None, out_sharding=None):
         x = astype(x, jnp.int32)
     if ndim(x) != 1 or not jnp.issubdtype(x.dtype, jnp.integer):
         raise ValueError(f"tj.numpy.bincount: x must be a 1-d array of integers, got {x.dtype}{list(shape(x))}")
-    values = _concrete_values("bincount", x) if length is None else _concrete(x)
-    if values is not None:
-        values = np.asarray(values)  # (on the host: see _concrete)
+    values = _concrete_values("bincount", x) if length is None else _concrete_on_host(x)
     if values is not None and np.size(values) and np.min(values) < 0:
         raise ValueError(f"tj.numpy.bincount: x holds a negative value ({int(np.min(values))}); counts are of "
                          "non-negative integers (as TF and NumPy)")
@@ -4535,11 +4535,11 @@ def _along(a, axis: int, start=None, stop=None) -> Tensor:
 
 def _known(name: str, what: str, v) -> np.ndarray:
     """``v``'s values now, as a NumPy array; a traced value raises TypeError naming the argument."""
-    values = _concrete(v)
+    values = _concrete_on_host(v)
     if values is None:
         raise TypeError(f"tj.numpy.{name}: {what} must be known when it is called (not a value traced inside "
                         "tj.function or a JAX transformation): the result's shape depends on it")
-    return np.asarray(values)
+    return values
 
 
 def _set_entries(flat, source, vals) -> Tensor:
@@ -4562,8 +4562,8 @@ def insert(arr, obj, values, axis=None):
     if isinstance(obj, slice):
         index = np.arange(*obj.indices(n))
     else:  # (its values now where known, else the traced Tensor: only its shape fixes the result's)
-        index = _concrete(obj)
-        index = np.asarray(index) if index is not None else convert_to_tensor(obj)
+        index = _concrete_on_host(obj)
+        index = index if index is not None else convert_to_tensor(obj)
     if index.ndim > 1:
         raise ValueError(f"tj.numpy.insert: obj must be a slice, a one-dimensional array or a scalar; got shape "
                          f"{tuple(index.shape)}")
@@ -4790,11 +4790,11 @@ def choose(a, choices, out=None, mode="raise"):
     choices = [convert_to_tensor(c) for c in choices]
     n = len(choices)
     if mode == "raise":
-        values = _concrete(a)
+        values = _concrete_on_host(a)
         if values is None:
             raise TypeError("tj.numpy.choose: mode='raise' checks the indices' values, which are not known while "
                             "tracing; use mode='wrap' or mode='clip' (as under jax.jit)")
-        if np.any((np.asarray(values) < 0) | (np.asarray(values) >= n)):
+        if np.any((values < 0) | (values >= n)):
             raise ValueError(f"tj.numpy.choose: invalid entry in the choice array: indices must be in [0, {n}) for "
                              f"{n} choices")
         index = a
@@ -5616,12 +5616,12 @@ def ix_(*args):
             raise ValueError(f"tj.numpy.ix_: the arguments must be 1-dimensional, got shape {shape(a)} for argument "
                              f"{i}")
         if a.dtype == jnp.bool_:
-            mask = _concrete(a)
+            mask = _concrete_on_host(a)
             if mask is None:
                 raise NotImplementedError("tj.numpy.ix_: a boolean argument inside a trace (tj.function, jax.jit) "
                                           "is not supported, as jax.numpy's: its length depends on its values; pass "
                                           "flatnonzero(mask, size=...) instead")
-            a = convert_to_tensor(np.flatnonzero(np.asarray(mask)).astype(np.int32))
+            a = convert_to_tensor(np.flatnonzero(mask).astype(np.int32))
         out.append(reshape(a, (1,) * i + shape(a) + (1,) * (len(args) - i - 1)))
     return tuple(out)
 
