@@ -13,6 +13,20 @@ Every public function of ``tj.numpy``, ``tj.numpy.linalg`` and ``tj.nn`` (the ar
                  conjugate then, API.md's convention)
 * ``jvp``        its forward-mode derivative by a ForwardAccumulator (deferred, strict, over a ``tj.function``
                  call) and ``jax.jvp``, against the reverse gradient contracted with the same tangents
+* ``paths``      its gradient by the other reverse paths: a tape inside a ``tj.function``, ``tj.gradients``,
+                 ``tj.differentiate``, and the Jacobian of its float outputs (``tape.jacobian`` with and without
+                 pfor) against ``jax.jacrev`` over tj code
+* ``vmap``       under ``jax.vmap`` over a batch of two (its float arguments stacked), against eager per example
+* ``exact``      its value and gradient replayed under ``replay_exact`` after its warm-up, against op by op, bit
+                 for bit (API.md)
+* ``variables``  its gradient with respect to Variables holding its float arguments, watched by the tape itself:
+                 by a tape, a strictly eager tape, a replayed tape, an outer tape over a ``tj.function`` closing
+                 over them and a tape inside one, against a tape watching Tensors of the same values
+* ``second``     its second order, reverse over reverse (the gradient of the gradient contracted with a direction)
+                 by nested tapes, nested strictly eager tapes, nested tapes inside a ``tj.function`` and
+                 ``jax.grad`` of ``jax.grad`` over tj code, and forward over reverse (the tangent of the gradient
+                 along it) by a ForwardAccumulator around a tape and ``jax.jvp`` of ``jax.grad``; the two modes
+                 agree where the rules' Hessian is symmetric (not for TF's cross-entropy: SECOND_ORDER_ASYMMETRIC)
 
 A result must equal the eager one (values to float32 rounding of a compiled program, shapes and dtypes exactly), or
 the call must raise tapejax's own error where a result's shape depends on values a trace does not know; a JAX
@@ -20,12 +34,14 @@ error, another error or a different value is flagged. Run from the repository ro
 
     PYTHONPATH=src .venv/bin/python tools/surface_sweep.py [--only closed,grad] [--complex]
 
-(2-core CPU, 2026-12-07: about 4 minutes for every context; session 103's first runs found intersect1d's wrong
-values, jax.numpy staged on captured values, np.asarray of tracers and spacing's gradient under jax.grad.)
+(2-core CPU, 2026-12-07: about 16 minutes for every context, 4 for closed,signature,jax.jit,kinds,grad,jvp;
+session 103's first runs found intersect1d's wrong values, jax.numpy staged on captured values, np.asarray of
+tracers and spacing's gradient under jax.grad.)
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 import warnings
 from pathlib import Path
@@ -40,10 +56,17 @@ import tapejax as tj  # noqa: E402
 import test_interop_sweep as S  # noqa: E402
 
 tnp = tj.numpy
-CONTEXTS = ["closed", "signature", "jax.jit", "kinds", "grad", "jvp"]
+CONTEXTS = ["closed", "signature", "jax.jit", "kinds", "grad", "jvp", "paths", "vmap", "exact", "variables", "second"]
 SKIP = {"vectorize", "einsum_path", "from_dlpack"}  # (makes a function, a path; a read-only buffer DLPack refuses)
 RTOL, ATOL = 1e-5, 1e-6  # (a compiled program's float32 rounding: tensordot and vdot differ by a unit)
 DERIVATIVE_RTOL, DERIVATIVE_ATOL = 1e-4, 1e-5
+# (a second order in float32 of an ill-conditioned op: QR's of the sweep's matrix, condition ~100, is 1e-3 of its
+# largest entry from the float64 value on every path, each path another way; in float64 they agree to 1e-8)
+SECOND_ORDER_RTOL = 1e-3
+# TF's rule for softmax_cross_entropy_with_logits gives the labels no gradient through its second output (the
+# backprop): its Hessian as TF computes it is not symmetric, and TF's own nested tapes and forward-over-reverse
+# differ there (as tapejax's, value for value); each mode is still checked against its own paths.
+SECOND_ORDER_ASYMMETRIC = {"softmax_cross_entropy_with_logits"}
 
 
 def surface():
@@ -216,6 +239,223 @@ def run_jvp(f, args):
     return None
 
 
+def float_args(args):
+    """``args`` with each float Tensor a distinct new constant, and the positions of those."""
+    args = [tj.constant(np.asarray(a)) if is_float(a) else a for a in args]
+    return args, [i for i, a in enumerate(args) if is_float(a)]
+
+
+def compare_gradients(found, want, zeros_for_none=(), who="the tape", rtol=DERIVATIVE_RTOL):
+    """The first path of ``found`` (path -> gradients) whose gradients differ from ``want``, described, or None.
+    Paths in ``zeros_for_none`` give zeros where ``want`` has None (JAX's transforms: no None). Values within
+    ``rtol`` plus an absolute ``rtol`` of the largest magnitude of ``want``'s gradient (float32 rounding of a whole
+    derivative is relative to its largest entry)."""
+    for path, gs in found.items():
+        for w, g in zip(want, gs):
+            if w is None and path in zeros_for_none:
+                w = np.zeros_like(np.asarray(g))
+            if (w is None) != (g is None):
+                return f"{path}: None where {who} gives {np.ravel(w)[:4]}" if g is None else \
+                    f"{path}: {np.ravel(np.asarray(g))[:4]} where {who} gives None"
+            if w is None:
+                continue
+            atol = DERIVATIVE_ATOL + rtol * float(np.max(np.abs(w), initial=0.0))
+            if differs(np.asarray(g), w, rtol, atol):
+                return f"{path}: {differs(np.asarray(g), w, rtol, atol)} ({who})"
+    return None
+
+
+def run_paths(f, args):
+    args, pos = float_args(args)
+    if not pos or weighted_sum(f(*args)) is None:
+        return None
+    xs = [args[i] for i in pos]
+
+    def loss(*vs):
+        return weighted_sum(f(*with_values(args, pos, vs)))
+    with tj.GradientTape() as tape:
+        tape.watch(xs)
+        y = loss(*xs)
+    want = [None if g is None else np.asarray(g) for g in tape.gradient(y, xs)]
+
+    @tj.function
+    def in_function(*vs):
+        with tj.GradientTape() as t:
+            t.watch(list(vs))
+            out = loss(*vs)
+        return t.gradient(out, list(vs))
+    found = {"tape inside tj.function": in_function(*xs),
+             "tj.gradients": tj.function(lambda *vs: tj.gradients(loss(*vs), list(vs)))(*xs)}
+    d = tj.differentiate(loss, *xs)
+    _, res = d.forward(*xs)
+    found["tj.differentiate"] = d.backward([tj.constant(1.0)], res)
+    problem = compare_gradients(found, want)
+    if problem:
+        return problem
+    # The Jacobian of every float output (real outputs only: a complex one has no holomorphic Jacobian here).
+    outs = [t for t in leaves(f(*args)) if isinstance(t, tj.Tensor) and np.dtype(t.dtype).kind == "f"]
+    if not outs:
+        return None
+
+    def flat(*vs):
+        ys = [t for t in leaves(f(*with_values(args, pos, vs)))
+              if isinstance(t, tj.Tensor) and np.dtype(t.dtype).kind == "f"]
+        return tnp.concatenate([tnp.reshape(tnp.asarray(t, "float32"), [-1]) for t in ys])
+    jr = jax.jacrev(lambda *vs: flat(*[tj.Tensor(v) for v in vs]).value, argnums=tuple(range(len(xs))))(
+        *[x.value for x in xs])
+    for pfor in (True, False):
+        with tj.GradientTape(persistent=not pfor) as tape:
+            tape.watch(xs)
+            y = flat(*xs)
+        jac = tape.jacobian(y, xs, experimental_use_pfor=pfor)
+        for j, r in zip(jac, jr):
+            r = np.asarray(r)
+            j = np.zeros_like(r) if j is None else np.asarray(j)
+            if differs(j, r, DERIVATIVE_RTOL, DERIVATIVE_ATOL):
+                return f"jacobian (pfor={pfor}) against jax.jacrev: {differs(j, r, DERIVATIVE_RTOL, DERIVATIVE_ATOL)}"
+    return None
+
+
+def run_vmap(f, args, want):
+    pos = [i for i, a in enumerate(args) if is_float(a)]
+    if not pos:
+        return None
+    other = [tnp.asarray(args[i]) * 0.5 for i in pos]  # (the second example: halved values)
+    second = f(*with_values(args, pos, other))
+
+    def unwrap(out):
+        return jax.tree_util.tree_map(lambda x: x.value if isinstance(x, tj.Tensor) else x, out,
+                                      is_leaf=lambda v: isinstance(v, tj.Tensor))
+    batched = [np.stack([np.asarray(args[i]), np.asarray(o)]) for i, o in zip(pos, other)]
+    got = jax.vmap(lambda *vs: unwrap(f(*with_values(args, pos, [tj.Tensor(v) for v in vs]))))(*batched)
+    got = jax.tree_util.tree_map(np.asarray, got)
+    first = jax.tree_util.tree_map(lambda g: g[0], got)
+    problem = differs(first, want)
+    if problem:
+        return f"example 0: {problem}"
+    problem = differs(jax.tree_util.tree_map(lambda g: g[1], got), second)
+    return f"example 1: {problem}" if problem else None
+
+
+def run_exact(f, args):
+    args, pos = float_args(args)
+    if not pos or weighted_sum(f(*args)) is None:
+        return None
+    xs = [args[i] for i in pos]
+
+    def step():
+        with tj.GradientTape() as tape:
+            tape.watch(xs)
+            y = weighted_sum(f(*with_values(args, pos, xs)))
+        return [y] + list(tape.gradient(y, xs)), tape.last_replay
+    with tj.config.override(lazy=True, replay=False):
+        want, _ = step()
+    with tj.config.override(lazy=True, replay=True, replay_exact=True, replay_background=False, replay_warmup=2):
+        for _ in range(4):
+            got, how = step()
+    if "replayed" not in how:
+        return None  # (a step that does not replay: nothing to compare)
+    for k, (g, w) in enumerate(zip(got, want)):
+        if (g is None) != (w is None):
+            return f"result {k}: None on one path only"
+        if g is not None and not np.array_equal(np.asarray(g), np.asarray(w), equal_nan=True):
+            return f"result {k} replayed {np.ravel(np.asarray(g))[:4]}, op by op {np.ravel(np.asarray(w))[:4]}"
+    return None
+
+
+def run_variables(f, args):
+    args, pos = float_args(args)
+    if not pos or weighted_sum(f(*args)) is None:
+        return None
+    xs = [args[i] for i in pos]
+    with tj.GradientTape() as tape:
+        tape.watch(xs)
+        y = weighted_sum(f(*args))
+    want = [None if g is None else np.asarray(g) for g in tape.gradient(y, xs)]
+    vs = [tj.Variable(x) for x in xs]
+
+    def loss():
+        return weighted_sum(f(*with_values(args, pos, vs)))
+    found = {}
+    for path, lazy, replay, steps in (("tape", True, False, 1), ("strict tape", False, False, 1),
+                                      ("replayed tape", True, True, 4)):
+        for _ in range(steps):
+            with tj.config.override(lazy=lazy, replay=replay), tj.GradientTape() as tape:
+                y = loss()
+            found[path] = tape.gradient(y, vs)
+    fn = tj.function(loss)
+    with tj.GradientTape() as tape:
+        y = fn()
+    found["outer tape over a tj.function closing over them"] = tape.gradient(y, vs)
+
+    @tj.function
+    def inside():
+        with tj.GradientTape() as t:
+            out = loss()
+        return t.gradient(out, vs)
+    found["tape inside a tj.function"] = inside()
+    return compare_gradients(found, want, who="a tape of Tensors")
+
+
+def run_second(name, f, args):
+    args, pos = float_args(args)
+    if not pos or weighted_sum(f(*args)) is None:
+        return None
+    xs = [args[i] for i in pos]
+    rng = np.random.default_rng(1)
+    direction = [tj.constant(rng.standard_normal(x.shape).astype(x.dtype)) for x in xs]
+
+    def loss(*vs):
+        return weighted_sum(f(*with_values(args, pos, vs)))
+
+    def grad_dot(vs):
+        with tj.GradientTape() as inner:
+            inner.watch(list(vs))
+            y = loss(*vs)
+        gs = inner.gradient(y, list(vs))
+        terms = [tnp.sum(g * d) for g, d in zip(gs, direction) if g is not None]
+        return None if not terms else functools.reduce(lambda a, b: a + b, terms)
+
+    def nested(vs):
+        with tj.GradientTape() as outer:
+            outer.watch(list(vs))
+            z = grad_dot(vs)
+        return [None] * len(vs) if z is None else outer.gradient(z, list(vs))
+    want = [None if g is None else np.asarray(g) for g in nested(xs)]
+    found = {}
+    with tj.config.override(lazy=False, replay=False):
+        found["nested strict tapes"] = nested(xs)
+    found["nested tapes inside tj.function"] = tj.function(lambda *vs: nested(list(vs)))(*xs)
+
+    def raw_grad(*vs):
+        return jax.grad(lambda *ws: loss(*[tj.Tensor(w) for w in ws]).value, argnums=tuple(range(len(vs))))(*vs)
+    raw = tuple(x.value for x in xs)
+    # (jax's zeros where a tape's None: unconnected)
+    found["jax.grad of jax.grad"] = jax.grad(
+        lambda *vs: sum(jax.numpy.sum(g * d.value) for g, d in zip(raw_grad(*vs), direction)),
+        argnums=tuple(range(len(xs))))(*raw)
+    problem = compare_gradients(found, want, zeros_for_none={"jax.grad of jax.grad"}, rtol=SECOND_ORDER_RTOL)
+    if problem:
+        return problem
+    # Forward over reverse gives the Hessian times the direction, reverse over reverse its transpose times it: the
+    # same where the rules are symmetric, not where TF's are not (SECOND_ORDER_ASYMMETRIC): each mode against its
+    # own paths first.
+    with tj.ForwardAccumulator(xs, direction) as acc:
+        with tj.GradientTape() as tape:
+            tape.watch(xs)
+            y = loss(*xs)
+        gs = tape.gradient(y, xs)
+    forward = [np.zeros(x.shape, np.asarray(x).dtype) if g is None or acc.jvp(g) is None else np.asarray(acc.jvp(g))
+               for g, x in zip(gs, xs)]
+    _, hv = jax.jvp(raw_grad, raw, tuple(d.value for d in direction))
+    problem = compare_gradients({"jax.jvp of jax.grad": hv}, forward, who="the accumulator around a tape",
+                                rtol=SECOND_ORDER_RTOL)
+    if problem or name in SECOND_ORDER_ASYMMETRIC:
+        return problem
+    return compare_gradients({"accumulator around a tape": forward}, want, zeros_for_none={"accumulator around a tape"},
+                             rtol=SECOND_ORDER_RTOL)
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", default="", help=f"comma-separated subset of {','.join(CONTEXTS)}")
@@ -227,7 +467,9 @@ def main(argv=None) -> int:
         p.error(f"unknown context(s) {sorted(unknown)}; choose from {CONTEXTS}")
     runners = {"closed": run_closed, "signature": run_signature, "jax.jit": run_jax_jit, "kinds": run_kinds,
                "grad": lambda f, args, want: run_grad(f, args, a.complex),
-               "jvp": lambda f, args, want: run_jvp(f, args)}
+               "jvp": lambda f, args, want: run_jvp(f, args), "paths": lambda f, args, want: run_paths(f, args),
+               "vmap": run_vmap, "exact": lambda f, args, want: run_exact(f, args),
+               "variables": lambda f, args, want: run_variables(f, args), "second": None}
     items = surface()
     flagged, counted = [], dict.fromkeys(contexts, 0)
     for name, f, args in items:
@@ -237,7 +479,7 @@ def main(argv=None) -> int:
             continue
         for context in contexts:
             try:
-                problem = runners[context](f, args, want)
+                problem = run_second(name, f, args) if context == "second" else runners[context](f, args, want)
             except Exception as e:
                 problem = None if tapejax_error(e) else f"raises {type(e).__module__}.{type(e).__name__}: {e}"
             counted[context] += 1
