@@ -637,9 +637,11 @@ def _complex_not_finite(s, *args) -> bool:
     return any(np.iscomplexobj(v) and not np.all(np.isfinite(v)) for v in args)
 
 
-_SPECIAL = ("an elementary complex function of an argument with an infinite or NaN part: tapejax gives jax.numpy's "
-            "value (XLA's formulas), TF C99 Annex G's (std::complex): cos(inf + 0j) is NaN+NaNj against NaN+0j, "
-            "exp(inf + infj) NaN+NaNj against inf+NaNj; only complex power follows C99 (ops/complex_c99.py)")
+_SPECIAL = ("an elementary complex function of an argument with an infinite or NaN part, or a step after one: the "
+            "values of exp, sin, cos, tan, sinh, cosh, tanh, abs, log and power there are C99 Annex G's, TF's "
+            "(ops/complex_c99.py, session 104; before, XLA's: cos(inf + 0j) NaN+NaNj against NaN+0j); what is left "
+            "is in derivatives (the JVP of angle at inf + NaNj) and in the programs' other steps (0j ** 0j is 1, as "
+            "TF's own test of it, where TF 2.21's kernel gives NaN)")
 
 FOUND = {
     # seed 905604 (session 89): imag(cos(log(0j))) is NaN in tapejax, 0 in TF; seed 907602: the JVP of

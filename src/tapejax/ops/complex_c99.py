@@ -147,9 +147,13 @@ def exp(z):
     negative = jnp.signbit(x)
     # an infinite real part: 0 or inf times the angle's signs (y finite), else 0 or inf with NaN
     size = jnp.where(negative, zero, inf)
-    inf_re = jnp.where(y_finite, jnp.where(y == 0, size, jnp.copysign(size, cos)), size)
+    # (inf + inf i: +-inf + NaN i, the sign of y's as TF's)
+    inf_re = jnp.where(y_finite, jnp.where(y == 0, size, jnp.copysign(size, cos)),
+                       jnp.where(jnp.isinf(y), jnp.copysign(size, y), size))
+    # (-inf +- inf i: -0 -+ 0i, TF's (Eigen's) signs)
     inf_im = jnp.where(y_finite, jnp.where(y == 0, y, jnp.copysign(size, sin)),
-                       jnp.where(negative, jnp.copysign(zero, y), nan))
+                       jnp.where(negative, jnp.where(jnp.isinf(y), -jnp.copysign(zero, y), jnp.copysign(zero, y)), nan))
+    inf_re = jnp.where(negative & jnp.isinf(y), -zero, inf_re)
     re = jnp.where(jnp.isfinite(x), jnp.where(y_finite, finite_re, nan), jnp.where(jnp.isinf(x), inf_re, nan))
     im = jnp.where(jnp.isfinite(x), jnp.where(y_finite, finite_im, nan),
                    jnp.where(jnp.isinf(x), inf_im, jnp.where(y == 0, y, nan)))
@@ -211,9 +215,51 @@ def _hyperbolic(z, real, plain, by_parts):
         return real(_as_float(z, plain))
     x, y = jnp.real(z), jnp.imag(z)
     # (by parts wherever sinh(x) and cosh(x) are finite: XLA's plain formula is also 26 ulps off past |x| = 10, as
-    # its real ones; beyond, and at non-finite parts, C99's special values are XLA's)
+    # its real ones; beyond, XLA's, and at non-finite parts Annex G's special values)
     near = (jnp.abs(x) < _exp_limit(x.dtype) - 1) & jnp.isfinite(y)
-    return jnp.where(near, by_parts(jnp.where(near, x, 0), jnp.where(near, y, 0)), plain(z))
+    value = jnp.where(near, by_parts(jnp.where(near, x, 0), jnp.where(near, y, 0)), plain(z))
+    return _annex_g(z, value, "cosh" if real is _real_cosh else "sinh")
+
+
+def _annex_g(z, value, kind: str):
+    """``value`` (``kind``'s complex result at ``z``) with C99 Annex G's special values where a part of z is infinite
+    or NaN (glibc's ccosh, csinh and ctanh, which TF's kernels call through std::complex): ``cosh(0 + inf i)`` is
+    ``NaN + 0i``, ``sinh(inf + 0i)`` is ``inf + 0i``, ``tanh(inf + NaN i)`` is ``1 + 0i``, where XLA's formulas give
+    NaN in both parts. Worked out for ``X + iY`` with X, Y >= 0 and mapped back by the function's symmetries (cosh is
+    even, sinh and tanh are odd; each commutes with conjugation)."""
+    x, y = jnp.real(z), jnp.imag(z)
+    flip = jnp.signbit(x)  # f(z) = f(-z) (cosh) or -f(-z): take X = |x| and y' = -y there
+    yy = jnp.where(flip, -y, y)
+    big_x, big_y = jnp.abs(x), jnp.abs(yy)
+    nan, inf = jnp.array(jnp.nan, x.dtype), jnp.array(jnp.inf, x.dtype)
+    zero, one = jnp.zeros_like(x), jnp.ones_like(x)
+    x_zero, x_inf, x_nan = big_x == 0, jnp.isinf(big_x), jnp.isnan(big_x)
+    y_finite, y_zero = jnp.isfinite(big_y), big_y == 0
+    if kind == "tanh":
+        # (X finite, Y not: 0 + NaN i at X = 0, else NaN; X infinite: 1 + 0i with the sign of sin 2Y)
+        re = jnp.where(x_inf, one, jnp.where(x_zero, zero, nan))
+        im = jnp.where(x_inf, jnp.copysign(zero, jnp.where(y_finite, jnp.sin(2 * jnp.where(y_finite, big_y, 0)), 1)),
+                       jnp.where(x_nan & y_zero, zero, nan))
+    else:
+        # (X = 0, Y not finite: cosh NaN + 0i, sinh 0 + NaN i; X infinite: inf cis Y for a finite Y (inf + 0i at
+        # Y = 0), inf + NaN i otherwise; X NaN: NaN + 0i at Y = 0; the rest NaN + NaN i)
+        angle = jnp.where(y_finite, big_y, 0)
+        inf_re = jnp.where(y_finite, jnp.copysign(inf, jnp.cos(angle)), inf)
+        inf_im = jnp.where(y_zero, zero, jnp.where(y_finite, jnp.copysign(inf, jnp.sin(angle)), nan))
+        zero_re, zero_im = (nan, zero) if kind == "cosh" else (zero, nan)
+        re = jnp.where(x_inf, inf_re, jnp.where(x_zero, zero_re, nan))
+        im = jnp.where(x_inf, inf_im, jnp.where(x_zero, zero_im, jnp.where(x_nan & y_zero, zero, nan)))
+    im = jnp.where(jnp.signbit(yy), -im, im)  # (conjugation back)
+    if kind == "cosh":
+        # (glibc's zero imaginary parts, not by symmetry: +0 beside a zero real part, y itself beside a NaN one)
+        im = jnp.where(x_zero & ~y_finite, zero, jnp.where(x_nan & y_zero, y, im))
+    else:
+        # (odd; but glibc's sinh of an infinite real part beside a non-finite imaginary one is +inf + NaN i for
+        # either sign of it, TF's too)
+        keep = x_inf & ~y_finite if kind == "sinh" else jnp.zeros_like(x_inf)
+        re, im = jnp.where(flip & ~keep, -re, re), jnp.where(flip, -im, im)
+    special = ~(jnp.isfinite(x) & jnp.isfinite(y))
+    return jnp.where(special, lax.complex(re, im), value)
 
 
 def _exp_limit(dtype) -> float:
@@ -224,8 +270,8 @@ def _exp_limit(dtype) -> float:
 def tanh(z):
     """``tanh``; for complex z with finite parts C99's ``(sinh x cosh x + i sin y cos y) / (sinh^2 x + cos^2 y)``
     (glibc's ctanh: a sum of squares, where XLA's ``cosh 2x + cos 2y`` cancels next to the poles at y = pi/2 + k pi:
-    1.9e4 ulps off at 1.6e-6 - 4.712i, TF's within 5), and for |x| >= 20 ``+-1 + 4i sin y cos y e^-2|x|``. Real
-    values and non-finite parts jax.numpy's."""
+    1.9e4 ulps off at 1.6e-6 - 4.712i, TF's within 5), and for |x| >= 20 ``+-1 + 4i sin y cos y e^-2|x|``;
+    non-finite parts Annex G's (``_annex_g``). Real values jax.numpy's."""
     if not jnp.iscomplexobj(z):
         return jnp.tanh(z)
     x, y = jnp.real(z), jnp.imag(z)
@@ -238,7 +284,40 @@ def tanh(z):
     near_value = lax.complex(sh * ch / d, sn * cs / d)
     tail = jnp.exp(-2 * jnp.abs(jnp.where(far, x, 20)))
     far_value = lax.complex(jnp.copysign(jnp.ones_like(x), x), 4 * sn * cs * tail)
-    return jnp.where(finite, jnp.where(far, far_value, near_value), jnp.tanh(z))
+    return _annex_g(z, jnp.where(finite, jnp.where(far, far_value, near_value), jnp.tanh(z)), "tanh")
+
+
+def sin(z):
+    """``sin``; complex z as ``-i sinh(i z)`` by ``sinh`` (C99's definition: Annex G's special values, ``sin(inf +
+    0i)`` is ``NaN + 0i`` where XLA's is ``NaN + NaN i``). Real values jax.numpy's."""
+    if not jnp.iscomplexobj(z):
+        return jnp.sin(z)
+    x, y = jnp.real(z), jnp.imag(z)
+    w = sinh(lax.complex(-y, x))  # i z
+    # (an infinite imaginary part beside a non-finite real one: NaN + inf i, glibc's csin, for either sign of it)
+    im = jnp.where(jnp.isinf(y) & ~jnp.isfinite(x), jnp.inf, -jnp.real(w))
+    return lax.complex(jnp.imag(w), im)  # -i w
+
+
+def cos(z):
+    """``cos``; complex z as ``cosh(i z)`` by ``cosh`` (``cos(inf + inf i)`` is ``inf + NaN i``, Annex G's). Real
+    values jax.numpy's."""
+    if not jnp.iscomplexobj(z):
+        return jnp.cos(z)
+    return cosh(lax.complex(-jnp.imag(z), jnp.real(z)))
+
+
+def complex_exp(z):
+    """``exp``: complex z C99's ``cexp`` (``exp``), real values jax.numpy's."""
+    return exp(z) if jnp.iscomplexobj(z) else jnp.exp(z)
+
+
+def absolute(z):
+    """``abs``: of a complex z C99's ``cabs`` (``hypot``), infinite wherever a part is, also beside a NaN (TF's,
+    NumPy's; XLA's is NaN there). Real values jax.numpy's."""
+    if not jnp.iscomplexobj(z):
+        return jnp.abs(z)
+    return jnp.where(jnp.isinf(jnp.real(z)) | jnp.isinf(jnp.imag(z)), jnp.inf, jnp.abs(z)).astype(jnp.real(z).dtype)
 
 
 def tan(z):

@@ -191,7 +191,8 @@ _sign_fn = _tf_sign
 
 # name                     function                 derivative d(x, y), y = f(x)                   TF convention
 negative = _unary("negative", jnp.negative, lambda x, y: -jnp.ones_like(x), ufunc=True)
-exp = _unary("exp", jnp.exp, lambda x, y: y)
+# (complex: C99's cexp, sin, cos and cabs at infinite and NaN parts, complex_c99.py)
+exp = _unary("exp", _complex_c99.complex_exp, lambda x, y: y)
 exp2 = _unary("exp2", _complex_c99.exp2, lambda x, y: y * jnp.log(2.0).astype(y.dtype))
 # (TF's LogGrad: grad * reciprocal(x), whose second order is ReciprocalGrad's: 0 at x = 0 for a zero gradient)
 log = _unary("log", _complex_c99.log, lambda x, y: _tf_reciprocal(x), domain=_pos)
@@ -212,8 +213,8 @@ square = _unary("square", jnp.square, lambda x, y: 2 * x)
 # ReciprocalGrad
 reciprocal = _unary("reciprocal", _tf_reciprocal, lambda x, y: _c99_mul(-y, y), no_nan=True, domain=_pos)
 tanh = _unary("tanh", _complex_c99.tanh, lambda x, y: 1 - y * y)
-sin = _unary("sin", jnp.sin, lambda x, y: jnp.cos(x))
-cos = _unary("cos", jnp.cos, lambda x, y: -jnp.sin(x))
+sin = _unary("sin", _complex_c99.sin, lambda x, y: _complex_c99.cos(x))
+cos = _unary("cos", _complex_c99.cos, lambda x, y: -_complex_c99.sin(x))
 tan = _unary("tan", _complex_c99.tan, lambda x, y: 1 + y * y, domain=_between(-1.0, 1.0))
 # (TF's AsinGrad: grad * reciprocal(sqrt(1 - square(x))), no-NaN to second order at x = +-1)
 arcsin = _unary("arcsin", jnp.arcsin, lambda x, y: _tf_rsqrt(1 - jnp.square(x)), no_nan=True,
@@ -232,7 +233,7 @@ arctanh = _unary("arctanh", _complex_c99.arctanh, lambda x, y: _tf_reciprocal(1 
 # TF: d|x|/dx = sign(x), 0 at 0; for complex z, TF's gradient is g * z/|z| (conj of JAX's conj(z)/|z|), the
 # sign TF's div_no_nan(z, |z|), whose derivative (the second order of |z|) is not JAX's 0; 0 at z = 0 even for an
 # infinite gradient or tangent (TF's div_no_nan)
-abs = _unary("abs", jnp.abs, lambda x, y: _conj_values(_tf_sign(x)), real_out=True, mul=_times_sign)
+abs = _unary("abs", _complex_c99.absolute, lambda x, y: _conj_values(_tf_sign(x)), real_out=True, mul=_times_sign)
 _sign = OpDef("sign", _sign_fn, samples=_samples(((_r(3, 4),), {})))  # derived kernels (see _sign_fn)
 sign = _public(lambda x: apply(_sign, (x,), {}), "sign", "Elementwise ``sign`` (``jax.numpy.sign``), recorded with "
                "its gradient: 0 for real values (TF's SignGrad; under a ForwardAccumulator the tangent is None, as "
