@@ -321,6 +321,36 @@ def test_replay_exact_convolution_bit_for_bit():
         assert g.dtype == want.dtype and np.array_equal(g, want), np.abs(g - want).max()
 
 
+def complex_eig_replay_gap():
+    """The gradient of a complex eig's eigenvector and eigenvalues replayed under replay_exact, against op by op's:
+    (value and gradient equal bit for bit, what differs)."""
+    x = tj.constant(np.array([[0.5, 0.25], [0.75, 0.4]], np.complex64) * (1 + 0.5j))
+
+    def step():
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            w, v = tnp.linalg.eig(x)
+            y = tnp.imag(v[0, 1]) + tnp.sum(tnp.real(w)) * 0.5
+        return np.asarray(y), np.asarray(tape.gradient(y, x)), tape.last_replay
+    with tj.config.override(lazy=True, replay=False):
+        want_y, want_g, _ = step()
+    with tj.config.override(lazy=True, replay=True, replay_exact=True, replay_background=False, replay_warmup=2):
+        for _ in range(4):
+            y, g, how = step()
+    assert how.startswith("replayed"), how
+    return np.array_equal(y, want_y) and np.array_equal(g, want_g), (g, want_g)
+
+
+def test_replay_exact_complex_eigenvector_gradient_bit_for_bit():
+    """replay_exact holds a kernel that calls LAPACK bit for bit: with XLA's defaults (test_replay_exact_with_xla_
+    defaults runs this too) the gradient of a complex eig's eigenvector (its backward solves with the LU factors
+    its forward kept) was a float32 unit off op by op's (0.3199233 against 0.3199232) in a conditional's branch;
+    now fenced by the barriers alone, as a convolution. Found by tools/surface_sweep.py's exact context with
+    complex arguments."""
+    same, detail = complex_eig_replay_gap()
+    assert same, detail
+
+
 def test_replay_exact_gelu_within_an_ulp():
     """Known limit of replay_exact (found 2026-11-30, when NumPy arguments started to be deferred and the
     registry bundle holding gelu came to replay its forward too): with gelu's tanh form computed inside the
@@ -356,15 +386,17 @@ for case in (next(c for c in T.CASES if c.name == "op:gelu"), T.conv_case()):
     for g, want in zip(got, P.path_deferred(case)):
         g, want = np.asarray(g), np.asarray(want)
         assert g.dtype == want.dtype and np.array_equal(g, want), (name, np.abs(g - want).max())
+same, detail = T.complex_eig_replay_gap()
+assert same, ("complex eig", detail)
 print("bit for bit")
 """
 
 
 def test_replay_exact_with_xla_defaults():
     """gelu's gap above is the suite's compile settings, not replay_exact's: run with XLA's defaults (a
-    process of its own, TAPEJAX_TEST_XLA_DEFAULTS=1: XLA reads its flags once), gelu's and the convolution's
-    gradients replayed under replay_exact equal op by op's bit for bit (jax 0.10, AMD EPYC CPUs; gelu is an
-    ulp apart with the cheap settings)."""
+    process of its own, TAPEJAX_TEST_XLA_DEFAULTS=1: XLA reads its flags once), gelu's, the convolution's and a
+    complex eig's gradients replayed under replay_exact equal op by op's bit for bit (jax 0.10, AMD EPYC CPUs; gelu
+    is an ulp apart with the cheap settings)."""
     env = {k: v for k, v in os.environ.items() if k not in ("XLA_FLAGS", "TAPEJAX_TEST_CHEAP_FLAGS")}
     env.update(TAPEJAX_TEST_XLA_DEFAULTS="1", JAX_PLATFORMS="cpu")
     here = os.path.dirname(os.path.abspath(__file__))

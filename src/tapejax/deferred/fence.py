@@ -23,7 +23,9 @@ def fence(pred, f: Callable, *args):
     A convolution is fenced by the barriers alone: inside a conditional's branch XLA:CPU keeps it in the
     layout it was written in (NCHW), where a program of its own (or the barriers alone) moves it to the
     NHWC layout its convolution code takes, and its sums come in another order (on a Zen 3 CPU a
-    (2, 3, 5, 5) convolution's gradients were 2e-6 apart that way)."""
+    (2, 3, 5, 5) convolution's gradients were 2e-6 apart that way). So is a kernel that calls a LAPACK routine
+    (a triangular solve, a factorization, an eigensolver: the same layout choice for the library's call): the
+    gradient of a complex eig's eigenvectors fenced in a conditional was a float32 unit off its kernel's."""
     trees = []
 
     def flat(*a):
@@ -32,7 +34,7 @@ def fence(pred, f: Callable, *args):
         trees.append(tree)
         return jax.lax.optimization_barrier(leaves)
     closed = jax.make_jaxpr(flat)(*args)
-    if _convolves(closed.jaxpr):
+    if _calls_a_library(closed.jaxpr):
         leaves = flat(*args)
     else:
         # (the other branch's zeros weakly typed where the outputs are: cond's outputs are weak only where both
@@ -42,7 +44,13 @@ def fence(pred, f: Callable, *args):
     return jax.tree_util.tree_unflatten(trees[-1], leaves)
 
 
-def _convolves(jaxpr) -> bool:
-    """Whether ``jaxpr`` or a jaxpr nested in it (a custom rule's, a checkpoint's) has a convolution."""
-    return (any(e.primitive.name == "conv_general_dilated" for e in jaxpr.eqns)
-            or any(_convolves(sub) for sub in jex.subjaxprs(jaxpr)))
+# The primitives XLA:CPU runs by a library call whose layout a conditional's branch keeps as written (see fence).
+LIBRARY_CALLS = frozenset({"conv_general_dilated", "triangular_solve", "lu", "cholesky", "eig", "eigh", "svd", "qr",
+                           "householder_product", "geqrf", "geqp3", "schur", "hessenberg", "tridiagonal",
+                           "tridiagonal_solve"})
+
+
+def _calls_a_library(jaxpr) -> bool:
+    """Whether ``jaxpr`` or a jaxpr nested in it (a custom rule's, a checkpoint's) has a LIBRARY_CALLS primitive."""
+    return (any(e.primitive.name in LIBRARY_CALLS for e in jaxpr.eqns)
+            or any(_calls_a_library(sub) for sub in jex.subjaxprs(jaxpr)))
