@@ -10,7 +10,7 @@ Every public function of ``tj.numpy``, ``tj.numpy.linalg`` and ``tj.nn`` (the ar
 * ``grad``       its gradient (a weighted sum of its float outputs; distinct tensors per argument) by a tape, a
                  strictly eager tape, a tape replayed after its warm-up, an outer tape over a ``tj.function`` call
                  and ``jax.grad`` over tj code; ``--complex`` casts the float arguments to complex64 (``jax.grad``'s
-                 conjugate then, API.md's convention)
+                 conjugate then, API.md's convention), here and in ``exact`` and ``variables``
 * ``jvp``        its forward-mode derivative by a ForwardAccumulator (deferred, strict, over a ``tj.function``
                  call) and ``jax.jvp``, against the reverse gradient contracted with the same tangents
 * ``paths``      its gradient by the other reverse paths: a tape inside a ``tj.function``, ``tj.gradients``,
@@ -239,9 +239,12 @@ def run_jvp(f, args):
     return None
 
 
-def float_args(args):
-    """``args`` with each float Tensor a distinct new constant, and the positions of those."""
-    args = [tj.constant(np.asarray(a)) if is_float(a) else a for a in args]
+def float_args(args, complex_args=False):
+    """``args`` with each float Tensor a distinct new constant (``complex_args``: cast to complex64, times 1 + 0.5j),
+    and the positions of those."""
+    def fresh(a):
+        return tj.constant(np.asarray(a).astype(np.complex64) * (1 + 0.5j) if complex_args else np.asarray(a))
+    args = [fresh(a) if is_float(a) else a for a in args]
     return args, [i for i, a in enumerate(args) if is_float(a)]
 
 
@@ -337,9 +340,20 @@ def run_vmap(f, args, want):
     return f"example 1: {problem}" if problem else None
 
 
-def run_exact(f, args):
-    args, pos = float_args(args)
-    if not pos or weighted_sum(f(*args)) is None:
+def eager_refuses(f, args, complex_args) -> bool:
+    """Whether ``f`` refuses ``args`` eagerly too, where they are complex (a function of real values)."""
+    if not complex_args:
+        return False
+    try:
+        f(*args)
+    except Exception:
+        return True
+    return False
+
+
+def run_exact(f, args, complex_args=False):
+    args, pos = float_args(args, complex_args)
+    if not pos or eager_refuses(f, args, complex_args) or weighted_sum(f(*args)) is None:
         return None
     xs = [args[i] for i in pos]
 
@@ -363,9 +377,9 @@ def run_exact(f, args):
     return None
 
 
-def run_variables(f, args):
-    args, pos = float_args(args)
-    if not pos or weighted_sum(f(*args)) is None:
+def run_variables(f, args, complex_args=False):
+    args, pos = float_args(args, complex_args)
+    if not pos or eager_refuses(f, args, complex_args) or weighted_sum(f(*args)) is None:
         return None
     xs = [args[i] for i in pos]
     with tj.GradientTape() as tape:
@@ -459,7 +473,7 @@ def run_second(name, f, args):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", default="", help=f"comma-separated subset of {','.join(CONTEXTS)}")
-    p.add_argument("--complex", action="store_true", help="grad: float arguments cast to complex64")
+    p.add_argument("--complex", action="store_true", help="grad, exact, variables: float arguments cast to complex64")
     a = p.parse_args(argv)
     contexts = [c for c in a.only.split(",") if c] or CONTEXTS
     unknown = set(contexts) - set(CONTEXTS)
@@ -468,8 +482,8 @@ def main(argv=None) -> int:
     runners = {"closed": run_closed, "signature": run_signature, "jax.jit": run_jax_jit, "kinds": run_kinds,
                "grad": lambda f, args, want: run_grad(f, args, a.complex),
                "jvp": lambda f, args, want: run_jvp(f, args), "paths": lambda f, args, want: run_paths(f, args),
-               "vmap": run_vmap, "exact": lambda f, args, want: run_exact(f, args),
-               "variables": lambda f, args, want: run_variables(f, args), "second": None}
+               "vmap": run_vmap, "exact": lambda f, args, want: run_exact(f, args, a.complex),
+               "variables": lambda f, args, want: run_variables(f, args, a.complex), "second": None}
     items = surface()
     flagged, counted = [], dict.fromkeys(contexts, 0)
     for name, f, args in items:
