@@ -269,10 +269,10 @@ def compare_gradients(found, want, zeros_for_none=(), who="the tape", rtol=DERIV
 
 
 def run_paths(f, args):
-    args, pos = float_args(args)
-    if not pos or weighted_sum(f(*args)) is None:
+    ready = prepared(f, args)
+    if ready is None:
         return None
-    xs = [args[i] for i in pos]
+    args, pos, xs = ready
 
     def loss(*vs):
         return weighted_sum(f(*with_values(args, pos, vs)))
@@ -351,11 +351,20 @@ def eager_refuses(f, args, complex_args) -> bool:
     return False
 
 
-def run_exact(f, args, complex_args=False):
+def prepared(f, args, complex_args=False):
+    """``(args, positions, float Tensors)`` for a derivative of ``f``: its float arguments fresh constants (complex
+    with ``complex_args``), or None where it has none, refuses them or gives no float output."""
     args, pos = float_args(args, complex_args)
     if not pos or eager_refuses(f, args, complex_args) or weighted_sum(f(*args)) is None:
         return None
-    xs = [args[i] for i in pos]
+    return args, pos, [args[i] for i in pos]
+
+
+def run_exact(f, args, complex_args=False):
+    ready = prepared(f, args, complex_args)
+    if ready is None:
+        return None
+    args, pos, xs = ready
 
     def step():
         with tj.GradientTape() as tape:
@@ -378,10 +387,10 @@ def run_exact(f, args, complex_args=False):
 
 
 def run_variables(f, args, complex_args=False):
-    args, pos = float_args(args, complex_args)
-    if not pos or eager_refuses(f, args, complex_args) or weighted_sum(f(*args)) is None:
+    ready = prepared(f, args, complex_args)
+    if ready is None:
         return None
-    xs = [args[i] for i in pos]
+    args, pos, xs = ready
     with tj.GradientTape() as tape:
         tape.watch(xs)
         y = weighted_sum(f(*args))
@@ -412,10 +421,10 @@ def run_variables(f, args, complex_args=False):
 
 
 def run_second(name, f, args):
-    args, pos = float_args(args)
-    if not pos or weighted_sum(f(*args)) is None:
+    ready = prepared(f, args)
+    if ready is None:
         return None
-    xs = [args[i] for i in pos]
+    args, pos, xs = ready
     rng = np.random.default_rng(1)
     direction = [tj.constant(rng.standard_normal(x.shape).astype(x.dtype)) for x in xs]
 
