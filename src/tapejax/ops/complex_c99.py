@@ -199,18 +199,18 @@ def sinh(z):
     ``csinh``, ``sinh(x) cos(y) + i cosh(x) sin(y)`` (TF's, through std::complex): XLA's ``(e^z - e^-z) / 2``
     cancels the real part there (``sinh(1e-10 + 0.5i)`` had real part 0, not 8.8e-11; 1% off at ``1e-6 + 1e10i``).
     Elsewhere (no cancellation; overflow and non-finite parts) jax.numpy's value."""
-    return _hyperbolic(z, _real_sinh, jnp.sinh,
+    return _hyperbolic(z, "sinh", _real_sinh, jnp.sinh,
                        lambda x, y: lax.complex(_real_sinh(x) * jnp.cos(y), _real_cosh(x) * jnp.sin(y)))
 
 
 def cosh(z):
     """``cosh``; for complex z with ``|re z| < 1`` C99's ``ccosh``, ``cosh(x) cos(y) + i sinh(x) sin(y)``, whose
     imaginary part XLA's ``(e^z + e^-z) / 2`` cancels (see ``sinh``)."""
-    return _hyperbolic(z, _real_cosh, jnp.cosh,
+    return _hyperbolic(z, "cosh", _real_cosh, jnp.cosh,
                        lambda x, y: lax.complex(_real_cosh(x) * jnp.cos(y), _real_sinh(x) * jnp.sin(y)))
 
 
-def _hyperbolic(z, real, plain, by_parts):
+def _hyperbolic(z, kind: str, real, plain, by_parts):
     if not jnp.iscomplexobj(z):
         return real(_as_float(z, plain))
     x, y = jnp.real(z), jnp.imag(z)
@@ -218,7 +218,7 @@ def _hyperbolic(z, real, plain, by_parts):
     # its real ones; beyond, XLA's, and at non-finite parts Annex G's special values)
     near = (jnp.abs(x) < _exp_limit(x.dtype) - 1) & jnp.isfinite(y)
     value = jnp.where(near, by_parts(jnp.where(near, x, 0), jnp.where(near, y, 0)), plain(z))
-    return _annex_g(z, value, "cosh" if real is _real_cosh else "sinh")
+    return _annex_g(z, value, kind)
 
 
 def _annex_g(z, value, kind: str):
