@@ -163,20 +163,10 @@ def run_kinds(f, args, want):
 
 
 def run_grad(f, args, complex_args=False):
-    args = [tj.constant(np.asarray(a).astype(np.complex64) * (1 + 0.5j) if complex_args else np.asarray(a))
-            if is_float(a) else a for a in args]  # (distinct tensors per argument)
-    pos = [i for i, a in enumerate(args) if is_float(a)]
-    try:
-        if not pos or weighted_sum(f(*args)) is None:
-            return None
-    except Exception:  # (eagerly too: a function of real values given complex ones refuses them)
-        if complex_args:
-            return None
-        raise
-    xs = [args[i] for i in pos]
-
-    def loss(*vs):
-        return weighted_sum(f(*with_values(args, pos, vs)))
+    ready = prepared(f, args, complex_args)
+    if ready is None:
+        return None
+    args, pos, xs, loss = ready
     found = {}
     for path, lazy, replay, steps in (("tape", True, True, 1), ("strict", False, False, 1),
                                       ("replayed", True, True, 4)):
@@ -193,29 +183,17 @@ def run_grad(f, args, complex_args=False):
     jg = jax.grad(lambda vs: loss(*vs).value)([x.value for x in xs])
     found["jax.grad"] = [np.conj(g) if complex_args else g for g in jg]
     want = [None if g is None else np.asarray(g) for g in found.pop("tape")]
-    for path, gs in found.items():
-        for w, g in zip(want, gs):
-            if path == "jax.grad" and w is None:  # (TF's None for unconnected: jax.grad gives zeros)
-                w = np.zeros_like(np.asarray(g))
-            if (w is None) != (g is None):
-                return f"{path}: None where the tape gives {w}" if g is None else \
-                    f"{path}: {g} where the tape gives None"
-            if w is not None and differs(np.asarray(g), w, DERIVATIVE_RTOL, DERIVATIVE_ATOL):
-                return f"{path}: {differs(np.asarray(g), w, DERIVATIVE_RTOL, DERIVATIVE_ATOL)}"
-    return None
+    # (TF's None for unconnected: jax.grad gives zeros)
+    return compare_gradients(found, want, zeros_for_none={"jax.grad"}, scaled_atol=False)
 
 
 def run_jvp(f, args):
-    args = [tj.constant(np.asarray(a)) if is_float(a) else a for a in args]
-    pos = [i for i, a in enumerate(args) if is_float(a)]
-    if not pos or weighted_sum(f(*args)) is None:
+    ready = prepared(f, args)
+    if ready is None:
         return None
-    xs = [args[i] for i in pos]
+    args, pos, xs, loss = ready
     rng = np.random.default_rng(0)
     tangents = [tj.constant(rng.standard_normal(x.shape).astype(x.dtype)) for x in xs]
-
-    def loss(*vs):
-        return weighted_sum(f(*with_values(args, pos, vs)))
     with tj.GradientTape() as tape:
         tape.watch(xs)
         y = loss(*xs)
@@ -248,11 +226,11 @@ def float_args(args, complex_args=False):
     return args, [i for i, a in enumerate(args) if is_float(a)]
 
 
-def compare_gradients(found, want, zeros_for_none=(), who="the tape", rtol=DERIVATIVE_RTOL):
+def compare_gradients(found, want, zeros_for_none=(), who="the tape", rtol=DERIVATIVE_RTOL, scaled_atol=True):
     """The first path of ``found`` (path -> gradients) whose gradients differ from ``want``, described, or None.
     Paths in ``zeros_for_none`` give zeros where ``want`` has None (JAX's transforms: no None). Values within
-    ``rtol`` plus an absolute ``rtol`` of the largest magnitude of ``want``'s gradient (float32 rounding of a whole
-    derivative is relative to its largest entry)."""
+    ``rtol`` plus DERIVATIVE_ATOL and (``scaled_atol``) ``rtol`` of the largest magnitude of ``want``'s gradient
+    (float32 rounding of a whole derivative is relative to its largest entry)."""
     for path, gs in found.items():
         for w, g in zip(want, gs):
             if w is None and path in zeros_for_none:
@@ -262,7 +240,7 @@ def compare_gradients(found, want, zeros_for_none=(), who="the tape", rtol=DERIV
                     f"{path}: {np.ravel(np.asarray(g))[:4]} where {who} gives None"
             if w is None:
                 continue
-            atol = DERIVATIVE_ATOL + rtol * float(np.max(np.abs(w), initial=0.0))
+            atol = DERIVATIVE_ATOL + (rtol * float(np.max(np.abs(w), initial=0.0)) if scaled_atol else 0.0)
             if differs(np.asarray(g), w, rtol, atol):
                 return f"{path}: {differs(np.asarray(g), w, rtol, atol)} ({who})"
     return None
@@ -272,10 +250,7 @@ def run_paths(f, args):
     ready = prepared(f, args)
     if ready is None:
         return None
-    args, pos, xs = ready
-
-    def loss(*vs):
-        return weighted_sum(f(*with_values(args, pos, vs)))
+    args, pos, xs, loss = ready
     with tj.GradientTape() as tape:
         tape.watch(xs)
         y = loss(*xs)
@@ -352,24 +327,28 @@ def eager_refuses(f, args, complex_args) -> bool:
 
 
 def prepared(f, args, complex_args=False):
-    """``(args, positions, float Tensors)`` for a derivative of ``f``: its float arguments fresh constants (complex
-    with ``complex_args``), or None where it has none, refuses them or gives no float output."""
+    """``(args, positions, float Tensors, loss)`` for a derivative of ``f``: its float arguments fresh constants
+    (complex with ``complex_args``) and ``loss(*values)`` the weighted sum of ``f``'s float outputs with those in
+    their places; or None where it has none, refuses them or gives no float output."""
     args, pos = float_args(args, complex_args)
     if not pos or eager_refuses(f, args, complex_args) or weighted_sum(f(*args)) is None:
         return None
-    return args, pos, [args[i] for i in pos]
+
+    def loss(*vs):
+        return weighted_sum(f(*with_values(args, pos, vs)))
+    return args, pos, [args[i] for i in pos], loss
 
 
 def run_exact(f, args, complex_args=False):
     ready = prepared(f, args, complex_args)
     if ready is None:
         return None
-    args, pos, xs = ready
+    args, pos, xs, loss = ready
 
     def step():
         with tj.GradientTape() as tape:
             tape.watch(xs)
-            y = weighted_sum(f(*with_values(args, pos, xs)))
+            y = loss(*xs)
         return [y] + list(tape.gradient(y, xs)), tape.last_replay
     with tj.config.override(lazy=True, replay=False):
         want, _ = step()
@@ -390,23 +369,23 @@ def run_variables(f, args, complex_args=False):
     ready = prepared(f, args, complex_args)
     if ready is None:
         return None
-    args, pos, xs = ready
+    args, pos, xs, loss = ready
     with tj.GradientTape() as tape:
         tape.watch(xs)
-        y = weighted_sum(f(*args))
+        y = loss(*xs)
     want = [None if g is None else np.asarray(g) for g in tape.gradient(y, xs)]
     vs = [tj.Variable(x) for x in xs]
 
-    def loss():
-        return weighted_sum(f(*with_values(args, pos, vs)))
+    def of_variables():
+        return loss(*vs)
     found = {}
     for path, lazy, replay, steps in (("tape", True, False, 1), ("strict tape", False, False, 1),
                                       ("replayed tape", True, True, 4)):
         for _ in range(steps):
             with tj.config.override(lazy=lazy, replay=replay), tj.GradientTape() as tape:
-                y = loss()
+                y = of_variables()
             found[path] = tape.gradient(y, vs)
-    fn = tj.function(loss)
+    fn = tj.function(of_variables)
     with tj.GradientTape() as tape:
         y = fn()
     found["outer tape over a tj.function closing over them"] = tape.gradient(y, vs)
@@ -414,7 +393,7 @@ def run_variables(f, args, complex_args=False):
     @tj.function
     def inside():
         with tj.GradientTape() as t:
-            out = loss()
+            out = of_variables()
         return t.gradient(out, vs)
     found["tape inside a tj.function"] = inside()
     return compare_gradients(found, want, who="a tape of Tensors")
@@ -424,12 +403,9 @@ def run_second(name, f, args):
     ready = prepared(f, args)
     if ready is None:
         return None
-    args, pos, xs = ready
+    args, pos, xs, loss = ready
     rng = np.random.default_rng(1)
     direction = [tj.constant(rng.standard_normal(x.shape).astype(x.dtype)) for x in xs]
-
-    def loss(*vs):
-        return weighted_sum(f(*with_values(args, pos, vs)))
 
     def grad_dot(vs):
         with tj.GradientTape() as inner:
