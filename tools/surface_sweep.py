@@ -10,7 +10,8 @@ Every public function of ``tj.numpy``, ``tj.numpy.linalg`` and ``tj.nn`` (the ar
 * ``grad``       its gradient (a weighted sum of its float outputs; distinct tensors per argument) by a tape, a
                  strictly eager tape, a tape replayed after its warm-up, an outer tape over a ``tj.function`` call
                  and ``jax.grad`` over tj code; ``--complex`` casts the float arguments to complex64 (``jax.grad``'s
-                 conjugate then, API.md's convention), here and in ``exact`` and ``variables``
+                 conjugate then, API.md's convention), here and in ``jvp`` (complex tangents), ``paths``
+                 (``jax.jacrev``'s conjugate), ``exact`` and ``variables``
 * ``jvp``        its forward-mode derivative by a ForwardAccumulator (deferred, strict, over a ``tj.function``
                  call) and ``jax.jvp``, against the reverse gradient contracted with the same tangents
 * ``paths``      its gradient by the other reverse paths: a tape inside a ``tj.function``, ``tj.gradients``,
@@ -187,13 +188,17 @@ def run_grad(f, args, complex_args=False):
     return compare_gradients(found, want, zeros_for_none={"jax.grad"}, scaled_atol=False)
 
 
-def run_jvp(f, args):
-    ready = prepared(f, args)
+def run_jvp(f, args, complex_args=False):
+    ready = prepared(f, args, complex_args)
     if ready is None:
         return None
     args, pos, xs, loss = ready
     rng = np.random.default_rng(0)
-    tangents = [tj.constant(rng.standard_normal(x.shape).astype(x.dtype)) for x in xs]
+
+    def tangent(x):  # (complex arguments: a complex direction, both parts drawn)
+        t = rng.standard_normal(x.shape)
+        return tj.constant((t + 1j * rng.standard_normal(x.shape) if complex_args else t).astype(x.dtype))
+    tangents = [tangent(x) for x in xs]
     with tj.GradientTape() as tape:
         tape.watch(xs)
         y = loss(*xs)
@@ -246,8 +251,8 @@ def compare_gradients(found, want, zeros_for_none=(), who="the tape", rtol=DERIV
     return None
 
 
-def run_paths(f, args):
-    ready = prepared(f, args)
+def run_paths(f, args, complex_args=False):
+    ready = prepared(f, args, complex_args)
     if ready is None:
         return None
     args, pos, xs, loss = ready
@@ -287,7 +292,7 @@ def run_paths(f, args):
             y = flat(*xs)
         jac = tape.jacobian(y, xs, experimental_use_pfor=pfor)
         for j, r in zip(jac, jr):
-            r = np.asarray(r)
+            r = np.conj(r) if complex_args else np.asarray(r)  # (a row is a real output's gradient: API.md's conjugate)
             j = np.zeros_like(r) if j is None else np.asarray(j)
             if differs(j, r, DERIVATIVE_RTOL, DERIVATIVE_ATOL):
                 return f"jacobian (pfor={pfor}) against jax.jacrev: {differs(j, r, DERIVATIVE_RTOL, DERIVATIVE_ATOL)}"
@@ -458,7 +463,8 @@ def run_second(name, f, args):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", default="", help=f"comma-separated subset of {','.join(CONTEXTS)}")
-    p.add_argument("--complex", action="store_true", help="grad, exact, variables: float arguments cast to complex64")
+    p.add_argument("--complex", action="store_true",
+                   help="grad, jvp, paths, exact, variables: float arguments cast to complex64")
     a = p.parse_args(argv)
     contexts = [c for c in a.only.split(",") if c] or CONTEXTS
     unknown = set(contexts) - set(CONTEXTS)
@@ -466,7 +472,8 @@ def main(argv=None) -> int:
         p.error(f"unknown context(s) {sorted(unknown)}; choose from {CONTEXTS}")
     runners = {"closed": run_closed, "signature": run_signature, "jax.jit": run_jax_jit, "kinds": run_kinds,
                "grad": lambda f, args, want: run_grad(f, args, a.complex),
-               "jvp": lambda f, args, want: run_jvp(f, args), "paths": lambda f, args, want: run_paths(f, args),
+               "jvp": lambda f, args, want: run_jvp(f, args, a.complex),
+               "paths": lambda f, args, want: run_paths(f, args, a.complex),
                "vmap": run_vmap, "exact": lambda f, args, want: run_exact(f, args, a.complex),
                "variables": lambda f, args, want: run_variables(f, args, a.complex), "second": None}
     items = surface()
