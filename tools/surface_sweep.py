@@ -33,7 +33,10 @@ A result must equal the eager one (values to float32 rounding of a compiled prog
 the call must raise tapejax's own error where a result's shape depends on values a trace does not know; a JAX
 error, another error or a different value is flagged. Run from the repository root::
 
-    PYTHONPATH=src .venv/bin/python tools/surface_sweep.py [--only closed,grad] [--complex]
+    PYTHONPATH=src .venv/bin/python tools/surface_sweep.py [--only closed,grad] [--complex] [--dtype float64]
+
+``--dtype float64`` (x64 on), ``float16`` or ``bfloat16`` casts the derivative contexts' float arguments (grad, jvp,
+paths, exact, variables, second); the paths are then compared within that precision (LOW_PRECISION).
 
 (2-core CPU, 2026-12-07: about 16 minutes for every context, 4 for closed,signature,jax.jit,kinds,grad,jvp;
 session 103's first runs found intersect1d's wrong values, jax.numpy staged on captured values, np.asarray of
@@ -68,6 +71,9 @@ SECOND_ORDER_RTOL = 1e-3
 # backprop): its Hessian as TF computes it is not symmetric, and TF's own nested tapes and forward-over-reverse
 # differ there (as tapejax's, value for value); each mode is still checked against its own paths.
 SECOND_ORDER_ASYMMETRIC = {"softmax_cross_entropy_with_logits"}
+ARG_DTYPE = None  # (--dtype: the derivative contexts' float arguments cast to it)
+# --dtype float16 / bfloat16: the paths' results compared within that precision's rounding, not float32's
+LOW_PRECISION = {"float16": 1e-2, "bfloat16": 5e-2}
 
 
 def surface():
@@ -223,19 +229,22 @@ def run_jvp(f, args, complex_args=False):
 
 
 def float_args(args, complex_args=False):
-    """``args`` with each float Tensor a distinct new constant (``complex_args``: cast to complex64, times 1 + 0.5j),
-    and the positions of those."""
+    """``args`` with each float Tensor a distinct new constant (``complex_args``: cast to complex64, times 1 + 0.5j;
+    else cast to ARG_DTYPE where it is set), and the positions of those."""
     def fresh(a):
-        return tj.constant(np.asarray(a).astype(np.complex64) * (1 + 0.5j) if complex_args else np.asarray(a))
+        if complex_args:
+            return tj.constant(np.asarray(a).astype(np.complex64) * (1 + 0.5j))
+        return tj.constant(np.asarray(a).astype(ARG_DTYPE) if ARG_DTYPE is not None else np.asarray(a))
     args = [fresh(a) if is_float(a) else a for a in args]
     return args, [i for i, a in enumerate(args) if is_float(a)]
 
 
-def compare_gradients(found, want, zeros_for_none=(), who="the tape", rtol=DERIVATIVE_RTOL, scaled_atol=True):
+def compare_gradients(found, want, zeros_for_none=(), who="the tape", rtol=None, scaled_atol=True):
     """The first path of ``found`` (path -> gradients) whose gradients differ from ``want``, described, or None.
     Paths in ``zeros_for_none`` give zeros where ``want`` has None (JAX's transforms: no None). Values within
     ``rtol`` plus DERIVATIVE_ATOL and (``scaled_atol``) ``rtol`` of the largest magnitude of ``want``'s gradient
     (float32 rounding of a whole derivative is relative to its largest entry)."""
+    rtol = DERIVATIVE_RTOL if rtol is None else rtol
     for path, gs in found.items():
         for w, g in zip(want, gs):
             if w is None and path in zeros_for_none:
@@ -463,10 +472,18 @@ def run_second(name, f, args):
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--only", default="", help=f"comma-separated subset of {','.join(CONTEXTS)}")
+    p.add_argument("--dtype", default="", choices=["", "float64", *LOW_PRECISION],
+                   help="grad, jvp, paths, exact, variables, second: float arguments cast to it (float64: x64 on)")
     p.add_argument("--complex", action="store_true",
                    help="grad, jvp, paths, exact, variables: float arguments cast to complex64")
     a = p.parse_args(argv)
     contexts = [c for c in a.only.split(",") if c] or CONTEXTS
+    global ARG_DTYPE, DERIVATIVE_RTOL, DERIVATIVE_ATOL, SECOND_ORDER_RTOL
+    if a.dtype:
+        ARG_DTYPE = jax.numpy.dtype(a.dtype)
+        jax.config.update("jax_enable_x64", a.dtype == "float64")
+        if a.dtype in LOW_PRECISION:
+            DERIVATIVE_RTOL = DERIVATIVE_ATOL = SECOND_ORDER_RTOL = LOW_PRECISION[a.dtype]
     unknown = set(contexts) - set(CONTEXTS)
     if unknown:
         p.error(f"unknown context(s) {sorted(unknown)}; choose from {CONTEXTS}")
