@@ -357,22 +357,66 @@ def log1p(z):
 def arctanh(z):
     """``arctanh``; for complex z within 0.5 of +-1 (off the real axis, where the branch cuts are)
     ``(log(1 + z) - log(1 - z)) / 2``: XLA's is infinite where ``|1 -+ z|`` squared underflows
-    (``arctanh(1 + 1e-20i)`` was ``inf + 0.785i``, not TF's ``23.37 + 0.785i``). Elsewhere jax.numpy's. Of a real x
-    within 2 ulps (see the module's docstring)."""
+    (``arctanh(1 + 1e-20i)`` was ``inf + 0.785i``, not TF's ``23.37 + 0.785i``). Elsewhere jax.numpy's. Signs of
+    zero as C99's (``_odd_symmetric``). Of a real x within 2 ulps (see the module's docstring)."""
     if not jnp.iscomplexobj(z):
         return _real_arctanh(_as_float(z, jnp.arctanh))
-    near, by_logs = _arctanh_by_logs(z)
-    return jnp.where(near, by_logs, jnp.arctanh(z))
+
+    def first_quadrant(q):
+        near, by_logs = _arctanh_by_logs(q)
+        return jnp.where(near, by_logs, jnp.arctanh(q))
+    return _odd_symmetric(first_quadrant, z)
 
 
 def arctan(z):
     """``arctan``; for complex z within 0.5 of +-i (off the imaginary axis, where the branch cuts are)
     ``-i arctanh(i z)`` by ``arctanh``'s logarithms: XLA's is infinite next to +-i (``arctan(1e-20 + i)``).
-    Elsewhere jax.numpy's."""
+    Elsewhere jax.numpy's. Signs of zero as C99's (``_odd_symmetric``)."""
     if not jnp.iscomplexobj(z):
         return jnp.arctan(z)
-    near, by_logs = _arctanh_by_logs(1j * z)
-    return jnp.where(near, -1j * by_logs, jnp.arctan(z))
+
+    def first_quadrant(q):
+        near, by_logs = _arctanh_by_logs(1j * q)
+        return jnp.where(near, -1j * by_logs, jnp.arctan(q))
+    return _odd_symmetric(first_quadrant, z)
+
+
+# The inverse functions with branch cuts on an axis. C99 makes the side of a cut an argument lies on the sign of
+# its zero part (asin(1.5 - 0i) is pi/2 - 0.962i, asin(1.5 + 0i) pi/2 + 0.962i), as TF's kernels (std::complex)
+# and NumPy do; XLA's formulas read -0 as +0. Each is computed in the first quadrant, where the signs are known,
+# and C99's symmetries give the rest: asin, asinh, atan and atanh are odd and commute with conj, acos(conj z) is
+# conj(acos z) and so is acosh's. (Values only: each op's derivative is its own rule, ops/numpy.py.)
+def _odd_symmetric(f, z):
+    """``f(z)`` for an odd ``f`` that commutes with conj: ``f(|x| + i|y|)`` with the signs of ``x`` and ``y``."""
+    w = f(lax.complex(jnp.abs(jnp.real(z)), jnp.abs(jnp.imag(z))))
+    return lax.complex(jnp.copysign(jnp.real(w), jnp.real(z)), jnp.copysign(jnp.imag(w), jnp.imag(z)))
+
+
+def _conjugate_symmetric(f, z, imag_sign: int):
+    """``f(z)`` for an ``f`` that commutes with conj: ``f(x + i|y|)``, its imaginary part with the sign of
+    ``imag_sign * y`` (acosh: +1; acos, whose imaginary part has the other sign: -1)."""
+    w = f(lax.complex(jnp.real(z), jnp.abs(jnp.imag(z))))
+    return lax.complex(jnp.real(w), jnp.copysign(jnp.imag(w), imag_sign * jnp.imag(z)))
+
+
+def arcsin(z):
+    """``arcsin``: jax.numpy's, with C99's signs of zero on its cuts (complex z)."""
+    return _odd_symmetric(jnp.arcsin, z) if jnp.iscomplexobj(z) else jnp.arcsin(z)
+
+
+def arcsinh(z):
+    """``arcsinh``: jax.numpy's, with C99's signs of zero on its cuts (complex z)."""
+    return _odd_symmetric(jnp.arcsinh, z) if jnp.iscomplexobj(z) else jnp.arcsinh(z)
+
+
+def arccos(z):
+    """``arccos``: jax.numpy's, with C99's signs of zero on its cuts (complex z)."""
+    return _conjugate_symmetric(jnp.arccos, z, -1) if jnp.iscomplexobj(z) else jnp.arccos(z)
+
+
+def arccosh(z):
+    """``arccosh``: jax.numpy's, with C99's signs of zero on its cuts (complex z)."""
+    return _conjugate_symmetric(jnp.arccosh, z, 1) if jnp.iscomplexobj(z) else jnp.arccosh(z)
 
 
 def _arctanh_by_logs(w):

@@ -217,16 +217,16 @@ sin = _unary("sin", _complex_c99.sin, lambda x, y: _complex_c99.cos(x))
 cos = _unary("cos", _complex_c99.cos, lambda x, y: -_complex_c99.sin(x))
 tan = _unary("tan", _complex_c99.tan, lambda x, y: 1 + y * y, domain=_between(-1.0, 1.0))
 # (TF's AsinGrad: grad * reciprocal(sqrt(1 - square(x))), no-NaN to second order at x = +-1)
-arcsin = _unary("arcsin", jnp.arcsin, lambda x, y: _tf_rsqrt(1 - jnp.square(x)), no_nan=True,
+arcsin = _unary("arcsin", _complex_c99.arcsin, lambda x, y: _tf_rsqrt(1 - jnp.square(x)), no_nan=True,
                 domain=_between(-0.8, 0.8))
-arccos = _unary("arccos", jnp.arccos, lambda x, y: -_tf_rsqrt(1 - jnp.square(x)), no_nan=True,
+arccos = _unary("arccos", _complex_c99.arccos, lambda x, y: -_tf_rsqrt(1 - jnp.square(x)), no_nan=True,
                 domain=_between(-0.8, 0.8))
 arctan = _unary("arctan", _complex_c99.arctan, lambda x, y: _tf_reciprocal(1 + jnp.square(x)))
 # (complex: C99's formulas where XLA's cancel, complex_c99.py; values and derivatives)
 sinh = _unary("sinh", _complex_c99.sinh, lambda x, y: _complex_c99.cosh(x))
 cosh = _unary("cosh", _complex_c99.cosh, lambda x, y: _complex_c99.sinh(x))
 # TF's AsinhGrad, grad / cosh(y): finite at x = 3e38 to second order (rsqrt(x * x + 1)'s derivative is 0 * inf there)
-arcsinh = _unary("arcsinh", jnp.arcsinh, lambda x, y: 1 / _complex_c99.cosh(y),
+arcsinh = _unary("arcsinh", _complex_c99.arcsinh, lambda x, y: 1 / _complex_c99.cosh(y),
                  grad=lambda y, g: g / _conj_values(_complex_c99.cosh(y)))
 arctanh = _unary("arctanh", _complex_c99.arctanh, lambda x, y: _tf_reciprocal(1 - jnp.square(x)), no_nan=True,
                  domain=_between(-0.8, 0.8))
@@ -2918,7 +2918,7 @@ def angle(z, deg=False):
 
 
 conjugate = conj
-arccosh = _unary("arccosh", jnp.arccosh, lambda x, y: 1 / _complex_c99.sinh(y),  # AcoshGrad
+arccosh = _unary("arccosh", _complex_c99.arccosh, lambda x, y: 1 / _complex_c99.sinh(y),  # AcoshGrad
                  domain=_between(1.2, 3.0))
 deg2rad = _unary("deg2rad", jnp.deg2rad, lambda x, y: jnp.full_like(x, np.pi / 180))
 rad2deg = _unary("rad2deg", jnp.rad2deg, lambda x, y: jnp.full_like(x, 180 / np.pi))
