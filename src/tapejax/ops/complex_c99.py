@@ -6,7 +6,8 @@ or an infinity (``(log 0) ** (log 0)`` is 0 in TF, NaN in XLA). sinh, cosh, tanh
 log1p, arctanh, arctan: XLA's formulas cancel or underflow in some regions of finite arguments (values off by
 hundreds of ulps to 100%, or infinite); there the C99 (glibc's, Eigen's) formulas are taken, elsewhere XLA's. Pure
 JAX, used inside jitted kernels; the special cases are selects, so finite values take the plain path (rounded as
-glibc's float path, to a few ulp).
+glibc's float path, to a few ulp). The inverse functions (arcsin, arccos, arctan and their hyperbolic twins) take the
+side of a branch cut from the sign of zero, as C99 does and XLA's formulas do not.
 
 Real functions too, where XLA's lose many ulps (TF's, C's, within about 1): sinh and cosh (XLA's
 ``exp(|x| + log(1/2))`` rounds the sum, up to 24 ulps off in float32 and 495 in float64 for |x| above 10; here
