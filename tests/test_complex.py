@@ -561,6 +561,17 @@ TF_EXP = {complex(np.inf, -np.inf): complex(-np.inf, np.nan), complex(-np.inf, n
           complex(-np.inf, -np.inf): complex(-0.0, 0.0)}
 
 
+def gradient_at_a_finite_point_is_jax_s_conjugate(name):
+    """First order of ``tnp.<name>`` at a finite point: the derivative of the same function (sin' = cos),
+    conjugated as TF."""
+    x = tj.constant(np.array([0.5 - 1.25j], np.complex64))
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = tnp.real(getattr(tnp, name)(x))
+    want_grad = np.conj(jax.grad(lambda v: jnp.real(getattr(jnp, name)(v)).sum())(x.value))
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), want_grad, rtol=1e-5)
+
+
 @pytest.mark.parametrize("name", ["exp", "sin", "cos", "tan", "sinh", "cosh", "tanh", "abs"])
 def test_elementary_functions_at_infinite_and_nan_parts_are_c99s(name):
     """C99 Annex G's special values (glibc's, which TF's kernels call through std::complex; NumPy's too), signs of
@@ -579,13 +590,7 @@ def test_elementary_functions_at_infinite_and_nan_parts_are_c99s(name):
     special = _same_bits(np.asarray(got[~finite], np.complex64), np.asarray(want[~finite], np.complex64))
     assert special.all(), [(z[~finite][i], got[~finite][i], want[~finite][i]) for i in np.flatnonzero(~special)]
     np.testing.assert_allclose(got[finite], want[finite], rtol=3e-7, atol=0)
-    # first order at a finite point: the derivative of the same function (sin' = cos), conjugated as TF
-    x = tj.constant(np.array([0.5 - 1.25j], np.complex64))
-    with tj.GradientTape() as tape:
-        tape.watch(x)
-        y = tnp.real(getattr(tnp, name)(x))
-    want_grad = np.conj(jax.grad(lambda v: jnp.real(getattr(jnp, name)(v)).sum())(x.value))
-    np.testing.assert_allclose(tape.gradient(y, x).numpy(), want_grad, rtol=1e-5)
+    gradient_at_a_finite_point_is_jax_s_conjugate(name)
 
 
 @pytest.mark.parametrize("name", ["arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh"])
@@ -606,12 +611,7 @@ def test_inverse_functions_take_the_side_of_a_branch_cut_from_the_sign_of_zero(n
         np.testing.assert_allclose(g, w, rtol=2e-6, atol=0, err_msg=f"{part.__name__} of {name}")
         side = np.signbit(g) == np.signbit(w)
         assert side.all(), [(z[i], got[i], want[i]) for i in np.flatnonzero(~side)]
-    x = tj.constant(np.array([0.5 - 1.25j], np.complex64))
-    with tj.GradientTape() as tape:
-        tape.watch(x)
-        y = tnp.real(getattr(tnp, name)(x))
-    want_grad = np.conj(jax.grad(lambda v: jnp.real(getattr(jnp, name)(v)).sum())(x.value))
-    np.testing.assert_allclose(tape.gradient(y, x).numpy(), want_grad, rtol=1e-5)
+    gradient_at_a_finite_point_is_jax_s_conjugate(name)
 
 
 def test_sqrt_of_a_negative_real_with_negative_zero_imaginary_part():
