@@ -329,24 +329,22 @@ def run_vmap(f, args, want):
     return f"example 1: {problem}" if problem else None
 
 
-def eager_refuses(f, args, complex_args) -> bool:
-    """Whether ``f`` refuses ``args`` eagerly too, where they are cast (complex for a function of real values,
-    ``--dtype float16`` for LAPACK's linear algebra or an RFFT, both refused with tapejax's error)."""
-    if not complex_args and ARG_DTYPE is None:
-        return False
-    try:
-        f(*args)
-    except Exception:
-        return True
-    return False
-
-
 def prepared(f, args, complex_args=False):
     """``(args, positions, float Tensors, loss)`` for a derivative of ``f``: its float arguments fresh constants
-    (complex with ``complex_args``) and ``loss(*values)`` the weighted sum of ``f``'s float outputs with those in
-    their places; or None where it has none, refuses them or gives no float output."""
+    (complex with ``complex_args``, else of ARG_DTYPE where set) and ``loss(*values)`` the weighted sum of ``f``'s
+    float outputs with those in their places; or None where it has none, gives no float output, or refuses cast
+    arguments eagerly too (complex ones for a function of real values, float16 for LAPACK's linear algebra or an
+    RFFT, both with tapejax's error). ``f`` runs once here."""
     args, pos = float_args(args, complex_args)
-    if not pos or eager_refuses(f, args, complex_args) or weighted_sum(f(*args)) is None:
+    if not pos:
+        return None
+    try:
+        out = f(*args)
+    except Exception:
+        if complex_args or ARG_DTYPE is not None:
+            return None
+        raise
+    if weighted_sum(out) is None:
         return None
 
     def loss(*vs):
