@@ -18,14 +18,26 @@ def strictly_eager():
 
 @pytest.fixture
 def kernels_run(monkeypatch):
-    """The names of the ops whose backward kernel ran."""
+    """The names of the ops whose backward kernel ran: by way of ``_run_backward``, or by the strictly eager
+    inline route of ``BackwardFunction.__call__``, which calls the kernel its residual plan asked for last
+    without ``_run_backward`` (so whether it is taken depends on what ran earlier in the process): a call
+    that returns a gradient that is not one of its cotangents ran a kernel there."""
     ran = []
-    original = core.BackwardFunction._run_backward
+    run_backward = core.BackwardFunction._run_backward
+    call = core.BackwardFunction.__call__
 
-    def counting(self, cts, diff, needed):
+    def counting_run(self, cts, diff, needed):
         ran.append(self.op.name)
-        return original(self, cts, diff, needed)
-    monkeypatch.setattr(core.BackwardFunction, "_run_backward", counting)
+        return run_backward(self, cts, diff, needed)
+
+    def counting_call(self, cts, needed_idx, recording):
+        before = len(ran)
+        grads = call(self, cts, needed_idx, recording)
+        if len(ran) == before and any(g is not None and all(g is not c for c in cts) for g in grads):
+            ran.append(self.op.name)
+        return grads
+    monkeypatch.setattr(core.BackwardFunction, "_run_backward", counting_run)
+    monkeypatch.setattr(core.BackwardFunction, "__call__", counting_call)
     return ran
 
 
