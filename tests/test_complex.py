@@ -548,6 +548,22 @@ def test_complex_power_with_infinite_or_overflowing_arguments_is_c99():
                                                                   np.complex64)), 0j).numpy(), [1, 1, 1])
 
 
+def test_complex_zero_to_a_power_has_tf_s_signs_of_zero():
+    """TF's complex Pow is glibc's cpow at every size: cexp of w * log(0) = -inf + (+-inf) i is +0 +- 0i, and
+    inf + NaN i for real(w) < 0 (the signs of glibc's cexp, where TF's Exp kernel on whole vector packets gives
+    -0 -+ 0i and +-inf + NaN i). Expected values: TF 2.21's, complex64; tf_complex_differential seed 914488
+    (the angle of 0j ** (0.5 + 0.5j): TF -0, tapejax pi before)."""
+    inf, nan = np.inf, np.nan
+    w = np.array([0.5 + 0.5j, 0.5 - 0.5j, 2 + 1j, 1.5 - 1.5j, -1.5 + 0.5j, -1.5 - 1.5j], np.complex64)
+    want = np.array([complex(0, -0.0), 0j, complex(0, -0.0), 0j, complex(inf, nan), complex(inf, nan)],
+                    np.complex64)
+    for base in (0j, complex(-0.0, 0), complex(0, -0.0)):
+        got = tnp.power(tj.constant(np.full(w.shape, base, np.complex64)), tj.constant(w)).numpy()
+        assert _same_bits(got, want).all(), (base, got)
+    angle = tnp.angle(tnp.power(tj.constant(np.zeros(4, np.complex64)), 0.5 + 0.5j)).numpy()
+    assert np.all(angle == 0) and np.all(np.signbit(angle)), angle
+
+
 def _same_bits(got, want) -> np.ndarray:
     """Elementwise: the same value in each part, NaN where the other is NaN, and the same sign of zero."""
     ok = np.ones(got.shape, bool)

@@ -130,10 +130,15 @@ def multiply(a, b):
     return lax.complex(re, im)
 
 
-def exp(z):
+def exp(z, scalar: bool = False):
     """C99's ``cexp``: ``exp(-inf + i y)`` is 0 for any y, ``exp(inf + i y)`` infinite (NaN imaginary part
     for a non-finite y), ``exp(x + 0i)`` keeps the zero imaginary part; a real part just past overflow
-    still gives the finite-angle product (scaled in two steps, as glibc)."""
+    still gives the finite-angle product (scaled in two steps, as glibc).
+
+    Where the real part is infinite and the imaginary part too, the signs are those TF's exp kernel gives on whole
+    vector packets (Eigen's: ``exp(-inf +- inf i)`` is ``-0 -+ 0i``, ``exp(inf +- inf i)`` ``+-inf + NaN i``); with
+    ``scalar``, glibc's ``cexp`` (``+0 +- 0i`` and ``inf + NaN i``), which TF's scalar code reaches: its complex
+    power (std::pow, glibc's cpow) at every size, its exp on the elements past the last whole packet."""
     x, y = jnp.real(z), jnp.imag(z)
     info = jnp.finfo(x.dtype)
     limit = jnp.asarray((info.maxexp - 1) * 0.6931471805599453, x.dtype)  # largest x with a finite exp
@@ -154,7 +159,11 @@ def exp(z):
     # (-inf +- inf i: -0 -+ 0i, TF's (Eigen's) signs)
     inf_im = jnp.where(y_finite, jnp.where(y == 0, y, jnp.copysign(size, sin)),
                        jnp.where(negative, jnp.where(jnp.isinf(y), -jnp.copysign(zero, y), jnp.copysign(zero, y)), nan))
-    inf_re = jnp.where(negative & jnp.isinf(y), -zero, inf_re)
+    if scalar:
+        inf_re = jnp.where(jnp.isinf(y), size, inf_re)
+        inf_im = jnp.where(negative & jnp.isinf(y), jnp.copysign(zero, y), inf_im)
+    else:
+        inf_re = jnp.where(negative & jnp.isinf(y), -zero, inf_re)
     re = jnp.where(jnp.isfinite(x), jnp.where(y_finite, finite_re, nan), jnp.where(jnp.isinf(x), inf_re, nan))
     im = jnp.where(jnp.isfinite(x), jnp.where(y_finite, finite_im, nan),
                    jnp.where(jnp.isinf(x), inf_im, jnp.where(y == 0, y, nan)))
@@ -431,7 +440,7 @@ def power(z, w):
     """``z ** w`` for complex arrays of one dtype, as C99's ``cpow`` (TF): ``0 ** w`` is 0 for ``real(w) > 0``,
     infinite or overflowing arguments give 0 or infinities, not NaN. ``z ** 0`` is 1 for every z (NaN, infinite
     and zero z too), as TF's own test of it (testComplexPowWithZeroExponent; TF 2.21's kernel still gave NaN)."""
-    return jnp.where(w == 0, jnp.ones_like(z), exp(multiply(w, log(z))))
+    return jnp.where(w == 0, jnp.ones_like(z), exp(multiply(w, log(z)), scalar=True))
 
 
 def infinite_operand(z):
