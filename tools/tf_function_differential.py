@@ -940,8 +940,9 @@ KNOWN = {
                         "unconnected values\"; TF's function call gives zeros where TF eager (run_functions_eagerly, "
                         "the reference here) gives None, tapejax gives TF eager's None",
     "int_promotion": "API.md, tj.numpy: 'Mirrors `jax.numpy`': an integer argument of a float function (sin of "
-                     "an int32 a nested call returned) is promoted to float, and a bool times an int is an int, as "
-                     "jax.numpy; TF raises TypeError (\"DataType int32 not in list of allowed values\", bool for Mul)",
+                     "an int32 a nested call returned) is promoted to float, a float times an int is a float and a "
+                     "bool times an int an int, as jax.numpy; TF raises TypeError (\"DataType int32 not in list of "
+                     "allowed values\", bool for Mul; \"has type int32 that does not match type float32\")",
     "tangent_connected": "API.md, One set of rules on every path (TF's `None` for unconnected values): TF computes "
                          "an accumulator's tangent by running the op's gradient function on ones and transposing "
                          "it (tape.h, ForwardpropFromTape), so what outer tapes and accumulators see connected "
@@ -1090,8 +1091,10 @@ def known(a: Action, problem: str, tf_out: "Outcome", tj_out: "Outcome", eager) 
         return "string_output"
     # (tapejax, having promoted, may go on to refuse a tangent drawn for another shape, as tangent_check: seed 9363,
     # a bool a nested call returned times 2, then an accumulator on it)
+    # (or two operands of different dtypes, a float32 times the int32 a nested call returned: TF's "has type int32
+    # that does not match type float32", where jax.numpy promotes: seed 17747)
     if problem.startswith("raised") and isinstance(tf_out.raised, TypeError) and \
-            "not in list of allowed values" in str(tf_out.raised) and \
+            re.search(r"not in list of allowed values|has type \w+ that does not match type", str(tf_out.raised)) and \
             (tj_out.raised is None or (isinstance(tj_out.raised, ValueError) and "tangent of shape" in str(tj_out.raised))):
         return "int_promotion"
     if problem.startswith(("raised", "count: TF counted a trace")) and tf_out.raised is not None and \
