@@ -115,6 +115,8 @@ from tapejax.deferred import replay
 
 tnp = tj.numpy
 
+pytest_plugins = ["case_sampling"]
+
 
 def _reuse_mlir_contexts(uses_per_context: int = 2000) -> None:
     """Lower each XLA program in a reused MLIR context, not a new one. jax makes a fresh context for every

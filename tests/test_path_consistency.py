@@ -42,6 +42,9 @@ from path_runners import (RTOL, ATOL, Bundle, Case, as_f64, weights, scalarize, 
 
 tnp = tj.numpy
 
+# The safety net of every derivative change: each case runs in the time-bounded run too (tests/case_sampling.py).
+pytestmark = pytest.mark.every_case
+
 # -- cases ---------------------------------------------------------------------------------------------
 
 BUNDLE = 4  # registry ops per test case: each compiled path then compiles one program for four ops
