@@ -395,6 +395,38 @@ def test_det_second_derivative_scales_with_the_matrix(n):
     np.testing.assert_allclose(hvp(m * s) / s ** (n - 2), want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.complex64])
+def test_det_second_derivative_of_a_badly_scaled_matrix_is_finite(dtype):
+    # One large entry among small ones (a 9x9 matrix of 4 on the diagonal, 4000 at the corner): the product p of the
+    # LU's first 8 pivots is ~2**26, and at the matrix scaled by its largest magnitude (2**12) 2**-70, whose square,
+    # in the second derivative of JAX's cofactor rule, underflowed: NaN (tf_complex_differential seed 914982, a
+    # complex 9x9 of entries up to 4e3). Reference: the float64 Hessian-vector product of det,
+    # det * tr(A^-1 V) * A^-T - det * (A^-1 V A^-1)^T (for real A; for complex A, its conjugate for L = Re(det)).
+    n = 9
+    rng = np.random.default_rng(0)
+    a = 4 * np.eye(n) + 0.1 * rng.standard_normal((n, n))
+    if dtype == np.complex64:
+        a = a + 0.1j * rng.standard_normal((n, n))
+    a[0, 0] = 4000
+    a = a.astype(dtype)
+    v = rng.uniform(0.5, 1.5, (n, n)).astype(dtype)
+    x = tj.constant(a)
+    with tj.GradientTape() as outer:
+        outer.watch(x)
+        with tj.GradientTape() as inner:
+            inner.watch(x)
+            d = tnp.real(tnp.linalg.det(x))
+        g = inner.gradient(d, x)
+        s = tnp.sum(tnp.real(tnp.conj(g) * tj.constant(v)))
+    got = outer.gradient(s, x).numpy()
+    A, V = a.astype(np.complex128), v.astype(np.complex128)
+    inv = np.linalg.inv(A)
+    want = np.conj(np.linalg.det(A) * (np.trace(inv @ V) * inv.T - (inv @ V @ inv).T))
+    want = want if dtype == np.complex64 else want.real
+    assert np.all(np.isfinite(got))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * np.abs(want).max())
+
+
 def test_det_gradient_overflowing_is_signed_infinities_as_tf():
     # a 4x4 matrix of entries near 1e15: det and its gradient det * A^-T pass float32's range; TF 2.21 gives
     # +-inf with the signs of det * A^-T (JAX's cofactor rule gave 0, then NaN)
