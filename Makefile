@@ -30,7 +30,7 @@ $(STAMP_BENCH): pyproject.toml | $(PY)
 # a failure still shows its line and message, and pytest run on one file (without this flag) explains the values.
 # (Rewritten asserts also keep their temporaries alive: a test must not rely on that; plain Python does not.)
 # make test (CI's command, kept near 12 minutes on CI's 2 cores) runs a fifth of each parametrized test's cases, at
-# least 2 (tests/case_sampling.py; CASE_SEED=<any> picks others); make test-full runs every case (~1.7x as long).
+# least 2 (tests/case_sampling.py; CASE_SEED=<any> picks others); make test-full runs every case (~1.6x as long).
 CASE_SEED ?= 0
 PYTEST := $(PY) -m pytest tests -n 2 --dist worksteal -p no:cacheprovider --assert=plain
 test: $(STAMP_TEST)
